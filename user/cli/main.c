@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: GPL-2.0
+/* lfr: the command-line front end.  Each subcommand lives in its own cli/cmd_*.c file. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/commands.h"
+
+static const struct lfr_command commands[] = {
+	{ "version", cmd_version, "print the version of the lfr tools" },
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: lfr [--help] [--version] COMMAND [ARGS...]\n\n"
+		     "lfr, the Linux flight recorder: records what threads do into JFR files.\n\n"
+		     "Commands:\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].help);
+	fprintf(out, "\nRun 'lfr COMMAND --help' for the options of one command; see lfr(1).\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return LFR_EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version"))
+		return cmd_version(argc - 1, argv + 1);
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "lfr: '%s' is not a command; run 'lfr --help' for the list\n", argv[1]);
+	return LFR_EXIT_USAGE;
+}
