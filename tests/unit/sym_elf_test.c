@@ -12,7 +12,7 @@
 
 static struct lfr_sym *new_sym(unsigned flags)
 {
-	struct lfr_sym_opts o = { .debug_dirs = fixture("nodebug"), .flags = flags };
+	struct lfr_sym_opts o = {.debug_dirs = fixture("nodebug"), .flags = flags};
 	struct lfr_sym *sym = NULL;
 
 	assert_int_equal(lfr_sym_new(&sym, &o), 0);
@@ -20,7 +20,7 @@ static struct lfr_sym *new_sym(unsigned flags)
 }
 
 static void expect_frame(struct lfr_sym *sym, uint32_t pid, uint64_t pc, const char *cls,
-			 const char *method, uint64_t offset)
+                         const char *method, uint64_t offset)
 {
 	struct lfr_frame f;
 
@@ -138,9 +138,10 @@ static void test_sized_symbol(void **state)
 static void test_unknown_pcs(void **state)
 {
 	struct lfr_sym *sym = new_sym(0);
-	struct lfr_sym_mapping m = {
-		.pid = FAKE_PID, .start = 0x400000, .end = 0x401000, .path = "/nonexistent/libgone.so.1"
-	};
+	struct lfr_sym_mapping m = {.pid = FAKE_PID,
+	                            .start = 0x400000,
+	                            .end = 0x401000,
+	                            .path = "/nonexistent/libgone.so.1"};
 	struct lfr_frame f;
 
 	(void)state;
@@ -176,11 +177,9 @@ static void test_overlapping_mappings(void **state)
 {
 	struct lfr_sym *sym = new_sym(0);
 	struct lfr_sym_mapping a = {
-		.pid = FAKE_PID, .start = 0x1000, .end = 0x5000, .pgoff = 0x10000, .path = "/x/a.so"
-	};
+	    .pid = FAKE_PID, .start = 0x1000, .end = 0x5000, .pgoff = 0x10000, .path = "/x/a.so"};
 	struct lfr_sym_mapping b = {
-		.pid = FAKE_PID, .start = 0x2000, .end = 0x3000, .path = "/x/b.so"
-	};
+	    .pid = FAKE_PID, .start = 0x2000, .end = 0x3000, .path = "/x/b.so"};
 	struct lfr_sym_stats st;
 	struct lfr_frame f;
 
@@ -299,7 +298,8 @@ static void test_vdso(void **state)
 	assert_true(lfr_sym_resolve_user(sym, FAKE_PID, fn + 1, &f));
 	assert_string_equal(f.class_name, "[vdso]");
 	/* The vDSO exports both names at one address. */
-	assert_true(!strcmp(f.method, "__vdso_clock_gettime") || !strcmp(f.method, "clock_gettime"));
+	assert_true(!strcmp(f.method, "__vdso_clock_gettime") ||
+	            !strcmp(f.method, "clock_gettime"));
 	assert_int_equal(f.offset, 1);
 	lfr_sym_free(sym);
 }
@@ -307,7 +307,7 @@ static void test_vdso(void **state)
 static void test_bad_mapping(void **state)
 {
 	struct lfr_sym *sym = new_sym(0);
-	struct lfr_sym_mapping m = { .pid = FAKE_PID, .start = 0x2000, .end = 0x1000, .path = "/x" };
+	struct lfr_sym_mapping m = {.pid = FAKE_PID, .start = 0x2000, .end = 0x1000, .path = "/x"};
 
 	(void)state;
 	assert_int_equal(lfr_sym_add_mapping(sym, &m), -EINVAL);
@@ -321,17 +321,12 @@ static void test_bad_mapping(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_pie_after_exit),
-		cmocka_unit_test(test_exec_explicit_records),
-		cmocka_unit_test(test_shared_library),
-		cmocka_unit_test(test_sized_symbol),
-		cmocka_unit_test(test_unknown_pcs),
-		cmocka_unit_test(test_overlapping_mappings),
-		cmocka_unit_test(test_forget_and_cache),
-		cmocka_unit_test(test_replaced_file),
-		cmocka_unit_test(test_proc_maps_fallback),
-		cmocka_unit_test(test_vdso),
-		cmocka_unit_test(test_bad_mapping),
+	    cmocka_unit_test(test_pie_after_exit),     cmocka_unit_test(test_exec_explicit_records),
+	    cmocka_unit_test(test_shared_library),     cmocka_unit_test(test_sized_symbol),
+	    cmocka_unit_test(test_unknown_pcs),        cmocka_unit_test(test_overlapping_mappings),
+	    cmocka_unit_test(test_forget_and_cache),   cmocka_unit_test(test_replaced_file),
+	    cmocka_unit_test(test_proc_maps_fallback), cmocka_unit_test(test_vdso),
+	    cmocka_unit_test(test_bad_mapping),
 	};
 
 	return cmocka_run_group_tests_name("sym_elf", tests, NULL, NULL);

@@ -96,7 +96,7 @@ static inline uint64_t child_addr(const struct child *c, const char *key)
  * explicit records for as_pid, the way the kernel module reports them.  Returns the count.
  */
 static inline int add_maps_as(struct lfr_sym *sym, pid_t real_pid, uint32_t as_pid,
-			      const char *suffix, uint64_t ino_delta)
+                              const char *suffix, uint64_t ino_delta)
 {
 	char path[64], line[1024];
 	FILE *f;
@@ -110,11 +110,12 @@ static inline int add_maps_as(struct lfr_sym *sym, pid_t real_pid, uint32_t as_p
 		unsigned long long s, e, off, ino;
 		unsigned maj, min;
 		char perms[8], file[512] = "";
-		struct lfr_sym_mapping m = { .pid = as_pid };
+		struct lfr_sym_mapping m = {.pid = as_pid};
 		size_t len;
 
 		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %511s", &s, &e, perms, &off, &maj,
-			   &min, &ino, file) < 8 || !strchr(perms, 'x'))
+		           &min, &ino, file) < 8 ||
+		    !strchr(perms, 'x'))
 			continue;
 		len = strlen(file);
 		if (len < strlen(suffix) || strcmp(file + len - strlen(suffix), suffix))

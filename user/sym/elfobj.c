@@ -42,10 +42,10 @@ static int read_segments(struct elfobj *o, Elf *e)
 		if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_LOAD)
 			continue;
 		o->segs[o->nsegs++] = (struct elf_seg){
-			.vaddr = ph.p_vaddr,
-			.offset = ph.p_offset,
-			.filesz = ph.p_filesz,
-			.exec = ph.p_flags & PF_X,
+		    .vaddr = ph.p_vaddr,
+		    .offset = ph.p_offset,
+		    .filesz = ph.p_filesz,
+		    .exec = ph.p_flags & PF_X,
 		};
 	}
 	return 0;
@@ -67,7 +67,7 @@ static struct sec *read_sections(Elf *e, size_t *nsec)
 
 		if (!scn || !gelf_getshdr(scn, &sh))
 			continue;
-		secs[i] = (struct sec){ sh.sh_addr, sh.sh_size, (sh.sh_flags & SHF_EXECINSTR) != 0 };
+		secs[i] = (struct sec){sh.sh_addr, sh.sh_size, (sh.sh_flags & SHF_EXECINSTR) != 0};
 	}
 	*nsec = n;
 	return secs;
@@ -111,14 +111,15 @@ static long read_symbols(struct elfobj *o, Elf *e, Elf64_Word type)
 				continue;
 			if (!secs[s.st_shndx].exec)
 				continue;
-			if (st_type != STT_FUNC && st_type != STT_GNU_IFUNC && st_type != STT_NOTYPE)
+			if (st_type != STT_FUNC && st_type != STT_GNU_IFUNC &&
+			    st_type != STT_NOTYPE)
 				continue;
 			name = elf_strptr(e, sh.sh_link, s.st_name);
 			if (!name || !*name || name[0] == '$' || !strncmp(name, ".L", 2))
 				continue;
 			err = symtab_add(&o->syms, s.st_value, s.st_size,
-					 secs[s.st_shndx].addr + secs[s.st_shndx].size, name, 0,
-					 GELF_ST_BIND(s.st_info) != STB_LOCAL ? SYMF_GLOBAL : 0);
+			                 secs[s.st_shndx].addr + secs[s.st_shndx].size, name, 0,
+			                 GELF_ST_BIND(s.st_info) != STB_LOCAL ? SYMF_GLOBAL : 0);
 			if (err) {
 				free(secs);
 				return err;
@@ -190,7 +191,7 @@ static uint32_t file_crc32(int fd)
  * build-id when one is known (bid_len), else the debuglink CRC (check_crc).
  */
 static bool debug_try(struct debug_file *d, const struct stat *same_as, const uint8_t *bid,
-		      size_t bid_len, bool check_crc, uint32_t crc)
+                      size_t bid_len, bool check_crc, uint32_t crc)
 {
 	struct stat st;
 	uint8_t got[64];
@@ -242,7 +243,7 @@ static bool next_dir(const char **cursor, char *out, size_t cap)
 }
 
 static bool find_by_build_id(struct lfr_sym *sym, struct debug_file *d, const struct stat *same_as,
-			     const uint8_t *bid, size_t len)
+                             const uint8_t *bid, size_t len)
 {
 	const char *cursor = sym_debug_dirs(sym);
 	char dir[PATH_MAX], hex[2 * 64 + 1];
@@ -253,7 +254,7 @@ static bool find_by_build_id(struct lfr_sym *sym, struct debug_file *d, const st
 		snprintf(hex + 2 * i, 3, "%02x", bid[i]);
 	while (next_dir(&cursor, dir, sizeof(dir))) {
 		if (snprintf(d->path, sizeof(d->path), "%s/.build-id/%.2s/%s.debug", dir, hex,
-			     hex + 2) >= (int)sizeof(d->path))
+		             hex + 2) >= (int)sizeof(d->path))
 			continue;
 		if (debug_try(d, same_as, bid, len, false, 0))
 			return true;
@@ -263,7 +264,7 @@ static bool find_by_build_id(struct lfr_sym *sym, struct debug_file *d, const st
 
 /* GDB's order: next to the object, in .debug/ beside it, then under each debug root. */
 static bool find_by_debuglink(struct lfr_sym *sym, struct debug_file *d, const struct stat *same_as,
-			      Elf *e, const char *open_path, const uint8_t *bid, size_t bid_len)
+                              Elf *e, const char *open_path, const uint8_t *bid, size_t bid_len)
 {
 	GElf_Word crc = 0;
 	const char *link = dwelf_elf_gnu_debuglink(e, &crc);
@@ -276,16 +277,16 @@ static bool find_by_debuglink(struct lfr_sym *sym, struct debug_file *d, const s
 		return false;
 	dlen = (int)(slash - open_path);
 	if (snprintf(d->path, sizeof(d->path), "%.*s/%s", dlen, open_path, link) <
-		    (int)sizeof(d->path) &&
+	        (int)sizeof(d->path) &&
 	    debug_try(d, same_as, bid, bid_len, true, crc))
 		return true;
 	if (snprintf(d->path, sizeof(d->path), "%.*s/.debug/%s", dlen, open_path, link) <
-		    (int)sizeof(d->path) &&
+	        (int)sizeof(d->path) &&
 	    debug_try(d, same_as, bid, bid_len, true, crc))
 		return true;
 	while (next_dir(&cursor, root, sizeof(root))) {
 		if (snprintf(d->path, sizeof(d->path), "%s%.*s/%s", root, dlen, open_path, link) <
-			    (int)sizeof(d->path) &&
+		        (int)sizeof(d->path) &&
 		    debug_try(d, same_as, bid, bid_len, true, crc))
 			return true;
 	}
@@ -293,17 +294,17 @@ static bool find_by_debuglink(struct lfr_sym *sym, struct debug_file *d, const s
 }
 
 static int load_symbols(struct lfr_sym *sym, struct elfobj *o, Elf *e, const struct stat *st,
-			const char *open_path)
+                        const char *open_path)
 {
-	struct debug_file d = { .fd = -1 };
+	struct debug_file d = {.fd = -1};
 	long n = 0;
 
 	if (has_section(e, SHT_SYMTAB)) {
 		n = read_symbols(o, e, SHT_SYMTAB);
 	} else if ((o->build_id_len &&
-		    find_by_build_id(sym, &d, st, o->build_id, o->build_id_len)) ||
-		   (open_path &&
-		    find_by_debuglink(sym, &d, st, e, open_path, o->build_id, o->build_id_len))) {
+	            find_by_build_id(sym, &d, st, o->build_id, o->build_id_len)) ||
+	           (open_path &&
+	            find_by_debuglink(sym, &d, st, e, open_path, o->build_id, o->build_id_len))) {
 		n = read_symbols(o, d.elf, SHT_SYMTAB);
 		if (n >= 0) {
 			o->debug_path = strpool_intern(sym_pool(sym), d.path, strlen(d.path));
@@ -321,7 +322,7 @@ static int load_symbols(struct lfr_sym *sym, struct elfobj *o, Elf *e, const str
 }
 
 static int load_elf(struct lfr_sym *sym, struct elfobj *o, Elf *e, const struct stat *st,
-		    const char *open_path, const uint8_t *want, size_t want_len)
+                    const char *open_path, const uint8_t *want, size_t want_len)
 {
 	GElf_Ehdr eh;
 	int err;
@@ -340,7 +341,7 @@ static int load_elf(struct lfr_sym *sym, struct elfobj *o, Elf *e, const struct 
 }
 
 int elfobj_load_fd(struct lfr_sym *sym, struct elfobj *o, int fd, const char *open_path,
-		   const uint8_t *want, size_t want_len)
+                   const uint8_t *want, size_t want_len)
 {
 	struct stat st;
 	Elf *e;
@@ -360,10 +361,9 @@ int elfobj_load_fd(struct lfr_sym *sym, struct elfobj *o, int fd, const char *op
 	return err;
 }
 
-int elfobj_load_by_build_id(struct lfr_sym *sym, struct elfobj *o, const uint8_t *bid,
-			    size_t len)
+int elfobj_load_by_build_id(struct lfr_sym *sym, struct elfobj *o, const uint8_t *bid, size_t len)
 {
-	struct debug_file d = { .fd = -1 };
+	struct debug_file d = {.fd = -1};
 	long n;
 
 	if (len > sizeof(o->build_id) || !find_by_build_id(sym, &d, NULL, bid, len))

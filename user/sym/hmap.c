@@ -91,7 +91,7 @@ int hmap_put(struct hmap *m, const void *key, size_t klen, void *val)
 		;
 	if (m->slots[i].hash == EMPTY)
 		m->used++;
-	m->slots[i] = (struct hmap_slot){ h, key, klen, val };
+	m->slots[i] = (struct hmap_slot){h, key, klen, val};
 	m->n++;
 	return 0;
 }

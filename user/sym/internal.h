@@ -26,7 +26,7 @@ const char *strpool_add(struct strpool *p, const char *s, size_t len);
 /* The one copy of s[0..len) in the pool (added on first use), or NULL when out of memory. */
 const char *strpool_intern(struct strpool *p, const char *s, size_t len);
 const char *strpool_internf(struct strpool *p, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 
 /* hmap.c: open-addressing hash map from byte keys (owned by the values) to pointers. */
 struct hmap_slot {
@@ -74,7 +74,7 @@ struct symtab {
 void symtab_fini(struct symtab *t);
 /* size 0: the symbol ends where the next one starts (or at limit when that comes first). */
 int symtab_add(struct symtab *t, uint64_t addr, uint64_t size, uint64_t limit, const char *name,
-	       uint16_t aux, uint8_t flags);
+               uint16_t aux, uint8_t flags);
 /* Sorts, drops aliases and sets the end of unsized symbols. */
 void symtab_finish(struct symtab *t);
 /* The index of the symbol containing addr, or -1. */
@@ -95,12 +95,12 @@ struct elf_seg {
 };
 
 struct elfobj {
-	struct elfobj *next; /* list of every object, for freeing */
-	const char *path;    /* interned path as mapped */
-	const char *name;    /* interned base name: the frame class */
+	struct elfobj *next;    /* list of every object, for freeing */
+	const char *path;       /* interned path as mapped */
+	const char *name;       /* interned base name: the frame class */
 	const char *debug_path; /* interned path of the separate debug file, or NULL */
-	bool ok;             /* false: could not be read, every pc is unknown */
-	bool debug_only;     /* only a debug file was found: its segments cannot translate */
+	bool ok;                /* false: could not be read, every pc is unknown */
+	bool debug_only;        /* only a debug file was found: its segments cannot translate */
 	uint8_t build_id[64];
 	size_t build_id_len;
 	struct elf_seg *segs;
@@ -119,10 +119,9 @@ struct elfobj {
  * has no .symtab.  0 or a negative errno.
  */
 int elfobj_load_fd(struct lfr_sym *sym, struct elfobj *o, int fd, const char *open_path,
-		   const uint8_t *want, size_t want_len);
+                   const uint8_t *want, size_t want_len);
 /* Reads the object from the debug file of a build-id (the original file is gone). */
-int elfobj_load_by_build_id(struct lfr_sym *sym, struct elfobj *o, const uint8_t *bid,
-			    size_t len);
+int elfobj_load_by_build_id(struct lfr_sym *sym, struct elfobj *o, const uint8_t *bid, size_t len);
 /* Reads the object from an in-memory ELF image (copied first). */
 int elfobj_load_mem(struct lfr_sym *sym, struct elfobj *o, const void *image, size_t size);
 /* Translates a file offset into an ELF virtual address; false when no segment holds it. */
@@ -138,8 +137,7 @@ struct ksyms {
 };
 
 /* Fills ks from a kallsyms file; 0, -errno; the message is written to err. */
-int ksyms_load(struct ksyms *ks, struct strpool *pool, const char *path, char *err,
-	       size_t errlen);
+int ksyms_load(struct ksyms *ks, struct strpool *pool, const char *path, char *err, size_t errlen);
 void ksyms_fini(struct ksyms *ks);
 
 /* perfmap.c: /tmp/perf-PID.map files of JIT compilers. */
@@ -157,7 +155,7 @@ void perfmap_fini(struct perfmap *pm);
 
 /* procmaps.c: parses /proc/PID/maps and feeds lfr_sym_add_mapping. */
 int procmaps_load(struct lfr_sym *sym, const char *proc_dir, uint32_t pid, char *err,
-		  size_t errlen);
+                  size_t errlen);
 
 /* sym.c helpers for the loaders */
 const char *sym_debug_dirs(const struct lfr_sym *sym);

@@ -68,7 +68,7 @@ static int parse_line(struct ksyms *ks, struct strpool *pool, char *line, uint64
 	if (!is_text(type))
 		return symtab_add(&ks->syms, addr, 0, 0, "", (uint16_t)idx, SYMF_BOUNDARY);
 	return symtab_add(&ks->syms, addr, 0, 0, name, (uint16_t)idx,
-			  (type == 'T' || type == 'W') ? SYMF_GLOBAL : 0);
+	                  (type == 'T' || type == 'W') ? SYMF_GLOBAL : 0);
 }
 
 int ksyms_load(struct ksyms *ks, struct strpool *pool, const char *path, char *err, size_t errlen)
@@ -83,7 +83,8 @@ int ksyms_load(struct ksyms *ks, struct strpool *pool, const char *path, char *e
 	ks->tried = true;
 	if (!f) {
 		ret = -errno;
-		snprintf(err, errlen, "cannot read kernel symbols from %s: %s", path, strerror(-ret));
+		snprintf(err, errlen, "cannot read kernel symbols from %s: %s", path,
+		         strerror(-ret));
 		return ret;
 	}
 	ks->mods = malloc(sizeof(*ks->mods));
@@ -99,7 +100,7 @@ int ksyms_load(struct ksyms *ks, struct strpool *pool, const char *path, char *e
 		ret = parse_line(ks, pool, line, &nonzero);
 		if (ret == -EINVAL) {
 			snprintf(err, errlen, "%s:%llu: not a kallsyms line", path,
-				 (unsigned long long)lineno);
+			         (unsigned long long)lineno);
 			break;
 		}
 		if (ret)
@@ -110,9 +111,9 @@ int ksyms_load(struct ksyms *ks, struct strpool *pool, const char *path, char *e
 	if (!ret && ks->syms.n && !nonzero) {
 		ret = -EPERM;
 		snprintf(err, errlen,
-			 "%s hides kernel addresses (all zero): run as root, or set "
-			 "'sysctl kernel.kptr_restrict=0' and kernel.perf_event_paranoid <= 1",
-			 path);
+		         "%s hides kernel addresses (all zero): run as root, or set "
+		         "'sysctl kernel.kptr_restrict=0' and kernel.perf_event_paranoid <= 1",
+		         path);
 	} else if (!ret && !ks->syms.n) {
 		ret = -ENODATA;
 		snprintf(err, errlen, "%s has no symbols", path);

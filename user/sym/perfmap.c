@@ -40,7 +40,7 @@ static int parse(struct symtab *t, FILE *f)
 
 bool perfmap_refresh(struct perfmap *pm, const char *path)
 {
-	struct symtab t = { 0 };
+	struct symtab t = {0};
 	struct stat st;
 	FILE *f;
 	int64_t mtime;

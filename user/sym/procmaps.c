@@ -19,8 +19,9 @@ static bool parse_line(char *line, struct lfr_sym_mapping *m)
 	char *path;
 	size_t len;
 
-	if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms, &pgoff, &maj, &min,
-		   &ino, &n) < 7 || !n)
+	if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms, &pgoff, &maj,
+	           &min, &ino, &n) < 7 ||
+	    !n)
 		return false;
 	if (!strchr(perms, 'x'))
 		return false;
@@ -41,8 +42,7 @@ static bool parse_line(char *line, struct lfr_sym_mapping *m)
 	return true;
 }
 
-int procmaps_load(struct lfr_sym *sym, const char *proc_dir, uint32_t pid, char *err,
-		  size_t errlen)
+int procmaps_load(struct lfr_sym *sym, const char *proc_dir, uint32_t pid, char *err, size_t errlen)
 {
 	char path[256], *line = NULL;
 	size_t cap = 0;
@@ -54,12 +54,13 @@ int procmaps_load(struct lfr_sym *sym, const char *proc_dir, uint32_t pid, char 
 	if (!f) {
 		ret = -errno;
 		snprintf(err, errlen, "cannot read %s: %s%s", path, strerror(-ret),
-			 ret == -ENOENT ? " (the process has exited)" :
-			 ret == -EACCES ? " (run as root or as the process's owner)" : "");
+		         ret == -ENOENT   ? " (the process has exited)"
+		         : ret == -EACCES ? " (run as root or as the process's owner)"
+		                          : "");
 		return ret;
 	}
 	while (getline(&line, &cap, f) > 0) {
-		struct lfr_sym_mapping m = { .pid = pid };
+		struct lfr_sym_mapping m = {.pid = pid};
 
 		if (!parse_line(line, &m))
 			continue;

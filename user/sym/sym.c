@@ -149,7 +149,8 @@ int lfr_sym_new(struct lfr_sym **out, const struct lfr_sym_opts *opts)
 	sym->proc_dir = dup_or(opts->proc_dir, "/proc");
 	sym->perf_map_dir = dup_or(opts->perf_map_dir, "/tmp");
 	sym->kallsyms = dup_or(opts->kallsyms, "/proc/kallsyms");
-	while (entries < (opts->cache_entries ? opts->cache_entries : 65536u) && entries < (1u << 24))
+	while (entries < (opts->cache_entries ? opts->cache_entries : 65536u) &&
+	       entries < (1u << 24))
 		entries <<= 1;
 	sym->cache = calloc(entries, sizeof(*sym->cache));
 	sym->cache_mask = entries - 1;
@@ -332,16 +333,16 @@ static int punch(struct proc *p, uint64_t start, uint64_t end)
 
 int lfr_sym_add_mapping(struct lfr_sym *sym, const struct lfr_sym_mapping *m)
 {
-	struct mapping nm = { 0 };
+	struct mapping nm = {0};
 	struct proc *p;
 	size_t before;
 
 	if (m->start >= m->end || m->build_id_len > sizeof(nm.build_id) ||
 	    (m->build_id_len && !m->build_id) || m->pid == KERNEL_PID) {
 		snprintf(sym->err, sizeof(sym->err),
-			 "invalid mapping for pid %" PRIu32 ": [0x%" PRIx64 ", 0x%" PRIx64
-			 "), build-id of %zu bytes",
-			 m->pid, m->start, m->end, m->build_id_len);
+		         "invalid mapping for pid %" PRIu32 ": [0x%" PRIx64 ", 0x%" PRIx64
+		         "), build-id of %zu bytes",
+		         m->pid, m->start, m->end, m->build_id_len);
 		return -EINVAL;
 	}
 	p = get_proc(sym, m->pid);
@@ -376,7 +377,7 @@ int lfr_sym_add_mapping(struct lfr_sym *sym, const struct lfr_sym_mapping *m)
 	return 0;
 nomem:
 	snprintf(sym->err, sizeof(sym->err), "out of memory adding a mapping of pid %" PRIu32,
-		 m->pid);
+	         m->pid);
 	return -ENOMEM;
 }
 
@@ -393,7 +394,7 @@ int lfr_sym_load_proc_maps(struct lfr_sym *sym, uint32_t pid)
 int lfr_sym_load_kallsyms(struct lfr_sym *sym, const char *path)
 {
 	int err = ksyms_load(&sym->ks, &sym->pool, path ? path : sym->kallsyms, sym->err,
-			     sizeof(sym->err));
+	                     sizeof(sym->err));
 
 	sym->ks_serial = sym->next_serial++;
 	return err;
@@ -507,11 +508,11 @@ static bool obj_open(struct lfr_sym *sym, struct elfobj *o, const struct mapping
 	int ncand = 0;
 
 	snprintf(cand[ncand++], PATH_MAX, "%s", m->path);
-	if (snprintf(cand[ncand], PATH_MAX, "%s/%" PRIu32 "/root%s", sym->proc_dir, pid,
-		     m->path) < PATH_MAX)
+	if (snprintf(cand[ncand], PATH_MAX, "%s/%" PRIu32 "/root%s", sym->proc_dir, pid, m->path) <
+	    PATH_MAX)
 		ncand++;
 	snprintf(cand[ncand++], PATH_MAX, "%s/%" PRIu32 "/map_files/%" PRIx64 "-%" PRIx64,
-		 sym->proc_dir, pid, m->start, m->end);
+	         sym->proc_dir, pid, m->start, m->end);
 	for (int i = 0; i < ncand; i++) {
 		struct stat st;
 		int fd = open(cand[i], O_RDONLY | O_CLOEXEC);
@@ -526,7 +527,7 @@ static bool obj_open(struct lfr_sym *sym, struct elfobj *o, const struct mapping
 			continue;
 		}
 		err = elfobj_load_fd(sym, o, fd, i == 2 ? m->path : cand[i], m->build_id,
-				     m->build_id_len);
+		                     m->build_id_len);
 		close(fd);
 		if (!err)
 			return true;
@@ -540,7 +541,7 @@ static bool obj_open(struct lfr_sym *sym, struct elfobj *o, const struct mapping
 
 static struct elfobj *mapping_obj(struct lfr_sym *sym, struct proc *p, struct mapping *m)
 {
-	struct elfobj keys = { 0 }, *o;
+	struct elfobj keys = {0}, *o;
 
 	if (m->bound)
 		return m->obj;
@@ -602,7 +603,7 @@ static const char *out_name(struct lfr_sym *sym, struct symtab *t, size_t i, boo
 }
 
 static bool from_symbol(struct lfr_sym *sym, struct symtab *t, long i, uint64_t addr,
-			enum lfr_frame_type type, struct lfr_frame *f)
+                        enum lfr_frame_type type, struct lfr_frame *f)
 {
 	const char *name = out_name(sym, t, (size_t)i, type == LFR_FRAME_NATIVE);
 
@@ -617,7 +618,7 @@ static bool from_symbol(struct lfr_sym *sym, struct symtab *t, long i, uint64_t 
 }
 
 static void unknown(struct lfr_sym *sym, const char *class_name, uint64_t addr,
-		    enum lfr_frame_type type, struct lfr_frame *f)
+                    enum lfr_frame_type type, struct lfr_frame *f)
 {
 	const char *m = strpool_internf(&sym->pool, "0x%" PRIx64, addr);
 
@@ -653,7 +654,12 @@ found:
 	return from_symbol(sym, &p->pm.syms, i, pc, LFR_FRAME_JIT, f);
 }
 
-static bool resolve_in(struct lfr_sym *sym, struct proc *p, uint64_t pc, struct lfr_frame *f)
+/*
+ * Resolves pc in p.  *cacheable is false for results that may change without a change of the
+ * process's serial: pcs left unknown after a look at a perf map that may grow, or at /proc.
+ */
+static bool resolve_in(struct lfr_sym *sym, struct proc *p, uint64_t pc, struct lfr_frame *f,
+                       bool *cacheable)
 {
 	struct mapping *m = find_mapping(p, pc);
 	struct elfobj *o;
@@ -665,9 +671,11 @@ static bool resolve_in(struct lfr_sym *sym, struct proc *p, uint64_t pc, struct 
 		m = find_mapping(p, pc);
 	}
 	memset(f, 0, sizeof(*f));
+	*cacheable = true;
 	if (!m) {
 		if (from_perf_map(sym, p, pc, f))
 			return true;
+		*cacheable = false;
 		unknown(sym, NULL, pc, LFR_FRAME_NATIVE, f);
 		return false;
 	}
@@ -684,6 +692,7 @@ static bool resolve_in(struct lfr_sym *sym, struct proc *p, uint64_t pc, struct 
 	}
 	if (from_perf_map(sym, p, pc, f))
 		return true;
+	*cacheable = false;
 	if (!m->path) {
 		unknown(sym, m->name, pc, LFR_FRAME_NATIVE, f);
 		return false;
@@ -701,12 +710,14 @@ static struct cache_ent *cache_slot(struct lfr_sym *sym, uint32_t pid, uint64_t 
 }
 
 static bool finish(struct lfr_sym *sym, struct cache_ent *e, uint32_t pid, uint64_t pc,
-		   uint64_t serial, bool ok, const struct lfr_frame *f)
+                   uint64_t serial, bool ok, const struct lfr_frame *f)
 {
-	e->pid = pid;
-	e->pc = pc;
-	e->serial = serial;
-	e->f = *f;
+	if (e) {
+		e->pid = pid;
+		e->pc = pc;
+		e->serial = serial;
+		e->f = *f;
+	}
 	if (ok)
 		sym->st.resolved++;
 	else
@@ -718,7 +729,7 @@ bool lfr_sym_resolve_user(struct lfr_sym *sym, uint32_t pid, uint64_t pc, struct
 {
 	struct proc *p = pid == KERNEL_PID ? NULL : get_proc(sym, pid);
 	struct cache_ent *e;
-	bool ok;
+	bool ok, cacheable;
 
 	sym->st.lookups++;
 	if (!p) {
@@ -736,8 +747,8 @@ bool lfr_sym_resolve_user(struct lfr_sym *sym, uint32_t pid, uint64_t pc, struct
 		*out = e->f;
 		return out->resolved;
 	}
-	ok = resolve_in(sym, p, pc, out);
-	return finish(sym, e, pid, pc, p->serial, ok, out);
+	ok = resolve_in(sym, p, pc, out, &cacheable);
+	return finish(sym, cacheable ? e : NULL, pid, pc, p->serial, ok, out);
 }
 
 bool lfr_sym_resolve_kernel(struct lfr_sym *sym, uint64_t pc, struct lfr_frame *out)

@@ -43,7 +43,7 @@ struct lfr_frame {
 	uint64_t addr;          /* object-relative address (ELF vaddr), kernel pc or raw pc */
 	uint64_t offset;        /* addr - symbol start; 0 when unknown */
 	enum lfr_frame_type type;
-	bool resolved;          /* false: method is the address */
+	bool resolved; /* false: method is the address */
 };
 
 /* Options of lfr_sym_new(); zero (or a NULL pointer) means the default for every field. */
@@ -53,7 +53,7 @@ struct lfr_sym_opts {
 	const char *perf_map_dir; /* where perf-PID.map files live; default "/tmp" */
 	const char *kallsyms;     /* kernel symbols file; default "/proc/kallsyms" */
 	unsigned cache_entries;   /* (pid, pc) result cache size, rounded up to a power of 2;
-				   * default 65536 */
+	                           * default 65536 */
 	unsigned flags;           /* LFR_SYM_* */
 };
 

@@ -19,7 +19,7 @@ void symtab_fini(struct symtab *t)
 }
 
 int symtab_add(struct symtab *t, uint64_t addr, uint64_t size, uint64_t limit, const char *name,
-	       uint16_t aux, uint8_t flags)
+               uint16_t aux, uint8_t flags)
 {
 	size_t len = strlen(name);
 
@@ -52,11 +52,11 @@ int symtab_add(struct symtab *t, uint64_t addr, uint64_t size, uint64_t limit, c
 	else
 		flags &= ~SYMF_SIZED;
 	t->v[t->n++] = (struct symtab_ent){
-		.addr = addr,
-		.end = size ? addr + size : (limit > addr ? limit : UINT64_MAX),
-		.name = (uint32_t)t->names_len,
-		.aux = aux,
-		.flags = flags,
+	    .addr = addr,
+	    .end = size ? addr + size : (limit > addr ? limit : UINT64_MAX),
+	    .name = (uint32_t)t->names_len,
+	    .aux = aux,
+	    .flags = flags,
 	};
 	t->names_len += len + 1;
 	return 0;
