@@ -100,8 +100,9 @@ static long read_symbols(struct elfobj *o, Elf *e, Elf64_Word type)
 		count = sh.sh_size / sh.sh_entsize;
 		for (size_t i = 1; i < count; i++) {
 			GElf_Sym s;
-			const char *name;
+			const char *name, *at;
 			int st_type;
+			uint8_t flags;
 			int err;
 
 			if (!gelf_getsym(data, (int)i, &s))
@@ -117,9 +118,16 @@ static long read_symbols(struct elfobj *o, Elf *e, Elf64_Word type)
 			name = elf_strptr(e, sh.sh_link, s.st_name);
 			if (!name || !*name || name[0] == '$' || !strncmp(name, ".L", 2))
 				continue;
+			/*
+			 * "name@@VERSION" (the default version) and "name@VERSION" (an old one,
+			 * named only if nothing else is) both show as name.
+			 */
+			at = strchr(name + 1, '@');
+			flags = GELF_ST_BIND(s.st_info) != STB_LOCAL ? SYMF_GLOBAL : 0;
 			err = symtab_add(&o->syms, s.st_value, s.st_size,
-			                 secs[s.st_shndx].addr + secs[s.st_shndx].size, name, 0,
-			                 GELF_ST_BIND(s.st_info) != STB_LOCAL ? SYMF_GLOBAL : 0);
+			                 secs[s.st_shndx].addr + secs[s.st_shndx].size, name,
+			                 at ? (size_t)(at - name) : strlen(name), 0,
+			                 at && at[1] != '@' ? flags | SYMF_VERSIONED : flags);
 			if (err) {
 				free(secs);
 				return err;

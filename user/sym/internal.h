@@ -49,11 +49,11 @@ void hmap_del(struct hmap *m, const void *key, size_t klen);
 
 /* symtab.c: a sorted table of address ranges with names, built once and searched. */
 enum {
-	SYMF_SIZED = 0x1,    /* end comes from st_size */
-	SYMF_GLOBAL = 0x2,   /* global or weak binding: preferred among aliases */
-	SYMF_BOUNDARY = 0x4, /* ends the previous symbol but names nothing */
-	SYMF_CXX = 0x8,      /* out name is a demangled C++ name */
-	SYMF_OUT = 0x10,     /* out name computed */
+	SYMF_SIZED = 0x1,      /* end comes from st_size */
+	SYMF_GLOBAL = 0x2,     /* global or weak binding: preferred among aliases */
+	SYMF_BOUNDARY = 0x4,   /* ends the previous symbol but names nothing */
+	SYMF_CXX = 0x8,        /* out name is a demangled C++ name */
+	SYMF_VERSIONED = 0x10, /* an old symbol version ("memcpy@GLIBC_2.2.5") */
 };
 
 struct symtab_ent {
@@ -72,9 +72,12 @@ struct symtab {
 };
 
 void symtab_fini(struct symtab *t);
-/* size 0: the symbol ends where the next one starts (or at limit when that comes first). */
+/*
+ * Adds name[0..len).  size 0: the symbol ends where the next one starts (or at limit when that
+ * comes first).
+ */
 int symtab_add(struct symtab *t, uint64_t addr, uint64_t size, uint64_t limit, const char *name,
-               uint16_t aux, uint8_t flags);
+               size_t len, uint16_t aux, uint8_t flags);
 /* Sorts, drops aliases and sets the end of unsized symbols. */
 void symtab_finish(struct symtab *t);
 /* The index of the symbol containing addr, or -1. */

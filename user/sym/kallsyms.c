@@ -66,8 +66,8 @@ static int parse_line(struct ksyms *ks, struct strpool *pool, char *line, uint64
 			return idx;
 	}
 	if (!is_text(type))
-		return symtab_add(&ks->syms, addr, 0, 0, "", (uint16_t)idx, SYMF_BOUNDARY);
-	return symtab_add(&ks->syms, addr, 0, 0, name, (uint16_t)idx,
+		return symtab_add(&ks->syms, addr, 0, 0, "", 0, (uint16_t)idx, SYMF_BOUNDARY);
+	return symtab_add(&ks->syms, addr, 0, 0, name, strlen(name), (uint16_t)idx,
 	                  (type == 'T' || type == 'W') ? SYMF_GLOBAL : 0);
 }
 

@@ -32,7 +32,7 @@ static int parse(struct symtab *t, FILE *f)
 		size = strtoull(p, &end, 16);
 		if (end == p || *end != ' ' || !size)
 			continue;
-		err = symtab_add(t, start, size, 0, end + 1, 0, SYMF_GLOBAL);
+		err = symtab_add(t, start, size, 0, end + 1, strlen(end + 1), 0, SYMF_GLOBAL);
 	}
 	free(line);
 	return err;

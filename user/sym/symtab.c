@@ -19,10 +19,8 @@ void symtab_fini(struct symtab *t)
 }
 
 int symtab_add(struct symtab *t, uint64_t addr, uint64_t size, uint64_t limit, const char *name,
-               uint16_t aux, uint8_t flags)
+               size_t len, uint16_t aux, uint8_t flags)
 {
-	size_t len = strlen(name);
-
 	if (t->n == t->cap) {
 		size_t cap = t->cap ? t->cap * 2 : 256;
 		struct symtab_ent *v = realloc(t->v, cap * sizeof(*v));
@@ -46,7 +44,8 @@ int symtab_add(struct symtab *t, uint64_t addr, uint64_t size, uint64_t limit, c
 		t->names = names;
 		t->names_cap = cap;
 	}
-	memcpy(t->names + t->names_len, name, len + 1);
+	memcpy(t->names + t->names_len, name, len);
+	t->names[t->names_len + len] = '\0';
 	if (size)
 		flags |= SYMF_SIZED;
 	else
@@ -84,6 +83,9 @@ static int cmp_ent(const void *pa, const void *pb, void *arg)
 	if (d)
 		return d;
 	d = (b->flags & SYMF_GLOBAL) - (a->flags & SYMF_GLOBAL);
+	if (d)
+		return d;
+	d = (a->flags & SYMF_VERSIONED) - (b->flags & SYMF_VERSIONED);
 	if (d)
 		return d;
 	d = (b->flags & SYMF_SIZED) - (a->flags & SYMF_SIZED);
