@@ -378,12 +378,14 @@ int elfobj_load_by_build_id(struct lfr_sym *sym, struct elfobj *o, const uint8_t
 		return -ENOENT;
 	memcpy(o->build_id, bid, len);
 	o->build_id_len = len;
-	n = read_symbols(o, d.elf, SHT_SYMTAB);
+	n = read_segments(o, d.elf);
+	if (!n)
+		n = read_symbols(o, d.elf, SHT_SYMTAB);
 	debug_close(&d);
 	if (n < 0)
 		return (int)n;
 	symtab_finish(&o->syms);
-	/* Debug files keep the program headers but not the file offsets: see off_to_vaddr. */
+	/* Debug files keep the program headers but not the file offsets: see elfobj_vaddr. */
 	o->debug_only = true;
 	o->debug_path = strpool_intern(sym_pool(sym), d.path, strlen(d.path));
 	sym_count_debug_file(sym);
@@ -411,13 +413,29 @@ int elfobj_load_mem(struct lfr_sym *sym, struct elfobj *o, const void *image, si
 	return err;
 }
 
-bool elfobj_off_to_vaddr(const struct elfobj *o, uint64_t off, uint64_t *vaddr)
+bool elfobj_vaddr(const struct elfobj *o, uint64_t rel, uint64_t pgoff, uint64_t *vaddr)
 {
 	const struct elf_seg *best = NULL;
+	uint64_t off = rel + pgoff;
 
 	if (o->debug_only) {
-		/* Without the original's offsets, assume the usual vaddr == offset layout. */
-		*vaddr = off;
+		/*
+		 * A debug file's program headers keep p_vaddr but not p_offset.  The kernel maps
+		 * a segment from the page holding p_vaddr, so with a single executable segment the
+		 * mapping starts at that page; otherwise assume the usual vaddr == offset layout.
+		 */
+		const uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+
+		for (size_t i = 0; i < o->nsegs; i++) {
+			if (!o->segs[i].exec)
+				continue;
+			if (best) {
+				*vaddr = off;
+				return true;
+			}
+			best = &o->segs[i];
+		}
+		*vaddr = best ? rel + (best->vaddr & ~(page - 1)) : off;
 		return true;
 	}
 	for (size_t i = 0; i < o->nsegs; i++) {

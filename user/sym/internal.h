@@ -93,7 +93,7 @@ char *sym_demangle(const char *name);
 
 /* elfobj.c: one ELF object with its symbols, shared by every process that maps it. */
 struct elf_seg {
-	uint64_t vaddr, offset, filesz;
+	uint64_t vaddr, offset, filesz, memsz;
 	bool exec;
 };
 
@@ -127,8 +127,11 @@ int elfobj_load_fd(struct lfr_sym *sym, struct elfobj *o, int fd, const char *op
 int elfobj_load_by_build_id(struct lfr_sym *sym, struct elfobj *o, const uint8_t *bid, size_t len);
 /* Reads the object from an in-memory ELF image (copied first). */
 int elfobj_load_mem(struct lfr_sym *sym, struct elfobj *o, const void *image, size_t size);
-/* Translates a file offset into an ELF virtual address; false when no segment holds it. */
-bool elfobj_off_to_vaddr(const struct elfobj *o, uint64_t off, uint64_t *vaddr);
+/*
+ * Translates a pc into an ELF virtual address, given its distance rel from the start of its
+ * mapping and the file offset pgoff of that start; false when no segment holds it.
+ */
+bool elfobj_vaddr(const struct elfobj *o, uint64_t rel, uint64_t pgoff, uint64_t *vaddr);
 void elfobj_fini(struct elfobj *o);
 
 /* kallsyms.c */

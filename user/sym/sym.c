@@ -682,7 +682,7 @@ static bool resolve_in(struct lfr_sym *sym, struct proc *p, uint64_t pc, struct 
 	o = mapping_obj(sym, p, m);
 	off = pc - m->start + m->pgoff;
 	addr = off;
-	if (o && o->ok && elfobj_off_to_vaddr(o, off, &addr)) {
+	if (o && o->ok && elfobj_vaddr(o, pc - m->start, m->pgoff, &addr)) {
 		long i = symtab_find(&o->syms, addr);
 
 		f->class_name = m->name;

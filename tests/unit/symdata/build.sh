@@ -17,8 +17,9 @@ $CC $cflags -shared -fPIC -Wl,-Ttext-segment=0x200000 -o libsymfix.so "$src/libs
 $CC $cflags -fPIE -pie -o symfix_pie "$src/symfix_prog.c"
 $CC $cflags -fno-pie -no-pie -o symfix_nopie "$src/symfix_prog.c"
 
-# Stripped library whose symbols live in a debug file found by build-id.
-$CC $cflags -shared -fPIC -Wl,--build-id=sha1 -DSTRIP_PREFIX=bid -o libsymbid.full.so \
+# Stripped library whose symbols live in a debug file found by build-id; its ELF addresses are
+# not file offsets either, since its debug file alone must still translate them.
+$CC $cflags -shared -fPIC -Wl,--build-id=sha1 -Wl,-Ttext-segment=0x400000 -DSTRIP_PREFIX=bid -o libsymbid.full.so \
 	"$src/libsymstrip.c"
 bid=$(readelf -n libsymbid.full.so | sed -n 's/.*Build ID: *\([0-9a-f]*\).*/\1/p')
 [ -n "$bid" ]
