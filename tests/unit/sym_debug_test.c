@@ -32,6 +32,13 @@ static void resolve(struct lfr_sym *sym, uint64_t pc, struct lfr_frame *f)
 	lfr_sym_resolve_user(sym, FAKE_PID, pc, f);
 }
 
+static void count_object(const struct lfr_sym_object *obj, void *arg)
+{
+	struct lfr_sym_object *last = arg;
+
+	*last = *obj;
+}
+
 /* Found under DEBUGDIR/.build-id/xx/yyyy.debug; without it only .dynsym names remain. */
 static void test_build_id(void **state)
 {
@@ -55,6 +62,17 @@ static void test_build_id(void **state)
 	assert_string_equal(f.method, "bid_api");
 	lfr_sym_get_stats(sym, &st);
 	assert_int_equal(st.debug_files, 1);
+	{
+		struct lfr_sym_object obj = {0};
+
+		lfr_sym_foreach_object(sym, count_object, &obj);
+		assert_non_null(obj.path);
+		assert_true(obj.ok);
+		assert_int_equal(obj.build_id_len, 20);
+		assert_true(obj.symbols >= 3);
+		assert_non_null(obj.debug_path);
+		assert_non_null(strstr(obj.debug_path, "/debug/.build-id/"));
+	}
 	lfr_sym_free(sym);
 
 	sym = new_sym("nodebug");

@@ -161,6 +161,16 @@ static void test_unknown_pcs(void **state)
 	assert_string_equal(f.method, "0x123");
 	assert_string_equal(f.path, "/nonexistent/libgone.so.1");
 
+	/* The kernel's name of an unlinked file. */
+	m.start = 0x600000;
+	m.end = 0x601000;
+	m.path = "/nonexistent/libdel.so (deleted)";
+	assert_int_equal(lfr_sym_add_mapping(sym, &m), 0);
+	assert_false(lfr_sym_resolve_user(sym, FAKE_PID, 0x600040, &f));
+	assert_string_equal(f.class_name, "libdel.so");
+	assert_string_equal(f.path, "/nonexistent/libdel.so");
+	assert_string_equal(f.method, "0x40");
+
 	/* Anonymous memory without a perf map. */
 	m.start = 0x500000;
 	m.end = 0x501000;

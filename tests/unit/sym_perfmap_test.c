@@ -48,7 +48,9 @@ static void test_perf_map(void **state)
 	                            "7f0000001000 40 jit_alpha\n"
 	                            "7f0000001040 20 LazyCompile:~beta /srv/app.js:12\n"
 	                            "garbage line\n"
-	                            "0x7f0000002000 0x10 Ljava/lang/String;::hashCode\n",
+	                            "0x7f0000002000 0x10 Ljava/lang/String;::hashCode\n"
+	                            "7f0000003000 20 aa_recycled_old\n"
+	                            "7f0000003000 18 zz_recycled_new\n",
 	                            "w"),
 	                 0);
 	sym = new_sym(dir);
@@ -56,6 +58,9 @@ static void test_perf_map(void **state)
 	expect_jit(sym, JIT_PID, 0x7f0000001010, "jit_alpha", 0x10);
 	expect_jit(sym, JIT_PID, 0x7f0000001045, "LazyCompile:~beta /srv/app.js:12", 5);
 	expect_jit(sym, JIT_PID, 0x7f0000002000, "Ljava/lang/String;::hashCode", 0);
+	/* Code space reused by the JIT: the later line describes the code that runs now. */
+	expect_jit(sym, JIT_PID, 0x7f0000003004, "zz_recycled_new", 4);
+	assert_false(lfr_sym_resolve_user(sym, JIT_PID, 0x7f000000301c, &f));
 	/* Past the size of the last entry: the anonymous mapping keeps the address. */
 	assert_false(lfr_sym_resolve_user(sym, JIT_PID, 0x7f0000001070, &f));
 	assert_string_equal(f.class_name, "[anon]");

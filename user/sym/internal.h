@@ -54,6 +54,7 @@ enum {
 	SYMF_BOUNDARY = 0x4,   /* ends the previous symbol but names nothing */
 	SYMF_CXX = 0x8,        /* out name is a demangled C++ name */
 	SYMF_VERSIONED = 0x10, /* an old symbol version ("memcpy@GLIBC_2.2.5") */
+	SYMF_DROP = 0x20,      /* replaced: removed by symtab_keep_last */
 };
 
 struct symtab_ent {
@@ -78,6 +79,8 @@ void symtab_fini(struct symtab *t);
  */
 int symtab_add(struct symtab *t, uint64_t addr, uint64_t size, uint64_t limit, const char *name,
                size_t len, uint16_t aux, uint8_t flags);
+/* Drops every entry that a later one at the same address replaces (call before finish). */
+void symtab_keep_last(struct symtab *t);
 /* Sorts, drops aliases and sets the end of unsized symbols. */
 void symtab_finish(struct symtab *t);
 /* The index of the symbol containing addr, or -1. */

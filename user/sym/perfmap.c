@@ -2,7 +2,7 @@
 /*
  * JIT symbols from perf map files (/tmp/perf-PID.map, "START SIZE NAME" in hex, one a line),
  * written by JIT compilers for perf.  The file grows while the process runs, so it is read again
- * when its size or time stamp changed.
+ * when its size or time stamp changed; of two lines for one start address the later one counts.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -61,6 +61,8 @@ bool perfmap_refresh(struct perfmap *pm, const char *path)
 		return false;
 	}
 	fclose(f);
+	/* JIT code space is reused: a later line for the same start describes the live code. */
+	symtab_keep_last(&t);
 	symtab_finish(&t);
 	symtab_fini(&pm->syms);
 	pm->syms = t;

@@ -28,9 +28,6 @@ static bool parse_line(char *line, struct lfr_sym_mapping *m)
 	path = line + n;
 	len = strcspn(path, "\n");
 	path[len] = '\0';
-	/* A file replaced or removed since it was mapped: the inode check decides later. */
-	if (len > 10 && !strcmp(path + len - 10, " (deleted)"))
-		path[len - 10] = '\0';
 	m->start = start;
 	m->end = end;
 	m->pgoff = pgoff;

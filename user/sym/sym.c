@@ -117,6 +117,23 @@ const char *lfr_sym_last_error(const struct lfr_sym *sym)
 	return sym->err;
 }
 
+void lfr_sym_foreach_object(const struct lfr_sym *sym,
+                            void (*fn)(const struct lfr_sym_object *obj, void *arg), void *arg)
+{
+	for (const struct elfobj *o = sym->obj_list; o; o = o->next) {
+		struct lfr_sym_object info = {
+		    .path = o->path,
+		    .debug_path = o->debug_path,
+		    .build_id = o->build_id,
+		    .build_id_len = o->build_id_len,
+		    .symbols = o->syms.n,
+		    .ok = o->ok,
+		};
+
+		fn(&info, arg);
+	}
+}
+
 void lfr_sym_get_stats(const struct lfr_sym *sym, struct lfr_sym_stats *st)
 {
 	*st = sym->st;
@@ -354,7 +371,12 @@ int lfr_sym_add_mapping(struct lfr_sym *sym, const struct lfr_sym_mapping *m)
 	nm.dev = m->dev;
 	nm.ino = m->ino;
 	if (m->path && *m->path) {
-		nm.path = strpool_intern(&sym->pool, m->path, strlen(m->path));
+		size_t len = strlen(m->path);
+
+		/* The kernel's name for a file unlinked since: the inode check decides later. */
+		if (len > 10 && !strcmp(m->path + len - 10, " (deleted)"))
+			len -= 10;
+		nm.path = strpool_intern(&sym->pool, m->path, len);
 		if (!nm.path)
 			goto nomem;
 	}

@@ -108,6 +108,19 @@ bool lfr_sym_resolve_kernel(struct lfr_sym *sym, uint64_t pc, struct lfr_frame *
 /* "Native", "C++", "Kernel", "JIT compiled". */
 const char *lfr_frame_type_name(enum lfr_frame_type type);
 
+/* An ELF object read (or tried) so far, for diagnostics ("no symbols in ..."). */
+struct lfr_sym_object {
+	const char *path;       /* as mapped */
+	const char *debug_path; /* the separate debug file used, or NULL */
+	const uint8_t *build_id;
+	size_t build_id_len;
+	size_t symbols; /* 0: every pc in it keeps its address */
+	bool ok;        /* false: missing, replaced since it was mapped, or not ELF */
+};
+
+void lfr_sym_foreach_object(const struct lfr_sym *sym,
+                            void (*fn)(const struct lfr_sym_object *obj, void *arg), void *arg);
+
 /* The message of the last failed call, naming the file and what to do. */
 const char *lfr_sym_last_error(const struct lfr_sym *sym);
 void lfr_sym_get_stats(const struct lfr_sym *sym, struct lfr_sym_stats *st);

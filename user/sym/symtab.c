@@ -97,6 +97,37 @@ static int cmp_ent(const void *pa, const void *pb, void *arg)
 	return strcmp(names + a->name, names + b->name);
 }
 
+static int cmp_idx(const void *pa, const void *pb, void *arg)
+{
+	const struct symtab_ent *v = arg;
+	size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
+
+	if (v[a].addr != v[b].addr)
+		return v[a].addr < v[b].addr ? -1 : 1;
+	return a < b ? -1 : a > b;
+}
+
+void symtab_keep_last(struct symtab *t)
+{
+	size_t *idx = malloc(t->n * sizeof(*idx) + 1);
+	size_t n = 0;
+
+	/* Without memory the aliases are resolved by name instead: still a valid table. */
+	if (!idx)
+		return;
+	for (size_t i = 0; i < t->n; i++)
+		idx[i] = i;
+	qsort_r(idx, t->n, sizeof(*idx), cmp_idx, t->v);
+	for (size_t k = 0; k + 1 < t->n; k++)
+		if (t->v[idx[k]].addr == t->v[idx[k + 1]].addr)
+			t->v[idx[k]].flags |= SYMF_DROP;
+	free(idx);
+	for (size_t i = 0; i < t->n; i++)
+		if (!(t->v[i].flags & SYMF_DROP))
+			t->v[n++] = t->v[i];
+	t->n = n;
+}
+
 void symtab_finish(struct symtab *t)
 {
 	size_t n = 0;
