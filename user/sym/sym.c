@@ -311,6 +311,23 @@ static int reserve(struct proc *p, size_t need)
 	return 0;
 }
 
+static struct mapping *find_mapping(struct proc *p, uint64_t pc)
+{
+	size_t lo = 0, hi = p->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (p->maps[mid].start <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo && pc < p->maps[lo - 1].end)
+		return &p->maps[lo - 1];
+	return NULL;
+}
+
 /* Cuts [start, end) out of the process's mappings, like mmap over an existing range. */
 static int punch(struct proc *p, uint64_t start, uint64_t end)
 {
@@ -350,7 +367,7 @@ static int punch(struct proc *p, uint64_t start, uint64_t end)
 
 int lfr_sym_add_mapping(struct lfr_sym *sym, const struct lfr_sym_mapping *m)
 {
-	struct mapping nm = {0};
+	struct mapping nm = {0}, *old;
 	struct proc *p;
 	size_t before;
 
@@ -386,15 +403,18 @@ int lfr_sym_add_mapping(struct lfr_sym *sym, const struct lfr_sym_mapping *m)
 	if (m->build_id_len)
 		memcpy(nm.build_id, m->build_id, m->build_id_len);
 	nm.build_id_len = m->build_id_len;
-	for (size_t i = 0; i < p->n; i++)
-		if (same_mapping(&p->maps[i], &nm))
-			return 0;
+	old = find_mapping(p, nm.start);
+	if (old && same_mapping(old, &nm))
+		return 0;
 	before = p->n;
 	if (punch(p, nm.start, nm.end) || reserve(p, p->n + 1))
 		goto nomem;
 	p->maps[p->n++] = nm;
-	qsort(p->maps, p->n, sizeof(*p->maps), cmp_map);
-	sym->st.mappings += p->n - before;
+	/* Records mostly come in address order: then the array is still sorted. */
+	if (p->n != before + 1 || (p->n > 1 && p->maps[p->n - 2].start > nm.start))
+		qsort(p->maps, p->n, sizeof(*p->maps), cmp_map);
+	sym->st.mappings -= before;
+	sym->st.mappings += p->n;
 	p->serial = sym->next_serial++;
 	return 0;
 nomem:
@@ -420,23 +440,6 @@ int lfr_sym_load_kallsyms(struct lfr_sym *sym, const char *path)
 
 	sym->ks_serial = sym->next_serial++;
 	return err;
-}
-
-static struct mapping *find_mapping(struct proc *p, uint64_t pc)
-{
-	size_t lo = 0, hi = p->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (p->maps[mid].start <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo && pc < p->maps[lo - 1].end)
-		return &p->maps[lo - 1];
-	return NULL;
 }
 
 /* Our own vDSO stands in for every process's: same kernel, same image. */
