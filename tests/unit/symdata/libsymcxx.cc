@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 // C++ fixture: mangled names that the symbolizer must demangle.
-namespace lfrtest {
+namespace lfrtest
+{
 struct Widget {
 	static int make(long n);
 };

@@ -22,18 +22,18 @@ void *fix_local_addr(void)
 
 /* A one-byte function followed by 63 bytes that belong to no symbol. */
 __asm__(".text\n"
-	".p2align 6\n"
-	".globl fix_sized\n"
-	".type fix_sized, @function\n"
-	"fix_sized:\n"
-	"\tret\n"
-	".size fix_sized, 1\n"
-	".skip 63, 0xcc\n"
-	".globl fix_after\n"
-	".type fix_after, @function\n"
-	"fix_after:\n"
-	"\tret\n"
-	".size fix_after, 1\n");
+        ".p2align 6\n"
+        ".globl fix_sized\n"
+        ".type fix_sized, @function\n"
+        "fix_sized:\n"
+        "\tret\n"
+        ".size fix_sized, 1\n"
+        ".skip 63, 0xcc\n"
+        ".globl fix_after\n"
+        ".type fix_after, @function\n"
+        "fix_after:\n"
+        "\tret\n"
+        ".size fix_after, 1\n");
 
 extern char fix_sized[];
 
