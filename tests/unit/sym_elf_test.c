@@ -171,6 +171,15 @@ static void test_unknown_pcs(void **state)
 	assert_string_equal(f.path, "/nonexistent/libdel.so");
 	assert_string_equal(f.method, "0x40");
 
+	/* A special mapping keeps its name whole. */
+	m.start = 0x700000;
+	m.end = 0x701000;
+	m.path = "[anon:jit/code]";
+	assert_int_equal(lfr_sym_add_mapping(sym, &m), 0);
+	assert_false(lfr_sym_resolve_user(sym, FAKE_PID, 0x700010, &f));
+	assert_string_equal(f.class_name, "[anon:jit/code]");
+	assert_string_equal(f.method, "0x700010");
+
 	/* Anonymous memory without a perf map. */
 	m.start = 0x500000;
 	m.end = 0x501000;

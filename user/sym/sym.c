@@ -273,7 +273,8 @@ static const char *base_name(struct lfr_sym *sym, const char *path)
 
 	if (!path)
 		return sym->s_anon;
-	slash = strrchr(path, '/');
+	/* Files go by their base name, special mappings ("[vdso]", "[anon:jit]") as they are. */
+	slash = path[0] == '/' ? strrchr(path, '/') : NULL;
 	if (slash && slash[1])
 		path = slash + 1;
 	return strpool_intern(&sym->pool, path, strlen(path));
@@ -718,7 +719,8 @@ static bool resolve_in(struct lfr_sym *sym, struct proc *p, uint64_t pc, struct 
 	if (from_perf_map(sym, p, pc, f))
 		return true;
 	*cacheable = false;
-	if (!m->path) {
+	/* Memory without a file to look into keeps the pc itself. */
+	if (!m->path || (m->path[0] != '/' && !(o && o->ok))) {
 		unknown(sym, m->name, pc, LFR_FRAME_NATIVE, f);
 		return false;
 	}

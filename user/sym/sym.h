@@ -65,11 +65,12 @@ struct lfr_sym_mapping {
 	uint32_t pid;
 	uint64_t start, end; /* [start, end) in the process */
 	uint64_t pgoff;      /* file offset of start, in bytes */
-	dev_t dev;           /* user-space encoding: makedev(major, minor); 0 if unknown */
+	dev_t dev;           /* makedev(major, minor) (as stat() reports it); 0 if unknown */
 	uint64_t ino;        /* 0 if unknown */
 	const uint8_t *build_id;
 	size_t build_id_len; /* 0 if unknown */
-	const char *path;    /* absolute path, "[vdso]", or NULL/"" for anonymous memory */
+	const char *path;    /* absolute path; "[vdso]" or another "[name]" for special
+	                      * mappings; NULL or "" for anonymous memory */
 };
 
 struct lfr_sym_stats {
