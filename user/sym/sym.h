@@ -101,7 +101,9 @@ int lfr_sym_load_kallsyms(struct lfr_sym *sym, const char *path);
 
 /*
  * Names a user pc of pid, or a kernel pc.  *out is always filled; returns true when the pc was
- * named by a symbol, false when it kept its address.
+ * named by a symbol, false when it kept its address.  For return addresses (every frame but the
+ * interrupted one) pass the address minus one: a call that is the last instruction of a
+ * function (to a noreturn function) returns past that function's end.
  */
 bool lfr_sym_resolve_user(struct lfr_sym *sym, uint32_t pid, uint64_t pc, struct lfr_frame *out);
 bool lfr_sym_resolve_kernel(struct lfr_sym *sym, uint64_t pc, struct lfr_frame *out);
