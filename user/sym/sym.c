@@ -531,12 +531,13 @@ static void obj_reset(struct elfobj *o)
 static bool obj_open(struct lfr_sym *sym, struct elfobj *o, const struct mapping *m, uint32_t pid)
 {
 	char cand[3][PATH_MAX];
-	int ncand = 0;
+	int ncand = 0, map_files;
 
 	snprintf(cand[ncand++], PATH_MAX, "%s", m->path);
 	if (snprintf(cand[ncand], PATH_MAX, "%s/%" PRIu32 "/root%s", sym->proc_dir, pid, m->path) <
 	    PATH_MAX)
 		ncand++;
+	map_files = ncand;
 	snprintf(cand[ncand++], PATH_MAX, "%s/%" PRIu32 "/map_files/%" PRIx64 "-%" PRIx64,
 	         sym->proc_dir, pid, m->start, m->end);
 	for (int i = 0; i < ncand; i++) {
@@ -552,7 +553,8 @@ static bool obj_open(struct lfr_sym *sym, struct elfobj *o, const struct mapping
 			close(fd);
 			continue;
 		}
-		err = elfobj_load_fd(sym, o, fd, i == 2 ? m->path : cand[i], m->build_id,
+		/* Debug links are looked for next to the file's name, not the link's. */
+		err = elfobj_load_fd(sym, o, fd, i == map_files ? m->path : cand[i], m->build_id,
 		                     m->build_id_len);
 		close(fd);
 		if (!err)
