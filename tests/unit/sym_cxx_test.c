@@ -45,9 +45,11 @@ static void test_demangled(void **state)
 
 int main(void)
 {
+	/* clang-format off */
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_demangled),
+		cmocka_unit_test(test_demangled),
 	};
+	/* clang-format on */
 
 	return cmocka_run_group_tests_name("sym_cxx", tests, NULL, NULL);
 }

@@ -216,12 +216,14 @@ static void test_debuglink_crc_mismatch(void **state)
 
 int main(void)
 {
+	/* clang-format off */
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_build_id),
-	    cmocka_unit_test(test_build_id_file_gone),
-	    cmocka_unit_test(test_debuglink),
-	    cmocka_unit_test(test_debuglink_crc_mismatch),
+		cmocka_unit_test(test_build_id),
+		cmocka_unit_test(test_build_id_file_gone),
+		cmocka_unit_test(test_debuglink),
+		cmocka_unit_test(test_debuglink_crc_mismatch),
 	};
+	/* clang-format on */
 
 	return cmocka_run_group_tests_name("sym_debug", tests, NULL, NULL);
 }

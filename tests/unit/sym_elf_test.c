@@ -285,6 +285,72 @@ static void test_replaced_file(void **state)
 	lfr_sym_free(sym);
 }
 
+/*
+ * A file not at its path: found inside the process's root (another mount namespace), or
+ * through /proc/PID/map_files (removed since).  A fake proc directory stands in for /proc.
+ */
+static void test_other_roots(void **state)
+{
+	char *dir = make_tmpdir();
+	char p[1024], link[2048];
+	struct lfr_sym_opts o = {.debug_dirs = fixture("nodebug")};
+	struct lfr_sym *sym = NULL;
+	void *h = fixture_dlopen("libsymfix.so");
+	uint64_t add, start = 0, end = 0;
+	struct lfr_frame f;
+
+	(void)state;
+	assert_non_null(dir);
+	assert_non_null(h);
+	add = fixture_sym(h, "fix_add");
+	o.proc_dir = dir;
+	assert_int_equal(lfr_sym_new(&sym, &o), 0);
+
+	/* DIR/91010/root/ns/lib/libsymfix.so is the file the process calls /ns/lib/libsymfix.so. */
+	snprintf(p, sizeof(p), "%s/91010/root/ns/lib", dir);
+	assert_int_equal(system((snprintf(link, sizeof(link), "mkdir -p '%s'", p), link)), 0);
+	snprintf(p, sizeof(p), "%s/91010/root/ns/lib/libsymfix.so", dir);
+	assert_int_equal(symlink(fixture("libsymfix.so"), p), 0);
+	assert_true(add_maps_renamed(sym, 91010, "/libsymfix.so", "/ns/lib/libsymfix.so", &start,
+	                             &end) >= 1);
+	assert_true(lfr_sym_resolve_user(sym, 91010, add + 1, &f));
+	assert_string_equal(f.method, "fix_add");
+	assert_string_equal(f.class_name, "libsymfix.so");
+
+	/* DIR/91011/map_files/START-END links to a file whose path is gone. */
+	assert_true(
+	    add_maps_renamed(sym, 91011, "/libsymfix.so", "/gone/libsymfix.so", &start, &end) >= 1);
+	snprintf(p, sizeof(p), "%s/91011/map_files", dir);
+	assert_int_equal(system((snprintf(link, sizeof(link), "mkdir -p '%s'", p), link)), 0);
+	/* Only the executable mapping holding fix_add is linked. */
+	{
+		FILE *maps = fopen("/proc/self/maps", "r");
+		char line[1024];
+
+		assert_non_null(maps);
+		while (fgets(line, sizeof(line), maps)) {
+			unsigned long long s, e;
+
+			if (strstr(line, "/libsymfix.so") &&
+			    sscanf(line, "%llx-%llx", &s, &e) == 2 && add >= s && add < e) {
+				snprintf(p, sizeof(p), "%s/91011/map_files/%llx-%llx", dir, s, e);
+				assert_int_equal(symlink(fixture("libsymfix.so"), p), 0);
+			}
+		}
+		fclose(maps);
+	}
+	assert_true(lfr_sym_resolve_user(sym, 91011, add + 2, &f));
+	assert_string_equal(f.method, "fix_add");
+	assert_int_equal(f.offset, 2);
+	assert_string_equal(f.path, "/gone/libsymfix.so");
+
+	lfr_sym_free(sym);
+	dlclose(h);
+	snprintf(link, sizeof(link), "rm -rf '%s'", dir);
+	assert_int_equal(system(link), 0);
+	free(dir);
+}
+
 /* With the fallback flag a live process needs no records at all. */
 static void test_proc_maps_fallback(void **state)
 {
@@ -339,14 +405,22 @@ static void test_bad_mapping(void **state)
 
 int main(void)
 {
+	/* clang-format off */
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_pie_after_exit),     cmocka_unit_test(test_exec_explicit_records),
-	    cmocka_unit_test(test_shared_library),     cmocka_unit_test(test_sized_symbol),
-	    cmocka_unit_test(test_unknown_pcs),        cmocka_unit_test(test_overlapping_mappings),
-	    cmocka_unit_test(test_forget_and_cache),   cmocka_unit_test(test_replaced_file),
-	    cmocka_unit_test(test_proc_maps_fallback), cmocka_unit_test(test_vdso),
-	    cmocka_unit_test(test_bad_mapping),
+		cmocka_unit_test(test_pie_after_exit),
+		cmocka_unit_test(test_exec_explicit_records),
+		cmocka_unit_test(test_shared_library),
+		cmocka_unit_test(test_sized_symbol),
+		cmocka_unit_test(test_unknown_pcs),
+		cmocka_unit_test(test_overlapping_mappings),
+		cmocka_unit_test(test_forget_and_cache),
+		cmocka_unit_test(test_replaced_file),
+		cmocka_unit_test(test_other_roots),
+		cmocka_unit_test(test_proc_maps_fallback),
+		cmocka_unit_test(test_vdso),
+		cmocka_unit_test(test_bad_mapping),
 	};
+	/* clang-format on */
 
 	return cmocka_run_group_tests_name("sym_elf", tests, NULL, NULL);
 }

@@ -145,12 +145,14 @@ static void test_malformed_file(void **state)
 
 int main(void)
 {
+	/* clang-format off */
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_kernel_and_modules),
-	    cmocka_unit_test(test_hidden_addresses),
-	    cmocka_unit_test(test_missing_file),
-	    cmocka_unit_test(test_malformed_file),
+		cmocka_unit_test(test_kernel_and_modules),
+		cmocka_unit_test(test_hidden_addresses),
+		cmocka_unit_test(test_missing_file),
+		cmocka_unit_test(test_malformed_file),
 	};
+	/* clang-format on */
 
 	return cmocka_run_group_tests_name("sym_kernel", tests, NULL, NULL);
 }

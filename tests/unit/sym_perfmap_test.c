@@ -103,10 +103,12 @@ static void test_perf_map_grows(void **state)
 
 int main(void)
 {
+	/* clang-format off */
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_perf_map),
-	    cmocka_unit_test(test_perf_map_grows),
+		cmocka_unit_test(test_perf_map),
+		cmocka_unit_test(test_perf_map_grows),
 	};
+	/* clang-format on */
 
 	return cmocka_run_group_tests_name("sym_perfmap", tests, NULL, NULL);
 }

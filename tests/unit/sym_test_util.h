@@ -134,6 +134,47 @@ static inline int add_maps_as(struct lfr_sym *sym, pid_t real_pid, uint32_t as_p
 	return n;
 }
 
+/*
+ * Like add_maps_as, but the records name the file path instead of its real path (the file as
+ * another mount namespace sees it, or a file removed since).  Returns the count.
+ */
+static inline int add_maps_renamed(struct lfr_sym *sym, uint32_t as_pid, const char *suffix,
+                                   const char *path, uint64_t *start, uint64_t *end)
+{
+	char line[1024];
+	FILE *f = fopen("/proc/self/maps", "r");
+	int n = 0;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long s, e, off, ino;
+		unsigned maj, min;
+		char perms[8], file[512] = "";
+		struct lfr_sym_mapping m = {.pid = as_pid};
+		size_t len;
+
+		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %511s", &s, &e, perms, &off, &maj,
+		           &min, &ino, file) < 8 ||
+		    !strchr(perms, 'x'))
+			continue;
+		len = strlen(file);
+		if (len < strlen(suffix) || strcmp(file + len - strlen(suffix), suffix))
+			continue;
+		m.start = *start = s;
+		m.end = *end = e;
+		m.pgoff = off;
+		m.dev = makedev(maj, min);
+		m.ino = ino;
+		m.path = path;
+		if (lfr_sym_add_mapping(sym, &m))
+			break;
+		n++;
+	}
+	fclose(f);
+	return n;
+}
+
 static inline void *fixture_dlopen(const char *name)
 {
 	void *h = dlopen(fixture(name), RTLD_NOW | RTLD_LOCAL);
