@@ -684,7 +684,8 @@ found:
 
 /*
  * Resolves pc in p.  *cacheable is false for results that may change without a change of the
- * process's serial: pcs left unknown after a look at a perf map that may grow, or at /proc.
+ * process's serial: pcs outside any readable object left unknown after a look at a perf map
+ * that may grow, or at /proc.
  */
 static bool resolve_in(struct lfr_sym *sym, struct proc *p, uint64_t pc, struct lfr_frame *f,
                        bool *cacheable)
@@ -720,7 +721,11 @@ static bool resolve_in(struct lfr_sym *sym, struct proc *p, uint64_t pc, struct 
 	}
 	if (from_perf_map(sym, p, pc, f))
 		return true;
-	*cacheable = false;
+	/*
+	 * A pc in a file stays unknown (a perf map naming it would be read again, with a new
+	 * serial, on the next miss); JIT code not yet in the map is looked up again.
+	 */
+	*cacheable = o && o->ok;
 	/* Memory without a file to look into keeps the pc itself. */
 	if (!m->path || (m->path[0] != '/' && !(o && o->ok))) {
 		unknown(sym, m->name, pc, LFR_FRAME_NATIVE, f);
