@@ -105,6 +105,27 @@ static void test_shared_library(void **state)
 	lfr_sym_free(sym);
 }
 
+/* PLT stubs are named "function@plt" (the build wrote where objdump saw getpid@plt). */
+static void test_plt_stub(void **state)
+{
+	struct lfr_sym *sym = new_sym(0);
+	void *h = fixture_dlopen("libsymfix.so");
+	unsigned long long plt = 0, add_vaddr = 0;
+	FILE *f = fopen(fixture("libsymfix.plt"), "r");
+	uint64_t add;
+
+	(void)state;
+	assert_non_null(h);
+	assert_non_null(f);
+	assert_int_equal(fscanf(f, "%llx %llx", &plt, &add_vaddr), 2);
+	fclose(f);
+	add = fixture_sym(h, "fix_add");
+	assert_true(add_maps_as(sym, getpid(), FAKE_PID, "/libsymfix.so", 0) >= 1);
+	expect_frame(sym, FAKE_PID, add + (plt - add_vaddr) + 6, "libsymfix.so", "getpid@plt", 6);
+	dlclose(h);
+	lfr_sym_free(sym);
+}
+
 /* A pc past the end of a sized symbol is not that symbol but keeps its address. */
 static void test_sized_symbol(void **state)
 {
@@ -410,6 +431,7 @@ int main(void)
 		cmocka_unit_test(test_pie_after_exit),
 		cmocka_unit_test(test_exec_explicit_records),
 		cmocka_unit_test(test_shared_library),
+		cmocka_unit_test(test_plt_stub),
 		cmocka_unit_test(test_sized_symbol),
 		cmocka_unit_test(test_unknown_pcs),
 		cmocka_unit_test(test_overlapping_mappings),

@@ -301,6 +301,88 @@ static bool find_by_debuglink(struct lfr_sym *sym, struct debug_file *d, const s
 	return false;
 }
 
+static Elf_Scn *section_named(Elf *e, size_t shstrndx, const char *name, GElf_Shdr *sh)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(e, scn))) {
+		const char *n;
+
+		if (!gelf_getshdr(scn, sh))
+			continue;
+		n = elf_strptr(e, shstrndx, sh->sh_name);
+		if (n && !strcmp(n, name))
+			return scn;
+	}
+	return NULL;
+}
+
+/*
+ * Names the PLT stubs of x86 objects "function@plt", as binutils and perf do: entry k of .plt.sec
+ * (or entry k + 1 of .plt, after the resolver stub) jumps through the GOT slot of relocation k
+ * of .rela.plt (.rel.plt on i386), whose symbol names the function.  Returns the number added.
+ */
+static long read_plt(struct elfobj *o, Elf *e)
+{
+	GElf_Shdr rsh, psh, dsh;
+	Elf_Scn *rscn, *pscn, *dscn;
+	Elf_Data *rdata, *ddata;
+	GElf_Ehdr eh;
+	size_t shstrndx, nrel, first = 0, entsize = 16;
+	long added = 0;
+	bool rela;
+
+	if (!gelf_getehdr(e, &eh) || (eh.e_machine != EM_X86_64 && eh.e_machine != EM_386) ||
+	    elf_getshdrstrndx(e, &shstrndx))
+		return 0;
+	rela = eh.e_machine == EM_X86_64;
+	rscn = section_named(e, shstrndx, rela ? ".rela.plt" : ".rel.plt", &rsh);
+	pscn = section_named(e, shstrndx, ".plt.sec", &psh);
+	if (!pscn) {
+		pscn = section_named(e, shstrndx, ".plt", &psh);
+		first = 1;
+	}
+	if (!rscn || !pscn || rsh.sh_type != (rela ? SHT_RELA : SHT_REL) || !rsh.sh_entsize ||
+	    psh.sh_type == SHT_NOBITS)
+		return 0;
+	dscn = elf_getscn(e, rsh.sh_link);
+	if (!dscn || !gelf_getshdr(dscn, &dsh) || dsh.sh_type == SHT_NOBITS)
+		return 0;
+	rdata = elf_getdata(rscn, NULL);
+	ddata = elf_getdata(dscn, NULL);
+	if (!rdata || !ddata || !rdata->d_buf || !ddata->d_buf)
+		return 0;
+	if (psh.sh_entsize >= 8)
+		entsize = psh.sh_entsize;
+	nrel = rsh.sh_size / rsh.sh_entsize;
+	for (size_t k = 0; k < nrel && (first + k + 1) * entsize <= psh.sh_size; k++) {
+		char name[512];
+		const char *fn;
+		GElf_Rela r;
+		GElf_Rel rl;
+		GElf_Sym s;
+		uint64_t info;
+		int err;
+
+		if (rela ? !gelf_getrela(rdata, (int)k, &r) : !gelf_getrel(rdata, (int)k, &rl))
+			continue;
+		info = rela ? r.r_info : rl.r_info;
+		/* IRELATIVE slots have no symbol: their stub stays unnamed. */
+		if (!GELF_R_SYM(info) || !gelf_getsym(ddata, (int)GELF_R_SYM(info), &s))
+			continue;
+		fn = elf_strptr(e, dsh.sh_link, s.st_name);
+		if (!fn || !*fn)
+			continue;
+		snprintf(name, sizeof(name), "%s@plt", fn);
+		err = symtab_add(&o->syms, psh.sh_addr + (first + k) * entsize, entsize, 0, name,
+		                 strlen(name), 0, 0);
+		if (err)
+			return err;
+		added++;
+	}
+	return added;
+}
+
 static int load_symbols(struct lfr_sym *sym, struct elfobj *o, Elf *e, const struct stat *st,
                         const char *open_path)
 {
@@ -323,6 +405,8 @@ static int load_symbols(struct lfr_sym *sym, struct elfobj *o, Elf *e, const str
 	/* Exported names still help when the debug symbols are missing or empty. */
 	if (n == 0)
 		n = read_symbols(o, e, SHT_DYNSYM);
+	if (n >= 0)
+		n = read_plt(o, e);
 	if (n < 0)
 		return (int)n;
 	symtab_finish(&o->syms);

@@ -12,6 +12,11 @@ cflags="-O1 -g -fno-inline -fno-omit-frame-pointer"
 
 # A shared library whose ELF addresses are not file offsets.
 $CC $cflags -shared -fPIC -Wl,-Ttext-segment=0x200000 -o libsymfix.so "$src/libsymfix.c"
+# ELF addresses of getpid@plt (as binutils names PLT stubs) and of fix_add, for the PLT test.
+plt=$(objdump -d -j .plt libsymfix.so | sed -n 's/^0*\([0-9a-f]*\) <getpid@plt>:$/\1/p')
+add=$(nm libsymfix.so | sed -n 's/^0*\([0-9a-f]*\) T fix_add$/\1/p')
+[ -n "$plt" ] && [ -n "$add" ]
+echo "$plt $add" > libsymfix.plt
 
 # The same program as a PIE and as a fixed-address executable.
 $CC $cflags -fPIE -pie -o symfix_pie "$src/symfix_prog.c"

@@ -1,13 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Shared library fixture for the symbolizer tests; linked with its first segment at 0x200000 so
  * that ELF addresses differ from file offsets. */
+#include <unistd.h>
+
 int fix_add(int a, int b);
+int fix_call_getpid(void);
 void *fix_local_addr(void);
 void *fix_sized_addr(void);
 
 __attribute__((noinline)) int fix_add(int a, int b)
 {
 	return a * 3 + b;
+}
+
+/* Calls through the PLT stub "getpid@plt". */
+int fix_call_getpid(void)
+{
+	return (int)getpid() + 1;
 }
 
 __attribute__((noinline, used)) static int fix_local(int x)
