@@ -18,7 +18,8 @@ static const char kallsyms[] = "0000000000000000 A fixed_percpu_data\n"
                                "ffffffffc0000400 T ext4_file_read_iter\t[ext4]\n"
                                "ffffffffc0001000 d ext4_data\t[ext4]\n"
                                "ffffffffc0002000 t xfs_bmap\t[xfs]\n"
-                               "ffffffffc0002100 b xfs_bss\t[xfs]\n";
+                               "ffffffffc0002100 b xfs_bss\t[xfs]\n"
+                               "\n";
 
 static const char *const files[] = {"kallsyms", "hidden", NULL};
 

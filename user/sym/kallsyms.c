@@ -44,6 +44,8 @@ static int parse_line(struct ksyms *ks, struct strpool *pool, char *line, uint64
 	char type;
 	int idx = 0;
 
+	if (line[0] == '\n')
+		return 0;
 	addr = strtoull(p, &end, 16);
 	if (end == p || *end != ' ')
 		return -EINVAL;
