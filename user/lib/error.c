@@ -69,7 +69,9 @@ void lfr_error_print(FILE *out, const char *prog, const struct lfr_error *e)
 		fprintf(out, ": %s", e->msg);
 	if (e->code)
 		fprintf(out, " (%s)", strerror(e->code));
-	if (e->bad_attr >= 0)
+	if (e->attr_name[0])
+		fprintf(out, " [attribute %s]", e->attr_name);
+	else if (e->bad_attr >= 0)
 		fprintf(out, " [attribute %d]", e->bad_attr);
 	if (e->missing_attr >= 0)
 		fprintf(out, " [missing attribute %d]", e->missing_attr);

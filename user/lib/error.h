@@ -14,6 +14,8 @@ struct lfr_error {
 	char msg[512];     /* the kernel's extack message verbatim, or a message of liblfr's own */
 	char hint[256];    /* what to do about it; may be empty */
 	int bad_attr;      /* type of the attribute the kernel pointed at (NLMSGERR_ATTR_OFFS), or -1 */
+	unsigned int bad_attr_off; /* its offset in the request */
+	char attr_name[64]; /* its name, when the caller knows the family's attributes */
 	int missing_attr;  /* type of a required attribute the kernel missed, or -1 */
 	char warning[512]; /* an extack message that came with a successful reply */
 };

@@ -59,6 +59,7 @@ static int extack_attr_cb(const struct nlattr *attr, void *data)
 					(const struct nlattr *)((const char *)x->req + off);
 
 				x->e->bad_attr = bad->nla_type & NLA_TYPE_MASK;
+				x->e->bad_attr_off = off;
 			}
 		}
 		break;
