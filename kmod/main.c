@@ -17,5 +17,6 @@ static void __exit lfr_exit(void)
 module_init(lfr_init);
 module_exit(lfr_exit);
 MODULE_LICENSE("GPL");
+MODULE_AUTHOR("The lfr developers");
 MODULE_DESCRIPTION("lfr: Linux flight recorder, cooperative CPU sampling into JFR files");
 MODULE_VERSION(LFR_VERSION);
