@@ -18,6 +18,7 @@ struct lfr_error {
 	char attr_name[64]; /* its name, when the caller knows the family's attributes */
 	int missing_attr;  /* type of a required attribute the kernel missed, or -1 */
 	char warning[512]; /* an extack message that came with a successful reply */
+	int no_module;     /* the failure means the lfr module is not loaded */
 };
 
 void lfr_error_clear(struct lfr_error *e);

@@ -283,6 +283,7 @@ static int resolve_family(struct lfr_genl *g, const char *module, struct lfr_err
 	g->family_id = 0;
 	if (lfr_genl_request(g, nlh, "resolving the generic netlink family", family_cb, g, e) < 0) {
 		if (e->code == ENOENT) {
+			e->no_module = 1;
 			snprintf(e->msg, sizeof(e->msg),
 				 "the kernel has no generic netlink family \"%s\"", g->family);
 			snprintf(e->hint, sizeof(e->hint),

@@ -216,6 +216,8 @@ int lfr_rings_open(struct lfr_rings *rs, const struct lfr_session_info *info, st
 	rs->fd = open(LFR_DEVICE_PATH, O_RDWR | O_CLOEXEC);
 	if (rs->fd < 0) {
 		lfr_error_set(e, errno, "opening %s", LFR_DEVICE_PATH);
+		if (errno == ENOENT || errno == ENODEV || errno == ENXIO)
+			e->no_module = 1;
 		if (errno == ENOENT)
 			snprintf(e->hint, sizeof(e->hint),
 				 "the lfr module is loaded but %s is missing: is devtmpfs mounted "
