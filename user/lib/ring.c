@@ -15,9 +15,9 @@
 
 int64_t lfr_ring_readable(uint64_t head, uint64_t tail, uint64_t data_size)
 {
-	uint64_t n = head - tail;
+	uint64_t n = head - tail; /* free-running counters: modulo 2^64 */
 
-	if (head < tail || n > data_size)
+	if (n > data_size)
 		return -1;
 	return (int64_t)n;
 }
@@ -63,7 +63,7 @@ int lfr_ring_record_at(const uint8_t *data, uint64_t data_size, uint64_t pos, ui
 
 	if (pos == head)
 		return 0;
-	if (head < pos || avail > data_size) {
+	if (avail > data_size) {
 		snprintf(why, whylen, "head %llu is not within one ring of position %llu",
 			 (unsigned long long)head, (unsigned long long)pos);
 		return -1;

@@ -91,7 +91,7 @@ int lfr_ring_record_at(const uint8_t *data, uint64_t data_size, uint64_t pos, ui
 		       struct lfr_bounce *b, const struct lfr_rec_header **rec, char *why,
 		       size_t whylen);
 
-/* Bytes readable between TAIL and HEAD, or -1 when HEAD is behind TAIL or more than a ring ahead. */
+/* Bytes readable between TAIL and HEAD (modulo 2^64), or -1 when that is more than a ring. */
 int64_t lfr_ring_readable(uint64_t head, uint64_t tail, uint64_t data_size);
 
 void lfr_bounce_free(struct lfr_bounce *b);
