@@ -115,6 +115,7 @@ static void test_counters_nest(void **state)
 	mnl_attr_put_u64(nlh, LFR_CTR_TICKS, 10);
 	mnl_attr_put_u64(nlh, LFR_CTR_LOST_EXEC, 2);
 	mnl_attr_put_u64(nlh, LFR_CTR_LOST_RING_FULL, 3);
+	mnl_attr_put_u64(nlh, LFR_CTR_LOST_AUX_RING_FULL, 7); /* records, not ticks */
 	mnl_attr_put_u64(nlh, LFR_CTR_MAX + 5, 99); /* a newer counter: ignored */
 	mnl_attr_nest_end(nlh, nest);
 	assert_int_equal(lfr_counters_parse(nest, &c), 0);

@@ -7,6 +7,11 @@
  *   syscalls sleep [THREADS]          each thread blocks in a long system call (nanosleep, read on an
  *                                     empty pipe, poll without fds, futex wait) until the process is
  *                                     killed
+ *   syscalls pipe [THREADS]           each thread writes 2 MiB into its own 1 MiB pipe that nobody
+ *                                     reads: it spends CPU time in the kernel copying the first MiB
+ *                                     (so a tick lands there and queues a stack walk) and then blocks
+ *                                     in that same write until the process is killed, with the walk
+ *                                     still pending
  *
  * Prints "syscalls pid=PID mode=MODE threads=N" once every thread is running, and for "busy" a
  * closing line with the number of system calls made.
@@ -95,22 +100,51 @@ static void *sleeper(void *arg)
 	return NULL;
 }
 
+static void *pipe_filler(void *arg)
+{
+	size_t len = 2u << 20;
+	char *buf = malloc(len);
+	int fds[2];
+
+	(void)arg;
+	if (!buf || pipe(fds)) {
+		perror("syscalls: pipe");
+		exit(1);
+	}
+	memset(buf, 'x', len);
+	if (fcntl(fds[1], F_SETPIPE_SZ, 1 << 20) < 0)
+		perror("syscalls: F_SETPIPE_SZ (the pipe keeps its default size)");
+	atomic_fetch_add(&running, 1);
+	for (;;)
+		if (write(fds[1], buf, len) < 0)
+			perror("syscalls: write pipe");
+	return NULL;
+}
+
 static int usage(void)
 {
-	fprintf(stderr, "usage: syscalls busy SECONDS [THREADS] | syscalls sleep [THREADS]\n");
+	fprintf(stderr, "usage: syscalls busy SECONDS [THREADS] | syscalls sleep [THREADS] | "
+			"syscalls pipe [THREADS]\n");
 	return 2;
 }
 
 int main(int argc, char **argv)
 {
-	int sleep_mode, nthreads;
+	int sleep_mode, pipe_mode, nthreads;
+	void *(*fn)(void *) = busy;
+	const char *name = "sc-busy";
 	pthread_t *t;
 
 	if (argc < 2)
 		return usage();
-	sleep_mode = !strcmp(argv[1], "sleep");
+	pipe_mode = !strcmp(argv[1], "pipe");
+	sleep_mode = !strcmp(argv[1], "sleep") || pipe_mode;
 	if (!sleep_mode && (strcmp(argv[1], "busy") || argc < 3))
 		return usage();
+	if (sleep_mode) {
+		fn = pipe_mode ? pipe_filler : sleeper;
+		name = pipe_mode ? "sc-pipe" : "sc-sleep";
+	}
 	nthreads = argc > (sleep_mode ? 2 : 3) ? atoi(argv[sleep_mode ? 2 : 3]) : (sleep_mode ? 4 : 2);
 	if (nthreads < 1 || nthreads > 4096)
 		return usage();
@@ -124,13 +158,13 @@ int main(int argc, char **argv)
 	if (!t)
 		return 1;
 	for (long i = 0; i < nthreads; i++) {
-		int err = pthread_create(&t[i], NULL, sleep_mode ? sleeper : busy, (void *)i);
+		int err = pthread_create(&t[i], NULL, fn, (void *)i);
 
 		if (err) {
 			fprintf(stderr, "syscalls: pthread_create: %s\n", strerror(err));
 			return 1;
 		}
-		pthread_setname_np(t[i], sleep_mode ? "sc-sleep" : "sc-busy");
+		pthread_setname_np(t[i], name);
 	}
 	while (atomic_load(&running) < nthreads)
 		sched_yield();

@@ -143,7 +143,8 @@ uint64_t lfr_counters_lost(const struct lfr_counters *c)
 	uint64_t sum = 0;
 
 	for (unsigned int i = LFR_CTR_LOST_FIRST; i <= LFR_CTR_MAX; i++)
-		sum += c->v[i];
+		if (i != LFR_CTR_LOST_AUX_RING_FULL)
+			sum += c->v[i];
 	return sum;
 }
 

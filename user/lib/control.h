@@ -104,7 +104,10 @@ int lfr_ctl_monitor(struct lfr_ctl *c, struct lfr_error *e);
 int lfr_ctl_next_notification(struct lfr_ctl *c, int timeout_ms, struct lfr_notification *n,
 			       struct lfr_error *e);
 
-/* Sum of the LOST_* counters (ticks lost, every reason). */
+/*
+ * Ticks lost, every reason: the sum of the LOST_* counters except LOST_AUX_RING_FULL, which counts
+ * MMAP/COMM records rather than ticks.
+ */
 uint64_t lfr_counters_lost(const struct lfr_counters *c);
 
 /* Stable lower-case names used in every machine-readable output; "ctr_N" / "reason_N" if unknown. */
