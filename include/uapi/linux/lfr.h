@@ -95,8 +95,10 @@
  * Accounting identity (once a session is STOPPED; while it runs, works
  * still pending account for the difference):
  *   LFR_CTR_TICKS_MATCHED = LFR_CTR_TICKS_COMMITTED + sum(LFR_CTR_LOST_*)
+ *                           - LFR_CTR_LOST_AUX_RING_FULL
  * Every tick that hit a target thread is either in the weight of a
- * committed sample or lost with exactly one reason.
+ * committed sample or lost with exactly one reason (AUX_RING_FULL counts
+ * MMAP/COMM records, not ticks).
  *
  * ---------------------------------------------------------------------------
  * 2. Rings: the character device /dev/lfr.
@@ -247,6 +249,7 @@ enum lfr_lost_reason {
 	LFR_LOST_MODULE,	/* module going away, work not queued */
 	LFR_LOST_WEIGHT_OVERFLOW, /* merged weight saturated */
 	LFR_LOST_AUX_RING_FULL,	/* a MMAP/COMM record did not fit (records) */
+	LFR_LOST_NOMEM,		/* no memory for the walk buffers */
 	__LFR_LOST_MAX,
 };
 #define LFR_LOST_MAX (__LFR_LOST_MAX - 1)
@@ -287,6 +290,7 @@ enum lfr_counter {
 	LFR_CTR_LOST_MODULE,
 	LFR_CTR_LOST_WEIGHT_OVERFLOW,
 	LFR_CTR_LOST_AUX_RING_FULL,
+	LFR_CTR_LOST_NOMEM,
 	__LFR_CTR_MAX,
 };
 #define LFR_CTR_MAX (__LFR_CTR_MAX - 1)
@@ -396,8 +400,10 @@ struct lfr_rec_mmap {
 #define LFR_COMM_LEN		16
 #define LFR_COMM_F_EXEC		(1u << 0) /* new process image */
 
-/* A thread's name, written the first time the thread is sampled in a
- * process image and whenever it changed since. */
+/*
+ * A thread's name, written the first time the thread is sampled in a
+ * process image and whenever it changed since.
+ */
 struct lfr_rec_comm {
 	struct lfr_rec_header hdr;	/* LFR_REC_COMM */
 	__u64 time_ns;
