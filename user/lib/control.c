@@ -43,6 +43,7 @@ static const char *const counter_names[LFR_CTR_MAX + 1] = {
 	[LFR_CTR_LOST_MODULE] = "lost_module",
 	[LFR_CTR_LOST_WEIGHT_OVERFLOW] = "lost_weight_overflow",
 	[LFR_CTR_LOST_AUX_RING_FULL] = "lost_aux_ring_full",
+	[LFR_CTR_LOST_NOMEM] = "lost_nomem",
 };
 
 static const char *const reason_names[LFR_LOST_MAX + 1] = {
@@ -55,6 +56,7 @@ static const char *const reason_names[LFR_LOST_MAX + 1] = {
 	[LFR_LOST_MODULE] = "module",
 	[LFR_LOST_WEIGHT_OVERFLOW] = "weight_overflow",
 	[LFR_LOST_AUX_RING_FULL] = "aux_ring_full",
+	[LFR_LOST_NOMEM] = "nomem",
 };
 
 static const char *const state_names[] = {
