@@ -12,7 +12,9 @@
  * each cell reports its totals through a pipe when the deadline has passed, and the parent prints:
  *
  *   churn pid=PID seconds=S threads=N
- *   churn done threads_created=T execs=E forks=F cells=C
+ *   churn done threads_created=T execs=E forks=F cells=C peak_threads=P
+ *
+ * peak_threads is the sum over the cells of the most threads each had alive at once.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -78,13 +80,13 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-/* churn --cell DEADLINE_NS THREADS REPORT_FD CREATED EXECS FORKS */
+/* churn --cell DEADLINE_NS THREADS REPORT_FD CREATED EXECS FORKS PEAK */
 static int cell(char **argv)
 {
 	int64_t deadline = strtoll(argv[0], NULL, 10);
 	int nthreads = atoi(argv[1]), report_fd = atoi(argv[2]);
 	unsigned long created = strtoul(argv[3], NULL, 10), execs = strtoul(argv[4], NULL, 10);
-	unsigned long forks = strtoul(argv[5], NULL, 10);
+	unsigned long forks = strtoul(argv[5], NULL, 10), peak = strtoul(argv[6], NULL, 10);
 	unsigned int seed = (unsigned int)getpid() ^ (unsigned int)now_ns();
 	int64_t exec_at = now_ns() + 100000000 + rand_r(&seed) % 300000000;
 	pthread_attr_t attr;
@@ -101,15 +103,15 @@ static int cell(char **argv)
 
 			while (atomic_load(&alive) > 0)
 				usleep(1000);
-			len = snprintf(line, sizeof(line), "%lu %lu %lu\n",
+			len = snprintf(line, sizeof(line), "%lu %lu %lu %lu\n",
 				       created + atomic_load(&threads_created), execs,
-				       forks + atomic_load(&forks_done));
+				       forks + atomic_load(&forks_done), peak);
 			if (write(report_fd, line, (size_t)len) != len)
 				return 1;
 			return 0;
 		}
 		if (t >= exec_at) {
-			char a[6][32];
+			char a[7][32];
 
 			snprintf(a[0], sizeof(a[0]), "%" PRId64, deadline);
 			snprintf(a[1], sizeof(a[1]), "%d", nthreads);
@@ -117,12 +119,15 @@ static int cell(char **argv)
 			snprintf(a[3], sizeof(a[3]), "%lu", created + atomic_load(&threads_created));
 			snprintf(a[4], sizeof(a[4]), "%lu", execs + 1);
 			snprintf(a[5], sizeof(a[5]), "%lu", forks + atomic_load(&forks_done));
+			snprintf(a[6], sizeof(a[6]), "%lu", peak);
 			execl("/proc/self/exe", "churn", "--cell", a[0], a[1], a[2], a[3], a[4], a[5],
-			      (char *)NULL);
+			      a[6], (char *)NULL);
 			fprintf(stderr, "churn: exec /proc/self/exe: %s\n", strerror(errno));
 			return 1;
 		}
-		while (atomic_load(&alive) < nthreads) {
+		/* a bounded batch, so that exec and the deadline are checked even when threads die
+		 * as fast as they are created */
+		for (int batch = 0; batch < 16 && atomic_load(&alive) < nthreads; batch++) {
 			pthread_t th;
 
 			atomic_fetch_add(&alive, 1);
@@ -132,13 +137,15 @@ static int cell(char **argv)
 			}
 			atomic_fetch_add(&threads_created, 1);
 		}
+		if ((unsigned long)atomic_load(&alive) > peak)
+			peak = (unsigned long)atomic_load(&alive);
 		usleep(500);
 	}
 }
 
 int main(int argc, char **argv)
 {
-	unsigned long created = 0, execs = 0, forks = 0;
+	unsigned long created = 0, execs = 0, forks = 0, peak = 0;
 	int nthreads, fds[2];
 	double secs;
 	char a[3][32];
@@ -146,7 +153,7 @@ int main(int argc, char **argv)
 
 	if (argc >= 2 && !strcmp(argv[1], "--noop"))
 		return 0;
-	if (argc == 8 && !strcmp(argv[1], "--cell"))
+	if (argc == 9 && !strcmp(argv[1], "--cell"))
 		return cell(argv + 2);
 	if (argc < 2 || (secs = atof(argv[1])) <= 0) {
 		fprintf(stderr, "usage: churn SECONDS [THREADS]\n");
@@ -175,7 +182,7 @@ int main(int argc, char **argv)
 		}
 		if (pid == 0) {
 			close(fds[0]);
-			execl("/proc/self/exe", "churn", "--cell", a[0], a[1], a[2], "0", "0", "0",
+			execl("/proc/self/exe", "churn", "--cell", a[0], a[1], a[2], "0", "0", "0", "0",
 			      (char *)NULL);
 			_exit(127);
 		}
@@ -183,15 +190,16 @@ int main(int argc, char **argv)
 	close(fds[1]);
 	report = fdopen(fds[0], "r");
 	for (int i = 0; i < CELLS; i++) {
-		unsigned long c, e, f;
+		unsigned long c, e, f, p;
 
-		if (!report || fscanf(report, "%lu %lu %lu", &c, &e, &f) != 3) {
+		if (!report || fscanf(report, "%lu %lu %lu %lu", &c, &e, &f, &p) != 4) {
 			fprintf(stderr, "churn: a cell died before reporting\n");
 			return 1;
 		}
 		created += c;
 		execs += e;
 		forks += f;
+		peak += p;
 	}
 	for (int i = 0; i < CELLS; i++) {
 		int status;
@@ -201,7 +209,7 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	printf("churn done threads_created=%lu execs=%lu forks=%lu cells=%d\n", created, execs, forks,
-	       CELLS);
+	printf("churn done threads_created=%lu execs=%lu forks=%lu cells=%d peak_threads=%lu\n",
+	       created, execs, forks, CELLS, peak);
 	return 0;
 }

@@ -30,7 +30,7 @@ if loaded; then
 	st=$(lfr status -m)
 	echo "rmmod: workload gone: state=$(echo "$st" | field state) works_pending=$(echo "$st" | field works_pending) lost_exit=$(echo "$st" | field lost_exit)"
 	if rmmod lfr 2>err.txt; then
-		echo "rmmod: detached session running, no walk pending: rmmod stopped it and unloaded"
+		echo "rmmod: detached session still running: rmmod stopped it and unloaded"
 	else
 		echo "rmmod: detached session running: rmmod refused: $(cat err.txt)"
 		lfr stop -m || { echo "rmmod: FAILED: lfr stop"; fail=1; }

@@ -29,6 +29,10 @@ execs=$(sed -n 's/.* execs=\([0-9]*\).*/\1/p' churn.txt)
 if [ -z "$created" ] || [ "$created" -lt 200 ]; then
 	echo "stress: FAILED: churn created ${created:-no} threads (want >= 200)"; fail=1
 fi
+peak=$(sed -n 's/.* peak_threads=\([0-9]*\).*/\1/p' churn.txt)
+if [ -z "$peak" ] || [ "$peak" -lt 200 ]; then
+	echo "stress: FAILED: at most ${peak:-no} threads were alive at once (want >= 200)"; fail=1
+fi
 if [ -z "$execs" ] || [ "$execs" -lt 4 ]; then
 	echo "stress: FAILED: churn exec'd ${execs:-no} times"; fail=1
 fi
