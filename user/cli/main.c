@@ -7,6 +7,9 @@
 
 static const struct lfr_command commands[] = {
 	{ "version", cmd_version, "print the version of the lfr tools" },
+	{ "status", cmd_status, "show the recording session and the module's counters" },
+	{ "stop", cmd_stop, "stop the running recording session" },
+	{ "dump", cmd_dump, "sample, print every ring record as text, check the accounting" },
 };
 
 static void usage(FILE *out)
