@@ -27,6 +27,7 @@ static struct lfr_jfr_writer *w;
 static uint64_t t0;
 static uint64_t threads[3], stacks[3];
 static unsigned long samples, lost_total;
+static uint64_t step = 1000000; /* ns between two samples */
 
 /* worker-1: leaf <- b <- a <- main (user), worker-2: c <- a <- main, main: kernel on top of user */
 static void setup(void)
@@ -63,7 +64,7 @@ static void info_events(void)
 	CHECK(lfr_jfr_cpu_information(w, t0, NULL));
 	CHECK(lfr_jfr_sampler_settings(w, t0, 1001001, 127, true, "pid 1000"));
 	for (int i = 0; i < 3; i++)
-		CHECK(lfr_jfr_thread_start(w, t0, threads[i], i ? threads[2] : 0));
+		CHECK(lfr_jfr_thread_start(w, t0, threads[i], i < 2 ? threads[2] : 0));
 }
 
 static void sample_batch(unsigned n)
@@ -71,7 +72,7 @@ static void sample_batch(unsigned n)
 	for (unsigned i = 0; i < n; i++) {
 		unsigned k = samples % 3;
 
-		CHECK(lfr_jfr_execution_sample(w, t0 + 1000000ULL * (samples + 1), threads[k],
+		CHECK(lfr_jfr_execution_sample(w, t0 + step * (samples + 1), threads[k],
 					       stacks[k],
 					       k == 2 ? LFR_JFR_STATE_SLEEPING
 						      : LFR_JFR_STATE_RUNNABLE));
@@ -81,7 +82,7 @@ static void sample_batch(unsigned n)
 
 static void lost(const char *reason, unsigned n)
 {
-	CHECK(lfr_jfr_lost_samples(w, t0 + 1000000ULL * (samples + 1), reason, n));
+	CHECK(lfr_jfr_lost_samples(w, t0 + step * (samples + 1), reason, n));
 	lost_total += n;
 }
 
@@ -100,8 +101,10 @@ int main(int argc, char **argv)
 	const char *mode = argv[1], *file = argv[2];
 	struct lfr_jfr_options opt = { 0 };
 
-	if (!strcmp(mode, "chunks"))
+	if (!strcmp(mode, "chunks")) {
 		opt.max_chunk_bytes = 256 << 10;
+		step = 1000;
+	}
 	if (lfr_jfr_open(&w, file, &opt) < 0) {
 		fprintf(stderr, "gen_recording: %s\n", lfr_jfr_strerror(w));
 		return 1;
@@ -117,7 +120,7 @@ int main(int argc, char **argv)
 		sample_batch(150);
 		lost("ring full", 2);
 		lost("no slot", 1);
-		CHECK(lfr_jfr_thread_end(w, t0 + 1000000ULL * (samples + 1), threads[1]));
+		CHECK(lfr_jfr_thread_end(w, t0 + step * (samples + 1), threads[1]));
 		CHECK(lfr_jfr_close(w));
 		expect_common(300);
 		printf("expect lost 3\nexpect lost_total 8\nexpect chunks 1\n");
@@ -137,7 +140,7 @@ int main(int argc, char **argv)
 				for (int d = 0; d < 40; d++)
 					frames[d] = m[(x >> (d % 16)) % 64 ^ (d & 1)];
 				CHECK(lfr_jfr_stack(w, frames, 40, false, &key));
-				CHECK(lfr_jfr_execution_sample(w, t0 + 1000ULL * (samples + 1),
+				CHECK(lfr_jfr_execution_sample(w, t0 + step * (samples + 1),
 							       threads[i % 3], key,
 							       LFR_JFR_STATE_RUNNABLE));
 				samples++;

@@ -94,7 +94,8 @@ struct lfr_jfr_writer {
 	bool dead;
 	char err[512];
 	struct lfr_jfr_options opt;
-	int64_t io_budget;
+	int64_t io_budget;           /* fault injection: bytes of I/O left, -1 = unlimited */
+	int64_t fault_op, fault_bytes; /* fault injection: the I/O call to cut, -1 = none */
 
 	/* clock base: one CLOCK_MONOTONIC and one CLOCK_REALTIME reading taken together */
 	uint64_t mono0, real0;
@@ -164,22 +165,55 @@ void lfr_jfr_set_io_budget(struct lfr_jfr_writer *w, int64_t budget)
 	w->io_budget = budget;
 }
 
+void lfr_jfr_set_io_fault(struct lfr_jfr_writer *w, int64_t op, int64_t bytes)
+{
+	w->fault_op = op;
+	w->fault_bytes = bytes;
+}
+
 /* ---- file I/O: every call checked, short writes completed, injected faults honoured ---- */
+
+/*
+ * Fault injection (tests): decides whether this I/O call is the one the simulated kill interrupts,
+ * and how many of its n bytes reach the file first.
+ */
+static bool injected_fault(struct lfr_jfr_writer *w, size_t *n, uint64_t off, bool is_write)
+{
+	size_t keep;
+
+	if (w->fault_op > 0) {
+		w->fault_op--;
+		return false;
+	}
+	if (w->fault_op == 0) {
+		keep = w->fault_bytes < (int64_t)*n ? (size_t)w->fault_bytes : *n;
+	} else if (w->io_budget >= 0 && (int64_t)*n > w->io_budget) {
+		keep = (size_t)w->io_budget;
+	} else {
+		if (w->io_budget >= 0)
+			w->io_budget -= (int64_t)*n;
+		return false;
+	}
+	/* the kernel completes a write within one page entirely or not at all when the writer is
+	 * killed; only larger writes can be cut short */
+	if (is_write && *n <= 8 && off / PAGE == (off + *n - 1) / PAGE && keep < *n)
+		keep = 0;
+	*n = keep;
+	w->io_budget = 0;
+	w->fault_op = 0;
+	w->fault_bytes = 0;
+	return true;
+}
 
 static int io_write(struct lfr_jfr_writer *w, const void *data, size_t n, uint64_t off,
 		    const char *what)
 {
 	const uint8_t *p = data;
-	bool cut = false;
+	bool cut;
 
 	if (w->dead)
 		return -EIO;
-	if (w->io_budget >= 0 && (int64_t)n > w->io_budget) {
-		n = (size_t)w->io_budget;
-		cut = true;
-	}
-	if (w->io_budget >= 0)
-		w->io_budget -= (int64_t)n;
+	cut = injected_fault(w, &n, off, true);
 	while (n) {
 		ssize_t r = pwrite(w->fd, p, n, (off_t)off);
 
@@ -201,16 +235,20 @@ static int io_write(struct lfr_jfr_writer *w, const void *data, size_t n, uint64
 
 static int io_truncate(struct lfr_jfr_writer *w, uint64_t size, const char *what)
 {
+	size_t one = 1;
+	bool cut;
+
 	if (w->dead)
 		return -EIO;
-	if (w->io_budget == 0)
+	cut = injected_fault(w, &one, 0, false);
+	if (cut && !one)
 		return fail_io(w, EIO, "(injected fault) ftruncate", size);
-	if (w->io_budget > 0)
-		w->io_budget--;
 	while (ftruncate(w->fd, (off_t)size) < 0) {
 		if (errno != EINTR)
 			return fail_io(w, errno, what, size);
 	}
+	if (cut)
+		return fail_io(w, EIO, "(injected fault) after ftruncate", size);
 	return 0;
 }
 
@@ -600,12 +638,13 @@ int lfr_jfr_open(struct lfr_jfr_writer **out, const char *path, const struct lfr
 		return -ENOMEM;
 	w->fd = -1;
 	w->io_budget = -1;
+	w->fault_op = -1;
 	if (opt)
 		w->opt = *opt;
 	if (!w->opt.max_chunk_bytes)
 		w->opt.max_chunk_bytes = 12 << 20;
-	if (w->opt.max_chunk_bytes < 256 << 10)
-		w->opt.max_chunk_bytes = 256 << 10;
+	if (w->opt.max_chunk_bytes < 64 << 10)
+		w->opt.max_chunk_bytes = 64 << 10;
 	if (w->opt.max_chunk_bytes > (1ULL << 31) - (64 << 20))
 		w->opt.max_chunk_bytes = (1ULL << 31) - (64 << 20); /* JMC: chunks under 2 GiB */
 	if (!w->opt.auto_flush_bytes)

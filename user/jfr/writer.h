@@ -131,5 +131,8 @@ void lfr_jfr_get_stats(const struct lfr_jfr_writer *w, struct lfr_jfr_stats *st)
  * every write is cut short and fails, as if the process had been killed there.  -1 disables.
  */
 void lfr_jfr_set_io_budget(struct lfr_jfr_writer *w, int64_t budget);
+/* Fault injection for tests: I/O call number op (0 = the next one) writes at most bytes bytes and
+ * fails, and every later call fails.  op -1 disables. */
+void lfr_jfr_set_io_fault(struct lfr_jfr_writer *w, int64_t op, int64_t bytes);
 
 #endif
