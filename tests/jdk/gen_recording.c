@@ -6,6 +6,9 @@
  *   gen_recording chunks FILE      many distinct stacks and a small chunk size: several chunks
  *   gen_recording flushonly FILE   flushed twice and never closed (as after kill -9)
  *   gen_recording cut FILE BYTES   flushed once, then the next flush dies after BYTES bytes of I/O
+ *   gen_recording cutop FILE OP BYTES
+ *                                  flushed once, then the next flush, which starts a new chunk,
+ *                                  dies in its I/O call number OP after BYTES bytes of it
  *
  * Prints what the file must contain as "expect KEY VALUE" lines.
  */
@@ -95,12 +98,14 @@ static void expect_common(unsigned long nsamples)
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
-		fprintf(stderr, "usage: gen_recording basic|chunks|flushonly|cut FILE [BYTES]\n");
+		fprintf(stderr, "usage: gen_recording basic|chunks|flushonly|cut|cutop FILE [OP] [BYTES]\n");
 		return 2;
 	}
 	const char *mode = argv[1], *file = argv[2];
 	struct lfr_jfr_options opt = { 0 };
 
+	if (!strcmp(mode, "cutop"))
+		opt.max_chunk_age_ns = 1;
 	if (!strcmp(mode, "chunks")) {
 		opt.max_chunk_bytes = 256 << 10;
 		step = 1000;
@@ -171,6 +176,16 @@ int main(int argc, char **argv)
 		lfr_jfr_abandon(w);
 		/* the second flush either completed within the budget or left the first one */
 		expect_common(r == 0 ? 180 : 90);
+	} else if (!strcmp(mode, "cutop") && argc > 4) {
+		sample_batch(90);
+		CHECK(lfr_jfr_flush(w));
+		sample_batch(90);
+		lfr_jfr_set_io_fault(w, atoll(argv[3]), atoll(argv[4]));
+		int r = lfr_jfr_flush(w);
+		lfr_jfr_abandon(w);
+		printf("expect flush %s\n", r == 0 ? "complete" : "cut");
+		expect_common(r == 0 ? 180 : 90);
+		printf("expect samples_alt 180\n"); /* cut after the events were published */
 	} else {
 		fprintf(stderr, "gen_recording: unknown mode %s\n", mode);
 		return 2;
