@@ -21,7 +21,7 @@
 #define CHECK(call)                                                                                \
 	do {                                                                                       \
 		if ((call) < 0) {                                                                  \
-			fprintf(stderr, "gen_recording: %s: %s\n", #call, lfr_jfr_strerror(w));   \
+			fprintf(stderr, "gen_recording: %s: %s\n", #call, lfr_jfr_strerror(w));    \
 			exit(1);                                                                   \
 		}                                                                                  \
 	} while (0)
@@ -41,14 +41,14 @@ static void setup(void)
 	CHECK(lfr_jfr_method(w, "gen_workload", "a", LFR_JFR_FRAME_NATIVE, &m_a));
 	CHECK(lfr_jfr_method(w, "gen_workload", "b", LFR_JFR_FRAME_NATIVE, &m_b));
 	CHECK(lfr_jfr_method(w, "libstdc++.so.6", "std::vector<int>::push_back(int const&)",
-			     LFR_JFR_FRAME_CPP, &m_c));
+	                     LFR_JFR_FRAME_CPP, &m_c));
 	CHECK(lfr_jfr_method(w, "gen_workload", "leaf", LFR_JFR_FRAME_NATIVE, &m_leaf));
 	CHECK(lfr_jfr_method(w, "libc.so.6", "read", LFR_JFR_FRAME_NATIVE, &m_libc));
 	CHECK(lfr_jfr_method(w, "[kernel]", "ksys_read", LFR_JFR_FRAME_KERNEL, &m_read));
 	CHECK(lfr_jfr_method(w, "[kernel]", "entry_SYSCALL_64", LFR_JFR_FRAME_KERNEL, &m_sys));
-	uint64_t s1[] = { m_leaf, m_b, m_a, m_main };
-	uint64_t s2[] = { m_c, m_a, m_main };
-	uint64_t s3[] = { m_read, m_sys, m_libc, m_main };
+	uint64_t s1[] = {m_leaf, m_b, m_a, m_main};
+	uint64_t s2[] = {m_c, m_a, m_main};
+	uint64_t s3[] = {m_read, m_sys, m_libc, m_main};
 	CHECK(lfr_jfr_stack(w, s1, 4, false, &stacks[0]));
 	CHECK(lfr_jfr_stack(w, s2, 3, false, &stacks[1]));
 	CHECK(lfr_jfr_stack(w, s3, 4, true, &stacks[2]));
@@ -59,8 +59,8 @@ static void setup(void)
 
 static void info_events(void)
 {
-	struct lfr_jfr_recording r = { .id = 1, .name = "lfr", .flush_interval_ms = 1000,
-				       .start_ticks = t0 };
+	struct lfr_jfr_recording r = {
+	    .id = 1, .name = "lfr", .flush_interval_ms = 1000, .start_ticks = t0};
 
 	CHECK(lfr_jfr_active_recording(w, t0, &r));
 	CHECK(lfr_jfr_os_information(w, t0, NULL));
@@ -75,10 +75,9 @@ static void sample_batch(unsigned n)
 	for (unsigned i = 0; i < n; i++) {
 		unsigned k = samples % 3;
 
-		CHECK(lfr_jfr_execution_sample(w, t0 + step * (samples + 1), threads[k],
-					       stacks[k],
-					       k == 2 ? LFR_JFR_STATE_SLEEPING
-						      : LFR_JFR_STATE_RUNNABLE));
+		CHECK(lfr_jfr_execution_sample(w, t0 + step * (samples + 1), threads[k], stacks[k],
+		                               k == 2 ? LFR_JFR_STATE_SLEEPING
+		                                      : LFR_JFR_STATE_RUNNABLE));
 		samples++;
 	}
 }
@@ -87,6 +86,16 @@ static void lost(const char *reason, unsigned n)
 {
 	CHECK(lfr_jfr_lost_samples(w, t0 + step * (samples + 1), reason, n));
 	lost_total += n;
+}
+
+static void close_or_die(void)
+{
+	char err[512];
+
+	if (lfr_jfr_close(w, err, sizeof(err)) < 0) {
+		fprintf(stderr, "gen_recording: close: %s\n", err);
+		exit(1);
+	}
 }
 
 static void expect_common(unsigned long nsamples)
@@ -98,11 +107,13 @@ static void expect_common(unsigned long nsamples)
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
-		fprintf(stderr, "usage: gen_recording basic|chunks|flushonly|cut|cutop FILE [OP] [BYTES]\n");
+		fprintf(
+		    stderr,
+		    "usage: gen_recording basic|chunks|flushonly|cut|cutop FILE [OP] [BYTES]\n");
 		return 2;
 	}
 	const char *mode = argv[1], *file = argv[2];
-	struct lfr_jfr_options opt = { 0 };
+	struct lfr_jfr_options opt = {0};
 
 	if (!strcmp(mode, "cutop"))
 		opt.max_chunk_age_ns = 1;
@@ -126,7 +137,7 @@ int main(int argc, char **argv)
 		lost("ring full", 2);
 		lost("no slot", 1);
 		CHECK(lfr_jfr_thread_end(w, t0 + step * (samples + 1), threads[1]));
-		CHECK(lfr_jfr_close(w));
+		close_or_die();
 		expect_common(300);
 		printf("expect lost 3\nexpect lost_total 8\nexpect chunks 1\n");
 	} else if (!strcmp(mode, "chunks")) {
@@ -146,8 +157,8 @@ int main(int argc, char **argv)
 					frames[d] = m[(x >> (d % 16)) % 64 ^ (d & 1)];
 				CHECK(lfr_jfr_stack(w, frames, 40, false, &key));
 				CHECK(lfr_jfr_execution_sample(w, t0 + step * (samples + 1),
-							       threads[i % 3], key,
-							       LFR_JFR_STATE_RUNNABLE));
+				                               threads[i % 3], key,
+				                               LFR_JFR_STATE_RUNNABLE));
 				samples++;
 			}
 			sample_batch(30);
@@ -155,7 +166,7 @@ int main(int argc, char **argv)
 		}
 		struct lfr_jfr_stats st;
 		lfr_jfr_get_stats(w, &st);
-		CHECK(lfr_jfr_close(w));
+		close_or_die();
 		expect_common(samples);
 		printf("expect chunks %llu\n", (unsigned long long)st.chunks);
 	} else if (!strcmp(mode, "flushonly")) {

@@ -17,17 +17,17 @@ static void varint_known_bytes(void **state)
 		unsigned n;
 		uint8_t b[9];
 	} cases[] = {
-		{ 0, 1, { 0 } },
-		{ 1, 1, { 1 } },
-		{ 127, 1, { 0x7f } },
-		{ 128, 2, { 0x80, 0x01 } },
-		{ 300, 2, { 0xac, 0x02 } },
-		{ 16384, 3, { 0x80, 0x80, 0x01 } },
-		/* the 9th byte carries a full 8 bits */
-		{ UINT64_MAX, 9, { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff } },
-		/* -1 is two's complement, never zigzag */
-		{ (uint64_t)-2, 9, { 0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff } },
-		{ 1ULL << 56, 9, { 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01 } },
+	    {0, 1, {0}},
+	    {1, 1, {1}},
+	    {127, 1, {0x7f}},
+	    {128, 2, {0x80, 0x01}},
+	    {300, 2, {0xac, 0x02}},
+	    {16384, 3, {0x80, 0x80, 0x01}},
+	    /* the 9th byte carries a full 8 bits */
+	    {UINT64_MAX, 9, {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}},
+	    /* -1 is two's complement, never zigzag */
+	    {(uint64_t)-2, 9, {0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}},
+	    {1ULL << 56, 9, {0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01}},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		uint8_t out[9];
@@ -47,7 +47,7 @@ static void varint_roundtrip_every_width(void **state)
 {
 	(void)state;
 	for (unsigned bit = 0; bit < 64; bit++) {
-		uint64_t vs[] = { 1ULL << bit, (1ULL << bit) - 1, ~0ULL >> bit };
+		uint64_t vs[] = {1ULL << bit, (1ULL << bit) - 1, ~0ULL >> bit};
 
 		for (int j = 0; j < 3; j++) {
 			uint8_t out[9];
@@ -63,7 +63,7 @@ static void varint_roundtrip_every_width(void **state)
 static void varint_padded_patch(void **state)
 {
 	(void)state;
-	struct jfr_buf b = { 0 };
+	struct jfr_buf b = {0};
 	uint64_t v;
 
 	size_t off = jfr_buf_varint_padded(&b, 0, 5);
@@ -88,12 +88,12 @@ static void varint_padded_patch(void **state)
 static void strings(void **state)
 {
 	(void)state;
-	struct jfr_buf b = { 0 };
+	struct jfr_buf b = {0};
 
 	jfr_buf_string(&b, NULL);
 	jfr_buf_string(&b, "");
 	jfr_buf_string(&b, "libc.so.6");
-	const uint8_t want[] = { 0, 1, 3, 9, 'l', 'i', 'b', 'c', '.', 's', 'o', '.', '6' };
+	const uint8_t want[] = {0, 1, 3, 9, 'l', 'i', 'b', 'c', '.', 's', 'o', '.', '6'};
 	assert_int_equal(b.len, sizeof(want));
 	assert_memory_equal(b.data, want, sizeof(want));
 
@@ -123,12 +123,12 @@ static void event_size_counts_itself(void **state)
 static void big_endian(void **state)
 {
 	(void)state;
-	struct jfr_buf b = { 0 };
+	struct jfr_buf b = {0};
 
 	jfr_buf_be64(&b, 0x0102030405060708ULL);
 	jfr_buf_be16(&b, 0x0a0b);
 	jfr_buf_be32(&b, 0x11223344);
-	const uint8_t want[] = { 1, 2, 3, 4, 5, 6, 7, 8, 0xa, 0xb, 0x11, 0x22, 0x33, 0x44 };
+	const uint8_t want[] = {1, 2, 3, 4, 5, 6, 7, 8, 0xa, 0xb, 0x11, 0x22, 0x33, 0x44};
 	assert_memory_equal(b.data, want, sizeof(want));
 	assert_true(jfr_get_be64(b.data) == 0x0102030405060708ULL);
 	assert_int_equal(jfr_get_be16(b.data + 8), 0x0a0b);
@@ -138,12 +138,12 @@ static void big_endian(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(varint_known_bytes),
-		cmocka_unit_test(varint_roundtrip_every_width),
-		cmocka_unit_test(varint_padded_patch),
-		cmocka_unit_test(strings),
-		cmocka_unit_test(event_size_counts_itself),
-		cmocka_unit_test(big_endian),
+	    cmocka_unit_test(varint_known_bytes),
+	    cmocka_unit_test(varint_roundtrip_every_width),
+	    cmocka_unit_test(varint_padded_patch),
+	    cmocka_unit_test(strings),
+	    cmocka_unit_test(event_size_counts_itself),
+	    cmocka_unit_test(big_endian),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

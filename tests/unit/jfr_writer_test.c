@@ -58,7 +58,7 @@ static void populate(struct fixture *f)
 	OK(lfr_jfr_method(f->w, "app", "work", LFR_JFR_FRAME_NATIVE, &f->m[1]));
 	OK(lfr_jfr_method(f->w, "libc.so.6", "write", LFR_JFR_FRAME_NATIVE, &f->m[2]));
 	OK(lfr_jfr_method(f->w, "[kernel]", "ksys_write", LFR_JFR_FRAME_KERNEL, &f->m[3]));
-	uint64_t s0[] = { f->m[1], f->m[0] }, s1[] = { f->m[3], f->m[2], f->m[1], f->m[0] };
+	uint64_t s0[] = {f->m[1], f->m[0]}, s1[] = {f->m[3], f->m[2], f->m[1], f->m[0]};
 	OK(lfr_jfr_stack(f->w, s0, 2, false, &f->stack[0]));
 	OK(lfr_jfr_stack(f->w, s1, 4, false, &f->stack[1]));
 	OK(lfr_jfr_thread(f->w, 10, 10, "app", "app", &f->thread[0]));
@@ -69,14 +69,14 @@ static void samples(struct fixture *f, unsigned n, uint64_t *t)
 {
 	for (unsigned i = 0; i < n; i++) {
 		OK(lfr_jfr_execution_sample(f->w, (*t)++, f->thread[i & 1], f->stack[i & 1],
-					    LFR_JFR_STATE_RUNNABLE));
+		                            LFR_JFR_STATE_RUNNABLE));
 	}
 }
 
 static void metadata_encoding(void **state)
 {
 	(void)state;
-	struct jfr_buf a = { 0 }, b = { 0 }, c = { 0 };
+	struct jfr_buf a = {0}, b = {0}, c = {0};
 	uint64_t v, id1 = jfr_metadata_build(&a, 0, 0), id2 = jfr_metadata_build(&b, 0, 0);
 	uint64_t id3 = jfr_metadata_build(&c, 0, 3600000);
 
@@ -127,7 +127,7 @@ static void empty_recording(void **state)
 	assert_int_equal(r.chunks, 1);
 	assert_int_equal(r.events, 0);
 	assert_false(r.last_chunk_final);
-	OK(lfr_jfr_close(w));
+	OK(lfr_jfr_close(w, NULL, 0));
 	check_ok(&r);
 	assert_true(r.last_chunk_final);
 	/* the preallocated space is gone after close */
@@ -150,7 +150,7 @@ static void pool_dedup(void **state)
 	assert_true(k != f.m[0]); /* the frame type is part of the method */
 	OK(lfr_jfr_method(f.w, "other", "main", LFR_JFR_FRAME_NATIVE, &k));
 	assert_true(k != f.m[0]);
-	uint64_t s0[] = { f.m[1], f.m[0] };
+	uint64_t s0[] = {f.m[1], f.m[0]};
 	OK(lfr_jfr_stack(f.w, s0, 2, false, &k));
 	assert_true(k == f.stack[0]);
 	OK(lfr_jfr_stack(f.w, s0, 2, true, &k));
@@ -169,7 +169,7 @@ static void pool_dedup(void **state)
 	assert_int_equal(st.symbols, 9);
 	assert_int_equal(st.classes, 4);
 	samples(&f, 1000, &t);
-	OK(lfr_jfr_close(f.w));
+	OK(lfr_jfr_close(f.w, NULL, 0));
 
 	struct lfr_jfr_check_result r;
 	check_ok(&r);
@@ -207,7 +207,7 @@ static void checkpoint_per_flush(void **state)
 	OK(lfr_jfr_flush(f.w));
 	check_ok(&r);
 	assert_int_equal(r.checkpoints, 6);
-	OK(lfr_jfr_close(f.w));
+	OK(lfr_jfr_close(f.w, NULL, 0));
 	check_ok(&r);
 	assert_true(r.last_chunk_final);
 }
@@ -215,7 +215,7 @@ static void checkpoint_per_flush(void **state)
 static void rotation_by_size_keeps_keys(void **state)
 {
 	(void)state;
-	struct lfr_jfr_options opt = { .max_chunk_bytes = 256 << 10 };
+	struct lfr_jfr_options opt = {.max_chunk_bytes = 256 << 10};
 	struct fixture f;
 	struct lfr_jfr_check_result r;
 	struct lfr_jfr_stats st;
@@ -240,7 +240,7 @@ static void rotation_by_size_keeps_keys(void **state)
 				frames[d] = many[(x >> (2 * d)) % 64];
 			OK(lfr_jfr_stack(f.w, frames, 12, i & 1, &k));
 			OK(lfr_jfr_execution_sample(f.w, t++, f.thread[i & 1], k,
-						    LFR_JFR_STATE_SLEEPING));
+			                            LFR_JFR_STATE_SLEEPING));
 			total++;
 		}
 		samples(&f, 20, &t);
@@ -248,7 +248,7 @@ static void rotation_by_size_keeps_keys(void **state)
 		OK(lfr_jfr_flush(f.w));
 	}
 	lfr_jfr_get_stats(f.w, &st);
-	OK(lfr_jfr_close(f.w));
+	OK(lfr_jfr_close(f.w, NULL, 0));
 	/* the checker fails on any key carrying two values and any unresolved reference */
 	check_ok(&r);
 	assert_true(r.chunks > 1);
@@ -265,7 +265,7 @@ static void rotation_by_size_keeps_keys(void **state)
 static void rotation_by_age(void **state)
 {
 	(void)state;
-	struct lfr_jfr_options opt = { .max_chunk_age_ns = 1 };
+	struct lfr_jfr_options opt = {.max_chunk_age_ns = 1};
 	struct fixture f;
 	struct lfr_jfr_check_result r;
 	uint64_t t = 1;
@@ -276,7 +276,7 @@ static void rotation_by_age(void **state)
 		samples(&f, 7, &t);
 		OK(lfr_jfr_flush(f.w));
 	}
-	OK(lfr_jfr_close(f.w));
+	OK(lfr_jfr_close(f.w, NULL, 0));
 	check_ok(&r);
 	/* the first flush fills the first chunk, every later one starts a new chunk */
 	assert_int_equal(r.chunks, 4);
@@ -316,9 +316,9 @@ static void deep_stacks(struct fixture *f, unsigned n, uint64_t *t)
  * leaving the same state count once) whose file is unreadable.
  */
 static unsigned crash_everywhere(const struct lfr_jfr_options *opt, bool by_op, unsigned deep,
-				 unsigned first, unsigned second, unsigned *broken)
+                                 unsigned first, unsigned second, unsigned *broken)
 {
-	static const int64_t cuts[] = { 0, 1, 7, 4095, INT64_MAX };
+	static const int64_t cuts[] = {0, 1, 7, 4095, INT64_MAX};
 	unsigned points = 0;
 	bool was_broken = false;
 
@@ -355,7 +355,7 @@ static unsigned crash_everywhere(const struct lfr_jfr_options *opt, bool by_op, 
 			was_broken = false;
 			if (!(n == first || n == first + second))
 				fail_msg("crash point %lld: %llu samples", (long long)i,
-					 (unsigned long long)n);
+				         (unsigned long long)n);
 			/* a flush that failed only in its last step (the duration) is visible */
 			assert_true(ret || n == first + second);
 		}
@@ -367,7 +367,7 @@ static unsigned crash_everywhere(const struct lfr_jfr_options *opt, bool by_op, 
 static void crash_during_flush(void **state)
 {
 	(void)state;
-	struct lfr_jfr_options opt = { .max_chunk_bytes = 64 << 10 };
+	struct lfr_jfr_options opt = {.max_chunk_bytes = 64 << 10};
 	unsigned broken, points = crash_everywhere(&opt, false, 0, 50, 60, &broken);
 
 	assert_true(points > 100);
@@ -377,7 +377,7 @@ static void crash_during_flush(void **state)
 static void crash_during_rotation(void **state)
 {
 	(void)state;
-	struct lfr_jfr_options opt = { .max_chunk_age_ns = 1, .max_chunk_bytes = 64 << 10 };
+	struct lfr_jfr_options opt = {.max_chunk_age_ns = 1, .max_chunk_bytes = 64 << 10};
 	unsigned broken, points = crash_everywhere(&opt, true, 0, 50, 60, &broken);
 
 	/* the new chunk is built inside the old chunk's filler and published by one write */
@@ -388,7 +388,7 @@ static void crash_during_rotation(void **state)
 static void crash_during_rotation_and_growth(void **state)
 {
 	(void)state;
-	struct lfr_jfr_options opt = { .max_chunk_age_ns = 1, .max_chunk_bytes = 64 << 10 };
+	struct lfr_jfr_options opt = {.max_chunk_age_ns = 1, .max_chunk_bytes = 64 << 10};
 	unsigned broken, points = crash_everywhere(&opt, true, 110, 50, 60, &broken);
 
 	/* growing the last chunk extends the file before its chunk size: exactly one crash point
@@ -410,7 +410,7 @@ static void truncated_files_rejected_cleanly(void **state)
 	OK(lfr_jfr_open(&f.w, path, NULL));
 	populate(&f);
 	samples(&f, 40, &t);
-	OK(lfr_jfr_close(f.w));
+	OK(lfr_jfr_close(f.w, NULL, 0));
 	FILE *fp = fopen(path, "rb");
 	assert_non_null(fp);
 	static uint8_t data[1 << 16];
@@ -456,23 +456,25 @@ static void errors_are_reported(void **state)
 	assert_int_equal(lfr_jfr_flush(w), -EIO);
 	assert_non_null(strstr(lfr_jfr_strerror(w), "injected"));
 	assert_int_equal(lfr_jfr_execution_sample(w, 2, 0, 0, LFR_JFR_STATE_RUNNABLE), -EIO);
-	assert_int_equal(lfr_jfr_close(w), -EIO);
+	char err[512];
+	assert_int_equal(lfr_jfr_close(w, err, sizeof(err)), -EIO);
+	assert_non_null(strstr(err, path));
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(metadata_encoding),
-		cmocka_unit_test_setup_teardown(empty_recording, setup, teardown),
-		cmocka_unit_test_setup_teardown(pool_dedup, setup, teardown),
-		cmocka_unit_test_setup_teardown(checkpoint_per_flush, setup, teardown),
-		cmocka_unit_test_setup_teardown(rotation_by_size_keeps_keys, setup, teardown),
-		cmocka_unit_test_setup_teardown(rotation_by_age, setup, teardown),
-		cmocka_unit_test_setup_teardown(crash_during_flush, setup, teardown),
-		cmocka_unit_test_setup_teardown(crash_during_rotation, setup, teardown),
-		cmocka_unit_test_setup_teardown(crash_during_rotation_and_growth, setup, teardown),
-		cmocka_unit_test_setup_teardown(truncated_files_rejected_cleanly, setup, teardown),
-		cmocka_unit_test_setup_teardown(errors_are_reported, setup, teardown),
+	    cmocka_unit_test(metadata_encoding),
+	    cmocka_unit_test_setup_teardown(empty_recording, setup, teardown),
+	    cmocka_unit_test_setup_teardown(pool_dedup, setup, teardown),
+	    cmocka_unit_test_setup_teardown(checkpoint_per_flush, setup, teardown),
+	    cmocka_unit_test_setup_teardown(rotation_by_size_keeps_keys, setup, teardown),
+	    cmocka_unit_test_setup_teardown(rotation_by_age, setup, teardown),
+	    cmocka_unit_test_setup_teardown(crash_during_flush, setup, teardown),
+	    cmocka_unit_test_setup_teardown(crash_during_rotation, setup, teardown),
+	    cmocka_unit_test_setup_teardown(crash_during_rotation_and_growth, setup, teardown),
+	    cmocka_unit_test_setup_teardown(truncated_files_rejected_cleanly, setup, teardown),
+	    cmocka_unit_test_setup_teardown(errors_are_reported, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

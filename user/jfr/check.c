@@ -60,7 +60,8 @@ struct ctx {
 	uint64_t last_ticks_seen;
 };
 
-static int bad(struct ctx *c, uint64_t pos, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int bad(struct ctx *c, uint64_t pos, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 static int bad(struct ctx *c, uint64_t pos, const char *fmt, ...)
 {
 	va_list ap;
@@ -149,8 +150,8 @@ static int rd_varint(struct ctx *c, uint64_t *pos, uint64_t end, uint64_t *v)
 	return 0;
 }
 
-static int rd_string(struct ctx *c, uint64_t *pos, uint64_t end, bool in_metadata,
-		     const char **s, size_t *slen)
+static int rd_string(struct ctx *c, uint64_t *pos, uint64_t end, bool in_metadata, const char **s,
+                     size_t *slen)
 {
 	uint64_t n, v;
 
@@ -173,7 +174,7 @@ static int rd_string(struct ctx *c, uint64_t *pos, uint64_t end, bool in_metadat
 			return -1;
 		if (n > end - *pos)
 			return bad(c, *pos, "string of %llu bytes runs past its event",
-				   (unsigned long long)n);
+			           (unsigned long long)n);
 		*s = (const char *)c->d + *pos;
 		*slen = n;
 		*pos += n;
@@ -239,10 +240,10 @@ static const char *attr(const struct attrs *a, const char *k)
 }
 
 static int element(struct ctx *c, uint64_t *pos, uint64_t end, int depth, const char *parent,
-		   struct mclass *cls, bool *region)
+                   struct mclass *cls, bool *region)
 {
 	uint64_t name_i, nattr, nchild;
-	struct attrs a = { 0 };
+	struct attrs a = {0};
 
 	if (depth > MAX_DEPTH)
 		return bad(c, *pos, "metadata nested too deeply");
@@ -251,7 +252,7 @@ static int element(struct ctx *c, uint64_t *pos, uint64_t end, int depth, const 
 	const char *name = str_at(c, name_i);
 	if (!name)
 		return bad(c, *pos, "metadata element name index %llu out of range",
-			   (unsigned long long)name_i);
+		           (unsigned long long)name_i);
 	for (uint64_t i = 0; i < nattr; i++) {
 		uint64_t k, v;
 
@@ -264,8 +265,8 @@ static int element(struct ctx *c, uint64_t *pos, uint64_t end, int depth, const 
 			a.v[a.n++] = str_at(c, v);
 		}
 	}
-	static const char *const known[] = { "root", "metadata", "region", "class", "field",
-					     "annotation", "setting" };
+	static const char *const known[] = {"root",  "metadata",   "region", "class",
+	                                    "field", "annotation", "setting"};
 	bool ok = false;
 	for (unsigned i = 0; i < sizeof(known) / sizeof(known[0]); i++)
 		ok |= !strcmp(name, known[i]);
@@ -296,9 +297,10 @@ static int element(struct ctx *c, uint64_t *pos, uint64_t end, int depth, const 
 		static const struct {
 			const char *n;
 			unsigned k;
-		} prim[] = { { "boolean", K_BYTE1 }, { "byte", K_BYTE1 },   { "char", K_VARINT },
-			     { "short", K_VARINT },  { "int", K_VARINT },   { "long", K_VARINT },
-			     { "float", K_FLOAT },   { "double", K_DOUBLE }, { "java.lang.String", K_STRING } };
+		} prim[] = {
+		    {"boolean", K_BYTE1}, {"byte", K_BYTE1},    {"char", K_VARINT},
+		    {"short", K_VARINT},  {"int", K_VARINT},    {"long", K_VARINT},
+		    {"float", K_FLOAT},   {"double", K_DOUBLE}, {"java.lang.String", K_STRING}};
 		for (unsigned i = 0; i < sizeof(prim) / sizeof(prim[0]); i++)
 			if (!strcmp(cname, prim[i].n))
 				self->kind = prim[i].k;
@@ -318,7 +320,8 @@ static int element(struct ctx *c, uint64_t *pos, uint64_t end, int depth, const 
 		f->type = strtoull(ftype, NULL, 10);
 		const char *cp = attr(&a, "constantPool"), *dim = attr(&a, "dimension");
 		if ((cp && strcmp(cp, "true")) || (dim && strcmp(dim, "1")))
-			return bad(c, *pos, "field %s: constantPool/dimension other than true/1", fname);
+			return bad(c, *pos, "field %s: constantPool/dimension other than true/1",
+			           fname);
 		f->cp = cp != NULL;
 		f->array = dim != NULL;
 	}
@@ -341,7 +344,8 @@ static int read_metadata(struct ctx *c, uint64_t pos)
 		return -1;
 	uint64_t end = start + size;
 	if (!size || end > c->cend)
-		return bad(c, start, "metadata event size %llu out of its chunk", (unsigned long long)size);
+		return bad(c, start, "metadata event size %llu out of its chunk",
+		           (unsigned long long)size);
 	if (rd_varint(c, &pos, end, &type) || type != 0)
 		return bad(c, start, "metadataOffset does not point at a metadata event");
 	for (int i = 0; i < 3; i++) /* start ticks, duration, metadata id */
@@ -351,7 +355,7 @@ static int read_metadata(struct ctx *c, uint64_t pos)
 		return -1;
 	if (c->nstrings > size)
 		return bad(c, pos, "metadata string count %llu too large",
-			   (unsigned long long)c->nstrings);
+		           (unsigned long long)c->nstrings);
 	c->strings = calloc(c->nstrings ? c->nstrings : 1, sizeof(char *));
 	if (!c->strings)
 		return bad(c, pos, "out of memory");
@@ -372,13 +376,13 @@ static int read_metadata(struct ctx *c, uint64_t pos)
 		return bad(c, start, "metadata without the region element (the JDK requires it)");
 	if (pos != end)
 		return bad(c, pos, "metadata content ends %lld bytes before its size says",
-			   (long long)(end - pos));
+		           (long long)(end - pos));
 	for (unsigned i = 0; i < c->nclasses; i++)
 		for (unsigned j = 0; j < c->classes[i].nfields; j++)
 			if (!find_class(c, c->classes[i].fields[j].type))
 				return bad(c, start, "field %s.%s refers to undeclared type %llu",
-					   c->classes[i].name, c->classes[i].fields[j].name,
-					   (unsigned long long)c->classes[i].fields[j].type);
+				           c->classes[i].name, c->classes[i].fields[j].name,
+				           (unsigned long long)c->classes[i].fields[j].type);
 	return 0;
 }
 
@@ -451,7 +455,7 @@ static int value(struct ctx *c, uint64_t *pos, uint64_t end, uint64_t type, int 
 			return -1;
 		if (n > end - *pos)
 			return bad(c, *pos, "array %s.%s of %llu elements runs past its event",
-				   cls->name, f->name, (unsigned long long)n);
+			           cls->name, f->name, (unsigned long long)n);
 		for (uint64_t j = 0; j < n; j++) {
 			if (f->cp) {
 				if (rd_varint(c, pos, end, &v) || add_ref(c, f->type, v))
@@ -481,10 +485,11 @@ static int read_checkpoint(struct ctx *c, uint64_t start, int64_t *delta)
 		return -1;
 	uint64_t end = start + size;
 	if (!size || end > c->cend)
-		return bad(c, start, "checkpoint size %llu out of its chunk", (unsigned long long)size);
+		return bad(c, start, "checkpoint size %llu out of its chunk",
+		           (unsigned long long)size);
 	if (rd_varint(c, &pos, end, &type) || type != 1)
 		return bad(c, start, "constant-pool chain points at an event of type %llu, not 1",
-			   (unsigned long long)type);
+		           (unsigned long long)type);
 	if (rd_varint(c, &pos, end, &v) || rd_varint(c, &pos, end, &v) ||
 	    rd_varint(c, &pos, end, &v))
 		return -1;
@@ -500,10 +505,11 @@ static int read_checkpoint(struct ctx *c, uint64_t start, int64_t *delta)
 		if (rd_varint(c, &pos, end, &ptype) || rd_varint(c, &pos, end, &count))
 			return -1;
 		if (!find_class(c, ptype))
-			return bad(c, pos, "pool of undeclared type %llu", (unsigned long long)ptype);
+			return bad(c, pos, "pool of undeclared type %llu",
+			           (unsigned long long)ptype);
 		if (!count)
 			return bad(c, pos, "empty pool of type %llu (crashes the JDK)",
-				   (unsigned long long)ptype);
+			           (unsigned long long)ptype);
 		for (uint64_t i = 0; i < count; i++) {
 			uint64_t key, old;
 
@@ -518,9 +524,9 @@ static int read_checkpoint(struct ctx *c, uint64_t start, int64_t *delta)
 				return bad(c, pos, "out of memory");
 			if (r > 0 && old != h)
 				return bad(c, vstart,
-					   "pool %llu key %llu reused with a different value "
-					   "(readers keep the first one)",
-					   (unsigned long long)ptype, (unsigned long long)key);
+				           "pool %llu key %llu reused with a different value "
+				           "(readers keep the first one)",
+				           (unsigned long long)ptype, (unsigned long long)key);
 			if (map_put(&c->entries, mix(ptype, key), 1, &old) < 0)
 				return bad(c, pos, "out of memory");
 			c->r->pool_entries++;
@@ -528,7 +534,7 @@ static int read_checkpoint(struct ctx *c, uint64_t start, int64_t *delta)
 	}
 	if (pos != end)
 		return bad(c, pos, "checkpoint content and size differ by %lld bytes",
-			   (long long)(end - pos));
+		           (long long)(end - pos));
 	c->r->checkpoints++;
 	return 0;
 }
@@ -570,12 +576,14 @@ static int read_events(struct ctx *c)
 		}
 		if (start + size > c->cend)
 			return bad(c, start, "event of size %llu runs past its chunk",
-				   (unsigned long long)size);
+			           (unsigned long long)size);
 		struct mclass *cls = find_class(c, type);
 		if (!cls || !cls->event)
-			return bad(c, start, "event of undeclared type %llu", (unsigned long long)type);
+			return bad(c, start, "event of undeclared type %llu",
+			           (unsigned long long)type);
 		if (!cls->nfields || strcmp(cls->fields[0].name, "startTime"))
-			return bad(c, start, "event type %s does not start with startTime", cls->name);
+			return bad(c, start, "event type %s does not start with startTime",
+			           cls->name);
 		uint64_t tpos = pos, ticks;
 		if (rd_varint(c, &tpos, start + size, &ticks))
 			return -1;
@@ -590,7 +598,7 @@ static int read_events(struct ctx *c)
 			return -1;
 		if (pos != start + size)
 			return bad(c, start, "%s event: fields end %lld bytes before its size",
-				   cls->name, (long long)(start + size - pos));
+			           cls->name, (long long)(start + size - pos));
 		count_type(c, cls->name);
 		c->r->events++;
 	}
@@ -603,7 +611,7 @@ static int read_chunk(struct ctx *c, uint64_t off, bool *final)
 
 	if (c->len - off < HEADER_SIZE)
 		return bad(c, off, "%llu bytes after the last chunk, too few for a chunk header",
-			   (unsigned long long)(c->len - off));
+		           (unsigned long long)(c->len - off));
 	if (memcmp(h, "FLR", 4))
 		return bad(c, off, "bad chunk magic");
 	uint16_t major = jfr_get_be16(h + 4);
@@ -612,12 +620,13 @@ static int read_chunk(struct ctx *c, uint64_t off, bool *final)
 	uint64_t size = jfr_get_be64(h + 8), cp = jfr_get_be64(h + 16), meta = jfr_get_be64(h + 24);
 	if (size <= HEADER_SIZE || size > c->len - off)
 		return bad(c, off, "chunk size %llu beyond the end of the file (%llu bytes left)",
-			   (unsigned long long)size, (unsigned long long)(c->len - off));
+		           (unsigned long long)size, (unsigned long long)(c->len - off));
 	if (!meta || meta < HEADER_SIZE || meta >= size)
-		return bad(c, off, "metadata offset %llu outside the chunk", (unsigned long long)meta);
+		return bad(c, off, "metadata offset %llu outside the chunk",
+		           (unsigned long long)meta);
 	if (!cp || cp < HEADER_SIZE || cp >= size)
 		return bad(c, off, "constant-pool offset %llu outside the chunk",
-			   (unsigned long long)cp);
+		           (unsigned long long)cp);
 	if ((int64_t)jfr_get_be64(h + 56) <= 0)
 		return bad(c, off, "ticksPerSecond must be positive");
 	if (h[64] != 0)
@@ -638,8 +647,10 @@ static int read_chunk(struct ctx *c, uint64_t off, bool *final)
 			return -1;
 		if (!delta)
 			break;
-		if ((delta < 0 && (uint64_t)-delta > at - off) || (delta > 0 && at + delta >= c->cend))
-			return bad(c, at, "checkpoint delta %lld leaves the chunk", (long long)delta);
+		if ((delta < 0 && (uint64_t)-delta > at - off) ||
+		    (delta > 0 && at + delta >= c->cend))
+			return bad(c, at, "checkpoint delta %lld leaves the chunk",
+			           (long long)delta);
 		at += (uint64_t)delta;
 	}
 	if (read_events(c))
@@ -647,17 +658,18 @@ static int read_chunk(struct ctx *c, uint64_t off, bool *final)
 	for (size_t i = 0; i < c->nrefs; i++) {
 		uint64_t t = c->refs[2 * i], k = c->refs[2 * i + 1];
 		if (!map_has(&c->entries, mix(t, k)))
-			return bad(c, off, "reference to key %llu of type %llu not in this chunk's pools",
-				   (unsigned long long)k, (unsigned long long)t);
+			return bad(c, off,
+			           "reference to key %llu of type %llu not in this chunk's pools",
+			           (unsigned long long)k, (unsigned long long)t);
 	}
 	c->r->references += c->nrefs;
 	return 0;
 }
 
 int lfr_jfr_check_buffer(const uint8_t *data, size_t len, struct lfr_jfr_check_result *r, char *err,
-			 size_t errlen)
+                         size_t errlen)
 {
-	struct ctx c = { .d = data, .len = len, .err = err, .errlen = errlen, .r = r };
+	struct ctx c = {.d = data, .len = len, .err = err, .errlen = errlen, .r = r};
 	uint64_t off = 0;
 	bool final = false;
 	int ret = 0;

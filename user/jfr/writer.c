@@ -2,32 +2,33 @@
 /*
  * lfr's JFR writer: chunks, flushes, rotation and constant pools.
  *
- * File layout while recording.  Every chunk is preallocated (the file is extended with ftruncate, so
- * the space is a hole, not written zeros) and always ends with a "filler": an event of type 1 whose
- * padded 5-byte size covers the rest of the chunk.  Readers skip type-1 events while walking events
- * (checkpoints are reached only through the chunk header's constant-pool offset and the delta chain),
- * so whatever lies inside the filler is invisible.
+ * File layout while recording.  Every chunk is preallocated (the file is extended with ftruncate,
+ * so the space is a hole, not written zeros) and always ends with a "filler": an event of type 1
+ * whose padded 5-byte size covers the rest of the chunk.  Readers skip type-1 events while walking
+ * events (checkpoints are reached only through the chunk header's constant-pool offset and the
+ * delta chain), so whatever lies inside the filler is invisible.
  *
  *   [header][metadata][checkpoint 0][events][checkpoint 1] ... [events][checkpoint n][filler .....]
  *
  * A flush writes the new events, a new checkpoint (the pool entries they reference that this chunk
  * has not carried yet, delta pointing back to the previous checkpoint) and a new filler header
- * *inside* the current filler, then publishes them with three small writes, each leaving a file every
- * reader accepts:
- *   1. the header's constant-pool offset := the new checkpoint (pools grow, no event is visible yet);
+ * *inside* the current filler, then publishes them with three small writes, each leaving a file
+ * every reader accepts:
+ *   1. the header's constant-pool offset := the new checkpoint (pools grow, no event is visible
+ * yet);
  *   2. the old filler's size := its minimum, so the new events and the new filler become the tail;
  *   3. the header's duration.
  * A process killed anywhere in this sequence leaves the previous flush's file, or the new one.  The
- * published fields are written with single pwrite()s of at most 8 bytes that never cross a page, which
- * the kernel performs entirely or not at all.
+ * published fields are written with single pwrite()s of at most 8 bytes that never cross a page,
+ * which the kernel performs entirely or not at all.
  *
  * Rotation builds the next chunk inside the current filler, shrinks the current chunk's size to end
  * where the new chunk starts (the old filler then reaches past its chunk's end, which the readers
  * tolerate: they stop walking at the chunk end), then trims the old filler.  Growing the last chunk
  * (when the next flush needs more room than preallocated) extends the filler first, then the file,
- * then the chunk size; closing sets the final flag, then shrinks the chunk to its content and the file
- * to the chunk.  Those last two steps each leave one moment, between two consecutive system calls,
- * where the file is not readable; Documentation/jfr-writer.md describes them.
+ * then the chunk size; closing sets the final flag, then shrinks the chunk to its content and the
+ * file to the chunk.  Those last two steps each leave one moment, between two consecutive system
+ * calls, where the file is not readable; Documentation/jfr-writer.md describes them.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -70,17 +71,12 @@
 enum { P_SYMBOL, P_CLASS, P_METHOD, P_STACK, P_THREAD, P_GROUP, P_COUNT };
 
 static const char *const frame_type_names[LFR_JFR_FRAME_TYPE_COUNT + 1] = {
-	NULL, "Interpreted", "JIT compiled", "Inlined", "Native", "C++", "Kernel",
+    NULL, "Interpreted", "JIT compiled", "Inlined", "Native", "C++", "Kernel",
 };
 static const char *const state_names[LFR_JFR_STATE_COUNT + 1] = {
-	NULL,
-	"STATE_RUNNABLE",
-	"STATE_SLEEPING",
-	"STATE_PARKED",
-	"STATE_IN_OBJECT_WAIT",
-	"STATE_BLOCKED_ON_MONITOR_ENTER",
-	"STATE_NEW",
-	"STATE_TERMINATED",
+    NULL,           "STATE_RUNNABLE",       "STATE_SLEEPING",
+    "STATE_PARKED", "STATE_IN_OBJECT_WAIT", "STATE_BLOCKED_ON_MONITOR_ENTER",
+    "STATE_NEW",    "STATE_TERMINATED",
 };
 
 struct lost_reason {
@@ -94,7 +90,7 @@ struct lfr_jfr_writer {
 	bool dead;
 	char err[512];
 	struct lfr_jfr_options opt;
-	int64_t io_budget;           /* fault injection: bytes of I/O left, -1 = unlimited */
+	int64_t io_budget;             /* fault injection: bytes of I/O left, -1 = unlimited */
 	int64_t fault_op, fault_bytes; /* fault injection: the I/O call to cut, -1 = none */
 
 	/* clock base: one CLOCK_MONOTONIC and one CLOCK_REALTIME reading taken together */
@@ -114,9 +110,10 @@ struct lfr_jfr_writer {
 	uint64_t seg_events, seg_min_ticks, seg_max_ticks;
 
 	struct pool pools[P_COUNT];
-	struct keyvec seg_refs[P_COUNT]; /* stacks and threads referenced by this segment's events */
-	struct keyvec emit[P_COUNT];     /* entries the checkpoint being built carries */
-	uint64_t desc_symbol;            /* "()V", the descriptor of every method */
+	struct keyvec
+	    seg_refs[P_COUNT];       /* stacks and threads referenced by this segment's events */
+	struct keyvec emit[P_COUNT]; /* entries the checkpoint being built carries */
+	uint64_t desc_symbol;        /* "()V", the descriptor of every method */
 
 	struct lost_reason *lost;
 	size_t nlost;
@@ -124,7 +121,7 @@ struct lfr_jfr_writer {
 };
 
 static int fail(struct lfr_jfr_writer *w, int err, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 static int fail(struct lfr_jfr_writer *w, int err, const char *fmt, ...)
 {
 	va_list ap;
@@ -139,7 +136,7 @@ static int fail_io(struct lfr_jfr_writer *w, int err, const char *what, uint64_t
 {
 	w->dead = true;
 	return fail(w, err, "%s: %s at offset %llu failed: %s", w->path, what,
-		    (unsigned long long)off, strerror(err));
+	            (unsigned long long)off, strerror(err));
 }
 
 static int nomem(struct lfr_jfr_writer *w, const char *what)
@@ -206,7 +203,7 @@ static bool injected_fault(struct lfr_jfr_writer *w, size_t *n, uint64_t off, bo
 }
 
 static int io_write(struct lfr_jfr_writer *w, const void *data, size_t n, uint64_t off,
-		    const char *what)
+                    const char *what)
 {
 	const uint8_t *p = data;
 	bool cut;
@@ -278,7 +275,7 @@ static uint64_t real_nanos(const struct lfr_jfr_writer *w, uint64_t ticks)
 }
 
 static void put_header(struct jfr_buf *b, const struct lfr_jfr_writer *w, uint64_t size,
-		       uint64_t cp_off, uint64_t meta_off, uint64_t start_ticks)
+                       uint64_t cp_off, uint64_t meta_off, uint64_t start_ticks)
 {
 	jfr_buf_put(b, "FLR", 4); /* with its NUL */
 	jfr_buf_be16(b, 2);
@@ -443,19 +440,19 @@ static void put_pool_values(struct lfr_jfr_writer *w, struct jfr_buf *b, int poo
 }
 
 static const uint16_t pool_type[P_COUNT] = {
-	[P_SYMBOL] = T_SYMBOL, [P_CLASS] = T_CLASS,   [P_METHOD] = T_METHOD,
-	[P_STACK] = T_STACK_TRACE, [P_THREAD] = T_THREAD, [P_GROUP] = T_THREAD_GROUP,
+    [P_SYMBOL] = T_SYMBOL,     [P_CLASS] = T_CLASS,   [P_METHOD] = T_METHOD,
+    [P_STACK] = T_STACK_TRACE, [P_THREAD] = T_THREAD, [P_GROUP] = T_THREAD_GROUP,
 };
 
 /*
- * Builds into w->cp a checkpoint at file offset at whose delta points back to prev (0: none), with the
- * static pools (statics) or with what the segment references.  The duration field is padded so that
- * the filler following the checkpoint keeps its size field inside one page.
+ * Builds into w->cp a checkpoint at file offset at whose delta points back to prev (0: none), with
+ * the static pools (statics) or with what the segment references.  The duration field is padded so
+ * that the filler following the checkpoint keeps its size field inside one page.
  */
 static int build_checkpoint(struct lfr_jfr_writer *w, uint64_t at, uint64_t prev, bool statics,
-			    uint64_t ticks)
+                            uint64_t ticks)
 {
-	struct jfr_buf pools = { 0 };
+	struct jfr_buf pools = {0};
 	unsigned npools = 0;
 
 	for (int p = 0; p < P_COUNT; p++)
@@ -507,7 +504,7 @@ static int build_checkpoint(struct lfr_jfr_writer *w, uint64_t at, uint64_t prev
 		jfr_buf_varint(&w->cp, ticks);
 		jfr_buf_varint_padded(&w->cp, 0, dur_width);
 		jfr_buf_varint(&w->cp, prev ? prev - at : 0); /* signed delta, two's complement */
-		jfr_buf_u8(&w->cp, statics ? 0 : 1);           /* flags: FLUSH */
+		jfr_buf_u8(&w->cp, statics ? 0 : 1);          /* flags: FLUSH */
 		jfr_buf_varint(&w->cp, npools);
 		jfr_buf_put(&w->cp, pools.data, pools.len);
 		jfr_patch_varint(&w->cp, size_off, w->cp.len, FILLER_SIZE_WIDTH);
@@ -526,7 +523,7 @@ static int build_checkpoint(struct lfr_jfr_writer *w, uint64_t at, uint64_t prev
 
 /* Builds a whole new chunk at file offset at, ending at end, into w->seg. */
 static int build_chunk(struct lfr_jfr_writer *w, uint64_t at, uint64_t end, uint64_t ticks,
-		       uint64_t *filler, uint64_t *cp)
+                       uint64_t *filler, uint64_t *cp)
 {
 	uint64_t meta_off = HEADER_SIZE;
 	uint64_t cp_off = meta_off + w->meta.len;
@@ -587,7 +584,8 @@ static int rotate(struct lfr_jfr_writer *w, uint64_t now)
 	if (w->seg_events && w->seg_min_ticks < ticks)
 		ticks = w->seg_min_ticks;
 	if (ticks <= w->chunk_ticks)
-		ticks = w->chunk_ticks + 1; /* distinct start times: JMC loads only one of equal ones */
+		ticks =
+		    w->chunk_ticks + 1; /* distinct start times: JMC loads only one of equal ones */
 	/* the new chunk's start lies inside the old filler; make room for it there first */
 	uint64_t need = next + HEADER_SIZE + w->meta.len + 4096 + FILLER_MIN + 8;
 	err = grow(w, need > w->end ? need + (w->opt.max_chunk_bytes / 4) : 0);
@@ -708,9 +706,9 @@ static int intern_symbol(struct lfr_jfr_writer *w, const char *s, uint64_t *key)
 }
 
 int lfr_jfr_method(struct lfr_jfr_writer *w, const char *object, const char *symbol,
-		   enum lfr_jfr_frame_type type, uint64_t *key)
+                   enum lfr_jfr_frame_type type, uint64_t *key)
 {
-	struct method_blob m = { .type = type };
+	struct method_blob m = {.type = type};
 	uint64_t osym;
 	int err;
 
@@ -719,8 +717,9 @@ int lfr_jfr_method(struct lfr_jfr_writer *w, const char *object, const char *sym
 		return err;
 	if (!object || !symbol || type < 1 || type > LFR_JFR_FRAME_TYPE_COUNT)
 		return fail(w, EINVAL, "invalid method (object %s, symbol %s, frame type %d)",
-			    object ? object : "NULL", symbol ? symbol : "NULL", (int)type);
-	if ((err = intern_symbol(w, object, &osym)) || (err = intern_symbol(w, symbol, &m.name_key)))
+		            object ? object : "NULL", symbol ? symbol : "NULL", (int)type);
+	if ((err = intern_symbol(w, object, &osym)) ||
+	    (err = intern_symbol(w, symbol, &m.name_key)))
 		return err;
 	m.class_key = pool_intern(&w->pools[P_CLASS], &osym, sizeof(osym));
 	if (!m.class_key)
@@ -730,7 +729,7 @@ int lfr_jfr_method(struct lfr_jfr_writer *w, const char *object, const char *sym
 }
 
 int lfr_jfr_stack(struct lfr_jfr_writer *w, const uint64_t *methods, size_t n, bool truncated,
-		  uint64_t *key)
+                  uint64_t *key)
 {
 	uint8_t small[1 + 8 * 128];
 	uint8_t *blob = small;
@@ -742,7 +741,7 @@ int lfr_jfr_stack(struct lfr_jfr_writer *w, const uint64_t *methods, size_t n, b
 	for (size_t i = 0; i < n; i++)
 		if (!pool_get(&w->pools[P_METHOD], methods[i]))
 			return fail(w, EINVAL, "stack frame %zu: unknown method key %llu", i,
-				    (unsigned long long)methods[i]);
+			            (unsigned long long)methods[i]);
 	if (n > 128) {
 		blob = malloc(1 + 8 * n);
 		if (!blob)
@@ -757,7 +756,7 @@ int lfr_jfr_stack(struct lfr_jfr_writer *w, const uint64_t *methods, size_t n, b
 }
 
 int lfr_jfr_thread(struct lfr_jfr_writer *w, uint32_t tid, uint32_t tgid, const char *name,
-		   const char *process, uint64_t *key)
+                   const char *process, uint64_t *key)
 {
 	char gblob[4 + 300];
 	char tblob[16 + 256];
@@ -834,7 +833,7 @@ static int commit(struct lfr_jfr_writer *w)
 }
 
 int lfr_jfr_execution_sample(struct lfr_jfr_writer *w, uint64_t ticks, uint64_t thread,
-			     uint64_t stack, enum lfr_jfr_thread_state state)
+                             uint64_t stack, enum lfr_jfr_thread_state state)
 {
 	int err;
 
@@ -853,7 +852,7 @@ int lfr_jfr_execution_sample(struct lfr_jfr_writer *w, uint64_t ticks, uint64_t 
 }
 
 int lfr_jfr_lost_samples(struct lfr_jfr_writer *w, uint64_t ticks, const char *reason,
-			 uint64_t count)
+                         uint64_t count)
 {
 	struct lost_reason *r = NULL;
 	int err;
@@ -886,8 +885,7 @@ int lfr_jfr_lost_samples(struct lfr_jfr_writer *w, uint64_t ticks, const char *r
 	return commit(w);
 }
 
-int lfr_jfr_thread_start(struct lfr_jfr_writer *w, uint64_t ticks, uint64_t thread,
-			 uint64_t parent)
+int lfr_jfr_thread_start(struct lfr_jfr_writer *w, uint64_t ticks, uint64_t thread, uint64_t parent)
 {
 	int err;
 
@@ -920,7 +918,7 @@ int lfr_jfr_thread_end(struct lfr_jfr_writer *w, uint64_t ticks, uint64_t thread
 }
 
 int lfr_jfr_active_recording(struct lfr_jfr_writer *w, uint64_t ticks,
-			     const struct lfr_jfr_recording *r)
+                             const struct lfr_jfr_recording *r)
 {
 	int err;
 
@@ -951,7 +949,7 @@ int lfr_jfr_os_information(struct lfr_jfr_writer *w, uint64_t ticks, const char 
 		if (uname(&u) < 0)
 			return fail(w, errno, "uname: %s", strerror(errno));
 		snprintf(buf, sizeof(buf), "%s %s %s %s", u.sysname, u.release, u.version,
-			 u.machine);
+		         u.machine);
 		os_version = buf;
 	}
 	begin(w, T_OS_INFORMATION, ticks);
@@ -999,9 +997,9 @@ static void cpu_defaults(struct lfr_jfr_cpu_info *ci, char *model, size_t msz)
 }
 
 int lfr_jfr_cpu_information(struct lfr_jfr_writer *w, uint64_t ticks,
-			    const struct lfr_jfr_cpu_info *info)
+                            const struct lfr_jfr_cpu_info *info)
 {
-	struct lfr_jfr_cpu_info ci = { 0 };
+	struct lfr_jfr_cpu_info ci = {0};
 	char model[256];
 	int err;
 
@@ -1020,7 +1018,7 @@ int lfr_jfr_cpu_information(struct lfr_jfr_writer *w, uint64_t ticks,
 }
 
 int lfr_jfr_sampler_settings(struct lfr_jfr_writer *w, uint64_t ticks, uint64_t period_ns,
-			     uint32_t max_depth, bool kernel_stacks, const char *target)
+                             uint32_t max_depth, bool kernel_stacks, const char *target)
 {
 	int err;
 
@@ -1045,7 +1043,7 @@ int lfr_jfr_flush(struct lfr_jfr_writer *w)
 		return err;
 	if (!w->seg_events)
 		return io_u64(w, w->start + H_DURATION, chunk_duration(w, now),
-			      "writing a chunk duration");
+		              "writing a chunk duration");
 
 	uint64_t used = w->filler - w->start;
 	uint64_t approx = w->ev.len + FILLER_MIN + 64;
@@ -1078,10 +1076,11 @@ int lfr_jfr_flush(struct lfr_jfr_writer *w)
 		w->chunk_max_ticks = w->seg_max_ticks;
 	/* hidden inside the current filler until the filler shrinks */
 	if ((err = io_write(w, w->seg.data, w->seg.len, ev_at, "writing events")) ||
-	    (err = io_u64(w, w->start + H_CP_OFFSET, cp_at - w->start, "publishing a checkpoint")) ||
+	    (err =
+	         io_u64(w, w->start + H_CP_OFFSET, cp_at - w->start, "publishing a checkpoint")) ||
 	    (err = io_filler_size(w, w->filler, FILLER_MIN)) ||
 	    (err = io_u64(w, w->start + H_DURATION, chunk_duration(w, now),
-			  "writing a chunk duration")))
+	                  "writing a chunk duration")))
 		return err;
 	if (w->opt.sync && fdatasync(w->fd) < 0)
 		return fail_io(w, errno, "fdatasync", 0);
@@ -1126,7 +1125,7 @@ void lfr_jfr_abandon(struct lfr_jfr_writer *w)
 	free_writer(w);
 }
 
-int lfr_jfr_close(struct lfr_jfr_writer *w)
+int lfr_jfr_close(struct lfr_jfr_writer *w, char *errbuf, size_t errlen)
 {
 	uint8_t flags[2];
 	int err;
@@ -1147,8 +1146,8 @@ int lfr_jfr_close(struct lfr_jfr_writer *w)
 	if (w->fd >= 0 && close(w->fd) < 0 && !err)
 		err = fail_io(w, errno, "close", 0);
 	w->fd = -1;
-	if (err)
-		fprintf(stderr, "lfr: %s\n", lfr_jfr_strerror(w));
+	if (err && errlen)
+		snprintf(errbuf, errlen, "%s", lfr_jfr_strerror(w));
 	free_writer(w);
 	return err;
 }
