@@ -23,5 +23,6 @@ struct lfr_command {
 };
 
 int cmd_version(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 
 #endif

@@ -7,6 +7,7 @@
 
 static const struct lfr_command commands[] = {
 	{ "version", cmd_version, "print the version of the lfr tools" },
+	{ "report", cmd_report, "show top functions, threads, flame graphs of a JFR file" },
 };
 
 static void usage(FILE *out)
