@@ -115,7 +115,8 @@ struct jfr_reader *jfr_open_file(const char *path, char *err, size_t errlen)
 			return NULL;
 		}
 		/* one sequential pass: let the kernel read ahead aggressively */
-		madvise(data, st.st_size, MADV_SEQUENTIAL | MADV_WILLNEED);
+		madvise(data, st.st_size, MADV_SEQUENTIAL);
+		madvise(data, st.st_size, MADV_WILLNEED);
 	}
 	struct jfr_reader *r = jfr_open_mem(data, st.st_size, NULL);
 	if (!r) {

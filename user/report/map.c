@@ -27,11 +27,24 @@ static int map_grow(struct map *m)
 	return 0;
 }
 
+int map_reserve(struct map *m, size_t n)
+{
+	while ((m->n + n) * 2 > m->cap)
+		if (map_grow(m) < 0)
+			return -1;
+	return 0;
+}
+
 struct map_slot *map_put(struct map *m, uint64_t a, uint64_t b, bool *fresh)
+{
+	return map_put_hashed(m, a, b, map_hash(a, b), fresh);
+}
+
+struct map_slot *map_put_hashed(struct map *m, uint64_t a, uint64_t b, uint64_t h, bool *fresh)
 {
 	if ((m->n + 1) * 2 > m->cap && map_grow(m) < 0)
 		return NULL;
-	size_t mask = m->cap - 1, i = map_hash(a, b) & mask;
+	size_t mask = m->cap - 1, i = h & mask;
 	for (;; i = (i + 1) & mask) {
 		struct map_slot *s = &m->slots[i];
 		if (!s->n) {

@@ -43,6 +43,16 @@ static inline struct map_slot *map_get(const struct map *m, uint64_t a, uint64_t
 
 /* The slot of (a, b), inserted with v = 0, n = 1 when absent (*fresh tells); NULL on OOM. */
 struct map_slot *map_put(struct map *m, uint64_t a, uint64_t b, bool *fresh);
+/* The same with h = map_hash(a, b) computed by the caller (who may have prefetched its slot). */
+struct map_slot *map_put_hashed(struct map *m, uint64_t a, uint64_t b, uint64_t h, bool *fresh);
+/* Makes room for n more keys without growing; -1 on OOM. */
+int map_reserve(struct map *m, size_t n);
+
+static inline void map_prefetch(const struct map *m, uint64_t h)
+{
+	if (m->cap)
+		__builtin_prefetch(&m->slots[h & (m->cap - 1)], 1);
+}
 void map_clear(struct map *m);
 void map_free(struct map *m);
 

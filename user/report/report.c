@@ -631,6 +631,29 @@ static int grow_counts(struct priv *pv, size_t n)
 
 /* ---- one chunk ---- */
 
+#define BATCH 16
+
+struct pending {
+	uint64_t a, b, v, h;
+};
+
+static int flush_batch(struct map *agg, struct pending *batch, int *n)
+{
+	for (int i = 0; i < *n; i++) {
+		bool fresh;
+		struct map_slot *s =
+		    map_put_hashed(agg, batch[i].a, batch[i].b, batch[i].h, &fresh);
+		if (!s)
+			return -1;
+		s->v += batch[i].v;
+		if (!fresh)
+			s->n++;
+	}
+	*n = 0;
+	/* keep the table from growing inside the next batch, so prefetched slots stay valid */
+	return map_reserve(agg, BATCH);
+}
+
 static int chunk_jvminfo(struct priv *pv, struct jfr_reader *r, const struct jfr_chunk *ch,
                          const struct jfr_type *t, uint64_t off)
 {
@@ -734,7 +757,11 @@ static int read_chunk(struct report *rep, struct priv *pv, struct jfr_reader *r,
 
 	const uint8_t *p = r->data + ch->off + JFR_CHUNK_HEADER_SIZE;
 	const uint8_t *end = r->data + ch->off + ch->size;
-	struct map_slot *last = NULL;
+	struct pending batch[BATCH];
+	int nbatch = 0;
+
+	if (map_reserve(&pv->agg, BATCH) < 0)
+		goto oom;
 	while (p < end) {
 		struct jfr_cur c = {.p = p, .end = end, .r = r};
 		uint64_t size = jfr_varint(&c);
@@ -801,19 +828,19 @@ static int read_chunk(struct report *rep, struct priv *pv, struct jfr_reader *r,
 		rep->sample_events++;
 		if ((int64_t)v[SLOT_TIME] < lo || (int64_t)v[SLOT_TIME] >= hi)
 			continue;
-		if (last && last->a == v[SLOT_STACK] && last->b == v[SLOT_THREAD]) {
-			last->v += v[SLOT_VALUE];
-			last->n++;
-			continue;
-		}
-		bool fresh;
-		last = map_put(&pv->agg, v[SLOT_STACK], v[SLOT_THREAD], &fresh);
-		if (!last)
+		/* Samples are added in batches: the slot of each is prefetched when it is decoded
+		 * and updated BATCH events later, so the table's cache misses overlap. */
+		struct pending *e = &batch[nbatch++];
+		e->a = v[SLOT_STACK];
+		e->b = v[SLOT_THREAD];
+		e->v = v[SLOT_VALUE];
+		e->h = map_hash(e->a, e->b);
+		map_prefetch(&pv->agg, e->h);
+		if (nbatch == BATCH && flush_batch(&pv->agg, batch, &nbatch) < 0)
 			goto oom;
-		last->v += v[SLOT_VALUE];
-		if (!fresh)
-			last->n++;
 	}
+	if (flush_batch(&pv->agg, batch, &nbatch) < 0)
+		goto oom;
 	if (merge_chunk(rep, pv, r, ch, plans, m->ntypes) < 0)
 		goto oom;
 	rc = 0;
