@@ -289,8 +289,8 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (!outpath || nchunks < 1 || nthreads < 1 || nstacks < 1 || nmethods < 16) {
-		fprintf(stderr, "genjfr: need -o FILE and positive sizes (-m >= 16)\n");
+	if (!outpath || nchunks < 1 || nthreads < 1 || nstacks < 1 || nmethods < 20) {
+		fprintf(stderr, "genjfr: need -o FILE and positive sizes (-m >= 20)\n");
 		return 2;
 	}
 	int lfr = strcmp(event, "jdk.ExecutionSample") != 0;

@@ -745,8 +745,14 @@ static int parse_metadata(struct jfr_reader *r, const struct jfr_chunk *ch, stru
 	uint64_t id = jfr_varint(&c);
 	if (c.bad)
 		return -1;
-	if (r->last_meta && r->last_meta->id == id) {
-		*out = r->last_meta;
+	/* The JDK reuses the previous chunk's metadata when the id repeats; files concatenated from
+	 * different JVMs repeat ids with other content, so the bytes are compared too. */
+	const uint8_t *raw = c.p;
+	uint64_t raw_len = c.end - c.p;
+	struct jfr_meta *last = r->last_meta;
+	if (last && last->id == id && last->raw_len == raw_len &&
+	    !memcmp(last->raw, raw, raw_len)) {
+		*out = last;
 		return 0;
 	}
 	b.nstrings = jfr_varint(&c);
@@ -794,6 +800,8 @@ static int parse_metadata(struct jfr_reader *r, const struct jfr_chunk *ch, stru
 		goto out;
 	memset(m, 0, sizeof(*m));
 	m->id = id;
+	m->raw = raw;
+	m->raw_len = raw_len;
 	m->ntypes = b.ntypes;
 	m->types = arena_alloc(r, (b.ntypes ? b.ntypes : 1) * sizeof(*m->types));
 	if (!m->types)
@@ -1076,14 +1084,24 @@ int jfr_event_next(struct jfr_event_iter *it, uint64_t *type, uint64_t *size, st
 
 /* ---- time ---- */
 
+static int64_t clamp128(__int128 v)
+{
+	return v > INT64_MAX ? INT64_MAX : v < INT64_MIN ? INT64_MIN : (int64_t)v;
+}
+
 int64_t jfr_ticks_to_nanos(const struct jfr_chunk *ch, int64_t ticks)
 {
-	__int128 d = (__int128)(ticks - ch->start_ticks) * 1000000000 / ch->ticks_per_second;
-	return ch->start_nanos + (int64_t)d;
+	__int128 d = ((__int128)ticks - ch->start_ticks) * 1000000000 / ch->ticks_per_second;
+	return clamp128(ch->start_nanos + d);
 }
 
 int64_t jfr_nanos_to_ticks(const struct jfr_chunk *ch, int64_t nanos)
 {
-	__int128 d = (__int128)(nanos - ch->start_nanos) * ch->ticks_per_second / 1000000000;
-	return ch->start_ticks + (int64_t)d;
+	__int128 d = ((__int128)nanos - ch->start_nanos) * ch->ticks_per_second / 1000000000;
+	return clamp128(ch->start_ticks + d);
+}
+
+int64_t jfr_sat_add(int64_t a, int64_t b)
+{
+	return clamp128((__int128)a + b);
 }

@@ -60,6 +60,8 @@ struct jfr_type {
 /* One chunk's type system; chunks that repeat the previous metadata id share it. */
 struct jfr_meta {
 	uint64_t id;
+	const uint8_t *raw; /* the metadata event from its id to its end, to recognize a repeat */
+	uint64_t raw_len;
 	int ntypes;
 	struct jfr_type *types; /* sorted by id */
 	struct jfr_type *string_type;
@@ -248,5 +250,7 @@ bool jfr_deref(struct jfr_cur *c, const struct jfr_chunk *ch, const struct jfr_f
 /* Converts chunk ticks to nanoseconds since the epoch. */
 int64_t jfr_ticks_to_nanos(const struct jfr_chunk *ch, int64_t ticks);
 int64_t jfr_nanos_to_ticks(const struct jfr_chunk *ch, int64_t nanos);
+/* a + b saturated to the int64_t range (header fields come from untrusted input) */
+int64_t jfr_sat_add(int64_t a, int64_t b);
 
 #endif

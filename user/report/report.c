@@ -744,9 +744,9 @@ static int read_chunk(struct report *rep, struct priv *pv, struct jfr_reader *r,
 	int64_t lo = INT64_MIN, hi = INT64_MAX;
 	const struct report_opts *o = pv->o;
 	if (o->from_ns >= 0)
-		lo = jfr_nanos_to_ticks(ch, pv->rec_start + o->from_ns);
+		lo = jfr_nanos_to_ticks(ch, jfr_sat_add(pv->rec_start, o->from_ns));
 	if (o->to_ns >= 0)
-		hi = jfr_nanos_to_ticks(ch, pv->rec_start + o->to_ns);
+		hi = jfr_nanos_to_ticks(ch, jfr_sat_add(pv->rec_start, o->to_ns));
 
 	map_clear(&pv->agg);
 	map_clear(&pv->chunk_threads);
@@ -924,13 +924,13 @@ int report_read(struct jfr_reader *r, const struct report_opts *o, struct report
 		if (!pv->have_start) {
 			pv->rec_start = ch.start_nanos;
 			rep->start_nanos = ch.start_nanos;
-			rep->end_nanos = ch.start_nanos + ch.duration_nanos;
+			rep->end_nanos = jfr_sat_add(ch.start_nanos, ch.duration_nanos);
 			pv->have_start = true;
 		}
 		if (ch.start_nanos < rep->start_nanos)
 			rep->start_nanos = ch.start_nanos;
-		if (ch.start_nanos + ch.duration_nanos > rep->end_nanos)
-			rep->end_nanos = ch.start_nanos + ch.duration_nanos;
+		if (jfr_sat_add(ch.start_nanos, ch.duration_nanos) > rep->end_nanos)
+			rep->end_nanos = jfr_sat_add(ch.start_nanos, ch.duration_nanos);
 		rc = read_chunk(rep, pv, r, &ch);
 		jfr_chunk_release(&ch);
 		if (rc)

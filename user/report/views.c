@@ -121,7 +121,7 @@ void report_print_header(const struct report *rep, const struct report_opts *o, 
 	fprintf(out, "File: %s (%llu bytes, %llu chunk%s), recorded %s for %.3f s\n", rep->path,
 	        (unsigned long long)rep->file_size, (unsigned long long)rep->nchunks,
 	        rep->nchunks == 1 ? "" : "s", start,
-	        (double)(rep->end_nanos - rep->start_nanos) / 1e9);
+	        ((double)rep->end_nanos - (double)rep->start_nanos) / 1e9);
 	fprintf(out, "Samples: %llu %s of %s in %zu thread%s, %zu distinct stacks",
 	        (unsigned long long)rep->total, o->value_field ? o->value_field : "events",
 	        rep->selected, rep->nthreads, rep->nthreads == 1 ? "" : "s", rep->nstacks);
