@@ -4,7 +4,8 @@
  * aggregated samples embedded as JSON.  The page builds the call tree in the browser and draws an
  * interactive flame graph (click to zoom, regex search with the matched share, hover tooltip with
  * counts and percentages) and the inverted (callers / icicle) view, optionally with one root per
- * thread.
+ * thread. Opening it with "#selftest" makes the page exercise those interactions and report in the
+ * DOM.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -246,6 +247,43 @@ static const char page_tail[] =
     "st.dataset.ok = \"1\";\n"
     "st.dataset.frames = String(nodes.length);\n"
     "st.textContent = \"rendered \" + nodes.length + \" frames\";\n"
+    "// \"#selftest\" exercises zoom, search, hover and the callers view, and records the outcome "
+    "in the\n"
+    "// DOM, for headless browser tests.\n"
+    "if (location.hash === \"#selftest\") {\n"
+    "  const fails = [];\n"
+    "  const rootEl = graph.querySelector(\".f\");\n"
+    "  const first = Array.from(graph.querySelectorAll(\".f\")).find(el => nodes[+el.dataset.i] "
+    "!== tree);\n"
+    "  if (!rootEl || nodes[+rootEl.dataset.i] !== tree) fails.push(\"root frame missing\");\n"
+    "  if (first) {\n"
+    "    const zn = nodes[+first.dataset.i];\n"
+    "    first.dispatchEvent(new MouseEvent(\"click\", { bubbles: true }));\n"
+    "    if (zoom !== zn) fails.push(\"click did not zoom\");\n"
+    "    if (!document.getElementById(\"crumbs\").textContent.includes(zn.name)) fails.push(\"no "
+    "zoom path\");\n"
+    "    const again = graph.querySelector(\".f:not(.dim)\");\n"
+    "    again.dispatchEvent(new MouseEvent(\"mousemove\", { bubbles: true, clientX: 5, clientY: 5 "
+    "}));\n"
+    "    if (!tip.textContent.includes(\"%\")) fails.push(\"tooltip without percentage\");\n"
+    "    document.getElementById(\"b-reset\").click();\n"
+    "    if (zoom) fails.push(\"reset did not unzoom\");\n"
+    "  } else fails.push(\"no frame to zoom\");\n"
+    "  const search = document.getElementById(\"search\");\n"
+    "  search.value = first ? nodes[+first.dataset.i].name.replace(/[.*+?^${}()|[\\]\\\\]/g, "
+    "\"\\\\$&\") : \"x\";\n"
+    "  search.dispatchEvent(new Event(\"input\"));\n"
+    "  if (!graph.querySelector(\".f.hl\")) fails.push(\"search highlighted nothing\");\n"
+    "  if (!/Matched: .*%/.test(document.getElementById(\"match\").textContent)) fails.push(\"no "
+    "match share\");\n"
+    "  search.value = \"\";\n"
+    "  search.dispatchEvent(new Event(\"input\"));\n"
+    "  document.getElementById(\"b-callers\").click();\n"
+    "  if (!inverted || !graph.querySelector(\".f\")) fails.push(\"callers view empty\");\n"
+    "  st.dataset.callersFrames = String(nodes.length);\n"
+    "  document.getElementById(\"b-flame\").click();\n"
+    "  st.dataset.selftest = fails.length ? \"fail: \" + fails.join(\"; \") : \"pass\";\n"
+    "}\n"
     "})();\n"
     "</script>\n"
     "</body>\n"
