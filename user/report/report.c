@@ -385,6 +385,29 @@ static uint32_t resolve_stack(struct report *rep, struct priv *pv, struct jfr_re
 static const char *const pid_fields[] = {"pid", "processId", "osProcessId", "tgid", NULL};
 static const char *const proc_fields[] = {"processName", "process", "command", "comm", NULL};
 
+/* lfr names a thread's group after its process, "NAME [PID]"; other writers' groups ("main",
+ * "system") do not match and leave the process to jdk.JVMInformation. */
+static void group_process(struct jfr_reader *r, const struct jfr_chunk *ch, const struct jfr_type *tt,
+			  uint64_t off, char *proc, size_t n, int64_t *pid)
+{
+	const struct jfr_type *gt = NULL;
+	uint64_t goff = field_ref(r, ch, tt, off, "group", &gt);
+	char name[256];
+
+	if (!goff || field_text(r, ch, gt, goff, "name", name, sizeof(name)) <= 0)
+		return;
+	size_t len = strlen(name);
+	char *open = strrchr(name, '[');
+	if (!open || open == name || open[-1] != ' ' || name[len - 1] != ']')
+		return;
+	name[len - 1] = 0;
+	if (!all_digits(open + 1))
+		return;
+	*pid = strtoll(open + 1, NULL, 10);
+	open[-1] = 0;
+	snprintf(proc, n, "%s", name);
+}
+
 static bool thread_selected(const struct report_opts *o, const struct report_thread *t)
 {
 	bool ok = !o->nthreads;
@@ -432,6 +455,8 @@ static uint64_t resolve_thread(struct report *rep, struct priv *pv, struct jfr_r
 				break;
 		for (int i = 0; proc_fields[i] && !proc[0]; i++)
 			field_text(r, ch, tt, off, proc_fields[i], proc, sizeof(proc));
+		if (!proc[0])
+			group_process(r, ch, tt, off, proc, sizeof(proc), &t.pid);
 	}
 	if (!proc[0])
 		snprintf(proc, sizeof(proc), "%s", pv->jvm_process);
