@@ -260,8 +260,10 @@ static void method_name(struct jfr_reader *r, const struct jfr_chunk *ch, uint64
 	cls[0] = 0;
 	if (coff)
 		field_text(r, ch, ct, coff, "name", cls, sizeof(cls));
-	bool native_lib =
-	    kind == RF_CPP || kind == RF_KERNEL || strstr(cls, ".so") || cls[0] == '[' || !cls[0];
+	/* JNI methods are "Native" frames of Java classes (slash form); other native frames name
+	 * their object file as the class */
+	bool native_lib = kind == RF_CPP || kind == RF_KERNEL || strstr(cls, ".so") ||
+	                  cls[0] == '[' || !cls[0] || (kind == RF_NATIVE && !strchr(cls, '/'));
 	if (native_lib) {
 		snprintf(out, n, "%s", meth);
 		return;
@@ -387,8 +389,9 @@ static const char *const proc_fields[] = {"processName", "process", "command", "
 
 /* lfr names a thread's group after its process, "NAME [PID]"; other writers' groups ("main",
  * "system") do not match and leave the process to jdk.JVMInformation. */
-static void group_process(struct jfr_reader *r, const struct jfr_chunk *ch, const struct jfr_type *tt,
-			  uint64_t off, char *proc, size_t n, int64_t *pid)
+static void group_process(struct jfr_reader *r, const struct jfr_chunk *ch,
+                          const struct jfr_type *tt, uint64_t off, char *proc, size_t n,
+                          int64_t *pid)
 {
 	const struct jfr_type *gt = NULL;
 	uint64_t goff = field_ref(r, ch, tt, off, "group", &gt);
