@@ -249,8 +249,10 @@ static bool proc_image_name(uint32_t tgid, char *buf, size_t len)
 		return false;
 	base = strrchr(arg, '/');
 	base = base ? base + 1 : arg;
-	snprintf(buf, len, "%s", base);
-	return buf[0] != '\0';
+	n = strnlen(base, len - 1);
+	memcpy(buf, base, n);
+	buf[n] = '\0';
+	return n > 0;
 }
 
 static int apply_comm(struct lfr_recorder *r, const struct lfr_rec_comm *c)
