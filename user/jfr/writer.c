@@ -51,6 +51,9 @@
 /* A filler: padded 5-byte size, type 1, then five zero varints so that a reader parsing it as a
  * checkpoint (the JDK's streaming parser does) finds an empty one. */
 #define FILLER_MIN 11
+/* The terminator: a 2-byte event of type 0 that ends the event walk of JMC, which stops reading a
+ * chunk at the first type-0 event.  Retired by turning its type into 1 once a later one exists. */
+#define TERM_SIZE 2
 #define FILLER_SIZE_WIDTH 5
 #define PAGE 4096
 
@@ -98,8 +101,9 @@ struct lfr_jfr_writer {
 	int64_t gmt_offset_ms;
 	struct jfr_buf meta; /* metadata event (start ticks 0), identical in every chunk */
 
-	/* current chunk: [start, end) in the file; the filler begins at filler */
-	uint64_t start, end, filler, last_cp;
+	/* current chunk: [start, end) in the file; the live terminator is at term, the filler at
+	 * filler (right after it) */
+	uint64_t start, end, term, filler, last_cp;
 	uint64_t chunk_ticks, chunk_max_ticks;
 	uint32_t chunk_seq;
 	uint64_t chunk_events;
@@ -300,6 +304,12 @@ static void put_filler(struct jfr_buf *b, uint64_t size)
 		jfr_buf_u8(b, 0);
 }
 
+static void put_term(struct jfr_buf *b)
+{
+	jfr_buf_u8(b, TERM_SIZE);
+	jfr_buf_u8(b, 0);
+}
+
 /* Bytes to add before a filler at off so that its size field does not cross a page. */
 static unsigned filler_shift(uint64_t off)
 {
@@ -447,7 +457,7 @@ static const uint16_t pool_type[P_COUNT] = {
 /*
  * Builds into w->cp a checkpoint at file offset at whose delta points back to prev (0: none), with
  * the static pools (statics) or with what the segment references.  The duration field is padded so
- * that the filler following the checkpoint keeps its size field inside one page.
+ * that the filler following the checkpoint and the terminator keeps its size field inside one page.
  */
 static int build_checkpoint(struct lfr_jfr_writer *w, uint64_t at, uint64_t prev, bool statics,
                             uint64_t ticks)
@@ -508,7 +518,7 @@ static int build_checkpoint(struct lfr_jfr_writer *w, uint64_t at, uint64_t prev
 		jfr_buf_varint(&w->cp, npools);
 		jfr_buf_put(&w->cp, pools.data, pools.len);
 		jfr_patch_varint(&w->cp, size_off, w->cp.len, FILLER_SIZE_WIDTH);
-		unsigned shift = filler_shift(at + w->cp.len);
+		unsigned shift = filler_shift(at + w->cp.len + TERM_SIZE);
 		if (!shift)
 			break;
 		dur_width += shift;
@@ -521,11 +531,15 @@ static int build_checkpoint(struct lfr_jfr_writer *w, uint64_t at, uint64_t prev
 
 /* ---- chunks ---- */
 
-/* Builds a whole new chunk at file offset at, ending at end, into w->seg. */
+/*
+ * Builds a whole new chunk at file offset at, ending at end, into w->seg:
+ *   header, metadata wrapped in a type-1 event (so that JMC's event walk does not stop at it; the
+ *   header points into the wrapper), checkpoint 0 (the static pools), terminator, filler.
+ */
 static int build_chunk(struct lfr_jfr_writer *w, uint64_t at, uint64_t end, uint64_t ticks,
-                       uint64_t *filler, uint64_t *cp)
+                       uint64_t *term, uint64_t *cp)
 {
-	uint64_t meta_off = HEADER_SIZE;
+	uint64_t meta_off = HEADER_SIZE + FILLER_MIN;
 	uint64_t cp_off = meta_off + w->meta.len;
 	int err;
 
@@ -535,11 +549,13 @@ static int build_chunk(struct lfr_jfr_writer *w, uint64_t at, uint64_t end, uint
 		return err;
 	jfr_buf_reset(&w->seg);
 	put_header(&w->seg, w, end - at, cp_off, meta_off, ticks);
+	put_filler(&w->seg, FILLER_MIN + w->meta.len);
 	jfr_buf_put(&w->seg, w->meta.data, w->meta.len);
 	jfr_buf_put(&w->seg, w->cp.data, w->cp.len);
-	*filler = at + w->seg.len;
+	*term = at + w->seg.len;
 	*cp = at + cp_off;
-	put_filler(&w->seg, end - *filler);
+	put_term(&w->seg);
+	put_filler(&w->seg, end - (*term + TERM_SIZE));
 	if (w->seg.oom)
 		return nomem(w, "building a chunk");
 	return 0;
@@ -578,7 +594,7 @@ static uint64_t align8(uint64_t v)
 static int rotate(struct lfr_jfr_writer *w, uint64_t now)
 {
 	uint64_t next = align8(w->filler + FILLER_MIN);
-	uint64_t ticks = now, filler, cp;
+	uint64_t ticks = now, term, cp;
 	int err;
 
 	if (w->seg_events && w->seg_min_ticks < ticks)
@@ -593,7 +609,7 @@ static int rotate(struct lfr_jfr_writer *w, uint64_t now)
 		return err;
 	uint64_t old_start = w->start, old_filler = w->filler;
 	uint64_t duration = chunk_duration(w, now);
-	err = build_chunk(w, next, w->end, ticks, &filler, &cp);
+	err = build_chunk(w, next, w->end, ticks, &term, &cp);
 	if (!err)
 		err = io_write(w, w->seg.data, w->seg.len, next, "writing a new chunk");
 	if (!err)
@@ -605,7 +621,8 @@ static int rotate(struct lfr_jfr_writer *w, uint64_t now)
 	if (err)
 		return err;
 	w->start = next;
-	w->filler = filler;
+	w->term = term;
+	w->filler = term + TERM_SIZE;
 	w->last_cp = cp;
 	w->chunk_ticks = ticks;
 	w->chunk_max_ticks = ticks;
@@ -675,17 +692,18 @@ int lfr_jfr_open(struct lfr_jfr_writer **out, const char *path, const struct lfr
 		w->dead = true;
 		return fail(w, errno, "cannot create %s: %s", path, strerror(errno));
 	}
-	uint64_t filler, cp;
+	uint64_t term, cp;
 	w->chunk_ticks = w->chunk_max_ticks = m2;
 	w->end = w->opt.max_chunk_bytes;
-	err = build_chunk(w, 0, w->end, w->chunk_ticks, &filler, &cp);
+	err = build_chunk(w, 0, w->end, w->chunk_ticks, &term, &cp);
 	if (!err)
 		err = io_truncate(w, w->end, "preallocating the first chunk");
 	if (!err)
 		err = io_write(w, w->seg.data, w->seg.len, 0, "writing the first chunk");
 	if (err)
 		return err;
-	w->filler = filler;
+	w->term = term;
+	w->filler = term + TERM_SIZE;
 	w->last_cp = cp;
 	w->st.chunks = 1;
 	w->seg_seq = 1;
@@ -1057,7 +1075,8 @@ int lfr_jfr_flush(struct lfr_jfr_writer *w)
 	if ((err = build_checkpoint(w, cp_at, w->last_cp, false, now)))
 		return err;
 	/* a chunk that would pass the size limit after a rotation anyway is grown as needed */
-	uint64_t new_filler = cp_at + w->cp.len;
+	uint64_t new_term = cp_at + w->cp.len;
+	uint64_t new_filler = new_term + TERM_SIZE;
 	uint64_t need = new_filler + FILLER_MIN;
 	if (need > w->end) {
 		uint64_t target = w->start + w->opt.max_chunk_bytes;
@@ -1068,23 +1087,31 @@ int lfr_jfr_flush(struct lfr_jfr_writer *w)
 	jfr_buf_reset(&w->seg);
 	jfr_buf_put(&w->seg, w->ev.data, w->ev.len);
 	jfr_buf_put(&w->seg, w->cp.data, w->cp.len);
+	put_term(&w->seg);
 	put_filler(&w->seg, w->end - new_filler);
 	if (w->seg.oom)
 		return nomem(w, "assembling a flush");
 
 	if (w->seg_max_ticks > w->chunk_max_ticks)
 		w->chunk_max_ticks = w->seg_max_ticks;
-	/* hidden inside the current filler until the filler shrinks */
+	/*
+	 * Written inside the current filler, then published step by step, each step leaving a file
+	 * both readers accept: the new pools (through the header), the new events for the JDK (the
+	 * filler shrinks), the new events for JMC (the old terminator retires), the duration.
+	 */
+	static const uint8_t retired = 1;
 	if ((err = io_write(w, w->seg.data, w->seg.len, ev_at, "writing events")) ||
 	    (err =
 	         io_u64(w, w->start + H_CP_OFFSET, cp_at - w->start, "publishing a checkpoint")) ||
 	    (err = io_filler_size(w, w->filler, FILLER_MIN)) ||
+	    (err = io_write(w, &retired, 1, w->term + 1, "retiring a terminator")) ||
 	    (err = io_u64(w, w->start + H_DURATION, chunk_duration(w, now),
 	                  "writing a chunk duration")))
 		return err;
 	if (w->opt.sync && fdatasync(w->fd) < 0)
 		return fail_io(w, errno, "fdatasync", 0);
 
+	w->term = new_term;
 	w->filler = new_filler;
 	w->last_cp = cp_at;
 	w->chunk_events += w->seg_events;
