@@ -255,6 +255,8 @@ static void rotation_by_size_keeps_keys(void **state)
 	check_ok(&r);
 	assert_true(r.chunks > 1);
 	assert_int_equal(r.chunks, st.chunks);
+	print_message("rotation by size: %u chunks, %llu pool entries\n", r.chunks,
+	              (unsigned long long)r.pool_entries);
 	assert_int_equal(lfr_jfr_check_count(&r, "jdk.ExecutionSample"), total);
 	assert_true(r.time_ordered);
 	assert_true(r.last_chunk_final);
@@ -379,6 +381,7 @@ static void crash_during_flush(void **state)
 
 	assert_true(points > 100);
 	assert_int_equal(broken, 0);
+	print_message("flush: %u crash points, all readable\n", points);
 }
 
 static void crash_during_rotation(void **state)
@@ -390,6 +393,7 @@ static void crash_during_rotation(void **state)
 	/* the new chunk is built inside the old chunk's filler and published by one write */
 	assert_true(points > 20);
 	assert_int_equal(broken, 0);
+	print_message("rotation: %u crash points, all readable\n", points);
 }
 
 static void crash_during_rotation_and_growth(void **state)
