@@ -436,6 +436,73 @@ static void truncated_files_rejected_cleanly(void **state)
 	assert_int_equal(lfr_jfr_check_buffer(data, len + 0, &r, err, sizeof(err)), 0);
 }
 
+/* The checker is the referee of the tests above: it must catch what the readers reject. */
+static void checker_rejects_corruptions(void **state)
+{
+	(void)state;
+	struct fixture f;
+	struct lfr_jfr_check_result r;
+	uint64_t t = 1, v;
+	char err[512];
+	static uint8_t data[1 << 16], bad[(1 << 16) + 16];
+
+	OK(lfr_jfr_open(&f.w, path, NULL));
+	populate(&f);
+	samples(&f, 20, &t);
+	OK(lfr_jfr_close(f.w, NULL, 0));
+	FILE *fp = fopen(path, "rb");
+	assert_non_null(fp);
+	size_t len = fread(data, 1, sizeof(data), fp);
+	fclose(fp);
+	OK(lfr_jfr_check_buffer(data, len, &r, err, sizeof(err)));
+
+	/* bytes after the last chunk */
+	memcpy(bad, data, len);
+	memset(bad + len, 0, 16);
+	assert_int_equal(lfr_jfr_check_buffer(bad, len + 16, &r, err, sizeof(err)), -1);
+	if (!strstr(err, "after the"))
+		fail_msg("%s", err);
+
+	/* chunk size past the end of the file */
+	memcpy(bad, data, len);
+	jfr_put_be64(bad + 8, len + 1);
+	assert_int_equal(lfr_jfr_check_buffer(bad, len, &r, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "beyond the end"));
+
+	/* a chunk left in progress */
+	memcpy(bad, data, len);
+	bad[64] = 1;
+	assert_int_equal(lfr_jfr_check_buffer(bad, len, &r, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "not finished"));
+
+	/* the checkpoint chain pointing at the metadata */
+	memcpy(bad, data, len);
+	memcpy(bad + 16, bad + 24, 8);
+	assert_int_equal(lfr_jfr_check_buffer(bad, len, &r, err, sizeof(err)), -1);
+
+	/* a checkpoint whose size no longer matches its content */
+	memcpy(bad, data, len);
+	uint64_t cp = jfr_get_be64(data + 16);
+	assert_int_equal(jfr_varint_decode(bad + cp, 5, &v), 5);
+	assert_true(jfr_varint_encode_padded(bad + cp, v + 1, 5));
+	assert_int_equal(lfr_jfr_check_buffer(bad, len, &r, err, sizeof(err)), -1);
+
+	/* an event of size zero: the terminator, which ends a closed file */
+	memcpy(bad, data, len);
+	size_t at = len - 2;
+	assert_int_equal(data[at], 2);
+	assert_int_equal(data[at + 1], 0);
+	bad[at] = 0;
+	assert_int_equal(lfr_jfr_check_buffer(bad, len, &r, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "size 0"));
+
+	/* no terminator: JMC would read past the chunk */
+	memcpy(bad, data, len);
+	bad[at + 1] = 1;
+	assert_int_equal(lfr_jfr_check_buffer(bad, len, &r, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "JMC"));
+}
+
 static void errors_are_reported(void **state)
 {
 	(void)state;
@@ -485,6 +552,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(crash_during_rotation, setup, teardown),
 	    cmocka_unit_test_setup_teardown(crash_during_rotation_and_growth, setup, teardown),
 	    cmocka_unit_test_setup_teardown(truncated_files_rejected_cleanly, setup, teardown),
+	    cmocka_unit_test_setup_teardown(checker_rejects_corruptions, setup, teardown),
 	    cmocka_unit_test_setup_teardown(errors_are_reported, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

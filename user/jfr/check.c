@@ -265,13 +265,24 @@ static int element(struct ctx *c, uint64_t *pos, uint64_t end, int depth, const 
 			a.v[a.n++] = str_at(c, v);
 		}
 	}
-	static const char *const known[] = {"root",  "metadata",   "region", "class",
-	                                    "field", "annotation", "setting"};
+	/* the element tree JMC accepts: it rejects any other child */
+	static const char *const allowed[][2] = {
+	    {"", "root"},
+	    {"root", "metadata"},
+	    {"root", "region"},
+	    {"metadata", "class"},
+	    {"class", "field"},
+	    {"class", "setting"},
+	    {"class", "annotation"},
+	    {"field", "annotation"},
+	    {"setting", "annotation"},
+	};
 	bool ok = false;
-	for (unsigned i = 0; i < sizeof(known) / sizeof(known[0]); i++)
-		ok |= !strcmp(name, known[i]);
+	for (unsigned i = 0; i < sizeof(allowed) / sizeof(allowed[0]); i++)
+		ok |= !strcmp(parent, allowed[i][0]) && !strcmp(name, allowed[i][1]);
 	if (!ok)
-		return bad(c, *pos, "unknown metadata element \"%s\" (JMC rejects it)", name);
+		return bad(c, *pos, "metadata element \"%s\" inside \"%s\" (JMC rejects it)", name,
+		           parent);
 	if (!strcmp(name, "region")) {
 		if (strcmp(parent, "root"))
 			return bad(c, *pos, "region element outside root");
