@@ -104,7 +104,8 @@ struct lfr_jfr_writer {
 	/* current chunk: [start, end) in the file; the live terminator is at term, the filler at
 	 * filler (right after it) */
 	uint64_t start, end, term, filler, last_cp;
-	uint64_t chunk_ticks, chunk_max_ticks;
+	uint64_t chunk_ticks, chunk_max_ticks; /* header start ticks; latest event or flush time */
+	uint64_t chunk_born;                   /* when the chunk was started (for its age) */
 	uint32_t chunk_seq;
 	uint64_t chunk_events;
 
@@ -626,6 +627,7 @@ static int rotate(struct lfr_jfr_writer *w, uint64_t now)
 	w->last_cp = cp;
 	w->chunk_ticks = ticks;
 	w->chunk_max_ticks = ticks;
+	w->chunk_born = now;
 	w->chunk_events = 0;
 	w->st.chunks++;
 	return 0;
@@ -693,7 +695,7 @@ int lfr_jfr_open(struct lfr_jfr_writer **out, const char *path, const struct lfr
 		return fail(w, errno, "cannot create %s: %s", path, strerror(errno));
 	}
 	uint64_t term, cp;
-	w->chunk_ticks = w->chunk_max_ticks = m2;
+	w->chunk_ticks = w->chunk_max_ticks = w->chunk_born = m2;
 	w->end = w->opt.max_chunk_bytes;
 	err = build_chunk(w, 0, w->end, w->chunk_ticks, &term, &cp);
 	if (!err)
@@ -1065,7 +1067,7 @@ int lfr_jfr_flush(struct lfr_jfr_writer *w)
 
 	uint64_t used = w->filler - w->start;
 	uint64_t approx = w->ev.len + FILLER_MIN + 64;
-	bool too_old = w->opt.max_chunk_age_ns && now - w->chunk_ticks >= w->opt.max_chunk_age_ns;
+	bool too_old = w->opt.max_chunk_age_ns && now - w->chunk_born >= w->opt.max_chunk_age_ns;
 	if (w->chunk_events && (too_old || used + approx > w->opt.max_chunk_bytes)) {
 		if ((err = rotate(w, now)))
 			return err;
