@@ -152,6 +152,9 @@ static void pool_dedup(void **state)
 	assert_true(k != f.m[0]); /* the frame type is part of the method */
 	OK(lfr_jfr_method(f.w, "other", "main", LFR_JFR_FRAME_NATIVE, &k));
 	assert_true(k != f.m[0]);
+	/* "[kernel]" is written as "kernel" (JMC): both spellings are one class */
+	OK(lfr_jfr_method(f.w, "kernel", "ksys_write", LFR_JFR_FRAME_KERNEL, &k));
+	assert_true(k == f.m[3]);
 	uint64_t s0[] = {f.m[1], f.m[0]};
 	OK(lfr_jfr_stack(f.w, s0, 2, false, &k));
 	assert_true(k == f.stack[0]);
@@ -167,7 +170,7 @@ static void pool_dedup(void **state)
 	assert_int_equal(st.methods, 6);
 	assert_int_equal(st.stack_traces, 4);
 	assert_int_equal(st.threads, 3);
-	/* symbols: "()V", app, main, work, libc.so.6, write, [kernel], ksys_write, other */
+	/* symbols: "()V", app, main, work, libc.so.6, write, kernel, ksys_write, other */
 	assert_int_equal(st.symbols, 9);
 	assert_int_equal(st.classes, 4);
 	samples(&f, 1000, &t);

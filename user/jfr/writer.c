@@ -738,8 +738,29 @@ int lfr_jfr_method(struct lfr_jfr_writer *w, const char *object, const char *sym
 	if (!object || !symbol || type < 1 || type > LFR_JFR_FRAME_TYPE_COUNT)
 		return fail(w, EINVAL, "invalid method (object %s, symbol %s, frame type %d)",
 		            object ? object : "NULL", symbol ? symbol : "NULL", (int)type);
-	if ((err = intern_symbol(w, object, &osym)) ||
-	    (err = intern_symbol(w, symbol, &m.name_key)))
+	/*
+	 * JMC reads a class name that starts with '[' as an array descriptor and fails on it
+	 * ("[kernel]"): such a name is written without its brackets ("kernel").
+	 */
+	size_t olen = strlen(object);
+	if (object[0] == '[') {
+		object++;
+		olen--;
+		if (olen && object[olen - 1] == ']')
+			olen--;
+		while (olen && object[0] == '[') {
+			object++;
+			olen--;
+		}
+		if (!olen) {
+			object = "unknown";
+			olen = strlen(object);
+		}
+	}
+	osym = pool_intern(&w->pools[P_SYMBOL], object, olen);
+	if (!osym)
+		return nomem(w, "interning a symbol");
+	if ((err = intern_symbol(w, symbol, &m.name_key)))
 		return err;
 	m.class_key = pool_intern(&w->pools[P_CLASS], &osym, sizeof(osym));
 	if (!m.class_key)

@@ -74,8 +74,9 @@ uint64_t lfr_jfr_now(void);
 
 /*
  * Pools.  Keys are never 0, and equal content gives the equal key for the whole file.
- * object: the object file ("libc.so.6", "[kernel]") shown as the frame's class; symbol: the
- * function name shown as the method.
+ * object: the object file ("libc.so.6", "[kernel]") shown as the frame's class, without the
+ * brackets of a name that starts with '[' ("kernel": JMC takes a leading '[' for an array type and
+ * fails); symbol: the function name shown as the method.
  */
 int lfr_jfr_method(struct lfr_jfr_writer *w, const char *object, const char *symbol,
                    enum lfr_jfr_frame_type type, uint64_t *key);
