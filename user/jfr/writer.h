@@ -65,7 +65,11 @@ struct lfr_jfr_stats {
 	uint64_t symbols, classes, methods, stack_traces, threads; /* distinct pool entries */
 };
 
-/* Creates (or truncates) path and writes the first chunk's metadata.  opt may be NULL. */
+/*
+ * Creates (or truncates) path and writes the first chunk.  opt may be NULL.  On failure *out is
+ * still set when memory allowed (NULL otherwise), so that lfr_jfr_strerror() can say why; release
+ * it with lfr_jfr_abandon().  A writer is driven by one thread at a time.
+ */
 int lfr_jfr_open(struct lfr_jfr_writer **out, const char *path, const struct lfr_jfr_options *opt);
 /* The message for the last error (never NULL). */
 const char *lfr_jfr_strerror(const struct lfr_jfr_writer *w);
