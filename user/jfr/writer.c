@@ -6,29 +6,31 @@
  * so the space is a hole, not written zeros) and always ends with a "filler": an event of type 1
  * whose padded 5-byte size covers the rest of the chunk.  Readers skip type-1 events while walking
  * events (checkpoints are reached only through the chunk header's constant-pool offset and the
- * delta chain), so whatever lies inside the filler is invisible.
+ * delta chain), so whatever lies inside the filler is invisible.  JMC stops its walk at the first
+ * type-0 event: the metadata is therefore wrapped in a type-1 event (the header points inside the
+ * wrapper), and the events end with a 2-byte type-0 "terminator".
  *
- *   [header][metadata][checkpoint 0][events][checkpoint 1] ... [events][checkpoint n][filler .....]
+ *   [header][wrapped metadata][cp 0][t][events][cp 1][t] ... [events][cp n][T][filler .........]
  *
  * A flush writes the new events, a new checkpoint (the pool entries they reference that this chunk
- * has not carried yet, delta pointing back to the previous checkpoint) and a new filler header
- * *inside* the current filler, then publishes them with three small writes, each leaving a file
- * every reader accepts:
- *   1. the header's constant-pool offset := the new checkpoint (pools grow, no event is visible
- * yet);
- *   2. the old filler's size := its minimum, so the new events and the new filler become the tail;
- *   3. the header's duration.
+ * has not carried yet, delta pointing back to the previous checkpoint), a new terminator and a new
+ * filler header *inside* the current filler, then publishes them with small writes, each leaving a
+ * file every reader accepts:
+ *   1. the header's constant-pool offset := the new checkpoint (pools grow, no new event is seen);
+ *   2. the old filler's size := its minimum: the JDK sees the new events;
+ *   3. the old terminator's type := 1: JMC sees the new events, up to the new terminator;
+ *   4. the header's duration.
  * A process killed anywhere in this sequence leaves the previous flush's file, or the new one.  The
  * published fields are written with single pwrite()s of at most 8 bytes that never cross a page,
  * which the kernel performs entirely or not at all.
  *
  * Rotation builds the next chunk inside the current filler, shrinks the current chunk's size to end
- * where the new chunk starts (the old filler then reaches past its chunk's end, which the readers
- * tolerate: they stop walking at the chunk end), then trims the old filler.  Growing the last chunk
- * (when the next flush needs more room than preallocated) extends the filler first, then the file,
- * then the chunk size; closing sets the final flag, then shrinks the chunk to its content and the
- * file to the chunk.  Those last two steps each leave one moment, between two consecutive system
- * calls, where the file is not readable; Documentation/jfr-writer.md describes them.
+ * where the new chunk starts (the old filler then reaches past its chunk's end: the JDK stops
+ * walking at the chunk end, JMC at the terminator before it), then trims the old filler.  Growing
+ * the last chunk (when the next flush needs more room than preallocated) extends the filler first,
+ * then the file, then the chunk size; closing sets the final flag, then shrinks the chunk to its
+ * content and the file to the chunk.  Those last two steps each leave one moment, between two
+ * consecutive system calls, where the file is not readable; Documentation/jfr-writer.md says more.
  */
 #include <errno.h>
 #include <fcntl.h>
