@@ -356,6 +356,12 @@ static unsigned crash_everywhere(const struct lfr_jfr_options *opt, bool by_op, 
 				print_message("crash point %lld: %s\n", (long long)i, err);
 			*broken += !was_broken;
 			was_broken = true;
+			/* the repair cuts the tail and gives back the previous flush */
+			char rerr[512];
+			assert_int_equal(lfr_jfr_repair(path, rerr, sizeof(rerr)), 1);
+			check_ok(&r);
+			assert_int_equal(lfr_jfr_check_count(&r, "jdk.ExecutionSample") - deep,
+			                 first);
 		} else {
 			uint64_t n = lfr_jfr_check_count(&r, "jdk.ExecutionSample") - deep;
 			uint64_t jmc = r.jmc_events - deep; /* every event is a sample here */
@@ -371,8 +377,13 @@ static unsigned crash_everywhere(const struct lfr_jfr_options *opt, bool by_op, 
 			/* a flush that failed only in its last step (the duration) is visible */
 			assert_true(ret || n == first + second);
 		}
-		if (!ret)
+		if (!ret) {
+			char rerr[512];
+
+			/* a readable file needs no repair */
+			assert_int_equal(lfr_jfr_repair(path, rerr, sizeof(rerr)), 0);
 			return points;
+		}
 	}
 }
 
@@ -437,6 +448,41 @@ static void truncated_files_rejected_cleanly(void **state)
 		assert_int_equal(lfr_jfr_check_buffer(data, cut, &r, err, sizeof(err)), -1);
 	/* and bytes after the last chunk are reported */
 	assert_int_equal(lfr_jfr_check_buffer(data, len + 0, &r, err, sizeof(err)), 0);
+}
+
+/* A kill at every system call of close: readable, or repaired to the last flush. */
+static void crash_during_close(void **state)
+{
+	(void)state;
+	unsigned broken = 0;
+
+	for (int op = 0;; op++) {
+		struct fixture f;
+		struct lfr_jfr_check_result r;
+		char err[512];
+		uint64_t t = 1;
+
+		OK(lfr_jfr_open(&f.w, path, NULL));
+		populate(&f);
+		samples(&f, 30, &t);
+		OK(lfr_jfr_flush(f.w));
+		lfr_jfr_set_io_fault(f.w, op, 0);
+		int ret = lfr_jfr_close(f.w, err, sizeof(err));
+		if (lfr_jfr_check_file(path, &r, err, sizeof(err))) {
+			broken++;
+			assert_int_equal(lfr_jfr_repair(path, err, sizeof(err)), 1);
+			check_ok(&r);
+		} else {
+			assert_int_equal(r.jmc_events, r.events);
+		}
+		assert_int_equal(lfr_jfr_check_count(&r, "jdk.ExecutionSample"), 30);
+		if (!ret) {
+			assert_true(r.last_chunk_final);
+			break;
+		}
+	}
+	/* between the chunk size and the file's truncation */
+	assert_int_equal(broken, 1);
 }
 
 /* The checker is the referee of the tests above: it must catch what the readers reject. */
@@ -555,6 +601,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(crash_during_rotation, setup, teardown),
 	    cmocka_unit_test_setup_teardown(crash_during_rotation_and_growth, setup, teardown),
 	    cmocka_unit_test_setup_teardown(truncated_files_rejected_cleanly, setup, teardown),
+	    cmocka_unit_test_setup_teardown(crash_during_close, setup, teardown),
 	    cmocka_unit_test_setup_teardown(checker_rejects_corruptions, setup, teardown),
 	    cmocka_unit_test_setup_teardown(errors_are_reported, setup, teardown),
 	};
