@@ -422,6 +422,35 @@ static void test_corrupted(void **state)
 	free(orig);
 }
 
+/* Chunks scanned in parallel give the same report as one at a time. */
+static void test_parallel(void **state)
+{
+	(void)state;
+	struct report_opts o;
+	report_opts_init(&o);
+	o.events[o.nevents++] = "all";
+	o.jobs = 1;
+	struct report *one = read_file(GENLFR, &o);
+	o.jobs = 3;
+	struct report *three = read_file(GENLFR, &o);
+	assert_int_equal(one->nchunks, 3);
+	assert_int_equal(three->nchunks, 3);
+	assert_int_equal(one->total, three->total);
+	assert_int_equal(one->nstacks, three->nstacks);
+	assert_int_equal(one->nframes, three->nframes);
+	assert_int_equal(one->nsamples, three->nsamples);
+	assert_int_equal(one->nlost, three->nlost);
+	for (size_t i = 0; i < one->nsamples; i++) {
+		/* merged in file order, so even the interning order is the same */
+		assert_int_equal(one->samples[i].stack, three->samples[i].stack);
+		assert_int_equal(one->samples[i].value, three->samples[i].value);
+	}
+	for (size_t i = 0; i < one->nevtypes; i++)
+		assert_int_equal(one->evtypes[i].count, three->evtypes[i].count);
+	report_free(one);
+	report_free(three);
+}
+
 static void test_parse_duration(void **state)
 {
 	(void)state;
@@ -438,11 +467,11 @@ static void test_parse_duration(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_jdk17),          cmocka_unit_test(test_jdk25),
-	    cmocka_unit_test(test_concatenated),   cmocka_unit_test(test_filters),
-	    cmocka_unit_test(test_lfr_events),     cmocka_unit_test(test_corpus),
-	    cmocka_unit_test(test_truncated),      cmocka_unit_test(test_corrupted),
-	    cmocka_unit_test(test_parse_duration),
+	    cmocka_unit_test(test_jdk17),        cmocka_unit_test(test_jdk25),
+	    cmocka_unit_test(test_concatenated), cmocka_unit_test(test_filters),
+	    cmocka_unit_test(test_lfr_events),   cmocka_unit_test(test_corpus),
+	    cmocka_unit_test(test_truncated),    cmocka_unit_test(test_corrupted),
+	    cmocka_unit_test(test_parallel),     cmocka_unit_test(test_parse_duration),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -46,6 +46,7 @@ static void report_usage(FILE *out)
 	    "                       counting events\n"
 	    "  -n, --top N          rows in the top lists (default 20)\n"
 	    "      --threads        collapsed/html: one root frame per thread\n"
+	    "  -j, --jobs N         chunks read in parallel (default: one per CPU)\n"
 	    "  -h, --help           show this help\n"
 	    "\n"
 	    "Examples:\n"
@@ -88,6 +89,7 @@ int cmd_report(int argc, char **argv)
 	    {"value", required_argument, NULL, OPT_VALUE},
 	    {"top", required_argument, NULL, 'n'},
 	    {"threads", no_argument, NULL, OPT_THREADS},
+	    {"jobs", required_argument, NULL, 'j'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -97,7 +99,7 @@ int cmd_report(int argc, char **argv)
 
 	report_opts_init(&o);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "f:o:e:t:p:n:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "f:o:e:t:p:n:j:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			format = optarg;
@@ -144,6 +146,18 @@ int cmd_report(int argc, char **argv)
 				return LFR_EXIT_USAGE;
 			}
 			o.top = (int)v;
+			break;
+		}
+		case 'j': {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+			if (*end || v <= 0 || v > 1024) {
+				fprintf(stderr,
+				        "lfr report: bad --jobs '%s': give a positive count\n",
+				        optarg);
+				return LFR_EXIT_USAGE;
+			}
+			o.jobs = (int)v;
 			break;
 		}
 		case OPT_THREADS:
