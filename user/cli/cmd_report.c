@@ -54,10 +54,13 @@ static void report_usage(FILE *out)
 	    "  lfr report --thread worker --from 10s --to 20s rec.jfr\n"
 	    "  lfr report --format html -o rec.html rec.jfr\n"
 	    "  lfr report --format collapsed rec.jfr | flamegraph.pl > rec.svg\n"
+	    "  lfr report --event jdk.NativeMethodSample --process 4242 rec.jfr\n"
 	    "\n"
 	    "A malformed file stops the report with an error naming the file offset; what was "
 	    "read\n"
-	    "before it (complete chunks) is still shown.  See Documentation/report.md.\n");
+	    "before it (complete chunks) is still shown.  Exit status: 0 success, 2 bad command\n"
+	    "line, 6 file not readable or output not writable, 8 malformed file.\n"
+	    "See Documentation/report.md.\n");
 }
 
 enum { OPT_FROM = 256, OPT_TO, OPT_VALUE, OPT_THREADS };
