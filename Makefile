@@ -27,6 +27,16 @@ unit:
 kunit:
 	tests/kunit/run
 
+# The JDK as referee for the JFR writer, and the report views (text, folded, HTML in Chromium).
+jdk-check: user
+	tests/jdk/run
+
+report-check: user
+	tests/report/run
+
+dkms-check:
+	tests/dkms/run
+
 vm-check:
 	tests/vm/check --kernel stock
 	tests/vm/check --kernel debug
@@ -37,17 +47,47 @@ deps:
 
 check: deps
 	$(MAKE) all
-	$(MAKE) unit
-	$(MAKE) kunit
-	$(MAKE) vm-check
-	@echo "check: all stages passed"
+	tests/check
 
 demo: deps
 	$(MAKE) all
 	tests/demo/run
 
+# Installing: the user tools and man page (PREFIX, DESTDIR honoured), and the module through DKMS.
+PREFIX  ?= /usr/local
+BINDIR  ?= $(PREFIX)/bin
+MANDIR  ?= $(PREFIX)/share/man
+DKMS_SRC := $(DESTDIR)/usr/src/lfr-$(VERSION)
+# The kernel DKMS builds for: the running one when it has headers, else the newest installed headers.
+DKMS_KVER ?= $(if $(wildcard /lib/modules/$(shell uname -r)/build),$(shell uname -r),$(patsubst /usr/src/linux-headers-%,%,$(lastword $(sort $(wildcard /usr/src/linux-headers-*-amd64)))))
+
+install: user
+	install -D -m 0755 build/release/lfr $(DESTDIR)$(BINDIR)/lfr
+	install -D -m 0644 Documentation/lfr.1 $(DESTDIR)$(MANDIR)/man1/lfr.1
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/lfr $(DESTDIR)$(MANDIR)/man1/lfr.1
+
+dkms-src:
+	rm -rf $(DKMS_SRC)
+	install -d $(DKMS_SRC)
+	cp -r Kbuild VERSION kmod include $(DKMS_SRC)/
+	find $(DKMS_SRC)/kmod \( -name '*.o' -o -name '*.ko' -o -name '*.mod*' -o -name '.*.cmd' \
+		-o -name Module.symvers -o -name modules.order \) -delete
+	sed 's/@VERSION@/$(VERSION)/' dkms.conf > $(DKMS_SRC)/dkms.conf
+
+dkms-install: dkms-src
+	dkms add lfr/$(VERSION)
+	dkms build lfr/$(VERSION) -k $(DKMS_KVER)
+	dkms install lfr/$(VERSION) -k $(DKMS_KVER)
+
+dkms-uninstall:
+	-dkms remove lfr/$(VERSION) --all
+	rm -rf /usr/src/lfr-$(VERSION)
+
 clean:
 	rm -rf build
 	-[ -n "$(KDIR)" ] && $(MAKE) -C $(KDIR) M=$(TOP)/kmod clean
 
-.PHONY: all module user workloads unit kunit vm-check deps check demo clean
+.PHONY: all module user workloads unit jdk-check report-check kunit dkms-check vm-check deps check demo clean install uninstall \
+	dkms-src dkms-install dkms-uninstall

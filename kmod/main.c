@@ -1,21 +1,67 @@
 // SPDX-License-Identifier: GPL-2.0
 /* lfr: Linux flight recorder — module entry points. */
-#include <linux/module.h>
+#include <linux/cpuhotplug.h>
 #include <linux/init.h>
+#include <linux/module.h>
+#include <linux/workqueue.h>
+#include "lfr_internal.h"
+
+struct workqueue_struct *lfr_wq;
+int lfr_cpuhp_state = -1;
 
 static int __init lfr_init(void)
 {
+	int err;
+
+	err = lfr_sampler_init();
+	if (err)
+		return err;
+	lfr_wq = alloc_workqueue("lfr", WQ_UNBOUND, 0);
+	if (!lfr_wq)
+		return -ENOMEM;
+	err = cpuhp_setup_state_multi(CPUHP_AP_ONLINE_DYN, "lfr:online",
+				      lfr_cpuhp_online, lfr_cpuhp_offline);
+	if (err < 0)
+		goto out_wq;
+	lfr_cpuhp_state = err;
+	err = lfr_dev_init();
+	if (err)
+		goto out_cpuhp;
+	err = lfr_genl_init();
+	if (err)
+		goto out_dev;
 	pr_info("loaded, version %s\n", LFR_VERSION);
 	return 0;
+out_dev:
+	lfr_dev_exit();
+out_cpuhp:
+	cpuhp_remove_multi_state(lfr_cpuhp_state);
+out_wq:
+	destroy_workqueue(lfr_wq);
+	return err;
 }
 
+/*
+ * Runs only once the module reference count is zero: no stack walk is
+ * queued (each holds a reference) and no /dev/lfr file is open.  A running
+ * session is stopped here; its last notifications are flushed before the
+ * family goes away.
+ */
 static void __exit lfr_exit(void)
 {
+	lfr_genl_quiesce();
+	lfr_sessions_shutdown();
+	drain_workqueue(lfr_wq);
+	lfr_genl_exit();
+	lfr_dev_exit();
+	cpuhp_remove_multi_state(lfr_cpuhp_state);
+	destroy_workqueue(lfr_wq);
 	pr_info("unloaded\n");
 }
 
 module_init(lfr_init);
 module_exit(lfr_exit);
 MODULE_LICENSE("GPL");
+MODULE_AUTHOR("The lfr developers");
 MODULE_DESCRIPTION("lfr: Linux flight recorder, cooperative CPU sampling into JFR files");
 MODULE_VERSION(LFR_VERSION);

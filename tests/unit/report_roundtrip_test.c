@@ -74,7 +74,7 @@ static void write_recording(void)
 		    lfr_jfr_lost_samples(w, t, round % 2 ? "ring full" : "fault", round + 1), 0);
 		assert_int_equal(lfr_jfr_flush(w), 0);
 	}
-	assert_int_equal(lfr_jfr_close(w), 0);
+	assert_int_equal(lfr_jfr_close(w, NULL, 0), 0);
 }
 
 static struct report *read_back(struct report_opts *o)

@@ -53,7 +53,7 @@ void jfr_buf_be16(struct jfr_buf *b, uint16_t v)
 
 void jfr_buf_be32(struct jfr_buf *b, uint32_t v)
 {
-	uint8_t x[4] = { v >> 24, v >> 16, v >> 8, v };
+	uint8_t x[4] = {v >> 24, v >> 16, v >> 8, v};
 
 	jfr_buf_put(b, x, 4);
 }
@@ -140,7 +140,7 @@ void jfr_buf_varint(struct jfr_buf *b, uint64_t v)
 
 size_t jfr_buf_varint_padded(struct jfr_buf *b, uint64_t v, unsigned width)
 {
-	uint8_t x[JFR_VARINT_MAX] = { 0 };
+	uint8_t x[JFR_VARINT_MAX] = {0};
 	size_t off = b->len;
 
 	if (!jfr_varint_encode_padded(x, v, width))

@@ -3,9 +3,9 @@
  * JFR byte encodings: a growable byte buffer with LEB128 varints, padded varints that can be
  * back-patched, big-endian fixed-width numbers and JFR strings.
  *
- * Varints are unsigned LEB128 of at most 9 bytes (the 9th byte carries 8 bits); negative numbers are
- * written as their two's complement u64.  Readers accept non-minimal ("padded") encodings, which is
- * what lets a size be reserved before the content it measures is known.
+ * Varints are unsigned LEB128 of at most 9 bytes (the 9th byte carries 8 bits); negative numbers
+ * are written as their two's complement u64.  Readers accept non-minimal ("padded") encodings,
+ * which is what lets a size be reserved before the content it measures is known.
  */
 #ifndef LFR_JFR_ENCODE_H
 #define LFR_JFR_ENCODE_H

@@ -88,7 +88,7 @@ uint64_t pool_intern(struct pool *p, const void *blob, size_t len)
 	if (!copy)
 		return 0;
 	memcpy(copy, blob, len);
-	p->e[p->n] = (struct pool_entry){ .hash = h, .blob = copy, .len = (uint32_t)len };
+	p->e[p->n] = (struct pool_entry){.hash = h, .blob = copy, .len = (uint32_t)len};
 	p->n++;
 	size_t s = h & (p->nslots - 1);
 	while (p->slots[s])

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Intern tables for the constant pools.  An entry is identified by a blob of bytes (its content);
- * its key is its index + 1, so keys are dense, never 0, and stable for the life of the writer — which
- * makes them unique across every chunk of a file.  Each entry remembers the last chunk its value was
- * written to and the last flush segment that referenced it.
+ * its key is its index + 1, so keys are dense, never 0, and stable for the life of the writer —
+ * which makes them unique across every chunk of a file.  Each entry remembers the last chunk its
+ * value was written to and the last flush segment that referenced it.
  */
 #ifndef LFR_JFR_POOL_H
 #define LFR_JFR_POOL_H

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The schema of lfr recordings, declared as data: every class (primitives, java.lang.String, the pooled
- * types, annotations and events) with its fields and annotations.  The metadata event of every chunk
- * is generated from these tables, and the event and pool encoders use the same type ids.
+ * The schema of lfr recordings, declared as data: every class (primitives, java.lang.String, the
+ * pooled types, annotations and events) with its fields and annotations.  The metadata event of
+ * every chunk is generated from these tables, and the event and pool encoders use the same type
+ * ids.
  */
 #ifndef LFR_JFR_SCHEMA_H
 #define LFR_JFR_SCHEMA_H
@@ -70,7 +71,7 @@ enum jfr_unit {
 	U_MILLIS_SPAN,
 	U_NANOS_SPAN,
 	U_BYTES,
-	U_ADDRESS_UNSIGNED,
+	U_UNSIGNED,
 };
 
 struct jfr_field_def {
@@ -100,9 +101,9 @@ extern const unsigned jfr_schema_len;
 const struct jfr_type_def *jfr_schema_type(uint16_t id);
 
 /*
- * Builds the complete metadata event (size, type 0, start ticks, duration, metadata id, string table,
- * element tree with the region element) into out.  gmt_offset_ms is the local zone's offset from UTC.
- * Returns the metadata id written (a hash of the content), 0 on allocation failure.
+ * Builds the complete metadata event (size, type 0, start ticks, duration, metadata id, string
+ * table, element tree with the region element) into out.  gmt_offset_ms is the local zone's offset
+ * from UTC. Returns the metadata id written (a hash of the content), 0 on allocation failure.
  */
 uint64_t jfr_metadata_build(struct jfr_buf *out, uint64_t start_ticks, int64_t gmt_offset_ms);
 

@@ -2,32 +2,35 @@
 /*
  * lfr's JFR writer: chunks, flushes, rotation and constant pools.
  *
- * File layout while recording.  Every chunk is preallocated (the file is extended with ftruncate, so
- * the space is a hole, not written zeros) and always ends with a "filler": an event of type 1 whose
- * padded 5-byte size covers the rest of the chunk.  Readers skip type-1 events while walking events
- * (checkpoints are reached only through the chunk header's constant-pool offset and the delta chain),
- * so whatever lies inside the filler is invisible.
+ * File layout while recording.  Every chunk is preallocated (the file is extended with ftruncate,
+ * so the space is a hole, not written zeros) and always ends with a "filler": an event of type 1
+ * whose padded 5-byte size covers the rest of the chunk.  Readers skip type-1 events while walking
+ * events (checkpoints are reached only through the chunk header's constant-pool offset and the
+ * delta chain), so whatever lies inside the filler is invisible.  JMC stops its walk at the first
+ * type-0 event: the metadata is therefore wrapped in a type-1 event (the header points inside the
+ * wrapper), and the events end with a 2-byte type-0 "terminator".
  *
- *   [header][metadata][checkpoint 0][events][checkpoint 1] ... [events][checkpoint n][filler .....]
+ *   [header][wrapped metadata][cp 0][t][events][cp 1][t] ... [events][cp n][T][filler .........]
  *
  * A flush writes the new events, a new checkpoint (the pool entries they reference that this chunk
- * has not carried yet, delta pointing back to the previous checkpoint) and a new filler header
- * *inside* the current filler, then publishes them with three small writes, each leaving a file every
- * reader accepts:
- *   1. the header's constant-pool offset := the new checkpoint (pools grow, no event is visible yet);
- *   2. the old filler's size := its minimum, so the new events and the new filler become the tail;
- *   3. the header's duration.
+ * has not carried yet, delta pointing back to the previous checkpoint), a new terminator and a new
+ * filler header *inside* the current filler, then publishes them with small writes, each leaving a
+ * file every reader accepts:
+ *   1. the header's constant-pool offset := the new checkpoint (pools grow, no new event is seen);
+ *   2. the old filler's size := its minimum: the JDK sees the new events;
+ *   3. the old terminator's type := 1: JMC sees the new events, up to the new terminator;
+ *   4. the header's duration.
  * A process killed anywhere in this sequence leaves the previous flush's file, or the new one.  The
- * published fields are written with single pwrite()s of at most 8 bytes that never cross a page, which
- * the kernel performs entirely or not at all.
+ * published fields are written with single pwrite()s of at most 8 bytes that never cross a page,
+ * which the kernel performs entirely or not at all.
  *
  * Rotation builds the next chunk inside the current filler, shrinks the current chunk's size to end
- * where the new chunk starts (the old filler then reaches past its chunk's end, which the readers
- * tolerate: they stop walking at the chunk end), then trims the old filler.  Growing the last chunk
- * (when the next flush needs more room than preallocated) extends the filler first, then the file,
- * then the chunk size; closing sets the final flag, then shrinks the chunk to its content and the file
- * to the chunk.  Those last two steps each leave one moment, between two consecutive system calls,
- * where the file is not readable; Documentation/jfr-writer.md describes them.
+ * where the new chunk starts (the old filler then reaches past its chunk's end: the JDK stops
+ * walking at the chunk end, JMC at the terminator before it), then trims the old filler.  Growing
+ * the last chunk (when the next flush needs more room than preallocated) extends the filler first,
+ * then the file, then the chunk size; closing sets the final flag, then shrinks the chunk to its
+ * content and the file to the chunk.  Those last two steps each leave one moment, between two
+ * consecutive system calls, where the file is not readable; Documentation/jfr-writer.md says more.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -50,6 +53,9 @@
 /* A filler: padded 5-byte size, type 1, then five zero varints so that a reader parsing it as a
  * checkpoint (the JDK's streaming parser does) finds an empty one. */
 #define FILLER_MIN 11
+/* The terminator: a 2-byte event of type 0 that ends the event walk of JMC, which stops reading a
+ * chunk at the first type-0 event.  Retired by turning its type into 1 once a later one exists. */
+#define TERM_SIZE 2
 #define FILLER_SIZE_WIDTH 5
 #define PAGE 4096
 
@@ -70,17 +76,12 @@
 enum { P_SYMBOL, P_CLASS, P_METHOD, P_STACK, P_THREAD, P_GROUP, P_COUNT };
 
 static const char *const frame_type_names[LFR_JFR_FRAME_TYPE_COUNT + 1] = {
-	NULL, "Interpreted", "JIT compiled", "Inlined", "Native", "C++", "Kernel",
+    NULL, "Interpreted", "JIT compiled", "Inlined", "Native", "C++", "Kernel",
 };
 static const char *const state_names[LFR_JFR_STATE_COUNT + 1] = {
-	NULL,
-	"STATE_RUNNABLE",
-	"STATE_SLEEPING",
-	"STATE_PARKED",
-	"STATE_IN_OBJECT_WAIT",
-	"STATE_BLOCKED_ON_MONITOR_ENTER",
-	"STATE_NEW",
-	"STATE_TERMINATED",
+    NULL,           "STATE_RUNNABLE",       "STATE_SLEEPING",
+    "STATE_PARKED", "STATE_IN_OBJECT_WAIT", "STATE_BLOCKED_ON_MONITOR_ENTER",
+    "STATE_NEW",    "STATE_TERMINATED",
 };
 
 struct lost_reason {
@@ -94,16 +95,19 @@ struct lfr_jfr_writer {
 	bool dead;
 	char err[512];
 	struct lfr_jfr_options opt;
-	int64_t io_budget;
+	int64_t io_budget;             /* fault injection: bytes of I/O left, -1 = unlimited */
+	int64_t fault_op, fault_bytes; /* fault injection: the I/O call to cut, -1 = none */
 
 	/* clock base: one CLOCK_MONOTONIC and one CLOCK_REALTIME reading taken together */
 	uint64_t mono0, real0;
 	int64_t gmt_offset_ms;
 	struct jfr_buf meta; /* metadata event (start ticks 0), identical in every chunk */
 
-	/* current chunk: [start, end) in the file; the filler begins at filler */
-	uint64_t start, end, filler, last_cp;
-	uint64_t chunk_ticks, chunk_max_ticks;
+	/* current chunk: [start, end) in the file; the live terminator is at term, the filler at
+	 * filler (right after it) */
+	uint64_t start, end, term, filler, last_cp;
+	uint64_t chunk_ticks, chunk_max_ticks; /* header start ticks; latest event or flush time */
+	uint64_t chunk_born;                   /* when the chunk was started (for its age) */
 	uint32_t chunk_seq;
 	uint64_t chunk_events;
 
@@ -113,9 +117,10 @@ struct lfr_jfr_writer {
 	uint64_t seg_events, seg_min_ticks, seg_max_ticks;
 
 	struct pool pools[P_COUNT];
-	struct keyvec seg_refs[P_COUNT]; /* stacks and threads referenced by this segment's events */
-	struct keyvec emit[P_COUNT];     /* entries the checkpoint being built carries */
-	uint64_t desc_symbol;            /* "()V", the descriptor of every method */
+	struct keyvec
+	    seg_refs[P_COUNT];       /* stacks and threads referenced by this segment's events */
+	struct keyvec emit[P_COUNT]; /* entries the checkpoint being built carries */
+	uint64_t desc_symbol;        /* "()V", the descriptor of every method */
 
 	struct lost_reason *lost;
 	size_t nlost;
@@ -123,7 +128,7 @@ struct lfr_jfr_writer {
 };
 
 static int fail(struct lfr_jfr_writer *w, int err, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 static int fail(struct lfr_jfr_writer *w, int err, const char *fmt, ...)
 {
 	va_list ap;
@@ -138,7 +143,7 @@ static int fail_io(struct lfr_jfr_writer *w, int err, const char *what, uint64_t
 {
 	w->dead = true;
 	return fail(w, err, "%s: %s at offset %llu failed: %s", w->path, what,
-		    (unsigned long long)off, strerror(err));
+	            (unsigned long long)off, strerror(err));
 }
 
 static int nomem(struct lfr_jfr_writer *w, const char *what)
@@ -164,22 +169,55 @@ void lfr_jfr_set_io_budget(struct lfr_jfr_writer *w, int64_t budget)
 	w->io_budget = budget;
 }
 
+void lfr_jfr_set_io_fault(struct lfr_jfr_writer *w, int64_t op, int64_t bytes)
+{
+	w->fault_op = op;
+	w->fault_bytes = bytes;
+}
+
 /* ---- file I/O: every call checked, short writes completed, injected faults honoured ---- */
 
+/*
+ * Fault injection (tests): decides whether this I/O call is the one the simulated kill interrupts,
+ * and how many of its n bytes reach the file first.
+ */
+static bool injected_fault(struct lfr_jfr_writer *w, size_t *n, uint64_t off, bool is_write)
+{
+	size_t keep;
+
+	if (w->fault_op > 0) {
+		w->fault_op--;
+		return false;
+	}
+	if (w->fault_op == 0) {
+		keep = w->fault_bytes < (int64_t)*n ? (size_t)w->fault_bytes : *n;
+	} else if (w->io_budget >= 0 && (int64_t)*n > w->io_budget) {
+		keep = (size_t)w->io_budget;
+	} else {
+		if (w->io_budget >= 0)
+			w->io_budget -= (int64_t)*n;
+		return false;
+	}
+	/* the kernel completes a write within one page entirely or not at all when the writer is
+	 * killed; only larger writes can be cut short */
+	if (is_write && *n <= 8 && off / PAGE == (off + *n - 1) / PAGE && keep < *n)
+		keep = 0;
+	*n = keep;
+	w->io_budget = 0;
+	w->fault_op = 0;
+	w->fault_bytes = 0;
+	return true;
+}
+
 static int io_write(struct lfr_jfr_writer *w, const void *data, size_t n, uint64_t off,
-		    const char *what)
+                    const char *what)
 {
 	const uint8_t *p = data;
-	bool cut = false;
+	bool cut;
 
 	if (w->dead)
 		return -EIO;
-	if (w->io_budget >= 0 && (int64_t)n > w->io_budget) {
-		n = (size_t)w->io_budget;
-		cut = true;
-	}
-	if (w->io_budget >= 0)
-		w->io_budget -= (int64_t)n;
+	cut = injected_fault(w, &n, off, true);
 	while (n) {
 		ssize_t r = pwrite(w->fd, p, n, (off_t)off);
 
@@ -201,16 +239,20 @@ static int io_write(struct lfr_jfr_writer *w, const void *data, size_t n, uint64
 
 static int io_truncate(struct lfr_jfr_writer *w, uint64_t size, const char *what)
 {
+	size_t one = 1;
+	bool cut;
+
 	if (w->dead)
 		return -EIO;
-	if (w->io_budget == 0)
+	cut = injected_fault(w, &one, 0, false);
+	if (cut && !one)
 		return fail_io(w, EIO, "(injected fault) ftruncate", size);
-	if (w->io_budget > 0)
-		w->io_budget--;
 	while (ftruncate(w->fd, (off_t)size) < 0) {
 		if (errno != EINTR)
 			return fail_io(w, errno, what, size);
 	}
+	if (cut)
+		return fail_io(w, EIO, "(injected fault) after ftruncate", size);
 	return 0;
 }
 
@@ -240,7 +282,7 @@ static uint64_t real_nanos(const struct lfr_jfr_writer *w, uint64_t ticks)
 }
 
 static void put_header(struct jfr_buf *b, const struct lfr_jfr_writer *w, uint64_t size,
-		       uint64_t cp_off, uint64_t meta_off, uint64_t start_ticks)
+                       uint64_t cp_off, uint64_t meta_off, uint64_t start_ticks)
 {
 	jfr_buf_put(b, "FLR", 4); /* with its NUL */
 	jfr_buf_be16(b, 2);
@@ -263,6 +305,12 @@ static void put_filler(struct jfr_buf *b, uint64_t size)
 	jfr_buf_u8(b, 1);
 	for (int i = 0; i < 5; i++)
 		jfr_buf_u8(b, 0);
+}
+
+static void put_term(struct jfr_buf *b)
+{
+	jfr_buf_u8(b, TERM_SIZE);
+	jfr_buf_u8(b, 0);
 }
 
 /* Bytes to add before a filler at off so that its size field does not cross a page. */
@@ -405,19 +453,19 @@ static void put_pool_values(struct lfr_jfr_writer *w, struct jfr_buf *b, int poo
 }
 
 static const uint16_t pool_type[P_COUNT] = {
-	[P_SYMBOL] = T_SYMBOL, [P_CLASS] = T_CLASS,   [P_METHOD] = T_METHOD,
-	[P_STACK] = T_STACK_TRACE, [P_THREAD] = T_THREAD, [P_GROUP] = T_THREAD_GROUP,
+    [P_SYMBOL] = T_SYMBOL,     [P_CLASS] = T_CLASS,   [P_METHOD] = T_METHOD,
+    [P_STACK] = T_STACK_TRACE, [P_THREAD] = T_THREAD, [P_GROUP] = T_THREAD_GROUP,
 };
 
 /*
- * Builds into w->cp a checkpoint at file offset at whose delta points back to prev (0: none), with the
- * static pools (statics) or with what the segment references.  The duration field is padded so that
- * the filler following the checkpoint keeps its size field inside one page.
+ * Builds into w->cp a checkpoint at file offset at whose delta points back to prev (0: none), with
+ * the static pools (statics) or with what the segment references.  The duration field is padded so
+ * that the filler following the checkpoint and the terminator keeps its size field inside one page.
  */
 static int build_checkpoint(struct lfr_jfr_writer *w, uint64_t at, uint64_t prev, bool statics,
-			    uint64_t ticks)
+                            uint64_t ticks)
 {
-	struct jfr_buf pools = { 0 };
+	struct jfr_buf pools = {0};
 	unsigned npools = 0;
 
 	for (int p = 0; p < P_COUNT; p++)
@@ -469,11 +517,11 @@ static int build_checkpoint(struct lfr_jfr_writer *w, uint64_t at, uint64_t prev
 		jfr_buf_varint(&w->cp, ticks);
 		jfr_buf_varint_padded(&w->cp, 0, dur_width);
 		jfr_buf_varint(&w->cp, prev ? prev - at : 0); /* signed delta, two's complement */
-		jfr_buf_u8(&w->cp, statics ? 0 : 1);           /* flags: FLUSH */
+		jfr_buf_u8(&w->cp, statics ? 0 : 1);          /* flags: FLUSH */
 		jfr_buf_varint(&w->cp, npools);
 		jfr_buf_put(&w->cp, pools.data, pools.len);
 		jfr_patch_varint(&w->cp, size_off, w->cp.len, FILLER_SIZE_WIDTH);
-		unsigned shift = filler_shift(at + w->cp.len);
+		unsigned shift = filler_shift(at + w->cp.len + TERM_SIZE);
 		if (!shift)
 			break;
 		dur_width += shift;
@@ -486,11 +534,15 @@ static int build_checkpoint(struct lfr_jfr_writer *w, uint64_t at, uint64_t prev
 
 /* ---- chunks ---- */
 
-/* Builds a whole new chunk at file offset at, ending at end, into w->seg. */
+/*
+ * Builds a whole new chunk at file offset at, ending at end, into w->seg:
+ *   header, metadata wrapped in a type-1 event (so that JMC's event walk does not stop at it; the
+ *   header points into the wrapper), checkpoint 0 (the static pools), terminator, filler.
+ */
 static int build_chunk(struct lfr_jfr_writer *w, uint64_t at, uint64_t end, uint64_t ticks,
-		       uint64_t *filler, uint64_t *cp)
+                       uint64_t *term, uint64_t *cp)
 {
-	uint64_t meta_off = HEADER_SIZE;
+	uint64_t meta_off = HEADER_SIZE + FILLER_MIN;
 	uint64_t cp_off = meta_off + w->meta.len;
 	int err;
 
@@ -500,11 +552,13 @@ static int build_chunk(struct lfr_jfr_writer *w, uint64_t at, uint64_t end, uint
 		return err;
 	jfr_buf_reset(&w->seg);
 	put_header(&w->seg, w, end - at, cp_off, meta_off, ticks);
+	put_filler(&w->seg, FILLER_MIN + w->meta.len);
 	jfr_buf_put(&w->seg, w->meta.data, w->meta.len);
 	jfr_buf_put(&w->seg, w->cp.data, w->cp.len);
-	*filler = at + w->seg.len;
+	*term = at + w->seg.len;
 	*cp = at + cp_off;
-	put_filler(&w->seg, end - *filler);
+	put_term(&w->seg);
+	put_filler(&w->seg, end - (*term + TERM_SIZE));
 	if (w->seg.oom)
 		return nomem(w, "building a chunk");
 	return 0;
@@ -543,13 +597,14 @@ static uint64_t align8(uint64_t v)
 static int rotate(struct lfr_jfr_writer *w, uint64_t now)
 {
 	uint64_t next = align8(w->filler + FILLER_MIN);
-	uint64_t ticks = now, filler, cp;
+	uint64_t ticks = now, term, cp;
 	int err;
 
 	if (w->seg_events && w->seg_min_ticks < ticks)
 		ticks = w->seg_min_ticks;
 	if (ticks <= w->chunk_ticks)
-		ticks = w->chunk_ticks + 1; /* distinct start times: JMC loads only one of equal ones */
+		ticks =
+		    w->chunk_ticks + 1; /* distinct start times: JMC loads only one of equal ones */
 	/* the new chunk's start lies inside the old filler; make room for it there first */
 	uint64_t need = next + HEADER_SIZE + w->meta.len + 4096 + FILLER_MIN + 8;
 	err = grow(w, need > w->end ? need + (w->opt.max_chunk_bytes / 4) : 0);
@@ -557,7 +612,7 @@ static int rotate(struct lfr_jfr_writer *w, uint64_t now)
 		return err;
 	uint64_t old_start = w->start, old_filler = w->filler;
 	uint64_t duration = chunk_duration(w, now);
-	err = build_chunk(w, next, w->end, ticks, &filler, &cp);
+	err = build_chunk(w, next, w->end, ticks, &term, &cp);
 	if (!err)
 		err = io_write(w, w->seg.data, w->seg.len, next, "writing a new chunk");
 	if (!err)
@@ -569,10 +624,12 @@ static int rotate(struct lfr_jfr_writer *w, uint64_t now)
 	if (err)
 		return err;
 	w->start = next;
-	w->filler = filler;
+	w->term = term;
+	w->filler = term + TERM_SIZE;
 	w->last_cp = cp;
 	w->chunk_ticks = ticks;
 	w->chunk_max_ticks = ticks;
+	w->chunk_born = now;
 	w->chunk_events = 0;
 	w->st.chunks++;
 	return 0;
@@ -600,12 +657,13 @@ int lfr_jfr_open(struct lfr_jfr_writer **out, const char *path, const struct lfr
 		return -ENOMEM;
 	w->fd = -1;
 	w->io_budget = -1;
+	w->fault_op = -1;
 	if (opt)
 		w->opt = *opt;
 	if (!w->opt.max_chunk_bytes)
 		w->opt.max_chunk_bytes = 12 << 20;
-	if (w->opt.max_chunk_bytes < 256 << 10)
-		w->opt.max_chunk_bytes = 256 << 10;
+	if (w->opt.max_chunk_bytes < 64 << 10)
+		w->opt.max_chunk_bytes = 64 << 10;
 	if (w->opt.max_chunk_bytes > (1ULL << 31) - (64 << 20))
 		w->opt.max_chunk_bytes = (1ULL << 31) - (64 << 20); /* JMC: chunks under 2 GiB */
 	if (!w->opt.auto_flush_bytes)
@@ -638,17 +696,18 @@ int lfr_jfr_open(struct lfr_jfr_writer **out, const char *path, const struct lfr
 		w->dead = true;
 		return fail(w, errno, "cannot create %s: %s", path, strerror(errno));
 	}
-	uint64_t filler, cp;
-	w->chunk_ticks = w->chunk_max_ticks = m2;
+	uint64_t term, cp;
+	w->chunk_ticks = w->chunk_max_ticks = w->chunk_born = m2;
 	w->end = w->opt.max_chunk_bytes;
-	err = build_chunk(w, 0, w->end, w->chunk_ticks, &filler, &cp);
+	err = build_chunk(w, 0, w->end, w->chunk_ticks, &term, &cp);
 	if (!err)
 		err = io_truncate(w, w->end, "preallocating the first chunk");
 	if (!err)
 		err = io_write(w, w->seg.data, w->seg.len, 0, "writing the first chunk");
 	if (err)
 		return err;
-	w->filler = filler;
+	w->term = term;
+	w->filler = term + TERM_SIZE;
 	w->last_cp = cp;
 	w->st.chunks = 1;
 	w->seg_seq = 1;
@@ -669,9 +728,9 @@ static int intern_symbol(struct lfr_jfr_writer *w, const char *s, uint64_t *key)
 }
 
 int lfr_jfr_method(struct lfr_jfr_writer *w, const char *object, const char *symbol,
-		   enum lfr_jfr_frame_type type, uint64_t *key)
+                   enum lfr_jfr_frame_type type, uint64_t *key)
 {
-	struct method_blob m = { .type = type };
+	struct method_blob m = {.type = type};
 	uint64_t osym;
 	int err;
 
@@ -680,8 +739,30 @@ int lfr_jfr_method(struct lfr_jfr_writer *w, const char *object, const char *sym
 		return err;
 	if (!object || !symbol || type < 1 || type > LFR_JFR_FRAME_TYPE_COUNT)
 		return fail(w, EINVAL, "invalid method (object %s, symbol %s, frame type %d)",
-			    object ? object : "NULL", symbol ? symbol : "NULL", (int)type);
-	if ((err = intern_symbol(w, object, &osym)) || (err = intern_symbol(w, symbol, &m.name_key)))
+		            object ? object : "NULL", symbol ? symbol : "NULL", (int)type);
+	/*
+	 * JMC reads a class name that starts with '[' as an array descriptor and fails on it
+	 * ("[kernel]"): such a name is written without its brackets ("kernel").
+	 */
+	size_t olen = strlen(object);
+	if (object[0] == '[') {
+		object++;
+		olen--;
+		if (olen && object[olen - 1] == ']')
+			olen--;
+		while (olen && object[0] == '[') {
+			object++;
+			olen--;
+		}
+		if (!olen) {
+			object = "unknown";
+			olen = strlen(object);
+		}
+	}
+	osym = pool_intern(&w->pools[P_SYMBOL], object, olen);
+	if (!osym)
+		return nomem(w, "interning a symbol");
+	if ((err = intern_symbol(w, symbol, &m.name_key)))
 		return err;
 	m.class_key = pool_intern(&w->pools[P_CLASS], &osym, sizeof(osym));
 	if (!m.class_key)
@@ -691,7 +772,7 @@ int lfr_jfr_method(struct lfr_jfr_writer *w, const char *object, const char *sym
 }
 
 int lfr_jfr_stack(struct lfr_jfr_writer *w, const uint64_t *methods, size_t n, bool truncated,
-		  uint64_t *key)
+                  uint64_t *key)
 {
 	uint8_t small[1 + 8 * 128];
 	uint8_t *blob = small;
@@ -703,7 +784,7 @@ int lfr_jfr_stack(struct lfr_jfr_writer *w, const uint64_t *methods, size_t n, b
 	for (size_t i = 0; i < n; i++)
 		if (!pool_get(&w->pools[P_METHOD], methods[i]))
 			return fail(w, EINVAL, "stack frame %zu: unknown method key %llu", i,
-				    (unsigned long long)methods[i]);
+			            (unsigned long long)methods[i]);
 	if (n > 128) {
 		blob = malloc(1 + 8 * n);
 		if (!blob)
@@ -718,7 +799,7 @@ int lfr_jfr_stack(struct lfr_jfr_writer *w, const uint64_t *methods, size_t n, b
 }
 
 int lfr_jfr_thread(struct lfr_jfr_writer *w, uint32_t tid, uint32_t tgid, const char *name,
-		   const char *process, uint64_t *key)
+                   const char *process, uint64_t *key)
 {
 	char gblob[4 + 300];
 	char tblob[16 + 256];
@@ -795,7 +876,7 @@ static int commit(struct lfr_jfr_writer *w)
 }
 
 int lfr_jfr_execution_sample(struct lfr_jfr_writer *w, uint64_t ticks, uint64_t thread,
-			     uint64_t stack, enum lfr_jfr_thread_state state)
+                             uint64_t stack, enum lfr_jfr_thread_state state)
 {
 	int err;
 
@@ -814,7 +895,7 @@ int lfr_jfr_execution_sample(struct lfr_jfr_writer *w, uint64_t ticks, uint64_t 
 }
 
 int lfr_jfr_lost_samples(struct lfr_jfr_writer *w, uint64_t ticks, const char *reason,
-			 uint64_t count)
+                         uint64_t count)
 {
 	struct lost_reason *r = NULL;
 	int err;
@@ -847,8 +928,7 @@ int lfr_jfr_lost_samples(struct lfr_jfr_writer *w, uint64_t ticks, const char *r
 	return commit(w);
 }
 
-int lfr_jfr_thread_start(struct lfr_jfr_writer *w, uint64_t ticks, uint64_t thread,
-			 uint64_t parent)
+int lfr_jfr_thread_start(struct lfr_jfr_writer *w, uint64_t ticks, uint64_t thread, uint64_t parent)
 {
 	int err;
 
@@ -881,7 +961,7 @@ int lfr_jfr_thread_end(struct lfr_jfr_writer *w, uint64_t ticks, uint64_t thread
 }
 
 int lfr_jfr_active_recording(struct lfr_jfr_writer *w, uint64_t ticks,
-			     const struct lfr_jfr_recording *r)
+                             const struct lfr_jfr_recording *r)
 {
 	int err;
 
@@ -912,7 +992,7 @@ int lfr_jfr_os_information(struct lfr_jfr_writer *w, uint64_t ticks, const char 
 		if (uname(&u) < 0)
 			return fail(w, errno, "uname: %s", strerror(errno));
 		snprintf(buf, sizeof(buf), "%s %s %s %s", u.sysname, u.release, u.version,
-			 u.machine);
+		         u.machine);
 		os_version = buf;
 	}
 	begin(w, T_OS_INFORMATION, ticks);
@@ -960,9 +1040,9 @@ static void cpu_defaults(struct lfr_jfr_cpu_info *ci, char *model, size_t msz)
 }
 
 int lfr_jfr_cpu_information(struct lfr_jfr_writer *w, uint64_t ticks,
-			    const struct lfr_jfr_cpu_info *info)
+                            const struct lfr_jfr_cpu_info *info)
 {
-	struct lfr_jfr_cpu_info ci = { 0 };
+	struct lfr_jfr_cpu_info ci = {0};
 	char model[256];
 	int err;
 
@@ -981,7 +1061,7 @@ int lfr_jfr_cpu_information(struct lfr_jfr_writer *w, uint64_t ticks,
 }
 
 int lfr_jfr_sampler_settings(struct lfr_jfr_writer *w, uint64_t ticks, uint64_t period_ns,
-			     uint32_t max_depth, bool kernel_stacks, const char *target)
+                             uint32_t max_depth, bool kernel_stacks, const char *target)
 {
 	int err;
 
@@ -1006,11 +1086,11 @@ int lfr_jfr_flush(struct lfr_jfr_writer *w)
 		return err;
 	if (!w->seg_events)
 		return io_u64(w, w->start + H_DURATION, chunk_duration(w, now),
-			      "writing a chunk duration");
+		              "writing a chunk duration");
 
 	uint64_t used = w->filler - w->start;
 	uint64_t approx = w->ev.len + FILLER_MIN + 64;
-	bool too_old = w->opt.max_chunk_age_ns && now - w->chunk_ticks >= w->opt.max_chunk_age_ns;
+	bool too_old = w->opt.max_chunk_age_ns && now - w->chunk_born >= w->opt.max_chunk_age_ns;
 	if (w->chunk_events && (too_old || used + approx > w->opt.max_chunk_bytes)) {
 		if ((err = rotate(w, now)))
 			return err;
@@ -1020,7 +1100,8 @@ int lfr_jfr_flush(struct lfr_jfr_writer *w)
 	if ((err = build_checkpoint(w, cp_at, w->last_cp, false, now)))
 		return err;
 	/* a chunk that would pass the size limit after a rotation anyway is grown as needed */
-	uint64_t new_filler = cp_at + w->cp.len;
+	uint64_t new_term = cp_at + w->cp.len;
+	uint64_t new_filler = new_term + TERM_SIZE;
 	uint64_t need = new_filler + FILLER_MIN;
 	if (need > w->end) {
 		uint64_t target = w->start + w->opt.max_chunk_bytes;
@@ -1031,22 +1112,31 @@ int lfr_jfr_flush(struct lfr_jfr_writer *w)
 	jfr_buf_reset(&w->seg);
 	jfr_buf_put(&w->seg, w->ev.data, w->ev.len);
 	jfr_buf_put(&w->seg, w->cp.data, w->cp.len);
+	put_term(&w->seg);
 	put_filler(&w->seg, w->end - new_filler);
 	if (w->seg.oom)
 		return nomem(w, "assembling a flush");
 
 	if (w->seg_max_ticks > w->chunk_max_ticks)
 		w->chunk_max_ticks = w->seg_max_ticks;
-	/* hidden inside the current filler until the filler shrinks */
+	/*
+	 * Written inside the current filler, then published step by step, each step leaving a file
+	 * both readers accept: the new pools (through the header), the new events for the JDK (the
+	 * filler shrinks), the new events for JMC (the old terminator retires), the duration.
+	 */
+	static const uint8_t retired = 1;
 	if ((err = io_write(w, w->seg.data, w->seg.len, ev_at, "writing events")) ||
-	    (err = io_u64(w, w->start + H_CP_OFFSET, cp_at - w->start, "publishing a checkpoint")) ||
+	    (err =
+	         io_u64(w, w->start + H_CP_OFFSET, cp_at - w->start, "publishing a checkpoint")) ||
 	    (err = io_filler_size(w, w->filler, FILLER_MIN)) ||
+	    (err = io_write(w, &retired, 1, w->term + 1, "retiring a terminator")) ||
 	    (err = io_u64(w, w->start + H_DURATION, chunk_duration(w, now),
-			  "writing a chunk duration")))
+	                  "writing a chunk duration")))
 		return err;
 	if (w->opt.sync && fdatasync(w->fd) < 0)
 		return fail_io(w, errno, "fdatasync", 0);
 
+	w->term = new_term;
 	w->filler = new_filler;
 	w->last_cp = cp_at;
 	w->chunk_events += w->seg_events;
@@ -1087,7 +1177,7 @@ void lfr_jfr_abandon(struct lfr_jfr_writer *w)
 	free_writer(w);
 }
 
-int lfr_jfr_close(struct lfr_jfr_writer *w)
+int lfr_jfr_close(struct lfr_jfr_writer *w, char *errbuf, size_t errlen)
 {
 	uint8_t flags[2];
 	int err;
@@ -1108,8 +1198,8 @@ int lfr_jfr_close(struct lfr_jfr_writer *w)
 	if (w->fd >= 0 && close(w->fd) < 0 && !err)
 		err = fail_io(w, errno, "close", 0);
 	w->fd = -1;
-	if (err)
-		fprintf(stderr, "lfr: %s\n", lfr_jfr_strerror(w));
+	if (err && errlen)
+		snprintf(errbuf, errlen, "%s", lfr_jfr_strerror(w));
 	free_writer(w);
 	return err;
 }

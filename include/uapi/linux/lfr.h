@@ -1,0 +1,436 @@
+/* SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR MIT */
+/*
+ * lfr — Linux flight recorder: the user/kernel ABI.
+ *
+ * This header is the whole protocol between lfr.ko and user space: the
+ * generic netlink control family, the /dev/lfr ring layout and the record
+ * formats found in the rings.  Everything here only grows: enums get new
+ * values appended, records get new fields appended (readers use the size
+ * in each header and ignore what they do not know), attributes are never
+ * renumbered.  All structures are 8-byte aligned and use fixed-size types.
+ *
+ * ---------------------------------------------------------------------------
+ * 1. Control: generic netlink family LFR_GENL_NAME ("lfr"), version
+ *    LFR_GENL_VERSION, multicast group LFR_GENL_MCGRP ("events").
+ *
+ * The family lives in the initial network namespace only.  Every command
+ * requires CAP_PERFMON or CAP_SYS_ADMIN in the initial user namespace,
+ * checked on both the socket opener and the sender; anyone else gets
+ * EPERM.  Attributes are validated strictly (unknown attributes, wrong
+ * lengths, trailing data and out-of-range values are rejected); every
+ * rejection carries an extended-ack message naming the attribute.
+ *
+ * LFR_CMD_START: start a session.  Reply: LFR_CMD_START with
+ *   LFR_A_SESSION_ID, LFR_A_STATE, LFR_A_RING_PAGES, LFR_A_NR_CPU_IDS,
+ *   LFR_A_PERIOD_NS (the effective values).
+ *   LFR_A_PERIOD_NS         u64   sampling period in ns of thread CPU time
+ *                                 (10000 .. 10000000000).
+ *   LFR_A_FREQ_HZ           u32   alternative to the period: samples per
+ *                                 second of CPU time (1 .. 100000).  Giving
+ *                                 both is an error.  Default: 99 Hz.
+ *   LFR_A_USER_STACK_DEPTH  u32   max user frames per sample (1 ..
+ *                                 LFR_MAX_USER_STACK_DEPTH, default 127).
+ *   LFR_A_KERNEL_STACK      flag  also record the kernel stack when the tick
+ *                                 lands in the kernel.
+ *   LFR_A_DETACHED          flag  the session survives the close of the
+ *                                 netlink socket that started it.  Without
+ *                                 it, closing that socket stops the session
+ *                                 exactly like LFR_CMD_STOP.
+ *   LFR_A_RING_PAGES        u32   data pages per CPU ring, power of two
+ *                                 (LFR_MIN_RING_PAGES .. LFR_MAX_RING_PAGES,
+ *                                 default LFR_DEFAULT_RING_PAGES).
+ *   LFR_A_WAKEUP_BYTES      u32   poll() reports a ring readable once it
+ *                                 holds at least this many bytes (default:
+ *                                 a quarter of the ring; 0 means any record).
+ *   LFR_A_MAX_THREADS       u32   threads the session can track at once
+ *                                 (16 .. 1048576, default 8192).  Ticks of
+ *                                 further threads are lost with reason
+ *                                 LFR_LOST_NO_THREAD_SLOT.
+ *   LFR_A_JITTER_PCT        u32   random jitter of each period, percent
+ *                                 (0 .. 50, default 10).
+ *   LFR_A_TARGETS           nest  what to sample (required), containing:
+ *     LFR_TARGET_A_SYSTEM        flag  every user thread of the machine
+ *     LFR_TARGET_A_TGID          u32   a process (all its threads, current
+ *                                      and future); may repeat
+ *     LFR_TARGET_A_TID           u32   one thread; may repeat
+ *     LFR_TARGET_A_CGROUP_ID     u64   a cgroup v2 id; may repeat (reserved:
+ *                                      rejected with EOPNOTSUPP for now)
+ *     LFR_TARGET_A_FOLLOW_CHILDREN flag  processes forked by a target
+ *                                      process become targets too
+ *                                      (reserved: EOPNOTSUPP for now)
+ *     SYSTEM cannot be combined with other targets.  At most
+ *     LFR_MAX_TARGETS ids in total.
+ *   Errors: EBUSY when a session is already running (only one running
+ *   session is supported; the ABI carries session ids so that several can
+ *   later run together), EINVAL/ERANGE on bad attributes, ESRCH when a
+ *   given tgid/tid does not exist, ENOMEM.
+ *
+ * LFR_CMD_STOP: LFR_A_SESSION_ID u32 (optional: the running session).
+ *   Stops sampling at once, then the session is DRAINING until every
+ *   already-queued stack walk has run (threads blocked in long system calls
+ *   walk when they return), then STOPPED.  Counters stay readable with
+ *   STATUS until the next START or module unload.  Reply: LFR_CMD_STOP with
+ *   LFR_A_SESSION_ID and LFR_A_STATE.  ENOENT if there is no such session.
+ *
+ * LFR_CMD_STATUS: LFR_A_SESSION_ID u32 (optional: the newest session).
+ *   Reply LFR_CMD_STATUS with:
+ *   LFR_A_SESSION_ID u32, LFR_A_STATE u32 (enum lfr_state),
+ *   LFR_A_PERIOD_NS u64, LFR_A_USER_STACK_DEPTH u32, LFR_A_RING_PAGES u32,
+ *   LFR_A_NR_CPU_IDS u32, LFR_A_KERNEL_STACK flag, LFR_A_DETACHED flag,
+ *   LFR_A_COUNTERS nest   the totals: one u64 attribute per counter, the
+ *                         attribute type being the enum lfr_counter value,
+ *   LFR_A_CPU nest        repeated, one per possible CPU:
+ *     LFR_CPU_A_ID       u32
+ *     LFR_CPU_A_COUNTERS nest (as LFR_A_COUNTERS, for this CPU)
+ *   When no session exists the reply has LFR_A_STATE = LFR_STATE_IDLE only.
+ *   Counters are per CPU where the event was counted (ticks on the CPU of
+ *   the interrupt, commits on the CPU whose ring got the record).
+ *
+ * LFR_CMD_NOTIFY: sent by the kernel to LFR_GENL_MCGRP, never accepted.
+ *   LFR_A_SESSION_ID u32, LFR_A_STATE u32, LFR_A_EVENT u32 (enum lfr_event),
+ *   LFR_A_CPU_ID u32 (for LFR_EVENT_OVERFLOW: the CPU whose ring was full).
+ *
+ * u64 attributes are padded with LFR_A_PAD / LFR_CTR_PAD as needed.
+ *
+ * Accounting identity, exact once the session is STOPPED (while RUNNING or
+ * DRAINING it holds up to ticks in flight between the counters):
+ *   LFR_CTR_TICKS_MATCHED = LFR_CTR_TICKS_COMMITTED + LFR_CTR_TICKS_PENDING
+ *                           + sum(LFR_CTR_LOST_*) - LFR_CTR_LOST_AUX_RING_FULL
+ * Every tick that hit a target thread is either in the weight of a
+ * committed sample or lost with exactly one reason (AUX_RING_FULL counts
+ * MMAP/COMM records, not ticks).
+ *
+ * ---------------------------------------------------------------------------
+ * 2. Rings: the character device /dev/lfr.
+ *
+ * Each CPU of a session has a ring: one control page (struct lfr_ring_ctrl)
+ * followed by 2^n data pages.  Map it with
+ *   mmap(NULL, (1 + ring_pages) * page_size, PROT_READ | PROT_WRITE,
+ *        MAP_SHARED, fd, LFR_MMAP_OFFSET(session_id, cpu));
+ * The first mmap binds the open file to that session; mapping another
+ * session on the same file fails with EINVAL.  Mappings must cover the whole
+ * ring; the only field user space may write is ctrl->tail.  CPUs that are
+ * not possible fail with ENXIO.  poll() on the file reports EPOLLIN when any
+ * ring of the bound session holds at least wakeup_bytes, and EPOLLHUP once
+ * the session is STOPPED (everything it will ever write is in the rings).
+ *
+ * head and tail are free-running byte counts (never wrapped); the data
+ * offset of a position is pos & (data_size - 1).  Records never wrap around
+ * the end of the data area: when a record does not fit before the end, the
+ * producer fills the rest with one LFR_REC_PAD record first.  The producer
+ * never overwrites unread data: a record that does not fit is dropped and
+ * counted, and the count is reported in-band with an LFR_REC_LOST record as
+ * soon as there is room again.
+ *
+ *   producer (kernel)                 consumer (user space)
+ *   t = READ_ONCE(tail)   [ctrl dep.]  h = load_acquire(&ctrl->head)
+ *   write record at head               read records in [tail, h)
+ *   smp_wmb()                          (all reads done)
+ *   store_release(head, head + size)  store_release(&ctrl->tail, h)
+ *
+ * ---------------------------------------------------------------------------
+ * 3. Records: struct lfr_rec_header first, size includes the header and is
+ *    a multiple of 8.  Unknown types are skipped by size.  Times are
+ *    CLOCK_MONOTONIC ns.  Instruction pointers are leaf first.  Mapping and
+ *    thread-name records for a sample are committed before it, on the same
+ *    ring; a process's mappings may be spread over the rings of several
+ *    CPUs, so readers keep one mapping table per process fed from all rings
+ *    (the time stamp orders them; a COMM record with LFR_COMM_F_EXEC starts
+ *    a new image).
+ */
+#ifndef _UAPI_LINUX_LFR_H
+#define _UAPI_LINUX_LFR_H
+
+#include <linux/types.h>
+
+#define LFR_GENL_NAME		"lfr"
+#define LFR_GENL_VERSION	1
+#define LFR_GENL_MCGRP		"events"
+#define LFR_DEVICE_PATH		"/dev/lfr"
+
+#define LFR_DEFAULT_FREQ_HZ		99
+#define LFR_MIN_PERIOD_NS		10000ULL
+#define LFR_MAX_PERIOD_NS		10000000000ULL
+#define LFR_MAX_FREQ_HZ			100000
+#define LFR_DEFAULT_USER_STACK_DEPTH	127
+#define LFR_MAX_USER_STACK_DEPTH	2048
+#define LFR_MAX_KERNEL_STACK_DEPTH	64
+#define LFR_MIN_RING_PAGES		2
+#define LFR_DEFAULT_RING_PAGES		64
+#define LFR_MAX_RING_PAGES		16384
+#define LFR_DEFAULT_MAX_THREADS		8192
+#define LFR_MIN_MAX_THREADS		16
+#define LFR_MAX_MAX_THREADS		1048576
+#define LFR_DEFAULT_JITTER_PCT		10
+#define LFR_MAX_JITTER_PCT		50
+#define LFR_MAX_TARGETS			1024
+
+enum lfr_cmd {
+	LFR_CMD_UNSPEC,
+	LFR_CMD_START,
+	LFR_CMD_STOP,
+	LFR_CMD_STATUS,
+	LFR_CMD_NOTIFY,
+	__LFR_CMD_MAX,
+};
+#define LFR_CMD_MAX (__LFR_CMD_MAX - 1)
+
+enum lfr_attr {
+	LFR_A_UNSPEC,
+	LFR_A_PAD,
+	LFR_A_SESSION_ID,	/* u32 */
+	LFR_A_STATE,		/* u32, enum lfr_state */
+	LFR_A_EVENT,		/* u32, enum lfr_event */
+	LFR_A_PERIOD_NS,	/* u64 */
+	LFR_A_FREQ_HZ,		/* u32 */
+	LFR_A_USER_STACK_DEPTH,	/* u32 */
+	LFR_A_KERNEL_STACK,	/* flag */
+	LFR_A_DETACHED,		/* flag */
+	LFR_A_RING_PAGES,	/* u32 */
+	LFR_A_WAKEUP_BYTES,	/* u32 */
+	LFR_A_MAX_THREADS,	/* u32 */
+	LFR_A_JITTER_PCT,	/* u32 */
+	LFR_A_TARGETS,		/* nest, enum lfr_target_attr */
+	LFR_A_NR_CPU_IDS,	/* u32 */
+	LFR_A_COUNTERS,		/* nest, enum lfr_counter */
+	LFR_A_CPU,		/* nest, enum lfr_cpu_attr */
+	LFR_A_CPU_ID,		/* u32 */
+	__LFR_A_MAX,
+};
+#define LFR_A_MAX (__LFR_A_MAX - 1)
+
+enum lfr_target_attr {
+	LFR_TARGET_A_UNSPEC,
+	LFR_TARGET_A_PAD,
+	LFR_TARGET_A_SYSTEM,		/* flag */
+	LFR_TARGET_A_TGID,		/* u32 */
+	LFR_TARGET_A_TID,		/* u32 */
+	LFR_TARGET_A_CGROUP_ID,		/* u64 */
+	LFR_TARGET_A_FOLLOW_CHILDREN,	/* flag */
+	__LFR_TARGET_A_MAX,
+};
+#define LFR_TARGET_A_MAX (__LFR_TARGET_A_MAX - 1)
+
+enum lfr_cpu_attr {
+	LFR_CPU_A_UNSPEC,
+	LFR_CPU_A_ID,		/* u32 */
+	LFR_CPU_A_COUNTERS,	/* nest, enum lfr_counter */
+	__LFR_CPU_A_MAX,
+};
+#define LFR_CPU_A_MAX (__LFR_CPU_A_MAX - 1)
+
+enum lfr_state {
+	LFR_STATE_IDLE,		/* no session */
+	LFR_STATE_RUNNING,
+	LFR_STATE_DRAINING,	/* stopped sampling, queued walks still to run */
+	LFR_STATE_STOPPED,	/* everything committed; counters final */
+};
+
+enum lfr_event {
+	LFR_EVENT_NONE,
+	LFR_EVENT_STARTED,
+	LFR_EVENT_DRAINING,
+	LFR_EVENT_STOPPED,
+	LFR_EVENT_OVERFLOW,	/* a ring was full: records are being lost */
+};
+
+/*
+ * Why a tick or a record was lost.  Used both as counters
+ * (LFR_CTR_LOST_FIRST + reason) and in LFR_REC_LOST records.
+ * Sample losses count ticks (a lost sample of weight w counts w).
+ */
+enum lfr_lost_reason {
+	LFR_LOST_UNSPEC,
+	LFR_LOST_RING_FULL,	/* sample did not fit in the ring */
+	LFR_LOST_NO_THREAD_SLOT, /* thread table full */
+	LFR_LOST_TASK_WORK,	/* task_work_add failed (thread exiting) */
+	LFR_LOST_EXEC,		/* thread exec'd between tick and walk */
+	LFR_LOST_EXIT,		/* thread lost its mm before the walk */
+	LFR_LOST_MODULE,	/* module going away, work not queued */
+	LFR_LOST_WEIGHT_OVERFLOW, /* merged weight saturated */
+	LFR_LOST_AUX_RING_FULL,	/* a MMAP/COMM record did not fit (records) */
+	LFR_LOST_NOMEM,		/* no memory for the walk buffers */
+	__LFR_LOST_MAX,
+};
+#define LFR_LOST_MAX (__LFR_LOST_MAX - 1)
+
+/*
+ * STATUS counters: attribute types inside LFR_A_COUNTERS, all u64.  Plain
+ * counters are numbered from LFR_CTR_TICKS up (fewer than 64); the counter
+ * of lost reason r is LFR_CTR_LOST_FIRST + r.  Types a reader does not
+ * know are to be skipped.  Per-CPU nests omit the gauges (WORKS_PENDING,
+ * THREADS, TICKS_PENDING), which only exist in total.
+ */
+enum lfr_counter {
+	LFR_CTR_UNSPEC,
+	LFR_CTR_PAD,
+	LFR_CTR_TICKS,		/* timer expirations */
+	LFR_CTR_TICKS_MATCHED,	/* ticks that hit a target thread */
+	LFR_CTR_SKIP_IDLE,	/* ticks on the idle task (system-wide) */
+	LFR_CTR_SKIP_KTHREAD,	/* kernel/io/user workers, tasks without mm */
+	LFR_CTR_SKIP_EXITING,	/* ticks on exiting tasks */
+	LFR_CTR_SKIP_NOT_TARGET, /* ticks on threads that are not targets */
+	LFR_CTR_SAMPLES_TAKEN,	/* snapshots queued as a stack walk */
+	LFR_CTR_MERGED,		/* ticks merged into a pending walk (weight) */
+	LFR_CTR_SAMPLES_COMMITTED, /* SAMPLE records written */
+	LFR_CTR_TICKS_COMMITTED, /* sum of the weights of those records */
+	LFR_CTR_USER_FAULT,	/* committed samples: user stack read faulted */
+	LFR_CTR_USER_BAD_FRAME,	/* committed samples: frame chain invalid */
+	LFR_CTR_USER_TRUNCATED,	/* committed samples: depth cap reached */
+	LFR_CTR_COMPAT,		/* committed samples of 32-bit tasks */
+	LFR_CTR_RECORDS_MMAP,	/* MMAP records written */
+	LFR_CTR_RECORDS_COMM,	/* COMM records written */
+	LFR_CTR_RECORDS_LOST,	/* LOST records written */
+	LFR_CTR_WORKS_PENDING,	/* stack walks queued and not yet run (gauge) */
+	LFR_CTR_IRQ_NS,		/* time in the timer handler */
+	LFR_CTR_IRQ_COUNT,
+	LFR_CTR_WORK_NS,	/* time in the stack walk (task_work) */
+	LFR_CTR_WORK_COUNT,
+	LFR_CTR_THREADS,	/* thread table entries in use (gauge) */
+	LFR_CTR_TICKS_PENDING,	/* ticks in walks not yet run (gauge) */
+	/* New counters are appended here, below LFR_CTR_LOST_FIRST. */
+	LFR_CTR_LOST_FIRST = 64, /* LFR_CTR_LOST_FIRST + enum lfr_lost_reason */
+	LFR_CTR_LOST_RING_FULL = LFR_CTR_LOST_FIRST + LFR_LOST_RING_FULL,
+	LFR_CTR_LOST_NO_THREAD_SLOT,
+	LFR_CTR_LOST_TASK_WORK,
+	LFR_CTR_LOST_EXEC,
+	LFR_CTR_LOST_EXIT,
+	LFR_CTR_LOST_MODULE,
+	LFR_CTR_LOST_WEIGHT_OVERFLOW,
+	LFR_CTR_LOST_AUX_RING_FULL,
+	LFR_CTR_LOST_NOMEM,
+	/* New lost reasons are appended here, in enum lfr_lost_reason order. */
+	__LFR_CTR_MAX,
+};
+#define LFR_CTR_MAX (__LFR_CTR_MAX - 1)
+
+/* ---- /dev/lfr mapping ---- */
+
+/* mmap offset of a CPU's ring: session in bits 48..63, CPU in 32..47. */
+#define LFR_MMAP_OFFSET(session, cpu) \
+	(((__u64)(session) << 48) | ((__u64)(cpu) << 32))
+#define LFR_MAX_SESSION_ID	0xffff
+
+#define LFR_RING_MAGIC		0x4c465252u	/* "LFRR" */
+#define LFR_RING_VERSION	1
+
+/*
+ * The first page of each CPU ring.  Fields the kernel writes are in the
+ * first cache lines, the consumer's tail on its own line.  lost[] counts
+ * records dropped on this ring by reason, cumulative (the in-band LOST
+ * records carry the same counts as deltas).
+ */
+struct lfr_ring_ctrl {
+	__u32 magic;		/* LFR_RING_MAGIC */
+	__u32 version;		/* LFR_RING_VERSION */
+	__u32 session_id;
+	__u32 cpu;
+	__u64 data_offset;	/* bytes from the start of the mapping */
+	__u64 data_size;	/* bytes, power of two */
+	__u64 wakeup_bytes;
+	__u64 reserved0[3];
+	__u64 head;		/* producer: bytes written (free-running) */
+	__u64 reserved1[7];
+	__u64 tail;		/* consumer: bytes consumed (free-running) */
+	__u64 reserved2[7];
+	__u64 lost[16];		/* indexed by enum lfr_lost_reason */
+};
+
+/* ---- records ---- */
+
+enum lfr_rec_type {
+	LFR_REC_UNSPEC,
+	LFR_REC_PAD,		/* filler up to the end of the data area */
+	LFR_REC_SAMPLE,		/* struct lfr_rec_sample */
+	LFR_REC_MMAP,		/* struct lfr_rec_mmap */
+	LFR_REC_COMM,		/* struct lfr_rec_comm */
+	LFR_REC_LOST,		/* struct lfr_rec_lost */
+};
+
+struct lfr_rec_header {
+	__u32 type;		/* enum lfr_rec_type */
+	__u32 size;		/* bytes including this header, multiple of 8 */
+};
+
+/* lfr_rec_sample.flags */
+#define LFR_SAMPLE_F_IN_KERNEL		(1u << 0) /* tick interrupted the kernel */
+#define LFR_SAMPLE_F_COMPAT		(1u << 1) /* 32-bit task */
+#define LFR_SAMPLE_F_USER_TRUNCATED	(1u << 2) /* user depth cap reached */
+#define LFR_SAMPLE_F_USER_FAULT		(1u << 3) /* user stack read faulted */
+#define LFR_SAMPLE_F_USER_BAD_FRAME	(1u << 4) /* frame failed validation */
+#define LFR_SAMPLE_F_KERNEL_TRUNCATED	(1u << 5) /* kernel depth cap reached */
+#define LFR_SAMPLE_F_NO_USER		(1u << 6) /* no user registers */
+
+/*
+ * One sample.  ips[] holds nr_kernel kernel addresses (leaf first) then
+ * nr_user user addresses (leaf first; ips[nr_kernel] is the interrupted
+ * user pc, the following ones are return addresses).  A chain that ends
+ * without any of the USER_* flags ended at a zero frame pointer: it is
+ * complete.
+ */
+struct lfr_rec_sample {
+	struct lfr_rec_header hdr;	/* LFR_REC_SAMPLE */
+	__u64 time_ns;			/* CLOCK_MONOTONIC, at the tick */
+	__u32 cpu;			/* CPU of the tick */
+	__u32 tgid;			/* process id */
+	__u32 tid;			/* thread id */
+	__u32 weight;			/* ticks this sample stands for, >= 1 */
+	__u32 flags;			/* LFR_SAMPLE_F_* */
+	__u16 nr_kernel;
+	__u16 nr_user;
+	__u64 ips[];
+};
+
+/* lfr_rec_mmap.flags */
+#define LFR_MMAP_F_EXEC		(1u << 0)
+#define LFR_MMAP_F_ANON		(1u << 1) /* no file: path is a [name] */
+
+/*
+ * A mapping that holds a sampled user address, written once per mapping per
+ * process image before the first sample that needs it.  file offset of an
+ * address a: a - start + pgoff.  path is NUL-terminated and padded with
+ * NULs to the record size.
+ */
+struct lfr_rec_mmap {
+	struct lfr_rec_header hdr;	/* LFR_REC_MMAP */
+	__u64 time_ns;
+	__u32 tgid;
+	__u32 flags;			/* LFR_MMAP_F_* */
+	__u64 start;
+	__u64 end;
+	__u64 pgoff;			/* file offset of start, in bytes */
+	__u64 ino;
+	__u32 dev_major;
+	__u32 dev_minor;
+	__u64 ino_generation;
+	char path[];
+};
+
+#define LFR_COMM_LEN		16
+#define LFR_COMM_F_EXEC		(1u << 0) /* new process image */
+
+/*
+ * A thread's name, written the first time the thread is sampled in a
+ * process image and whenever it changed since.
+ */
+struct lfr_rec_comm {
+	struct lfr_rec_header hdr;	/* LFR_REC_COMM */
+	__u64 time_ns;
+	__u32 tgid;
+	__u32 tid;
+	__u32 flags;			/* LFR_COMM_F_* */
+	__u32 reserved;
+	char comm[LFR_COMM_LEN];	/* NUL-terminated */
+};
+
+/* Records lost on this ring since the previous LOST record. */
+struct lfr_rec_lost {
+	struct lfr_rec_header hdr;	/* LFR_REC_LOST */
+	__u64 time_ns;
+	__u32 reason;			/* enum lfr_lost_reason */
+	__u32 cpu;
+	__u64 count;			/* records (RING_FULL: their ticks too) */
+	__u64 ticks;			/* ticks they stood for */
+};
+
+#endif /* _UAPI_LINUX_LFR_H */

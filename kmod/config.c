@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lfr: the START policy and its parsing into a session configuration.
+ * No session state here, so KUnit runs it on hand-built messages.
+ */
+#include <linux/bsearch.h>
+#include <linux/log2.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <linux/lfr.h>
+#include "config.h"
+
+/* Not const: 6.1's nla_policy points to a mutable range. */
+static struct netlink_range_validation lfr_period_range = {
+	.min = LFR_MIN_PERIOD_NS,
+	.max = LFR_MAX_PERIOD_NS,
+};
+
+static struct netlink_range_validation lfr_session_range = {
+	.min = 1,
+	.max = LFR_MAX_SESSION_ID,
+};
+
+static struct netlink_range_validation lfr_freq_range = {
+	.min = 1,
+	.max = LFR_MAX_FREQ_HZ,
+};
+
+static struct netlink_range_validation lfr_threads_range = {
+	.min = LFR_MIN_MAX_THREADS,
+	.max = LFR_MAX_MAX_THREADS,
+};
+
+const struct nla_policy lfr_target_policy[LFR_TARGET_A_MAX + 1] = {
+	[LFR_TARGET_A_UNSPEC] = { .strict_start_type = 1 },
+	[LFR_TARGET_A_PAD] = { .type = NLA_REJECT },
+	[LFR_TARGET_A_SYSTEM] = { .type = NLA_FLAG },
+	[LFR_TARGET_A_TGID] = NLA_POLICY_MIN(NLA_U32, 1),
+	[LFR_TARGET_A_TID] = NLA_POLICY_MIN(NLA_U32, 1),
+	[LFR_TARGET_A_CGROUP_ID] = { .type = NLA_U64 },
+	[LFR_TARGET_A_FOLLOW_CHILDREN] = { .type = NLA_FLAG },
+};
+
+#define LFR_REPLY_ONLY { .type = NLA_REJECT, \
+			 .reject_message = "attribute is only sent by the kernel" }
+
+const struct nla_policy lfr_policy[LFR_A_MAX + 1] = {
+	[LFR_A_UNSPEC] = { .strict_start_type = 1 },
+	[LFR_A_PAD] = { .type = NLA_REJECT },
+	[LFR_A_SESSION_ID] = NLA_POLICY_FULL_RANGE(NLA_U32, &lfr_session_range),
+	[LFR_A_STATE] = LFR_REPLY_ONLY,
+	[LFR_A_EVENT] = LFR_REPLY_ONLY,
+	[LFR_A_PERIOD_NS] = NLA_POLICY_FULL_RANGE(NLA_U64, &lfr_period_range),
+	[LFR_A_FREQ_HZ] = NLA_POLICY_FULL_RANGE(NLA_U32, &lfr_freq_range),
+	[LFR_A_USER_STACK_DEPTH] =
+		NLA_POLICY_RANGE(NLA_U32, 1, LFR_MAX_USER_STACK_DEPTH),
+	[LFR_A_KERNEL_STACK] = { .type = NLA_FLAG },
+	[LFR_A_DETACHED] = { .type = NLA_FLAG },
+	[LFR_A_RING_PAGES] =
+		NLA_POLICY_RANGE(NLA_U32, LFR_MIN_RING_PAGES, LFR_MAX_RING_PAGES),
+	[LFR_A_WAKEUP_BYTES] = { .type = NLA_U32 },
+	[LFR_A_MAX_THREADS] =
+		NLA_POLICY_FULL_RANGE(NLA_U32, &lfr_threads_range),
+	[LFR_A_JITTER_PCT] = NLA_POLICY_MAX(NLA_U32, LFR_MAX_JITTER_PCT),
+	[LFR_A_TARGETS] = NLA_POLICY_NESTED(lfr_target_policy),
+	[LFR_A_NR_CPU_IDS] = LFR_REPLY_ONLY,
+	[LFR_A_COUNTERS] = LFR_REPLY_ONLY,
+	[LFR_A_CPU] = LFR_REPLY_ONLY,
+	[LFR_A_CPU_ID] = LFR_REPLY_ONLY,
+};
+
+static int lfr_cmp_u32(const void *a, const void *b)
+{
+	u32 x = *(const u32 *)a, y = *(const u32 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+bool lfr_config_has_id(const u32 *ids, u32 nr, u32 id)
+{
+	return nr && bsearch(&id, ids, nr, sizeof(*ids), lfr_cmp_u32);
+}
+
+static u32 lfr_sort_unique(u32 *ids, u32 nr)
+{
+	u32 i, n = 0;
+
+	sort(ids, nr, sizeof(*ids), lfr_cmp_u32, NULL);
+	for (i = 0; i < nr; i++)
+		if (!n || ids[n - 1] != ids[i])
+			ids[n++] = ids[i];
+	return n;
+}
+
+static int lfr_parse_targets(struct nlattr *nest, struct lfr_config *cfg,
+			     struct netlink_ext_ack *extack)
+{
+	u32 ntg = 0, ntid = 0;
+	struct nlattr *a;
+	int rem;
+
+	if (!nest) {
+		NL_SET_ERR_MSG(extack, "LFR_A_TARGETS is required: give tgids, tids or system-wide");
+		return -EINVAL;
+	}
+	nla_for_each_nested(a, nest, rem) {
+		switch (nla_type(a)) {
+		case LFR_TARGET_A_SYSTEM:
+			cfg->system = true;
+			break;
+		case LFR_TARGET_A_TGID:
+			ntg++;
+			break;
+		case LFR_TARGET_A_TID:
+			ntid++;
+			break;
+		case LFR_TARGET_A_CGROUP_ID:
+			NL_SET_ERR_MSG_ATTR(extack, a, "cgroup targets are not supported yet");
+			return -EOPNOTSUPP;
+		case LFR_TARGET_A_FOLLOW_CHILDREN:
+			NL_SET_ERR_MSG_ATTR(extack, a, "following children is not supported yet");
+			return -EOPNOTSUPP;
+		default:
+			NL_SET_ERR_MSG_ATTR(extack, a, "unknown target attribute");
+			return -EINVAL;
+		}
+	}
+	if (cfg->system && (ntg || ntid)) {
+		NL_SET_ERR_MSG_ATTR(extack, nest, "system-wide cannot be combined with tgid or tid targets");
+		return -EINVAL;
+	}
+	if (!cfg->system && !ntg && !ntid) {
+		NL_SET_ERR_MSG_ATTR(extack, nest, "no target: give tgids, tids or system-wide");
+		return -EINVAL;
+	}
+	if (ntg + ntid > LFR_MAX_TARGETS) {
+		NL_SET_ERR_MSG_ATTR(extack, nest, "too many targets (max LFR_MAX_TARGETS)");
+		return -E2BIG;
+	}
+	if (ntg) {
+		cfg->tgids = kcalloc(ntg, sizeof(u32), GFP_KERNEL);
+		if (!cfg->tgids)
+			return -ENOMEM;
+	}
+	if (ntid) {
+		cfg->tids = kcalloc(ntid, sizeof(u32), GFP_KERNEL);
+		if (!cfg->tids)
+			return -ENOMEM;
+	}
+	nla_for_each_nested(a, nest, rem) {
+		if (nla_type(a) == LFR_TARGET_A_TGID)
+			cfg->tgids[cfg->nr_tgids++] = nla_get_u32(a);
+		else if (nla_type(a) == LFR_TARGET_A_TID)
+			cfg->tids[cfg->nr_tids++] = nla_get_u32(a);
+	}
+	cfg->nr_tgids = lfr_sort_unique(cfg->tgids, cfg->nr_tgids);
+	cfg->nr_tids = lfr_sort_unique(cfg->tids, cfg->nr_tids);
+	return 0;
+}
+
+int lfr_config_parse(struct nlattr **attrs, struct lfr_config *cfg,
+		     struct netlink_ext_ack *extack)
+{
+	u64 ring_bytes;
+	int err;
+
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->period_ns = div_u64(NSEC_PER_SEC, LFR_DEFAULT_FREQ_HZ);
+	cfg->user_depth = LFR_DEFAULT_USER_STACK_DEPTH;
+	cfg->ring_pages = LFR_DEFAULT_RING_PAGES;
+	cfg->max_threads = LFR_DEFAULT_MAX_THREADS;
+	cfg->jitter_pct = LFR_DEFAULT_JITTER_PCT;
+
+	if (attrs[LFR_A_PERIOD_NS] && attrs[LFR_A_FREQ_HZ]) {
+		NL_SET_ERR_MSG_ATTR(extack, attrs[LFR_A_FREQ_HZ],
+				    "give either a period or a frequency, not both");
+		return -EINVAL;
+	}
+	if (attrs[LFR_A_PERIOD_NS])
+		cfg->period_ns = nla_get_u64(attrs[LFR_A_PERIOD_NS]);
+	if (attrs[LFR_A_FREQ_HZ])
+		cfg->period_ns = div_u64(NSEC_PER_SEC,
+					 nla_get_u32(attrs[LFR_A_FREQ_HZ]));
+	if (attrs[LFR_A_USER_STACK_DEPTH])
+		cfg->user_depth = nla_get_u32(attrs[LFR_A_USER_STACK_DEPTH]);
+	if (attrs[LFR_A_RING_PAGES]) {
+		cfg->ring_pages = nla_get_u32(attrs[LFR_A_RING_PAGES]);
+		if (!is_power_of_2(cfg->ring_pages)) {
+			NL_SET_ERR_MSG_ATTR(extack, attrs[LFR_A_RING_PAGES],
+					    "ring pages must be a power of two");
+			return -EINVAL;
+		}
+	}
+	ring_bytes = (u64)cfg->ring_pages << PAGE_SHIFT;
+	cfg->wakeup_bytes = ring_bytes / 4;
+	if (attrs[LFR_A_WAKEUP_BYTES]) {
+		cfg->wakeup_bytes = nla_get_u32(attrs[LFR_A_WAKEUP_BYTES]);
+		if (cfg->wakeup_bytes > ring_bytes) {
+			NL_SET_ERR_MSG_ATTR(extack, attrs[LFR_A_WAKEUP_BYTES],
+					    "wakeup bytes larger than the ring");
+			return -ERANGE;
+		}
+	}
+	if (attrs[LFR_A_MAX_THREADS])
+		cfg->max_threads = nla_get_u32(attrs[LFR_A_MAX_THREADS]);
+	if (attrs[LFR_A_JITTER_PCT])
+		cfg->jitter_pct = nla_get_u32(attrs[LFR_A_JITTER_PCT]);
+	cfg->kernel_stack = nla_get_flag(attrs[LFR_A_KERNEL_STACK]);
+	cfg->detached = nla_get_flag(attrs[LFR_A_DETACHED]);
+
+	err = lfr_parse_targets(attrs[LFR_A_TARGETS], cfg, extack);
+	if (err)
+		lfr_config_free(cfg);
+	return err;
+}
+
+void lfr_config_free(struct lfr_config *cfg)
+{
+	kfree(cfg->tgids);
+	kfree(cfg->tids);
+	cfg->tgids = NULL;
+	cfg->tids = NULL;
+	cfg->nr_tgids = 0;
+	cfg->nr_tids = 0;
+}

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* lfr: START attributes, their policy and the session configuration. */
+#ifndef LFR_CONFIG_H
+#define LFR_CONFIG_H
+
+#include <linux/types.h>
+#include <net/netlink.h>
+#include <linux/lfr.h>
+
+struct lfr_config {
+	u64 period_ns;
+	u32 user_depth;
+	u32 ring_pages;
+	u32 wakeup_bytes;
+	u32 max_threads;
+	u32 jitter_pct;
+	bool kernel_stack;
+	bool detached;
+	bool system;
+	u32 nr_tgids, nr_tids;
+	u32 *tgids;		/* sorted, unique */
+	u32 *tids;		/* sorted, unique */
+};
+
+extern const struct nla_policy lfr_policy[LFR_A_MAX + 1];
+extern const struct nla_policy lfr_target_policy[LFR_TARGET_A_MAX + 1];
+
+/*
+ * Fills @cfg from attributes already validated against lfr_policy.  Checks
+ * what a policy cannot express (period xor frequency, power-of-two ring,
+ * target combinations) and sets an extack message for every rejection.
+ * On success the caller owns cfg->tgids/tids (lfr_config_free()).
+ */
+int lfr_config_parse(struct nlattr **attrs, struct lfr_config *cfg,
+		     struct netlink_ext_ack *extack);
+void lfr_config_free(struct lfr_config *cfg);
+bool lfr_config_has_id(const u32 *ids, u32 nr, u32 id);
+
+#endif /* LFR_CONFIG_H */

@@ -1,0 +1,310 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lfr: the generic netlink family "lfr" (protocol in include/uapi/linux/lfr.h).
+ * Initial network namespace only; CAP_PERFMON or CAP_SYS_ADMIN required for
+ * every command, checked with netlink_capable() (socket opener and sender).
+ */
+#include <linux/capability.h>
+#include <linux/notifier.h>
+#include <linux/netlink.h>
+#include <net/genetlink.h>
+#include <net/net_namespace.h>
+#include "lfr_internal.h"
+
+static struct genl_family lfr_family;
+static bool lfr_genl_up;	/* under lfr_lock: START allowed, notify sent */
+
+static const struct genl_multicast_group lfr_mcgrps[] = {
+	{ .name = LFR_GENL_MCGRP },
+};
+
+static int lfr_check_perm(struct sk_buff *skb, struct genl_info *info)
+{
+	if (netlink_capable(skb, CAP_PERFMON) ||
+	    netlink_capable(skb, CAP_SYS_ADMIN))
+		return 0;
+	NL_SET_ERR_MSG(info->extack, "lfr needs CAP_PERFMON or CAP_SYS_ADMIN: run as root or grant the capability");
+	return -EPERM;
+}
+
+static int lfr_put_counters(struct sk_buff *skb, int type, struct lfr_session *s,
+			    int cpu)
+{
+	struct nlattr *nest = nla_nest_start(skb, type);
+	int c;
+
+	if (!nest)
+		return -EMSGSIZE;
+	for (c = LFR_CTR_TICKS; c <= LFR_CTR_MAX; c++) {
+		u64 v;
+
+		if (!lfr_counter_valid(c) || (cpu >= 0 && lfr_counter_gauge(c)))
+			continue;	/* gauges only exist in total */
+		v = cpu < 0 ? lfr_counter_sum(s, c) : per_cpu_ptr(s->ctr, cpu)->c[c];
+		if (nla_put_u64_64bit(skb, c, v, LFR_CTR_PAD))
+			return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+static int lfr_put_session(struct sk_buff *skb, struct lfr_session *s,
+			   bool full)
+{
+	int cpu;
+
+	if (nla_put_u32(skb, LFR_A_SESSION_ID, s->id) ||
+	    nla_put_u32(skb, LFR_A_STATE, atomic_read(&s->state)) ||
+	    nla_put_u64_64bit(skb, LFR_A_PERIOD_NS, s->cfg.period_ns, LFR_A_PAD) ||
+	    nla_put_u32(skb, LFR_A_USER_STACK_DEPTH, s->cfg.user_depth) ||
+	    nla_put_u32(skb, LFR_A_RING_PAGES, s->cfg.ring_pages) ||
+	    nla_put_u32(skb, LFR_A_WAKEUP_BYTES, s->cfg.wakeup_bytes) ||
+	    nla_put_u32(skb, LFR_A_NR_CPU_IDS, nr_cpu_ids) ||
+	    (s->cfg.kernel_stack && nla_put_flag(skb, LFR_A_KERNEL_STACK)) ||
+	    (s->cfg.detached && nla_put_flag(skb, LFR_A_DETACHED)))
+		return -EMSGSIZE;
+	if (!full)
+		return 0;
+	if (lfr_put_counters(skb, LFR_A_COUNTERS, s, -1))
+		return -EMSGSIZE;
+	for_each_possible_cpu(cpu) {
+		struct nlattr *nest = nla_nest_start(skb, LFR_A_CPU);
+
+		if (!nest || nla_put_u32(skb, LFR_CPU_A_ID, cpu) ||
+		    lfr_put_counters(skb, LFR_CPU_A_COUNTERS, s, cpu))
+			return -EMSGSIZE;
+		nla_nest_end(skb, nest);
+	}
+	return 0;
+}
+
+static size_t lfr_reply_size(bool full)
+{
+	size_t ctr = nla_total_size(0) +
+		     (LFR_CTR_MAX + 1) * nla_total_size_64bit(sizeof(u64));
+
+	if (!full)
+		return NLMSG_GOODSIZE;
+	return 1024 + ctr + num_possible_cpus() *
+	       (nla_total_size(0) + nla_total_size(sizeof(u32)) + ctr);
+}
+
+static int lfr_reply(struct genl_info *info, u8 cmd, struct lfr_session *s,
+		     bool full)
+{
+	struct sk_buff *msg = genlmsg_new(lfr_reply_size(full), GFP_KERNEL);
+	void *hdr;
+
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put_reply(msg, info, &lfr_family, 0, cmd);
+	if (!hdr)
+		goto toobig;
+	if (s) {
+		if (lfr_put_session(msg, s, full))
+			goto toobig;
+	} else if (nla_put_u32(msg, LFR_A_STATE, LFR_STATE_IDLE)) {
+		goto toobig;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+toobig:
+	nlmsg_free(msg);
+	NL_SET_ERR_MSG(info->extack, "reply does not fit in a message");
+	return -EMSGSIZE;
+}
+
+static int lfr_cmd_start(struct sk_buff *skb, struct genl_info *info)
+{
+	struct lfr_session *s;
+	struct lfr_config cfg;
+	int err;
+
+	err = lfr_check_perm(skb, info);
+	if (err)
+		return err;
+	err = lfr_config_parse(info->attrs, &cfg, info->extack);
+	if (err)
+		return err;
+	if (info->attrs[LFR_A_SESSION_ID]) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[LFR_A_SESSION_ID],
+				    "the kernel chooses the session id");
+		lfr_config_free(&cfg);
+		return -EINVAL;
+	}
+	mutex_lock(&lfr_lock);
+	if (!lfr_genl_up) {
+		NL_SET_ERR_MSG(info->extack, "the lfr module is being unloaded");
+		err = -ENODEV;
+		goto out;
+	}
+	if (lfr_session_running()) {
+		NL_SET_ERR_MSG(info->extack, "a session is already running: stop it first (one running session at a time)");
+		err = -EBUSY;
+		goto out;
+	}
+	lfr_session_drop_finished();
+	s = lfr_session_create(&cfg, info->snd_portid, info->extack);
+	if (IS_ERR(s)) {
+		err = PTR_ERR(s);
+		goto out;
+	}
+	err = lfr_session_start(s, info->extack);
+	if (err) {
+		lfr_session_put(s);
+		goto out;
+	}
+	err = lfr_reply(info, LFR_CMD_START, s, false);
+out:
+	mutex_unlock(&lfr_lock);
+	lfr_config_free(&cfg);
+	return err;
+}
+
+static struct lfr_session *lfr_pick(struct genl_info *info, bool running)
+{
+	struct nlattr *a = info->attrs[LFR_A_SESSION_ID];
+	struct lfr_session *s;
+
+	if (a) {
+		s = lfr_session_find(nla_get_u32(a));
+		if (!s)
+			NL_SET_ERR_MSG_ATTR(info->extack, a, "no such session");
+		return s;
+	}
+	s = running ? lfr_session_running() : lfr_session_newest();
+	if (!s && running)
+		NL_SET_ERR_MSG(info->extack, "no session is running");
+	return s;
+}
+
+static int lfr_cmd_stop(struct sk_buff *skb, struct genl_info *info)
+{
+	struct lfr_session *s;
+	int err;
+
+	err = lfr_check_perm(skb, info);
+	if (err)
+		return err;
+	mutex_lock(&lfr_lock);
+	s = lfr_pick(info, true);
+	if (!s) {
+		err = -ENOENT;
+	} else {
+		lfr_session_stop(s);
+		err = lfr_reply(info, LFR_CMD_STOP, s, false);
+	}
+	mutex_unlock(&lfr_lock);
+	return err;
+}
+
+static int lfr_cmd_status(struct sk_buff *skb, struct genl_info *info)
+{
+	struct lfr_session *s;
+	int err;
+
+	err = lfr_check_perm(skb, info);
+	if (err)
+		return err;
+	mutex_lock(&lfr_lock);
+	s = lfr_pick(info, false);
+	if (!s && info->attrs[LFR_A_SESSION_ID])
+		err = -ENOENT;
+	else
+		err = lfr_reply(info, LFR_CMD_STATUS, s, true);
+	mutex_unlock(&lfr_lock);
+	return err;
+}
+
+static int lfr_cmd_notify(struct sk_buff *skb, struct genl_info *info)
+{
+	NL_SET_ERR_MSG(info->extack, "LFR_CMD_NOTIFY is only sent by the kernel");
+	return -EOPNOTSUPP;
+}
+
+static const struct genl_small_ops lfr_ops[] = {
+	{ .cmd = LFR_CMD_START, .doit = lfr_cmd_start },
+	{ .cmd = LFR_CMD_STOP, .doit = lfr_cmd_stop },
+	{ .cmd = LFR_CMD_STATUS, .doit = lfr_cmd_status },
+	{ .cmd = LFR_CMD_NOTIFY, .doit = lfr_cmd_notify },
+};
+
+static struct genl_family lfr_family __ro_after_init = {
+	.name = LFR_GENL_NAME,
+	.version = LFR_GENL_VERSION,
+	.maxattr = LFR_A_MAX,
+	.policy = lfr_policy,
+	.netnsok = false,
+	.module = THIS_MODULE,
+	.small_ops = lfr_ops,
+	.n_small_ops = ARRAY_SIZE(lfr_ops),
+	.mcgrps = lfr_mcgrps,
+	.n_mcgrps = ARRAY_SIZE(lfr_mcgrps),
+};
+
+void lfr_genl_notify(struct lfr_session *s, enum lfr_event ev)
+{
+	struct sk_buff *msg;
+	void *hdr;
+
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return;
+	hdr = genlmsg_put(msg, 0, 0, &lfr_family, 0, LFR_CMD_NOTIFY);
+	if (!hdr || nla_put_u32(msg, LFR_A_SESSION_ID, s->id) ||
+	    nla_put_u32(msg, LFR_A_STATE, atomic_read(&s->state)) ||
+	    nla_put_u32(msg, LFR_A_EVENT, ev)) {
+		nlmsg_free(msg);
+		return;
+	}
+	genlmsg_end(msg, hdr);
+	genlmsg_multicast(&lfr_family, msg, 0, 0, GFP_KERNEL);
+}
+
+/* The socket that started a session went away. */
+static int lfr_netlink_event(struct notifier_block *nb, unsigned long event,
+			     void *ptr)
+{
+	struct netlink_notify *n = ptr;
+
+	if (event == NETLINK_URELEASE && n->protocol == NETLINK_GENERIC &&
+	    net_eq(n->net, &init_net) && n->portid)
+		lfr_sessions_release_portid(n->portid);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block lfr_netlink_nb = {
+	.notifier_call = lfr_netlink_event,
+};
+
+int lfr_genl_init(void)
+{
+	int err = genl_register_family(&lfr_family);
+
+	if (err)
+		return err;
+	err = netlink_register_notifier(&lfr_netlink_nb);
+	if (err) {
+		genl_unregister_family(&lfr_family);
+		return err;
+	}
+	mutex_lock(&lfr_lock);
+	lfr_genl_up = true;
+	mutex_unlock(&lfr_lock);
+	return 0;
+}
+
+/* No START succeeds after this; notifications still go out. */
+void lfr_genl_quiesce(void)
+{
+	netlink_unregister_notifier(&lfr_netlink_nb);
+	mutex_lock(&lfr_lock);
+	lfr_genl_up = false;
+	mutex_unlock(&lfr_lock);
+}
+
+/* After lfr_wq was drained: nothing sends on the family any more. */
+void lfr_genl_exit(void)
+{
+	genl_unregister_family(&lfr_family);
+}

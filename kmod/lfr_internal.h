@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* lfr: internal definitions shared by the files of lfr.ko. */
+#ifndef LFR_INTERNAL_H
+#define LFR_INTERNAL_H
+
+#include <linux/types.h>
+#include <linux/atomic.h>
+#include <linux/refcount.h>
+#include <linux/hrtimer.h>
+#include <linux/irq_work.h>
+#include <linux/list.h>
+#include <linux/percpu.h>
+#include <linux/prandom.h>
+#include <linux/task_work.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+#include <linux/lfr.h>
+
+#include "compat.h"
+#include "config.h"
+#include "frame_check.h"
+#include "ring_index.h"
+
+struct lfr_session;
+struct mm_struct;
+struct task_struct;
+
+/* Per-CPU counters; every field is only changed with this_cpu ops. */
+struct lfr_counters {
+	u64 c[LFR_CTR_MAX + 1];
+};
+
+/* The interrupted state of a thread, taken in hard irq, walked later. */
+struct lfr_snapshot {
+	u64 time_ns;
+	u64 ip, sp, bp;
+	struct mm_struct *mm;	/* identity only, never dereferenced */
+	u64 exec_id;
+	u32 cpu, tgid, tid, flags;
+	u32 nr_kernel;
+	unsigned long *kips;	/* LFR_MAX_KERNEL_STACK_DEPTH entries or NULL */
+};
+
+/*
+ * One tracked thread.  Entries live in an open-addressing table that is
+ * allocated once per session; a thread gets an entry without allocation
+ * (compare-and-swap on @key) and gives it back when its task_struct is
+ * freed.  Only the thread itself (its timer tick, its task_work) and the
+ * CPU it runs on touch an entry while the key holds it.
+ */
+struct lfr_thread {
+	unsigned long key;	/* task pointer, LFR_KEY_EMPTY or _TOMB */
+	struct lfr_session *s;
+	s64 budget_ns;		/* per-task mode: CPU time left to the tick */
+	atomic_t pending;	/* one queued walk at most */
+	atomic_t weight;	/* ticks the queued walk stands for */
+	struct callback_head work;
+	u64 last_exec_id;
+	u32 comm_hash;
+	bool seen;
+	struct lfr_snapshot snap;
+};
+
+#define LFR_KEY_EMPTY	0UL
+#define LFR_KEY_TOMB	1UL
+
+struct lfr_threads {
+	struct lfr_thread *slots;
+	unsigned long *kips;	/* kernel stack buffers, or NULL */
+	u32 mask;		/* capacity - 1 */
+	u32 max;		/* threads allowed at once */
+	atomic_t used;
+};
+
+struct lfr_ring {
+	struct lfr_session *s;
+	void *base;			/* vmalloc_user: ctrl page + data */
+	struct lfr_ring_ctrl *ctrl;
+	u8 *data;
+	size_t map_size;
+	u64 size;			/* data bytes, power of two */
+	u64 head;			/* producer's private copy */
+	u64 lost_count[LFR_LOST_MAX + 1];	/* not yet reported in band */
+	u64 lost_ticks[LFR_LOST_MAX + 1];
+	bool overflow;			/* OVERFLOW event sent, not yet cleared */
+	struct irq_work wake;
+};
+
+struct lfr_pcpu {
+	struct hrtimer timer;
+	struct lfr_session *s;
+	struct lfr_thread *cur;		/* per-task mode: target running here */
+	struct rnd_state rnd;
+	bool online;
+};
+
+struct lfr_session {
+	refcount_t ref;
+	u32 id;
+	atomic_t state;			/* enum lfr_state */
+	struct lfr_config cfg;
+	u32 owner_portid;
+	struct list_head node;		/* lfr_sessions, under lfr_lock */
+	struct hlist_node cpuhp_node;
+	bool cpuhp_added;
+	bool probes_on;
+
+	atomic_t pending;		/* queued walks + 1 while sampling */
+	struct lfr_counters __percpu *ctr;
+	struct lfr_pcpu __percpu *pcpu;
+	struct lfr_ring **rings;	/* nr_cpu_ids, possible CPUs only */
+	struct lfr_threads threads;
+	u64 *seen;			/* mapping/name records written */
+	u32 seen_mask;
+
+	wait_queue_head_t wq;
+	struct work_struct notify_work;
+	unsigned long notify_bits;	/* 1 << enum lfr_event */
+	unsigned long overflow_cpus_hint;
+};
+
+extern struct mutex lfr_lock;
+extern struct workqueue_struct *lfr_wq;
+extern int lfr_cpuhp_state;
+
+static inline bool lfr_counter_valid(int c)
+{
+	return (c >= LFR_CTR_TICKS && c <= LFR_CTR_TICKS_PENDING) ||
+	       (c > LFR_CTR_LOST_FIRST && c <= LFR_CTR_MAX);
+}
+
+static inline bool lfr_counter_gauge(int c)
+{
+	return c == LFR_CTR_WORKS_PENDING || c == LFR_CTR_THREADS ||
+	       c == LFR_CTR_TICKS_PENDING;
+}
+
+static inline void lfr_count(struct lfr_session *s, int ctr, u64 n)
+{
+	this_cpu_add(s->ctr->c[ctr], n);
+}
+
+static inline void lfr_count_lost(struct lfr_session *s, int reason, u64 ticks)
+{
+	this_cpu_add(s->ctr->c[LFR_CTR_LOST_FIRST + reason], ticks);
+}
+
+/* session.c */
+struct lfr_session *lfr_session_create(struct lfr_config *cfg, u32 portid,
+				       struct netlink_ext_ack *extack);
+int lfr_session_start(struct lfr_session *s, struct netlink_ext_ack *extack);
+void lfr_session_stop(struct lfr_session *s);
+void lfr_session_get(struct lfr_session *s);
+void lfr_session_put(struct lfr_session *s);
+struct lfr_session *lfr_session_find(u32 id);	/* under lfr_lock */
+struct lfr_session *lfr_session_running(void);	/* under lfr_lock */
+struct lfr_session *lfr_session_newest(void);	/* under lfr_lock */
+void lfr_session_drop_finished(void);		/* under lfr_lock */
+void lfr_sessions_release_portid(u32 portid);
+void lfr_sessions_shutdown(void);
+void lfr_pending_put(struct lfr_session *s);
+void lfr_session_event(struct lfr_session *s, enum lfr_event ev);
+bool lfr_is_target(const struct lfr_session *s, struct task_struct *t);
+u64 lfr_counter_sum(struct lfr_session *s, int ctr);
+
+/* threads.c */
+int lfr_threads_init(struct lfr_threads *tt, u32 max, bool kstacks);
+void lfr_threads_free(struct lfr_threads *tt);
+struct lfr_thread *lfr_thread_get(struct lfr_session *s,
+				  struct task_struct *t, bool create);
+void lfr_thread_release(struct lfr_session *s, struct task_struct *t);
+u64 lfr_threads_pending_ticks(struct lfr_threads *tt);
+
+/* sampler.c */
+int lfr_sampler_start(struct lfr_session *s);
+void lfr_sampler_stop(struct lfr_session *s);
+int lfr_cpuhp_online(unsigned int cpu, struct hlist_node *node);
+int lfr_cpuhp_offline(unsigned int cpu, struct hlist_node *node);
+int lfr_sampler_init(void);
+
+/* unwind.c */
+void lfr_work_fn(struct callback_head *work);
+
+/* ring.c */
+struct lfr_ring *lfr_ring_alloc(struct lfr_session *s, int cpu);
+void lfr_ring_free(struct lfr_ring *r);
+int lfr_ring_write(struct lfr_ring *r, const void *rec, u32 len);
+void lfr_ring_lost(struct lfr_ring *r, int reason, u64 ticks);
+bool lfr_ring_readable(struct lfr_ring *r);
+
+/* dev.c */
+int lfr_dev_init(void);
+void lfr_dev_exit(void);
+
+/* genl.c */
+int lfr_genl_init(void);
+void lfr_genl_quiesce(void);
+void lfr_genl_exit(void);
+void lfr_genl_notify(struct lfr_session *s, enum lfr_event ev);
+
+#endif /* LFR_INTERNAL_H */

@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lfr: per-CPU rings.  One producer per ring: the task_works running on
+ * that CPU, each writing with interrupts disabled, so no lock is needed.
+ * The reader maps the ring (dev.c) and advances ctrl->tail.
+ */
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/timekeeping.h>
+#include <linux/vmalloc.h>
+#include "lfr_internal.h"
+
+static void lfr_ring_wake(struct irq_work *w)
+{
+	struct lfr_ring *r = container_of(w, struct lfr_ring, wake);
+
+	wake_up_interruptible_all(&r->s->wq);
+}
+
+struct lfr_ring *lfr_ring_alloc(struct lfr_session *s, int cpu)
+{
+	struct lfr_ring *r = kzalloc(sizeof(*r), GFP_KERNEL);
+
+	if (!r)
+		return NULL;
+	r->s = s;
+	r->size = (u64)s->cfg.ring_pages << PAGE_SHIFT;
+	r->map_size = PAGE_SIZE + r->size;
+	r->base = vmalloc_user(r->map_size);
+	if (!r->base) {
+		kfree(r);
+		return NULL;
+	}
+	r->ctrl = r->base;
+	r->data = (u8 *)r->base + PAGE_SIZE;
+	r->ctrl->magic = LFR_RING_MAGIC;
+	r->ctrl->version = LFR_RING_VERSION;
+	r->ctrl->session_id = s->id;
+	r->ctrl->cpu = cpu;
+	r->ctrl->data_offset = PAGE_SIZE;
+	r->ctrl->data_size = r->size;
+	r->ctrl->wakeup_bytes = s->cfg.wakeup_bytes;
+	init_irq_work(&r->wake, lfr_ring_wake);
+	return r;
+}
+
+void lfr_ring_free(struct lfr_ring *r)
+{
+	if (!r)
+		return;
+	irq_work_sync(&r->wake);
+	vfree(r->base);
+	kfree(r);
+}
+
+bool lfr_ring_readable(struct lfr_ring *r)
+{
+	/* Pairs with the release in lfr_ring_put(). */
+	u64 head = smp_load_acquire(&r->ctrl->head);
+	u64 tail = READ_ONCE(r->ctrl->tail);
+	u64 used = head - tail;
+
+	return used && used <= r->size &&
+	       used >= max_t(u64, r->ctrl->wakeup_bytes, 1);
+}
+
+/* Writes one record; interrupts are disabled by the caller. */
+static int lfr_ring_put(struct lfr_ring *r, const void *rec, u32 len)
+{
+	u64 tail = READ_ONCE(r->ctrl->tail);
+	u32 pad;
+	int err;
+
+	err = lfr_ring_plan(r->head, tail, r->size, len, &pad);
+	if (err)
+		return err;
+	/* tail read before the data is written: control dependency above. */
+	if (pad) {
+		struct lfr_rec_header *h =
+			(void *)(r->data + (r->head & (r->size - 1)));
+
+		h->type = LFR_REC_PAD;
+		h->size = pad;
+		r->head += pad;
+	}
+	memcpy(r->data + (r->head & (r->size - 1)), rec, len);
+	r->head += len;
+	smp_store_release(&r->ctrl->head, r->head);	/* data before head */
+	return 0;
+}
+
+static void lfr_ring_flush_lost(struct lfr_ring *r)
+{
+	struct lfr_rec_lost rec;
+	int i;
+
+	for (i = 1; i <= LFR_LOST_MAX; i++) {
+		if (!r->lost_count[i])
+			continue;
+		memset(&rec, 0, sizeof(rec));
+		rec.hdr.type = LFR_REC_LOST;
+		rec.hdr.size = sizeof(rec);
+		rec.time_ns = ktime_get_ns();
+		rec.reason = i;
+		rec.cpu = r->ctrl->cpu;
+		rec.count = r->lost_count[i];
+		rec.ticks = r->lost_ticks[i];
+		if (lfr_ring_put(r, &rec, sizeof(rec)))
+			return;
+		r->lost_count[i] = 0;
+		r->lost_ticks[i] = 0;
+		lfr_count(r->s, LFR_CTR_RECORDS_LOST, 1);
+	}
+}
+
+/* Notes a record lost on this ring; reported in band at the next write. */
+void lfr_ring_lost(struct lfr_ring *r, int reason, u64 ticks)
+{
+	r->lost_count[reason]++;
+	r->lost_ticks[reason] += ticks;
+	WRITE_ONCE(r->ctrl->lost[reason], r->ctrl->lost[reason] + 1);
+}
+
+/*
+ * Commits @rec (its header filled in, @len a multiple of 8) to @r.
+ * Interrupts are disabled by the caller, who runs on the ring's CPU.
+ * Returns 0 or -ENOSPC (nothing written; the caller counts the loss).
+ */
+int lfr_ring_write(struct lfr_ring *r, const void *rec, u32 len)
+{
+	int err;
+
+	lfr_ring_flush_lost(r);
+	err = lfr_ring_put(r, rec, len);
+	if (err) {
+		if (!r->overflow) {
+			r->overflow = true;
+			lfr_session_event(r->s, LFR_EVENT_OVERFLOW);
+		}
+		return -ENOSPC;
+	}
+	r->overflow = false;
+	if (lfr_ring_used(r->head, READ_ONCE(r->ctrl->tail)) >=
+	    max_t(u64, r->ctrl->wakeup_bytes, 1))
+		irq_work_queue(&r->wake);
+	return 0;
+}

@@ -1,0 +1,342 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lfr: the sampler.  One hard-irq hrtimer per CPU and session.
+ *
+ * Per-task mode (tgid/tid targets), the shape of perf's task-clock: when a
+ * target thread is switched in, the CPU's timer is armed with what is left
+ * of that thread's budget; when it is switched out, the remainder is saved
+ * and the timer cancelled.  Each thread is thus sampled once per period of
+ * its own CPU time, whatever its scheduling.
+ *
+ * System-wide mode: the timer runs all the time on every online CPU and
+ * samples whatever user thread it interrupts; it is cheaper than arming on
+ * every context switch of every thread.
+ *
+ * The timer handler only snapshots: user registers, optional kernel stack,
+ * time, ids; then queues the thread's task_work (unwind.c).  Nothing is
+ * allocated and no lock is taken.
+ */
+#include <linux/cpuhotplug.h>
+#include <linux/mm_types.h>
+#include <linux/module.h>
+#include <linux/ptrace.h>
+#include <linux/sched.h>
+#include <linux/sched/task_stack.h>
+#include <linux/stacktrace.h>
+#include <linux/tracepoint.h>
+#include <asm/irq_regs.h>
+#include "lfr_internal.h"
+
+static struct tracepoint *lfr_tp_switch, *lfr_tp_free;
+
+static void lfr_find_tp(struct tracepoint *tp, void *priv)
+{
+	if (!strcmp(tp->name, "sched_switch"))
+		lfr_tp_switch = tp;
+	else if (!strcmp(tp->name, "sched_process_free"))
+		lfr_tp_free = tp;
+}
+
+int lfr_sampler_init(void)
+{
+	for_each_kernel_tracepoint(lfr_find_tp, NULL);
+	if (!lfr_tp_switch || !lfr_tp_free) {
+		pr_err("tracepoints sched_switch/sched_process_free not found\n");
+		return -ENOENT;
+	}
+	return 0;
+}
+
+static u64 lfr_next_period(struct lfr_session *s, struct lfr_pcpu *pc)
+{
+	u64 p = s->cfg.period_ns, j = div_u64(p * s->cfg.jitter_pct, 100);
+
+	if (!j)
+		return p;
+	return p - j + prandom_u32_state(&pc->rnd) % (2 * j + 1);
+}
+
+static bool lfr_user_thread(struct task_struct *t)
+{
+	return t->mm && !(t->flags & (LFR_PF_NOT_USER | PF_EXITING)) &&
+	       !is_idle_task(t);
+}
+
+/* Keeps only the frames from the interrupted ip on (drops lfr and irq entry). */
+static u32 lfr_kernel_stack(unsigned long *ips, struct pt_regs *regs)
+{
+	u32 n = stack_trace_save(ips, LFR_MAX_KERNEL_STACK_DEPTH, 0), i;
+
+	for (i = 0; i < n; i++) {
+		if (ips[i] == instruction_pointer(regs)) {
+			memmove(ips, ips + i, (n - i) * sizeof(*ips));
+			return n - i;
+		}
+	}
+	return n;
+}
+
+/* Hard irq, current == the thread of @e. */
+static void lfr_take_sample(struct lfr_session *s, struct lfr_thread *e)
+{
+	struct task_struct *t = current;
+	struct pt_regs *regs = get_irq_regs(), *uregs;
+	struct lfr_snapshot *sn = &e->snap;
+	int w;
+
+	lfr_count(s, LFR_CTR_TICKS_MATCHED, 1);
+	if (atomic_cmpxchg(&e->pending, 0, 1)) {
+		w = atomic_read(&e->weight);
+		if (w >= S32_MAX / 2) {
+			lfr_count_lost(s, LFR_LOST_WEIGHT_OVERFLOW, 1);
+			return;
+		}
+		atomic_inc(&e->weight);
+		lfr_count(s, LFR_CTR_MERGED, 1);
+		return;
+	}
+
+	sn->flags = 0;
+	sn->nr_kernel = 0;
+	if (regs && user_mode(regs)) {
+		uregs = regs;
+	} else {
+		sn->flags |= LFR_SAMPLE_F_IN_KERNEL;
+		if (regs && sn->kips && s->cfg.kernel_stack)
+			sn->nr_kernel = lfr_kernel_stack(sn->kips, regs);
+		uregs = task_pt_regs(t);
+	}
+	sn->ip = instruction_pointer(uregs);
+	sn->sp = user_stack_pointer(uregs);
+	sn->bp = uregs->bp;
+	if (!user_64bit_mode(uregs))
+		sn->flags |= LFR_SAMPLE_F_COMPAT;
+	sn->time_ns = ktime_get_ns();
+	sn->cpu = smp_processor_id();
+	sn->tgid = t->tgid;
+	sn->tid = t->pid;
+	sn->mm = t->mm;
+	sn->exec_id = t->self_exec_id;
+	atomic_inc(&e->weight);
+
+	if (!try_module_get(THIS_MODULE)) {
+		lfr_count_lost(s, LFR_LOST_MODULE, atomic_xchg(&e->weight, 0));
+		atomic_set_release(&e->pending, 0);
+		return;
+	}
+	/* The session outlives this work: sampling holds a reference. */
+	refcount_inc(&s->ref);
+	atomic_inc(&s->pending);
+	init_task_work(&e->work, lfr_work_fn);
+	if (task_work_add(t, &e->work, TWA_RESUME)) {
+		lfr_count_lost(s, LFR_LOST_TASK_WORK, atomic_xchg(&e->weight, 0));
+		atomic_set_release(&e->pending, 0);
+		atomic_dec(&s->pending);
+		refcount_dec(&s->ref);
+		module_put(THIS_MODULE);
+		return;
+	}
+	lfr_count(s, LFR_CTR_SAMPLES_TAKEN, 1);
+}
+
+/* System-wide: any user thread, tracked from its first tick. */
+static void lfr_sample_any(struct lfr_session *s, struct task_struct *t)
+{
+	struct lfr_thread *e = lfr_thread_get(s, t, true);
+
+	if (e) {
+		lfr_take_sample(s, e);
+		return;
+	}
+	lfr_count(s, LFR_CTR_TICKS_MATCHED, 1);
+	lfr_count_lost(s, LFR_LOST_NO_THREAD_SLOT, 1);
+}
+
+static enum hrtimer_restart lfr_timer_fn(struct hrtimer *timer)
+{
+	struct lfr_pcpu *pc = container_of(timer, struct lfr_pcpu, timer);
+	struct lfr_session *s = pc->s;
+	struct task_struct *t = current;
+	u64 t0 = ktime_get_ns();
+	struct lfr_thread *e;
+
+	if (atomic_read(&s->state) != LFR_STATE_RUNNING)
+		return HRTIMER_NORESTART;
+	lfr_count(s, LFR_CTR_TICKS, 1);
+
+	if (s->cfg.system) {
+		if (is_idle_task(t))
+			lfr_count(s, LFR_CTR_SKIP_IDLE, 1);
+		else if (!t->mm || (t->flags & LFR_PF_NOT_USER))
+			lfr_count(s, LFR_CTR_SKIP_KTHREAD, 1);
+		else if (t->flags & PF_EXITING)
+			lfr_count(s, LFR_CTR_SKIP_EXITING, 1);
+		else
+			lfr_sample_any(s, t);
+	} else {
+		e = pc->cur;
+		if (!e || READ_ONCE(e->key) != (unsigned long)t) {
+			lfr_count(s, LFR_CTR_SKIP_NOT_TARGET, 1);
+			goto out;
+		}
+		if (t->flags & PF_EXITING)
+			lfr_count(s, LFR_CTR_SKIP_EXITING, 1);
+		else
+			lfr_take_sample(s, e);
+	}
+	hrtimer_forward_now(timer, ns_to_ktime(lfr_next_period(s, pc)));
+	lfr_count(s, LFR_CTR_IRQ_NS, ktime_get_ns() - t0);
+	lfr_count(s, LFR_CTR_IRQ_COUNT, 1);
+	return HRTIMER_RESTART;
+out:
+	lfr_count(s, LFR_CTR_IRQ_NS, ktime_get_ns() - t0);
+	lfr_count(s, LFR_CTR_IRQ_COUNT, 1);
+	return HRTIMER_NORESTART;
+}
+
+/* Per-task mode, irqs off, on this CPU. */
+static void lfr_switch_out(struct lfr_session *s, struct lfr_pcpu *pc)
+{
+	struct lfr_thread *e = pc->cur;
+	s64 left;
+
+	if (!e)
+		return;
+	pc->cur = NULL;
+	left = ktime_to_ns(hrtimer_get_remaining(&pc->timer));
+	hrtimer_try_to_cancel(&pc->timer);
+	e->budget_ns = left > 0 ? left : 1;
+}
+
+static void lfr_switch_in(struct lfr_session *s, struct lfr_pcpu *pc,
+			  struct task_struct *next)
+{
+	struct lfr_thread *e;
+
+	if (!pc->online || !lfr_user_thread(next) || !lfr_is_target(s, next))
+		return;
+	e = lfr_thread_get(s, next, true);
+	if (!e) {
+		lfr_count(s, LFR_CTR_TICKS_MATCHED, 1);
+		lfr_count_lost(s, LFR_LOST_NO_THREAD_SLOT, 1);
+		return;
+	}
+	if (e->budget_ns <= 0)
+		e->budget_ns = lfr_next_period(s, pc);
+	pc->cur = e;
+	hrtimer_start(&pc->timer, ns_to_ktime(e->budget_ns),
+		      HRTIMER_MODE_REL_PINNED_HARD);
+}
+
+static void lfr_probe_switch(void *data, bool preempt, struct task_struct *prev,
+			     struct task_struct *next, unsigned int prev_state)
+{
+	struct lfr_session *s = data;
+	struct lfr_pcpu *pc;
+
+	if (atomic_read(&s->state) != LFR_STATE_RUNNING)
+		return;
+	pc = this_cpu_ptr(s->pcpu);
+	lfr_switch_out(s, pc);
+	lfr_switch_in(s, pc, next);
+}
+
+static void lfr_probe_free(void *data, struct task_struct *t)
+{
+	lfr_thread_release(data, t);
+}
+
+/* IPI: picks up a target that is already running when sampling starts. */
+static void lfr_kick_cpu(void *data)
+{
+	struct lfr_session *s = data;
+	struct lfr_pcpu *pc = this_cpu_ptr(s->pcpu);
+
+	if (!pc->cur)
+		lfr_switch_in(s, pc, current);
+}
+
+int lfr_cpuhp_online(unsigned int cpu, struct hlist_node *node)
+{
+	struct lfr_session *s = hlist_entry(node, struct lfr_session, cpuhp_node);
+	struct lfr_pcpu *pc = per_cpu_ptr(s->pcpu, cpu);
+
+	local_irq_disable();
+	pc->online = true;
+	if (s->cfg.system && atomic_read(&s->state) == LFR_STATE_RUNNING)
+		hrtimer_start(&pc->timer, ns_to_ktime(lfr_next_period(s, pc)),
+			      HRTIMER_MODE_REL_PINNED_HARD);
+	local_irq_enable();
+	return 0;
+}
+
+int lfr_cpuhp_offline(unsigned int cpu, struct hlist_node *node)
+{
+	struct lfr_session *s = hlist_entry(node, struct lfr_session, cpuhp_node);
+	struct lfr_pcpu *pc = per_cpu_ptr(s->pcpu, cpu);
+
+	local_irq_disable();
+	pc->online = false;
+	pc->cur = NULL;
+	local_irq_enable();
+	hrtimer_cancel(&pc->timer);
+	return 0;
+}
+
+int lfr_sampler_start(struct lfr_session *s)
+{
+	int cpu, err;
+
+	for_each_possible_cpu(cpu) {
+		struct lfr_pcpu *pc = per_cpu_ptr(s->pcpu, cpu);
+
+		pc->s = s;
+		prandom_seed_state(&pc->rnd, get_random_u64());
+		lfr_hrtimer_setup(&pc->timer, lfr_timer_fn, CLOCK_MONOTONIC,
+				  HRTIMER_MODE_REL_PINNED_HARD);
+	}
+	err = tracepoint_probe_register(lfr_tp_free, lfr_probe_free, s);
+	if (err)
+		return err;
+	if (!s->cfg.system) {
+		err = tracepoint_probe_register(lfr_tp_switch,
+						lfr_probe_switch, s);
+		if (err) {
+			tracepoint_probe_unregister(lfr_tp_free,
+						    lfr_probe_free, s);
+			tracepoint_synchronize_unregister();
+			return err;
+		}
+	}
+	s->probes_on = true;
+	err = cpuhp_state_add_instance(lfr_cpuhp_state, &s->cpuhp_node);
+	if (err) {
+		lfr_sampler_stop(s);
+		return err;
+	}
+	s->cpuhp_added = true;
+	if (!s->cfg.system)
+		on_each_cpu(lfr_kick_cpu, s, 1);
+	return 0;
+}
+
+/* Process context; state is no longer RUNNING, so nothing re-arms. */
+void lfr_sampler_stop(struct lfr_session *s)
+{
+	int cpu;
+
+	if (s->probes_on) {
+		if (!s->cfg.system)
+			tracepoint_probe_unregister(lfr_tp_switch,
+						    lfr_probe_switch, s);
+		tracepoint_probe_unregister(lfr_tp_free, lfr_probe_free, s);
+		tracepoint_synchronize_unregister();
+		s->probes_on = false;
+	}
+	if (s->cpuhp_added) {
+		cpuhp_state_remove_instance(lfr_cpuhp_state, &s->cpuhp_node);
+		s->cpuhp_added = false;
+	}
+	for_each_possible_cpu(cpu)
+		hrtimer_cancel(&per_cpu_ptr(s->pcpu, cpu)->timer);
+}

@@ -1,0 +1,318 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lfr: sessions.  A session owns its configuration, per-CPU rings, thread
+ * table and counters; it is reference counted:
+ *   - the registry (lfr_sessions) holds one reference until the session is
+ *     replaced by a later START or the module goes away;
+ *   - every queued stack walk holds one (and a module reference);
+ *   - every /dev/lfr file bound to it holds one (mappings keep the file);
+ *   - a queued notification holds one.
+ * s->pending counts queued walks plus one while sampling is on; when it
+ * reaches zero after STOP the session is STOPPED and nothing will write to
+ * it again.
+ */
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/pid.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <linux/vmalloc.h>
+#include "lfr_internal.h"
+
+#define LFR_SEEN_SLOTS	16384
+
+DEFINE_MUTEX(lfr_lock);
+static LIST_HEAD(lfr_sessions);
+static u32 lfr_last_id;
+
+void lfr_session_get(struct lfr_session *s)
+{
+	refcount_inc(&s->ref);
+}
+
+static void lfr_session_free(struct lfr_session *s)
+{
+	int cpu;
+
+	if (s->rings) {
+		for_each_possible_cpu(cpu)
+			lfr_ring_free(s->rings[cpu]);
+		kfree(s->rings);
+	}
+	lfr_threads_free(&s->threads);
+	vfree(s->seen);
+	free_percpu(s->pcpu);
+	free_percpu(s->ctr);
+	lfr_config_free(&s->cfg);
+	kfree(s);
+}
+
+void lfr_session_put(struct lfr_session *s)
+{
+	if (refcount_dec_and_test(&s->ref))
+		lfr_session_free(s);
+}
+
+static void lfr_notify_fn(struct work_struct *w)
+{
+	struct lfr_session *s = container_of(w, struct lfr_session, notify_work);
+	int ev;
+
+	for (ev = LFR_EVENT_STARTED; ev <= LFR_EVENT_OVERFLOW; ev++)
+		if (test_and_clear_bit(ev, &s->notify_bits))
+			lfr_genl_notify(s, ev);
+	lfr_session_put(s);
+}
+
+/* Any context: the multicast is sent from lfr_wq. */
+void lfr_session_event(struct lfr_session *s, enum lfr_event ev)
+{
+	set_bit(ev, &s->notify_bits);
+	refcount_inc(&s->ref);
+	if (!queue_work(lfr_wq, &s->notify_work))
+		refcount_dec(&s->ref);	/* already queued: the caller holds one */
+}
+
+void lfr_pending_put(struct lfr_session *s)
+{
+	if (!atomic_dec_and_test(&s->pending))
+		return;
+	atomic_set(&s->state, LFR_STATE_STOPPED);
+	lfr_session_event(s, LFR_EVENT_STOPPED);
+	wake_up_interruptible_all(&s->wq);
+}
+
+bool lfr_is_target(const struct lfr_session *s, struct task_struct *t)
+{
+	return s->cfg.system ||
+	       lfr_config_has_id(s->cfg.tgids, s->cfg.nr_tgids, t->tgid) ||
+	       lfr_config_has_id(s->cfg.tids, s->cfg.nr_tids, t->pid);
+}
+
+u64 lfr_counter_sum(struct lfr_session *s, int ctr)
+{
+	u64 sum = 0;
+	int cpu;
+
+	if (ctr == LFR_CTR_WORKS_PENDING) {
+		int p = atomic_read(&s->pending);
+
+		if (atomic_read(&s->state) == LFR_STATE_RUNNING)
+			p--;
+		return p > 0 ? p : 0;
+	}
+	if (ctr == LFR_CTR_THREADS)
+		return atomic_read(&s->threads.used);
+	if (ctr == LFR_CTR_TICKS_PENDING)
+		return lfr_threads_pending_ticks(&s->threads);
+	for_each_possible_cpu(cpu)
+		sum += per_cpu_ptr(s->ctr, cpu)->c[ctr];
+	return sum;
+}
+
+static int lfr_next_id(void)
+{
+	struct lfr_session *s;
+	u32 id = lfr_last_id, n;
+
+	for (n = 0; n < LFR_MAX_SESSION_ID; n++) {
+		bool used = false;
+
+		id = id % LFR_MAX_SESSION_ID + 1;
+		list_for_each_entry(s, &lfr_sessions, node)
+			used |= s->id == id;
+		if (!used) {
+			lfr_last_id = id;
+			return id;
+		}
+	}
+	return -EBUSY;
+}
+
+struct lfr_session *lfr_session_create(struct lfr_config *cfg, u32 portid,
+				       struct netlink_ext_ack *extack)
+{
+	struct lfr_session *s;
+	int cpu, id;
+
+	lockdep_assert_held(&lfr_lock);
+	id = lfr_next_id();
+	if (id < 0) {
+		NL_SET_ERR_MSG(extack, "no free session id");
+		return ERR_PTR(id);
+	}
+	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return ERR_PTR(-ENOMEM);
+	refcount_set(&s->ref, 1);
+	s->id = id;
+	s->cfg = *cfg;
+	memset(cfg, 0, sizeof(*cfg));	/* the session owns the id arrays */
+	s->owner_portid = portid;
+	atomic_set(&s->state, LFR_STATE_IDLE);
+	INIT_LIST_HEAD(&s->node);
+	init_waitqueue_head(&s->wq);
+	INIT_WORK(&s->notify_work, lfr_notify_fn);
+
+	s->ctr = alloc_percpu(struct lfr_counters);
+	s->pcpu = alloc_percpu(struct lfr_pcpu);
+	s->rings = kcalloc(nr_cpu_ids, sizeof(*s->rings), GFP_KERNEL);
+	s->seen = vzalloc(LFR_SEEN_SLOTS * sizeof(u64));
+	s->seen_mask = LFR_SEEN_SLOTS - 1;
+	if (!s->ctr || !s->pcpu || !s->rings || !s->seen)
+		goto nomem;
+	for_each_possible_cpu(cpu) {
+		s->rings[cpu] = lfr_ring_alloc(s, cpu);
+		if (!s->rings[cpu])
+			goto nomem;
+	}
+	if (lfr_threads_init(&s->threads, s->cfg.max_threads,
+			     s->cfg.kernel_stack))
+		goto nomem;
+	return s;
+nomem:
+	NL_SET_ERR_MSG(extack, "out of memory for the rings or thread table: use fewer ring pages or threads");
+	lfr_session_free(s);
+	return ERR_PTR(-ENOMEM);
+}
+
+static int lfr_cmp_u32(const void *a, const void *b)
+{
+	u32 x = *(const u32 *)a, y = *(const u32 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Ids come in the caller's pid namespace; the sampler compares global ids. */
+static int lfr_resolve_ids(u32 *ids, u32 nr, enum pid_type type,
+			   struct netlink_ext_ack *extack)
+{
+	u32 i;
+
+	for (i = 0; i < nr; i++) {
+		struct task_struct *t;
+		u32 g = 0;
+
+		rcu_read_lock();
+		t = pid_task(find_vpid(ids[i]), type);
+		if (t)
+			g = type == PIDTYPE_TGID ? task_tgid_nr(t) : task_pid_nr(t);
+		rcu_read_unlock();
+		if (!g) {
+			if (type == PIDTYPE_TGID)
+				NL_SET_ERR_MSG_MOD(extack, "a target process does not exist");
+			else
+				NL_SET_ERR_MSG_MOD(extack, "a target thread does not exist");
+			return -ESRCH;
+		}
+		ids[i] = g;
+	}
+	sort(ids, nr, sizeof(*ids), lfr_cmp_u32, NULL);
+	return 0;
+}
+
+int lfr_session_start(struct lfr_session *s, struct netlink_ext_ack *extack)
+{
+	int err;
+
+	lockdep_assert_held(&lfr_lock);
+	err = lfr_resolve_ids(s->cfg.tgids, s->cfg.nr_tgids, PIDTYPE_TGID, extack);
+	if (!err)
+		err = lfr_resolve_ids(s->cfg.tids, s->cfg.nr_tids, PIDTYPE_PID,
+				      extack);
+	if (err)
+		return err;
+	atomic_set(&s->pending, 1);
+	atomic_set(&s->state, LFR_STATE_RUNNING);
+	err = lfr_sampler_start(s);
+	if (err) {
+		atomic_set(&s->state, LFR_STATE_STOPPED);
+		NL_SET_ERR_MSG(extack, "could not attach to the scheduler tracepoints or CPU hotplug");
+		return err;
+	}
+	list_add(&s->node, &lfr_sessions);
+	lfr_session_event(s, LFR_EVENT_STARTED);
+	return 0;
+}
+
+void lfr_session_stop(struct lfr_session *s)
+{
+	lockdep_assert_held(&lfr_lock);
+	if (atomic_cmpxchg(&s->state, LFR_STATE_RUNNING, LFR_STATE_DRAINING) !=
+	    LFR_STATE_RUNNING)
+		return;
+	lfr_session_event(s, LFR_EVENT_DRAINING);
+	lfr_sampler_stop(s);
+	lfr_pending_put(s);	/* sampling's share; the walks hold the rest */
+}
+
+struct lfr_session *lfr_session_find(u32 id)
+{
+	struct lfr_session *s;
+
+	lockdep_assert_held(&lfr_lock);
+	list_for_each_entry(s, &lfr_sessions, node)
+		if (s->id == id)
+			return s;
+	return NULL;
+}
+
+struct lfr_session *lfr_session_running(void)
+{
+	struct lfr_session *s;
+
+	lockdep_assert_held(&lfr_lock);
+	list_for_each_entry(s, &lfr_sessions, node)
+		if (atomic_read(&s->state) == LFR_STATE_RUNNING)
+			return s;
+	return NULL;
+}
+
+struct lfr_session *lfr_session_newest(void)
+{
+	lockdep_assert_held(&lfr_lock);
+	return list_first_entry_or_null(&lfr_sessions, struct lfr_session, node);
+}
+
+/* Forgets STOPPED sessions (their counters were final). */
+void lfr_session_drop_finished(void)
+{
+	struct lfr_session *s, *n;
+
+	lockdep_assert_held(&lfr_lock);
+	list_for_each_entry_safe(s, n, &lfr_sessions, node) {
+		if (atomic_read(&s->state) != LFR_STATE_STOPPED)
+			continue;
+		list_del_init(&s->node);
+		lfr_session_put(s);
+	}
+}
+
+void lfr_sessions_release_portid(u32 portid)
+{
+	struct lfr_session *s;
+
+	mutex_lock(&lfr_lock);
+	list_for_each_entry(s, &lfr_sessions, node)
+		if (s->owner_portid == portid && !s->cfg.detached)
+			lfr_session_stop(s);
+	mutex_unlock(&lfr_lock);
+}
+
+/*
+ * Module exit: the module reference count is zero, so no walk is queued and
+ * no file is open; stopping is immediate.
+ */
+void lfr_sessions_shutdown(void)
+{
+	struct lfr_session *s, *n;
+
+	mutex_lock(&lfr_lock);
+	list_for_each_entry_safe(s, n, &lfr_sessions, node) {
+		lfr_session_stop(s);
+		list_del_init(&s->node);
+		lfr_session_put(s);
+	}
+	mutex_unlock(&lfr_lock);
+}

@@ -1,0 +1,305 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lfr: the deferred walk.  Runs as a task_work of the sampled thread, on its
+ * way back to user space: process context, page faults allowed, the user
+ * stack exactly as it was at the tick.  Walks the frame pointers, names the
+ * mappings the pcs fall in (once per mapping and process image), then
+ * commits everything to the ring of the CPU it runs on.
+ */
+#include <linux/compat.h>
+#include <linux/fs.h>
+#include <linux/hash.h>
+#include <linux/jhash.h>
+#include <linux/mm.h>
+#include <linux/mman.h>
+#include <linux/module.h>
+#include <linux/sched.h>
+#include <linux/sched/mm.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include "lfr_internal.h"
+
+#define LFR_MAX_NEW_MAPS	8
+#define LFR_MMAP_REC_MAX	(sizeof(struct lfr_rec_mmap) + 256)
+
+struct lfr_walk_buf {
+	struct lfr_rec_sample *rec;	/* header + kernel ips + user ips */
+	u8 *maps;			/* pending MMAP records */
+	u32 maps_len;
+	char *path;			/* PATH_MAX scratch */
+};
+
+static int lfr_read_user(void *ctx, u64 addr, void *buf, size_t len)
+{
+	void __user *p = (void __user *)(unsigned long)addr;
+
+	if (!access_ok(p, len))
+		return -EFAULT;
+	return copy_from_user(buf, p, len) ? -EFAULT : 0;
+}
+
+/* Mark a (process image, key) as written; true when it was new. */
+static bool lfr_seen_first(struct lfr_session *s, u64 h)
+{
+	u32 i = h & s->seen_mask, n;
+
+	h |= 1;			/* never 0: 0 is an empty slot */
+	for (n = 0; n < 8; n++) {
+		u64 *slot = &s->seen[(i + n) & s->seen_mask];
+		u64 old = READ_ONCE(*slot);
+
+		if (old == h)
+			return false;
+		if (!old && cmpxchg64(slot, 0, h) == 0)
+			return true;
+	}
+	/* Table crowded: overwrite, at worst a record is written twice. */
+	WRITE_ONCE(s->seen[i], h);
+	return true;
+}
+
+static u64 lfr_image_hash(struct task_struct *t)
+{
+	u64 v[3] = { t->tgid, t->group_leader->start_time, t->self_exec_id };
+
+	return jhash2((u32 *)v, sizeof(v) / 4, 0x4c4652) |
+	       ((u64)jhash2((u32 *)v, sizeof(v) / 4, 0x9e3779b9) << 32);
+}
+
+static void lfr_add_map(struct lfr_session *s, struct lfr_walk_buf *b,
+			struct vm_area_struct *vma, u64 image)
+{
+	struct lfr_rec_mmap *m;
+	struct inode *ino = NULL;
+	const char *name;
+	u64 key[5];
+	u32 len, plen;
+
+	key[0] = image;
+	key[1] = vma->vm_start;
+	key[2] = vma->vm_end;
+	key[3] = (u64)vma->vm_pgoff << PAGE_SHIFT;
+	key[4] = vma->vm_file ? file_inode(vma->vm_file)->i_ino : 0;
+	if (!lfr_seen_first(s, hash_64(jhash2((u32 *)key, 10, 0) ^ image, 64) ^
+			    ((u64)jhash2((u32 *)key, 10, 1) << 32)))
+		return;
+	if (b->maps_len + LFR_MMAP_REC_MAX > LFR_MAX_NEW_MAPS * LFR_MMAP_REC_MAX)
+		return;
+	m = (struct lfr_rec_mmap *)(b->maps + b->maps_len);
+	memset(m, 0, sizeof(*m));
+	if (vma->vm_file) {
+		ino = file_inode(vma->vm_file);
+		name = d_path(&vma->vm_file->f_path, b->path, PATH_MAX);
+		if (IS_ERR(name))
+			name = "//unreachable";
+	} else {
+		m->flags |= LFR_MMAP_F_ANON;
+		if (vma->vm_start <= vma->vm_mm->start_stack &&
+		    vma->vm_end >= vma->vm_mm->start_stack)
+			name = "[stack]";
+		else if (vma->vm_ops && vma->vm_ops->name)
+			name = vma->vm_ops->name(vma);
+		else
+			name = "[anon]";
+	}
+	plen = strnlen(name, 255);
+	len = ALIGN(sizeof(*m) + plen + 1, 8);
+	m->hdr.type = LFR_REC_MMAP;
+	m->hdr.size = len;
+	m->time_ns = ktime_get_ns();
+	m->tgid = current->tgid;
+	if (vma->vm_flags & VM_EXEC)
+		m->flags |= LFR_MMAP_F_EXEC;
+	m->start = vma->vm_start;
+	m->end = vma->vm_end;
+	if (ino) {
+		m->pgoff = (u64)vma->vm_pgoff << PAGE_SHIFT;
+		m->ino = ino->i_ino;
+		m->dev_major = MAJOR(ino->i_sb->s_dev);
+		m->dev_minor = MINOR(ino->i_sb->s_dev);
+		m->ino_generation = ino->i_generation;
+	}
+	memcpy(m->path, name, plen);
+	memset(m->path + plen, 0, len - sizeof(*m) - plen);
+	b->maps_len += len;
+}
+
+/* Mapping records for the user pcs not yet described for this image. */
+static void lfr_collect_maps(struct lfr_session *s, struct lfr_walk_buf *b,
+			     const u64 *ips, u32 nr)
+{
+	struct mm_struct *mm = current->mm;
+	unsigned long lo = 1, hi = 0;
+	u64 image = lfr_image_hash(current);
+	u32 i;
+
+	if (!mm)
+		return;
+	mmap_read_lock(mm);
+	for (i = 0; i < nr; i++) {
+		struct vm_area_struct *vma;
+
+		if (ips[i] >= lo && ips[i] < hi)
+			continue;
+		vma = find_vma(mm, ips[i]);
+		if (!vma || vma->vm_start > ips[i])
+			continue;
+		lo = vma->vm_start;
+		hi = vma->vm_end;
+		lfr_add_map(s, b, vma, image);
+	}
+	mmap_read_unlock(mm);
+}
+
+static void lfr_fill_comm(struct lfr_thread *e, struct lfr_rec_comm *c)
+{
+	struct task_struct *t = current;
+	u32 h;
+
+	memset(c, 0, sizeof(*c));
+	get_task_comm(c->comm, t);
+	h = jhash(c->comm, sizeof(c->comm), (u32)t->self_exec_id);
+	if (e->seen && e->comm_hash == h)
+		return;
+	c->hdr.type = LFR_REC_COMM;
+	c->hdr.size = sizeof(*c);
+	c->time_ns = ktime_get_ns();
+	c->tgid = t->tgid;
+	c->tid = t->pid;
+	if (e->seen && e->last_exec_id != t->self_exec_id)
+		c->flags |= LFR_COMM_F_EXEC;
+	e->seen = true;
+	e->comm_hash = h;
+	e->last_exec_id = t->self_exec_id;
+}
+
+static void lfr_walk(struct lfr_session *s, struct lfr_thread *e,
+		     struct lfr_walk_buf *b)
+{
+	struct lfr_snapshot *sn = &e->snap;
+	struct lfr_rec_sample *r = b->rec;
+	struct lfr_uwalk w = {
+		.ip = sn->ip,
+		.sp = sn->sp,
+		.fp = sn->bp,
+		.compat = !!(sn->flags & LFR_SAMPLE_F_COMPAT),
+		.limit = (sn->flags & LFR_SAMPLE_F_COMPAT) ? 1ULL << 32 :
+							     TASK_SIZE_MAX,
+		.max = s->cfg.user_depth,
+		.read = lfr_read_user,
+		.ips = r->ips + sn->nr_kernel,
+	};
+	u32 i;
+
+	for (i = 0; i < sn->nr_kernel; i++)
+		r->ips[i] = sn->kips[i];
+	lfr_walk_user(&w);
+	r->hdr.type = LFR_REC_SAMPLE;
+	r->hdr.size = sizeof(*r) + (sn->nr_kernel + w.nr) * sizeof(u64);
+	r->time_ns = sn->time_ns;
+	r->cpu = sn->cpu;
+	r->tgid = sn->tgid;
+	r->tid = sn->tid;
+	r->flags = sn->flags | w.flags;
+	if (sn->nr_kernel >= LFR_MAX_KERNEL_STACK_DEPTH)
+		r->flags |= LFR_SAMPLE_F_KERNEL_TRUNCATED;
+	r->nr_kernel = sn->nr_kernel;
+	r->nr_user = w.nr;
+	lfr_collect_maps(s, b, w.ips, w.nr);
+}
+
+static void lfr_commit(struct lfr_session *s, struct lfr_thread *e,
+		       struct lfr_walk_buf *b, int lost_reason)
+{
+	struct lfr_rec_comm comm = {};
+	struct lfr_ring *ring;
+	unsigned long flags;
+	u32 off, weight;
+
+	if (!lost_reason)
+		lfr_fill_comm(e, &comm);
+
+	/* Ticks on this CPU are the only ones that can merge into @e. */
+	local_irq_save(flags);
+	weight = atomic_xchg(&e->weight, 0);
+	atomic_set_release(&e->pending, 0);
+	ring = s->rings[smp_processor_id()];
+	if (lost_reason) {
+		lfr_count_lost(s, lost_reason, weight);
+		goto out;
+	}
+	for (off = 0; off < b->maps_len;) {
+		struct lfr_rec_header *h = (void *)(b->maps + off);
+
+		if (lfr_ring_write(ring, h, h->size)) {
+			lfr_ring_lost(ring, LFR_LOST_AUX_RING_FULL, 0);
+			lfr_count_lost(s, LFR_LOST_AUX_RING_FULL, 1);
+		} else {
+			lfr_count(s, LFR_CTR_RECORDS_MMAP, 1);
+		}
+		off += h->size;
+	}
+	if (comm.hdr.size) {
+		if (lfr_ring_write(ring, &comm, sizeof(comm))) {
+			lfr_ring_lost(ring, LFR_LOST_AUX_RING_FULL, 0);
+			lfr_count_lost(s, LFR_LOST_AUX_RING_FULL, 1);
+			e->seen = false;	/* try again next sample */
+		} else {
+			lfr_count(s, LFR_CTR_RECORDS_COMM, 1);
+		}
+	}
+	b->rec->weight = weight;
+	if (lfr_ring_write(ring, b->rec, b->rec->hdr.size)) {
+		lfr_ring_lost(ring, LFR_LOST_RING_FULL, weight);
+		lfr_count_lost(s, LFR_LOST_RING_FULL, weight);
+		goto out;
+	}
+	lfr_count(s, LFR_CTR_SAMPLES_COMMITTED, 1);
+	lfr_count(s, LFR_CTR_TICKS_COMMITTED, weight);
+	if (b->rec->flags & LFR_SAMPLE_F_USER_FAULT)
+		lfr_count(s, LFR_CTR_USER_FAULT, 1);
+	if (b->rec->flags & LFR_SAMPLE_F_USER_BAD_FRAME)
+		lfr_count(s, LFR_CTR_USER_BAD_FRAME, 1);
+	if (b->rec->flags & LFR_SAMPLE_F_USER_TRUNCATED)
+		lfr_count(s, LFR_CTR_USER_TRUNCATED, 1);
+	if (b->rec->flags & LFR_SAMPLE_F_COMPAT)
+		lfr_count(s, LFR_CTR_COMPAT, 1);
+out:
+	local_irq_restore(flags);
+}
+
+void lfr_work_fn(struct callback_head *work)
+{
+	struct lfr_thread *e = container_of(work, struct lfr_thread, work);
+	struct lfr_session *s = e->s;
+	struct task_struct *t = current;
+	struct lfr_walk_buf b = {};
+	u64 t0 = ktime_get_ns();
+	int lost = 0;
+
+	if ((t->flags & PF_EXITING) || !t->mm) {
+		lost = LFR_LOST_EXIT;
+	} else if (t->mm != e->snap.mm || t->self_exec_id != e->snap.exec_id) {
+		lost = LFR_LOST_EXEC;
+	} else {
+		b.rec = kmalloc(sizeof(*b.rec) + sizeof(u64) *
+				(LFR_MAX_KERNEL_STACK_DEPTH + s->cfg.user_depth),
+				GFP_KERNEL);
+		b.maps = kmalloc(LFR_MAX_NEW_MAPS * LFR_MMAP_REC_MAX, GFP_KERNEL);
+		b.path = kmalloc(PATH_MAX, GFP_KERNEL);
+		if (!b.rec || !b.maps || !b.path)
+			lost = LFR_LOST_NOMEM;
+		else
+			lfr_walk(s, e, &b);
+	}
+	lfr_commit(s, e, &b, lost);
+	kfree(b.rec);
+	kfree(b.maps);
+	kfree(b.path);
+
+	lfr_count(s, LFR_CTR_WORK_NS, ktime_get_ns() - t0);
+	lfr_count(s, LFR_CTR_WORK_COUNT, 1);
+	lfr_pending_put(s);
+	lfr_session_put(s);
+	module_put(THIS_MODULE);
+}

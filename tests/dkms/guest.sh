@@ -1,0 +1,5 @@
+# Runs in the stock kernel with the DKMS-built lfr.ko (tests/vm/run --module build/dkms/lfr.ko).
+set -e
+echo "dkms-guest: lfr.ko $(cat /sys/module/lfr/version) loaded, sha256 $(sha256sum /lib/lfr/lfr.ko | cut -c1-16)"
+[ "$(sha256sum /lib/lfr/lfr.ko | cut -d' ' -f1)" = "$1" ]
+echo "dkms-guest: it is the DKMS-built module"
