@@ -428,6 +428,61 @@ static void test_corrupted(void **state)
 	free(orig);
 }
 
+/* The reader's own event iterator sees every event the report counts. */
+static void test_event_iterator(void **state)
+{
+	(void)state;
+	struct report_opts o;
+	report_opts_init(&o);
+	struct report *rep = read_file(JDK17, &o);
+	char err[512];
+	struct jfr_reader *r = jfr_open_file(JDK17, err, sizeof(err));
+	assert_non_null(r);
+	struct jfr_chunk ch;
+	assert_int_equal(jfr_chunk_load(r, 0, &ch), 0);
+	assert_int_equal(ch.size, r->size);
+	const struct jfr_type *es = jfr_type_by_name(ch.meta, "jdk.ExecutionSample");
+	assert_non_null(es);
+	assert_int_equal(jfr_field_index(es, "startTime"), 0);
+	struct jfr_event_iter it;
+	struct jfr_cur ev;
+	uint64_t type, size, n = 0, samples = 0, checkpoints = 0, bytes = JFR_CHUNK_HEADER_SIZE;
+	int rc;
+	jfr_event_iter_init(&it, r, &ch);
+	while ((rc = jfr_event_next(&it, &type, &size, &ev)) == 1) {
+		n++;
+		bytes += size;
+		samples += type == es->id;
+		checkpoints += type == JFR_EVENT_CHECKPOINT;
+		if (type == es->id) {
+			/* decode the sampled thread's name through the pools */
+			struct jfr_cur c;
+			const struct jfr_field *f =
+			    jfr_value_field(r, &ch, es, jfr_cur_off(&ev), "sampledThread", &c);
+			assert_non_null(f);
+			assert_true(jfr_deref(&c, &ch, f));
+			struct jfr_cur tc;
+			const struct jfr_field *nf =
+			    jfr_value_field(r, &ch, f->type, jfr_cur_off(&c), "javaName", &tc);
+			assert_non_null(nf);
+			char name[64];
+			assert_true(jfr_read_string(&tc, &ch, name, sizeof(name)) > 0);
+		}
+	}
+	assert_int_equal(rc, 0);
+	assert_int_equal(bytes, r->size);
+	assert_int_equal(samples, evcount(rep, "jdk.ExecutionSample"));
+	assert_int_equal(checkpoints, evcount(rep, "jdk.CheckPoint"));
+	uint64_t all = 0;
+	for (size_t i = 0; i < rep->nevtypes; i++)
+		all += rep->evtypes[i].count;
+	assert_int_equal(n, all);
+	assert_int_equal(ch.ncheckpoints, checkpoints);
+	jfr_chunk_release(&ch);
+	jfr_close(r);
+	report_free(rep);
+}
+
 /* Chunks scanned in parallel give the same report as one at a time. */
 static void test_parallel(void **state)
 {
@@ -473,11 +528,12 @@ static void test_parse_duration(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_jdk17),        cmocka_unit_test(test_jdk25),
-	    cmocka_unit_test(test_concatenated), cmocka_unit_test(test_filters),
-	    cmocka_unit_test(test_lfr_events),   cmocka_unit_test(test_corpus),
-	    cmocka_unit_test(test_truncated),    cmocka_unit_test(test_corrupted),
-	    cmocka_unit_test(test_parallel),     cmocka_unit_test(test_parse_duration),
+	    cmocka_unit_test(test_jdk17),          cmocka_unit_test(test_jdk25),
+	    cmocka_unit_test(test_concatenated),   cmocka_unit_test(test_filters),
+	    cmocka_unit_test(test_lfr_events),     cmocka_unit_test(test_corpus),
+	    cmocka_unit_test(test_truncated),      cmocka_unit_test(test_corrupted),
+	    cmocka_unit_test(test_event_iterator), cmocka_unit_test(test_parallel),
+	    cmocka_unit_test(test_parse_duration),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
