@@ -1,0 +1,68 @@
+# Call-graph completeness: `lfr dump -- callgraph` samples a program whose two threads spend their time
+# in main -> a -> b -> leaf (worker: thread_main -> a -> b -> leaf).  At least 99% of its samples must
+# carry the whole chain up to the thread's root function with the leaf pc inside leaf, both threads
+# must be sampled and named, and every tick on the target must be committed or lost with a reason.
+# Writes dump.txt and callgraph.txt to $LFR_SHARE for callgraph.host.
+set -u
+secs=5
+[ "${LFR_KERNEL:-stock}" = debug ] && secs=8
+share=${LFR_SHARE:-/tmp}
+
+lfr dump -F 999 -k -o "$share/dump.txt" -- callgraph "$secs" >"$share/callgraph.txt"
+rc=$?
+cat "$share/callgraph.txt"
+grep -E '^(session|event|read|read_cpu|read_flag|check|summary) ' "$share/dump.txt"
+grep '^status ' "$share/dump.txt" | tr ' ' '\n' | grep -E '^(state|ticks|ticks_matched|samples_committed|ticks_committed|merged|lost_.*|works_pending|user_.*)=' | tr '\n' ' '
+echo
+if [ $rc != 0 ]; then
+	echo "callgraph: FAILED: lfr dump exited with $rc"
+	exit 1
+fi
+
+awk -v ranges="$share/callgraph.txt" '
+BEGIN {
+	while ((getline line < ranges) > 0) {
+		n = split(line, f, " ")
+		if (f[1] == "range") { lo[f[2]] = f[3] + 0; hi[f[2]] = f[4] + 0 }
+		if (f[1] == "callgraph") { split(f[2], p, "="); pid = p[2] }
+	}
+	if (pid == "" || !("leaf" in lo)) { print "callgraph: FAILED: no ranges from the workload"; exit 2 }
+}
+function inside(fn, pc) { return pc >= lo[fn] && pc < hi[fn] }
+function field(name,    i) {
+	for (i = 2; i <= NF; i++) if (index($i, name "=") == 1) return substr($i, length(name) + 2)
+	return ""
+}
+$1 == "comm" && field("pid") == pid { c = $0; sub(/.* comm=/, "", c); names[c] = 1 }
+$1 == "sample" && field("pid") == pid {
+	total++
+	ticks += field("weight")
+	tids[field("tid")]++
+	nu = split(field("user"), u, ",")
+	leaf_ok = nu >= 1 && inside("leaf", u[1] + 0)
+	if (leaf_ok) leaf_in_leaf++
+	if (leaf_ok && nu >= 4 && inside("b", u[2] + 0) && inside("a", u[3] + 0) &&
+	    (inside("main", u[4] + 0) || inside("thread_main", u[4] + 0)))
+		complete++
+	else if (bad < 5) { bad++; print "callgraph: incomplete: " $0 }
+	if (field("kernel") != "-") with_kernel++
+}
+END {
+	if (pid == "" || !("leaf" in lo)) exit 2
+	nt = 0; for (t in tids) nt++
+	printf "callgraph: pid %s: %d samples (%d ticks) from %d threads, %d with the complete chain " \
+	       "(%.2f%%), leaf pc inside leaf in %d (%.2f%%), %d with a kernel stack\n",
+	       pid, total, ticks, nt, complete, total ? 100.0 * complete / total : 0,
+	       leaf_in_leaf, total ? 100.0 * leaf_in_leaf / total : 0, with_kernel
+	printf "callgraph: thread names seen:"; for (c in names) printf " \"%s\"", c; printf "\n"
+	fail = 0
+	if (total < 200) { print "callgraph: FAILED: fewer than 200 samples"; fail = 1 }
+	if (complete * 100 < total * 99) { print "callgraph: FAILED: under 99% complete chains"; fail = 1 }
+	if (leaf_in_leaf * 100 < total * 99) { print "callgraph: FAILED: under 99% leaf pcs in leaf"; fail = 1 }
+	if (nt < 2) { print "callgraph: FAILED: not both threads sampled"; fail = 1 }
+	if (!("cg-main" in names) || !("cg-worker" in names)) {
+		print "callgraph: FAILED: the thread names cg-main and cg-worker were not both recorded"; fail = 1
+	}
+	exit fail
+}' "$share/dump.txt" || exit 1
+echo "callgraph: ok"

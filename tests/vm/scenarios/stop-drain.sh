@@ -1,0 +1,56 @@
+# STOP while the targets sleep in long system calls with stack walks pending: `syscalls pipe` threads
+# are sampled while they copy into a pipe in the kernel and then block in that write.  After STOP the
+# session must be visibly DRAINING with walks pending, stay so while the threads sleep, and become
+# STOPPED once they are gone, with every tick committed or lost with a reason.  Then: a session
+# whose controlling process is killed (its netlink socket closes) must stop.
+set -u
+share=${LFR_SHARE:-/tmp}
+fail=0
+field() { tr ' ' '\n' | sed -n "s/^$1=//p" | head -n 1; }
+
+lfr dump -F 10000 -k -d 3 --drain-timeout 300000 -o "$share/stop-dump.txt" -- syscalls pipe 8 >pipe.txt &
+dump_pid=$!
+sleep 5
+wpid=$(sed -n 's/^syscalls pid=\([0-9]*\).*/\1/p' pipe.txt)
+echo "stop-drain: workload pid ${wpid:-?}: $(ls /proc/$wpid/task 2>/dev/null | wc -l) threads"
+seen_draining=0 max_pending=0
+for i in 1 2 3 4 5 6; do
+	st=$(lfr status -m)
+	state=$(echo "$st" | field state)
+	pending=$(echo "$st" | field works_pending)
+	echo "stop-drain: t+$((5 + i - 1))s: state=$state works_pending=$pending ticks_matched=$(echo "$st" | field ticks_matched) ticks_committed=$(echo "$st" | field ticks_committed)"
+	[ "$state" = draining ] && seen_draining=1
+	[ "${pending:-0}" -gt "$max_pending" ] && max_pending=$pending
+	sleep 1
+done
+[ -n "$wpid" ] && kill "$wpid"
+wait $dump_pid
+rc=$?
+grep -E '^(event|read|check|summary) ' "$share/stop-dump.txt"
+st=$(grep '^status ' "$share/stop-dump.txt")
+echo "stop-drain: final: state=$(echo "$st" | field state) ticks_matched=$(echo "$st" | field ticks_matched) ticks_committed=$(echo "$st" | field ticks_committed) lost_exit=$(echo "$st" | field lost_exit) lost_task_work=$(echo "$st" | field lost_task_work) works_pending=$(echo "$st" | field works_pending)"
+if [ $rc != 0 ]; then echo "stop-drain: FAILED: lfr dump exited with $rc"; fail=1; fi
+if [ $seen_draining = 0 ]; then echo "stop-drain: FAILED: the session was never seen draining"; fail=1; fi
+if [ "$max_pending" -lt 1 ]; then echo "stop-drain: FAILED: no stack walk was pending while draining"; fail=1; fi
+grep -q 'event=draining' "$share/stop-dump.txt" || { echo "stop-drain: FAILED: no 'draining' notification"; fail=1; }
+grep -q 'event=stopped' "$share/stop-dump.txt" || { echo "stop-drain: FAILED: no 'stopped' notification"; fail=1; }
+
+# The controlling process dies: the kernel stops its (attached) session.
+syscalls busy 30 2 >busy.txt &
+bpid=$!
+sleep 1
+lfr dump -F 999 -q -p $bpid -o /dev/null &
+dpid=$!
+sleep 3
+echo "stop-drain: before kill -9 of lfr dump: $(lfr status -m | cut -d' ' -f1-3)"
+kill -9 $dpid
+wait $dpid 2>/dev/null
+sleep 1
+st=$(lfr status -m)
+state=$(echo "$st" | field state)
+echo "stop-drain: after kill -9 of lfr dump: state=$state ticks_matched=$(echo "$st" | field ticks_matched) ticks_committed=$(echo "$st" | field ticks_committed) lost=$(echo "$st" | field lost_ring_full)"
+case "$state" in stopped|draining) ;; *) echo "stop-drain: FAILED: the session kept running without its controller"; fail=1 ;; esac
+kill $bpid
+wait $bpid 2>/dev/null
+[ $fail = 0 ] && echo "stop-drain: ok"
+exit $fail

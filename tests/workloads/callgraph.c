@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * callgraph: a known call graph for checking stack completeness.
+ *
+ *   main thread ("cg-main"):        main        -> a -> b -> leaf
+ *   worker thread ("cg-worker"):    thread_main -> a -> b -> leaf
+ *
+ * leaf burns CPU in a loop without calls until SECONDS have passed (SIGALRM), so almost every sample
+ * taken in this process has its pc inside leaf and the frames b, a and the thread's root above it.
+ * Each function sits in its own section so that the program can print the exact address range of
+ * each one (the linker provides __start_SECTION and __stop_SECTION):
+ *
+ *   callgraph pid=PID threads=2
+ *   range main 0xLO 0xHI
+ *   ...
+ *   done pid=PID
+ *
+ * Usage: callgraph [SECONDS [START_DELAY_MS]]   (default 5 s, no delay)
+ * START_DELAY_MS sleeps before burning, so a recorder can attach after the ranges are printed.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define FN(sect) __attribute__((noinline, used, section(sect)))
+
+static volatile sig_atomic_t stop;
+static volatile unsigned long sink;
+
+/*
+ * GCC gives a function without stack slots no frame even with -fno-omit-frame-pointer
+ * -mno-omit-leaf-frame-pointer; a frame-pointer walk from inside such a leaf skips its caller.
+ * The volatile local gives leaf a stack slot and so a real frame (push %rbp; mov %rsp,%rbp).
+ */
+FN("cg_leaf") void leaf(void)
+{
+	volatile unsigned long x = 0;
+
+	while (!stop)
+		for (int i = 0; i < 4096; i++)
+			x = x * 31 + (unsigned long)i;
+	sink = x;
+}
+
+FN("cg_b") void b(void)
+{
+	leaf();
+	__asm__ volatile("" ::: "memory"); /* keeps the call from becoming a tail call */
+}
+
+FN("cg_a") void a(void)
+{
+	b();
+	__asm__ volatile("" ::: "memory");
+}
+
+FN("cg_thread_main") void *thread_main(void *arg)
+{
+	(void)arg;
+	a();
+	__asm__ volatile("" ::: "memory");
+	return NULL;
+}
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+extern char __start_cg_leaf[], __stop_cg_leaf[], __start_cg_b[], __stop_cg_b[];
+extern char __start_cg_a[], __stop_cg_a[], __start_cg_main[], __stop_cg_main[];
+extern char __start_cg_thread_main[], __stop_cg_thread_main[];
+
+static void print_range(const char *name, const char *lo, const char *hi)
+{
+	printf("range %s %p %p\n", name, (const void *)lo, (const void *)hi);
+}
+
+FN("cg_main") int main(int argc, char **argv)
+{
+	unsigned int secs = argc > 1 ? (unsigned int)atoi(argv[1]) : 5;
+	int delay_ms = argc > 2 ? atoi(argv[2]) : 0;
+	struct sigaction sa;
+	pthread_t t;
+	int err;
+
+	if (secs == 0) {
+		fprintf(stderr, "usage: callgraph [SECONDS [START_DELAY_MS]] (SECONDS >= 1)\n");
+		return 2;
+	}
+	printf("callgraph pid=%d threads=2\n", (int)getpid());
+	print_range("main", __start_cg_main, __stop_cg_main);
+	print_range("thread_main", __start_cg_thread_main, __stop_cg_thread_main);
+	print_range("a", __start_cg_a, __stop_cg_a);
+	print_range("b", __start_cg_b, __stop_cg_b);
+	print_range("leaf", __start_cg_leaf, __stop_cg_leaf);
+	fflush(stdout);
+	if (delay_ms > 0) {
+		struct timespec ts = { delay_ms / 1000, (delay_ms % 1000) * 1000000L };
+
+		nanosleep(&ts, NULL);
+	}
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_alarm;
+	sigaction(SIGALRM, &sa, NULL);
+	pthread_setname_np(pthread_self(), "cg-main");
+	err = pthread_create(&t, NULL, thread_main, NULL);
+	if (err) {
+		fprintf(stderr, "callgraph: pthread_create: %s\n", strerror(err));
+		return 1;
+	}
+	pthread_setname_np(t, "cg-worker");
+	alarm(secs);
+	a();
+	pthread_join(t, NULL);
+	printf("done pid=%d\n", (int)getpid());
+	return 0;
+}

@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: GPL-2.0
+/* lfr stop: stops a running recording session and waits until it has drained. */
+#include <getopt.h>
+#include <stdio.h>
+
+#include "cli/commands.h"
+#include "cli/ctl_util.h"
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: lfr stop [-s ID] [--no-wait | --timeout MS] [-m]\n\n"
+		"Stops the running recording session (or session ID): sampling ends at once, then the\n"
+		"session drains (stack walks already queued run when their threads next return to\n"
+		"user space) and becomes stopped.  The recorder reading its rings then finishes.\n\n"
+		"  -s, --session ID   the session to stop (default: the running one)\n"
+		"  -n, --no-wait      return once sampling has stopped, without waiting for the drain\n"
+		"  -t, --timeout MS   wait at most MS milliseconds for the drain (default 10000)\n"
+		"  -m, --machine      print the final state as a 'status KEY=VALUE...' line\n"
+		"  -h, --help         this text\n\n"
+		"Exit status: 0, 1 if the drain did not finish in time, 3 if lfr.ko is not loaded,\n"
+		"4 without CAP_PERFMON/CAP_SYS_ADMIN.\n");
+}
+
+int cmd_stop(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "session", required_argument, NULL, 's' },
+		{ "no-wait", no_argument, NULL, 'n' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "machine", no_argument, NULL, 'm' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int64_t session = -1;
+	bool wait = true, machine = false;
+	uint64_t timeout_ms = 10000, v;
+	struct lfr_session_info info;
+	struct lfr_error e;
+	struct lfr_status st;
+	struct lfr_ctl ctl;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "s:nt:mh", opts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			if (cli_parse_u64("lfr stop", "--session", optarg, 0, LFR_MAX_SESSION_ID, &v))
+				return LFR_EXIT_USAGE;
+			session = (int64_t)v;
+			break;
+		case 'n':
+			wait = false;
+			break;
+		case 't':
+			if (cli_parse_u64("lfr stop", "--timeout", optarg, 0, 86400000, &timeout_ms))
+				return LFR_EXIT_USAGE;
+			break;
+		case 'm':
+			machine = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return LFR_EXIT_OK;
+		default:
+			usage(stderr);
+			return LFR_EXIT_USAGE;
+		}
+	}
+	if (optind != argc) {
+		fprintf(stderr, "lfr stop: unexpected argument '%s'\n", argv[optind]);
+		return LFR_EXIT_USAGE;
+	}
+	if (lfr_ctl_open(&ctl, &e) < 0)
+		return cli_fail("lfr stop", &e);
+	if (lfr_ctl_stop(&ctl, session, &info, &e) < 0) {
+		lfr_ctl_close(&ctl);
+		return cli_fail("lfr stop", &e);
+	}
+	if (!wait || info.state == LFR_STATE_STOPPED) {
+		if (machine)
+			printf("status session=%u state=%s\n", info.id, lfr_state_name(info.state));
+		else
+			printf("session %u: %s\n", info.id, lfr_state_name(info.state));
+		lfr_ctl_close(&ctl);
+		return LFR_EXIT_OK;
+	}
+	if (!machine)
+		printf("session %u: %s\n", info.id, lfr_state_name(info.state));
+	if (lfr_ctl_wait_stopped(&ctl, info.id, (int)timeout_ms, &st, &e) < 0) {
+		lfr_ctl_close(&ctl);
+		return cli_fail("lfr stop", &e);
+	}
+	if (machine)
+		cli_print_status_machine(stdout, &st, false);
+	else
+		printf("session %u: %s\n", info.id, lfr_state_name(st.info.state));
+	lfr_status_free(&st);
+	lfr_ctl_close(&ctl);
+	return LFR_EXIT_OK;
+}

@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Helpers shared by the subcommands that talk to the module. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/commands.h"
+#include "cli/ctl_util.h"
+
+int cli_exit_status(const struct lfr_error *e)
+{
+	if (e->no_module)
+		return LFR_EXIT_NOMODULE;
+	switch (e->code) {
+	case EPERM:
+	case EACCES:
+		return LFR_EXIT_PERM;
+	case EBUSY:
+		return LFR_EXIT_BUSY;
+	case ESRCH:
+		return LFR_EXIT_TARGET;
+	case EINVAL:
+	case ERANGE:
+	case EOPNOTSUPP:
+		return LFR_EXIT_USAGE;
+	default:
+		return LFR_EXIT_FAILURE;
+	}
+}
+
+int cli_fail(const char *prog, const struct lfr_error *e)
+{
+	lfr_error_print(stderr, prog, e);
+	return cli_exit_status(e);
+}
+
+int cli_parse_u64(const char *prog, const char *opt, const char *arg, uint64_t min, uint64_t max,
+		  uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(arg, &end, 0);
+	if (!*arg || *end || errno || arg[0] == '-') {
+		fprintf(stderr, "%s: %s: '%s' is not a number\n", prog, opt, arg);
+		return -1;
+	}
+	if (v < min || v > max) {
+		fprintf(stderr, "%s: %s: %s is out of range (%" PRIu64 " .. %" PRIu64 ")\n", prog,
+			opt, arg, min, max);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+int cli_parse_ids(const char *prog, const char *opt, const char *arg, uint32_t **ids, size_t *n)
+{
+	char *copy = strdup(arg), *save = NULL;
+	int ret = 0;
+
+	if (!copy)
+		return -1;
+	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		uint64_t v;
+		uint32_t *grown;
+
+		if (cli_parse_u64(prog, opt, tok, 1, INT32_MAX, &v) < 0) {
+			ret = -1;
+			break;
+		}
+		grown = realloc(*ids, (*n + 1) * sizeof(**ids));
+		if (!grown) {
+			ret = -1;
+			break;
+		}
+		*ids = grown;
+		(*ids)[(*n)++] = (uint32_t)v;
+	}
+	if (ret == 0 && *n == 0) {
+		fprintf(stderr, "%s: %s: '%s' names no id\n", prog, opt, arg);
+		ret = -1;
+	}
+	free(copy);
+	return ret;
+}
+
+static void print_counters(FILE *out, const struct lfr_counters *c)
+{
+	for (unsigned int i = LFR_CTR_TICKS; i <= LFR_CTR_MAX; i++)
+		fprintf(out, " %s=%" PRIu64, lfr_counter_name(i), c->v[i]);
+}
+
+void cli_print_status_machine(FILE *out, const struct lfr_status *st, bool per_cpu)
+{
+	const struct lfr_session_info *in = &st->info;
+
+	if (in->state == LFR_STATE_IDLE) {
+		fprintf(out, "status state=idle\n");
+		return;
+	}
+	fprintf(out,
+		"status session=%u state=%s period_ns=%" PRIu64 " user_depth=%u ring_pages=%u "
+		"nr_cpu_ids=%u kernel_stack=%d detached=%d",
+		in->id, lfr_state_name(in->state), in->period_ns, in->user_depth, in->ring_pages,
+		in->nr_cpu_ids, in->kernel_stack, in->detached);
+	print_counters(out, &st->total);
+	fputc('\n', out);
+	for (size_t i = 0; per_cpu && i < st->ncpus; i++) {
+		fprintf(out, "status_cpu cpu=%u", st->cpus[i].cpu);
+		print_counters(out, &st->cpus[i].c);
+		fputc('\n', out);
+	}
+}
+
+void cli_print_status_human(FILE *out, const struct lfr_status *st, bool per_cpu)
+{
+	const struct lfr_session_info *in = &st->info;
+	uint64_t lost = lfr_counters_lost(&st->total);
+
+	if (in->state == LFR_STATE_IDLE) {
+		fprintf(out, "no session: the lfr module is loaded and idle\n");
+		return;
+	}
+	fprintf(out, "session %u: %s\n", in->id, lfr_state_name(in->state));
+	fprintf(out, "  period       %" PRIu64 " ns of thread CPU time (%.1f Hz)\n", in->period_ns,
+		in->period_ns ? 1e9 / (double)in->period_ns : 0.0);
+	fprintf(out, "  user stacks  up to %u frames; kernel stacks %s\n", in->user_depth,
+		in->kernel_stack ? "on" : "off");
+	fprintf(out, "  rings        %u pages per CPU, %u CPU ids\n", in->ring_pages,
+		in->nr_cpu_ids);
+	fprintf(out, "  control      %s\n",
+		in->detached ? "detached (runs until 'lfr stop')"
+			     : "attached (stops when its recorder exits)");
+	fprintf(out, "  ticks on targets %" PRIu64 ": %" PRIu64 " in %" PRIu64
+		     " committed samples, %" PRIu64 " lost\n",
+		st->total.v[LFR_CTR_TICKS_MATCHED], st->total.v[LFR_CTR_TICKS_COMMITTED],
+		st->total.v[LFR_CTR_SAMPLES_COMMITTED], lost);
+	fprintf(out, "counters:%s\n", per_cpu ? "      total  per CPU..." : "");
+	for (unsigned int i = LFR_CTR_TICKS; i <= LFR_CTR_MAX; i++) {
+		if (i == LFR_CTR_LOST_FIRST && !st->total.v[i])
+			continue;
+		fprintf(out, "  %-22s %12" PRIu64, lfr_counter_name(i), st->total.v[i]);
+		for (size_t c = 0; per_cpu && c < st->ncpus; c++)
+			fprintf(out, " %12" PRIu64, st->cpus[c].c.v[i]);
+		fputc('\n', out);
+	}
+	if (st->total.v[LFR_CTR_IRQ_COUNT])
+		fprintf(out, "  cost: %.0f ns per timer interrupt",
+			(double)st->total.v[LFR_CTR_IRQ_NS] / (double)st->total.v[LFR_CTR_IRQ_COUNT]);
+	if (st->total.v[LFR_CTR_WORK_COUNT])
+		fprintf(out, ", %.0f ns per stack walk",
+			(double)st->total.v[LFR_CTR_WORK_NS] / (double)st->total.v[LFR_CTR_WORK_COUNT]);
+	if (st->total.v[LFR_CTR_IRQ_COUNT] || st->total.v[LFR_CTR_WORK_COUNT])
+		fputc('\n', out);
+}

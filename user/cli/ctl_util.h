@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Helpers shared by the subcommands that talk to the module: exit statuses, number lists, STATUS output. */
+#ifndef LFR_CLI_CTL_UTIL_H
+#define LFR_CLI_CTL_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "lib/control.h"
+#include "lib/error.h"
+
+/* The enum lfr_exit value for a failure. */
+int cli_exit_status(const struct lfr_error *e);
+
+/* Prints E for PROG ("lfr stop") and returns its exit status. */
+int cli_fail(const char *prog, const struct lfr_error *e);
+
+/*
+ * Parses a number in [MIN, MAX] (decimal, or 0x hex) given to option OPT.  On error prints
+ * "PROG: OPT: 'ARG' is not ..." and returns -1.
+ */
+int cli_parse_u64(const char *prog, const char *opt, const char *arg, uint64_t min, uint64_t max,
+		  uint64_t *out);
+
+/* Appends the comma-separated ids of ARG (each in 1..2^31-1) to *IDS; -1 after an error message. */
+int cli_parse_ids(const char *prog, const char *opt, const char *arg, uint32_t **ids, size_t *n);
+
+/*
+ * STATUS in the stable machine format, one line for the totals and, with PER_CPU, one per CPU:
+ *   status session=ID state=NAME period_ns=N user_depth=N ring_pages=N nr_cpu_ids=N
+ *          kernel_stack=0|1 detached=0|1 COUNTER=VALUE...
+ *   status_cpu cpu=N COUNTER=VALUE...
+ * Counters are named by lfr_counter_name and printed in enum order.
+ */
+void cli_print_status_machine(FILE *out, const struct lfr_status *st, bool per_cpu);
+
+/* STATUS for people: the session, then one counter per line, per-CPU columns with PER_CPU. */
+void cli_print_status_human(FILE *out, const struct lfr_status *st, bool per_cpu);
+
+#endif

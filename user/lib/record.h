@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Record decoding with complete loss accounting.  lfr_record_decode checks one ring record against
+ * <linux/lfr.h> (sizes, counts, NUL-terminated strings) and gives typed views of it; struct
+ * lfr_accounting adds up what a reader saw, and lfr_accounting_reconcile checks it against the
+ * module's STATUS counters so that every tick is either in a committed sample or lost with a reason.
+ */
+#ifndef LFR_LIB_RECORD_H
+#define LFR_LIB_RECORD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <linux/lfr.h>
+
+#include "lib/control.h"
+
+struct lfr_record {
+	uint32_t type; /* enum lfr_rec_type; other values are records these tools do not know */
+	uint32_t size;
+	union {
+		struct {
+			const struct lfr_rec_sample *r;
+			const __u64 *kernel_ips; /* r->nr_kernel, leaf first */
+			const __u64 *user_ips;   /* r->nr_user, leaf first */
+		} sample;
+		struct {
+			const struct lfr_rec_mmap *r;
+			const char *path; /* NUL-terminated inside the record */
+		} mmap;
+		struct {
+			const struct lfr_rec_comm *r;
+			const char *comm; /* NUL-terminated inside the record */
+		} comm;
+		const struct lfr_rec_lost *lost;
+	};
+};
+
+/* Returns 0, or -1 with the reason in WHY when the record is malformed. */
+int lfr_record_decode(const struct lfr_rec_header *h, struct lfr_record *out, char *why,
+		      size_t whylen);
+
+/* Flag bits of lfr_rec_sample.flags counted by the accounting, in bit order. */
+#define LFR_SAMPLE_NFLAGS 7
+const char *lfr_sample_flag_name(unsigned int bit);
+
+struct lfr_accounting {
+	uint64_t records, bytes;
+	uint64_t samples;      /* SAMPLE records */
+	uint64_t sample_ticks; /* sum of their weights */
+	uint64_t sample_flags[LFR_SAMPLE_NFLAGS]; /* samples with each LFR_SAMPLE_F_* bit */
+	uint64_t mmaps, comms, pads;
+	uint64_t lost_records;                  /* LOST records */
+	uint64_t lost_count[LFR_LOST_MAX + 2];  /* their counts by reason; last = unknown reason */
+	uint64_t lost_ticks[LFR_LOST_MAX + 2];  /* their ticks by reason */
+	uint64_t unknown;   /* records of types these tools do not know (skipped by size) */
+	uint64_t malformed; /* records that failed lfr_record_decode */
+};
+
+void lfr_accounting_add(struct lfr_accounting *a, const struct lfr_rec_header *h,
+			const struct lfr_record *r, bool malformed);
+
+/*
+ * Checks what the reader saw against the final STATUS counters TOTAL of a STOPPED session whose
+ * rings were read to the end, and RING_LOST (lfr_rings_lost).  Prints one line per check to OUT:
+ *   check NAME ok|FAIL LEFT=VALUE RIGHT=VALUE
+ * Returns the number of failed checks.
+ */
+int lfr_accounting_reconcile(const struct lfr_accounting *a, const struct lfr_counters *total,
+			     const uint64_t ring_lost[LFR_LOST_MAX + 1], FILE *out);
+
+#endif
