@@ -108,8 +108,9 @@
  *   mmap(NULL, (1 + ring_pages) * page_size, PROT_READ | PROT_WRITE,
  *        MAP_SHARED, fd, LFR_MMAP_OFFSET(session_id, cpu));
  * The first mmap binds the open file to that session; mapping another
- * session on the same file fails with EINVAL.  Mappings must cover the whole
- * ring; the only field user space may write is ctrl->tail.  CPUs that are
+ * session on the same file fails with EINVAL.  Mappings must be MAP_SHARED
+ * and cover the whole ring; the only field user space may write is
+ * ctrl->tail.  CPUs that are
  * not possible fail with ENXIO.  poll() on the file reports EPOLLIN when any
  * ring of the bound session holds at least wakeup_bytes, and EPOLLHUP once
  * the session is STOPPED (everything it will ever write is in the rings).
