@@ -21,8 +21,9 @@
  * rejection carries an extended-ack message naming the attribute.
  *
  * LFR_CMD_START: start a session.  Reply: LFR_CMD_START with
- *   LFR_A_SESSION_ID, LFR_A_STATE, LFR_A_RING_PAGES, LFR_A_NR_CPU_IDS,
- *   LFR_A_PERIOD_NS (the effective values).
+ *   LFR_A_SESSION_ID, LFR_A_STATE, LFR_A_PERIOD_NS, LFR_A_USER_STACK_DEPTH,
+ *   LFR_A_RING_PAGES, LFR_A_WAKEUP_BYTES, LFR_A_NR_CPU_IDS and the
+ *   LFR_A_KERNEL_STACK / LFR_A_DETACHED flags (the effective values).
  *   LFR_A_PERIOD_NS         u64   sampling period in ns of thread CPU time
  *                                 (10000 .. 10000000000).
  *   LFR_A_FREQ_HZ           u32   alternative to the period: samples per
@@ -70,13 +71,12 @@
  *   already-queued stack walk has run (threads blocked in long system calls
  *   walk when they return), then STOPPED.  Counters stay readable with
  *   STATUS until the next START or module unload.  Reply: LFR_CMD_STOP with
- *   LFR_A_SESSION_ID and LFR_A_STATE.  ENOENT if there is no such session.
+ *   the attributes of the START reply.  ENOENT if there is no such session
+ *   (or, without LFR_A_SESSION_ID, no running one).
  *
  * LFR_CMD_STATUS: LFR_A_SESSION_ID u32 (optional: the newest session).
  *   Reply LFR_CMD_STATUS with:
- *   LFR_A_SESSION_ID u32, LFR_A_STATE u32 (enum lfr_state),
- *   LFR_A_PERIOD_NS u64, LFR_A_USER_STACK_DEPTH u32, LFR_A_RING_PAGES u32,
- *   LFR_A_NR_CPU_IDS u32, LFR_A_KERNEL_STACK flag, LFR_A_DETACHED flag,
+ *   the attributes of the START reply, then
  *   LFR_A_COUNTERS nest   the totals: one u64 attribute per counter, the
  *                         attribute type being the enum lfr_counter value,
  *   LFR_A_CPU nest        repeated, one per possible CPU:
@@ -108,8 +108,9 @@
  *   mmap(NULL, (1 + ring_pages) * page_size, PROT_READ | PROT_WRITE,
  *        MAP_SHARED, fd, LFR_MMAP_OFFSET(session_id, cpu));
  * The first mmap binds the open file to that session; mapping another
- * session on the same file fails with EINVAL.  Mappings must cover the whole
- * ring; the only field user space may write is ctrl->tail.  CPUs that are
+ * session on the same file fails with EINVAL.  Mappings must be MAP_SHARED
+ * and cover the whole ring; the only field user space may write is
+ * ctrl->tail.  CPUs that are
  * not possible fail with ENXIO.  poll() on the file reports EPOLLIN when any
  * ring of the bound session holds at least wakeup_bytes, and EPOLLHUP once
  * the session is STOPPED (everything it will ever write is in the rings).
@@ -387,7 +388,8 @@ struct lfr_rec_sample {
 
 /*
  * A mapping that holds a sampled user address, written once per mapping per
- * process image before the first sample that needs it.  file offset of an
+ * process image before the first sample that needs it.  time_ns is the time
+ * of that sample's tick (the mapping existed then).  file offset of an
  * address a: a - start + pgoff.  path is NUL-terminated and padded with
  * NULs to the record size.
  */
@@ -411,7 +413,8 @@ struct lfr_rec_mmap {
 
 /*
  * A thread's name, written the first time the thread is sampled in a
- * process image and whenever it changed since.
+ * process image and whenever it changed since; time_ns is the time of
+ * that sample's tick.
  */
 struct lfr_rec_comm {
 	struct lfr_rec_header hdr;	/* LFR_REC_COMM */
