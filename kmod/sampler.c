@@ -44,7 +44,7 @@ int lfr_sampler_init(void)
 		pr_err("tracepoints sched_switch/sched_process_free not found\n");
 		return -ENOENT;
 	}
-	return 0;
+	return lfr_task_events_init();
 }
 
 static u64 lfr_next_period(struct lfr_session *s, struct lfr_pcpu *pc)
@@ -164,13 +164,15 @@ static enum hrtimer_restart lfr_timer_fn(struct hrtimer *timer)
 		return HRTIMER_NORESTART;
 	lfr_count(s, LFR_CTR_TICKS, 1);
 
-	if (s->cfg.system) {
+	if (lfr_timer_mode(s)) {
 		if (is_idle_task(t))
 			lfr_count(s, LFR_CTR_SKIP_IDLE, 1);
 		else if (!t->mm || (t->flags & LFR_PF_NOT_USER))
 			lfr_count(s, LFR_CTR_SKIP_KTHREAD, 1);
 		else if (t->flags & PF_EXITING)
 			lfr_count(s, LFR_CTR_SKIP_EXITING, 1);
+		else if (!s->cfg.system && !lfr_is_target(s, t))
+			lfr_count(s, LFR_CTR_SKIP_NOT_TARGET, 1);
 		else
 			lfr_sample_any(s, t);
 	} else {
@@ -263,7 +265,7 @@ int lfr_cpuhp_online(unsigned int cpu, struct hlist_node *node)
 
 	local_irq_disable();
 	pc->online = true;
-	if (s->cfg.system && atomic_read(&s->state) == LFR_STATE_RUNNING)
+	if (lfr_timer_mode(s) && atomic_read(&s->state) == LFR_STATE_RUNNING)
 		hrtimer_start(&pc->timer, ns_to_ktime(lfr_next_period(s, pc)),
 			      HRTIMER_MODE_REL_PINNED_HARD);
 	local_irq_enable();
@@ -298,7 +300,7 @@ int lfr_sampler_start(struct lfr_session *s)
 	err = tracepoint_probe_register(lfr_tp_free, lfr_probe_free, s);
 	if (err)
 		return err;
-	if (!s->cfg.system) {
+	if (!lfr_timer_mode(s)) {
 		err = tracepoint_probe_register(lfr_tp_switch,
 						lfr_probe_switch, s);
 		if (err) {
@@ -315,7 +317,7 @@ int lfr_sampler_start(struct lfr_session *s)
 		return err;
 	}
 	s->cpuhp_added = true;
-	if (!s->cfg.system)
+	if (!lfr_timer_mode(s))
 		on_each_cpu(lfr_kick_cpu, s, 1);
 	return 0;
 }
@@ -326,7 +328,7 @@ void lfr_sampler_stop(struct lfr_session *s)
 	int cpu;
 
 	if (s->probes_on) {
-		if (!s->cfg.system)
+		if (!lfr_timer_mode(s))
 			tracepoint_probe_unregister(lfr_tp_switch,
 						    lfr_probe_switch, s);
 		tracepoint_probe_unregister(lfr_tp_free, lfr_probe_free, s);

@@ -258,6 +258,36 @@ static int apply_comm(struct lfr_recorder *r, const struct lfr_rec_comm *c)
 	return 0;
 }
 
+/* A thread's name from a TASK record: creation (the parent's name), exec or rename. */
+static int apply_task(struct lfr_recorder *r, const struct lfr_rec_task *k)
+{
+	struct lfr_rec_comm c = {
+		.time_ns = k->time_ns,
+		.tgid = k->tgid,
+		.tid = k->tid,
+		.flags = k->kind == LFR_TASK_EXEC ? LFR_COMM_F_EXEC : 0,
+	};
+	struct thread *t;
+
+	switch (k->kind) {
+	case LFR_TASK_FORK:
+		/* A name given later in the same batch wins: apply only to threads not seen yet. */
+		t = idmap_get(&r->threads, k->tid);
+		if (!t)
+			return -ENOMEM;
+		if (t->comm[0] && t->tgid == k->tgid)
+			return 0;
+		break;
+	case LFR_TASK_EXEC:
+	case LFR_TASK_RENAME:
+		break;
+	default:
+		return 0;
+	}
+	memcpy(c.comm, k->comm, sizeof(c.comm));
+	return apply_comm(r, &c);
+}
+
 static int apply_mmap(struct lfr_recorder *r, const struct lfr_rec_mmap *m, const char *path)
 {
 	struct lfr_sym_mapping map = {
@@ -356,6 +386,28 @@ static int write_sample(struct lfr_recorder *r, const struct lfr_record *rec)
 	return 0;
 }
 
+static int thread_key(struct lfr_recorder *r, uint32_t tid, uint32_t tgid, uint64_t *key);
+
+/* jdk.ThreadStart (with the creating thread) and jdk.ThreadEnd. */
+static int write_task(struct lfr_recorder *r, const struct lfr_rec_task *k)
+{
+	uint64_t thread, parent = 0;
+	int err;
+
+	if (k->kind != LFR_TASK_FORK && k->kind != LFR_TASK_EXIT)
+		return 0;
+	if ((err = thread_key(r, k->tid, k->tgid, &thread)))
+		return err;
+	if (k->kind == LFR_TASK_EXIT) {
+		r->st.thread_ends++;
+		return lfr_jfr_thread_end(r->w, k->time_ns, thread);
+	}
+	if (k->ptid && (err = thread_key(r, k->ptid, k->ptgid, &parent)))
+		return err;
+	r->st.thread_starts++;
+	return lfr_jfr_thread_start(r->w, k->time_ns, thread, parent);
+}
+
 static int write_lost(struct lfr_recorder *r, const struct lfr_rec_lost *l)
 {
 	/* AUX_RING_FULL counts mapping/name records, not ticks: those cost names, not samples. */
@@ -388,6 +440,8 @@ static int apply(struct lfr_recorder *r, struct batch *b, int pass, bool final,
 				err = apply_comm(r, rec.comm.r);
 			else if (rec.type == LFR_REC_MMAP)
 				err = apply_mmap(r, rec.mmap.r, rec.mmap.path);
+			else if (rec.type == LFR_REC_TASK)
+				err = apply_task(r, rec.task);
 		} else if (rec.type == LFR_REC_SAMPLE) {
 			if (hold && !final && needs_mapping(r, &rec)) {
 				err = batch_push(hold, h, h->size);
@@ -397,6 +451,8 @@ static int apply(struct lfr_recorder *r, struct batch *b, int pass, bool final,
 			}
 		} else if (rec.type == LFR_REC_LOST) {
 			err = write_lost(r, rec.lost);
+		} else if (rec.type == LFR_REC_TASK) {
+			err = write_task(r, rec.task);
 		}
 		if (err)
 			return err;
