@@ -120,7 +120,7 @@ struct lfr_session {
 	wait_queue_head_t wq;
 	struct work_struct notify_work;
 	unsigned long notify_bits;	/* 1 << enum lfr_event */
-	unsigned long overflow_cpus_hint;
+	u32 overflow_cpu;		/* last ring found full */
 };
 
 extern struct mutex lfr_lock;

@@ -137,9 +137,9 @@ static const struct jfr_field_def f_cpu_information[] = {
     START_TIME,
     {"cpu", T_STRING, 0, U_NONE, "Type", NULL},
     {"description", T_STRING, 0, U_NONE, "Description", NULL},
-    {"sockets", T_INT, 0, U_ADDRESS_UNSIGNED, "Sockets", NULL},
-    {"cores", T_INT, 0, U_ADDRESS_UNSIGNED, "Cores", NULL},
-    {"hwThreads", T_INT, 0, U_ADDRESS_UNSIGNED, "Hardware Threads", NULL},
+    {"sockets", T_INT, 0, U_UNSIGNED, "Sockets", NULL},
+    {"cores", T_INT, 0, U_UNSIGNED, "Cores", NULL},
+    {"hwThreads", T_INT, 0, U_UNSIGNED, "Hardware Threads", NULL},
 };
 static const struct jfr_field_def f_lost_samples[] = {
     START_TIME,
@@ -442,7 +442,7 @@ static void unit_annotation(struct meta_ctx *c, enum jfr_unit u)
 	case U_BYTES:
 		annotation(c, T_ANN_DATA_AMOUNT, "BYTES");
 		break;
-	case U_ADDRESS_UNSIGNED:
+	case U_UNSIGNED:
 		annotation(c, T_ANN_UNSIGNED, NULL);
 		break;
 	}

@@ -71,7 +71,7 @@ enum jfr_unit {
 	U_MILLIS_SPAN,
 	U_NANOS_SPAN,
 	U_BYTES,
-	U_ADDRESS_UNSIGNED,
+	U_UNSIGNED,
 };
 
 struct jfr_field_def {

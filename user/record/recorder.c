@@ -230,6 +230,31 @@ static struct process *process_of(struct lfr_recorder *r, uint32_t tgid)
 	return idmap_get(&r->procs, tgid);
 }
 
+/* The base name of argv[0] of a live process, cut to a comm's length; false if unreadable. */
+static bool proc_image_name(uint32_t tgid, char *buf, size_t len)
+{
+	char path[64], arg[256];
+	const char *base;
+	size_t n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/cmdline", tgid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	n = fread(arg, 1, sizeof(arg) - 1, f);
+	fclose(f);
+	arg[n] = '\0';
+	if (!arg[0])
+		return false;
+	base = strrchr(arg, '/');
+	base = base ? base + 1 : arg;
+	n = strnlen(base, len - 1);
+	memcpy(buf, base, n);
+	buf[n] = '\0';
+	return n > 0;
+}
+
 static int apply_comm(struct lfr_recorder *r, const struct lfr_rec_comm *c)
 {
 	struct thread *t = idmap_get(&r->threads, c->tid);
@@ -244,11 +269,20 @@ static int apply_comm(struct lfr_recorder *r, const struct lfr_rec_comm *c)
 	 * No forgetting of mappings on exec: the new image's mappings may already have been applied
 	 * from another CPU's ring, and each replaces whatever old mapping it overlaps anyway.
 	 */
-	if (c->tid == c->tgid || !p->comm[0] || (c->flags & LFR_COMM_F_EXEC)) {
+	/*
+	 * A process is named by its image: the name at exec, else (a process already running when
+	 * the recording began) its argv[0] while it lives, else the first name seen.  Later renames
+	 * of its main thread rename that thread, not the process.
+	 */
+	if (c->flags & LFR_COMM_F_EXEC) {
 		if (strcmp(p->comm, comm)) {
 			memcpy(p->comm, comm, sizeof(comm));
 			p->gen++;
 		}
+	} else if (!p->comm[0]) {
+		if (!proc_image_name(c->tgid, p->comm, sizeof(p->comm)))
+			memcpy(p->comm, comm, sizeof(comm));
+		p->gen++;
 	}
 	if (strcmp(t->comm, comm) || t->tgid != c->tgid) {
 		memcpy(t->comm, comm, sizeof(comm));

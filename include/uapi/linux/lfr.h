@@ -21,8 +21,9 @@
  * rejection carries an extended-ack message naming the attribute.
  *
  * LFR_CMD_START: start a session.  Reply: LFR_CMD_START with
- *   LFR_A_SESSION_ID, LFR_A_STATE, LFR_A_RING_PAGES, LFR_A_NR_CPU_IDS,
- *   LFR_A_PERIOD_NS (the effective values).
+ *   LFR_A_SESSION_ID, LFR_A_STATE, LFR_A_PERIOD_NS, LFR_A_USER_STACK_DEPTH,
+ *   LFR_A_RING_PAGES, LFR_A_WAKEUP_BYTES, LFR_A_NR_CPU_IDS and the
+ *   LFR_A_KERNEL_STACK / LFR_A_DETACHED flags (the effective values).
  *   LFR_A_PERIOD_NS         u64   sampling period in ns of thread CPU time
  *                                 (10000 .. 10000000000).
  *   LFR_A_FREQ_HZ           u32   alternative to the period: samples per
@@ -78,13 +79,12 @@
  *   already-queued stack walk has run (threads blocked in long system calls
  *   walk when they return), then STOPPED.  Counters stay readable with
  *   STATUS until the next START or module unload.  Reply: LFR_CMD_STOP with
- *   LFR_A_SESSION_ID and LFR_A_STATE.  ENOENT if there is no such session.
+ *   the attributes of the START reply.  ENOENT if there is no such session
+ *   (or, without LFR_A_SESSION_ID, no running one).
  *
  * LFR_CMD_STATUS: LFR_A_SESSION_ID u32 (optional: the newest session).
  *   Reply LFR_CMD_STATUS with:
- *   LFR_A_SESSION_ID u32, LFR_A_STATE u32 (enum lfr_state),
- *   LFR_A_PERIOD_NS u64, LFR_A_USER_STACK_DEPTH u32, LFR_A_RING_PAGES u32,
- *   LFR_A_NR_CPU_IDS u32, LFR_A_KERNEL_STACK flag, LFR_A_DETACHED flag,
+ *   the attributes of the START reply, then
  *   LFR_A_COUNTERS nest   the totals: one u64 attribute per counter, the
  *                         attribute type being the enum lfr_counter value,
  *   LFR_A_CPU nest        repeated, one per possible CPU:
