@@ -201,7 +201,11 @@ static int request(struct lfr_ctl *c, struct nlmsghdr *req, const char *what, mn
 	name_bad_attr(req, e);
 	switch (e->code) {
 	case ENOENT:
-		if (req->nlmsg_type == c->genl.family_id)
+		if (req->nlmsg_type == c->genl.family_id && !strcmp(what, "START"))
+			snprintf(e->hint, sizeof(e->hint),
+				 "a target cgroup is gone or not a cgroup v2: list them with "
+				 "'ls /sys/fs/cgroup'");
+		else if (req->nlmsg_type == c->genl.family_id)
 			snprintf(e->hint, sizeof(e->hint),
 				 "there is no such session: 'lfr status' shows the current one");
 		break;
