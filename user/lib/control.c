@@ -34,6 +34,7 @@ static const char *const counter_names[LFR_CTR_MAX + 1] = {
 	[LFR_CTR_WORK_NS] = "work_ns",
 	[LFR_CTR_WORK_COUNT] = "work_count",
 	[LFR_CTR_THREADS] = "threads",
+	[LFR_CTR_TICKS_PENDING] = "ticks_pending",
 	[LFR_CTR_RECORDS_TASK] = "records_task",
 	[LFR_CTR_FOLLOW_NO_SLOT] = "follow_no_slot",
 	[LFR_CTR_LOST_FIRST] = "lost_unspec",

@@ -5,7 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include "lib/record.h"
 #include "record/recorder.h"
@@ -25,6 +27,7 @@ struct process {
 	uint32_t tgid;
 	char comm[LFR_COMM_LEN];
 	uint32_t gen; /* bumped when the name changes, so threads re-key */
+	bool described; /* jdk.SystemProcess written for this image */
 };
 
 /* A method key cached by the symbolizer's interned strings (equal strings, equal pointers). */
@@ -312,7 +315,14 @@ static int apply_task(struct lfr_recorder *r, const struct lfr_rec_task *k)
 		if (t->comm[0] && t->tgid == k->tgid)
 			return 0;
 		break;
-	case LFR_TASK_EXEC:
+	case LFR_TASK_EXEC: {
+		struct process *p = process_of(r, k->tgid);
+
+		if (!p)
+			return -ENOMEM;
+		p->described = false; /* a new command line */
+		break;
+	}
 	case LFR_TASK_RENAME:
 		break;
 	default:
@@ -375,6 +385,8 @@ static bool needs_mapping(struct lfr_recorder *r, const struct lfr_record *rec)
 	return !f.path && !f.resolved;
 }
 
+static int describe_process(struct lfr_recorder *r, uint32_t tgid, uint64_t ticks);
+
 static int write_sample(struct lfr_recorder *r, const struct lfr_record *rec)
 {
 	const struct lfr_rec_sample *s = rec->sample.r;
@@ -405,6 +417,7 @@ static int write_sample(struct lfr_recorder *r, const struct lfr_record *rec)
 	r->st.incomplete += !!(s->flags & (LFR_SAMPLE_F_USER_TRUNCATED | LFR_SAMPLE_F_USER_FAULT |
 					   LFR_SAMPLE_F_USER_BAD_FRAME));
 	if ((err = lfr_jfr_stack(r->w, r->frames, n, truncated, &stack)) ||
+	    (err = describe_process(r, s->tgid, s->time_ns)) ||
 	    (err = thread_key(r, s->tid, s->tgid, &thread)))
 		return err;
 	for (uint32_t i = 0; i < (s->weight ? s->weight : 1); i++) {
@@ -422,6 +435,42 @@ static int write_sample(struct lfr_recorder *r, const struct lfr_record *rec)
 
 static int thread_key(struct lfr_recorder *r, uint32_t tid, uint32_t tgid, uint64_t *key);
 
+/*
+ * jdk.SystemProcess with the command line, once per process image, read from /proc while the
+ * process lives; a process already gone is described by its name in brackets, as ps does.
+ */
+static int describe_process(struct lfr_recorder *r, uint32_t tgid, uint64_t ticks)
+{
+	struct process *p = process_of(r, tgid);
+	char path[32], line[4096];
+	ssize_t n = -1;
+	int fd;
+
+	if (!p)
+		return -ENOMEM;
+	if (p->described)
+		return 0;
+	p->described = true;
+	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/cmdline", tgid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, line, sizeof(line) - 1);
+		close(fd);
+	}
+	while (n > 0 && line[n - 1] == '\0')
+		n--;
+	if (n > 0) {
+		for (ssize_t i = 0; i < n; i++)
+			if (line[i] == '\0')
+				line[i] = ' ';
+		line[n] = '\0';
+	} else {
+		snprintf(line, sizeof(line), "[%s]", p->comm[0] ? p->comm : "?");
+	}
+	r->st.processes++;
+	return lfr_jfr_system_process(r->w, ticks, tgid, line);
+}
+
 /* jdk.ThreadStart (with the creating thread) and jdk.ThreadEnd. */
 static int write_task(struct lfr_recorder *r, const struct lfr_rec_task *k)
 {
@@ -430,7 +479,8 @@ static int write_task(struct lfr_recorder *r, const struct lfr_rec_task *k)
 
 	if (k->kind != LFR_TASK_FORK && k->kind != LFR_TASK_EXIT)
 		return 0;
-	if ((err = thread_key(r, k->tid, k->tgid, &thread)))
+	if ((err = describe_process(r, k->tgid, k->time_ns)) ||
+	    (err = thread_key(r, k->tid, k->tgid, &thread)))
 		return err;
 	if (k->kind == LFR_TASK_EXIT) {
 		r->st.thread_ends++;

@@ -1,7 +1,8 @@
 # Scoped recording by cgroup v2 (lfr record -c).  scoped-cgroup.host checks the files with the JDK.
 #  1. Two busy processes in two sibling cgroups; the recording of one cgroup must hold no sample of
 #     the other, and at least 95% of CPU time x frequency for a process living in a child cgroup of
-#     the target (its CPU time from /proc/PID/stat utime+stime, read while it is a zombie).
+#     the target: its CPU time inside the cgroup, from /proc/PID/stat utime+stime read right after
+#     it moved in (before its exec) and again while it is a zombie.
 #  2. A process moved into the target cgroup mid-recording is sampled from then on only; one moved
 #     out is sampled until then only (cgmove prints the move times).
 #  3. Bad cgroups: a missing path, a removed cgroup's id.
@@ -10,7 +11,7 @@ share=${LFR_SHARE:-/tmp}
 cg=/sys/fs/cgroup
 F=49
 secs=3
-[ "${LFR_KERNEL:-stock}" = debug ] && secs=4
+[ "${LFR_KERNEL:-stock}" = debug ] && secs=6
 fail=0
 mkdir -p $cg/lfrA/sub $cg/lfrB
 
@@ -26,9 +27,14 @@ bpid=$!
 lfr record -F $F -c lfrA -o "$share/cgroup.jfr" -d $((secs + 4)) 2>"$share/cgroup.err" &
 rec=$!
 sleep 2
-sh -c "echo \$\$ >$cg/lfrA/sub/cgroup.procs; exec spin $secs" &
+# The shell moves itself in, notes its CPU time so far (read is a builtin: no fork), then execs.
+sh -c "echo \$\$ >$cg/lfrA/sub/cgroup.procs; read -r st </proc/\$\$/stat; echo \$st >$share/cgroup.in;
+	exec spin $secs" &
 apid=$!
 aticks=$(cpu_ticks_at_exit $apid)
+before=$(cut -d' ' -f14,15 "$share/cgroup.in" | { read -r u s; echo $((u + s)); })
+echo "scoped-cgroup: target pid=$apid cpu_ticks=$aticks, $before of them before it moved in"
+aticks=$((aticks - before))
 wait $apid
 wait $rec
 rc=$?
