@@ -7,8 +7,10 @@
  * thread-table entry is marked before wake_up_new_task(), so it is a
  * target from its first instruction.
  */
+#include <linux/mm_types.h>
 #include <linux/sched.h>
 #include <linux/string.h>
+#include <linux/uaccess.h>
 #include <linux/tracepoint.h>
 #include "lfr_internal.h"
 
@@ -42,32 +44,61 @@ static bool lfr_running(struct lfr_session *s)
 	return atomic_read(&s->state) == LFR_STATE_RUNNING;
 }
 
+#define LFR_TASK_BUF_U64 \
+	((sizeof(struct lfr_rec_task) + LFR_TASK_ARGS_MAX + 7) / 8)
+
+/*
+ * The command line of current's new image: its argument pages were just
+ * written by execve, so a copy that cannot fault finds them.
+ */
+static u32 lfr_exec_args(struct lfr_rec_task *rec)
+{
+	struct mm_struct *mm = current->mm;
+	unsigned long len;
+
+	if (!mm || mm->arg_end <= mm->arg_start)
+		return 0;
+	len = min_t(unsigned long, mm->arg_end - mm->arg_start,
+		    LFR_TASK_ARGS_MAX);
+	if (copy_from_user_nofault(rec->args,
+				   (const void __user *)mm->arg_start, len))
+		return 0;
+	return len;
+}
+
 /* Preemption is off (tracepoint); the ring writer wants irqs off too. */
 static void lfr_task_record(struct lfr_session *s, struct task_struct *t,
 			    u32 kind, struct task_struct *parent,
 			    const char *comm)
 {
-	struct lfr_rec_task rec = {};
+	u64 buf[LFR_TASK_BUF_U64];
+	struct lfr_rec_task *rec = (struct lfr_rec_task *)buf;
 	struct lfr_ring *r;
 	unsigned long flags;
+	u32 len;
 
-	rec.hdr.type = LFR_REC_TASK;
-	rec.hdr.size = sizeof(rec);
-	rec.time_ns = ktime_get_ns();
-	rec.kind = kind;
-	rec.tgid = t->tgid;
-	rec.tid = t->pid;
+	memset(rec, 0, sizeof(*rec));
+	if (kind == LFR_TASK_EXEC && t == current)
+		rec->args_len = lfr_exec_args(rec);
+	len = ALIGN(sizeof(*rec) + rec->args_len, 8);
+	memset(rec->args + rec->args_len, 0, len - sizeof(*rec) - rec->args_len);
+	rec->hdr.type = LFR_REC_TASK;
+	rec->hdr.size = len;
+	rec->time_ns = ktime_get_ns();
+	rec->kind = kind;
+	rec->tgid = t->tgid;
+	rec->tid = t->pid;
 	if (parent) {
-		rec.ptgid = parent->tgid;
-		rec.ptid = parent->pid;
+		rec->ptgid = parent->tgid;
+		rec->ptid = parent->pid;
 	}
 	/* comm is always NUL-terminated within its 16 bytes. */
-	memcpy(rec.comm, comm ? comm : t->comm, LFR_COMM_LEN);
-	rec.comm[LFR_COMM_LEN - 1] = '\0';
+	memcpy(rec->comm, comm ? comm : t->comm, LFR_COMM_LEN);
+	rec->comm[LFR_COMM_LEN - 1] = '\0';
 
 	local_irq_save(flags);
 	r = s->rings[smp_processor_id()];
-	if (lfr_ring_write(r, &rec, sizeof(rec))) {
+	if (lfr_ring_write(r, rec, len)) {
 		lfr_ring_lost(r, LFR_LOST_AUX_RING_FULL, 0);
 		lfr_count_lost(s, LFR_LOST_AUX_RING_FULL, 1);
 	} else {

@@ -80,6 +80,8 @@ int lfr_record_decode(const struct lfr_rec_header *h, struct lfr_record *out, ch
 			return bad(why, whylen, h, "too short for a thread event");
 		if (!has_nul(t->comm, sizeof(t->comm)))
 			return bad(why, whylen, h, "the name is not NUL-terminated");
+		if (t->args_len > h->size - sizeof(*t))
+			return bad(why, whylen, h, "the command line runs past the record");
 		out->task = t; /* kinds newer than these tools are skipped by readers */
 		return 0;
 	}

@@ -28,6 +28,8 @@ struct process {
 	char comm[LFR_COMM_LEN];
 	uint32_t gen; /* bumped when the name changes, so threads re-key */
 	bool described; /* jdk.SystemProcess written for this image */
+	bool looked;    /* /proc/PID/cmdline read once */
+	char *cmdline;  /* arguments joined by spaces, or NULL */
 };
 
 /* A method key cached by the symbolizer's interned strings (equal strings, equal pointers). */
@@ -156,14 +158,67 @@ void lfr_recorder_free(struct lfr_recorder *r)
 	free(r->cur.buf);
 	free(r->waiting.buf);
 	free(r->threads.slots);
+	for (size_t i = 0; i < r->procs.cap; i++)
+		free(((struct process *)r->procs.slots)[i].cmdline);
 	free(r->procs.slots);
 	free(r->methods);
 	free(r);
 }
 
+/* Arguments (NUL-separated, LEN bytes) joined by spaces into a new string; NULL when empty. */
+static char *join_args(const char *args, size_t len)
+{
+	char *s;
+
+	while (len && args[len - 1] == '\0')
+		len--;
+	if (!len || !(s = malloc(len + 1)))
+		return NULL;
+	for (size_t i = 0; i < len; i++)
+		s[i] = args[i] ? args[i] : ' ';
+	s[len] = '\0';
+	return s;
+}
+
+static void set_cmdline(struct process *p, char *cmdline)
+{
+	if (!cmdline)
+		return;
+	free(p->cmdline);
+	p->cmdline = cmdline;
+}
+
+/*
+ * A process seen for the first time: read its command line now, while it most likely lives
+ * (records arrive within a poll interval; the batch is applied up to a second later).
+ */
+static void look_at_process(struct lfr_recorder *r, uint32_t tgid)
+{
+	struct process *p = idmap_get(&r->procs, tgid);
+	char path[32], buf[4096];
+	ssize_t n = -1;
+	int fd;
+
+	if (!p || p->looked)
+		return;
+	p->looked = true;
+	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/cmdline", tgid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, buf, sizeof(buf));
+		close(fd);
+	}
+	if (n > 0 && !p->cmdline)
+		p->cmdline = join_args(buf, (size_t)n);
+}
+
 int lfr_recorder_add(struct lfr_recorder *r, const struct lfr_rec_header *h)
 {
 	r->st.records++;
+	if (h->type == LFR_REC_SAMPLE && h->size >= sizeof(struct lfr_rec_sample))
+		look_at_process(r, ((const struct lfr_rec_sample *)h)->tgid);
+	else if (h->type == LFR_REC_TASK && h->size >= sizeof(struct lfr_rec_task))
+		look_at_process(r, ((const struct lfr_rec_task *)h)->tgid);
 	return batch_push(&r->cur, h, h->size);
 }
 
@@ -308,6 +363,25 @@ static int apply_task(struct lfr_recorder *r, const struct lfr_rec_task *k)
 
 	switch (k->kind) {
 	case LFR_TASK_FORK:
+		if (k->tid == k->tgid && k->ptgid && k->ptgid != k->tgid) {
+			/* a new process runs its parent's image until it execs (one lookup at a
+			 * time: a lookup may grow the table and move the entries) */
+			struct process *p = process_of(r, k->ptgid);
+			char *copy;
+
+			if (!p)
+				return -ENOMEM;
+			copy = p->cmdline ? strdup(p->cmdline) : NULL;
+			p = process_of(r, k->tgid);
+			if (!p) {
+				free(copy);
+				return -ENOMEM;
+			}
+			if (!p->cmdline)
+				p->cmdline = copy;
+			else
+				free(copy);
+		}
 		/* A name given later in the same batch wins: apply only to threads not seen yet. */
 		t = idmap_get(&r->threads, k->tid);
 		if (!t)
@@ -320,6 +394,7 @@ static int apply_task(struct lfr_recorder *r, const struct lfr_rec_task *k)
 
 		if (!p)
 			return -ENOMEM;
+		set_cmdline(p, join_args(k->args, k->args_len));
 		p->described = false; /* a new command line */
 		break;
 	}
@@ -436,39 +511,23 @@ static int write_sample(struct lfr_recorder *r, const struct lfr_record *rec)
 static int thread_key(struct lfr_recorder *r, uint32_t tid, uint32_t tgid, uint64_t *key);
 
 /*
- * jdk.SystemProcess with the command line, once per process image, read from /proc while the
- * process lives; a process already gone is described by its name in brackets, as ps does.
+ * jdk.SystemProcess once per process image: the command line from the module's EXEC record, else
+ * the parent's (a fork that did not exec), else /proc/PID/cmdline read when the process was first
+ * seen; a process known by none of these is described by its name in brackets, as ps does.
  */
 static int describe_process(struct lfr_recorder *r, uint32_t tgid, uint64_t ticks)
 {
 	struct process *p = process_of(r, tgid);
-	char path[32], line[4096];
-	ssize_t n = -1;
-	int fd;
+	char line[LFR_COMM_LEN + 2];
 
 	if (!p)
 		return -ENOMEM;
 	if (p->described)
 		return 0;
 	p->described = true;
-	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/cmdline", tgid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		n = read(fd, line, sizeof(line) - 1);
-		close(fd);
-	}
-	while (n > 0 && line[n - 1] == '\0')
-		n--;
-	if (n > 0) {
-		for (ssize_t i = 0; i < n; i++)
-			if (line[i] == '\0')
-				line[i] = ' ';
-		line[n] = '\0';
-	} else {
-		snprintf(line, sizeof(line), "[%s]", p->comm[0] ? p->comm : "?");
-	}
+	snprintf(line, sizeof(line), "[%s]", p->comm[0] ? p->comm : "?");
 	r->st.processes++;
-	return lfr_jfr_system_process(r->w, ticks, tgid, line);
+	return lfr_jfr_system_process(r->w, ticks, tgid, p->cmdline ? p->cmdline : line);
 }
 
 /* jdk.ThreadStart (with the creating thread) and jdk.ThreadEnd. */

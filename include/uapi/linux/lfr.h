@@ -457,7 +457,9 @@ enum lfr_task_kind {
  * happened.  FORK is written for a child of a target thread (the parent
  * fields name the creating thread) before the child runs; EXIT when a
  * target thread begins to exit; EXEC and RENAME when a target thread
- * changes its name.  System-wide sessions report every user thread;
+ * changes its name; EXEC also carries the new command line (args[]),
+ * read from the new image right after the exec.  System-wide sessions
+ * report every user thread;
  * kernel threads and io/user workers are never reported.
  */
 struct lfr_rec_task {
@@ -468,8 +470,15 @@ struct lfr_rec_task {
 	__u32 tid;
 	__u32 ptgid;			/* FORK: the creating thread; else 0 */
 	__u32 ptid;
-	__u32 reserved;
+	__u32 args_len;			/* bytes of args[] that are valid */
 	char comm[LFR_COMM_LEN];	/* NUL-terminated */
+	/*
+	 * EXEC: the command line as in /proc/PID/cmdline (NUL-separated),
+	 * at most LFR_TASK_ARGS_MAX bytes, padded with NULs to the size.
+	 */
+	char args[];
 };
+
+#define LFR_TASK_ARGS_MAX	512
 
 #endif /* _UAPI_LINUX_LFR_H */
