@@ -398,7 +398,8 @@ struct lfr_rec_sample {
 
 /*
  * A mapping that holds a sampled user address, written once per mapping per
- * process image before the first sample that needs it.  file offset of an
+ * process image before the first sample that needs it.  time_ns is the time
+ * of that sample's tick (the mapping existed then).  file offset of an
  * address a: a - start + pgoff.  path is NUL-terminated and padded with
  * NULs to the record size.
  */
@@ -422,7 +423,8 @@ struct lfr_rec_mmap {
 
 /*
  * A thread's name, written the first time the thread is sampled in a
- * process image and whenever it changed since.
+ * process image and whenever it changed since; time_ns is the time of
+ * that sample's tick.
  */
 struct lfr_rec_comm {
 	struct lfr_rec_header hdr;	/* LFR_REC_COMM */
