@@ -106,7 +106,7 @@
  *                           + sum(LFR_CTR_LOST_*) - LFR_CTR_LOST_AUX_RING_FULL
  * Every tick that hit a target thread is either in the weight of a
  * committed sample or lost with exactly one reason (AUX_RING_FULL counts
- * MMAP/COMM records, not ticks).
+ * MMAP/COMM/TASK records, not ticks).
  *
  * ---------------------------------------------------------------------------
  * 2. Rings: the character device /dev/lfr.
@@ -256,7 +256,7 @@ enum lfr_lost_reason {
 	LFR_LOST_EXIT,		/* thread lost its mm before the walk */
 	LFR_LOST_MODULE,	/* module going away, work not queued */
 	LFR_LOST_WEIGHT_OVERFLOW, /* merged weight saturated */
-	LFR_LOST_AUX_RING_FULL,	/* a MMAP/COMM record did not fit (records) */
+	LFR_LOST_AUX_RING_FULL,	/* a MMAP/COMM/TASK record did not fit */
 	LFR_LOST_NOMEM,		/* no memory for the walk buffers */
 	__LFR_LOST_MAX,
 };
