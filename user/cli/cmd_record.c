@@ -209,6 +209,8 @@ static void print_summary(struct record *r, const struct lfr_status *st, double 
 	if (rs.frames)
 		fprintf(stderr, "  %" PRIu64 " of %" PRIu64 " frames named\n",
 			rs.frames - rs.unnamed, rs.frames);
+	fprintf(stderr, "  %" PRIu64 " process%s, %" PRIu64 " threads started, %" PRIu64 " ended\n",
+		rs.processes, rs.processes == 1 ? "" : "es", rs.thread_starts, rs.thread_ends);
 	if (rs.events + lost_total(&rs) != matched)
 		fprintf(stderr,
 			"%s: warning: %" PRIu64 " ticks hit the targets but %" PRIu64
