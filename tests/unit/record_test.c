@@ -225,8 +225,10 @@ static void test_names(void **state)
 	assert_string_equal(lfr_lost_reason_name(LFR_LOST_EXEC), "exec");
 	assert_string_equal(lfr_state_name(LFR_STATE_DRAINING), "draining");
 	assert_string_equal(lfr_event_name(LFR_EVENT_OVERFLOW), "overflow");
-	/* every counter and every reason has a name */
-	for (unsigned int i = LFR_CTR_TICKS; i <= LFR_CTR_MAX; i++)
+	/* every counter and every reason has a name (plain counters end below LFR_CTR_LOST_FIRST) */
+	for (unsigned int i = LFR_CTR_TICKS; i <= LFR_CTR_FOLLOW_NO_SLOT; i++)
+		assert_null(strstr(lfr_counter_name(i), "ctr_"));
+	for (unsigned int i = LFR_CTR_LOST_FIRST; i <= LFR_CTR_MAX; i++)
 		assert_null(strstr(lfr_counter_name(i), "ctr_"));
 	for (unsigned int i = 0; i <= LFR_LOST_MAX; i++)
 		assert_null(strstr(lfr_lost_reason_name(i), "reason_"));

@@ -133,6 +133,11 @@ static const struct jfr_field_def f_os_information[] = {
     START_TIME,
     {"osVersion", T_STRING, 0, U_NONE, "OS Version", NULL},
 };
+static const struct jfr_field_def f_system_process[] = {
+    START_TIME,
+    {"pid", T_STRING, 0, U_NONE, "Process Identifier", NULL},
+    {"commandLine", T_STRING, 0, U_NONE, "Command Line", NULL},
+};
 static const struct jfr_field_def f_cpu_information[] = {
     START_TIME,
     {"cpu", T_STRING, 0, U_NONE, "Type", NULL},
@@ -289,6 +294,14 @@ const struct jfr_type_def jfr_schema[] = {
      "Samples the recorder could not record, counted per reason",
      {"lfr"},
      FIELDS(f_lost_samples)},
+    {T_SYSTEM_PROCESS,
+     "jdk.SystemProcess",
+     EVENT,
+     0,
+     "System Process",
+     "lfr: a process of the recording and its command line",
+     {"Operating System"},
+     FIELDS(f_system_process)},
     {T_SAMPLER_SETTINGS,
      "lfr.SamplerSettings",
      EVENT,

@@ -56,6 +56,7 @@ enum jfr_type_id {
 	T_CPU_INFORMATION,
 	T_LOST_SAMPLES,
 	T_SAMPLER_SETTINGS,
+	T_SYSTEM_PROCESS,
 };
 
 /* Field flags. */

@@ -1000,6 +1000,21 @@ int lfr_jfr_os_information(struct lfr_jfr_writer *w, uint64_t ticks, const char 
 	return commit(w);
 }
 
+int lfr_jfr_system_process(struct lfr_jfr_writer *w, uint64_t ticks, uint32_t pid,
+                           const char *command_line)
+{
+	char id[16];
+	int err;
+
+	if ((err = check_live(w)))
+		return err;
+	snprintf(id, sizeof(id), "%u", pid);
+	begin(w, T_SYSTEM_PROCESS, ticks);
+	jfr_buf_string(&w->tmp, id);
+	jfr_buf_string(&w->tmp, command_line ? command_line : "");
+	return commit(w);
+}
+
 /* Fills what the caller left out from /proc/cpuinfo and sysconf. */
 static void cpu_defaults(struct lfr_jfr_cpu_info *ci, char *model, size_t msz)
 {
