@@ -1,7 +1,8 @@
 # The in-VM half of bench/run: runs each workload without a profiler, under `perf record` and
 # under `lfr record`, and prints one "result" line per run (bench/report turns them into tables).
 #   guest.sh quick|full
-# Needs: $LFR_SHARE/perf/ (perf and its shared libraries, put there by bench/run), /lib/lfr/cpuof.
+# Needs: $LFR_SHARE/perf/ (perf, its shared libraries and the loader, put there by bench/run) and
+# /lib/lfr/cpuof.
 # Recordings go to /tmp (tmpfs) so that the share's 9p file system is not what is measured; perf's
 # files are then moved to the share for `perf report --stats` on the host.
 set -u
@@ -10,7 +11,10 @@ share=${LFR_SHARE:?}
 out=$share/runs
 rm -rf "$out"
 mkdir -p "$out"
-pdir=$share/perf
+# perf and its libraries run from tmpfs: paged in from the 9p share they cost perf seconds of
+# system time per run.
+pdir=/tmp/perf
+cp -r "$share/perf" "$pdir"
 perf() { "$pdir/ld-linux-x86-64.so.2" --library-path "$pdir" "$pdir/perf" "$@"; }
 
 if [ "$mode" = quick ]; then
@@ -75,6 +79,7 @@ for wl in $workloads; do
 	for freq in $freqs; do
 		run "$wl-perf-$freq" "$wl" perf "$freq"
 		run "$wl-lfr-$freq" "$wl" lfr "$freq"
+		[ "$freq" = 999 ] && [ "$mode" = full ] && run "$wl-none-m" "$wl" none 0
 	done
 	run "$wl-none-b" "$wl" none 0
 done

@@ -97,6 +97,7 @@ def main():
                 ok = ok and r['rc'] == '0' and rt is not None and fnum(r, 'bytes', 0) > 0 and 'self_user' in r['cpu']
                 row[name + '_slow'] = (1 - rt / base[wl][0]) * 100 if rt and base[wl][0] else None
                 row[name + '_cpu'] = (fnum(r['cpu'], 'self_user', 0) + fnum(r['cpu'], 'self_sys', 0)) if 'self_user' in r['cpu'] else None
+                row[name + '_during'] = fnum(r['cpu'], 'during_child')
                 row[name + '_wall'] = wall(r)
                 row[name + '_bytes'] = fnum(r, 'bytes', 0)
             ps = perfstats.get(f'{wl}-perf-{fr}', {})
@@ -132,20 +133,23 @@ def main():
     if header:
         w('Guest: ' + '; '.join(header) + '\n')
     if rows:
-        w('Baselines (no profiler, mean of the runs before and after the profiled ones; spread = (max-min)/mean):\n')
+        w('Baselines (no profiler; mean of the runs before, between and after the profiled ones; '
+          'spread = (max-min)/mean, the noise floor of every slowdown below):\n')
         w('| workload | rate (work/s) | spread |')
         w('|---|---:|---:|')
         for wl in wls:
             b, sp = base[wl]
             w(f'| {wl} | {fmt(b, ".0f")} | {fmt(sp, ".1f")}% |')
         w('')
-        w('Workload slowdown (work per second lost against the baseline) and the profiler\'s own CPU time:\n')
-        w('| workload | Hz | perf slowdown | lfr slowdown | lfr/perf | perf CPU s | lfr CPU s | lfr/perf |')
-        w('|---|---:|---:|---:|---:|---:|---:|---:|')
+        w('Workload slowdown (work per second lost against the baseline) and the profiler process\'s own '
+          'CPU time, while the workload ran and in all (start-up and tear-down included):\n')
+        w('| workload | Hz | perf slowdown | lfr slowdown | lfr/perf | perf CPU s (during) | lfr CPU s (during) | lfr/perf | perf CPU s (all) | lfr CPU s (all) |')
+        w('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|')
         for r in rows:
             w(f"| {r['wl']} | {r['freq']} | {fmt(r['perf_slow'])}% | {fmt(r['lfr_slow'])}% | "
-              f"{fmt(ratio(r['lfr_slow'], r['perf_slow'], 0.5), '.2f')} | {fmt(r['perf_cpu'], '.2f')} | "
-              f"{fmt(r['lfr_cpu'], '.2f')} | {fmt(ratio(r['lfr_cpu'], r['perf_cpu'], 0.0), '.2f')} |")
+              f"{fmt(ratio(r['lfr_slow'], r['perf_slow'], 0.5), '.2f')} | {fmt(r['perf_during'], '.2f')} | "
+              f"{fmt(r['lfr_during'], '.2f')} | {fmt(ratio(r['lfr_during'], r['perf_during'], 0.0), '.2f')} | "
+              f"{fmt(r['perf_cpu'], '.2f')} | {fmt(r['lfr_cpu'], '.2f')} |")
         w('')
         w('Samples, lost samples and bytes per sample on disk (perf.data vs .jfr):\n')
         w('| workload | Hz | perf samples | lfr samples | perf lost | lfr lost | perf B/sample | lfr B/sample | lfr/perf |')
