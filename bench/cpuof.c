@@ -2,7 +2,7 @@
 /*
  * cpuof: runs a command and reports the CPU time of that process itself, apart from its children.
  *
- * Usage: cpuof COMMAND [ARGS...]
+ * Usage: cpuof [-c COMM] COMMAND [ARGS...]
  *
  * A profiler that runs its workload as a child (lfr record -- CMD, perf record -- CMD) is charged
  * with that child's CPU time by wait4()'s rusage and by `time`.  cpuof waits for the process with
@@ -11,8 +11,9 @@
  *
  *   cpuof: status=S wall=SECONDS self_user=S self_sys=S children_user=S children_sys=S
  *
- * While it waits it also looks every 5 ms whether the process has a child (the workload), and
- * adds the CPU time the process itself used between the first and the last look that found one:
+ * While it waits it also looks every 5 ms whether the process has a child (the workload; with -c,
+ * a child whose name is COMM, that is after the workload's exec), and adds the CPU time the
+ * process itself used between the first and the last look that found one:
  *
  *   cpuof: ... during_child=S child_seen=SECONDS
  *
@@ -64,19 +65,32 @@ static int read_times(pid_t pid, unsigned long long t[4])
 	return sscanf(p, "%llu %llu %llu %llu", &t[0], &t[1], &t[2], &t[3]) == 4 ? 0 : -1;
 }
 
-static int has_child(pid_t pid)
+static int has_child(pid_t pid, const char *comm)
 {
 	char path[64], buf[64];
 	FILE *f;
 	size_t n;
+	int child;
 
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)pid, (int)pid);
 	f = fopen(path, "r");
 	if (!f)
 		return 0;
-	n = fread(buf, 1, sizeof(buf), f);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
 	fclose(f);
-	return n > 0;
+	buf[n] = 0;
+	if (!n || !comm)
+		return n > 0;
+	child = atoi(buf);
+	snprintf(path, sizeof(path), "/proc/%d/comm", child);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	buf[strcspn(buf, "\n")] = 0;
+	return !strcmp(buf, comm);
 }
 
 int main(int argc, char **argv)
@@ -90,8 +104,15 @@ int main(int argc, char **argv)
 	pid_t pid;
 	int status;
 
+	const char *comm = NULL;
+
+	if (argc > 2 && !strcmp(argv[1], "-c")) {
+		comm = argv[2];
+		argv += 2;
+		argc -= 2;
+	}
 	if (argc < 2) {
-		fprintf(stderr, "usage: cpuof COMMAND [ARGS...]\n");
+		fprintf(stderr, "usage: cpuof [-c COMM] COMMAND [ARGS...]\n");
 		return 2;
 	}
 	t0 = now();
@@ -117,7 +138,7 @@ int main(int argc, char **argv)
 		}
 		if (si.si_pid == pid)
 			break;
-		if (has_child(pid) && !read_times(pid, cur)) {
+		if (has_child(pid, comm) && !read_times(pid, cur)) {
 			if (!seen) {
 				memcpy(first, cur, sizeof(cur));
 				seen0 = now();

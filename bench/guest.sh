@@ -53,10 +53,10 @@ run() {
 		/lib/lfr/cpuof $cmd >"$out/$id.out" 2>"$out/$id.err" ;;
 	perf)
 		f=/tmp/$id.data
-		/lib/lfr/cpuof "$pdir/ld-linux-x86-64.so.2" --library-path "$pdir" "$pdir/perf" record -e cpu-clock -F "$freq" -g -o "$f" -- $cmd >"$out/$id.out" 2>"$out/$id.err" ;;
+		/lib/lfr/cpuof -c "${cmd%% *}" "$pdir/ld-linux-x86-64.so.2" --library-path "$pdir" "$pdir/perf" record -e cpu-clock -F "$freq" -g -o "$f" -- $cmd >"$out/$id.out" 2>"$out/$id.err" ;;
 	lfr)
 		f=/tmp/$id.jfr
-		/lib/lfr/cpuof lfr record -F "$freq" -k -q -o "$f" -- $cmd >"$out/$id.out" 2>"$out/$id.err"
+		/lib/lfr/cpuof -c "${cmd%% *}" lfr record -F "$freq" -k -q -o "$f" -- $cmd >"$out/$id.out" 2>"$out/$id.err"
 		lfr status -m | grep '^status ' >"$out/$id.status" ;;
 	esac
 	rc=$?
