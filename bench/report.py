@@ -193,6 +193,7 @@ def main():
         w('')
     for fl in failed_lines:
         w(fl)
+        failed += 1
     if mode and not rows and not drainers:
         failed += 1
     w(f'bench: {passed} passed, {failed} failed')

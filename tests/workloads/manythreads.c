@@ -4,7 +4,7 @@
  *
  * Usage: manythreads THREADS SECONDS     (THREADS 1..8192)
  *
- * Creates THREADS threads (64 KiB stacks), releases them together and lets each burn CPU in units
+ * Creates THREADS threads (64 KiB stacks) that wait at a barrier, releases them together and lets each burn CPU in units
  * of 4096 loop iterations until SECONDS have passed, then prints
  *
  *   manythreads threads=N seconds=S ops=N rate=OPS_PER_S utime=S stime=S
@@ -21,7 +21,8 @@
 #include <time.h>
 #include <unistd.h>
 
-static atomic_int go, stop;
+static atomic_int stop;
+static pthread_barrier_t go;
 static atomic_ulong total_ops;
 
 static double now(void)
@@ -45,8 +46,7 @@ __attribute__((noinline)) static void *worker(void *arg)
 	unsigned long ops = 0;
 
 	(void)arg;
-	while (!atomic_load_explicit(&go, memory_order_acquire))
-		sched_yield();
+	pthread_barrier_wait(&go);
 	while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
 		burn();
 		ops++;
@@ -72,6 +72,7 @@ int main(int argc, char **argv)
 	t = calloc((size_t)n, sizeof(*t));
 	if (!t)
 		return 1;
+	pthread_barrier_init(&go, NULL, (unsigned int)n + 1);
 	pthread_attr_init(&attr);
 	pthread_attr_setstacksize(&attr, 64 * 1024);
 	for (int i = 0; i < n; i++) {
@@ -83,8 +84,8 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
+	pthread_barrier_wait(&go);
 	t0 = now();
-	atomic_store_explicit(&go, 1, memory_order_release);
 	ts.tv_sec = secs;
 	ts.tv_nsec = 0;
 	while (nanosleep(&ts, &ts))
