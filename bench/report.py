@@ -180,15 +180,15 @@ def main():
             w('')
     if drainers:
         w('Drainer (native, one thread): records through lfr_recorder_add/process into a JFR file:\n')
-        w('| depth | records | records/s | ns/record | bytes/sample | frames named | stack traces | sym cache hits |')
-        w('|---:|---:|---:|---:|---:|---:|---:|---:|')
+        w('| depth | records | records per CPU second | CPU ns/record | records per wall second | bytes/sample | frames named | stack traces | sym cache hits |')
+        w('|---:|---:|---:|---:|---:|---:|---:|---:|---:|')
         for d in drainers:
             if 'FAILED' in d:
                 failed += 1
                 continue
             k = kv(d)
             passed += 1
-            w(f"| {k['depth']} | {k['records']} | {float(k['rate']):.0f} | {k['ns_per_record']} | "
+            w(f"| {k['depth']} | {k['records']} | {float(k.get('cpu_rate', 0)):.0f} | {k['ns_per_record']} | {float(k['rate']):.0f} | "
               f"{k['bytes_per_sample']} | {k['frames_named']} | {k['stack_traces']} | {k['sym_cache_hits']} |")
         w('')
     for fl in failed_lines:
