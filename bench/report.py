@@ -198,7 +198,7 @@ def main():
         failed += 1
     w(f'bench: {passed} passed, {failed} failed')
     print('\n'.join(out))
-    return 0
+    return 1 if failed else 0
 
 
 if __name__ == '__main__':
