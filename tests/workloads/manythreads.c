@@ -4,8 +4,8 @@
  *
  * Usage: manythreads THREADS SECONDS     (THREADS 1..8192)
  *
- * Creates THREADS threads (64 KiB stacks) that wait at a barrier, releases them together and lets each burn CPU in units
- * of 4096 loop iterations until SECONDS have passed, then prints
+ * Creates THREADS threads (64 KiB stacks) that wait at a barrier, releases them together and
+ * lets each burn CPU in units of 4096 loop iterations until SECONDS have passed, then prints
  *
  *   manythreads threads=N seconds=S ops=N rate=OPS_PER_S utime=S stime=S
  *
