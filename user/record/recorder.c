@@ -27,6 +27,7 @@ struct process {
 	uint32_t tgid;
 	char comm[LFR_COMM_LEN];
 	uint32_t gen; /* bumped when the name changes, so threads re-key */
+	uint32_t map_gen; /* bumped when its mappings change: cached stacks of it are stale */
 	bool described; /* jdk.SystemProcess written for this image */
 	bool looked;    /* /proc/PID/cmdline read once */
 	char *cmdline;  /* arguments joined by spaces, or NULL */
@@ -51,8 +52,33 @@ struct batch {
 	size_t len, cap;
 };
 
+/*
+ * A stack already written, keyed by the raw record (process, mapping generation, flags, the
+ * callers' addresses) and the leaf's method: a sample repeating it names one frame, not all.  Its addresses live in
+ * stack_ips; the whole cache is dropped when either fills up.
+ */
+struct stack_slot {
+	uint64_t hash;
+	uint64_t key; /* JFR stack key; 0 = empty slot */
+	uint64_t leaf; /* method key of the leaf frame (its pc moves within a hot function) */
+	uint32_t tgid, map_gen;
+	uint32_t ips_off;
+	uint16_t nr_kernel, nr_user;
+	uint32_t trunc;
+	uint32_t unnamed; /* frames of the stack that kept their address */
+};
+
+#define STACK_SLOTS (1u << 16)
+#define STACK_TRUNC_FLAGS                                                                          \
+	(LFR_SAMPLE_F_USER_TRUNCATED | LFR_SAMPLE_F_USER_FAULT | LFR_SAMPLE_F_USER_BAD_FRAME |     \
+	 LFR_SAMPLE_F_KERNEL_TRUNCATED)
+#define STACK_IPS (1u << 21)
+
 struct lfr_recorder {
 	struct lfr_jfr_writer *w;
+	struct stack_slot *stacks;
+	uint64_t *stack_ips;
+	size_t stacks_used, stack_ips_used;
 	struct lfr_sym *sym;
 	struct batch cur, waiting; /* waiting: samples held back one batch for their mapping */
 	struct idmap threads, procs;
@@ -162,6 +188,8 @@ void lfr_recorder_free(struct lfr_recorder *r)
 		free(((struct process *)r->procs.slots)[i].cmdline);
 	free(r->procs.slots);
 	free(r->methods);
+	free(r->stacks);
+	free(r->stack_ips);
 	free(r);
 }
 
@@ -418,8 +446,13 @@ static int apply_mmap(struct lfr_recorder *r, const struct lfr_rec_mmap *m, cons
 		.ino = m->ino,
 		.path = path,
 	};
-	int err = lfr_sym_add_mapping(r->sym, &map);
+	struct process *p = process_of(r, m->tgid);
+	int err;
 
+	if (!p)
+		return -ENOMEM;
+	p->map_gen++;
+	err = lfr_sym_add_mapping(r->sym, &map);
 	/* A mapping the symbolizer cannot use costs names, never samples. */
 	return err == -ENOMEM ? err : 0;
 }
@@ -450,6 +483,78 @@ static int thread_key(struct lfr_recorder *r, uint32_t tid, uint32_t tgid, uint6
 }
 
 /* True when the sample's interrupted user pc lies in no mapping the symbolizer knows yet. */
+static int describe_process(struct lfr_recorder *r, uint32_t tgid, uint64_t ticks);
+
+static uint64_t stack_hash(const struct lfr_rec_sample *s, uint32_t map_gen, uint32_t trunc,
+			   uint64_t leaf)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ s->tgid ^ ((uint64_t)map_gen << 32) ^ leaf;
+	uint32_t n = (uint32_t)s->nr_kernel + s->nr_user;
+
+	h = (h ^ trunc ^ ((uint64_t)s->nr_kernel << 40) ^ ((uint64_t)s->nr_user << 20)) *
+	    0xff51afd7ed558ccdull;
+	for (uint32_t i = 1; i < n; i++) {
+		h ^= s->ips[i];
+		h *= 0xc4ceb9fe1a85ec53ull;
+		h ^= h >> 29;
+	}
+	return h | 1;
+}
+
+/* The slot of S: a hit (key != 0) or the empty slot to fill; NULL when the cache is unusable. */
+static struct stack_slot *stack_lookup(struct lfr_recorder *r, const struct lfr_rec_sample *s,
+				       uint32_t map_gen, uint32_t trunc, uint64_t leaf, uint64_t h)
+{
+	uint32_t n = (uint32_t)s->nr_kernel + s->nr_user;
+
+	if (!r->stacks) {
+		r->stacks = calloc(STACK_SLOTS, sizeof(*r->stacks));
+		r->stack_ips = malloc(STACK_IPS * sizeof(*r->stack_ips));
+		if (!r->stacks || !r->stack_ips)
+			return NULL;
+	}
+	for (uint32_t j = (uint32_t)h & (STACK_SLOTS - 1);; j = (j + 1) & (STACK_SLOTS - 1)) {
+		struct stack_slot *e = &r->stacks[j];
+
+		if (!e->key)
+			return e;
+		if (e->hash == h && e->leaf == leaf && e->tgid == s->tgid && e->map_gen == map_gen &&
+		    e->trunc == trunc && e->nr_kernel == s->nr_kernel && e->nr_user == s->nr_user &&
+		    !memcmp(r->stack_ips + e->ips_off, s->ips + 1, (n - 1) * sizeof(uint64_t)))
+			return e;
+	}
+}
+
+static void stack_remember(struct lfr_recorder *r, struct stack_slot *e,
+			   const struct lfr_rec_sample *s, uint32_t map_gen, uint32_t trunc,
+			   uint64_t leaf, uint64_t h, uint64_t key, uint32_t unnamed)
+{
+	uint32_t n = (uint32_t)s->nr_kernel + s->nr_user - 1;
+
+	if ((r->stacks_used + 1) * 4 > STACK_SLOTS * 3 || r->stack_ips_used + n > STACK_IPS) {
+		/* Full: start over (the JFR pools keep every stack; only the shortcut is lost). */
+		memset(r->stacks, 0, STACK_SLOTS * sizeof(*r->stacks));
+		r->stacks_used = r->stack_ips_used = 0;
+		e = stack_lookup(r, s, map_gen, trunc, leaf, h);
+	}
+	memcpy(r->stack_ips + r->stack_ips_used, s->ips + 1, n * sizeof(uint64_t));
+	*e = (struct stack_slot){
+		.hash = h,
+		.key = key,
+		.leaf = leaf,
+		.tgid = s->tgid,
+		.map_gen = map_gen,
+		.ips_off = (uint32_t)r->stack_ips_used,
+		.nr_kernel = s->nr_kernel,
+		.nr_user = s->nr_user,
+		.trunc = trunc,
+		.unnamed = unnamed,
+	};
+	r->stack_ips_used += n;
+	r->stacks_used++;
+}
+
+/* True when the sample's interrupted user pc lies in no mapping the symbolizer knows yet. */
 static bool needs_mapping(struct lfr_recorder *r, const struct lfr_record *rec)
 {
 	struct lfr_frame f;
@@ -460,39 +565,67 @@ static bool needs_mapping(struct lfr_recorder *r, const struct lfr_record *rec)
 	return !f.path && !f.resolved;
 }
 
-static int describe_process(struct lfr_recorder *r, uint32_t tgid, uint64_t ticks);
+/* The method key of frame I of a sample: kernel frames first, then user frames. */
+static int name_frame(struct lfr_recorder *r, const struct lfr_record *rec, unsigned int i,
+		      uint64_t *key)
+{
+	const struct lfr_rec_sample *s = rec->sample.r;
+	struct lfr_frame f;
+	int err;
+
+	if (i < s->nr_kernel) {
+		lfr_sym_resolve_kernel(r->sym, rec->sample.kernel_ips[i], &f);
+	} else {
+		unsigned int u = i - s->nr_kernel;
+		/* Return addresses point after the call: name the call itself. */
+		uint64_t pc = rec->sample.user_ips[u] - (u ? 1 : 0);
+
+		lfr_sym_resolve_user(r->sym, s->tgid, pc, &f);
+	}
+	if ((err = method_key(r, &f, key)))
+		return err;
+	r->st.unnamed += !f.resolved;
+	return 0;
+}
 
 static int write_sample(struct lfr_recorder *r, const struct lfr_record *rec)
 {
 	const struct lfr_rec_sample *s = rec->sample.r;
-	size_t n = 0;
-	uint64_t stack, thread;
-	struct lfr_frame f;
-	bool truncated;
+	struct process *p = process_of(r, s->tgid);
+	uint32_t trunc = s->flags & STACK_TRUNC_FLAGS, unnamed0 = (uint32_t)r->st.unnamed;
+	size_t n = (size_t)s->nr_kernel + s->nr_user;
+	struct stack_slot *slot = NULL;
+	uint64_t stack, thread, h = 0;
 	int err;
 
-	for (unsigned int i = 0; i < s->nr_kernel && n < MAX_FRAMES; i++) {
-		lfr_sym_resolve_kernel(r->sym, rec->sample.kernel_ips[i], &f);
-		if ((err = method_key(r, &f, &r->frames[n++])))
-			return err;
-		r->st.unnamed += !f.resolved;
-	}
-	for (unsigned int i = 0; i < s->nr_user && n < MAX_FRAMES; i++) {
-		/* Return addresses point after the call: name the call itself. */
-		uint64_t pc = rec->sample.user_ips[i] - (i ? 1 : 0);
-
-		lfr_sym_resolve_user(r->sym, s->tgid, pc, &f);
-		if ((err = method_key(r, &f, &r->frames[n++])))
-			return err;
-		r->st.unnamed += !f.resolved;
-	}
-	r->st.frames += n;
-	truncated = s->flags & (LFR_SAMPLE_F_USER_TRUNCATED | LFR_SAMPLE_F_USER_FAULT |
-				LFR_SAMPLE_F_USER_BAD_FRAME | LFR_SAMPLE_F_KERNEL_TRUNCATED);
+	if (!p)
+		return -ENOMEM;
+	if (n > MAX_FRAMES)
+		n = MAX_FRAMES;
 	r->st.incomplete += !!(s->flags & (LFR_SAMPLE_F_USER_TRUNCATED | LFR_SAMPLE_F_USER_FAULT |
 					   LFR_SAMPLE_F_USER_BAD_FRAME));
-	if ((err = lfr_jfr_stack(r->w, r->frames, n, truncated, &stack)) ||
-	    (err = describe_process(r, s->tgid, s->time_ns)) ||
+	r->st.frames += n;
+	if (n && (err = name_frame(r, rec, 0, &r->frames[0])))
+		return err;
+	if (n) {
+		h = stack_hash(s, p->map_gen, trunc, r->frames[0]);
+		slot = stack_lookup(r, s, p->map_gen, trunc, r->frames[0], h);
+	}
+	if (slot && slot->key) {
+		stack = slot->key;
+		r->st.unnamed += slot->unnamed;
+		r->st.stack_hits++;
+	} else {
+		for (unsigned int i = 1; i < n; i++)
+			if ((err = name_frame(r, rec, i, &r->frames[i])))
+				return err;
+		if ((err = lfr_jfr_stack(r->w, r->frames, n, trunc != 0, &stack)))
+			return err;
+		if (slot && n == (size_t)s->nr_kernel + s->nr_user)
+			stack_remember(r, slot, s, p->map_gen, trunc, r->frames[0], h, stack,
+				       (uint32_t)r->st.unnamed - unnamed0);
+	}
+	if ((err = describe_process(r, s->tgid, s->time_ns)) ||
 	    (err = thread_key(r, s->tid, s->tgid, &thread)))
 		return err;
 	for (uint32_t i = 0; i < (s->weight ? s->weight : 1); i++) {

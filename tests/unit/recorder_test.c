@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The recorder on synthetic ring records: mappings of this very test program name its functions,
+ * repeated stacks are written once and then found in the stack cache (only their leaf named
+ * again), a new mapping of the process makes its cached stacks stale, merged ticks become that
+ * many jdk.ExecutionSample events, losses become lfr.LostSamples, and the module's counted losses
+ * are added at the end so that events + lost = ticks matched.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "jfr/writer.h"
+#include "record/recorder.h"
+#include "sym/sym.h"
+
+#define TGID 4242
+
+__attribute__((noinline)) void recorder_test_leaf(void)
+{
+	__asm__ volatile("nop; nop; nop; nop; nop; nop; nop; nop");
+}
+
+__attribute__((noinline)) void recorder_test_caller(void)
+{
+	recorder_test_leaf();
+	__asm__ volatile("nop");
+}
+
+struct env {
+	char path[64];
+	struct lfr_jfr_writer *w;
+	struct lfr_sym *sym;
+	struct lfr_recorder *rec;
+	uint64_t t;
+};
+
+/* Adds an MMAP record for the executable mapping of this program that holds ADDR. */
+static void add_self_mapping(struct env *e, uintptr_t addr, const char *as_path)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[512], path[256];
+	unsigned long lo, hi, off, ino;
+	unsigned int maj, min;
+	bool found = false;
+
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		path[0] = '\0';
+		if (sscanf(line, "%lx-%lx %*s %lx %x:%x %lu %255s", &lo, &hi, &off, &maj, &min, &ino,
+			   path) < 6)
+			continue;
+		if (addr < lo || addr >= hi)
+			continue;
+		size_t plen = strlen(as_path) + 1, size = (sizeof(struct lfr_rec_mmap) + plen + 7) & ~7ul;
+		struct lfr_rec_mmap *m = calloc(1, size);
+
+		assert_non_null(m);
+		m->hdr.type = LFR_REC_MMAP;
+		m->hdr.size = (uint32_t)size;
+		m->time_ns = e->t;
+		m->tgid = TGID;
+		m->flags = LFR_MMAP_F_EXEC;
+		m->start = lo;
+		m->end = hi;
+		m->pgoff = off;
+		if (!strcmp(as_path, path)) {
+			m->ino = ino;
+			m->dev_major = maj;
+			m->dev_minor = min;
+		}
+		memcpy(m->path, as_path, plen);
+		assert_int_equal(lfr_recorder_add(e->rec, &m->hdr), 0);
+		free(m);
+		found = true;
+		break;
+	}
+	fclose(f);
+	assert_true(found);
+}
+
+static void add_sample(struct env *e, uint64_t leaf_pc, uint64_t ret, uint32_t weight)
+{
+	uint64_t buf[(sizeof(struct lfr_rec_sample) + 2 * 8) / 8 + 1] = {0};
+	struct lfr_rec_sample *s = (void *)buf;
+
+	s->hdr.type = LFR_REC_SAMPLE;
+	s->hdr.size = sizeof(*s) + 2 * 8;
+	s->time_ns = ++e->t;
+	s->tgid = TGID;
+	s->tid = TGID;
+	s->weight = weight;
+	s->nr_user = 2;
+	s->ips[0] = leaf_pc;
+	s->ips[1] = ret;
+	assert_int_equal(lfr_recorder_add(e->rec, &s->hdr), 0);
+}
+
+static void add_lost(struct env *e, uint32_t reason, uint64_t ticks)
+{
+	struct lfr_rec_lost l = {.hdr = {LFR_REC_LOST, sizeof(l)},
+				 .time_ns = ++e->t,
+				 .reason = reason,
+				 .count = 1,
+				 .ticks = ticks};
+
+	assert_int_equal(lfr_recorder_add(e->rec, &l.hdr), 0);
+}
+
+static int setup(void **state)
+{
+	struct env *e = calloc(1, sizeof(*e));
+	int fd;
+
+	assert_non_null(e);
+	snprintf(e->path, sizeof(e->path), "/tmp/lfr-recorder-XXXXXX");
+	fd = mkstemp(e->path);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(lfr_jfr_open(&e->w, e->path, NULL), 0);
+	assert_int_equal(lfr_sym_new(&e->sym, NULL), 0);
+	assert_int_equal(lfr_recorder_new(&e->rec, e->w, e->sym), 0);
+	e->t = lfr_jfr_now();
+	*state = e;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct env *e = *state;
+
+	lfr_recorder_free(e->rec);
+	lfr_sym_free(e->sym);
+	if (e->w)
+		lfr_jfr_abandon(e->w);
+	unlink(e->path);
+	free(e);
+	return 0;
+}
+
+static void test_stacks_named_cached_and_invalidated(void **state)
+{
+	struct env *e = *state;
+	uintptr_t leaf = (uintptr_t)recorder_test_leaf, caller = (uintptr_t)recorder_test_caller;
+	char self[256];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	struct lfr_recorder_stats st;
+	struct lfr_jfr_stats js;
+
+	assert_true(n > 0);
+	self[n] = '\0';
+	add_self_mapping(e, leaf, self);
+	/* the same stack three times, the leaf pc moving inside the leaf; one merged tick */
+	add_sample(e, leaf + 1, caller + 6, 1);
+	add_sample(e, leaf + 2, caller + 6, 2);
+	add_sample(e, leaf + 3, caller + 6, 1);
+	assert_int_equal(lfr_recorder_process(e->rec, false), 0);
+	lfr_recorder_get_stats(e->rec, &st);
+	lfr_jfr_get_stats(e->w, &js);
+	assert_int_equal(st.samples, 3);
+	assert_int_equal(st.events, 4);
+	assert_int_equal(st.stack_hits, 2);
+	assert_int_equal(st.frames, 6);
+	assert_int_equal(st.unnamed, 0);
+	assert_int_equal(js.stack_traces, 1);
+
+	/* The process maps something new: what was cached may name differently now. */
+	add_self_mapping(e, leaf, "/nonexistent/replacement");
+	add_sample(e, leaf + 1, caller + 6, 1);
+	assert_int_equal(lfr_recorder_process(e->rec, true), 0);
+	lfr_recorder_get_stats(e->rec, &st);
+	lfr_jfr_get_stats(e->w, &js);
+	assert_int_equal(st.stack_hits, 2);
+	assert_int_equal(st.unnamed, 2); /* an unreadable file keeps both addresses */
+	assert_int_equal(js.stack_traces, 2);
+}
+
+static void test_losses_account_for_every_tick(void **state)
+{
+	struct env *e = *state;
+	struct lfr_counters total = {0};
+	struct lfr_recorder_stats st;
+
+	add_sample(e, 0x1000, 0x2000, 3);
+	add_lost(e, LFR_LOST_RING_FULL, 5);
+	add_lost(e, LFR_LOST_AUX_RING_FULL, 7); /* names lost, not ticks */
+	assert_int_equal(lfr_recorder_process(e->rec, true), 0);
+	/* the module counted more losses than came in-band */
+	total.present[LFR_CTR_LOST_FIRST + LFR_LOST_RING_FULL] = true;
+	total.v[LFR_CTR_LOST_FIRST + LFR_LOST_RING_FULL] = 5;
+	total.present[LFR_CTR_LOST_FIRST + LFR_LOST_EXIT] = true;
+	total.v[LFR_CTR_LOST_FIRST + LFR_LOST_EXIT] = 4;
+	assert_int_equal(lfr_recorder_account(e->rec, &total), 0);
+	lfr_recorder_get_stats(e->rec, &st);
+	assert_int_equal(st.events, 3);
+	assert_int_equal(st.lost_ticks[LFR_LOST_RING_FULL], 5);
+	assert_int_equal(st.lost_ticks[LFR_LOST_EXIT], 4);
+	assert_int_equal(st.lost_ticks[LFR_LOST_AUX_RING_FULL], 0);
+	assert_int_equal(lfr_jfr_close(e->w, NULL, 0), 0);
+	e->w = NULL;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_stacks_named_cached_and_invalidated, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_losses_account_for_every_tick, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
