@@ -274,12 +274,30 @@ static bool child_done(struct dump *d)
 	return false;
 }
 
+/* A process is gone once it has exited, even while its parent has not reaped it yet. */
+static bool process_gone(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return errno == ENOENT || errno == ESRCH;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	p = strrchr(buf, ')'); /* the state follows the command name, which may hold spaces */
+	return p && (p[2] == 'Z' || p[2] == 'X');
+}
+
 static bool targets_gone(const struct dump *d)
 {
-	if (!d->ntgids || d->child != 0)
+	if (!d->ntgids || d->child != 0 || d->ntids)
 		return false;
 	for (size_t i = 0; i < d->ntgids; i++)
-		if (kill((pid_t)d->tgids[i], 0) == 0 || errno != ESRCH)
+		if (!process_gone((pid_t)d->tgids[i]))
 			return false;
 	return true;
 }
