@@ -36,11 +36,11 @@ static int lfr_put_counters(struct sk_buff *skb, int type, struct lfr_session *s
 	if (!nest)
 		return -EMSGSIZE;
 	for (c = LFR_CTR_TICKS; c <= LFR_CTR_MAX; c++) {
-		u64 v = cpu < 0 ? lfr_counter_sum(s, c) :
-				  per_cpu_ptr(s->ctr, cpu)->c[c];
+		u64 v;
 
-		if (cpu >= 0 && (c == LFR_CTR_WORKS_PENDING || c == LFR_CTR_THREADS))
-			continue;	/* gauges are global */
+		if (!lfr_counter_valid(c) || (cpu >= 0 && lfr_counter_gauge(c)))
+			continue;	/* gauges only exist in total */
+		v = cpu < 0 ? lfr_counter_sum(s, c) : per_cpu_ptr(s->ctr, cpu)->c[c];
 		if (nla_put_u64_64bit(skb, c, v, LFR_CTR_PAD))
 			return -EMSGSIZE;
 	}

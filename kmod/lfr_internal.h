@@ -123,6 +123,18 @@ extern struct mutex lfr_lock;
 extern struct workqueue_struct *lfr_wq;
 extern int lfr_cpuhp_state;
 
+static inline bool lfr_counter_valid(int c)
+{
+	return (c >= LFR_CTR_TICKS && c <= LFR_CTR_TICKS_PENDING) ||
+	       (c > LFR_CTR_LOST_FIRST && c <= LFR_CTR_MAX);
+}
+
+static inline bool lfr_counter_gauge(int c)
+{
+	return c == LFR_CTR_WORKS_PENDING || c == LFR_CTR_THREADS ||
+	       c == LFR_CTR_TICKS_PENDING;
+}
+
 static inline void lfr_count(struct lfr_session *s, int ctr, u64 n)
 {
 	this_cpu_add(s->ctr->c[ctr], n);
@@ -157,6 +169,7 @@ void lfr_threads_free(struct lfr_threads *tt);
 struct lfr_thread *lfr_thread_get(struct lfr_session *s,
 				  struct task_struct *t, bool create);
 void lfr_thread_release(struct lfr_session *s, struct task_struct *t);
+u64 lfr_threads_pending_ticks(struct lfr_threads *tt);
 
 /* sampler.c */
 int lfr_sampler_start(struct lfr_session *s);

@@ -104,6 +104,8 @@ u64 lfr_counter_sum(struct lfr_session *s, int ctr)
 	}
 	if (ctr == LFR_CTR_THREADS)
 		return atomic_read(&s->threads.used);
+	if (ctr == LFR_CTR_TICKS_PENDING)
+		return lfr_threads_pending_ticks(&s->threads);
 	for_each_possible_cpu(cpu)
 		sum += per_cpu_ptr(s->ctr, cpu)->c[ctr];
 	return sum;

@@ -122,3 +122,18 @@ void lfr_thread_release(struct lfr_session *s, struct task_struct *t)
 	WRITE_ONCE(e->key, LFR_KEY_TOMB);
 	atomic_dec(&s->threads.used);
 }
+
+/* Ticks held by queued walks; a snapshot for STATUS. */
+u64 lfr_threads_pending_ticks(struct lfr_threads *tt)
+{
+	u64 sum = 0;
+	u32 i;
+
+	for (i = 0; i <= tt->mask; i++) {
+		struct lfr_thread *e = &tt->slots[i];
+
+		if (READ_ONCE(e->key) > LFR_KEY_TOMB && atomic_read(&e->pending))
+			sum += atomic_read(&e->weight);
+	}
+	return sum;
+}

@@ -112,8 +112,8 @@ static void lfr_add_map(struct lfr_session *s, struct lfr_walk_buf *b,
 		m->flags |= LFR_MMAP_F_EXEC;
 	m->start = vma->vm_start;
 	m->end = vma->vm_end;
-	m->pgoff = (u64)vma->vm_pgoff << PAGE_SHIFT;
 	if (ino) {
+		m->pgoff = (u64)vma->vm_pgoff << PAGE_SHIFT;
 		m->ino = ino->i_ino;
 		m->dev_major = MAJOR(ino->i_sb->s_dev);
 		m->dev_minor = MINOR(ino->i_sb->s_dev);

@@ -92,10 +92,10 @@
  *
  * u64 attributes are padded with LFR_A_PAD / LFR_CTR_PAD as needed.
  *
- * Accounting identity (once a session is STOPPED; while it runs, works
- * still pending account for the difference):
- *   LFR_CTR_TICKS_MATCHED = LFR_CTR_TICKS_COMMITTED + sum(LFR_CTR_LOST_*)
- *                           - LFR_CTR_LOST_AUX_RING_FULL
+ * Accounting identity, exact once the session is STOPPED (while RUNNING or
+ * DRAINING it holds up to ticks in flight between the counters):
+ *   LFR_CTR_TICKS_MATCHED = LFR_CTR_TICKS_COMMITTED + LFR_CTR_TICKS_PENDING
+ *                           + sum(LFR_CTR_LOST_*) - LFR_CTR_LOST_AUX_RING_FULL
  * Every tick that hit a target thread is either in the weight of a
  * committed sample or lost with exactly one reason (AUX_RING_FULL counts
  * MMAP/COMM records, not ticks).
@@ -254,7 +254,13 @@ enum lfr_lost_reason {
 };
 #define LFR_LOST_MAX (__LFR_LOST_MAX - 1)
 
-/* STATUS counters: attribute types inside LFR_A_COUNTERS, all u64. */
+/*
+ * STATUS counters: attribute types inside LFR_A_COUNTERS, all u64.  Plain
+ * counters are numbered from LFR_CTR_TICKS up (fewer than 64); the counter
+ * of lost reason r is LFR_CTR_LOST_FIRST + r.  Types a reader does not
+ * know are to be skipped.  Per-CPU nests omit the gauges (WORKS_PENDING,
+ * THREADS, TICKS_PENDING), which only exist in total.
+ */
 enum lfr_counter {
 	LFR_CTR_UNSPEC,
 	LFR_CTR_PAD,
@@ -281,7 +287,9 @@ enum lfr_counter {
 	LFR_CTR_WORK_NS,	/* time in the stack walk (task_work) */
 	LFR_CTR_WORK_COUNT,
 	LFR_CTR_THREADS,	/* thread table entries in use (gauge) */
-	LFR_CTR_LOST_FIRST,	/* LFR_CTR_LOST_FIRST + enum lfr_lost_reason */
+	LFR_CTR_TICKS_PENDING,	/* ticks in walks not yet run (gauge) */
+	/* New counters are appended here, below LFR_CTR_LOST_FIRST. */
+	LFR_CTR_LOST_FIRST = 64, /* LFR_CTR_LOST_FIRST + enum lfr_lost_reason */
 	LFR_CTR_LOST_RING_FULL = LFR_CTR_LOST_FIRST + LFR_LOST_RING_FULL,
 	LFR_CTR_LOST_NO_THREAD_SLOT,
 	LFR_CTR_LOST_TASK_WORK,
@@ -291,6 +299,7 @@ enum lfr_counter {
 	LFR_CTR_LOST_WEIGHT_OVERFLOW,
 	LFR_CTR_LOST_AUX_RING_FULL,
 	LFR_CTR_LOST_NOMEM,
+	/* New lost reasons are appended here, in enum lfr_lost_reason order. */
 	__LFR_CTR_MAX,
 };
 #define LFR_CTR_MAX (__LFR_CTR_MAX - 1)

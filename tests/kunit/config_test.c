@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: GPL-2.0
+/* KUnit: the START policy and parsing, on hand-built attribute streams. */
+#include <kunit/test.h>
+#include <linux/skbuff.h>
+#include <net/netlink.h>
+#include "../../kmod/config.c"
+
+struct cfg_ctx {
+	struct sk_buff *skb;
+	struct nlattr *tb[LFR_A_MAX + 1];
+	struct netlink_ext_ack ext;
+	struct lfr_config cfg;
+};
+
+static struct cfg_ctx *cfg_new(struct kunit *test)
+{
+	struct cfg_ctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	c->skb = alloc_skb(4096, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, c->skb);
+	return c;
+}
+
+static void put_targets(struct sk_buff *skb, bool system, const u32 *tgids,
+			int n)
+{
+	struct nlattr *nest = nla_nest_start(skb, LFR_A_TARGETS);
+	int i;
+
+	if (system)
+		nla_put_flag(skb, LFR_TARGET_A_SYSTEM);
+	for (i = 0; i < n; i++)
+		nla_put_u32(skb, LFR_TARGET_A_TGID, tgids[i]);
+	nla_nest_end(skb, nest);
+}
+
+/* Validates like genetlink does (strict), then parses. */
+static int cfg_parse(struct cfg_ctx *c)
+{
+	int err;
+
+	memset(&c->ext, 0, sizeof(c->ext));
+	err = nla_parse(c->tb, LFR_A_MAX, (struct nlattr *)c->skb->data,
+			c->skb->len, lfr_policy, &c->ext);
+	if (err)
+		return err;
+	return lfr_config_parse(c->tb, &c->cfg, &c->ext);
+}
+
+static void cfg_done(struct cfg_ctx *c)
+{
+	lfr_config_free(&c->cfg);
+	kfree_skb(c->skb);
+}
+
+static void lfr_cfg_defaults(struct kunit *test)
+{
+	struct cfg_ctx *c = cfg_new(test);
+
+	put_targets(c->skb, true, NULL, 0);
+	KUNIT_ASSERT_EQ(test, cfg_parse(c), 0);
+	KUNIT_EXPECT_TRUE(test, c->cfg.system);
+	KUNIT_EXPECT_EQ(test, c->cfg.period_ns, NSEC_PER_SEC / LFR_DEFAULT_FREQ_HZ);
+	KUNIT_EXPECT_EQ(test, c->cfg.user_depth, (u32)LFR_DEFAULT_USER_STACK_DEPTH);
+	KUNIT_EXPECT_EQ(test, c->cfg.ring_pages, (u32)LFR_DEFAULT_RING_PAGES);
+	KUNIT_EXPECT_EQ(test, c->cfg.max_threads, (u32)LFR_DEFAULT_MAX_THREADS);
+	KUNIT_EXPECT_EQ(test, c->cfg.wakeup_bytes,
+			(u32)(LFR_DEFAULT_RING_PAGES * PAGE_SIZE / 4));
+	KUNIT_EXPECT_FALSE(test, c->cfg.kernel_stack);
+	KUNIT_EXPECT_FALSE(test, c->cfg.detached);
+	cfg_done(c);
+}
+
+static void lfr_cfg_targets(struct kunit *test)
+{
+	static const u32 ids[] = { 5, 3, 5, 9 };
+	struct cfg_ctx *c = cfg_new(test);
+	struct nlattr *nest;
+
+	put_targets(c->skb, false, ids, ARRAY_SIZE(ids));
+	KUNIT_ASSERT_EQ(test, cfg_parse(c), 0);
+	KUNIT_EXPECT_EQ(test, c->cfg.nr_tgids, 3U);
+	KUNIT_EXPECT_EQ(test, c->cfg.tgids[0], 3U);
+	KUNIT_EXPECT_EQ(test, c->cfg.tgids[2], 9U);
+	KUNIT_EXPECT_TRUE(test, lfr_config_has_id(c->cfg.tgids, 3, 5));
+	KUNIT_EXPECT_FALSE(test, lfr_config_has_id(c->cfg.tgids, 3, 4));
+	cfg_done(c);
+
+	/* No targets at all. */
+	c = cfg_new(test);
+	nla_put_u32(c->skb, LFR_A_USER_STACK_DEPTH, 10);
+	KUNIT_EXPECT_EQ(test, cfg_parse(c), -EINVAL);
+	KUNIT_EXPECT_NOT_NULL(test, c->ext._msg);
+	cfg_done(c);
+
+	/* An empty target nest. */
+	c = cfg_new(test);
+	put_targets(c->skb, false, NULL, 0);
+	KUNIT_EXPECT_EQ(test, cfg_parse(c), -EINVAL);
+	KUNIT_EXPECT_NOT_NULL(test, c->ext._msg);
+	cfg_done(c);
+
+	/* System-wide plus a process. */
+	c = cfg_new(test);
+	put_targets(c->skb, true, ids, 1);
+	KUNIT_EXPECT_EQ(test, cfg_parse(c), -EINVAL);
+	KUNIT_EXPECT_NOT_NULL(test, c->ext._msg);
+	cfg_done(c);
+
+	/* tgid 0 is out of the policy's range. */
+	c = cfg_new(test);
+	nest = nla_nest_start(c->skb, LFR_A_TARGETS);
+	nla_put_u32(c->skb, LFR_TARGET_A_TGID, 0);
+	nla_nest_end(c->skb, nest);
+	KUNIT_EXPECT_LT(test, cfg_parse(c), 0);
+	KUNIT_EXPECT_NOT_NULL(test, c->ext._msg);
+	cfg_done(c);
+
+	/* Reserved target kinds say so. */
+	c = cfg_new(test);
+	nest = nla_nest_start(c->skb, LFR_A_TARGETS);
+	nla_put_u64_64bit(c->skb, LFR_TARGET_A_CGROUP_ID, 1, LFR_TARGET_A_PAD);
+	nla_nest_end(c->skb, nest);
+	KUNIT_EXPECT_EQ(test, cfg_parse(c), -EOPNOTSUPP);
+	KUNIT_EXPECT_NOT_NULL(test, c->ext._msg);
+	cfg_done(c);
+}
+
+static void lfr_cfg_limits(struct kunit *test)
+{
+	struct {
+		int type;
+		u64 val;
+		bool is64;
+		int err;
+	} cases[] = {
+		{ LFR_A_USER_STACK_DEPTH, 0, false, -ERANGE },
+		{ LFR_A_USER_STACK_DEPTH, 1, false, 0 },
+		{ LFR_A_USER_STACK_DEPTH, 1024, false, 0 },
+		{ LFR_A_USER_STACK_DEPTH, LFR_MAX_USER_STACK_DEPTH, false, 0 },
+		{ LFR_A_USER_STACK_DEPTH, LFR_MAX_USER_STACK_DEPTH + 1, false, -ERANGE },
+		{ LFR_A_FREQ_HZ, 0, false, -ERANGE },
+		{ LFR_A_FREQ_HZ, LFR_MAX_FREQ_HZ, false, 0 },
+		{ LFR_A_FREQ_HZ, LFR_MAX_FREQ_HZ + 1, false, -ERANGE },
+		{ LFR_A_PERIOD_NS, LFR_MIN_PERIOD_NS - 1, true, -ERANGE },
+		{ LFR_A_PERIOD_NS, LFR_MIN_PERIOD_NS, true, 0 },
+		{ LFR_A_PERIOD_NS, LFR_MAX_PERIOD_NS + 1, true, -ERANGE },
+		{ LFR_A_RING_PAGES, 1, false, -ERANGE },
+		{ LFR_A_RING_PAGES, 3, false, -EINVAL },
+		{ LFR_A_RING_PAGES, LFR_MAX_RING_PAGES, false, 0 },
+		{ LFR_A_RING_PAGES, LFR_MAX_RING_PAGES * 2, false, -ERANGE },
+		{ LFR_A_MAX_THREADS, LFR_MIN_MAX_THREADS - 1, false, -ERANGE },
+		{ LFR_A_MAX_THREADS, LFR_MAX_MAX_THREADS + 1, false, -ERANGE },
+		{ LFR_A_JITTER_PCT, LFR_MAX_JITTER_PCT + 1, false, -ERANGE },
+		{ LFR_A_WAKEUP_BYTES, LFR_DEFAULT_RING_PAGES * PAGE_SIZE + 1, false,
+		  -ERANGE },
+		{ LFR_A_SESSION_ID, 0, false, -ERANGE },
+		{ LFR_A_STATE, 1, false, -EINVAL },	/* reply-only */
+		{ LFR_A_COUNTERS, 1, false, -EINVAL },	/* reply-only */
+		{ LFR_A_MAX + 1, 1, false, -EINVAL },	/* unknown */
+	};
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct cfg_ctx *c = cfg_new(test);
+		int err;
+
+		if (cases[i].is64)
+			nla_put_u64_64bit(c->skb, cases[i].type, cases[i].val,
+					  LFR_A_PAD);
+		else
+			nla_put_u32(c->skb, cases[i].type, cases[i].val);
+		put_targets(c->skb, true, NULL, 0);
+		err = cfg_parse(c);
+		KUNIT_EXPECT_EQ_MSG(test, err, cases[i].err, "case %d (attr %d = %llu)",
+				    i, cases[i].type, cases[i].val);
+		if (err)
+			KUNIT_EXPECT_NOT_NULL_MSG(test, c->ext._msg, "case %d", i);
+		cfg_done(c);
+	}
+}
+
+static void lfr_cfg_shapes(struct kunit *test)
+{
+	struct cfg_ctx *c = cfg_new(test);
+	u16 two = 7;
+
+	/* Period and frequency together. */
+	nla_put_u64_64bit(c->skb, LFR_A_PERIOD_NS, 1000000, LFR_A_PAD);
+	nla_put_u32(c->skb, LFR_A_FREQ_HZ, 100);
+	put_targets(c->skb, true, NULL, 0);
+	KUNIT_EXPECT_EQ(test, cfg_parse(c), -EINVAL);
+	KUNIT_EXPECT_NOT_NULL(test, c->ext._msg);
+	cfg_done(c);
+
+	/* A u32 attribute two bytes long. */
+	c = cfg_new(test);
+	nla_put(c->skb, LFR_A_USER_STACK_DEPTH, sizeof(two), &two);
+	put_targets(c->skb, true, NULL, 0);
+	KUNIT_EXPECT_EQ(test, cfg_parse(c), -ERANGE);
+	KUNIT_EXPECT_NOT_NULL(test, c->ext._msg);
+	cfg_done(c);
+
+	/* A flag with a payload. */
+	c = cfg_new(test);
+	nla_put_u32(c->skb, LFR_A_KERNEL_STACK, 1);
+	put_targets(c->skb, true, NULL, 0);
+	KUNIT_EXPECT_LT(test, cfg_parse(c), 0);
+	KUNIT_EXPECT_NOT_NULL(test, c->ext._msg);
+	cfg_done(c);
+
+	/* Frequency becomes the period; flags are read. */
+	c = cfg_new(test);
+	nla_put_u32(c->skb, LFR_A_FREQ_HZ, 1000);
+	nla_put_flag(c->skb, LFR_A_KERNEL_STACK);
+	nla_put_flag(c->skb, LFR_A_DETACHED);
+	put_targets(c->skb, true, NULL, 0);
+	KUNIT_ASSERT_EQ(test, cfg_parse(c), 0);
+	KUNIT_EXPECT_EQ(test, c->cfg.period_ns, 1000000ULL);
+	KUNIT_EXPECT_TRUE(test, c->cfg.kernel_stack);
+	KUNIT_EXPECT_TRUE(test, c->cfg.detached);
+	cfg_done(c);
+}
+
+static struct kunit_case lfr_cfg_cases[] = {
+	KUNIT_CASE(lfr_cfg_defaults),
+	KUNIT_CASE(lfr_cfg_targets),
+	KUNIT_CASE(lfr_cfg_limits),
+	KUNIT_CASE(lfr_cfg_shapes),
+	{}
+};
+
+static struct kunit_suite lfr_cfg_suite = {
+	.name = "lfr_config",
+	.test_cases = lfr_cfg_cases,
+};
+
+kunit_test_suite(lfr_cfg_suite);

@@ -1,0 +1,244 @@
+// SPDX-License-Identifier: GPL-2.0
+/* KUnit: frame-pointer walk on synthetic user stacks. */
+#include <kunit/test.h>
+#include <linux/module.h>
+#include "../../kmod/frame_check.c"
+
+#define STK_BASE	0x7ffd0000ULL
+#define STK_WORDS	128
+
+struct fake_stack {
+	u64 mem[STK_WORDS];
+	int reads;
+};
+
+static int fake_read(void *ctx, u64 addr, void *buf, size_t len)
+{
+	struct fake_stack *st = ctx;
+
+	st->reads++;
+	if (addr < STK_BASE || addr + len > STK_BASE + sizeof(st->mem))
+		return -EFAULT;
+	memcpy(buf, (u8 *)st->mem + (addr - STK_BASE), len);
+	return 0;
+}
+
+static u64 at(int word)
+{
+	return STK_BASE + word * 8ULL;
+}
+
+/* A 64-bit frame at @word: saved fp, then the return address. */
+static void frame(struct fake_stack *st, int word, u64 next, u64 ret)
+{
+	st->mem[word] = next;
+	st->mem[word + 1] = ret;
+}
+
+static void walk_init(struct lfr_uwalk *w, struct fake_stack *st, u64 *ips,
+		      unsigned int max, u64 fp)
+{
+	memset(w, 0, sizeof(*w));
+	w->ip = 0x401000;
+	w->sp = at(0);
+	w->fp = fp;
+	w->limit = 1ULL << 47;
+	w->max = max;
+	w->read = fake_read;
+	w->ctx = st;
+	w->ips = ips;
+}
+
+static void lfr_walk_complete(struct kunit *test)
+{
+	struct fake_stack *st = kunit_kzalloc(test, sizeof(*st), GFP_KERNEL);
+	struct lfr_uwalk w;
+	u64 ips[16];
+
+	frame(st, 4, at(10), 0x401100);
+	frame(st, 10, at(20), 0x401200);
+	frame(st, 20, 0, 0x401300);
+	walk_init(&w, st, ips, 16, at(4));
+	lfr_walk_user(&w);
+	KUNIT_EXPECT_EQ(test, w.nr, 4U);
+	KUNIT_EXPECT_EQ(test, w.flags, 0U);
+	KUNIT_EXPECT_EQ(test, ips[0], 0x401000ULL);
+	KUNIT_EXPECT_EQ(test, ips[1], 0x401100ULL);
+	KUNIT_EXPECT_EQ(test, ips[3], 0x401300ULL);
+}
+
+static void lfr_walk_cycle(struct kunit *test)
+{
+	struct fake_stack *st = kunit_kzalloc(test, sizeof(*st), GFP_KERNEL);
+	struct lfr_uwalk w;
+	u64 ips[64];
+
+	/* Two frames pointing at each other. */
+	frame(st, 4, at(10), 0x401100);
+	frame(st, 10, at(4), 0x401200);
+	walk_init(&w, st, ips, 64, at(4));
+	lfr_walk_user(&w);
+	KUNIT_EXPECT_EQ(test, w.nr, 3U);
+	KUNIT_EXPECT_EQ(test, w.flags, (u32)LFR_SAMPLE_F_USER_BAD_FRAME);
+
+	/* A frame pointing at itself. */
+	frame(st, 4, at(4), 0x401100);
+	walk_init(&w, st, ips, 64, at(4));
+	lfr_walk_user(&w);
+	KUNIT_EXPECT_EQ(test, w.nr, 2U);
+	KUNIT_EXPECT_EQ(test, w.flags, (u32)LFR_SAMPLE_F_USER_BAD_FRAME);
+	KUNIT_EXPECT_LE(test, st->reads, 4);
+}
+
+static void lfr_walk_misaligned(struct kunit *test)
+{
+	struct fake_stack *st = kunit_kzalloc(test, sizeof(*st), GFP_KERNEL);
+	struct lfr_uwalk w;
+	u64 ips[16];
+
+	frame(st, 4, at(10) + 3, 0x401100);
+	walk_init(&w, st, ips, 16, at(4));
+	lfr_walk_user(&w);
+	KUNIT_EXPECT_EQ(test, w.nr, 2U);
+	KUNIT_EXPECT_EQ(test, w.flags, (u32)LFR_SAMPLE_F_USER_BAD_FRAME);
+
+	/* Misaligned from the start: only the pc. */
+	walk_init(&w, st, ips, 16, at(4) + 4);
+	lfr_walk_user(&w);
+	KUNIT_EXPECT_EQ(test, w.nr, 1U);
+	KUNIT_EXPECT_EQ(test, st->reads, 1);
+}
+
+static void lfr_walk_decreasing(struct kunit *test)
+{
+	struct fake_stack *st = kunit_kzalloc(test, sizeof(*st), GFP_KERNEL);
+	struct lfr_uwalk w;
+	u64 ips[16];
+
+	frame(st, 20, at(10), 0x401100);
+	frame(st, 10, 0, 0x401200);
+	walk_init(&w, st, ips, 16, at(20));
+	lfr_walk_user(&w);
+	KUNIT_EXPECT_EQ(test, w.nr, 2U);
+	KUNIT_EXPECT_EQ(test, w.flags, (u32)LFR_SAMPLE_F_USER_BAD_FRAME);
+
+	/* fp below the interrupted stack pointer. */
+	walk_init(&w, st, ips, 16, at(20));
+	w.sp = at(21);
+	lfr_walk_user(&w);
+	KUNIT_EXPECT_EQ(test, w.nr, 1U);
+	KUNIT_EXPECT_EQ(test, w.flags, (u32)LFR_SAMPLE_F_USER_BAD_FRAME);
+}
+
+static void lfr_walk_depth_cap(struct kunit *test)
+{
+	struct fake_stack *st = kunit_kzalloc(test, sizeof(*st), GFP_KERNEL);
+	struct lfr_uwalk w;
+	u64 ips[8];
+	int i;
+
+	for (i = 2; i < 100; i += 4)
+		frame(st, i, at(i + 4), 0x500000 + i);
+	frame(st, 102, 0, 0x500102);
+	walk_init(&w, st, ips, 5, at(2));
+	lfr_walk_user(&w);
+	KUNIT_EXPECT_EQ(test, w.nr, 5U);
+	KUNIT_EXPECT_EQ(test, w.flags, (u32)LFR_SAMPLE_F_USER_TRUNCATED);
+	KUNIT_EXPECT_EQ(test, ips[4], 0x500000ULL + 14);
+
+	walk_init(&w, st, ips, 1, at(2));
+	lfr_walk_user(&w);
+	KUNIT_EXPECT_EQ(test, w.nr, 1U);
+	KUNIT_EXPECT_EQ(test, w.flags, (u32)LFR_SAMPLE_F_USER_TRUNCATED);
+
+	walk_init(&w, st, ips, 0, at(2));
+	lfr_walk_user(&w);
+	KUNIT_EXPECT_EQ(test, w.nr, 0U);
+}
+
+static void lfr_walk_zero_return(struct kunit *test)
+{
+	struct fake_stack *st = kunit_kzalloc(test, sizeof(*st), GFP_KERNEL);
+	struct lfr_uwalk w;
+	u64 ips[16];
+
+	frame(st, 4, at(10), 0x401100);
+	frame(st, 10, at(20), 0);
+	walk_init(&w, st, ips, 16, at(4));
+	lfr_walk_user(&w);
+	KUNIT_EXPECT_EQ(test, w.nr, 2U);
+	KUNIT_EXPECT_EQ(test, w.flags, (u32)LFR_SAMPLE_F_USER_BAD_FRAME);
+}
+
+static void lfr_walk_fault(struct kunit *test)
+{
+	struct fake_stack *st = kunit_kzalloc(test, sizeof(*st), GFP_KERNEL);
+	struct lfr_uwalk w;
+	u64 ips[16];
+
+	/* The second frame lies past the mapped stack. */
+	frame(st, 4, at(STK_WORDS + 8), 0x401100);
+	walk_init(&w, st, ips, 16, at(4));
+	lfr_walk_user(&w);
+	KUNIT_EXPECT_EQ(test, w.nr, 2U);
+	KUNIT_EXPECT_EQ(test, w.flags, (u32)LFR_SAMPLE_F_USER_FAULT);
+
+	/* A frame at the end of the address space is rejected unread. */
+	st->reads = 0;
+	walk_init(&w, st, ips, 16, (1ULL << 47) - 8);
+	lfr_walk_user(&w);
+	KUNIT_EXPECT_EQ(test, w.flags, (u32)LFR_SAMPLE_F_USER_BAD_FRAME);
+	KUNIT_EXPECT_EQ(test, st->reads, 0);
+}
+
+static void lfr_walk_compat(struct kunit *test)
+{
+	struct fake_stack *st = kunit_kzalloc(test, sizeof(*st), GFP_KERNEL);
+	u32 *m = (u32 *)st->mem;
+	struct lfr_uwalk w;
+	u64 ips[16];
+
+	/* 32-bit frames: {u32 next, u32 ret} at 4-byte alignment. */
+	m[3] = (u32)(STK_BASE + 4 * 9);
+	m[4] = 0x8048100;
+	m[9] = 0;
+	m[10] = 0x8048200;
+	walk_init(&w, st, ips, 16, STK_BASE + 4 * 3);
+	w.compat = true;
+	w.limit = 1ULL << 32;
+	lfr_walk_user(&w);
+	KUNIT_EXPECT_EQ(test, w.nr, 3U);
+	KUNIT_EXPECT_EQ(test, w.flags, 0U);
+	KUNIT_EXPECT_EQ(test, ips[2], 0x8048200ULL);
+
+	KUNIT_EXPECT_EQ(test, lfr_frame_check(STK_BASE + 2, 0, STK_BASE, true,
+					      1ULL << 32),
+			LFR_FRAME_MISALIGNED);
+	KUNIT_EXPECT_EQ(test, lfr_frame_check(0xfffffffcULL, 0, 0, true,
+					      1ULL << 32),
+			LFR_FRAME_OUT_OF_RANGE);
+	KUNIT_EXPECT_EQ(test, lfr_frame_check(0, 0, 0, true, 1ULL << 32),
+			LFR_FRAME_END);
+}
+
+static struct kunit_case lfr_frame_cases[] = {
+	KUNIT_CASE(lfr_walk_complete),
+	KUNIT_CASE(lfr_walk_cycle),
+	KUNIT_CASE(lfr_walk_misaligned),
+	KUNIT_CASE(lfr_walk_decreasing),
+	KUNIT_CASE(lfr_walk_depth_cap),
+	KUNIT_CASE(lfr_walk_zero_return),
+	KUNIT_CASE(lfr_walk_fault),
+	KUNIT_CASE(lfr_walk_compat),
+	{}
+};
+
+static struct kunit_suite lfr_frame_suite = {
+	.name = "lfr_frame_check",
+	.test_cases = lfr_frame_cases,
+};
+
+kunit_test_suite(lfr_frame_suite);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("KUnit suites for lfr.ko");

@@ -1,0 +1,480 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The JFR writer against the strict checker: metadata and checkpoint encoding, pool deduplication,
+ * key stability across chunks, rotation by size and age, flushes, crashes at every byte of a flush
+ * or a rotation, and error reporting.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "jfr/check.h"
+#include "jfr/encode.h"
+#include "jfr/schema.h"
+#include "jfr/writer.h"
+
+static char path[64];
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(path, sizeof(path), "/tmp/lfr-jfr-test-%d.jfr", getpid());
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	unlink(path);
+	return 0;
+}
+
+#define OK(call) assert_int_equal((call), 0)
+
+static void check_ok(struct lfr_jfr_check_result *r)
+{
+	char err[512];
+
+	if (lfr_jfr_check_file(path, r, err, sizeof(err)))
+		fail_msg("check failed: %s", err);
+}
+
+struct fixture {
+	struct lfr_jfr_writer *w;
+	uint64_t m[4], stack[2], thread[2];
+};
+
+static void populate(struct fixture *f)
+{
+	OK(lfr_jfr_method(f->w, "app", "main", LFR_JFR_FRAME_NATIVE, &f->m[0]));
+	OK(lfr_jfr_method(f->w, "app", "work", LFR_JFR_FRAME_NATIVE, &f->m[1]));
+	OK(lfr_jfr_method(f->w, "libc.so.6", "write", LFR_JFR_FRAME_NATIVE, &f->m[2]));
+	OK(lfr_jfr_method(f->w, "[kernel]", "ksys_write", LFR_JFR_FRAME_KERNEL, &f->m[3]));
+	uint64_t s0[] = {f->m[1], f->m[0]}, s1[] = {f->m[3], f->m[2], f->m[1], f->m[0]};
+	OK(lfr_jfr_stack(f->w, s0, 2, false, &f->stack[0]));
+	OK(lfr_jfr_stack(f->w, s1, 4, false, &f->stack[1]));
+	OK(lfr_jfr_thread(f->w, 10, 10, "app", "app", &f->thread[0]));
+	OK(lfr_jfr_thread(f->w, 11, 10, "app-worker", "app", &f->thread[1]));
+}
+
+static void samples(struct fixture *f, unsigned n, uint64_t *t)
+{
+	for (unsigned i = 0; i < n; i++) {
+		OK(lfr_jfr_execution_sample(f->w, (*t)++, f->thread[i & 1], f->stack[i & 1],
+		                            LFR_JFR_STATE_RUNNABLE));
+	}
+}
+
+static void metadata_encoding(void **state)
+{
+	(void)state;
+	struct jfr_buf a = {0}, b = {0}, c = {0};
+	uint64_t v, id1 = jfr_metadata_build(&a, 0, 0), id2 = jfr_metadata_build(&b, 0, 0);
+	uint64_t id3 = jfr_metadata_build(&c, 0, 3600000);
+
+	/* stable id from content, far from the small ids a JVM uses, and changed with content */
+	assert_true(id1 == id2);
+	assert_true(id1 >= (1ULL << 62));
+	assert_true(id3 != id1);
+	assert_int_equal(a.len, b.len);
+	assert_memory_equal(a.data, b.data, a.len);
+	/* size prefix covers the whole event; type 0 */
+	unsigned n = jfr_varint_decode(a.data, a.len, &v);
+	assert_int_equal(n, 5);
+	assert_int_equal(v, a.len);
+	assert_int_equal(a.data[5], 0);
+	jfr_buf_free(&a);
+	jfr_buf_free(&b);
+	jfr_buf_free(&c);
+
+	/* the schema: every referenced type declared, events start with startTime (duration 2nd) */
+	for (unsigned i = 0; i < jfr_schema_len; i++) {
+		const struct jfr_type_def *t = &jfr_schema[i];
+
+		for (unsigned j = 0; j < t->nfields; j++) {
+			assert_non_null(jfr_schema_type(t->fields[j].type));
+			if (!strcmp(t->fields[j].name, "duration"))
+				assert_int_equal(j, 1);
+		}
+		if (t->super_type && !strcmp(t->super_type, "jdk.jfr.Event")) {
+			assert_true(t->nfields >= 1);
+			assert_string_equal(t->fields[0].name, "startTime");
+			assert_int_equal(t->fields[0].unit, U_TICKS_TIMESTAMP);
+		}
+		if (t->simple)
+			assert_int_equal(t->nfields, 1);
+	}
+}
+
+static void empty_recording(void **state)
+{
+	(void)state;
+	struct lfr_jfr_writer *w;
+	struct lfr_jfr_check_result r;
+	struct stat st;
+
+	OK(lfr_jfr_open(&w, path, NULL));
+	/* readable right after open, before any flush */
+	check_ok(&r);
+	assert_int_equal(r.chunks, 1);
+	assert_int_equal(r.events, 0);
+	assert_false(r.last_chunk_final);
+	OK(lfr_jfr_close(w, NULL, 0));
+	check_ok(&r);
+	assert_true(r.last_chunk_final);
+	/* the preallocated space is gone after close */
+	assert_int_equal(stat(path, &st), 0);
+	assert_true(st.st_size < 64 * 1024);
+}
+
+static void pool_dedup(void **state)
+{
+	(void)state;
+	struct fixture f;
+	uint64_t k, t = 1;
+	struct lfr_jfr_stats st;
+
+	OK(lfr_jfr_open(&f.w, path, NULL));
+	populate(&f);
+	OK(lfr_jfr_method(f.w, "app", "main", LFR_JFR_FRAME_NATIVE, &k));
+	assert_true(k == f.m[0]);
+	OK(lfr_jfr_method(f.w, "app", "main", LFR_JFR_FRAME_CPP, &k));
+	assert_true(k != f.m[0]); /* the frame type is part of the method */
+	OK(lfr_jfr_method(f.w, "other", "main", LFR_JFR_FRAME_NATIVE, &k));
+	assert_true(k != f.m[0]);
+	uint64_t s0[] = {f.m[1], f.m[0]};
+	OK(lfr_jfr_stack(f.w, s0, 2, false, &k));
+	assert_true(k == f.stack[0]);
+	OK(lfr_jfr_stack(f.w, s0, 2, true, &k));
+	assert_true(k != f.stack[0]); /* truncated differs */
+	OK(lfr_jfr_stack(f.w, s0, 1, false, &k));
+	assert_true(k != f.stack[0]);
+	OK(lfr_jfr_thread(f.w, 11, 10, "app-worker", "app", &k));
+	assert_true(k == f.thread[1]);
+	OK(lfr_jfr_thread(f.w, 11, 10, "renamed", "app", &k));
+	assert_true(k != f.thread[1]);
+	lfr_jfr_get_stats(f.w, &st);
+	assert_int_equal(st.methods, 6);
+	assert_int_equal(st.stack_traces, 4);
+	assert_int_equal(st.threads, 3);
+	/* symbols: "()V", app, main, work, libc.so.6, write, [kernel], ksys_write, other */
+	assert_int_equal(st.symbols, 9);
+	assert_int_equal(st.classes, 4);
+	samples(&f, 1000, &t);
+	OK(lfr_jfr_close(f.w, NULL, 0));
+
+	struct lfr_jfr_check_result r;
+	check_ok(&r);
+	assert_int_equal(lfr_jfr_check_count(&r, "jdk.ExecutionSample"), 1000);
+	/* only what the events reference is written, once: statics (6 frame types, 7 states),
+	 * 2 stacks, 4 methods, 3 classes, 8 symbols, 2 threads, 1 group */
+	assert_int_equal(r.pool_entries, 13 + 2 + 4 + 3 + 8 + 2 + 1);
+	assert_true(r.time_ordered);
+}
+
+static void checkpoint_per_flush(void **state)
+{
+	(void)state;
+	struct fixture f;
+	uint64_t t = 1;
+	struct lfr_jfr_check_result r;
+
+	OK(lfr_jfr_open(&f.w, path, NULL));
+	populate(&f);
+	for (unsigned i = 1; i <= 5; i++) {
+		samples(&f, 10, &t);
+		OK(lfr_jfr_lost_samples(f.w, t++, "ring full", i));
+		OK(lfr_jfr_flush(f.w));
+		/* readable after every flush, with exactly what was flushed */
+		check_ok(&r);
+		assert_int_equal(lfr_jfr_check_count(&r, "jdk.ExecutionSample"), 10 * i);
+		assert_int_equal(lfr_jfr_check_count(&r, "lfr.LostSamples"), i);
+		assert_int_equal(r.checkpoints, 1 + (i > 0 ? 1 : 0) + (i > 1 ? i - 1 : 0));
+		assert_false(r.last_chunk_final);
+		assert_int_equal(r.chunks, 1);
+	}
+	/* later checkpoints add nothing new: each chunk carries an entry once */
+	assert_int_equal(r.pool_entries, 13 + 2 + 4 + 3 + 8 + 2 + 1);
+	/* a flush with nothing new keeps the file as it is */
+	OK(lfr_jfr_flush(f.w));
+	check_ok(&r);
+	assert_int_equal(r.checkpoints, 6);
+	OK(lfr_jfr_close(f.w, NULL, 0));
+	check_ok(&r);
+	assert_true(r.last_chunk_final);
+}
+
+static void rotation_by_size_keeps_keys(void **state)
+{
+	(void)state;
+	struct lfr_jfr_options opt = {.max_chunk_bytes = 256 << 10};
+	struct fixture f;
+	struct lfr_jfr_check_result r;
+	struct lfr_jfr_stats st;
+	uint64_t t = 1, total = 0;
+
+	OK(lfr_jfr_open(&f.w, path, &opt));
+	populate(&f);
+	uint64_t many[64];
+	for (unsigned i = 0; i < 64; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "fn%u", i);
+		OK(lfr_jfr_method(f.w, "libmany.so", name, LFR_JFR_FRAME_NATIVE, &many[i]));
+	}
+	for (unsigned round = 0; round < 30; round++) {
+		for (unsigned i = 0; i < 500; i++) {
+			uint64_t frames[12], k;
+			unsigned x = (round * 500 + i) * 2654435761u;
+
+			/* new stacks every round, and the two old ones in every chunk */
+			for (unsigned d = 0; d < 12; d++)
+				frames[d] = many[(x >> (2 * d)) % 64];
+			OK(lfr_jfr_stack(f.w, frames, 12, i & 1, &k));
+			OK(lfr_jfr_execution_sample(f.w, t++, f.thread[i & 1], k,
+			                            LFR_JFR_STATE_SLEEPING));
+			total++;
+		}
+		samples(&f, 20, &t);
+		total += 20;
+		OK(lfr_jfr_flush(f.w));
+	}
+	lfr_jfr_get_stats(f.w, &st);
+	OK(lfr_jfr_close(f.w, NULL, 0));
+	/* the checker fails on any key carrying two values and any unresolved reference */
+	check_ok(&r);
+	assert_true(r.chunks > 1);
+	assert_int_equal(r.chunks, st.chunks);
+	assert_int_equal(lfr_jfr_check_count(&r, "jdk.ExecutionSample"), total);
+	assert_true(r.time_ordered);
+	assert_true(r.last_chunk_final);
+	struct stat sb;
+	assert_int_equal(stat(path, &sb), 0);
+	/* chunks stay close to the limit: no chunk holds more than a flush past it */
+	assert_true((uint64_t)sb.st_size < st.chunks * (256 << 10) + (256 << 10));
+}
+
+static void rotation_by_age(void **state)
+{
+	(void)state;
+	struct lfr_jfr_options opt = {.max_chunk_age_ns = 1};
+	struct fixture f;
+	struct lfr_jfr_check_result r;
+	uint64_t t = 1;
+
+	OK(lfr_jfr_open(&f.w, path, &opt));
+	populate(&f);
+	for (unsigned i = 0; i < 4; i++) {
+		samples(&f, 7, &t);
+		OK(lfr_jfr_flush(f.w));
+	}
+	OK(lfr_jfr_close(f.w, NULL, 0));
+	check_ok(&r);
+	/* the first flush fills the first chunk, every later one starts a new chunk */
+	assert_int_equal(r.chunks, 4);
+	assert_int_equal(lfr_jfr_check_count(&r, "jdk.ExecutionSample"), 28);
+}
+
+/*
+ * A crash at every point of a flush (and of the rotation and growth it may include): the file must
+ * always read as the previous flush or the new one.  Returns the number of crash points tried.
+ */
+static void deep_stacks(struct fixture *f, unsigned n, uint64_t *t)
+{
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t frames[128], k;
+
+		for (unsigned d = 0; d < 128; d++)
+			frames[d] = f->m[(i >> (d % 8)) % 4];
+		frames[0] = f->m[i % 4];
+		frames[1] = f->m[(i / 4) % 4];
+		frames[2] = f->m[(i / 16) % 4];
+		frames[3] = f->m[(i / 64) % 4];
+		OK(lfr_jfr_stack(f->w, frames, 128, false, &k));
+		OK(lfr_jfr_execution_sample(f->w, (*t)++, f->thread[0], k, LFR_JFR_STATE_RUNNABLE));
+	}
+}
+
+/*
+ * A crash at every byte of a flush (and of the rotation and growth it may include): the file must
+ * always read as the previous flush or the new one.  Returns the number of crash points tried and
+ * counts the points that left an unreadable file.
+ */
+/*
+ * Crashes during the second flush of a recording (which may rotate and grow chunks): either at
+ * every byte of its I/O (by_op false), or at every I/O call with cuts of 0, 1, 7, 4095 and all of
+ * its bytes (by_op true).  The file must always read as the previous flush or the new one.  Returns
+ * the number of crash points tried; *broken counts the distinct crash points (consecutive cuts
+ * leaving the same state count once) whose file is unreadable.
+ */
+static unsigned crash_everywhere(const struct lfr_jfr_options *opt, bool by_op, unsigned deep,
+                                 unsigned first, unsigned second, unsigned *broken)
+{
+	static const int64_t cuts[] = {0, 1, 7, 4095, INT64_MAX};
+	unsigned points = 0;
+	bool was_broken = false;
+
+	*broken = 0;
+	for (int64_t i = 0;; i++) {
+		struct fixture f;
+		struct lfr_jfr_check_result r;
+		char err[512];
+		uint64_t t = 1;
+
+		OK(lfr_jfr_open(&f.w, path, opt));
+		populate(&f);
+		deep_stacks(&f, deep, &t);
+		samples(&f, first, &t);
+		OK(lfr_jfr_flush(f.w));
+		samples(&f, second, &t);
+		if (by_op)
+			lfr_jfr_set_io_fault(f.w, i / 5, cuts[i % 5]);
+		else
+			lfr_jfr_set_io_budget(f.w, i);
+		int ret = lfr_jfr_flush(f.w);
+		if (ret)
+			assert_int_equal(ret, -EIO);
+		lfr_jfr_abandon(f.w); /* killed: nothing else reaches the file */
+		points++;
+		if (lfr_jfr_check_file(path, &r, err, sizeof(err))) {
+			if (getenv("LFR_TEST_VERBOSE"))
+				print_message("crash point %lld: %s\n", (long long)i, err);
+			*broken += !was_broken;
+			was_broken = true;
+		} else {
+			uint64_t n = lfr_jfr_check_count(&r, "jdk.ExecutionSample") - deep;
+
+			was_broken = false;
+			if (!(n == first || n == first + second))
+				fail_msg("crash point %lld: %llu samples", (long long)i,
+				         (unsigned long long)n);
+			/* a flush that failed only in its last step (the duration) is visible */
+			assert_true(ret || n == first + second);
+		}
+		if (!ret)
+			return points;
+	}
+}
+
+static void crash_during_flush(void **state)
+{
+	(void)state;
+	struct lfr_jfr_options opt = {.max_chunk_bytes = 64 << 10};
+	unsigned broken, points = crash_everywhere(&opt, false, 0, 50, 60, &broken);
+
+	assert_true(points > 100);
+	assert_int_equal(broken, 0);
+}
+
+static void crash_during_rotation(void **state)
+{
+	(void)state;
+	struct lfr_jfr_options opt = {.max_chunk_age_ns = 1, .max_chunk_bytes = 64 << 10};
+	unsigned broken, points = crash_everywhere(&opt, true, 0, 50, 60, &broken);
+
+	/* the new chunk is built inside the old chunk's filler and published by one write */
+	assert_true(points > 20);
+	assert_int_equal(broken, 0);
+}
+
+static void crash_during_rotation_and_growth(void **state)
+{
+	(void)state;
+	struct lfr_jfr_options opt = {.max_chunk_age_ns = 1, .max_chunk_bytes = 64 << 10};
+	unsigned broken, points = crash_everywhere(&opt, true, 110, 50, 60, &broken);
+
+	/* growing the last chunk extends the file before its chunk size: exactly one crash point
+	 * per growth, between those two system calls, leaves an unreadable file */
+	assert_true(points > 30);
+	if (broken != 1)
+		fail_msg("%u of %u crash points left an unreadable file", broken, points);
+	print_message("rotation and growth: %u crash points, %u unreadable\n", points, broken);
+}
+
+static void truncated_files_rejected_cleanly(void **state)
+{
+	(void)state;
+	struct fixture f;
+	struct lfr_jfr_check_result r;
+	uint64_t t = 1;
+	char err[512];
+
+	OK(lfr_jfr_open(&f.w, path, NULL));
+	populate(&f);
+	samples(&f, 40, &t);
+	OK(lfr_jfr_close(f.w, NULL, 0));
+	FILE *fp = fopen(path, "rb");
+	assert_non_null(fp);
+	static uint8_t data[1 << 16];
+	size_t len = fread(data, 1, sizeof(data), fp);
+	fclose(fp);
+	assert_true(len > 100 && len < sizeof(data));
+	OK(lfr_jfr_check_buffer(data, len, &r, err, sizeof(err)));
+	/* every cut of a finished chunk is an error, never a crash or a silent success */
+	for (size_t cut = 0; cut < len; cut++)
+		assert_int_equal(lfr_jfr_check_buffer(data, cut, &r, err, sizeof(err)), -1);
+	/* and bytes after the last chunk are reported */
+	assert_int_equal(lfr_jfr_check_buffer(data, len + 0, &r, err, sizeof(err)), 0);
+}
+
+static void errors_are_reported(void **state)
+{
+	(void)state;
+	struct lfr_jfr_writer *w;
+	uint64_t k;
+
+	assert_int_equal(lfr_jfr_open(&w, "/nonexistent-dir/x.jfr", NULL), -ENOENT);
+	assert_non_null(strstr(lfr_jfr_strerror(w), "/nonexistent-dir/x.jfr"));
+	lfr_jfr_abandon(w);
+
+	/* /dev/full cannot be extended or written: the first chunk fails with a message */
+	if (access("/dev/full", W_OK) == 0) {
+		assert_true(lfr_jfr_open(&w, "/dev/full", NULL) < 0);
+		assert_non_null(strstr(lfr_jfr_strerror(w), "/dev/full"));
+		lfr_jfr_abandon(w);
+	}
+
+	OK(lfr_jfr_open(&w, path, NULL));
+	uint64_t bogus = 99;
+	assert_int_equal(lfr_jfr_stack(w, &bogus, 1, false, &k), -EINVAL);
+	assert_non_null(strstr(lfr_jfr_strerror(w), "unknown method key 99"));
+	assert_int_equal(lfr_jfr_execution_sample(w, 1, 42, 0, LFR_JFR_STATE_RUNNABLE), -EINVAL);
+	assert_int_equal(lfr_jfr_lost_samples(w, 1, "", 1), -EINVAL);
+	assert_int_equal(lfr_jfr_method(w, "x", "y", 0, &k), -EINVAL);
+	/* an injected write failure is reported and every later call refuses */
+	OK(lfr_jfr_method(w, "x", "y", LFR_JFR_FRAME_NATIVE, &k));
+	OK(lfr_jfr_execution_sample(w, 1, 0, 0, LFR_JFR_STATE_RUNNABLE));
+	lfr_jfr_set_io_budget(w, 0);
+	assert_int_equal(lfr_jfr_flush(w), -EIO);
+	assert_non_null(strstr(lfr_jfr_strerror(w), "injected"));
+	assert_int_equal(lfr_jfr_execution_sample(w, 2, 0, 0, LFR_JFR_STATE_RUNNABLE), -EIO);
+	char err[512];
+	assert_int_equal(lfr_jfr_close(w, err, sizeof(err)), -EIO);
+	assert_non_null(strstr(err, path));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(metadata_encoding),
+	    cmocka_unit_test_setup_teardown(empty_recording, setup, teardown),
+	    cmocka_unit_test_setup_teardown(pool_dedup, setup, teardown),
+	    cmocka_unit_test_setup_teardown(checkpoint_per_flush, setup, teardown),
+	    cmocka_unit_test_setup_teardown(rotation_by_size_keeps_keys, setup, teardown),
+	    cmocka_unit_test_setup_teardown(rotation_by_age, setup, teardown),
+	    cmocka_unit_test_setup_teardown(crash_during_flush, setup, teardown),
+	    cmocka_unit_test_setup_teardown(crash_during_rotation, setup, teardown),
+	    cmocka_unit_test_setup_teardown(crash_during_rotation_and_growth, setup, teardown),
+	    cmocka_unit_test_setup_teardown(truncated_files_rejected_cleanly, setup, teardown),
+	    cmocka_unit_test_setup_teardown(errors_are_reported, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

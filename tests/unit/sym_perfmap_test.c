@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Symbolizer: JIT frames from /tmp/perf-PID.map files. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <time.h>
+
+#include "sym_test_util.h"
+
+#define JIT_PID 93001u
+
+static const char *const files[] = {"perf-93001.map", "perf-93002.map", NULL};
+
+static struct lfr_sym *new_sym(const char *dir)
+{
+	struct lfr_sym_opts o = {.perf_map_dir = dir};
+	struct lfr_sym *sym = NULL;
+
+	assert_int_equal(lfr_sym_new(&sym, &o), 0);
+	return sym;
+}
+
+static void expect_jit(struct lfr_sym *sym, uint32_t pid, uint64_t pc, const char *method,
+                       uint64_t offset)
+{
+	struct lfr_frame f;
+
+	assert_true(lfr_sym_resolve_user(sym, pid, pc, &f));
+	assert_string_equal(f.class_name, "[jit]");
+	assert_string_equal(f.method, method);
+	assert_int_equal(f.offset, offset);
+	assert_int_equal(f.type, LFR_FRAME_JIT);
+	assert_string_equal(lfr_frame_type_name(f.type), "JIT compiled");
+}
+
+static void test_perf_map(void **state)
+{
+	char *dir = make_tmpdir();
+	struct lfr_sym_mapping anon = {
+	    .pid = JIT_PID, .start = 0x7f0000000000, .end = 0x7f0000010000};
+	struct lfr_sym *sym;
+	struct lfr_frame f;
+
+	(void)state;
+	assert_non_null(dir);
+	assert_int_equal(write_file(dir, "perf-93001.map",
+	                            "7f0000001000 40 jit_alpha\n"
+	                            "7f0000001040 20 LazyCompile:~beta /srv/app.js:12\n"
+	                            "garbage line\n"
+	                            "0x7f0000002000 0x10 Ljava/lang/String;::hashCode\n"
+	                            "7f0000003000 20 aa_recycled_old\n"
+	                            "7f0000003000 18 zz_recycled_new\n",
+	                            "w"),
+	                 0);
+	sym = new_sym(dir);
+	assert_int_equal(lfr_sym_add_mapping(sym, &anon), 0);
+	expect_jit(sym, JIT_PID, 0x7f0000001010, "jit_alpha", 0x10);
+	expect_jit(sym, JIT_PID, 0x7f0000001045, "LazyCompile:~beta /srv/app.js:12", 5);
+	expect_jit(sym, JIT_PID, 0x7f0000002000, "Ljava/lang/String;::hashCode", 0);
+	/* Code space reused by the JIT: the later line describes the code that runs now. */
+	expect_jit(sym, JIT_PID, 0x7f0000003004, "zz_recycled_new", 4);
+	assert_false(lfr_sym_resolve_user(sym, JIT_PID, 0x7f000000301c, &f));
+	/* Past the size of the last entry: the anonymous mapping keeps the address. */
+	assert_false(lfr_sym_resolve_user(sym, JIT_PID, 0x7f0000001070, &f));
+	assert_string_equal(f.class_name, "[anon]");
+	assert_string_equal(f.method, "0x7f0000001070");
+
+	/* A process known only by its perf map (no mapping records). */
+	assert_int_equal(write_file(dir, "perf-93002.map", "1000 10 lonely\n", "w"), 0);
+	expect_jit(sym, JIT_PID + 1, 0x1008, "lonely", 8);
+	lfr_sym_free(sym);
+	remove_tmpdir(dir, files);
+}
+
+/* The map grows while the JIT runs: a miss re-reads it (at most once a second). */
+static void test_perf_map_grows(void **state)
+{
+	char *dir = make_tmpdir();
+	struct lfr_sym *sym;
+	struct lfr_frame f;
+	struct timespec ts = {1, 100000000};
+
+	(void)state;
+	assert_non_null(dir);
+	assert_int_equal(write_file(dir, "perf-93001.map", "5000 10 first\n", "w"), 0);
+	sym = new_sym(dir);
+	expect_jit(sym, JIT_PID, 0x5004, "first", 4);
+	assert_int_equal(write_file(dir, "perf-93001.map", "6000 10 second\n", "a"), 0);
+	assert_false(lfr_sym_resolve_user(sym, JIT_PID, 0x6004, &f));
+	assert_string_equal(f.method, "0x6004");
+	nanosleep(&ts, NULL);
+	expect_jit(sym, JIT_PID, 0x6004, "second", 4);
+	expect_jit(sym, JIT_PID, 0x5004, "first", 4);
+	/* Forgetting the process drops its perf map too. */
+	lfr_sym_forget_pid(sym, JIT_PID);
+	assert_int_equal(write_file(dir, "perf-93001.map", "7000 10 after_exec\n", "w"), 0);
+	expect_jit(sym, JIT_PID, 0x7004, "after_exec", 4);
+	assert_false(lfr_sym_resolve_user(sym, JIT_PID, 0x5004, &f));
+	lfr_sym_free(sym);
+	remove_tmpdir(dir, files);
+}
+
+int main(void)
+{
+	/* clang-format off */
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_perf_map),
+		cmocka_unit_test(test_perf_map_grows),
+	};
+	/* clang-format on */
+
+	return cmocka_run_group_tests_name("sym_perfmap", tests, NULL, NULL);
+}

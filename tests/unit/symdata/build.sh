@@ -1,0 +1,57 @@
+#!/bin/sh
+# Builds the ELF fixtures of the symbolizer tests into $1 (from tests/unit/Makefile).
+set -eu
+src=$(cd "$(dirname "$0")" && pwd)
+out=$1
+CC=${CC:-cc}
+CXX=${CXX:-c++}
+rm -rf "$out"
+mkdir -p "$out/debug" "$out/nodebug" "$out/.debug"
+cd "$out"
+cflags="-O1 -g -fno-inline -fno-omit-frame-pointer"
+
+# A shared library whose ELF addresses are not file offsets.
+$CC $cflags -shared -fPIC -Wl,-Ttext-segment=0x200000 -o libsymfix.so "$src/libsymfix.c"
+# ELF addresses of getpid@plt (as binutils names PLT stubs) and of fix_add, for the PLT test.
+plt=$(objdump -d -j .plt libsymfix.so | sed -n 's/^0*\([0-9a-f]*\) <getpid@plt>:$/\1/p')
+add=$(nm libsymfix.so | sed -n 's/^0*\([0-9a-f]*\) T fix_add$/\1/p')
+[ -n "$plt" ] && [ -n "$add" ]
+echo "$plt $add" > libsymfix.plt
+
+# The same program as a PIE and as a fixed-address executable.
+$CC $cflags -fPIE -pie -o symfix_pie "$src/symfix_prog.c"
+$CC $cflags -fno-pie -no-pie -o symfix_nopie "$src/symfix_prog.c"
+
+# Stripped library whose symbols live in a debug file found by build-id; its ELF addresses are
+# not file offsets either, since its debug file alone must still translate them.
+$CC $cflags -shared -fPIC -Wl,--build-id=sha1 -Wl,-Ttext-segment=0x400000 -DSTRIP_PREFIX=bid -o libsymbid.full.so \
+	"$src/libsymstrip.c"
+bid=$(readelf -n libsymbid.full.so | sed -n 's/.*Build ID: *\([0-9a-f]*\).*/\1/p')
+[ -n "$bid" ]
+dir=debug/.build-id/$(echo "$bid" | cut -c1-2)
+mkdir -p "$dir"
+objcopy --only-keep-debug libsymbid.full.so "$dir/$(echo "$bid" | cut -c3-).debug"
+strip --strip-all -o libsymbid.so libsymbid.full.so
+rm libsymbid.full.so
+
+# Stripped library without build-id whose symbols live in a debug file named by .gnu_debuglink.
+$CC $cflags -shared -fPIC -Wl,--build-id=none -DSTRIP_PREFIX=dl -o libsymdl.full.so \
+	"$src/libsymstrip.c"
+objcopy --only-keep-debug libsymdl.full.so .debug/libsymdl.so.debug
+strip --strip-all -o libsymdl.so libsymdl.full.so
+(cd .debug && objcopy --add-gnu-debuglink=libsymdl.so.debug ../libsymdl.so)
+rm libsymdl.full.so
+
+# Same, but its debug file was replaced by another build: the CRC must reject it.
+$CC $cflags -shared -fPIC -Wl,--build-id=none -DSTRIP_PREFIX=crc -o libsymcrc.full.so \
+	"$src/libsymstrip.c"
+objcopy --only-keep-debug libsymcrc.full.so .debug/libsymcrc.so.debug
+strip --strip-all -o libsymcrc.so libsymcrc.full.so
+(cd .debug && objcopy --add-gnu-debuglink=libsymcrc.so.debug ../libsymcrc.so)
+$CC $cflags -O2 -shared -fPIC -Wl,--build-id=none -DSTRIP_PREFIX=crc -o libsymcrc.other.so \
+	"$src/libsymstrip.c"
+objcopy --only-keep-debug libsymcrc.other.so .debug/libsymcrc.so.debug
+rm libsymcrc.full.so libsymcrc.other.so
+
+# C++.
+$CXX $cflags -shared -fPIC -o libsymcxx.so "$src/libsymcxx.cc"

@@ -1,0 +1,58 @@
+# `lfr record` end to end: a known call graph, a system-call-heavy program with kernel stacks, a
+# recorder killed with SIGKILL mid-run, and bad input.  record.host checks the files with the JDK.
+set -u
+share=${LFR_SHARE:-/tmp}
+secs=4
+[ "${LFR_KERNEL:-stock}" = debug ] && secs=6
+fail=0
+
+# 1. The known call graph, with kernel stacks.
+lfr record -F 999 -k -o "$share/callgraph.jfr" -- callgraph "$secs" >"$share/callgraph.out" 2>"$share/callgraph.err"
+rc=$?
+cat "$share/callgraph.err"
+[ $rc = 0 ] || { echo "record: FAILED: lfr record -- callgraph exited $rc"; fail=1; }
+lfr status -m >"$share/callgraph.status"
+cat "$share/callgraph.status"
+
+# 2. A program that lives in system calls: kernel frames must be named.
+lfr record -F 999 -k -o "$share/syscalls.jfr" -- syscalls busy 3 2 >/dev/null 2>"$share/syscalls.err"
+rc=$?
+cat "$share/syscalls.err"
+[ $rc = 0 ] || { echo "record: FAILED: lfr record -- syscalls exited $rc"; fail=1; }
+lfr status -m >"$share/syscalls.status"
+
+# 3. kill -9 of the recorder mid-run: the file stays readable up to its last flush, and the kernel
+#    session ends by itself (its controlling socket closed).
+spin 60 &
+spin_pid=$!
+lfr record -F 999 -q -o "$share/killed.jfr" -p $spin_pid &
+rec_pid=$!
+sleep 3.5
+kill -9 $rec_pid
+wait $rec_pid 2>/dev/null
+state=""
+for i in 1 2 3 4 5 6 7 8 9 10; do
+	state=$(lfr status -m | tr ' ' '\n' | sed -n 's/^state=//p')
+	[ "$state" = stopped ] && break
+	sleep 0.5
+done
+kill $spin_pid
+wait $spin_pid 2>/dev/null
+echo "record: after kill -9 the session is $state"
+[ "$state" = stopped ] || { echo "record: FAILED: session not stopped after the recorder was killed"; fail=1; }
+ls -l "$share/killed.jfr"
+
+# 4. Bad input: clear errors, distinct exit statuses, no file left behind.
+lfr record -o "$share/bad.jfr" -p 999999 2>"$share/bad.err"
+rc=$?
+cat "$share/bad.err"
+[ $rc = 5 ] || { echo "record: FAILED: a missing pid exited $rc, not 5"; fail=1; }
+[ ! -e "$share/bad.jfr" ] || { echo "record: FAILED: a failed start left bad.jfr behind"; fail=1; }
+lfr record -F 0 -a 2>/dev/null
+rc=$?
+[ $rc = 2 ] || { echo "record: FAILED: -F 0 exited $rc, not 2"; fail=1; }
+lfr record -o /nonexistent/dir/x.jfr -a -d 1 2>"$share/io.err"
+rc=$?
+cat "$share/io.err"
+[ $rc = 6 ] || { echo "record: FAILED: an unwritable output exited $rc, not 6"; fail=1; }
+exit $fail

@@ -1,0 +1,432 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lfr record: samples threads with the module and writes a JFR file.  The file is readable by
+ * `jfr` after every flush (once a second), after Ctrl-C, and after a crash up to its last flush.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli/commands.h"
+#include "cli/ctl_util.h"
+#include "cli/runner.h"
+#include "jfr/writer.h"
+#include "lib/record.h"
+#include "record/recorder.h"
+#include "sym/sym.h"
+
+#define PROG "lfr record"
+
+struct record {
+	struct cli_runner run;
+	const char *output;
+	struct lfr_jfr_options jfr_opts;
+	struct lfr_jfr_writer *w;
+	struct lfr_sym *sym;
+	struct lfr_recorder *rec;
+	bool quiet, tty, system;
+	int err;             /* first writer error, negative errno */
+	uint64_t start_ticks;
+	double start_s;
+	char target[256];    /* what is recorded, for the settings event and the summary */
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: lfr record [-F HZ | --period NS] [-g DEPTH] [-k] [-p PID,... | -t TID,... | -a]\n"
+		"                  [-o FILE] [-d SECONDS] [options] [-- COMMAND [ARGS...]]\n\n"
+		"Samples threads by their own CPU time, with complete user (and kernel) stacks, and\n"
+		"writes a JFR file that `jfr`, JDK Mission Control and `lfr report` read.\n\n"
+		"What to record (one is required):\n"
+		"  -- COMMAND [ARGS...]   run COMMAND and record it from its first instruction\n"
+		"  -p, --pid PID,...      these processes, all their threads\n"
+		"  -t, --tid TID,...      these threads\n"
+		"  -a, --all              every user thread of the machine\n\n"
+		"How:\n"
+		"  -F, --freq HZ          samples per second of each thread's CPU time (default %u)\n"
+		"      --period NS        or: one sample per NS nanoseconds of CPU time\n"
+		"  -g, --depth N          user stack depth limit (default %u, up to %u)\n"
+		"  -k, --kernel-stacks    also record kernel stacks when a tick lands in the kernel\n"
+		"  -d, --duration S       stop after S seconds (default: when COMMAND exits, when every\n"
+		"                         -p process is gone, or on Ctrl-C)\n\n"
+		"Output:\n"
+		"  -o, --output FILE      the JFR file (default lfr.jfr; replaced if it exists)\n"
+		"      --chunk-size BYTES start a new chunk past this size (default 12 MB)\n"
+		"      --chunk-age S      start a new chunk after S seconds (default: never by age)\n"
+		"  -q, --quiet            no status line and no summary\n\n"
+		"Tuning:\n"
+		"      --ring-pages N     data pages per CPU ring (power of two, %u .. %u)\n"
+		"      --max-threads N    threads the session can track at once (default %u)\n\n"
+		"Ctrl-C ends the recording cleanly.  Needs CAP_PERFMON (or root) and lfr.ko loaded.\n"
+		"Examples:\n"
+		"  lfr record -F 999 -o app.jfr -- ./app --flag\n"
+		"  lfr record -p 1234 -d 30 -k\n"
+		"  lfr report app.jfr; jfr print --events jdk.ExecutionSample app.jfr\n",
+		LFR_DEFAULT_FREQ_HZ, LFR_DEFAULT_USER_STACK_DEPTH, LFR_MAX_USER_STACK_DEPTH,
+		LFR_MIN_RING_PAGES, LFR_MAX_RING_PAGES, LFR_DEFAULT_MAX_THREADS);
+}
+
+static int on_record(const struct lfr_ring *ring, const struct lfr_rec_header *h, void *arg)
+{
+	struct record *r = arg;
+
+	(void)ring;
+	if (r->err)
+		return 0; /* keep consuming: the session must not stall on full rings */
+	r->err = lfr_recorder_add(r->rec, h);
+	return 0;
+}
+
+static void human_bytes(char *buf, size_t len, uint64_t b)
+{
+	if (b >= 10ull << 20)
+		snprintf(buf, len, "%.1f MB", (double)b / (1 << 20));
+	else if (b >= 10ull << 10)
+		snprintf(buf, len, "%.1f KB", (double)b / 1024);
+	else
+		snprintf(buf, len, "%" PRIu64 " B", b);
+}
+
+static uint64_t lost_total(const struct lfr_recorder_stats *st)
+{
+	uint64_t n = 0;
+
+	for (unsigned int i = 0; i <= LFR_LOST_MAX; i++)
+		n += st->lost_ticks[i];
+	return n;
+}
+
+/* Once a second: apply the batch, flush the file, refresh the status line. */
+static void on_tick(struct cli_runner *run)
+{
+	struct record *r = run->arg;
+	struct lfr_recorder_stats st;
+	struct lfr_jfr_stats js;
+	char size[32];
+
+	if (!r->err)
+		r->err = lfr_recorder_process(r->rec, false);
+	if (!r->err)
+		r->err = lfr_jfr_flush(r->w);
+	if (r->err) {
+		cli_runner_interrupted = 1; /* stop: the file cannot take more */
+		return;
+	}
+	if (!r->tty || r->quiet)
+		return;
+	lfr_recorder_get_stats(r->rec, &st);
+	lfr_jfr_get_stats(r->w, &js);
+	human_bytes(size, sizeof(size), js.bytes);
+	fprintf(stderr, "\r%s: %6.1f s  %" PRIu64 " samples  %" PRIu64 " lost  %s  %s   ", PROG,
+		cli_now() - r->start_s, st.events, lost_total(&st), size, r->output);
+}
+
+static void describe_target(struct record *r, char **cmd)
+{
+	struct cli_runner *run = &r->run;
+	size_t off = 0;
+
+	if (r->system) {
+		snprintf(r->target, sizeof(r->target), "system-wide");
+		return;
+	}
+	if (cmd)
+		off += snprintf(r->target + off, sizeof(r->target) - off, "command %s", cmd[0]);
+	for (size_t i = 0; i < run->ntgids && off < sizeof(r->target); i++)
+		off += snprintf(r->target + off, sizeof(r->target) - off, "%spid %" PRIu32,
+				off ? ", " : "", run->tgids[i]);
+	for (size_t i = 0; i < run->ntids && off < sizeof(r->target); i++)
+		off += snprintf(r->target + off, sizeof(r->target) - off, "%stid %" PRIu32,
+				off ? ", " : "", run->tids[i]);
+}
+
+static int write_header_events(struct record *r)
+{
+	struct lfr_jfr_recording rec = {
+		.id = r->run.info.id,
+		.name = "lfr",
+		.destination = r->output,
+		.flush_interval_ms = 1000,
+		.max_size_bytes = r->jfr_opts.max_chunk_bytes,
+		.start_ticks = r->start_ticks,
+	};
+	uint64_t now = lfr_jfr_now();
+
+	return lfr_jfr_active_recording(r->w, now, &rec) ?:
+	       lfr_jfr_os_information(r->w, now, NULL) ?:
+	       lfr_jfr_cpu_information(r->w, now, NULL) ?:
+	       lfr_jfr_sampler_settings(r->w, now, r->run.info.period_ns, r->run.info.user_depth,
+					r->run.info.kernel_stack, r->target);
+}
+
+/* The summary, printed once the file is closed (its final size known). */
+static void print_summary(struct record *r, const struct lfr_status *st, double secs,
+			  const struct lfr_jfr_stats *js)
+{
+	struct lfr_recorder_stats rs;
+	uint64_t matched = st->total.v[LFR_CTR_TICKS_MATCHED];
+	struct stat sb;
+	char size[32];
+
+	lfr_recorder_get_stats(r->rec, &rs);
+	human_bytes(size, sizeof(size), stat(r->output, &sb) ? 0 : (uint64_t)sb.st_size);
+	if (r->tty)
+		fputc('\n', stderr);
+	fprintf(stderr,
+		"%s: %" PRIu64 " samples (%" PRIu64 " stack walks) of %s in %.1f s, %" PRIu64
+		" lost\n",
+		PROG, rs.events, rs.samples, r->target, secs, lost_total(&rs));
+	for (unsigned int i = 1; i <= LFR_LOST_MAX; i++)
+		if (rs.lost_ticks[i])
+			fprintf(stderr, "  lost %-18s %" PRIu64 "\n", lfr_lost_reason_name(i),
+				rs.lost_ticks[i]);
+	if (rs.incomplete)
+		fprintf(stderr,
+			"  %" PRIu64 " stacks incomplete (depth limit, unreadable stack or code "
+			"without frame pointers)\n",
+			rs.incomplete);
+	if (rs.frames)
+		fprintf(stderr, "  %" PRIu64 " of %" PRIu64 " frames named\n",
+			rs.frames - rs.unnamed, rs.frames);
+	if (rs.events + lost_total(&rs) != matched)
+		fprintf(stderr,
+			"%s: warning: %" PRIu64 " ticks hit the targets but %" PRIu64
+			" are in the file (samples + lost)\n",
+			PROG, matched, rs.events + lost_total(&rs));
+	fprintf(stderr, "%s: wrote %s (%s, %" PRIu64 " chunk%s)\n", PROG, r->output, size,
+		js->chunks, js->chunks == 1 ? "" : "s");
+	fprintf(stderr, "  look at it: lfr report %s  |  jfr summary %s  |  jfr print --events "
+			"jdk.ExecutionSample %s\n",
+		r->output, r->output, r->output);
+}
+
+static int parse(struct record *r, int argc, char **argv, char ***cmd)
+{
+	enum { O_PERIOD = 256, O_CHUNK_SIZE, O_CHUNK_AGE, O_RING, O_THREADS };
+	static const struct option opts[] = {
+		{"freq", required_argument, NULL, 'F'},
+		{"period", required_argument, NULL, O_PERIOD},
+		{"depth", required_argument, NULL, 'g'},
+		{"kernel-stacks", no_argument, NULL, 'k'},
+		{"pid", required_argument, NULL, 'p'},
+		{"tid", required_argument, NULL, 't'},
+		{"all", no_argument, NULL, 'a'},
+		{"output", required_argument, NULL, 'o'},
+		{"duration", required_argument, NULL, 'd'},
+		{"chunk-size", required_argument, NULL, O_CHUNK_SIZE},
+		{"chunk-age", required_argument, NULL, O_CHUNK_AGE},
+		{"ring-pages", required_argument, NULL, O_RING},
+		{"max-threads", required_argument, NULL, O_THREADS},
+		{"quiet", no_argument, NULL, 'q'},
+		{"help", no_argument, NULL, 'h'},
+		{0},
+	};
+	struct cli_runner *run = &r->run;
+	uint64_t v;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "+F:g:kp:t:ao:d:qh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'F':
+			if (cli_parse_u64(PROG, "-F", optarg, 1, LFR_MAX_FREQ_HZ, &v) < 0)
+				return LFR_EXIT_USAGE;
+			run->start.freq_hz = (uint32_t)v;
+			break;
+		case O_PERIOD:
+			if (cli_parse_u64(PROG, "--period", optarg, LFR_MIN_PERIOD_NS,
+					  LFR_MAX_PERIOD_NS, &v) < 0)
+				return LFR_EXIT_USAGE;
+			run->start.period_ns = v;
+			break;
+		case 'g':
+			if (cli_parse_u64(PROG, "-g", optarg, 1, LFR_MAX_USER_STACK_DEPTH, &v) < 0)
+				return LFR_EXIT_USAGE;
+			run->start.user_depth = (uint32_t)v;
+			break;
+		case 'k':
+			run->start.kernel_stack = true;
+			break;
+		case 'p':
+			if (cli_parse_ids(PROG, "-p", optarg, &run->tgids, &run->ntgids) < 0)
+				return LFR_EXIT_USAGE;
+			break;
+		case 't':
+			if (cli_parse_ids(PROG, "-t", optarg, &run->tids, &run->ntids) < 0)
+				return LFR_EXIT_USAGE;
+			break;
+		case 'a':
+			r->system = run->start.system = true;
+			break;
+		case 'o':
+			r->output = optarg;
+			break;
+		case 'd': {
+			char *end;
+
+			errno = 0;
+			run->duration = strtod(optarg, &end);
+			if (errno || *end || run->duration <= 0) {
+				fprintf(stderr, "%s: -d: '%s' is not a positive number of seconds\n",
+					PROG, optarg);
+				return LFR_EXIT_USAGE;
+			}
+			break;
+		}
+		case O_CHUNK_SIZE:
+			if (cli_parse_u64(PROG, "--chunk-size", optarg, 64 << 10, 1ull << 30, &v) < 0)
+				return LFR_EXIT_USAGE;
+			r->jfr_opts.max_chunk_bytes = v;
+			break;
+		case O_CHUNK_AGE:
+			if (cli_parse_u64(PROG, "--chunk-age", optarg, 1, 86400 * 7, &v) < 0)
+				return LFR_EXIT_USAGE;
+			r->jfr_opts.max_chunk_age_ns = v * 1000000000ull;
+			break;
+		case O_RING:
+			if (cli_parse_u64(PROG, "--ring-pages", optarg, LFR_MIN_RING_PAGES,
+					  LFR_MAX_RING_PAGES, &v) < 0)
+				return LFR_EXIT_USAGE;
+			run->start.ring_pages = (uint32_t)v;
+			break;
+		case O_THREADS:
+			if (cli_parse_u64(PROG, "--max-threads", optarg, LFR_MIN_MAX_THREADS,
+					  LFR_MAX_MAX_THREADS, &v) < 0)
+				return LFR_EXIT_USAGE;
+			run->start.max_threads = (uint32_t)v;
+			break;
+		case 'q':
+			r->quiet = true;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			fprintf(stderr, "Run 'lfr record --help' for the options.\n");
+			return LFR_EXIT_USAGE;
+		}
+	}
+	*cmd = optind < argc ? argv + optind : NULL;
+	if (run->start.freq_hz && run->start.period_ns) {
+		fprintf(stderr, "%s: give -F or --period, not both\n", PROG);
+		return LFR_EXIT_USAGE;
+	}
+	if (!*cmd && !run->ntgids && !run->ntids && !r->system) {
+		fprintf(stderr, "%s: say what to record: -- COMMAND [ARGS...], -p PID, -t TID or -a\n"
+				"Run 'lfr record --help' for the options.\n",
+			PROG);
+		return LFR_EXIT_USAGE;
+	}
+	if (r->system && (*cmd || run->ntgids || run->ntids)) {
+		fprintf(stderr, "%s: -a records every thread already; drop -p, -t or the command\n",
+			PROG);
+		return LFR_EXIT_USAGE;
+	}
+	return 0;
+}
+
+static int open_outputs(struct record *r)
+{
+	struct lfr_sym_opts so = {.flags = LFR_SYM_PROC_MAPS_FALLBACK};
+	int err;
+
+	err = lfr_jfr_open(&r->w, r->output, &r->jfr_opts);
+	if (err) {
+		fprintf(stderr, "%s: %s\n  hint: choose a writable file with -o FILE\n", PROG,
+			r->w ? lfr_jfr_strerror(r->w) : strerror(-err));
+		return LFR_EXIT_IO;
+	}
+	err = lfr_sym_new(&r->sym, &so);
+	if (!err)
+		err = lfr_recorder_new(&r->rec, r->w, r->sym);
+	if (err) {
+		fprintf(stderr, "%s: %s\n", PROG, strerror(-err));
+		return LFR_EXIT_FAILURE;
+	}
+	return 0;
+}
+
+static void close_outputs(struct record *r, bool keep)
+{
+	lfr_recorder_free(r->rec);
+	lfr_sym_free(r->sym);
+	if (r->w) {
+		lfr_jfr_abandon(r->w);
+		if (!keep)
+			unlink(r->output);
+	}
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct record r = {
+		.output = "lfr.jfr",
+		.run = {.prog = PROG, .drain_timeout_ms = 30000, .tick_ms = 1000},
+	};
+	struct lfr_status st = {0};
+	char **cmd = NULL, err[512];
+	int ret;
+
+	r.run.on_record = on_record;
+	r.run.on_tick = on_tick;
+	r.run.arg = &r;
+	r.run.start.jitter_pct = -1;
+	if ((ret = parse(&r, argc, argv, &cmd))) {
+		free(r.run.tgids);
+		free(r.run.tids);
+		return ret;
+	}
+	r.tty = isatty(STDERR_FILENO);
+	if ((ret = open_outputs(&r))) {
+		close_outputs(&r, false);
+		cli_runner_close(&r.run);
+		return ret;
+	}
+	r.start_ticks = lfr_jfr_now();
+	r.start_s = cli_now();
+	if ((ret = cli_runner_start(&r.run, cmd))) {
+		/* nothing was recorded: leave no empty file behind */
+		close_outputs(&r, false);
+		cli_runner_close(&r.run);
+		return ret;
+	}
+	describe_target(&r, cmd);
+	r.err = write_header_events(&r);
+	if (!r.err)
+		ret = cli_runner_loop(&r.run);
+	if (!ret)
+		ret = cli_runner_finish(&r.run, &st);
+	if (!r.err)
+		r.err = lfr_recorder_process(r.rec, true);
+	if (!r.err && st.total.present[LFR_CTR_TICKS_MATCHED])
+		r.err = lfr_recorder_account(r.rec, &st.total);
+	if (r.err) {
+		fprintf(stderr, "%s: %s\n  the file keeps everything up to its last flush\n", PROG,
+			lfr_jfr_strerror(r.w));
+		lfr_jfr_abandon(r.w);
+		r.w = NULL;
+		ret = LFR_EXIT_IO;
+	} else {
+		struct lfr_jfr_stats js;
+		double secs = cli_now() - r.start_s;
+
+		lfr_jfr_get_stats(r.w, &js);
+		if (lfr_jfr_close(r.w, err, sizeof(err))) {
+			fprintf(stderr, "%s: %s\n", PROG, err);
+			ret = LFR_EXIT_IO;
+		} else if (!r.quiet) {
+			print_summary(&r, &st, secs, &js);
+		}
+		r.w = NULL;
+	}
+	lfr_status_free(&st);
+	close_outputs(&r, true);
+	cli_runner_close(&r.run);
+	return ret;
+}

@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: GPL-2.0
+/* lfr report: top functions, threads and lost samples of a JFR file; folded stacks; HTML flame
+ * graph. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/commands.h"
+#include "report/report.h"
+
+static void report_usage(FILE *out)
+{
+	fprintf(
+	    out,
+	    "usage: lfr report [OPTIONS] FILE.jfr\n"
+	    "\n"
+	    "Reads a JFR recording (written by lfr, a JVM, async-profiler, ...) and shows where "
+	    "the\n"
+	    "samples went: top functions by self and total samples, samples per thread and the\n"
+	    "lost-sample summary; or writes folded stacks or an interactive HTML flame graph.\n"
+	    "\n"
+	    "Options:\n"
+	    "  -f, --format FMT     text (default), collapsed (folded stacks for flamegraph.pl "
+	    "and\n"
+	    "                       speedscope), html (one self-contained flame graph page), "
+	    "summary\n"
+	    "                       (event counts and sizes per type, like `jfr summary`)\n"
+	    "  -o, --output FILE    write to FILE instead of standard output\n"
+	    "  -e, --event TYPE     aggregate the stack traces of events of TYPE (repeatable; "
+	    "default\n"
+	    "                       jdk.ExecutionSample; 'all' = every type with a stackTrace "
+	    "field,\n"
+	    "                       e.g. jdk.NativeMethodSample, jdk.CPUTimeSample, lfr.* "
+	    "samples)\n"
+	    "  -t, --thread T       only threads whose OS thread id is T, or whose name contains "
+	    "T\n"
+	    "                       (repeatable: any of them)\n"
+	    "  -p, --process P      only processes whose pid is P, or whose name contains P\n"
+	    "                       (repeatable)\n"
+	    "      --from TIME      only samples at or after TIME since the recording start\n"
+	    "      --to TIME        only samples before TIME since the recording start\n"
+	    "                       (TIME: 1.5, 1.5s, 200ms, 3us, 10ns, 2m, 1h)\n"
+	    "      --value FIELD    sum the integer event field FIELD (e.g. weight) instead of\n"
+	    "                       counting events\n"
+	    "  -n, --top N          rows in the top lists (default 20)\n"
+	    "      --threads        collapsed/html: one root frame per thread\n"
+	    "  -h, --help           show this help\n"
+	    "\n"
+	    "Examples:\n"
+	    "  lfr report rec.jfr\n"
+	    "  lfr report --thread worker --from 10s --to 20s rec.jfr\n"
+	    "  lfr report --format html -o rec.html rec.jfr\n"
+	    "  lfr report --format collapsed rec.jfr | flamegraph.pl > rec.svg\n"
+	    "\n"
+	    "A malformed file stops the report with an error naming the file offset; what was "
+	    "read\n"
+	    "before it (complete chunks) is still shown.  See Documentation/report.md.\n");
+}
+
+enum { OPT_FROM = 256, OPT_TO, OPT_VALUE, OPT_THREADS };
+
+static int add_filter(const char **v, int *n, const char *arg, const char *what)
+{
+	if (*n >= REPORT_MAX_FILTERS) {
+		fprintf(stderr, "lfr report: at most %d %s filters\n", REPORT_MAX_FILTERS, what);
+		return -1;
+	}
+	if (!*arg) {
+		fprintf(stderr, "lfr report: empty %s filter\n", what);
+		return -1;
+	}
+	v[(*n)++] = arg;
+	return 0;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+	    {"format", required_argument, NULL, 'f'},
+	    {"output", required_argument, NULL, 'o'},
+	    {"event", required_argument, NULL, 'e'},
+	    {"thread", required_argument, NULL, 't'},
+	    {"process", required_argument, NULL, 'p'},
+	    {"from", required_argument, NULL, OPT_FROM},
+	    {"to", required_argument, NULL, OPT_TO},
+	    {"value", required_argument, NULL, OPT_VALUE},
+	    {"top", required_argument, NULL, 'n'},
+	    {"threads", no_argument, NULL, OPT_THREADS},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	struct report_opts o;
+	const char *format = "text", *output = NULL;
+	int c;
+
+	report_opts_init(&o);
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "f:o:e:t:p:n:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			format = optarg;
+			break;
+		case 'o':
+			output = optarg;
+			break;
+		case 'e':
+			if (add_filter(o.events, &o.nevents, optarg, "--event"))
+				return LFR_EXIT_USAGE;
+			break;
+		case 't':
+			if (add_filter(o.threads, &o.nthreads, optarg, "--thread"))
+				return LFR_EXIT_USAGE;
+			break;
+		case 'p':
+			if (add_filter(o.processes, &o.nprocesses, optarg, "--process"))
+				return LFR_EXIT_USAGE;
+			break;
+		case OPT_FROM:
+		case OPT_TO: {
+			int64_t ns = report_parse_duration(optarg);
+			if (ns < 0) {
+				fprintf(
+				    stderr,
+				    "lfr report: bad time '%s': give seconds since the recording "
+				    "start, e.g. 1.5, 1500ms or 2m\n",
+				    optarg);
+				return LFR_EXIT_USAGE;
+			}
+			*(c == OPT_FROM ? &o.from_ns : &o.to_ns) = ns;
+			break;
+		}
+		case OPT_VALUE:
+			o.value_field = optarg;
+			break;
+		case 'n': {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+			if (*end || v <= 0 || v > 1000000) {
+				fprintf(stderr,
+				        "lfr report: bad --top '%s': give a positive count\n",
+				        optarg);
+				return LFR_EXIT_USAGE;
+			}
+			o.top = (int)v;
+			break;
+		}
+		case OPT_THREADS:
+			o.thread_roots = true;
+			break;
+		case 'h':
+			report_usage(stdout);
+			return LFR_EXIT_OK;
+		default:
+			fprintf(stderr, "run 'lfr report --help' for the options\n");
+			return LFR_EXIT_USAGE;
+		}
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr,
+		        "lfr report: %s; usage: lfr report [OPTIONS] FILE.jfr (see --help)\n",
+		        optind >= argc ? "no input file given" : "only one input file is read");
+		return LFR_EXIT_USAGE;
+	}
+	void (*print)(const struct report *, const struct report_opts *, FILE *) = NULL;
+	if (!strcmp(format, "text"))
+		print = report_print_text;
+	else if (!strcmp(format, "collapsed"))
+		print = report_print_collapsed;
+	else if (!strcmp(format, "html"))
+		print = report_print_html;
+	else if (strcmp(format, "summary")) {
+		fprintf(stderr,
+		        "lfr report: unknown format '%s': use text, collapsed, html or summary\n",
+		        format);
+		return LFR_EXIT_USAGE;
+	}
+	if (o.from_ns >= 0 && o.to_ns >= 0 && o.to_ns <= o.from_ns) {
+		fprintf(stderr, "lfr report: --to must be later than --from\n");
+		return LFR_EXIT_USAGE;
+	}
+
+	char err[512];
+	struct jfr_reader *r = jfr_open_file(argv[optind], err, sizeof(err));
+	if (!r) {
+		fprintf(stderr, "lfr report: %s\n", err);
+		return LFR_EXIT_IO;
+	}
+	struct report *rep = NULL;
+	int rc = report_read(r, &o, &rep);
+	int status = LFR_EXIT_OK;
+	if (rc < 0) {
+		fprintf(stderr, "lfr report: %s\n", r->err);
+		if (rep && rep->nchunks)
+			fprintf(stderr,
+			        "lfr report: showing the %llu complete chunk%s before the error\n",
+			        (unsigned long long)rep->nchunks, rep->nchunks == 1 ? "" : "s");
+		status = LFR_EXIT_FORMAT;
+	}
+	if (rep && (rc == 0 || rep->nchunks)) {
+		FILE *out = stdout;
+		if (output && !(out = fopen(output, "w"))) {
+			fprintf(stderr, "lfr report: cannot write %s: %s\n", output,
+			        strerror(errno));
+			status = LFR_EXIT_IO;
+		} else {
+			if (print)
+				print(rep, &o, out);
+			else
+				report_print_summary(rep, out);
+			if (fflush(out) || ferror(out) || (out != stdout && fclose(out))) {
+				fprintf(stderr, "lfr report: error writing %s: %s\n",
+				        output ? output : "standard output", strerror(errno));
+				status = LFR_EXIT_IO;
+			} else if (output) {
+				fprintf(stderr, "lfr report: wrote %s\n", output);
+			}
+		}
+	}
+	report_free(rep);
+	jfr_close(r);
+	return status;
+}

@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: GPL-2.0
+/* One sampling session from start to drained stop; see runner.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/commands.h"
+#include "cli/ctl_util.h"
+#include "cli/runner.h"
+
+volatile sig_atomic_t cli_runner_interrupted;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	cli_runner_interrupted = 1;
+}
+
+double cli_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Forks CMD, held on a pipe until the session samples it; *GO_FD releases it. */
+static int spawn(struct cli_runner *r, char **cmd, int *go_fd)
+{
+	int fds[2];
+
+	if (pipe2(fds, O_CLOEXEC) < 0) {
+		fprintf(stderr, "%s: pipe: %s\n", r->prog, strerror(errno));
+		return -1;
+	}
+	r->child = fork();
+	if (r->child < 0) {
+		fprintf(stderr, "%s: fork: %s\n", r->prog, strerror(errno));
+		return -1;
+	}
+	if (r->child == 0) {
+		char c;
+
+		close(fds[1]);
+		signal(SIGINT, SIG_DFL);
+		/* EOF instead of the go byte: the session never started */
+		if (read(fds[0], &c, 1) != 1)
+			_exit(127);
+		execvp(cmd[0], cmd);
+		fprintf(stderr, "%s: cannot run '%s': %s\n", r->prog, cmd[0], strerror(errno));
+		_exit(127);
+	}
+	close(fds[0]);
+	*go_fd = fds[1];
+	return 0;
+}
+
+static bool child_done(struct cli_runner *r)
+{
+	if (r->child <= 0)
+		return false;
+	if (waitpid(r->child, &r->child_status, WNOHANG) == r->child) {
+		r->child = -1;
+		return true;
+	}
+	return false;
+}
+
+static bool targets_gone(const struct cli_runner *r)
+{
+	if (!r->ntgids || r->child != 0)
+		return false;
+	for (size_t i = 0; i < r->ntgids; i++)
+		if (kill((pid_t)r->tgids[i], 0) == 0 || errno != ESRCH)
+			return false;
+	return true;
+}
+
+int cli_runner_start(struct cli_runner *r, char **cmd)
+{
+	struct sigaction sa = {.sa_handler = on_signal};
+	struct lfr_error e;
+	int go_fd = -1, ret;
+
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	if (lfr_ctl_open(&r->ctl, &e) < 0)
+		return cli_fail(r->prog, &e);
+	if (cmd && spawn(r, cmd, &go_fd) < 0)
+		return LFR_EXIT_FAILURE;
+	if (r->child > 0) {
+		uint32_t *t = realloc(r->tgids, (r->ntgids + 1) * sizeof(*t));
+
+		if (!t)
+			return LFR_EXIT_FAILURE;
+		r->tgids = t;
+		r->tgids[r->ntgids++] = (uint32_t)r->child;
+	}
+	r->start.tgids = r->tgids;
+	r->start.ntgids = r->ntgids;
+	r->start.tids = r->tids;
+	r->start.ntids = r->ntids;
+	if (lfr_ctl_start(&r->ctl, &r->start, &r->info, &e) < 0) {
+		if (go_fd >= 0)
+			close(go_fd); /* the held command exits without running */
+		return cli_fail(r->prog, &e);
+	}
+	r->started = true;
+	if (e.warning[0])
+		fprintf(stderr, "%s: warning from the module: %s\n", r->prog, e.warning);
+	if (lfr_rings_open(&r->rings, &r->info, &e) < 0) {
+		ret = cli_fail(r->prog, &e);
+		if (go_fd >= 0)
+			close(go_fd);
+		return ret;
+	}
+	r->rings_open = true;
+	if (go_fd >= 0) {
+		if (write(go_fd, "g", 1) != 1)
+			fprintf(stderr, "%s: could not release the command: %s\n", r->prog,
+				strerror(errno));
+		close(go_fd);
+	}
+	return 0;
+}
+
+static int read_rings(struct cli_runner *r)
+{
+	struct lfr_error e;
+
+	if (lfr_rings_read(&r->rings, r->on_record, r->arg, &e) < 0)
+		return cli_fail(r->prog, &e);
+	return 0;
+}
+
+int cli_runner_loop(struct cli_runner *r)
+{
+	double end = r->duration > 0 ? cli_now() + r->duration : 0;
+	double next_tick = cli_now() + r->tick_ms / 1000.0;
+	int ret;
+
+	while (!cli_runner_interrupted) {
+		struct pollfd pfd = {.fd = r->rings.fd, .events = POLLIN};
+		int timeout = r->tick_ms > 0 && r->tick_ms < 100 ? r->tick_ms : 100;
+		bool hup;
+
+		if (end > 0) {
+			double left = end - cli_now();
+
+			if (left <= 0)
+				break;
+			if (left * 1000 < timeout)
+				timeout = (int)(left * 1000) + 1;
+		}
+		if (poll(&pfd, 1, timeout) < 0 && errno != EINTR) {
+			fprintf(stderr, "%s: poll: %s\n", r->prog, strerror(errno));
+			return LFR_EXIT_FAILURE;
+		}
+		hup = pfd.revents & POLLHUP;
+		if ((ret = read_rings(r)))
+			return ret;
+		if (r->on_tick && cli_now() >= next_tick) {
+			r->on_tick(r);
+			next_tick = cli_now() + r->tick_ms / 1000.0;
+		}
+		if (hup || child_done(r) || targets_gone(r))
+			break; /* stopped from elsewhere, or nothing left to sample */
+	}
+	return 0;
+}
+
+int cli_runner_finish(struct cli_runner *r, struct lfr_status *st)
+{
+	double deadline = cli_now() + (double)r->drain_timeout_ms / 1000.0;
+	struct lfr_error e;
+	int ret;
+
+	memset(st, 0, sizeof(*st));
+	if (lfr_ctl_stop(&r->ctl, r->info.id, NULL, &e) < 0 && e.code != ENOENT)
+		return cli_fail(r->prog, &e);
+	for (;;) {
+		if ((ret = read_rings(r)))
+			return ret;
+		if (lfr_ctl_status(&r->ctl, r->info.id, st, &e) < 0)
+			return cli_fail(r->prog, &e);
+		if (st->info.state == LFR_STATE_STOPPED || st->info.state == LFR_STATE_IDLE)
+			break;
+		if (cli_now() > deadline) {
+			fprintf(stderr,
+				"%s: session %u still %s after %" PRIu64 " ms with %" PRIu64
+				" stack walks pending\n"
+				"  hint: pending walks run when their threads return to user space; "
+				"threads blocked in long system calls keep the session draining\n",
+				r->prog, r->info.id, lfr_state_name(st->info.state),
+				r->drain_timeout_ms, (uint64_t)st->total.v[LFR_CTR_WORKS_PENDING]);
+			return 0;
+		}
+		lfr_status_free(st);
+		lfr_rings_poll(&r->rings, 20, &e);
+	}
+	/* STOPPED: everything the session wrote is in the rings now */
+	return read_rings(r);
+}
+
+void cli_runner_close(struct cli_runner *r)
+{
+	if (r->child > 0) {
+		kill(r->child, SIGTERM);
+		waitpid(r->child, &r->child_status, 0);
+		r->child = -1;
+	}
+	if (r->rings_open)
+		lfr_rings_close(&r->rings);
+	r->rings_open = false;
+	lfr_ctl_close(&r->ctl);
+	free(r->tgids);
+	free(r->tids);
+	r->tgids = r->tids = NULL;
+}

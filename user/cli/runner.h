@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Runs one sampling session for a subcommand: launches the command to sample (held before its
+ * exec until the session samples it), starts the session, reads every CPU's ring until the duration
+ * ends, the command exits, every target process is gone, the session is stopped from elsewhere or
+ * a signal (SIGINT, SIGTERM, SIGHUP) arrives; then stops the session and reads the rings while it
+ * drains, so that every record the session wrote is delivered.
+ */
+#ifndef LFR_CLI_RUNNER_H
+#define LFR_CLI_RUNNER_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "lib/control.h"
+#include "lib/ring.h"
+
+struct cli_runner {
+	/* set by the caller */
+	const char *prog;             /* "lfr record", for messages */
+	struct lfr_start_opts start;  /* targets are filled from tgids/tids below */
+	uint32_t *tgids, *tids;       /* malloc'ed; the command's pid is appended */
+	size_t ntgids, ntids;
+	double duration;              /* seconds; 0: until the command or targets end, or a signal */
+	uint64_t drain_timeout_ms;    /* how long to wait for pending walks at the end */
+	lfr_record_fn on_record;      /* every ring record */
+	void (*on_tick)(struct cli_runner *r); /* about every tick_ms while recording */
+	int tick_ms;
+	void *arg;
+
+	/* state */
+	pid_t child;
+	int child_status;
+	struct lfr_ctl ctl;
+	struct lfr_rings rings;
+	struct lfr_session_info info;
+	bool started, rings_open;
+};
+
+/* Set by the signal handlers cli_runner_start installs. */
+extern volatile sig_atomic_t cli_runner_interrupted;
+
+/* Spawns CMD (may be NULL), starts the session, maps the rings, releases CMD.  Exit status or 0. */
+int cli_runner_start(struct cli_runner *r, char **cmd);
+
+/* Reads records until the recording should end.  Exit status or 0. */
+int cli_runner_loop(struct cli_runner *r);
+
+/*
+ * Stops the session, reads the rings while it drains, and fills *ST with the final STATUS
+ * (free it with lfr_status_free).  Exit status or 0; a session still draining after the timeout
+ * is reported with a hint and ST holds its last status.
+ */
+int cli_runner_finish(struct cli_runner *r, struct lfr_status *st);
+
+/* Reaps or ends the command, unmaps the rings, closes the control socket. */
+void cli_runner_close(struct cli_runner *r);
+
+/* CLOCK_MONOTONIC seconds. */
+double cli_now(void);
+
+#endif

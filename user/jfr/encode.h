@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * JFR byte encodings: a growable byte buffer with LEB128 varints, padded varints that can be
+ * back-patched, big-endian fixed-width numbers and JFR strings.
+ *
+ * Varints are unsigned LEB128 of at most 9 bytes (the 9th byte carries 8 bits); negative numbers
+ * are written as their two's complement u64.  Readers accept non-minimal ("padded") encodings,
+ * which is what lets a size be reserved before the content it measures is known.
+ */
+#ifndef LFR_JFR_ENCODE_H
+#define LFR_JFR_ENCODE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define JFR_VARINT_MAX 9
+
+/* JFR string encodings (first byte of every string value). */
+enum jfr_string_enc {
+	JFR_STR_NULL = 0,
+	JFR_STR_EMPTY = 1,
+	JFR_STR_POOL = 2,
+	JFR_STR_UTF8 = 3,
+	JFR_STR_CHARS = 4,
+	JFR_STR_LATIN1 = 5,
+};
+
+struct jfr_buf {
+	uint8_t *data;
+	size_t len;
+	size_t cap;
+	bool oom; /* an allocation failed: the content is incomplete */
+};
+
+void jfr_buf_free(struct jfr_buf *b);
+static inline void jfr_buf_reset(struct jfr_buf *b)
+{
+	b->len = 0;
+}
+bool jfr_buf_reserve(struct jfr_buf *b, size_t more);
+void jfr_buf_put(struct jfr_buf *b, const void *p, size_t n);
+void jfr_buf_u8(struct jfr_buf *b, uint8_t v);
+void jfr_buf_be16(struct jfr_buf *b, uint16_t v);
+void jfr_buf_be32(struct jfr_buf *b, uint32_t v);
+void jfr_buf_be64(struct jfr_buf *b, uint64_t v);
+void jfr_buf_varint(struct jfr_buf *b, uint64_t v);
+/* Appends v as a varint of exactly width bytes (1..9); returns its offset for jfr_patch_varint. */
+size_t jfr_buf_varint_padded(struct jfr_buf *b, uint64_t v, unsigned width);
+/* A JFR string: NULL → null, "" → empty, else UTF-8 with its byte length. */
+void jfr_buf_string(struct jfr_buf *b, const char *s);
+void jfr_buf_string_n(struct jfr_buf *b, const char *s, size_t n);
+
+/* Encodes v into out (at least 9 bytes); returns the number of bytes used. */
+unsigned jfr_varint_encode(uint8_t *out, uint64_t v);
+/* Encodes v into exactly width bytes; false if v does not fit. */
+bool jfr_varint_encode_padded(uint8_t *out, uint64_t v, unsigned width);
+unsigned jfr_varint_len(uint64_t v);
+/* Decodes a varint from p[0..avail); returns the bytes consumed or 0 if truncated. */
+unsigned jfr_varint_decode(const uint8_t *p, size_t avail, uint64_t *v);
+/* Overwrites the padded varint of the given width at offset off. */
+void jfr_patch_varint(struct jfr_buf *b, size_t off, uint64_t v, unsigned width);
+void jfr_put_be64(uint8_t *p, uint64_t v);
+void jfr_put_be16(uint8_t *p, uint16_t v);
+uint64_t jfr_get_be64(const uint8_t *p);
+uint16_t jfr_get_be16(const uint8_t *p);
+
+/* The size of an event whose payload (type id and fields) is len bytes: the size counts itself. */
+uint64_t jfr_event_size(size_t payload_len);
+
+#endif

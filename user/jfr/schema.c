@@ -1,0 +1,565 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The schema as data and the metadata event generated from it.
+ *
+ * Reader compatibility facts encoded here:
+ * - every type a field refers to is declared, primitives and annotations included;
+ * - events start with startTime (and duration as field 1 when present): the JDK reads them by
+ * position;
+ * - Symbol, FrameType and ThreadState are simpleType wrappers, without which both the JDK and JMC
+ * fail;
+ * - the root element has exactly the children "metadata" and "region" (JMC rejects unknown
+ * elements, the JDK requires region);
+ * - boolean attributes are written only when true: the JDK treats their mere presence as true.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jfr/schema.h"
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+#define FIELDS(a) a, N(a)
+
+static const struct jfr_field_def f_value[] = {
+    {"value", T_STRING, 0, U_NONE, NULL, NULL},
+};
+static const struct jfr_field_def f_value_array[] = {
+    {"value", T_STRING, F_ARRAY, U_NONE, NULL, NULL},
+};
+static const struct jfr_field_def f_class[] = {
+    {"classLoader", T_CLASS_LOADER, F_CP, U_NONE, "Class Loader", NULL},
+    {"name", T_SYMBOL, F_CP, U_NONE, "Name", NULL},
+    {"package", T_PACKAGE, F_CP, U_NONE, "Package", NULL},
+    {"modifiers", T_INT, 0, U_NONE, "Access Modifiers", NULL},
+    {"hidden", T_BOOLEAN, 0, U_NONE, "Hidden", NULL},
+};
+static const struct jfr_field_def f_class_loader[] = {
+    {"type", T_CLASS, F_CP, U_NONE, "Type", NULL},
+    {"name", T_SYMBOL, F_CP, U_NONE, "Name", NULL},
+};
+static const struct jfr_field_def f_package[] = {
+    {"name", T_SYMBOL, F_CP, U_NONE, "Name", NULL},
+    {"module", T_MODULE, F_CP, U_NONE, "Module", NULL},
+    {"exported", T_BOOLEAN, 0, U_NONE, "Exported", NULL},
+};
+static const struct jfr_field_def f_module[] = {
+    {"name", T_SYMBOL, F_CP, U_NONE, "Name", NULL},
+    {"version", T_SYMBOL, F_CP, U_NONE, "Version", NULL},
+    {"location", T_SYMBOL, F_CP, U_NONE, "Location", NULL},
+    {"classLoader", T_CLASS_LOADER, F_CP, U_NONE, "Class Loader", NULL},
+};
+static const struct jfr_field_def f_thread[] = {
+    {"osName", T_STRING, 0, U_NONE, "OS Thread Name", NULL},
+    {"osThreadId", T_LONG, 0, U_NONE, "OS Thread Id", NULL},
+    {"javaName", T_STRING, 0, U_NONE, "Java Thread Name", NULL},
+    {"javaThreadId", T_LONG, 0, U_NONE, "Java Thread Id", NULL},
+    {"group", T_THREAD_GROUP, F_CP, U_NONE, "Java Thread Group",
+     "lfr: the process (thread group id) the thread belongs to"},
+};
+static const struct jfr_field_def f_thread_group[] = {
+    {"parent", T_THREAD_GROUP, F_CP, U_NONE, "Parent", NULL},
+    {"name", T_STRING, 0, U_NONE, "Name", NULL},
+};
+static const struct jfr_field_def f_stack_trace[] = {
+    {"truncated", T_BOOLEAN, 0, U_NONE, "Truncated", NULL},
+    {"frames", T_STACK_FRAME, F_ARRAY, U_NONE, "Stack Frames", NULL},
+};
+static const struct jfr_field_def f_stack_frame[] = {
+    {"method", T_METHOD, F_CP, U_NONE, "Java Method", NULL},
+    {"lineNumber", T_INT, 0, U_NONE, "Line Number", NULL},
+    {"bytecodeIndex", T_INT, 0, U_NONE, "Bytecode Index", NULL},
+    {"type", T_FRAME_TYPE, F_CP, U_NONE, "Frame Type", NULL},
+};
+static const struct jfr_field_def f_method[] = {
+    {"type", T_CLASS, F_CP, U_NONE, "Type", NULL},
+    {"name", T_SYMBOL, F_CP, U_NONE, "Name", NULL},
+    {"descriptor", T_SYMBOL, F_CP, U_NONE, "Descriptor", NULL},
+    {"modifiers", T_INT, 0, U_NONE, "Modifiers", NULL},
+    {"hidden", T_BOOLEAN, 0, U_NONE, "Hidden", NULL},
+};
+static const struct jfr_field_def f_frame_type[] = {
+    {"description", T_STRING, 0, U_NONE, "Description", NULL},
+};
+static const struct jfr_field_def f_thread_state[] = {
+    {"name", T_STRING, 0, U_NONE, "Name", NULL},
+};
+static const struct jfr_field_def f_symbol[] = {
+    {"string", T_STRING, 0, U_NONE, "String", NULL},
+};
+
+#define START_TIME                                                                                 \
+	{                                                                                          \
+		"startTime", T_LONG, 0, U_TICKS_TIMESTAMP, "Start Time", NULL                      \
+	}
+#define DURATION                                                                                   \
+	{                                                                                          \
+		"duration", T_LONG, 0, U_TICKS_TIMESPAN, "Duration", NULL                          \
+	}
+
+static const struct jfr_field_def f_execution_sample[] = {
+    START_TIME,
+    {"sampledThread", T_THREAD, F_CP, U_NONE, "Thread", NULL},
+    {"stackTrace", T_STACK_TRACE, F_CP, U_NONE, "Stack Trace", NULL},
+    {"state", T_THREAD_STATE, F_CP, U_NONE, "Thread State", NULL},
+};
+static const struct jfr_field_def f_thread_start[] = {
+    START_TIME,
+    {"eventThread", T_THREAD, F_CP, U_NONE, "Event Thread", NULL},
+    {"stackTrace", T_STACK_TRACE, F_CP, U_NONE, "Stack Trace", NULL},
+    {"thread", T_THREAD, F_CP, U_NONE, "New Java Thread", NULL},
+    {"parentThread", T_THREAD, F_CP, U_NONE, "Parent Java Thread", NULL},
+};
+static const struct jfr_field_def f_thread_end[] = {
+    START_TIME,
+    {"eventThread", T_THREAD, F_CP, U_NONE, "Event Thread", NULL},
+    {"stackTrace", T_STACK_TRACE, F_CP, U_NONE, "Stack Trace", NULL},
+    {"thread", T_THREAD, F_CP, U_NONE, "Java Thread", NULL},
+};
+static const struct jfr_field_def f_active_recording[] = {
+    START_TIME,
+    DURATION,
+    {"id", T_LONG, 0, U_NONE, "Id", NULL},
+    {"name", T_STRING, 0, U_NONE, "Name", NULL},
+    {"destination", T_STRING, 0, U_NONE, "Destination", NULL},
+    {"maxAge", T_LONG, 0, U_MILLIS_SPAN, "Max Age", NULL},
+    {"flushInterval", T_LONG, 0, U_MILLIS_SPAN, "Flush Interval", NULL},
+    {"maxSize", T_LONG, 0, U_BYTES, "Max Size", NULL},
+    {"recordingStart", T_LONG, 0, U_MILLIS_SINCE_EPOCH, "Start Time", NULL},
+    {"recordingDuration", T_LONG, 0, U_MILLIS_SPAN, "Recording Duration", NULL},
+};
+static const struct jfr_field_def f_os_information[] = {
+    START_TIME,
+    {"osVersion", T_STRING, 0, U_NONE, "OS Version", NULL},
+};
+static const struct jfr_field_def f_cpu_information[] = {
+    START_TIME,
+    {"cpu", T_STRING, 0, U_NONE, "Type", NULL},
+    {"description", T_STRING, 0, U_NONE, "Description", NULL},
+    {"sockets", T_INT, 0, U_ADDRESS_UNSIGNED, "Sockets", NULL},
+    {"cores", T_INT, 0, U_ADDRESS_UNSIGNED, "Cores", NULL},
+    {"hwThreads", T_INT, 0, U_ADDRESS_UNSIGNED, "Hardware Threads", NULL},
+};
+static const struct jfr_field_def f_lost_samples[] = {
+    START_TIME,
+    {"reason", T_STRING, 0, U_NONE, "Reason", "Why the samples were lost"},
+    {"count", T_LONG, 0, U_NONE, "Count", "Samples lost for this reason since the previous event"},
+    {"total", T_LONG, 0, U_NONE, "Total", "Samples lost for this reason since the recording began"},
+};
+static const struct jfr_field_def f_sampler_settings[] = {
+    START_TIME,
+    {"periodNanos", T_LONG, 0, U_NANOS_SPAN, "Sampling Period", NULL},
+    {"maxDepth", T_INT, 0, U_NONE, "Maximum Stack Depth", NULL},
+    {"kernelStacks", T_BOOLEAN, 0, U_NONE, "Kernel Stacks", NULL},
+    {"target", T_STRING, 0, U_NONE, "Target", "The processes or threads sampled"},
+};
+
+#define EVENT "jdk.jfr.Event"
+#define ANNOTATION "java.lang.annotation.Annotation"
+
+const struct jfr_type_def jfr_schema[] = {
+    {T_BOOLEAN, "boolean"},
+    {T_CHAR, "char"},
+    {T_FLOAT, "float"},
+    {T_DOUBLE, "double"},
+    {T_BYTE, "byte"},
+    {T_SHORT, "short"},
+    {T_INT, "int"},
+    {T_LONG, "long"},
+    {T_STRING, "java.lang.String"},
+
+    {T_CLASS, "java.lang.Class", NULL, 0, "Java Class", NULL, {NULL}, FIELDS(f_class)},
+    {T_CLASS_LOADER,
+     "jdk.types.ClassLoader",
+     NULL,
+     0,
+     "Java Class Loader",
+     NULL,
+     {NULL},
+     FIELDS(f_class_loader)},
+    {T_PACKAGE, "jdk.types.Package", NULL, 0, "Package", NULL, {NULL}, FIELDS(f_package)},
+    {T_MODULE, "jdk.types.Module", NULL, 0, "Module", NULL, {NULL}, FIELDS(f_module)},
+    {T_THREAD, "java.lang.Thread", NULL, 0, "Thread", NULL, {NULL}, FIELDS(f_thread)},
+    {T_THREAD_GROUP,
+     "jdk.types.ThreadGroup",
+     NULL,
+     0,
+     "Thread Group",
+     NULL,
+     {NULL},
+     FIELDS(f_thread_group)},
+    {T_STACK_TRACE,
+     "jdk.types.StackTrace",
+     NULL,
+     0,
+     "Stacktrace",
+     NULL,
+     {NULL},
+     FIELDS(f_stack_trace)},
+    {T_STACK_FRAME,
+     "jdk.types.StackFrame",
+     NULL,
+     0,
+     "Stack Frame",
+     NULL,
+     {NULL},
+     FIELDS(f_stack_frame)},
+    {T_METHOD, "jdk.types.Method", NULL, 0, "Java Method", NULL, {NULL}, FIELDS(f_method)},
+    {T_FRAME_TYPE,
+     "jdk.types.FrameType",
+     NULL,
+     1,
+     "Frame type",
+     NULL,
+     {NULL},
+     FIELDS(f_frame_type)},
+    {T_THREAD_STATE,
+     "jdk.types.ThreadState",
+     NULL,
+     1,
+     "Java Thread State",
+     NULL,
+     {NULL},
+     FIELDS(f_thread_state)},
+    {T_SYMBOL, "jdk.types.Symbol", NULL, 1, "Symbol", NULL, {NULL}, FIELDS(f_symbol)},
+
+    {T_ANN_LABEL, "jdk.jfr.Label", ANNOTATION, 0, NULL, NULL, {NULL}, FIELDS(f_value)},
+    {T_ANN_DESCRIPTION, "jdk.jfr.Description", ANNOTATION, 0, NULL, NULL, {NULL}, FIELDS(f_value)},
+    {T_ANN_CATEGORY, "jdk.jfr.Category", ANNOTATION, 0, NULL, NULL, {NULL}, FIELDS(f_value_array)},
+    {T_ANN_TIMESTAMP, "jdk.jfr.Timestamp", ANNOTATION, 0, NULL, NULL, {NULL}, FIELDS(f_value)},
+    {T_ANN_TIMESPAN, "jdk.jfr.Timespan", ANNOTATION, 0, NULL, NULL, {NULL}, FIELDS(f_value)},
+    {T_ANN_DATA_AMOUNT, "jdk.jfr.DataAmount", ANNOTATION, 0, NULL, NULL, {NULL}, FIELDS(f_value)},
+    {T_ANN_UNSIGNED, "jdk.jfr.Unsigned", ANNOTATION},
+    {T_ANN_EXPERIMENTAL, "jdk.jfr.Experimental", ANNOTATION},
+
+    {T_EXECUTION_SAMPLE,
+     "jdk.ExecutionSample",
+     EVENT,
+     0,
+     "Method Profiling Sample",
+     "Snapshot of a thread's stack taken by the lfr sampler",
+     {"Java Virtual Machine", "Profiling"},
+     FIELDS(f_execution_sample)},
+    {T_THREAD_START,
+     "jdk.ThreadStart",
+     EVENT,
+     0,
+     "Java Thread Start",
+     NULL,
+     {"Java Application"},
+     FIELDS(f_thread_start)},
+    {T_THREAD_END,
+     "jdk.ThreadEnd",
+     EVENT,
+     0,
+     "Java Thread End",
+     NULL,
+     {"Java Application"},
+     FIELDS(f_thread_end)},
+    {T_ACTIVE_RECORDING,
+     "jdk.ActiveRecording",
+     EVENT,
+     0,
+     "Flight Recording",
+     NULL,
+     {"Flight Recorder"},
+     FIELDS(f_active_recording)},
+    {T_OS_INFORMATION,
+     "jdk.OSInformation",
+     EVENT,
+     0,
+     "OS Information",
+     NULL,
+     {"Operating System"},
+     FIELDS(f_os_information)},
+    {T_CPU_INFORMATION,
+     "jdk.CPUInformation",
+     EVENT,
+     0,
+     "CPU Information",
+     NULL,
+     {"Operating System", "Processor"},
+     FIELDS(f_cpu_information)},
+    {T_LOST_SAMPLES,
+     "lfr.LostSamples",
+     EVENT,
+     0,
+     "Lost Samples",
+     "Samples the recorder could not record, counted per reason",
+     {"lfr"},
+     FIELDS(f_lost_samples)},
+    {T_SAMPLER_SETTINGS,
+     "lfr.SamplerSettings",
+     EVENT,
+     0,
+     "Sampler Settings",
+     "How the lfr sampler was configured for this recording",
+     {"lfr"},
+     FIELDS(f_sampler_settings)},
+};
+const unsigned jfr_schema_len = N(jfr_schema);
+
+const struct jfr_type_def *jfr_schema_type(uint16_t id)
+{
+	for (unsigned i = 0; i < jfr_schema_len; i++)
+		if (jfr_schema[i].id == id)
+			return &jfr_schema[i];
+	return NULL;
+}
+
+/*
+ * Metadata generation runs twice over the same walk: the first pass interns every string into the
+ * table, the second writes the elements with indices into it.
+ */
+struct meta_ctx {
+	struct jfr_buf *out;
+	bool emit;
+	const char **strings;
+	unsigned nstrings, cap;
+	char **owned; /* formatted numbers */
+	unsigned nowned;
+	bool oom;
+};
+
+static unsigned intern(struct meta_ctx *c, const char *s)
+{
+	for (unsigned i = 0; i < c->nstrings; i++)
+		if (!strcmp(c->strings[i], s))
+			return i;
+	if (c->emit) { /* every string was interned by the first pass */
+		c->oom = true;
+		return 0;
+	}
+	if (c->nstrings == c->cap) {
+		unsigned cap = c->cap ? c->cap * 2 : 256;
+		const char **p = realloc(c->strings, cap * sizeof(*p));
+		if (!p) {
+			c->oom = true;
+			return 0;
+		}
+		c->strings = p;
+		c->cap = cap;
+	}
+	c->strings[c->nstrings] = s;
+	return c->nstrings++;
+}
+
+static const char *num(struct meta_ctx *c, int64_t v)
+{
+	char tmp[32];
+
+	snprintf(tmp, sizeof(tmp), "%" PRId64, v);
+	for (unsigned i = 0; i < c->nowned; i++)
+		if (!strcmp(c->owned[i], tmp))
+			return c->owned[i];
+	char **p = realloc(c->owned, (c->nowned + 1) * sizeof(*p));
+	if (!p) {
+		c->oom = true;
+		return "0";
+	}
+	c->owned = p;
+	c->owned[c->nowned] = strdup(tmp);
+	if (!c->owned[c->nowned]) {
+		c->oom = true;
+		return "0";
+	}
+	return c->owned[c->nowned++];
+}
+
+static void str(struct meta_ctx *c, const char *s)
+{
+	unsigned i = intern(c, s);
+
+	if (c->emit)
+		jfr_buf_varint(c->out, i);
+}
+
+static void count(struct meta_ctx *c, uint64_t n)
+{
+	if (c->emit)
+		jfr_buf_varint(c->out, n);
+}
+
+/* element header: name, attributes as key/value pairs, then the number of children that follow */
+static void element(struct meta_ctx *c, const char *name, const char *const *kv, unsigned nattr,
+                    unsigned nchildren)
+{
+	str(c, name);
+	count(c, nattr);
+	for (unsigned i = 0; i < nattr; i++) {
+		str(c, kv[2 * i]);
+		str(c, kv[2 * i + 1]);
+	}
+	count(c, nchildren);
+}
+
+static void annotation(struct meta_ctx *c, uint16_t type, const char *value)
+{
+	const char *kv[] = {"class", num(c, type), "value", value};
+
+	element(c, "annotation", kv, value ? 2 : 1, 0);
+}
+
+static void category(struct meta_ctx *c, const char *const *path)
+{
+	const char *kv[8] = {"class", num(c, T_ANN_CATEGORY)};
+	unsigned n = 1;
+
+	for (unsigned i = 0; i < 3 && path[i]; i++) {
+		kv[2 * n] = i == 0 ? "value-0" : i == 1 ? "value-1" : "value-2";
+		kv[2 * n + 1] = path[i];
+		n++;
+	}
+	element(c, "annotation", kv, n, 0);
+}
+
+static unsigned unit_annotations(enum jfr_unit u)
+{
+	return u == U_NONE ? 0 : 1;
+}
+
+static void unit_annotation(struct meta_ctx *c, enum jfr_unit u)
+{
+	switch (u) {
+	case U_NONE:
+		break;
+	case U_TICKS_TIMESTAMP:
+		annotation(c, T_ANN_TIMESTAMP, "TICKS");
+		break;
+	case U_TICKS_TIMESPAN:
+		annotation(c, T_ANN_TIMESPAN, "TICKS");
+		break;
+	case U_MILLIS_SINCE_EPOCH:
+		annotation(c, T_ANN_TIMESTAMP, "MILLISECONDS_SINCE_EPOCH");
+		break;
+	case U_MILLIS_SPAN:
+		annotation(c, T_ANN_TIMESPAN, "MILLISECONDS");
+		break;
+	case U_NANOS_SPAN:
+		annotation(c, T_ANN_TIMESPAN, "NANOSECONDS");
+		break;
+	case U_BYTES:
+		annotation(c, T_ANN_DATA_AMOUNT, "BYTES");
+		break;
+	case U_ADDRESS_UNSIGNED:
+		annotation(c, T_ANN_UNSIGNED, NULL);
+		break;
+	}
+}
+
+static void field(struct meta_ctx *c, const struct jfr_field_def *f)
+{
+	const char *kv[8];
+	unsigned n = 0;
+
+	kv[2 * n] = "name";
+	kv[2 * n++ + 1] = f->name;
+	kv[2 * n] = "class";
+	kv[2 * n++ + 1] = num(c, f->type);
+	if (f->flags & F_CP) {
+		kv[2 * n] = "constantPool";
+		kv[2 * n++ + 1] = "true";
+	}
+	if (f->flags & F_ARRAY) {
+		kv[2 * n] = "dimension";
+		kv[2 * n++ + 1] = "1";
+	}
+	unsigned nchildren = !!f->label + !!f->description + unit_annotations(f->unit);
+	element(c, "field", kv, n, nchildren);
+	if (f->label)
+		annotation(c, T_ANN_LABEL, f->label);
+	if (f->description)
+		annotation(c, T_ANN_DESCRIPTION, f->description);
+	unit_annotation(c, f->unit);
+}
+
+static void class_element(struct meta_ctx *c, const struct jfr_type_def *t)
+{
+	const char *kv[8];
+	unsigned n = 0;
+
+	kv[2 * n] = "id";
+	kv[2 * n++ + 1] = num(c, t->id);
+	kv[2 * n] = "name";
+	kv[2 * n++ + 1] = t->name;
+	if (t->super_type) {
+		kv[2 * n] = "superType";
+		kv[2 * n++ + 1] = t->super_type;
+	}
+	if (t->simple) {
+		kv[2 * n] = "simpleType";
+		kv[2 * n++ + 1] = "true";
+	}
+	unsigned nchildren = t->nfields + !!t->label + !!t->description + !!t->category[0];
+	element(c, "class", kv, n, nchildren);
+	if (t->label)
+		annotation(c, T_ANN_LABEL, t->label);
+	if (t->description)
+		annotation(c, T_ANN_DESCRIPTION, t->description);
+	if (t->category[0])
+		category(c, t->category);
+	for (unsigned i = 0; i < t->nfields; i++)
+		field(c, &t->fields[i]);
+}
+
+static void tree(struct meta_ctx *c, int64_t gmt_offset_ms)
+{
+	element(c, "root", NULL, 0, 2);
+	element(c, "metadata", NULL, 0, jfr_schema_len);
+	for (unsigned i = 0; i < jfr_schema_len; i++)
+		class_element(c, &jfr_schema[i]);
+	const char *region[] = {"locale", "en_US", "gmtOffset", num(c, gmt_offset_ms), "dst", "0"};
+	element(c, "region", region, 3, 0);
+}
+
+static uint64_t fnv1a(const uint8_t *p, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (size_t i = 0; i < n; i++) {
+		h ^= p[i];
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+uint64_t jfr_metadata_build(struct jfr_buf *out, uint64_t start_ticks, int64_t gmt_offset_ms)
+{
+	struct meta_ctx c = {.out = out};
+	struct jfr_buf body = {0};
+	uint64_t id = 0;
+
+	tree(&c, gmt_offset_ms); /* pass 1: intern */
+	if (c.oom)
+		goto out;
+	c.emit = true;
+	c.out = &body;
+	jfr_buf_varint(&body, c.nstrings);
+	for (unsigned i = 0; i < c.nstrings; i++)
+		jfr_buf_string(&body, c.strings[i]);
+	tree(&c, gmt_offset_ms); /* pass 2: write */
+	if (c.oom || body.oom)
+		goto out;
+
+	/* A stable id derived from the content, kept positive and far from the small ids a JVM
+	 * uses. */
+	id = (fnv1a(body.data, body.len) & 0x3fffffffffffffffULL) | 0x4000000000000000ULL;
+	size_t start = out->len;
+	size_t size_off = jfr_buf_varint_padded(out, 0, 5);
+	jfr_buf_varint(out, 0); /* type: metadata */
+	jfr_buf_varint(out, start_ticks);
+	jfr_buf_varint(out, 0); /* duration */
+	jfr_buf_varint(out, id);
+	jfr_buf_put(out, body.data, body.len);
+	jfr_patch_varint(out, size_off, out->len - start, 5);
+	if (out->oom)
+		id = 0;
+out:
+	jfr_buf_free(&body);
+	for (unsigned i = 0; i < c.nowned; i++)
+		free(c.owned[i]);
+	free(c.owned);
+	free(c.strings);
+	return id;
+}

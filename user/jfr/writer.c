@@ -1,0 +1,1164 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lfr's JFR writer: chunks, flushes, rotation and constant pools.
+ *
+ * File layout while recording.  Every chunk is preallocated (the file is extended with ftruncate,
+ * so the space is a hole, not written zeros) and always ends with a "filler": an event of type 1
+ * whose padded 5-byte size covers the rest of the chunk.  Readers skip type-1 events while walking
+ * events (checkpoints are reached only through the chunk header's constant-pool offset and the
+ * delta chain), so whatever lies inside the filler is invisible.
+ *
+ *   [header][metadata][checkpoint 0][events][checkpoint 1] ... [events][checkpoint n][filler .....]
+ *
+ * A flush writes the new events, a new checkpoint (the pool entries they reference that this chunk
+ * has not carried yet, delta pointing back to the previous checkpoint) and a new filler header
+ * *inside* the current filler, then publishes them with three small writes, each leaving a file
+ * every reader accepts:
+ *   1. the header's constant-pool offset := the new checkpoint (pools grow, no event is visible
+ * yet);
+ *   2. the old filler's size := its minimum, so the new events and the new filler become the tail;
+ *   3. the header's duration.
+ * A process killed anywhere in this sequence leaves the previous flush's file, or the new one.  The
+ * published fields are written with single pwrite()s of at most 8 bytes that never cross a page,
+ * which the kernel performs entirely or not at all.
+ *
+ * Rotation builds the next chunk inside the current filler, shrinks the current chunk's size to end
+ * where the new chunk starts (the old filler then reaches past its chunk's end, which the readers
+ * tolerate: they stop walking at the chunk end), then trims the old filler.  Growing the last chunk
+ * (when the next flush needs more room than preallocated) extends the filler first, then the file,
+ * then the chunk size; closing sets the final flag, then shrinks the chunk to its content and the
+ * file to the chunk.  Those last two steps each leave one moment, between two consecutive system
+ * calls, where the file is not readable; Documentation/jfr-writer.md describes them.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "jfr/encode.h"
+#include "jfr/pool.h"
+#include "jfr/schema.h"
+#include "jfr/writer.h"
+
+#define HEADER_SIZE 68
+#define TICKS_PER_SECOND 1000000000ULL
+/* A filler: padded 5-byte size, type 1, then five zero varints so that a reader parsing it as a
+ * checkpoint (the JDK's streaming parser does) finds an empty one. */
+#define FILLER_MIN 11
+#define FILLER_SIZE_WIDTH 5
+#define PAGE 4096
+
+#define FLAG_COMPRESSED_INTS 1
+#define FLAG_FINAL_CHUNK 2
+
+/* chunk header field offsets */
+#define H_SIZE 8
+#define H_CP_OFFSET 16
+#define H_META_OFFSET 24
+#define H_START_NANOS 32
+#define H_DURATION 40
+#define H_START_TICKS 48
+#define H_TPS 56
+#define H_STATE 64
+#define H_FLAGS 66
+
+enum { P_SYMBOL, P_CLASS, P_METHOD, P_STACK, P_THREAD, P_GROUP, P_COUNT };
+
+static const char *const frame_type_names[LFR_JFR_FRAME_TYPE_COUNT + 1] = {
+    NULL, "Interpreted", "JIT compiled", "Inlined", "Native", "C++", "Kernel",
+};
+static const char *const state_names[LFR_JFR_STATE_COUNT + 1] = {
+    NULL,           "STATE_RUNNABLE",       "STATE_SLEEPING",
+    "STATE_PARKED", "STATE_IN_OBJECT_WAIT", "STATE_BLOCKED_ON_MONITOR_ENTER",
+    "STATE_NEW",    "STATE_TERMINATED",
+};
+
+struct lost_reason {
+	char *reason;
+	uint64_t total;
+};
+
+struct lfr_jfr_writer {
+	char *path;
+	int fd;
+	bool dead;
+	char err[512];
+	struct lfr_jfr_options opt;
+	int64_t io_budget;             /* fault injection: bytes of I/O left, -1 = unlimited */
+	int64_t fault_op, fault_bytes; /* fault injection: the I/O call to cut, -1 = none */
+
+	/* clock base: one CLOCK_MONOTONIC and one CLOCK_REALTIME reading taken together */
+	uint64_t mono0, real0;
+	int64_t gmt_offset_ms;
+	struct jfr_buf meta; /* metadata event (start ticks 0), identical in every chunk */
+
+	/* current chunk: [start, end) in the file; the filler begins at filler */
+	uint64_t start, end, filler, last_cp;
+	uint64_t chunk_ticks, chunk_max_ticks;
+	uint32_t chunk_seq;
+	uint64_t chunk_events;
+
+	/* current flush segment */
+	struct jfr_buf ev, tmp, cp, seg;
+	uint32_t seg_seq;
+	uint64_t seg_events, seg_min_ticks, seg_max_ticks;
+
+	struct pool pools[P_COUNT];
+	struct keyvec
+	    seg_refs[P_COUNT];       /* stacks and threads referenced by this segment's events */
+	struct keyvec emit[P_COUNT]; /* entries the checkpoint being built carries */
+	uint64_t desc_symbol;        /* "()V", the descriptor of every method */
+
+	struct lost_reason *lost;
+	size_t nlost;
+	struct lfr_jfr_stats st;
+};
+
+static int fail(struct lfr_jfr_writer *w, int err, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int fail(struct lfr_jfr_writer *w, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(w->err, sizeof(w->err), fmt, ap);
+	va_end(ap);
+	return -err;
+}
+
+static int fail_io(struct lfr_jfr_writer *w, int err, const char *what, uint64_t off)
+{
+	w->dead = true;
+	return fail(w, err, "%s: %s at offset %llu failed: %s", w->path, what,
+	            (unsigned long long)off, strerror(err));
+}
+
+static int nomem(struct lfr_jfr_writer *w, const char *what)
+{
+	return fail(w, ENOMEM, "%s: out of memory while %s", w->path, what);
+}
+
+const char *lfr_jfr_strerror(const struct lfr_jfr_writer *w)
+{
+	return w && w->err[0] ? w->err : "no error";
+}
+
+uint64_t lfr_jfr_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * TICKS_PER_SECOND + (uint64_t)ts.tv_nsec;
+}
+
+void lfr_jfr_set_io_budget(struct lfr_jfr_writer *w, int64_t budget)
+{
+	w->io_budget = budget;
+}
+
+void lfr_jfr_set_io_fault(struct lfr_jfr_writer *w, int64_t op, int64_t bytes)
+{
+	w->fault_op = op;
+	w->fault_bytes = bytes;
+}
+
+/* ---- file I/O: every call checked, short writes completed, injected faults honoured ---- */
+
+/*
+ * Fault injection (tests): decides whether this I/O call is the one the simulated kill interrupts,
+ * and how many of its n bytes reach the file first.
+ */
+static bool injected_fault(struct lfr_jfr_writer *w, size_t *n, uint64_t off, bool is_write)
+{
+	size_t keep;
+
+	if (w->fault_op > 0) {
+		w->fault_op--;
+		return false;
+	}
+	if (w->fault_op == 0) {
+		keep = w->fault_bytes < (int64_t)*n ? (size_t)w->fault_bytes : *n;
+	} else if (w->io_budget >= 0 && (int64_t)*n > w->io_budget) {
+		keep = (size_t)w->io_budget;
+	} else {
+		if (w->io_budget >= 0)
+			w->io_budget -= (int64_t)*n;
+		return false;
+	}
+	/* the kernel completes a write within one page entirely or not at all when the writer is
+	 * killed; only larger writes can be cut short */
+	if (is_write && *n <= 8 && off / PAGE == (off + *n - 1) / PAGE && keep < *n)
+		keep = 0;
+	*n = keep;
+	w->io_budget = 0;
+	w->fault_op = 0;
+	w->fault_bytes = 0;
+	return true;
+}
+
+static int io_write(struct lfr_jfr_writer *w, const void *data, size_t n, uint64_t off,
+                    const char *what)
+{
+	const uint8_t *p = data;
+	bool cut;
+
+	if (w->dead)
+		return -EIO;
+	cut = injected_fault(w, &n, off, true);
+	while (n) {
+		ssize_t r = pwrite(w->fd, p, n, (off_t)off);
+
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return fail_io(w, errno, what, off);
+		}
+		if (r == 0)
+			return fail_io(w, EIO, what, off);
+		p += r;
+		off += (uint64_t)r;
+		n -= (size_t)r;
+	}
+	if (cut)
+		return fail_io(w, EIO, "(injected fault) write", off);
+	return 0;
+}
+
+static int io_truncate(struct lfr_jfr_writer *w, uint64_t size, const char *what)
+{
+	size_t one = 1;
+	bool cut;
+
+	if (w->dead)
+		return -EIO;
+	cut = injected_fault(w, &one, 0, false);
+	if (cut && !one)
+		return fail_io(w, EIO, "(injected fault) ftruncate", size);
+	while (ftruncate(w->fd, (off_t)size) < 0) {
+		if (errno != EINTR)
+			return fail_io(w, errno, what, size);
+	}
+	if (cut)
+		return fail_io(w, EIO, "(injected fault) after ftruncate", size);
+	return 0;
+}
+
+static int io_u64(struct lfr_jfr_writer *w, uint64_t off, uint64_t v, const char *what)
+{
+	uint8_t b[8];
+
+	jfr_put_be64(b, v);
+	return io_write(w, b, 8, off, what);
+}
+
+/* Rewrites the padded size of the filler at off: one write inside one page. */
+static int io_filler_size(struct lfr_jfr_writer *w, uint64_t off, uint64_t size)
+{
+	uint8_t b[FILLER_SIZE_WIDTH];
+
+	if (!jfr_varint_encode_padded(b, size, FILLER_SIZE_WIDTH))
+		return fail(w, EFBIG, "%s: chunk larger than the writer supports", w->path);
+	return io_write(w, b, FILLER_SIZE_WIDTH, off, "writing a filler size");
+}
+
+/* ---- chunk pieces ---- */
+
+static uint64_t real_nanos(const struct lfr_jfr_writer *w, uint64_t ticks)
+{
+	return w->real0 + (ticks - w->mono0);
+}
+
+static void put_header(struct jfr_buf *b, const struct lfr_jfr_writer *w, uint64_t size,
+                       uint64_t cp_off, uint64_t meta_off, uint64_t start_ticks)
+{
+	jfr_buf_put(b, "FLR", 4); /* with its NUL */
+	jfr_buf_be16(b, 2);
+	jfr_buf_be16(b, 1);
+	jfr_buf_be64(b, size);
+	jfr_buf_be64(b, cp_off);
+	jfr_buf_be64(b, meta_off);
+	jfr_buf_be64(b, real_nanos(w, start_ticks));
+	jfr_buf_be64(b, 0); /* duration */
+	jfr_buf_be64(b, start_ticks);
+	jfr_buf_be64(b, TICKS_PER_SECOND);
+	jfr_buf_u8(b, 0); /* state: finished */
+	jfr_buf_u8(b, 0);
+	jfr_buf_be16(b, FLAG_COMPRESSED_INTS);
+}
+
+static void put_filler(struct jfr_buf *b, uint64_t size)
+{
+	jfr_buf_varint_padded(b, size, FILLER_SIZE_WIDTH);
+	jfr_buf_u8(b, 1);
+	for (int i = 0; i < 5; i++)
+		jfr_buf_u8(b, 0);
+}
+
+/* Bytes to add before a filler at off so that its size field does not cross a page. */
+static unsigned filler_shift(uint64_t off)
+{
+	unsigned in_page = (unsigned)(off % PAGE);
+
+	return in_page > PAGE - FILLER_SIZE_WIDTH ? PAGE - in_page : 0;
+}
+
+/* ---- constant pools ---- */
+
+struct method_blob {
+	uint64_t class_key, name_key, type;
+};
+
+static void mark(struct lfr_jfr_writer *w, int pool, uint64_t key);
+
+static void mark_symbol(struct lfr_jfr_writer *w, uint64_t key)
+{
+	mark(w, P_SYMBOL, key);
+}
+
+/* Adds key and everything its value references to the checkpoint being built, once per chunk. */
+static void mark(struct lfr_jfr_writer *w, int pool, uint64_t key)
+{
+	struct pool_entry *e = pool_get(&w->pools[pool], key);
+
+	if (!e || e->emitted_chunk == w->chunk_seq)
+		return;
+	e->emitted_chunk = w->chunk_seq;
+	if (keyvec_push(&w->emit[pool], key))
+		w->cp.oom = true;
+	switch (pool) {
+	case P_CLASS: {
+		uint64_t sym;
+
+		memcpy(&sym, e->blob, 8);
+		mark_symbol(w, sym);
+		break;
+	}
+	case P_METHOD: {
+		struct method_blob m;
+
+		memcpy(&m, e->blob, sizeof(m));
+		mark(w, P_CLASS, m.class_key);
+		mark_symbol(w, m.name_key);
+		mark_symbol(w, w->desc_symbol);
+		break;
+	}
+	case P_STACK:
+		for (uint32_t off = 1; off + 8 <= e->len; off += 8) {
+			uint64_t mk;
+
+			memcpy(&mk, e->blob + off, 8);
+			mark(w, P_METHOD, mk);
+		}
+		break;
+	case P_THREAD: {
+		uint64_t group;
+
+		memcpy(&group, e->blob + 8, 8);
+		mark(w, P_GROUP, group);
+		break;
+	}
+	}
+}
+
+static void put_pool_values(struct lfr_jfr_writer *w, struct jfr_buf *b, int pool)
+{
+	struct keyvec *v = &w->emit[pool];
+
+	for (size_t i = 0; i < v->n; i++) {
+		struct pool_entry *e = pool_get(&w->pools[pool], v->k[i]);
+
+		jfr_buf_varint(b, v->k[i]);
+		switch (pool) {
+		case P_SYMBOL:
+			jfr_buf_string_n(b, (const char *)e->blob, e->len);
+			break;
+		case P_CLASS: {
+			uint64_t sym;
+
+			memcpy(&sym, e->blob, 8);
+			jfr_buf_varint(b, 0); /* classLoader */
+			jfr_buf_varint(b, sym);
+			jfr_buf_varint(b, 0); /* package */
+			jfr_buf_varint(b, 1); /* modifiers: public */
+			jfr_buf_u8(b, 0);     /* hidden */
+			break;
+		}
+		case P_METHOD: {
+			struct method_blob m;
+
+			memcpy(&m, e->blob, sizeof(m));
+			jfr_buf_varint(b, m.class_key);
+			jfr_buf_varint(b, m.name_key);
+			jfr_buf_varint(b, w->desc_symbol);
+			jfr_buf_varint(b, 0x100 | 1); /* modifiers: native public */
+			jfr_buf_u8(b, 0);             /* hidden */
+			break;
+		}
+		case P_STACK: {
+			uint32_t n = (e->len - 1) / 8;
+
+			jfr_buf_u8(b, e->blob[0]); /* truncated */
+			jfr_buf_varint(b, n);
+			for (uint32_t j = 0; j < n; j++) {
+				uint64_t mk;
+				struct method_blob m;
+
+				memcpy(&mk, e->blob + 1 + 8 * j, 8);
+				memcpy(&m, pool_get(&w->pools[P_METHOD], mk)->blob, sizeof(m));
+				jfr_buf_varint(b, mk);
+				jfr_buf_varint(b, 0); /* lineNumber */
+				jfr_buf_varint(b, 0); /* bytecodeIndex */
+				jfr_buf_varint(b, m.type);
+			}
+			break;
+		}
+		case P_THREAD: {
+			uint32_t tid;
+			uint64_t group;
+
+			memcpy(&tid, e->blob, 4);
+			memcpy(&group, e->blob + 8, 8);
+			jfr_buf_string_n(b, (const char *)e->blob + 16, e->len - 16); /* osName */
+			jfr_buf_varint(b, tid);
+			jfr_buf_u8(b, JFR_STR_NULL); /* javaName: not a Java thread */
+			jfr_buf_varint(b, 0);        /* javaThreadId */
+			jfr_buf_varint(b, group);
+			break;
+		}
+		case P_GROUP:
+			jfr_buf_varint(b, 0); /* parent */
+			jfr_buf_string_n(b, (const char *)e->blob + 4, e->len - 4);
+			break;
+		}
+	}
+}
+
+static const uint16_t pool_type[P_COUNT] = {
+    [P_SYMBOL] = T_SYMBOL,     [P_CLASS] = T_CLASS,   [P_METHOD] = T_METHOD,
+    [P_STACK] = T_STACK_TRACE, [P_THREAD] = T_THREAD, [P_GROUP] = T_THREAD_GROUP,
+};
+
+/*
+ * Builds into w->cp a checkpoint at file offset at whose delta points back to prev (0: none), with
+ * the static pools (statics) or with what the segment references.  The duration field is padded so
+ * that the filler following the checkpoint keeps its size field inside one page.
+ */
+static int build_checkpoint(struct lfr_jfr_writer *w, uint64_t at, uint64_t prev, bool statics,
+                            uint64_t ticks)
+{
+	struct jfr_buf pools = {0};
+	unsigned npools = 0;
+
+	for (int p = 0; p < P_COUNT; p++)
+		w->emit[p].n = 0;
+	if (statics) {
+		jfr_buf_varint(&pools, T_FRAME_TYPE);
+		jfr_buf_varint(&pools, LFR_JFR_FRAME_TYPE_COUNT);
+		for (unsigned i = 1; i <= LFR_JFR_FRAME_TYPE_COUNT; i++) {
+			jfr_buf_varint(&pools, i);
+			jfr_buf_string(&pools, frame_type_names[i]);
+		}
+		jfr_buf_varint(&pools, T_THREAD_STATE);
+		jfr_buf_varint(&pools, LFR_JFR_STATE_COUNT);
+		for (unsigned i = 1; i <= LFR_JFR_STATE_COUNT; i++) {
+			jfr_buf_varint(&pools, i);
+			jfr_buf_string(&pools, state_names[i]);
+		}
+		npools = 2;
+	} else {
+		w->cp.oom = false;
+		for (size_t i = 0; i < w->seg_refs[P_STACK].n; i++)
+			mark(w, P_STACK, w->seg_refs[P_STACK].k[i]);
+		for (size_t i = 0; i < w->seg_refs[P_THREAD].n; i++)
+			mark(w, P_THREAD, w->seg_refs[P_THREAD].k[i]);
+		if (w->cp.oom) {
+			jfr_buf_free(&pools);
+			return nomem(w, "collecting pool entries");
+		}
+		/* A pool with no entries makes the JDK fail: only non-empty pools are written. */
+		for (int p = 0; p < P_COUNT; p++) {
+			if (!w->emit[p].n)
+				continue;
+			jfr_buf_varint(&pools, pool_type[p]);
+			jfr_buf_varint(&pools, w->emit[p].n);
+			put_pool_values(w, &pools, p);
+			npools++;
+		}
+	}
+	if (pools.oom) {
+		jfr_buf_free(&pools);
+		return nomem(w, "encoding a checkpoint");
+	}
+
+	unsigned dur_width = 1;
+	for (int pass = 0; pass < 2; pass++) {
+		jfr_buf_reset(&w->cp);
+		size_t size_off = jfr_buf_varint_padded(&w->cp, 0, FILLER_SIZE_WIDTH);
+		jfr_buf_varint(&w->cp, 1); /* checkpoint */
+		jfr_buf_varint(&w->cp, ticks);
+		jfr_buf_varint_padded(&w->cp, 0, dur_width);
+		jfr_buf_varint(&w->cp, prev ? prev - at : 0); /* signed delta, two's complement */
+		jfr_buf_u8(&w->cp, statics ? 0 : 1);          /* flags: FLUSH */
+		jfr_buf_varint(&w->cp, npools);
+		jfr_buf_put(&w->cp, pools.data, pools.len);
+		jfr_patch_varint(&w->cp, size_off, w->cp.len, FILLER_SIZE_WIDTH);
+		unsigned shift = filler_shift(at + w->cp.len);
+		if (!shift)
+			break;
+		dur_width += shift;
+	}
+	jfr_buf_free(&pools);
+	if (w->cp.oom)
+		return nomem(w, "encoding a checkpoint");
+	return 0;
+}
+
+/* ---- chunks ---- */
+
+/* Builds a whole new chunk at file offset at, ending at end, into w->seg. */
+static int build_chunk(struct lfr_jfr_writer *w, uint64_t at, uint64_t end, uint64_t ticks,
+                       uint64_t *filler, uint64_t *cp)
+{
+	uint64_t meta_off = HEADER_SIZE;
+	uint64_t cp_off = meta_off + w->meta.len;
+	int err;
+
+	w->chunk_seq++;
+	err = build_checkpoint(w, at + cp_off, 0, true, ticks);
+	if (err)
+		return err;
+	jfr_buf_reset(&w->seg);
+	put_header(&w->seg, w, end - at, cp_off, meta_off, ticks);
+	jfr_buf_put(&w->seg, w->meta.data, w->meta.len);
+	jfr_buf_put(&w->seg, w->cp.data, w->cp.len);
+	*filler = at + w->seg.len;
+	*cp = at + cp_off;
+	put_filler(&w->seg, end - *filler);
+	if (w->seg.oom)
+		return nomem(w, "building a chunk");
+	return 0;
+}
+
+static uint64_t chunk_duration(const struct lfr_jfr_writer *w, uint64_t now)
+{
+	uint64_t last = now > w->chunk_max_ticks ? now : w->chunk_max_ticks;
+
+	return last > w->chunk_ticks ? last - w->chunk_ticks : 0;
+}
+
+/* Extends the current (last) chunk and the file to end. */
+static int grow(struct lfr_jfr_writer *w, uint64_t end)
+{
+	int err;
+
+	if (end <= w->end)
+		return 0;
+	err = io_filler_size(w, w->filler, end - w->filler);
+	if (!err)
+		err = io_truncate(w, end, "extending the file");
+	if (!err)
+		err = io_u64(w, w->start + H_SIZE, end - w->start, "writing the chunk size");
+	if (!err)
+		w->end = end;
+	return err;
+}
+
+static uint64_t align8(uint64_t v)
+{
+	return (v + 7) & ~7ULL;
+}
+
+/* Ends the current chunk and starts the next one right after its content. */
+static int rotate(struct lfr_jfr_writer *w, uint64_t now)
+{
+	uint64_t next = align8(w->filler + FILLER_MIN);
+	uint64_t ticks = now, filler, cp;
+	int err;
+
+	if (w->seg_events && w->seg_min_ticks < ticks)
+		ticks = w->seg_min_ticks;
+	if (ticks <= w->chunk_ticks)
+		ticks =
+		    w->chunk_ticks + 1; /* distinct start times: JMC loads only one of equal ones */
+	/* the new chunk's start lies inside the old filler; make room for it there first */
+	uint64_t need = next + HEADER_SIZE + w->meta.len + 4096 + FILLER_MIN + 8;
+	err = grow(w, need > w->end ? need + (w->opt.max_chunk_bytes / 4) : 0);
+	if (err)
+		return err;
+	uint64_t old_start = w->start, old_filler = w->filler;
+	uint64_t duration = chunk_duration(w, now);
+	err = build_chunk(w, next, w->end, ticks, &filler, &cp);
+	if (!err)
+		err = io_write(w, w->seg.data, w->seg.len, next, "writing a new chunk");
+	if (!err)
+		err = io_u64(w, old_start + H_SIZE, next - old_start, "ending a chunk");
+	if (!err)
+		err = io_filler_size(w, old_filler, next - old_filler);
+	if (!err)
+		err = io_u64(w, old_start + H_DURATION, duration, "writing a chunk duration");
+	if (err)
+		return err;
+	w->start = next;
+	w->filler = filler;
+	w->last_cp = cp;
+	w->chunk_ticks = ticks;
+	w->chunk_max_ticks = ticks;
+	w->chunk_events = 0;
+	w->st.chunks++;
+	return 0;
+}
+
+static int local_gmt_offset_ms(int64_t *out)
+{
+	time_t t = time(NULL);
+	struct tm tm;
+
+	if (!localtime_r(&t, &tm))
+		return -1;
+	*out = (int64_t)tm.tm_gmtoff * 1000;
+	return 0;
+}
+
+int lfr_jfr_open(struct lfr_jfr_writer **out, const char *path, const struct lfr_jfr_options *opt)
+{
+	struct lfr_jfr_writer *w = calloc(1, sizeof(*w));
+	struct timespec mono, real, mono2;
+	int err;
+
+	*out = NULL;
+	if (!w)
+		return -ENOMEM;
+	w->fd = -1;
+	w->io_budget = -1;
+	w->fault_op = -1;
+	if (opt)
+		w->opt = *opt;
+	if (!w->opt.max_chunk_bytes)
+		w->opt.max_chunk_bytes = 12 << 20;
+	if (w->opt.max_chunk_bytes < 64 << 10)
+		w->opt.max_chunk_bytes = 64 << 10;
+	if (w->opt.max_chunk_bytes > (1ULL << 31) - (64 << 20))
+		w->opt.max_chunk_bytes = (1ULL << 31) - (64 << 20); /* JMC: chunks under 2 GiB */
+	if (!w->opt.auto_flush_bytes)
+		w->opt.auto_flush_bytes = 4 << 20;
+	if (w->opt.auto_flush_bytes > w->opt.max_chunk_bytes / 2)
+		w->opt.auto_flush_bytes = w->opt.max_chunk_bytes / 2;
+	w->path = strdup(path);
+	*out = w;
+	if (!w->path)
+		return nomem(w, "opening");
+
+	/* the clock pair: realtime read between two monotonic reads, the closest pair kept */
+	clock_gettime(CLOCK_MONOTONIC, &mono);
+	clock_gettime(CLOCK_REALTIME, &real);
+	clock_gettime(CLOCK_MONOTONIC, &mono2);
+	uint64_t m1 = (uint64_t)mono.tv_sec * TICKS_PER_SECOND + (uint64_t)mono.tv_nsec;
+	uint64_t m2 = (uint64_t)mono2.tv_sec * TICKS_PER_SECOND + (uint64_t)mono2.tv_nsec;
+	w->mono0 = m1 + (m2 - m1) / 2;
+	w->real0 = (uint64_t)real.tv_sec * TICKS_PER_SECOND + (uint64_t)real.tv_nsec;
+	if (local_gmt_offset_ms(&w->gmt_offset_ms))
+		w->gmt_offset_ms = 0;
+	if (!jfr_metadata_build(&w->meta, 0, w->gmt_offset_ms))
+		return nomem(w, "building the metadata");
+	w->desc_symbol = pool_intern(&w->pools[P_SYMBOL], "()V", 3);
+	if (!w->desc_symbol)
+		return nomem(w, "interning a symbol");
+
+	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (w->fd < 0) {
+		w->dead = true;
+		return fail(w, errno, "cannot create %s: %s", path, strerror(errno));
+	}
+	uint64_t filler, cp;
+	w->chunk_ticks = w->chunk_max_ticks = m2;
+	w->end = w->opt.max_chunk_bytes;
+	err = build_chunk(w, 0, w->end, w->chunk_ticks, &filler, &cp);
+	if (!err)
+		err = io_truncate(w, w->end, "preallocating the first chunk");
+	if (!err)
+		err = io_write(w, w->seg.data, w->seg.len, 0, "writing the first chunk");
+	if (err)
+		return err;
+	w->filler = filler;
+	w->last_cp = cp;
+	w->st.chunks = 1;
+	w->seg_seq = 1;
+	return 0;
+}
+
+/* ---- pools: public interning ---- */
+
+static int check_live(struct lfr_jfr_writer *w)
+{
+	return w->dead ? -EIO : 0;
+}
+
+static int intern_symbol(struct lfr_jfr_writer *w, const char *s, uint64_t *key)
+{
+	*key = pool_intern(&w->pools[P_SYMBOL], s, strlen(s));
+	return *key ? 0 : nomem(w, "interning a symbol");
+}
+
+int lfr_jfr_method(struct lfr_jfr_writer *w, const char *object, const char *symbol,
+                   enum lfr_jfr_frame_type type, uint64_t *key)
+{
+	struct method_blob m = {.type = type};
+	uint64_t osym;
+	int err;
+
+	*key = 0;
+	if ((err = check_live(w)))
+		return err;
+	if (!object || !symbol || type < 1 || type > LFR_JFR_FRAME_TYPE_COUNT)
+		return fail(w, EINVAL, "invalid method (object %s, symbol %s, frame type %d)",
+		            object ? object : "NULL", symbol ? symbol : "NULL", (int)type);
+	if ((err = intern_symbol(w, object, &osym)) ||
+	    (err = intern_symbol(w, symbol, &m.name_key)))
+		return err;
+	m.class_key = pool_intern(&w->pools[P_CLASS], &osym, sizeof(osym));
+	if (!m.class_key)
+		return nomem(w, "interning a class");
+	*key = pool_intern(&w->pools[P_METHOD], &m, sizeof(m));
+	return *key ? 0 : nomem(w, "interning a method");
+}
+
+int lfr_jfr_stack(struct lfr_jfr_writer *w, const uint64_t *methods, size_t n, bool truncated,
+                  uint64_t *key)
+{
+	uint8_t small[1 + 8 * 128];
+	uint8_t *blob = small;
+	int err;
+
+	*key = 0;
+	if ((err = check_live(w)))
+		return err;
+	for (size_t i = 0; i < n; i++)
+		if (!pool_get(&w->pools[P_METHOD], methods[i]))
+			return fail(w, EINVAL, "stack frame %zu: unknown method key %llu", i,
+			            (unsigned long long)methods[i]);
+	if (n > 128) {
+		blob = malloc(1 + 8 * n);
+		if (!blob)
+			return nomem(w, "interning a stack trace");
+	}
+	blob[0] = truncated;
+	memcpy(blob + 1, methods, 8 * n);
+	*key = pool_intern(&w->pools[P_STACK], blob, 1 + 8 * n);
+	if (blob != small)
+		free(blob);
+	return *key ? 0 : nomem(w, "interning a stack trace");
+}
+
+int lfr_jfr_thread(struct lfr_jfr_writer *w, uint32_t tid, uint32_t tgid, const char *name,
+                   const char *process, uint64_t *key)
+{
+	char gblob[4 + 300];
+	char tblob[16 + 256];
+	uint64_t group;
+	int err;
+
+	*key = 0;
+	if ((err = check_live(w)))
+		return err;
+	if (!name)
+		name = "";
+	if (!process)
+		process = "";
+	int gn = snprintf(gblob + 4, sizeof(gblob) - 4, "%s [%u]", process, tgid);
+	if (gn < 0)
+		return fail(w, EINVAL, "invalid process name");
+	if ((size_t)gn >= sizeof(gblob) - 4)
+		gn = (int)sizeof(gblob) - 5;
+	memcpy(gblob, &tgid, 4);
+	group = pool_intern(&w->pools[P_GROUP], gblob, 4 + (size_t)gn);
+	if (!group)
+		return nomem(w, "interning a thread group");
+	size_t nl = strnlen(name, 255);
+	memset(tblob, 0, 16);
+	memcpy(tblob, &tid, 4);
+	memcpy(tblob + 4, &tgid, 4);
+	memcpy(tblob + 8, &group, 8);
+	memcpy(tblob + 16, name, nl);
+	*key = pool_intern(&w->pools[P_THREAD], tblob, 16 + nl);
+	return *key ? 0 : nomem(w, "interning a thread");
+}
+
+/* ---- events ---- */
+
+static int ref(struct lfr_jfr_writer *w, int pool, uint64_t key, const char *what)
+{
+	struct pool_entry *e;
+
+	if (!key)
+		return 0;
+	e = pool_get(&w->pools[pool], key);
+	if (!e)
+		return fail(w, EINVAL, "unknown %s key %llu", what, (unsigned long long)key);
+	if (e->seg != w->seg_seq) {
+		e->seg = w->seg_seq;
+		if (keyvec_push(&w->seg_refs[pool], key))
+			return nomem(w, "recording a reference");
+	}
+	return 0;
+}
+
+static void begin(struct lfr_jfr_writer *w, uint16_t type, uint64_t ticks)
+{
+	jfr_buf_reset(&w->tmp);
+	jfr_buf_varint(&w->tmp, type);
+	jfr_buf_varint(&w->tmp, ticks);
+	if (!w->seg_events || ticks < w->seg_min_ticks)
+		w->seg_min_ticks = ticks;
+	if (!w->seg_events || ticks > w->seg_max_ticks)
+		w->seg_max_ticks = ticks;
+}
+
+static int commit(struct lfr_jfr_writer *w)
+{
+	jfr_buf_varint(&w->ev, jfr_event_size(w->tmp.len));
+	jfr_buf_put(&w->ev, w->tmp.data, w->tmp.len);
+	if (w->tmp.oom || w->ev.oom)
+		return nomem(w, "buffering an event");
+	w->seg_events++;
+	w->st.events++;
+	if (w->ev.len >= w->opt.auto_flush_bytes)
+		return lfr_jfr_flush(w);
+	return 0;
+}
+
+int lfr_jfr_execution_sample(struct lfr_jfr_writer *w, uint64_t ticks, uint64_t thread,
+                             uint64_t stack, enum lfr_jfr_thread_state state)
+{
+	int err;
+
+	if ((err = check_live(w)))
+		return err;
+	if (state < 1 || state > LFR_JFR_STATE_COUNT)
+		return fail(w, EINVAL, "invalid thread state %d", (int)state);
+	if ((err = ref(w, P_THREAD, thread, "thread")) || (err = ref(w, P_STACK, stack, "stack")))
+		return err;
+	begin(w, T_EXECUTION_SAMPLE, ticks);
+	jfr_buf_varint(&w->tmp, thread);
+	jfr_buf_varint(&w->tmp, stack);
+	jfr_buf_varint(&w->tmp, state);
+	w->st.samples++;
+	return commit(w);
+}
+
+int lfr_jfr_lost_samples(struct lfr_jfr_writer *w, uint64_t ticks, const char *reason,
+                         uint64_t count)
+{
+	struct lost_reason *r = NULL;
+	int err;
+
+	if ((err = check_live(w)))
+		return err;
+	if (!reason || !*reason)
+		return fail(w, EINVAL, "lost samples need a reason");
+	for (size_t i = 0; i < w->nlost; i++)
+		if (!strcmp(w->lost[i].reason, reason))
+			r = &w->lost[i];
+	if (!r) {
+		struct lost_reason *p = realloc(w->lost, (w->nlost + 1) * sizeof(*p));
+
+		if (!p)
+			return nomem(w, "recording a loss reason");
+		w->lost = p;
+		r = &w->lost[w->nlost];
+		r->reason = strdup(reason);
+		r->total = 0;
+		if (!r->reason)
+			return nomem(w, "recording a loss reason");
+		w->nlost++;
+	}
+	r->total += count;
+	begin(w, T_LOST_SAMPLES, ticks);
+	jfr_buf_string(&w->tmp, reason);
+	jfr_buf_varint(&w->tmp, count);
+	jfr_buf_varint(&w->tmp, r->total);
+	return commit(w);
+}
+
+int lfr_jfr_thread_start(struct lfr_jfr_writer *w, uint64_t ticks, uint64_t thread, uint64_t parent)
+{
+	int err;
+
+	if ((err = check_live(w)))
+		return err;
+	if ((err = ref(w, P_THREAD, thread, "thread")) ||
+	    (err = ref(w, P_THREAD, parent, "parent thread")))
+		return err;
+	begin(w, T_THREAD_START, ticks);
+	jfr_buf_varint(&w->tmp, thread); /* eventThread */
+	jfr_buf_varint(&w->tmp, 0);      /* stackTrace */
+	jfr_buf_varint(&w->tmp, thread);
+	jfr_buf_varint(&w->tmp, parent);
+	return commit(w);
+}
+
+int lfr_jfr_thread_end(struct lfr_jfr_writer *w, uint64_t ticks, uint64_t thread)
+{
+	int err;
+
+	if ((err = check_live(w)))
+		return err;
+	if ((err = ref(w, P_THREAD, thread, "thread")))
+		return err;
+	begin(w, T_THREAD_END, ticks);
+	jfr_buf_varint(&w->tmp, thread);
+	jfr_buf_varint(&w->tmp, 0);
+	jfr_buf_varint(&w->tmp, thread);
+	return commit(w);
+}
+
+int lfr_jfr_active_recording(struct lfr_jfr_writer *w, uint64_t ticks,
+                             const struct lfr_jfr_recording *r)
+{
+	int err;
+
+	if ((err = check_live(w)))
+		return err;
+	begin(w, T_ACTIVE_RECORDING, ticks);
+	jfr_buf_varint(&w->tmp, 0); /* duration */
+	jfr_buf_varint(&w->tmp, r->id);
+	jfr_buf_string(&w->tmp, r->name);
+	jfr_buf_string(&w->tmp, r->destination ? r->destination : w->path);
+	jfr_buf_varint(&w->tmp, r->max_age_ms);
+	jfr_buf_varint(&w->tmp, r->flush_interval_ms);
+	jfr_buf_varint(&w->tmp, r->max_size_bytes);
+	jfr_buf_varint(&w->tmp, real_nanos(w, r->start_ticks) / 1000000);
+	jfr_buf_varint(&w->tmp, r->duration_ticks / 1000000);
+	return commit(w);
+}
+
+int lfr_jfr_os_information(struct lfr_jfr_writer *w, uint64_t ticks, const char *os_version)
+{
+	char buf[4 * 65 + 8];
+	struct utsname u;
+	int err;
+
+	if ((err = check_live(w)))
+		return err;
+	if (!os_version) {
+		if (uname(&u) < 0)
+			return fail(w, errno, "uname: %s", strerror(errno));
+		snprintf(buf, sizeof(buf), "%s %s %s %s", u.sysname, u.release, u.version,
+		         u.machine);
+		os_version = buf;
+	}
+	begin(w, T_OS_INFORMATION, ticks);
+	jfr_buf_string(&w->tmp, os_version);
+	return commit(w);
+}
+
+/* Fills what the caller left out from /proc/cpuinfo and sysconf. */
+static void cpu_defaults(struct lfr_jfr_cpu_info *ci, char *model, size_t msz)
+{
+	FILE *f = fopen("/proc/cpuinfo", "re");
+	char line[512];
+	unsigned sockets_seen = 0, cores_per_socket = 0;
+	long phys_max = -1;
+
+	snprintf(model, msz, "unknown");
+	if (f) {
+		while (fgets(line, sizeof(line), f)) {
+			char *colon = strchr(line, ':');
+
+			if (!colon)
+				continue;
+			char *val = colon + 1 + (colon[1] == ' ');
+			val[strcspn(val, "\n")] = 0;
+			if (!strncmp(line, "model name", 10) && !sockets_seen++)
+				snprintf(model, msz, "%s", val);
+			else if (!strncmp(line, "physical id", 11) && atol(val) > phys_max)
+				phys_max = atol(val);
+			else if (!strncmp(line, "cpu cores", 9))
+				cores_per_socket = (unsigned)atoi(val);
+		}
+		fclose(f);
+	}
+	long n = sysconf(_SC_NPROCESSORS_CONF);
+	if (!ci->cpu)
+		ci->cpu = model;
+	if (!ci->description)
+		ci->description = model;
+	if (!ci->sockets)
+		ci->sockets = phys_max >= 0 ? (uint32_t)phys_max + 1 : 1;
+	if (!ci->hw_threads)
+		ci->hw_threads = n > 0 ? (uint32_t)n : 1;
+	if (!ci->cores)
+		ci->cores = cores_per_socket ? cores_per_socket * ci->sockets : ci->hw_threads;
+}
+
+int lfr_jfr_cpu_information(struct lfr_jfr_writer *w, uint64_t ticks,
+                            const struct lfr_jfr_cpu_info *info)
+{
+	struct lfr_jfr_cpu_info ci = {0};
+	char model[256];
+	int err;
+
+	if ((err = check_live(w)))
+		return err;
+	if (info)
+		ci = *info;
+	cpu_defaults(&ci, model, sizeof(model));
+	begin(w, T_CPU_INFORMATION, ticks);
+	jfr_buf_string(&w->tmp, ci.cpu);
+	jfr_buf_string(&w->tmp, ci.description);
+	jfr_buf_varint(&w->tmp, ci.sockets);
+	jfr_buf_varint(&w->tmp, ci.cores);
+	jfr_buf_varint(&w->tmp, ci.hw_threads);
+	return commit(w);
+}
+
+int lfr_jfr_sampler_settings(struct lfr_jfr_writer *w, uint64_t ticks, uint64_t period_ns,
+                             uint32_t max_depth, bool kernel_stacks, const char *target)
+{
+	int err;
+
+	if ((err = check_live(w)))
+		return err;
+	begin(w, T_SAMPLER_SETTINGS, ticks);
+	jfr_buf_varint(&w->tmp, period_ns);
+	jfr_buf_varint(&w->tmp, max_depth);
+	jfr_buf_u8(&w->tmp, kernel_stacks);
+	jfr_buf_string(&w->tmp, target);
+	return commit(w);
+}
+
+/* ---- flush, close ---- */
+
+int lfr_jfr_flush(struct lfr_jfr_writer *w)
+{
+	uint64_t now = lfr_jfr_now();
+	int err;
+
+	if ((err = check_live(w)))
+		return err;
+	if (!w->seg_events)
+		return io_u64(w, w->start + H_DURATION, chunk_duration(w, now),
+		              "writing a chunk duration");
+
+	uint64_t used = w->filler - w->start;
+	uint64_t approx = w->ev.len + FILLER_MIN + 64;
+	bool too_old = w->opt.max_chunk_age_ns && now - w->chunk_ticks >= w->opt.max_chunk_age_ns;
+	if (w->chunk_events && (too_old || used + approx > w->opt.max_chunk_bytes)) {
+		if ((err = rotate(w, now)))
+			return err;
+	}
+	uint64_t ev_at = w->filler + FILLER_MIN;
+	uint64_t cp_at = ev_at + w->ev.len;
+	if ((err = build_checkpoint(w, cp_at, w->last_cp, false, now)))
+		return err;
+	/* a chunk that would pass the size limit after a rotation anyway is grown as needed */
+	uint64_t new_filler = cp_at + w->cp.len;
+	uint64_t need = new_filler + FILLER_MIN;
+	if (need > w->end) {
+		uint64_t target = w->start + w->opt.max_chunk_bytes;
+
+		if ((err = grow(w, need > target ? need + w->opt.max_chunk_bytes / 4 : target)))
+			return err;
+	}
+	jfr_buf_reset(&w->seg);
+	jfr_buf_put(&w->seg, w->ev.data, w->ev.len);
+	jfr_buf_put(&w->seg, w->cp.data, w->cp.len);
+	put_filler(&w->seg, w->end - new_filler);
+	if (w->seg.oom)
+		return nomem(w, "assembling a flush");
+
+	if (w->seg_max_ticks > w->chunk_max_ticks)
+		w->chunk_max_ticks = w->seg_max_ticks;
+	/* hidden inside the current filler until the filler shrinks */
+	if ((err = io_write(w, w->seg.data, w->seg.len, ev_at, "writing events")) ||
+	    (err =
+	         io_u64(w, w->start + H_CP_OFFSET, cp_at - w->start, "publishing a checkpoint")) ||
+	    (err = io_filler_size(w, w->filler, FILLER_MIN)) ||
+	    (err = io_u64(w, w->start + H_DURATION, chunk_duration(w, now),
+	                  "writing a chunk duration")))
+		return err;
+	if (w->opt.sync && fdatasync(w->fd) < 0)
+		return fail_io(w, errno, "fdatasync", 0);
+
+	w->filler = new_filler;
+	w->last_cp = cp_at;
+	w->chunk_events += w->seg_events;
+	w->seg_events = 0;
+	w->seg_seq++;
+	jfr_buf_reset(&w->ev);
+	for (int p = 0; p < P_COUNT; p++)
+		w->seg_refs[p].n = 0;
+	w->st.flushes++;
+	return 0;
+}
+
+static void free_writer(struct lfr_jfr_writer *w)
+{
+	for (int p = 0; p < P_COUNT; p++) {
+		pool_free(&w->pools[p]);
+		keyvec_free(&w->seg_refs[p]);
+		keyvec_free(&w->emit[p]);
+	}
+	for (size_t i = 0; i < w->nlost; i++)
+		free(w->lost[i].reason);
+	free(w->lost);
+	jfr_buf_free(&w->meta);
+	jfr_buf_free(&w->ev);
+	jfr_buf_free(&w->tmp);
+	jfr_buf_free(&w->cp);
+	jfr_buf_free(&w->seg);
+	free(w->path);
+	free(w);
+}
+
+void lfr_jfr_abandon(struct lfr_jfr_writer *w)
+{
+	if (!w)
+		return;
+	if (w->fd >= 0)
+		close(w->fd);
+	free_writer(w);
+}
+
+int lfr_jfr_close(struct lfr_jfr_writer *w, char *errbuf, size_t errlen)
+{
+	uint8_t flags[2];
+	int err;
+
+	if (!w)
+		return 0;
+	err = lfr_jfr_flush(w);
+	jfr_put_be16(flags, FLAG_COMPRESSED_INTS | FLAG_FINAL_CHUNK);
+	if (!err)
+		err = io_write(w, flags, 2, w->start + H_FLAGS, "flagging the final chunk");
+	/* drop the filler: the chunk ends at its content, the file at the chunk */
+	if (!err)
+		err = io_u64(w, w->start + H_SIZE, w->filler - w->start, "writing the chunk size");
+	if (!err)
+		err = io_truncate(w, w->filler, "trimming the file");
+	if (!err && fdatasync(w->fd) < 0)
+		err = fail_io(w, errno, "fdatasync", 0);
+	if (w->fd >= 0 && close(w->fd) < 0 && !err)
+		err = fail_io(w, errno, "close", 0);
+	w->fd = -1;
+	if (err && errlen)
+		snprintf(errbuf, errlen, "%s", lfr_jfr_strerror(w));
+	free_writer(w);
+	return err;
+}
+
+void lfr_jfr_get_stats(const struct lfr_jfr_writer *w, struct lfr_jfr_stats *st)
+{
+	*st = w->st;
+	st->bytes = w->filler;
+	st->symbols = w->pools[P_SYMBOL].n;
+	st->classes = w->pools[P_CLASS].n;
+	st->methods = w->pools[P_METHOD].n;
+	st->stack_traces = w->pools[P_STACK].n;
+	st->threads = w->pools[P_THREAD].n;
+}

@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * lfr's streaming JFR writer.
+ *
+ * The recorder opens a file, interns methods, stack traces and threads (each call returns a pool
+ * key that stays valid and unique for the whole file), adds events, and calls lfr_jfr_flush() about
+ * once a second.  After every flush the file on disk is a complete recording that the JDK's `jfr`
+ * tool and JDK Mission Control read; a process killed at any point leaves the file as it was after
+ * the last flush (see Documentation/jfr-writer.md for the write ordering that guarantees this).
+ *
+ * Time: event timestamps are CLOCK_MONOTONIC nanoseconds ("ticks", 1e9 per second), one timeline
+ * for the whole file; chunk start times in epoch ns are derived from one CLOCK_REALTIME reading
+ * taken at the same instant as a CLOCK_MONOTONIC one when the file is opened.
+ *
+ * Errors: every function returns 0 or a negative errno.  lfr_jfr_strerror() then says what failed
+ * (file name, operation, reason).  After an I/O error the writer refuses further work; the file
+ * keeps its content as of the last successful flush.
+ */
+#ifndef LFR_JFR_WRITER_H
+#define LFR_JFR_WRITER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct lfr_jfr_writer;
+
+/* Frame types as JDK Mission Control knows them (async-profiler's convention for native frames). */
+enum lfr_jfr_frame_type {
+	LFR_JFR_FRAME_INTERPRETED = 1,
+	LFR_JFR_FRAME_JIT,
+	LFR_JFR_FRAME_INLINED,
+	LFR_JFR_FRAME_NATIVE, /* C code in an object file: "Native" */
+	LFR_JFR_FRAME_CPP,    /* C++ code: "C++" */
+	LFR_JFR_FRAME_KERNEL, /* kernel code: "Kernel" */
+	LFR_JFR_FRAME_TYPE_COUNT = LFR_JFR_FRAME_KERNEL,
+};
+
+/* Thread states, written with the JDK's names. */
+enum lfr_jfr_thread_state {
+	LFR_JFR_STATE_RUNNABLE = 1, /* STATE_RUNNABLE: on a CPU */
+	LFR_JFR_STATE_SLEEPING,     /* STATE_SLEEPING: waiting in the kernel */
+	LFR_JFR_STATE_PARKED,       /* STATE_PARKED */
+	LFR_JFR_STATE_IN_OBJECT_WAIT,
+	LFR_JFR_STATE_BLOCKED, /* STATE_BLOCKED_ON_MONITOR_ENTER */
+	LFR_JFR_STATE_NEW,
+	LFR_JFR_STATE_TERMINATED,
+	LFR_JFR_STATE_COUNT = LFR_JFR_STATE_TERMINATED,
+};
+
+struct lfr_jfr_options {
+	uint64_t max_chunk_bytes;  /* rotate when a chunk would grow past this; 0 = 12 MiB */
+	uint64_t max_chunk_age_ns; /* rotate chunks older than this at a flush; 0 = never by age */
+	uint64_t auto_flush_bytes; /* flush on its own when this many event bytes are buffered; 0 =
+	                              4 MiB */
+	bool sync; /* fdatasync after every flush (survives power loss, not only kill -9) */
+};
+
+struct lfr_jfr_stats {
+	uint64_t chunks;  /* chunks started (including the current one) */
+	uint64_t flushes; /* flushes that wrote data */
+	uint64_t events;  /* events added */
+	uint64_t samples; /* jdk.ExecutionSample events */
+	uint64_t bytes;   /* logical file size after the last flush */
+	uint64_t symbols, classes, methods, stack_traces, threads; /* distinct pool entries */
+};
+
+/* Creates (or truncates) path and writes the first chunk's metadata.  opt may be NULL. */
+int lfr_jfr_open(struct lfr_jfr_writer **out, const char *path, const struct lfr_jfr_options *opt);
+/* The message for the last error (never NULL). */
+const char *lfr_jfr_strerror(const struct lfr_jfr_writer *w);
+/* CLOCK_MONOTONIC in ns: the tick clock of every recording. */
+uint64_t lfr_jfr_now(void);
+
+/*
+ * Pools.  Keys are never 0, and equal content gives the equal key for the whole file.
+ * object: the object file ("libc.so.6", "[kernel]") shown as the frame's class; symbol: the
+ * function name shown as the method.
+ */
+int lfr_jfr_method(struct lfr_jfr_writer *w, const char *object, const char *symbol,
+                   enum lfr_jfr_frame_type type, uint64_t *key);
+/* frames[0] is the leaf; each entry is a key from lfr_jfr_method(). */
+int lfr_jfr_stack(struct lfr_jfr_writer *w, const uint64_t *methods, size_t n, bool truncated,
+                  uint64_t *key);
+/* A thread: its name, and the process (tgid, process name) it belongs to, shown as its group. */
+int lfr_jfr_thread(struct lfr_jfr_writer *w, uint32_t tid, uint32_t tgid, const char *name,
+                   const char *process, uint64_t *key);
+
+/* Events.  ticks: CLOCK_MONOTONIC ns.  Key arguments may be 0 (null) where the JDK allows it. */
+int lfr_jfr_execution_sample(struct lfr_jfr_writer *w, uint64_t ticks, uint64_t thread,
+                             uint64_t stack, enum lfr_jfr_thread_state state);
+/* lfr.LostSamples: count samples lost for reason since the previous event for that reason; the
+ * writer keeps the running total per reason. */
+int lfr_jfr_lost_samples(struct lfr_jfr_writer *w, uint64_t ticks, const char *reason,
+                         uint64_t count);
+int lfr_jfr_thread_start(struct lfr_jfr_writer *w, uint64_t ticks, uint64_t thread,
+                         uint64_t parent);
+int lfr_jfr_thread_end(struct lfr_jfr_writer *w, uint64_t ticks, uint64_t thread);
+
+struct lfr_jfr_recording {
+	uint64_t id;
+	const char *name;
+	const char *destination;
+	uint64_t max_age_ms, flush_interval_ms, max_size_bytes;
+	uint64_t start_ticks;    /* when the recording began (CLOCK_MONOTONIC ns) */
+	uint64_t duration_ticks; /* how long it has run so far */
+};
+int lfr_jfr_active_recording(struct lfr_jfr_writer *w, uint64_t ticks,
+                             const struct lfr_jfr_recording *r);
+/* os_version NULL: taken from uname(2). */
+int lfr_jfr_os_information(struct lfr_jfr_writer *w, uint64_t ticks, const char *os_version);
+/* cpu/description NULL: taken from /proc/cpuinfo; counts 0: taken from the system. */
+struct lfr_jfr_cpu_info {
+	const char *cpu, *description;
+	uint32_t sockets, cores, hw_threads;
+};
+int lfr_jfr_cpu_information(struct lfr_jfr_writer *w, uint64_t ticks,
+                            const struct lfr_jfr_cpu_info *info);
+int lfr_jfr_sampler_settings(struct lfr_jfr_writer *w, uint64_t ticks, uint64_t period_ns,
+                             uint32_t max_depth, bool kernel_stacks, const char *target);
+
+/* Makes everything added so far readable in the file. */
+int lfr_jfr_flush(struct lfr_jfr_writer *w);
+/*
+ * Final flush, flags the last chunk final, trims the file to its content, syncs and closes it, and
+ * frees w (always).  On failure the message is copied to err (when errlen > 0): w is gone by then.
+ */
+int lfr_jfr_close(struct lfr_jfr_writer *w, char *err, size_t errlen);
+/* Frees w without touching the file any further (the file stays as of its last flush). */
+void lfr_jfr_abandon(struct lfr_jfr_writer *w);
+void lfr_jfr_get_stats(const struct lfr_jfr_writer *w, struct lfr_jfr_stats *st);
+
+/*
+ * Fault injection for tests: after budget more bytes of file I/O (ftruncate counts as one byte),
+ * every write is cut short and fails, as if the process had been killed there.  -1 disables.
+ */
+void lfr_jfr_set_io_budget(struct lfr_jfr_writer *w, int64_t budget);
+/* Fault injection for tests: I/O call number op (0 = the next one) writes at most bytes bytes and
+ * fails, and every later call fails.  op -1 disables. */
+void lfr_jfr_set_io_fault(struct lfr_jfr_writer *w, int64_t op, int64_t bytes);
+
+#endif

@@ -1,0 +1,454 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The recorder: ring records -> symbolized, deduplicated JFR events.  See recorder.h. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sysmacros.h>
+
+#include "lib/record.h"
+#include "record/recorder.h"
+
+#define MAX_FRAMES (LFR_MAX_KERNEL_STACK_DEPTH + LFR_MAX_USER_STACK_DEPTH)
+
+/* A thread as last named by a COMM record, and its key in the JFR thread pool. */
+struct thread {
+	uint32_t tid, tgid;
+	char comm[LFR_COMM_LEN];
+	uint64_t key; /* 0: not written since the name or the process name changed */
+	uint32_t proc_gen;
+};
+
+/* A process: the name of its main thread, which the JFR thread group shows. */
+struct process {
+	uint32_t tgid;
+	char comm[LFR_COMM_LEN];
+	uint32_t gen; /* bumped when the name changes, so threads re-key */
+};
+
+/* A method key cached by the symbolizer's interned strings (equal strings, equal pointers). */
+struct method_slot {
+	const char *class_name, *method;
+	uint32_t type;
+	uint64_t key;
+};
+
+/* An open-addressing table keyed by a non-zero u32 id (tid or tgid). */
+struct idmap {
+	void *slots;
+	size_t elem, cap, used;
+};
+
+/* A copied record: the batch owns its bytes. */
+struct batch {
+	uint8_t *buf;
+	size_t len, cap;
+};
+
+struct lfr_recorder {
+	struct lfr_jfr_writer *w;
+	struct lfr_sym *sym;
+	struct batch cur, waiting; /* waiting: samples held back one batch for their mapping */
+	struct idmap threads, procs;
+	struct method_slot *methods;
+	size_t methods_cap, methods_used;
+	uint64_t frames[MAX_FRAMES];
+	struct lfr_recorder_stats st;
+	uint64_t last_time;
+};
+
+static uint32_t hash32(uint32_t x)
+{
+	x ^= x >> 16;
+	x *= 0x7feb352dU;
+	x ^= x >> 15;
+	x *= 0x846ca68bU;
+	return x ^ (x >> 16);
+}
+
+/* Returns the slot for id, inserting a zeroed one (with its id set) when absent; NULL on ENOMEM. */
+static void *idmap_get(struct idmap *m, uint32_t id)
+{
+	if ((m->used + 1) * 4 > m->cap * 3) {
+		size_t ncap = m->cap ? m->cap * 2 : 256;
+		uint8_t *ns = calloc(ncap, m->elem);
+
+		if (!ns)
+			return NULL;
+		for (size_t i = 0; i < m->cap; i++) {
+			uint8_t *old = (uint8_t *)m->slots + i * m->elem;
+			uint32_t oid;
+
+			memcpy(&oid, old, sizeof(oid));
+			if (!oid)
+				continue;
+			size_t j = hash32(oid) & (ncap - 1);
+			uint32_t nid;
+
+			for (;; j = (j + 1) & (ncap - 1)) {
+				memcpy(&nid, ns + j * m->elem, sizeof(nid));
+				if (!nid)
+					break;
+			}
+			memcpy(ns + j * m->elem, old, m->elem);
+		}
+		free(m->slots);
+		m->slots = ns;
+		m->cap = ncap;
+	}
+	for (size_t j = hash32(id) & (m->cap - 1);; j = (j + 1) & (m->cap - 1)) {
+		uint8_t *s = (uint8_t *)m->slots + j * m->elem;
+		uint32_t sid;
+
+		memcpy(&sid, s, sizeof(sid));
+		if (sid == id)
+			return s;
+		if (!sid) {
+			memcpy(s, &id, sizeof(id));
+			m->used++;
+			return s;
+		}
+	}
+}
+
+static int batch_push(struct batch *b, const void *rec, size_t size)
+{
+	if (b->len + size > b->cap) {
+		size_t ncap = b->cap ? b->cap * 2 : 1 << 20;
+		uint8_t *nb;
+
+		while (ncap < b->len + size)
+			ncap *= 2;
+		nb = realloc(b->buf, ncap);
+		if (!nb)
+			return -ENOMEM;
+		b->buf = nb;
+		b->cap = ncap;
+	}
+	memcpy(b->buf + b->len, rec, size);
+	b->len += size;
+	return 0;
+}
+
+int lfr_recorder_new(struct lfr_recorder **out, struct lfr_jfr_writer *w, struct lfr_sym *sym)
+{
+	struct lfr_recorder *r = calloc(1, sizeof(*r));
+
+	*out = NULL;
+	if (!r)
+		return -ENOMEM;
+	r->w = w;
+	r->sym = sym;
+	r->threads.elem = sizeof(struct thread);
+	r->procs.elem = sizeof(struct process);
+	*out = r;
+	return 0;
+}
+
+void lfr_recorder_free(struct lfr_recorder *r)
+{
+	if (!r)
+		return;
+	free(r->cur.buf);
+	free(r->waiting.buf);
+	free(r->threads.slots);
+	free(r->procs.slots);
+	free(r->methods);
+	free(r);
+}
+
+int lfr_recorder_add(struct lfr_recorder *r, const struct lfr_rec_header *h)
+{
+	r->st.records++;
+	return batch_push(&r->cur, h, h->size);
+}
+
+static enum lfr_jfr_frame_type jfr_frame_type(enum lfr_frame_type t)
+{
+	switch (t) {
+	case LFR_FRAME_CPP:
+		return LFR_JFR_FRAME_CPP;
+	case LFR_FRAME_KERNEL:
+		return LFR_JFR_FRAME_KERNEL;
+	case LFR_FRAME_JIT:
+		return LFR_JFR_FRAME_JIT;
+	case LFR_FRAME_NATIVE:
+	default:
+		return LFR_JFR_FRAME_NATIVE;
+	}
+}
+
+static int method_key(struct lfr_recorder *r, const struct lfr_frame *f, uint64_t *key)
+{
+	uint32_t type = jfr_frame_type(f->type);
+	uintptr_t h = ((uintptr_t)f->class_name * 31 + (uintptr_t)f->method) * 31 + type;
+	size_t j;
+	int err;
+
+	if ((r->methods_used + 1) * 4 > r->methods_cap * 3) {
+		size_t ncap = r->methods_cap ? r->methods_cap * 2 : 4096;
+		struct method_slot *ns = calloc(ncap, sizeof(*ns));
+
+		if (!ns)
+			return -ENOMEM;
+		for (size_t i = 0; i < r->methods_cap; i++) {
+			struct method_slot *o = &r->methods[i];
+			uintptr_t oh;
+
+			if (!o->key)
+				continue;
+			oh = ((uintptr_t)o->class_name * 31 + (uintptr_t)o->method) * 31 + o->type;
+			for (j = hash32((uint32_t)(oh ^ (oh >> 32))) & (ncap - 1); ns[j].key;
+			     j = (j + 1) & (ncap - 1))
+				;
+			ns[j] = *o;
+		}
+		free(r->methods);
+		r->methods = ns;
+		r->methods_cap = ncap;
+	}
+	for (j = hash32((uint32_t)(h ^ (h >> 32))) & (r->methods_cap - 1); r->methods[j].key;
+	     j = (j + 1) & (r->methods_cap - 1)) {
+		struct method_slot *s = &r->methods[j];
+
+		if (s->class_name == f->class_name && s->method == f->method && s->type == type) {
+			*key = s->key;
+			return 0;
+		}
+	}
+	err = lfr_jfr_method(r->w, f->class_name, f->method, type, key);
+	if (err)
+		return err;
+	r->methods[j] = (struct method_slot){f->class_name, f->method, type, *key};
+	r->methods_used++;
+	return 0;
+}
+
+static struct process *process_of(struct lfr_recorder *r, uint32_t tgid)
+{
+	return idmap_get(&r->procs, tgid);
+}
+
+static int apply_comm(struct lfr_recorder *r, const struct lfr_rec_comm *c)
+{
+	struct thread *t = idmap_get(&r->threads, c->tid);
+	struct process *p = process_of(r, c->tgid);
+	char comm[LFR_COMM_LEN];
+
+	if (!t || !p)
+		return -ENOMEM;
+	memcpy(comm, c->comm, sizeof(comm));
+	comm[sizeof(comm) - 1] = '\0';
+	/*
+	 * No forgetting of mappings on exec: the new image's mappings may already have been applied
+	 * from another CPU's ring, and each replaces whatever old mapping it overlaps anyway.
+	 */
+	if (c->tid == c->tgid || !p->comm[0] || (c->flags & LFR_COMM_F_EXEC)) {
+		if (strcmp(p->comm, comm)) {
+			memcpy(p->comm, comm, sizeof(comm));
+			p->gen++;
+		}
+	}
+	if (strcmp(t->comm, comm) || t->tgid != c->tgid) {
+		memcpy(t->comm, comm, sizeof(comm));
+		t->tgid = c->tgid;
+		t->key = 0;
+	}
+	return 0;
+}
+
+static int apply_mmap(struct lfr_recorder *r, const struct lfr_rec_mmap *m, const char *path)
+{
+	struct lfr_sym_mapping map = {
+		.pid = m->tgid,
+		.start = m->start,
+		.end = m->end,
+		.pgoff = m->pgoff,
+		.dev = makedev(m->dev_major, m->dev_minor),
+		.ino = m->ino,
+		.path = path,
+	};
+	int err = lfr_sym_add_mapping(r->sym, &map);
+
+	/* A mapping the symbolizer cannot use costs names, never samples. */
+	return err == -ENOMEM ? err : 0;
+}
+
+static int thread_key(struct lfr_recorder *r, uint32_t tid, uint32_t tgid, uint64_t *key)
+{
+	struct thread *t = idmap_get(&r->threads, tid);
+	struct process *p = process_of(r, tgid);
+	char name[32], proc[32];
+
+	if (!t || !p)
+		return -ENOMEM;
+	if (t->key && t->tgid == tgid && t->proc_gen == p->gen) {
+		*key = t->key;
+		return 0;
+	}
+	if (!t->comm[0])
+		snprintf(name, sizeof(name), "[%" PRIu32 "]", tid);
+	else
+		snprintf(name, sizeof(name), "%s", t->comm);
+	snprintf(proc, sizeof(proc), "%s", p->comm[0] ? p->comm : name);
+	t->tgid = tgid;
+	t->proc_gen = p->gen;
+	int err = lfr_jfr_thread(r->w, tid, tgid, name, proc, &t->key);
+
+	*key = t->key;
+	return err;
+}
+
+/* True when the sample's interrupted user pc lies in no mapping the symbolizer knows yet. */
+static bool needs_mapping(struct lfr_recorder *r, const struct lfr_record *rec)
+{
+	struct lfr_frame f;
+
+	if (!rec->sample.r->nr_user)
+		return false;
+	lfr_sym_resolve_user(r->sym, rec->sample.r->tgid, rec->sample.user_ips[0], &f);
+	return !f.path && !f.resolved;
+}
+
+static int write_sample(struct lfr_recorder *r, const struct lfr_record *rec)
+{
+	const struct lfr_rec_sample *s = rec->sample.r;
+	size_t n = 0;
+	uint64_t stack, thread;
+	struct lfr_frame f;
+	bool truncated;
+	int err;
+
+	for (unsigned int i = 0; i < s->nr_kernel && n < MAX_FRAMES; i++) {
+		lfr_sym_resolve_kernel(r->sym, rec->sample.kernel_ips[i], &f);
+		if ((err = method_key(r, &f, &r->frames[n++])))
+			return err;
+		r->st.unnamed += !f.resolved;
+	}
+	for (unsigned int i = 0; i < s->nr_user && n < MAX_FRAMES; i++) {
+		/* Return addresses point after the call: name the call itself. */
+		uint64_t pc = rec->sample.user_ips[i] - (i ? 1 : 0);
+
+		lfr_sym_resolve_user(r->sym, s->tgid, pc, &f);
+		if ((err = method_key(r, &f, &r->frames[n++])))
+			return err;
+		r->st.unnamed += !f.resolved;
+	}
+	r->st.frames += n;
+	truncated = s->flags & (LFR_SAMPLE_F_USER_TRUNCATED | LFR_SAMPLE_F_USER_FAULT |
+				LFR_SAMPLE_F_USER_BAD_FRAME | LFR_SAMPLE_F_KERNEL_TRUNCATED);
+	r->st.incomplete += !!(s->flags & (LFR_SAMPLE_F_USER_TRUNCATED | LFR_SAMPLE_F_USER_FAULT |
+					   LFR_SAMPLE_F_USER_BAD_FRAME));
+	if ((err = lfr_jfr_stack(r->w, r->frames, n, truncated, &stack)) ||
+	    (err = thread_key(r, s->tid, s->tgid, &thread)))
+		return err;
+	for (uint32_t i = 0; i < (s->weight ? s->weight : 1); i++) {
+		err = lfr_jfr_execution_sample(r->w, s->time_ns, thread, stack,
+					       LFR_JFR_STATE_RUNNABLE);
+		if (err)
+			return err;
+		r->st.events++;
+	}
+	r->st.samples++;
+	if (s->time_ns > r->last_time)
+		r->last_time = s->time_ns;
+	return 0;
+}
+
+static int write_lost(struct lfr_recorder *r, const struct lfr_rec_lost *l)
+{
+	/* AUX_RING_FULL counts mapping/name records, not ticks: those cost names, not samples. */
+	uint64_t ticks = l->reason == LFR_LOST_AUX_RING_FULL ? 0 : l->ticks;
+
+	if (l->reason > LFR_LOST_MAX || !ticks)
+		return 0;
+	r->st.lost_ticks[l->reason] += ticks;
+	return lfr_jfr_lost_samples(r->w, l->time_ns, lfr_lost_reason_name(l->reason), ticks);
+}
+
+/* Walks the records of B; pass 0 applies names and mappings, pass 1 writes samples and losses. */
+static int apply(struct lfr_recorder *r, struct batch *b, int pass, bool final,
+		 struct batch *hold)
+{
+	char why[128];
+
+	for (size_t off = 0; off + sizeof(struct lfr_rec_header) <= b->len;) {
+		const struct lfr_rec_header *h = (const void *)(b->buf + off);
+		struct lfr_record rec;
+		int err = 0;
+
+		off += h->size;
+		if (lfr_record_decode(h, &rec, why, sizeof(why))) {
+			r->st.malformed += pass == 0;
+			continue;
+		}
+		if (pass == 0) {
+			if (rec.type == LFR_REC_COMM)
+				err = apply_comm(r, rec.comm.r);
+			else if (rec.type == LFR_REC_MMAP)
+				err = apply_mmap(r, rec.mmap.r, rec.mmap.path);
+		} else if (rec.type == LFR_REC_SAMPLE) {
+			if (hold && !final && needs_mapping(r, &rec)) {
+				err = batch_push(hold, h, h->size);
+				r->st.deferred++;
+			} else {
+				err = write_sample(r, &rec);
+			}
+		} else if (rec.type == LFR_REC_LOST) {
+			err = write_lost(r, rec.lost);
+		}
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+int lfr_recorder_process(struct lfr_recorder *r, bool final)
+{
+	struct batch held = r->waiting, next = {0};
+	int err;
+
+	r->waiting = (struct batch){0};
+	/* Names and mappings of this batch first: held samples may need them. */
+	err = apply(r, &r->cur, 0, final, NULL);
+	if (!err)
+		err = apply(r, &held, 1, true, NULL);
+	if (!err)
+		err = apply(r, &r->cur, 1, final, &next);
+	free(held.buf);
+	r->cur.len = 0;
+	r->waiting = next;
+	if (!err && final && r->waiting.len) {
+		err = apply(r, &r->waiting, 1, true, NULL);
+		r->waiting.len = 0;
+	}
+	return err;
+}
+
+int lfr_recorder_account(struct lfr_recorder *r, const struct lfr_counters *total)
+{
+	for (unsigned int reason = 1; reason <= LFR_LOST_MAX; reason++) {
+		unsigned int ctr = LFR_CTR_LOST_FIRST + reason;
+		uint64_t counted, extra;
+		int err;
+
+		if (reason == LFR_LOST_AUX_RING_FULL || ctr > LFR_CTR_MAX || !total->present[ctr])
+			continue;
+		counted = total->v[ctr];
+		if (counted <= r->st.lost_ticks[reason])
+			continue;
+		extra = counted - r->st.lost_ticks[reason];
+		err = lfr_jfr_lost_samples(r->w, r->last_time ? r->last_time : lfr_jfr_now(),
+					   lfr_lost_reason_name(reason), extra);
+		if (err)
+			return err;
+		r->st.lost_ticks[reason] += extra;
+	}
+	return 0;
+}
+
+void lfr_recorder_get_stats(const struct lfr_recorder *r, struct lfr_recorder_stats *st)
+{
+	*st = r->st;
+}

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The recorder: turns the records of the module's rings into JFR events.
+ *
+ * Ring records are copied into a batch as they are read (they are only valid until the ring's read
+ * cycle ends), then lfr_recorder_process() applies the batch: thread names (COMM) and mappings
+ * (MMAP) first, then samples, each symbolized (ELF, debug files, perf maps, kallsyms) into a
+ * deduplicated JFR stack trace and written as jdk.ExecutionSample events — one per tick the
+ * sample stands for, so merged ticks keep their weight.  A mapping can reach the reader on another
+ * CPU's ring after a sample that needs it, so a sample whose user pc has no mapping yet waits for
+ * the next batch once.  LOST records become lfr.LostSamples events with their reason, and at the
+ * end lfr_recorder_account() adds the losses the module only counted, so the file accounts for
+ * every tick that hit a target.
+ */
+#ifndef LFR_RECORD_RECORDER_H
+#define LFR_RECORD_RECORDER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <linux/lfr.h>
+
+#include "jfr/writer.h"
+#include "lib/control.h"
+#include "sym/sym.h"
+
+struct lfr_recorder;
+
+struct lfr_recorder_stats {
+	uint64_t records;          /* ring records added */
+	uint64_t samples;          /* SAMPLE records written */
+	uint64_t events;           /* jdk.ExecutionSample events written (sum of weights) */
+	uint64_t deferred;         /* samples that waited one batch for their mapping */
+	uint64_t frames, unnamed;  /* frames written, and those that kept their address */
+	uint64_t incomplete;       /* samples with a truncated, faulted or invalid user chain */
+	uint64_t lost_ticks[LFR_LOST_MAX + 1]; /* lost ticks written as events, by reason */
+	uint64_t malformed;        /* records that failed decoding (skipped) */
+};
+
+/* w and sym stay owned by the caller and must outlive the recorder. */
+int lfr_recorder_new(struct lfr_recorder **out, struct lfr_jfr_writer *w, struct lfr_sym *sym);
+void lfr_recorder_free(struct lfr_recorder *r);
+
+/* Copies one ring record into the current batch.  Returns 0 or a negative errno. */
+int lfr_recorder_add(struct lfr_recorder *r, const struct lfr_rec_header *h);
+
+/*
+ * Applies the current batch.  With final, samples still waiting for a mapping are written as they
+ * are (their frames keep their addresses).  Returns 0 or a negative errno from the writer
+ * (lfr_jfr_strerror() says more).
+ */
+int lfr_recorder_process(struct lfr_recorder *r, bool final);
+
+/*
+ * Writes lfr.LostSamples events for the ticks the module counted as lost (TOTAL, its final STATUS
+ * counters) beyond those already reported in-band, so that events + lost = ticks matched.
+ */
+int lfr_recorder_account(struct lfr_recorder *r, const struct lfr_counters *total);
+
+void lfr_recorder_get_stats(const struct lfr_recorder *r, struct lfr_recorder_stats *st);
+
+#endif

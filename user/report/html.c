@@ -1,0 +1,356 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The HTML view: one self-contained page (inline CSS and JavaScript, no network) with the
+ * aggregated samples embedded as JSON.  The page builds the call tree in the browser and draws an
+ * interactive flame graph (click to zoom, regex search with the matched share, hover tooltip with
+ * counts and percentages) and the inverted (callers / icicle) view, optionally with one root per
+ * thread. Opening it with "#selftest" makes the page exercise those interactions and report in the
+ * DOM.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/report.h"
+#include "report/views.h"
+
+static const char page_head[] =
+    "<!DOCTYPE html>\n"
+    "<html lang=\"en\">\n"
+    "<head>\n"
+    "<meta charset=\"utf-8\">\n"
+    "<title>lfr flame graph</title>\n"
+    "<style>\n"
+    "body { margin: 0; font: 12px system-ui, sans-serif; color: #222; background: #fff; }\n"
+    "header { padding: 8px 12px; border-bottom: 1px solid #ddd; display: flex; flex-wrap: wrap; "
+    "gap: 8px; align-items: center; }\n"
+    "header h1 { font-size: 14px; margin: 0 12px 0 0; }\n"
+    "header .info { color: #555; }\n"
+    "button, input { font: inherit; }\n"
+    "button.on { background: #335; color: #fff; }\n"
+    "#search { width: 220px; }\n"
+    "#match { color: #a30; }\n"
+    "#crumbs { padding: 4px 12px; color: #555; min-height: 16px; }\n"
+    "#graph { position: relative; margin: 0 12px 12px; overflow: hidden; }\n"
+    ".f { position: absolute; height: 15px; line-height: 15px; overflow: hidden; white-space: "
+    "nowrap;\n"
+    "     text-overflow: ellipsis; padding: 0 2px; box-sizing: border-box; border-right: 1px solid "
+    "#fff;\n"
+    "     border-bottom: 1px solid #fff; cursor: pointer; font-size: 11px; }\n"
+    ".f.dim { opacity: 0.45; }\n"
+    ".f.hl { background: #e0f !important; color: #fff; }\n"
+    "#tip { position: fixed; display: none; pointer-events: none; background: #fffbe8; border: 1px "
+    "solid #998;\n"
+    "       padding: 4px 6px; max-width: 600px; box-shadow: 1px 1px 4px #0003; z-index: 10; "
+    "white-space: pre-wrap; }\n"
+    "</style>\n"
+    "</head>\n"
+    "<body>\n"
+    "<header>\n"
+    "<h1>lfr flame graph</h1>\n"
+    "<span class=\"info\" id=\"info\"></span>\n"
+    "<button id=\"b-flame\" class=\"on\">Flame graph</button>\n"
+    "<button id=\"b-callers\">Callers (inverted)</button>\n"
+    "<label><input type=\"checkbox\" id=\"b-threads\"> per thread</label>\n"
+    "<button id=\"b-reset\">Reset zoom</button>\n"
+    "<input id=\"search\" placeholder=\"Search (regex)\" autocomplete=\"off\">\n"
+    "<span id=\"match\"></span>\n"
+    "</header>\n"
+    "<div id=\"crumbs\"></div>\n"
+    "<div id=\"graph\"></div>\n"
+    "<div id=\"tip\"></div>\n"
+    "<div id=\"status\" hidden></div>\n"
+    "<script id=\"data\" type=\"application/json\">";
+
+static const char page_tail[] =
+    "</script>\n"
+    "<script>\n"
+    "\"use strict\";\n"
+    "(function () {\n"
+    "const D = JSON.parse(document.getElementById(\"data\").textContent);\n"
+    "const H = 16, KINDS = [\"Java\", \"Native\", \"C++\", \"Kernel\"];\n"
+    "let inverted = false, perThread = false, zoom = null, tree = null, query = null;\n"
+    "const graph = document.getElementById(\"graph\"), tip = document.getElementById(\"tip\");\n"
+    "const nodes = [];\n"
+    "\n"
+    "function build() {\n"
+    "  const root = { name: \"all\", kind: -1, v: 0, c: new Map(), p: null, d: 0 };\n"
+    "  for (let i = 0; i < D.samples.length; i++) {\n"
+    "    const s = D.samples[i], st = D.stacks[s[0]], v = s[2];\n"
+    "    let n = root;\n"
+    "    root.v += v;\n"
+    "    const path = [];\n"
+    "    if (perThread) path.push(-1 - s[1]);\n"
+    "    if (inverted) for (let k = 0; k < st.length; k++) path.push(st[k]);\n"
+    "    else for (let k = st.length - 1; k >= 0; k--) path.push(st[k]);\n"
+    "    for (const f of path) {\n"
+    "      let ch = n.c.get(f);\n"
+    "      if (!ch) {\n"
+    "        const name = f < 0 ? D.threads[-1 - f] : D.frames[f];\n"
+    "        ch = { name: name, kind: f < 0 ? -2 : D.kinds[f], v: 0, c: new Map(), p: n, d: n.d + "
+    "1 };\n"
+    "        n.c.set(f, ch);\n"
+    "      }\n"
+    "      ch.v += v;\n"
+    "      n = ch;\n"
+    "    }\n"
+    "  }\n"
+    "  return root;\n"
+    "}\n"
+    "\n"
+    "function hash(s) {\n"
+    "  let h = 2166136261;\n"
+    "  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619);\n"
+    "  return (h >>> 0) / 4294967296;\n"
+    "}\n"
+    "\n"
+    "function color(n) {\n"
+    "  const r = hash(n.name);\n"
+    "  switch (n.kind) {\n"
+    "  case -1: return \"hsl(0,0%,80%)\";\n"
+    "  case -2: return \"hsl(210,30%,\" + (72 + 10 * r) + \"%)\";\n"
+    "  case 1: return \"hsl(\" + (35 + 10 * r) + \",85%,\" + (60 + 10 * r) + \"%)\";\n"
+    "  case 2: return \"hsl(\" + (55 + 8 * r) + \",75%,\" + (55 + 10 * r) + \"%)\";\n"
+    "  case 3: return \"hsl(\" + (5 + 10 * r) + \",75%,\" + (62 + 10 * r) + \"%)\";\n"
+    "  default: return \"hsl(\" + (95 + 40 * r) + \",55%,\" + (55 + 12 * r) + \"%)\";\n"
+    "  }\n"
+    "}\n"
+    "\n"
+    "function pct(v, t) { return t ? (100 * v / t).toFixed(2) + \"%\" : \"0%\"; }\n"
+    "\n"
+    "function maxDepth(n, w, scale) {\n"
+    "  let m = n.d;\n"
+    "  for (const c of n.c.values()) if (c.v * scale >= 0.5) m = Math.max(m, maxDepth(c, w, "
+    "scale));\n"
+    "  return m;\n"
+    "}\n"
+    "\n"
+    "function render() {\n"
+    "  const W = Math.max(graph.clientWidth, 300);\n"
+    "  const z = zoom || tree;\n"
+    "  const scale = z.v ? W / z.v : 0;\n"
+    "  const depth = maxDepth(z, W, scale);\n"
+    "  const rows = depth + 1;\n"
+    "  graph.style.height = rows * H + \"px\";\n"
+    "  graph.textContent = \"\";\n"
+    "  nodes.length = 0;\n"
+    "  const frag = document.createDocumentFragment();\n"
+    "  const re = query;\n"
+    "  function y(d) { return inverted ? d * H : (depth - d) * H; }\n"
+    "  function put(n, x, w, dim) {\n"
+    "    const el = document.createElement(\"div\");\n"
+    "    el.className = \"f\" + (dim ? \" dim\" : \"\") + (re && re.test(n.name) ? \" hl\" : "
+    "\"\");\n"
+    "    el.style.left = x + \"px\";\n"
+    "    el.style.top = y(n.d) + \"px\";\n"
+    "    el.style.width = w + \"px\";\n"
+    "    el.style.background = color(n);\n"
+    "    el.dataset.i = nodes.length;\n"
+    "    el.textContent = w > 20 ? n.name : \"\";\n"
+    "    nodes.push(n);\n"
+    "    frag.appendChild(el);\n"
+    "  }\n"
+    "  for (let a = z.p; a; a = a.p) put(a, 0, W, true);\n"
+    "  (function walk(n, x) {\n"
+    "    const w = n.v * scale;\n"
+    "    if (w < 0.5) return;\n"
+    "    put(n, x, w, false);\n"
+    "    let cx = x;\n"
+    "    const kids = Array.from(n.c.values()).sort((p, q) => p.name < q.name ? -1 : p.name > "
+    "q.name ? 1 : 0);\n"
+    "    for (const c of kids) { walk(c, cx); cx += c.v * scale; }\n"
+    "  })(z, 0);\n"
+    "  graph.appendChild(frag);\n"
+    "  const crumbs = [];\n"
+    "  for (let a = z; a; a = a.p) crumbs.unshift(a.name);\n"
+    "  document.getElementById(\"crumbs\").textContent = zoom ? \"Zoomed: \" + crumbs.join(\" "
+    "\\u203a \") : \"\";\n"
+    "  updateMatch();\n"
+    "}\n"
+    "\n"
+    "function updateMatch() {\n"
+    "  const m = document.getElementById(\"match\");\n"
+    "  if (!query) { m.textContent = \"\"; return; }\n"
+    "  let sum = 0;\n"
+    "  (function walk(n, under) {\n"
+    "    const hit = !under && n.kind !== -1 && query.test(n.name);\n"
+    "    if (hit) sum += n.v;\n"
+    "    for (const c of n.c.values()) walk(c, under || hit);\n"
+    "  })(tree, false);\n"
+    "  m.textContent = \"Matched: \" + sum.toLocaleString() + \" \" + D.unit + \" (\" + pct(sum, "
+    "tree.v) + \")\";\n"
+    "}\n"
+    "\n"
+    "function rebuild() { tree = build(); zoom = null; render(); }\n"
+    "\n"
+    "graph.addEventListener(\"click\", e => {\n"
+    "  const i = e.target.dataset && e.target.dataset.i;\n"
+    "  if (i === undefined) return;\n"
+    "  const n = nodes[+i];\n"
+    "  zoom = n === tree ? null : n;\n"
+    "  render();\n"
+    "});\n"
+    "graph.addEventListener(\"mousemove\", e => {\n"
+    "  const i = e.target.dataset && e.target.dataset.i;\n"
+    "  if (i === undefined) { tip.style.display = \"none\"; return; }\n"
+    "  const n = nodes[+i];\n"
+    "  let self = n.v;\n"
+    "  for (const c of n.c.values()) self -= c.v;\n"
+    "  const z = zoom || tree;\n"
+    "  tip.textContent = n.name + (n.kind >= 0 ? \"  [\" + KINDS[n.kind] + \"]\" : \"\") + \"\\n\" "
+    "+\n"
+    "    n.v.toLocaleString() + \" \" + D.unit + \" (\" + pct(n.v, tree.v) + \" of all\" +\n"
+    "    (zoom ? \", \" + pct(n.v, z.v) + \" of zoomed\" : \"\") + \")\\nself: \" + "
+    "self.toLocaleString() +\n"
+    "    \" (\" + pct(self, tree.v) + \")\" + (inverted ? \"\\ninverted: frames below are "
+    "callers\" : \"\");\n"
+    "  tip.style.display = \"block\";\n"
+    "  const tx = Math.min(e.clientX + 12, window.innerWidth - tip.offsetWidth - 4);\n"
+    "  const ty = e.clientY + 16 + tip.offsetHeight > window.innerHeight ? e.clientY - "
+    "tip.offsetHeight - 8 : e.clientY + 16;\n"
+    "  tip.style.left = Math.max(0, tx) + \"px\";\n"
+    "  tip.style.top = Math.max(0, ty) + \"px\";\n"
+    "});\n"
+    "graph.addEventListener(\"mouseleave\", () => { tip.style.display = \"none\"; });\n"
+    "function mode(inv) {\n"
+    "  inverted = inv;\n"
+    "  document.getElementById(\"b-flame\").classList.toggle(\"on\", !inv);\n"
+    "  document.getElementById(\"b-callers\").classList.toggle(\"on\", inv);\n"
+    "  rebuild();\n"
+    "}\n"
+    "document.getElementById(\"b-flame\").onclick = () => mode(false);\n"
+    "document.getElementById(\"b-callers\").onclick = () => mode(true);\n"
+    "document.getElementById(\"b-threads\").onchange = e => { perThread = e.target.checked; "
+    "rebuild(); };\n"
+    "document.getElementById(\"b-reset\").onclick = () => { zoom = null; render(); };\n"
+    "document.getElementById(\"search\").addEventListener(\"input\", e => {\n"
+    "  const q = e.target.value;\n"
+    "  if (!q) query = null;\n"
+    "  else {\n"
+    "    try { query = new RegExp(q); }\n"
+    "    catch (err) { query = new RegExp(q.replace(/[.*+?^${}()|[\\]\\\\]/g, \"\\\\$&\")); }\n"
+    "  }\n"
+    "  render();\n"
+    "});\n"
+    "document.addEventListener(\"keydown\", e => {\n"
+    "  if (e.key === \"Escape\") { zoom = null; render(); }\n"
+    "  if (e.key === \"f\" && (e.ctrlKey || e.metaKey)) { e.preventDefault(); "
+    "document.getElementById(\"search\").focus(); }\n"
+    "});\n"
+    "window.addEventListener(\"resize\", () => render());\n"
+    "document.getElementById(\"info\").textContent = D.title + \" \\u2014 \" + "
+    "D.total.toLocaleString() + \" \" + D.unit +\n"
+    "  \" of \" + D.events + \", \" + D.threads.length + \" threads\";\n"
+    "perThread = D.threadRoots;\n"
+    "document.getElementById(\"b-threads\").checked = perThread;\n"
+    "rebuild();\n"
+    "const st = document.getElementById(\"status\");\n"
+    "st.dataset.ok = \"1\";\n"
+    "st.dataset.frames = String(nodes.length);\n"
+    "st.textContent = \"rendered \" + nodes.length + \" frames\";\n"
+    "// \"#selftest\" exercises zoom, search, hover and the callers view, and records the outcome "
+    "in the\n"
+    "// DOM, for headless browser tests.\n"
+    "if (location.hash === \"#selftest\") {\n"
+    "  const fails = [];\n"
+    "  const rootEl = graph.querySelector(\".f\");\n"
+    "  const first = Array.from(graph.querySelectorAll(\".f\")).find(el => nodes[+el.dataset.i] "
+    "!== tree);\n"
+    "  if (!rootEl || nodes[+rootEl.dataset.i] !== tree) fails.push(\"root frame missing\");\n"
+    "  if (first) {\n"
+    "    const zn = nodes[+first.dataset.i];\n"
+    "    first.dispatchEvent(new MouseEvent(\"click\", { bubbles: true }));\n"
+    "    if (zoom !== zn) fails.push(\"click did not zoom\");\n"
+    "    if (!document.getElementById(\"crumbs\").textContent.includes(zn.name)) fails.push(\"no "
+    "zoom path\");\n"
+    "    const again = graph.querySelector(\".f:not(.dim)\");\n"
+    "    again.dispatchEvent(new MouseEvent(\"mousemove\", { bubbles: true, clientX: 5, clientY: 5 "
+    "}));\n"
+    "    if (!tip.textContent.includes(\"%\")) fails.push(\"tooltip without percentage\");\n"
+    "    document.getElementById(\"b-reset\").click();\n"
+    "    if (zoom) fails.push(\"reset did not unzoom\");\n"
+    "  } else fails.push(\"no frame to zoom\");\n"
+    "  const search = document.getElementById(\"search\");\n"
+    "  search.value = first ? nodes[+first.dataset.i].name.replace(/[.*+?^${}()|[\\]\\\\]/g, "
+    "\"\\\\$&\") : \"x\";\n"
+    "  search.dispatchEvent(new Event(\"input\"));\n"
+    "  if (!graph.querySelector(\".f.hl\")) fails.push(\"search highlighted nothing\");\n"
+    "  if (!/Matched: .*%/.test(document.getElementById(\"match\").textContent)) fails.push(\"no "
+    "match share\");\n"
+    "  search.value = \"\";\n"
+    "  search.dispatchEvent(new Event(\"input\"));\n"
+    "  document.getElementById(\"b-callers\").click();\n"
+    "  if (!inverted || !graph.querySelector(\".f\")) fails.push(\"callers view empty\");\n"
+    "  st.dataset.callersFrames = String(nodes.length);\n"
+    "  document.getElementById(\"b-flame\").click();\n"
+    "  st.dataset.selftest = fails.length ? \"fail: \" + fails.join(\"; \") : \"pass\";\n"
+    "}\n"
+    "})();\n"
+    "</script>\n"
+    "</body>\n"
+    "</html>\n"
+    "";
+
+/* A JSON string; '<' is escaped so no name can close the <script> element. */
+static void json_string(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fprintf(out, "\\%c", *p);
+		else if (*p < 0x20 || *p == '<' || *p == '>' || *p == '&' || *p == 0x7f)
+			fprintf(out, "\\u%04x", *p);
+		else
+			fputc(*p, out);
+	}
+	fputc('"', out);
+}
+
+void report_print_html(const struct report *rep, const struct report_opts *o, FILE *out)
+{
+	const char *base = strrchr(rep->path, '/');
+
+	fputs(page_head, out);
+	fputs("{\"title\":", out);
+	json_string(out, base ? base + 1 : rep->path);
+	fputs(",\"events\":", out);
+	json_string(out, rep->selected);
+	fputs(",\"unit\":", out);
+	json_string(out, o->value_field ? o->value_field : "samples");
+	fprintf(out, ",\"total\":%llu,\"threadRoots\":%s,\n\"frames\":[",
+	        (unsigned long long)rep->total, o->thread_roots ? "true" : "false");
+	for (size_t i = 0; i < rep->nframes; i++) {
+		if (i)
+			fputc(',', out);
+		json_string(out, rep->frames[i].name);
+	}
+	fputs("],\n\"kinds\":[", out);
+	for (size_t i = 0; i < rep->nframes; i++)
+		fprintf(out, "%s%u", i ? "," : "", rep->frames[i].kind);
+	fputs("],\n\"threads\":[", out);
+	for (size_t i = 0; i < rep->nthreads; i++) {
+		char name[320];
+		snprintf(name, sizeof(name), "%s [%lld]", rep->threads[i].name,
+		         (long long)rep->threads[i].tid);
+		if (i)
+			fputc(',', out);
+		json_string(out, name);
+	}
+	fputs("],\n\"stacks\":[", out);
+	for (size_t i = 0; i < rep->nstacks; i++) {
+		const struct report_stack *st = &rep->stacks[i];
+		fputs(i ? ",\n[" : "[", out);
+		for (uint32_t d = 0; d < st->depth; d++)
+			fprintf(out, "%s%u", d ? "," : "", rep->stack_frames[st->first + d]);
+		fputc(']', out);
+	}
+	fputs("],\n\"samples\":[", out);
+	for (size_t i = 0, n = 0; i < rep->nsamples; i++) {
+		const struct report_sample *s = &rep->samples[i];
+		if (!s->value)
+			continue;
+		fprintf(out, "%s[%u,%u,%llu]", n++ ? "," : "", s->stack, s->thread,
+		        (unsigned long long)s->value);
+	}
+	fputs("]}", out);
+	fputs(page_tail, out);
+}

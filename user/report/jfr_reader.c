@@ -1,0 +1,1107 @@
+// SPDX-License-Identifier: GPL-2.0
+/* JFR reader: file mapping, chunk headers, metadata, constant pools, generic value decoding. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "report/jfr_reader.h"
+
+#define MAX_DEPTH 32 /* nesting of metadata elements and of inline values */
+
+/* ---- arena: everything the metadata owns lives here and is freed with the reader ---- */
+
+struct jfr_arena_block {
+	struct jfr_arena_block *next;
+	size_t used, cap;
+	max_align_t data[];
+};
+
+static void *arena_alloc(struct jfr_reader *r, size_t n)
+{
+	struct jfr_arena_block *b = r->arena;
+
+	n = (n + 15) & ~(size_t)15;
+	if (!b || b->cap - b->used < n) {
+		size_t cap = n > 65536 ? n : 65536;
+
+		b = malloc(sizeof(*b) + cap);
+		if (!b)
+			return NULL;
+		b->cap = cap;
+		b->used = 0;
+		b->next = r->arena;
+		r->arena = b;
+	}
+	void *p = (char *)b->data + b->used;
+	b->used += n;
+	return p;
+}
+
+/* ---- errors ---- */
+
+int jfr_fail(struct jfr_reader *r, uint64_t off, const char *fmt, ...)
+{
+	if (r->failed)
+		return -1;
+	r->failed = true;
+	int n =
+	    snprintf(r->err, sizeof(r->err), "%s: offset %llu: ", r->name, (unsigned long long)off);
+	if (n < 0 || (size_t)n >= sizeof(r->err))
+		return -1;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(r->err + n, sizeof(r->err) - n, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+int jfr_cur_fail(struct jfr_cur *c, const char *fmt, ...)
+{
+	if (!c->bad && !c->r->failed) {
+		char msg[256];
+		va_list ap;
+
+		va_start(ap, fmt);
+		vsnprintf(msg, sizeof(msg), fmt, ap);
+		va_end(ap);
+		jfr_fail(c->r, jfr_cur_off(c), "%s", msg);
+	}
+	c->bad = true;
+	c->p = c->end;
+	return -1;
+}
+
+/* ---- open / close ---- */
+
+struct jfr_reader *jfr_open_mem(const void *data, size_t size, const char *name)
+{
+	struct jfr_reader *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return NULL;
+	r->name = name ? name : "(memory)";
+	r->data = data;
+	r->size = size;
+	r->fd = -1;
+	return r;
+}
+
+struct jfr_reader *jfr_open_file(const char *path, char *err, size_t errlen)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0) {
+		snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "%s: not a regular file", path);
+		close(fd);
+		return NULL;
+	}
+	void *data = NULL;
+	if (st.st_size > 0) {
+		data = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (data == MAP_FAILED) {
+			snprintf(err, errlen, "%s: cannot map: %s", path, strerror(errno));
+			close(fd);
+			return NULL;
+		}
+		/* one sequential pass: let the kernel read ahead aggressively */
+		madvise(data, st.st_size, MADV_SEQUENTIAL);
+		madvise(data, st.st_size, MADV_WILLNEED);
+	}
+	struct jfr_reader *r = jfr_open_mem(data, st.st_size, NULL);
+	if (!r) {
+		snprintf(err, errlen, "out of memory");
+		if (data)
+			munmap(data, st.st_size);
+		close(fd);
+		return NULL;
+	}
+	r->name = strdup(path);
+	r->mapped = data != NULL;
+	r->fd = fd;
+	return r;
+}
+
+void jfr_close(struct jfr_reader *r)
+{
+	if (!r)
+		return;
+	if (r->mapped)
+		munmap((void *)r->data, r->size);
+	if (r->fd >= 0) {
+		close(r->fd);
+		free((char *)r->name);
+	}
+	while (r->arena) {
+		struct jfr_arena_block *b = r->arena;
+		r->arena = b->next;
+		free(b);
+	}
+	free(r->type_names);
+	free(r->metas);
+	free(r);
+}
+
+/* ---- big-endian header fields ---- */
+
+static uint64_t be(const uint8_t *p, int n)
+{
+	uint64_t v = 0;
+
+	for (int i = 0; i < n; i++)
+		v = v << 8 | p[i];
+	return v;
+}
+
+/* ---- strings ---- */
+
+/* Appends code point cp as UTF-8 to buf (capacity n, length *len), truncating silently. */
+static void put_utf8(char *buf, size_t n, size_t *len, uint32_t cp)
+{
+	char tmp[4];
+	size_t k;
+
+	if (cp < 0x80) {
+		tmp[0] = cp;
+		k = 1;
+	} else if (cp < 0x800) {
+		tmp[0] = 0xc0 | cp >> 6;
+		tmp[1] = 0x80 | (cp & 0x3f);
+		k = 2;
+	} else if (cp < 0x10000) {
+		tmp[0] = 0xe0 | cp >> 12;
+		tmp[1] = 0x80 | (cp >> 6 & 0x3f);
+		tmp[2] = 0x80 | (cp & 0x3f);
+		k = 3;
+	} else {
+		cp = cp > 0x10ffff ? 0xfffd : cp;
+		tmp[0] = 0xf0 | cp >> 18;
+		tmp[1] = 0x80 | (cp >> 12 & 0x3f);
+		tmp[2] = 0x80 | (cp >> 6 & 0x3f);
+		tmp[3] = 0x80 | (cp & 0x3f);
+		k = 4;
+	}
+	if (*len + k < n) {
+		memcpy(buf + *len, tmp, k);
+		*len += k;
+	}
+}
+
+/* Reads a string; when ch is NULL (metadata), encoding 2 is an error. */
+static int read_string(struct jfr_cur *c, const struct jfr_chunk *ch, char *buf, size_t n,
+                       int depth)
+{
+	size_t len = 0;
+	uint8_t enc = jfr_u8(c);
+	uint64_t count;
+
+	if (n)
+		buf[0] = 0;
+	switch (enc) {
+	case 0:
+		return c->bad ? -1 : -1;
+	case 1:
+		return 0;
+	case 2: {
+		uint64_t key = jfr_varint(c);
+		if (c->bad)
+			return -1;
+		if (!ch) {
+			jfr_cur_fail(c, "constant-pool string in the metadata string table");
+			return -1;
+		}
+		if (depth > 2) {
+			jfr_cur_fail(c, "string constant refers to another string constant");
+			return -1;
+		}
+		const struct jfr_type *st = ch->meta->string_type;
+		uint64_t off = st ? jfr_pool_lookup(ch, st->id, key) : 0;
+		if (!off)
+			return -1; /* a missing constant reads as null, like the JDK's reader */
+		struct jfr_cur sc;
+		jfr_cur_init(&sc, c->r, off, ch->off + ch->size);
+		int rc = read_string(&sc, ch, buf, n, depth + 1);
+		if (sc.bad)
+			jfr_cur_fail(c, "bad string constant %llu", (unsigned long long)key);
+		return rc;
+	}
+	case 3:
+	case 5:
+		count = jfr_varint(c);
+		if (c->bad)
+			return -1;
+		if (count > (uint64_t)(c->end - c->p)) {
+			jfr_cur_fail(c, "string length %llu runs past the end",
+			             (unsigned long long)count);
+			return -1;
+		}
+		for (uint64_t i = 0; i < count; i++) {
+			uint8_t b = c->p[i];
+			if (enc == 5 && b >= 0x80)
+				put_utf8(buf, n, &len, b);
+			else if (len + 1 < n)
+				buf[len++] = b ? b : '?';
+		}
+		c->p += count;
+		break;
+	case 4:
+		count = jfr_varint(c);
+		if (c->bad)
+			return -1;
+		if (count > (uint64_t)(c->end - c->p)) {
+			jfr_cur_fail(c, "string length %llu runs past the end",
+			             (unsigned long long)count);
+			return -1;
+		}
+		for (uint64_t i = 0; i < count && !c->bad; i++) {
+			uint32_t cp = jfr_varint(c);
+			put_utf8(buf, n, &len, cp ? cp : '?');
+		}
+		break;
+	default:
+		c->p--;
+		jfr_cur_fail(c, "unknown string encoding %u", enc);
+		return -1;
+	}
+	if (n)
+		buf[len < n ? len : n - 1] = 0;
+	return c->bad ? -1 : (int)len;
+}
+
+int jfr_read_string(struct jfr_cur *c, const struct jfr_chunk *ch, char *buf, size_t n)
+{
+	return read_string(c, ch, buf, n, 0);
+}
+
+static void skip_string(struct jfr_cur *c)
+{
+	uint8_t enc = jfr_u8(c);
+	uint64_t count;
+
+	switch (enc) {
+	case 0:
+	case 1:
+		return;
+	case 2:
+		jfr_varint(c);
+		return;
+	case 3:
+	case 5:
+		count = jfr_varint(c);
+		if (count > (uint64_t)(c->end - c->p))
+			jfr_cur_fail(c, "string length %llu runs past the end",
+			             (unsigned long long)count);
+		else
+			c->p += count;
+		return;
+	case 4:
+		count = jfr_varint(c);
+		if (count > (uint64_t)(c->end - c->p)) {
+			jfr_cur_fail(c, "string length %llu runs past the end",
+			             (unsigned long long)count);
+			return;
+		}
+		for (uint64_t i = 0; i < count && !c->bad; i++)
+			jfr_varint(c);
+		return;
+	default:
+		if (!c->bad) {
+			c->p--;
+			jfr_cur_fail(c, "unknown string encoding %u", enc);
+		}
+	}
+}
+
+/* ---- values ---- */
+
+void jfr_skip_value(struct jfr_cur *c, const struct jfr_type *t, int depth)
+{
+	switch (t->kind) {
+	case JFR_K_BOOLEAN:
+	case JFR_K_BYTE:
+		jfr_u8(c);
+		return;
+	case JFR_K_CHAR:
+	case JFR_K_SHORT:
+	case JFR_K_INT:
+	case JFR_K_LONG:
+		jfr_varint(c);
+		return;
+	case JFR_K_FLOAT:
+	case JFR_K_DOUBLE: {
+		long k = t->kind == JFR_K_FLOAT ? 4 : 8;
+		if (c->end - c->p < k)
+			jfr_cur_fail(c, "truncated %s", t->name);
+		else
+			c->p += k;
+		return;
+	}
+	case JFR_K_STRING:
+		skip_string(c);
+		return;
+	case JFR_K_COMPLEX:
+		break;
+	}
+	if (t->zero_size)
+		return;
+	if (depth > MAX_DEPTH) {
+		jfr_cur_fail(c, "values of type %s nest too deeply", t->name);
+		return;
+	}
+	for (int i = 0; i < t->nfields && !c->bad; i++) {
+		const struct jfr_field *f = &t->fields[i];
+		if (f->array) {
+			uint64_t n = jfr_varint(c);
+			if (n > (uint64_t)(c->end - c->p)) {
+				jfr_cur_fail(c, "array of %llu elements runs past the end",
+				             (unsigned long long)n);
+				return;
+			}
+			if (!f->cp && f->type->zero_size)
+				continue;
+			for (uint64_t k = 0; k < n && !c->bad; k++) {
+				if (f->cp)
+					jfr_varint(c);
+				else
+					jfr_skip_value(c, f->type, depth + 1);
+			}
+		} else if (f->cp) {
+			jfr_varint(c);
+		} else {
+			jfr_skip_value(c, f->type, depth + 1);
+		}
+	}
+}
+
+void jfr_skip_field(struct jfr_cur *c, const struct jfr_field *f)
+{
+	if (f->array) {
+		uint64_t n = jfr_varint(c);
+		if (n > (uint64_t)(c->end - c->p)) {
+			jfr_cur_fail(c, "array of %llu elements runs past the end",
+			             (unsigned long long)n);
+			return;
+		}
+		if (!f->cp && f->type->zero_size)
+			return;
+		for (uint64_t k = 0; k < n && !c->bad; k++) {
+			if (f->cp)
+				jfr_varint(c);
+			else
+				jfr_skip_value(c, f->type, 1);
+		}
+	} else if (f->cp) {
+		jfr_varint(c);
+	} else {
+		jfr_skip_value(c, f->type, 1);
+	}
+}
+
+uint64_t jfr_read_scalar(struct jfr_cur *c, const struct jfr_field *f)
+{
+	if (f->array) {
+		jfr_skip_field(c, f);
+		return 0;
+	}
+	if (f->cp)
+		return jfr_varint(c);
+	switch (f->type->kind) {
+	case JFR_K_BOOLEAN:
+	case JFR_K_BYTE:
+		return jfr_u8(c);
+	case JFR_K_CHAR:
+	case JFR_K_SHORT:
+	case JFR_K_INT:
+	case JFR_K_LONG:
+		return jfr_varint(c);
+	case JFR_K_FLOAT:
+	case JFR_K_DOUBLE: {
+		int k = f->type->kind == JFR_K_FLOAT ? 4 : 8;
+		if (c->end - c->p < k) {
+			jfr_cur_fail(c, "truncated %s", f->type->name);
+			return 0;
+		}
+		uint64_t v = be(c->p, k);
+		c->p += k;
+		return v;
+	}
+	default:
+		jfr_skip_value(c, f->type, 1);
+		return 0;
+	}
+}
+
+const struct jfr_field *jfr_value_field(struct jfr_reader *r, const struct jfr_chunk *ch,
+                                        const struct jfr_type *t, uint64_t off, const char *name,
+                                        struct jfr_cur *c)
+{
+	int idx = jfr_field_index(t, name);
+
+	if (idx < 0)
+		return NULL;
+	jfr_cur_init(c, r, off, ch->off + ch->size);
+	for (int i = 0; i < idx && !c->bad; i++)
+		jfr_skip_field(c, &t->fields[i]);
+	return c->bad ? NULL : &t->fields[idx];
+}
+
+bool jfr_deref(struct jfr_cur *c, const struct jfr_chunk *ch, const struct jfr_field *f)
+{
+	if (f->array)
+		return false;
+	if (!f->cp)
+		return !c->bad;
+	uint64_t key = jfr_varint(c);
+	if (c->bad || !key)
+		return false;
+	uint64_t off = jfr_pool_lookup(ch, f->type_id, key);
+	if (!off)
+		return false;
+	jfr_cur_init(c, c->r, off, ch->off + ch->size);
+	return true;
+}
+
+/* ---- types ---- */
+
+const struct jfr_type *jfr_type_by_id(const struct jfr_meta *m, uint64_t id)
+{
+	int lo = 0, hi = m->ntypes - 1;
+
+	while (lo <= hi) {
+		int mid = lo + (hi - lo) / 2;
+		if (m->types[mid].id == id)
+			return &m->types[mid];
+		if (m->types[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid - 1;
+	}
+	return NULL;
+}
+
+const struct jfr_type *jfr_type_by_name(const struct jfr_meta *m, const char *name)
+{
+	for (int i = 0; i < m->ntypes; i++)
+		if (m->types[i].name && !strcmp(m->types[i].name, name))
+			return &m->types[i];
+	return NULL;
+}
+
+int jfr_field_index(const struct jfr_type *t, const char *name)
+{
+	for (int i = 0; i < t->nfields; i++)
+		if (t->fields[i].name && !strcmp(t->fields[i].name, name))
+			return i;
+	return -1;
+}
+
+static uint32_t intern_type_name(struct jfr_reader *r, const char *name)
+{
+	for (uint32_t i = 0; i < r->ntype_names; i++)
+		if (!strcmp(r->type_names[i], name))
+			return i;
+	if (r->ntype_names == r->type_names_cap) {
+		uint32_t cap = r->type_names_cap ? r->type_names_cap * 2 : 256;
+		const char **v = realloc(r->type_names, cap * sizeof(*v));
+		if (!v)
+			return UINT32_MAX;
+		r->type_names = v;
+		r->type_names_cap = cap;
+	}
+	r->type_names[r->ntype_names] = name;
+	return r->ntype_names++;
+}
+
+/* ---- metadata ---- */
+
+struct meta_builder {
+	struct jfr_reader *r;
+	const char **strings;
+	uint64_t nstrings;
+	struct jfr_type *types;
+	int ntypes, cap;
+	/* fields of the class being parsed */
+	struct jfr_field *fields;
+	int nfields, fcap;
+};
+
+static const char *mstr(struct jfr_cur *c, struct meta_builder *b)
+{
+	uint64_t idx = jfr_varint(c);
+
+	if (c->bad)
+		return NULL;
+	if (idx >= b->nstrings) {
+		jfr_cur_fail(c, "metadata string index %llu out of range (%llu strings)",
+		             (unsigned long long)idx, (unsigned long long)b->nstrings);
+		return NULL;
+	}
+	return b->strings[idx] ? b->strings[idx] : "";
+}
+
+static bool truthy(const char *v)
+{
+	return v && (!strcmp(v, "true") || !strcmp(v, "1"));
+}
+
+static int parse_element(struct jfr_cur *c, struct meta_builder *b, int depth, int parent)
+{
+	enum { E_OTHER, E_CLASS, E_FIELD };
+	const char *name = mstr(c, b);
+	uint64_t nattr = jfr_varint(c);
+	const char *id = NULL, *cname = NULL, *super = NULL, *simple = NULL, *fclass = NULL,
+	           *cp = NULL, *dim = NULL;
+	int kind = E_OTHER;
+
+	if (c->bad)
+		return -1;
+	if (depth > MAX_DEPTH)
+		return jfr_cur_fail(c, "metadata elements nest too deeply");
+	if (nattr > (uint64_t)(c->end - c->p))
+		return jfr_cur_fail(c, "metadata element with %llu attributes runs past the end",
+		                    (unsigned long long)nattr);
+	if (!strcmp(name, "class"))
+		kind = E_CLASS;
+	else if (!strcmp(name, "field") && parent == E_CLASS)
+		kind = E_FIELD;
+	for (uint64_t i = 0; i < nattr && !c->bad; i++) {
+		const char *k = mstr(c, b), *v = mstr(c, b);
+		if (c->bad)
+			return -1;
+		if (!strcmp(k, "id"))
+			id = v;
+		else if (!strcmp(k, "name"))
+			cname = v;
+		else if (!strcmp(k, "superType"))
+			super = v;
+		else if (!strcmp(k, "simpleType"))
+			simple = v;
+		else if (!strcmp(k, "class"))
+			fclass = v;
+		else if (!strcmp(k, "constantPool"))
+			cp = v;
+		else if (!strcmp(k, "dimension"))
+			dim = v;
+	}
+	if (kind == E_FIELD) {
+		if (!cname || !fclass)
+			return jfr_cur_fail(c, "metadata field without name or class");
+		if (b->nfields == b->fcap) {
+			int cap = b->fcap ? b->fcap * 2 : 16;
+			struct jfr_field *v = realloc(b->fields, cap * sizeof(*v));
+			if (!v)
+				return jfr_cur_fail(c, "out of memory");
+			b->fields = v;
+			b->fcap = cap;
+		}
+		struct jfr_field *f = &b->fields[b->nfields++];
+		memset(f, 0, sizeof(*f));
+		f->name = cname;
+		f->type_id = strtoull(fclass, NULL, 10);
+		f->cp = truthy(cp);
+		if (dim && strcmp(dim, "0")) {
+			if (strcmp(dim, "1"))
+				return jfr_cur_fail(c, "field %s has unsupported dimension %s",
+				                    cname, dim);
+			f->array = true;
+		}
+	}
+	int first_field = b->nfields;
+	uint64_t nchildren = jfr_varint(c);
+	if (nchildren > (uint64_t)(c->end - c->p))
+		return jfr_cur_fail(c, "metadata element with %llu children runs past the end",
+		                    (unsigned long long)nchildren);
+	if (kind == E_CLASS && depth > 8)
+		kind = E_OTHER;
+	for (uint64_t i = 0; i < nchildren && !c->bad; i++)
+		if (parse_element(c, b, depth + 1, kind) < 0)
+			return -1;
+	if (kind != E_CLASS)
+		return c->bad ? -1 : 0;
+	if (!id || !cname)
+		return jfr_cur_fail(c, "metadata class without id or name");
+	if (b->ntypes == b->cap) {
+		int cap = b->cap ? b->cap * 2 : 256;
+		struct jfr_type *v = realloc(b->types, cap * sizeof(*v));
+		if (!v)
+			return jfr_cur_fail(c, "out of memory");
+		b->types = v;
+		b->cap = cap;
+	}
+	struct jfr_type *t = &b->types[b->ntypes++];
+	memset(t, 0, sizeof(*t));
+	t->id = strtoull(id, NULL, 10);
+	t->name = cname;
+	t->super = super;
+	t->simple = truthy(simple);
+	t->nfields = b->nfields - first_field;
+	if (t->nfields) {
+		t->fields = arena_alloc(b->r, t->nfields * sizeof(*t->fields));
+		if (!t->fields)
+			return jfr_cur_fail(c, "out of memory");
+		memcpy(t->fields, b->fields + first_field, t->nfields * sizeof(*t->fields));
+	}
+	b->nfields = first_field;
+	return 0;
+}
+
+static int cmp_type(const void *a, const void *b)
+{
+	const struct jfr_type *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static enum jfr_kind kind_of(const char *name)
+{
+	static const struct {
+		const char *name;
+		enum jfr_kind kind;
+	} prims[] = {
+	    {"boolean", JFR_K_BOOLEAN},
+	    {"byte", JFR_K_BYTE},
+	    {"char", JFR_K_CHAR},
+	    {"short", JFR_K_SHORT},
+	    {"int", JFR_K_INT},
+	    {"long", JFR_K_LONG},
+	    {"float", JFR_K_FLOAT},
+	    {"double", JFR_K_DOUBLE},
+	    {"java.lang.String", JFR_K_STRING},
+	};
+	for (size_t i = 0; i < sizeof(prims) / sizeof(prims[0]); i++)
+		if (!strcmp(prims[i].name, name))
+			return prims[i].kind;
+	return JFR_K_COMPLEX;
+}
+
+/* Whether an inline value of t takes no bytes; -1 when t contains itself inline (infinite size). */
+static int compute_zero_size(struct jfr_type *t, uint8_t *state, const struct jfr_meta *m,
+                             int depth)
+{
+	size_t idx = t - m->types;
+
+	if (depth > MAX_DEPTH)
+		return -1;
+	if (state[idx] == 2)
+		return t->zero_size;
+	if (state[idx] == 1)
+		return -1;
+	if (t->kind != JFR_K_COMPLEX) {
+		state[idx] = 2;
+		t->zero_size = false;
+		return 0;
+	}
+	state[idx] = 1;
+	bool zero = true;
+	for (int i = 0; i < t->nfields; i++) {
+		struct jfr_field *f = &t->fields[i];
+		if (f->array || f->cp) {
+			zero = false;
+			continue;
+		}
+		int z = compute_zero_size(f->type, state, m, depth + 1);
+		if (z < 0)
+			return -1;
+		if (!z)
+			zero = false;
+	}
+	t->zero_size = zero;
+	state[idx] = 2;
+	return zero;
+}
+
+static int parse_metadata(struct jfr_reader *r, const struct jfr_chunk *ch, struct jfr_meta **out)
+{
+	uint64_t off = ch->off + ch->meta_off;
+	struct jfr_cur c;
+	struct meta_builder b = {.r = r};
+	int rc = -1;
+
+	jfr_cur_init(&c, r, off, ch->off + ch->size);
+	uint64_t size = jfr_varint(&c);
+	if (c.bad)
+		return -1;
+	if (size < 2 || size > ch->off + ch->size - off)
+		return jfr_fail(r, off, "metadata event size %llu does not fit in the chunk",
+		                (unsigned long long)size);
+	c.end = r->data + off + size;
+	uint64_t type = jfr_varint(&c);
+	if (!c.bad && type != JFR_EVENT_METADATA)
+		return jfr_fail(r, off,
+		                "metadataOffset points to an event of type %llu, not metadata",
+		                (unsigned long long)type);
+	jfr_varint(&c); /* startTicks */
+	jfr_varint(&c); /* duration */
+	uint64_t id = jfr_varint(&c);
+	if (c.bad)
+		return -1;
+	/* The JDK reuses the previous chunk's metadata when the id repeats; files concatenated from
+	 * different JVMs repeat ids with other content, so the bytes are compared too. */
+	const uint8_t *raw = c.p;
+	uint64_t raw_len = c.end - c.p;
+	struct jfr_meta *last = r->last_meta;
+	if (last && last->id == id && last->raw_len == raw_len &&
+	    !memcmp(last->raw, raw, raw_len)) {
+		*out = last;
+		return 0;
+	}
+	b.nstrings = jfr_varint(&c);
+	if (b.nstrings > (uint64_t)(c.end - c.p))
+		return jfr_cur_fail(&c, "metadata string count %llu runs past the end",
+		                    (unsigned long long)b.nstrings);
+	b.strings = calloc(b.nstrings ? b.nstrings : 1, sizeof(*b.strings));
+	if (!b.strings)
+		return jfr_cur_fail(&c, "out of memory");
+	for (uint64_t i = 0; i < b.nstrings && !c.bad; i++) {
+		const uint8_t *start = c.p;
+		char tmp[4096];
+		int n = read_string(&c, NULL, tmp, sizeof(tmp), 0);
+		if (c.bad)
+			break;
+		if (n < 0) {
+			b.strings[i] = NULL;
+			continue;
+		}
+		/* strings longer than tmp are rare (descriptions); re-read them at full size */
+		size_t cap = (size_t)(c.p - start) * 3 + 1;
+		if ((size_t)n + 1 < sizeof(tmp) || cap <= sizeof(tmp)) {
+			char *s = arena_alloc(r, n + 1);
+			if (!s)
+				goto out;
+			memcpy(s, tmp, n + 1);
+			b.strings[i] = s;
+		} else {
+			char *s = arena_alloc(r, cap);
+			struct jfr_cur again = c;
+			again.p = start;
+			if (!s)
+				goto out;
+			read_string(&again, NULL, s, cap, 0);
+			b.strings[i] = s;
+		}
+	}
+	if (c.bad)
+		goto out;
+	if (parse_element(&c, &b, 0, 0) < 0)
+		goto out;
+
+	struct jfr_meta *m = arena_alloc(r, sizeof(*m));
+	if (!m)
+		goto out;
+	memset(m, 0, sizeof(*m));
+	m->id = id;
+	m->raw = raw;
+	m->raw_len = raw_len;
+	m->ntypes = b.ntypes;
+	m->types = arena_alloc(r, (b.ntypes ? b.ntypes : 1) * sizeof(*m->types));
+	if (!m->types)
+		goto out;
+	if (b.ntypes)
+		memcpy(m->types, b.types, b.ntypes * sizeof(*m->types));
+	qsort(m->types, m->ntypes, sizeof(*m->types), cmp_type);
+	for (int i = 0; i + 1 < m->ntypes; i++)
+		if (m->types[i].id == m->types[i + 1].id) {
+			jfr_fail(r, off, "metadata declares type id %llu twice (%s and %s)",
+			         (unsigned long long)m->types[i].id, m->types[i].name,
+			         m->types[i + 1].name);
+			goto out;
+		}
+	for (int i = 0; i < m->ntypes; i++) {
+		struct jfr_type *t = &m->types[i];
+		t->kind = kind_of(t->name);
+		t->name_idx = intern_type_name(r, t->name);
+		if (t->name_idx == UINT32_MAX) {
+			jfr_fail(r, off, "out of memory");
+			goto out;
+		}
+		if (t->kind == JFR_K_STRING)
+			m->string_type = t;
+		for (int k = 0; k < t->nfields; k++) {
+			struct jfr_field *f = &t->fields[k];
+			f->type = (struct jfr_type *)jfr_type_by_id(m, f->type_id);
+			if (!f->type) {
+				jfr_fail(r, off, "field %s of %s has undeclared type id %llu",
+				         f->name, t->name, (unsigned long long)f->type_id);
+				goto out;
+			}
+		}
+	}
+	uint8_t *state = calloc(m->ntypes ? m->ntypes : 1, 1);
+	if (!state) {
+		jfr_fail(r, off, "out of memory");
+		goto out;
+	}
+	for (int i = 0; i < m->ntypes; i++)
+		if (compute_zero_size(&m->types[i], state, m, 0) < 0) {
+			jfr_fail(r, off, "type %s contains itself inline or nests too deeply",
+			         m->types[i].name);
+			free(state);
+			goto out;
+		}
+	free(state);
+	struct jfr_meta **v = realloc(r->metas, (r->nmetas + 1) * sizeof(*v));
+	if (!v) {
+		jfr_fail(r, off, "out of memory");
+		goto out;
+	}
+	r->metas = v;
+	r->metas[r->nmetas++] = m;
+	r->last_meta = m;
+	*out = m;
+	rc = 0;
+out:
+	free(b.strings);
+	free(b.types);
+	free(b.fields);
+	return rc;
+}
+
+/* ---- constant pools ---- */
+
+static inline uint64_t pool_hash(uint64_t type_id, uint64_t key)
+{
+	uint64_t h = key * 0x9e3779b97f4a7c15ull ^ type_id * 0xc2b2ae3d27d4eb4full;
+	return h ^ h >> 29;
+}
+
+static int pool_insert(struct jfr_chunk *ch, uint64_t type_id, uint64_t key, uint64_t off)
+{
+	if ((ch->pool_used + 1) * 2 > ch->pool_cap) {
+		size_t cap = ch->pool_cap ? ch->pool_cap * 2 : 1024;
+		struct jfr_pool_slot *n = calloc(cap, sizeof(*n));
+		if (!n)
+			return -1;
+		for (size_t i = 0; i < ch->pool_cap; i++) {
+			struct jfr_pool_slot *s = &ch->pool[i];
+			if (!s->off)
+				continue;
+			size_t j = pool_hash(s->type_id, s->key) & (cap - 1);
+			while (n[j].off)
+				j = (j + 1) & (cap - 1);
+			n[j] = *s;
+		}
+		free(ch->pool);
+		ch->pool = n;
+		ch->pool_cap = cap;
+	}
+	size_t j = pool_hash(type_id, key) & (ch->pool_cap - 1);
+	while (ch->pool[j].off) {
+		if (ch->pool[j].type_id == type_id && ch->pool[j].key == key) {
+			ch->pool[j].off = off; /* a later definition wins */
+			return 0;
+		}
+		j = (j + 1) & (ch->pool_cap - 1);
+	}
+	ch->pool[j] = (struct jfr_pool_slot){type_id, key, off};
+	ch->pool_used++;
+	return 0;
+}
+
+uint64_t jfr_pool_lookup(const struct jfr_chunk *ch, uint64_t type_id, uint64_t key)
+{
+	if (!ch->pool_cap)
+		return 0;
+	size_t j = pool_hash(type_id, key) & (ch->pool_cap - 1);
+	while (ch->pool[j].off) {
+		if (ch->pool[j].type_id == type_id && ch->pool[j].key == key)
+			return ch->pool[j].off;
+		j = (j + 1) & (ch->pool_cap - 1);
+	}
+	return 0;
+}
+
+static int parse_checkpoint(struct jfr_reader *r, struct jfr_chunk *ch, uint64_t off,
+                            int64_t *delta)
+{
+	struct jfr_cur c;
+	uint64_t chunk_end = ch->off + ch->size;
+
+	jfr_cur_init(&c, r, off, chunk_end);
+	uint64_t size = jfr_varint(&c);
+	if (c.bad)
+		return -1;
+	if (size < 2 || size > chunk_end - off)
+		return jfr_fail(r, off, "checkpoint size %llu does not fit in the chunk",
+		                (unsigned long long)size);
+	c.end = r->data + off + size;
+	uint64_t type = jfr_varint(&c);
+	if (!c.bad && type != JFR_EVENT_CHECKPOINT)
+		return jfr_fail(r, off, "constant-pool chain points to an event of type %llu",
+		                (unsigned long long)type);
+	jfr_varint(&c); /* startTicks */
+	jfr_varint(&c); /* duration */
+	*delta = (int64_t)jfr_varint(&c);
+	jfr_u8(&c); /* typeFlags */
+	uint64_t npools = jfr_varint(&c);
+	for (uint64_t i = 0; i < npools && !c.bad; i++) {
+		uint64_t tid = jfr_varint(&c);
+		uint64_t count = jfr_varint(&c);
+		if (c.bad)
+			break;
+		const struct jfr_type *t = jfr_type_by_id(ch->meta, tid);
+		if (!t)
+			return jfr_cur_fail(&c, "constant pool of undeclared type id %llu",
+			                    (unsigned long long)tid);
+		if (count > (uint64_t)(c.end - c.p))
+			return jfr_cur_fail(&c,
+			                    "constant pool %s with %llu entries runs past the end",
+			                    t->name, (unsigned long long)count);
+		for (uint64_t k = 0; k < count && !c.bad; k++) {
+			uint64_t key = jfr_varint(&c);
+			uint64_t voff = jfr_cur_off(&c);
+			jfr_skip_value(&c, t, 0);
+			if (!c.bad && pool_insert(ch, tid, key, voff) < 0)
+				return jfr_cur_fail(&c, "out of memory");
+		}
+	}
+	if (c.bad)
+		return -1;
+	if (c.p != c.end)
+		return jfr_fail(r, jfr_cur_off(&c),
+		                "checkpoint at offset %llu has %lld bytes left after its pools",
+		                (unsigned long long)off, (long long)(c.end - c.p));
+	return 0;
+}
+
+int jfr_chunk_load(struct jfr_reader *r, uint64_t off, struct jfr_chunk *ch)
+{
+	memset(ch, 0, sizeof(*ch));
+	ch->off = off;
+	if (r->size - off < JFR_CHUNK_HEADER_SIZE)
+		return jfr_fail(r, off, "truncated chunk header (%llu bytes left, a header is %d)",
+		                (unsigned long long)(r->size - off), JFR_CHUNK_HEADER_SIZE);
+	const uint8_t *h = r->data + off;
+	if (memcmp(h, "FLR\0", 4))
+		return jfr_fail(r, off,
+		                "no chunk magic \"FLR\\0\": not a JFR file or a corrupt chunk");
+	ch->major = be(h + 4, 2);
+	ch->minor = be(h + 6, 2);
+	ch->size = be(h + 8, 8);
+	ch->cp_off = be(h + 16, 8);
+	ch->meta_off = be(h + 24, 8);
+	ch->start_nanos = be(h + 32, 8);
+	ch->duration_nanos = be(h + 40, 8);
+	ch->start_ticks = be(h + 48, 8);
+	ch->ticks_per_second = be(h + 56, 8);
+	ch->state = h[64];
+	ch->flags = be(h + 66, 2);
+	if (ch->major != 2 && ch->major != 1)
+		return jfr_fail(r, off + 4, "unsupported JFR version %u.%u (2.x is read)",
+		                ch->major, ch->minor);
+	if (ch->size < JFR_CHUNK_HEADER_SIZE || ch->size > r->size - off)
+		return jfr_fail(
+		    r, off + 8, "chunk size %llu does not fit in the file (%llu bytes from here)%s",
+		    (unsigned long long)ch->size, (unsigned long long)(r->size - off),
+		    ch->size == 0 || ch->state ? ": the chunk is still being written" : "");
+	if (ch->meta_off < JFR_CHUNK_HEADER_SIZE || (uint64_t)ch->meta_off >= ch->size)
+		return jfr_fail(r, off + 24, "metadata offset %lld is outside the chunk",
+		                (long long)ch->meta_off);
+	if (ch->cp_off < JFR_CHUNK_HEADER_SIZE || (uint64_t)ch->cp_off >= ch->size)
+		return jfr_fail(r, off + 16, "constant-pool offset %lld is outside the chunk",
+		                (long long)ch->cp_off);
+	if (ch->ticks_per_second <= 0)
+		return jfr_fail(r, off + 56, "ticks per second is %lld",
+		                (long long)ch->ticks_per_second);
+	if (parse_metadata(r, ch, (struct jfr_meta **)&ch->meta) < 0)
+		return -1;
+	uint64_t cp = ch->off + ch->cp_off;
+	/* each checkpoint takes at least 2 bytes, which bounds the chain even if it loops */
+	uint64_t limit = ch->size / 2 + 1;
+	for (;;) {
+		int64_t delta = 0;
+		if (parse_checkpoint(r, ch, cp, &delta) < 0)
+			goto fail;
+		ch->ncheckpoints++;
+		if (!delta)
+			break;
+		if (ch->ncheckpoints >= limit) {
+			jfr_fail(r, cp, "constant-pool chain loops");
+			goto fail;
+		}
+		int64_t next = (int64_t)(cp - ch->off) + delta;
+		if (next < JFR_CHUNK_HEADER_SIZE || (uint64_t)next >= ch->size) {
+			jfr_fail(r, cp, "constant-pool chain points outside the chunk (delta %lld)",
+			         (long long)delta);
+			goto fail;
+		}
+		cp = ch->off + next;
+	}
+	return 0;
+fail:
+	jfr_chunk_release(ch);
+	return -1;
+}
+
+void jfr_chunk_release(struct jfr_chunk *ch)
+{
+	free(ch->pool);
+	ch->pool = NULL;
+	ch->pool_cap = ch->pool_used = 0;
+}
+
+/* ---- events ---- */
+
+void jfr_event_iter_init(struct jfr_event_iter *it, struct jfr_reader *r,
+                         const struct jfr_chunk *ch)
+{
+	it->r = r;
+	it->p = r->data + ch->off + JFR_CHUNK_HEADER_SIZE;
+	it->end = r->data + ch->off + ch->size;
+}
+
+int jfr_event_next(struct jfr_event_iter *it, uint64_t *type, uint64_t *size, struct jfr_cur *ev)
+{
+	if (it->p >= it->end)
+		return 0;
+	struct jfr_cur c = {.p = it->p, .end = it->end, .r = it->r};
+	uint64_t sz = jfr_varint(&c);
+	if (c.bad)
+		return -1;
+	if (sz == 0 || sz > (uint64_t)(it->end - it->p)) {
+		jfr_fail(it->r, it->p - it->r->data, "event size %llu %s", (unsigned long long)sz,
+		         sz ? "runs past the end of the chunk" : "is zero (zero-filled tail?)");
+		return -1;
+	}
+	c.end = it->p + sz;
+	*type = jfr_varint(&c);
+	if (c.bad)
+		return -1;
+	*size = sz;
+	*ev = c;
+	it->p += sz;
+	return 1;
+}
+
+/* ---- time ---- */
+
+static int64_t clamp128(__int128 v)
+{
+	return v > INT64_MAX ? INT64_MAX : v < INT64_MIN ? INT64_MIN : (int64_t)v;
+}
+
+int64_t jfr_ticks_to_nanos(const struct jfr_chunk *ch, int64_t ticks)
+{
+	__int128 d = ((__int128)ticks - ch->start_ticks) * 1000000000 / ch->ticks_per_second;
+	return clamp128(ch->start_nanos + d);
+}
+
+int64_t jfr_nanos_to_ticks(const struct jfr_chunk *ch, int64_t nanos)
+{
+	__int128 d = ((__int128)nanos - ch->start_nanos) * ch->ticks_per_second / 1000000000;
+	return clamp128(ch->start_ticks + d);
+}
+
+int64_t jfr_sat_add(int64_t a, int64_t b)
+{
+	return clamp128((__int128)a + b);
+}

@@ -1,0 +1,256 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A generic reader for Java Flight Recorder files (format 2.x, as written by JDK 11..25,
+ * async-profiler and lfr).  It maps the whole file, walks the chunks one by one and, for each
+ * chunk, parses the header, the metadata event (the type system) and the constant pools (by
+ * following the checkpoint chain), without materializing events: callers iterate the events of a
+ * chunk and decode only the fields they need with the cursor helpers below.
+ *
+ * Malformed input never crashes the reader and never makes it loop without consuming bytes: every
+ * read is bounds-checked, recursion is depth-limited, every count is checked against the bytes
+ * left.  The first error is kept in jfr_reader.err as "FILE: offset N: what" (N is the absolute
+ * file offset).
+ */
+#ifndef LFR_REPORT_JFR_READER_H
+#define LFR_REPORT_JFR_READER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define JFR_CHUNK_HEADER_SIZE 68
+#define JFR_EVENT_METADATA 0
+#define JFR_EVENT_CHECKPOINT 1
+
+enum jfr_kind {
+	JFR_K_COMPLEX, /* a class with fields (or a field-less class nobody stores inline) */
+	JFR_K_BOOLEAN,
+	JFR_K_BYTE,
+	JFR_K_CHAR,
+	JFR_K_SHORT,
+	JFR_K_INT,
+	JFR_K_LONG,
+	JFR_K_FLOAT,
+	JFR_K_DOUBLE,
+	JFR_K_STRING,
+};
+
+struct jfr_type;
+
+struct jfr_field {
+	const char *name;
+	uint64_t type_id;
+	struct jfr_type *type;
+	bool cp;    /* stored as a constant-pool key */
+	bool array; /* dimension 1: a varint count, then the elements */
+};
+
+struct jfr_type {
+	uint64_t id;
+	const char *name;
+	const char *super; /* superType, or NULL */
+	bool simple;       /* simpleType="true" */
+	bool zero_size;    /* an inline value of this type takes no bytes */
+	enum jfr_kind kind;
+	uint32_t name_idx; /* index of the name in jfr_reader's type-name table */
+	int nfields;
+	struct jfr_field *fields;
+};
+
+/* One chunk's type system; chunks that repeat the previous metadata id share it. */
+struct jfr_meta {
+	uint64_t id;
+	const uint8_t *raw; /* the metadata event from its id to its end, to recognize a repeat */
+	uint64_t raw_len;
+	int ntypes;
+	struct jfr_type *types; /* sorted by id */
+	struct jfr_type *string_type;
+};
+
+struct jfr_pool_slot {
+	uint64_t type_id;
+	uint64_t key;
+	uint64_t off; /* absolute file offset of the value; 0 = empty slot */
+};
+
+struct jfr_chunk {
+	uint64_t off;  /* absolute offset of the chunk in the file */
+	uint64_t size; /* chunkSize */
+	uint16_t major, minor;
+	int64_t cp_off, meta_off;
+	int64_t start_nanos, duration_nanos, start_ticks, ticks_per_second;
+	uint8_t state;
+	uint16_t flags;
+	const struct jfr_meta *meta;
+	/* constant-pool index: (type id, key) -> value offset, open addressing */
+	struct jfr_pool_slot *pool;
+	size_t pool_cap, pool_used;
+	uint64_t ncheckpoints;
+};
+
+struct jfr_arena_block;
+
+struct jfr_reader {
+	const char *name; /* for error messages */
+	const uint8_t *data;
+	uint64_t size;
+	bool mapped;
+	int fd;
+	char err[512];
+	bool failed;
+	struct jfr_arena_block *arena;
+	/* every type name seen in any chunk, so that per-type counts can be kept across chunks */
+	const char **type_names;
+	uint32_t ntype_names, type_names_cap;
+	/* the metadata of the previous chunk, reused when the next chunk has the same metadata id
+	 */
+	struct jfr_meta *last_meta;
+	struct jfr_meta **metas;
+	size_t nmetas;
+};
+
+/* A bounds-checked cursor over part of the file.  Errors are sticky: after the first one every read
+ * returns 0 and the cursor stays at its end, so loops terminate. */
+struct jfr_cur {
+	const uint8_t *p, *end;
+	struct jfr_reader *r;
+	bool bad;
+};
+
+/* Opening: the file is mapped read-only.  Returns NULL with a message in err on failure. */
+struct jfr_reader *jfr_open_file(const char *path, char *err, size_t errlen);
+/* Reads from a caller-owned buffer (the fuzzer, tests). */
+struct jfr_reader *jfr_open_mem(const void *data, size_t size, const char *name);
+void jfr_close(struct jfr_reader *r);
+
+/* Records the first error (printf-style message) at absolute file offset off; returns -1. */
+int jfr_fail(struct jfr_reader *r, uint64_t off, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+int jfr_cur_fail(struct jfr_cur *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/*
+ * Chunks: jfr_chunk_load() parses the chunk header at absolute offset off, its metadata and its
+ * constant pools.  Returns 0, or -1 with r->err set.  jfr_chunk_release() frees the pool index.
+ * The next chunk starts at ch->off + ch->size; a file ends exactly after its last chunk.
+ */
+int jfr_chunk_load(struct jfr_reader *r, uint64_t off, struct jfr_chunk *ch);
+void jfr_chunk_release(struct jfr_chunk *ch);
+
+/* Looks up a type of the chunk's metadata by id or by name (NULL when absent). */
+const struct jfr_type *jfr_type_by_id(const struct jfr_meta *m, uint64_t id);
+const struct jfr_type *jfr_type_by_name(const struct jfr_meta *m, const char *name);
+int jfr_field_index(const struct jfr_type *t, const char *name);
+
+/* The absolute offset of a constant-pool value, or 0 when the key is not in the chunk's pools. */
+uint64_t jfr_pool_lookup(const struct jfr_chunk *ch, uint64_t type_id, uint64_t key);
+
+/* Event iteration inside a chunk.  jfr_event_next() stops at the chunk end (returns 0) or on a
+ * malformed event header (-1); on 1, *type is the event type id and ev covers the event's fields.
+ */
+struct jfr_event_iter {
+	struct jfr_reader *r;
+	const uint8_t *p, *end;
+};
+void jfr_event_iter_init(struct jfr_event_iter *it, struct jfr_reader *r,
+                         const struct jfr_chunk *ch);
+int jfr_event_next(struct jfr_event_iter *it, uint64_t *type, uint64_t *size, struct jfr_cur *ev);
+
+/* Value decoding. */
+static inline void jfr_cur_init(struct jfr_cur *c, struct jfr_reader *r, uint64_t off, uint64_t end)
+{
+	c->r = r;
+	c->p = r->data + (off < r->size ? off : r->size);
+	c->end = r->data + (end < r->size ? end : r->size);
+	c->bad = c->p > c->end;
+	if (c->bad)
+		c->p = c->end;
+}
+
+static inline uint64_t jfr_cur_off(const struct jfr_cur *c)
+{
+	return (uint64_t)(c->p - c->r->data);
+}
+
+static inline uint64_t jfr_varint(struct jfr_cur *c)
+{
+	const uint8_t *p = c->p;
+	uint64_t v = 0;
+
+	/* fast path: the whole (at most 9-byte) varint is in bounds */
+	if (c->end - p >= 9) {
+		for (int i = 0; i < 8; i++) {
+			uint8_t b = p[i];
+			v |= (uint64_t)(b & 0x7f) << (7 * i);
+			if (!(b & 0x80)) {
+				c->p = p + i + 1;
+				return v;
+			}
+		}
+		c->p = p + 9;
+		return v | (uint64_t)p[8] << 56;
+	}
+	for (int i = 0; i < 9; i++) {
+		if (p + i >= c->end) {
+			jfr_cur_fail(c, "truncated varint");
+			return 0;
+		}
+		uint8_t b = p[i];
+		if (i == 8) {
+			c->p = p + 9;
+			return v | (uint64_t)b << 56;
+		}
+		v |= (uint64_t)(b & 0x7f) << (7 * i);
+		if (!(b & 0x80)) {
+			c->p = p + i + 1;
+			return v;
+		}
+	}
+	return v; /* not reached */
+}
+
+static inline uint8_t jfr_u8(struct jfr_cur *c)
+{
+	if (c->p >= c->end) {
+		jfr_cur_fail(c, "truncated value");
+		return 0;
+	}
+	return *c->p++;
+}
+
+/* Skips one value of field f (array, constant-pool key or inline value). */
+void jfr_skip_field(struct jfr_cur *c, const struct jfr_field *f);
+/* Skips one inline value of type t. */
+void jfr_skip_value(struct jfr_cur *c, const struct jfr_type *t, int depth);
+/* Reads an integer-like value of field f (booleans, integers, cp keys, float bits); skips others
+ * and returns 0 for them. */
+uint64_t jfr_read_scalar(struct jfr_cur *c, const struct jfr_field *f);
+/*
+ * Reads a string at the cursor (any of the five encodings; encoding 2 is resolved through the
+ * chunk's java.lang.String pool).  Writes at most n-1 bytes and a NUL to buf (UTF-8); returns the
+ * length written, or -1 for a null string.
+ */
+int jfr_read_string(struct jfr_cur *c, const struct jfr_chunk *ch, char *buf, size_t n);
+
+/*
+ * Positions a cursor on field `name` of an inline value of type t that starts at absolute offset
+ * off. Returns the field (and the cursor at its value) or NULL when t has no such field or the
+ * value is malformed.
+ */
+const struct jfr_field *jfr_value_field(struct jfr_reader *r, const struct jfr_chunk *ch,
+                                        const struct jfr_type *t, uint64_t off, const char *name,
+                                        struct jfr_cur *c);
+
+/*
+ * Follows a field value to the value it denotes: for a constant-pool field reads the key and
+ * positions c on the pool value (returns false when the key is 0 or missing); for an inline field
+ * leaves c where it is.  The value's type is f->type.
+ */
+bool jfr_deref(struct jfr_cur *c, const struct jfr_chunk *ch, const struct jfr_field *f);
+
+/* Converts chunk ticks to nanoseconds since the epoch. */
+int64_t jfr_ticks_to_nanos(const struct jfr_chunk *ch, int64_t ticks);
+int64_t jfr_nanos_to_ticks(const struct jfr_chunk *ch, int64_t nanos);
+/* a + b saturated to the int64_t range (header fields come from untrusted input) */
+int64_t jfr_sat_add(int64_t a, int64_t b);
+
+#endif

@@ -1,0 +1,1050 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The aggregation pass of `lfr report`.  Per chunk: one linear scan of the events that counts every
+ * type and, for the selected sample types, decodes only startTime, stackTrace, the thread and the
+ * optional value field and adds the value to a (stackTrace key, thread key) bucket.  At the chunk's
+ * end each distinct thread key and stack key is resolved once through the constant pools into
+ * interned threads, frames and stacks, and the buckets are merged into the file-wide (stack,
+ * thread) table. No event is ever materialized, so the cost per sample is a few varint reads and
+ * one hash probe.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/map.h"
+#include "report/report.h"
+
+#define DENSE_TYPES 65536 /* type ids below this are looked up in an array */
+#define NAME_MAX_LEN 1024
+
+enum role { ROLE_COUNT, ROLE_SAMPLE, ROLE_LOST, ROLE_JVMINFO };
+enum slot { SLOT_NONE = 0, SLOT_TIME, SLOT_STACK, SLOT_THREAD, SLOT_VALUE };
+
+struct plan {
+	const struct jfr_type *t;
+	enum role role;
+	uint32_t evidx;
+	int nread;      /* fields decoded (a prefix of the event's fields) */
+	uint8_t *slots; /* per field: enum slot */
+	uint8_t *fast;  /* per field: a bare varint (integer or cp key) */
+	int thread_field, stack_field;
+};
+
+struct priv {
+	const struct report_opts *o;
+	/* per-type counts indexed by jfr_reader type-name index, plus metadata/checkpoint */
+	uint64_t *cnt, *bytes;
+	size_t ncnt;
+	uint64_t meta_cnt, meta_bytes, cp_cnt, cp_bytes;
+	bool any_selected_type;
+	char stack_types[512]; /* types with a stackTrace field, for the hint */
+	/* file-wide interning */
+	struct map frame_ids;  /* (hash(name), kind) -> frame id + 1; collisions probed with salt */
+	struct map stack_ids;  /* (hash(frames), depth) -> stack id + 1 */
+	struct map thread_ids; /* (tid, hash(name)) -> thread id + 1 */
+	struct map sample_ids; /* (stack id, thread id) -> sample index + 1 */
+	/* per chunk */
+	struct map agg;           /* (stack key, thread key) -> v = value, n = events */
+	struct map chunk_threads; /* thread key -> thread id + 1, or UINT32_MAX when filtered out */
+	struct map chunk_stacks;  /* stack key -> stack id + 1 */
+	struct map chunk_frames;  /* (method key, frame type key) -> frame id + 1 */
+	int64_t jvm_pid;
+	char jvm_process[256];
+	uint32_t *tmp_frames;
+	size_t tmp_cap;
+	int64_t rec_start;
+	bool have_start;
+};
+
+void report_opts_init(struct report_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->from_ns = -1;
+	o->to_ns = -1;
+	o->top = 20;
+}
+
+static uint64_t hash_bytes(const void *data, size_t n, uint64_t seed)
+{
+	const uint8_t *p = data;
+	uint64_t h = 0xcbf29ce484222325ull ^ seed;
+
+	for (size_t i = 0; i < n; i++) {
+		h ^= p[i];
+		h *= 0x100000001b3ull;
+	}
+	return h ^ h >> 32;
+}
+
+static bool all_digits(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!isdigit((unsigned char)*s))
+			return false;
+	return true;
+}
+
+/* ---- growable arrays ---- */
+
+static int grow(void **v, size_t *cap, size_t need, size_t elem)
+{
+	if (need <= *cap)
+		return 0;
+	size_t cap2 = *cap ? *cap : 64;
+	while (cap2 < need)
+		cap2 *= 2;
+	void *n = realloc(*v, cap2 * elem);
+	if (!n)
+		return -1;
+	*v = n;
+	*cap = cap2;
+	return 0;
+}
+
+/* ---- reading fields of pool values ---- */
+
+/* Text of a value of field f at c: strings directly, other types through their first field (Symbol,
+ * FrameType, ThreadState and other simple types wrap one string). */
+static int value_text(struct jfr_cur *c, const struct jfr_chunk *ch, const struct jfr_field *f,
+                      char *buf, size_t n, int depth)
+{
+	if (n)
+		buf[0] = 0;
+	if (f->array || depth > 4)
+		return -1;
+	if (f->type->kind == JFR_K_STRING && !f->cp)
+		return jfr_read_string(c, ch, buf, n);
+	if (!jfr_deref(c, ch, f))
+		return -1;
+	const struct jfr_type *t = f->type;
+	if (t->kind == JFR_K_STRING)
+		return jfr_read_string(c, ch, buf, n);
+	if (t->kind != JFR_K_COMPLEX || !t->nfields)
+		return -1;
+	return value_text(c, ch, &t->fields[0], buf, n, depth + 1);
+}
+
+static int field_text(struct jfr_reader *r, const struct jfr_chunk *ch, const struct jfr_type *t,
+                      uint64_t off, const char *name, char *buf, size_t n)
+{
+	struct jfr_cur c;
+	const struct jfr_field *f = jfr_value_field(r, ch, t, off, name, &c);
+
+	if (n)
+		buf[0] = 0;
+	if (!f)
+		return -1;
+	return value_text(&c, ch, f, buf, n, 0);
+}
+
+static bool field_int(struct jfr_reader *r, const struct jfr_chunk *ch, const struct jfr_type *t,
+                      uint64_t off, const char *name, int64_t *v)
+{
+	struct jfr_cur c;
+	const struct jfr_field *f = jfr_value_field(r, ch, t, off, name, &c);
+
+	if (!f || f->cp || f->array || f->type->kind < JFR_K_BOOLEAN || f->type->kind > JFR_K_LONG)
+		return false;
+	*v = (int64_t)jfr_read_scalar(&c, f);
+	return !c.bad;
+}
+
+/* Position of the pool value referenced by field `name` of the value at off, or 0. */
+static uint64_t field_ref(struct jfr_reader *r, const struct jfr_chunk *ch,
+                          const struct jfr_type *t, uint64_t off, const char *name,
+                          const struct jfr_type **vt)
+{
+	struct jfr_cur c;
+	const struct jfr_field *f = jfr_value_field(r, ch, t, off, name, &c);
+
+	if (!f || !jfr_deref(&c, ch, f))
+		return 0;
+	*vt = f->type;
+	return jfr_cur_off(&c);
+}
+
+/* ---- interning ---- */
+
+static uint32_t intern_frame(struct report *rep, struct priv *pv, const char *name, uint8_t kind)
+{
+	size_t len = strlen(name);
+
+	for (uint64_t salt = 0;; salt++) {
+		bool fresh;
+		struct map_slot *s =
+		    map_put(&pv->frame_ids, hash_bytes(name, len, salt), kind, &fresh);
+		if (!s)
+			return UINT32_MAX;
+		if (!fresh) {
+			struct report_frame *f = &rep->frames[s->v - 1];
+			if (!strcmp(f->name, name))
+				return s->v - 1;
+			continue;
+		}
+		if (grow((void **)&rep->frames, &rep->frames_cap, rep->nframes + 1,
+		         sizeof(*rep->frames)))
+			return UINT32_MAX;
+		char *copy = strdup(name);
+		if (!copy)
+			return UINT32_MAX;
+		rep->frames[rep->nframes] = (struct report_frame){copy, kind};
+		s->v = ++rep->nframes;
+		return s->v - 1;
+	}
+}
+
+static uint32_t intern_stack(struct report *rep, struct priv *pv, const uint32_t *frames,
+                             uint32_t depth, bool truncated)
+{
+	for (uint64_t salt = 0;; salt++) {
+		bool fresh;
+		uint64_t h = hash_bytes(frames, depth * sizeof(*frames), salt);
+		struct map_slot *s =
+		    map_put(&pv->stack_ids, h, (uint64_t)depth << 1 | truncated, &fresh);
+		if (!s)
+			return UINT32_MAX;
+		if (!fresh) {
+			struct report_stack *st = &rep->stacks[s->v - 1];
+			if (!memcmp(rep->stack_frames + st->first, frames, depth * sizeof(*frames)))
+				return s->v - 1;
+			continue;
+		}
+		if (grow((void **)&rep->stacks, &rep->stacks_cap, rep->nstacks + 1,
+		         sizeof(*rep->stacks)) ||
+		    grow((void **)&rep->stack_frames, &rep->stack_frames_cap,
+		         rep->nstack_frames + depth, sizeof(*rep->stack_frames)))
+			return UINT32_MAX;
+		memcpy(rep->stack_frames + rep->nstack_frames, frames, depth * sizeof(*frames));
+		rep->stacks[rep->nstacks] =
+		    (struct report_stack){(uint32_t)rep->nstack_frames, depth, truncated};
+		rep->nstack_frames += depth;
+		s->v = ++rep->nstacks;
+		return s->v - 1;
+	}
+}
+
+/* ---- frames and stacks ---- */
+
+static uint8_t frame_kind(const char *type)
+{
+	if (!strcmp(type, "Native"))
+		return RF_NATIVE;
+	if (!strcmp(type, "C++"))
+		return RF_CPP;
+	if (!strcmp(type, "Kernel"))
+		return RF_KERNEL;
+	return RF_JAVA;
+}
+
+/* Display name of a method: "pkg.Class.method" for Java code; the bare symbol for native code whose
+ * "class" is a shared object, the kernel or missing. */
+static void method_name(struct jfr_reader *r, const struct jfr_chunk *ch, uint64_t mkey,
+                        uint64_t mtype, uint8_t kind, char *out, size_t n)
+{
+	char cls[NAME_MAX_LEN], meth[NAME_MAX_LEN];
+	const struct jfr_type *mt = jfr_type_by_id(ch->meta, mtype);
+	uint64_t off = mt ? jfr_pool_lookup(ch, mtype, mkey) : 0;
+
+	if (!off) {
+		snprintf(out, n, "[unknown method %llu]", (unsigned long long)mkey);
+		return;
+	}
+	if (field_text(r, ch, mt, off, "name", meth, sizeof(meth)) < 0)
+		snprintf(meth, sizeof(meth), "[unknown]");
+	const struct jfr_type *ct = NULL;
+	uint64_t coff = field_ref(r, ch, mt, off, "type", &ct);
+	cls[0] = 0;
+	if (coff)
+		field_text(r, ch, ct, coff, "name", cls, sizeof(cls));
+	/* JNI methods are "Native" frames of Java classes (slash form); other native frames name
+	 * their object file as the class */
+	bool native_lib = kind == RF_CPP || kind == RF_KERNEL || strstr(cls, ".so") ||
+	                  cls[0] == '[' || !cls[0] || (kind == RF_NATIVE && !strchr(cls, '/'));
+	if (native_lib) {
+		snprintf(out, n, "%s", meth);
+		return;
+	}
+	for (char *p = cls; *p; p++)
+		if (*p == '/')
+			*p = '.';
+	snprintf(out, n, "%s.%s", cls, meth);
+}
+
+static uint32_t resolve_frame(struct report *rep, struct priv *pv, struct jfr_reader *r,
+                              const struct jfr_chunk *ch, uint64_t mkey, uint64_t mtype,
+                              uint64_t tkey, uint64_t ttype)
+{
+	bool fresh;
+	struct map_slot *s = map_put(&pv->chunk_frames, mkey, tkey, &fresh);
+
+	if (!s)
+		return UINT32_MAX;
+	if (!fresh)
+		return s->v - 1;
+	char type[64] = "", name[2 * NAME_MAX_LEN + 2];
+	const struct jfr_type *tt = jfr_type_by_id(ch->meta, ttype);
+	uint64_t toff = tt && tkey ? jfr_pool_lookup(ch, ttype, tkey) : 0;
+	if (toff && tt->nfields) {
+		struct jfr_cur c;
+		jfr_cur_init(&c, r, toff, ch->off + ch->size);
+		value_text(&c, ch, &tt->fields[0], type, sizeof(type), 0);
+	}
+	uint8_t kind = frame_kind(type);
+	method_name(r, ch, mkey, mtype, kind, name, sizeof(name));
+	uint32_t id = intern_frame(rep, pv, name, kind);
+	s->v = (uint64_t)id + 1;
+	return id;
+}
+
+/* Reads one StackFrame value at c: its method and frame-type keys. */
+static void read_frame(struct jfr_cur *c, const struct jfr_type *ft, uint64_t *mkey,
+                       uint64_t *mtype, uint64_t *tkey, uint64_t *ttype)
+{
+	*mkey = *tkey = 0;
+	for (int i = 0; i < ft->nfields && !c->bad; i++) {
+		const struct jfr_field *f = &ft->fields[i];
+		if (f->cp && !f->array && !strcmp(f->name, "method")) {
+			*mkey = jfr_varint(c);
+			*mtype = f->type_id;
+		} else if (f->cp && !f->array && !strcmp(f->name, "type")) {
+			*tkey = jfr_varint(c);
+			*ttype = f->type_id;
+		} else {
+			jfr_skip_field(c, f);
+		}
+	}
+}
+
+static uint32_t resolve_stack(struct report *rep, struct priv *pv, struct jfr_reader *r,
+                              const struct jfr_chunk *ch, const struct jfr_field *sf, uint64_t key)
+{
+	bool fresh;
+	struct map_slot *s = map_put(&pv->chunk_stacks, key, 0, &fresh);
+
+	if (!s)
+		return UINT32_MAX;
+	if (!fresh)
+		return s->v - 1;
+
+	uint32_t depth = 0;
+	bool truncated = false;
+	const struct jfr_type *st = sf->type;
+	uint64_t off = key ? jfr_pool_lookup(ch, sf->type_id, key) : 0;
+	struct jfr_cur c;
+	const struct jfr_field *ff = off ? jfr_value_field(r, ch, st, off, "frames", &c) : NULL;
+
+	if (off) {
+		int64_t t = 0;
+		if (field_int(r, ch, st, off, "truncated", &t))
+			truncated = t != 0;
+	}
+	if (ff && ff->array) {
+		uint64_t n = jfr_varint(&c);
+		if (n > (uint64_t)(c.end - c.p))
+			n = 0;
+		if (grow((void **)&pv->tmp_frames, &pv->tmp_cap, n + 1, sizeof(*pv->tmp_frames)))
+			return UINT32_MAX;
+		for (uint64_t i = 0; i < n && !c.bad; i++) {
+			uint64_t mkey, mtype = 0, tkey, ttype = 0;
+			if (ff->cp) {
+				uint64_t fkey = jfr_varint(&c);
+				uint64_t foff = jfr_pool_lookup(ch, ff->type_id, fkey);
+				if (!foff)
+					continue;
+				struct jfr_cur fc;
+				jfr_cur_init(&fc, r, foff, ch->off + ch->size);
+				read_frame(&fc, ff->type, &mkey, &mtype, &tkey, &ttype);
+			} else {
+				read_frame(&c, ff->type, &mkey, &mtype, &tkey, &ttype);
+			}
+			if (c.bad)
+				break;
+			uint32_t fid = resolve_frame(rep, pv, r, ch, mkey, mtype, tkey, ttype);
+			if (fid == UINT32_MAX)
+				return UINT32_MAX;
+			pv->tmp_frames[depth++] = fid;
+		}
+	}
+	if (!depth) {
+		uint32_t fid =
+		    intern_frame(rep, pv, off ? "[empty stack]" : "[no stack trace]", RF_JAVA);
+		if (fid == UINT32_MAX ||
+		    grow((void **)&pv->tmp_frames, &pv->tmp_cap, 1, sizeof(*pv->tmp_frames)))
+			return UINT32_MAX;
+		pv->tmp_frames[depth++] = fid;
+	}
+	uint32_t id = intern_stack(rep, pv, pv->tmp_frames, depth, truncated);
+	s->v = (uint64_t)id + 1;
+	return id;
+}
+
+/* ---- threads ---- */
+
+static const char *const pid_fields[] = {"pid", "processId", "osProcessId", "tgid", NULL};
+static const char *const proc_fields[] = {"processName", "process", "command", "comm", NULL};
+
+/* lfr names a thread's group after its process, "NAME [PID]"; other writers' groups ("main",
+ * "system") do not match and leave the process to jdk.JVMInformation. */
+static void group_process(struct jfr_reader *r, const struct jfr_chunk *ch,
+                          const struct jfr_type *tt, uint64_t off, char *proc, size_t n,
+                          int64_t *pid)
+{
+	const struct jfr_type *gt = NULL;
+	uint64_t goff = field_ref(r, ch, tt, off, "group", &gt);
+	char name[256];
+
+	if (!goff || field_text(r, ch, gt, goff, "name", name, sizeof(name)) <= 0)
+		return;
+	size_t len = strlen(name);
+	char *open = strrchr(name, '[');
+	if (!open || open == name || open[-1] != ' ' || name[len - 1] != ']')
+		return;
+	name[len - 1] = 0;
+	if (!all_digits(open + 1))
+		return;
+	*pid = strtoll(open + 1, NULL, 10);
+	open[-1] = 0;
+	snprintf(proc, n, "%s", name);
+}
+
+static bool thread_selected(const struct report_opts *o, const struct report_thread *t)
+{
+	bool ok = !o->nthreads;
+	for (int i = 0; i < o->nthreads && !ok; i++) {
+		const char *f = o->threads[i];
+		ok = all_digits(f) ? t->tid == strtoll(f, NULL, 10) : strstr(t->name, f) != NULL;
+	}
+	if (!ok)
+		return false;
+	ok = !o->nprocesses;
+	for (int i = 0; i < o->nprocesses && !ok; i++) {
+		const char *f = o->processes[i];
+		if (all_digits(f))
+			ok = t->pid == strtoll(f, NULL, 10);
+		else
+			ok = t->process && strstr(t->process, f);
+	}
+	return ok;
+}
+
+/* Thread id + 1, 0 on OOM, UINT32_MAX when the thread is filtered out. */
+static uint64_t resolve_thread(struct report *rep, struct priv *pv, struct jfr_reader *r,
+                               const struct jfr_chunk *ch, const struct jfr_field *tf, uint64_t key)
+{
+	bool fresh;
+	struct map_slot *s = map_put(&pv->chunk_threads, key, 0, &fresh);
+
+	if (!s)
+		return 0;
+	if (!fresh)
+		return s->v;
+
+	struct report_thread t = {.tid = -1, .pid = pv->jvm_pid};
+	char name[256] = "", proc[256] = "";
+	const struct jfr_type *tt = tf ? tf->type : NULL;
+	uint64_t off = tf && key ? jfr_pool_lookup(ch, tf->type_id, key) : 0;
+
+	if (off) {
+		if (field_text(r, ch, tt, off, "javaName", name, sizeof(name)) <= 0)
+			field_text(r, ch, tt, off, "osName", name, sizeof(name));
+		if (!field_int(r, ch, tt, off, "osThreadId", &t.tid))
+			field_int(r, ch, tt, off, "javaThreadId", &t.tid);
+		for (int i = 0; pid_fields[i]; i++)
+			if (field_int(r, ch, tt, off, pid_fields[i], &t.pid))
+				break;
+		for (int i = 0; proc_fields[i] && !proc[0]; i++)
+			field_text(r, ch, tt, off, proc_fields[i], proc, sizeof(proc));
+		if (!proc[0])
+			group_process(r, ch, tt, off, proc, sizeof(proc), &t.pid);
+	}
+	if (!proc[0])
+		snprintf(proc, sizeof(proc), "%s", pv->jvm_process);
+	if (!name[0]) {
+		if (t.tid >= 0)
+			snprintf(name, sizeof(name), "[tid %lld]", (long long)t.tid);
+		else
+			snprintf(name, sizeof(name), "[unknown thread]");
+	}
+	t.name = name;
+	t.process = proc[0] ? proc : NULL;
+	if (!thread_selected(pv->o, &t)) {
+		s->v = UINT32_MAX;
+		return s->v;
+	}
+	struct map_slot *g = map_put(&pv->thread_ids, (uint64_t)t.tid,
+	                             hash_bytes(name, strlen(name), (uint64_t)t.pid), &fresh);
+	if (!g)
+		return 0;
+	if (fresh) {
+		if (grow((void **)&rep->threads, &rep->threads_cap, rep->nthreads + 1,
+		         sizeof(*rep->threads)))
+			return 0;
+		t.name = strdup(name);
+		t.process = proc[0] ? strdup(proc) : NULL;
+		if (!t.name)
+			return 0;
+		rep->threads[rep->nthreads] = t;
+		g->v = ++rep->nthreads;
+	}
+	s->v = g->v;
+	return s->v;
+}
+
+/* ---- lost-sample events ---- */
+
+static const char *const lost_amount_fields[] = {"lostSamples", "lost",   "samples", "count",
+                                                 "records",     "amount", NULL};
+
+static bool is_lost_type(const struct jfr_type *t)
+{
+	if (!strcmp(t->name, "jdk.DataLoss") || strstr(t->name, "Lost"))
+		return true;
+	return !strncmp(t->name, "lfr.", 4) && jfr_field_index(t, "reason") >= 0;
+}
+
+static int record_lost(struct report *rep, struct jfr_reader *r, const struct jfr_chunk *ch,
+                       const struct jfr_type *t, uint64_t off)
+{
+	char reason[256] = "";
+	const char *field = NULL;
+	int64_t amount = 0;
+
+	field_text(r, ch, t, off, "reason", reason, sizeof(reason));
+	for (int i = 0; lost_amount_fields[i]; i++)
+		if (field_int(r, ch, t, off, lost_amount_fields[i], &amount)) {
+			field = lost_amount_fields[i];
+			break;
+		}
+	for (size_t i = 0; i < rep->nlost; i++) {
+		struct report_lost *l = &rep->lost[i];
+		if (!strcmp(l->type, t->name) && !strcmp(l->reason, reason)) {
+			l->events++;
+			l->amount += amount > 0 ? amount : 0;
+			return 0;
+		}
+	}
+	struct report_lost *v = realloc(rep->lost, (rep->nlost + 1) * sizeof(*v));
+	if (!v)
+		return -1;
+	rep->lost = v;
+	struct report_lost *l = &rep->lost[rep->nlost++];
+	l->type = strdup(t->name);
+	l->reason = strdup(reason);
+	l->field = field ? strdup(field) : NULL;
+	l->events = 1;
+	l->amount = amount > 0 ? amount : 0;
+	if (!l->type || !l->reason) {
+		rep->nlost--;
+		free(l->type);
+		free(l->reason);
+		free(l->field);
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- plans ---- */
+
+static bool selected_type(const struct report_opts *o, const struct jfr_type *t)
+{
+	if (!o->nevents)
+		return !strcmp(t->name, "jdk.ExecutionSample");
+	for (int i = 0; i < o->nevents; i++)
+		if (!strcmp(o->events[i], "all") || !strcmp(o->events[i], t->name))
+			return true;
+	return false;
+}
+
+static bool is_event_type(const struct jfr_type *t)
+{
+	return t->super && !strcmp(t->super, "jdk.jfr.Event");
+}
+
+static void note_stack_type(struct priv *pv, const char *name)
+{
+	size_t len = strlen(pv->stack_types);
+
+	if (strstr(pv->stack_types, name) || len + strlen(name) + 3 >= sizeof(pv->stack_types))
+		return;
+	snprintf(pv->stack_types + len, sizeof(pv->stack_types) - len, "%s%s", len ? ", " : "",
+	         name);
+}
+
+static int build_plan(struct priv *pv, const struct jfr_type *t, struct plan *p)
+{
+	const struct report_opts *o = pv->o;
+
+	memset(p, 0, sizeof(*p));
+	p->t = t;
+	p->evidx = t->name_idx;
+	p->thread_field = p->stack_field = -1;
+	if (!strcmp(t->name, "jdk.JVMInformation")) {
+		p->role = ROLE_JVMINFO;
+		return 0;
+	}
+	if (is_event_type(t) && is_lost_type(t)) {
+		p->role = ROLE_LOST;
+		return 0;
+	}
+	int stack = jfr_field_index(t, "stackTrace");
+	if (stack < 0 || t->fields[stack].array || !t->fields[stack].cp)
+		return 0;
+	note_stack_type(pv, t->name);
+	if (!selected_type(o, t))
+		return 0;
+	pv->any_selected_type = true;
+	int thread = jfr_field_index(t, "sampledThread");
+	if (thread < 0)
+		thread = jfr_field_index(t, "eventThread");
+	if (thread >= 0 && (t->fields[thread].array || !t->fields[thread].cp))
+		thread = -1;
+	int time = jfr_field_index(t, "startTime");
+	int value = o->value_field ? jfr_field_index(t, o->value_field) : -1;
+	p->slots = calloc(t->nfields, 2);
+	if (!p->slots)
+		return -1;
+	p->fast = p->slots + t->nfields;
+	p->role = ROLE_SAMPLE;
+	p->stack_field = stack;
+	p->thread_field = thread;
+	int idx[4] = {time, stack, thread, value};
+	for (int k = 0; k < 4; k++) {
+		if (idx[k] < 0)
+			continue;
+		const struct jfr_field *f = &t->fields[idx[k]];
+		bool integral =
+		    !f->array &&
+		    (f->cp || (f->type->kind >= JFR_K_CHAR && f->type->kind <= JFR_K_LONG));
+		if (!integral && k != 3)
+			continue;
+		if (!integral)
+			continue; /* a non-integer value field is ignored: every event counts 1 */
+		p->slots[idx[k]] = SLOT_TIME + k;
+		if (idx[k] + 1 > p->nread)
+			p->nread = idx[k] + 1;
+	}
+	for (int i = 0; i < p->nread; i++) {
+		const struct jfr_field *f = &t->fields[i];
+		p->fast[i] =
+		    !f->array &&
+		    (f->cp || (f->type->kind >= JFR_K_CHAR && f->type->kind <= JFR_K_LONG));
+	}
+	return 0;
+}
+
+static int grow_counts(struct priv *pv, size_t n)
+{
+	if (n <= pv->ncnt)
+		return 0;
+	size_t cap = pv->ncnt ? pv->ncnt : 256;
+	while (cap < n)
+		cap *= 2;
+	uint64_t *c = realloc(pv->cnt, cap * sizeof(*c));
+	if (!c)
+		return -1;
+	pv->cnt = c;
+	uint64_t *b = realloc(pv->bytes, cap * sizeof(*b));
+	if (!b)
+		return -1;
+	pv->bytes = b;
+	memset(pv->cnt + pv->ncnt, 0, (cap - pv->ncnt) * sizeof(*c));
+	memset(pv->bytes + pv->ncnt, 0, (cap - pv->ncnt) * sizeof(*b));
+	pv->ncnt = cap;
+	return 0;
+}
+
+/* ---- one chunk ---- */
+
+#define BATCH 16
+
+struct pending {
+	uint64_t a, b, v, h;
+};
+
+static int flush_batch(struct map *agg, struct pending *batch, int *n)
+{
+	for (int i = 0; i < *n; i++) {
+		bool fresh;
+		struct map_slot *s =
+		    map_put_hashed(agg, batch[i].a, batch[i].b, batch[i].h, &fresh);
+		if (!s)
+			return -1;
+		s->v += batch[i].v;
+		if (!fresh)
+			s->n++;
+	}
+	*n = 0;
+	/* keep the table from growing inside the next batch, so prefetched slots stay valid */
+	return map_reserve(agg, BATCH);
+}
+
+static int chunk_jvminfo(struct priv *pv, struct jfr_reader *r, const struct jfr_chunk *ch,
+                         const struct jfr_type *t, uint64_t off)
+{
+	char args[256];
+
+	field_int(r, ch, t, off, "pid", &pv->jvm_pid);
+	if (field_text(r, ch, t, off, "javaArguments", args, sizeof(args)) > 0) {
+		args[strcspn(args, " ")] = 0;
+		snprintf(pv->jvm_process, sizeof(pv->jvm_process), "%s", args);
+	}
+	return 0;
+}
+
+static int merge_chunk(struct report *rep, struct priv *pv, struct jfr_reader *r,
+                       const struct jfr_chunk *ch, struct plan *plans, size_t nplans)
+{
+	/* every sample type of a chunk shares the thread and stack types (JDK and lfr do); the
+	 * first sample plan that has the field tells how to resolve the keys */
+	const struct jfr_field *sf = NULL, *tf = NULL;
+	for (size_t i = 0; i < nplans; i++) {
+		struct plan *p = &plans[i];
+		if (p->role != ROLE_SAMPLE)
+			continue;
+		if (!sf)
+			sf = &p->t->fields[p->stack_field];
+		if (!tf && p->thread_field >= 0)
+			tf = &p->t->fields[p->thread_field];
+	}
+	for (size_t i = 0; i < pv->agg.cap; i++) {
+		struct map_slot *s = &pv->agg.slots[i];
+		if (!s->n)
+			continue;
+		uint64_t th = resolve_thread(rep, pv, r, ch, tf, s->b);
+		if (!th)
+			return -1;
+		if (th == UINT32_MAX)
+			continue;
+		uint32_t st = resolve_stack(rep, pv, r, ch, sf, s->a);
+		if (st == UINT32_MAX)
+			return -1;
+		bool fresh;
+		struct map_slot *g = map_put(&pv->sample_ids, st, th - 1, &fresh);
+		if (!g)
+			return -1;
+		if (fresh) {
+			if (grow((void **)&rep->samples, &rep->samples_cap, rep->nsamples + 1,
+			         sizeof(*rep->samples)))
+				return -1;
+			rep->samples[rep->nsamples] =
+			    (struct report_sample){st, (uint32_t)(th - 1), 0};
+			g->v = ++rep->nsamples;
+		}
+		rep->samples[g->v - 1].value += s->v;
+		rep->threads[th - 1].value += s->v;
+		rep->matched_events += s->n;
+		rep->total += s->v;
+	}
+	return 0;
+}
+
+static int read_chunk(struct report *rep, struct priv *pv, struct jfr_reader *r,
+                      const struct jfr_chunk *ch)
+{
+	const struct jfr_meta *m = ch->meta;
+	struct plan *plans = calloc(m->ntypes ? m->ntypes : 1, sizeof(*plans));
+	struct plan **dense = NULL;
+	uint64_t max_id = 0;
+	int rc = -1;
+
+	if (!plans)
+		return jfr_fail(r, ch->off, "out of memory");
+	if (grow_counts(pv, r->ntype_names) < 0)
+		goto oom;
+	for (int i = 0; i < m->ntypes; i++) {
+		if (build_plan(pv, &m->types[i], &plans[i]) < 0)
+			goto oom;
+		if (m->types[i].id > max_id)
+			max_id = m->types[i].id;
+	}
+	size_t ndense = max_id < DENSE_TYPES ? max_id + 1 : DENSE_TYPES;
+	dense = calloc(ndense, sizeof(*dense));
+	if (!dense)
+		goto oom;
+	for (int i = 0; i < m->ntypes; i++)
+		if (m->types[i].id < ndense)
+			dense[m->types[i].id] = &plans[i];
+
+	int64_t lo = INT64_MIN, hi = INT64_MAX;
+	const struct report_opts *o = pv->o;
+	if (o->from_ns >= 0)
+		lo = jfr_nanos_to_ticks(ch, jfr_sat_add(pv->rec_start, o->from_ns));
+	if (o->to_ns >= 0)
+		hi = jfr_nanos_to_ticks(ch, jfr_sat_add(pv->rec_start, o->to_ns));
+
+	map_clear(&pv->agg);
+	map_clear(&pv->chunk_threads);
+	map_clear(&pv->chunk_stacks);
+	map_clear(&pv->chunk_frames);
+	pv->jvm_pid = -1;
+	pv->jvm_process[0] = 0;
+
+	const uint8_t *p = r->data + ch->off + JFR_CHUNK_HEADER_SIZE;
+	const uint8_t *end = r->data + ch->off + ch->size;
+	struct pending batch[BATCH];
+	int nbatch = 0;
+
+	if (map_reserve(&pv->agg, BATCH) < 0)
+		goto oom;
+	while (p < end) {
+		struct jfr_cur c = {.p = p, .end = end, .r = r};
+		uint64_t size = jfr_varint(&c);
+		if (c.bad)
+			goto out;
+		if (size == 0 || size > (uint64_t)(end - p)) {
+			jfr_fail(r, p - r->data, "event size %llu %s", (unsigned long long)size,
+			         size ? "runs past the end of the chunk"
+			              : "is zero (a zero-filled tail of an unfinished file?)");
+			goto out;
+		}
+		c.end = p + size;
+		uint64_t type = jfr_varint(&c);
+		if (c.bad)
+			goto out;
+		uint64_t ev_off = p - r->data;
+		p += size;
+		if (type == JFR_EVENT_METADATA) {
+			pv->meta_cnt++;
+			pv->meta_bytes += size;
+			continue;
+		}
+		if (type == JFR_EVENT_CHECKPOINT) {
+			pv->cp_cnt++;
+			pv->cp_bytes += size;
+			continue;
+		}
+		struct plan *pl = NULL;
+		if (type < ndense) {
+			pl = dense[type];
+		} else {
+			const struct jfr_type *t = jfr_type_by_id(m, type);
+			pl = t ? &plans[t - m->types] : NULL;
+		}
+		if (!pl) {
+			jfr_fail(r, ev_off, "event of undeclared type id %llu",
+			         (unsigned long long)type);
+			goto out;
+		}
+		pv->cnt[pl->evidx]++;
+		pv->bytes[pl->evidx] += size;
+		if (pl->role == ROLE_COUNT)
+			continue;
+		if (pl->role == ROLE_LOST) {
+			if (record_lost(rep, r, ch, pl->t, jfr_cur_off(&c)) < 0)
+				goto oom;
+			continue;
+		}
+		if (pl->role == ROLE_JVMINFO) {
+			chunk_jvminfo(pv, r, ch, pl->t, jfr_cur_off(&c));
+			continue;
+		}
+		/* ROLE_SAMPLE: the hot path */
+		uint64_t v[5] = {0, 0, 0, 0, 1};
+		const struct jfr_field *fields = pl->t->fields;
+		for (int i = 0; i < pl->nread; i++) {
+			if (pl->fast[i])
+				v[pl->slots[i]] = jfr_varint(&c);
+			else
+				jfr_skip_field(&c, &fields[i]);
+		}
+		if (c.bad)
+			goto out; /* the error names the offset of the bad field */
+		rep->sample_events++;
+		if ((int64_t)v[SLOT_TIME] < lo || (int64_t)v[SLOT_TIME] >= hi)
+			continue;
+		/* Samples are added in batches: the slot of each is prefetched when it is decoded
+		 * and updated BATCH events later, so the table's cache misses overlap. */
+		struct pending *e = &batch[nbatch++];
+		e->a = v[SLOT_STACK];
+		e->b = v[SLOT_THREAD];
+		e->v = v[SLOT_VALUE];
+		e->h = map_hash(e->a, e->b);
+		map_prefetch(&pv->agg, e->h);
+		if (nbatch == BATCH && flush_batch(&pv->agg, batch, &nbatch) < 0)
+			goto oom;
+	}
+	if (flush_batch(&pv->agg, batch, &nbatch) < 0)
+		goto oom;
+	if (merge_chunk(rep, pv, r, ch, plans, m->ntypes) < 0)
+		goto oom;
+	rc = 0;
+	goto out;
+oom:
+	jfr_fail(r, ch->off, "out of memory");
+out:
+	for (int i = 0; i < m->ntypes; i++)
+		free(plans[i].slots);
+	free(plans);
+	free(dense);
+	return rc;
+}
+
+/* ---- the whole file ---- */
+
+static int cmp_evtype(const void *a, const void *b)
+{
+	const struct report_evtype *x = a, *y = b;
+
+	if (x->count != y->count)
+		return x->count < y->count ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+static void finish(struct report *rep, struct priv *pv, struct jfr_reader *r)
+{
+	size_t n = 2;
+	for (size_t i = 0; i < r->ntype_names && i < pv->ncnt; i++)
+		n += pv->cnt[i] > 0;
+	rep->evtypes = calloc(n, sizeof(*rep->evtypes));
+	if (!rep->evtypes)
+		return;
+	for (size_t i = 0; i < r->ntype_names && i < pv->ncnt; i++)
+		if (pv->cnt[i])
+			rep->evtypes[rep->nevtypes++] = (struct report_evtype){
+			    strdup(r->type_names[i]), pv->cnt[i], pv->bytes[i]};
+	if (pv->meta_cnt)
+		rep->evtypes[rep->nevtypes++] =
+		    (struct report_evtype){strdup("jdk.Metadata"), pv->meta_cnt, pv->meta_bytes};
+	if (pv->cp_cnt)
+		rep->evtypes[rep->nevtypes++] =
+		    (struct report_evtype){strdup("jdk.CheckPoint"), pv->cp_cnt, pv->cp_bytes};
+	qsort(rep->evtypes, rep->nevtypes, sizeof(*rep->evtypes), cmp_evtype);
+	const char *sel = "jdk.ExecutionSample";
+	if (pv->o->nevents) {
+		size_t len = 0;
+		rep->selected[0] = 0;
+		for (int i = 0; i < pv->o->nevents && len < sizeof(rep->selected); i++)
+			len += snprintf(rep->selected + len, sizeof(rep->selected) - len, "%s%s",
+			                i ? "," : "", pv->o->events[i]);
+	} else {
+		snprintf(rep->selected, sizeof(rep->selected), "%s", sel);
+	}
+}
+
+int report_read(struct jfr_reader *r, const struct report_opts *o, struct report **out)
+{
+	struct report *rep = calloc(1, sizeof(*rep));
+	struct priv *pv = calloc(1, sizeof(*pv));
+	int rc = 0;
+
+	*out = rep;
+	if (!rep || !pv) {
+		free(pv);
+		snprintf(r->err, sizeof(r->err), "out of memory");
+		return -1;
+	}
+	rep->priv = pv;
+	rep->path = r->name;
+	rep->file_size = r->size;
+	pv->o = o;
+	if (r->size == 0)
+		rc = jfr_fail(r, 0, "empty file: not a JFR recording");
+	for (uint64_t off = 0; !rc && off < r->size;) {
+		struct jfr_chunk ch;
+		if (jfr_chunk_load(r, off, &ch) < 0) {
+			rc = -1;
+			break;
+		}
+		if (!pv->have_start) {
+			pv->rec_start = ch.start_nanos;
+			rep->start_nanos = ch.start_nanos;
+			rep->end_nanos = jfr_sat_add(ch.start_nanos, ch.duration_nanos);
+			pv->have_start = true;
+		}
+		if (ch.start_nanos < rep->start_nanos)
+			rep->start_nanos = ch.start_nanos;
+		if (jfr_sat_add(ch.start_nanos, ch.duration_nanos) > rep->end_nanos)
+			rep->end_nanos = jfr_sat_add(ch.start_nanos, ch.duration_nanos);
+		rc = read_chunk(rep, pv, r, &ch);
+		jfr_chunk_release(&ch);
+		if (rc)
+			break;
+		rep->nchunks++;
+		off += ch.size;
+	}
+	finish(rep, pv, r);
+	return rc;
+}
+
+/* For the views: whether any chunk had a selected type, and which types carry stacks. */
+const char *report_stack_types(const struct report *rep, bool *any_selected)
+{
+	const struct priv *pv = rep->priv;
+
+	*any_selected = pv->any_selected_type;
+	return pv->stack_types;
+}
+
+void report_free(struct report *rep)
+{
+	if (!rep)
+		return;
+	struct priv *pv = rep->priv;
+	if (pv) {
+		free(pv->cnt);
+		free(pv->bytes);
+		map_free(&pv->frame_ids);
+		map_free(&pv->stack_ids);
+		map_free(&pv->thread_ids);
+		map_free(&pv->sample_ids);
+		map_free(&pv->agg);
+		map_free(&pv->chunk_threads);
+		map_free(&pv->chunk_stacks);
+		map_free(&pv->chunk_frames);
+		free(pv->tmp_frames);
+		free(pv);
+	}
+	for (size_t i = 0; i < rep->nframes; i++)
+		free(rep->frames[i].name);
+	free(rep->frames);
+	free(rep->stack_frames);
+	free(rep->stacks);
+	for (size_t i = 0; i < rep->nthreads; i++) {
+		free(rep->threads[i].name);
+		free(rep->threads[i].process);
+	}
+	free(rep->threads);
+	free(rep->samples);
+	for (size_t i = 0; i < rep->nevtypes; i++)
+		free((char *)rep->evtypes[i].name);
+	free(rep->evtypes);
+	for (size_t i = 0; i < rep->nlost; i++) {
+		free(rep->lost[i].type);
+		free(rep->lost[i].reason);
+		free(rep->lost[i].field);
+	}
+	free(rep->lost);
+	free(rep);
+}
+
+int64_t report_parse_duration(const char *s)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+
+	if (end == s || errno || v < 0)
+		return -1;
+	double mult = 1e9;
+	if (!*end || !strcmp(end, "s"))
+		mult = 1e9;
+	else if (!strcmp(end, "ms"))
+		mult = 1e6;
+	else if (!strcmp(end, "us"))
+		mult = 1e3;
+	else if (!strcmp(end, "ns"))
+		mult = 1;
+	else if (!strcmp(end, "m") || !strcmp(end, "min"))
+		mult = 60e9;
+	else if (!strcmp(end, "h"))
+		mult = 3600e9;
+	else
+		return -1;
+	if (v * mult > 9.2e18)
+		return -1;
+	return (int64_t)(v * mult);
+}

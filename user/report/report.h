@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * `lfr report`'s engine: one pass over a JFR file that counts every event type, aggregates the
+ * stack samples of the selected event types by (stack trace, thread) constant-pool keys, chunk by
+ * chunk, and resolves each distinct key once into interned frames, stacks and threads.  Views
+ * (text, folded stacks, HTML flame graph) are printed from the aggregate.
+ */
+#ifndef LFR_REPORT_REPORT_H
+#define LFR_REPORT_REPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "report/jfr_reader.h"
+
+#define REPORT_MAX_FILTERS 16
+
+struct report_opts {
+	/* event types whose stackTrace is aggregated; none = jdk.ExecutionSample, "all" = every
+	 * type that has a stackTrace field */
+	const char *events[REPORT_MAX_FILTERS];
+	int nevents;
+	/* thread filters: a decimal OS thread id, or a substring of the thread's name */
+	const char *threads[REPORT_MAX_FILTERS];
+	int nthreads;
+	/* process filters: a decimal pid, or a substring of the process name */
+	const char *processes[REPORT_MAX_FILTERS];
+	int nprocesses;
+	/* time range in nanoseconds relative to the start of the recording; -1 = open */
+	int64_t from_ns, to_ns;
+	/* the integer event field summed instead of counting events (NULL = count events) */
+	const char *value_field;
+	int top;           /* rows of the top lists */
+	bool thread_roots; /* collapsed/html: one root frame per thread */
+};
+
+void report_opts_init(struct report_opts *o);
+
+enum report_frame_kind {
+	RF_JAVA, /* Interpreted, JIT compiled, Inlined or unknown */
+	RF_NATIVE,
+	RF_CPP,
+	RF_KERNEL,
+};
+
+struct report_frame {
+	char *name;
+	uint8_t kind;
+};
+
+struct report_stack {
+	uint32_t first; /* index into report.stack_frames (leaf first) */
+	uint32_t depth;
+	bool truncated;
+};
+
+struct report_thread {
+	char *name;
+	int64_t tid;
+	int64_t pid;   /* -1 when unknown */
+	char *process; /* NULL when unknown */
+	uint64_t value;
+};
+
+struct report_sample {
+	uint32_t stack, thread;
+	uint64_t value;
+};
+
+struct report_evtype {
+	const char *name;
+	uint64_t count, bytes;
+};
+
+struct report_lost {
+	char *type, *reason, *field;
+	uint64_t events, amount;
+};
+
+struct report {
+	const char *path;
+	uint64_t file_size;
+	uint64_t nchunks;
+	int64_t start_nanos, end_nanos; /* recording span from the chunk headers */
+	/* counts of every event type, in the order first seen, and of metadata/checkpoint events */
+	struct report_evtype *evtypes;
+	size_t nevtypes;
+	/* samples */
+	char selected[256];     /* the event types aggregated, for the header */
+	uint64_t sample_events; /* events of the selected types (before filters) */
+	uint64_t matched_events;
+	uint64_t total; /* sum of values of samples that passed the filters */
+	struct report_frame *frames;
+	size_t nframes, frames_cap;
+	uint32_t *stack_frames;
+	size_t nstack_frames, stack_frames_cap;
+	struct report_stack *stacks;
+	size_t nstacks, stacks_cap;
+	struct report_thread *threads;
+	size_t nthreads, threads_cap;
+	struct report_sample *samples;
+	size_t nsamples, samples_cap;
+	struct report_lost *lost;
+	size_t nlost;
+	/* private state */
+	void *priv;
+};
+
+/*
+ * Reads the whole file.  Returns 0, or -1 with a message in err ("FILE: offset N: ..." for
+ * malformed input).  On a malformed chunk everything before it is kept in *out (counts of the good
+ * chunks), so callers may still print it.
+ */
+int report_read(struct jfr_reader *r, const struct report_opts *o, struct report **out);
+void report_free(struct report *rep);
+/* Whether any chunk declared a selected event type, and the names of the types that carry stacks.
+ */
+const char *report_stack_types(const struct report *rep, bool *any_selected);
+
+void report_print_text(const struct report *rep, const struct report_opts *o, FILE *out);
+void report_print_summary(const struct report *rep, FILE *out);
+void report_print_collapsed(const struct report *rep, const struct report_opts *o, FILE *out);
+void report_print_html(const struct report *rep, const struct report_opts *o, FILE *out);
+
+/* Parses "1.5", "1.5s", "200ms", "3us", "10ns", "2m" into nanoseconds; -1 on error. */
+int64_t report_parse_duration(const char *s);
+
+#endif

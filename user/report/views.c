@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Text views of a report: header, top functions by self and total, threads, lost samples, the
+ * per-event-type summary, and folded stacks. */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "report/report.h"
+#include "report/views.h"
+
+uint64_t *views_stack_values(const struct report *rep)
+{
+	uint64_t *v = calloc(rep->nstacks ? rep->nstacks : 1, sizeof(*v));
+
+	if (!v)
+		return NULL;
+	for (size_t i = 0; i < rep->nsamples; i++)
+		v[rep->samples[i].stack] += rep->samples[i].value;
+	return v;
+}
+
+int views_frame_totals(const struct report *rep, uint64_t **self_out, uint64_t **total_out)
+{
+	size_t n = rep->nframes ? rep->nframes : 1;
+	uint64_t *self = calloc(n, sizeof(*self)), *total = calloc(n, sizeof(*total));
+	uint32_t *mark = calloc(n, sizeof(*mark));
+	uint64_t *sv = views_stack_values(rep);
+
+	if (!self || !total || !mark || !sv) {
+		free(self);
+		free(total);
+		free(mark);
+		free(sv);
+		return -1;
+	}
+	for (size_t s = 0; s < rep->nstacks; s++) {
+		const struct report_stack *st = &rep->stacks[s];
+		if (!sv[s] || !st->depth)
+			continue;
+		const uint32_t *f = rep->stack_frames + st->first;
+		self[f[0]] += sv[s];
+		for (uint32_t d = 0; d < st->depth; d++) {
+			if (mark[f[d]] == s + 1)
+				continue; /* recursion: count a function once per stack */
+			mark[f[d]] = s + 1;
+			total[f[d]] += sv[s];
+		}
+	}
+	free(mark);
+	free(sv);
+	*self_out = self;
+	*total_out = total;
+	return 0;
+}
+
+static const uint64_t *sort_key;
+
+static int cmp_by_key(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	if (sort_key[x] != sort_key[y])
+		return sort_key[x] < sort_key[y] ? 1 : -1;
+	return x < y ? -1 : x > y;
+}
+
+static double pct(uint64_t v, uint64_t total)
+{
+	return total ? 100.0 * (double)v / (double)total : 0;
+}
+
+static void print_top(const struct report *rep, FILE *out, const char *title, const uint64_t *key,
+                      const uint64_t *self, const uint64_t *total, int top)
+{
+	uint32_t *idx = malloc((rep->nframes ? rep->nframes : 1) * sizeof(*idx));
+
+	if (!idx)
+		return;
+	for (size_t i = 0; i < rep->nframes; i++)
+		idx[i] = i;
+	sort_key = key;
+	qsort(idx, rep->nframes, sizeof(*idx), cmp_by_key);
+	fprintf(out, "\nTop functions by %s samples\n", title);
+	fprintf(out, "%10s %6s %10s %6s  %s\n", "SELF", "%", "TOTAL", "%", "FUNCTION");
+	for (size_t i = 0; i < rep->nframes && (int)i < top; i++) {
+		uint32_t f = idx[i];
+		if (!key[f])
+			break;
+		fprintf(out, "%10llu %5.1f%% %10llu %5.1f%%  %s%s\n", (unsigned long long)self[f],
+		        pct(self[f], rep->total), (unsigned long long)total[f],
+		        pct(total[f], rep->total), rep->frames[f].name,
+		        rep->frames[f].kind == RF_KERNEL ? " [kernel]" : "");
+	}
+	free(idx);
+}
+
+static int cmp_thread_value(const void *a, const void *b)
+{
+	const struct report_thread *x = *(struct report_thread *const *)a;
+	const struct report_thread *y = *(struct report_thread *const *)b;
+
+	if (x->value != y->value)
+		return x->value < y->value ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+static void format_time(int64_t nanos, char *buf, size_t n)
+{
+	time_t secs = nanos / 1000000000;
+	struct tm tm;
+
+	if (!gmtime_r(&secs, &tm) || !strftime(buf, n, "%Y-%m-%d %H:%M:%S UTC", &tm))
+		snprintf(buf, n, "%lld ns", (long long)nanos);
+}
+
+void report_print_header(const struct report *rep, const struct report_opts *o, FILE *out)
+{
+	char start[64];
+
+	format_time(rep->start_nanos, start, sizeof(start));
+	fprintf(out, "File: %s (%llu bytes, %llu chunk%s), recorded %s for %.3f s\n", rep->path,
+	        (unsigned long long)rep->file_size, (unsigned long long)rep->nchunks,
+	        rep->nchunks == 1 ? "" : "s", start,
+	        ((double)rep->end_nanos - (double)rep->start_nanos) / 1e9);
+	fprintf(out, "Samples: %llu %s of %s in %zu thread%s, %zu distinct stacks",
+	        (unsigned long long)rep->total, o->value_field ? o->value_field : "events",
+	        rep->selected, rep->nthreads, rep->nthreads == 1 ? "" : "s", rep->nstacks);
+	if (rep->matched_events != rep->sample_events)
+		fprintf(out, " (%llu of %llu events pass the filters)",
+		        (unsigned long long)rep->matched_events,
+		        (unsigned long long)rep->sample_events);
+	fprintf(out, "\n");
+}
+
+static void print_threads(const struct report *rep, FILE *out, int top)
+{
+	struct report_thread **v = malloc((rep->nthreads ? rep->nthreads : 1) * sizeof(*v));
+
+	if (!v)
+		return;
+	for (size_t i = 0; i < rep->nthreads; i++)
+		v[i] = &rep->threads[i];
+	qsort(v, rep->nthreads, sizeof(*v), cmp_thread_value);
+	fprintf(out, "\nThreads by samples\n%10s %6s %10s %10s  %s\n", "SAMPLES", "%", "TID", "PID",
+	        "THREAD");
+	for (size_t i = 0; i < rep->nthreads && (int)i < top; i++) {
+		char pid[32] = "-";
+		if (v[i]->pid >= 0)
+			snprintf(pid, sizeof(pid), "%lld", (long long)v[i]->pid);
+		fprintf(out, "%10llu %5.1f%% %10lld %10s  %s%s%s%s\n",
+		        (unsigned long long)v[i]->value, pct(v[i]->value, rep->total),
+		        (long long)v[i]->tid, pid, v[i]->name, v[i]->process ? " (" : "",
+		        v[i]->process ? v[i]->process : "", v[i]->process ? ")" : "");
+	}
+	if (rep->nthreads > (size_t)top)
+		fprintf(out, "%10s %6s %10s %10s  ... %zu more threads (--top)\n", "", "", "", "",
+		        rep->nthreads - top);
+	free(v);
+}
+
+void report_print_lost(const struct report *rep, FILE *out)
+{
+	fprintf(out, "\nLost samples\n");
+	if (!rep->nlost) {
+		fprintf(out,
+		        "  none recorded (no jdk.DataLoss or lost-sample events in the file)\n");
+		return;
+	}
+	for (size_t i = 0; i < rep->nlost; i++) {
+		const struct report_lost *l = &rep->lost[i];
+		fprintf(out, "  %-28s %8llu event%s", l->type, (unsigned long long)l->events,
+		        l->events == 1 ? "" : "s");
+		if (l->field)
+			fprintf(out, ", %s %llu",
+			        !strcmp(l->type, "jdk.DataLoss") ? "bytes" : l->field,
+			        (unsigned long long)l->amount);
+		if (l->reason[0])
+			fprintf(out, "  reason: %s", l->reason);
+		fprintf(out, "\n");
+	}
+}
+
+void report_print_text(const struct report *rep, const struct report_opts *o, FILE *out)
+{
+	uint64_t *self, *total;
+	bool any;
+	const char *types = report_stack_types(rep, &any);
+
+	report_print_header(rep, o, out);
+	if (!rep->total) {
+		if (!any)
+			fprintf(out, "\nNo %s events in this file.%s%s%s\n", rep->selected,
+			        types[0] ? " Event types with stack traces here: " : "", types,
+			        types[0] ? " (choose with --event)." : "");
+		else
+			fprintf(out, "\nNo samples pass the filters; widen "
+			             "--thread/--process/--from/--to.\n");
+	} else if (views_frame_totals(rep, &self, &total) == 0) {
+		print_top(rep, out, "self", self, self, total, o->top);
+		print_top(rep, out, "total", total, self, total, o->top);
+		free(self);
+		free(total);
+		print_threads(rep, out, o->top);
+	}
+	report_print_lost(rep, out);
+}
+
+void report_print_summary(const struct report *rep, FILE *out)
+{
+	fprintf(out, "%-50s %12s %14s\n", "EVENT TYPE", "COUNT", "SIZE (BYTES)");
+	for (size_t i = 0; i < rep->nevtypes; i++)
+		fprintf(out, "%-50s %12llu %14llu\n", rep->evtypes[i].name,
+		        (unsigned long long)rep->evtypes[i].count,
+		        (unsigned long long)rep->evtypes[i].bytes);
+}
+
+/* Writes a frame name for the folded format: ';' separates frames and '\n' ends lines, so both are
+ * replaced; kernel frames get async-profiler's "_[k]" suffix (flamegraph.pl --color=java). */
+static void put_folded_name(FILE *out, const struct report_frame *f)
+{
+	for (const char *p = f->name; *p; p++)
+		fputc(*p == ';' ? ':' : *p == '\n' || *p == '\r' ? ' ' : *p, out);
+	if (f->kind == RF_KERNEL)
+		fputs("_[k]", out);
+}
+
+void report_print_collapsed(const struct report *rep, const struct report_opts *o, FILE *out)
+{
+	uint64_t *sv = NULL;
+
+	if (!o->thread_roots) {
+		sv = views_stack_values(rep);
+		if (!sv)
+			return;
+	}
+	size_t n = o->thread_roots ? rep->nsamples : rep->nstacks;
+	for (size_t i = 0; i < n; i++) {
+		const struct report_stack *st;
+		uint64_t value;
+		if (o->thread_roots) {
+			const struct report_sample *s = &rep->samples[i];
+			const struct report_thread *t = &rep->threads[s->thread];
+			st = &rep->stacks[s->stack];
+			value = s->value;
+			struct report_frame tf = {t->name, RF_JAVA};
+			put_folded_name(out, &tf);
+			fprintf(out, " tid=%lld;", (long long)t->tid);
+		} else {
+			st = &rep->stacks[i];
+			value = sv[i];
+		}
+		if (!value)
+			continue;
+		const uint32_t *f = rep->stack_frames + st->first;
+		for (uint32_t d = st->depth; d-- > 0;) {
+			put_folded_name(out, &rep->frames[f[d]]);
+			if (d)
+				fputc(';', out);
+		}
+		fprintf(out, " %llu\n", (unsigned long long)value);
+	}
+	free(sv);
+}

@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Internal pieces of the symbolizer shared by the files of user/sym/. */
+#ifndef LFR_SYM_INTERNAL_H
+#define LFR_SYM_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "sym/sym.h"
+
+/* strpool.c: an arena of strings that live as long as the pool, with optional interning. */
+struct strpool {
+	struct strpool_chunk *chunks;
+	char *cur;
+	size_t left;
+	const char **slots; /* open-addressing set of interned strings */
+	size_t cap, n;
+};
+
+void strpool_init(struct strpool *p);
+void strpool_fini(struct strpool *p);
+/* A copy of s[0..len) with a terminating NUL, or NULL when out of memory. */
+const char *strpool_add(struct strpool *p, const char *s, size_t len);
+/* The one copy of s[0..len) in the pool (added on first use), or NULL when out of memory. */
+const char *strpool_intern(struct strpool *p, const char *s, size_t len);
+const char *strpool_internf(struct strpool *p, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* hmap.c: open-addressing hash map from byte keys (owned by the values) to pointers. */
+struct hmap_slot {
+	uint64_t hash; /* 0: empty, 1: deleted */
+	const void *key;
+	size_t klen;
+	void *val;
+};
+
+struct hmap {
+	struct hmap_slot *slots;
+	size_t cap, used, n;
+};
+
+void hmap_fini(struct hmap *m);
+void *hmap_get(const struct hmap *m, const void *key, size_t klen);
+/* Inserts or replaces; key must stay valid while the entry exists.  0 or -ENOMEM. */
+int hmap_put(struct hmap *m, const void *key, size_t klen, void *val);
+void hmap_del(struct hmap *m, const void *key, size_t klen);
+
+/* symtab.c: a sorted table of address ranges with names, built once and searched. */
+enum {
+	SYMF_SIZED = 0x1,      /* end comes from st_size */
+	SYMF_GLOBAL = 0x2,     /* global or weak binding: preferred among aliases */
+	SYMF_BOUNDARY = 0x4,   /* ends the previous symbol but names nothing */
+	SYMF_CXX = 0x8,        /* out name is a demangled C++ name */
+	SYMF_VERSIONED = 0x10, /* an old symbol version ("memcpy@GLIBC_2.2.5") */
+	SYMF_DROP = 0x20,      /* replaced: removed by symtab_keep_last */
+};
+
+struct symtab_ent {
+	uint64_t addr, end;
+	uint32_t name; /* offset in names */
+	uint16_t aux;  /* user data (kallsyms: module index) */
+	uint8_t flags;
+};
+
+struct symtab {
+	struct symtab_ent *v;
+	size_t n, cap;
+	char *names;
+	size_t names_len, names_cap;
+	const char **out; /* lazily: the interned output name of each entry */
+};
+
+void symtab_fini(struct symtab *t);
+/*
+ * Adds name[0..len).  size 0: the symbol ends where the next one starts (or at limit when that
+ * comes first).
+ */
+int symtab_add(struct symtab *t, uint64_t addr, uint64_t size, uint64_t limit, const char *name,
+               size_t len, uint16_t aux, uint8_t flags);
+/* Drops every entry that a later one at the same address replaces (call before finish). */
+void symtab_keep_last(struct symtab *t);
+/* Sorts, drops aliases and sets the end of unsized symbols. */
+void symtab_finish(struct symtab *t);
+/* The index of the symbol containing addr, or -1. */
+long symtab_find(const struct symtab *t, uint64_t addr);
+static inline const char *symtab_name(const struct symtab *t, size_t i)
+{
+	return t->names + t->v[i].name;
+}
+
+/* demangle.c */
+/* A malloc'd demangled form of a C++ (Itanium ABI) name, or NULL when name is not one. */
+char *sym_demangle(const char *name);
+
+/* elfobj.c: one ELF object with its symbols, shared by every process that maps it. */
+struct elf_seg {
+	uint64_t vaddr, offset, filesz, memsz;
+	bool exec;
+};
+
+struct elfobj {
+	struct elfobj *next;    /* list of every object, for freeing */
+	const char *path;       /* interned path as mapped */
+	const char *name;       /* interned base name: the frame class */
+	const char *debug_path; /* interned path of the separate debug file, or NULL */
+	bool ok;                /* false: could not be read, every pc is unknown */
+	bool debug_only;        /* only a debug file was found: its segments cannot translate */
+	uint8_t build_id[64];
+	size_t build_id_len;
+	struct elf_seg *segs;
+	size_t nsegs;
+	struct symtab syms;
+	/* hash keys under which the object is cached */
+	uint8_t key_dev[1 + 2 * sizeof(uint64_t)];
+	uint8_t key_bid[1 + 64];
+	size_t key_bid_len;
+	const char *key_path;
+};
+
+/*
+ * Reads the object from an open ELF file found at open_path.  When want_len is non-zero, a file
+ * whose build-id differs is refused with -ESTALE.  Looks for a separate debug file when the file
+ * has no .symtab.  0 or a negative errno.
+ */
+int elfobj_load_fd(struct lfr_sym *sym, struct elfobj *o, int fd, const char *open_path,
+                   const uint8_t *want, size_t want_len);
+/* Reads the object from the debug file of a build-id (the original file is gone). */
+int elfobj_load_by_build_id(struct lfr_sym *sym, struct elfobj *o, const uint8_t *bid, size_t len);
+/* Reads the object from an in-memory ELF image (copied first). */
+int elfobj_load_mem(struct lfr_sym *sym, struct elfobj *o, const void *image, size_t size);
+/*
+ * Translates a pc into an ELF virtual address, given its distance rel from the start of its
+ * mapping and the file offset pgoff of that start; false when no segment holds it.
+ */
+bool elfobj_vaddr(const struct elfobj *o, uint64_t rel, uint64_t pgoff, uint64_t *vaddr);
+void elfobj_fini(struct elfobj *o);
+
+/* kallsyms.c */
+struct ksyms {
+	struct symtab syms;
+	const char **mods; /* interned "[kernel]", "[ext4]", ... indexed by symtab_ent.aux */
+	size_t nmods;
+	bool loaded, tried;
+};
+
+/* Fills ks from a kallsyms file; 0, -errno; the message is written to err. */
+int ksyms_load(struct ksyms *ks, struct strpool *pool, const char *path, char *err, size_t errlen);
+void ksyms_fini(struct ksyms *ks);
+
+/* perfmap.c: /tmp/perf-PID.map files of JIT compilers. */
+struct perfmap {
+	struct symtab syms;
+	bool tried;
+	int64_t mtime_ns;
+	off_t size;
+	uint64_t checked_ns;
+};
+
+/* (Re)loads the map when the file changed; returns true when the contents changed. */
+bool perfmap_refresh(struct perfmap *pm, const char *path);
+void perfmap_fini(struct perfmap *pm);
+
+/* procmaps.c: parses /proc/PID/maps and feeds lfr_sym_add_mapping. */
+int procmaps_load(struct lfr_sym *sym, const char *proc_dir, uint32_t pid, char *err,
+                  size_t errlen);
+
+/* sym.c helpers for the loaders */
+const char *sym_debug_dirs(const struct lfr_sym *sym);
+struct strpool *sym_pool(struct lfr_sym *sym);
+void sym_count_debug_file(struct lfr_sym *sym);
+uint64_t sym_now_ns(void);
+
+#endif

@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * JIT symbols from perf map files (/tmp/perf-PID.map, "START SIZE NAME" in hex, one a line),
+ * written by JIT compilers for perf.  The file grows while the process runs, so it is read again
+ * when its size or time stamp changed; of two lines for one start address the later one counts.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "sym/internal.h"
+
+static int parse(struct symtab *t, FILE *f)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	int err = 0;
+
+	while (!err && (len = getline(&line, &cap, f)) > 0) {
+		unsigned long long start, size;
+		char *p = line, *end;
+
+		if (line[len - 1] == '\n')
+			line[--len] = '\0';
+		start = strtoull(p, &end, 16);
+		if (end == p || *end != ' ')
+			continue; /* not a map line: skipped, the rest still counts */
+		p = end + 1;
+		size = strtoull(p, &end, 16);
+		if (end == p || *end != ' ' || !size)
+			continue;
+		err = symtab_add(t, start, size, 0, end + 1, strlen(end + 1), 0, SYMF_GLOBAL);
+	}
+	free(line);
+	return err;
+}
+
+bool perfmap_refresh(struct perfmap *pm, const char *path)
+{
+	struct symtab t = {0};
+	struct stat st;
+	FILE *f;
+	int64_t mtime;
+
+	pm->tried = true;
+	pm->checked_ns = sym_now_ns();
+	if (stat(path, &st))
+		return false;
+	mtime = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+	if (pm->syms.n && mtime == pm->mtime_ns && st.st_size == pm->size)
+		return false;
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	if (parse(&t, f)) {
+		fclose(f);
+		symtab_fini(&t);
+		return false;
+	}
+	fclose(f);
+	/* JIT code space is reused: a later line for the same start describes the live code. */
+	symtab_keep_last(&t);
+	symtab_finish(&t);
+	symtab_fini(&pm->syms);
+	pm->syms = t;
+	pm->mtime_ns = mtime;
+	pm->size = st.st_size;
+	return true;
+}
+
+void perfmap_fini(struct perfmap *pm)
+{
+	symtab_fini(&pm->syms);
+	memset(pm, 0, sizeof(*pm));
+}

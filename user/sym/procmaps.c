@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The fallback source of mappings for live processes: /proc/PID/maps. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sysmacros.h>
+
+#include "sym/internal.h"
+
+/* "START-END PERMS PGOFF MAJ:MIN INODE   PATH"; fills m and returns true for executable lines. */
+static bool parse_line(char *line, struct lfr_sym_mapping *m)
+{
+	unsigned long long start, end, pgoff, ino;
+	unsigned int maj, min;
+	char perms[8];
+	int n = 0;
+	char *path;
+	size_t len;
+
+	if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms, &pgoff, &maj,
+	           &min, &ino, &n) < 7 ||
+	    !n)
+		return false;
+	if (!strchr(perms, 'x'))
+		return false;
+	path = line + n;
+	len = strcspn(path, "\n");
+	path[len] = '\0';
+	m->start = start;
+	m->end = end;
+	m->pgoff = pgoff;
+	m->dev = makedev(maj, min);
+	m->ino = ino;
+	m->build_id = NULL;
+	m->build_id_len = 0;
+	m->path = path;
+	return true;
+}
+
+int procmaps_load(struct lfr_sym *sym, const char *proc_dir, uint32_t pid, char *err, size_t errlen)
+{
+	char path[256], *line = NULL;
+	size_t cap = 0;
+	FILE *f;
+	int ret = 0;
+
+	snprintf(path, sizeof(path), "%s/%" PRIu32 "/maps", proc_dir, pid);
+	f = fopen(path, "re");
+	if (!f) {
+		ret = -errno;
+		snprintf(err, errlen, "cannot read %s: %s%s", path, strerror(-ret),
+		         ret == -ENOENT   ? " (the process has exited)"
+		         : ret == -EACCES ? " (run as root or as the process's owner)"
+		                          : "");
+		return ret;
+	}
+	while (getline(&line, &cap, f) > 0) {
+		struct lfr_sym_mapping m = {.pid = pid};
+
+		if (!parse_line(line, &m))
+			continue;
+		ret = lfr_sym_add_mapping(sym, &m);
+		if (ret)
+			break;
+	}
+	free(line);
+	fclose(f);
+	return ret;
+}

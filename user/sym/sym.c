@@ -1,0 +1,811 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The symbolizer proper: processes (pid -> sorted executable mappings), the cache of ELF objects
+ * shared by all processes, kernel symbols, and the (pid, pc) result cache.
+ *
+ * Lookup order for a user pc: the mapping that holds it -> its ELF object (symbols of the file,
+ * its debug file, or its .dynsym) -> the process's perf map -> the address itself.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <libelf.h>
+
+#include "sym/internal.h"
+
+#define KERNEL_PID UINT32_MAX
+#define PROC_MAPS_INTERVAL_NS 1000000000ull
+#define PERF_MAP_INTERVAL_NS 1000000000ull
+
+struct mapping {
+	uint64_t start, end, pgoff;
+	dev_t dev;
+	uint64_t ino;
+	const char *path; /* interned; NULL for anonymous memory */
+	const char *name; /* interned class name */
+	uint8_t build_id[64];
+	size_t build_id_len;
+	struct elfobj *obj;
+	bool bound; /* obj looked up (it may still be NULL) */
+};
+
+struct proc {
+	uint32_t pid;
+	uint64_t serial; /* changes whenever what the process's pcs resolve to may change */
+	struct mapping *maps;
+	size_t n, cap;
+	struct perfmap pm;
+	uint64_t procmaps_ns;
+};
+
+struct cache_ent {
+	uint64_t pc, serial;
+	uint32_t pid;
+	struct lfr_frame f;
+};
+
+struct lfr_sym {
+	char *debug_dirs, *proc_dir, *perf_map_dir, *kallsyms;
+	unsigned flags;
+	struct strpool pool;
+	struct hmap procs;
+	struct hmap objs;
+	struct elfobj *obj_list;
+	struct proc *last_proc;
+	struct elfobj vdso;
+	size_t vdso_len;
+	bool vdso_tried;
+	struct ksyms ks;
+	uint64_t ks_serial;
+	struct cache_ent *cache;
+	size_t cache_mask;
+	uint64_t next_serial;
+	struct lfr_sym_stats st;
+	const char *s_unknown, *s_kernel, *s_anon, *s_jit, *s_vdso;
+	char err[512];
+};
+
+uint64_t sym_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+const char *sym_debug_dirs(const struct lfr_sym *sym)
+{
+	return sym->debug_dirs;
+}
+
+struct strpool *sym_pool(struct lfr_sym *sym)
+{
+	return &sym->pool;
+}
+
+void sym_count_debug_file(struct lfr_sym *sym)
+{
+	sym->st.debug_files++;
+}
+
+const char *lfr_frame_type_name(enum lfr_frame_type type)
+{
+	switch (type) {
+	case LFR_FRAME_CPP:
+		return "C++";
+	case LFR_FRAME_KERNEL:
+		return "Kernel";
+	case LFR_FRAME_JIT:
+		return "JIT compiled";
+	case LFR_FRAME_NATIVE:
+		break;
+	}
+	return "Native";
+}
+
+const char *lfr_sym_last_error(const struct lfr_sym *sym)
+{
+	return sym->err;
+}
+
+void lfr_sym_foreach_object(const struct lfr_sym *sym,
+                            void (*fn)(const struct lfr_sym_object *obj, void *arg), void *arg)
+{
+	for (const struct elfobj *o = sym->obj_list; o; o = o->next) {
+		struct lfr_sym_object info = {
+		    .path = o->path,
+		    .debug_path = o->debug_path,
+		    .build_id = o->build_id,
+		    .build_id_len = o->build_id_len,
+		    .symbols = o->syms.n,
+		    .ok = o->ok,
+		};
+
+		fn(&info, arg);
+	}
+}
+
+void lfr_sym_get_stats(const struct lfr_sym *sym, struct lfr_sym_stats *st)
+{
+	*st = sym->st;
+	st->procs = sym->procs.n;
+	st->kernel_symbols = sym->ks.syms.n;
+}
+
+static char *dup_or(const char *s, const char *def)
+{
+	return strdup(s && *s ? s : def);
+}
+
+int lfr_sym_new(struct lfr_sym **out, const struct lfr_sym_opts *opts)
+{
+	static const struct lfr_sym_opts none;
+	struct lfr_sym *sym;
+	size_t entries = 1;
+
+	*out = NULL;
+	if (!opts)
+		opts = &none;
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -ENOSYS;
+	sym = calloc(1, sizeof(*sym));
+	if (!sym)
+		return -ENOMEM;
+	strpool_init(&sym->pool);
+	sym->flags = opts->flags;
+	sym->debug_dirs = dup_or(opts->debug_dirs, "/usr/lib/debug");
+	sym->proc_dir = dup_or(opts->proc_dir, "/proc");
+	sym->perf_map_dir = dup_or(opts->perf_map_dir, "/tmp");
+	sym->kallsyms = dup_or(opts->kallsyms, "/proc/kallsyms");
+	while (entries < (opts->cache_entries ? opts->cache_entries : 65536u) &&
+	       entries < (1u << 24))
+		entries <<= 1;
+	sym->cache = calloc(entries, sizeof(*sym->cache));
+	sym->cache_mask = entries - 1;
+	sym->s_unknown = strpool_intern(&sym->pool, "[unknown]", 9);
+	sym->s_kernel = strpool_intern(&sym->pool, "[kernel]", 8);
+	sym->s_anon = strpool_intern(&sym->pool, "[anon]", 6);
+	sym->s_jit = strpool_intern(&sym->pool, "[jit]", 5);
+	sym->s_vdso = strpool_intern(&sym->pool, "[vdso]", 6);
+	if (!sym->debug_dirs || !sym->proc_dir || !sym->perf_map_dir || !sym->kallsyms ||
+	    !sym->cache || !sym->s_unknown || !sym->s_kernel || !sym->s_anon || !sym->s_jit ||
+	    !sym->s_vdso) {
+		lfr_sym_free(sym);
+		return -ENOMEM;
+	}
+	/* Serial 0 marks empty cache entries. */
+	sym->next_serial = 1;
+	*out = sym;
+	return 0;
+}
+
+static void proc_free(struct proc *p)
+{
+	free(p->maps);
+	perfmap_fini(&p->pm);
+	free(p);
+}
+
+void lfr_sym_free(struct lfr_sym *sym)
+{
+	if (!sym)
+		return;
+	for (size_t i = 0; i < sym->procs.cap; i++)
+		if (sym->procs.slots[i].hash >= 2)
+			proc_free(sym->procs.slots[i].val);
+	hmap_fini(&sym->procs);
+	hmap_fini(&sym->objs);
+	while (sym->obj_list) {
+		struct elfobj *o = sym->obj_list;
+
+		sym->obj_list = o->next;
+		elfobj_fini(o);
+		free(o);
+	}
+	elfobj_fini(&sym->vdso);
+	ksyms_fini(&sym->ks);
+	strpool_fini(&sym->pool);
+	free(sym->cache);
+	free(sym->debug_dirs);
+	free(sym->proc_dir);
+	free(sym->perf_map_dir);
+	free(sym->kallsyms);
+	free(sym);
+}
+
+static struct proc *find_proc(struct lfr_sym *sym, uint32_t pid)
+{
+	struct proc *p;
+
+	if (sym->last_proc && sym->last_proc->pid == pid)
+		return sym->last_proc;
+	p = hmap_get(&sym->procs, &pid, sizeof(pid));
+	if (p)
+		sym->last_proc = p;
+	return p;
+}
+
+static struct proc *get_proc(struct lfr_sym *sym, uint32_t pid)
+{
+	struct proc *p = find_proc(sym, pid);
+
+	if (p)
+		return p;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->pid = pid;
+	p->serial = sym->next_serial++;
+	if (hmap_put(&sym->procs, &p->pid, sizeof(p->pid), p)) {
+		free(p);
+		return NULL;
+	}
+	sym->last_proc = p;
+	return p;
+}
+
+void lfr_sym_forget_pid(struct lfr_sym *sym, uint32_t pid)
+{
+	struct proc *p = find_proc(sym, pid);
+
+	if (!p)
+		return;
+	hmap_del(&sym->procs, &p->pid, sizeof(p->pid));
+	if (sym->last_proc == p)
+		sym->last_proc = NULL;
+	sym->st.mappings -= p->n;
+	/* Cached results carry p's serial, which no process will have again. */
+	proc_free(p);
+}
+
+static const char *base_name(struct lfr_sym *sym, const char *path)
+{
+	const char *slash;
+
+	if (!path)
+		return sym->s_anon;
+	/* Files go by their base name, special mappings ("[vdso]", "[anon:jit]") as they are. */
+	slash = path[0] == '/' ? strrchr(path, '/') : NULL;
+	if (slash && slash[1])
+		path = slash + 1;
+	return strpool_intern(&sym->pool, path, strlen(path));
+}
+
+static int cmp_map(const void *a, const void *b)
+{
+	const struct mapping *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static bool same_mapping(const struct mapping *m, const struct mapping *n)
+{
+	return m->start == n->start && m->end == n->end && m->pgoff == n->pgoff &&
+	       m->path == n->path && m->dev == n->dev && m->ino == n->ino &&
+	       m->build_id_len == n->build_id_len &&
+	       !memcmp(m->build_id, n->build_id, n->build_id_len);
+}
+
+static int reserve(struct proc *p, size_t need)
+{
+	struct mapping *maps;
+	size_t cap = p->cap ? p->cap : 16;
+
+	if (need <= p->cap)
+		return 0;
+	while (cap < need)
+		cap *= 2;
+	maps = realloc(p->maps, cap * sizeof(*maps));
+	if (!maps)
+		return -ENOMEM;
+	p->maps = maps;
+	p->cap = cap;
+	return 0;
+}
+
+static struct mapping *find_mapping(struct proc *p, uint64_t pc)
+{
+	size_t lo = 0, hi = p->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (p->maps[mid].start <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo && pc < p->maps[lo - 1].end)
+		return &p->maps[lo - 1];
+	return NULL;
+}
+
+/* Cuts [start, end) out of the process's mappings, like mmap over an existing range. */
+static int punch(struct proc *p, uint64_t start, uint64_t end)
+{
+	size_t n = p->n;
+
+	/* At most one mapping is split in two. */
+	if (reserve(p, n + 1))
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		struct mapping *m = &p->maps[i];
+
+		if (m->end <= start || m->start >= end)
+			continue;
+		if (m->start < start && m->end > end) {
+			struct mapping right = *m;
+
+			right.pgoff += end - m->start;
+			right.start = end;
+			m->end = start;
+			p->maps[p->n++] = right;
+		} else if (m->start < start) {
+			m->end = start;
+		} else if (m->end > end) {
+			m->pgoff += end - m->start;
+			m->start = end;
+		} else {
+			m->start = m->end = 0; /* removed below */
+		}
+	}
+	n = 0;
+	for (size_t i = 0; i < p->n; i++)
+		if (p->maps[i].end)
+			p->maps[n++] = p->maps[i];
+	p->n = n;
+	return 0;
+}
+
+int lfr_sym_add_mapping(struct lfr_sym *sym, const struct lfr_sym_mapping *m)
+{
+	struct mapping nm = {0}, *old;
+	struct proc *p;
+	size_t before;
+
+	if (m->start >= m->end || m->build_id_len > sizeof(nm.build_id) ||
+	    (m->build_id_len && !m->build_id) || m->pid == KERNEL_PID) {
+		snprintf(sym->err, sizeof(sym->err),
+		         "invalid mapping for pid %" PRIu32 ": [0x%" PRIx64 ", 0x%" PRIx64
+		         "), build-id of %zu bytes",
+		         m->pid, m->start, m->end, m->build_id_len);
+		return -EINVAL;
+	}
+	p = get_proc(sym, m->pid);
+	if (!p)
+		goto nomem;
+	nm.start = m->start;
+	nm.end = m->end;
+	nm.pgoff = m->pgoff;
+	nm.dev = m->dev;
+	nm.ino = m->ino;
+	if (m->path && *m->path) {
+		size_t len = strlen(m->path);
+
+		/* The kernel's name for a file unlinked since: the inode check decides later. */
+		if (len > 10 && !strcmp(m->path + len - 10, " (deleted)"))
+			len -= 10;
+		nm.path = strpool_intern(&sym->pool, m->path, len);
+		if (!nm.path)
+			goto nomem;
+	}
+	nm.name = base_name(sym, nm.path);
+	if (!nm.name)
+		goto nomem;
+	if (m->build_id_len)
+		memcpy(nm.build_id, m->build_id, m->build_id_len);
+	nm.build_id_len = m->build_id_len;
+	old = find_mapping(p, nm.start);
+	if (old && same_mapping(old, &nm))
+		return 0;
+	before = p->n;
+	if (punch(p, nm.start, nm.end) || reserve(p, p->n + 1))
+		goto nomem;
+	p->maps[p->n++] = nm;
+	/* Records mostly come in address order: then the array is still sorted. */
+	if (p->n != before + 1 || (p->n > 1 && p->maps[p->n - 2].start > nm.start))
+		qsort(p->maps, p->n, sizeof(*p->maps), cmp_map);
+	sym->st.mappings -= before;
+	sym->st.mappings += p->n;
+	p->serial = sym->next_serial++;
+	return 0;
+nomem:
+	snprintf(sym->err, sizeof(sym->err), "out of memory adding a mapping of pid %" PRIu32,
+	         m->pid);
+	return -ENOMEM;
+}
+
+int lfr_sym_load_proc_maps(struct lfr_sym *sym, uint32_t pid)
+{
+	struct proc *p = get_proc(sym, pid);
+
+	if (!p)
+		return -ENOMEM;
+	p->procmaps_ns = sym_now_ns();
+	return procmaps_load(sym, sym->proc_dir, pid, sym->err, sizeof(sym->err));
+}
+
+int lfr_sym_load_kallsyms(struct lfr_sym *sym, const char *path)
+{
+	int err = ksyms_load(&sym->ks, &sym->pool, path ? path : sym->kallsyms, sym->err,
+	                     sizeof(sym->err));
+
+	sym->ks_serial = sym->next_serial++;
+	return err;
+}
+
+/* Our own vDSO stands in for every process's: same kernel, same image. */
+static struct elfobj *vdso_obj(struct lfr_sym *sym, const struct mapping *m)
+{
+	if (!sym->vdso_tried) {
+		unsigned long base = getauxval(AT_SYSINFO_EHDR);
+		FILE *f = fopen("/proc/self/maps", "re");
+		char line[512];
+
+		sym->vdso_tried = true;
+		while (base && f && fgets(line, sizeof(line), f)) {
+			unsigned long long s, e;
+
+			if (strstr(line, "[vdso]") && sscanf(line, "%llx-%llx", &s, &e) == 2 &&
+			    s == base) {
+				sym->vdso.path = sym->vdso.name = sym->s_vdso;
+				if (!elfobj_load_mem(sym, &sym->vdso, (const void *)base, e - s))
+					sym->vdso_len = e - s;
+				break;
+			}
+		}
+		if (f)
+			fclose(f);
+	}
+	return sym->vdso.ok && m->end - m->start == sym->vdso_len ? &sym->vdso : NULL;
+}
+
+static void obj_set_keys(struct elfobj *o, const struct mapping *m)
+{
+	uint64_t dev = m->dev;
+
+	if (m->dev || m->ino) {
+		o->key_dev[0] = 'D';
+		memcpy(o->key_dev + 1, &dev, sizeof(dev));
+		memcpy(o->key_dev + 1 + sizeof(dev), &m->ino, sizeof(m->ino));
+	}
+	if (m->build_id_len) {
+		o->key_bid[0] = 'B';
+		memcpy(o->key_bid + 1, m->build_id, m->build_id_len);
+		o->key_bid_len = 1 + m->build_id_len;
+	}
+	o->key_path = m->path;
+}
+
+static struct elfobj *obj_lookup(struct lfr_sym *sym, const struct elfobj *keys)
+{
+	struct elfobj *o = NULL;
+
+	if (keys->key_dev[0])
+		o = hmap_get(&sym->objs, keys->key_dev, sizeof(keys->key_dev));
+	if (!o && keys->key_bid_len)
+		o = hmap_get(&sym->objs, keys->key_bid, keys->key_bid_len);
+	if (!o && !keys->key_dev[0] && !keys->key_bid_len)
+		o = hmap_get(&sym->objs, keys->key_path, strlen(keys->key_path));
+	return o;
+}
+
+static int obj_register(struct lfr_sym *sym, struct elfobj *o)
+{
+	int err = 0;
+
+	if (o->key_dev[0])
+		err = hmap_put(&sym->objs, o->key_dev, sizeof(o->key_dev), o);
+	if (!err && o->key_bid_len)
+		err = hmap_put(&sym->objs, o->key_bid, o->key_bid_len, o);
+	if (!err && !o->key_dev[0] && !o->key_bid_len)
+		err = hmap_put(&sym->objs, o->key_path, strlen(o->key_path), o);
+	return err;
+}
+
+static void obj_reset(struct elfobj *o)
+{
+	elfobj_fini(o);
+	o->segs = NULL;
+	o->nsegs = 0;
+	memset(&o->syms, 0, sizeof(o->syms));
+	o->debug_path = NULL;
+	o->build_id_len = 0;
+	o->ok = false;
+}
+
+/*
+ * Opens the file of a mapping: its path, the path inside the process's root (other mount
+ * namespaces), then /proc/PID/map_files.  A file whose device/inode differs from the mapping's
+ * (replaced since) is refused unless its build-id proves it is the same object.
+ */
+static bool obj_open(struct lfr_sym *sym, struct elfobj *o, const struct mapping *m, uint32_t pid)
+{
+	char cand[3][PATH_MAX];
+	int ncand = 0, map_files;
+
+	snprintf(cand[ncand++], PATH_MAX, "%s", m->path);
+	if (snprintf(cand[ncand], PATH_MAX, "%s/%" PRIu32 "/root%s", sym->proc_dir, pid, m->path) <
+	    PATH_MAX)
+		ncand++;
+	map_files = ncand;
+	snprintf(cand[ncand++], PATH_MAX, "%s/%" PRIu32 "/map_files/%" PRIx64 "-%" PRIx64,
+	         sym->proc_dir, pid, m->start, m->end);
+	for (int i = 0; i < ncand; i++) {
+		struct stat st;
+		int fd = open(cand[i], O_RDONLY | O_CLOEXEC);
+		int err;
+
+		if (fd < 0)
+			continue;
+		if (fstat(fd, &st) ||
+		    ((m->dev || m->ino) && (st.st_dev != m->dev || st.st_ino != m->ino) &&
+		     !m->build_id_len)) {
+			close(fd);
+			continue;
+		}
+		/* Debug links are looked for next to the file's name, not the link's. */
+		err = elfobj_load_fd(sym, o, fd, i == map_files ? m->path : cand[i], m->build_id,
+		                     m->build_id_len);
+		close(fd);
+		if (!err)
+			return true;
+		obj_reset(o);
+	}
+	if (m->build_id_len && !elfobj_load_by_build_id(sym, o, m->build_id, m->build_id_len))
+		return true;
+	obj_reset(o);
+	return false;
+}
+
+static struct elfobj *mapping_obj(struct lfr_sym *sym, struct proc *p, struct mapping *m)
+{
+	struct elfobj keys = {0}, *o;
+
+	if (m->bound)
+		return m->obj;
+	m->bound = true;
+	if (!m->path)
+		return NULL;
+	if (m->path == sym->s_vdso)
+		return m->obj = vdso_obj(sym, m);
+	if (m->path[0] != '/')
+		return NULL;
+	obj_set_keys(&keys, m);
+	o = obj_lookup(sym, &keys);
+	if (o)
+		return m->obj = o;
+	o = malloc(sizeof(*o));
+	if (!o)
+		return NULL;
+	*o = keys;
+	o->path = m->path;
+	o->name = m->name;
+	if (obj_open(sym, o, m, p->pid)) {
+		sym->st.objects++;
+	} else {
+		sym->st.objects_failed++;
+	}
+	if (obj_register(sym, o)) {
+		elfobj_fini(o);
+		free(o);
+		return NULL;
+	}
+	o->next = sym->obj_list;
+	sym->obj_list = o;
+	return m->obj = o;
+}
+
+/* The name to show for entry i of t: interned, demangled when asked and possible. */
+static const char *out_name(struct lfr_sym *sym, struct symtab *t, size_t i, bool demangle)
+{
+	const char *raw = symtab_name(t, i);
+	char *dm;
+
+	if (!t->out) {
+		t->out = calloc(t->n, sizeof(*t->out));
+		if (!t->out)
+			return strpool_intern(&sym->pool, raw, strlen(raw));
+	}
+	if (t->out[i])
+		return t->out[i];
+	dm = demangle ? sym_demangle(raw) : NULL;
+	if (dm) {
+		t->out[i] = strpool_intern(&sym->pool, dm, strlen(dm));
+		if (t->out[i])
+			t->v[i].flags |= SYMF_CXX;
+		free(dm);
+	}
+	if (!t->out[i])
+		t->out[i] = strpool_intern(&sym->pool, raw, strlen(raw));
+	return t->out[i];
+}
+
+static bool from_symbol(struct lfr_sym *sym, struct symtab *t, long i, uint64_t addr,
+                        enum lfr_frame_type type, struct lfr_frame *f)
+{
+	const char *name = out_name(sym, t, (size_t)i, type == LFR_FRAME_NATIVE);
+
+	if (!name)
+		return false;
+	f->method = name;
+	f->addr = addr;
+	f->offset = addr - t->v[i].addr;
+	f->type = (t->v[i].flags & SYMF_CXX) ? LFR_FRAME_CPP : type;
+	f->resolved = true;
+	return true;
+}
+
+static void unknown(struct lfr_sym *sym, const char *class_name, uint64_t addr,
+                    enum lfr_frame_type type, struct lfr_frame *f)
+{
+	const char *m = strpool_internf(&sym->pool, "0x%" PRIx64, addr);
+
+	f->class_name = class_name ? class_name : sym->s_unknown;
+	f->method = m ? m : sym->s_unknown;
+	f->addr = addr;
+	f->offset = 0;
+	f->type = type;
+	f->resolved = false;
+}
+
+static bool from_perf_map(struct lfr_sym *sym, struct proc *p, uint64_t pc, struct lfr_frame *f)
+{
+	char path[PATH_MAX];
+	long i = -1;
+
+	if (p->pm.tried) {
+		i = symtab_find(&p->pm.syms, pc);
+		if (i >= 0 || sym_now_ns() - p->pm.checked_ns < PERF_MAP_INTERVAL_NS)
+			goto found;
+	}
+	if (snprintf(path, sizeof(path), "%s/perf-%" PRIu32 ".map", sym->perf_map_dir, p->pid) >=
+	    (int)sizeof(path))
+		return false;
+	if (perfmap_refresh(&p->pm, path))
+		p->serial = sym->next_serial++;
+	i = symtab_find(&p->pm.syms, pc);
+found:
+	if (i < 0)
+		return false;
+	f->class_name = sym->s_jit;
+	f->path = NULL;
+	return from_symbol(sym, &p->pm.syms, i, pc, LFR_FRAME_JIT, f);
+}
+
+/*
+ * Resolves pc in p.  *cacheable is false for results that may change without a change of the
+ * process's serial: pcs outside any readable object left unknown after a look at a perf map
+ * that may grow, or at /proc.
+ */
+static bool resolve_in(struct lfr_sym *sym, struct proc *p, uint64_t pc, struct lfr_frame *f,
+                       bool *cacheable)
+{
+	struct mapping *m = find_mapping(p, pc);
+	struct elfobj *o;
+	uint64_t off, addr;
+
+	if (!m && (sym->flags & LFR_SYM_PROC_MAPS_FALLBACK) &&
+	    (!p->procmaps_ns || sym_now_ns() - p->procmaps_ns >= PROC_MAPS_INTERVAL_NS)) {
+		lfr_sym_load_proc_maps(sym, p->pid);
+		m = find_mapping(p, pc);
+	}
+	memset(f, 0, sizeof(*f));
+	*cacheable = true;
+	if (!m) {
+		if (from_perf_map(sym, p, pc, f))
+			return true;
+		*cacheable = false;
+		unknown(sym, NULL, pc, LFR_FRAME_NATIVE, f);
+		return false;
+	}
+	o = mapping_obj(sym, p, m);
+	off = pc - m->start + m->pgoff;
+	addr = off;
+	if (o && o->ok && elfobj_vaddr(o, pc - m->start, m->pgoff, &addr)) {
+		long i = symtab_find(&o->syms, addr);
+
+		f->class_name = m->name;
+		f->path = m->path;
+		if (i >= 0 && from_symbol(sym, &o->syms, i, addr, LFR_FRAME_NATIVE, f))
+			return true;
+	}
+	if (from_perf_map(sym, p, pc, f))
+		return true;
+	/*
+	 * A pc in a file stays unknown (a perf map naming it would be read again, with a new
+	 * serial, on the next miss); JIT code not yet in the map is looked up again.
+	 */
+	*cacheable = o && o->ok;
+	/* Memory without a file to look into keeps the pc itself. */
+	if (!m->path || (m->path[0] != '/' && !(o && o->ok))) {
+		unknown(sym, m->name, pc, LFR_FRAME_NATIVE, f);
+		return false;
+	}
+	unknown(sym, m->name, addr, LFR_FRAME_NATIVE, f);
+	f->path = m->path;
+	return false;
+}
+
+static struct cache_ent *cache_slot(struct lfr_sym *sym, uint32_t pid, uint64_t pc)
+{
+	uint64_t h = (pc ^ ((uint64_t)pid << 40) ^ (pc >> 29)) * 0x9e3779b97f4a7c15ull;
+
+	return &sym->cache[(h >> 32) & sym->cache_mask];
+}
+
+static bool finish(struct lfr_sym *sym, struct cache_ent *e, uint32_t pid, uint64_t pc,
+                   uint64_t serial, bool ok, const struct lfr_frame *f)
+{
+	if (e) {
+		e->pid = pid;
+		e->pc = pc;
+		e->serial = serial;
+		e->f = *f;
+	}
+	if (ok)
+		sym->st.resolved++;
+	else
+		sym->st.unknown++;
+	return ok;
+}
+
+bool lfr_sym_resolve_user(struct lfr_sym *sym, uint32_t pid, uint64_t pc, struct lfr_frame *out)
+{
+	struct proc *p = pid == KERNEL_PID ? NULL : get_proc(sym, pid);
+	struct cache_ent *e;
+	bool ok, cacheable;
+
+	sym->st.lookups++;
+	if (!p) {
+		memset(out, 0, sizeof(*out));
+		out->class_name = out->method = sym->s_unknown;
+		out->addr = pc;
+		sym->st.unknown++;
+		return false;
+	}
+	if (!p->n && !p->procmaps_ns && (sym->flags & LFR_SYM_PROC_MAPS_FALLBACK))
+		lfr_sym_load_proc_maps(sym, pid);
+	e = cache_slot(sym, pid, pc);
+	if (e->serial == p->serial && e->pc == pc && e->pid == pid) {
+		sym->st.cache_hits++;
+		*out = e->f;
+		return out->resolved;
+	}
+	ok = resolve_in(sym, p, pc, out, &cacheable);
+	return finish(sym, cacheable ? e : NULL, pid, pc, p->serial, ok, out);
+}
+
+bool lfr_sym_resolve_kernel(struct lfr_sym *sym, uint64_t pc, struct lfr_frame *out)
+{
+	struct cache_ent *e;
+	long i;
+
+	sym->st.lookups++;
+	if (!sym->ks.tried)
+		lfr_sym_load_kallsyms(sym, NULL);
+	e = cache_slot(sym, KERNEL_PID, pc);
+	if (e->serial == sym->ks_serial && e->pc == pc && e->pid == KERNEL_PID) {
+		sym->st.cache_hits++;
+		*out = e->f;
+		return out->resolved;
+	}
+	memset(out, 0, sizeof(*out));
+	i = sym->ks.loaded ? symtab_find(&sym->ks.syms, pc) : -1;
+	if (i >= 0) {
+		out->class_name = sym->ks.mods[sym->ks.syms.v[i].aux];
+		if (from_symbol(sym, &sym->ks.syms, i, pc, LFR_FRAME_KERNEL, out))
+			return finish(sym, e, KERNEL_PID, pc, sym->ks_serial, true, out);
+	}
+	unknown(sym, sym->s_kernel, pc, LFR_FRAME_KERNEL, out);
+	return finish(sym, e, KERNEL_PID, pc, sym->ks_serial, false, out);
+}

@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The symbolizer: turns (process, pc) and kernel pcs into JFR-ready frames.
+ *
+ * A frame is named by three strings: the "class" is the object the pc lies in ("libc.so.6",
+ * "[kernel]", "[ext4]", "[vdso]", "[jit]"), the "method" is the symbol (C++ names demangled), and
+ * the frame type is one of lfr_frame_type.  A pc that cannot be named keeps its address: the
+ * method is "0x..." (the object-relative address when the object is known, else the raw pc) and
+ * the class is the object's file name or "[unknown]".  No pc is ever dropped.
+ *
+ * Processes are described by explicit mapping records (lfr_sym_add_mapping), so frames of a
+ * process that exited long before its samples are symbolized still get names; reading
+ * /proc/PID/maps is only a fallback for live processes.  ELF files are parsed once and shared by
+ * every process mapping them (keyed by device/inode and build-id); results are cached per
+ * (pid, pc).
+ *
+ * Strings in a struct lfr_frame are interned: they stay valid until lfr_sym_free() and equal
+ * strings have equal pointers, so callers may deduplicate by pointer.
+ *
+ * Not thread-safe: one symbolizer belongs to one thread (the drainer).
+ */
+#ifndef LFR_SYM_SYM_H
+#define LFR_SYM_SYM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct lfr_sym;
+
+enum lfr_frame_type {
+	LFR_FRAME_NATIVE, /* "Native": C or unnamed native code */
+	LFR_FRAME_CPP,    /* "C++": a demangled C++ symbol */
+	LFR_FRAME_KERNEL, /* "Kernel": kernel or kernel module code */
+	LFR_FRAME_JIT,    /* "JIT compiled": code named by /tmp/perf-PID.map */
+};
+
+struct lfr_frame {
+	const char *class_name; /* object file base name, "[kernel]", "[module]", "[unknown]" */
+	const char *method;     /* symbol name (demangled) or "0x..." when unknown */
+	const char *path;       /* full path of the object, or NULL */
+	uint64_t addr;          /* object-relative address (ELF vaddr), kernel pc or raw pc */
+	uint64_t offset;        /* addr - symbol start; 0 when unknown */
+	enum lfr_frame_type type;
+	bool resolved; /* false: method is the address */
+};
+
+/* Options of lfr_sym_new(); zero (or a NULL pointer) means the default for every field. */
+struct lfr_sym_opts {
+	const char *debug_dirs;   /* ':'-separated debug roots; default "/usr/lib/debug" */
+	const char *proc_dir;     /* default "/proc" */
+	const char *perf_map_dir; /* where perf-PID.map files live; default "/tmp" */
+	const char *kallsyms;     /* kernel symbols file; default "/proc/kallsyms" */
+	unsigned cache_entries;   /* (pid, pc) result cache size, rounded up to a power of 2;
+	                           * default 65536 */
+	unsigned flags;           /* LFR_SYM_* */
+};
+
+/* Read /proc/PID/maps for a pid that has no mapping covering a pc (at most once a second). */
+#define LFR_SYM_PROC_MAPS_FALLBACK 0x1u
+
+/* One executable mapping of a process, as the kernel reports it. */
+struct lfr_sym_mapping {
+	uint32_t pid;
+	uint64_t start, end; /* [start, end) in the process */
+	uint64_t pgoff;      /* file offset of start, in bytes */
+	dev_t dev;           /* makedev(major, minor) (as stat() reports it); 0 if unknown */
+	uint64_t ino;        /* 0 if unknown */
+	const uint8_t *build_id;
+	size_t build_id_len; /* 0 if unknown */
+	const char *path;    /* absolute path; "[vdso]" or another "[name]" for special
+	                      * mappings; NULL or "" for anonymous memory */
+};
+
+struct lfr_sym_stats {
+	uint64_t lookups, cache_hits, resolved, unknown;
+	uint64_t objects, objects_failed, debug_files;
+	uint64_t procs, mappings;
+	uint64_t kernel_symbols;
+};
+
+/* Returns 0 or a negative errno; *out is the new symbolizer. */
+int lfr_sym_new(struct lfr_sym **out, const struct lfr_sym_opts *opts);
+void lfr_sym_free(struct lfr_sym *sym);
+
+/*
+ * Adds a mapping to pid's address space; it replaces whatever overlapped it (like mmap).
+ * Adding a mapping identical to a known one does nothing.  Returns 0 or a negative errno.
+ */
+int lfr_sym_add_mapping(struct lfr_sym *sym, const struct lfr_sym_mapping *m);
+/* Forgets every mapping and the perf map of pid (on exec or exit). */
+void lfr_sym_forget_pid(struct lfr_sym *sym, uint32_t pid);
+/* Adds the executable mappings of a live process from /proc/PID/maps. */
+int lfr_sym_load_proc_maps(struct lfr_sym *sym, uint32_t pid);
+/*
+ * Loads kernel and module symbols from a kallsyms file (NULL: the configured one).  Loaded on
+ * first use otherwise.  Fails with -EPERM when the file hides addresses (kptr_restrict).
+ */
+int lfr_sym_load_kallsyms(struct lfr_sym *sym, const char *path);
+
+/*
+ * Names a user pc of pid, or a kernel pc.  *out is always filled; returns true when the pc was
+ * named by a symbol, false when it kept its address.  For return addresses (every frame but the
+ * interrupted one) pass the address minus one: a call that is the last instruction of a
+ * function (to a noreturn function) returns past that function's end.
+ */
+bool lfr_sym_resolve_user(struct lfr_sym *sym, uint32_t pid, uint64_t pc, struct lfr_frame *out);
+bool lfr_sym_resolve_kernel(struct lfr_sym *sym, uint64_t pc, struct lfr_frame *out);
+
+/* "Native", "C++", "Kernel", "JIT compiled". */
+const char *lfr_frame_type_name(enum lfr_frame_type type);
+
+/* An ELF object read (or tried) so far, for diagnostics ("no symbols in ..."). */
+struct lfr_sym_object {
+	const char *path;       /* as mapped */
+	const char *debug_path; /* the separate debug file used, or NULL */
+	const uint8_t *build_id;
+	size_t build_id_len;
+	size_t symbols; /* 0: every pc in it keeps its address */
+	bool ok;        /* false: missing, replaced since it was mapped, or not ELF */
+};
+
+void lfr_sym_foreach_object(const struct lfr_sym *sym,
+                            void (*fn)(const struct lfr_sym_object *obj, void *arg), void *arg);
+
+/* The message of the last failed call, naming the file and what to do. */
+const char *lfr_sym_last_error(const struct lfr_sym *sym);
+void lfr_sym_get_stats(const struct lfr_sym *sym, struct lfr_sym_stats *st);
+
+#endif
