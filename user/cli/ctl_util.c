@@ -87,10 +87,17 @@ int cli_parse_ids(const char *prog, const char *opt, const char *arg, uint32_t *
 	return ret;
 }
 
+/* Every counter these tools know, and any other the module sent. */
+static bool shown(const struct lfr_counters *c, unsigned int i)
+{
+	return lfr_counter_known(i) || c->present[i];
+}
+
 static void print_counters(FILE *out, const struct lfr_counters *c)
 {
 	for (unsigned int i = LFR_CTR_TICKS; i <= LFR_CTR_MAX; i++)
-		fprintf(out, " %s=%" PRIu64, lfr_counter_name(i), c->v[i]);
+		if (shown(c, i))
+			fprintf(out, " %s=%" PRIu64, lfr_counter_name(i), c->v[i]);
 }
 
 void cli_print_status_machine(FILE *out, const struct lfr_status *st, bool per_cpu)
@@ -140,7 +147,7 @@ void cli_print_status_human(FILE *out, const struct lfr_status *st, bool per_cpu
 		st->total.v[LFR_CTR_SAMPLES_COMMITTED], lost);
 	fprintf(out, "counters:%s\n", per_cpu ? "      total  per CPU..." : "");
 	for (unsigned int i = LFR_CTR_TICKS; i <= LFR_CTR_MAX; i++) {
-		if (i == LFR_CTR_LOST_FIRST && !st->total.v[i])
+		if ((i == LFR_CTR_LOST_FIRST && !st->total.v[i]) || !shown(&st->total, i))
 			continue;
 		fprintf(out, "  %-22s %12" PRIu64, lfr_counter_name(i), st->total.v[i]);
 		for (size_t c = 0; per_cpu && c < st->ncpus; c++)

@@ -34,6 +34,7 @@ static const char *const counter_names[LFR_CTR_MAX + 1] = {
 	[LFR_CTR_WORK_NS] = "work_ns",
 	[LFR_CTR_WORK_COUNT] = "work_count",
 	[LFR_CTR_THREADS] = "threads",
+	[LFR_CTR_TICKS_PENDING] = "ticks_pending",
 	[LFR_CTR_LOST_FIRST] = "lost_unspec",
 	[LFR_CTR_LOST_RING_FULL] = "lost_ring_full",
 	[LFR_CTR_LOST_NO_THREAD_SLOT] = "lost_no_thread_slot",
@@ -133,6 +134,11 @@ const char *lfr_event_name(unsigned int event)
 	static __thread char buf[32];
 
 	return NAME_OR(event_names, event, buf, "event_%u");
+}
+
+bool lfr_counter_known(unsigned int ctr)
+{
+	return ctr < sizeof(counter_names) / sizeof(counter_names[0]) && counter_names[ctr];
 }
 
 const char *lfr_attr_name(unsigned int attr)

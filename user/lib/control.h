@@ -112,6 +112,8 @@ uint64_t lfr_counters_lost(const struct lfr_counters *c);
 
 /* Stable lower-case names used in every machine-readable output; "ctr_N" / "reason_N" if unknown. */
 const char *lfr_counter_name(unsigned int ctr);
+/* Whether these tools know counter CTR (the counter enum has a gap below LFR_CTR_LOST_FIRST). */
+bool lfr_counter_known(unsigned int ctr);
 const char *lfr_lost_reason_name(unsigned int reason);
 const char *lfr_state_name(unsigned int state);
 const char *lfr_event_name(unsigned int event);

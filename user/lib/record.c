@@ -144,7 +144,8 @@ int lfr_accounting_reconcile(const struct lfr_accounting *a, const struct lfr_co
 	uint64_t lost = lfr_counters_lost(t);
 
 	fails += check(out, "ticks_identity", "ticks_matched", t->v[LFR_CTR_TICKS_MATCHED],
-		       "ticks_committed+lost", t->v[LFR_CTR_TICKS_COMMITTED] + lost);
+		       "ticks_committed+pending+lost",
+		       t->v[LFR_CTR_TICKS_COMMITTED] + t->v[LFR_CTR_TICKS_PENDING] + lost);
 	fails += check(out, "samples_read", "read", a->samples, "samples_committed",
 		       t->v[LFR_CTR_SAMPLES_COMMITTED]);
 	fails += check(out, "ticks_read", "read", a->sample_ticks, "ticks_committed",
@@ -162,6 +163,7 @@ int lfr_accounting_reconcile(const struct lfr_accounting *a, const struct lfr_co
 	fails += check(out, "user_truncated", "read", a->sample_flags[2], "user_truncated",
 		       t->v[LFR_CTR_USER_TRUNCATED]);
 	fails += check(out, "works_pending", "pending", t->v[LFR_CTR_WORKS_PENDING], "zero", 0);
+	fails += check(out, "ticks_pending", "pending", t->v[LFR_CTR_TICKS_PENDING], "zero", 0);
 	fails += check(out, "malformed", "records", a->malformed, "zero", 0);
 	/*
 	 * In-band LOST records report the per-ring drop counts (ctrl->lost[], cumulative) as deltas
