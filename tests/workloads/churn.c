@@ -6,8 +6,8 @@
  *
  * The parent keeps CELLS child processes ("cells") alive until SECONDS have passed.  Each cell keeps
  * THREADS / CELLS threads alive: every thread burns a random 0.05-2 ms of CPU, sleeps a random
- * 100-300 ms, now and then forks a child that execs "churn --noop" and exits at once, and then exits
- * itself, and the cell starts a new thread in its place.  After a random 0.4-1.2 s a cell execs
+ * 0.3-0.9 s, now and then forks a child that execs "churn --noop" and exits at once, and then exits
+ * itself, and the cell starts a new thread in its place.  After a random 1-2.5 s a cell execs
  * itself again while all its threads are still running, so exec always races with running, sleeping
  * and exiting threads.  Counters survive the exec in argv;
  * each cell reports its totals through a pipe when the deadline has passed, and the parent prints:
@@ -65,7 +65,7 @@ static void *worker(void *arg)
 	unsigned int seed = (unsigned int)(uintptr_t)arg;
 
 	burn_ns(50000 + rand_r(&seed) % 1950000);
-	usleep(100000 + rand_r(&seed) % 200000);
+	usleep(300000 + rand_r(&seed) % 600000);
 	if (rand_r(&seed) % 16 == 0) {
 		pid_t pid = fork();
 
@@ -90,7 +90,7 @@ static int cell(char **argv)
 	unsigned long created = strtoul(argv[3], NULL, 10), execs = strtoul(argv[4], NULL, 10);
 	unsigned long forks = strtoul(argv[5], NULL, 10), peak = strtoul(argv[6], NULL, 10);
 	unsigned int seed = (unsigned int)getpid() ^ (unsigned int)now_ns();
-	int64_t exec_at = now_ns() + 400000000 + rand_r(&seed) % 800000000;
+	int64_t exec_at = now_ns() + 1000000000 + rand_r(&seed) % 1500000000;
 	pthread_attr_t attr;
 
 	pthread_attr_init(&attr);

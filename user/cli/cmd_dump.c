@@ -36,6 +36,7 @@ struct dump {
 	int child_status;
 	struct lfr_ctl ctl, mon;
 	bool have_mon;
+	bool seen_stopped; /* the "stopped" notification arrived */
 	struct lfr_rings rings;
 	struct lfr_accounting acct;
 	uint64_t *cpu_samples; /* samples by lfr_rec_sample.cpu, nr_cpu_ids entries */
@@ -218,18 +219,27 @@ static int read_rings(struct dump *d, struct lfr_error *e)
 	return lfr_rings_read(&d->rings, on_record, d, e) < 0 ? -1 : 0;
 }
 
-static void read_events(struct dump *d)
+/* Prints the notifications that arrived, waiting up to TIMEOUT_MS for the first one. */
+static void read_events_wait(struct dump *d, int timeout_ms)
 {
 	struct lfr_notification n;
 	struct lfr_error e;
 
-	while (d->have_mon && lfr_ctl_next_notification(&d->mon, 0, &n, &e) == 1) {
+	while (d->have_mon && lfr_ctl_next_notification(&d->mon, timeout_ms, &n, &e) == 1) {
+		timeout_ms = 0;
+		if (n.event == LFR_EVENT_STOPPED)
+			d->seen_stopped = true;
 		fprintf(d->out, "event session=%u event=%s state=%s", n.session_id,
 			lfr_event_name(n.event), lfr_state_name(n.state));
 		if (n.cpu >= 0)
 			fprintf(d->out, " cpu=%" PRId64, n.cpu);
 		fputc('\n', d->out);
 	}
+}
+
+static void read_events(struct dump *d)
+{
+	read_events_wait(d, 0);
 }
 
 /* ---- the command to sample ---- */
@@ -363,7 +373,9 @@ static int finish(struct dump *d, uint32_t session)
 		lfr_status_free(&st);
 		return cli_fail(PROG, &e);
 	}
-	read_events(d);
+	/* the notification follows the state change: give it a moment to arrive */
+	for (int i = 0; i < 10 && d->have_mon && !d->seen_stopped; i++)
+		read_events_wait(d, 100);
 	print_summary(d, &st, &fails);
 	if (st.info.state != LFR_STATE_STOPPED)
 		fails++;
