@@ -6,8 +6,8 @@
  *
  * The parent keeps CELLS child processes ("cells") alive until SECONDS have passed.  Each cell keeps
  * THREADS / CELLS threads alive: every thread burns a random 0.05-2 ms of CPU, sleeps a random
- * 0.3-0.9 s, now and then forks a child that execs "churn --noop" and exits at once, and then exits
- * itself, and the cell starts a new thread in its place.  After a random 1-2.5 s a cell execs
+ * 0.5-1.5 s, now and then forks a child that execs "churn --noop" and exits at once, and then exits
+ * itself, and the cell starts a new thread in its place.  After a random 1.5-4 s a cell execs
  * itself again while all its threads are still running, so exec always races with running, sleeping
  * and exiting threads.  Counters survive the exec in argv;
  * each cell reports its totals through a pipe when the deadline has passed, and the parent prints:
@@ -26,11 +26,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-#define CELLS 4
+#define CELLS 8
 
 static atomic_ulong threads_created, forks_done;
 static atomic_int alive;
@@ -65,7 +66,7 @@ static void *worker(void *arg)
 	unsigned int seed = (unsigned int)(uintptr_t)arg;
 
 	burn_ns(50000 + rand_r(&seed) % 1950000);
-	usleep(300000 + rand_r(&seed) % 600000);
+	usleep(500000 + rand_r(&seed) % 1000000);
 	if (rand_r(&seed) % 16 == 0) {
 		pid_t pid = fork();
 
@@ -90,9 +91,10 @@ static int cell(char **argv)
 	unsigned long created = strtoul(argv[3], NULL, 10), execs = strtoul(argv[4], NULL, 10);
 	unsigned long forks = strtoul(argv[5], NULL, 10), peak = strtoul(argv[6], NULL, 10);
 	unsigned int seed = (unsigned int)getpid() ^ (unsigned int)now_ns();
-	int64_t exec_at = now_ns() + 1000000000 + rand_r(&seed) % 1500000000;
+	int64_t exec_at = now_ns() + 1500000000 + (int64_t)(rand_r(&seed) % 2500) * 1000000;
 	pthread_attr_t attr;
 
+	prctl(PR_SET_NAME, "churn-cell"); /* exec of /proc/self/exe would name it "exe" */
 	pthread_attr_init(&attr);
 	pthread_attr_setstacksize(&attr, 64 * 1024);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
