@@ -142,9 +142,9 @@ static void feed(struct lfr_accounting *a, const struct lfr_rec_header *h)
 
 static void test_accounting_balances(void **state)
 {
-	struct lfr_accounting a = { 0 };
-	struct lfr_counters t = { 0 };
-	uint64_t ring_lost[LFR_LOST_MAX + 1] = { 0 };
+	struct lfr_accounting a = {0};
+	struct lfr_counters t = {0};
+	uint64_t ring_lost[LFR_LOST_MAX + 1] = {0};
 	struct lfr_rec_lost *l;
 	char *report = NULL;
 	size_t len = 0;
@@ -206,7 +206,7 @@ static void test_accounting_balances(void **state)
 
 static void test_accounting_malformed(void **state)
 {
-	struct lfr_accounting a = { 0 };
+	struct lfr_accounting a = {0};
 	struct lfr_rec_sample *s = sample(0, 2, 1, 0);
 
 	(void)state;
@@ -242,13 +242,13 @@ static void test_names(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_sample),
-		cmocka_unit_test(test_sample_malformed),
-		cmocka_unit_test(test_mmap),
-		cmocka_unit_test(test_comm_lost_pad_unknown),
-		cmocka_unit_test(test_accounting_balances),
-		cmocka_unit_test(test_accounting_malformed),
-		cmocka_unit_test(test_names),
+	    cmocka_unit_test(test_sample),
+	    cmocka_unit_test(test_sample_malformed),
+	    cmocka_unit_test(test_mmap),
+	    cmocka_unit_test(test_comm_lost_pad_unknown),
+	    cmocka_unit_test(test_accounting_balances),
+	    cmocka_unit_test(test_accounting_malformed),
+	    cmocka_unit_test(test_names),
 	};
 
 	return cmocka_run_group_tests_name("record", tests, NULL, NULL);

@@ -5,10 +5,10 @@
  *   main thread ("cg-main"):        main        -> a -> b -> leaf
  *   worker thread ("cg-worker"):    thread_main -> a -> b -> leaf
  *
- * leaf burns CPU in a loop without calls until SECONDS have passed (SIGALRM), so almost every sample
- * taken in this process has its pc inside leaf and the frames b, a and the thread's root above it.
- * Each function sits in its own section so that the program can print the exact address range of
- * each one (the linker provides __start_SECTION and __stop_SECTION):
+ * leaf burns CPU in a loop without calls until SECONDS have passed (SIGALRM), so almost every
+ * sample taken in this process has its pc inside leaf and the frames b, a and the thread's root
+ * above it. Each function sits in its own section so that the program can print the exact address
+ * range of each one (the linker provides __start_SECTION and __stop_SECTION):
  *
  *   callgraph pid=PID threads=2
  *   range main 0xLO 0xHI
@@ -102,7 +102,7 @@ FN("cg_main") int main(int argc, char **argv)
 	print_range("leaf", __start_cg_leaf, __stop_cg_leaf);
 	fflush(stdout);
 	if (delay_ms > 0) {
-		struct timespec ts = { delay_ms / 1000, (delay_ms % 1000) * 1000000L };
+		struct timespec ts = {delay_ms / 1000, (delay_ms % 1000) * 1000000L};
 
 		nanosleep(&ts, NULL);
 	}

@@ -4,13 +4,13 @@
  *
  *   churn SECONDS [THREADS]      (default 200 threads)
  *
- * The parent keeps CELLS child processes ("cells") alive until SECONDS have passed.  Each cell keeps
- * THREADS / CELLS threads alive: every thread burns a random 0.05-2 ms of CPU, sleeps a random
- * 0.5-1.5 s, now and then forks a child that execs "churn --noop" and exits at once, and then exits
- * itself, and the cell starts a new thread in its place.  After a random 1.5-4 s a cell execs
- * itself again while all its threads are still running, so exec always races with running, sleeping
- * and exiting threads.  Counters survive the exec in argv;
- * each cell reports its totals through a pipe when the deadline has passed, and the parent prints:
+ * The parent keeps CELLS child processes ("cells") alive until SECONDS have passed.  Each cell
+ * keeps THREADS / CELLS threads alive: every thread burns a random 0.05-2 ms of CPU, sleeps a
+ * random 0.5-1.5 s, now and then forks a child that execs "churn --noop" and exits at once, and
+ * then exits itself, and the cell starts a new thread in its place.  After a random 1.5-4 s a cell
+ * execs itself again while all its threads are still running, so exec always races with running,
+ * sleeping and exiting threads.  Counters survive the exec in argv; each cell reports its totals
+ * through a pipe when the deadline has passed, and the parent prints:
  *
  *   churn pid=PID seconds=S threads=N
  *   churn done threads_created=T execs=E forks=F cells=C peak_threads=P
@@ -108,8 +108,8 @@ static int cell(char **argv)
 			while (atomic_load(&alive) > 0)
 				usleep(1000);
 			len = snprintf(line, sizeof(line), "%lu %lu %lu %lu\n",
-				       created + atomic_load(&threads_created), execs,
-				       forks + atomic_load(&forks_done), peak);
+			               created + atomic_load(&threads_created), execs,
+			               forks + atomic_load(&forks_done), peak);
 			if (write(report_fd, line, (size_t)len) != len)
 				return 1;
 			return 0;
@@ -120,12 +120,13 @@ static int cell(char **argv)
 			snprintf(a[0], sizeof(a[0]), "%" PRId64, deadline);
 			snprintf(a[1], sizeof(a[1]), "%d", nthreads);
 			snprintf(a[2], sizeof(a[2]), "%d", report_fd);
-			snprintf(a[3], sizeof(a[3]), "%lu", created + atomic_load(&threads_created));
+			snprintf(a[3], sizeof(a[3]), "%lu",
+			         created + atomic_load(&threads_created));
 			snprintf(a[4], sizeof(a[4]), "%lu", execs + 1);
 			snprintf(a[5], sizeof(a[5]), "%lu", forks + atomic_load(&forks_done));
 			snprintf(a[6], sizeof(a[6]), "%lu", peak);
-			execl("/proc/self/exe", "churn", "--cell", a[0], a[1], a[2], a[3], a[4], a[5],
-			      a[6], (char *)NULL);
+			execl("/proc/self/exe", "churn", "--cell", a[0], a[1], a[2], a[3], a[4],
+			      a[5], a[6], (char *)NULL);
 			fprintf(stderr, "churn: exec /proc/self/exe: %s\n", strerror(errno));
 			return 1;
 		}
@@ -186,8 +187,8 @@ int main(int argc, char **argv)
 		}
 		if (pid == 0) {
 			close(fds[0]);
-			execl("/proc/self/exe", "churn", "--cell", a[0], a[1], a[2], "0", "0", "0", "0",
-			      (char *)NULL);
+			execl("/proc/self/exe", "churn", "--cell", a[0], a[1], a[2], "0", "0", "0",
+			      "0", (char *)NULL);
 			_exit(127);
 		}
 	}
