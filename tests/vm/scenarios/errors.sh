@@ -25,6 +25,7 @@ expect 2 'ring pages must be a power of two' lfr dump -p $sleeper -d 1 --ring-pa
 expect 2 'wakeup bytes larger than the ring' lfr dump -p $sleeper -d 1 --ring-pages 2 --wakeup-bytes 100000
 expect 1 'no session is running' lfr stop
 lfr dump --detach -p $sleeper >/dev/null || { echo "errors: FAILED: detached START"; fail=1; }
+lfr status --per-cpu || { echo "errors: FAILED: lfr status of a running session"; fail=1; }
 expect 7 'a session is already running' lfr dump -p $sleeper -d 1
 expect 1 'no such session' lfr status -s 77
 lfr stop >/dev/null || { echo "errors: FAILED: lfr stop"; fail=1; }
