@@ -18,7 +18,7 @@ count_threads() {
 			# shell builtins only: forks are slow while everything is sampled at 10 kHz
 			while read -r k v _; do
 				case $k in Name:) name=$v ;; Threads:) threads=$v; break ;; esac
-			done <"$s" 2>/dev/null
+			done 2>/dev/null <"$s"
 			case $name in churn*) n=$((n + threads)) ;; esac
 		done
 		echo "alive $n"
