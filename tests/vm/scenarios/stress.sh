@@ -31,7 +31,8 @@ churn_pid=$!
 sleep 3 # the population builds up before sampling starts
 count_threads >alive.txt &
 counter=$!
-lfr dump -a -F 10000 -q --ring-pages 256 --max-threads 16384 -d "$secs" --drain-timeout 60000 \
+# The drain can last until churn ends: its parent may have a walk queued while it blocks in read().
+lfr dump -a -F 10000 -q --ring-pages 256 --max-threads 16384 -d "$secs" --drain-timeout 900000 \
 	-o "$share/stress-dump.txt"
 rc=$?
 dump_end=$(cut -d' ' -f1 /proc/uptime)
@@ -64,7 +65,12 @@ samples=$(sed -n 's/^read records=[0-9]* samples=\([0-9]*\).*/\1/p' "$share/stre
 if [ -z "$samples" ] || [ "$samples" -lt 1000 ]; then
 	echo "stress: FAILED: only ${samples:-no} samples"; fail=1
 fi
-# the module unloads cleanly after the run and loads again
+# the module unloads cleanly after the run and loads again (once the session is stopped: a walk
+# that has just run may still be returning)
+for i in $(seq 60); do
+	case "$(lfr status -m)" in *state=stopped*works_pending=0*) break ;; esac
+	sleep 1
+done
 if ! rmmod lfr; then echo "stress: FAILED: rmmod lfr after the run"; fail=1; fi
 if ! insmod /lib/lfr/lfr.ko; then echo "stress: FAILED: insmod after rmmod"; fail=1; fi
 lfr status -m || fail=1
