@@ -53,6 +53,11 @@ demo: deps
 	$(MAKE) all
 	tests/demo/run
 
+# lfr against perf record in one VM boot, and the drainer natively (Documentation/benchmarks.md).
+bench: deps
+	$(MAKE) all
+	bench/run
+
 # Installing: the user tools and man page (PREFIX, DESTDIR honoured), and the module through DKMS.
 PREFIX  ?= /usr/local
 BINDIR  ?= $(PREFIX)/bin
@@ -89,5 +94,5 @@ clean:
 	rm -rf build
 	-[ -n "$(KDIR)" ] && $(MAKE) -C $(KDIR) M=$(TOP)/kmod clean
 
-.PHONY: all module user workloads unit jdk-check report-check kunit dkms-check vm-check deps check demo clean install uninstall \
+.PHONY: all module user workloads unit jdk-check report-check kunit dkms-check vm-check deps check demo bench clean install uninstall \
 	dkms-src dkms-install dkms-uninstall

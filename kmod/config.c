@@ -95,7 +95,7 @@ static u32 lfr_sort_unique(u32 *ids, u32 nr)
 static int lfr_parse_targets(struct nlattr *nest, struct lfr_config *cfg,
 			     struct netlink_ext_ack *extack)
 {
-	u32 ntg = 0, ntid = 0;
+	u32 ntg = 0, ntid = 0, ncg = 0;
 	struct nlattr *a;
 	int rem;
 
@@ -115,25 +115,25 @@ static int lfr_parse_targets(struct nlattr *nest, struct lfr_config *cfg,
 			ntid++;
 			break;
 		case LFR_TARGET_A_CGROUP_ID:
-			NL_SET_ERR_MSG_ATTR(extack, a, "cgroup targets are not supported yet");
-			return -EOPNOTSUPP;
+			ncg++;
+			break;
 		case LFR_TARGET_A_FOLLOW_CHILDREN:
-			NL_SET_ERR_MSG_ATTR(extack, a, "following children is not supported yet");
-			return -EOPNOTSUPP;
+			cfg->follow_children = true;
+			break;
 		default:
 			NL_SET_ERR_MSG_ATTR(extack, a, "unknown target attribute");
 			return -EINVAL;
 		}
 	}
-	if (cfg->system && (ntg || ntid)) {
-		NL_SET_ERR_MSG_ATTR(extack, nest, "system-wide cannot be combined with tgid or tid targets");
+	if (cfg->system && (ntg || ntid || ncg)) {
+		NL_SET_ERR_MSG_ATTR(extack, nest, "system-wide cannot be combined with tgid, tid or cgroup targets");
 		return -EINVAL;
 	}
-	if (!cfg->system && !ntg && !ntid) {
-		NL_SET_ERR_MSG_ATTR(extack, nest, "no target: give tgids, tids or system-wide");
+	if (!cfg->system && !ntg && !ntid && !ncg) {
+		NL_SET_ERR_MSG_ATTR(extack, nest, "no target: give tgids, tids, cgroups or system-wide");
 		return -EINVAL;
 	}
-	if (ntg + ntid > LFR_MAX_TARGETS) {
+	if (ntg + ntid + ncg > LFR_MAX_TARGETS) {
 		NL_SET_ERR_MSG_ATTR(extack, nest, "too many targets (max LFR_MAX_TARGETS)");
 		return -E2BIG;
 	}
@@ -147,11 +147,18 @@ static int lfr_parse_targets(struct nlattr *nest, struct lfr_config *cfg,
 		if (!cfg->tids)
 			return -ENOMEM;
 	}
+	if (ncg) {
+		cfg->cgroup_ids = kcalloc(ncg, sizeof(u64), GFP_KERNEL);
+		if (!cfg->cgroup_ids)
+			return -ENOMEM;
+	}
 	nla_for_each_nested(a, nest, rem) {
 		if (nla_type(a) == LFR_TARGET_A_TGID)
 			cfg->tgids[cfg->nr_tgids++] = nla_get_u32(a);
 		else if (nla_type(a) == LFR_TARGET_A_TID)
 			cfg->tids[cfg->nr_tids++] = nla_get_u32(a);
+		else if (nla_type(a) == LFR_TARGET_A_CGROUP_ID)
+			cfg->cgroup_ids[cfg->nr_cgroups++] = nla_get_u64(a);
 	}
 	cfg->nr_tgids = lfr_sort_unique(cfg->tgids, cfg->nr_tgids);
 	cfg->nr_tids = lfr_sort_unique(cfg->tids, cfg->nr_tids);
@@ -218,8 +225,11 @@ void lfr_config_free(struct lfr_config *cfg)
 {
 	kfree(cfg->tgids);
 	kfree(cfg->tids);
+	kfree(cfg->cgroup_ids);
 	cfg->tgids = NULL;
 	cfg->tids = NULL;
+	cfg->cgroup_ids = NULL;
 	cfg->nr_tgids = 0;
 	cfg->nr_tids = 0;
+	cfg->nr_cgroups = 0;
 }

@@ -17,9 +17,11 @@ struct lfr_config {
 	bool kernel_stack;
 	bool detached;
 	bool system;
-	u32 nr_tgids, nr_tids;
+	bool follow_children;
+	u32 nr_tgids, nr_tids, nr_cgroups;
 	u32 *tgids;		/* sorted, unique */
 	u32 *tids;		/* sorted, unique */
+	u64 *cgroup_ids;	/* as given; duplicates are harmless */
 };
 
 extern const struct nla_policy lfr_policy[LFR_A_MAX + 1];
@@ -29,7 +31,8 @@ extern const struct nla_policy lfr_target_policy[LFR_TARGET_A_MAX + 1];
  * Fills @cfg from attributes already validated against lfr_policy.  Checks
  * what a policy cannot express (period xor frequency, power-of-two ring,
  * target combinations) and sets an extack message for every rejection.
- * On success the caller owns cfg->tgids/tids (lfr_config_free()).
+ * On success the caller owns cfg->tgids/tids/cgroup_ids
+ * (lfr_config_free()).
  */
 int lfr_config_parse(struct nlattr **attrs, struct lfr_config *cfg,
 		     struct netlink_ext_ack *extack);

@@ -55,6 +55,8 @@ static int lfr_dev_mmap(struct file *file, struct vm_area_struct *vma)
 
 	if (off & 0xffffffffULL || cpu >= nr_cpu_ids || !cpu_possible(cpu))
 		return -ENXIO;
+	if (!(vma->vm_flags & VM_SHARED))
+		return -EINVAL;		/* the reader's tail must reach the kernel */
 	mutex_lock(&f->lock);
 	if (!f->s) {
 		mutex_lock(&lfr_lock);

@@ -253,7 +253,9 @@ void lfr_genl_notify(struct lfr_session *s, enum lfr_event ev)
 	hdr = genlmsg_put(msg, 0, 0, &lfr_family, 0, LFR_CMD_NOTIFY);
 	if (!hdr || nla_put_u32(msg, LFR_A_SESSION_ID, s->id) ||
 	    nla_put_u32(msg, LFR_A_STATE, atomic_read(&s->state)) ||
-	    nla_put_u32(msg, LFR_A_EVENT, ev)) {
+	    nla_put_u32(msg, LFR_A_EVENT, ev) ||
+	    (ev == LFR_EVENT_OVERFLOW &&
+	     nla_put_u32(msg, LFR_A_CPU_ID, READ_ONCE(s->overflow_cpu)))) {
 		nlmsg_free(msg);
 		return;
 	}

@@ -58,6 +58,7 @@ struct lfr_thread {
 	u64 last_exec_id;
 	u32 comm_hash;
 	bool seen;
+	bool follow;		/* created by a target: a target itself */
 	struct lfr_snapshot snap;
 };
 
@@ -104,6 +105,9 @@ struct lfr_session {
 	struct hlist_node cpuhp_node;
 	bool cpuhp_added;
 	bool probes_on;
+	bool task_probes_on;		/* task_events.c */
+	struct cgroup **cgroups;	/* cgroup_filter.c, held references */
+	u32 nr_cgroups;
 
 	atomic_t pending;		/* queued walks + 1 while sampling */
 	struct lfr_counters __percpu *ctr;
@@ -116,7 +120,7 @@ struct lfr_session {
 	wait_queue_head_t wq;
 	struct work_struct notify_work;
 	unsigned long notify_bits;	/* 1 << enum lfr_event */
-	unsigned long overflow_cpus_hint;
+	u32 overflow_cpu;		/* last ring found full */
 };
 
 extern struct mutex lfr_lock;
@@ -125,7 +129,7 @@ extern int lfr_cpuhp_state;
 
 static inline bool lfr_counter_valid(int c)
 {
-	return (c >= LFR_CTR_TICKS && c <= LFR_CTR_TICKS_PENDING) ||
+	return (c >= LFR_CTR_TICKS && c <= LFR_CTR_FOLLOW_NO_SLOT) ||
 	       (c > LFR_CTR_LOST_FIRST && c <= LFR_CTR_MAX);
 }
 
@@ -160,8 +164,28 @@ void lfr_sessions_release_portid(u32 portid);
 void lfr_sessions_shutdown(void);
 void lfr_pending_put(struct lfr_session *s);
 void lfr_session_event(struct lfr_session *s, enum lfr_event ev);
-bool lfr_is_target(const struct lfr_session *s, struct task_struct *t);
+bool lfr_is_target(struct lfr_session *s, struct task_struct *t);
+
+/*
+ * Timer mode: the timers run on every online CPU and each tick filters the
+ * interrupted thread (system-wide and cgroup targets); otherwise they only
+ * run while a target thread is on the CPU.
+ */
+static inline bool lfr_timer_mode(const struct lfr_session *s)
+{
+	return s->cfg.system || s->cfg.nr_cgroups;
+}
 u64 lfr_counter_sum(struct lfr_session *s, int ctr);
+
+/* cgroup_filter.c */
+int lfr_cgroups_get(struct lfr_session *s, struct netlink_ext_ack *extack);
+void lfr_cgroups_put(struct lfr_session *s);
+bool lfr_cgroup_match(const struct lfr_session *s, struct task_struct *t);
+
+/* task_events.c */
+int lfr_task_events_init(void);
+int lfr_task_events_start(struct lfr_session *s);
+void lfr_task_events_stop(struct lfr_session *s);
 
 /* threads.c */
 int lfr_threads_init(struct lfr_threads *tt, u32 max, bool kstacks);

@@ -135,6 +135,7 @@ int lfr_ring_write(struct lfr_ring *r, const void *rec, u32 len)
 	if (err) {
 		if (!r->overflow) {
 			r->overflow = true;
+			WRITE_ONCE(r->s->overflow_cpu, r->ctrl->cpu);
 			lfr_session_event(r->s, LFR_EVENT_OVERFLOW);
 		}
 		return -ENOSPC;

@@ -44,7 +44,7 @@ int lfr_sampler_init(void)
 		pr_err("tracepoints sched_switch/sched_process_free not found\n");
 		return -ENOENT;
 	}
-	return 0;
+	return lfr_task_events_init();
 }
 
 static u64 lfr_next_period(struct lfr_session *s, struct lfr_pcpu *pc)
@@ -76,23 +76,27 @@ static u32 lfr_kernel_stack(unsigned long *ips, struct pt_regs *regs)
 	return n;
 }
 
-/* Hard irq, current == the thread of @e. */
-static void lfr_take_sample(struct lfr_session *s, struct lfr_thread *e)
+/*
+ * Hard irq, current == the thread of @e.  @ticks is 1 plus the periods a
+ * late interrupt missed; the sample stands for all of them.
+ */
+static void lfr_take_sample(struct lfr_session *s, struct lfr_thread *e,
+			    u32 ticks)
 {
 	struct task_struct *t = current;
 	struct pt_regs *regs = get_irq_regs(), *uregs;
 	struct lfr_snapshot *sn = &e->snap;
 	int w;
 
-	lfr_count(s, LFR_CTR_TICKS_MATCHED, 1);
+	lfr_count(s, LFR_CTR_TICKS_MATCHED, ticks);
 	if (atomic_cmpxchg(&e->pending, 0, 1)) {
 		w = atomic_read(&e->weight);
 		if (w >= S32_MAX / 2) {
-			lfr_count_lost(s, LFR_LOST_WEIGHT_OVERFLOW, 1);
+			lfr_count_lost(s, LFR_LOST_WEIGHT_OVERFLOW, ticks);
 			return;
 		}
-		atomic_inc(&e->weight);
-		lfr_count(s, LFR_CTR_MERGED, 1);
+		atomic_add(ticks, &e->weight);
+		lfr_count(s, LFR_CTR_MERGED, ticks);
 		return;
 	}
 
@@ -117,7 +121,7 @@ static void lfr_take_sample(struct lfr_session *s, struct lfr_thread *e)
 	sn->tid = t->pid;
 	sn->mm = t->mm;
 	sn->exec_id = t->self_exec_id;
-	atomic_inc(&e->weight);
+	atomic_add(ticks, &e->weight);
 
 	if (!try_module_get(THIS_MODULE)) {
 		lfr_count_lost(s, LFR_LOST_MODULE, atomic_xchg(&e->weight, 0));
@@ -140,39 +144,54 @@ static void lfr_take_sample(struct lfr_session *s, struct lfr_thread *e)
 }
 
 /* System-wide: any user thread, tracked from its first tick. */
-static void lfr_sample_any(struct lfr_session *s, struct task_struct *t)
+static void lfr_sample_any(struct lfr_session *s, struct task_struct *t,
+			   u32 ticks)
 {
 	struct lfr_thread *e = lfr_thread_get(s, t, true);
 
 	if (e) {
-		lfr_take_sample(s, e);
+		lfr_take_sample(s, e, ticks);
 		return;
 	}
-	lfr_count(s, LFR_CTR_TICKS_MATCHED, 1);
-	lfr_count_lost(s, LFR_LOST_NO_THREAD_SLOT, 1);
+	lfr_count(s, LFR_CTR_TICKS_MATCHED, ticks);
+	lfr_count_lost(s, LFR_LOST_NO_THREAD_SLOT, ticks);
 }
+
+/* Cap on the periods one late interrupt stands for (a stall, not a tick). */
+#define LFR_MAX_OVERRUN	64
 
 static enum hrtimer_restart lfr_timer_fn(struct hrtimer *timer)
 {
 	struct lfr_pcpu *pc = container_of(timer, struct lfr_pcpu, timer);
 	struct lfr_session *s = pc->s;
 	struct task_struct *t = current;
-	u64 t0 = ktime_get_ns();
+	u64 t0 = ktime_get_ns(), overrun;
 	struct lfr_thread *e;
+	u32 ticks;
 
 	if (atomic_read(&s->state) != LFR_STATE_RUNNING)
 		return HRTIMER_NORESTART;
 	lfr_count(s, LFR_CTR_TICKS, 1);
+	/*
+	 * A late interrupt (a long irq-off section, a stalled virtual CPU)
+	 * missed periods: the sample stands for every one of them.  In
+	 * per-task mode they were all spent by this thread, since the timer
+	 * only runs while it is on the CPU.
+	 */
+	overrun = hrtimer_forward_now(timer, ns_to_ktime(lfr_next_period(s, pc)));
+	ticks = clamp_t(u64, overrun, 1, LFR_MAX_OVERRUN);
 
-	if (s->cfg.system) {
+	if (lfr_timer_mode(s)) {
 		if (is_idle_task(t))
 			lfr_count(s, LFR_CTR_SKIP_IDLE, 1);
 		else if (!t->mm || (t->flags & LFR_PF_NOT_USER))
 			lfr_count(s, LFR_CTR_SKIP_KTHREAD, 1);
 		else if (t->flags & PF_EXITING)
 			lfr_count(s, LFR_CTR_SKIP_EXITING, 1);
+		else if (!s->cfg.system && !lfr_is_target(s, t))
+			lfr_count(s, LFR_CTR_SKIP_NOT_TARGET, 1);
 		else
-			lfr_sample_any(s, t);
+			lfr_sample_any(s, t, ticks);
 	} else {
 		e = pc->cur;
 		if (!e || READ_ONCE(e->key) != (unsigned long)t) {
@@ -182,9 +201,8 @@ static enum hrtimer_restart lfr_timer_fn(struct hrtimer *timer)
 		if (t->flags & PF_EXITING)
 			lfr_count(s, LFR_CTR_SKIP_EXITING, 1);
 		else
-			lfr_take_sample(s, e);
+			lfr_take_sample(s, e, ticks);
 	}
-	hrtimer_forward_now(timer, ns_to_ktime(lfr_next_period(s, pc)));
 	lfr_count(s, LFR_CTR_IRQ_NS, ktime_get_ns() - t0);
 	lfr_count(s, LFR_CTR_IRQ_COUNT, 1);
 	return HRTIMER_RESTART;
@@ -263,7 +281,7 @@ int lfr_cpuhp_online(unsigned int cpu, struct hlist_node *node)
 
 	local_irq_disable();
 	pc->online = true;
-	if (s->cfg.system && atomic_read(&s->state) == LFR_STATE_RUNNING)
+	if (lfr_timer_mode(s) && atomic_read(&s->state) == LFR_STATE_RUNNING)
 		hrtimer_start(&pc->timer, ns_to_ktime(lfr_next_period(s, pc)),
 			      HRTIMER_MODE_REL_PINNED_HARD);
 	local_irq_enable();
@@ -298,7 +316,7 @@ int lfr_sampler_start(struct lfr_session *s)
 	err = tracepoint_probe_register(lfr_tp_free, lfr_probe_free, s);
 	if (err)
 		return err;
-	if (!s->cfg.system) {
+	if (!lfr_timer_mode(s)) {
 		err = tracepoint_probe_register(lfr_tp_switch,
 						lfr_probe_switch, s);
 		if (err) {
@@ -315,7 +333,7 @@ int lfr_sampler_start(struct lfr_session *s)
 		return err;
 	}
 	s->cpuhp_added = true;
-	if (!s->cfg.system)
+	if (!lfr_timer_mode(s))
 		on_each_cpu(lfr_kick_cpu, s, 1);
 	return 0;
 }
@@ -326,7 +344,7 @@ void lfr_sampler_stop(struct lfr_session *s)
 	int cpu;
 
 	if (s->probes_on) {
-		if (!s->cfg.system)
+		if (!lfr_timer_mode(s))
 			tracepoint_probe_unregister(lfr_tp_switch,
 						    lfr_probe_switch, s);
 		tracepoint_probe_unregister(lfr_tp_free, lfr_probe_free, s);

@@ -41,6 +41,7 @@ static void lfr_session_free(struct lfr_session *s)
 		kfree(s->rings);
 	}
 	lfr_threads_free(&s->threads);
+	lfr_cgroups_put(s);
 	vfree(s->seen);
 	free_percpu(s->pcpu);
 	free_percpu(s->ctr);
@@ -83,11 +84,20 @@ void lfr_pending_put(struct lfr_session *s)
 	wake_up_interruptible_all(&s->wq);
 }
 
-bool lfr_is_target(const struct lfr_session *s, struct task_struct *t)
+bool lfr_is_target(struct lfr_session *s, struct task_struct *t)
 {
-	return s->cfg.system ||
-	       lfr_config_has_id(s->cfg.tgids, s->cfg.nr_tgids, t->tgid) ||
-	       lfr_config_has_id(s->cfg.tids, s->cfg.nr_tids, t->pid);
+	struct lfr_thread *e;
+
+	if (s->cfg.system ||
+	    lfr_config_has_id(s->cfg.tgids, s->cfg.nr_tgids, t->tgid) ||
+	    lfr_config_has_id(s->cfg.tids, s->cfg.nr_tids, t->pid))
+		return true;
+	if (s->nr_cgroups && lfr_cgroup_match(s, t))
+		return true;
+	if (!s->cfg.follow_children)
+		return false;
+	e = lfr_thread_get(s, t, false);
+	return e && READ_ONCE(e->follow);
 }
 
 u64 lfr_counter_sum(struct lfr_session *s, int ctr)
@@ -221,11 +231,19 @@ int lfr_session_start(struct lfr_session *s, struct netlink_ext_ack *extack)
 	if (!err)
 		err = lfr_resolve_ids(s->cfg.tids, s->cfg.nr_tids, PIDTYPE_PID,
 				      extack);
+	if (!err)
+		err = lfr_cgroups_get(s, extack);
 	if (err)
 		return err;
 	atomic_set(&s->pending, 1);
 	atomic_set(&s->state, LFR_STATE_RUNNING);
-	err = lfr_sampler_start(s);
+	/* Children forked from here on are followed before sampling starts. */
+	err = lfr_task_events_start(s);
+	if (!err) {
+		err = lfr_sampler_start(s);
+		if (err)
+			lfr_task_events_stop(s);
+	}
 	if (err) {
 		atomic_set(&s->state, LFR_STATE_STOPPED);
 		NL_SET_ERR_MSG(extack, "could not attach to the scheduler tracepoints or CPU hotplug");
@@ -243,6 +261,7 @@ void lfr_session_stop(struct lfr_session *s)
 	    LFR_STATE_RUNNING)
 		return;
 	lfr_session_event(s, LFR_EVENT_DRAINING);
+	lfr_task_events_stop(s);
 	lfr_sampler_stop(s);
 	lfr_pending_put(s);	/* sampling's share; the walks hold the rest */
 }

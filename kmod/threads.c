@@ -106,6 +106,7 @@ struct lfr_thread *lfr_thread_get(struct lfr_session *s,
 			slot->last_exec_id = 0;
 			slot->comm_hash = 0;
 			slot->seen = false;
+			slot->follow = false;
 			return slot;
 		}
 		atomic_dec(&tt->used);	/* lost a race for the slot: rescan */

@@ -67,7 +67,7 @@ static u64 lfr_image_hash(struct task_struct *t)
 }
 
 static void lfr_add_map(struct lfr_session *s, struct lfr_walk_buf *b,
-			struct vm_area_struct *vma, u64 image)
+			struct vm_area_struct *vma, u64 image, u64 time_ns)
 {
 	struct lfr_rec_mmap *m;
 	struct inode *ino = NULL;
@@ -106,7 +106,7 @@ static void lfr_add_map(struct lfr_session *s, struct lfr_walk_buf *b,
 	len = ALIGN(sizeof(*m) + plen + 1, 8);
 	m->hdr.type = LFR_REC_MMAP;
 	m->hdr.size = len;
-	m->time_ns = ktime_get_ns();
+	m->time_ns = time_ns;
 	m->tgid = current->tgid;
 	if (vma->vm_flags & VM_EXEC)
 		m->flags |= LFR_MMAP_F_EXEC;
@@ -126,7 +126,7 @@ static void lfr_add_map(struct lfr_session *s, struct lfr_walk_buf *b,
 
 /* Mapping records for the user pcs not yet described for this image. */
 static void lfr_collect_maps(struct lfr_session *s, struct lfr_walk_buf *b,
-			     const u64 *ips, u32 nr)
+			     const u64 *ips, u32 nr, u64 time_ns)
 {
 	struct mm_struct *mm = current->mm;
 	unsigned long lo = 1, hi = 0;
@@ -146,7 +146,7 @@ static void lfr_collect_maps(struct lfr_session *s, struct lfr_walk_buf *b,
 			continue;
 		lo = vma->vm_start;
 		hi = vma->vm_end;
-		lfr_add_map(s, b, vma, image);
+		lfr_add_map(s, b, vma, image, time_ns);
 	}
 	mmap_read_unlock(mm);
 }
@@ -163,7 +163,7 @@ static void lfr_fill_comm(struct lfr_thread *e, struct lfr_rec_comm *c)
 		return;
 	c->hdr.type = LFR_REC_COMM;
 	c->hdr.size = sizeof(*c);
-	c->time_ns = ktime_get_ns();
+	c->time_ns = e->snap.time_ns;
 	c->tgid = t->tgid;
 	c->tid = t->pid;
 	if (e->seen && e->last_exec_id != t->self_exec_id)
@@ -205,7 +205,7 @@ static void lfr_walk(struct lfr_session *s, struct lfr_thread *e,
 		r->flags |= LFR_SAMPLE_F_KERNEL_TRUNCATED;
 	r->nr_kernel = sn->nr_kernel;
 	r->nr_user = w.nr;
-	lfr_collect_maps(s, b, w.ips, w.nr);
+	lfr_collect_maps(s, b, w.ips, w.nr, sn->time_ns);
 }
 
 static void lfr_commit(struct lfr_session *s, struct lfr_thread *e,

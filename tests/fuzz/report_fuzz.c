@@ -28,6 +28,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	report_opts_init(&o);
 	o.events[o.nevents++] = "all";
 	o.value_field = "weight";
+	o.jobs = 2; /* exercise the parallel scan and the in-order merge */
 	int rc = report_read(r, &o, &rep);
 	if (rc < 0 && (!strstr(r->err, ": offset ") || !r->failed))
 		abort(); /* every failure must name an offset */

@@ -56,7 +56,7 @@ public class ReadRecording {
             + " <- gen_workload`main [Native]",
         "worker-2", "libstdc++.so.6`std::vector<int>::push_back(int const&) [C++] <- gen_workload`a [Native]"
             + " <- gen_workload`main [Native]",
-        "gen_workload", "[kernel]`ksys_read [Kernel] <- [kernel]`entry_SYSCALL_64 [Kernel]"
+        "gen_workload", "kernel`ksys_read [Kernel] <- kernel`entry_SYSCALL_64 [Kernel]"
             + " <- libc.so.6`read [Native] <- gen_workload`main [Native] ...");
     static final Map<String, Long> TIDS = Map.of("worker-1", 1001L, "worker-2", 1002L, "gen_workload", 1000L);
 

@@ -39,6 +39,19 @@ public class Workload {
         sink += map.size();
     }
 
+    // Blocks in a native read of a pipe (sampled by jdk.NativeMethodSample) until the deadline.
+    static void pipeReader(long deadline) {
+        long secs = Math.max(1, (deadline - System.nanoTime()) / 1000000000L);
+        try {
+            Process p = new ProcessBuilder("sleep", Long.toString(secs)).start();
+            while (p.getInputStream().read() >= 0)
+                ;
+            p.waitFor();
+        } catch (Exception e) {
+            throw new RuntimeException(e);
+        }
+    }
+
     static void sortLists(long deadline) {
         java.util.Random r = new java.util.Random(1);
         while (System.nanoTime() < deadline) {
@@ -57,6 +70,7 @@ public class Workload {
             new Thread(() -> computeFib(deadline), "fib-worker"),
             new Thread(() -> { try { hashLoop(deadline); } catch (Exception e) { throw new RuntimeException(e); } }, "hash-worker"),
             new Thread(() -> mapChurn(deadline), "map-worker"),
+            new Thread(() -> pipeReader(deadline), "pipe-reader"),
         };
         for (Thread t : ts)
             t.start();

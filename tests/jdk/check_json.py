@@ -30,7 +30,7 @@ def main():
     if len(sys.argv) > 4 and sys.argv[4] == "stacks":
         user = [("gen_workload", "leaf", "Native"), ("gen_workload", "b", "Native"),
                 ("gen_workload", "a", "Native"), ("gen_workload", "main", "Native")]
-        kernel = [("[kernel]", "ksys_read", "Kernel"), ("[kernel]", "entry_SYSCALL_64", "Kernel"),
+        kernel = [("kernel", "ksys_read", "Kernel"), ("kernel", "entry_SYSCALL_64", "Kernel"),
                   ("libc.so.6", "read", "Native"), ("gen_workload", "main", "Native")]
         stacks = [frames(e) for e in events]
         if user not in stacks:

@@ -10,12 +10,20 @@
  *                                  flushed once, then the next flush, which starts a new chunk,
  *                                  dies in its I/O call number OP after BYTES bytes of it
  *
+ *   gen_recording loop FILE        records and flushes every 5 ms, new chunk every 100 ms, until
+ *                                  killed
+ *   gen_recording check FILE       runs the structure checker: "check ok events N jmc N chunks N
+ *                                  samples N" or the error
+ *
  * Prints what the file must contain as "expect KEY VALUE" lines.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <time.h>
+
+#include "jfr/check.h"
 #include "jfr/writer.h"
 
 #define CHECK(call)                                                                                \
@@ -115,6 +123,22 @@ int main(int argc, char **argv)
 	const char *mode = argv[1], *file = argv[2];
 	struct lfr_jfr_options opt = {0};
 
+	if (!strcmp(mode, "check")) {
+		struct lfr_jfr_check_result r;
+		char err[512];
+
+		if (lfr_jfr_check_file(file, &r, err, sizeof(err))) {
+			printf("check failed: %s\n", err);
+			return 1;
+		}
+		printf("check ok events %llu jmc %llu chunks %u samples %llu\n",
+		       (unsigned long long)r.events, (unsigned long long)r.jmc_events, r.chunks,
+		       (unsigned long long)lfr_jfr_check_count(&r, "jdk.ExecutionSample"));
+		return 0;
+	}
+	if (!strcmp(mode, "loop"))
+		opt.max_chunk_age_ns = 100000000;
+
 	if (!strcmp(mode, "cutop"))
 		opt.max_chunk_age_ns = 1;
 	if (!strcmp(mode, "chunks")) {
@@ -187,6 +211,16 @@ int main(int argc, char **argv)
 		lfr_jfr_abandon(w);
 		/* the second flush either completed within the budget or left the first one */
 		expect_common(r == 0 ? 180 : 90);
+	} else if (!strcmp(mode, "loop")) {
+		struct timespec pause = {0, 5000000};
+
+		step = 5000;
+		for (;;) {
+			sample_batch(1000);
+			lost("ring full", 1);
+			CHECK(lfr_jfr_flush(w));
+			nanosleep(&pause, NULL);
+		}
 	} else if (!strcmp(mode, "cutop") && argc > 4) {
 		sample_batch(90);
 		CHECK(lfr_jfr_flush(w));

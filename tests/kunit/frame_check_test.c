@@ -9,16 +9,16 @@
 
 struct fake_stack {
 	u64 mem[STK_WORDS];
-	int reads;
+	int reads;	/* successful reads */
 };
 
 static int fake_read(void *ctx, u64 addr, void *buf, size_t len)
 {
 	struct fake_stack *st = ctx;
 
-	st->reads++;
 	if (addr < STK_BASE || addr + len > STK_BASE + sizeof(st->mem))
 		return -EFAULT;
+	st->reads++;
 	memcpy(buf, (u8 *)st->mem + (addr - STK_BASE), len);
 	return 0;
 }
@@ -221,7 +221,54 @@ static void lfr_walk_compat(struct kunit *test)
 			LFR_FRAME_END);
 }
 
+/* The pc where the frame pointer is still the caller's. */
+static void lfr_walk_prologue(struct kunit *test)
+{
+	static const struct {
+		u64 insn;
+		int ret_word;	/* where the return address is, from sp */
+	} cases[] = {
+		{ 0x55, 0 },			/* push %rbp */
+		{ 0x55fa1e0ff3ULL, 0 },		/* endbr64; push %rbp */
+		{ 0xe58948, 1 },		/* mov %rsp,%rbp */
+		{ 0xc3, 0 },			/* ret */
+		{ 0x90, -1 },			/* nop: fp is the function's */
+	};
+	struct fake_stack *st = kunit_kzalloc(test, sizeof(*st), GFP_KERNEL);
+	struct lfr_uwalk w;
+	u64 ips[16];
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		memset(st, 0, sizeof(*st));
+		st->mem[0] = 0x401500;		/* [sp] */
+		st->mem[1] = 0x401510;		/* [sp + 8] */
+		frame(st, 4, 0, 0x401600);
+		st->mem[100] = cases[i].insn;
+		walk_init(&w, st, ips, 16, at(4));
+		w.ip = at(100);
+		lfr_walk_user(&w);
+		KUNIT_EXPECT_EQ_MSG(test, w.flags, 0U, "case %d", i);
+		if (cases[i].ret_word < 0) {
+			KUNIT_EXPECT_EQ_MSG(test, w.nr, 2U, "case %d", i);
+			KUNIT_EXPECT_EQ(test, ips[1], 0x401600ULL);
+			continue;
+		}
+		KUNIT_EXPECT_EQ_MSG(test, w.nr, 3U, "case %d", i);
+		KUNIT_EXPECT_EQ_MSG(test, ips[1], 0x401500ULL + 16 * cases[i].ret_word,
+				    "case %d", i);
+		KUNIT_EXPECT_EQ(test, ips[2], 0x401600ULL);
+	}
+
+	/* Depth cap of one: only the pc. */
+	walk_init(&w, st, ips, 1, at(4));
+	w.ip = at(100);
+	lfr_walk_user(&w);
+	KUNIT_EXPECT_EQ(test, w.nr, 1U);
+}
+
 static struct kunit_case lfr_frame_cases[] = {
+	KUNIT_CASE(lfr_walk_prologue),
 	KUNIT_CASE(lfr_walk_complete),
 	KUNIT_CASE(lfr_walk_cycle),
 	KUNIT_CASE(lfr_walk_misaligned),

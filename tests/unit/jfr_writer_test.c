@@ -45,6 +45,8 @@ static void check_ok(struct lfr_jfr_check_result *r)
 
 	if (lfr_jfr_check_file(path, r, err, sizeof(err)))
 		fail_msg("check failed: %s", err);
+	/* after a flush or close, JMC sees every event too */
+	assert_int_equal(r->jmc_events, r->events);
 }
 
 struct fixture {
@@ -150,6 +152,9 @@ static void pool_dedup(void **state)
 	assert_true(k != f.m[0]); /* the frame type is part of the method */
 	OK(lfr_jfr_method(f.w, "other", "main", LFR_JFR_FRAME_NATIVE, &k));
 	assert_true(k != f.m[0]);
+	/* "[kernel]" is written as "kernel" (JMC): both spellings are one class */
+	OK(lfr_jfr_method(f.w, "kernel", "ksys_write", LFR_JFR_FRAME_KERNEL, &k));
+	assert_true(k == f.m[3]);
 	uint64_t s0[] = {f.m[1], f.m[0]};
 	OK(lfr_jfr_stack(f.w, s0, 2, false, &k));
 	assert_true(k == f.stack[0]);
@@ -165,7 +170,7 @@ static void pool_dedup(void **state)
 	assert_int_equal(st.methods, 6);
 	assert_int_equal(st.stack_traces, 4);
 	assert_int_equal(st.threads, 3);
-	/* symbols: "()V", app, main, work, libc.so.6, write, [kernel], ksys_write, other */
+	/* symbols: "()V", app, main, work, libc.so.6, write, kernel, ksys_write, other */
 	assert_int_equal(st.symbols, 9);
 	assert_int_equal(st.classes, 4);
 	samples(&f, 1000, &t);
@@ -253,6 +258,8 @@ static void rotation_by_size_keeps_keys(void **state)
 	check_ok(&r);
 	assert_true(r.chunks > 1);
 	assert_int_equal(r.chunks, st.chunks);
+	print_message("rotation by size: %u chunks, %llu pool entries\n", r.chunks,
+	              (unsigned long long)r.pool_entries);
 	assert_int_equal(lfr_jfr_check_count(&r, "jdk.ExecutionSample"), total);
 	assert_true(r.time_ordered);
 	assert_true(r.last_chunk_final);
@@ -349,8 +356,19 @@ static unsigned crash_everywhere(const struct lfr_jfr_options *opt, bool by_op, 
 				print_message("crash point %lld: %s\n", (long long)i, err);
 			*broken += !was_broken;
 			was_broken = true;
+			/* the repair cuts the tail and gives back the previous flush */
+			char rerr[512];
+			assert_int_equal(lfr_jfr_repair(path, rerr, sizeof(rerr)), 1);
+			check_ok(&r);
+			assert_int_equal(lfr_jfr_check_count(&r, "jdk.ExecutionSample") - deep,
+			                 first);
 		} else {
 			uint64_t n = lfr_jfr_check_count(&r, "jdk.ExecutionSample") - deep;
+			uint64_t jmc = r.jmc_events - deep; /* every event is a sample here */
+
+			/* JMC may still see the previous flush while the JDK sees the new one */
+			assert_true(jmc == first || jmc == first + second);
+			assert_true(jmc <= n);
 
 			was_broken = false;
 			if (!(n == first || n == first + second))
@@ -359,8 +377,13 @@ static unsigned crash_everywhere(const struct lfr_jfr_options *opt, bool by_op, 
 			/* a flush that failed only in its last step (the duration) is visible */
 			assert_true(ret || n == first + second);
 		}
-		if (!ret)
+		if (!ret) {
+			char rerr[512];
+
+			/* a readable file needs no repair */
+			assert_int_equal(lfr_jfr_repair(path, rerr, sizeof(rerr)), 0);
 			return points;
+		}
 	}
 }
 
@@ -372,6 +395,7 @@ static void crash_during_flush(void **state)
 
 	assert_true(points > 100);
 	assert_int_equal(broken, 0);
+	print_message("flush: %u crash points, all readable\n", points);
 }
 
 static void crash_during_rotation(void **state)
@@ -383,6 +407,7 @@ static void crash_during_rotation(void **state)
 	/* the new chunk is built inside the old chunk's filler and published by one write */
 	assert_true(points > 20);
 	assert_int_equal(broken, 0);
+	print_message("rotation: %u crash points, all readable\n", points);
 }
 
 static void crash_during_rotation_and_growth(void **state)
@@ -423,6 +448,108 @@ static void truncated_files_rejected_cleanly(void **state)
 		assert_int_equal(lfr_jfr_check_buffer(data, cut, &r, err, sizeof(err)), -1);
 	/* and bytes after the last chunk are reported */
 	assert_int_equal(lfr_jfr_check_buffer(data, len + 0, &r, err, sizeof(err)), 0);
+}
+
+/* A kill at every system call of close: readable, or repaired to the last flush. */
+static void crash_during_close(void **state)
+{
+	(void)state;
+	unsigned broken = 0;
+
+	for (int op = 0;; op++) {
+		struct fixture f;
+		struct lfr_jfr_check_result r;
+		char err[512];
+		uint64_t t = 1;
+
+		OK(lfr_jfr_open(&f.w, path, NULL));
+		populate(&f);
+		samples(&f, 30, &t);
+		OK(lfr_jfr_flush(f.w));
+		lfr_jfr_set_io_fault(f.w, op, 0);
+		int ret = lfr_jfr_close(f.w, err, sizeof(err));
+		if (lfr_jfr_check_file(path, &r, err, sizeof(err))) {
+			broken++;
+			assert_int_equal(lfr_jfr_repair(path, err, sizeof(err)), 1);
+			check_ok(&r);
+		} else {
+			assert_int_equal(r.jmc_events, r.events);
+		}
+		assert_int_equal(lfr_jfr_check_count(&r, "jdk.ExecutionSample"), 30);
+		if (!ret) {
+			assert_true(r.last_chunk_final);
+			break;
+		}
+	}
+	/* between the chunk size and the file's truncation */
+	assert_int_equal(broken, 1);
+}
+
+/* The checker is the referee of the tests above: it must catch what the readers reject. */
+static void checker_rejects_corruptions(void **state)
+{
+	(void)state;
+	struct fixture f;
+	struct lfr_jfr_check_result r;
+	uint64_t t = 1, v;
+	char err[512];
+	static uint8_t data[1 << 16], bad[(1 << 16) + 16];
+
+	OK(lfr_jfr_open(&f.w, path, NULL));
+	populate(&f);
+	samples(&f, 20, &t);
+	OK(lfr_jfr_close(f.w, NULL, 0));
+	FILE *fp = fopen(path, "rb");
+	assert_non_null(fp);
+	size_t len = fread(data, 1, sizeof(data), fp);
+	fclose(fp);
+	OK(lfr_jfr_check_buffer(data, len, &r, err, sizeof(err)));
+
+	/* bytes after the last chunk */
+	memcpy(bad, data, len);
+	memset(bad + len, 0, 16);
+	assert_int_equal(lfr_jfr_check_buffer(bad, len + 16, &r, err, sizeof(err)), -1);
+	if (!strstr(err, "after the"))
+		fail_msg("%s", err);
+
+	/* chunk size past the end of the file */
+	memcpy(bad, data, len);
+	jfr_put_be64(bad + 8, len + 1);
+	assert_int_equal(lfr_jfr_check_buffer(bad, len, &r, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "beyond the end"));
+
+	/* a chunk left in progress */
+	memcpy(bad, data, len);
+	bad[64] = 1;
+	assert_int_equal(lfr_jfr_check_buffer(bad, len, &r, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "not finished"));
+
+	/* the checkpoint chain pointing at the metadata */
+	memcpy(bad, data, len);
+	memcpy(bad + 16, bad + 24, 8);
+	assert_int_equal(lfr_jfr_check_buffer(bad, len, &r, err, sizeof(err)), -1);
+
+	/* a checkpoint whose size no longer matches its content */
+	memcpy(bad, data, len);
+	uint64_t cp = jfr_get_be64(data + 16);
+	assert_int_equal(jfr_varint_decode(bad + cp, 5, &v), 5);
+	assert_true(jfr_varint_encode_padded(bad + cp, v + 1, 5));
+	assert_int_equal(lfr_jfr_check_buffer(bad, len, &r, err, sizeof(err)), -1);
+
+	/* an event of size zero: the terminator, which ends a closed file */
+	memcpy(bad, data, len);
+	size_t at = len - 2;
+	assert_int_equal(data[at], 2);
+	assert_int_equal(data[at + 1], 0);
+	bad[at] = 0;
+	assert_int_equal(lfr_jfr_check_buffer(bad, len, &r, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "size 0"));
+
+	/* no terminator: JMC would read past the chunk */
+	memcpy(bad, data, len);
+	bad[at + 1] = 1;
+	assert_int_equal(lfr_jfr_check_buffer(bad, len, &r, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "JMC"));
 }
 
 static void errors_are_reported(void **state)
@@ -474,6 +601,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(crash_during_rotation, setup, teardown),
 	    cmocka_unit_test_setup_teardown(crash_during_rotation_and_growth, setup, teardown),
 	    cmocka_unit_test_setup_teardown(truncated_files_rejected_cleanly, setup, teardown),
+	    cmocka_unit_test_setup_teardown(crash_during_close, setup, teardown),
+	    cmocka_unit_test_setup_teardown(checker_rejects_corruptions, setup, teardown),
 	    cmocka_unit_test_setup_teardown(errors_are_reported, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

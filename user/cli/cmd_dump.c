@@ -90,6 +90,8 @@ static void usage(FILE *out)
 	    "  sample time=NS cpu=N pid=N tid=N weight=N flags=F|F|0 kernel=PC,... user=PC,...\n"
 	    "  mmap time=NS pid=N start=ADDR end=ADDR pgoff=N ino=N dev=MAJ:MIN flags=F path=PATH\n"
 	    "  comm time=NS pid=N tid=N flags=exec|0 comm=NAME\n"
+	    "  task time=NS kind=fork|exit|exec|rename pid=N tid=N ppid=N ptid=N comm=NAME\n"
+	    "       [args=COMMAND LINE]   (threads created, exiting, exec-ing, renamed)\n"
 	    "  lost time=NS cpu=N reason=NAME count=N ticks=N\n"
 	    "  event session=ID event=NAME state=NAME [cpu=N]\n"
 	    "and at the end:\n"
@@ -187,6 +189,25 @@ static void print_record(FILE *out, const struct lfr_ring *ring, const struct lf
 		        "\n",
 		        (uint64_t)l->time_ns, l->cpu, lfr_lost_reason_name(l->reason),
 		        (uint64_t)l->count, (uint64_t)l->ticks);
+		break;
+	}
+	case LFR_REC_TASK: {
+		static const char *const kinds[] = {"fork", "exit", "exec", "rename"};
+		const struct lfr_rec_task *k = r->task;
+		char args[LFR_TASK_ARGS_MAX + 1];
+		size_t n = k->args_len < LFR_TASK_ARGS_MAX ? k->args_len : LFR_TASK_ARGS_MAX;
+
+		for (size_t i = 0; i < n; i++)
+			args[i] = k->args[i] ? k->args[i] : ' ';
+		while (n && args[n - 1] == ' ')
+			n--;
+		args[n] = '\0';
+		fprintf(out, "task time=%" PRIu64 " kind=%s pid=%u tid=%u ppid=%u ptid=%u comm=%s",
+		        (uint64_t)k->time_ns, k->kind < 4 ? kinds[k->kind] : "unknown", k->tgid,
+		        k->tid, k->ptgid, k->ptid, k->comm);
+		if (n)
+			fprintf(out, " args=%s", args);
+		fputc('\n', out);
 		break;
 	}
 	case LFR_REC_PAD:

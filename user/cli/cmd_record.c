@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@
 #include "cli/ctl_util.h"
 #include "cli/runner.h"
 #include "jfr/writer.h"
+#include "lib/cgroup.h"
 #include "lib/record.h"
 #include "record/recorder.h"
 #include "sym/sym.h"
@@ -35,19 +37,27 @@ struct record {
 	uint64_t start_ticks;
 	double start_s;
 	char target[256];    /* what is recorded, for the settings event and the summary */
+	uint64_t *cgroups;   /* cgroup v2 ids */
+	size_t ncgroups;
 };
 
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: lfr record [-F HZ | --period NS] [-g DEPTH] [-k] [-p PID,... | -t TID,... | -a]\n"
-		"                  [-o FILE] [-d SECONDS] [options] [-- COMMAND [ARGS...]]\n\n"
+		"usage: lfr record [-F HZ | --period NS] [-g DEPTH] [-k] [-p PID,... | -t TID,... |\n"
+		"                  -c CGROUP | -a] [-o FILE] [-d SECONDS] [options] [-- COMMAND [ARGS...]]\n\n"
 		"Samples threads by their own CPU time, with complete user (and kernel) stacks, and\n"
 		"writes a JFR file that `jfr`, JDK Mission Control and `lfr report` read.\n\n"
-		"What to record (one is required):\n"
-		"  -- COMMAND [ARGS...]   run COMMAND and record it from its first instruction\n"
+		"What to record (one is required; -p, -t, -c and a command combine):\n"
+		"  -- COMMAND [ARGS...]   run COMMAND and record it and every process and thread it\n"
+		"                         starts (fork, clone, exec), each from its first instruction\n"
 		"  -p, --pid PID,...      these processes, all their threads\n"
 		"  -t, --tid TID,...      these threads\n"
+		"  -c, --cgroup CGROUP    the threads inside a cgroup v2 or below it, at each tick:\n"
+		"                         threads moving in are sampled from then on, threads moving\n"
+		"                         out no longer are.  CGROUP is a path in the cgroup2 mount\n"
+		"                         (absolute, or relative to the mount) or a numeric cgroup id;\n"
+		"                         repeat for several\n"
 		"  -a, --all              every user thread of the machine\n\n"
 		"How:\n"
 		"  -F, --freq HZ          samples per second of each thread's CPU time (default %u)\n"
@@ -68,6 +78,7 @@ static void usage(FILE *out)
 		"Examples:\n"
 		"  lfr record -F 999 -o app.jfr -- ./app --flag\n"
 		"  lfr record -p 1234 -d 30 -k\n"
+		"  lfr record -c system.slice/nginx.service -d 60 -o nginx.jfr\n"
 		"  lfr report app.jfr; jfr print --events jdk.ExecutionSample app.jfr\n",
 		LFR_DEFAULT_FREQ_HZ, LFR_DEFAULT_USER_STACK_DEPTH, LFR_MAX_USER_STACK_DEPTH,
 		LFR_MIN_RING_PAGES, LFR_MAX_RING_PAGES, LFR_DEFAULT_MAX_THREADS);
@@ -145,6 +156,9 @@ static void describe_target(struct record *r, char **cmd)
 	for (size_t i = 0; i < run->ntids && off < sizeof(r->target); i++)
 		off += snprintf(r->target + off, sizeof(r->target) - off, "%stid %" PRIu32,
 				off ? ", " : "", run->tids[i]);
+	for (size_t i = 0; i < r->ncgroups && off < sizeof(r->target); i++)
+		off += snprintf(r->target + off, sizeof(r->target) - off, "%scgroup %" PRIu64,
+				off ? ", " : "", r->cgroups[i]);
 }
 
 static int write_header_events(struct record *r)
@@ -195,6 +209,8 @@ static void print_summary(struct record *r, const struct lfr_status *st, double 
 	if (rs.frames)
 		fprintf(stderr, "  %" PRIu64 " of %" PRIu64 " frames named\n",
 			rs.frames - rs.unnamed, rs.frames);
+	fprintf(stderr, "  %" PRIu64 " process%s, %" PRIu64 " threads started, %" PRIu64 " ended\n",
+		rs.processes, rs.processes == 1 ? "" : "es", rs.thread_starts, rs.thread_ends);
 	if (rs.events + lost_total(&rs) != matched)
 		fprintf(stderr,
 			"%s: warning: %" PRIu64 " ticks hit the targets but %" PRIu64
@@ -218,6 +234,7 @@ static int parse(struct record *r, int argc, char **argv, char ***cmd)
 		{"pid", required_argument, NULL, 'p'},
 		{"tid", required_argument, NULL, 't'},
 		{"all", no_argument, NULL, 'a'},
+		{"cgroup", required_argument, NULL, 'c'},
 		{"output", required_argument, NULL, 'o'},
 		{"duration", required_argument, NULL, 'd'},
 		{"chunk-size", required_argument, NULL, O_CHUNK_SIZE},
@@ -232,7 +249,7 @@ static int parse(struct record *r, int argc, char **argv, char ***cmd)
 	uint64_t v;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "+F:g:kp:t:ao:d:qh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+F:g:kp:t:c:ao:d:qh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'F':
 			if (cli_parse_u64(PROG, "-F", optarg, 1, LFR_MAX_FREQ_HZ, &v) < 0)
@@ -264,6 +281,22 @@ static int parse(struct record *r, int argc, char **argv, char ***cmd)
 		case 'a':
 			r->system = run->start.system = true;
 			break;
+		case 'c': {
+			char why[PATH_MAX + 160];
+			uint64_t *ids = realloc(r->cgroups, (r->ncgroups + 1) * sizeof(*ids));
+
+			if (!ids)
+				return LFR_EXIT_FAILURE;
+			r->cgroups = ids;
+			if (lfr_cgroup_resolve(optarg, NULL, &ids[r->ncgroups], why, sizeof(why)) < 0) {
+				fprintf(stderr, "%s: -c: %s\n", PROG, why);
+				return LFR_EXIT_USAGE;
+			}
+			r->ncgroups++;
+			run->start.cgroup_ids = r->cgroups;
+			run->start.ncgroups = r->ncgroups;
+			break;
+		}
 		case 'o':
 			r->output = optarg;
 			break;
@@ -317,14 +350,15 @@ static int parse(struct record *r, int argc, char **argv, char ***cmd)
 		fprintf(stderr, "%s: give -F or --period, not both\n", PROG);
 		return LFR_EXIT_USAGE;
 	}
-	if (!*cmd && !run->ntgids && !run->ntids && !r->system) {
-		fprintf(stderr, "%s: say what to record: -- COMMAND [ARGS...], -p PID, -t TID or -a\n"
+	if (!*cmd && !run->ntgids && !run->ntids && !r->ncgroups && !r->system) {
+		fprintf(stderr, "%s: say what to record: -- COMMAND [ARGS...], -p PID, -t TID, "
+				"-c CGROUP or -a\n"
 				"Run 'lfr record --help' for the options.\n",
 			PROG);
 		return LFR_EXIT_USAGE;
 	}
-	if (r->system && (*cmd || run->ntgids || run->ntids)) {
-		fprintf(stderr, "%s: -a records every thread already; drop -p, -t or the command\n",
+	if (r->system && (*cmd || run->ntgids || run->ntids || r->ncgroups)) {
+		fprintf(stderr, "%s: -a records every thread already; drop -p, -t, -c or the command\n",
 			PROG);
 		return LFR_EXIT_USAGE;
 	}
@@ -380,12 +414,14 @@ int cmd_record(int argc, char **argv)
 	if ((ret = parse(&r, argc, argv, &cmd))) {
 		free(r.run.tgids);
 		free(r.run.tids);
+		free(r.cgroups);
 		return ret;
 	}
 	r.tty = isatty(STDERR_FILENO);
 	if ((ret = open_outputs(&r))) {
 		close_outputs(&r, false);
 		cli_runner_close(&r.run);
+		free(r.cgroups);
 		return ret;
 	}
 	r.start_ticks = lfr_jfr_now();
@@ -394,6 +430,7 @@ int cmd_record(int argc, char **argv)
 		/* nothing was recorded: leave no empty file behind */
 		close_outputs(&r, false);
 		cli_runner_close(&r.run);
+		free(r.cgroups);
 		return ret;
 	}
 	describe_target(&r, cmd);
@@ -428,5 +465,6 @@ int cmd_record(int argc, char **argv)
 	lfr_status_free(&st);
 	close_outputs(&r, true);
 	cli_runner_close(&r.run);
+	free(r.cgroups);
 	return ret;
 }

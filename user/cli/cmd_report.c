@@ -46,6 +46,7 @@ static void report_usage(FILE *out)
 	    "                       counting events\n"
 	    "  -n, --top N          rows in the top lists (default 20)\n"
 	    "      --threads        collapsed/html: one root frame per thread\n"
+	    "  -j, --jobs N         chunks read in parallel (default: one per CPU)\n"
 	    "  -h, --help           show this help\n"
 	    "\n"
 	    "Examples:\n"
@@ -53,10 +54,13 @@ static void report_usage(FILE *out)
 	    "  lfr report --thread worker --from 10s --to 20s rec.jfr\n"
 	    "  lfr report --format html -o rec.html rec.jfr\n"
 	    "  lfr report --format collapsed rec.jfr | flamegraph.pl > rec.svg\n"
+	    "  lfr report --event jdk.NativeMethodSample --process 4242 rec.jfr\n"
 	    "\n"
 	    "A malformed file stops the report with an error naming the file offset; what was "
 	    "read\n"
-	    "before it (complete chunks) is still shown.  See Documentation/report.md.\n");
+	    "before it (complete chunks) is still shown.  Exit status: 0 success, 2 bad command\n"
+	    "line, 6 file not readable or output not writable, 8 malformed file.\n"
+	    "See Documentation/report.md.\n");
 }
 
 enum { OPT_FROM = 256, OPT_TO, OPT_VALUE, OPT_THREADS };
@@ -88,6 +92,7 @@ int cmd_report(int argc, char **argv)
 	    {"value", required_argument, NULL, OPT_VALUE},
 	    {"top", required_argument, NULL, 'n'},
 	    {"threads", no_argument, NULL, OPT_THREADS},
+	    {"jobs", required_argument, NULL, 'j'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -97,7 +102,7 @@ int cmd_report(int argc, char **argv)
 
 	report_opts_init(&o);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "f:o:e:t:p:n:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "f:o:e:t:p:n:j:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			format = optarg;
@@ -144,6 +149,18 @@ int cmd_report(int argc, char **argv)
 				return LFR_EXIT_USAGE;
 			}
 			o.top = (int)v;
+			break;
+		}
+		case 'j': {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+			if (*end || v <= 0 || v > 1024) {
+				fprintf(stderr,
+				        "lfr report: bad --jobs '%s': give a positive count\n",
+				        optarg);
+				return LFR_EXIT_USAGE;
+			}
+			o.jobs = (int)v;
 			break;
 		}
 		case OPT_THREADS:

@@ -25,6 +25,7 @@ struct lfr_command {
 int cmd_version(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_repair(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 int cmd_stop(int argc, char **argv);
 int cmd_dump(int argc, char **argv);

@@ -9,6 +9,7 @@ static const struct lfr_command commands[] = {
 	{ "version", cmd_version, "print the version of the lfr tools" },
 	{ "record", cmd_record, "sample threads and write a JFR file" },
 	{ "report", cmd_report, "show top functions, threads, flame graphs of a JFR file" },
+	{ "repair", cmd_repair, "make a recording cut short by a crash readable again" },
 	{ "status", cmd_status, "show the recording session and the module's counters" },
 	{ "stop", cmd_stop, "stop the running recording session" },
 	{ "dump", cmd_dump, "sample, print every ring record as text, check the accounting" },

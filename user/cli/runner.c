@@ -109,6 +109,9 @@ int cli_runner_start(struct cli_runner *r, char **cmd)
 	r->start.ntgids = r->ntgids;
 	r->start.tids = r->tids;
 	r->start.ntids = r->ntids;
+	/* everything the command starts (fork, clone, exec) is recorded from its first instruction */
+	if (cmd)
+		r->start.follow_children = true;
 	if (lfr_ctl_start(&r->ctl, &r->start, &r->info, &e) < 0) {
 		if (go_fd >= 0)
 			close(go_fd); /* the held command exits without running */

@@ -20,7 +20,7 @@
 struct cli_runner {
 	/* set by the caller */
 	const char *prog;             /* "lfr record", for messages */
-	struct lfr_start_opts start;  /* targets are filled from tgids/tids below */
+	struct lfr_start_opts start;  /* targets are filled from tgids/tids below; cgroup ids here */
 	uint32_t *tgids, *tids;       /* malloc'ed; the command's pid is appended */
 	size_t ntgids, ntids;
 	double duration;              /* seconds; 0: until the command or targets end, or a signal */

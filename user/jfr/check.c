@@ -265,13 +265,24 @@ static int element(struct ctx *c, uint64_t *pos, uint64_t end, int depth, const 
 			a.v[a.n++] = str_at(c, v);
 		}
 	}
-	static const char *const known[] = {"root",  "metadata",   "region", "class",
-	                                    "field", "annotation", "setting"};
+	/* the element tree JMC accepts: it rejects any other child */
+	static const char *const allowed[][2] = {
+	    {"", "root"},
+	    {"root", "metadata"},
+	    {"root", "region"},
+	    {"metadata", "class"},
+	    {"class", "field"},
+	    {"class", "setting"},
+	    {"class", "annotation"},
+	    {"field", "annotation"},
+	    {"setting", "annotation"},
+	};
 	bool ok = false;
-	for (unsigned i = 0; i < sizeof(known) / sizeof(known[0]); i++)
-		ok |= !strcmp(name, known[i]);
+	for (unsigned i = 0; i < sizeof(allowed) / sizeof(allowed[0]); i++)
+		ok |= !strcmp(parent, allowed[i][0]) && !strcmp(name, allowed[i][1]);
 	if (!ok)
-		return bad(c, *pos, "unknown metadata element \"%s\" (JMC rejects it)", name);
+		return bad(c, *pos, "metadata element \"%s\" inside \"%s\" (JMC rejects it)", name,
+		           parent);
 	if (!strcmp(name, "region")) {
 		if (strcmp(parent, "root"))
 			return bad(c, *pos, "region element outside root");
@@ -555,9 +566,15 @@ static void count_type(struct ctx *c, const char *name)
 	}
 }
 
+/*
+ * Walks the events as the JDK does (to the chunk end, skipping types 0 and 1) and checks what JMC
+ * needs as well: JMC stops at the first type-0 event, so one must exist, and the events after it
+ * are invisible to JMC (counted apart: a complete file has none).
+ */
 static int read_events(struct ctx *c)
 {
 	uint64_t pos = c->cstart + HEADER_SIZE;
+	bool stopped = false; /* JMC's walk has ended */
 
 	while (pos < c->cend) {
 		uint64_t start = pos, size, type;
@@ -570,10 +587,16 @@ static int read_events(struct ctx *c)
 			return -1;
 		if (type == 0 || type == 1) {
 			/* a filler may reach past the chunk end while the writer grows or ends a
-			 * chunk: readers stop at the chunk end, as this loop does */
+			 * chunk: the JDK stops at the chunk end, as this loop does; JMC must have
+			 * stopped before */
+			if (start + size > c->cend && !stopped)
+				return bad(c, start, "event of size %llu runs past its chunk",
+				           (unsigned long long)size);
+			stopped |= type == 0;
 			pos = start + size;
 			continue;
 		}
+
 		if (start + size > c->cend)
 			return bad(c, start, "event of size %llu runs past its chunk",
 			           (unsigned long long)size);
@@ -601,7 +624,11 @@ static int read_events(struct ctx *c)
 			           cls->name, (long long)(start + size - pos));
 		count_type(c, cls->name);
 		c->r->events++;
+		c->r->jmc_events += !stopped;
 	}
+	if (!stopped)
+		return bad(c, c->cstart,
+		           "no metadata event in the event walk: JMC reads past the chunk");
 	return 0;
 }
 

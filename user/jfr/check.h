@@ -19,10 +19,11 @@
 struct lfr_jfr_check_result {
 	unsigned chunks;
 	bool last_chunk_final;
-	uint64_t events;                  /* events other than metadata and checkpoints */
-	uint64_t checkpoints;             /* checkpoints on the chunks' delta chains */
-	uint64_t pool_entries;            /* pool entries read, all chunks */
-	uint64_t references;              /* constant-pool references resolved */
+	uint64_t events;       /* events other than metadata and checkpoints */
+	uint64_t jmc_events;   /* those of them JMC reads (it stops at the first metadata event) */
+	uint64_t checkpoints;  /* checkpoints on the chunks' delta chains */
+	uint64_t pool_entries; /* pool entries read, all chunks */
+	uint64_t references;   /* constant-pool references resolved */
 	uint64_t first_ticks, last_ticks; /* smallest and largest event start time */
 	bool time_ordered;                /* event start times never decrease in file order */
 	unsigned ntypes;

@@ -133,13 +133,18 @@ static const struct jfr_field_def f_os_information[] = {
     START_TIME,
     {"osVersion", T_STRING, 0, U_NONE, "OS Version", NULL},
 };
+static const struct jfr_field_def f_system_process[] = {
+    START_TIME,
+    {"pid", T_STRING, 0, U_NONE, "Process Identifier", NULL},
+    {"commandLine", T_STRING, 0, U_NONE, "Command Line", NULL},
+};
 static const struct jfr_field_def f_cpu_information[] = {
     START_TIME,
     {"cpu", T_STRING, 0, U_NONE, "Type", NULL},
     {"description", T_STRING, 0, U_NONE, "Description", NULL},
-    {"sockets", T_INT, 0, U_ADDRESS_UNSIGNED, "Sockets", NULL},
-    {"cores", T_INT, 0, U_ADDRESS_UNSIGNED, "Cores", NULL},
-    {"hwThreads", T_INT, 0, U_ADDRESS_UNSIGNED, "Hardware Threads", NULL},
+    {"sockets", T_INT, 0, U_UNSIGNED, "Sockets", NULL},
+    {"cores", T_INT, 0, U_UNSIGNED, "Cores", NULL},
+    {"hwThreads", T_INT, 0, U_UNSIGNED, "Hardware Threads", NULL},
 };
 static const struct jfr_field_def f_lost_samples[] = {
     START_TIME,
@@ -289,6 +294,14 @@ const struct jfr_type_def jfr_schema[] = {
      "Samples the recorder could not record, counted per reason",
      {"lfr"},
      FIELDS(f_lost_samples)},
+    {T_SYSTEM_PROCESS,
+     "jdk.SystemProcess",
+     EVENT,
+     0,
+     "System Process",
+     "lfr: a process of the recording and its command line",
+     {"Operating System"},
+     FIELDS(f_system_process)},
     {T_SAMPLER_SETTINGS,
      "lfr.SamplerSettings",
      EVENT,
@@ -442,7 +455,7 @@ static void unit_annotation(struct meta_ctx *c, enum jfr_unit u)
 	case U_BYTES:
 		annotation(c, T_ANN_DATA_AMOUNT, "BYTES");
 		break;
-	case U_ADDRESS_UNSIGNED:
+	case U_UNSIGNED:
 		annotation(c, T_ANN_UNSIGNED, NULL);
 		break;
 	}

@@ -56,6 +56,7 @@ enum jfr_type_id {
 	T_CPU_INFORMATION,
 	T_LOST_SAMPLES,
 	T_SAMPLER_SETTINGS,
+	T_SYSTEM_PROCESS,
 };
 
 /* Field flags. */
@@ -71,7 +72,7 @@ enum jfr_unit {
 	U_MILLIS_SPAN,
 	U_NANOS_SPAN,
 	U_BYTES,
-	U_ADDRESS_UNSIGNED,
+	U_UNSIGNED,
 };
 
 struct jfr_field_def {

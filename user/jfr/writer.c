@@ -6,29 +6,31 @@
  * so the space is a hole, not written zeros) and always ends with a "filler": an event of type 1
  * whose padded 5-byte size covers the rest of the chunk.  Readers skip type-1 events while walking
  * events (checkpoints are reached only through the chunk header's constant-pool offset and the
- * delta chain), so whatever lies inside the filler is invisible.
+ * delta chain), so whatever lies inside the filler is invisible.  JMC stops its walk at the first
+ * type-0 event: the metadata is therefore wrapped in a type-1 event (the header points inside the
+ * wrapper), and the events end with a 2-byte type-0 "terminator".
  *
- *   [header][metadata][checkpoint 0][events][checkpoint 1] ... [events][checkpoint n][filler .....]
+ *   [header][wrapped metadata][cp 0][t][events][cp 1][t] ... [events][cp n][T][filler .........]
  *
  * A flush writes the new events, a new checkpoint (the pool entries they reference that this chunk
- * has not carried yet, delta pointing back to the previous checkpoint) and a new filler header
- * *inside* the current filler, then publishes them with three small writes, each leaving a file
- * every reader accepts:
- *   1. the header's constant-pool offset := the new checkpoint (pools grow, no event is visible
- * yet);
- *   2. the old filler's size := its minimum, so the new events and the new filler become the tail;
- *   3. the header's duration.
+ * has not carried yet, delta pointing back to the previous checkpoint), a new terminator and a new
+ * filler header *inside* the current filler, then publishes them with small writes, each leaving a
+ * file every reader accepts:
+ *   1. the header's constant-pool offset := the new checkpoint (pools grow, no new event is seen);
+ *   2. the old filler's size := its minimum: the JDK sees the new events;
+ *   3. the old terminator's type := 1: JMC sees the new events, up to the new terminator;
+ *   4. the header's duration.
  * A process killed anywhere in this sequence leaves the previous flush's file, or the new one.  The
  * published fields are written with single pwrite()s of at most 8 bytes that never cross a page,
  * which the kernel performs entirely or not at all.
  *
  * Rotation builds the next chunk inside the current filler, shrinks the current chunk's size to end
- * where the new chunk starts (the old filler then reaches past its chunk's end, which the readers
- * tolerate: they stop walking at the chunk end), then trims the old filler.  Growing the last chunk
- * (when the next flush needs more room than preallocated) extends the filler first, then the file,
- * then the chunk size; closing sets the final flag, then shrinks the chunk to its content and the
- * file to the chunk.  Those last two steps each leave one moment, between two consecutive system
- * calls, where the file is not readable; Documentation/jfr-writer.md describes them.
+ * where the new chunk starts (the old filler then reaches past its chunk's end: the JDK stops
+ * walking at the chunk end, JMC at the terminator before it), then trims the old filler.  Growing
+ * the last chunk (when the next flush needs more room than preallocated) extends the filler first,
+ * then the file, then the chunk size; closing sets the final flag, then shrinks the chunk to its
+ * content and the file to the chunk.  Those last two steps each leave one moment, between two
+ * consecutive system calls, where the file is not readable; Documentation/jfr-writer.md says more.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -51,6 +53,9 @@
 /* A filler: padded 5-byte size, type 1, then five zero varints so that a reader parsing it as a
  * checkpoint (the JDK's streaming parser does) finds an empty one. */
 #define FILLER_MIN 11
+/* The terminator: a 2-byte event of type 0 that ends the event walk of JMC, which stops reading a
+ * chunk at the first type-0 event.  Retired by turning its type into 1 once a later one exists. */
+#define TERM_SIZE 2
 #define FILLER_SIZE_WIDTH 5
 #define PAGE 4096
 
@@ -98,9 +103,11 @@ struct lfr_jfr_writer {
 	int64_t gmt_offset_ms;
 	struct jfr_buf meta; /* metadata event (start ticks 0), identical in every chunk */
 
-	/* current chunk: [start, end) in the file; the filler begins at filler */
-	uint64_t start, end, filler, last_cp;
-	uint64_t chunk_ticks, chunk_max_ticks;
+	/* current chunk: [start, end) in the file; the live terminator is at term, the filler at
+	 * filler (right after it) */
+	uint64_t start, end, term, filler, last_cp;
+	uint64_t chunk_ticks, chunk_max_ticks; /* header start ticks; latest event or flush time */
+	uint64_t chunk_born;                   /* when the chunk was started (for its age) */
 	uint32_t chunk_seq;
 	uint64_t chunk_events;
 
@@ -300,6 +307,12 @@ static void put_filler(struct jfr_buf *b, uint64_t size)
 		jfr_buf_u8(b, 0);
 }
 
+static void put_term(struct jfr_buf *b)
+{
+	jfr_buf_u8(b, TERM_SIZE);
+	jfr_buf_u8(b, 0);
+}
+
 /* Bytes to add before a filler at off so that its size field does not cross a page. */
 static unsigned filler_shift(uint64_t off)
 {
@@ -447,7 +460,7 @@ static const uint16_t pool_type[P_COUNT] = {
 /*
  * Builds into w->cp a checkpoint at file offset at whose delta points back to prev (0: none), with
  * the static pools (statics) or with what the segment references.  The duration field is padded so
- * that the filler following the checkpoint keeps its size field inside one page.
+ * that the filler following the checkpoint and the terminator keeps its size field inside one page.
  */
 static int build_checkpoint(struct lfr_jfr_writer *w, uint64_t at, uint64_t prev, bool statics,
                             uint64_t ticks)
@@ -508,7 +521,7 @@ static int build_checkpoint(struct lfr_jfr_writer *w, uint64_t at, uint64_t prev
 		jfr_buf_varint(&w->cp, npools);
 		jfr_buf_put(&w->cp, pools.data, pools.len);
 		jfr_patch_varint(&w->cp, size_off, w->cp.len, FILLER_SIZE_WIDTH);
-		unsigned shift = filler_shift(at + w->cp.len);
+		unsigned shift = filler_shift(at + w->cp.len + TERM_SIZE);
 		if (!shift)
 			break;
 		dur_width += shift;
@@ -521,11 +534,15 @@ static int build_checkpoint(struct lfr_jfr_writer *w, uint64_t at, uint64_t prev
 
 /* ---- chunks ---- */
 
-/* Builds a whole new chunk at file offset at, ending at end, into w->seg. */
+/*
+ * Builds a whole new chunk at file offset at, ending at end, into w->seg:
+ *   header, metadata wrapped in a type-1 event (so that JMC's event walk does not stop at it; the
+ *   header points into the wrapper), checkpoint 0 (the static pools), terminator, filler.
+ */
 static int build_chunk(struct lfr_jfr_writer *w, uint64_t at, uint64_t end, uint64_t ticks,
-                       uint64_t *filler, uint64_t *cp)
+                       uint64_t *term, uint64_t *cp)
 {
-	uint64_t meta_off = HEADER_SIZE;
+	uint64_t meta_off = HEADER_SIZE + FILLER_MIN;
 	uint64_t cp_off = meta_off + w->meta.len;
 	int err;
 
@@ -535,11 +552,13 @@ static int build_chunk(struct lfr_jfr_writer *w, uint64_t at, uint64_t end, uint
 		return err;
 	jfr_buf_reset(&w->seg);
 	put_header(&w->seg, w, end - at, cp_off, meta_off, ticks);
+	put_filler(&w->seg, FILLER_MIN + w->meta.len);
 	jfr_buf_put(&w->seg, w->meta.data, w->meta.len);
 	jfr_buf_put(&w->seg, w->cp.data, w->cp.len);
-	*filler = at + w->seg.len;
+	*term = at + w->seg.len;
 	*cp = at + cp_off;
-	put_filler(&w->seg, end - *filler);
+	put_term(&w->seg);
+	put_filler(&w->seg, end - (*term + TERM_SIZE));
 	if (w->seg.oom)
 		return nomem(w, "building a chunk");
 	return 0;
@@ -578,7 +597,7 @@ static uint64_t align8(uint64_t v)
 static int rotate(struct lfr_jfr_writer *w, uint64_t now)
 {
 	uint64_t next = align8(w->filler + FILLER_MIN);
-	uint64_t ticks = now, filler, cp;
+	uint64_t ticks = now, term, cp;
 	int err;
 
 	if (w->seg_events && w->seg_min_ticks < ticks)
@@ -593,7 +612,7 @@ static int rotate(struct lfr_jfr_writer *w, uint64_t now)
 		return err;
 	uint64_t old_start = w->start, old_filler = w->filler;
 	uint64_t duration = chunk_duration(w, now);
-	err = build_chunk(w, next, w->end, ticks, &filler, &cp);
+	err = build_chunk(w, next, w->end, ticks, &term, &cp);
 	if (!err)
 		err = io_write(w, w->seg.data, w->seg.len, next, "writing a new chunk");
 	if (!err)
@@ -605,10 +624,12 @@ static int rotate(struct lfr_jfr_writer *w, uint64_t now)
 	if (err)
 		return err;
 	w->start = next;
-	w->filler = filler;
+	w->term = term;
+	w->filler = term + TERM_SIZE;
 	w->last_cp = cp;
 	w->chunk_ticks = ticks;
 	w->chunk_max_ticks = ticks;
+	w->chunk_born = now;
 	w->chunk_events = 0;
 	w->st.chunks++;
 	return 0;
@@ -675,17 +696,18 @@ int lfr_jfr_open(struct lfr_jfr_writer **out, const char *path, const struct lfr
 		w->dead = true;
 		return fail(w, errno, "cannot create %s: %s", path, strerror(errno));
 	}
-	uint64_t filler, cp;
-	w->chunk_ticks = w->chunk_max_ticks = m2;
+	uint64_t term, cp;
+	w->chunk_ticks = w->chunk_max_ticks = w->chunk_born = m2;
 	w->end = w->opt.max_chunk_bytes;
-	err = build_chunk(w, 0, w->end, w->chunk_ticks, &filler, &cp);
+	err = build_chunk(w, 0, w->end, w->chunk_ticks, &term, &cp);
 	if (!err)
 		err = io_truncate(w, w->end, "preallocating the first chunk");
 	if (!err)
 		err = io_write(w, w->seg.data, w->seg.len, 0, "writing the first chunk");
 	if (err)
 		return err;
-	w->filler = filler;
+	w->term = term;
+	w->filler = term + TERM_SIZE;
 	w->last_cp = cp;
 	w->st.chunks = 1;
 	w->seg_seq = 1;
@@ -718,8 +740,29 @@ int lfr_jfr_method(struct lfr_jfr_writer *w, const char *object, const char *sym
 	if (!object || !symbol || type < 1 || type > LFR_JFR_FRAME_TYPE_COUNT)
 		return fail(w, EINVAL, "invalid method (object %s, symbol %s, frame type %d)",
 		            object ? object : "NULL", symbol ? symbol : "NULL", (int)type);
-	if ((err = intern_symbol(w, object, &osym)) ||
-	    (err = intern_symbol(w, symbol, &m.name_key)))
+	/*
+	 * JMC reads a class name that starts with '[' as an array descriptor and fails on it
+	 * ("[kernel]"): such a name is written without its brackets ("kernel").
+	 */
+	size_t olen = strlen(object);
+	if (object[0] == '[') {
+		object++;
+		olen--;
+		if (olen && object[olen - 1] == ']')
+			olen--;
+		while (olen && object[0] == '[') {
+			object++;
+			olen--;
+		}
+		if (!olen) {
+			object = "unknown";
+			olen = strlen(object);
+		}
+	}
+	osym = pool_intern(&w->pools[P_SYMBOL], object, olen);
+	if (!osym)
+		return nomem(w, "interning a symbol");
+	if ((err = intern_symbol(w, symbol, &m.name_key)))
 		return err;
 	m.class_key = pool_intern(&w->pools[P_CLASS], &osym, sizeof(osym));
 	if (!m.class_key)
@@ -957,6 +1000,21 @@ int lfr_jfr_os_information(struct lfr_jfr_writer *w, uint64_t ticks, const char 
 	return commit(w);
 }
 
+int lfr_jfr_system_process(struct lfr_jfr_writer *w, uint64_t ticks, uint32_t pid,
+                           const char *command_line)
+{
+	char id[16];
+	int err;
+
+	if ((err = check_live(w)))
+		return err;
+	snprintf(id, sizeof(id), "%u", pid);
+	begin(w, T_SYSTEM_PROCESS, ticks);
+	jfr_buf_string(&w->tmp, id);
+	jfr_buf_string(&w->tmp, command_line ? command_line : "");
+	return commit(w);
+}
+
 /* Fills what the caller left out from /proc/cpuinfo and sysconf. */
 static void cpu_defaults(struct lfr_jfr_cpu_info *ci, char *model, size_t msz)
 {
@@ -1047,7 +1105,7 @@ int lfr_jfr_flush(struct lfr_jfr_writer *w)
 
 	uint64_t used = w->filler - w->start;
 	uint64_t approx = w->ev.len + FILLER_MIN + 64;
-	bool too_old = w->opt.max_chunk_age_ns && now - w->chunk_ticks >= w->opt.max_chunk_age_ns;
+	bool too_old = w->opt.max_chunk_age_ns && now - w->chunk_born >= w->opt.max_chunk_age_ns;
 	if (w->chunk_events && (too_old || used + approx > w->opt.max_chunk_bytes)) {
 		if ((err = rotate(w, now)))
 			return err;
@@ -1057,7 +1115,8 @@ int lfr_jfr_flush(struct lfr_jfr_writer *w)
 	if ((err = build_checkpoint(w, cp_at, w->last_cp, false, now)))
 		return err;
 	/* a chunk that would pass the size limit after a rotation anyway is grown as needed */
-	uint64_t new_filler = cp_at + w->cp.len;
+	uint64_t new_term = cp_at + w->cp.len;
+	uint64_t new_filler = new_term + TERM_SIZE;
 	uint64_t need = new_filler + FILLER_MIN;
 	if (need > w->end) {
 		uint64_t target = w->start + w->opt.max_chunk_bytes;
@@ -1068,23 +1127,31 @@ int lfr_jfr_flush(struct lfr_jfr_writer *w)
 	jfr_buf_reset(&w->seg);
 	jfr_buf_put(&w->seg, w->ev.data, w->ev.len);
 	jfr_buf_put(&w->seg, w->cp.data, w->cp.len);
+	put_term(&w->seg);
 	put_filler(&w->seg, w->end - new_filler);
 	if (w->seg.oom)
 		return nomem(w, "assembling a flush");
 
 	if (w->seg_max_ticks > w->chunk_max_ticks)
 		w->chunk_max_ticks = w->seg_max_ticks;
-	/* hidden inside the current filler until the filler shrinks */
+	/*
+	 * Written inside the current filler, then published step by step, each step leaving a file
+	 * both readers accept: the new pools (through the header), the new events for the JDK (the
+	 * filler shrinks), the new events for JMC (the old terminator retires), the duration.
+	 */
+	static const uint8_t retired = 1;
 	if ((err = io_write(w, w->seg.data, w->seg.len, ev_at, "writing events")) ||
 	    (err =
 	         io_u64(w, w->start + H_CP_OFFSET, cp_at - w->start, "publishing a checkpoint")) ||
 	    (err = io_filler_size(w, w->filler, FILLER_MIN)) ||
+	    (err = io_write(w, &retired, 1, w->term + 1, "retiring a terminator")) ||
 	    (err = io_u64(w, w->start + H_DURATION, chunk_duration(w, now),
 	                  "writing a chunk duration")))
 		return err;
 	if (w->opt.sync && fdatasync(w->fd) < 0)
 		return fail_io(w, errno, "fdatasync", 0);
 
+	w->term = new_term;
 	w->filler = new_filler;
 	w->last_cp = cp_at;
 	w->chunk_events += w->seg_events;

@@ -65,7 +65,11 @@ struct lfr_jfr_stats {
 	uint64_t symbols, classes, methods, stack_traces, threads; /* distinct pool entries */
 };
 
-/* Creates (or truncates) path and writes the first chunk's metadata.  opt may be NULL. */
+/*
+ * Creates (or truncates) path and writes the first chunk.  opt may be NULL.  On failure *out is
+ * still set when memory allowed (NULL otherwise), so that lfr_jfr_strerror() can say why; release
+ * it with lfr_jfr_abandon().  A writer is driven by one thread at a time.
+ */
 int lfr_jfr_open(struct lfr_jfr_writer **out, const char *path, const struct lfr_jfr_options *opt);
 /* The message for the last error (never NULL). */
 const char *lfr_jfr_strerror(const struct lfr_jfr_writer *w);
@@ -74,8 +78,9 @@ uint64_t lfr_jfr_now(void);
 
 /*
  * Pools.  Keys are never 0, and equal content gives the equal key for the whole file.
- * object: the object file ("libc.so.6", "[kernel]") shown as the frame's class; symbol: the
- * function name shown as the method.
+ * object: the object file ("libc.so.6", "[kernel]") shown as the frame's class, without the
+ * brackets of a name that starts with '[' ("kernel": JMC takes a leading '[' for an array type and
+ * fails); symbol: the function name shown as the method.
  */
 int lfr_jfr_method(struct lfr_jfr_writer *w, const char *object, const char *symbol,
                    enum lfr_jfr_frame_type type, uint64_t *key);
@@ -109,6 +114,9 @@ int lfr_jfr_active_recording(struct lfr_jfr_writer *w, uint64_t ticks,
                              const struct lfr_jfr_recording *r);
 /* os_version NULL: taken from uname(2). */
 int lfr_jfr_os_information(struct lfr_jfr_writer *w, uint64_t ticks, const char *os_version);
+/* jdk.SystemProcess: a process (pid as a decimal string, as the JDK writes it) and its command line. */
+int lfr_jfr_system_process(struct lfr_jfr_writer *w, uint64_t ticks, uint32_t pid,
+                           const char *command_line);
 /* cpu/description NULL: taken from /proc/cpuinfo; counts 0: taken from the system. */
 struct lfr_jfr_cpu_info {
 	const char *cpu, *description;
@@ -129,6 +137,14 @@ int lfr_jfr_close(struct lfr_jfr_writer *w, char *err, size_t errlen);
 /* Frees w without touching the file any further (the file stays as of its last flush). */
 void lfr_jfr_abandon(struct lfr_jfr_writer *w);
 void lfr_jfr_get_stats(const struct lfr_jfr_writer *w, struct lfr_jfr_stats *st);
+
+/*
+ * Repairs a recording whose writer was killed at one of the two moments that leave bytes after the
+ * last complete chunk (growing or ending a chunk, see Documentation/jfr-writer.md): cuts them off.
+ * Returns 0 when the file needed nothing, 1 when it was cut (err then says how much), or a negative
+ * errno with the reason in err.  Only a file that no writer has open may be repaired.
+ */
+int lfr_jfr_repair(const char *path, char *err, size_t errlen);
 
 /*
  * Fault injection for tests: after budget more bytes of file I/O (ftruncate counts as one byte),

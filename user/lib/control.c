@@ -35,6 +35,8 @@ static const char *const counter_names[LFR_CTR_MAX + 1] = {
     [LFR_CTR_WORK_COUNT] = "work_count",
     [LFR_CTR_THREADS] = "threads",
     [LFR_CTR_TICKS_PENDING] = "ticks_pending",
+    [LFR_CTR_RECORDS_TASK] = "records_task",
+    [LFR_CTR_FOLLOW_NO_SLOT] = "follow_no_slot",
     [LFR_CTR_LOST_FIRST] = "lost_unspec",
     [LFR_CTR_LOST_RING_FULL] = "lost_ring_full",
     [LFR_CTR_LOST_NO_THREAD_SLOT] = "lost_no_thread_slot",
@@ -208,7 +210,11 @@ static int request(struct lfr_ctl *c, struct nlmsghdr *req, const char *what, mn
 	name_bad_attr(req, e);
 	switch (e->code) {
 	case ENOENT:
-		if (req->nlmsg_type == c->genl.family_id)
+		if (req->nlmsg_type == c->genl.family_id && !strcmp(what, "START"))
+			snprintf(e->hint, sizeof(e->hint),
+			         "a target cgroup is gone or not a cgroup v2: list them with "
+			         "'ls /sys/fs/cgroup'");
+		else if (req->nlmsg_type == c->genl.family_id)
 			snprintf(e->hint, sizeof(e->hint),
 			         "there is no such session: 'lfr status' shows the current one");
 		break;
@@ -431,6 +437,10 @@ int lfr_ctl_start(struct lfr_ctl *c, const struct lfr_start_opts *o, struct lfr_
 		mnl_attr_put_u32(nlh, LFR_TARGET_A_TGID, o->tgids[i]);
 	for (size_t i = 0; i < o->ntids; i++)
 		mnl_attr_put_u32(nlh, LFR_TARGET_A_TID, o->tids[i]);
+	for (size_t i = 0; i < o->ncgroups; i++)
+		mnl_attr_put_u64(nlh, LFR_TARGET_A_CGROUP_ID, o->cgroup_ids[i]);
+	if (o->follow_children)
+		mnl_attr_put(nlh, LFR_TARGET_A_FOLLOW_CHILDREN, 0, NULL);
 	mnl_attr_nest_end(nlh, nest);
 	ret = request(c, nlh, "START", reply_cb, &r, e);
 	if (ret == 0)

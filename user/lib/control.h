@@ -39,6 +39,9 @@ struct lfr_start_opts {
 	size_t ntgids;
 	const uint32_t *tids;
 	size_t ntids;
+	const uint64_t *cgroup_ids; /* cgroup v2 ids (lfr_cgroup_resolve) */
+	size_t ncgroups;
+	bool follow_children; /* children of target threads become targets */
 };
 
 /* What START and STATUS report about a session. */

@@ -73,6 +73,18 @@ int lfr_record_decode(const struct lfr_rec_header *h, struct lfr_record *out, ch
 			return bad(why, whylen, h, "too short for a lost record");
 		out->lost = (const void *)h;
 		return 0;
+	case LFR_REC_TASK: {
+		const struct lfr_rec_task *t = (const void *)h;
+
+		if (h->size < sizeof(*t))
+			return bad(why, whylen, h, "too short for a thread event");
+		if (!has_nul(t->comm, sizeof(t->comm)))
+			return bad(why, whylen, h, "the name is not NUL-terminated");
+		if (t->args_len > h->size - sizeof(*t))
+			return bad(why, whylen, h, "the command line runs past the record");
+		out->task = t; /* kinds newer than these tools are skipped by readers */
+		return 0;
+	}
 	default:
 		return 0; /* newer record type: skipped by size */
 	}
@@ -113,6 +125,9 @@ void lfr_accounting_add(struct lfr_accounting *a, const struct lfr_rec_header *h
 		break;
 	case LFR_REC_COMM:
 		a->comms++;
+		break;
+	case LFR_REC_TASK:
+		a->tasks++;
 		break;
 	case LFR_REC_LOST: {
 		unsigned int reason =

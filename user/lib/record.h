@@ -36,6 +36,7 @@ struct lfr_record {
 			const char *comm; /* NUL-terminated inside the record */
 		} comm;
 		const struct lfr_rec_lost *lost;
+		const struct lfr_rec_task *task;
 	};
 };
 
@@ -52,7 +53,7 @@ struct lfr_accounting {
 	uint64_t samples;                         /* SAMPLE records */
 	uint64_t sample_ticks;                    /* sum of their weights */
 	uint64_t sample_flags[LFR_SAMPLE_NFLAGS]; /* samples with each LFR_SAMPLE_F_* bit */
-	uint64_t mmaps, comms, pads;
+	uint64_t mmaps, comms, pads, tasks;
 	uint64_t lost_records;                 /* LOST records */
 	uint64_t lost_count[LFR_LOST_MAX + 2]; /* their counts by reason; last = unknown reason */
 	uint64_t lost_ticks[LFR_LOST_MAX + 2]; /* their ticks by reason */

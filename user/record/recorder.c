@@ -5,7 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include "lib/record.h"
 #include "record/recorder.h"
@@ -25,6 +27,9 @@ struct process {
 	uint32_t tgid;
 	char comm[LFR_COMM_LEN];
 	uint32_t gen; /* bumped when the name changes, so threads re-key */
+	bool described; /* jdk.SystemProcess written for this image */
+	bool looked;    /* /proc/PID/cmdline read once */
+	char *cmdline;  /* arguments joined by spaces, or NULL */
 };
 
 /* A method key cached by the symbolizer's interned strings (equal strings, equal pointers). */
@@ -153,14 +158,67 @@ void lfr_recorder_free(struct lfr_recorder *r)
 	free(r->cur.buf);
 	free(r->waiting.buf);
 	free(r->threads.slots);
+	for (size_t i = 0; i < r->procs.cap; i++)
+		free(((struct process *)r->procs.slots)[i].cmdline);
 	free(r->procs.slots);
 	free(r->methods);
 	free(r);
 }
 
+/* Arguments (NUL-separated, LEN bytes) joined by spaces into a new string; NULL when empty. */
+static char *join_args(const char *args, size_t len)
+{
+	char *s;
+
+	while (len && args[len - 1] == '\0')
+		len--;
+	if (!len || !(s = malloc(len + 1)))
+		return NULL;
+	for (size_t i = 0; i < len; i++)
+		s[i] = args[i] ? args[i] : ' ';
+	s[len] = '\0';
+	return s;
+}
+
+static void set_cmdline(struct process *p, char *cmdline)
+{
+	if (!cmdline)
+		return;
+	free(p->cmdline);
+	p->cmdline = cmdline;
+}
+
+/*
+ * A process seen for the first time: read its command line now, while it most likely lives
+ * (records arrive within a poll interval; the batch is applied up to a second later).
+ */
+static void look_at_process(struct lfr_recorder *r, uint32_t tgid)
+{
+	struct process *p = idmap_get(&r->procs, tgid);
+	char path[32], buf[4096];
+	ssize_t n = -1;
+	int fd;
+
+	if (!p || p->looked)
+		return;
+	p->looked = true;
+	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/cmdline", tgid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, buf, sizeof(buf));
+		close(fd);
+	}
+	if (n > 0 && !p->cmdline)
+		p->cmdline = join_args(buf, (size_t)n);
+}
+
 int lfr_recorder_add(struct lfr_recorder *r, const struct lfr_rec_header *h)
 {
 	r->st.records++;
+	if (h->type == LFR_REC_SAMPLE && h->size >= sizeof(struct lfr_rec_sample))
+		look_at_process(r, ((const struct lfr_rec_sample *)h)->tgid);
+	else if (h->type == LFR_REC_TASK && h->size >= sizeof(struct lfr_rec_task))
+		look_at_process(r, ((const struct lfr_rec_task *)h)->tgid);
 	return batch_push(&r->cur, h, h->size);
 }
 
@@ -230,6 +288,31 @@ static struct process *process_of(struct lfr_recorder *r, uint32_t tgid)
 	return idmap_get(&r->procs, tgid);
 }
 
+/* The base name of argv[0] of a live process, cut to a comm's length; false if unreadable. */
+static bool proc_image_name(uint32_t tgid, char *buf, size_t len)
+{
+	char path[64], arg[256];
+	const char *base;
+	size_t n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/cmdline", tgid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	n = fread(arg, 1, sizeof(arg) - 1, f);
+	fclose(f);
+	arg[n] = '\0';
+	if (!arg[0])
+		return false;
+	base = strrchr(arg, '/');
+	base = base ? base + 1 : arg;
+	n = strnlen(base, len - 1);
+	memcpy(buf, base, n);
+	buf[n] = '\0';
+	return n > 0;
+}
+
 static int apply_comm(struct lfr_recorder *r, const struct lfr_rec_comm *c)
 {
 	struct thread *t = idmap_get(&r->threads, c->tid);
@@ -244,11 +327,20 @@ static int apply_comm(struct lfr_recorder *r, const struct lfr_rec_comm *c)
 	 * No forgetting of mappings on exec: the new image's mappings may already have been applied
 	 * from another CPU's ring, and each replaces whatever old mapping it overlaps anyway.
 	 */
-	if (c->tid == c->tgid || !p->comm[0] || (c->flags & LFR_COMM_F_EXEC)) {
+	/*
+	 * A process is named by its image: the name at exec, else (a process already running when
+	 * the recording began) its argv[0] while it lives, else the first name seen.  Later renames
+	 * of its main thread rename that thread, not the process.
+	 */
+	if (c->flags & LFR_COMM_F_EXEC) {
 		if (strcmp(p->comm, comm)) {
 			memcpy(p->comm, comm, sizeof(comm));
 			p->gen++;
 		}
+	} else if (!p->comm[0]) {
+		if (!proc_image_name(c->tgid, p->comm, sizeof(p->comm)))
+			memcpy(p->comm, comm, sizeof(comm));
+		p->gen++;
 	}
 	if (strcmp(t->comm, comm) || t->tgid != c->tgid) {
 		memcpy(t->comm, comm, sizeof(comm));
@@ -256,6 +348,63 @@ static int apply_comm(struct lfr_recorder *r, const struct lfr_rec_comm *c)
 		t->key = 0;
 	}
 	return 0;
+}
+
+/* A thread's name from a TASK record: creation (the parent's name), exec or rename. */
+static int apply_task(struct lfr_recorder *r, const struct lfr_rec_task *k)
+{
+	struct lfr_rec_comm c = {
+		.time_ns = k->time_ns,
+		.tgid = k->tgid,
+		.tid = k->tid,
+		.flags = k->kind == LFR_TASK_EXEC ? LFR_COMM_F_EXEC : 0,
+	};
+	struct thread *t;
+
+	switch (k->kind) {
+	case LFR_TASK_FORK:
+		if (k->tid == k->tgid && k->ptgid && k->ptgid != k->tgid) {
+			/* a new process runs its parent's image until it execs (one lookup at a
+			 * time: a lookup may grow the table and move the entries) */
+			struct process *p = process_of(r, k->ptgid);
+			char *copy;
+
+			if (!p)
+				return -ENOMEM;
+			copy = p->cmdline ? strdup(p->cmdline) : NULL;
+			p = process_of(r, k->tgid);
+			if (!p) {
+				free(copy);
+				return -ENOMEM;
+			}
+			if (!p->cmdline)
+				p->cmdline = copy;
+			else
+				free(copy);
+		}
+		/* A name given later in the same batch wins: apply only to threads not seen yet. */
+		t = idmap_get(&r->threads, k->tid);
+		if (!t)
+			return -ENOMEM;
+		if (t->comm[0] && t->tgid == k->tgid)
+			return 0;
+		break;
+	case LFR_TASK_EXEC: {
+		struct process *p = process_of(r, k->tgid);
+
+		if (!p)
+			return -ENOMEM;
+		set_cmdline(p, join_args(k->args, k->args_len));
+		p->described = false; /* a new command line */
+		break;
+	}
+	case LFR_TASK_RENAME:
+		break;
+	default:
+		return 0;
+	}
+	memcpy(c.comm, k->comm, sizeof(c.comm));
+	return apply_comm(r, &c);
 }
 
 static int apply_mmap(struct lfr_recorder *r, const struct lfr_rec_mmap *m, const char *path)
@@ -311,6 +460,8 @@ static bool needs_mapping(struct lfr_recorder *r, const struct lfr_record *rec)
 	return !f.path && !f.resolved;
 }
 
+static int describe_process(struct lfr_recorder *r, uint32_t tgid, uint64_t ticks);
+
 static int write_sample(struct lfr_recorder *r, const struct lfr_record *rec)
 {
 	const struct lfr_rec_sample *s = rec->sample.r;
@@ -341,6 +492,7 @@ static int write_sample(struct lfr_recorder *r, const struct lfr_record *rec)
 	r->st.incomplete += !!(s->flags & (LFR_SAMPLE_F_USER_TRUNCATED | LFR_SAMPLE_F_USER_FAULT |
 					   LFR_SAMPLE_F_USER_BAD_FRAME));
 	if ((err = lfr_jfr_stack(r->w, r->frames, n, truncated, &stack)) ||
+	    (err = describe_process(r, s->tgid, s->time_ns)) ||
 	    (err = thread_key(r, s->tid, s->tgid, &thread)))
 		return err;
 	for (uint32_t i = 0; i < (s->weight ? s->weight : 1); i++) {
@@ -354,6 +506,49 @@ static int write_sample(struct lfr_recorder *r, const struct lfr_record *rec)
 	if (s->time_ns > r->last_time)
 		r->last_time = s->time_ns;
 	return 0;
+}
+
+static int thread_key(struct lfr_recorder *r, uint32_t tid, uint32_t tgid, uint64_t *key);
+
+/*
+ * jdk.SystemProcess once per process image: the command line from the module's EXEC record, else
+ * the parent's (a fork that did not exec), else /proc/PID/cmdline read when the process was first
+ * seen; a process known by none of these is described by its name in brackets, as ps does.
+ */
+static int describe_process(struct lfr_recorder *r, uint32_t tgid, uint64_t ticks)
+{
+	struct process *p = process_of(r, tgid);
+	char line[LFR_COMM_LEN + 2];
+
+	if (!p)
+		return -ENOMEM;
+	if (p->described)
+		return 0;
+	p->described = true;
+	snprintf(line, sizeof(line), "[%s]", p->comm[0] ? p->comm : "?");
+	r->st.processes++;
+	return lfr_jfr_system_process(r->w, ticks, tgid, p->cmdline ? p->cmdline : line);
+}
+
+/* jdk.ThreadStart (with the creating thread) and jdk.ThreadEnd. */
+static int write_task(struct lfr_recorder *r, const struct lfr_rec_task *k)
+{
+	uint64_t thread, parent = 0;
+	int err;
+
+	if (k->kind != LFR_TASK_FORK && k->kind != LFR_TASK_EXIT)
+		return 0;
+	if ((err = describe_process(r, k->tgid, k->time_ns)) ||
+	    (err = thread_key(r, k->tid, k->tgid, &thread)))
+		return err;
+	if (k->kind == LFR_TASK_EXIT) {
+		r->st.thread_ends++;
+		return lfr_jfr_thread_end(r->w, k->time_ns, thread);
+	}
+	if (k->ptid && (err = thread_key(r, k->ptid, k->ptgid, &parent)))
+		return err;
+	r->st.thread_starts++;
+	return lfr_jfr_thread_start(r->w, k->time_ns, thread, parent);
 }
 
 static int write_lost(struct lfr_recorder *r, const struct lfr_rec_lost *l)
@@ -388,6 +583,8 @@ static int apply(struct lfr_recorder *r, struct batch *b, int pass, bool final,
 				err = apply_comm(r, rec.comm.r);
 			else if (rec.type == LFR_REC_MMAP)
 				err = apply_mmap(r, rec.mmap.r, rec.mmap.path);
+			else if (rec.type == LFR_REC_TASK)
+				err = apply_task(r, rec.task);
 		} else if (rec.type == LFR_REC_SAMPLE) {
 			if (hold && !final && needs_mapping(r, &rec)) {
 				err = batch_push(hold, h, h->size);
@@ -397,6 +594,8 @@ static int apply(struct lfr_recorder *r, struct batch *b, int pass, bool final,
 			}
 		} else if (rec.type == LFR_REC_LOST) {
 			err = write_lost(r, rec.lost);
+		} else if (rec.type == LFR_REC_TASK) {
+			err = write_task(r, rec.task);
 		}
 		if (err)
 			return err;

@@ -35,6 +35,9 @@ struct lfr_recorder_stats {
 	uint64_t incomplete;       /* samples with a truncated, faulted or invalid user chain */
 	uint64_t lost_ticks[LFR_LOST_MAX + 1]; /* lost ticks written as events, by reason */
 	uint64_t malformed;        /* records that failed decoding (skipped) */
+	uint64_t thread_starts;    /* jdk.ThreadStart events written */
+	uint64_t thread_ends;      /* jdk.ThreadEnd events written */
+	uint64_t processes;        /* jdk.SystemProcess events written (one per process image) */
 };
 
 /* w and sym stay owned by the caller and must outlive the recorder. */

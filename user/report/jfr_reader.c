@@ -209,7 +209,7 @@ static int read_string(struct jfr_cur *c, const struct jfr_chunk *ch, char *buf,
 		buf[0] = 0;
 	switch (enc) {
 	case 0:
-		return c->bad ? -1 : -1;
+		return -1;
 	case 1:
 		return 0;
 	case 2: {

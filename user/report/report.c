@@ -9,6 +9,8 @@
  * one hash probe.
  */
 #include <ctype.h>
+#include <pthread.h>
+#include <unistd.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +20,7 @@
 
 #define DENSE_TYPES 65536 /* type ids below this are looked up in an array */
 #define NAME_MAX_LEN 1024
+#define MAX_JOBS 16 /* chunks scanned in parallel */
 
 enum role { ROLE_COUNT, ROLE_SAMPLE, ROLE_LOST, ROLE_JVMINFO };
 enum slot { SLOT_NONE = 0, SLOT_TIME, SLOT_STACK, SLOT_THREAD, SLOT_VALUE };
@@ -46,7 +49,6 @@ struct priv {
 	struct map thread_ids; /* (tid, hash(name)) -> thread id + 1 */
 	struct map sample_ids; /* (stack id, thread id) -> sample index + 1 */
 	/* per chunk */
-	struct map agg;           /* (stack key, thread key) -> v = value, n = events */
 	struct map chunk_threads; /* thread key -> thread id + 1, or UINT32_MAX when filtered out */
 	struct map chunk_stacks;  /* stack key -> stack id + 1 */
 	struct map chunk_frames;  /* (method key, frame type key) -> frame id + 1 */
@@ -696,7 +698,8 @@ static int chunk_jvminfo(struct priv *pv, struct jfr_reader *r, const struct jfr
 }
 
 static int merge_chunk(struct report *rep, struct priv *pv, struct jfr_reader *r,
-                       const struct jfr_chunk *ch, struct plan *plans, size_t nplans)
+                       const struct jfr_chunk *ch, const struct map *agg, struct plan *plans,
+                       size_t nplans)
 {
 	/* every sample type of a chunk shares the thread and stack types (JDK and lfr do); the
 	 * first sample plan that has the field tells how to resolve the keys */
@@ -710,8 +713,8 @@ static int merge_chunk(struct report *rep, struct priv *pv, struct jfr_reader *r
 		if (!tf && p->thread_field >= 0)
 			tf = &p->t->fields[p->thread_field];
 	}
-	for (size_t i = 0; i < pv->agg.cap; i++) {
-		struct map_slot *s = &pv->agg.slots[i];
+	for (size_t i = 0; i < agg->cap; i++) {
+		struct map_slot *s = &agg->slots[i];
 		if (!s->n)
 			continue;
 		uint64_t th = resolve_thread(rep, pv, r, ch, tf, s->b);
@@ -742,107 +745,148 @@ static int merge_chunk(struct report *rep, struct priv *pv, struct jfr_reader *r
 	return 0;
 }
 
-static int read_chunk(struct report *rep, struct priv *pv, struct jfr_reader *r,
-                      const struct jfr_chunk *ch)
-{
-	const struct jfr_meta *m = ch->meta;
-	struct plan *plans = calloc(m->ntypes ? m->ntypes : 1, sizeof(*plans));
-	struct plan **dense = NULL;
-	uint64_t max_id = 0;
-	int rc = -1;
+/*
+ * A chunk goes through three steps: prepare (sequential: header, metadata, pools, plans), scan (may
+ * run on a worker thread: touches only the job and the mapped file) and merge (sequential, in file
+ * order: resolves keys and interns into the report).
+ */
+struct special {
+	const struct plan *pl;
+	uint64_t off;
+};
 
-	if (!plans)
-		return jfr_fail(r, ch->off, "out of memory");
-	if (grow_counts(pv, r->ntype_names) < 0)
-		goto oom;
+struct job {
+	struct jfr_chunk ch;
+	struct plan *plans;
+	int nplans;
+	struct plan **dense;
+	size_t ndense;
+	int64_t lo, hi;
+	struct map agg;
+	uint64_t *cnt, *bytes;
+	size_t ncnt;
+	uint64_t meta_cnt, meta_bytes, cp_cnt, cp_bytes, sample_events;
+	struct special *special;
+	size_t nspecial, special_cap;
+	struct jfr_reader rr; /* a copy of the reader that receives this chunk's scan error */
+	int rc;
+};
+
+static void job_free(struct job *j)
+{
+	jfr_chunk_release(&j->ch);
+	for (int i = 0; i < j->nplans; i++)
+		free(j->plans[i].slots);
+	free(j->plans);
+	free(j->dense);
+	map_free(&j->agg);
+	free(j->cnt);
+	free(j->bytes);
+	free(j->special);
+	memset(j, 0, sizeof(*j));
+}
+
+static int job_prepare(struct priv *pv, struct jfr_reader *r, struct job *j)
+{
+	const struct jfr_meta *m = j->ch.meta;
+	uint64_t max_id = 0;
+
+	j->nplans = m->ntypes;
+	j->plans = calloc(m->ntypes ? m->ntypes : 1, sizeof(*j->plans));
+	j->ncnt = r->ntype_names ? r->ntype_names : 1;
+	j->cnt = calloc(j->ncnt, sizeof(*j->cnt));
+	j->bytes = calloc(j->ncnt, sizeof(*j->bytes));
+	if (!j->plans || !j->cnt || !j->bytes)
+		return -1;
 	for (int i = 0; i < m->ntypes; i++) {
-		if (build_plan(pv, &m->types[i], &plans[i]) < 0)
-			goto oom;
+		if (build_plan(pv, &m->types[i], &j->plans[i]) < 0)
+			return -1;
 		if (m->types[i].id > max_id)
 			max_id = m->types[i].id;
 	}
-	size_t ndense = max_id < DENSE_TYPES ? max_id + 1 : DENSE_TYPES;
-	dense = calloc(ndense, sizeof(*dense));
-	if (!dense)
-		goto oom;
+	j->ndense = max_id < DENSE_TYPES ? max_id + 1 : DENSE_TYPES;
+	j->dense = calloc(j->ndense, sizeof(*j->dense));
+	if (!j->dense)
+		return -1;
 	for (int i = 0; i < m->ntypes; i++)
-		if (m->types[i].id < ndense)
-			dense[m->types[i].id] = &plans[i];
-
-	int64_t lo = INT64_MIN, hi = INT64_MAX;
+		if (m->types[i].id < j->ndense)
+			j->dense[m->types[i].id] = &j->plans[i];
 	const struct report_opts *o = pv->o;
+	j->lo = INT64_MIN;
+	j->hi = INT64_MAX;
 	if (o->from_ns >= 0)
-		lo = jfr_nanos_to_ticks(ch, jfr_sat_add(pv->rec_start, o->from_ns));
+		j->lo = jfr_nanos_to_ticks(&j->ch, jfr_sat_add(pv->rec_start, o->from_ns));
 	if (o->to_ns >= 0)
-		hi = jfr_nanos_to_ticks(ch, jfr_sat_add(pv->rec_start, o->to_ns));
+		j->hi = jfr_nanos_to_ticks(&j->ch, jfr_sat_add(pv->rec_start, o->to_ns));
+	j->rr = *r;
+	j->rr.failed = false;
+	j->rr.err[0] = 0;
+	return map_reserve(&j->agg, BATCH);
+}
 
-	map_clear(&pv->agg);
-	map_clear(&pv->chunk_threads);
-	map_clear(&pv->chunk_stacks);
-	map_clear(&pv->chunk_frames);
-	pv->jvm_pid = -1;
-	pv->jvm_process[0] = 0;
-
-	const uint8_t *p = r->data + ch->off + JFR_CHUNK_HEADER_SIZE;
-	const uint8_t *end = r->data + ch->off + ch->size;
+/* The hot loop: one pass over the chunk's events. */
+static void job_scan(struct job *j)
+{
+	struct jfr_reader *r = &j->rr;
+	const struct jfr_meta *m = j->ch.meta;
+	const uint8_t *p = r->data + j->ch.off + JFR_CHUNK_HEADER_SIZE;
+	const uint8_t *end = r->data + j->ch.off + j->ch.size;
 	struct pending batch[BATCH];
 	int nbatch = 0;
 
-	if (map_reserve(&pv->agg, BATCH) < 0)
-		goto oom;
+	j->rc = -1;
 	while (p < end) {
 		struct jfr_cur c = {.p = p, .end = end, .r = r};
 		uint64_t size = jfr_varint(&c);
 		if (c.bad)
-			goto out;
+			return;
 		if (size == 0 || size > (uint64_t)(end - p)) {
 			jfr_fail(r, p - r->data, "event size %llu %s", (unsigned long long)size,
 			         size ? "runs past the end of the chunk"
 			              : "is zero (a zero-filled tail of an unfinished file?)");
-			goto out;
+			return;
 		}
 		c.end = p + size;
 		uint64_t type = jfr_varint(&c);
 		if (c.bad)
-			goto out;
+			return;
 		uint64_t ev_off = p - r->data;
 		p += size;
 		if (type == JFR_EVENT_METADATA) {
-			pv->meta_cnt++;
-			pv->meta_bytes += size;
+			j->meta_cnt++;
+			j->meta_bytes += size;
 			continue;
 		}
 		if (type == JFR_EVENT_CHECKPOINT) {
-			pv->cp_cnt++;
-			pv->cp_bytes += size;
+			j->cp_cnt++;
+			j->cp_bytes += size;
 			continue;
 		}
 		struct plan *pl = NULL;
-		if (type < ndense) {
-			pl = dense[type];
+		if (type < j->ndense) {
+			pl = j->dense[type];
 		} else {
 			const struct jfr_type *t = jfr_type_by_id(m, type);
-			pl = t ? &plans[t - m->types] : NULL;
+			pl = t ? &j->plans[t - m->types] : NULL;
 		}
 		if (!pl) {
 			jfr_fail(r, ev_off, "event of undeclared type id %llu",
 			         (unsigned long long)type);
-			goto out;
+			return;
 		}
-		pv->cnt[pl->evidx]++;
-		pv->bytes[pl->evidx] += size;
+		j->cnt[pl->evidx]++;
+		j->bytes[pl->evidx] += size;
 		if (pl->role == ROLE_COUNT)
 			continue;
-		if (pl->role == ROLE_LOST) {
-			if (record_lost(rep, r, ch, pl->t, jfr_cur_off(&c)) < 0)
+		if (pl->role != ROLE_SAMPLE) {
+			/* rare events (losses, JVM information) are decoded at merge time */
+			if (grow((void **)&j->special, &j->special_cap, j->nspecial + 1,
+			         sizeof(*j->special)))
 				goto oom;
+			j->special[j->nspecial++] = (struct special){pl, jfr_cur_off(&c)};
 			continue;
 		}
-		if (pl->role == ROLE_JVMINFO) {
-			chunk_jvminfo(pv, r, ch, pl->t, jfr_cur_off(&c));
-			continue;
-		}
-		/* ROLE_SAMPLE: the hot path */
+		/* ROLE_SAMPLE: decode the prefix of fields that holds what is needed */
 		uint64_t v[5] = {0, 0, 0, 0, 1};
 		const struct jfr_field *fields = pl->t->fields;
 		for (int i = 0; i < pl->nread; i++) {
@@ -852,9 +896,9 @@ static int read_chunk(struct report *rep, struct priv *pv, struct jfr_reader *r,
 				jfr_skip_field(&c, &fields[i]);
 		}
 		if (c.bad)
-			goto out; /* the error names the offset of the bad field */
-		rep->sample_events++;
-		if ((int64_t)v[SLOT_TIME] < lo || (int64_t)v[SLOT_TIME] >= hi)
+			return; /* the error names the offset of the bad field */
+		j->sample_events++;
+		if ((int64_t)v[SLOT_TIME] < j->lo || (int64_t)v[SLOT_TIME] >= j->hi)
 			continue;
 		/* Samples are added in batches: the slot of each is prefetched when it is decoded
 		 * and updated BATCH events later, so the table's cache misses overlap. */
@@ -863,24 +907,94 @@ static int read_chunk(struct report *rep, struct priv *pv, struct jfr_reader *r,
 		e->b = v[SLOT_THREAD];
 		e->v = v[SLOT_VALUE];
 		e->h = map_hash(e->a, e->b);
-		map_prefetch(&pv->agg, e->h);
-		if (nbatch == BATCH && flush_batch(&pv->agg, batch, &nbatch) < 0)
+		map_prefetch(&j->agg, e->h);
+		if (nbatch == BATCH && flush_batch(&j->agg, batch, &nbatch) < 0)
 			goto oom;
 	}
-	if (flush_batch(&pv->agg, batch, &nbatch) < 0)
+	if (flush_batch(&j->agg, batch, &nbatch) < 0)
 		goto oom;
-	if (merge_chunk(rep, pv, r, ch, plans, m->ntypes) < 0)
-		goto oom;
-	rc = 0;
-	goto out;
+	j->rc = 0;
+	return;
 oom:
-	jfr_fail(r, ch->off, "out of memory");
-out:
-	for (int i = 0; i < m->ntypes; i++)
-		free(plans[i].slots);
-	free(plans);
-	free(dense);
-	return rc;
+	jfr_fail(r, j->ch.off, "out of memory");
+}
+
+static int job_merge(struct report *rep, struct priv *pv, struct jfr_reader *r, struct job *j)
+{
+	if (j->rc < 0) {
+		/* this chunk's error comes before any error of a later chunk's header */
+		memcpy(r->err, j->rr.err, sizeof(r->err));
+		r->failed = true;
+		return -1;
+	}
+	if (grow_counts(pv, j->ncnt) < 0)
+		return jfr_fail(r, j->ch.off, "out of memory");
+	for (size_t i = 0; i < j->ncnt; i++) {
+		pv->cnt[i] += j->cnt[i];
+		pv->bytes[i] += j->bytes[i];
+	}
+	pv->meta_cnt += j->meta_cnt;
+	pv->meta_bytes += j->meta_bytes;
+	pv->cp_cnt += j->cp_cnt;
+	pv->cp_bytes += j->cp_bytes;
+	rep->sample_events += j->sample_events;
+
+	map_clear(&pv->chunk_threads);
+	map_clear(&pv->chunk_stacks);
+	map_clear(&pv->chunk_frames);
+	pv->jvm_pid = -1;
+	pv->jvm_process[0] = 0;
+	for (size_t i = 0; i < j->nspecial; i++)
+		if (j->special[i].pl->role == ROLE_JVMINFO)
+			chunk_jvminfo(pv, r, &j->ch, j->special[i].pl->t, j->special[i].off);
+	for (size_t i = 0; i < j->nspecial; i++)
+		if (j->special[i].pl->role == ROLE_LOST &&
+		    record_lost(rep, r, &j->ch, j->special[i].pl->t, j->special[i].off) < 0)
+			return jfr_fail(r, j->ch.off, "out of memory");
+	if (merge_chunk(rep, pv, r, &j->ch, &j->agg, j->plans, j->nplans) < 0)
+		return jfr_fail(r, j->ch.off, "out of memory");
+	return 0;
+}
+
+struct scan_pool {
+	struct job *jobs;
+	int njobs;
+	int next; /* atomically claimed job index */
+};
+
+static void *scan_worker(void *arg)
+{
+	struct scan_pool *sp = arg;
+
+	for (;;) {
+		int i = __atomic_fetch_add(&sp->next, 1, __ATOMIC_RELAXED);
+		if (i >= sp->njobs)
+			return NULL;
+		job_scan(&sp->jobs[i]);
+	}
+}
+
+static void scan_jobs(struct job *jobs, int n, int threads)
+{
+	struct scan_pool sp = {jobs, n, 0};
+	pthread_t tids[MAX_JOBS];
+	int started = 0;
+
+	for (int i = 1; i < threads && i < n; i++) {
+		if (pthread_create(&tids[started], NULL, scan_worker, &sp))
+			break;
+		started++;
+	}
+	scan_worker(&sp);
+	for (int i = 0; i < started; i++)
+		pthread_join(tids[i], NULL);
+}
+
+static int scan_threads(const struct report_opts *o)
+{
+	long n = o->jobs > 0 ? o->jobs : sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n < 1 ? 1 : n > MAX_JOBS ? MAX_JOBS : (int)n;
 }
 
 /* ---- the whole file ---- */
@@ -929,12 +1043,18 @@ int report_read(struct jfr_reader *r, const struct report_opts *o, struct report
 {
 	struct report *rep = calloc(1, sizeof(*rep));
 	struct priv *pv = calloc(1, sizeof(*pv));
+	int threads = scan_threads(o);
+	struct job *jobs = calloc(threads, sizeof(*jobs));
 	int rc = 0;
 
 	*out = rep;
-	if (!rep || !pv) {
+	if (!rep || !pv || !jobs) {
 		free(pv);
+		free(jobs);
+		if (rep)
+			rep->priv = NULL;
 		snprintf(r->err, sizeof(r->err), "out of memory");
+		r->failed = true;
 		return -1;
 	}
 	rep->priv = pv;
@@ -943,29 +1063,48 @@ int report_read(struct jfr_reader *r, const struct report_opts *o, struct report
 	pv->o = o;
 	if (r->size == 0)
 		rc = jfr_fail(r, 0, "empty file: not a JFR recording");
+	/* up to `threads` chunks are prepared in order, scanned in parallel, merged in order */
 	for (uint64_t off = 0; !rc && off < r->size;) {
-		struct jfr_chunk ch;
-		if (jfr_chunk_load(r, off, &ch) < 0) {
-			rc = -1;
-			break;
+		int n = 0, load_rc = 0;
+		while (n < threads && off < r->size) {
+			struct job *j = &jobs[n];
+			memset(j, 0, sizeof(*j));
+			if (jfr_chunk_load(r, off, &j->ch) < 0) {
+				load_rc = -1;
+				break;
+			}
+			const struct jfr_chunk *ch = &j->ch;
+			int64_t end = jfr_sat_add(ch->start_nanos, ch->duration_nanos);
+			if (!pv->have_start) {
+				pv->rec_start = rep->start_nanos = ch->start_nanos;
+				rep->end_nanos = end;
+				pv->have_start = true;
+			}
+			if (ch->start_nanos < rep->start_nanos)
+				rep->start_nanos = ch->start_nanos;
+			if (end > rep->end_nanos)
+				rep->end_nanos = end;
+			if (job_prepare(pv, r, j) < 0) {
+				load_rc = jfr_fail(r, ch->off, "out of memory");
+				job_free(j);
+				break;
+			}
+			off += j->ch.size;
+			n++;
 		}
-		if (!pv->have_start) {
-			pv->rec_start = ch.start_nanos;
-			rep->start_nanos = ch.start_nanos;
-			rep->end_nanos = jfr_sat_add(ch.start_nanos, ch.duration_nanos);
-			pv->have_start = true;
+		scan_jobs(jobs, n, threads);
+		for (int i = 0; i < n; i++) {
+			if (!rc) {
+				rc = job_merge(rep, pv, r, &jobs[i]);
+				if (!rc)
+					rep->nchunks++;
+			}
+			job_free(&jobs[i]);
 		}
-		if (ch.start_nanos < rep->start_nanos)
-			rep->start_nanos = ch.start_nanos;
-		if (jfr_sat_add(ch.start_nanos, ch.duration_nanos) > rep->end_nanos)
-			rep->end_nanos = jfr_sat_add(ch.start_nanos, ch.duration_nanos);
-		rc = read_chunk(rep, pv, r, &ch);
-		jfr_chunk_release(&ch);
-		if (rc)
-			break;
-		rep->nchunks++;
-		off += ch.size;
+		if (!rc)
+			rc = load_rc;
 	}
+	free(jobs);
 	finish(rep, pv, r);
 	return rc;
 }
@@ -991,7 +1130,6 @@ void report_free(struct report *rep)
 		map_free(&pv->stack_ids);
 		map_free(&pv->thread_ids);
 		map_free(&pv->sample_ids);
-		map_free(&pv->agg);
 		map_free(&pv->chunk_threads);
 		map_free(&pv->chunk_stacks);
 		map_free(&pv->chunk_frames);

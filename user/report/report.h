@@ -32,6 +32,7 @@ struct report_opts {
 	/* the integer event field summed instead of counting events (NULL = count events) */
 	const char *value_field;
 	int top;           /* rows of the top lists */
+	int jobs;          /* chunks scanned in parallel; 0 = one per CPU (at most 16) */
 	bool thread_roots; /* collapsed/html: one root frame per thread */
 };
 

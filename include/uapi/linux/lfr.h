@@ -21,8 +21,9 @@
  * rejection carries an extended-ack message naming the attribute.
  *
  * LFR_CMD_START: start a session.  Reply: LFR_CMD_START with
- *   LFR_A_SESSION_ID, LFR_A_STATE, LFR_A_RING_PAGES, LFR_A_NR_CPU_IDS,
- *   LFR_A_PERIOD_NS (the effective values).
+ *   LFR_A_SESSION_ID, LFR_A_STATE, LFR_A_PERIOD_NS, LFR_A_USER_STACK_DEPTH,
+ *   LFR_A_RING_PAGES, LFR_A_WAKEUP_BYTES, LFR_A_NR_CPU_IDS and the
+ *   LFR_A_KERNEL_STACK / LFR_A_DETACHED flags (the effective values).
  *   LFR_A_PERIOD_NS         u64   sampling period in ns of thread CPU time
  *                                 (10000 .. 10000000000).
  *   LFR_A_FREQ_HZ           u32   alternative to the period: samples per
@@ -53,30 +54,37 @@
  *     LFR_TARGET_A_TGID          u32   a process (all its threads, current
  *                                      and future); may repeat
  *     LFR_TARGET_A_TID           u32   one thread; may repeat
- *     LFR_TARGET_A_CGROUP_ID     u64   a cgroup v2 id; may repeat (reserved:
- *                                      rejected with EOPNOTSUPP for now)
- *     LFR_TARGET_A_FOLLOW_CHILDREN flag  processes forked by a target
- *                                      process become targets too
- *                                      (reserved: EOPNOTSUPP for now)
+ *     LFR_TARGET_A_CGROUP_ID     u64   a cgroup v2 (the id is the inode
+ *                                      number of its directory in the
+ *                                      cgroup2 mount); every thread in it
+ *                                      or in a descendant cgroup at the
+ *                                      moment of a tick; may repeat
+ *     LFR_TARGET_A_FOLLOW_CHILDREN flag  threads and processes created by
+ *                                      a target thread (fork, clone) become
+ *                                      targets before their first
+ *                                      instruction, and so on down
  *     SYSTEM cannot be combined with other targets.  At most
- *     LFR_MAX_TARGETS ids in total.
+ *     LFR_MAX_TARGETS ids in total.  With cgroup targets the timers run
+ *     on every CPU as in system-wide mode and each tick checks the
+ *     interrupted thread's cgroup, so threads that move in are sampled
+ *     from their next tick on and threads that move out no longer are.
  *   Errors: EBUSY when a session is already running (only one running
  *   session is supported; the ABI carries session ids so that several can
  *   later run together), EINVAL/ERANGE on bad attributes, ESRCH when a
- *   given tgid/tid does not exist, ENOMEM.
+ *   given tgid/tid does not exist, ENOENT when a cgroup id names no
+ *   cgroup v2 visible from the caller's cgroup namespace, ENOMEM.
  *
  * LFR_CMD_STOP: LFR_A_SESSION_ID u32 (optional: the running session).
  *   Stops sampling at once, then the session is DRAINING until every
  *   already-queued stack walk has run (threads blocked in long system calls
  *   walk when they return), then STOPPED.  Counters stay readable with
  *   STATUS until the next START or module unload.  Reply: LFR_CMD_STOP with
- *   LFR_A_SESSION_ID and LFR_A_STATE.  ENOENT if there is no such session.
+ *   the attributes of the START reply.  ENOENT if there is no such session
+ *   (or, without LFR_A_SESSION_ID, no running one).
  *
  * LFR_CMD_STATUS: LFR_A_SESSION_ID u32 (optional: the newest session).
  *   Reply LFR_CMD_STATUS with:
- *   LFR_A_SESSION_ID u32, LFR_A_STATE u32 (enum lfr_state),
- *   LFR_A_PERIOD_NS u64, LFR_A_USER_STACK_DEPTH u32, LFR_A_RING_PAGES u32,
- *   LFR_A_NR_CPU_IDS u32, LFR_A_KERNEL_STACK flag, LFR_A_DETACHED flag,
+ *   the attributes of the START reply, then
  *   LFR_A_COUNTERS nest   the totals: one u64 attribute per counter, the
  *                         attribute type being the enum lfr_counter value,
  *   LFR_A_CPU nest        repeated, one per possible CPU:
@@ -98,7 +106,7 @@
  *                           + sum(LFR_CTR_LOST_*) - LFR_CTR_LOST_AUX_RING_FULL
  * Every tick that hit a target thread is either in the weight of a
  * committed sample or lost with exactly one reason (AUX_RING_FULL counts
- * MMAP/COMM records, not ticks).
+ * MMAP/COMM/TASK records, not ticks).
  *
  * ---------------------------------------------------------------------------
  * 2. Rings: the character device /dev/lfr.
@@ -108,8 +116,9 @@
  *   mmap(NULL, (1 + ring_pages) * page_size, PROT_READ | PROT_WRITE,
  *        MAP_SHARED, fd, LFR_MMAP_OFFSET(session_id, cpu));
  * The first mmap binds the open file to that session; mapping another
- * session on the same file fails with EINVAL.  Mappings must cover the whole
- * ring; the only field user space may write is ctrl->tail.  CPUs that are
+ * session on the same file fails with EINVAL.  Mappings must be MAP_SHARED
+ * and cover the whole ring; the only field user space may write is
+ * ctrl->tail.  CPUs that are
  * not possible fail with ENXIO.  poll() on the file reports EPOLLIN when any
  * ring of the bound session holds at least wakeup_bytes, and EPOLLHUP once
  * the session is STOPPED (everything it will ever write is in the rings).
@@ -248,7 +257,7 @@ enum lfr_lost_reason {
 	LFR_LOST_EXIT,		/* thread lost its mm before the walk */
 	LFR_LOST_MODULE,	/* module going away, work not queued */
 	LFR_LOST_WEIGHT_OVERFLOW, /* merged weight saturated */
-	LFR_LOST_AUX_RING_FULL,	/* a MMAP/COMM record did not fit (records) */
+	LFR_LOST_AUX_RING_FULL,	/* a MMAP/COMM/TASK record did not fit */
 	LFR_LOST_NOMEM,		/* no memory for the walk buffers */
 	__LFR_LOST_MAX,
 };
@@ -288,6 +297,8 @@ enum lfr_counter {
 	LFR_CTR_WORK_COUNT,
 	LFR_CTR_THREADS,	/* thread table entries in use (gauge) */
 	LFR_CTR_TICKS_PENDING,	/* ticks in walks not yet run (gauge) */
+	LFR_CTR_RECORDS_TASK,	/* TASK records written */
+	LFR_CTR_FOLLOW_NO_SLOT,	/* children not followed: thread table full */
 	/* New counters are appended here, below LFR_CTR_LOST_FIRST. */
 	LFR_CTR_LOST_FIRST = 64, /* LFR_CTR_LOST_FIRST + enum lfr_lost_reason */
 	LFR_CTR_LOST_RING_FULL = LFR_CTR_LOST_FIRST + LFR_LOST_RING_FULL,
@@ -345,6 +356,7 @@ enum lfr_rec_type {
 	LFR_REC_MMAP,		/* struct lfr_rec_mmap */
 	LFR_REC_COMM,		/* struct lfr_rec_comm */
 	LFR_REC_LOST,		/* struct lfr_rec_lost */
+	LFR_REC_TASK,		/* struct lfr_rec_task */
 };
 
 struct lfr_rec_header {
@@ -387,7 +399,8 @@ struct lfr_rec_sample {
 
 /*
  * A mapping that holds a sampled user address, written once per mapping per
- * process image before the first sample that needs it.  file offset of an
+ * process image before the first sample that needs it.  time_ns is the time
+ * of that sample's tick (the mapping existed then).  file offset of an
  * address a: a - start + pgoff.  path is NUL-terminated and padded with
  * NULs to the record size.
  */
@@ -411,7 +424,8 @@ struct lfr_rec_mmap {
 
 /*
  * A thread's name, written the first time the thread is sampled in a
- * process image and whenever it changed since.
+ * process image and whenever it changed since; time_ns is the time of
+ * that sample's tick.
  */
 struct lfr_rec_comm {
 	struct lfr_rec_header hdr;	/* LFR_REC_COMM */
@@ -432,5 +446,42 @@ struct lfr_rec_lost {
 	__u64 count;			/* records (RING_FULL: their ticks too) */
 	__u64 ticks;			/* ticks they stood for */
 };
+
+/* lfr_rec_task.kind */
+enum lfr_task_kind {
+	LFR_TASK_FORK,		/* tid was created by ptid (fork, clone) */
+	LFR_TASK_EXIT,		/* tid is exiting; comm is its last name */
+	LFR_TASK_EXEC,		/* tid ran execve; comm is the new name */
+	LFR_TASK_RENAME,	/* tid set its name (prctl, pthread_setname_np) */
+};
+
+/*
+ * Life of a target thread, written on the ring of the CPU where it
+ * happened.  FORK is written for a child of a target thread (the parent
+ * fields name the creating thread) before the child runs; EXIT when a
+ * target thread begins to exit; EXEC and RENAME when a target thread
+ * changes its name; EXEC also carries the new command line (args[]),
+ * read from the new image right after the exec.  System-wide sessions
+ * report every user thread;
+ * kernel threads and io/user workers are never reported.
+ */
+struct lfr_rec_task {
+	struct lfr_rec_header hdr;	/* LFR_REC_TASK */
+	__u64 time_ns;
+	__u32 kind;			/* enum lfr_task_kind */
+	__u32 tgid;
+	__u32 tid;
+	__u32 ptgid;			/* FORK: the creating thread; else 0 */
+	__u32 ptid;
+	__u32 args_len;			/* bytes of args[] that are valid */
+	char comm[LFR_COMM_LEN];	/* NUL-terminated */
+	/*
+	 * EXEC: the command line as in /proc/PID/cmdline (NUL-separated),
+	 * at most LFR_TASK_ARGS_MAX bytes, padded with NULs to the size.
+	 */
+	char args[];
+};
+
+#define LFR_TASK_ARGS_MAX	512
 
 #endif /* _UAPI_LINUX_LFR_H */

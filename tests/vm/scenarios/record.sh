@@ -42,7 +42,27 @@ echo "record: after kill -9 the session is $state"
 [ "$state" = stopped ] || { echo "record: FAILED: session not stopped after the recorder was killed"; fail=1; }
 ls -l "$share/killed.jfr"
 
-# 4. Bad input: clear errors, distinct exit statuses, no file left behind.
+# 4. Ctrl-C (SIGINT) ends a recording cleanly, here with small chunks rotated by size and age.
+spin 60 &
+spin_pid=$!
+lfr record -F 4999 -q --chunk-size 65536 --chunk-age 1 -o "$share/sigint.jfr" -p $spin_pid &
+rec_pid=$!
+sleep 3.5
+kill -INT $rec_pid
+wait $rec_pid
+rc=$?
+kill $spin_pid
+wait $spin_pid 2>/dev/null
+echo "record: after SIGINT lfr record exited $rc"
+[ $rc = 0 ] || { echo "record: FAILED: lfr record exited $rc after SIGINT"; fail=1; }
+
+# 5. System-wide: every user thread, here two processes.
+spin 3 &
+callgraph 3 >/dev/null &
+lfr record -a -d 2 -o "$share/system.jfr" 2>&1 | tail -n 3
+wait
+
+# 6. Bad input: clear errors, distinct exit statuses, no file left behind.
 lfr record -o "$share/bad.jfr" -p 999999 2>"$share/bad.err"
 rc=$?
 cat "$share/bad.err"

@@ -1,0 +1,366 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * drainer_bench: records per second through the drainer's real path — lfr_recorder_add() and
+ * lfr_recorder_process() (decoding, mappings, thread names, symbolization of every frame, method
+ * and stack interning, jdk.ExecutionSample events) into a JFR file on disk.
+ *
+ *   drainer_bench [-n RECORDS] [-d DEPTH] [-s STACKS] [-t THREADS] [-b BATCH] [-o FILE]
+ *
+ * The record stream is synthetic but made of this program's own code: the frames are addresses in
+ * 512 functions of this executable (named from its ELF symbol table) and in a few C library
+ * functions, mapped by MMAP records that describe this process's real mappings (path, offset,
+ * device, inode), so every frame goes through the symbolizer's ELF lookup the first time and its
+ * (pid, pc) cache after.  Stack reuse is realistic: STACKS distinct call paths (default 4000) drawn
+ * with a Zipf-like weight (the hottest path takes about a tenth of the samples), a shared base of
+ * frames, and a leaf pc that varies within its function as a hot loop's does.  THREADS threads
+ * (default 64) of 4 processes sample in turn; each thread's COMM and each process's mappings
+ * come first.  Records are fed in batches of BATCH (default 4096) as the recorder sees a ring
+ * drain; time spent building the stream is not measured.  cpu_rate and ns_per_record use the
+ * process's CPU time (one thread: records per second of one core), rate the wall time.  The file is
+ * closed (final flush) inside the measured time.
+ *
+ * Prints one line: "drainer: records=N depth=D stacks=S threads=T seconds=T cpu_seconds=T rate=R
+ * records/s cpu_rate=R ns_per_record=X bytes_per_sample=B frames_named=P% stack_traces=N methods=N
+ * sym_cache_hits=P%".
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/lfr.h>
+
+#include "jfr/writer.h"
+#include "record/recorder.h"
+#include "sym/sym.h"
+
+#define NPROC 4
+#define MAXDEPTH 1024
+
+/* 512 small functions of this program, so that frames name real symbols of a real ELF file. */
+static volatile unsigned long sink;
+#define F(n)                                                                                       \
+	__attribute__((noinline, used)) static void fn##n(unsigned long x)                         \
+	{                                                                                          \
+		for (unsigned long i = 0; i < x; i++)                                              \
+			sink = sink * 31 + i + n;                                                  \
+	}
+#define F8(n) F(n##0) F(n##1) F(n##2) F(n##3) F(n##4) F(n##5) F(n##6) F(n##7)
+#define F64(n) F8(n##0) F8(n##1) F8(n##2) F8(n##3) F8(n##4) F8(n##5) F8(n##6) F8(n##7)
+F64(1)
+F64(2)
+F64(3)
+F64(4)
+F64(5)
+F64(6)
+F64(7)
+F64(8)
+#define P(n) fn##n,
+#define P8(n) P(n##0) P(n##1) P(n##2) P(n##3) P(n##4) P(n##5) P(n##6) P(n##7)
+#define P64(n) P8(n##0) P8(n##1) P8(n##2) P8(n##3) P8(n##4) P8(n##5) P8(n##6) P8(n##7)
+static void (*const fns[])(unsigned long) = {P64(1) P64(2) P64(3) P64(4) P64(5) P64(6) P64(7)
+                                                 P64(8)};
+#define NFN (sizeof(fns) / sizeof(fns[0]))
+
+static uint64_t rng = 0x9e3779b97f4a7c15ULL;
+
+static uint64_t next(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* CPU time of this process: on a shared machine the wall time also counts others' work. */
+static double cpu_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+struct buf {
+	uint8_t *p;
+	size_t len, cap;
+};
+
+static void *reserve(struct buf *b, size_t n)
+{
+	if (b->len + n > b->cap) {
+		b->cap = (b->len + n) * 2;
+		b->p = realloc(b->p, b->cap);
+		if (!b->p) {
+			perror("drainer_bench");
+			exit(1);
+		}
+	}
+	memset(b->p + b->len, 0, n);
+	b->len += n;
+	return b->p + b->len - n;
+}
+
+/* MMAP records for the executable mappings of this process, announced for pid. */
+static int add_mappings(struct buf *b, uint32_t pid)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[4096];
+	int n = 0;
+
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long start, end, off, ino;
+		unsigned int maj, min;
+		char perms[8], path[2048] = "";
+		struct lfr_rec_mmap *m;
+		size_t plen, size;
+
+		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %2047s", &start, &end, perms, &off,
+		           &maj, &min, &ino, path) < 7 ||
+		    perms[2] != 'x' || path[0] != '/')
+			continue;
+		plen = strlen(path) + 1;
+		size = (sizeof(*m) + plen + 7) & ~(size_t)7;
+		m = reserve(b, size);
+		m->hdr.type = LFR_REC_MMAP;
+		m->hdr.size = (uint32_t)size;
+		m->tgid = pid;
+		m->flags = LFR_MMAP_F_EXEC;
+		m->start = start;
+		m->end = end;
+		m->pgoff = off;
+		m->ino = ino;
+		m->dev_major = maj;
+		m->dev_minor = min;
+		memcpy(m->path, path, plen);
+		n++;
+	}
+	fclose(f);
+	return n;
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: drainer_bench [-n RECORDS] [-d DEPTH] [-s STACKS] [-t THREADS] "
+	                "[-b BATCH] [-o FILE]\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	long nrec = 2000000, depth = 32, nstacks = 4000, nthreads = 64, batch = 4096;
+	const char *out = "/tmp/lfr-drainer-bench.jfr";
+	/* return addresses in the C library, as real stacks have them */
+	const uintptr_t libc_pcs[] = {(uintptr_t)qsort, (uintptr_t)bsearch, (uintptr_t)strtol,
+	                              (uintptr_t)fopen, (uintptr_t)fclose,  (uintptr_t)getenv};
+	struct buf stream = {0}, pre = {0};
+	uint64_t *stacks, *cum, total = 0;
+	struct lfr_recorder_stats rst;
+	struct lfr_jfr_stats jst;
+	struct lfr_sym_stats sst;
+	struct lfr_recorder *rec;
+	struct lfr_jfr_writer *w;
+	struct lfr_sym *sym;
+	struct lfr_sym_opts so = {0};
+	size_t nsample_bytes;
+	char err[256];
+	struct stat st;
+	double t0, t1, c0, c1;
+	int c;
+
+	while ((c = getopt(argc, argv, "n:d:s:t:b:o:h")) != -1) {
+		switch (c) {
+		case 'n':
+			nrec = atol(optarg);
+			break;
+		case 'd':
+			depth = atol(optarg);
+			break;
+		case 's':
+			nstacks = atol(optarg);
+			break;
+		case 't':
+			nthreads = atol(optarg);
+			break;
+		case 'b':
+			batch = atol(optarg);
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		default:
+			usage();
+		}
+	}
+	if (optind != argc || nrec < 1 || depth < 4 || depth > MAXDEPTH || nstacks < 1 ||
+	    nthreads < NPROC || batch < 1)
+		usage();
+
+	/* The call paths: a shared base of 3 frames, a varied middle, a leaf function; Zipf
+	 * weights. */
+	stacks = calloc((size_t)(nstacks * depth), sizeof(*stacks));
+	cum = calloc((size_t)nstacks, sizeof(*cum));
+	if (!stacks || !cum)
+		return 1;
+	for (long s = 0; s < nstacks; s++) {
+		uint64_t *f = stacks + s * depth;
+
+		for (long d = 0; d < depth; d++) {
+			long fromroot = depth - 1 - d;
+			uintptr_t base;
+
+			if (fromroot < 3)
+				base = (uintptr_t)fns[fromroot];
+			else if (d > 0 && d <= 2 && s % 3 == 0)
+				base = libc_pcs[next() % (sizeof(libc_pcs) / sizeof(libc_pcs[0]))];
+			else
+				base = (uintptr_t)fns[3 + next() % (NFN - 3)];
+			f[d] = base + 4 + next() % 12;
+		}
+		total += 1000000 / (uint64_t)(s + 1) + 1;
+		cum[s] = total;
+	}
+
+	/* Announcements first: each process's mappings, each thread's name. */
+	for (uint32_t p = 0; p < NPROC; p++)
+		if (add_mappings(&pre, 1000 + p) <= 0) {
+			fprintf(stderr,
+			        "drainer_bench: no executable mappings in /proc/self/maps\n");
+			return 1;
+		}
+	for (long t = 0; t < nthreads; t++) {
+		struct lfr_rec_comm *cm = reserve(&pre, sizeof(*cm));
+
+		cm->hdr.type = LFR_REC_COMM;
+		cm->hdr.size = sizeof(*cm);
+		cm->tgid = 1000 + (uint32_t)(t % NPROC);
+		cm->tid = t < NPROC ? cm->tgid : 2000 + (uint32_t)t;
+		snprintf(cm->comm, sizeof(cm->comm), "worker-%d", (int)(t % 10000));
+	}
+
+	/* A pool of 65536 sample records, replayed with fresh times until nrec have been fed. */
+	nsample_bytes = sizeof(struct lfr_rec_sample) + (size_t)depth * 8;
+	for (int i = 0; i < 65536; i++) {
+		struct lfr_rec_sample *s = reserve(&stream, nsample_bytes);
+		uint64_t x = next() % total;
+		long lo = 0, hi = nstacks - 1, t = (long)(next() % (uint64_t)nthreads);
+
+		while (lo < hi) {
+			long mid = (lo + hi) / 2;
+
+			if (cum[mid] > x)
+				hi = mid;
+			else
+				lo = mid + 1;
+		}
+		s->hdr.type = LFR_REC_SAMPLE;
+		s->hdr.size = (uint32_t)nsample_bytes;
+		s->cpu = (uint32_t)(i & 1);
+		s->tgid = 1000 + (uint32_t)(t % NPROC);
+		s->tid = t < NPROC ? s->tgid : 2000 + (uint32_t)t;
+		s->weight = 1;
+		s->nr_user = (uint16_t)depth;
+		memcpy(s->ips, stacks + lo * depth, (size_t)depth * 8);
+		/* a hot loop's pc moves within its function */
+		s->ips[0] = (uintptr_t)fns[3 + (lo % (NFN - 3))] + 4 + next() % 24;
+	}
+
+	so.flags = 0;
+	if (lfr_jfr_open(&w, out, NULL)) {
+		fprintf(stderr, "drainer_bench: %s: %s\n", out,
+		        w ? lfr_jfr_strerror(w) : "cannot open");
+		return 1;
+	}
+	if (lfr_sym_new(&sym, &so) || lfr_recorder_new(&rec, w, sym)) {
+		fprintf(stderr, "drainer_bench: out of memory\n");
+		return 1;
+	}
+
+	t0 = now();
+	c0 = cpu_now();
+	for (size_t off = 0; off < pre.len;) {
+		const struct lfr_rec_header *h = (const void *)(pre.p + off);
+
+		lfr_recorder_add(rec, h);
+		off += h->size;
+	}
+	{
+		uint64_t time_ns = 1000000000ULL;
+		long fed = 0;
+		size_t off = 0;
+
+		while (fed < nrec) {
+			struct lfr_rec_sample *s = (void *)(stream.p + off);
+			int e;
+
+			s->time_ns = time_ns;
+			time_ns += 10000;
+			if ((e = lfr_recorder_add(rec, &s->hdr))) {
+				fprintf(stderr, "drainer_bench: add: %s\n", strerror(-e));
+				return 1;
+			}
+			off += nsample_bytes;
+			if (off >= stream.len)
+				off = 0;
+			if (++fed % batch == 0 || fed == nrec) {
+				if ((e = lfr_recorder_process(rec, fed == nrec))) {
+					fprintf(stderr, "drainer_bench: process: %s\n",
+					        lfr_jfr_strerror(w));
+					return 1;
+				}
+			}
+		}
+	}
+	lfr_recorder_get_stats(rec, &rst);
+	lfr_jfr_get_stats(w, &jst);
+	lfr_sym_get_stats(sym, &sst);
+	if (lfr_jfr_close(w, err, sizeof(err))) {
+		fprintf(stderr, "drainer_bench: close: %s\n", err);
+		return 1;
+	}
+	t1 = now();
+	c1 = cpu_now();
+	if (stat(out, &st)) {
+		perror("drainer_bench: stat");
+		return 1;
+	}
+	if ((long)rst.samples != nrec) {
+		fprintf(stderr, "drainer_bench: %llu of %ld samples written\n",
+		        (unsigned long long)rst.samples, nrec);
+		return 1;
+	}
+	printf(
+	    "drainer: records=%ld depth=%ld stacks=%ld threads=%ld seconds=%.3f cpu_seconds=%.3f "
+	    "rate=%.0f records/s cpu_rate=%.0f ns_per_record=%.1f bytes_per_sample=%.2f "
+	    "frames_named=%.1f%% stack_traces=%llu "
+	    "methods=%llu sym_cache_hits=%.1f%%\n",
+	    nrec, depth, nstacks, nthreads, t1 - t0, c1 - c0, (double)nrec / (t1 - t0),
+	    (double)nrec / (c1 - c0), (c1 - c0) * 1e9 / (double)nrec,
+	    (double)st.st_size / (double)nrec,
+	    rst.frames ? 100.0 * (double)(rst.frames - rst.unnamed) / (double)rst.frames : 0.0,
+	    (unsigned long long)jst.stack_traces, (unsigned long long)jst.methods,
+	    sst.lookups ? 100.0 * (double)sst.cache_hits / (double)sst.lookups : 0.0);
+	lfr_recorder_free(rec);
+	lfr_sym_free(sym);
+	free(stacks);
+	free(cum);
+	free(stream.p);
+	free(pre.p);
+	return 0;
+}

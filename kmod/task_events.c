@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lfr: the life of target threads.  Probes on the scheduler's fork, exit
+ * and exec tracepoints and on task_rename write LFR_REC_TASK records to
+ * the ring of the CPU where the event happens, and make the children of
+ * target threads targets when the session follows children: the child's
+ * thread-table entry is marked before wake_up_new_task(), so it is a
+ * target from its first instruction.
+ */
+#include <linux/mm_types.h>
+#include <linux/sched.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+#include <linux/tracepoint.h>
+#include "lfr_internal.h"
+
+static struct tracepoint *lfr_tp_fork, *lfr_tp_exit, *lfr_tp_exec,
+			 *lfr_tp_rename;
+
+static void lfr_find_task_tp(struct tracepoint *tp, void *priv)
+{
+	if (!strcmp(tp->name, "sched_process_fork"))
+		lfr_tp_fork = tp;
+	else if (!strcmp(tp->name, "sched_process_exit"))
+		lfr_tp_exit = tp;
+	else if (!strcmp(tp->name, "sched_process_exec"))
+		lfr_tp_exec = tp;
+	else if (!strcmp(tp->name, "task_rename"))
+		lfr_tp_rename = tp;
+}
+
+int lfr_task_events_init(void)
+{
+	for_each_kernel_tracepoint(lfr_find_task_tp, NULL);
+	if (!lfr_tp_fork || !lfr_tp_exit || !lfr_tp_exec || !lfr_tp_rename) {
+		pr_err("tracepoints sched_process_fork/exit/exec or task_rename not found\n");
+		return -ENOENT;
+	}
+	return 0;
+}
+
+static bool lfr_running(struct lfr_session *s)
+{
+	return atomic_read(&s->state) == LFR_STATE_RUNNING;
+}
+
+#define LFR_TASK_BUF_U64 \
+	((sizeof(struct lfr_rec_task) + LFR_TASK_ARGS_MAX + 7) / 8)
+
+/*
+ * The command line of current's new image: its argument pages were just
+ * written by execve, so a copy that cannot fault finds them.
+ */
+static u32 lfr_exec_args(struct lfr_rec_task *rec)
+{
+	struct mm_struct *mm = current->mm;
+	unsigned long len;
+
+	if (!mm || mm->arg_end <= mm->arg_start)
+		return 0;
+	len = min_t(unsigned long, mm->arg_end - mm->arg_start,
+		    LFR_TASK_ARGS_MAX);
+	if (copy_from_user_nofault(rec->args,
+				   (const void __user *)mm->arg_start, len))
+		return 0;
+	return len;
+}
+
+/* Preemption is off (tracepoint); the ring writer wants irqs off too. */
+static void lfr_task_record(struct lfr_session *s, struct task_struct *t,
+			    u32 kind, struct task_struct *parent,
+			    const char *comm)
+{
+	u64 buf[LFR_TASK_BUF_U64];
+	struct lfr_rec_task *rec = (struct lfr_rec_task *)buf;
+	struct lfr_ring *r;
+	unsigned long flags;
+	u32 len;
+
+	memset(rec, 0, sizeof(*rec));
+	if (kind == LFR_TASK_EXEC && t == current)
+		rec->args_len = lfr_exec_args(rec);
+	len = ALIGN(sizeof(*rec) + rec->args_len, 8);
+	memset(rec->args + rec->args_len, 0, len - sizeof(*rec) - rec->args_len);
+	rec->hdr.type = LFR_REC_TASK;
+	rec->hdr.size = len;
+	rec->time_ns = ktime_get_ns();
+	rec->kind = kind;
+	rec->tgid = t->tgid;
+	rec->tid = t->pid;
+	if (parent) {
+		rec->ptgid = parent->tgid;
+		rec->ptid = parent->pid;
+	}
+	/* comm is always NUL-terminated within its 16 bytes. */
+	memcpy(rec->comm, comm ? comm : t->comm, LFR_COMM_LEN);
+	rec->comm[LFR_COMM_LEN - 1] = '\0';
+
+	local_irq_save(flags);
+	r = s->rings[smp_processor_id()];
+	if (lfr_ring_write(r, rec, len)) {
+		lfr_ring_lost(r, LFR_LOST_AUX_RING_FULL, 0);
+		lfr_count_lost(s, LFR_LOST_AUX_RING_FULL, 1);
+	} else {
+		lfr_count(s, LFR_CTR_RECORDS_TASK, 1);
+	}
+	local_irq_restore(flags);
+}
+
+static bool lfr_reported(struct lfr_session *s, struct task_struct *t)
+{
+	return !(t->flags & LFR_PF_NOT_USER) && lfr_is_target(s, t);
+}
+
+static void lfr_probe_fork(void *data, struct task_struct *parent,
+			   struct task_struct *child)
+{
+	struct lfr_session *s = data;
+	struct lfr_thread *e;
+
+	if (!lfr_running(s) || (child->flags & LFR_PF_NOT_USER) ||
+	    !lfr_is_target(s, parent))
+		return;
+	if (s->cfg.follow_children && !lfr_is_target(s, child)) {
+		/* The child has not run yet: nothing else touches its entry. */
+		e = lfr_thread_get(s, child, true);
+		if (!e) {
+			lfr_count(s, LFR_CTR_FOLLOW_NO_SLOT, 1);
+			return;
+		}
+		WRITE_ONCE(e->follow, true);
+	}
+	if (lfr_is_target(s, child))
+		lfr_task_record(s, child, LFR_TASK_FORK, parent, NULL);
+}
+
+static void lfr_probe_exit(void *data, struct task_struct *t)
+{
+	struct lfr_session *s = data;
+
+	if (lfr_running(s) && lfr_reported(s, t))
+		lfr_task_record(s, t, LFR_TASK_EXIT, NULL, NULL);
+}
+
+static void lfr_probe_exec(void *data, struct task_struct *t, pid_t old_pid,
+			   struct linux_binprm *bprm)
+{
+	struct lfr_session *s = data;
+
+	if (lfr_running(s) && lfr_reported(s, t))
+		lfr_task_record(s, t, LFR_TASK_EXEC, NULL, NULL);
+}
+
+/* Called with the task's alloc_lock held, before the name is copied. */
+static void lfr_probe_rename(void *data, struct task_struct *t,
+			     const char *comm)
+{
+	struct lfr_session *s = data;
+	char name[LFR_COMM_LEN];
+
+	if (!lfr_running(s) || !lfr_reported(s, t))
+		return;
+	strscpy_pad(name, comm, sizeof(name));
+	lfr_task_record(s, t, LFR_TASK_RENAME, NULL, name);
+}
+
+int lfr_task_events_start(struct lfr_session *s)
+{
+	int err;
+
+	err = tracepoint_probe_register(lfr_tp_fork, lfr_probe_fork, s);
+	if (err)
+		return err;
+	err = tracepoint_probe_register(lfr_tp_exit, lfr_probe_exit, s);
+	if (err)
+		goto out_fork;
+	err = tracepoint_probe_register(lfr_tp_exec, lfr_probe_exec, s);
+	if (err)
+		goto out_exit;
+	err = tracepoint_probe_register(lfr_tp_rename, lfr_probe_rename, s);
+	if (err)
+		goto out_exec;
+	s->task_probes_on = true;
+	return 0;
+out_exec:
+	tracepoint_probe_unregister(lfr_tp_exec, lfr_probe_exec, s);
+out_exit:
+	tracepoint_probe_unregister(lfr_tp_exit, lfr_probe_exit, s);
+out_fork:
+	tracepoint_probe_unregister(lfr_tp_fork, lfr_probe_fork, s);
+	tracepoint_synchronize_unregister();
+	return err;
+}
+
+/* Process context; returns once no probe runs any more. */
+void lfr_task_events_stop(struct lfr_session *s)
+{
+	if (!s->task_probes_on)
+		return;
+	tracepoint_probe_unregister(lfr_tp_rename, lfr_probe_rename, s);
+	tracepoint_probe_unregister(lfr_tp_exec, lfr_probe_exec, s);
+	tracepoint_probe_unregister(lfr_tp_exit, lfr_probe_exit, s);
+	tracepoint_probe_unregister(lfr_tp_fork, lfr_probe_fork, s);
+	tracepoint_synchronize_unregister();
+	s->task_probes_on = false;
+}

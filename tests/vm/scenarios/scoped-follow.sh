@@ -1,0 +1,30 @@
+# A launched command and everything it starts: `lfr record -- sh -c 'named ... & named ...; wait'`
+# records both children and all their threads, with the names they set (prctl, pthread_setname_np)
+# and jdk.ThreadStart/jdk.ThreadEnd with the right parents; scoped-follow.host checks with the JDK.
+# Then a system-wide recording with kernel stacks shows which threads -a covers.
+set -u
+share=${LFR_SHARE:-/tmp}
+secs=2
+[ "${LFR_KERNEL:-stock}" = debug ] && secs=3
+fail=0
+
+lfr record -F 99 -o "$share/follow.jfr" -- sh -c "named $secs 2 fa & named $secs 3 fb; wait" \
+	>"$share/follow.out" 2>"$share/follow.err"
+rc=$?
+cat "$share/follow.out" "$share/follow.err"
+[ $rc = 0 ] || { echo "scoped-follow: FAILED: lfr record -- sh -c ... exited $rc"; fail=1; }
+lfr status -m >"$share/follow.status"
+n=$(grep -c '^named pid=' "$share/follow.out")
+[ "$n" = 7 ] || { echo "scoped-follow: FAILED: expected 7 named threads, the workload printed $n"; fail=1; }
+
+# System-wide with kernel stacks: user threads only; kernel threads are counted, not sampled.
+named 4 1 sw >"$share/system.out" &
+wl=$!
+lfr record -a -k -F 99 -d 2 -o "$share/system.jfr" 2>"$share/system.err"
+rc=$?
+wait $wl
+cat "$share/system.err"
+[ $rc = 0 ] || { echo "scoped-follow: FAILED: lfr record -a exited $rc"; fail=1; }
+lfr status -m >"$share/system.status"
+tr ' ' '\n' <"$share/system.status" | grep -E '^(ticks|ticks_matched|skip_idle|skip_kthread|records_task)='
+exit $fail

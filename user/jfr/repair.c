@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Repair of a recording whose writer died in one of the two moments where the file is not readable
+ * (see writer.c): the file then ends with bytes after its last complete chunk (a chunk grew in the
+ * file before its header did, or shrank in its header before the file did).  Cutting them off gives
+ * the recording as of its last flush.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "jfr/encode.h"
+#include "jfr/writer.h"
+
+#define HEADER_SIZE 68
+
+int lfr_jfr_repair(const char *path, char *err, size_t errlen)
+{
+	struct stat st;
+	uint8_t h[HEADER_SIZE];
+	uint64_t off = 0;
+	int ret = 0;
+	int fd = open(path, O_RDWR | O_CLOEXEC);
+
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		goto out;
+	}
+	uint64_t size = (uint64_t)st.st_size;
+	while (size - off >= HEADER_SIZE) {
+		ssize_t r = pread(fd, h, HEADER_SIZE, (off_t)off);
+
+		if (r != HEADER_SIZE) {
+			ret = r < 0 ? -errno : -EIO;
+			snprintf(err, errlen, "%s: reading a chunk header at %llu: %s", path,
+			         (unsigned long long)off, r < 0 ? strerror(errno) : "short read");
+			goto out;
+		}
+		uint64_t csize = jfr_get_be64(h + 8);
+		if (memcmp(h, "FLR", 4) || csize <= HEADER_SIZE || csize > size - off)
+			break; /* not a complete chunk: the tail starts here */
+		off += csize;
+	}
+	if (off == size)
+		goto out; /* nothing to repair */
+	if (!off) {
+		ret = -EINVAL;
+		snprintf(err, errlen, "%s: no complete chunk at the start: not a recording", path);
+		goto out;
+	}
+	if (ftruncate(fd, (off_t)off) < 0 || fsync(fd) < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "%s: truncating to %llu bytes: %s", path,
+		         (unsigned long long)off, strerror(errno));
+		goto out;
+	}
+	ret = 1;
+	snprintf(err, errlen, "%s: cut %llu bytes after the last complete chunk", path,
+	         (unsigned long long)(size - off));
+out:
+	if (fd >= 0 && close(fd) < 0 && ret >= 0) {
+		ret = -errno;
+		snprintf(err, errlen, "%s: close: %s", path, strerror(errno));
+	}
+	return ret;
+}
