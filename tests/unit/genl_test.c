@@ -15,7 +15,8 @@
 static _Alignas(8) char req_buf[512];
 static _Alignas(8) char err_buf[1024];
 
-/* A START request with a TARGETS nest holding two tgids. Returns it; *tgid2_off = offset of the second tgid. */
+/* A START request with a TARGETS nest holding two tgids. Returns it; *tgid2_off = offset of the
+ * second tgid. */
 static struct nlmsghdr *make_request(unsigned int *tgid2_off, unsigned int *ring_off)
 {
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(req_buf);
@@ -36,7 +37,7 @@ static struct nlmsghdr *make_request(unsigned int *tgid2_off, unsigned int *ring
 
 /* The kernel's NLMSG_ERROR for REQ: ERR, optionally capped, with a message and an offset. */
 static struct nlmsghdr *make_error(const struct nlmsghdr *req, int err, int capped, const char *msg,
-				   int off, int miss)
+                                   int off, int miss)
 {
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(err_buf);
 	struct nlmsgerr *e;
@@ -70,9 +71,9 @@ static void test_extack_capped_and_full(void **state)
 		struct lfr_error e;
 
 		lfr_error_clear(&e);
-		lfr_genl_parse_extack(make_error(req, -ESRCH, capped, "no process with this tgid",
-						 (int)tgid2, -1),
-				      req, &e);
+		lfr_genl_parse_extack(
+		    make_error(req, -ESRCH, capped, "no process with this tgid", (int)tgid2, -1),
+		    req, &e);
 		assert_string_equal(e.msg, "no process with this tgid");
 		assert_int_equal(e.bad_attr, LFR_TARGET_A_TGID);
 		assert_int_equal(e.bad_attr_off, tgid2);
@@ -116,7 +117,7 @@ static void test_counters_nest(void **state)
 	mnl_attr_put_u64(nlh, LFR_CTR_LOST_EXEC, 2);
 	mnl_attr_put_u64(nlh, LFR_CTR_LOST_RING_FULL, 3);
 	mnl_attr_put_u64(nlh, LFR_CTR_LOST_AUX_RING_FULL, 7); /* records, not ticks */
-	mnl_attr_put_u64(nlh, LFR_CTR_MAX + 5, 99); /* a newer counter: ignored */
+	mnl_attr_put_u64(nlh, LFR_CTR_MAX + 5, 99);           /* a newer counter: ignored */
 	mnl_attr_nest_end(nlh, nest);
 	assert_int_equal(lfr_counters_parse(nest, &c), 0);
 	assert_int_equal(c.v[LFR_CTR_TICKS], 10);
@@ -134,7 +135,7 @@ static void test_counters_nest(void **state)
 
 static void test_hints(void **state)
 {
-	static const int codes[] = { EPERM, EBUSY, ESRCH, EINVAL, ENOMEM, ENOENT, EOPNOTSUPP };
+	static const int codes[] = {EPERM, EBUSY, ESRCH, EINVAL, ENOMEM, ENOENT, EOPNOTSUPP};
 	struct lfr_error e;
 
 	(void)state;
@@ -157,10 +158,10 @@ static void test_hints(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_extack_capped_and_full),
-		cmocka_unit_test(test_extack_missing_and_absent),
-		cmocka_unit_test(test_counters_nest),
-		cmocka_unit_test(test_hints),
+	    cmocka_unit_test(test_extack_capped_and_full),
+	    cmocka_unit_test(test_extack_missing_and_absent),
+	    cmocka_unit_test(test_counters_nest),
+	    cmocka_unit_test(test_hints),
 	};
 
 	return cmocka_run_group_tests_name("genl", tests, NULL, NULL);

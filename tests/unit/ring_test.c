@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The ring reader's arithmetic: readable bytes, record lookup, wrapped records, corrupt rings, and a
- * simulated producer/consumer run that must deliver every record exactly once and in order. */
+/* The ring reader's arithmetic: readable bytes, record lookup, wrapped records, corrupt rings, and
+ * a simulated producer/consumer run that must deliver every record exactly once and in order. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,7 +19,7 @@ static char why[160];
 
 static void put(uint64_t pos, uint32_t type, uint32_t size, uint8_t fill)
 {
-	struct lfr_rec_header h = { type, size };
+	struct lfr_rec_header h = {type, size};
 	uint8_t rec[SIZE];
 
 	memcpy(rec, &h, sizeof(h));
@@ -42,7 +42,7 @@ static void test_readable(void **state)
 
 static void test_record_contiguous(void **state)
 {
-	struct lfr_bounce b = { 0 };
+	struct lfr_bounce b = {0};
 	const struct lfr_rec_header *r;
 
 	(void)state;
@@ -53,20 +53,21 @@ static void test_record_contiguous(void **state)
 	assert_int_equal(r->size, 48);
 	assert_null(b.buf);
 	/* the same record seen one lap later */
-	assert_int_equal(lfr_ring_record_at(data, SIZE, SIZE + 64, SIZE + 112, &b, &r, why,
-					    sizeof(why)), 1);
+	assert_int_equal(
+	    lfr_ring_record_at(data, SIZE, SIZE + 64, SIZE + 112, &b, &r, why, sizeof(why)), 1);
 	assert_ptr_equal(r, data + 64);
 }
 
 static void test_record_wraps(void **state)
 {
-	struct lfr_bounce b = { 0 };
+	struct lfr_bounce b = {0};
 	const struct lfr_rec_header *r;
 	uint64_t pos = 3 * SIZE - 24; /* 24 bytes before the end, record of 64 */
 
 	(void)state;
 	put(pos, LFR_REC_MMAP, 64, 0x5a);
-	assert_int_equal(lfr_ring_record_at(data, SIZE, pos, pos + 64, &b, &r, why, sizeof(why)), 1);
+	assert_int_equal(lfr_ring_record_at(data, SIZE, pos, pos + 64, &b, &r, why, sizeof(why)),
+	                 1);
 	assert_ptr_equal(r, b.buf);
 	assert_int_equal(r->type, LFR_REC_MMAP);
 	assert_int_equal(r->size, 64);
@@ -77,7 +78,7 @@ static void test_record_wraps(void **state)
 
 static void test_record_corrupt(void **state)
 {
-	struct lfr_bounce b = { 0 };
+	struct lfr_bounce b = {0};
 	const struct lfr_rec_header *r;
 
 	(void)state;
@@ -111,8 +112,8 @@ static void test_record_corrupt(void **state)
  */
 static void simulate(int pad_at_end, unsigned int seed)
 {
-	struct lfr_ring_ctrl ctrl = { 0 };
-	struct lfr_ring ring = { .ctrl = &ctrl, .data = data, .data_size = SIZE, .cpu = 0 };
+	struct lfr_ring_ctrl ctrl = {0};
+	struct lfr_ring ring = {.ctrl = &ctrl, .data = data, .data_size = SIZE, .cpu = 0};
 	struct lfr_error e;
 	uint64_t next_seq = 0, want_seq = 0, dropped = 0, received = 0, produced_bytes = 0;
 	const uint64_t total = 20000;
@@ -123,7 +124,8 @@ static void simulate(int pad_at_end, unsigned int seed)
 		/* producer burst */
 		for (int burst = rand() % 8; burst >= 0 && next_seq < total; burst--) {
 			uint32_t size = 16 + 8 * (uint32_t)(rand() % 40);
-			uint64_t head = ctrl.head, tail = __atomic_load_n(&ctrl.tail, __ATOMIC_ACQUIRE);
+			uint64_t head = ctrl.head,
+			         tail = __atomic_load_n(&ctrl.tail, __ATOMIC_ACQUIRE);
 			uint64_t off = head & (SIZE - 1), need = size;
 
 			if (pad_at_end && off + size > SIZE)
@@ -138,7 +140,8 @@ static void simulate(int pad_at_end, unsigned int seed)
 				head += SIZE - off;
 			}
 			put(head, LFR_REC_SAMPLE, size, (uint8_t)next_seq);
-			for (int i = 0; i < 8; i++) /* the sequence number, possibly across the end */
+			for (int i = 0; i < 8;
+			     i++) /* the sequence number, possibly across the end */
 				data[(head + 8 + i) & (SIZE - 1)] = ((uint8_t *)&next_seq)[i];
 			__atomic_store_n(&ctrl.head, head + size, __ATOMIC_RELEASE);
 			produced_bytes += need;
@@ -193,12 +196,9 @@ static void test_simulated_wrapping(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_readable),
-		cmocka_unit_test(test_record_contiguous),
-		cmocka_unit_test(test_record_wraps),
-		cmocka_unit_test(test_record_corrupt),
-		cmocka_unit_test(test_simulated_padded),
-		cmocka_unit_test(test_simulated_wrapping),
+	    cmocka_unit_test(test_readable),         cmocka_unit_test(test_record_contiguous),
+	    cmocka_unit_test(test_record_wraps),     cmocka_unit_test(test_record_corrupt),
+	    cmocka_unit_test(test_simulated_padded), cmocka_unit_test(test_simulated_wrapping),
 	};
 
 	return cmocka_run_group_tests_name("ring", tests, NULL, NULL);

@@ -5,10 +5,10 @@
  *   main thread ("cg-main"):        main        -> a -> b -> leaf
  *   worker thread ("cg-worker"):    thread_main -> a -> b -> leaf
  *
- * leaf burns CPU in a loop without calls until SECONDS have passed (SIGALRM), so almost every sample
- * taken in this process has its pc inside leaf and the frames b, a and the thread's root above it.
- * Each function sits in its own section so that the program can print the exact address range of
- * each one (the linker provides __start_SECTION and __stop_SECTION):
+ * leaf burns CPU in a loop without calls until SECONDS have passed (SIGALRM), so almost every
+ * sample taken in this process has its pc inside leaf and the frames b, a and the thread's root
+ * above it. Each function sits in its own section so that the program can print the exact address
+ * range of each one (the linker provides __start_SECTION and __stop_SECTION):
  *
  *   callgraph pid=PID threads=2
  *   range main 0xLO 0xHI
@@ -16,7 +16,9 @@
  *   done pid=PID
  *
  * Usage: callgraph [SECONDS [START_DELAY_MS]]   (default 5 s, no delay)
- * START_DELAY_MS sleeps before burning, so a recorder can attach after the ranges are printed.
+ * START_DELAY_MS sleeps before burning, so a recorder can attach after the ranges are printed: the
+ * setup (signal handler, thread creation, thread names) is done before that sleep and the worker
+ * waits on a barrier, so a recording that starts during the sleep sees the call graph only.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -59,9 +61,12 @@ FN("cg_a") void a(void)
 	__asm__ volatile("" ::: "memory");
 }
 
+static pthread_barrier_t go;
+
 FN("cg_thread_main") void *thread_main(void *arg)
 {
 	(void)arg;
+	pthread_barrier_wait(&go);
 	a();
 	__asm__ volatile("" ::: "memory");
 	return NULL;
@@ -101,23 +106,25 @@ FN("cg_main") int main(int argc, char **argv)
 	print_range("b", __start_cg_b, __stop_cg_b);
 	print_range("leaf", __start_cg_leaf, __stop_cg_leaf);
 	fflush(stdout);
-	if (delay_ms > 0) {
-		struct timespec ts = { delay_ms / 1000, (delay_ms % 1000) * 1000000L };
-
-		nanosleep(&ts, NULL);
-	}
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_alarm;
 	sigaction(SIGALRM, &sa, NULL);
 	pthread_setname_np(pthread_self(), "cg-main");
+	pthread_barrier_init(&go, NULL, 2);
 	err = pthread_create(&t, NULL, thread_main, NULL);
 	if (err) {
 		fprintf(stderr, "callgraph: pthread_create: %s\n", strerror(err));
 		return 1;
 	}
 	pthread_setname_np(t, "cg-worker");
+	if (delay_ms > 0) {
+		struct timespec ts = {delay_ms / 1000, (delay_ms % 1000) * 1000000L};
+
+		nanosleep(&ts, NULL);
+	}
 	alarm(secs);
+	pthread_barrier_wait(&go);
 	a();
 	pthread_join(t, NULL);
 	printf("done pid=%d\n", (int)getpid());

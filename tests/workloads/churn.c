@@ -4,13 +4,16 @@
  *
  *   churn SECONDS [THREADS]      (default 200 threads)
  *
- * The parent keeps CELLS child processes ("cells") alive until SECONDS have passed.  Each cell keeps
- * THREADS / CELLS threads alive: every thread burns a random 0.05-2 ms of CPU, sleeps a random
- * 100-300 ms, now and then forks a child that execs "churn --noop" and exits at once, and then exits
- * itself, and the cell starts a new thread in its place.  After a random 0.4-1.2 s a cell execs
- * itself again while all its threads are still running, so exec always races with running, sleeping
- * and exiting threads.  Counters survive the exec in argv;
- * each cell reports its totals through a pipe when the deadline has passed, and the parent prints:
+ * The parent keeps CELLS child processes ("cells") alive until SECONDS have passed.  Each cell
+ * keeps THREADS / CELLS threads alive, of two kinds.  Three quarters are long-lived: each burns a
+ * random 0.05-2 ms of CPU, sleeps 4-12 s and exits.  The others churn fast: each burns 0.05-2 ms,
+ * sleeps up to 20 ms, now and then forks a child that execs "churn --noop" and exits at once, and
+ * exits.  The cell starts a new thread in the place of each one that exits.  After a random 4-10 s
+ * a cell execs itself again while all its threads are alive, so exec always races with running,
+ * sleeping and exiting threads.  (The long-lived threads keep the population up even when thread
+ * creation is slow, as it is under heavy sampling in an emulated machine.)  Counters survive the
+ * exec in argv; each cell reports its totals through a pipe when the deadline has passed, and the
+ * parent prints:
  *
  *   churn pid=PID seconds=S threads=N
  *   churn done threads_created=T execs=E forks=F cells=C peak_threads=P
@@ -22,18 +25,21 @@
 #include <inttypes.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-#define CELLS 4
+#define CELLS 8
 
 static atomic_ulong threads_created, forks_done;
-static atomic_int alive;
+static atomic_int alive, alive_long;
+static int64_t deadline;
 static volatile unsigned long sink;
 
 static int64_t now_ns(void)
@@ -60,12 +66,30 @@ static void burn_ns(int64_t ns)
 	sink = x;
 }
 
+/* Sleeps NS, but not past the deadline. */
+static void sleep_until_deadline(int64_t ns)
+{
+	int64_t end = now_ns() + ns;
+
+	if (end > deadline)
+		end = deadline;
+	while (now_ns() < end)
+		usleep(100000);
+}
+
 static void *worker(void *arg)
 {
-	unsigned int seed = (unsigned int)(uintptr_t)arg;
+	unsigned int seed = (unsigned int)((uintptr_t)arg >> 1);
+	bool long_lived = (uintptr_t)arg & 1;
 
 	burn_ns(50000 + rand_r(&seed) % 1950000);
-	usleep(100000 + rand_r(&seed) % 200000);
+	if (long_lived) {
+		sleep_until_deadline(4000000000 + (int64_t)(rand_r(&seed) % 8000) * 1000000);
+		atomic_fetch_sub(&alive_long, 1);
+		atomic_fetch_sub(&alive, 1);
+		return NULL;
+	}
+	usleep(rand_r(&seed) % 20000);
 	if (rand_r(&seed) % 16 == 0) {
 		pid_t pid = fork();
 
@@ -85,14 +109,16 @@ static void *worker(void *arg)
 /* churn --cell DEADLINE_NS THREADS REPORT_FD CREATED EXECS FORKS PEAK */
 static int cell(char **argv)
 {
-	int64_t deadline = strtoll(argv[0], NULL, 10);
 	int nthreads = atoi(argv[1]), report_fd = atoi(argv[2]);
 	unsigned long created = strtoul(argv[3], NULL, 10), execs = strtoul(argv[4], NULL, 10);
 	unsigned long forks = strtoul(argv[5], NULL, 10), peak = strtoul(argv[6], NULL, 10);
 	unsigned int seed = (unsigned int)getpid() ^ (unsigned int)now_ns();
-	int64_t exec_at = now_ns() + 400000000 + rand_r(&seed) % 800000000;
+	int64_t exec_at = now_ns() + 4000000000 + (int64_t)(rand_r(&seed) % 6000) * 1000000;
+	int nlong = nthreads * 3 / 4;
 	pthread_attr_t attr;
 
+	deadline = strtoll(argv[0], NULL, 10);
+	prctl(PR_SET_NAME, "churn-cell"); /* exec of /proc/self/exe would name it "exe" */
 	pthread_attr_init(&attr);
 	pthread_attr_setstacksize(&attr, 64 * 1024);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
@@ -106,8 +132,8 @@ static int cell(char **argv)
 			while (atomic_load(&alive) > 0)
 				usleep(1000);
 			len = snprintf(line, sizeof(line), "%lu %lu %lu %lu\n",
-				       created + atomic_load(&threads_created), execs,
-				       forks + atomic_load(&forks_done), peak);
+			               created + atomic_load(&threads_created), execs,
+			               forks + atomic_load(&forks_done), peak);
 			if (write(report_fd, line, (size_t)len) != len)
 				return 1;
 			return 0;
@@ -118,23 +144,30 @@ static int cell(char **argv)
 			snprintf(a[0], sizeof(a[0]), "%" PRId64, deadline);
 			snprintf(a[1], sizeof(a[1]), "%d", nthreads);
 			snprintf(a[2], sizeof(a[2]), "%d", report_fd);
-			snprintf(a[3], sizeof(a[3]), "%lu", created + atomic_load(&threads_created));
+			snprintf(a[3], sizeof(a[3]), "%lu",
+			         created + atomic_load(&threads_created));
 			snprintf(a[4], sizeof(a[4]), "%lu", execs + 1);
 			snprintf(a[5], sizeof(a[5]), "%lu", forks + atomic_load(&forks_done));
 			snprintf(a[6], sizeof(a[6]), "%lu", peak);
-			execl("/proc/self/exe", "churn", "--cell", a[0], a[1], a[2], a[3], a[4], a[5],
-			      a[6], (char *)NULL);
+			execl("/proc/self/exe", "churn", "--cell", a[0], a[1], a[2], a[3], a[4],
+			      a[5], a[6], (char *)NULL);
 			fprintf(stderr, "churn: exec /proc/self/exe: %s\n", strerror(errno));
 			return 1;
 		}
 		/* a bounded batch, so that exec and the deadline are checked even when threads die
 		 * as fast as they are created */
 		for (int batch = 0; batch < 16 && atomic_load(&alive) < nthreads; batch++) {
+			bool long_lived = atomic_load(&alive_long) < nlong;
+			uintptr_t warg = ((uintptr_t)rand_r(&seed) << 1) | long_lived;
 			pthread_t th;
 
 			atomic_fetch_add(&alive, 1);
-			if (pthread_create(&th, &attr, worker, (void *)(uintptr_t)rand_r(&seed))) {
+			if (long_lived)
+				atomic_fetch_add(&alive_long, 1);
+			if (pthread_create(&th, &attr, worker, (void *)warg)) {
 				atomic_fetch_sub(&alive, 1);
+				if (long_lived)
+					atomic_fetch_sub(&alive_long, 1);
 				break;
 			}
 			atomic_fetch_add(&threads_created, 1);
@@ -184,8 +217,8 @@ int main(int argc, char **argv)
 		}
 		if (pid == 0) {
 			close(fds[0]);
-			execl("/proc/self/exe", "churn", "--cell", a[0], a[1], a[2], "0", "0", "0", "0",
-			      (char *)NULL);
+			execl("/proc/self/exe", "churn", "--cell", a[0], a[1], a[2], "0", "0", "0",
+			      "0", (char *)NULL);
 			_exit(127);
 		}
 	}

@@ -4,14 +4,11 @@
  *
  *   syscalls busy SECONDS [THREADS]   each thread loops over short system calls (read of /dev/zero,
  *                                     write to /dev/null, getppid, sched_yield) for SECONDS
- *   syscalls sleep [THREADS]          each thread blocks in a long system call (nanosleep, read on an
- *                                     empty pipe, poll without fds, futex wait) until the process is
- *                                     killed
- *   syscalls pipe [THREADS]           each thread writes 2 MiB into its own 1 MiB pipe that nobody
- *                                     reads: it spends CPU time in the kernel copying the first MiB
- *                                     (so a tick lands there and queues a stack walk) and then blocks
- *                                     in that same write until the process is killed, with the walk
- *                                     still pending
+ *   syscalls sleep [THREADS]          each thread blocks in a long system call (nanosleep, read on
+ * an empty pipe, poll without fds, futex wait) until the process is killed syscalls pipe [THREADS]
+ * each thread writes 2 MiB into its own 1 MiB pipe that nobody reads: it spends CPU time in the
+ * kernel copying the first MiB (so a tick lands there and queues a stack walk) and then blocks in
+ * that same write until the process is killed, with the walk still pending
  *
  * Prints "syscalls pid=PID mode=MODE threads=N" once every thread is running, and for "busy" a
  * closing line with the number of system calls made.
@@ -77,7 +74,7 @@ static void *sleeper(void *arg)
 	long kind = (long)arg % 4;
 	char c;
 	int futex_word = 0;
-	struct timespec ts = { 24 * 3600, 0 };
+	struct timespec ts = {24 * 3600, 0};
 
 	atomic_fetch_add(&running, 1);
 	for (;;) {
@@ -124,7 +121,7 @@ static void *pipe_filler(void *arg)
 static int usage(void)
 {
 	fprintf(stderr, "usage: syscalls busy SECONDS [THREADS] | syscalls sleep [THREADS] | "
-			"syscalls pipe [THREADS]\n");
+	                "syscalls pipe [THREADS]\n");
 	return 2;
 }
 
@@ -145,7 +142,8 @@ int main(int argc, char **argv)
 		fn = pipe_mode ? pipe_filler : sleeper;
 		name = pipe_mode ? "sc-pipe" : "sc-sleep";
 	}
-	nthreads = argc > (sleep_mode ? 2 : 3) ? atoi(argv[sleep_mode ? 2 : 3]) : (sleep_mode ? 4 : 2);
+	nthreads =
+	    argc > (sleep_mode ? 2 : 3) ? atoi(argv[sleep_mode ? 2 : 3]) : (sleep_mode ? 4 : 2);
 	if (nthreads < 1 || nthreads > 4096)
 		return usage();
 	if (!sleep_mode)

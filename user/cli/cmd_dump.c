@@ -26,7 +26,7 @@
 
 struct dump {
 	struct lfr_start_opts start;
-	double duration; /* seconds; 0 = until the command exits, the targets are gone, or a signal */
+	double duration; /* seconds; 0: until the command exits, the targets go, or a signal */
 	uint64_t drain_timeout_ms;
 	bool quiet, check, detach, events;
 	FILE *out;
@@ -36,6 +36,7 @@ struct dump {
 	int child_status;
 	struct lfr_ctl ctl, mon;
 	bool have_mon;
+	bool seen_stopped; /* the "stopped" notification arrived */
 	struct lfr_rings rings;
 	struct lfr_accounting acct;
 	uint64_t *cpu_samples; /* samples by lfr_rec_sample.cpu, nr_cpu_ids entries */
@@ -52,59 +53,60 @@ static void on_signal(int sig)
 
 static void usage(FILE *out)
 {
-	fprintf(out,
-		"usage: lfr dump [-F HZ | -P NS] [-g DEPTH] [-k] [-p PID,... | -t TID,... | -a]\n"
-		"                [-d SECONDS] [options] [-- COMMAND [ARGS...]]\n\n"
-		"Starts a sampling session, prints every record of the rings on one line, stops the\n"
-		"session, prints the module's counters and checks that every tick that hit a target is\n"
-		"in a committed sample or lost with a reason.  A test and debugging client: 'lfr record'\n"
-		"writes JFR files.\n\n"
-		"  -F, --freq HZ          samples per second of thread CPU time (default 99)\n"
-		"  -P, --period NS        sampling period in ns of thread CPU time\n"
-		"  -g, --depth N          user stack depth limit (default 127, up to %u)\n"
-		"  -k, --kernel-stacks    also record kernel stacks\n"
-		"  -p, --pid PID,...      sample these processes (all their threads)\n"
-		"  -t, --tid TID,...      sample these threads\n"
-		"  -a, --all              sample every user thread of the machine\n"
-		"  -d, --duration S       stop after S seconds (default: when COMMAND exits, when every\n"
-		"                         -p process is gone, or on Ctrl-C)\n"
-		"      --ring-pages N     data pages per CPU ring (power of two, %u .. %u)\n"
-		"      --wakeup-bytes N   wake the reader once a ring holds N bytes\n"
-		"      --max-threads N    threads the session can track (%u .. %u)\n"
-		"      --jitter PCT       random jitter of each period (0 .. %u, default %u)\n"
-		"      --drain-timeout MS how long to wait for pending stack walks (default 30000)\n"
-		"      --detach           start a detached session, print its id and exit at once;\n"
-		"                         it runs until 'lfr stop'\n"
-		"      --no-events        do not listen to the module's state-change notifications\n"
-		"      --no-check         exit 0 even when the accounting does not balance\n"
-		"  -q, --quiet            no record lines, only the counters and checks\n"
-		"  -o, --output FILE      write the lines to FILE instead of standard output\n"
-		"  -h, --help             this text\n\n"
-		"With -- COMMAND, the command is started and sampled as the target process from its\n"
-		"first instruction.\n\n"
-		"Output, one record per line (PCs in hex, leaf first; '-' for none; COMM and PATH run\n"
-		"to the end of the line):\n"
-		"  session id=ID period_ns=N user_depth=N nr_cpu_ids=N ring_pages=N\n"
-		"  sample time=NS cpu=N pid=N tid=N weight=N flags=F|F|0 kernel=PC,... user=PC,...\n"
-		"  mmap time=NS pid=N start=ADDR end=ADDR pgoff=N ino=N dev=MAJ:MIN flags=F path=PATH\n"
-		"  comm time=NS pid=N tid=N flags=exec|0 comm=NAME\n"
-		"  task time=NS kind=fork|exit|exec|rename pid=N tid=N ppid=N ptid=N comm=NAME\n"
-		"       [args=COMMAND LINE]   (threads created, exiting, exec-ing, renamed)\n"
-		"  lost time=NS cpu=N reason=NAME count=N ticks=N\n"
-		"  event session=ID event=NAME state=NAME [cpu=N]\n"
-		"and at the end:\n"
-		"  status session=ID state=NAME ... COUNTER=VALUE...     (see 'lfr status -m')\n"
-		"  status_cpu cpu=N COUNTER=VALUE...\n"
-		"  read records=N samples=N ticks=N mmaps=N comms=N lost_records=N pads=N unknown=N\n"
-		"       malformed=N\n"
-		"  read_cpu cpu=N samples=N\n"
-		"  read_flag NAME=N...\n"
-		"  check NAME ok|FAIL ...\n"
-		"  summary checks_failed=N\n\n"
-		"Exit status: 0; 1 when a check failed; 2 bad usage; 3 lfr.ko not loaded; 4 no\n"
-		"CAP_PERFMON/CAP_SYS_ADMIN; 5 no such process; 7 a session is already running.\n",
-		LFR_MAX_USER_STACK_DEPTH, LFR_MIN_RING_PAGES, LFR_MAX_RING_PAGES, LFR_MIN_MAX_THREADS,
-		LFR_MAX_MAX_THREADS, LFR_MAX_JITTER_PCT, LFR_DEFAULT_JITTER_PCT);
+	fprintf(
+	    out,
+	    "usage: lfr dump [-F HZ | -P NS] [-g DEPTH] [-k] [-p PID,... | -t TID,... | -a]\n"
+	    "                [-d SECONDS] [options] [-- COMMAND [ARGS...]]\n\n"
+	    "Starts a sampling session, prints every record of the rings on one line, stops\n"
+	    "the session, prints the module's counters and checks that every tick that hit a\n"
+	    "target is in a committed sample or lost with a reason.  A test and debugging\n"
+	    "client: 'lfr record' writes JFR files.\n\n"
+	    "  -F, --freq HZ          samples per second of thread CPU time (default 99)\n"
+	    "  -P, --period NS        sampling period in ns of thread CPU time\n"
+	    "  -g, --depth N          user stack depth limit (default 127, up to %u)\n"
+	    "  -k, --kernel-stacks    also record kernel stacks\n"
+	    "  -p, --pid PID,...      sample these processes (all their threads)\n"
+	    "  -t, --tid TID,...      sample these threads\n"
+	    "  -a, --all              sample every user thread of the machine\n"
+	    "  -d, --duration S       stop after S seconds (default: when COMMAND exits,\n"
+	    "                         when every -p process is gone, or on Ctrl-C)\n"
+	    "      --ring-pages N     data pages per CPU ring (power of two, %u .. %u)\n"
+	    "      --wakeup-bytes N   wake the reader once a ring holds N bytes\n"
+	    "      --max-threads N    threads the session can track (%u .. %u)\n"
+	    "      --jitter PCT       random jitter of each period (0 .. %u, default %u)\n"
+	    "      --drain-timeout MS how long to wait for pending stack walks (default 30000)\n"
+	    "      --detach           start a detached session, print its id and exit at once;\n"
+	    "                         it runs until 'lfr stop'\n"
+	    "      --no-events        do not listen to the module's state-change notifications\n"
+	    "      --no-check         exit 0 even when the accounting does not balance\n"
+	    "  -q, --quiet            no record lines, only the counters and checks\n"
+	    "  -o, --output FILE      write the lines to FILE instead of standard output\n"
+	    "  -h, --help             this text\n\n"
+	    "With -- COMMAND, the command is started and sampled as the target process from its\n"
+	    "first instruction.\n\n"
+	    "Output, one record per line (PCs in hex, leaf first; '-' for none; COMM and PATH run\n"
+	    "to the end of the line):\n"
+	    "  session id=ID period_ns=N user_depth=N nr_cpu_ids=N ring_pages=N\n"
+	    "  sample time=NS cpu=N pid=N tid=N weight=N flags=F|F|0 kernel=PC,... user=PC,...\n"
+	    "  mmap time=NS pid=N start=ADDR end=ADDR pgoff=N ino=N dev=MAJ:MIN flags=F path=PATH\n"
+	    "  comm time=NS pid=N tid=N flags=exec|0 comm=NAME\n"
+	    "  task time=NS kind=fork|exit|exec|rename pid=N tid=N ppid=N ptid=N comm=NAME\n"
+	    "       [args=COMMAND LINE]   (threads created, exiting, exec-ing, renamed)\n"
+	    "  lost time=NS cpu=N reason=NAME count=N ticks=N\n"
+	    "  event session=ID event=NAME state=NAME [cpu=N]\n"
+	    "and at the end:\n"
+	    "  status session=ID state=NAME ... COUNTER=VALUE...     (see 'lfr status -m')\n"
+	    "  status_cpu cpu=N COUNTER=VALUE...\n"
+	    "  read records=N samples=N ticks=N mmaps=N comms=N lost_records=N pads=N unknown=N\n"
+	    "       malformed=N\n"
+	    "  read_cpu cpu=N samples=N\n"
+	    "  read_flag NAME=N...\n"
+	    "  check NAME ok|FAIL ...\n"
+	    "  summary checks_failed=N\n\n"
+	    "Exit status: 0; 1 when a check failed; 2 bad usage; 3 lfr.ko not loaded; 4 no\n"
+	    "CAP_PERFMON/CAP_SYS_ADMIN; 5 no such process; 7 a session is already running.\n",
+	    LFR_MAX_USER_STACK_DEPTH, LFR_MIN_RING_PAGES, LFR_MAX_RING_PAGES, LFR_MIN_MAX_THREADS,
+	    LFR_MAX_MAX_THREADS, LFR_MAX_JITTER_PCT, LFR_DEFAULT_JITTER_PCT);
 }
 
 static double now_s(void)
@@ -132,7 +134,7 @@ static void print_sample(FILE *out, const struct lfr_record *r)
 	bool any = false;
 
 	fprintf(out, "sample time=%" PRIu64 " cpu=%u pid=%u tid=%u weight=%u flags=",
-		(uint64_t)s->time_ns, s->cpu, s->tgid, s->tid, s->weight);
+	        (uint64_t)s->time_ns, s->cpu, s->tgid, s->tid, s->weight);
 	for (unsigned int i = 0; i < 32; i++) {
 		if (!(s->flags & (1u << i)))
 			continue;
@@ -158,33 +160,35 @@ static void print_record(FILE *out, const struct lfr_ring *ring, const struct lf
 	case LFR_REC_MMAP: {
 		const struct lfr_rec_mmap *m = r->mmap.r;
 		const char *f = (m->flags & LFR_MMAP_F_EXEC) && (m->flags & LFR_MMAP_F_ANON)
-					? "exec|anon"
-				: (m->flags & LFR_MMAP_F_EXEC) ? "exec"
-				: (m->flags & LFR_MMAP_F_ANON) ? "anon"
-							       : "0";
+		                    ? "exec|anon"
+		                : (m->flags & LFR_MMAP_F_EXEC) ? "exec"
+		                : (m->flags & LFR_MMAP_F_ANON) ? "anon"
+		                                               : "0";
 
 		fprintf(out,
-			"mmap time=%" PRIu64 " pid=%u start=%#" PRIx64 " end=%#" PRIx64
-			" pgoff=%#" PRIx64 " ino=%" PRIu64 " dev=%u:%u flags=%s path=%s\n",
-			(uint64_t)m->time_ns, m->tgid, (uint64_t)m->start, (uint64_t)m->end,
-			(uint64_t)m->pgoff, (uint64_t)m->ino, m->dev_major, m->dev_minor, f,
-			r->mmap.path);
+		        "mmap time=%" PRIu64 " pid=%u start=%#" PRIx64 " end=%#" PRIx64
+		        " pgoff=%#" PRIx64 " ino=%" PRIu64 " dev=%u:%u flags=%s path=%s\n",
+		        (uint64_t)m->time_ns, m->tgid, (uint64_t)m->start, (uint64_t)m->end,
+		        (uint64_t)m->pgoff, (uint64_t)m->ino, m->dev_major, m->dev_minor, f,
+		        r->mmap.path);
 		break;
 	}
 	case LFR_REC_COMM: {
 		const struct lfr_rec_comm *c = r->comm.r;
 
 		fprintf(out, "comm time=%" PRIu64 " pid=%u tid=%u flags=%s comm=%s\n",
-			(uint64_t)c->time_ns, c->tgid, c->tid,
-			(c->flags & LFR_COMM_F_EXEC) ? "exec" : "0", r->comm.comm);
+		        (uint64_t)c->time_ns, c->tgid, c->tid,
+		        (c->flags & LFR_COMM_F_EXEC) ? "exec" : "0", r->comm.comm);
 		break;
 	}
 	case LFR_REC_LOST: {
 		const struct lfr_rec_lost *l = r->lost;
 
-		fprintf(out, "lost time=%" PRIu64 " cpu=%u reason=%s count=%" PRIu64 " ticks=%" PRIu64 "\n",
-			(uint64_t)l->time_ns, l->cpu, lfr_lost_reason_name(l->reason),
-			(uint64_t)l->count, (uint64_t)l->ticks);
+		fprintf(out,
+		        "lost time=%" PRIu64 " cpu=%u reason=%s count=%" PRIu64 " ticks=%" PRIu64
+		        "\n",
+		        (uint64_t)l->time_ns, l->cpu, lfr_lost_reason_name(l->reason),
+		        (uint64_t)l->count, (uint64_t)l->ticks);
 		break;
 	}
 	case LFR_REC_TASK: {
@@ -199,8 +203,8 @@ static void print_record(FILE *out, const struct lfr_ring *ring, const struct lf
 			n--;
 		args[n] = '\0';
 		fprintf(out, "task time=%" PRIu64 " kind=%s pid=%u tid=%u ppid=%u ptid=%u comm=%s",
-			(uint64_t)k->time_ns, k->kind < 4 ? kinds[k->kind] : "unknown", k->tgid,
-			k->tid, k->ptgid, k->ptid, k->comm);
+		        (uint64_t)k->time_ns, k->kind < 4 ? kinds[k->kind] : "unknown", k->tgid,
+		        k->tid, k->ptgid, k->ptid, k->comm);
 		if (n)
 			fprintf(out, " args=%s", args);
 		fputc('\n', out);
@@ -239,18 +243,27 @@ static int read_rings(struct dump *d, struct lfr_error *e)
 	return lfr_rings_read(&d->rings, on_record, d, e) < 0 ? -1 : 0;
 }
 
-static void read_events(struct dump *d)
+/* Prints the notifications that arrived, waiting up to TIMEOUT_MS for the first one. */
+static void read_events_wait(struct dump *d, int timeout_ms)
 {
 	struct lfr_notification n;
 	struct lfr_error e;
 
-	while (d->have_mon && lfr_ctl_next_notification(&d->mon, 0, &n, &e) == 1) {
+	while (d->have_mon && lfr_ctl_next_notification(&d->mon, timeout_ms, &n, &e) == 1) {
+		timeout_ms = 0;
+		if (n.event == LFR_EVENT_STOPPED)
+			d->seen_stopped = true;
 		fprintf(d->out, "event session=%u event=%s state=%s", n.session_id,
-			lfr_event_name(n.event), lfr_state_name(n.state));
+		        lfr_event_name(n.event), lfr_state_name(n.state));
 		if (n.cpu >= 0)
 			fprintf(d->out, " cpu=%" PRId64, n.cpu);
 		fputc('\n', d->out);
 	}
+}
+
+static void read_events(struct dump *d)
+{
+	read_events_wait(d, 0);
 }
 
 /* ---- the command to sample ---- */
@@ -295,12 +308,30 @@ static bool child_done(struct dump *d)
 	return false;
 }
 
+/* A process is gone once it has exited, even while its parent has not reaped it yet. */
+static bool process_gone(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return errno == ENOENT || errno == ESRCH;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	p = strrchr(buf, ')'); /* the state follows the command name, which may hold spaces */
+	return p && (p[2] == 'Z' || p[2] == 'X');
+}
+
 static bool targets_gone(const struct dump *d)
 {
-	if (!d->ntgids || d->child != 0)
+	if (!d->ntgids || d->child != 0 || d->ntids)
 		return false;
 	for (size_t i = 0; i < d->ntgids; i++)
-		if (kill((pid_t)d->tgids[i], 0) == 0 || errno != ESRCH)
+		if (!process_gone((pid_t)d->tgids[i]))
 			return false;
 	return true;
 }
@@ -314,11 +345,11 @@ static void print_summary(struct dump *d, const struct lfr_status *st, int *fail
 
 	cli_print_status_machine(d->out, st, true);
 	fprintf(d->out,
-		"read records=%" PRIu64 " samples=%" PRIu64 " ticks=%" PRIu64 " mmaps=%" PRIu64
-		" comms=%" PRIu64 " lost_records=%" PRIu64 " pads=%" PRIu64 " unknown=%" PRIu64
-		" malformed=%" PRIu64 "\n",
-		a->records, a->samples, a->sample_ticks, a->mmaps, a->comms, a->lost_records,
-		a->pads, a->unknown, a->malformed);
+	        "read records=%" PRIu64 " samples=%" PRIu64 " ticks=%" PRIu64 " mmaps=%" PRIu64
+	        " comms=%" PRIu64 " lost_records=%" PRIu64 " pads=%" PRIu64 " unknown=%" PRIu64
+	        " malformed=%" PRIu64 "\n",
+	        a->records, a->samples, a->sample_ticks, a->mmaps, a->comms, a->lost_records,
+	        a->pads, a->unknown, a->malformed);
 	for (uint32_t c = 0; c < d->nr_cpu_ids; c++)
 		fprintf(d->out, "read_cpu cpu=%u samples=%" PRIu64 "\n", c, d->cpu_samples[c]);
 	fprintf(d->out, "read_flag");
@@ -349,13 +380,14 @@ static int finish(struct dump *d, uint32_t session)
 		if (st.info.state == LFR_STATE_STOPPED || st.info.state == LFR_STATE_IDLE)
 			break;
 		if (now_s() > deadline) {
-			fprintf(stderr,
-				"%s: session %u still %s after %" PRIu64 " ms with %" PRIu64
-				" stack walks pending\n"
-				"  hint: pending walks run when their threads return to user space; "
-				"threads blocked in long system calls keep the session draining\n",
-				PROG, session, lfr_state_name(st.info.state), d->drain_timeout_ms,
-				(uint64_t)st.total.v[LFR_CTR_WORKS_PENDING]);
+			fprintf(
+			    stderr,
+			    "%s: session %u still %s after %" PRIu64 " ms with %" PRIu64
+			    " stack walks pending\n"
+			    "  hint: pending walks run when their threads return to user space; "
+			    "threads blocked in long system calls keep the session draining\n",
+			    PROG, session, lfr_state_name(st.info.state), d->drain_timeout_ms,
+			    (uint64_t)st.total.v[LFR_CTR_WORKS_PENDING]);
 			break;
 		}
 		lfr_status_free(&st);
@@ -366,7 +398,9 @@ static int finish(struct dump *d, uint32_t session)
 		lfr_status_free(&st);
 		return cli_fail(PROG, &e);
 	}
-	read_events(d);
+	/* the notification follows the state change: give it a moment to arrive */
+	for (int i = 0; i < 10 && d->have_mon && !d->seen_stopped; i++)
+		read_events_wait(d, 100);
 	print_summary(d, &st, &fails);
 	if (st.info.state != LFR_STATE_STOPPED)
 		fails++;
@@ -406,8 +440,9 @@ static int run(struct dump *d, char **cmd)
 		return cli_fail(PROG, &e);
 	if (e.warning[0])
 		fprintf(stderr, "%s: warning from the module: %s\n", PROG, e.warning);
-	fprintf(d->out, "session id=%u period_ns=%" PRIu64 " user_depth=%u nr_cpu_ids=%u ring_pages=%u\n",
-		info.id, info.period_ns, info.user_depth, info.nr_cpu_ids, info.ring_pages);
+	fprintf(d->out,
+	        "session id=%u period_ns=%" PRIu64 " user_depth=%u nr_cpu_ids=%u ring_pages=%u\n",
+	        info.id, info.period_ns, info.user_depth, info.nr_cpu_ids, info.ring_pages);
 	fflush(d->out);
 	if (d->detach)
 		return LFR_EXIT_OK;
@@ -422,14 +457,15 @@ static int run(struct dump *d, char **cmd)
 	}
 	if (go_fd >= 0) {
 		if (write(go_fd, "g", 1) != 1)
-			fprintf(stderr, "%s: could not release the command: %s\n", PROG, strerror(errno));
+			fprintf(stderr, "%s: could not release the command: %s\n", PROG,
+			        strerror(errno));
 		close(go_fd);
 	}
 	end = d->duration > 0 ? now_s() + d->duration : 0;
 	while (!interrupted) {
-		struct pollfd pfd[2] = { { .fd = d->rings.fd, .events = POLLIN },
-					 { .fd = d->have_mon ? lfr_genl_fd(&d->mon.genl) : -1,
-					   .events = POLLIN } };
+		struct pollfd pfd[2] = {
+		    {.fd = d->rings.fd, .events = POLLIN},
+		    {.fd = d->have_mon ? lfr_genl_fd(&d->mon.genl) : -1, .events = POLLIN}};
 		int timeout = 100;
 		bool hup;
 
@@ -467,29 +503,29 @@ int cmd_dump(int argc, char **argv)
 {
 	enum { O_RING = 256, O_WAKEUP, O_THREADS, O_JITTER, O_DRAIN, O_DETACH, O_NOEV, O_NOCHECK };
 	static const struct option opts[] = {
-		{ "freq", required_argument, NULL, 'F' },
-		{ "period", required_argument, NULL, 'P' },
-		{ "depth", required_argument, NULL, 'g' },
-		{ "kernel-stacks", no_argument, NULL, 'k' },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "tid", required_argument, NULL, 't' },
-		{ "all", no_argument, NULL, 'a' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "ring-pages", required_argument, NULL, O_RING },
-		{ "wakeup-bytes", required_argument, NULL, O_WAKEUP },
-		{ "max-threads", required_argument, NULL, O_THREADS },
-		{ "jitter", required_argument, NULL, O_JITTER },
-		{ "drain-timeout", required_argument, NULL, O_DRAIN },
-		{ "detach", no_argument, NULL, O_DETACH },
-		{ "no-events", no_argument, NULL, O_NOEV },
-		{ "no-check", no_argument, NULL, O_NOCHECK },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	    {"freq", required_argument, NULL, 'F'},
+	    {"period", required_argument, NULL, 'P'},
+	    {"depth", required_argument, NULL, 'g'},
+	    {"kernel-stacks", no_argument, NULL, 'k'},
+	    {"pid", required_argument, NULL, 'p'},
+	    {"tid", required_argument, NULL, 't'},
+	    {"all", no_argument, NULL, 'a'},
+	    {"duration", required_argument, NULL, 'd'},
+	    {"ring-pages", required_argument, NULL, O_RING},
+	    {"wakeup-bytes", required_argument, NULL, O_WAKEUP},
+	    {"max-threads", required_argument, NULL, O_THREADS},
+	    {"jitter", required_argument, NULL, O_JITTER},
+	    {"drain-timeout", required_argument, NULL, O_DRAIN},
+	    {"detach", no_argument, NULL, O_DETACH},
+	    {"no-events", no_argument, NULL, O_NOEV},
+	    {"no-check", no_argument, NULL, O_NOCHECK},
+	    {"quiet", no_argument, NULL, 'q'},
+	    {"output", required_argument, NULL, 'o'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
-	struct dump d = { .drain_timeout_ms = 30000, .check = true, .events = true, .out = stdout };
-	struct sigaction sa = { .sa_handler = on_signal };
+	struct dump d = {.drain_timeout_ms = 30000, .check = true, .events = true, .out = stdout};
+	struct sigaction sa = {.sa_handler = on_signal};
 	const char *output = NULL;
 	char **cmd = NULL;
 	uint64_t v;
@@ -505,7 +541,7 @@ int cmd_dump(int argc, char **argv)
 			break;
 		case 'P':
 			if (cli_parse_u64(PROG, "--period", optarg, LFR_MIN_PERIOD_NS,
-					  LFR_MAX_PERIOD_NS, &d.start.period_ns))
+			                  LFR_MAX_PERIOD_NS, &d.start.period_ns))
 				return LFR_EXIT_USAGE;
 			break;
 		case 'g':
@@ -532,8 +568,9 @@ int cmd_dump(int argc, char **argv)
 
 			d.duration = strtod(optarg, &endp);
 			if (*endp || !(d.duration > 0) || d.duration > 1e6) {
-				fprintf(stderr, "%s: --duration: '%s' is not a number of seconds > 0\n",
-					PROG, optarg);
+				fprintf(stderr,
+				        "%s: --duration: '%s' is not a number of seconds > 0\n",
+				        PROG, optarg);
 				return LFR_EXIT_USAGE;
 			}
 			break;
@@ -561,7 +598,7 @@ int cmd_dump(int argc, char **argv)
 			break;
 		case O_DRAIN:
 			if (cli_parse_u64(PROG, "--drain-timeout", optarg, 0, 86400000,
-					  &d.drain_timeout_ms))
+			                  &d.drain_timeout_ms))
 				return LFR_EXIT_USAGE;
 			break;
 		case O_DETACH:
@@ -594,12 +631,15 @@ int cmd_dump(int argc, char **argv)
 		return LFR_EXIT_USAGE;
 	}
 	if (!d.start.system && !d.ntgids && !d.ntids && !cmd) {
-		fprintf(stderr, "%s: nothing to sample: give -p PID, -t TID, -a, or -- COMMAND\n", PROG);
+		fprintf(stderr, "%s: nothing to sample: give -p PID, -t TID, -a, or -- COMMAND\n",
+		        PROG);
 		return LFR_EXIT_USAGE;
 	}
 	if (d.start.system && (d.ntgids || d.ntids || cmd)) {
-		fprintf(stderr, "%s: -a samples every thread; it cannot be combined with -p, -t or a "
-				"command\n", PROG);
+		fprintf(stderr,
+		        "%s: -a samples every thread; it cannot be combined with -p, -t or a "
+		        "command\n",
+		        PROG);
 		return LFR_EXIT_USAGE;
 	}
 	if (d.detach && cmd) {
@@ -609,7 +649,8 @@ int cmd_dump(int argc, char **argv)
 	if (output) {
 		d.out = fopen(output, "w");
 		if (!d.out) {
-			fprintf(stderr, "%s: cannot write '%s': %s\n", PROG, output, strerror(errno));
+			fprintf(stderr, "%s: cannot write '%s': %s\n", PROG, output,
+			        strerror(errno));
 			return LFR_EXIT_IO;
 		}
 	}

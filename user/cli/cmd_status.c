@@ -8,26 +8,28 @@
 
 static void usage(FILE *out)
 {
-	fprintf(out,
-		"usage: lfr status [-s ID] [--per-cpu] [-m]\n\n"
-		"Shows the state of the newest recording session (or session ID) and the module's\n"
-		"counters: ticks, samples taken and committed, samples lost by reason, stack walks\n"
-		"pending, and the time spent in the timer interrupt and in the stack walks.\n\n"
-		"  -s, --session ID   the session to show (default: the newest)\n"
-		"  -c, --per-cpu      also show every CPU's counters\n"
-		"  -m, --machine      one 'status KEY=VALUE...' line (and 'status_cpu' lines), for scripts\n"
-		"  -h, --help         this text\n\n"
-		"Exit status: 0, 3 if lfr.ko is not loaded, 4 without CAP_PERFMON/CAP_SYS_ADMIN.\n");
+	fprintf(
+	    out,
+	    "usage: lfr status [-s ID] [--per-cpu] [-m]\n\n"
+	    "Shows the state of the newest recording session (or session ID) and the module's\n"
+	    "counters: ticks, samples taken and committed, samples lost by reason, stack walks\n"
+	    "pending, and the time spent in the timer interrupt and in the stack walks.\n\n"
+	    "  -s, --session ID   the session to show (default: the newest)\n"
+	    "  -c, --per-cpu      also show every CPU's counters\n"
+	    "  -m, --machine      one 'status KEY=VALUE...' line (and 'status_cpu' lines),\n"
+	    "                     for scripts\n"
+	    "  -h, --help         this text\n\n"
+	    "Exit status: 0, 3 if lfr.ko is not loaded, 4 without CAP_PERFMON/CAP_SYS_ADMIN.\n");
 }
 
 int cmd_status(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "session", required_argument, NULL, 's' },
-		{ "per-cpu", no_argument, NULL, 'c' },
-		{ "machine", no_argument, NULL, 'm' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	    {"session", required_argument, NULL, 's'},
+	    {"per-cpu", no_argument, NULL, 'c'},
+	    {"machine", no_argument, NULL, 'm'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	int64_t session = -1;
 	bool per_cpu = false, machine = false;
@@ -40,7 +42,8 @@ int cmd_status(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "s:cmh", opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
-			if (cli_parse_u64("lfr status", "--session", optarg, 0, LFR_MAX_SESSION_ID, &v))
+			if (cli_parse_u64("lfr status", "--session", optarg, 0, LFR_MAX_SESSION_ID,
+			                  &v))
 				return LFR_EXIT_USAGE;
 			session = (int64_t)v;
 			break;

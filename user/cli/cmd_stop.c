@@ -8,29 +8,27 @@
 
 static void usage(FILE *out)
 {
-	fprintf(out,
-		"usage: lfr stop [-s ID] [--no-wait | --timeout MS] [-m]\n\n"
-		"Stops the running recording session (or session ID): sampling ends at once, then the\n"
-		"session drains (stack walks already queued run when their threads next return to\n"
-		"user space) and becomes stopped.  The recorder reading its rings then finishes.\n\n"
-		"  -s, --session ID   the session to stop (default: the running one)\n"
-		"  -n, --no-wait      return once sampling has stopped, without waiting for the drain\n"
-		"  -t, --timeout MS   wait at most MS milliseconds for the drain (default 10000)\n"
-		"  -m, --machine      print the final state as a 'status KEY=VALUE...' line\n"
-		"  -h, --help         this text\n\n"
-		"Exit status: 0, 1 if the drain did not finish in time, 3 if lfr.ko is not loaded,\n"
-		"4 without CAP_PERFMON/CAP_SYS_ADMIN.\n");
+	fprintf(
+	    out,
+	    "usage: lfr stop [-s ID] [--no-wait | --timeout MS] [-m]\n\n"
+	    "Stops the running recording session (or session ID): sampling ends at once, then the\n"
+	    "session drains (stack walks already queued run when their threads next return to\n"
+	    "user space) and becomes stopped.  The recorder reading its rings then finishes.\n\n"
+	    "  -s, --session ID   the session to stop (default: the running one)\n"
+	    "  -n, --no-wait      return once sampling has stopped, without waiting for the drain\n"
+	    "  -t, --timeout MS   wait at most MS milliseconds for the drain (default 10000)\n"
+	    "  -m, --machine      print the final state as a 'status KEY=VALUE...' line\n"
+	    "  -h, --help         this text\n\n"
+	    "Exit status: 0, 1 if the drain did not finish in time, 3 if lfr.ko is not loaded,\n"
+	    "4 without CAP_PERFMON/CAP_SYS_ADMIN.\n");
 }
 
 int cmd_stop(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "session", required_argument, NULL, 's' },
-		{ "no-wait", no_argument, NULL, 'n' },
-		{ "timeout", required_argument, NULL, 't' },
-		{ "machine", no_argument, NULL, 'm' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	    {"session", required_argument, NULL, 's'}, {"no-wait", no_argument, NULL, 'n'},
+	    {"timeout", required_argument, NULL, 't'}, {"machine", no_argument, NULL, 'm'},
+	    {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
 	};
 	int64_t session = -1;
 	bool wait = true, machine = false;
@@ -44,7 +42,8 @@ int cmd_stop(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "s:nt:mh", opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
-			if (cli_parse_u64("lfr stop", "--session", optarg, 0, LFR_MAX_SESSION_ID, &v))
+			if (cli_parse_u64("lfr stop", "--session", optarg, 0, LFR_MAX_SESSION_ID,
+			                  &v))
 				return LFR_EXIT_USAGE;
 			session = (int64_t)v;
 			break;
@@ -52,7 +51,8 @@ int cmd_stop(int argc, char **argv)
 			wait = false;
 			break;
 		case 't':
-			if (cli_parse_u64("lfr stop", "--timeout", optarg, 0, 86400000, &timeout_ms))
+			if (cli_parse_u64("lfr stop", "--timeout", optarg, 0, 86400000,
+			                  &timeout_ms))
 				return LFR_EXIT_USAGE;
 			break;
 		case 'm':

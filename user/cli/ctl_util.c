@@ -36,7 +36,7 @@ int cli_fail(const char *prog, const struct lfr_error *e)
 }
 
 int cli_parse_u64(const char *prog, const char *opt, const char *arg, uint64_t min, uint64_t max,
-		  uint64_t *out)
+                  uint64_t *out)
 {
 	char *end;
 	unsigned long long v;
@@ -49,7 +49,7 @@ int cli_parse_u64(const char *prog, const char *opt, const char *arg, uint64_t m
 	}
 	if (v < min || v > max) {
 		fprintf(stderr, "%s: %s: %s is out of range (%" PRIu64 " .. %" PRIu64 ")\n", prog,
-			opt, arg, min, max);
+		        opt, arg, min, max);
 		return -1;
 	}
 	*out = v;
@@ -87,10 +87,17 @@ int cli_parse_ids(const char *prog, const char *opt, const char *arg, uint32_t *
 	return ret;
 }
 
+/* Every counter these tools know, and any other the module sent. */
+static bool shown(const struct lfr_counters *c, unsigned int i)
+{
+	return lfr_counter_known(i) || c->present[i];
+}
+
 static void print_counters(FILE *out, const struct lfr_counters *c)
 {
 	for (unsigned int i = LFR_CTR_TICKS; i <= LFR_CTR_MAX; i++)
-		fprintf(out, " %s=%" PRIu64, lfr_counter_name(i), c->v[i]);
+		if (shown(c, i))
+			fprintf(out, " %s=%" PRIu64, lfr_counter_name(i), c->v[i]);
 }
 
 void cli_print_status_machine(FILE *out, const struct lfr_status *st, bool per_cpu)
@@ -102,10 +109,10 @@ void cli_print_status_machine(FILE *out, const struct lfr_status *st, bool per_c
 		return;
 	}
 	fprintf(out,
-		"status session=%u state=%s period_ns=%" PRIu64 " user_depth=%u ring_pages=%u "
-		"nr_cpu_ids=%u kernel_stack=%d detached=%d",
-		in->id, lfr_state_name(in->state), in->period_ns, in->user_depth, in->ring_pages,
-		in->nr_cpu_ids, in->kernel_stack, in->detached);
+	        "status session=%u state=%s period_ns=%" PRIu64 " user_depth=%u ring_pages=%u "
+	        "nr_cpu_ids=%u kernel_stack=%d detached=%d",
+	        in->id, lfr_state_name(in->state), in->period_ns, in->user_depth, in->ring_pages,
+	        in->nr_cpu_ids, in->kernel_stack, in->detached);
 	print_counters(out, &st->total);
 	fputc('\n', out);
 	for (size_t i = 0; per_cpu && i < st->ncpus; i++) {
@@ -126,21 +133,22 @@ void cli_print_status_human(FILE *out, const struct lfr_status *st, bool per_cpu
 	}
 	fprintf(out, "session %u: %s\n", in->id, lfr_state_name(in->state));
 	fprintf(out, "  period       %" PRIu64 " ns of thread CPU time (%.1f Hz)\n", in->period_ns,
-		in->period_ns ? 1e9 / (double)in->period_ns : 0.0);
+	        in->period_ns ? 1e9 / (double)in->period_ns : 0.0);
 	fprintf(out, "  user stacks  up to %u frames; kernel stacks %s\n", in->user_depth,
-		in->kernel_stack ? "on" : "off");
+	        in->kernel_stack ? "on" : "off");
 	fprintf(out, "  rings        %u pages per CPU, %u CPU ids\n", in->ring_pages,
-		in->nr_cpu_ids);
+	        in->nr_cpu_ids);
 	fprintf(out, "  control      %s\n",
-		in->detached ? "detached (runs until 'lfr stop')"
-			     : "attached (stops when its recorder exits)");
-	fprintf(out, "  ticks on targets %" PRIu64 ": %" PRIu64 " in %" PRIu64
-		     " committed samples, %" PRIu64 " lost\n",
-		st->total.v[LFR_CTR_TICKS_MATCHED], st->total.v[LFR_CTR_TICKS_COMMITTED],
-		st->total.v[LFR_CTR_SAMPLES_COMMITTED], lost);
+	        in->detached ? "detached (runs until 'lfr stop')"
+	                     : "attached (stops when its recorder exits)");
+	fprintf(out,
+	        "  ticks on targets %" PRIu64 ": %" PRIu64 " in %" PRIu64
+	        " committed samples, %" PRIu64 " lost\n",
+	        st->total.v[LFR_CTR_TICKS_MATCHED], st->total.v[LFR_CTR_TICKS_COMMITTED],
+	        st->total.v[LFR_CTR_SAMPLES_COMMITTED], lost);
 	fprintf(out, "counters:%s\n", per_cpu ? "      total  per CPU..." : "");
 	for (unsigned int i = LFR_CTR_TICKS; i <= LFR_CTR_MAX; i++) {
-		if (i == LFR_CTR_LOST_FIRST && !st->total.v[i])
+		if ((i == LFR_CTR_LOST_FIRST && !st->total.v[i]) || !shown(&st->total, i))
 			continue;
 		fprintf(out, "  %-22s %12" PRIu64, lfr_counter_name(i), st->total.v[i]);
 		for (size_t c = 0; per_cpu && c < st->ncpus; c++)
@@ -149,10 +157,12 @@ void cli_print_status_human(FILE *out, const struct lfr_status *st, bool per_cpu
 	}
 	if (st->total.v[LFR_CTR_IRQ_COUNT])
 		fprintf(out, "  cost: %.0f ns per timer interrupt",
-			(double)st->total.v[LFR_CTR_IRQ_NS] / (double)st->total.v[LFR_CTR_IRQ_COUNT]);
+		        (double)st->total.v[LFR_CTR_IRQ_NS] /
+		            (double)st->total.v[LFR_CTR_IRQ_COUNT]);
 	if (st->total.v[LFR_CTR_WORK_COUNT])
 		fprintf(out, ", %.0f ns per stack walk",
-			(double)st->total.v[LFR_CTR_WORK_NS] / (double)st->total.v[LFR_CTR_WORK_COUNT]);
+		        (double)st->total.v[LFR_CTR_WORK_NS] /
+		            (double)st->total.v[LFR_CTR_WORK_COUNT]);
 	if (st->total.v[LFR_CTR_IRQ_COUNT] || st->total.v[LFR_CTR_WORK_COUNT])
 		fputc('\n', out);
 }

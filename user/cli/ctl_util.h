@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Helpers shared by the subcommands that talk to the module: exit statuses, number lists, STATUS output. */
+/* Helpers shared by the subcommands that talk to the module: exit statuses, number lists, STATUS
+ * output. */
 #ifndef LFR_CLI_CTL_UTIL_H
 #define LFR_CLI_CTL_UTIL_H
 
@@ -22,7 +23,7 @@ int cli_fail(const char *prog, const struct lfr_error *e);
  * "PROG: OPT: 'ARG' is not ..." and returns -1.
  */
 int cli_parse_u64(const char *prog, const char *opt, const char *arg, uint64_t min, uint64_t max,
-		  uint64_t *out);
+                  uint64_t *out);
 
 /* Appends the comma-separated ids of ARG (each in 1..2^31-1) to *IDS; -1 after an error message. */
 int cli_parse_ids(const char *prog, const char *opt, const char *arg, uint32_t **ids, size_t *n);

@@ -11,104 +11,102 @@
 /* ---- names ---- */
 
 static const char *const counter_names[LFR_CTR_MAX + 1] = {
-	[LFR_CTR_TICKS] = "ticks",
-	[LFR_CTR_TICKS_MATCHED] = "ticks_matched",
-	[LFR_CTR_SKIP_IDLE] = "skip_idle",
-	[LFR_CTR_SKIP_KTHREAD] = "skip_kthread",
-	[LFR_CTR_SKIP_EXITING] = "skip_exiting",
-	[LFR_CTR_SKIP_NOT_TARGET] = "skip_not_target",
-	[LFR_CTR_SAMPLES_TAKEN] = "samples_taken",
-	[LFR_CTR_MERGED] = "merged",
-	[LFR_CTR_SAMPLES_COMMITTED] = "samples_committed",
-	[LFR_CTR_TICKS_COMMITTED] = "ticks_committed",
-	[LFR_CTR_USER_FAULT] = "user_fault",
-	[LFR_CTR_USER_BAD_FRAME] = "user_bad_frame",
-	[LFR_CTR_USER_TRUNCATED] = "user_truncated",
-	[LFR_CTR_COMPAT] = "compat",
-	[LFR_CTR_RECORDS_MMAP] = "records_mmap",
-	[LFR_CTR_RECORDS_COMM] = "records_comm",
-	[LFR_CTR_RECORDS_LOST] = "records_lost",
-	[LFR_CTR_WORKS_PENDING] = "works_pending",
-	[LFR_CTR_IRQ_NS] = "irq_ns",
-	[LFR_CTR_IRQ_COUNT] = "irq_count",
-	[LFR_CTR_WORK_NS] = "work_ns",
-	[LFR_CTR_WORK_COUNT] = "work_count",
-	[LFR_CTR_THREADS] = "threads",
-	[LFR_CTR_TICKS_PENDING] = "ticks_pending",
-	[LFR_CTR_RECORDS_TASK] = "records_task",
-	[LFR_CTR_FOLLOW_NO_SLOT] = "follow_no_slot",
-	[LFR_CTR_LOST_FIRST] = "lost_unspec",
-	[LFR_CTR_LOST_RING_FULL] = "lost_ring_full",
-	[LFR_CTR_LOST_NO_THREAD_SLOT] = "lost_no_thread_slot",
-	[LFR_CTR_LOST_TASK_WORK] = "lost_task_work",
-	[LFR_CTR_LOST_EXEC] = "lost_exec",
-	[LFR_CTR_LOST_EXIT] = "lost_exit",
-	[LFR_CTR_LOST_MODULE] = "lost_module",
-	[LFR_CTR_LOST_WEIGHT_OVERFLOW] = "lost_weight_overflow",
-	[LFR_CTR_LOST_AUX_RING_FULL] = "lost_aux_ring_full",
-	[LFR_CTR_LOST_NOMEM] = "lost_nomem",
+    [LFR_CTR_TICKS] = "ticks",
+    [LFR_CTR_TICKS_MATCHED] = "ticks_matched",
+    [LFR_CTR_SKIP_IDLE] = "skip_idle",
+    [LFR_CTR_SKIP_KTHREAD] = "skip_kthread",
+    [LFR_CTR_SKIP_EXITING] = "skip_exiting",
+    [LFR_CTR_SKIP_NOT_TARGET] = "skip_not_target",
+    [LFR_CTR_SAMPLES_TAKEN] = "samples_taken",
+    [LFR_CTR_MERGED] = "merged",
+    [LFR_CTR_SAMPLES_COMMITTED] = "samples_committed",
+    [LFR_CTR_TICKS_COMMITTED] = "ticks_committed",
+    [LFR_CTR_USER_FAULT] = "user_fault",
+    [LFR_CTR_USER_BAD_FRAME] = "user_bad_frame",
+    [LFR_CTR_USER_TRUNCATED] = "user_truncated",
+    [LFR_CTR_COMPAT] = "compat",
+    [LFR_CTR_RECORDS_MMAP] = "records_mmap",
+    [LFR_CTR_RECORDS_COMM] = "records_comm",
+    [LFR_CTR_RECORDS_LOST] = "records_lost",
+    [LFR_CTR_WORKS_PENDING] = "works_pending",
+    [LFR_CTR_IRQ_NS] = "irq_ns",
+    [LFR_CTR_IRQ_COUNT] = "irq_count",
+    [LFR_CTR_WORK_NS] = "work_ns",
+    [LFR_CTR_WORK_COUNT] = "work_count",
+    [LFR_CTR_THREADS] = "threads",
+    [LFR_CTR_TICKS_PENDING] = "ticks_pending",
+    [LFR_CTR_RECORDS_TASK] = "records_task",
+    [LFR_CTR_FOLLOW_NO_SLOT] = "follow_no_slot",
+    [LFR_CTR_LOST_FIRST] = "lost_unspec",
+    [LFR_CTR_LOST_RING_FULL] = "lost_ring_full",
+    [LFR_CTR_LOST_NO_THREAD_SLOT] = "lost_no_thread_slot",
+    [LFR_CTR_LOST_TASK_WORK] = "lost_task_work",
+    [LFR_CTR_LOST_EXEC] = "lost_exec",
+    [LFR_CTR_LOST_EXIT] = "lost_exit",
+    [LFR_CTR_LOST_MODULE] = "lost_module",
+    [LFR_CTR_LOST_WEIGHT_OVERFLOW] = "lost_weight_overflow",
+    [LFR_CTR_LOST_AUX_RING_FULL] = "lost_aux_ring_full",
+    [LFR_CTR_LOST_NOMEM] = "lost_nomem",
 };
 
 static const char *const reason_names[LFR_LOST_MAX + 1] = {
-	[LFR_LOST_UNSPEC] = "unspec",
-	[LFR_LOST_RING_FULL] = "ring_full",
-	[LFR_LOST_NO_THREAD_SLOT] = "no_thread_slot",
-	[LFR_LOST_TASK_WORK] = "task_work",
-	[LFR_LOST_EXEC] = "exec",
-	[LFR_LOST_EXIT] = "exit",
-	[LFR_LOST_MODULE] = "module",
-	[LFR_LOST_WEIGHT_OVERFLOW] = "weight_overflow",
-	[LFR_LOST_AUX_RING_FULL] = "aux_ring_full",
-	[LFR_LOST_NOMEM] = "nomem",
+    [LFR_LOST_UNSPEC] = "unspec",
+    [LFR_LOST_RING_FULL] = "ring_full",
+    [LFR_LOST_NO_THREAD_SLOT] = "no_thread_slot",
+    [LFR_LOST_TASK_WORK] = "task_work",
+    [LFR_LOST_EXEC] = "exec",
+    [LFR_LOST_EXIT] = "exit",
+    [LFR_LOST_MODULE] = "module",
+    [LFR_LOST_WEIGHT_OVERFLOW] = "weight_overflow",
+    [LFR_LOST_AUX_RING_FULL] = "aux_ring_full",
+    [LFR_LOST_NOMEM] = "nomem",
 };
 
 static const char *const state_names[] = {
-	[LFR_STATE_IDLE] = "idle",
-	[LFR_STATE_RUNNING] = "running",
-	[LFR_STATE_DRAINING] = "draining",
-	[LFR_STATE_STOPPED] = "stopped",
+    [LFR_STATE_IDLE] = "idle",
+    [LFR_STATE_RUNNING] = "running",
+    [LFR_STATE_DRAINING] = "draining",
+    [LFR_STATE_STOPPED] = "stopped",
 };
 
 static const char *const event_names[] = {
-	[LFR_EVENT_NONE] = "none",
-	[LFR_EVENT_STARTED] = "started",
-	[LFR_EVENT_DRAINING] = "draining",
-	[LFR_EVENT_STOPPED] = "stopped",
-	[LFR_EVENT_OVERFLOW] = "overflow",
+    [LFR_EVENT_NONE] = "none",         [LFR_EVENT_STARTED] = "started",
+    [LFR_EVENT_DRAINING] = "draining", [LFR_EVENT_STOPPED] = "stopped",
+    [LFR_EVENT_OVERFLOW] = "overflow",
 };
 
 static const char *const attr_names[LFR_A_MAX + 1] = {
-	[LFR_A_SESSION_ID] = "session_id",
-	[LFR_A_STATE] = "state",
-	[LFR_A_EVENT] = "event",
-	[LFR_A_PERIOD_NS] = "period_ns",
-	[LFR_A_FREQ_HZ] = "freq_hz",
-	[LFR_A_USER_STACK_DEPTH] = "user_stack_depth",
-	[LFR_A_KERNEL_STACK] = "kernel_stack",
-	[LFR_A_DETACHED] = "detached",
-	[LFR_A_RING_PAGES] = "ring_pages",
-	[LFR_A_WAKEUP_BYTES] = "wakeup_bytes",
-	[LFR_A_MAX_THREADS] = "max_threads",
-	[LFR_A_JITTER_PCT] = "jitter_pct",
-	[LFR_A_TARGETS] = "targets",
-	[LFR_A_NR_CPU_IDS] = "nr_cpu_ids",
-	[LFR_A_COUNTERS] = "counters",
-	[LFR_A_CPU] = "cpu",
-	[LFR_A_CPU_ID] = "cpu_id",
+    [LFR_A_SESSION_ID] = "session_id",
+    [LFR_A_STATE] = "state",
+    [LFR_A_EVENT] = "event",
+    [LFR_A_PERIOD_NS] = "period_ns",
+    [LFR_A_FREQ_HZ] = "freq_hz",
+    [LFR_A_USER_STACK_DEPTH] = "user_stack_depth",
+    [LFR_A_KERNEL_STACK] = "kernel_stack",
+    [LFR_A_DETACHED] = "detached",
+    [LFR_A_RING_PAGES] = "ring_pages",
+    [LFR_A_WAKEUP_BYTES] = "wakeup_bytes",
+    [LFR_A_MAX_THREADS] = "max_threads",
+    [LFR_A_JITTER_PCT] = "jitter_pct",
+    [LFR_A_TARGETS] = "targets",
+    [LFR_A_NR_CPU_IDS] = "nr_cpu_ids",
+    [LFR_A_COUNTERS] = "counters",
+    [LFR_A_CPU] = "cpu",
+    [LFR_A_CPU_ID] = "cpu_id",
 };
 
 static const char *const target_names[LFR_TARGET_A_MAX + 1] = {
-	[LFR_TARGET_A_SYSTEM] = "targets.system",
-	[LFR_TARGET_A_TGID] = "targets.tgid",
-	[LFR_TARGET_A_TID] = "targets.tid",
-	[LFR_TARGET_A_CGROUP_ID] = "targets.cgroup_id",
-	[LFR_TARGET_A_FOLLOW_CHILDREN] = "targets.follow_children",
+    [LFR_TARGET_A_SYSTEM] = "targets.system",
+    [LFR_TARGET_A_TGID] = "targets.tgid",
+    [LFR_TARGET_A_TID] = "targets.tid",
+    [LFR_TARGET_A_CGROUP_ID] = "targets.cgroup_id",
+    [LFR_TARGET_A_FOLLOW_CHILDREN] = "targets.follow_children",
 };
 
-#define NAME_OR(table, i, buf, fmt)                                                              \
-	((i) < sizeof(table) / sizeof(table[0]) && (table)[i]                                    \
-		 ? (table)[i]                                                                    \
-		 : (snprintf(buf, sizeof(buf), fmt, i), (const char *)buf))
+#define NAME_OR(table, i, buf, fmt)                                                                \
+	((i) < sizeof(table) / sizeof(table[0]) && (table)[i]                                      \
+	     ? (table)[i]                                                                          \
+	     : (snprintf(buf, sizeof(buf), fmt, i), (const char *)buf))
 
 const char *lfr_counter_name(unsigned int ctr)
 {
@@ -138,6 +136,11 @@ const char *lfr_event_name(unsigned int event)
 	return NAME_OR(event_names, event, buf, "event_%u");
 }
 
+bool lfr_counter_known(unsigned int ctr)
+{
+	return ctr < sizeof(counter_names) / sizeof(counter_names[0]) && counter_names[ctr];
+}
+
 const char *lfr_attr_name(unsigned int attr)
 {
 	return attr < sizeof(attr_names) / sizeof(attr_names[0]) ? attr_names[attr] : NULL;
@@ -162,29 +165,34 @@ static void name_bad_attr(const struct nlmsghdr *req, struct lfr_error *e)
 
 	if (e->bad_attr < 0)
 		return;
-	mnl_attr_for_each(a, req, sizeof(struct genlmsghdr)) {
+	mnl_attr_for_each(a, req, sizeof(struct genlmsghdr))
+	{
 		unsigned int off = (unsigned int)((const char *)a - (const char *)req);
 		unsigned int type = mnl_attr_get_type(a);
 
 		if (off == e->bad_attr_off) {
 			if (lfr_attr_name(type))
-				snprintf(e->attr_name, sizeof(e->attr_name), "%s", lfr_attr_name(type));
+				snprintf(e->attr_name, sizeof(e->attr_name), "%s",
+				         lfr_attr_name(type));
 			return;
 		}
 		if (type != LFR_A_TARGETS || e->bad_attr_off < off ||
 		    e->bad_attr_off >= off + mnl_attr_get_len(a))
 			continue;
-		mnl_attr_for_each_nested(t, a) {
+		mnl_attr_for_each_nested(t, a)
+		{
 			unsigned int toff = (unsigned int)((const char *)t - (const char *)req);
 			unsigned int ttype = mnl_attr_get_type(t);
 
-			if (toff == e->bad_attr_off && ttype <= LFR_TARGET_A_MAX && target_names[ttype]) {
-				snprintf(e->attr_name, sizeof(e->attr_name), "%s", target_names[ttype]);
+			if (toff == e->bad_attr_off && ttype <= LFR_TARGET_A_MAX &&
+			    target_names[ttype]) {
+				snprintf(e->attr_name, sizeof(e->attr_name), "%s",
+				         target_names[ttype]);
 				if (ttype == LFR_TARGET_A_TGID || ttype == LFR_TARGET_A_TID) {
 					size_t n = strlen(e->attr_name);
 
 					snprintf(e->attr_name + n, sizeof(e->attr_name) - n, "=%u",
-						 mnl_attr_get_u32(t));
+					         mnl_attr_get_u32(t));
 				}
 				return;
 			}
@@ -195,7 +203,7 @@ static void name_bad_attr(const struct nlmsghdr *req, struct lfr_error *e)
 }
 
 static int request(struct lfr_ctl *c, struct nlmsghdr *req, const char *what, mnl_cb_t cb,
-		   void *data, struct lfr_error *e)
+                   void *data, struct lfr_error *e)
 {
 	if (lfr_genl_request(&c->genl, req, what, cb, data, e) == 0)
 		return 0;
@@ -204,16 +212,16 @@ static int request(struct lfr_ctl *c, struct nlmsghdr *req, const char *what, mn
 	case ENOENT:
 		if (req->nlmsg_type == c->genl.family_id && !strcmp(what, "START"))
 			snprintf(e->hint, sizeof(e->hint),
-				 "a target cgroup is gone or not a cgroup v2: list them with "
-				 "'ls /sys/fs/cgroup'");
+			         "a target cgroup is gone or not a cgroup v2: list them with "
+			         "'ls /sys/fs/cgroup'");
 		else if (req->nlmsg_type == c->genl.family_id)
 			snprintf(e->hint, sizeof(e->hint),
-				 "there is no such session: 'lfr status' shows the current one");
+			         "there is no such session: 'lfr status' shows the current one");
 		break;
 	case ESRCH:
 		snprintf(e->hint, sizeof(e->hint),
-			 "a target process or thread does not exist (any more): check it with "
-			 "'ps -eLf'");
+		         "a target process or thread does not exist (any more): check it with "
+		         "'ps -eLf'");
 		break;
 	default:
 		break;
@@ -231,7 +239,7 @@ int lfr_ctl_open(struct lfr_ctl *c, struct lfr_error *e)
 	if (c->genl.version < 1) {
 		lfr_error_set(e, EPROTONOSUPPORT, "checking the lfr module's ABI version");
 		snprintf(e->msg, sizeof(e->msg), "the module reports version %u, the tools need %u",
-			 c->genl.version, LFR_GENL_VERSION);
+		         c->genl.version, LFR_GENL_VERSION);
 		lfr_error_default_hint(e);
 		lfr_genl_close(&c->genl);
 		return -1;
@@ -253,7 +261,8 @@ int lfr_counters_parse(const struct nlattr *nest, struct lfr_counters *c)
 	const struct nlattr *a;
 
 	memset(c, 0, sizeof(*c));
-	mnl_attr_for_each_nested(a, nest) {
+	mnl_attr_for_each_nested(a, nest)
+	{
 		unsigned int type = mnl_attr_get_type(a);
 
 		if (type == LFR_CTR_PAD || type > LFR_CTR_MAX)
@@ -269,10 +278,11 @@ int lfr_counters_parse(const struct nlattr *nest, struct lfr_counters *c)
 static int parse_cpu(const struct nlattr *nest, struct lfr_status *st)
 {
 	const struct nlattr *a;
-	struct lfr_cpu_counters cc = { 0 }, *grown;
+	struct lfr_cpu_counters cc = {0}, *grown;
 	bool have_id = false;
 
-	mnl_attr_for_each_nested(a, nest) {
+	mnl_attr_for_each_nested(a, nest)
+	{
 		switch (mnl_attr_get_type(a)) {
 		case LFR_CPU_A_ID:
 			if (mnl_attr_validate(a, MNL_TYPE_U32) < 0)
@@ -387,11 +397,11 @@ static int check_reply(const struct reply *r, const char *what, struct lfr_error
 /* ---- commands ---- */
 
 int lfr_ctl_start(struct lfr_ctl *c, const struct lfr_start_opts *o, struct lfr_session_info *out,
-		  struct lfr_error *e)
+                  struct lfr_error *e)
 {
 	size_t need = MNL_SOCKET_BUFFER_SIZE + (o->ntgids + o->ntids) * 8;
-	struct lfr_session_info info = { 0 };
-	struct reply r = { &info, NULL, false };
+	struct lfr_session_info info = {0};
+	struct reply r = {&info, NULL, false};
 	struct nlmsghdr *nlh;
 	struct nlattr *nest;
 	char *buf = calloc(1, need);
@@ -442,11 +452,11 @@ int lfr_ctl_start(struct lfr_ctl *c, const struct lfr_start_opts *o, struct lfr_
 }
 
 int lfr_ctl_stop(struct lfr_ctl *c, int64_t session, struct lfr_session_info *out,
-		 struct lfr_error *e)
+                 struct lfr_error *e)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
-	struct lfr_session_info info = { 0 };
-	struct reply r = { &info, NULL, false };
+	struct lfr_session_info info = {0};
+	struct reply r = {&info, NULL, false};
 	struct nlmsghdr *nlh = lfr_genl_msg(&c->genl, buf, LFR_CMD_STOP, 0);
 
 	if (session >= 0)
@@ -458,11 +468,10 @@ int lfr_ctl_stop(struct lfr_ctl *c, int64_t session, struct lfr_session_info *ou
 	return 0;
 }
 
-int lfr_ctl_status(struct lfr_ctl *c, int64_t session, struct lfr_status *out,
-		   struct lfr_error *e)
+int lfr_ctl_status(struct lfr_ctl *c, int64_t session, struct lfr_status *out, struct lfr_error *e)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
-	struct reply r = { &out->info, out, false };
+	struct reply r = {&out->info, out, false};
 	struct nlmsghdr *nlh;
 
 	memset(out, 0, sizeof(*out));
@@ -483,14 +492,14 @@ void lfr_status_free(struct lfr_status *s)
 	s->ncpus = 0;
 }
 
-int lfr_ctl_wait_stopped(struct lfr_ctl *c, uint32_t session, int timeout_ms,
-			 struct lfr_status *st, struct lfr_error *e)
+int lfr_ctl_wait_stopped(struct lfr_ctl *c, uint32_t session, int timeout_ms, struct lfr_status *st,
+                         struct lfr_error *e)
 {
 	struct timespec start, now;
 
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	for (;;) {
-		const struct timespec pause = { 0, 20 * 1000 * 1000 };
+		const struct timespec pause = {0, 20 * 1000 * 1000};
 		long elapsed;
 
 		if (lfr_ctl_status(c, session, st, e) < 0)
@@ -498,16 +507,18 @@ int lfr_ctl_wait_stopped(struct lfr_ctl *c, uint32_t session, int timeout_ms,
 		if (st->info.state != LFR_STATE_DRAINING && st->info.state != LFR_STATE_RUNNING)
 			return 0;
 		clock_gettime(CLOCK_MONOTONIC, &now);
-		elapsed = (now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000;
+		elapsed =
+		    (now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000;
 		if (timeout_ms >= 0 && elapsed >= timeout_ms) {
 			lfr_error_set(e, ETIMEDOUT, "waiting for session %u to drain", session);
 			snprintf(e->msg, sizeof(e->msg),
-				 "still %s after %d ms with %llu stack walks pending",
-				 lfr_state_name(st->info.state), timeout_ms,
-				 (unsigned long long)st->total.v[LFR_CTR_WORKS_PENDING]);
-			snprintf(e->hint, sizeof(e->hint),
-				 "pending walks run when their threads return to user space; threads "
-				 "blocked in long system calls keep the session draining until then");
+			         "still %s after %d ms with %llu stack walks pending",
+			         lfr_state_name(st->info.state), timeout_ms,
+			         (unsigned long long)st->total.v[LFR_CTR_WORKS_PENDING]);
+			snprintf(
+			    e->hint, sizeof(e->hint),
+			    "pending walks run when their threads return to user space; threads "
+			    "blocked in long system calls keep the session draining until then");
 			lfr_status_free(st);
 			return -1;
 		}
@@ -558,7 +569,7 @@ static int notify_cb(const struct nlmsghdr *nlh, void *data)
 }
 
 int lfr_ctl_next_notification(struct lfr_ctl *c, int timeout_ms, struct lfr_notification *n,
-			      struct lfr_error *e)
+                              struct lfr_error *e)
 {
 	memset(n, 0, sizeof(*n));
 	n->cpu = -1;

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Session control over the "lfr" generic netlink family: START, STOP, STATUS and the "events"
- * multicast group.  Every failure fills a struct lfr_error with the kernel's extack message verbatim
- * and a hint of what to do.
+ * multicast group.  Every failure fills a struct lfr_error with the kernel's extack message
+ * verbatim and a hint of what to do.
  *
  * A session started without detached stops when the lfr_ctl that started it is closed (the kernel
  * stops it when the netlink socket goes away), so keep it open for as long as you record.
@@ -85,27 +85,27 @@ int lfr_ctl_open(struct lfr_ctl *c, struct lfr_error *e);
 void lfr_ctl_close(struct lfr_ctl *c);
 
 int lfr_ctl_start(struct lfr_ctl *c, const struct lfr_start_opts *o, struct lfr_session_info *out,
-		  struct lfr_error *e);
+                  struct lfr_error *e);
 /* session < 0: the running session. */
 int lfr_ctl_stop(struct lfr_ctl *c, int64_t session, struct lfr_session_info *out,
-		 struct lfr_error *e);
+                 struct lfr_error *e);
 /* session < 0: the newest session.  Free with lfr_status_free. */
-int lfr_ctl_status(struct lfr_ctl *c, int64_t session, struct lfr_status *out,
-		   struct lfr_error *e);
+int lfr_ctl_status(struct lfr_ctl *c, int64_t session, struct lfr_status *out, struct lfr_error *e);
 void lfr_status_free(struct lfr_status *s);
 
 /*
  * Polls STATUS until the session has left the DRAINING state or TIMEOUT_MS have passed.  Returns 0
  * with *st filled (the caller frees it), or -1 (ETIMEDOUT when still draining).
  */
-int lfr_ctl_wait_stopped(struct lfr_ctl *c, uint32_t session, int timeout_ms,
-			 struct lfr_status *st, struct lfr_error *e);
+int lfr_ctl_wait_stopped(struct lfr_ctl *c, uint32_t session, int timeout_ms, struct lfr_status *st,
+                         struct lfr_error *e);
 
-/* Joins the "events" multicast group on this lfr_ctl (use a separate one from the controlling one). */
+/* Joins the "events" multicast group on this lfr_ctl (use a separate one from the controlling one).
+ */
 int lfr_ctl_monitor(struct lfr_ctl *c, struct lfr_error *e);
 /* Waits up to TIMEOUT_MS for one notification: 1 = got one, 0 = timeout, -1 = error. */
 int lfr_ctl_next_notification(struct lfr_ctl *c, int timeout_ms, struct lfr_notification *n,
-			       struct lfr_error *e);
+                              struct lfr_error *e);
 
 /*
  * Ticks lost, every reason: the sum of the LOST_* counters except LOST_AUX_RING_FULL, which counts
@@ -113,8 +113,11 @@ int lfr_ctl_next_notification(struct lfr_ctl *c, int timeout_ms, struct lfr_noti
  */
 uint64_t lfr_counters_lost(const struct lfr_counters *c);
 
-/* Stable lower-case names used in every machine-readable output; "ctr_N" / "reason_N" if unknown. */
+/* Stable lower-case names used in every machine-readable output; "ctr_N" / "reason_N" if unknown.
+ */
 const char *lfr_counter_name(unsigned int ctr);
+/* Whether these tools know counter CTR (the counter enum has a gap below LFR_CTR_LOST_FIRST). */
+bool lfr_counter_known(unsigned int ctr);
 const char *lfr_lost_reason_name(unsigned int reason);
 const char *lfr_state_name(unsigned int state);
 const char *lfr_event_name(unsigned int event);

@@ -28,28 +28,29 @@ static const char *hint_for(int code)
 	switch (code) {
 	case EPERM:
 	case EACCES:
-		return "lfr needs CAP_PERFMON or CAP_SYS_ADMIN: run it as root, or grant the capability "
-		       "(e.g. 'setcap cap_perfmon+ep $(command -v lfr)')";
+		return "lfr needs CAP_PERFMON or CAP_SYS_ADMIN: run it as root, or grant the "
+		       "capability (e.g. 'setcap cap_perfmon+ep $(command -v lfr)')";
 	case EBUSY:
-		return "a recording session is already running: 'lfr status' shows it and 'lfr stop' "
-		       "ends it";
+		return "a recording session is already running: 'lfr status' shows it and "
+		       "'lfr stop' ends it";
 	case ESRCH:
-		return "the process or thread is gone or never existed: check the pid/tid with 'ps -eLf'";
+		return "the process or thread is gone or never existed: check the pid/tid with "
+		       "'ps -eLf'";
 	case EINVAL:
 	case ERANGE:
 		return "an option is out of range or malformed: see the message above and "
 		       "'lfr COMMAND --help'";
 	case ENOMEM:
-		return "the kernel could not allocate the rings: ask for smaller rings (--ring-size) "
-		       "or fewer CPUs";
+		return "the kernel could not allocate the rings or the thread table: ask for "
+		       "fewer ring pages or threads";
 	case EOPNOTSUPP:
 	case EPROTONOSUPPORT:
 		return "the lfr tools and the loaded lfr.ko speak different ABI versions: install "
 		       "matching versions (modinfo lfr; lfr --version)";
 	case ENOENT:
 	case ENODEV:
-		return "the lfr module is not loaded: load it with 'modprobe lfr' (or 'insmod lfr.ko' "
-		       "from a build tree)";
+		return "the lfr module is not loaded: load it with 'modprobe lfr' (or "
+		       "'insmod lfr.ko' from a build tree)";
 	default:
 		return "";
 	}

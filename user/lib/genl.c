@@ -54,9 +54,10 @@ static int extack_attr_cb(const struct nlattr *attr, void *data)
 		if (mnl_attr_validate(attr, MNL_TYPE_U32) == 0 && x->req) {
 			uint32_t off = mnl_attr_get_u32(attr);
 
-			if (off >= NLMSG_HDRLEN && (uint64_t)off + sizeof(struct nlattr) <= x->req->nlmsg_len) {
+			if (off >= NLMSG_HDRLEN &&
+			    (uint64_t)off + sizeof(struct nlattr) <= x->req->nlmsg_len) {
 				const struct nlattr *bad =
-					(const struct nlattr *)((const char *)x->req + off);
+				    (const struct nlattr *)((const char *)x->req + off);
 
 				x->e->bad_attr = bad->nla_type & NLA_TYPE_MASK;
 				x->e->bad_attr_off = off;
@@ -74,9 +75,9 @@ static int extack_attr_cb(const struct nlattr *attr, void *data)
 }
 
 void lfr_genl_parse_extack(const struct nlmsghdr *nlh, const struct nlmsghdr *req,
-			   struct lfr_error *e)
+                           struct lfr_error *e)
 {
-	struct extack_ctx x = { req, e };
+	struct extack_ctx x = {req, e};
 	const struct nlmsgerr *err = mnl_nlmsg_get_payload(nlh);
 	size_t off;
 
@@ -164,10 +165,10 @@ struct nlmsghdr *lfr_genl_msg(struct lfr_genl *g, void *buf, uint8_t cmd, uint16
 }
 
 int lfr_genl_request(struct lfr_genl *g, struct nlmsghdr *req, const char *what, mnl_cb_t cb,
-		     void *data, struct lfr_error *e)
+                     void *data, struct lfr_error *e)
 {
-	struct req_ctx ctx = { cb, data, req, e };
-	mnl_cb_t ctl[NLMSG_MIN_TYPE] = { 0 };
+	struct req_ctx ctx = {cb, data, req, e};
+	mnl_cb_t ctl[NLMSG_MIN_TYPE] = {0};
 	ssize_t len;
 	int ret;
 
@@ -188,12 +189,12 @@ int lfr_genl_request(struct lfr_genl *g, struct nlmsghdr *req, const char *what,
 			lfr_error_set(e, errno, "%s: receiving the reply", what);
 			if (errno == ENOSPC)
 				snprintf(e->msg, sizeof(e->msg), "a reply did not fit in %d bytes",
-					 LFR_GENL_BUFSIZE);
+				         LFR_GENL_BUFSIZE);
 			return -1;
 		}
 		debug_dump(g, "reply", g->buf, (size_t)len);
-		ret = mnl_cb_run2(g->buf, (size_t)len, req->nlmsg_seq, g->portid, data_cb, &ctx, ctl,
-				  NLMSG_MIN_TYPE);
+		ret = mnl_cb_run2(g->buf, (size_t)len, req->nlmsg_seq, g->portid, data_cb, &ctx,
+		                  ctl, NLMSG_MIN_TYPE);
 	} while (ret > MNL_CB_STOP);
 	if (ret < 0) {
 		lfr_error_set(e, errno, "%s", what);
@@ -221,8 +222,9 @@ static void parse_groups(struct lfr_genl *g, const struct nlattr *nest)
 {
 	const struct nlattr *pos;
 
-	mnl_attr_for_each_nested(pos, nest) {
-		const struct nlattr *tb[CTRL_ATTR_MCAST_GRP_MAX + 1] = { 0 };
+	mnl_attr_for_each_nested(pos, nest)
+	{
+		const struct nlattr *tb[CTRL_ATTR_MCAST_GRP_MAX + 1] = {0};
 
 		if (g->ngroups == LFR_GENL_MAX_GROUPS)
 			break;
@@ -230,7 +232,7 @@ static void parse_groups(struct lfr_genl *g, const struct nlattr *nest)
 		if (!tb[CTRL_ATTR_MCAST_GRP_NAME] || !tb[CTRL_ATTR_MCAST_GRP_ID])
 			continue;
 		snprintf(g->groups[g->ngroups].name, GENL_NAMSIZ, "%s",
-			 mnl_attr_get_str(tb[CTRL_ATTR_MCAST_GRP_NAME]));
+		         mnl_attr_get_str(tb[CTRL_ATTR_MCAST_GRP_NAME]));
 		g->groups[g->ngroups].id = mnl_attr_get_u32(tb[CTRL_ATTR_MCAST_GRP_ID]);
 		g->ngroups++;
 	}
@@ -285,11 +287,12 @@ static int resolve_family(struct lfr_genl *g, const char *module, struct lfr_err
 		if (e->code == ENOENT) {
 			e->no_module = 1;
 			snprintf(e->msg, sizeof(e->msg),
-				 "the kernel has no generic netlink family \"%s\"", g->family);
-			snprintf(e->hint, sizeof(e->hint),
-				 "the %s module is not loaded: load it with 'modprobe %s' (or 'insmod "
-				 "%s.ko' from a build tree) and check 'dmesg' if that fails",
-				 module, module, module);
+			         "the kernel has no generic netlink family \"%s\"", g->family);
+			snprintf(
+			    e->hint, sizeof(e->hint),
+			    "the %s module is not loaded: load it with 'modprobe %s' (or 'insmod "
+			    "%s.ko' from a build tree) and check 'dmesg' if that fails",
+			    module, module, module);
 		}
 		return -1;
 	}
@@ -348,7 +351,7 @@ int lfr_genl_join(struct lfr_genl *g, const char *name, struct lfr_error *e)
 		if (strcmp(g->groups[i].name, name))
 			continue;
 		if (mnl_socket_setsockopt(g->sock, NETLINK_ADD_MEMBERSHIP, &g->groups[i].id,
-					  sizeof(g->groups[i].id)) < 0) {
+		                          sizeof(g->groups[i].id)) < 0) {
 			lfr_error_set(e, errno, "joining the multicast group \"%s\"", name);
 			lfr_error_default_hint(e);
 			return -1;
@@ -358,7 +361,7 @@ int lfr_genl_join(struct lfr_genl *g, const char *name, struct lfr_error *e)
 	lfr_error_set(e, ENOENT, "joining the multicast group \"%s\"", name);
 	snprintf(e->msg, sizeof(e->msg), "family \"%s\" has no such group", g->family);
 	snprintf(e->hint, sizeof(e->hint),
-		 "the tools and the loaded module may be of different versions");
+	         "the tools and the loaded module may be of different versions");
 	return -1;
 }
 
@@ -368,9 +371,9 @@ int lfr_genl_fd(const struct lfr_genl *g)
 }
 
 int lfr_genl_recv_events(struct lfr_genl *g, int timeout_ms, mnl_cb_t cb, void *data,
-			 struct lfr_error *e)
+                         struct lfr_error *e)
 {
-	struct pollfd pfd = { .fd = mnl_socket_get_fd(g->sock), .events = POLLIN };
+	struct pollfd pfd = {.fd = mnl_socket_get_fd(g->sock), .events = POLLIN};
 	int n = 0, ret;
 	ssize_t len;
 
@@ -385,7 +388,8 @@ int lfr_genl_recv_events(struct lfr_genl *g, int timeout_ms, mnl_cb_t cb, void *
 	if (len < 0) {
 		lfr_error_set(e, errno, "receiving notifications");
 		if (errno == ENOBUFS)
-			snprintf(e->msg, sizeof(e->msg), "notifications were dropped by the kernel");
+			snprintf(e->msg, sizeof(e->msg),
+			         "notifications were dropped by the kernel");
 		return -1;
 	}
 	debug_dump(g, "notification", g->buf, (size_t)len);

@@ -46,16 +46,18 @@ struct lfr_genl {
 int lfr_genl_open(struct lfr_genl *g, const char *family, const char *module, struct lfr_error *e);
 void lfr_genl_close(struct lfr_genl *g);
 
-/* Starts a request for CMD in BUF (at least MNL_SOCKET_BUFFER_SIZE bytes); add attributes with mnl_attr_put*. */
+/* Starts a request for CMD in BUF (at least MNL_SOCKET_BUFFER_SIZE bytes); add attributes with
+ * mnl_attr_put*. */
 struct nlmsghdr *lfr_genl_msg(struct lfr_genl *g, void *buf, uint8_t cmd, uint16_t flags);
 
 /*
- * Sends REQ (NLM_F_ACK is added) and runs CB on every reply message until the ack (or NLMSG_DONE for
- * dumps).  Returns 0, or -1 with E filled: the errno, the kernel's extack message, the offending or
- * missing attribute.  WHAT names the operation for messages ("START").  CB may be NULL.
+ * Sends REQ (NLM_F_ACK is added) and runs CB on every reply message until the ack (or NLMSG_DONE
+ * for dumps).  Returns 0, or -1 with E filled: the errno, the kernel's extack message, the
+ * offending or missing attribute.  WHAT names the operation for messages ("START").  CB may be
+ * NULL.
  */
 int lfr_genl_request(struct lfr_genl *g, struct nlmsghdr *req, const char *what, mnl_cb_t cb,
-		     void *data, struct lfr_error *e);
+                     void *data, struct lfr_error *e);
 
 /* Joins the multicast group NAME of the family; ENOENT when the family has no such group. */
 int lfr_genl_join(struct lfr_genl *g, const char *name, struct lfr_error *e);
@@ -65,16 +67,17 @@ int lfr_genl_join(struct lfr_genl *g, const char *name, struct lfr_error *e);
  * number of messages seen (0 on timeout), or -1 with E filled.
  */
 int lfr_genl_recv_events(struct lfr_genl *g, int timeout_ms, mnl_cb_t cb, void *data,
-			 struct lfr_error *e);
+                         struct lfr_error *e);
 
 /* The file descriptor to poll for multicast messages. */
 int lfr_genl_fd(const struct lfr_genl *g);
 
 /*
- * Parses the extack TLVs of an NLMSG_ERROR or NLMSG_DONE message NLH into E; REQ (may be NULL) is the
- * request it answers, used to name the attribute at NLMSGERR_ATTR_OFFS.  Exposed for the unit tests.
+ * Parses the extack TLVs of an NLMSG_ERROR or NLMSG_DONE message NLH into E; REQ (may be NULL) is
+ * the request it answers, used to name the attribute at NLMSGERR_ATTR_OFFS.  Exposed for the unit
+ * tests.
  */
 void lfr_genl_parse_extack(const struct nlmsghdr *nlh, const struct nlmsghdr *req,
-			   struct lfr_error *e);
+                           struct lfr_error *e);
 
 #endif

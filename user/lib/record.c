@@ -18,7 +18,7 @@ static bool has_nul(const char *s, size_t max)
 }
 
 int lfr_record_decode(const struct lfr_rec_header *h, struct lfr_record *out, char *why,
-		      size_t whylen)
+                      size_t whylen)
 {
 	memset(out, 0, sizeof(*out));
 	out->type = h->type;
@@ -91,8 +91,8 @@ int lfr_record_decode(const struct lfr_rec_header *h, struct lfr_record *out, ch
 }
 
 static const char *const flag_names[LFR_SAMPLE_NFLAGS] = {
-	"in_kernel", "compat", "user_truncated", "user_fault", "user_bad_frame", "kernel_truncated",
-	"no_user",
+    "in_kernel",      "compat",           "user_truncated", "user_fault",
+    "user_bad_frame", "kernel_truncated", "no_user",
 };
 
 const char *lfr_sample_flag_name(unsigned int bit)
@@ -101,7 +101,7 @@ const char *lfr_sample_flag_name(unsigned int bit)
 }
 
 void lfr_accounting_add(struct lfr_accounting *a, const struct lfr_rec_header *h,
-			const struct lfr_record *r, bool malformed)
+                        const struct lfr_record *r, bool malformed)
 {
 	a->records++;
 	a->bytes += h->size;
@@ -130,8 +130,8 @@ void lfr_accounting_add(struct lfr_accounting *a, const struct lfr_rec_header *h
 		a->tasks++;
 		break;
 	case LFR_REC_LOST: {
-		unsigned int reason = r->lost->reason <= LFR_LOST_MAX ? r->lost->reason
-								      : LFR_LOST_MAX + 1;
+		unsigned int reason =
+		    r->lost->reason <= LFR_LOST_MAX ? r->lost->reason : LFR_LOST_MAX + 1;
 
 		a->lost_records++;
 		a->lost_count[reason] += r->lost->count;
@@ -145,38 +145,40 @@ void lfr_accounting_add(struct lfr_accounting *a, const struct lfr_rec_header *h
 }
 
 static int check(FILE *out, const char *name, const char *lname, uint64_t l, const char *rname,
-		 uint64_t r)
+                 uint64_t r)
 {
 	fprintf(out, "check %s %s %s=%llu %s=%llu\n", name, l == r ? "ok" : "FAIL", lname,
-		(unsigned long long)l, rname, (unsigned long long)r);
+	        (unsigned long long)l, rname, (unsigned long long)r);
 	return l != r;
 }
 
 int lfr_accounting_reconcile(const struct lfr_accounting *a, const struct lfr_counters *t,
-			     const uint64_t ring_lost[LFR_LOST_MAX + 1], FILE *out)
+                             const uint64_t ring_lost[LFR_LOST_MAX + 1], FILE *out)
 {
 	int fails = 0;
 	uint64_t lost = lfr_counters_lost(t);
 
 	fails += check(out, "ticks_identity", "ticks_matched", t->v[LFR_CTR_TICKS_MATCHED],
-		       "ticks_committed+lost", t->v[LFR_CTR_TICKS_COMMITTED] + lost);
+	               "ticks_committed+pending+lost",
+	               t->v[LFR_CTR_TICKS_COMMITTED] + t->v[LFR_CTR_TICKS_PENDING] + lost);
 	fails += check(out, "samples_read", "read", a->samples, "samples_committed",
-		       t->v[LFR_CTR_SAMPLES_COMMITTED]);
+	               t->v[LFR_CTR_SAMPLES_COMMITTED]);
 	fails += check(out, "ticks_read", "read", a->sample_ticks, "ticks_committed",
-		       t->v[LFR_CTR_TICKS_COMMITTED]);
-	fails += check(out, "mmap_read", "read", a->mmaps, "records_mmap",
-		       t->v[LFR_CTR_RECORDS_MMAP]);
-	fails += check(out, "comm_read", "read", a->comms, "records_comm",
-		       t->v[LFR_CTR_RECORDS_COMM]);
+	               t->v[LFR_CTR_TICKS_COMMITTED]);
+	fails +=
+	    check(out, "mmap_read", "read", a->mmaps, "records_mmap", t->v[LFR_CTR_RECORDS_MMAP]);
+	fails +=
+	    check(out, "comm_read", "read", a->comms, "records_comm", t->v[LFR_CTR_RECORDS_COMM]);
 	fails += check(out, "lost_records_read", "read", a->lost_records, "records_lost",
-		       t->v[LFR_CTR_RECORDS_LOST]);
+	               t->v[LFR_CTR_RECORDS_LOST]);
 	fails += check(out, "user_fault", "read", a->sample_flags[3], "user_fault",
-		       t->v[LFR_CTR_USER_FAULT]);
+	               t->v[LFR_CTR_USER_FAULT]);
 	fails += check(out, "user_bad_frame", "read", a->sample_flags[4], "user_bad_frame",
-		       t->v[LFR_CTR_USER_BAD_FRAME]);
+	               t->v[LFR_CTR_USER_BAD_FRAME]);
 	fails += check(out, "user_truncated", "read", a->sample_flags[2], "user_truncated",
-		       t->v[LFR_CTR_USER_TRUNCATED]);
+	               t->v[LFR_CTR_USER_TRUNCATED]);
 	fails += check(out, "works_pending", "pending", t->v[LFR_CTR_WORKS_PENDING], "zero", 0);
+	fails += check(out, "ticks_pending", "pending", t->v[LFR_CTR_TICKS_PENDING], "zero", 0);
 	fails += check(out, "malformed", "records", a->malformed, "zero", 0);
 	/*
 	 * In-band LOST records report the per-ring drop counts (ctrl->lost[], cumulative) as deltas
@@ -189,13 +191,13 @@ int lfr_accounting_reconcile(const struct lfr_accounting *a, const struct lfr_co
 		if (!ring_lost[i] && !a->lost_count[i])
 			continue;
 		fprintf(out, "check inband_lost_%s %s read=%llu ring=%llu unreported=%llu\n",
-			lfr_lost_reason_name(i), ok ? "ok" : "FAIL",
-			(unsigned long long)a->lost_count[i], (unsigned long long)ring_lost[i],
-			ok ? (unsigned long long)(ring_lost[i] - a->lost_count[i]) : 0ULL);
+		        lfr_lost_reason_name(i), ok ? "ok" : "FAIL",
+		        (unsigned long long)a->lost_count[i], (unsigned long long)ring_lost[i],
+		        ok ? (unsigned long long)(ring_lost[i] - a->lost_count[i]) : 0ULL);
 		fails += !ok;
 	}
 	if (a->lost_count[LFR_LOST_MAX + 1])
 		fails += check(out, "inband_lost_unknown_reason", "read",
-			       a->lost_count[LFR_LOST_MAX + 1], "zero", 0);
+		               a->lost_count[LFR_LOST_MAX + 1], "zero", 0);
 	return fails;
 }

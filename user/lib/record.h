@@ -3,7 +3,8 @@
  * Record decoding with complete loss accounting.  lfr_record_decode checks one ring record against
  * <linux/lfr.h> (sizes, counts, NUL-terminated strings) and gives typed views of it; struct
  * lfr_accounting adds up what a reader saw, and lfr_accounting_reconcile checks it against the
- * module's STATUS counters so that every tick is either in a committed sample or lost with a reason.
+ * module's STATUS counters so that every tick is either in a committed sample or lost with a
+ * reason.
  */
 #ifndef LFR_LIB_RECORD_H
 #define LFR_LIB_RECORD_H
@@ -41,7 +42,7 @@ struct lfr_record {
 
 /* Returns 0, or -1 with the reason in WHY when the record is malformed. */
 int lfr_record_decode(const struct lfr_rec_header *h, struct lfr_record *out, char *why,
-		      size_t whylen);
+                      size_t whylen);
 
 /* Flag bits of lfr_rec_sample.flags counted by the accounting, in bit order. */
 #define LFR_SAMPLE_NFLAGS 7
@@ -49,19 +50,19 @@ const char *lfr_sample_flag_name(unsigned int bit);
 
 struct lfr_accounting {
 	uint64_t records, bytes;
-	uint64_t samples;      /* SAMPLE records */
-	uint64_t sample_ticks; /* sum of their weights */
+	uint64_t samples;                         /* SAMPLE records */
+	uint64_t sample_ticks;                    /* sum of their weights */
 	uint64_t sample_flags[LFR_SAMPLE_NFLAGS]; /* samples with each LFR_SAMPLE_F_* bit */
 	uint64_t mmaps, comms, pads, tasks;
-	uint64_t lost_records;                  /* LOST records */
-	uint64_t lost_count[LFR_LOST_MAX + 2];  /* their counts by reason; last = unknown reason */
-	uint64_t lost_ticks[LFR_LOST_MAX + 2];  /* their ticks by reason */
+	uint64_t lost_records;                 /* LOST records */
+	uint64_t lost_count[LFR_LOST_MAX + 2]; /* their counts by reason; last = unknown reason */
+	uint64_t lost_ticks[LFR_LOST_MAX + 2]; /* their ticks by reason */
 	uint64_t unknown;   /* records of types these tools do not know (skipped by size) */
 	uint64_t malformed; /* records that failed lfr_record_decode */
 };
 
 void lfr_accounting_add(struct lfr_accounting *a, const struct lfr_rec_header *h,
-			const struct lfr_record *r, bool malformed);
+                        const struct lfr_record *r, bool malformed);
 
 /*
  * Checks what the reader saw against the final STATUS counters TOTAL of a STOPPED session whose
@@ -70,6 +71,6 @@ void lfr_accounting_add(struct lfr_accounting *a, const struct lfr_rec_header *h
  * Returns the number of failed checks.
  */
 int lfr_accounting_reconcile(const struct lfr_accounting *a, const struct lfr_counters *total,
-			     const uint64_t ring_lost[LFR_LOST_MAX + 1], FILE *out);
+                             const uint64_t ring_lost[LFR_LOST_MAX + 1], FILE *out);
 
 #endif

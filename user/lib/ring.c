@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The /dev/lfr ring reader: mmap of every CPU's ring, poll, and the consumer side of the protocol. */
+/* The /dev/lfr ring reader: mmap of every CPU's ring, poll, and the consumer side of the protocol.
+ */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -44,7 +45,8 @@ void lfr_bounce_free(struct lfr_bounce *b)
 }
 
 /* Copies LEN bytes at free-running position POS out of the circular DATA area into DST. */
-static void copy_out(uint8_t *dst, const uint8_t *data, uint64_t data_size, uint64_t pos, size_t len)
+static void copy_out(uint8_t *dst, const uint8_t *data, uint64_t data_size, uint64_t pos,
+                     size_t len)
 {
 	uint64_t off = pos & (data_size - 1);
 	size_t first = len < data_size - off ? len : (size_t)(data_size - off);
@@ -54,8 +56,8 @@ static void copy_out(uint8_t *dst, const uint8_t *data, uint64_t data_size, uint
 }
 
 int lfr_ring_record_at(const uint8_t *data, uint64_t data_size, uint64_t pos, uint64_t head,
-		       struct lfr_bounce *b, const struct lfr_rec_header **rec, char *why,
-		       size_t whylen)
+                       struct lfr_bounce *b, const struct lfr_rec_header **rec, char *why,
+                       size_t whylen)
 {
 	struct lfr_rec_header h;
 	uint64_t off = pos & (data_size - 1);
@@ -65,29 +67,30 @@ int lfr_ring_record_at(const uint8_t *data, uint64_t data_size, uint64_t pos, ui
 		return 0;
 	if (avail > data_size) {
 		snprintf(why, whylen, "head %llu is not within one ring of position %llu",
-			 (unsigned long long)head, (unsigned long long)pos);
+		         (unsigned long long)head, (unsigned long long)pos);
 		return -1;
 	}
 	if (pos % 8) {
-		snprintf(why, whylen, "position %llu is not 8-byte aligned", (unsigned long long)pos);
+		snprintf(why, whylen, "position %llu is not 8-byte aligned",
+		         (unsigned long long)pos);
 		return -1;
 	}
 	if (avail < sizeof(h)) {
 		snprintf(why, whylen, "%llu bytes at position %llu cannot hold a record header",
-			 (unsigned long long)avail, (unsigned long long)pos);
+		         (unsigned long long)avail, (unsigned long long)pos);
 		return -1;
 	}
 	/* data_size is a multiple of 8 and pos is aligned: the header never straddles the end */
 	memcpy(&h, data + off, sizeof(h));
 	if (h.size < sizeof(h) || h.size % 8) {
 		snprintf(why, whylen, "record at position %llu has size %u (type %u)",
-			 (unsigned long long)pos, h.size, h.type);
+		         (unsigned long long)pos, h.size, h.type);
 		return -1;
 	}
 	if (h.size > avail) {
 		snprintf(why, whylen,
-			 "record at position %llu (type %u, %u bytes) runs past head %llu",
-			 (unsigned long long)pos, h.type, h.size, (unsigned long long)head);
+		         "record at position %llu (type %u, %u bytes) runs past head %llu",
+		         (unsigned long long)pos, h.type, h.size, (unsigned long long)head);
 		return -1;
 	}
 	if (off + h.size <= data_size) {
@@ -110,8 +113,8 @@ static void ring_error(struct lfr_error *e, const struct lfr_ring *r, const char
 	lfr_error_set(e, EBADMSG, "reading the ring of CPU %u", r->cpu);
 	snprintf(e->msg, sizeof(e->msg), "%s", why);
 	snprintf(e->hint, sizeof(e->hint),
-		 "the ring is not in a state the module can produce: report this with 'dmesg' "
-		 "and the versions of the module and the tools");
+	         "the ring is not in a state the module can produce: report this with 'dmesg' "
+	         "and the versions of the module and the tools");
 }
 
 int64_t lfr_ring_begin(struct lfr_ring *r, struct lfr_error *e)
@@ -123,8 +126,8 @@ int64_t lfr_ring_begin(struct lfr_ring *r, struct lfr_error *e)
 	n = lfr_ring_readable(r->head, r->pos, r->data_size);
 	if (n < 0) {
 		snprintf(why, sizeof(why), "head %llu, tail %llu, ring of %llu bytes",
-			 (unsigned long long)r->head, (unsigned long long)r->pos,
-			 (unsigned long long)r->data_size);
+		         (unsigned long long)r->head, (unsigned long long)r->pos,
+		         (unsigned long long)r->data_size);
 		ring_error(e, r, why);
 	}
 	return n;
@@ -134,7 +137,7 @@ int lfr_ring_next(struct lfr_ring *r, const struct lfr_rec_header **rec, struct 
 {
 	char why[160];
 	int ret = lfr_ring_record_at(r->data, r->data_size, r->pos, r->head, &r->bounce, rec, why,
-				     sizeof(why));
+	                             sizeof(why));
 
 	if (ret < 0) {
 		ring_error(e, r, why);
@@ -160,14 +163,14 @@ static int map_ring(struct lfr_rings *rs, struct lfr_ring *r, struct lfr_error *
 {
 	size_t len = (1 + (size_t)rs->ring_pages) * rs->page_size;
 	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, rs->fd,
-		       (off_t)LFR_MMAP_OFFSET(rs->session, r->cpu));
+	               (off_t)LFR_MMAP_OFFSET(rs->session, r->cpu));
 	const struct lfr_ring_ctrl *c;
 
 	if (p == MAP_FAILED) {
 		if (errno == ENXIO)
 			return 0; /* not a possible CPU */
 		lfr_error_set(e, errno, "mapping the ring of CPU %u of session %u", r->cpu,
-			      rs->session);
+		              rs->session);
 		lfr_error_default_hint(e);
 		return -1;
 	}
@@ -175,15 +178,15 @@ static int map_ring(struct lfr_rings *rs, struct lfr_ring *r, struct lfr_error *
 	r->map_len = len;
 	c = p;
 	if (c->magic != LFR_RING_MAGIC || c->version < LFR_RING_VERSION || c->cpu != r->cpu ||
-	    c->session_id != rs->session || c->data_offset < sizeof(*c) ||
-	    c->data_size == 0 || (c->data_size & (c->data_size - 1)) || c->data_size % 8 ||
+	    c->session_id != rs->session || c->data_offset < sizeof(*c) || c->data_size == 0 ||
+	    (c->data_size & (c->data_size - 1)) || c->data_size % 8 ||
 	    c->data_offset + c->data_size > len) {
 		lfr_error_set(e, EPROTO, "mapping the ring of CPU %u", r->cpu);
 		snprintf(e->msg, sizeof(e->msg),
-			 "unexpected control page: magic %#x version %u cpu %u session %u data "
-			 "%llu+%llu in a %zu-byte mapping",
-			 c->magic, c->version, c->cpu, c->session_id,
-			 (unsigned long long)c->data_offset, (unsigned long long)c->data_size, len);
+		         "unexpected control page: magic %#x version %u cpu %u session %u data "
+		         "%llu+%llu in a %zu-byte mapping",
+		         c->magic, c->version, c->cpu, c->session_id,
+		         (unsigned long long)c->data_offset, (unsigned long long)c->data_size, len);
 		lfr_error_default_hint(e);
 		munmap(p, len);
 		r->map = NULL;
@@ -209,8 +212,9 @@ int lfr_rings_open(struct lfr_rings *rs, const struct lfr_session_info *info, st
 	rs->page_size = (size_t)sysconf(_SC_PAGESIZE);
 	if (!rs->nr_cpu_ids || !rs->ring_pages) {
 		lfr_error_set(e, EPROTO, "mapping the rings of session %u", info->id);
-		snprintf(e->msg, sizeof(e->msg), "the module reported %u CPUs and %u pages per ring",
-			 info->nr_cpu_ids, info->ring_pages);
+		snprintf(e->msg, sizeof(e->msg),
+		         "the module reported %u CPUs and %u pages per ring", info->nr_cpu_ids,
+		         info->ring_pages);
 		return -1;
 	}
 	rs->fd = open(LFR_DEVICE_PATH, O_RDWR | O_CLOEXEC);
@@ -220,9 +224,9 @@ int lfr_rings_open(struct lfr_rings *rs, const struct lfr_session_info *info, st
 			e->no_module = 1;
 		if (errno == ENOENT)
 			snprintf(e->hint, sizeof(e->hint),
-				 "the lfr module is loaded but %s is missing: is devtmpfs mounted "
-				 "on /dev, or does udev run?",
-				 LFR_DEVICE_PATH);
+			         "the lfr module is loaded but %s is missing: is devtmpfs mounted "
+			         "on /dev, or does udev run?",
+			         LFR_DEVICE_PATH);
 		lfr_error_default_hint(e);
 		return -1;
 	}
@@ -263,7 +267,7 @@ void lfr_rings_close(struct lfr_rings *rs)
 
 int lfr_rings_poll(struct lfr_rings *rs, int timeout_ms, struct lfr_error *e)
 {
-	struct pollfd pfd = { .fd = rs->fd, .events = POLLIN };
+	struct pollfd pfd = {.fd = rs->fd, .events = POLLIN};
 	int ret = poll(&pfd, 1, timeout_ms);
 
 	if (ret < 0) {

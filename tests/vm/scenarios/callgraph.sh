@@ -8,8 +8,15 @@ secs=5
 [ "${LFR_KERNEL:-stock}" = debug ] && secs=8
 share=${LFR_SHARE:-/tmp}
 
-lfr dump -F 999 -k -o "$share/dump.txt" -- callgraph "$secs" >"$share/callgraph.txt"
+# The workload prints its function ranges, sleeps 1 s (so that the recording starts after its
+# startup in the dynamic loader, which is not part of the call graph), then burns for $secs s.
+# lfr dump follows the process (its worker thread is created while sampling) until it exits.
+callgraph "$secs" 1000 >"$share/callgraph.txt" &
+cg=$!
+sleep 0.3
+lfr dump -F 999 -k -p $cg -d $((secs + 30)) -o "$share/dump.txt"
 rc=$?
+wait $cg || { echo "callgraph: FAILED: the workload failed"; rc=1; }
 cat "$share/callgraph.txt"
 grep -E '^(session|event|read|read_cpu|read_flag|check|summary) ' "$share/dump.txt"
 grep '^status ' "$share/dump.txt" | tr ' ' '\n' | grep -E '^(state|ticks|ticks_matched|samples_committed|ticks_committed|merged|lost_.*|works_pending|user_.*)=' | tr '\n' ' '

@@ -1,0 +1,38 @@
+# Errors a user can cause reach them with the kernel's own extack message, the attribute it names,
+# a hint of what to do, and a distinct exit status: no such process (5), a second session (7), a
+# value the module rejects (2), nothing to stop, and the module not loaded (3).
+set -u
+fail=0
+# expect STATUS PATTERN COMMAND...: runs COMMAND, wants exit STATUS and PATTERN in its stderr
+expect() {
+	want=$1 pat=$2
+	shift 2
+	"$@" >out.txt 2>err.txt
+	rc=$?
+	if [ $rc = "$want" ] && grep -q -- "$pat" err.txt && grep -q 'hint: ' err.txt; then
+		echo "errors: '$*': exit $rc: $(head -n 1 err.txt)"
+		echo "errors:     $(grep 'hint: ' err.txt | head -n 1 | sed 's/^ *//')"
+	else
+		echo "errors: FAILED: '$*': exit $rc (want $want and '$pat'):"
+		cat out.txt err.txt
+		fail=1
+	fi
+}
+sleep 600 &
+sleeper=$!
+expect 5 'a target process does not exist' lfr dump -p 999999 -d 1
+expect 2 'ring pages must be a power of two' lfr dump -p $sleeper -d 1 --ring-pages 3
+expect 2 'wakeup bytes larger than the ring' lfr dump -p $sleeper -d 1 --ring-pages 2 --wakeup-bytes 100000
+expect 1 'no session is running' lfr stop
+lfr dump --detach -p $sleeper >/dev/null || { echo "errors: FAILED: detached START"; fail=1; }
+lfr status --per-cpu || { echo "errors: FAILED: lfr status of a running session"; fail=1; }
+expect 7 'a session is already running' lfr dump -p $sleeper -d 1
+expect 1 'no such session' lfr status -s 77
+lfr stop >/dev/null || { echo "errors: FAILED: lfr stop"; fail=1; }
+rmmod lfr || { echo "errors: FAILED: rmmod"; fail=1; }
+expect 3 'no generic netlink family "lfr"' lfr status
+expect 3 'no generic netlink family "lfr"' lfr dump -a -d 1
+insmod /lib/lfr/lfr.ko || { echo "errors: FAILED: insmod"; fail=1; }
+kill $sleeper
+[ $fail = 0 ] && echo "errors: ok"
+exit $fail
