@@ -24,9 +24,11 @@ cpu_ticks_at_exit() {
 # 1. Siblings.
 sh -c "echo \$\$ >$cg/lfrB/cgroup.procs; exec spin 60" &
 bpid=$!
-lfr record -F $F -c lfrA -o "$share/cgroup.jfr" -d $((secs + 4)) 2>"$share/cgroup.err" &
+lfr record -F $F -c lfrA -o "$share/cgroup.jfr" -d $((secs + 6)) 2>"$share/cgroup.err" &
 rec=$!
-sleep 2
+# The target must start after sampling has: wait for the session, however slow this machine is.
+for i in $(seq 200); do lfr status -m | grep -q 'state=running' && break; sleep 0.1; done
+sleep 0.5
 # The shell moves itself in, notes its CPU time so far (read is a builtin: no fork), then execs.
 sh -c "echo \$\$ >$cg/lfrA/sub/cgroup.procs; read -r st </proc/\$\$/stat; echo \$st >$share/cgroup.in;
 	exec spin $secs" &
