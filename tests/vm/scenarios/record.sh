@@ -5,6 +5,11 @@ share=${LFR_SHARE:-/tmp}
 secs=4
 [ "${LFR_KERNEL:-stock}" = debug ] && secs=6
 fail=0
+# Waits until a session runs, however slow this machine is (TCG on a busy host).
+wait_running() {
+	for i in $(seq 300); do lfr status -m | grep -q 'state=running' && return 0; sleep 0.1; done
+	echo "record: FAILED: no session running after 30 s"; fail=1
+}
 
 # 1. The known call graph, with kernel stacks.
 lfr record -F 999 -k -o "$share/callgraph.jfr" -- callgraph "$secs" >"$share/callgraph.out" 2>"$share/callgraph.err"
@@ -27,6 +32,7 @@ spin 60 &
 spin_pid=$!
 lfr record -F 999 -q -o "$share/killed.jfr" -p $spin_pid &
 rec_pid=$!
+wait_running
 sleep 3.5
 kill -9 $rec_pid
 wait $rec_pid 2>/dev/null
@@ -47,6 +53,7 @@ spin 60 &
 spin_pid=$!
 lfr record -F 4999 -q --chunk-size 65536 --chunk-age 1 -o "$share/sigint.jfr" -p $spin_pid &
 rec_pid=$!
+wait_running
 sleep 3.5
 kill -INT $rec_pid
 wait $rec_pid

@@ -11,7 +11,12 @@ field() { tr ' ' '\n' | sed -n "s/^$1=//p" | head -n 1; }
 lfr dump -F 10000 -k -d 3 --drain-timeout 300000 -o "$share/stop-dump.txt" -- syscalls pipe 8 >pipe.txt &
 dump_pid=$!
 sleep 5
-wpid=$(sed -n 's/^syscalls pid=\([0-9]*\).*/\1/p' pipe.txt)
+wpid=""
+for i in $(seq 250); do # the workload prints its pid once started, however slow this machine is
+	wpid=$(sed -n 's/^syscalls pid=\([0-9]*\).*/\1/p' pipe.txt)
+	[ -n "$wpid" ] && break
+	sleep 0.1
+done
 echo "stop-drain: workload pid ${wpid:-?}: $(ls /proc/$wpid/task 2>/dev/null | wc -l) threads"
 seen_draining=0 max_pending=0
 for i in 1 2 3 4 5 6; do
