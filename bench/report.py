@@ -118,7 +118,8 @@ def main():
             # Cost per sample as the (single-threaded) workload saw it: CPU time it lost per sample.
             for name in ('perf', 'lfr'):
                 s = row[name + '_samples']
-                if wl.startswith('deep') and s and row[name + '_slow'] is not None:
+                # No slowdown measured (baseline noise): no cost can be derived from it.
+                if wl.startswith('deep') and s and row[name + '_slow'] is not None and row[name + '_slow'] > 0:
                     row[name + '_est'] = row[name + '_slow'] / 100 * row[name + '_wall'] / s * 1e9
                 else:
                     row[name + '_est'] = None
@@ -164,7 +165,8 @@ def main():
         w('In-kernel cost per sample.  lfr\'s own counters: timer interrupt per tick (irq_ns/irq_count), '
           'stack walk per walk (work_ns/work_count), and both per committed sample record.  For both '
           'profilers, the CPU time the single-threaded workload lost per sample (slowdown x wall time / '
-          'samples), which includes everything the sample cost that thread:\n')
+          'samples), which includes everything the sample cost that thread; — where the workload ran no '
+          'slower than without a profiler (the difference is within the noise):\n')
         w('| workload | Hz | lfr irq ns | lfr walk ns | lfr ns/sample (counters) | perf ns/sample (lost time) | lfr ns/sample (lost time) | lfr/perf (lost time) |')
         w('|---|---:|---:|---:|---:|---:|---:|---:|')
         for r in rows:
