@@ -33,9 +33,9 @@ static char *write_tmp(const char *text)
 static void mount_found(void **state)
 {
 	const char *mi =
-		"22 1 0:21 / /proc rw,nosuid - proc proc rw\n"
-		"30 25 0:26 / /sys/fs/cgroup/cpu rw shared:9 - cgroup cgroup rw,cpu\n"
-		"29 25 0:25 / /sys/fs/cgroup/unified rw,nosuid shared:8 - cgroup2 cgroup2 rw\n";
+	    "22 1 0:21 / /proc rw,nosuid - proc proc rw\n"
+	    "30 25 0:26 / /sys/fs/cgroup/cpu rw shared:9 - cgroup cgroup rw,cpu\n"
+	    "29 25 0:25 / /sys/fs/cgroup/unified rw,nosuid shared:8 - cgroup2 cgroup2 rw\n";
 	char *p = write_tmp(mi), buf[256];
 
 	(void)state;
@@ -47,8 +47,8 @@ static void mount_found(void **state)
 static void mount_missing(void **state)
 {
 	const char *mi = "22 1 0:21 / /proc rw - proc proc rw\n"
-			 "30 25 0:26 / /sys/fs/cgroup/cpu rw - cgroup cgroup rw,cpu\n"
-			 "garbage without separator\n";
+	                 "30 25 0:26 / /sys/fs/cgroup/cpu rw - cgroup cgroup rw,cpu\n"
+	                 "garbage without separator\n";
 	char *p = write_tmp(mi), buf[256];
 
 	(void)state;
@@ -65,15 +65,16 @@ static void ids(void **state)
 	(void)state;
 	assert_int_equal(lfr_cgroup_resolve("4242", "/x", &id, why, sizeof(why)), 0);
 	assert_int_equal(id, 4242);
-	assert_int_equal(lfr_cgroup_resolve("18446744073709551615", "/x", &id, why, sizeof(why)), 0);
+	assert_int_equal(lfr_cgroup_resolve("18446744073709551615", "/x", &id, why, sizeof(why)),
+	                 0);
 	assert_true(id == UINT64_MAX);
 	assert_int_equal(lfr_cgroup_resolve("0", "/x", &id, why, sizeof(why)), -EINVAL);
 	assert_non_null(strstr(why, "id 0"));
 	assert_int_equal(lfr_cgroup_resolve("", "/x", &id, why, sizeof(why)), -EINVAL);
 	/* Too large for an id: taken as a (missing) relative path. */
-	assert_int_equal(lfr_cgroup_resolve("99999999999999999999", "/nonexistent", &id, why,
-					    sizeof(why)),
-			 -ENOENT);
+	assert_int_equal(
+	    lfr_cgroup_resolve("99999999999999999999", "/nonexistent", &id, why, sizeof(why)),
+	    -ENOENT);
 }
 
 static void not_cgroups(void **state)
@@ -83,7 +84,7 @@ static void not_cgroups(void **state)
 
 	(void)state;
 	assert_int_equal(lfr_cgroup_resolve("/nonexistent/cg", NULL, &id, why, sizeof(why)),
-			 -ENOENT);
+	                 -ENOENT);
 	assert_non_null(strstr(why, "no cgroup /nonexistent/cg"));
 	/* A relative path is taken inside the given mount. */
 	assert_int_equal(lfr_cgroup_resolve("a/b", "/nonexistent", &id, why, sizeof(why)), -ENOENT);
@@ -91,16 +92,16 @@ static void not_cgroups(void **state)
 	assert_int_equal(lfr_cgroup_resolve("/tmp", NULL, &id, why, sizeof(why)), -EMEDIUMTYPE);
 	assert_non_null(strstr(why, "not inside a cgroup2"));
 	assert_int_equal(lfr_cgroup_resolve("/proc/self/status", NULL, &id, why, sizeof(why)),
-			 -ENOTDIR);
+	                 -ENOTDIR);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(mount_found),
-		cmocka_unit_test(mount_missing),
-		cmocka_unit_test(ids),
-		cmocka_unit_test(not_cgroups),
+	    cmocka_unit_test(mount_found),
+	    cmocka_unit_test(mount_missing),
+	    cmocka_unit_test(ids),
+	    cmocka_unit_test(not_cgroups),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -56,12 +56,13 @@ static void add_self_mapping(struct env *e, uintptr_t addr, const char *as_path)
 	assert_non_null(f);
 	while (fgets(line, sizeof(line), f)) {
 		path[0] = '\0';
-		if (sscanf(line, "%lx-%lx %*s %lx %x:%x %lu %255s", &lo, &hi, &off, &maj, &min, &ino,
-			   path) < 6)
+		if (sscanf(line, "%lx-%lx %*s %lx %x:%x %lu %255s", &lo, &hi, &off, &maj, &min,
+		           &ino, path) < 6)
 			continue;
 		if (addr < lo || addr >= hi)
 			continue;
-		size_t plen = strlen(as_path) + 1, size = (sizeof(struct lfr_rec_mmap) + plen + 7) & ~7ul;
+		size_t plen = strlen(as_path) + 1,
+		       size = (sizeof(struct lfr_rec_mmap) + plen + 7) & ~7ul;
 		struct lfr_rec_mmap *m = calloc(1, size);
 
 		assert_non_null(m);
@@ -108,10 +109,10 @@ static void add_sample(struct env *e, uint64_t leaf_pc, uint64_t ret, uint32_t w
 static void add_lost(struct env *e, uint32_t reason, uint64_t ticks)
 {
 	struct lfr_rec_lost l = {.hdr = {LFR_REC_LOST, sizeof(l)},
-				 .time_ns = ++e->t,
-				 .reason = reason,
-				 .count = 1,
-				 .ticks = ticks};
+	                         .time_ns = ++e->t,
+	                         .reason = reason,
+	                         .count = 1,
+	                         .ticks = ticks};
 
 	assert_int_equal(lfr_recorder_add(e->rec, &l.hdr), 0);
 }
@@ -212,9 +213,9 @@ static void test_losses_account_for_every_tick(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_stacks_named_cached_and_invalidated, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_losses_account_for_every_tick, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_stacks_named_cached_and_invalidated, setup,
+	                                    teardown),
+	    cmocka_unit_test_setup_teardown(test_losses_account_for_every_tick, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -33,55 +33,59 @@ struct record {
 	struct lfr_sym *sym;
 	struct lfr_recorder *rec;
 	bool quiet, tty, system;
-	int err;             /* first writer error, negative errno */
+	int err; /* first writer error, negative errno */
 	uint64_t start_ticks;
 	double start_s;
-	char target[256];    /* what is recorded, for the settings event and the summary */
-	uint64_t *cgroups;   /* cgroup v2 ids */
+	char target[256];  /* what is recorded, for the settings event and the summary */
+	uint64_t *cgroups; /* cgroup v2 ids */
 	size_t ncgroups;
 };
 
 static void usage(FILE *out)
 {
-	fprintf(out,
-		"usage: lfr record [-F HZ | --period NS] [-g DEPTH] [-k] [-p PID,... | -t TID,... |\n"
-		"                  -c CGROUP | -a] [-o FILE] [-d SECONDS] [options] [-- COMMAND [ARGS...]]\n\n"
-		"Samples threads by their own CPU time, with complete user (and kernel) stacks, and\n"
-		"writes a JFR file that `jfr`, JDK Mission Control and `lfr report` read.\n\n"
-		"What to record (one is required; -p, -t, -c and a command combine):\n"
-		"  -- COMMAND [ARGS...]   run COMMAND and record it and every process and thread it\n"
-		"                         starts (fork, clone, exec), each from its first instruction\n"
-		"  -p, --pid PID,...      these processes, all their threads\n"
-		"  -t, --tid TID,...      these threads\n"
-		"  -c, --cgroup CGROUP    the threads inside a cgroup v2 or below it, at each tick:\n"
-		"                         threads moving in are sampled from then on, threads moving\n"
-		"                         out no longer are.  CGROUP is a path in the cgroup2 mount\n"
-		"                         (absolute, or relative to the mount) or a numeric cgroup id;\n"
-		"                         repeat for several\n"
-		"  -a, --all              every user thread of the machine\n\n"
-		"How:\n"
-		"  -F, --freq HZ          samples per second of each thread's CPU time (default %u)\n"
-		"      --period NS        or: one sample per NS nanoseconds of CPU time\n"
-		"  -g, --depth N          user stack depth limit (default %u, up to %u)\n"
-		"  -k, --kernel-stacks    also record kernel stacks when a tick lands in the kernel\n"
-		"  -d, --duration S       stop after S seconds (default: when COMMAND exits, when every\n"
-		"                         -p process is gone, or on Ctrl-C)\n\n"
-		"Output:\n"
-		"  -o, --output FILE      the JFR file (default lfr.jfr; replaced if it exists)\n"
-		"      --chunk-size BYTES start a new chunk past this size (default 12 MB)\n"
-		"      --chunk-age S      start a new chunk after S seconds (default: never by age)\n"
-		"  -q, --quiet            no status line and no summary\n\n"
-		"Tuning:\n"
-		"      --ring-pages N     data pages per CPU ring (power of two, %u .. %u)\n"
-		"      --max-threads N    threads the session can track at once (default %u)\n\n"
-		"Ctrl-C ends the recording cleanly.  Needs CAP_PERFMON (or root) and lfr.ko loaded.\n"
-		"Examples:\n"
-		"  lfr record -F 999 -o app.jfr -- ./app --flag\n"
-		"  lfr record -p 1234 -d 30 -k\n"
-		"  lfr record -c system.slice/nginx.service -d 60 -o nginx.jfr\n"
-		"  lfr report app.jfr; jfr print --events jdk.ExecutionSample app.jfr\n",
-		LFR_DEFAULT_FREQ_HZ, LFR_DEFAULT_USER_STACK_DEPTH, LFR_MAX_USER_STACK_DEPTH,
-		LFR_MIN_RING_PAGES, LFR_MAX_RING_PAGES, LFR_DEFAULT_MAX_THREADS);
+	fprintf(
+	    out,
+	    "usage: lfr record [-F HZ | --period NS] [-g DEPTH] [-k] [-p PID,... | -t TID,... |\n"
+	    "                  -c CGROUP | -a] [-o FILE] [-d SECONDS] [options] [-- COMMAND "
+	    "[ARGS...]]\n\n"
+	    "Samples threads by their own CPU time, with complete user (and kernel) stacks, and\n"
+	    "writes a JFR file that `jfr`, JDK Mission Control and `lfr report` read.\n\n"
+	    "What to record (one is required; -p, -t, -c and a command combine):\n"
+	    "  -- COMMAND [ARGS...]   run COMMAND and record it and every process and thread it\n"
+	    "                         starts (fork, clone, exec), each from its first instruction\n"
+	    "  -p, --pid PID,...      these processes, all their threads\n"
+	    "  -t, --tid TID,...      these threads\n"
+	    "  -c, --cgroup CGROUP    the threads inside a cgroup v2 or below it, at each tick:\n"
+	    "                         threads moving in are sampled from then on, threads moving\n"
+	    "                         out no longer are.  CGROUP is a path in the cgroup2 mount\n"
+	    "                         (absolute, or relative to the mount) or a numeric cgroup "
+	    "id;\n"
+	    "                         repeat for several\n"
+	    "  -a, --all              every user thread of the machine\n\n"
+	    "How:\n"
+	    "  -F, --freq HZ          samples per second of each thread's CPU time (default %u)\n"
+	    "      --period NS        or: one sample per NS nanoseconds of CPU time\n"
+	    "  -g, --depth N          user stack depth limit (default %u, up to %u)\n"
+	    "  -k, --kernel-stacks    also record kernel stacks when a tick lands in the kernel\n"
+	    "  -d, --duration S       stop after S seconds (default: when COMMAND exits, when "
+	    "every\n"
+	    "                         -p process is gone, or on Ctrl-C)\n\n"
+	    "Output:\n"
+	    "  -o, --output FILE      the JFR file (default lfr.jfr; replaced if it exists)\n"
+	    "      --chunk-size BYTES start a new chunk past this size (default 12 MB)\n"
+	    "      --chunk-age S      start a new chunk after S seconds (default: never by age)\n"
+	    "  -q, --quiet            no status line and no summary\n\n"
+	    "Tuning:\n"
+	    "      --ring-pages N     data pages per CPU ring (power of two, %u .. %u)\n"
+	    "      --max-threads N    threads the session can track at once (default %u)\n\n"
+	    "Ctrl-C ends the recording cleanly.  Needs CAP_PERFMON (or root) and lfr.ko loaded.\n"
+	    "Examples:\n"
+	    "  lfr record -F 999 -o app.jfr -- ./app --flag\n"
+	    "  lfr record -p 1234 -d 30 -k\n"
+	    "  lfr record -c system.slice/nginx.service -d 60 -o nginx.jfr\n"
+	    "  lfr report app.jfr; jfr print --events jdk.ExecutionSample app.jfr\n",
+	    LFR_DEFAULT_FREQ_HZ, LFR_DEFAULT_USER_STACK_DEPTH, LFR_MAX_USER_STACK_DEPTH,
+	    LFR_MIN_RING_PAGES, LFR_MAX_RING_PAGES, LFR_DEFAULT_MAX_THREADS);
 }
 
 static int on_record(const struct lfr_ring *ring, const struct lfr_rec_header *h, void *arg)
@@ -136,7 +140,7 @@ static void on_tick(struct cli_runner *run)
 	lfr_jfr_get_stats(r->w, &js);
 	human_bytes(size, sizeof(size), js.bytes);
 	fprintf(stderr, "\r%s: %6.1f s  %" PRIu64 " samples  %" PRIu64 " lost  %s  %s   ", PROG,
-		cli_now() - r->start_s, st.events, lost_total(&st), size, r->output);
+	        cli_now() - r->start_s, st.events, lost_total(&st), size, r->output);
 }
 
 static void describe_target(struct record *r, char **cmd)
@@ -152,24 +156,24 @@ static void describe_target(struct record *r, char **cmd)
 		off += snprintf(r->target + off, sizeof(r->target) - off, "command %s", cmd[0]);
 	for (size_t i = 0; i < run->ntgids && off < sizeof(r->target); i++)
 		off += snprintf(r->target + off, sizeof(r->target) - off, "%spid %" PRIu32,
-				off ? ", " : "", run->tgids[i]);
+		                off ? ", " : "", run->tgids[i]);
 	for (size_t i = 0; i < run->ntids && off < sizeof(r->target); i++)
 		off += snprintf(r->target + off, sizeof(r->target) - off, "%stid %" PRIu32,
-				off ? ", " : "", run->tids[i]);
+		                off ? ", " : "", run->tids[i]);
 	for (size_t i = 0; i < r->ncgroups && off < sizeof(r->target); i++)
 		off += snprintf(r->target + off, sizeof(r->target) - off, "%scgroup %" PRIu64,
-				off ? ", " : "", r->cgroups[i]);
+		                off ? ", " : "", r->cgroups[i]);
 }
 
 static int write_header_events(struct record *r)
 {
 	struct lfr_jfr_recording rec = {
-		.id = r->run.info.id,
-		.name = "lfr",
-		.destination = r->output,
-		.flush_interval_ms = 1000,
-		.max_size_bytes = r->jfr_opts.max_chunk_bytes,
-		.start_ticks = r->start_ticks,
+	    .id = r->run.info.id,
+	    .name = "lfr",
+	    .destination = r->output,
+	    .flush_interval_ms = 1000,
+	    .max_size_bytes = r->jfr_opts.max_chunk_bytes,
+	    .start_ticks = r->start_ticks,
 	};
 	uint64_t now = lfr_jfr_now();
 
@@ -182,7 +186,7 @@ static int write_header_events(struct record *r)
 
 /* The summary, printed once the file is closed (its final size known). */
 static void print_summary(struct record *r, const struct lfr_status *st, double secs,
-			  const struct lfr_jfr_stats *js)
+                          const struct lfr_jfr_stats *js)
 {
 	struct lfr_recorder_stats rs;
 	uint64_t matched = st->total.v[LFR_CTR_TICKS_MATCHED];
@@ -194,56 +198,57 @@ static void print_summary(struct record *r, const struct lfr_status *st, double 
 	if (r->tty)
 		fputc('\n', stderr);
 	fprintf(stderr,
-		"%s: %" PRIu64 " samples (%" PRIu64 " stack walks) of %s in %.1f s, %" PRIu64
-		" lost\n",
-		PROG, rs.events, rs.samples, r->target, secs, lost_total(&rs));
+	        "%s: %" PRIu64 " samples (%" PRIu64 " stack walks) of %s in %.1f s, %" PRIu64
+	        " lost\n",
+	        PROG, rs.events, rs.samples, r->target, secs, lost_total(&rs));
 	for (unsigned int i = 1; i <= LFR_LOST_MAX; i++)
 		if (rs.lost_ticks[i])
 			fprintf(stderr, "  lost %-18s %" PRIu64 "\n", lfr_lost_reason_name(i),
-				rs.lost_ticks[i]);
+			        rs.lost_ticks[i]);
 	if (rs.incomplete)
 		fprintf(stderr,
-			"  %" PRIu64 " stacks incomplete (depth limit, unreadable stack or code "
-			"without frame pointers)\n",
-			rs.incomplete);
+		        "  %" PRIu64 " stacks incomplete (depth limit, unreadable stack or code "
+		        "without frame pointers)\n",
+		        rs.incomplete);
 	if (rs.frames)
 		fprintf(stderr, "  %" PRIu64 " of %" PRIu64 " frames named\n",
-			rs.frames - rs.unnamed, rs.frames);
+		        rs.frames - rs.unnamed, rs.frames);
 	fprintf(stderr, "  %" PRIu64 " process%s, %" PRIu64 " threads started, %" PRIu64 " ended\n",
-		rs.processes, rs.processes == 1 ? "" : "es", rs.thread_starts, rs.thread_ends);
+	        rs.processes, rs.processes == 1 ? "" : "es", rs.thread_starts, rs.thread_ends);
 	if (rs.events + lost_total(&rs) != matched)
 		fprintf(stderr,
-			"%s: warning: %" PRIu64 " ticks hit the targets but %" PRIu64
-			" are in the file (samples + lost)\n",
-			PROG, matched, rs.events + lost_total(&rs));
+		        "%s: warning: %" PRIu64 " ticks hit the targets but %" PRIu64
+		        " are in the file (samples + lost)\n",
+		        PROG, matched, rs.events + lost_total(&rs));
 	fprintf(stderr, "%s: wrote %s (%s, %" PRIu64 " chunk%s)\n", PROG, r->output, size,
-		js->chunks, js->chunks == 1 ? "" : "s");
-	fprintf(stderr, "  look at it: lfr report %s  |  jfr summary %s  |  jfr print --events "
-			"jdk.ExecutionSample %s\n",
-		r->output, r->output, r->output);
+	        js->chunks, js->chunks == 1 ? "" : "s");
+	fprintf(stderr,
+	        "  look at it: lfr report %s  |  jfr summary %s  |  jfr print --events "
+	        "jdk.ExecutionSample %s\n",
+	        r->output, r->output, r->output);
 }
 
 static int parse(struct record *r, int argc, char **argv, char ***cmd)
 {
 	enum { O_PERIOD = 256, O_CHUNK_SIZE, O_CHUNK_AGE, O_RING, O_THREADS };
 	static const struct option opts[] = {
-		{"freq", required_argument, NULL, 'F'},
-		{"period", required_argument, NULL, O_PERIOD},
-		{"depth", required_argument, NULL, 'g'},
-		{"kernel-stacks", no_argument, NULL, 'k'},
-		{"pid", required_argument, NULL, 'p'},
-		{"tid", required_argument, NULL, 't'},
-		{"all", no_argument, NULL, 'a'},
-		{"cgroup", required_argument, NULL, 'c'},
-		{"output", required_argument, NULL, 'o'},
-		{"duration", required_argument, NULL, 'd'},
-		{"chunk-size", required_argument, NULL, O_CHUNK_SIZE},
-		{"chunk-age", required_argument, NULL, O_CHUNK_AGE},
-		{"ring-pages", required_argument, NULL, O_RING},
-		{"max-threads", required_argument, NULL, O_THREADS},
-		{"quiet", no_argument, NULL, 'q'},
-		{"help", no_argument, NULL, 'h'},
-		{0},
+	    {"freq", required_argument, NULL, 'F'},
+	    {"period", required_argument, NULL, O_PERIOD},
+	    {"depth", required_argument, NULL, 'g'},
+	    {"kernel-stacks", no_argument, NULL, 'k'},
+	    {"pid", required_argument, NULL, 'p'},
+	    {"tid", required_argument, NULL, 't'},
+	    {"all", no_argument, NULL, 'a'},
+	    {"cgroup", required_argument, NULL, 'c'},
+	    {"output", required_argument, NULL, 'o'},
+	    {"duration", required_argument, NULL, 'd'},
+	    {"chunk-size", required_argument, NULL, O_CHUNK_SIZE},
+	    {"chunk-age", required_argument, NULL, O_CHUNK_AGE},
+	    {"ring-pages", required_argument, NULL, O_RING},
+	    {"max-threads", required_argument, NULL, O_THREADS},
+	    {"quiet", no_argument, NULL, 'q'},
+	    {"help", no_argument, NULL, 'h'},
+	    {0},
 	};
 	struct cli_runner *run = &r->run;
 	uint64_t v;
@@ -258,7 +263,7 @@ static int parse(struct record *r, int argc, char **argv, char ***cmd)
 			break;
 		case O_PERIOD:
 			if (cli_parse_u64(PROG, "--period", optarg, LFR_MIN_PERIOD_NS,
-					  LFR_MAX_PERIOD_NS, &v) < 0)
+			                  LFR_MAX_PERIOD_NS, &v) < 0)
 				return LFR_EXIT_USAGE;
 			run->start.period_ns = v;
 			break;
@@ -288,7 +293,8 @@ static int parse(struct record *r, int argc, char **argv, char ***cmd)
 			if (!ids)
 				return LFR_EXIT_FAILURE;
 			r->cgroups = ids;
-			if (lfr_cgroup_resolve(optarg, NULL, &ids[r->ncgroups], why, sizeof(why)) < 0) {
+			if (lfr_cgroup_resolve(optarg, NULL, &ids[r->ncgroups], why, sizeof(why)) <
+			    0) {
 				fprintf(stderr, "%s: -c: %s\n", PROG, why);
 				return LFR_EXIT_USAGE;
 			}
@@ -306,14 +312,16 @@ static int parse(struct record *r, int argc, char **argv, char ***cmd)
 			errno = 0;
 			run->duration = strtod(optarg, &end);
 			if (errno || *end || run->duration <= 0) {
-				fprintf(stderr, "%s: -d: '%s' is not a positive number of seconds\n",
-					PROG, optarg);
+				fprintf(stderr,
+				        "%s: -d: '%s' is not a positive number of seconds\n", PROG,
+				        optarg);
 				return LFR_EXIT_USAGE;
 			}
 			break;
 		}
 		case O_CHUNK_SIZE:
-			if (cli_parse_u64(PROG, "--chunk-size", optarg, 64 << 10, 1ull << 30, &v) < 0)
+			if (cli_parse_u64(PROG, "--chunk-size", optarg, 64 << 10, 1ull << 30, &v) <
+			    0)
 				return LFR_EXIT_USAGE;
 			r->jfr_opts.max_chunk_bytes = v;
 			break;
@@ -324,13 +332,13 @@ static int parse(struct record *r, int argc, char **argv, char ***cmd)
 			break;
 		case O_RING:
 			if (cli_parse_u64(PROG, "--ring-pages", optarg, LFR_MIN_RING_PAGES,
-					  LFR_MAX_RING_PAGES, &v) < 0)
+			                  LFR_MAX_RING_PAGES, &v) < 0)
 				return LFR_EXIT_USAGE;
 			run->start.ring_pages = (uint32_t)v;
 			break;
 		case O_THREADS:
 			if (cli_parse_u64(PROG, "--max-threads", optarg, LFR_MIN_MAX_THREADS,
-					  LFR_MAX_MAX_THREADS, &v) < 0)
+			                  LFR_MAX_MAX_THREADS, &v) < 0)
 				return LFR_EXIT_USAGE;
 			run->start.max_threads = (uint32_t)v;
 			break;
@@ -351,15 +359,17 @@ static int parse(struct record *r, int argc, char **argv, char ***cmd)
 		return LFR_EXIT_USAGE;
 	}
 	if (!*cmd && !run->ntgids && !run->ntids && !r->ncgroups && !r->system) {
-		fprintf(stderr, "%s: say what to record: -- COMMAND [ARGS...], -p PID, -t TID, "
-				"-c CGROUP or -a\n"
-				"Run 'lfr record --help' for the options.\n",
-			PROG);
+		fprintf(stderr,
+		        "%s: say what to record: -- COMMAND [ARGS...], -p PID, -t TID, "
+		        "-c CGROUP or -a\n"
+		        "Run 'lfr record --help' for the options.\n",
+		        PROG);
 		return LFR_EXIT_USAGE;
 	}
 	if (r->system && (*cmd || run->ntgids || run->ntids || r->ncgroups)) {
-		fprintf(stderr, "%s: -a records every thread already; drop -p, -t, -c or the command\n",
-			PROG);
+		fprintf(stderr,
+		        "%s: -a records every thread already; drop -p, -t, -c or the command\n",
+		        PROG);
 		return LFR_EXIT_USAGE;
 	}
 	return 0;
@@ -373,7 +383,7 @@ static int open_outputs(struct record *r)
 	err = lfr_jfr_open(&r->w, r->output, &r->jfr_opts);
 	if (err) {
 		fprintf(stderr, "%s: %s\n  hint: choose a writable file with -o FILE\n", PROG,
-			r->w ? lfr_jfr_strerror(r->w) : strerror(-err));
+		        r->w ? lfr_jfr_strerror(r->w) : strerror(-err));
 		return LFR_EXIT_IO;
 	}
 	err = lfr_sym_new(&r->sym, &so);
@@ -400,8 +410,8 @@ static void close_outputs(struct record *r, bool keep)
 int cmd_record(int argc, char **argv)
 {
 	struct record r = {
-		.output = "lfr.jfr",
-		.run = {.prog = PROG, .drain_timeout_ms = 30000, .tick_ms = 1000},
+	    .output = "lfr.jfr",
+	    .run = {.prog = PROG, .drain_timeout_ms = 30000, .tick_ms = 1000},
 	};
 	struct lfr_status st = {0};
 	char **cmd = NULL, err[512];
@@ -445,7 +455,7 @@ int cmd_record(int argc, char **argv)
 		r.err = lfr_recorder_account(r.rec, &st.total);
 	if (r.err) {
 		fprintf(stderr, "%s: %s\n  the file keeps everything up to its last flush\n", PROG,
-			lfr_jfr_strerror(r.w));
+		        lfr_jfr_strerror(r.w));
 		lfr_jfr_abandon(r.w);
 		r.w = NULL;
 		ret = LFR_EXIT_IO;

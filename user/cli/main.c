@@ -6,20 +6,20 @@
 #include "cli/commands.h"
 
 static const struct lfr_command commands[] = {
-	{ "version", cmd_version, "print the version of the lfr tools" },
-	{ "record", cmd_record, "sample threads and write a JFR file" },
-	{ "report", cmd_report, "show top functions, threads, flame graphs of a JFR file" },
-	{ "repair", cmd_repair, "make a recording cut short by a crash readable again" },
-	{ "status", cmd_status, "show the recording session and the module's counters" },
-	{ "stop", cmd_stop, "stop the running recording session" },
-	{ "dump", cmd_dump, "sample, print every ring record as text, check the accounting" },
+    {"version", cmd_version, "print the version of the lfr tools"},
+    {"record", cmd_record, "sample threads and write a JFR file"},
+    {"report", cmd_report, "show top functions, threads, flame graphs of a JFR file"},
+    {"repair", cmd_repair, "make a recording cut short by a crash readable again"},
+    {"status", cmd_status, "show the recording session and the module's counters"},
+    {"stop", cmd_stop, "stop the running recording session"},
+    {"dump", cmd_dump, "sample, print every ring record as text, check the accounting"},
 };
 
 static void usage(FILE *out)
 {
 	fprintf(out, "usage: lfr [--help] [--version] COMMAND [ARGS...]\n\n"
-		     "lfr, the Linux flight recorder: records what threads do into JFR files.\n\n"
-		     "Commands:\n");
+	             "lfr, the Linux flight recorder: records what threads do into JFR files.\n\n"
+	             "Commands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].help);
 	fprintf(out, "\nRun 'lfr COMMAND --help' for the options of one command; see lfr(1).\n");

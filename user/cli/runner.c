@@ -109,7 +109,8 @@ int cli_runner_start(struct cli_runner *r, char **cmd)
 	r->start.ntgids = r->ntgids;
 	r->start.tids = r->tids;
 	r->start.ntids = r->ntids;
-	/* everything the command starts (fork, clone, exec) is recorded from its first instruction */
+	/* everything the command starts (fork, clone, exec) is recorded from its first instruction
+	 */
 	if (cmd)
 		r->start.follow_children = true;
 	if (lfr_ctl_start(&r->ctl, &r->start, &r->info, &e) < 0) {
@@ -130,7 +131,7 @@ int cli_runner_start(struct cli_runner *r, char **cmd)
 	if (go_fd >= 0) {
 		if (write(go_fd, "g", 1) != 1)
 			fprintf(stderr, "%s: could not release the command: %s\n", r->prog,
-				strerror(errno));
+			        strerror(errno));
 		close(go_fd);
 	}
 	return 0;
@@ -198,13 +199,14 @@ int cli_runner_finish(struct cli_runner *r, struct lfr_status *st)
 		if (st->info.state == LFR_STATE_STOPPED || st->info.state == LFR_STATE_IDLE)
 			break;
 		if (cli_now() > deadline) {
-			fprintf(stderr,
-				"%s: session %u still %s after %" PRIu64 " ms with %" PRIu64
-				" stack walks pending\n"
-				"  hint: pending walks run when their threads return to user space; "
-				"threads blocked in long system calls keep the session draining\n",
-				r->prog, r->info.id, lfr_state_name(st->info.state),
-				r->drain_timeout_ms, (uint64_t)st->total.v[LFR_CTR_WORKS_PENDING]);
+			fprintf(
+			    stderr,
+			    "%s: session %u still %s after %" PRIu64 " ms with %" PRIu64
+			    " stack walks pending\n"
+			    "  hint: pending walks run when their threads return to user space; "
+			    "threads blocked in long system calls keep the session draining\n",
+			    r->prog, r->info.id, lfr_state_name(st->info.state),
+			    r->drain_timeout_ms, (uint64_t)st->total.v[LFR_CTR_WORKS_PENDING]);
 			return 0;
 		}
 		lfr_status_free(st);

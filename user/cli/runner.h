@@ -19,13 +19,13 @@
 
 struct cli_runner {
 	/* set by the caller */
-	const char *prog;             /* "lfr record", for messages */
-	struct lfr_start_opts start;  /* targets are filled from tgids/tids below; cgroup ids here */
-	uint32_t *tgids, *tids;       /* malloc'ed; the command's pid is appended */
+	const char *prog;            /* "lfr record", for messages */
+	struct lfr_start_opts start; /* targets are filled from tgids/tids below; cgroup ids here */
+	uint32_t *tgids, *tids;      /* malloc'ed; the command's pid is appended */
 	size_t ntgids, ntids;
-	double duration;              /* seconds; 0: until the command or targets end, or a signal */
-	uint64_t drain_timeout_ms;    /* how long to wait for pending walks at the end */
-	lfr_record_fn on_record;      /* every ring record */
+	double duration;           /* seconds; 0: until the command or targets end, or a signal */
+	uint64_t drain_timeout_ms; /* how long to wait for pending walks at the end */
+	lfr_record_fn on_record;   /* every ring record */
 	void (*on_tick)(struct cli_runner *r); /* about every tick_ms while recording */
 	int tick_ms;
 	void *arg;

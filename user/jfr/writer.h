@@ -114,7 +114,8 @@ int lfr_jfr_active_recording(struct lfr_jfr_writer *w, uint64_t ticks,
                              const struct lfr_jfr_recording *r);
 /* os_version NULL: taken from uname(2). */
 int lfr_jfr_os_information(struct lfr_jfr_writer *w, uint64_t ticks, const char *os_version);
-/* jdk.SystemProcess: a process (pid as a decimal string, as the JDK writes it) and its command line. */
+/* jdk.SystemProcess: a process (pid as a decimal string, as the JDK writes it) and its command
+ * line. */
 int lfr_jfr_system_process(struct lfr_jfr_writer *w, uint64_t ticks, uint32_t pid,
                            const char *command_line);
 /* cpu/description NULL: taken from /proc/cpuinfo; counts 0: taken from the system. */

@@ -25,13 +25,15 @@ int lfr_cgroup2_mount(const char *mountinfo, char *buf, size_t len)
 	if (!f)
 		return -errno;
 	while (getline(&line, &cap, f) > 0) {
-		/* id parent major:minor root mountpoint options [optional...] - fstype source ... */
+		/* id parent major:minor root mountpoint options [optional...] - fstype source ...
+		 */
 		char *sep = strstr(line, " - "), mnt[PATH_MAX], fstype[64];
 
 		if (!sep || sscanf(line, "%*s %*s %*s %*s %4095s", mnt) != 1 ||
 		    sscanf(sep + 3, "%63s", fstype) != 1 || strcmp(fstype, "cgroup2"))
 			continue;
-		/* mountinfo escapes blanks as \040: keep such paths out rather than misparse them */
+		/* mountinfo escapes blanks as \040: keep such paths out rather than misparse them
+		 */
 		if (strchr(mnt, '\\') || strlen(mnt) >= len)
 			continue;
 		snprintf(buf, len, "%s", mnt);
@@ -83,9 +85,9 @@ int lfr_cgroup_resolve(const char *arg, const char *mount, uint64_t *id, char *w
 		if (!mount) {
 			if (lfr_cgroup2_mount(NULL, mbuf, sizeof(mbuf))) {
 				snprintf(why, whylen,
-					 "no cgroup2 file system is mounted (mount -t cgroup2 none "
-					 "/sys/fs/cgroup), so '%s' names no cgroup",
-					 arg);
+				         "no cgroup2 file system is mounted (mount -t cgroup2 none "
+				         "/sys/fs/cgroup), so '%s' names no cgroup",
+				         arg);
 				return -ENOENT;
 			}
 			mount = mbuf;
@@ -113,9 +115,9 @@ int lfr_cgroup_resolve(const char *arg, const char *mount, uint64_t *id, char *w
 	}
 	if ((uint32_t)sfs.f_type == CGROUP1_MAGIC) {
 		snprintf(why, whylen,
-			 "%s is in a cgroup v1 hierarchy; lfr follows cgroup v2 only (the unified "
-			 "hierarchy, usually /sys/fs/cgroup)",
-			 path);
+		         "%s is in a cgroup v1 hierarchy; lfr follows cgroup v2 only (the unified "
+		         "hierarchy, usually /sys/fs/cgroup)",
+		         path);
 		return -EMEDIUMTYPE;
 	}
 	if ((uint32_t)sfs.f_type != CGROUP2_MAGIC) {

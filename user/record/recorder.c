@@ -26,11 +26,11 @@ struct thread {
 struct process {
 	uint32_t tgid;
 	char comm[LFR_COMM_LEN];
-	uint32_t gen; /* bumped when the name changes, so threads re-key */
+	uint32_t gen;     /* bumped when the name changes, so threads re-key */
 	uint32_t map_gen; /* bumped when its mappings change: cached stacks of it are stale */
-	bool described; /* jdk.SystemProcess written for this image */
-	bool looked;    /* /proc/PID/cmdline read once */
-	char *cmdline;  /* arguments joined by spaces, or NULL */
+	bool described;   /* jdk.SystemProcess written for this image */
+	bool looked;      /* /proc/PID/cmdline read once */
+	char *cmdline;    /* arguments joined by spaces, or NULL */
 };
 
 /* A method key cached by the symbolizer's interned strings (equal strings, equal pointers). */
@@ -54,12 +54,12 @@ struct batch {
 
 /*
  * A stack already written, keyed by the raw record (process, mapping generation, flags, the
- * callers' addresses) and the leaf's method: a sample repeating it names one frame, not all.  Its addresses live in
- * stack_ips; the whole cache is dropped when either fills up.
+ * callers' addresses) and the leaf's method: a sample repeating it names one frame, not all.  Its
+ * addresses live in stack_ips; the whole cache is dropped when either fills up.
  */
 struct stack_slot {
 	uint64_t hash;
-	uint64_t key; /* JFR stack key; 0 = empty slot */
+	uint64_t key;  /* JFR stack key; 0 = empty slot */
 	uint64_t leaf; /* method key of the leaf frame (its pc moves within a hot function) */
 	uint32_t tgid, map_gen;
 	uint32_t ips_off;
@@ -382,10 +382,10 @@ static int apply_comm(struct lfr_recorder *r, const struct lfr_rec_comm *c)
 static int apply_task(struct lfr_recorder *r, const struct lfr_rec_task *k)
 {
 	struct lfr_rec_comm c = {
-		.time_ns = k->time_ns,
-		.tgid = k->tgid,
-		.tid = k->tid,
-		.flags = k->kind == LFR_TASK_EXEC ? LFR_COMM_F_EXEC : 0,
+	    .time_ns = k->time_ns,
+	    .tgid = k->tgid,
+	    .tid = k->tid,
+	    .flags = k->kind == LFR_TASK_EXEC ? LFR_COMM_F_EXEC : 0,
 	};
 	struct thread *t;
 
@@ -438,13 +438,13 @@ static int apply_task(struct lfr_recorder *r, const struct lfr_rec_task *k)
 static int apply_mmap(struct lfr_recorder *r, const struct lfr_rec_mmap *m, const char *path)
 {
 	struct lfr_sym_mapping map = {
-		.pid = m->tgid,
-		.start = m->start,
-		.end = m->end,
-		.pgoff = m->pgoff,
-		.dev = makedev(m->dev_major, m->dev_minor),
-		.ino = m->ino,
-		.path = path,
+	    .pid = m->tgid,
+	    .start = m->start,
+	    .end = m->end,
+	    .pgoff = m->pgoff,
+	    .dev = makedev(m->dev_major, m->dev_minor),
+	    .ino = m->ino,
+	    .path = path,
 	};
 	struct process *p = process_of(r, m->tgid);
 	int err;
@@ -486,7 +486,7 @@ static int thread_key(struct lfr_recorder *r, uint32_t tid, uint32_t tgid, uint6
 static int describe_process(struct lfr_recorder *r, uint32_t tgid, uint64_t ticks);
 
 static uint64_t stack_hash(const struct lfr_rec_sample *s, uint32_t map_gen, uint32_t trunc,
-			   uint64_t leaf)
+                           uint64_t leaf)
 {
 	uint64_t h = 0x9e3779b97f4a7c15ull ^ s->tgid ^ ((uint64_t)map_gen << 32) ^ leaf;
 	uint32_t n = (uint32_t)s->nr_kernel + s->nr_user;
@@ -503,7 +503,7 @@ static uint64_t stack_hash(const struct lfr_rec_sample *s, uint32_t map_gen, uin
 
 /* The slot of S: a hit (key != 0) or the empty slot to fill; NULL when the cache is unusable. */
 static struct stack_slot *stack_lookup(struct lfr_recorder *r, const struct lfr_rec_sample *s,
-				       uint32_t map_gen, uint32_t trunc, uint64_t leaf, uint64_t h)
+                                       uint32_t map_gen, uint32_t trunc, uint64_t leaf, uint64_t h)
 {
 	uint32_t n = (uint32_t)s->nr_kernel + s->nr_user;
 
@@ -518,16 +518,17 @@ static struct stack_slot *stack_lookup(struct lfr_recorder *r, const struct lfr_
 
 		if (!e->key)
 			return e;
-		if (e->hash == h && e->leaf == leaf && e->tgid == s->tgid && e->map_gen == map_gen &&
-		    e->trunc == trunc && e->nr_kernel == s->nr_kernel && e->nr_user == s->nr_user &&
+		if (e->hash == h && e->leaf == leaf && e->tgid == s->tgid &&
+		    e->map_gen == map_gen && e->trunc == trunc && e->nr_kernel == s->nr_kernel &&
+		    e->nr_user == s->nr_user &&
 		    !memcmp(r->stack_ips + e->ips_off, s->ips + 1, (n - 1) * sizeof(uint64_t)))
 			return e;
 	}
 }
 
 static void stack_remember(struct lfr_recorder *r, struct stack_slot *e,
-			   const struct lfr_rec_sample *s, uint32_t map_gen, uint32_t trunc,
-			   uint64_t leaf, uint64_t h, uint64_t key, uint32_t unnamed)
+                           const struct lfr_rec_sample *s, uint32_t map_gen, uint32_t trunc,
+                           uint64_t leaf, uint64_t h, uint64_t key, uint32_t unnamed)
 {
 	uint32_t n = (uint32_t)s->nr_kernel + s->nr_user - 1;
 
@@ -539,16 +540,16 @@ static void stack_remember(struct lfr_recorder *r, struct stack_slot *e,
 	}
 	memcpy(r->stack_ips + r->stack_ips_used, s->ips + 1, n * sizeof(uint64_t));
 	*e = (struct stack_slot){
-		.hash = h,
-		.key = key,
-		.leaf = leaf,
-		.tgid = s->tgid,
-		.map_gen = map_gen,
-		.ips_off = (uint32_t)r->stack_ips_used,
-		.nr_kernel = s->nr_kernel,
-		.nr_user = s->nr_user,
-		.trunc = trunc,
-		.unnamed = unnamed,
+	    .hash = h,
+	    .key = key,
+	    .leaf = leaf,
+	    .tgid = s->tgid,
+	    .map_gen = map_gen,
+	    .ips_off = (uint32_t)r->stack_ips_used,
+	    .nr_kernel = s->nr_kernel,
+	    .nr_user = s->nr_user,
+	    .trunc = trunc,
+	    .unnamed = unnamed,
 	};
 	r->stack_ips_used += n;
 	r->stacks_used++;
@@ -567,7 +568,7 @@ static bool needs_mapping(struct lfr_recorder *r, const struct lfr_record *rec)
 
 /* The method key of frame I of a sample: kernel frames first, then user frames. */
 static int name_frame(struct lfr_recorder *r, const struct lfr_record *rec, unsigned int i,
-		      uint64_t *key)
+                      uint64_t *key)
 {
 	const struct lfr_rec_sample *s = rec->sample.r;
 	struct lfr_frame f;
@@ -603,7 +604,7 @@ static int write_sample(struct lfr_recorder *r, const struct lfr_record *rec)
 	if (n > MAX_FRAMES)
 		n = MAX_FRAMES;
 	r->st.incomplete += !!(s->flags & (LFR_SAMPLE_F_USER_TRUNCATED | LFR_SAMPLE_F_USER_FAULT |
-					   LFR_SAMPLE_F_USER_BAD_FRAME));
+	                                   LFR_SAMPLE_F_USER_BAD_FRAME));
 	r->st.frames += n;
 	if (n && (err = name_frame(r, rec, 0, &r->frames[0])))
 		return err;
@@ -623,14 +624,14 @@ static int write_sample(struct lfr_recorder *r, const struct lfr_record *rec)
 			return err;
 		if (slot && n == (size_t)s->nr_kernel + s->nr_user)
 			stack_remember(r, slot, s, p->map_gen, trunc, r->frames[0], h, stack,
-				       (uint32_t)r->st.unnamed - unnamed0);
+			               (uint32_t)r->st.unnamed - unnamed0);
 	}
 	if ((err = describe_process(r, s->tgid, s->time_ns)) ||
 	    (err = thread_key(r, s->tid, s->tgid, &thread)))
 		return err;
 	for (uint32_t i = 0; i < (s->weight ? s->weight : 1); i++) {
 		err = lfr_jfr_execution_sample(r->w, s->time_ns, thread, stack,
-					       LFR_JFR_STATE_RUNNABLE);
+		                               LFR_JFR_STATE_RUNNABLE);
 		if (err)
 			return err;
 		r->st.events++;
@@ -696,8 +697,7 @@ static int write_lost(struct lfr_recorder *r, const struct lfr_rec_lost *l)
 }
 
 /* Walks the records of B; pass 0 applies names and mappings, pass 1 writes samples and losses. */
-static int apply(struct lfr_recorder *r, struct batch *b, int pass, bool final,
-		 struct batch *hold)
+static int apply(struct lfr_recorder *r, struct batch *b, int pass, bool final, struct batch *hold)
 {
 	char why[128];
 
@@ -772,7 +772,7 @@ int lfr_recorder_account(struct lfr_recorder *r, const struct lfr_counters *tota
 			continue;
 		extra = counted - r->st.lost_ticks[reason];
 		err = lfr_jfr_lost_samples(r->w, r->last_time ? r->last_time : lfr_jfr_now(),
-					   lfr_lost_reason_name(reason), extra);
+		                           lfr_lost_reason_name(reason), extra);
 		if (err)
 			return err;
 		r->st.lost_ticks[reason] += extra;

@@ -27,18 +27,18 @@
 struct lfr_recorder;
 
 struct lfr_recorder_stats {
-	uint64_t records;          /* ring records added */
-	uint64_t samples;          /* SAMPLE records written */
-	uint64_t events;           /* jdk.ExecutionSample events written (sum of weights) */
-	uint64_t deferred;         /* samples that waited one batch for their mapping */
-	uint64_t stack_hits;       /* samples whose stack was known: only their leaf was named */
-	uint64_t frames, unnamed;  /* frames written, and those that kept their address */
-	uint64_t incomplete;       /* samples with a truncated, faulted or invalid user chain */
+	uint64_t records;         /* ring records added */
+	uint64_t samples;         /* SAMPLE records written */
+	uint64_t events;          /* jdk.ExecutionSample events written (sum of weights) */
+	uint64_t deferred;        /* samples that waited one batch for their mapping */
+	uint64_t stack_hits;      /* samples whose stack was known: only their leaf was named */
+	uint64_t frames, unnamed; /* frames written, and those that kept their address */
+	uint64_t incomplete;      /* samples with a truncated, faulted or invalid user chain */
 	uint64_t lost_ticks[LFR_LOST_MAX + 1]; /* lost ticks written as events, by reason */
-	uint64_t malformed;        /* records that failed decoding (skipped) */
-	uint64_t thread_starts;    /* jdk.ThreadStart events written */
-	uint64_t thread_ends;      /* jdk.ThreadEnd events written */
-	uint64_t processes;        /* jdk.SystemProcess events written (one per process image) */
+	uint64_t malformed;                    /* records that failed decoding (skipped) */
+	uint64_t thread_starts;                /* jdk.ThreadStart events written */
+	uint64_t thread_ends;                  /* jdk.ThreadEnd events written */
+	uint64_t processes; /* jdk.SystemProcess events written (one per process image) */
 };
 
 /* w and sym stay owned by the caller and must outlive the recorder. */
