@@ -36,6 +36,13 @@ __attribute__((noinline)) void recorder_test_caller(void)
 	__asm__ volatile("nop");
 }
 
+/* Named as glibc's start code is: where the main thread's chain ends. */
+__attribute__((noinline)) void __libc_start_call_main(void)
+{
+	recorder_test_caller();
+	__asm__ volatile("nop");
+}
+
 struct env {
 	char path[64];
 	struct lfr_jfr_writer *w;
@@ -89,7 +96,8 @@ static void add_self_mapping(struct env *e, uintptr_t addr, const char *as_path)
 	assert_true(found);
 }
 
-static void add_sample(struct env *e, uint64_t leaf_pc, uint64_t ret, uint32_t weight)
+static void add_sample_flags(struct env *e, uint64_t leaf_pc, uint64_t ret, uint32_t weight,
+                             uint32_t flags)
 {
 	uint64_t buf[(sizeof(struct lfr_rec_sample) + 2 * 8) / 8 + 1] = {0};
 	struct lfr_rec_sample *s = (void *)buf;
@@ -103,7 +111,13 @@ static void add_sample(struct env *e, uint64_t leaf_pc, uint64_t ret, uint32_t w
 	s->nr_user = 2;
 	s->ips[0] = leaf_pc;
 	s->ips[1] = ret;
+	s->flags = flags;
 	assert_int_equal(lfr_recorder_add(e->rec, &s->hdr), 0);
+}
+
+static void add_sample(struct env *e, uint64_t leaf_pc, uint64_t ret, uint32_t weight)
+{
+	add_sample_flags(e, leaf_pc, ret, weight, 0);
 }
 
 static void add_lost(struct env *e, uint32_t reason, uint64_t ticks)
@@ -185,6 +199,45 @@ static void test_stacks_named_cached_and_invalidated(void **state)
 	assert_int_equal(js.stack_traces, 2);
 }
 
+/*
+ * A chain that ends with an invalid frame right after the thread's start code is whole (glibc has
+ * no frame pointers there); one that ends so anywhere else, or at the depth limit, is truncated.
+ */
+static void test_chain_ending_at_thread_start_is_complete(void **state)
+{
+	struct env *e = *state;
+	uintptr_t leaf = (uintptr_t)recorder_test_leaf, caller = (uintptr_t)recorder_test_caller;
+	uintptr_t root = (uintptr_t)__libc_start_call_main;
+	char self[256];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	struct lfr_recorder_stats st;
+	struct lfr_jfr_stats js;
+
+	assert_true(n > 0);
+	self[n] = '\0';
+	add_self_mapping(e, leaf, self);
+	add_sample_flags(e, leaf + 1, root + 6, 1, LFR_SAMPLE_F_USER_BAD_FRAME);
+	add_sample_flags(e, leaf + 2, root + 6, 1, LFR_SAMPLE_F_USER_BAD_FRAME); /* cached */
+	assert_int_equal(lfr_recorder_process(e->rec, false), 0);
+	lfr_recorder_get_stats(e->rec, &st);
+	assert_int_equal(st.samples, 2);
+	assert_int_equal(st.stack_hits, 1);
+	assert_int_equal(st.unnamed, 0);
+	assert_int_equal(st.incomplete, 0);
+
+	add_sample_flags(e, leaf + 1, caller + 6, 1, LFR_SAMPLE_F_USER_BAD_FRAME);
+	add_sample_flags(e, leaf + 1, root + 6, 1, LFR_SAMPLE_F_USER_TRUNCATED);
+	add_sample_flags(e, leaf + 1, root + 6, 1,
+	                 LFR_SAMPLE_F_USER_BAD_FRAME | LFR_SAMPLE_F_USER_FAULT);
+	add_sample_flags(e, leaf + 2, root + 6, 1, LFR_SAMPLE_F_USER_BAD_FRAME); /* cached */
+	assert_int_equal(lfr_recorder_process(e->rec, true), 0);
+	lfr_recorder_get_stats(e->rec, &st);
+	lfr_jfr_get_stats(e->w, &js);
+	assert_int_equal(st.samples, 6);
+	assert_int_equal(st.incomplete, 3);
+	assert_int_equal(js.stack_traces, 3); /* whole; via caller; via root but truncated */
+}
+
 static void test_losses_account_for_every_tick(void **state)
 {
 	struct env *e = *state;
@@ -214,6 +267,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_stacks_named_cached_and_invalidated, setup,
+	                                    teardown),
+	    cmocka_unit_test_setup_teardown(test_chain_ending_at_thread_start_is_complete, setup,
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_losses_account_for_every_tick, setup, teardown),
 	};

@@ -207,8 +207,8 @@ static void print_summary(struct record *r, const struct lfr_status *st, double 
 			        rs.lost_ticks[i]);
 	if (rs.incomplete)
 		fprintf(stderr,
-		        "  %" PRIu64 " stacks incomplete (depth limit, unreadable stack or code "
-		        "without frame pointers)\n",
+		        "  %" PRIu64 " stacks incomplete (depth limit, unreadable stack, or code "
+		        "without frame pointers short of the thread's start)\n",
 		        rs.incomplete);
 	if (rs.frames)
 		fprintf(stderr, "  %" PRIu64 " of %" PRIu64 " frames named\n",

@@ -66,6 +66,7 @@ struct stack_slot {
 	uint16_t nr_kernel, nr_user;
 	uint32_t trunc;
 	uint32_t unnamed; /* frames of the stack that kept their address */
+	bool incomplete;  /* written with truncated = true */
 };
 
 #define STACK_SLOTS (1u << 16)
@@ -528,7 +529,8 @@ static struct stack_slot *stack_lookup(struct lfr_recorder *r, const struct lfr_
 
 static void stack_remember(struct lfr_recorder *r, struct stack_slot *e,
                            const struct lfr_rec_sample *s, uint32_t map_gen, uint32_t trunc,
-                           uint64_t leaf, uint64_t h, uint64_t key, uint32_t unnamed)
+                           uint64_t leaf, uint64_t h, uint64_t key, uint32_t unnamed,
+                           bool incomplete)
 {
 	uint32_t n = (uint32_t)s->nr_kernel + s->nr_user - 1;
 
@@ -550,6 +552,7 @@ static void stack_remember(struct lfr_recorder *r, struct stack_slot *e,
 	    .nr_user = s->nr_user,
 	    .trunc = trunc,
 	    .unnamed = unnamed,
+	    .incomplete = incomplete,
 	};
 	r->stack_ips_used += n;
 	r->stacks_used++;
@@ -566,9 +569,42 @@ static bool needs_mapping(struct lfr_recorder *r, const struct lfr_record *rec)
 	return !f.path && !f.resolved;
 }
 
-/* The method key of frame I of a sample: kernel frames first, then user frames. */
+/*
+ * Where threads begin.  The C library is built without frame pointers, so a chain that reached
+ * one of these has reached the thread's root even though the walk then met an invalid frame (the
+ * register the start code left in the frame pointer): that stack is complete, not truncated.
+ */
+static bool is_thread_root(const struct lfr_frame *f)
+{
+	static const char *const roots[] = {
+	    "__libc_start_call_main",
+	    "__libc_start_main",
+	    "__libc_start_main_impl",
+	    "_start",
+	    "start_thread",
+	    "clone",
+	    "__clone",
+	    "clone3",
+	    "__clone3",
+	    "__clone_internal",
+	    "thread_start",
+	    "__start",
+	};
+
+	if (!f->resolved || f->type == LFR_FRAME_KERNEL)
+		return false;
+	for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]); i++)
+		if (!strcmp(f->method, roots[i]))
+			return true;
+	return false;
+}
+
+/*
+ * The method key of frame I of a sample: kernel frames first, then user frames.  ROOT, when not
+ * NULL, tells whether the frame is where a thread begins.
+ */
 static int name_frame(struct lfr_recorder *r, const struct lfr_record *rec, unsigned int i,
-                      uint64_t *key)
+                      uint64_t *key, bool *root)
 {
 	const struct lfr_rec_sample *s = rec->sample.r;
 	struct lfr_frame f;
@@ -586,6 +622,8 @@ static int name_frame(struct lfr_recorder *r, const struct lfr_record *rec, unsi
 	if ((err = method_key(r, &f, key)))
 		return err;
 	r->st.unnamed += !f.resolved;
+	if (root)
+		*root = is_thread_root(&f);
 	return 0;
 }
 
@@ -603,10 +641,10 @@ static int write_sample(struct lfr_recorder *r, const struct lfr_record *rec)
 		return -ENOMEM;
 	if (n > MAX_FRAMES)
 		n = MAX_FRAMES;
-	r->st.incomplete += !!(s->flags & (LFR_SAMPLE_F_USER_TRUNCATED | LFR_SAMPLE_F_USER_FAULT |
-	                                   LFR_SAMPLE_F_USER_BAD_FRAME));
+	bool incomplete = trunc != 0, root = false;
+
 	r->st.frames += n;
-	if (n && (err = name_frame(r, rec, 0, &r->frames[0])))
+	if (n && (err = name_frame(r, rec, 0, &r->frames[0], n == 1 ? &root : NULL)))
 		return err;
 	if (n) {
 		h = stack_hash(s, p->map_gen, trunc, r->frames[0]);
@@ -614,18 +652,24 @@ static int write_sample(struct lfr_recorder *r, const struct lfr_record *rec)
 	}
 	if (slot && slot->key) {
 		stack = slot->key;
+		incomplete = slot->incomplete;
 		r->st.unnamed += slot->unnamed;
 		r->st.stack_hits++;
 	} else {
 		for (unsigned int i = 1; i < n; i++)
-			if ((err = name_frame(r, rec, i, &r->frames[i])))
+			if ((err = name_frame(r, rec, i, &r->frames[i], i == n - 1 ? &root : NULL)))
 				return err;
-		if ((err = lfr_jfr_stack(r->w, r->frames, n, trunc != 0, &stack)))
+		/* Only the invalid frame beyond a thread's root: the stack is whole. */
+		if (trunc == LFR_SAMPLE_F_USER_BAD_FRAME && s->nr_user && root &&
+		    n == (size_t)s->nr_kernel + s->nr_user)
+			incomplete = false;
+		if ((err = lfr_jfr_stack(r->w, r->frames, n, incomplete, &stack)))
 			return err;
 		if (slot && n == (size_t)s->nr_kernel + s->nr_user)
 			stack_remember(r, slot, s, p->map_gen, trunc, r->frames[0], h, stack,
-			               (uint32_t)r->st.unnamed - unnamed0);
+			               (uint32_t)r->st.unnamed - unnamed0, incomplete);
 	}
+	r->st.incomplete += incomplete;
 	if ((err = describe_process(r, s->tgid, s->time_ns)) ||
 	    (err = thread_key(r, s->tid, s->tgid, &thread)))
 		return err;

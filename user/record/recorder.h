@@ -33,7 +33,8 @@ struct lfr_recorder_stats {
 	uint64_t deferred;        /* samples that waited one batch for their mapping */
 	uint64_t stack_hits;      /* samples whose stack was known: only their leaf was named */
 	uint64_t frames, unnamed; /* frames written, and those that kept their address */
-	uint64_t incomplete;      /* samples with a truncated, faulted or invalid user chain */
+	uint64_t incomplete;      /* stacks marked truncated: depth limit, unreadable stack, or an
+	                           * invalid frame short of the thread's start */
 	uint64_t lost_ticks[LFR_LOST_MAX + 1]; /* lost ticks written as events, by reason */
 	uint64_t malformed;                    /* records that failed decoding (skipped) */
 	uint64_t thread_starts;                /* jdk.ThreadStart events written */
