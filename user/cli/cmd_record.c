@@ -24,6 +24,8 @@
 #include "sym/sym.h"
 
 #define PROG "lfr record"
+/* Walks of running threads finish within a scheduler tick; longer means a thread blocked. */
+#define DEFAULT_DRAIN_MS 2000u
 
 struct record {
 	struct cli_runner run;
@@ -77,7 +79,11 @@ static void usage(FILE *out)
 	    "  -q, --quiet            no status line and no summary\n\n"
 	    "Tuning:\n"
 	    "      --ring-pages N     data pages per CPU ring (power of two, %u .. %u)\n"
-	    "      --max-threads N    threads the session can track at once (default %u)\n\n"
+	    "      --max-threads N    threads the session can track at once (default %u)\n"
+	    "      --drain-timeout MS at the end, how long to wait for the stack walks of\n"
+	    "                         threads still in the kernel since their last tick\n"
+	    "                         (default %u); the rest are counted lost as\n"
+	    "                         " LFR_LOST_WALK_PENDING_NAME "\n\n"
 	    "Ctrl-C ends the recording cleanly.  Needs CAP_PERFMON (or root) and lfr.ko loaded.\n"
 	    "Examples:\n"
 	    "  lfr record -F 999 -o app.jfr -- ./app --flag\n"
@@ -85,7 +91,7 @@ static void usage(FILE *out)
 	    "  lfr record -c system.slice/nginx.service -d 60 -o nginx.jfr\n"
 	    "  lfr report app.jfr; jfr print --events jdk.ExecutionSample app.jfr\n",
 	    LFR_DEFAULT_FREQ_HZ, LFR_DEFAULT_USER_STACK_DEPTH, LFR_MAX_USER_STACK_DEPTH,
-	    LFR_MIN_RING_PAGES, LFR_MAX_RING_PAGES, LFR_DEFAULT_MAX_THREADS);
+	    LFR_MIN_RING_PAGES, LFR_MAX_RING_PAGES, LFR_DEFAULT_MAX_THREADS, DEFAULT_DRAIN_MS);
 }
 
 static int on_record(const struct lfr_ring *ring, const struct lfr_rec_header *h, void *arg)
@@ -115,7 +121,7 @@ static uint64_t lost_total(const struct lfr_recorder_stats *st)
 
 	for (unsigned int i = 0; i <= LFR_LOST_MAX; i++)
 		n += st->lost_ticks[i];
-	return n;
+	return n + st->lost_pending;
 }
 
 /* Once a second: apply the batch, flush the file, refresh the status line. */
@@ -205,6 +211,9 @@ static void print_summary(struct record *r, const struct lfr_status *st, double 
 		if (rs.lost_ticks[i])
 			fprintf(stderr, "  lost %-18s %" PRIu64 "\n", lfr_lost_reason_name(i),
 			        rs.lost_ticks[i]);
+	if (rs.lost_pending)
+		fprintf(stderr, "  lost %-18s %" PRIu64 "\n", LFR_LOST_WALK_PENDING_NAME,
+		        rs.lost_pending);
 	if (rs.incomplete)
 		fprintf(stderr,
 		        "  %" PRIu64 " stacks incomplete (depth limit, unreadable stack, or code "
@@ -230,7 +239,7 @@ static void print_summary(struct record *r, const struct lfr_status *st, double 
 
 static int parse(struct record *r, int argc, char **argv, char ***cmd)
 {
-	enum { O_PERIOD = 256, O_CHUNK_SIZE, O_CHUNK_AGE, O_RING, O_THREADS };
+	enum { O_PERIOD = 256, O_CHUNK_SIZE, O_CHUNK_AGE, O_RING, O_THREADS, O_DRAIN };
 	static const struct option opts[] = {
 	    {"freq", required_argument, NULL, 'F'},
 	    {"period", required_argument, NULL, O_PERIOD},
@@ -246,6 +255,7 @@ static int parse(struct record *r, int argc, char **argv, char ***cmd)
 	    {"chunk-age", required_argument, NULL, O_CHUNK_AGE},
 	    {"ring-pages", required_argument, NULL, O_RING},
 	    {"max-threads", required_argument, NULL, O_THREADS},
+	    {"drain-timeout", required_argument, NULL, O_DRAIN},
 	    {"quiet", no_argument, NULL, 'q'},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
@@ -342,6 +352,11 @@ static int parse(struct record *r, int argc, char **argv, char ***cmd)
 				return LFR_EXIT_USAGE;
 			run->start.max_threads = (uint32_t)v;
 			break;
+		case O_DRAIN:
+			if (cli_parse_u64(PROG, "--drain-timeout", optarg, 0, 86400000, &v) < 0)
+				return LFR_EXIT_USAGE;
+			run->drain_timeout_ms = v;
+			break;
 		case 'q':
 			r->quiet = true;
 			break;
@@ -411,7 +426,7 @@ int cmd_record(int argc, char **argv)
 {
 	struct record r = {
 	    .output = "lfr.jfr",
-	    .run = {.prog = PROG, .drain_timeout_ms = 30000, .tick_ms = 1000},
+	    .run = {.prog = PROG, .drain_timeout_ms = DEFAULT_DRAIN_MS, .tick_ms = 1000},
 	};
 	struct lfr_status st = {0};
 	char **cmd = NULL, err[512];
@@ -453,6 +468,8 @@ int cmd_record(int argc, char **argv)
 		r.err = lfr_recorder_process(r.rec, true);
 	if (!r.err && st.total.present[LFR_CTR_TICKS_MATCHED])
 		r.err = lfr_recorder_account(r.rec, &st.total);
+	if (!r.err && st.info.state == LFR_STATE_DRAINING)
+		r.err = lfr_recorder_account_pending(r.rec, &st.total);
 	if (r.err) {
 		fprintf(stderr, "%s: %s\n  the file keeps everything up to its last flush\n", PROG,
 		        lfr_jfr_strerror(r.w));

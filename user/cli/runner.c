@@ -199,14 +199,16 @@ int cli_runner_finish(struct cli_runner *r, struct lfr_status *st)
 		if (st->info.state == LFR_STATE_STOPPED || st->info.state == LFR_STATE_IDLE)
 			break;
 		if (cli_now() > deadline) {
-			fprintf(
-			    stderr,
-			    "%s: session %u still %s after %" PRIu64 " ms with %" PRIu64
-			    " stack walks pending\n"
-			    "  hint: pending walks run when their threads return to user space; "
-			    "threads blocked in long system calls keep the session draining\n",
-			    r->prog, r->info.id, lfr_state_name(st->info.state),
-			    r->drain_timeout_ms, (uint64_t)st->total.v[LFR_CTR_WORKS_PENDING]);
+			/* the rings hold what was committed up to that status */
+			if ((ret = read_rings(r)))
+				return ret;
+			fprintf(stderr,
+			        "%s: %" PRIu64 " stack walks still pending after %" PRIu64
+			        " ms: their threads have been in the kernel since their tick\n"
+			        "  (blocked in system calls); those ticks are counted lost. "
+			        "--drain-timeout MS waits longer\n",
+			        r->prog, (uint64_t)st->total.v[LFR_CTR_WORKS_PENDING],
+			        r->drain_timeout_ms);
 			return 0;
 		}
 		lfr_status_free(st);

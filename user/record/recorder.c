@@ -824,6 +824,26 @@ int lfr_recorder_account(struct lfr_recorder *r, const struct lfr_counters *tota
 	return 0;
 }
 
+int lfr_recorder_account_pending(struct lfr_recorder *r, const struct lfr_counters *total)
+{
+	uint64_t in_file = r->st.events + r->st.lost_pending, extra;
+	int err;
+
+	if (!total->present[LFR_CTR_TICKS_MATCHED])
+		return 0;
+	for (unsigned int reason = 0; reason <= LFR_LOST_MAX; reason++)
+		in_file += r->st.lost_ticks[reason];
+	if (total->v[LFR_CTR_TICKS_MATCHED] <= in_file)
+		return 0;
+	extra = total->v[LFR_CTR_TICKS_MATCHED] - in_file;
+	err = lfr_jfr_lost_samples(r->w, r->last_time ? r->last_time : lfr_jfr_now(),
+	                           LFR_LOST_WALK_PENDING_NAME, extra);
+	if (err)
+		return err;
+	r->st.lost_pending += extra;
+	return 0;
+}
+
 void lfr_recorder_get_stats(const struct lfr_recorder *r, struct lfr_recorder_stats *st)
 {
 	*st = r->st;

@@ -36,10 +36,11 @@ struct lfr_recorder_stats {
 	uint64_t incomplete;      /* stacks marked truncated: depth limit, unreadable stack, or an
 	                           * invalid frame short of the thread's start */
 	uint64_t lost_ticks[LFR_LOST_MAX + 1]; /* lost ticks written as events, by reason */
-	uint64_t malformed;                    /* records that failed decoding (skipped) */
-	uint64_t thread_starts;                /* jdk.ThreadStart events written */
-	uint64_t thread_ends;                  /* jdk.ThreadEnd events written */
-	uint64_t processes; /* jdk.SystemProcess events written (one per process image) */
+	uint64_t lost_pending;  /* ticks whose walk had not run when the recording ended */
+	uint64_t malformed;     /* records that failed decoding (skipped) */
+	uint64_t thread_starts; /* jdk.ThreadStart events written */
+	uint64_t thread_ends;   /* jdk.ThreadEnd events written */
+	uint64_t processes;     /* jdk.SystemProcess events written (one per process image) */
 };
 
 /* w and sym stay owned by the caller and must outlive the recorder. */
@@ -61,6 +62,16 @@ int lfr_recorder_process(struct lfr_recorder *r, bool final);
  * counters) beyond those already reported in-band, so that events + lost = ticks matched.
  */
 int lfr_recorder_account(struct lfr_recorder *r, const struct lfr_counters *total);
+
+/*
+ * For a session that was still draining when the recording ended (TOTAL, its last STATUS): writes
+ * the ticks it matched that are neither samples nor losses in the file — stack walks of threads
+ * that have not returned to user space since their tick — as lfr.LostSamples with the reason
+ * "walk_pending" (LFR_LOST_WALK_PENDING_NAME).  Call after lfr_recorder_account().
+ */
+int lfr_recorder_account_pending(struct lfr_recorder *r, const struct lfr_counters *total);
+
+#define LFR_LOST_WALK_PENDING_NAME "walk_pending"
 
 void lfr_recorder_get_stats(const struct lfr_recorder *r, struct lfr_recorder_stats *st);
 

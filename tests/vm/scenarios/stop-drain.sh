@@ -2,7 +2,9 @@
 # are sampled while they copy into a pipe in the kernel and then block in that write.  After STOP the
 # session must be visibly DRAINING with walks pending, stay so while the threads sleep, and become
 # STOPPED once they are gone, with every tick committed or lost with a reason.  Then: a session
-# whose controlling process is killed (its netlink socket closes) must stop.
+# whose controlling process is killed (its netlink socket closes) must stop.  Last: `lfr record`
+# of such threads ends within its --drain-timeout and writes the pending walks' ticks as lost
+# "walk_pending" (stop-drain.host checks the file with the JDK).
 set -u
 share=${LFR_SHARE:-/tmp}
 fail=0
@@ -57,5 +59,21 @@ echo "stop-drain: after kill -9 of lfr dump: state=$state ticks_matched=$(echo "
 case "$state" in stopped|draining) ;; *) echo "stop-drain: FAILED: the session kept running without its controller"; fail=1 ;; esac
 kill $bpid
 wait $bpid 2>/dev/null
+
+# lfr record does not wait for threads blocked in the kernel beyond its drain timeout.
+# (the command's threads fill their pipes and block; -d ends the recording, then the command)
+t0=$(cut -d' ' -f1 /proc/uptime)
+lfr record -F 10000 -k -d 2 --drain-timeout 1000 -o "$share/pending.jfr" -- syscalls pipe 8 \
+	>pipe2.txt 2>"$share/pending.err"
+rc=$?
+t1=$(cut -d' ' -f1 /proc/uptime)
+lfr status -m >"$share/pending.status"
+cat "$share/pending.err"
+echo "stop-drain: lfr record -d 2 --drain-timeout 1000 took $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }') s; $(cut -d' ' -f1-3 "$share/pending.status") ticks_matched=$(field ticks_matched <"$share/pending.status") works_pending=$(field works_pending <"$share/pending.status")"
+[ $rc = 0 ] || { echo "stop-drain: FAILED: lfr record exited $rc"; fail=1; }
+# 2 s of recording + 1 s of drain; the rest is start-up and tear-down under TCG
+awk -v a="$t0" -v b="$t1" 'BEGIN { exit !(b - a < 15) }' || { echo "stop-drain: FAILED: lfr record did not end within its drain timeout"; fail=1; }
+grep -q 'lost walk_pending' "$share/pending.err" || { echo "stop-drain: FAILED: no walk_pending losses in the summary"; fail=1; }
+grep -q 'warning:' "$share/pending.err" && { echo "stop-drain: FAILED: the file does not account for every tick"; fail=1; }
 [ $fail = 0 ] && echo "stop-drain: ok"
 exit $fail
