@@ -19,6 +19,7 @@
 
 #include "cli/commands.h"
 #include "cli/ctl_util.h"
+#include "cli/runner.h"
 #include "lib/record.h"
 #include "lib/ring.h"
 
@@ -107,14 +108,6 @@ static void usage(FILE *out)
 	    "CAP_PERFMON/CAP_SYS_ADMIN; 5 no such process; 7 a session is already running.\n",
 	    LFR_MAX_USER_STACK_DEPTH, LFR_MIN_RING_PAGES, LFR_MAX_RING_PAGES, LFR_MIN_MAX_THREADS,
 	    LFR_MAX_MAX_THREADS, LFR_MAX_JITTER_PCT, LFR_DEFAULT_JITTER_PCT);
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 /* ---- record lines ---- */
@@ -308,30 +301,12 @@ static bool child_done(struct dump *d)
 	return false;
 }
 
-/* A process is gone once it has exited, even while its parent has not reaped it yet. */
-static bool process_gone(pid_t pid)
-{
-	char path[64], buf[512], *p;
-	FILE *f;
-	size_t n;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	f = fopen(path, "r");
-	if (!f)
-		return errno == ENOENT || errno == ESRCH;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	p = strrchr(buf, ')'); /* the state follows the command name, which may hold spaces */
-	return p && (p[2] == 'Z' || p[2] == 'X');
-}
-
 static bool targets_gone(const struct dump *d)
 {
 	if (!d->ntgids || d->child != 0 || d->ntids)
 		return false;
 	for (size_t i = 0; i < d->ntgids; i++)
-		if (!process_gone((pid_t)d->tgids[i]))
+		if (!cli_process_gone((pid_t)d->tgids[i]))
 			return false;
 	return true;
 }
@@ -366,7 +341,7 @@ static int finish(struct dump *d, uint32_t session)
 {
 	struct lfr_error e;
 	struct lfr_status st;
-	double deadline = now_s() + (double)d->drain_timeout_ms / 1000.0;
+	double deadline = cli_now() + (double)d->drain_timeout_ms / 1000.0;
 	int fails = 0;
 
 	if (lfr_ctl_stop(&d->ctl, session, NULL, &e) < 0 && e.code != ENOENT)
@@ -379,7 +354,7 @@ static int finish(struct dump *d, uint32_t session)
 			return cli_fail(PROG, &e);
 		if (st.info.state == LFR_STATE_STOPPED || st.info.state == LFR_STATE_IDLE)
 			break;
-		if (now_s() > deadline) {
+		if (cli_now() > deadline) {
 			fprintf(
 			    stderr,
 			    "%s: session %u still %s after %" PRIu64 " ms with %" PRIu64
@@ -461,7 +436,7 @@ static int run(struct dump *d, char **cmd)
 			        strerror(errno));
 		close(go_fd);
 	}
-	end = d->duration > 0 ? now_s() + d->duration : 0;
+	end = d->duration > 0 ? cli_now() + d->duration : 0;
 	while (!interrupted) {
 		struct pollfd pfd[2] = {
 		    {.fd = d->rings.fd, .events = POLLIN},
@@ -470,7 +445,7 @@ static int run(struct dump *d, char **cmd)
 		bool hup;
 
 		if (end > 0) {
-			double left = end - now_s();
+			double left = end - cli_now();
 
 			if (left <= 0)
 				break;

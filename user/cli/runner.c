@@ -73,12 +73,30 @@ static bool child_done(struct cli_runner *r)
 	return false;
 }
 
+bool cli_process_gone(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return errno == ENOENT || errno == ESRCH;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	p = strrchr(buf, ')'); /* the state follows the command name, which may hold spaces */
+	return p && (p[2] == 'Z' || p[2] == 'X');
+}
+
+/* Every -p process has exited (a zombie its parent has not reaped counts as gone). */
 static bool targets_gone(const struct cli_runner *r)
 {
-	if (!r->ntgids || r->child != 0)
+	if (!r->ntgids || r->child != 0 || r->ntids)
 		return false;
 	for (size_t i = 0; i < r->ntgids; i++)
-		if (kill((pid_t)r->tgids[i], 0) == 0 || errno != ESRCH)
+		if (!cli_process_gone((pid_t)r->tgids[i]))
 			return false;
 	return true;
 }

@@ -61,4 +61,7 @@ void cli_runner_close(struct cli_runner *r);
 /* CLOCK_MONOTONIC seconds. */
 double cli_now(void);
 
+/* True once PID has exited, even while its parent has not reaped it yet. */
+bool cli_process_gone(pid_t pid);
+
 #endif
