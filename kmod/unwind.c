@@ -22,6 +22,12 @@
 #define LFR_MAX_NEW_MAPS	8
 #define LFR_MMAP_REC_MAX	(sizeof(struct lfr_rec_mmap) + 256)
 
+/*
+ * The walk's buffers.  Only rec is needed for every sample; maps and path
+ * only when a mapping is seen for the first time, so they are allocated then
+ * (kmalloc zeroes what it returns on kernels with init_on_alloc, as Debian's:
+ * 6.5 KiB per sample was a third of the walk's cost).
+ */
 struct lfr_walk_buf {
 	struct lfr_rec_sample *rec;	/* header + kernel ips + user ips */
 	u8 *maps;			/* pending MMAP records */
@@ -36,6 +42,23 @@ static int lfr_read_user(void *ctx, u64 addr, void *buf, size_t len)
 	if (!access_ok(p, len))
 		return -EFAULT;
 	return copy_from_user(buf, p, len) ? -EFAULT : 0;
+}
+
+/* Whether a (process image, key) was written already. */
+static bool lfr_seen(struct lfr_session *s, u64 h)
+{
+	u32 i = h & s->seen_mask, n;
+
+	h |= 1;
+	for (n = 0; n < 8; n++) {
+		u64 old = READ_ONCE(s->seen[(i + n) & s->seen_mask]);
+
+		if (old == h)
+			return true;
+		if (!old)
+			return false;
+	}
+	return false;
 }
 
 /* Mark a (process image, key) as written; true when it was new. */
@@ -72,7 +95,7 @@ static void lfr_add_map(struct lfr_session *s, struct lfr_walk_buf *b,
 	struct lfr_rec_mmap *m;
 	struct inode *ino = NULL;
 	const char *name;
-	u64 key[5];
+	u64 key[5], h;
 	u32 len, plen;
 
 	key[0] = image;
@@ -80,10 +103,25 @@ static void lfr_add_map(struct lfr_session *s, struct lfr_walk_buf *b,
 	key[2] = vma->vm_end;
 	key[3] = (u64)vma->vm_pgoff << PAGE_SHIFT;
 	key[4] = vma->vm_file ? file_inode(vma->vm_file)->i_ino : 0;
-	if (!lfr_seen_first(s, hash_64(jhash2((u32 *)key, 10, 0) ^ image, 64) ^
-			    ((u64)jhash2((u32 *)key, 10, 1) << 32)))
+	h = hash_64(jhash2((u32 *)key, 10, 0) ^ image, 64) ^
+	    ((u64)jhash2((u32 *)key, 10, 1) << 32);
+	if (lfr_seen(s, h))
 		return;
+	/* No room or no memory now: not marked, so a later sample writes it. */
 	if (b->maps_len + LFR_MMAP_REC_MAX > LFR_MAX_NEW_MAPS * LFR_MMAP_REC_MAX)
+		return;
+	if (!b->maps) {
+		b->maps = kmalloc(LFR_MAX_NEW_MAPS * LFR_MMAP_REC_MAX, GFP_KERNEL);
+		b->path = kmalloc(PATH_MAX, GFP_KERNEL);
+		if (!b->maps || !b->path) {
+			kfree(b->maps);
+			kfree(b->path);
+			b->maps = NULL;
+			b->path = NULL;
+			return;
+		}
+	}
+	if (!lfr_seen_first(s, h))
 		return;
 	m = (struct lfr_rec_mmap *)(b->maps + b->maps_len);
 	memset(m, 0, sizeof(*m));
@@ -285,9 +323,7 @@ void lfr_work_fn(struct callback_head *work)
 		b.rec = kmalloc(sizeof(*b.rec) + sizeof(u64) *
 				(LFR_MAX_KERNEL_STACK_DEPTH + s->cfg.user_depth),
 				GFP_KERNEL);
-		b.maps = kmalloc(LFR_MAX_NEW_MAPS * LFR_MMAP_REC_MAX, GFP_KERNEL);
-		b.path = kmalloc(PATH_MAX, GFP_KERNEL);
-		if (!b.rec || !b.maps || !b.path)
+		if (!b.rec)
 			lost = LFR_LOST_NOMEM;
 		else
 			lfr_walk(s, e, &b);
