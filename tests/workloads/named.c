@@ -105,6 +105,6 @@ int main(int argc, char **argv)
 	getrusage(RUSAGE_SELF, &ru);
 	printf("named done pid=%d cpu_s=%.3f\n", getpid(),
 	       ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + ru.ru_stime.tv_sec +
-		       ru.ru_stime.tv_usec / 1e6);
+	           ru.ru_stime.tv_usec / 1e6);
 	return 0;
 }
