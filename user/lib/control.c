@@ -518,7 +518,9 @@ int lfr_ctl_wait_stopped(struct lfr_ctl *c, uint32_t session, int timeout_ms, st
 			snprintf(
 			    e->hint, sizeof(e->hint),
 			    "pending walks run when their threads return to user space; threads "
-			    "blocked in long system calls keep the session draining until then");
+			    "blocked in long system calls keep the session draining until then (in a "
+			    "system-wide session, also the shell waiting for this command: "
+			    "'lfr stop -n' returns at once)");
 			lfr_status_free(st);
 			return -1;
 		}
