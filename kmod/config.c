@@ -67,6 +67,7 @@ const struct nla_policy lfr_policy[LFR_A_MAX + 1] = {
 	[LFR_A_COUNTERS] = LFR_REPLY_ONLY,
 	[LFR_A_CPU] = LFR_REPLY_ONLY,
 	[LFR_A_CPU_ID] = LFR_REPLY_ONLY,
+	[LFR_A_ABANDON] = { .type = NLA_FLAG },
 };
 
 static int lfr_cmp_u32(const void *a, const void *b)
@@ -172,6 +173,11 @@ int lfr_config_parse(struct nlattr **attrs, struct lfr_config *cfg,
 	int err;
 
 	memset(cfg, 0, sizeof(*cfg));
+	if (attrs[LFR_A_ABANDON]) {
+		NL_SET_ERR_MSG_ATTR(extack, attrs[LFR_A_ABANDON],
+				    "abandon is an attribute of STOP");
+		return -EINVAL;
+	}
 	cfg->period_ns = div_u64(NSEC_PER_SEC, LFR_DEFAULT_FREQ_HZ);
 	cfg->user_depth = LFR_DEFAULT_USER_STACK_DEPTH;
 	cfg->ring_pages = LFR_DEFAULT_RING_PAGES;

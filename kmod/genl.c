@@ -192,6 +192,8 @@ static int lfr_cmd_stop(struct sk_buff *skb, struct genl_info *info)
 		err = -ENOENT;
 	} else {
 		lfr_session_stop(s);
+		if (info->attrs[LFR_A_ABANDON])
+			lfr_session_abandon(s);
 		err = lfr_reply(info, LFR_CMD_STOP, s, false);
 	}
 	mutex_unlock(&lfr_lock);
@@ -206,6 +208,11 @@ static int lfr_cmd_status(struct sk_buff *skb, struct genl_info *info)
 	err = lfr_check_perm(skb, info);
 	if (err)
 		return err;
+	if (info->attrs[LFR_A_ABANDON]) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[LFR_A_ABANDON],
+				    "abandon is an attribute of STOP");
+		return -EINVAL;
+	}
 	mutex_lock(&lfr_lock);
 	s = lfr_pick(info, false);
 	if (!s && info->attrs[LFR_A_SESSION_ID])

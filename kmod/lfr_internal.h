@@ -42,6 +42,18 @@ struct lfr_snapshot {
 };
 
 /*
+ * The walk of a thread: queued by its tick (a task_work), claimed when the
+ * task_work starts, or given up by STOP with LFR_A_ABANDON while still
+ * queued (the task_work then only drops its references when it runs).
+ */
+enum lfr_walk_state {
+	LFR_WALK_NONE,
+	LFR_WALK_QUEUED,
+	LFR_WALK_RUNNING,
+	LFR_WALK_ABANDONED,
+};
+
+/*
  * One tracked thread.  Entries live in an open-addressing table that is
  * allocated once per session; a thread gets an entry without allocation
  * (compare-and-swap on @key) and gives it back when its task_struct is
@@ -52,7 +64,7 @@ struct lfr_thread {
 	unsigned long key;	/* task pointer, LFR_KEY_EMPTY or _TOMB */
 	struct lfr_session *s;
 	s64 budget_ns;		/* per-task mode: CPU time left to the tick */
-	atomic_t pending;	/* one queued walk at most */
+	atomic_t pending;	/* enum lfr_walk_state: one walk at most */
 	atomic_t weight;	/* ticks the queued walk stands for */
 	struct callback_head work;
 	u64 last_exec_id;
@@ -163,6 +175,7 @@ void lfr_session_drop_finished(void);		/* under lfr_lock */
 void lfr_sessions_release_portid(u32 portid);
 void lfr_sessions_shutdown(void);
 void lfr_pending_put(struct lfr_session *s);
+void lfr_session_abandon(struct lfr_session *s);
 void lfr_session_event(struct lfr_session *s, enum lfr_event ev);
 bool lfr_is_target(struct lfr_session *s, struct task_struct *t);
 

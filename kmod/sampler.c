@@ -89,7 +89,7 @@ static void lfr_take_sample(struct lfr_session *s, struct lfr_thread *e,
 	int w;
 
 	lfr_count(s, LFR_CTR_TICKS_MATCHED, ticks);
-	if (atomic_cmpxchg(&e->pending, 0, 1)) {
+	if (atomic_cmpxchg(&e->pending, LFR_WALK_NONE, LFR_WALK_QUEUED)) {
 		w = atomic_read(&e->weight);
 		if (w >= S32_MAX / 2) {
 			lfr_count_lost(s, LFR_LOST_WEIGHT_OVERFLOW, ticks);
@@ -125,7 +125,7 @@ static void lfr_take_sample(struct lfr_session *s, struct lfr_thread *e,
 
 	if (!try_module_get(THIS_MODULE)) {
 		lfr_count_lost(s, LFR_LOST_MODULE, atomic_xchg(&e->weight, 0));
-		atomic_set_release(&e->pending, 0);
+		atomic_set_release(&e->pending, LFR_WALK_NONE);
 		return;
 	}
 	/* The session outlives this work: sampling holds a reference. */
@@ -134,7 +134,7 @@ static void lfr_take_sample(struct lfr_session *s, struct lfr_thread *e,
 	init_task_work(&e->work, lfr_work_fn);
 	if (task_work_add(t, &e->work, TWA_RESUME)) {
 		lfr_count_lost(s, LFR_LOST_TASK_WORK, atomic_xchg(&e->weight, 0));
-		atomic_set_release(&e->pending, 0);
+		atomic_set_release(&e->pending, LFR_WALK_NONE);
 		atomic_dec(&s->pending);
 		refcount_dec(&s->ref);
 		module_put(THIS_MODULE);

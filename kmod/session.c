@@ -84,6 +84,33 @@ void lfr_pending_put(struct lfr_session *s)
 	wake_up_interruptible_all(&s->wq);
 }
 
+/*
+ * STOP with LFR_A_ABANDON: the walks still queued are given up; their
+ * threads have stayed in the kernel since their tick (blocked in system
+ * calls) and may stay there for good.  Sampling is off, so no tick adds
+ * weight any more; a task_work that starts now loses the claim and only
+ * drops its references.
+ */
+void lfr_session_abandon(struct lfr_session *s)
+{
+	struct lfr_threads *tt = &s->threads;
+	u32 i;
+
+	lockdep_assert_held(&lfr_lock);
+	if (atomic_read(&s->state) != LFR_STATE_DRAINING)
+		return;
+	for (i = 0; i <= tt->mask; i++) {
+		struct lfr_thread *e = &tt->slots[i];
+
+		if (atomic_cmpxchg(&e->pending, LFR_WALK_QUEUED,
+				   LFR_WALK_ABANDONED) != LFR_WALK_QUEUED)
+			continue;
+		lfr_count_lost(s, LFR_LOST_ABANDONED, atomic_xchg(&e->weight, 0));
+		lfr_pending_put(s);
+		cond_resched();
+	}
+}
+
 bool lfr_is_target(struct lfr_session *s, struct task_struct *t)
 {
 	struct lfr_thread *e;

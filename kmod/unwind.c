@@ -260,7 +260,7 @@ static void lfr_commit(struct lfr_session *s, struct lfr_thread *e,
 	/* Ticks on this CPU are the only ones that can merge into @e. */
 	local_irq_save(flags);
 	weight = atomic_xchg(&e->weight, 0);
-	atomic_set_release(&e->pending, 0);
+	atomic_set_release(&e->pending, LFR_WALK_NONE);
 	ring = s->rings[smp_processor_id()];
 	if (lost_reason) {
 		lfr_count_lost(s, lost_reason, weight);
@@ -315,6 +315,13 @@ void lfr_work_fn(struct callback_head *work)
 	u64 t0 = ktime_get_ns();
 	int lost = 0;
 
+	/* Given up by STOP: its ticks are counted, the session may be gone. */
+	if (atomic_cmpxchg(&e->pending, LFR_WALK_QUEUED, LFR_WALK_RUNNING) !=
+	    LFR_WALK_QUEUED) {
+		lfr_session_put(s);
+		module_put(THIS_MODULE);
+		return;
+	}
 	if ((t->flags & PF_EXITING) || !t->mm) {
 		lost = LFR_LOST_EXIT;
 	} else if (t->mm != e->snap.mm || t->self_exec_id != e->snap.exec_id) {

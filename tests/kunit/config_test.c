@@ -239,6 +239,14 @@ static void lfr_cfg_shapes(struct kunit *test)
 	KUNIT_EXPECT_NOT_NULL(test, c->ext._msg);
 	cfg_done(c);
 
+	/* STOP's abandon flag in a START. */
+	c = cfg_new(test);
+	nla_put_flag(c->skb, LFR_A_ABANDON);
+	put_targets(c->skb, true, NULL, 0);
+	KUNIT_EXPECT_EQ(test, cfg_parse(c), -EINVAL);
+	KUNIT_EXPECT_STREQ(test, c->ext._msg, "abandon is an attribute of STOP");
+	cfg_done(c);
+
 	/* A u32 attribute two bytes long. */
 	c = cfg_new(test);
 	nla_put(c->skb, LFR_A_USER_STACK_DEPTH, sizeof(two), &two);

@@ -75,7 +75,8 @@ static void usage(FILE *out)
 	    "      --wakeup-bytes N   wake the reader once a ring holds N bytes\n"
 	    "      --max-threads N    threads the session can track (%u .. %u)\n"
 	    "      --jitter PCT       random jitter of each period (0 .. %u, default %u)\n"
-	    "      --drain-timeout MS how long to wait for pending stack walks (default 30000)\n"
+	    "      --drain-timeout MS how long to wait for pending stack walks before giving them\n"
+	    "                         up as lost 'abandoned' (default 30000)\n"
 	    "      --detach           start a detached session, print its id and exit at once;\n"
 	    "                         it runs until 'lfr stop'\n"
 	    "      --no-events        do not listen to the module's state-change notifications\n"
@@ -342,6 +343,7 @@ static int finish(struct dump *d, uint32_t session)
 	struct lfr_error e;
 	struct lfr_status st;
 	double deadline = cli_now() + (double)d->drain_timeout_ms / 1000.0;
+	bool abandoned = false;
 	int fails = 0;
 
 	if (lfr_ctl_stop(&d->ctl, session, NULL, &e) < 0 && e.code != ENOENT)
@@ -354,15 +356,23 @@ static int finish(struct dump *d, uint32_t session)
 			return cli_fail(PROG, &e);
 		if (st.info.state == LFR_STATE_STOPPED || st.info.state == LFR_STATE_IDLE)
 			break;
-		if (cli_now() > deadline) {
-			fprintf(
-			    stderr,
-			    "%s: session %u still %s after %" PRIu64 " ms with %" PRIu64
-			    " stack walks pending\n"
-			    "  hint: pending walks run when their threads return to user space; "
-			    "threads blocked in long system calls keep the session draining\n",
-			    PROG, session, lfr_state_name(st.info.state), d->drain_timeout_ms,
-			    (uint64_t)st.total.v[LFR_CTR_WORKS_PENDING]);
+		if (cli_now() > deadline && !abandoned) {
+			/* threads blocked in the kernel since their tick: give their walks up */
+			fprintf(stderr,
+			        "%s: session %u still %s after %" PRIu64 " ms with %" PRIu64
+			        " stack walks pending: given up (lost 'abandoned')\n",
+			        PROG, session, lfr_state_name(st.info.state), d->drain_timeout_ms,
+			        (uint64_t)st.total.v[LFR_CTR_WORKS_PENDING]);
+			if (lfr_ctl_abandon(&d->ctl, session, NULL, &e) < 0 && e.code != ENOENT) {
+				lfr_status_free(&st);
+				return cli_fail(PROG, &e);
+			}
+			abandoned = true;
+			deadline = cli_now() + 5.0;
+		} else if (cli_now() > deadline) {
+			fprintf(stderr,
+			        "%s: session %u still %s after giving up its queued walks\n", PROG,
+			        session, lfr_state_name(st.info.state));
 			break;
 		}
 		lfr_status_free(&st);

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* lfr stop: stops a running recording session and waits until it has drained. */
+#include <errno.h>
+#include <inttypes.h>
 #include <getopt.h>
 #include <stdio.h>
 
@@ -13,13 +15,16 @@ static void usage(FILE *out)
 	    "usage: lfr stop [-s ID] [--no-wait | --timeout MS] [-m]\n\n"
 	    "Stops the running recording session (or session ID): sampling ends at once, then the\n"
 	    "session drains (stack walks already queued run when their threads next return to\n"
-	    "user space) and becomes stopped.  The recorder reading its rings then finishes.\n\n"
+	    "user space) and becomes stopped.  The recorder reading its rings then finishes.\n"
+	    "Walks still queued after the timeout belong to threads blocked in the kernel since\n"
+	    "their tick (in a system-wide session, possibly the shell waiting for this command):\n"
+	    "they are given up and their ticks counted lost as 'abandoned'.\n\n"
 	    "  -s, --session ID   the session to stop (default: the running one)\n"
 	    "  -n, --no-wait      return once sampling has stopped, without waiting for the drain\n"
-	    "  -t, --timeout MS   wait at most MS milliseconds for the drain (default 10000)\n"
+	    "  -t, --timeout MS   wait at most MS milliseconds for the drain (default 2000)\n"
 	    "  -m, --machine      print the final state as a 'status KEY=VALUE...' line\n"
 	    "  -h, --help         this text\n\n"
-	    "Exit status: 0, 1 if the drain did not finish in time, 3 if lfr.ko is not loaded,\n"
+	    "Exit status: 0, 1 if the session did not stop, 3 if lfr.ko is not loaded,\n"
 	    "4 without CAP_PERFMON/CAP_SYS_ADMIN.\n");
 }
 
@@ -32,7 +37,7 @@ int cmd_stop(int argc, char **argv)
 	};
 	int64_t session = -1;
 	bool wait = true, machine = false;
-	uint64_t timeout_ms = 10000, v;
+	uint64_t timeout_ms = 2000, v, abandoned = 0;
 	struct lfr_session_info info;
 	struct lfr_error e;
 	struct lfr_status st;
@@ -87,11 +92,28 @@ int cmd_stop(int argc, char **argv)
 	if (!machine)
 		printf("session %u: %s\n", info.id, lfr_state_name(info.state));
 	if (lfr_ctl_wait_stopped(&ctl, info.id, (int)timeout_ms, &st, &e) < 0) {
-		lfr_ctl_close(&ctl);
-		return cli_fail("lfr stop", &e);
+		struct lfr_status last;
+
+		if (e.code != ETIMEDOUT || lfr_ctl_status(&ctl, info.id, &last, &e) < 0) {
+			lfr_ctl_close(&ctl);
+			return cli_fail("lfr stop", &e);
+		}
+		abandoned = last.total.v[LFR_CTR_WORKS_PENDING];
+		lfr_status_free(&last);
+		/* what is still queued waits for threads blocked in the kernel: give it up */
+		if (lfr_ctl_abandon(&ctl, info.id, NULL, &e) < 0 ||
+		    lfr_ctl_wait_stopped(&ctl, info.id, 5000, &st, &e) < 0) {
+			lfr_ctl_close(&ctl);
+			return cli_fail("lfr stop", &e);
+		}
 	}
 	if (machine)
 		cli_print_status_machine(stdout, &st, false);
+	else if (abandoned)
+		printf("session %u: %s (gave up %" PRIu64 " stack walks still queued after %" PRIu64
+		       " ms: %" PRIu64 " ticks lost as 'abandoned')\n",
+		       info.id, lfr_state_name(st.info.state), abandoned, timeout_ms,
+		       (uint64_t)st.total.v[LFR_CTR_LOST_ABANDONED]);
 	else
 		printf("session %u: %s\n", info.id, lfr_state_name(st.info.state));
 	lfr_status_free(&st);

@@ -203,6 +203,7 @@ int cli_runner_loop(struct cli_runner *r)
 int cli_runner_finish(struct cli_runner *r, struct lfr_status *st)
 {
 	double deadline = cli_now() + (double)r->drain_timeout_ms / 1000.0;
+	bool abandoned = false;
 	struct lfr_error e;
 	int ret;
 
@@ -216,18 +217,26 @@ int cli_runner_finish(struct cli_runner *r, struct lfr_status *st)
 			return cli_fail(r->prog, &e);
 		if (st->info.state == LFR_STATE_STOPPED || st->info.state == LFR_STATE_IDLE)
 			break;
-		if (cli_now() > deadline) {
-			/* the rings hold what was committed up to that status */
-			if ((ret = read_rings(r)))
-				return ret;
+		if (cli_now() > deadline && !abandoned) {
+			/*
+			 * The threads of the walks still queued have stayed in the kernel since
+			 * their tick: give those walks up (the module counts their ticks lost);
+			 * the walks running now still commit.
+			 */
 			fprintf(stderr,
 			        "%s: %" PRIu64 " stack walks still pending after %" PRIu64
-			        " ms: their threads have been in the kernel since their tick\n"
-			        "  (blocked in system calls); those ticks are counted lost. "
+			        " ms (threads blocked in system calls since their\n"
+			        "  tick): given up, their ticks are counted lost as 'abandoned'. "
 			        "--drain-timeout MS waits longer\n",
 			        r->prog, (uint64_t)st->total.v[LFR_CTR_WORKS_PENDING],
 			        r->drain_timeout_ms);
-			return 0;
+			if (lfr_ctl_abandon(&r->ctl, r->info.id, NULL, &e) < 0 && e.code != ENOENT)
+				return cli_fail(r->prog, &e);
+			abandoned = true;
+			deadline = cli_now() + 5.0;
+		} else if (cli_now() > deadline) {
+			/* the rings hold what was committed up to that status */
+			return read_rings(r);
 		}
 		lfr_status_free(st);
 		lfr_rings_poll(&r->rings, 20, &e);

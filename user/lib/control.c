@@ -47,6 +47,7 @@ static const char *const counter_names[LFR_CTR_MAX + 1] = {
     [LFR_CTR_LOST_WEIGHT_OVERFLOW] = "lost_weight_overflow",
     [LFR_CTR_LOST_AUX_RING_FULL] = "lost_aux_ring_full",
     [LFR_CTR_LOST_NOMEM] = "lost_nomem",
+    [LFR_CTR_LOST_ABANDONED] = "lost_abandoned",
 };
 
 static const char *const reason_names[LFR_LOST_MAX + 1] = {
@@ -60,6 +61,7 @@ static const char *const reason_names[LFR_LOST_MAX + 1] = {
     [LFR_LOST_WEIGHT_OVERFLOW] = "weight_overflow",
     [LFR_LOST_AUX_RING_FULL] = "aux_ring_full",
     [LFR_LOST_NOMEM] = "nomem",
+    [LFR_LOST_ABANDONED] = "abandoned",
 };
 
 static const char *const state_names[] = {
@@ -451,8 +453,8 @@ int lfr_ctl_start(struct lfr_ctl *c, const struct lfr_start_opts *o, struct lfr_
 	return ret;
 }
 
-int lfr_ctl_stop(struct lfr_ctl *c, int64_t session, struct lfr_session_info *out,
-                 struct lfr_error *e)
+static int stop(struct lfr_ctl *c, int64_t session, bool abandon, struct lfr_session_info *out,
+                struct lfr_error *e)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
 	struct lfr_session_info info = {0};
@@ -461,11 +463,25 @@ int lfr_ctl_stop(struct lfr_ctl *c, int64_t session, struct lfr_session_info *ou
 
 	if (session >= 0)
 		mnl_attr_put_u32(nlh, LFR_A_SESSION_ID, (uint32_t)session);
+	if (abandon)
+		mnl_attr_put(nlh, LFR_A_ABANDON, 0, NULL);
 	if (request(c, nlh, "STOP", reply_cb, &r, e) < 0 || check_reply(&r, "STOP", e) < 0)
 		return -1;
 	if (out)
 		*out = info;
 	return 0;
+}
+
+int lfr_ctl_stop(struct lfr_ctl *c, int64_t session, struct lfr_session_info *out,
+                 struct lfr_error *e)
+{
+	return stop(c, session, false, out, e);
+}
+
+int lfr_ctl_abandon(struct lfr_ctl *c, uint32_t session, struct lfr_session_info *out,
+                    struct lfr_error *e)
+{
+	return stop(c, session, true, out, e);
 }
 
 int lfr_ctl_status(struct lfr_ctl *c, int64_t session, struct lfr_status *out, struct lfr_error *e)
@@ -518,7 +534,8 @@ int lfr_ctl_wait_stopped(struct lfr_ctl *c, uint32_t session, int timeout_ms, st
 			snprintf(
 			    e->hint, sizeof(e->hint),
 			    "pending walks run when their threads return to user space; threads "
-			    "blocked in long system calls keep the session draining until then (in a "
+			    "blocked in long system calls keep the session draining until then (in "
+			    "a "
 			    "system-wide session, also the shell waiting for this command: "
 			    "'lfr stop -n' returns at once)");
 			lfr_status_free(st);

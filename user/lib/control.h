@@ -89,6 +89,12 @@ int lfr_ctl_start(struct lfr_ctl *c, const struct lfr_start_opts *o, struct lfr_
 /* session < 0: the running session. */
 int lfr_ctl_stop(struct lfr_ctl *c, int64_t session, struct lfr_session_info *out,
                  struct lfr_error *e);
+/*
+ * STOP with LFR_A_ABANDON: also gives up the stack walks still queued (their ticks count as lost
+ * "abandoned"); the session is STOPPED once the walks running at that moment have committed.
+ */
+int lfr_ctl_abandon(struct lfr_ctl *c, uint32_t session, struct lfr_session_info *out,
+                    struct lfr_error *e);
 /* session < 0: the newest session.  Free with lfr_status_free. */
 int lfr_ctl_status(struct lfr_ctl *c, int64_t session, struct lfr_status *out, struct lfr_error *e);
 void lfr_status_free(struct lfr_status *s);

@@ -81,6 +81,10 @@
  *   STATUS until the next START or module unload.  Reply: LFR_CMD_STOP with
  *   the attributes of the START reply.  ENOENT if there is no such session
  *   (or, without LFR_A_SESSION_ID, no running one).
+ *   LFR_A_ABANDON flag: also give up the walks still queued (their threads
+ *   have not returned to user space since their tick); their ticks count
+ *   as LFR_LOST_ABANDONED and the session is STOPPED once the walks running
+ *   at that moment have committed.  For a DRAINING session give its id.
  *
  * LFR_CMD_STATUS: LFR_A_SESSION_ID u32 (optional: the newest session).
  *   Reply LFR_CMD_STATUS with:
@@ -204,6 +208,7 @@ enum lfr_attr {
 	LFR_A_COUNTERS,		/* nest, enum lfr_counter */
 	LFR_A_CPU,		/* nest, enum lfr_cpu_attr */
 	LFR_A_CPU_ID,		/* u32 */
+	LFR_A_ABANDON,		/* flag */
 	__LFR_A_MAX,
 };
 #define LFR_A_MAX (__LFR_A_MAX - 1)
@@ -259,6 +264,7 @@ enum lfr_lost_reason {
 	LFR_LOST_WEIGHT_OVERFLOW, /* merged weight saturated */
 	LFR_LOST_AUX_RING_FULL,	/* a MMAP/COMM/TASK record did not fit */
 	LFR_LOST_NOMEM,		/* no memory for the walk buffers */
+	LFR_LOST_ABANDONED,	/* walk still queued when STOP gave up on it */
 	__LFR_LOST_MAX,
 };
 #define LFR_LOST_MAX (__LFR_LOST_MAX - 1)
@@ -310,6 +316,7 @@ enum lfr_counter {
 	LFR_CTR_LOST_WEIGHT_OVERFLOW,
 	LFR_CTR_LOST_AUX_RING_FULL,
 	LFR_CTR_LOST_NOMEM,
+	LFR_CTR_LOST_ABANDONED,
 	/* New lost reasons are appended here, in enum lfr_lost_reason order. */
 	__LFR_CTR_MAX,
 };
