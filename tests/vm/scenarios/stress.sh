@@ -32,7 +32,9 @@ sleep 3 # the population builds up before sampling starts
 count_threads >alive.txt &
 counter=$!
 # The drain can last until churn ends: its parent may have a walk queued while it blocks in read().
-lfr dump -a -F 10000 -q --ring-pages 256 --max-threads 16384 -d "$secs" --drain-timeout 900000 \
+# This shell may have one queued too (a tick between forking lfr dump and blocking in wait()):
+# that walk runs only once lfr dump has returned, so lfr dump gives it up after its drain timeout.
+lfr dump -a -F 10000 -q --ring-pages 256 --max-threads 16384 -d "$secs" --drain-timeout 30000 \
 	-o "$share/stress-dump.txt"
 rc=$?
 dump_end=$(cut -d' ' -f1 /proc/uptime)
