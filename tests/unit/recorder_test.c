@@ -96,6 +96,17 @@ static void add_self_mapping(struct env *e, uintptr_t addr, const char *as_path)
 	assert_true(found);
 }
 
+/* The mapping of this program's code, under its real path (so that it is named). */
+static void add_own_code_mapping(struct env *e)
+{
+	char self[256];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	assert_true(n > 0);
+	self[n] = '\0';
+	add_self_mapping(e, (uintptr_t)recorder_test_leaf, self);
+}
+
 static void add_sample_flags(struct env *e, uint64_t leaf_pc, uint64_t ret, uint32_t weight,
                              uint32_t flags)
 {
@@ -166,14 +177,10 @@ static void test_stacks_named_cached_and_invalidated(void **state)
 {
 	struct env *e = *state;
 	uintptr_t leaf = (uintptr_t)recorder_test_leaf, caller = (uintptr_t)recorder_test_caller;
-	char self[256];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	struct lfr_recorder_stats st;
 	struct lfr_jfr_stats js;
 
-	assert_true(n > 0);
-	self[n] = '\0';
-	add_self_mapping(e, leaf, self);
+	add_own_code_mapping(e);
 	/* the same stack three times, the leaf pc moving inside the leaf; one merged tick */
 	add_sample(e, leaf + 1, caller + 6, 1);
 	add_sample(e, leaf + 2, caller + 6, 2);
@@ -208,14 +215,10 @@ static void test_chain_ending_at_thread_start_is_complete(void **state)
 	struct env *e = *state;
 	uintptr_t leaf = (uintptr_t)recorder_test_leaf, caller = (uintptr_t)recorder_test_caller;
 	uintptr_t root = (uintptr_t)__libc_start_call_main;
-	char self[256];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	struct lfr_recorder_stats st;
 	struct lfr_jfr_stats js;
 
-	assert_true(n > 0);
-	self[n] = '\0';
-	add_self_mapping(e, leaf, self);
+	add_own_code_mapping(e);
 	add_sample_flags(e, leaf + 1, root + 6, 1, LFR_SAMPLE_F_USER_BAD_FRAME);
 	add_sample_flags(e, leaf + 2, root + 6, 1, LFR_SAMPLE_F_USER_BAD_FRAME); /* cached */
 	assert_int_equal(lfr_recorder_process(e->rec, false), 0);
