@@ -99,6 +99,14 @@ struct lfr_ring {
 	struct irq_work wake;
 };
 
+/* Sample buffers of the walks, reused (walk_pool.c). */
+struct lfr_walk_pool {
+	spinlock_t lock;
+	void **free;
+	u32 nr, cap;
+	size_t size;
+};
+
 struct lfr_pcpu {
 	struct hrtimer timer;
 	struct lfr_session *s;
@@ -128,6 +136,7 @@ struct lfr_session {
 	struct lfr_threads threads;
 	u64 *seen;			/* mapping/name records written */
 	u32 seen_mask;
+	struct lfr_walk_pool walk_bufs;
 
 	wait_queue_head_t wq;
 	struct work_struct notify_work;
@@ -176,6 +185,11 @@ void lfr_sessions_release_portid(u32 portid);
 void lfr_sessions_shutdown(void);
 void lfr_pending_put(struct lfr_session *s);
 void lfr_session_abandon(struct lfr_session *s);
+
+int lfr_walk_pool_init(struct lfr_walk_pool *p, size_t size);
+void *lfr_walk_pool_get(struct lfr_walk_pool *p);
+void lfr_walk_pool_put(struct lfr_walk_pool *p, void *buf);
+void lfr_walk_pool_free(struct lfr_walk_pool *p);
 void lfr_session_event(struct lfr_session *s, enum lfr_event ev);
 bool lfr_is_target(struct lfr_session *s, struct task_struct *t);
 

@@ -21,6 +21,7 @@
 #include <linux/module.h>
 #include <linux/ptrace.h>
 #include <linux/sched.h>
+#include <linux/sched/clock.h>
 #include <linux/sched/task_stack.h>
 #include <linux/stacktrace.h>
 #include <linux/tracepoint.h>
@@ -165,7 +166,13 @@ static enum hrtimer_restart lfr_timer_fn(struct hrtimer *timer)
 	struct lfr_pcpu *pc = container_of(timer, struct lfr_pcpu, timer);
 	struct lfr_session *s = pc->s;
 	struct task_struct *t = current;
-	u64 t0 = ktime_get_ns(), overrun;
+	/*
+	 * The handler's own time is measured with local_clock() (the TSC):
+	 * ktime_get_ns() reads the clocksource, which under virtualisation
+	 * can be an emulated HPET costing microseconds per read.  Only the
+	 * sample's timestamp, which must be CLOCK_MONOTONIC, reads it.
+	 */
+	u64 t0 = local_clock(), overrun;
 	struct lfr_thread *e;
 	u32 ticks;
 
@@ -203,11 +210,11 @@ static enum hrtimer_restart lfr_timer_fn(struct hrtimer *timer)
 		else
 			lfr_take_sample(s, e, ticks);
 	}
-	lfr_count(s, LFR_CTR_IRQ_NS, ktime_get_ns() - t0);
+	lfr_count(s, LFR_CTR_IRQ_NS, local_clock() - t0);
 	lfr_count(s, LFR_CTR_IRQ_COUNT, 1);
 	return HRTIMER_RESTART;
 out:
-	lfr_count(s, LFR_CTR_IRQ_NS, ktime_get_ns() - t0);
+	lfr_count(s, LFR_CTR_IRQ_NS, local_clock() - t0);
 	lfr_count(s, LFR_CTR_IRQ_COUNT, 1);
 	return HRTIMER_NORESTART;
 }

@@ -41,6 +41,7 @@ static void lfr_session_free(struct lfr_session *s)
 		kfree(s->rings);
 	}
 	lfr_threads_free(&s->threads);
+	lfr_walk_pool_free(&s->walk_bufs);
 	lfr_cgroups_put(s);
 	vfree(s->seen);
 	free_percpu(s->pcpu);
@@ -206,6 +207,10 @@ struct lfr_session *lfr_session_create(struct lfr_config *cfg, u32 portid,
 	}
 	if (lfr_threads_init(&s->threads, s->cfg.max_threads,
 			     s->cfg.kernel_stack))
+		goto nomem;
+	if (lfr_walk_pool_init(&s->walk_bufs, sizeof(struct lfr_rec_sample) +
+			       sizeof(u64) * (LFR_MAX_KERNEL_STACK_DEPTH +
+					      s->cfg.user_depth)))
 		goto nomem;
 	return s;
 nomem:

@@ -14,6 +14,7 @@
 #include <linux/mman.h>
 #include <linux/module.h>
 #include <linux/sched.h>
+#include <linux/sched/clock.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
@@ -23,10 +24,11 @@
 #define LFR_MMAP_REC_MAX	(sizeof(struct lfr_rec_mmap) + 256)
 
 /*
- * The walk's buffers.  Only rec is needed for every sample; maps and path
- * only when a mapping is seen for the first time, so they are allocated then
- * (kmalloc zeroes what it returns on kernels with init_on_alloc, as Debian's:
- * 6.5 KiB per sample was a third of the walk's cost).
+ * The walk's buffers.  Only rec is needed for every sample: it comes from the
+ * session's pool of reused buffers.  maps and path are needed only when a
+ * mapping is seen for the first time, so they are allocated then (kmalloc
+ * zeroes what it returns on kernels with init_on_alloc, as Debian's: 8 KiB
+ * per sample was a third of the walk's cost).
  */
 struct lfr_walk_buf {
 	struct lfr_rec_sample *rec;	/* header + kernel ips + user ips */
@@ -312,7 +314,8 @@ void lfr_work_fn(struct callback_head *work)
 	struct lfr_session *s = e->s;
 	struct task_struct *t = current;
 	struct lfr_walk_buf b = {};
-	u64 t0 = ktime_get_ns();
+	u64 t0 = local_clock();	/* not ktime_get_ns(): see lfr_timer_fn() */
+	s64 ns;
 	int lost = 0;
 
 	/* Given up by STOP: its ticks are counted, the session may be gone. */
@@ -327,20 +330,20 @@ void lfr_work_fn(struct callback_head *work)
 	} else if (t->mm != e->snap.mm || t->self_exec_id != e->snap.exec_id) {
 		lost = LFR_LOST_EXEC;
 	} else {
-		b.rec = kmalloc(sizeof(*b.rec) + sizeof(u64) *
-				(LFR_MAX_KERNEL_STACK_DEPTH + s->cfg.user_depth),
-				GFP_KERNEL);
+		b.rec = lfr_walk_pool_get(&s->walk_bufs);
 		if (!b.rec)
 			lost = LFR_LOST_NOMEM;
 		else
 			lfr_walk(s, e, &b);
 	}
 	lfr_commit(s, e, &b, lost);
-	kfree(b.rec);
+	lfr_walk_pool_put(&s->walk_bufs, b.rec);
 	kfree(b.maps);
 	kfree(b.path);
 
-	lfr_count(s, LFR_CTR_WORK_NS, ktime_get_ns() - t0);
+	/* the thread may have moved to a CPU whose clock is a little behind */
+	ns = local_clock() - t0;
+	lfr_count(s, LFR_CTR_WORK_NS, ns > 0 ? ns : 0);
 	lfr_count(s, LFR_CTR_WORK_COUNT, 1);
 	lfr_pending_put(s);
 	lfr_session_put(s);
