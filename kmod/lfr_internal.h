@@ -30,15 +30,17 @@ struct lfr_counters {
 	u64 c[LFR_CTR_MAX + 1];
 };
 
-/* The interrupted state of a thread, taken in hard irq, walked later. */
+/*
+ * The user state of a thread at the tick that queued its walk, taken in
+ * hard irq, walked later.  Ticks until the walk runs share it.
+ */
 struct lfr_snapshot {
 	u64 time_ns;
+	u64 walk_id;
 	u64 ip, sp, bp;
 	struct mm_struct *mm;	/* identity only, never dereferenced */
 	u64 exec_id;
-	u32 cpu, tgid, tid, flags;
-	u32 nr_kernel;
-	unsigned long *kips;	/* LFR_MAX_KERNEL_STACK_DEPTH entries or NULL */
+	u32 tgid, tid, flags;
 };
 
 /*
@@ -65,7 +67,7 @@ struct lfr_thread {
 	struct lfr_session *s;
 	s64 budget_ns;		/* per-task mode: CPU time left to the tick */
 	atomic_t pending;	/* enum lfr_walk_state: one walk at most */
-	atomic_t weight;	/* ticks the queued walk stands for */
+	atomic_t ticks;		/* TICK records that refer to the queued walk */
 	struct callback_head work;
 	u64 last_exec_id;
 	u32 comm_hash;
@@ -79,7 +81,6 @@ struct lfr_thread {
 
 struct lfr_threads {
 	struct lfr_thread *slots;
-	unsigned long *kips;	/* kernel stack buffers, or NULL */
 	u32 mask;		/* capacity - 1 */
 	u32 max;		/* threads allowed at once */
 	atomic_t used;
@@ -107,12 +108,18 @@ struct lfr_walk_pool {
 	size_t size;
 };
 
+/* The largest TICK record, built in place by the timer handler. */
+#define LFR_TICK_REC_MAX \
+	(sizeof(struct lfr_rec_tick) + LFR_MAX_KERNEL_STACK_DEPTH * sizeof(u64))
+
 struct lfr_pcpu {
 	struct hrtimer timer;
 	struct lfr_session *s;
 	struct lfr_thread *cur;		/* per-task mode: target running here */
 	struct rnd_state rnd;
+	u64 walk_seq;			/* walk ids queued on this CPU */
 	bool online;
+	u64 tick_buf[LFR_TICK_REC_MAX / sizeof(u64)];
 };
 
 struct lfr_session {
@@ -145,12 +152,13 @@ struct lfr_session {
 };
 
 extern struct mutex lfr_lock;
+void lfr_module_put_deferred(void);
 extern struct workqueue_struct *lfr_wq;
 extern int lfr_cpuhp_state;
 
 static inline bool lfr_counter_valid(int c)
 {
-	return (c >= LFR_CTR_TICKS && c <= LFR_CTR_FOLLOW_NO_SLOT) ||
+	return (c >= LFR_CTR_TICKS && c <= LFR_CTR_RECORDS_USTACK) ||
 	       (c > LFR_CTR_LOST_FIRST && c <= LFR_CTR_MAX);
 }
 
@@ -215,7 +223,7 @@ int lfr_task_events_start(struct lfr_session *s);
 void lfr_task_events_stop(struct lfr_session *s);
 
 /* threads.c */
-int lfr_threads_init(struct lfr_threads *tt, u32 max, bool kstacks);
+int lfr_threads_init(struct lfr_threads *tt, u32 max);
 void lfr_threads_free(struct lfr_threads *tt);
 struct lfr_thread *lfr_thread_get(struct lfr_session *s,
 				  struct task_struct *t, bool create);

@@ -3,11 +3,42 @@
 #include <linux/cpuhotplug.h>
 #include <linux/init.h>
 #include <linux/module.h>
+#include <linux/rcupdate.h>
 #include <linux/workqueue.h>
 #include "lfr_internal.h"
 
 struct workqueue_struct *lfr_wq;
 int lfr_cpuhp_state = -1;
+
+static atomic_long_t lfr_puts_owed = ATOMIC_LONG_INIT(0);
+
+/*
+ * Drops the module references that walks handed over.  A walk cannot drop
+ * its own: it would still have to return into module text that an rmmod
+ * could free meanwhile.  Once an RCU-tasks grace period has passed, every
+ * task has been off the CPU voluntarily or in user space since the walk
+ * handed its reference over, so it has left lfr's code.  This work itself
+ * returns into module text too, but module exit drains lfr_wq.
+ */
+static void lfr_put_fn(struct work_struct *work)
+{
+	long n = atomic_long_xchg(&lfr_puts_owed, 0);
+
+	if (!n)
+		return;
+	synchronize_rcu_tasks();
+	while (n--)
+		module_put(THIS_MODULE);
+}
+
+static DECLARE_WORK(lfr_put_work, lfr_put_fn);
+
+/* The last thing a walk does with the module reference it held. */
+void lfr_module_put_deferred(void)
+{
+	atomic_long_inc(&lfr_puts_owed);
+	queue_work(lfr_wq, &lfr_put_work);
+}
 
 static int __init lfr_init(void)
 {

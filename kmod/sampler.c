@@ -64,13 +64,15 @@ static bool lfr_user_thread(struct task_struct *t)
 }
 
 /* Keeps only the frames from the interrupted ip on (drops lfr and irq entry). */
-static u32 lfr_kernel_stack(unsigned long *ips, struct pt_regs *regs)
+static u32 lfr_kernel_stack(u64 *ips, struct pt_regs *regs)
 {
-	u32 n = stack_trace_save(ips, LFR_MAX_KERNEL_STACK_DEPTH, 0), i;
+	unsigned long *buf = (unsigned long *)ips;
+	u32 n = stack_trace_save(buf, LFR_MAX_KERNEL_STACK_DEPTH, 0), i;
 
+	BUILD_BUG_ON(sizeof(unsigned long) != sizeof(u64));
 	for (i = 0; i < n; i++) {
-		if (ips[i] == instruction_pointer(regs)) {
-			memmove(ips, ips + i, (n - i) * sizeof(*ips));
+		if (buf[i] == instruction_pointer(regs)) {
+			memmove(buf, buf + i, (n - i) * sizeof(*buf));
 			return n - i;
 		}
 	}
@@ -78,88 +80,121 @@ static u32 lfr_kernel_stack(unsigned long *ips, struct pt_regs *regs)
 }
 
 /*
- * Hard irq, current == the thread of @e.  @ticks is 1 plus the periods a
- * late interrupt missed; the sample stands for all of them.
+ * Queues the user-stack walk of @e's thread (current) for this tick: the
+ * snapshot of its user registers, walked by the thread itself on its way
+ * back to user space (unwind.c).  Hard irq.  Returns 0, or the reason the
+ * walk could not be queued.
  */
-static void lfr_take_sample(struct lfr_session *s, struct lfr_thread *e,
-			    u32 ticks)
+static int lfr_queue_walk(struct lfr_session *s, struct lfr_pcpu *pc,
+			  struct lfr_thread *e, struct pt_regs *regs, u64 now)
 {
 	struct task_struct *t = current;
-	struct pt_regs *regs = get_irq_regs(), *uregs;
 	struct lfr_snapshot *sn = &e->snap;
-	int w;
+	struct pt_regs *uregs = regs && user_mode(regs) ? regs : task_pt_regs(t);
 
-	lfr_count(s, LFR_CTR_TICKS_MATCHED, ticks);
-	if (atomic_cmpxchg(&e->pending, LFR_WALK_NONE, LFR_WALK_QUEUED)) {
-		w = atomic_read(&e->weight);
-		if (w >= S32_MAX / 2) {
-			lfr_count_lost(s, LFR_LOST_WEIGHT_OVERFLOW, ticks);
-			return;
-		}
-		atomic_add(ticks, &e->weight);
-		lfr_count(s, LFR_CTR_MERGED, ticks);
-		return;
-	}
-
-	sn->flags = 0;
-	sn->nr_kernel = 0;
-	if (regs && user_mode(regs)) {
-		uregs = regs;
-	} else {
-		sn->flags |= LFR_SAMPLE_F_IN_KERNEL;
-		if (regs && sn->kips && s->cfg.kernel_stack)
-			sn->nr_kernel = lfr_kernel_stack(sn->kips, regs);
-		uregs = task_pt_regs(t);
-	}
+	sn->flags = user_64bit_mode(uregs) ? 0 : LFR_SAMPLE_F_COMPAT;
 	sn->ip = instruction_pointer(uregs);
 	sn->sp = user_stack_pointer(uregs);
 	sn->bp = uregs->bp;
-	if (!user_64bit_mode(uregs))
-		sn->flags |= LFR_SAMPLE_F_COMPAT;
-	sn->time_ns = ktime_get_ns();
-	sn->cpu = smp_processor_id();
+	sn->time_ns = now;
+	sn->walk_id = ((u64)smp_processor_id() << 40) | ++pc->walk_seq;
 	sn->tgid = t->tgid;
 	sn->tid = t->pid;
 	sn->mm = t->mm;
 	sn->exec_id = t->self_exec_id;
-	atomic_add(ticks, &e->weight);
+	atomic_set(&e->ticks, 0);
 
-	if (!try_module_get(THIS_MODULE)) {
-		lfr_count_lost(s, LFR_LOST_MODULE, atomic_xchg(&e->weight, 0));
-		atomic_set_release(&e->pending, LFR_WALK_NONE);
-		return;
-	}
+	if (!try_module_get(THIS_MODULE))
+		return LFR_LOST_MODULE;
 	/* The session outlives this work: sampling holds a reference. */
 	refcount_inc(&s->ref);
 	atomic_inc(&s->pending);
 	init_task_work(&e->work, lfr_work_fn);
 	if (task_work_add(t, &e->work, TWA_RESUME)) {
-		lfr_count_lost(s, LFR_LOST_TASK_WORK, atomic_xchg(&e->weight, 0));
-		atomic_set_release(&e->pending, LFR_WALK_NONE);
 		atomic_dec(&s->pending);
 		refcount_dec(&s->ref);
 		module_put(THIS_MODULE);
-		return;
+		return LFR_LOST_TASK_WORK;
 	}
 	lfr_count(s, LFR_CTR_SAMPLES_TAKEN, 1);
+	return 0;
+}
+
+/*
+ * Hard irq, current == the thread of @e: one tick, one TICK record at this
+ * instant.  Its user stack is the one the thread's walk will find: the walk
+ * this tick queues or, when one is still queued or running (the thread has
+ * not been back in user space since), that one.  @missed periods passed
+ * without a tick (a late interrupt): counted lost, never given this stack.
+ */
+static void lfr_tick(struct lfr_session *s, struct lfr_thread *e, u32 missed)
+{
+	struct lfr_pcpu *pc = this_cpu_ptr(s->pcpu);
+	struct lfr_rec_tick *r = (struct lfr_rec_tick *)pc->tick_buf;
+	struct pt_regs *regs = get_irq_regs();
+	u64 now = ktime_get_ns();
+	int lost;
+
+	lfr_count(s, LFR_CTR_TICKS_MATCHED, 1 + (u64)missed);
+	if (atomic_cmpxchg(&e->pending, LFR_WALK_NONE, LFR_WALK_QUEUED) ==
+	    LFR_WALK_NONE) {
+		lost = lfr_queue_walk(s, pc, e, regs, now);
+		if (lost) {
+			atomic_set_release(&e->pending, LFR_WALK_NONE);
+			lfr_count_lost(s, lost, 1 + (u64)missed);
+			return;
+		}
+	} else {
+		lfr_count(s, LFR_CTR_MERGED, 1);
+	}
+
+	r->hdr.type = LFR_REC_TICK;
+	r->time_ns = now;
+	r->walk_id = e->snap.walk_id;
+	r->cpu = smp_processor_id();
+	r->tgid = current->tgid;
+	r->tid = current->pid;
+	r->flags = e->snap.flags;
+	r->missed = missed;
+	r->nr_kernel = 0;
+	r->reserved = 0;
+	if (!regs || !user_mode(regs)) {
+		r->flags |= LFR_SAMPLE_F_IN_KERNEL;
+		if (regs && s->cfg.kernel_stack)
+			r->nr_kernel = lfr_kernel_stack(r->ips, regs);
+		if (r->nr_kernel >= LFR_MAX_KERNEL_STACK_DEPTH)
+			r->flags |= LFR_SAMPLE_F_KERNEL_TRUNCATED;
+	}
+	r->hdr.size = sizeof(*r) + r->nr_kernel * sizeof(u64);
+	/*
+	 * Interrupts are off and this is the ring's CPU: the walks' commits,
+	 * the ring's other writer here, run with interrupts off too.
+	 */
+	if (lfr_ring_write(s->rings[r->cpu], r, r->hdr.size)) {
+		lfr_ring_lost(s->rings[r->cpu], LFR_LOST_RING_FULL, 1 + (u64)missed);
+		lfr_count_lost(s, LFR_LOST_RING_FULL, 1 + (u64)missed);
+		return;
+	}
+	/* Counted with the record that carries them, so readers see all. */
+	if (missed)
+		lfr_count_lost(s, LFR_LOST_MISSED, missed);
+	atomic_inc(&e->ticks);
+	lfr_count(s, LFR_CTR_RECORDS_TICK, 1);
 }
 
 /* System-wide: any user thread, tracked from its first tick. */
 static void lfr_sample_any(struct lfr_session *s, struct task_struct *t,
-			   u32 ticks)
+			   u32 missed)
 {
 	struct lfr_thread *e = lfr_thread_get(s, t, true);
 
 	if (e) {
-		lfr_take_sample(s, e, ticks);
+		lfr_tick(s, e, missed);
 		return;
 	}
-	lfr_count(s, LFR_CTR_TICKS_MATCHED, ticks);
-	lfr_count_lost(s, LFR_LOST_NO_THREAD_SLOT, ticks);
+	lfr_count(s, LFR_CTR_TICKS_MATCHED, 1 + (u64)missed);
+	lfr_count_lost(s, LFR_LOST_NO_THREAD_SLOT, 1 + (u64)missed);
 }
-
-/* Cap on the periods one late interrupt stands for (a stall, not a tick). */
-#define LFR_MAX_OVERRUN	64
 
 static enum hrtimer_restart lfr_timer_fn(struct hrtimer *timer)
 {
@@ -174,19 +209,20 @@ static enum hrtimer_restart lfr_timer_fn(struct hrtimer *timer)
 	 */
 	u64 t0 = local_clock(), overrun;
 	struct lfr_thread *e;
-	u32 ticks;
+	u32 missed;
 
 	if (atomic_read(&s->state) != LFR_STATE_RUNNING)
 		return HRTIMER_NORESTART;
 	lfr_count(s, LFR_CTR_TICKS, 1);
 	/*
 	 * A late interrupt (a long irq-off section, a stalled virtual CPU)
-	 * missed periods: the sample stands for every one of them.  In
+	 * missed periods.  They are counted, not given this tick's stack:
+	 * that would pin the irq-off time on the instruction after it.  In
 	 * per-task mode they were all spent by this thread, since the timer
 	 * only runs while it is on the CPU.
 	 */
 	overrun = hrtimer_forward_now(timer, ns_to_ktime(lfr_next_period(s, pc)));
-	ticks = clamp_t(u64, overrun, 1, LFR_MAX_OVERRUN);
+	missed = overrun > 1 ? min_t(u64, overrun - 1, U32_MAX) : 0;
 
 	if (lfr_timer_mode(s)) {
 		if (is_idle_task(t))
@@ -198,7 +234,7 @@ static enum hrtimer_restart lfr_timer_fn(struct hrtimer *timer)
 		else if (!s->cfg.system && !lfr_is_target(s, t))
 			lfr_count(s, LFR_CTR_SKIP_NOT_TARGET, 1);
 		else
-			lfr_sample_any(s, t, ticks);
+			lfr_sample_any(s, t, missed);
 	} else {
 		e = pc->cur;
 		if (!e || READ_ONCE(e->key) != (unsigned long)t) {
@@ -208,7 +244,7 @@ static enum hrtimer_restart lfr_timer_fn(struct hrtimer *timer)
 		if (t->flags & PF_EXITING)
 			lfr_count(s, LFR_CTR_SKIP_EXITING, 1);
 		else
-			lfr_take_sample(s, e, ticks);
+			lfr_tick(s, e, missed);
 	}
 	lfr_count(s, LFR_CTR_IRQ_NS, local_clock() - t0);
 	lfr_count(s, LFR_CTR_IRQ_COUNT, 1);
@@ -230,7 +266,12 @@ static void lfr_switch_out(struct lfr_session *s, struct lfr_pcpu *pc)
 	pc->cur = NULL;
 	left = ktime_to_ns(hrtimer_get_remaining(&pc->timer));
 	hrtimer_try_to_cancel(&pc->timer);
-	e->budget_ns = left > 0 ? left : 1;
+	/*
+	 * A tick that was due but not yet delivered (interrupts are off
+	 * here) leaves a negative budget: the thread owes that tick, and the
+	 * time past it, to its next switch-in, so no CPU time goes uncounted.
+	 */
+	e->budget_ns = left ? left : -1;
 }
 
 static void lfr_switch_in(struct lfr_session *s, struct lfr_pcpu *pc,
@@ -246,11 +287,12 @@ static void lfr_switch_in(struct lfr_session *s, struct lfr_pcpu *pc,
 		lfr_count_lost(s, LFR_LOST_NO_THREAD_SLOT, 1);
 		return;
 	}
-	if (e->budget_ns <= 0)
+	if (!e->budget_ns)
 		e->budget_ns = lfr_next_period(s, pc);
 	pc->cur = e;
-	hrtimer_start(&pc->timer, ns_to_ktime(e->budget_ns),
-		      HRTIMER_MODE_REL_PINNED_HARD);
+	/* An owed tick expires in the past: it fires now and counts overrun. */
+	hrtimer_start(&pc->timer, ktime_add_ns(ktime_get(), e->budget_ns),
+		      HRTIMER_MODE_ABS_PINNED_HARD);
 }
 
 static void lfr_probe_switch(void *data, bool preempt, struct task_struct *prev,

@@ -88,8 +88,9 @@ void lfr_pending_put(struct lfr_session *s)
 /*
  * STOP with LFR_A_ABANDON: the walks still queued are given up; their
  * threads have stayed in the kernel since their tick (blocked in system
- * calls) and may stay there for good.  Sampling is off, so no tick adds
- * weight any more; a task_work that starts now loses the claim and only
+ * calls) and may stay there for good.  Sampling is off, so no tick joins
+ * them any more (their TICK records are in the rings: readers drop ticks
+ * whose walk never comes); a task_work that starts now loses the claim and only
  * drops its references.
  */
 void lfr_session_abandon(struct lfr_session *s)
@@ -106,7 +107,7 @@ void lfr_session_abandon(struct lfr_session *s)
 		if (atomic_cmpxchg(&e->pending, LFR_WALK_QUEUED,
 				   LFR_WALK_ABANDONED) != LFR_WALK_QUEUED)
 			continue;
-		lfr_count_lost(s, LFR_LOST_ABANDONED, atomic_xchg(&e->weight, 0));
+		lfr_count_lost(s, LFR_LOST_ABANDONED, atomic_xchg(&e->ticks, 0));
 		lfr_pending_put(s);
 		cond_resched();
 	}
@@ -205,12 +206,11 @@ struct lfr_session *lfr_session_create(struct lfr_config *cfg, u32 portid,
 		if (!s->rings[cpu])
 			goto nomem;
 	}
-	if (lfr_threads_init(&s->threads, s->cfg.max_threads,
-			     s->cfg.kernel_stack))
+	if (lfr_threads_init(&s->threads, s->cfg.max_threads))
 		goto nomem;
-	if (lfr_walk_pool_init(&s->walk_bufs, sizeof(struct lfr_rec_sample) +
-			       sizeof(u64) * (LFR_MAX_KERNEL_STACK_DEPTH +
-					      s->cfg.user_depth)))
+	if (lfr_walk_pool_init(&s->walk_bufs, sizeof(struct lfr_rec_ustack) +
+			       sizeof(u64) * (s->cfg.user_depth +
+					      LFR_USTACK_WORDS)))
 		goto nomem;
 	return s;
 nomem:

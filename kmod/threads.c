@@ -18,25 +18,13 @@
 
 #define LFR_PROBE_MAX 64
 
-int lfr_threads_init(struct lfr_threads *tt, u32 max, bool kstacks)
+int lfr_threads_init(struct lfr_threads *tt, u32 max)
 {
-	u32 cap = roundup_pow_of_two(max * 2), i;
+	u32 cap = roundup_pow_of_two(max * 2);
 
 	tt->slots = vzalloc(array_size(cap, sizeof(*tt->slots)));
 	if (!tt->slots)
 		return -ENOMEM;
-	if (kstacks) {
-		tt->kips = vzalloc(array3_size(cap, LFR_MAX_KERNEL_STACK_DEPTH,
-					       sizeof(unsigned long)));
-		if (!tt->kips) {
-			vfree(tt->slots);
-			tt->slots = NULL;
-			return -ENOMEM;
-		}
-		for (i = 0; i < cap; i++)
-			tt->slots[i].snap.kips =
-				tt->kips + (size_t)i * LFR_MAX_KERNEL_STACK_DEPTH;
-	}
 	tt->mask = cap - 1;
 	tt->max = max;
 	atomic_set(&tt->used, 0);
@@ -45,9 +33,7 @@ int lfr_threads_init(struct lfr_threads *tt, u32 max, bool kstacks)
 
 void lfr_threads_free(struct lfr_threads *tt)
 {
-	vfree(tt->kips);
 	vfree(tt->slots);
-	tt->kips = NULL;
 	tt->slots = NULL;
 }
 
@@ -102,7 +88,7 @@ struct lfr_thread *lfr_thread_get(struct lfr_session *s,
 			slot->s = s;
 			slot->budget_ns = 0;
 			atomic_set(&slot->pending, 0);
-			atomic_set(&slot->weight, 0);
+			atomic_set(&slot->ticks, 0);
 			slot->last_exec_id = 0;
 			slot->comm_hash = 0;
 			slot->seen = false;
@@ -134,7 +120,7 @@ u64 lfr_threads_pending_ticks(struct lfr_threads *tt)
 		struct lfr_thread *e = &tt->slots[i];
 
 		if (READ_ONCE(e->key) > LFR_KEY_TOMB && atomic_read(&e->pending))
-			sum += atomic_read(&e->weight);
+			sum += atomic_read(&e->ticks);
 	}
 	return sum;
 }

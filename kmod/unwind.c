@@ -31,7 +31,7 @@
  * per sample was a third of the walk's cost).
  */
 struct lfr_walk_buf {
-	struct lfr_rec_sample *rec;	/* header + kernel ips + user ips */
+	struct lfr_rec_ustack *rec;	/* header + user ips + stack words */
 	u8 *maps;			/* pending MMAP records */
 	u32 maps_len;
 	char *path;			/* PATH_MAX scratch */
@@ -213,11 +213,23 @@ static void lfr_fill_comm(struct lfr_thread *e, struct lfr_rec_comm *c)
 	e->last_exec_id = t->self_exec_id;
 }
 
+/* Words of the user stack from sp on: as many as can be read, up to n. */
+static u32 lfr_copy_stack_words(u64 sp, u64 *words, u32 n)
+{
+	void __user *p = (void __user *)(unsigned long)sp;
+	unsigned long left;
+
+	if (!n || (sp & 7) || !access_ok(p, n * sizeof(u64)))
+		return 0;
+	left = copy_from_user(words, p, n * sizeof(u64));
+	return n - DIV_ROUND_UP(left, sizeof(u64));
+}
+
 static void lfr_walk(struct lfr_session *s, struct lfr_thread *e,
 		     struct lfr_walk_buf *b)
 {
 	struct lfr_snapshot *sn = &e->snap;
-	struct lfr_rec_sample *r = b->rec;
+	struct lfr_rec_ustack *r = b->rec;
 	struct lfr_uwalk w = {
 		.ip = sn->ip,
 		.sp = sn->sp,
@@ -227,45 +239,67 @@ static void lfr_walk(struct lfr_session *s, struct lfr_thread *e,
 							     TASK_SIZE_MAX,
 		.max = s->cfg.user_depth,
 		.read = lfr_read_user,
-		.ips = r->ips + sn->nr_kernel,
+		.ips = r->ips,
 	};
-	u32 i;
 
-	for (i = 0; i < sn->nr_kernel; i++)
-		r->ips[i] = sn->kips[i];
 	lfr_walk_user(&w);
-	r->hdr.type = LFR_REC_SAMPLE;
-	r->hdr.size = sizeof(*r) + (sn->nr_kernel + w.nr) * sizeof(u64);
+	r->flags = sn->flags | w.flags;
+	r->nr_user = w.nr;
+	r->nr_words = w.compat ? 0 :
+		lfr_copy_stack_words(sn->sp, r->ips + w.nr, LFR_USTACK_WORDS);
+	r->sp = sn->sp;
+	lfr_collect_maps(s, b, w.ips, w.nr, sn->time_ns);
+}
+
+/* A USTACK record of the walk without a stack: its ticks are lost. */
+static void lfr_ustack_header(struct lfr_thread *e, struct lfr_rec_ustack *r,
+			      int lost_reason)
+{
+	struct lfr_snapshot *sn = &e->snap;
+
+	if (lost_reason) {
+		r->flags = sn->flags;
+		r->nr_user = 0;
+		r->nr_words = 0;
+		r->sp = sn->sp;
+	}
+	r->hdr.type = LFR_REC_USTACK;
+	r->hdr.size = sizeof(*r) + (r->nr_user + r->nr_words) * sizeof(u64);
+	r->walk_id = sn->walk_id;
 	r->time_ns = sn->time_ns;
-	r->cpu = sn->cpu;
 	r->tgid = sn->tgid;
 	r->tid = sn->tid;
-	r->flags = sn->flags | w.flags;
-	if (sn->nr_kernel >= LFR_MAX_KERNEL_STACK_DEPTH)
-		r->flags |= LFR_SAMPLE_F_KERNEL_TRUNCATED;
-	r->nr_kernel = sn->nr_kernel;
-	r->nr_user = w.nr;
-	lfr_collect_maps(s, b, w.ips, w.nr, sn->time_ns);
+	r->lost_reason = lost_reason;
 }
 
 static void lfr_commit(struct lfr_session *s, struct lfr_thread *e,
 		       struct lfr_walk_buf *b, int lost_reason)
 {
+	struct lfr_rec_ustack lost_rec, *r = b->rec ? b->rec : &lost_rec;
 	struct lfr_rec_comm comm = {};
 	struct lfr_ring *ring;
 	unsigned long flags;
-	u32 off, weight;
+	u32 off, ticks;
 
 	if (!lost_reason)
 		lfr_fill_comm(e, &comm);
+	lfr_ustack_header(e, r, lost_reason);
 
-	/* Ticks on this CPU are the only ones that can merge into @e. */
+	/*
+	 * Ticks of this thread come only on the CPU it runs on, this one:
+	 * with interrupts off none can join the walk between the count
+	 * read here and the claim's release.
+	 */
 	local_irq_save(flags);
-	weight = atomic_xchg(&e->weight, 0);
+	ticks = atomic_xchg(&e->ticks, 0);
 	atomic_set_release(&e->pending, LFR_WALK_NONE);
 	ring = s->rings[smp_processor_id()];
+	r->ticks = ticks;
 	if (lost_reason) {
-		lfr_count_lost(s, lost_reason, weight);
+		lfr_count_lost(s, lost_reason, ticks);
+		/* Tells readers to drop its TICK records; best effort. */
+		if (ticks && !lfr_ring_write(ring, r, r->hdr.size))
+			lfr_count(s, LFR_CTR_RECORDS_USTACK, 1);
 		goto out;
 	}
 	for (off = 0; off < b->maps_len;) {
@@ -288,21 +322,21 @@ static void lfr_commit(struct lfr_session *s, struct lfr_thread *e,
 			lfr_count(s, LFR_CTR_RECORDS_COMM, 1);
 		}
 	}
-	b->rec->weight = weight;
-	if (lfr_ring_write(ring, b->rec, b->rec->hdr.size)) {
-		lfr_ring_lost(ring, LFR_LOST_RING_FULL, weight);
-		lfr_count_lost(s, LFR_LOST_RING_FULL, weight);
+	if (lfr_ring_write(ring, r, r->hdr.size)) {
+		lfr_ring_lost(ring, LFR_LOST_STACK_RING_FULL, ticks);
+		lfr_count_lost(s, LFR_LOST_STACK_RING_FULL, ticks);
 		goto out;
 	}
+	lfr_count(s, LFR_CTR_RECORDS_USTACK, 1);
 	lfr_count(s, LFR_CTR_SAMPLES_COMMITTED, 1);
-	lfr_count(s, LFR_CTR_TICKS_COMMITTED, weight);
-	if (b->rec->flags & LFR_SAMPLE_F_USER_FAULT)
+	lfr_count(s, LFR_CTR_TICKS_COMMITTED, ticks);
+	if (r->flags & LFR_SAMPLE_F_USER_FAULT)
 		lfr_count(s, LFR_CTR_USER_FAULT, 1);
-	if (b->rec->flags & LFR_SAMPLE_F_USER_BAD_FRAME)
+	if (r->flags & LFR_SAMPLE_F_USER_BAD_FRAME)
 		lfr_count(s, LFR_CTR_USER_BAD_FRAME, 1);
-	if (b->rec->flags & LFR_SAMPLE_F_USER_TRUNCATED)
+	if (r->flags & LFR_SAMPLE_F_USER_TRUNCATED)
 		lfr_count(s, LFR_CTR_USER_TRUNCATED, 1);
-	if (b->rec->flags & LFR_SAMPLE_F_COMPAT)
+	if (r->flags & LFR_SAMPLE_F_COMPAT)
 		lfr_count(s, LFR_CTR_COMPAT, 1);
 out:
 	local_irq_restore(flags);
@@ -322,7 +356,7 @@ void lfr_work_fn(struct callback_head *work)
 	if (atomic_cmpxchg(&e->pending, LFR_WALK_QUEUED, LFR_WALK_RUNNING) !=
 	    LFR_WALK_QUEUED) {
 		lfr_session_put(s);
-		module_put(THIS_MODULE);
+		lfr_module_put_deferred();
 		return;
 	}
 	if ((t->flags & PF_EXITING) || !t->mm) {
@@ -347,5 +381,5 @@ void lfr_work_fn(struct callback_head *work)
 	lfr_count(s, LFR_CTR_WORK_COUNT, 1);
 	lfr_pending_put(s);
 	lfr_session_put(s);
-	module_put(THIS_MODULE);
+	lfr_module_put_deferred();
 }

@@ -2,9 +2,9 @@
 /*
  * The recorder on synthetic ring records: mappings of this very test program name its functions,
  * repeated stacks are written once and then found in the stack cache (only their leaf named
- * again), a new mapping of the process makes its cached stacks stale, merged ticks become that
- * many jdk.ExecutionSample events, losses become lfr.LostSamples, and the module's counted losses
- * are added at the end so that events + lost = ticks matched.
+ * again), a new mapping of the process makes its cached stacks stale, ticks are joined with the
+ * user stacks of their walks into one event each, losses become lfr.LostSamples, and the module's
+ * counted losses are added at the end so that events + lost = ticks matched.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -140,6 +140,52 @@ static void add_lost(struct env *e, uint32_t reason, uint64_t ticks)
 	                         .ticks = ticks};
 
 	assert_int_equal(lfr_recorder_add(e->rec, &l.hdr), 0);
+}
+
+/* A TICK record of walk WALK (a kernel pc when KPC is not 0). */
+static void add_tick(struct env *e, uint64_t walk, uint32_t missed, uint64_t kpc)
+{
+	uint64_t buf[(sizeof(struct lfr_rec_tick) + 8) / 8] = {0};
+	struct lfr_rec_tick *t = (void *)buf;
+
+	t->hdr.type = LFR_REC_TICK;
+	t->hdr.size = sizeof(*t) + (kpc ? 8 : 0);
+	t->time_ns = ++e->t;
+	t->walk_id = walk;
+	t->tgid = TGID;
+	t->tid = TGID;
+	t->missed = missed;
+	if (kpc) {
+		t->flags = LFR_SAMPLE_F_IN_KERNEL;
+		t->nr_kernel = 1;
+		t->ips[0] = kpc;
+	}
+	assert_int_equal(lfr_recorder_add(e->rec, &t->hdr), 0);
+}
+
+/* The USTACK record of walk WALK for TICKS ticks: leaf_pc <- ret, or lost for REASON. */
+static void add_ustack(struct env *e, uint64_t walk, uint32_t ticks, uint64_t leaf_pc, uint64_t ret,
+                       uint32_t reason)
+{
+	uint64_t buf[(sizeof(struct lfr_rec_ustack) + 3 * 8) / 8] = {0};
+	struct lfr_rec_ustack *u = (void *)buf;
+
+	u->hdr.type = LFR_REC_USTACK;
+	u->hdr.size = sizeof(*u) + (reason ? 0 : 3 * 8);
+	u->walk_id = walk;
+	u->time_ns = e->t;
+	u->tgid = TGID;
+	u->tid = TGID;
+	u->ticks = ticks;
+	u->lost_reason = reason;
+	if (!reason) {
+		u->nr_user = 2;
+		u->nr_words = 1;
+		u->ips[0] = leaf_pc;
+		u->ips[1] = ret;
+		u->ips[2] = ret; /* the word at sp */
+	}
+	assert_int_equal(lfr_recorder_add(e->rec, &u->hdr), 0);
 }
 
 static int setup(void **state)
@@ -298,6 +344,41 @@ static void test_pending_walks_at_the_end_are_accounted(void **state)
 	e->w = NULL;
 }
 
+/*
+ * Ticks and walks in every order: each tick is one event with its own time and kernel stack and
+ * its walk's user stack; missed periods and walks that found no stack are losses, never copies
+ * of a stack; a tick whose walk never came waits and is reported as unjoined.
+ */
+static void test_ticks_joined_with_their_walks(void **state)
+{
+	struct env *e = *state;
+	uintptr_t leaf = (uintptr_t)recorder_test_leaf, caller = (uintptr_t)recorder_test_caller;
+	struct lfr_recorder_stats st;
+	struct lfr_jfr_stats js;
+
+	add_own_code_mapping(e);
+	add_tick(e, 0xa1, 3, 0);                         /* walk a1: two ticks before its stack */
+	add_tick(e, 0xa1, 0, 0xffffffff81000000);        /* the thread stayed in the kernel */
+	add_ustack(e, 0xb2, 1, leaf + 2, caller + 6, 0); /* walk b2: the stack first */
+	assert_int_equal(lfr_recorder_process(e->rec, false), 0);
+	lfr_recorder_get_stats(e->rec, &st);
+	assert_int_equal(st.events, 0);
+	add_ustack(e, 0xa1, 2, leaf + 1, caller + 6, 0);
+	add_tick(e, 0xb2, 0, 0);
+	add_tick(e, 0xc3, 1, 0);
+	add_ustack(e, 0xc3, 1, 0, 0, LFR_LOST_EXEC); /* exec'd before its walk */
+	add_tick(e, 0xd4, 0, 0);                     /* given up: never walked */
+	assert_int_equal(lfr_recorder_process(e->rec, true), 0);
+	lfr_recorder_get_stats(e->rec, &st);
+	lfr_jfr_get_stats(e->w, &js);
+	assert_int_equal(st.samples, 3);
+	assert_int_equal(st.events, 3);
+	assert_int_equal(st.lost_ticks[LFR_LOST_MISSED], 4);
+	assert_int_equal(st.lost_ticks[LFR_LOST_EXEC], 1);
+	assert_int_equal(st.unjoined, 1);
+	assert_int_equal(js.stack_traces, 2); /* user only; with the kernel frame */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -308,6 +389,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_losses_account_for_every_tick, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_pending_walks_at_the_end_are_accounted, setup,
 	                                    teardown),
+	    cmocka_unit_test_setup_teardown(test_ticks_joined_with_their_walks, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

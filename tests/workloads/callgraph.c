@@ -13,6 +13,7 @@
  *   callgraph pid=PID threads=2
  *   range main 0xLO 0xHI
  *   ...
+ *   cputime tid=TID ns=NS      (per thread: CPU time spent from the start of the burn to its end)
  *   done pid=PID
  *
  * Usage: callgraph [SECONDS [START_DELAY_MS]]   (default 5 s, no delay)
@@ -63,11 +64,39 @@ FN("cg_a") void a(void)
 
 static pthread_barrier_t go;
 
+/* A thread's CPU time so far, as the kernel accounts it (sum_exec_runtime). */
+static long long thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+struct burn {
+	pid_t tid;
+	long long cpu_ns;
+};
+
+static struct burn worker_burn;
+
+/*
+ * Burns through a() and notes this thread's CPU time over it; a macro, so that a() is called
+ * from the thread's root function itself.
+ */
+#define BURN(out)                                                                                  \
+	do {                                                                                       \
+		long long t0_ = thread_cpu_ns();                                                   \
+		a();                                                                               \
+		(out)->cpu_ns = thread_cpu_ns() - t0_;                                             \
+		(out)->tid = gettid();                                                             \
+	} while (0)
+
 FN("cg_thread_main") void *thread_main(void *arg)
 {
 	(void)arg;
 	pthread_barrier_wait(&go);
-	a();
+	BURN(&worker_burn);
 	__asm__ volatile("" ::: "memory");
 	return NULL;
 }
@@ -125,8 +154,12 @@ FN("cg_main") int main(int argc, char **argv)
 	}
 	alarm(secs);
 	pthread_barrier_wait(&go);
-	a();
+	struct burn main_burn;
+
+	BURN(&main_burn);
 	pthread_join(t, NULL);
+	printf("cputime tid=%d ns=%lld\n", (int)main_burn.tid, main_burn.cpu_ns);
+	printf("cputime tid=%d ns=%lld\n", (int)worker_burn.tid, worker_burn.cpu_ns);
 	printf("done pid=%d\n", (int)getpid());
 	return 0;
 }

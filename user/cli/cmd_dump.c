@@ -20,6 +20,7 @@
 #include "cli/commands.h"
 #include "cli/ctl_util.h"
 #include "cli/runner.h"
+#include "lib/join.h"
 #include "lib/record.h"
 #include "lib/ring.h"
 
@@ -42,6 +43,8 @@ struct dump {
 	struct lfr_accounting acct;
 	uint64_t *cpu_samples; /* samples by lfr_rec_sample.cpu, nr_cpu_ids entries */
 	uint32_t nr_cpu_ids;
+	struct lfr_join *join; /* ticks waiting for their user stacks, and the reverse */
+	uint64_t joined, joined_lost, missed;
 };
 
 static volatile sig_atomic_t interrupted;
@@ -89,7 +92,12 @@ static void usage(FILE *out)
 	    "Output, one record per line (PCs in hex, leaf first; '-' for none; COMM and PATH run\n"
 	    "to the end of the line):\n"
 	    "  session id=ID period_ns=N user_depth=N nr_cpu_ids=N ring_pages=N\n"
-	    "  sample time=NS cpu=N pid=N tid=N weight=N flags=F|F|0 kernel=PC,... user=PC,...\n"
+	    "  sample time=NS cpu=N pid=N tid=N weight=1 flags=F|F|0 kernel=PC,... user=PC,...\n"
+	    "         walk=ID missed=N sp=ADDR words=W,...\n"
+	    "       (one per tick: the tick's instant and kernel stack joined with the user stack\n"
+	    "        its walk found; missed = periods before it that a late interrupt missed)\n"
+	    "  tick_lost time=NS cpu=N pid=N tid=N walk=ID missed=N reason=NAME\n"
+	    "       (a tick whose walk found no stack: the thread exec'd or exited first...)\n"
 	    "  mmap time=NS pid=N start=ADDR end=ADDR pgoff=N ino=N dev=MAJ:MIN flags=F path=PATH\n"
 	    "  comm time=NS pid=N tid=N flags=exec|0 comm=NAME\n"
 	    "  task time=NS kind=fork|exit|exec|rename pid=N tid=N ppid=N ptid=N comm=NAME\n"
@@ -100,7 +108,8 @@ static void usage(FILE *out)
 	    "  status session=ID state=NAME ... COUNTER=VALUE...     (see 'lfr status -m')\n"
 	    "  status_cpu cpu=N COUNTER=VALUE...\n"
 	    "  read records=N samples=N ticks=N mmaps=N comms=N lost_records=N pads=N unknown=N\n"
-	    "       malformed=N\n"
+	    "       malformed=N tick_records=N ustack_records=N joined=N joined_lost=N\n"
+	    "       unjoined=N missed=N\n"
 	    "  read_cpu cpu=N samples=N\n"
 	    "  read_flag NAME=N...\n"
 	    "  check NAME ok|FAIL ...\n"
@@ -122,15 +131,27 @@ static void print_ips(FILE *out, const char *name, const __u64 *ips, unsigned in
 		fprintf(out, "%s%#" PRIx64, i ? "," : "", (uint64_t)ips[i]);
 }
 
+static void print_flags(FILE *out, uint32_t flags);
+
+/* A SAMPLE record, as lfr.ko wrote them before TICK and USTACK. */
 static void print_sample(FILE *out, const struct lfr_record *r)
 {
 	const struct lfr_rec_sample *s = r->sample.r;
-	bool any = false;
 
 	fprintf(out, "sample time=%" PRIu64 " cpu=%u pid=%u tid=%u weight=%u flags=",
 	        (uint64_t)s->time_ns, s->cpu, s->tgid, s->tid, s->weight);
+	print_flags(out, s->flags);
+	print_ips(out, "kernel", r->sample.kernel_ips, s->nr_kernel);
+	print_ips(out, "user", r->sample.user_ips, s->nr_user);
+	fputc('\n', out);
+}
+
+static void print_flags(FILE *out, uint32_t flags)
+{
+	bool any = false;
+
 	for (unsigned int i = 0; i < 32; i++) {
-		if (!(s->flags & (1u << i)))
+		if (!(flags & (1u << i)))
 			continue;
 		if (i < LFR_SAMPLE_NFLAGS)
 			fprintf(out, "%s%s", any ? "|" : "", lfr_sample_flag_name(i));
@@ -140,9 +161,40 @@ static void print_sample(FILE *out, const struct lfr_record *r)
 	}
 	if (!any)
 		fputc('0', out);
-	print_ips(out, "kernel", r->sample.kernel_ips, s->nr_kernel);
-	print_ips(out, "user", r->sample.user_ips, s->nr_user);
-	fputc('\n', out);
+}
+
+/* One tick joined with its walk's user stack. */
+static int print_joined(void *ctx, const struct lfr_joined *j)
+{
+	struct dump *d = ctx;
+	const struct lfr_rec_tick *t = j->tick;
+
+	d->missed += t->missed;
+	if (j->lost_reason) {
+		d->joined_lost++;
+		if (!d->quiet)
+			fprintf(d->out,
+			        "tick_lost time=%" PRIu64 " cpu=%u pid=%u tid=%u walk=%#" PRIx64
+			        " missed=%u reason=%s\n",
+			        (uint64_t)t->time_ns, t->cpu, t->tgid, t->tid, (uint64_t)t->walk_id,
+			        t->missed, lfr_lost_reason_name(j->lost_reason));
+		return 0;
+	}
+	d->joined++;
+	if (t->cpu < d->nr_cpu_ids)
+		d->cpu_samples[t->cpu]++;
+	if (d->quiet)
+		return 0;
+	fprintf(d->out, "sample time=%" PRIu64 " cpu=%u pid=%u tid=%u weight=1 flags=",
+	        (uint64_t)t->time_ns, t->cpu, t->tgid, t->tid);
+	print_flags(d->out, t->flags | j->ustack->flags);
+	print_ips(d->out, "kernel", j->kernel_ips, t->nr_kernel);
+	print_ips(d->out, "user", j->user_ips, j->ustack->nr_user);
+	fprintf(d->out, " walk=%#" PRIx64 " missed=%u sp=%#" PRIx64, (uint64_t)t->walk_id,
+	        t->missed, (uint64_t)j->ustack->sp);
+	print_ips(d->out, "words", j->words, j->ustack->nr_words);
+	fputc('\n', d->out);
+	return 0;
 }
 
 static void print_record(FILE *out, const struct lfr_ring *ring, const struct lfr_record *r)
@@ -227,6 +279,13 @@ static int on_record(const struct lfr_ring *ring, const struct lfr_rec_header *h
 	}
 	if (r.type == LFR_REC_SAMPLE && r.sample.r->cpu < d->nr_cpu_ids)
 		d->cpu_samples[r.sample.r->cpu]++;
+	if (r.type == LFR_REC_TICK || r.type == LFR_REC_USTACK) {
+		int err = r.type == LFR_REC_TICK
+		              ? lfr_join_tick(d->join, r.tick, print_joined, d)
+		              : lfr_join_ustack(d->join, r.ustack.r, print_joined, d);
+
+		return err ? -1 : 0;
+	}
 	if (!d->quiet)
 		print_record(d->out, ring, &r);
 	return 0;
@@ -326,6 +385,11 @@ static void print_summary(struct dump *d, const struct lfr_status *st, int *fail
 	        " malformed=%" PRIu64 "\n",
 	        a->records, a->samples, a->sample_ticks, a->mmaps, a->comms, a->lost_records,
 	        a->pads, a->unknown, a->malformed);
+	fprintf(d->out,
+	        "read_join tick_records=%" PRIu64 " ustack_records=%" PRIu64 " joined=%" PRIu64
+	        " joined_lost=%" PRIu64 " unjoined=%" PRIu64 " missed=%" PRIu64 "\n",
+	        a->ticks, a->ustacks, d->joined, d->joined_lost, lfr_join_waiting(d->join),
+	        d->missed);
 	for (uint32_t c = 0; c < d->nr_cpu_ids; c++)
 		fprintf(d->out, "read_cpu cpu=%u samples=%" PRIu64 "\n", c, d->cpu_samples[c]);
 	fprintf(d->out, "read_flag");
@@ -640,6 +704,10 @@ int cmd_dump(int argc, char **argv)
 		}
 	}
 	setvbuf(d.out, NULL, _IOFBF, 1 << 16);
+	if (lfr_join_new(&d.join)) {
+		fprintf(stderr, "%s: out of memory\n", PROG);
+		return LFR_EXIT_IO;
+	}
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
@@ -659,5 +727,6 @@ int cmd_dump(int argc, char **argv)
 	free(d.cpu_samples);
 	free(d.tgids);
 	free(d.tids);
+	lfr_join_free(d.join);
 	return ret;
 }

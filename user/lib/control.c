@@ -37,6 +37,8 @@ static const char *const counter_names[LFR_CTR_MAX + 1] = {
     [LFR_CTR_TICKS_PENDING] = "ticks_pending",
     [LFR_CTR_RECORDS_TASK] = "records_task",
     [LFR_CTR_FOLLOW_NO_SLOT] = "follow_no_slot",
+    [LFR_CTR_RECORDS_TICK] = "records_tick",
+    [LFR_CTR_RECORDS_USTACK] = "records_ustack",
     [LFR_CTR_LOST_FIRST] = "lost_unspec",
     [LFR_CTR_LOST_RING_FULL] = "lost_ring_full",
     [LFR_CTR_LOST_NO_THREAD_SLOT] = "lost_no_thread_slot",
@@ -48,6 +50,8 @@ static const char *const counter_names[LFR_CTR_MAX + 1] = {
     [LFR_CTR_LOST_AUX_RING_FULL] = "lost_aux_ring_full",
     [LFR_CTR_LOST_NOMEM] = "lost_nomem",
     [LFR_CTR_LOST_ABANDONED] = "lost_abandoned",
+    [LFR_CTR_LOST_MISSED] = "lost_missed",
+    [LFR_CTR_LOST_STACK_RING_FULL] = "lost_stack_ring_full",
 };
 
 static const char *const reason_names[LFR_LOST_MAX + 1] = {
@@ -62,6 +66,8 @@ static const char *const reason_names[LFR_LOST_MAX + 1] = {
     [LFR_LOST_AUX_RING_FULL] = "aux_ring_full",
     [LFR_LOST_NOMEM] = "nomem",
     [LFR_LOST_ABANDONED] = "abandoned",
+    [LFR_LOST_MISSED] = "missed",
+    [LFR_LOST_STACK_RING_FULL] = "stack_ring_full",
 };
 
 static const char *const state_names[] = {

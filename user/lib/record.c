@@ -44,6 +44,30 @@ int lfr_record_decode(const struct lfr_rec_header *h, struct lfr_record *out, ch
 		out->sample.user_ips = s->ips + s->nr_kernel;
 		return 0;
 	}
+	case LFR_REC_TICK: {
+		const struct lfr_rec_tick *t = (const void *)h;
+
+		if (h->size < sizeof(*t))
+			return bad(why, whylen, h, "too short for a tick");
+		if (sizeof(*t) + (uint64_t)t->nr_kernel * sizeof(uint64_t) > h->size)
+			return bad(why, whylen, h, "its kernel frame count runs past its size");
+		out->tick = t;
+		return 0;
+	}
+	case LFR_REC_USTACK: {
+		const struct lfr_rec_ustack *u = (const void *)h;
+
+		if (h->size < sizeof(*u))
+			return bad(why, whylen, h, "too short for a user stack");
+		if (sizeof(*u) + ((uint64_t)u->nr_user + u->nr_words) * sizeof(uint64_t) > h->size)
+			return bad(why, whylen, h, "its frame and word counts run past its size");
+		if (u->lost_reason > LFR_LOST_MAX)
+			return bad(why, whylen, h, "an unknown loss reason");
+		out->ustack.r = u;
+		out->ustack.ips = u->ips;
+		out->ustack.words = u->ips + u->nr_user;
+		return 0;
+	}
 	case LFR_REC_MMAP: {
 		const struct lfr_rec_mmap *m = (const void *)h;
 
@@ -120,6 +144,22 @@ void lfr_accounting_add(struct lfr_accounting *a, const struct lfr_rec_header *h
 			if (r->sample.r->flags & (1u << i))
 				a->sample_flags[i]++;
 		break;
+	case LFR_REC_TICK:
+		a->ticks++;
+		a->missed += r->tick->missed;
+		break;
+	case LFR_REC_USTACK:
+		a->ustacks++;
+		if (r->ustack.r->lost_reason) {
+			a->ustack_lost_ticks[r->ustack.r->lost_reason] += r->ustack.r->ticks;
+			break;
+		}
+		a->samples++;
+		a->sample_ticks += r->ustack.r->ticks;
+		for (unsigned int i = 0; i < LFR_SAMPLE_NFLAGS; i++)
+			if (r->ustack.r->flags & (1u << i))
+				a->sample_flags[i]++;
+		break;
 	case LFR_REC_MMAP:
 		a->mmaps++;
 		break;
@@ -177,6 +217,14 @@ int lfr_accounting_reconcile(const struct lfr_accounting *a, const struct lfr_co
 	               t->v[LFR_CTR_USER_BAD_FRAME]);
 	fails += check(out, "user_truncated", "read", a->sample_flags[2], "user_truncated",
 	               t->v[LFR_CTR_USER_TRUNCATED]);
+	if (a->ticks || a->ustacks) {
+		fails += check(out, "ticks_records_read", "read", a->ticks, "records_tick",
+		               t->v[LFR_CTR_RECORDS_TICK]);
+		fails += check(out, "ustack_records_read", "read", a->ustacks, "records_ustack",
+		               t->v[LFR_CTR_RECORDS_USTACK]);
+		fails += check(out, "missed_read", "read", a->missed, "lost_missed",
+		               t->v[LFR_CTR_LOST_MISSED]);
+	}
 	fails += check(out, "works_pending", "pending", t->v[LFR_CTR_WORKS_PENDING], "zero", 0);
 	fails += check(out, "ticks_pending", "pending", t->v[LFR_CTR_TICKS_PENDING], "zero", 0);
 	fails += check(out, "malformed", "records", a->malformed, "zero", 0);

@@ -37,6 +37,12 @@ struct lfr_record {
 		} comm;
 		const struct lfr_rec_lost *lost;
 		const struct lfr_rec_task *task;
+		const struct lfr_rec_tick *tick; /* ips: tick->nr_kernel kernel pcs */
+		struct {
+			const struct lfr_rec_ustack *r;
+			const __u64 *ips;   /* r->nr_user, leaf first */
+			const __u64 *words; /* r->nr_words words of the stack from r->sp on */
+		} ustack;
 	};
 };
 
@@ -50,9 +56,13 @@ const char *lfr_sample_flag_name(unsigned int bit);
 
 struct lfr_accounting {
 	uint64_t records, bytes;
-	uint64_t samples;                         /* SAMPLE records */
-	uint64_t sample_ticks;                    /* sum of their weights */
-	uint64_t sample_flags[LFR_SAMPLE_NFLAGS]; /* samples with each LFR_SAMPLE_F_* bit */
+	uint64_t samples;      /* SAMPLE records, USTACK records with a stack */
+	uint64_t sample_ticks; /* their weights, and the ticks of those USTACKs */
+	uint64_t sample_flags[LFR_SAMPLE_NFLAGS];     /* samples with each LFR_SAMPLE_F_* bit */
+	uint64_t ticks;                               /* TICK records */
+	uint64_t missed;                              /* periods they say were missed */
+	uint64_t ustacks;                             /* USTACK records */
+	uint64_t ustack_lost_ticks[LFR_LOST_MAX + 1]; /* ticks of USTACKs without a stack */
 	uint64_t mmaps, comms, pads, tasks;
 	uint64_t lost_records;                 /* LOST records */
 	uint64_t lost_count[LFR_LOST_MAX + 2]; /* their counts by reason; last = unknown reason */

@@ -9,6 +9,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "lib/join.h"
 #include "lib/record.h"
 #include "record/recorder.h"
 
@@ -88,6 +89,11 @@ struct lfr_recorder {
 	uint64_t frames[MAX_FRAMES];
 	struct lfr_recorder_stats st;
 	uint64_t last_time;
+	struct lfr_join *join;
+	uint64_t *synth;    /* a joined tick as a SAMPLE record */
+	struct batch *hold; /* of the batch being applied: samples waiting for a mapping */
+	bool final;
+	uint64_t lost_batch[LFR_LOST_MAX + 1]; /* per-tick losses of this batch, one event each */
 };
 
 static uint32_t hash32(uint32_t x)
@@ -172,6 +178,12 @@ int lfr_recorder_new(struct lfr_recorder **out, struct lfr_jfr_writer *w, struct
 		return -ENOMEM;
 	r->w = w;
 	r->sym = sym;
+	r->synth = malloc(sizeof(struct lfr_rec_sample) + MAX_FRAMES * sizeof(uint64_t));
+	if (!r->synth || lfr_join_new(&r->join)) {
+		free(r->synth);
+		free(r);
+		return -ENOMEM;
+	}
 	r->threads.elem = sizeof(struct thread);
 	r->procs.elem = sizeof(struct process);
 	*out = r;
@@ -191,6 +203,8 @@ void lfr_recorder_free(struct lfr_recorder *r)
 	free(r->methods);
 	free(r->stacks);
 	free(r->stack_ips);
+	free(r->synth);
+	lfr_join_free(r->join);
 	free(r);
 }
 
@@ -740,6 +754,78 @@ static int write_lost(struct lfr_recorder *r, const struct lfr_rec_lost *l)
 	return lfr_jfr_lost_samples(r->w, l->time_ns, lfr_lost_reason_name(l->reason), ticks);
 }
 
+/* A sample now, or held back one batch while its user pc has no mapping yet. */
+static int take_sample(struct lfr_recorder *r, const struct lfr_rec_header *h,
+                       const struct lfr_record *rec)
+{
+	if (r->hold && !r->final && needs_mapping(r, rec)) {
+		r->st.deferred++;
+		return batch_push(r->hold, h, h->size);
+	}
+	return write_sample(r, rec);
+}
+
+/*
+ * A tick with its user stack: one sample at the tick's instant, its own kernel stack and the
+ * user stack its walk found.  Periods the tick says were missed are losses of their own.
+ */
+static int on_joined(void *ctx, const struct lfr_joined *j)
+{
+	struct lfr_recorder *r = ctx;
+	const struct lfr_rec_tick *t = j->tick;
+	struct lfr_rec_sample *s = (void *)r->synth;
+	uint32_t nk = t->nr_kernel, nu = j->lost_reason ? 0 : j->ustack->nr_user;
+	char why[128];
+	struct lfr_record rec;
+
+	if (t->missed)
+		r->lost_batch[LFR_LOST_MISSED] += t->missed;
+	if (j->lost_reason) {
+		r->lost_batch[j->lost_reason]++;
+		return 0;
+	}
+	if (nk > LFR_MAX_KERNEL_STACK_DEPTH)
+		nk = LFR_MAX_KERNEL_STACK_DEPTH;
+	if (nu > LFR_MAX_USER_STACK_DEPTH)
+		nu = LFR_MAX_USER_STACK_DEPTH;
+	*s = (struct lfr_rec_sample){
+	    .hdr = {.type = LFR_REC_SAMPLE,
+	            .size = (uint32_t)(sizeof(*s) + (nk + nu) * sizeof(uint64_t))},
+	    .time_ns = t->time_ns,
+	    .cpu = t->cpu,
+	    .tgid = t->tgid,
+	    .tid = t->tid,
+	    .weight = 1,
+	    .flags = t->flags | j->ustack->flags,
+	    .nr_kernel = (uint16_t)nk,
+	    .nr_user = (uint16_t)nu,
+	};
+	memcpy(s->ips, j->kernel_ips, nk * sizeof(uint64_t));
+	memcpy(s->ips + nk, j->user_ips, nu * sizeof(uint64_t));
+	if (lfr_record_decode(&s->hdr, &rec, why, sizeof(why)))
+		return -EINVAL;
+	return take_sample(r, &s->hdr, &rec);
+}
+
+/* The per-tick losses of a batch, one event per reason. */
+static int write_batch_losses(struct lfr_recorder *r)
+{
+	for (unsigned int reason = 1; reason <= LFR_LOST_MAX; reason++) {
+		uint64_t n = r->lost_batch[reason];
+		int err;
+
+		if (!n)
+			continue;
+		r->lost_batch[reason] = 0;
+		r->st.lost_ticks[reason] += n;
+		err = lfr_jfr_lost_samples(r->w, r->last_time ? r->last_time : lfr_jfr_now(),
+		                           lfr_lost_reason_name(reason), n);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 /* Walks the records of B; pass 0 applies names and mappings, pass 1 writes samples and losses. */
 static int apply(struct lfr_recorder *r, struct batch *b, int pass, bool final, struct batch *hold)
 {
@@ -763,12 +849,17 @@ static int apply(struct lfr_recorder *r, struct batch *b, int pass, bool final, 
 			else if (rec.type == LFR_REC_TASK)
 				err = apply_task(r, rec.task);
 		} else if (rec.type == LFR_REC_SAMPLE) {
-			if (hold && !final && needs_mapping(r, &rec)) {
-				err = batch_push(hold, h, h->size);
-				r->st.deferred++;
-			} else {
-				err = write_sample(r, &rec);
-			}
+			r->hold = hold;
+			r->final = final;
+			err = take_sample(r, h, &rec);
+		} else if (rec.type == LFR_REC_TICK) {
+			r->hold = hold;
+			r->final = final;
+			err = lfr_join_tick(r->join, rec.tick, on_joined, r);
+		} else if (rec.type == LFR_REC_USTACK) {
+			r->hold = hold;
+			r->final = final;
+			err = lfr_join_ustack(r->join, rec.ustack.r, on_joined, r);
 		} else if (rec.type == LFR_REC_LOST) {
 			err = write_lost(r, rec.lost);
 		} else if (rec.type == LFR_REC_TASK) {
@@ -799,6 +890,11 @@ int lfr_recorder_process(struct lfr_recorder *r, bool final)
 		err = apply(r, &r->waiting, 1, true, NULL);
 		r->waiting.len = 0;
 	}
+	r->hold = NULL;
+	if (!err)
+		err = write_batch_losses(r);
+	if (final)
+		r->st.unjoined = lfr_join_waiting(r->join);
 	return err;
 }
 

@@ -5,12 +5,14 @@
  * Ring records are copied into a batch as they are read (they are only valid until the ring's read
  * cycle ends), then lfr_recorder_process() applies the batch: thread names (COMM) and mappings
  * (MMAP) first, then samples, each symbolized (ELF, debug files, perf maps, kallsyms) into a
- * deduplicated JFR stack trace and written as jdk.ExecutionSample events — one per tick the
- * sample stands for, so merged ticks keep their weight.  A mapping can reach the reader on another
- * CPU's ring after a sample that needs it, so a sample whose user pc has no mapping yet waits for
- * the next batch once.  LOST records become lfr.LostSamples events with their reason, and at the
- * end lfr_recorder_account() adds the losses the module only counted, so the file accounts for
- * every tick that hit a target.
+ * deduplicated JFR stack trace and written as one jdk.ExecutionSample event.  A tick (TICK record)
+ * and its user stack (USTACK, which several ticks of a thread that stayed in the kernel share) are
+ * joined first (lib/join.h) into one sample at the tick's instant; periods a late interrupt
+ * missed are written as losses, never as copies of a stack.  A mapping can reach the reader on
+ * another CPU's ring after a sample that needs it, so a sample whose user pc has no mapping yet
+ * waits for the next batch once.  LOST records become lfr.LostSamples events with their reason, and
+ * at the end lfr_recorder_account() adds the losses the module only counted, so the file accounts
+ * for every tick that hit a target.
  */
 #ifndef LFR_RECORD_RECORDER_H
 #define LFR_RECORD_RECORDER_H
@@ -38,6 +40,7 @@ struct lfr_recorder_stats {
 	uint64_t lost_ticks[LFR_LOST_MAX + 1]; /* lost ticks written as events, by reason */
 	uint64_t lost_pending;  /* ticks whose walk had not run when the recording ended */
 	uint64_t malformed;     /* records that failed decoding (skipped) */
+	uint64_t unjoined;      /* TICK records whose walk never came (the module counts them) */
 	uint64_t thread_starts; /* jdk.ThreadStart events written */
 	uint64_t thread_ends;   /* jdk.ThreadEnd events written */
 	uint64_t processes;     /* jdk.SystemProcess events written (one per process image) */

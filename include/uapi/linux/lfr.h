@@ -108,9 +108,12 @@
  * DRAINING it holds up to ticks in flight between the counters):
  *   LFR_CTR_TICKS_MATCHED = LFR_CTR_TICKS_COMMITTED + LFR_CTR_TICKS_PENDING
  *                           + sum(LFR_CTR_LOST_*) - LFR_CTR_LOST_AUX_RING_FULL
- * Every tick that hit a target thread is either in the weight of a
- * committed sample or lost with exactly one reason (AUX_RING_FULL counts
- * MMAP/COMM/TASK records, not ticks).
+ * Every tick that hit a target thread is either a TICK record whose walk
+ * committed its user stack (TICKS_COMMITTED), in a walk not yet run
+ * (TICKS_PENDING), or lost with exactly one reason (AUX_RING_FULL counts
+ * MMAP/COMM/TASK records, not ticks).  Periods a late interrupt missed are
+ * ticks too (matched and lost as MISSED), so that for a per-task session
+ * TICKS_MATCHED of a thread is its CPU time divided by the period.
  *
  * ---------------------------------------------------------------------------
  * 2. Rings: the character device /dev/lfr.
@@ -265,6 +268,8 @@ enum lfr_lost_reason {
 	LFR_LOST_AUX_RING_FULL,	/* a MMAP/COMM/TASK record did not fit */
 	LFR_LOST_NOMEM,		/* no memory for the walk buffers */
 	LFR_LOST_ABANDONED,	/* walk still queued when STOP gave up on it */
+	LFR_LOST_MISSED,	/* periods a late timer interrupt missed */
+	LFR_LOST_STACK_RING_FULL, /* a USTACK record did not fit: its ticks */
 	__LFR_LOST_MAX,
 };
 #define LFR_LOST_MAX (__LFR_LOST_MAX - 1)
@@ -285,10 +290,10 @@ enum lfr_counter {
 	LFR_CTR_SKIP_KTHREAD,	/* kernel/io/user workers, tasks without mm */
 	LFR_CTR_SKIP_EXITING,	/* ticks on exiting tasks */
 	LFR_CTR_SKIP_NOT_TARGET, /* ticks on threads that are not targets */
-	LFR_CTR_SAMPLES_TAKEN,	/* snapshots queued as a stack walk */
-	LFR_CTR_MERGED,		/* ticks merged into a pending walk (weight) */
-	LFR_CTR_SAMPLES_COMMITTED, /* SAMPLE records written */
-	LFR_CTR_TICKS_COMMITTED, /* sum of the weights of those records */
+	LFR_CTR_SAMPLES_TAKEN,	/* user-stack walks queued */
+	LFR_CTR_MERGED,		/* ticks that joined a walk already queued */
+	LFR_CTR_SAMPLES_COMMITTED, /* walks that committed a user stack */
+	LFR_CTR_TICKS_COMMITTED, /* ticks of those walks (their TICK records) */
 	LFR_CTR_USER_FAULT,	/* committed samples: user stack read faulted */
 	LFR_CTR_USER_BAD_FRAME,	/* committed samples: frame chain invalid */
 	LFR_CTR_USER_TRUNCATED,	/* committed samples: depth cap reached */
@@ -305,6 +310,8 @@ enum lfr_counter {
 	LFR_CTR_TICKS_PENDING,	/* ticks in walks not yet run (gauge) */
 	LFR_CTR_RECORDS_TASK,	/* TASK records written */
 	LFR_CTR_FOLLOW_NO_SLOT,	/* children not followed: thread table full */
+	LFR_CTR_RECORDS_TICK,	/* TICK records written (ticks with a stack) */
+	LFR_CTR_RECORDS_USTACK,	/* USTACK records written */
 	/* New counters are appended here, below LFR_CTR_LOST_FIRST. */
 	LFR_CTR_LOST_FIRST = 64, /* LFR_CTR_LOST_FIRST + enum lfr_lost_reason */
 	LFR_CTR_LOST_RING_FULL = LFR_CTR_LOST_FIRST + LFR_LOST_RING_FULL,
@@ -317,6 +324,8 @@ enum lfr_counter {
 	LFR_CTR_LOST_AUX_RING_FULL,
 	LFR_CTR_LOST_NOMEM,
 	LFR_CTR_LOST_ABANDONED,
+	LFR_CTR_LOST_MISSED,
+	LFR_CTR_LOST_STACK_RING_FULL,
 	/* New lost reasons are appended here, in enum lfr_lost_reason order. */
 	__LFR_CTR_MAX,
 };
@@ -364,6 +373,8 @@ enum lfr_rec_type {
 	LFR_REC_COMM,		/* struct lfr_rec_comm */
 	LFR_REC_LOST,		/* struct lfr_rec_lost */
 	LFR_REC_TASK,		/* struct lfr_rec_task */
+	LFR_REC_TICK,		/* struct lfr_rec_tick */
+	LFR_REC_USTACK,		/* struct lfr_rec_ustack */
 };
 
 struct lfr_rec_header {
@@ -381,7 +392,8 @@ struct lfr_rec_header {
 #define LFR_SAMPLE_F_NO_USER		(1u << 6) /* no user registers */
 
 /*
- * One sample.  ips[] holds nr_kernel kernel addresses (leaf first) then
+ * One sample: the record of lfr.ko before TICK/USTACK (ABI 1.0); no longer
+ * written, still decoded by the tools.  ips[] holds nr_kernel kernel addresses (leaf first) then
  * nr_user user addresses (leaf first; ips[nr_kernel] is the interrupted
  * user pc, the following ones are return addresses).  A chain that ends
  * without any of the USER_* flags ended at a zero frame pointer: it is
@@ -398,6 +410,64 @@ struct lfr_rec_sample {
 	__u16 nr_kernel;
 	__u16 nr_user;
 	__u64 ips[];
+};
+
+/*
+ * One tick that hit a target thread, written by the timer interrupt on the
+ * ring of its CPU: the instant (time, CPU, thread), the kernel stack when
+ * the tick interrupted the kernel and kernel stacks were asked for, and the
+ * user-stack walk that gives its user stack.  A thread's user stack cannot
+ * change until it returns to user space, so every tick taken before the walk
+ * of walk_id ran shares that walk: the first queues it, later ones (the
+ * thread stayed in the kernel) refer to it.  flags: LFR_SAMPLE_F_IN_KERNEL,
+ * _COMPAT, _KERNEL_TRUNCATED.  missed: periods of this thread's CPU time
+ * (system-wide: of this CPU's time) that passed without a tick because the
+ * interrupt came late; they are counted lost as LFR_LOST_MISSED, never
+ * given this tick's stack.
+ */
+struct lfr_rec_tick {
+	struct lfr_rec_header hdr;	/* LFR_REC_TICK */
+	__u64 time_ns;			/* CLOCK_MONOTONIC, at the tick */
+	__u64 walk_id;			/* its LFR_REC_USTACK */
+	__u32 cpu;
+	__u32 tgid;
+	__u32 tid;
+	__u32 flags;			/* LFR_SAMPLE_F_* */
+	__u32 missed;
+	__u16 nr_kernel;
+	__u16 reserved;
+	__u64 ips[];			/* nr_kernel kernel pcs, leaf first */
+};
+
+/* Words of user stack from sp on copied into each USTACK record. */
+#define LFR_USTACK_WORDS	16
+
+/*
+ * The user stack of walk_id, written by the walk (on the ring of the CPU it
+ * ran on; its TICK records may be on other rings, before or after it).
+ * ticks: how many TICK records refer to it; a reader holds each side until
+ * the other arrives.  lost_reason != 0: there is no stack (the thread
+ * exec'd or exited first, no memory...): the ticks are lost with that
+ * reason.  ips[]: nr_user user addresses, leaf first (ips[0] is the
+ * interrupted pc, the others return addresses from the frame-pointer chain).
+ * Then nr_words words of the user stack from sp on (words[i] = the u64 at
+ * sp + 8 * i), so that a reader can find the caller of a function that had
+ * no frame at the interrupted pc from the unwind tables of its object.
+ * time_ns is the time of the tick that queued the walk.
+ */
+struct lfr_rec_ustack {
+	struct lfr_rec_header hdr;	/* LFR_REC_USTACK */
+	__u64 walk_id;
+	__u64 time_ns;
+	__u32 tgid;
+	__u32 tid;
+	__u32 flags;			/* LFR_SAMPLE_F_USER_*, _COMPAT */
+	__u32 ticks;
+	__u32 lost_reason;		/* enum lfr_lost_reason, or 0 */
+	__u16 nr_user;
+	__u16 nr_words;
+	__u64 sp;			/* user sp at the tick */
+	__u64 ips[];			/* nr_user ips, then nr_words words */
 };
 
 /* lfr_rec_mmap.flags */

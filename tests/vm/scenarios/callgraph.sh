@@ -32,6 +32,7 @@ BEGIN {
 		n = split(line, f, " ")
 		if (f[1] == "range") { lo[f[2]] = f[3] + 0; hi[f[2]] = f[4] + 0 }
 		if (f[1] == "callgraph") { split(f[2], p, "="); pid = p[2] }
+		if (f[1] == "cputime") { split(f[2], t, "="); split(f[3], c, "="); cpu_ns[t[2]] = c[2] + 0 }
 	}
 	if (pid == "" || !("leaf" in lo)) { print "callgraph: FAILED: no ranges from the workload"; exit 2 }
 }
@@ -40,8 +41,11 @@ function field(name,    i) {
 	for (i = 2; i <= NF; i++) if (index($i, name "=") == 1) return substr($i, length(name) + 2)
 	return ""
 }
+$1 == "session" { period = field("period_ns") + 0 }
 $1 == "comm" && field("pid") == pid { c = $0; sub(/.* comm=/, "", c); names[c] = 1 }
+$1 == "tick_lost" && field("pid") == pid { acc[field("tid")] += 1 + field("missed") }
 $1 == "sample" && field("pid") == pid {
+	acc[field("tid")] += 1 + field("missed")
 	total++
 	ticks += field("weight")
 	tids[field("tid")]++
@@ -67,6 +71,17 @@ END {
 	if (complete * 100 < total * 99) { print "callgraph: FAILED: under 99% complete chains"; fail = 1 }
 	if (leaf_in_leaf * 100 < total * 99) { print "callgraph: FAILED: under 99% leaf pcs in leaf"; fail = 1 }
 	if (nt < 2) { print "callgraph: FAILED: not both threads sampled"; fail = 1 }
+	# Every period of a thread CPU time is a tick: a sample or a loss counted against it.
+	nid = 0
+	for (t in cpu_ns) {
+		want = cpu_ns[t] / period; got = acc[t] + 0; nid++
+		printf "callgraph: identity tid %s: samples+lost %d, CPU time %.1f ms / period %d ns = %.1f (%+.2f%%)\n",
+		       t, got, cpu_ns[t] / 1e6, period, want, want ? 100 * (got - want) / want : 0
+		if (got < want * 0.98 - 2 || got > want * 1.02 + 2) {
+			print "callgraph: FAILED: samples + losses of tid " t " are not its CPU time x frequency"; fail = 1
+		}
+	}
+	if (nid < 2) { print "callgraph: FAILED: the workload gave no CPU time of its threads"; fail = 1 }
 	if (!("cg-main" in names) || !("cg-worker" in names)) {
 		print "callgraph: FAILED: the thread names cg-main and cg-worker were not both recorded"; fail = 1
 	}
