@@ -127,12 +127,13 @@ static int lfr_queue_walk(struct lfr_session *s, struct lfr_pcpu *pc,
  * not been back in user space since), that one.  @missed periods passed
  * without a tick (a late interrupt): counted lost, never given this stack.
  */
-static void lfr_tick(struct lfr_session *s, struct lfr_thread *e, u32 missed)
+static void lfr_tick(struct lfr_session *s, struct lfr_thread *e, u32 missed,
+		     ktime_t when)
 {
 	struct lfr_pcpu *pc = this_cpu_ptr(s->pcpu);
 	struct lfr_rec_tick *r = (struct lfr_rec_tick *)pc->tick_buf;
 	struct pt_regs *regs = get_irq_regs();
-	u64 now = ktime_get_ns();
+	u64 now = ktime_to_ns(when);
 	int lost;
 
 	lfr_count(s, LFR_CTR_TICKS_MATCHED, 1 + (u64)missed);
@@ -184,12 +185,12 @@ static void lfr_tick(struct lfr_session *s, struct lfr_thread *e, u32 missed)
 
 /* System-wide: any user thread, tracked from its first tick. */
 static void lfr_sample_any(struct lfr_session *s, struct task_struct *t,
-			   u32 missed)
+			   u32 missed, ktime_t now)
 {
 	struct lfr_thread *e = lfr_thread_get(s, t, true);
 
 	if (e) {
-		lfr_tick(s, e, missed);
+		lfr_tick(s, e, missed, now);
 		return;
 	}
 	lfr_count(s, LFR_CTR_TICKS_MATCHED, 1 + (u64)missed);
@@ -203,12 +204,14 @@ static enum hrtimer_restart lfr_timer_fn(struct hrtimer *timer)
 	struct task_struct *t = current;
 	/*
 	 * The handler's own time is measured with local_clock() (the TSC):
-	 * ktime_get_ns() reads the clocksource, which under virtualisation
-	 * can be an emulated HPET costing microseconds per read.  Only the
-	 * sample's timestamp, which must be CLOCK_MONOTONIC, reads it.
+	 * ktime_get() reads the clocksource, which under virtualisation
+	 * can be an emulated HPET costing microseconds per read.  It is read
+	 * once, for both the timer's forwarding and the tick's timestamp
+	 * (CLOCK_MONOTONIC, the timer's base).
 	 */
 	u64 t0 = local_clock(), overrun;
 	struct lfr_thread *e;
+	ktime_t now;
 	u32 missed;
 
 	if (atomic_read(&s->state) != LFR_STATE_RUNNING)
@@ -221,7 +224,8 @@ static enum hrtimer_restart lfr_timer_fn(struct hrtimer *timer)
 	 * per-task mode they were all spent by this thread, since the timer
 	 * only runs while it is on the CPU.
 	 */
-	overrun = hrtimer_forward_now(timer, ns_to_ktime(lfr_next_period(s, pc)));
+	now = hrtimer_cb_get_time(timer);
+	overrun = hrtimer_forward(timer, now, ns_to_ktime(lfr_next_period(s, pc)));
 	missed = overrun > 1 ? min_t(u64, overrun - 1, U32_MAX) : 0;
 
 	if (lfr_timer_mode(s)) {
@@ -234,7 +238,7 @@ static enum hrtimer_restart lfr_timer_fn(struct hrtimer *timer)
 		else if (!s->cfg.system && !lfr_is_target(s, t))
 			lfr_count(s, LFR_CTR_SKIP_NOT_TARGET, 1);
 		else
-			lfr_sample_any(s, t, missed);
+			lfr_sample_any(s, t, missed, now);
 	} else {
 		e = pc->cur;
 		if (!e || READ_ONCE(e->key) != (unsigned long)t) {
@@ -244,7 +248,7 @@ static enum hrtimer_restart lfr_timer_fn(struct hrtimer *timer)
 		if (t->flags & PF_EXITING)
 			lfr_count(s, LFR_CTR_SKIP_EXITING, 1);
 		else
-			lfr_tick(s, e, missed);
+			lfr_tick(s, e, missed, now);
 	}
 	lfr_count(s, LFR_CTR_IRQ_NS, local_clock() - t0);
 	lfr_count(s, LFR_CTR_IRQ_COUNT, 1);
