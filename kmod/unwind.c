@@ -37,13 +37,18 @@ struct lfr_walk_buf {
 	char *path;			/* PATH_MAX scratch */
 };
 
+/*
+ * User memory is read without taking page faults: the stack of a thread
+ * that was running a moment ago is resident, and a page that is not (swapped
+ * out, or registered with userfaultfd and never touched) would make the walk
+ * sleep for as long as it pleases, pinning its session and STOP.  Such a
+ * read ends the chain with LFR_SAMPLE_F_USER_FAULT, counted as USER_FAULT.
+ */
 static int lfr_read_user(void *ctx, u64 addr, void *buf, size_t len)
 {
 	void __user *p = (void __user *)(unsigned long)addr;
 
-	if (!access_ok(p, len))
-		return -EFAULT;
-	return copy_from_user(buf, p, len) ? -EFAULT : 0;
+	return copy_from_user_nofault(buf, p, len) ? -EFAULT : 0;
 }
 
 /* Whether a (process image, key) was written already. */
@@ -221,7 +226,9 @@ static u32 lfr_copy_stack_words(u64 sp, u64 *words, u32 n)
 
 	if (!n || (sp & 7) || !access_ok(p, n * sizeof(u64)))
 		return 0;
-	left = copy_from_user(words, p, n * sizeof(u64));
+	pagefault_disable();	/* as lfr_read_user() */
+	left = __copy_from_user_inatomic(words, p, n * sizeof(u64));
+	pagefault_enable();
 	return n - DIV_ROUND_UP(left, sizeof(u64));
 }
 

@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * uffdstack: a thread whose frame pointer leads into memory that nobody will ever fault in.
+ *
+ * A region is registered with userfaultfd for missing pages and never touched, and nobody reads
+ * the userfaultfd: any page fault there waits forever.  A worker thread (its stack mapped after
+ * the region, so below it) spins with its frame pointer aimed into the region, as a hostile or
+ * corrupted program could.  A profiler that reads user memory with page faults enabled gets stuck
+ * in its stack walk; lfr must end that walk as a fault and go on.
+ *
+ *   uffdstack SECONDS      prints "uffdstack pid=PID tid=TID region=ADDR" once the worker spins,
+ *                          "done" at the end; exits 3 when userfaultfd is not available.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <linux/userfaultfd.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define REGION (64 * 1024)
+
+static char *region;
+static volatile int stop;
+
+static void *worker(void *arg)
+{
+	(void)arg;
+	printf("uffdstack pid=%d tid=%d region=%p\n", (int)getpid(), (int)gettid(), (void *)region);
+	fflush(stdout);
+	/* rbp into the untouched region, above this thread's stack; no call in the loop. */
+	__asm__ volatile("push %%rbp\n\t"
+	                 "mov %0, %%rbp\n\t"
+	                 "1: cmpl $0, (%1)\n\t"
+	                 "je 1b\n\t"
+	                 "pop %%rbp"
+	                 :
+	                 : "r"(region + REGION / 2), "r"(&stop)
+	                 : "memory", "cc");
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned int secs = argc > 1 ? (unsigned int)atoi(argv[1]) : 3;
+	struct uffdio_api api = {.api = UFFD_API};
+	struct uffdio_register reg;
+	pthread_t t;
+	int uffd;
+
+	uffd = (int)syscall(SYS_userfaultfd, O_CLOEXEC);
+	if (uffd < 0 || ioctl(uffd, UFFDIO_API, &api) < 0) {
+		perror("uffdstack: userfaultfd");
+		return 3;
+	}
+	region = mmap(NULL, REGION, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (region == MAP_FAILED) {
+		perror("uffdstack: mmap");
+		return 1;
+	}
+	reg.range.start = (unsigned long)region;
+	reg.range.len = REGION;
+	reg.mode = UFFDIO_REGISTER_MODE_MISSING;
+	if (ioctl(uffd, UFFDIO_REGISTER, &reg) < 0) {
+		perror("uffdstack: UFFDIO_REGISTER");
+		return 3;
+	}
+	if (pthread_create(&t, NULL, worker, NULL)) {
+		perror("uffdstack: pthread_create");
+		return 1;
+	}
+	sleep(secs);
+	stop = 1;
+	pthread_join(t, NULL);
+	printf("done\n");
+	return 0;
+}
