@@ -19,6 +19,7 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include "lfr_internal.h"
+#include "seen.h"
 
 #define LFR_MAX_NEW_MAPS	8
 #define LFR_MMAP_REC_MAX	(sizeof(struct lfr_rec_mmap) + 256)
@@ -34,6 +35,8 @@ struct lfr_walk_buf {
 	struct lfr_rec_ustack *rec;	/* header + user ips + stack words */
 	u8 *maps;			/* pending MMAP records */
 	u32 maps_len;
+	u32 nr_maps;
+	u64 map_keys[LFR_MAX_NEW_MAPS];	/* their keys in the seen table */
 	char *path;			/* PATH_MAX scratch */
 };
 
@@ -49,43 +52,6 @@ static int lfr_read_user(void *ctx, u64 addr, void *buf, size_t len)
 	void __user *p = (void __user *)(unsigned long)addr;
 
 	return copy_from_user_nofault(buf, p, len) ? -EFAULT : 0;
-}
-
-/* Whether a (process image, key) was written already. */
-static bool lfr_seen(struct lfr_session *s, u64 h)
-{
-	u32 i = h & s->seen_mask, n;
-
-	h |= 1;
-	for (n = 0; n < 8; n++) {
-		u64 old = READ_ONCE(s->seen[(i + n) & s->seen_mask]);
-
-		if (old == h)
-			return true;
-		if (!old)
-			return false;
-	}
-	return false;
-}
-
-/* Mark a (process image, key) as written; true when it was new. */
-static bool lfr_seen_first(struct lfr_session *s, u64 h)
-{
-	u32 i = h & s->seen_mask, n;
-
-	h |= 1;			/* never 0: 0 is an empty slot */
-	for (n = 0; n < 8; n++) {
-		u64 *slot = &s->seen[(i + n) & s->seen_mask];
-		u64 old = READ_ONCE(*slot);
-
-		if (old == h)
-			return false;
-		if (!old && cmpxchg64(slot, 0, h) == 0)
-			return true;
-	}
-	/* Table crowded: overwrite, at worst a record is written twice. */
-	WRITE_ONCE(s->seen[i], h);
-	return true;
 }
 
 static u64 lfr_image_hash(struct task_struct *t)
@@ -112,7 +78,7 @@ static void lfr_add_map(struct lfr_session *s, struct lfr_walk_buf *b,
 	key[4] = vma->vm_file ? file_inode(vma->vm_file)->i_ino : 0;
 	h = hash_64(jhash2((u32 *)key, 10, 0) ^ image, 64) ^
 	    ((u64)jhash2((u32 *)key, 10, 1) << 32);
-	if (lfr_seen(s, h))
+	if (lfr_seen(s->seen, s->seen_mask, h))
 		return;
 	/* No room or no memory now: not marked, so a later sample writes it. */
 	if (b->maps_len + LFR_MMAP_REC_MAX > LFR_MAX_NEW_MAPS * LFR_MMAP_REC_MAX)
@@ -128,8 +94,9 @@ static void lfr_add_map(struct lfr_session *s, struct lfr_walk_buf *b,
 			return;
 		}
 	}
-	if (!lfr_seen_first(s, h))
+	if (!lfr_seen_first(s->seen, s->seen_mask, h))
 		return;
+	b->map_keys[b->nr_maps++] = h;
 	m = (struct lfr_rec_mmap *)(b->maps + b->maps_len);
 	memset(m, 0, sizeof(*m));
 	if (vma->vm_file) {
@@ -286,7 +253,7 @@ static void lfr_commit(struct lfr_session *s, struct lfr_thread *e,
 	struct lfr_rec_comm comm = {};
 	struct lfr_ring *ring;
 	unsigned long flags;
-	u32 off, ticks;
+	u32 off, ticks, i;
 
 	if (!lost_reason)
 		lfr_fill_comm(e, &comm);
@@ -309,12 +276,13 @@ static void lfr_commit(struct lfr_session *s, struct lfr_thread *e,
 			lfr_count(s, LFR_CTR_RECORDS_USTACK, 1);
 		goto out;
 	}
-	for (off = 0; off < b->maps_len;) {
+	for (off = 0, i = 0; off < b->maps_len; i++) {
 		struct lfr_rec_header *h = (void *)(b->maps + off);
 
 		if (lfr_ring_write(ring, h, h->size)) {
 			lfr_ring_lost(ring, LFR_LOST_AUX_RING_FULL, 0);
 			lfr_count_lost(s, LFR_LOST_AUX_RING_FULL, 1);
+			lfr_seen_forget(s->seen, s->seen_mask, b->map_keys[i]);
 		} else {
 			lfr_count(s, LFR_CTR_RECORDS_MMAP, 1);
 		}
