@@ -118,6 +118,8 @@ struct lfr_pcpu {
 	struct lfr_thread *cur;		/* per-task mode: target running here */
 	struct rnd_state rnd;
 	u64 walk_seq;			/* walk ids queued on this CPU */
+	u64 budget_start;		/* local_clock() at the window's start */
+	u64 budget_ns;			/* lfr's time on this CPU in the window */
 	bool online;
 	u64 tick_buf[LFR_TICK_REC_MAX / sizeof(u64)];
 };
@@ -231,6 +233,7 @@ void lfr_thread_release(struct lfr_session *s, struct task_struct *t);
 u64 lfr_threads_pending_ticks(struct lfr_threads *tt);
 
 /* sampler.c */
+extern unsigned int lfr_max_cpu_percent;
 int lfr_sampler_start(struct lfr_session *s);
 void lfr_sampler_stop(struct lfr_session *s);
 int lfr_cpuhp_online(unsigned int cpu, struct hlist_node *node);

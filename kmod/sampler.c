@@ -30,6 +30,34 @@
 
 static struct tracepoint *lfr_tp_switch, *lfr_tp_free;
 
+/*
+ * The CPU budget, perf's perf_cpu_time_max_percent for lfr: within each
+ * window of LFR_BUDGET_WINDOW_NS, once lfr's own time on a CPU (timer
+ * handlers and walks) passed this share of the window, the rest of that
+ * window's ticks on the CPU are skipped and counted lost as THROTTLED.
+ */
+unsigned int lfr_max_cpu_percent = 25;
+module_param_named(max_cpu_percent, lfr_max_cpu_percent, uint, 0644);
+MODULE_PARM_DESC(max_cpu_percent,
+		 "share of each CPU lfr may spend sampling, percent (0: no limit; default 25, as perf's perf_cpu_time_max_percent)");
+
+#define LFR_BUDGET_WINDOW_NS	(100 * NSEC_PER_MSEC)
+
+/* Hard irq: whether this CPU's budget is spent for the current window. */
+static bool lfr_over_budget(struct lfr_pcpu *pc, u64 now)
+{
+	unsigned int pct = READ_ONCE(lfr_max_cpu_percent);
+
+	if (now - pc->budget_start >= LFR_BUDGET_WINDOW_NS) {
+		pc->budget_start = now;
+		this_cpu_write(pc->s->pcpu->budget_ns, 0);
+		return false;
+	}
+	return pct && pct < 100 &&
+	       this_cpu_read(pc->s->pcpu->budget_ns) * 100 >
+	       (u64)pct * LFR_BUDGET_WINDOW_NS;
+}
+
 static void lfr_find_tp(struct tracepoint *tp, void *priv)
 {
 	if (!strcmp(tp->name, "sched_switch"))
@@ -137,6 +165,10 @@ static void lfr_tick(struct lfr_session *s, struct lfr_thread *e, u32 missed,
 	int lost;
 
 	lfr_count(s, LFR_CTR_TICKS_MATCHED, 1 + (u64)missed);
+	if (lfr_over_budget(pc, local_clock())) {
+		lfr_count_lost(s, LFR_LOST_THROTTLED, 1 + (u64)missed);
+		return;
+	}
 	if (atomic_cmpxchg(&e->pending, LFR_WALK_NONE, LFR_WALK_QUEUED) ==
 	    LFR_WALK_NONE) {
 		lost = lfr_queue_walk(s, pc, e, regs, now);
@@ -250,12 +282,16 @@ static enum hrtimer_restart lfr_timer_fn(struct hrtimer *timer)
 		else
 			lfr_tick(s, e, missed, now);
 	}
-	lfr_count(s, LFR_CTR_IRQ_NS, local_clock() - t0);
+	t0 = local_clock() - t0;
+	lfr_count(s, LFR_CTR_IRQ_NS, t0);
 	lfr_count(s, LFR_CTR_IRQ_COUNT, 1);
+	this_cpu_add(s->pcpu->budget_ns, t0);
 	return HRTIMER_RESTART;
 out:
-	lfr_count(s, LFR_CTR_IRQ_NS, local_clock() - t0);
+	t0 = local_clock() - t0;
+	lfr_count(s, LFR_CTR_IRQ_NS, t0);
 	lfr_count(s, LFR_CTR_IRQ_COUNT, 1);
+	this_cpu_add(s->pcpu->budget_ns, t0);
 	return HRTIMER_NORESTART;
 }
 

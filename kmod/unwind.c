@@ -353,6 +353,7 @@ void lfr_work_fn(struct callback_head *work)
 	/* the thread may have moved to a CPU whose clock is a little behind */
 	ns = local_clock() - t0;
 	lfr_count(s, LFR_CTR_WORK_NS, ns > 0 ? ns : 0);
+	this_cpu_add(s->pcpu->budget_ns, ns > 0 ? ns : 0);
 	lfr_count(s, LFR_CTR_WORK_COUNT, 1);
 	lfr_pending_put(s);
 	lfr_session_put(s);

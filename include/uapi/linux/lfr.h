@@ -270,6 +270,7 @@ enum lfr_lost_reason {
 	LFR_LOST_ABANDONED,	/* walk still queued when STOP gave up on it */
 	LFR_LOST_MISSED,	/* periods a late timer interrupt missed */
 	LFR_LOST_STACK_RING_FULL, /* a USTACK record did not fit: its ticks */
+	LFR_LOST_THROTTLED,	/* lfr's CPU time on that CPU over its budget */
 	__LFR_LOST_MAX,
 };
 #define LFR_LOST_MAX (__LFR_LOST_MAX - 1)
@@ -326,6 +327,7 @@ enum lfr_counter {
 	LFR_CTR_LOST_ABANDONED,
 	LFR_CTR_LOST_MISSED,
 	LFR_CTR_LOST_STACK_RING_FULL,
+	LFR_CTR_LOST_THROTTLED,
 	/* New lost reasons are appended here, in enum lfr_lost_reason order. */
 	__LFR_CTR_MAX,
 };
