@@ -377,6 +377,14 @@ static void test_ticks_joined_with_their_walks(void **state)
 	assert_int_equal(st.lost_ticks[LFR_LOST_EXEC], 1);
 	assert_int_equal(st.unjoined, 1);
 	assert_int_equal(js.stack_traces, 2); /* user only; with the kernel frame */
+
+	/* the thread's rate: 3 samples for 3 + 4 missed periods of its CPU time */
+	struct lfr_thread_rate top[2];
+
+	assert_int_equal(lfr_recorder_busiest(e->rec, top, 2), 1);
+	assert_int_equal(top[0].tid, TGID);
+	assert_int_equal(top[0].samples, 3);
+	assert_int_equal(top[0].missed, 4);
 }
 
 int main(void)

@@ -191,6 +191,30 @@ static int write_header_events(struct record *r)
 }
 
 /* The summary, printed once the file is closed (its final size known). */
+/*
+ * The rate each of the busiest threads got: a tick per period of its CPU time was asked for, and
+ * the periods a late interrupt missed are not samples (Documentation/counting.md).
+ */
+static void print_rates(const struct record *r)
+{
+	struct lfr_thread_rate top[5];
+	size_t n = lfr_recorder_busiest(r->rec, top, 5);
+	double hz = r->run.info.period_ns ? 1e9 / (double)r->run.info.period_ns : 0;
+
+	if (!n || !hz)
+		return;
+	fprintf(stderr, "  rate achieved per thread (asked: %.0f Hz of its CPU time):\n", hz);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t periods = top[i].samples + top[i].missed;
+
+		fprintf(stderr,
+		        "    tid %-8" PRIu32 " %-16s %8" PRIu64 " samples, %8" PRIu64
+		        " periods missed: %.0f Hz\n",
+		        top[i].tid, top[i].comm[0] ? top[i].comm : "?", top[i].samples,
+		        top[i].missed, periods ? hz * (double)top[i].samples / (double)periods : 0);
+	}
+}
+
 static void print_summary(struct record *r, const struct lfr_status *st, double secs,
                           const struct lfr_jfr_stats *js)
 {
@@ -224,6 +248,7 @@ static void print_summary(struct record *r, const struct lfr_status *st, double 
 		        rs.frames - rs.unnamed, rs.frames);
 	fprintf(stderr, "  %" PRIu64 " process%s, %" PRIu64 " threads started, %" PRIu64 " ended\n",
 	        rs.processes, rs.processes == 1 ? "" : "es", rs.thread_starts, rs.thread_ends);
+	print_rates(r);
 	if (rs.events + lost_total(&rs) != matched)
 		fprintf(stderr,
 		        "%s: warning: %" PRIu64 " ticks hit the targets but %" PRIu64

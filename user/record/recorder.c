@@ -21,6 +21,7 @@ struct thread {
 	char comm[LFR_COMM_LEN];
 	uint64_t key; /* 0: not written since the name or the process name changed */
 	uint32_t proc_gen;
+	uint64_t samples, missed; /* ticks joined, and periods their ticks said were missed */
 };
 
 /* A process: the name of its main thread, which the JFR thread group shows. */
@@ -778,6 +779,14 @@ static int on_joined(void *ctx, const struct lfr_joined *j)
 	char why[128];
 	struct lfr_record rec;
 
+	struct thread *th = idmap_get(&r->threads, t->tid);
+
+	if (!th)
+		return -ENOMEM;
+	if (!th->tgid)
+		th->tgid = t->tgid;
+	th->missed += t->missed;
+	th->samples += !j->lost_reason;
 	if (t->missed)
 		r->lost_batch[LFR_LOST_MISSED] += t->missed;
 	if (j->lost_reason) {
@@ -938,6 +947,28 @@ int lfr_recorder_account_pending(struct lfr_recorder *r, const struct lfr_counte
 		return err;
 	r->st.lost_pending += extra;
 	return 0;
+}
+
+size_t lfr_recorder_busiest(const struct lfr_recorder *r, struct lfr_thread_rate *out, size_t n)
+{
+	size_t got = 0;
+
+	for (size_t i = 0; i < r->threads.cap && n; i++) {
+		const struct thread *t = (const struct thread *)r->threads.slots + i;
+		size_t j;
+
+		if (!t->tid || !(t->samples + t->missed))
+			continue;
+		if (got == n && t->samples <= out[n - 1].samples)
+			continue;
+		j = got < n ? got++ : n - 1;
+		for (; j > 0 && out[j - 1].samples < t->samples; j--)
+			out[j] = out[j - 1];
+		out[j] = (struct lfr_thread_rate){
+		    .tid = t->tid, .tgid = t->tgid, .samples = t->samples, .missed = t->missed};
+		memcpy(out[j].comm, t->comm, sizeof(out[j].comm));
+	}
+	return got;
 }
 
 void lfr_recorder_get_stats(const struct lfr_recorder *r, struct lfr_recorder_stats *st)

@@ -78,4 +78,17 @@ int lfr_recorder_account_pending(struct lfr_recorder *r, const struct lfr_counte
 
 void lfr_recorder_get_stats(const struct lfr_recorder *r, struct lfr_recorder_stats *st);
 
+/*
+ * A thread's delivered rate: its samples against the periods of its CPU time (samples + missed,
+ * the periods its late ticks said had passed without a tick).
+ */
+struct lfr_thread_rate {
+	uint32_t tid, tgid;
+	char comm[LFR_COMM_LEN];
+	uint64_t samples, missed;
+};
+
+/* The N threads with the most samples (from TICK records), busiest first; returns how many. */
+size_t lfr_recorder_busiest(const struct lfr_recorder *r, struct lfr_thread_rate *out, size_t n);
+
 #endif
