@@ -324,6 +324,7 @@ void lfr_work_fn(struct callback_head *work)
 	struct task_struct *t = current;
 	struct lfr_walk_buf b = {};
 	u64 t0 = local_clock();	/* not ktime_get_ns(): see lfr_timer_fn() */
+	unsigned long switches = t->nvcsw + t->nivcsw;
 	s64 ns;
 	int lost = 0;
 
@@ -350,11 +351,19 @@ void lfr_work_fn(struct callback_head *work)
 	kfree(b.maps);
 	kfree(b.path);
 
-	/* the thread may have moved to a CPU whose clock is a little behind */
+	/*
+	 * The walk's cost is its CPU time: a walk that was switched out (it may
+	 * sleep on the mapping lock, or be preempted) measured other threads'
+	 * time too, and is only counted as such.
+	 */
 	ns = local_clock() - t0;
-	lfr_count(s, LFR_CTR_WORK_NS, ns > 0 ? ns : 0);
-	this_cpu_add(s->pcpu->budget_ns, ns > 0 ? ns : 0);
-	lfr_count(s, LFR_CTR_WORK_COUNT, 1);
+	if (t->nvcsw + t->nivcsw == switches && ns > 0) {
+		lfr_count(s, LFR_CTR_WORK_NS, ns);
+		lfr_count(s, LFR_CTR_WORK_COUNT, 1);
+		this_cpu_add(s->pcpu->budget_ns, ns);
+	} else {
+		lfr_count(s, LFR_CTR_WORK_SWITCHED, 1);
+	}
 	lfr_pending_put(s);
 	lfr_session_put(s);
 	lfr_module_put_deferred();

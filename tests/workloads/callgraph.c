@@ -13,7 +13,8 @@
  *   callgraph pid=PID threads=2
  *   range main 0xLO 0xHI
  *   ...
- *   cputime tid=TID ns=NS      (per thread: CPU time spent from the start of the burn to its end)
+ *   cputime tid=TID ns=NS start=T0 end=T1  (per thread: its CPU time over its burn, which ran from
+ *                                          CLOCK_MONOTONIC T0 to T1, in ns)
  *   done pid=PID
  *
  * Usage: callgraph [SECONDS [START_DELAY_MS]]   (default 5 s, no delay)
@@ -75,8 +76,16 @@ static long long thread_cpu_ns(void)
 
 struct burn {
 	pid_t tid;
-	long long cpu_ns;
+	long long cpu_ns, start, end;
 };
+
+static long long mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
 
 static struct burn worker_burn;
 
@@ -87,7 +96,9 @@ static struct burn worker_burn;
 #define BURN(out)                                                                                  \
 	do {                                                                                       \
 		long long t0_ = thread_cpu_ns();                                                   \
+		(out)->start = mono_ns();                                                          \
 		a();                                                                               \
+		(out)->end = mono_ns();                                                            \
 		(out)->cpu_ns = thread_cpu_ns() - t0_;                                             \
 		(out)->tid = gettid();                                                             \
 	} while (0)
@@ -158,8 +169,10 @@ FN("cg_main") int main(int argc, char **argv)
 
 	BURN(&main_burn);
 	pthread_join(t, NULL);
-	printf("cputime tid=%d ns=%lld\n", (int)main_burn.tid, main_burn.cpu_ns);
-	printf("cputime tid=%d ns=%lld\n", (int)worker_burn.tid, worker_burn.cpu_ns);
+	printf("cputime tid=%d ns=%lld start=%lld end=%lld\n", (int)main_burn.tid, main_burn.cpu_ns,
+	       main_burn.start, main_burn.end);
+	printf("cputime tid=%d ns=%lld start=%lld end=%lld\n", (int)worker_burn.tid,
+	       worker_burn.cpu_ns, worker_burn.start, worker_burn.end);
 	printf("done pid=%d\n", (int)getpid());
 	return 0;
 }

@@ -305,7 +305,7 @@ enum lfr_counter {
 	LFR_CTR_WORKS_PENDING,	/* stack walks queued and not yet run (gauge) */
 	LFR_CTR_IRQ_NS,		/* time in the timer handler */
 	LFR_CTR_IRQ_COUNT,
-	LFR_CTR_WORK_NS,	/* time in the stack walk (task_work) */
+	LFR_CTR_WORK_NS,	/* CPU time of the walks that ran unswitched */
 	LFR_CTR_WORK_COUNT,
 	LFR_CTR_THREADS,	/* thread table entries in use (gauge) */
 	LFR_CTR_TICKS_PENDING,	/* ticks in walks not yet run (gauge) */
@@ -313,6 +313,7 @@ enum lfr_counter {
 	LFR_CTR_FOLLOW_NO_SLOT,	/* children not followed: thread table full */
 	LFR_CTR_RECORDS_TICK,	/* TICK records written (ticks with a stack) */
 	LFR_CTR_RECORDS_USTACK,	/* USTACK records written */
+	LFR_CTR_WORK_SWITCHED,	/* walks switched out: not in WORK_NS/COUNT */
 	/* New counters are appended here, below LFR_CTR_LOST_FIRST. */
 	LFR_CTR_LOST_FIRST = 64, /* LFR_CTR_LOST_FIRST + enum lfr_lost_reason */
 	LFR_CTR_LOST_RING_FULL = LFR_CTR_LOST_FIRST + LFR_LOST_RING_FULL,

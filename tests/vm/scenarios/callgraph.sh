@@ -32,7 +32,10 @@ BEGIN {
 		n = split(line, f, " ")
 		if (f[1] == "range") { lo[f[2]] = f[3] + 0; hi[f[2]] = f[4] + 0 }
 		if (f[1] == "callgraph") { split(f[2], p, "="); pid = p[2] }
-		if (f[1] == "cputime") { split(f[2], t, "="); split(f[3], c, "="); cpu_ns[t[2]] = c[2] + 0 }
+		if (f[1] == "cputime") {
+			split(f[2], kt, "="); split(f[3], kc, "="); split(f[4], kb, "="); split(f[5], ke, "=")
+			cpu_ns[kt[2]] = kc[2] + 0; t0[kt[2]] = kb[2] + 0; t1[kt[2]] = ke[2] + 0
+		}
 	}
 	if (pid == "" || !("leaf" in lo)) { print "callgraph: FAILED: no ranges from the workload"; exit 2 }
 }
@@ -43,9 +46,23 @@ function field(name,    i) {
 }
 $1 == "session" { period = field("period_ns") + 0 }
 $1 == "comm" && field("pid") == pid { c = $0; sub(/.* comm=/, "", c); names[c] = 1 }
-$1 == "tick_lost" && field("pid") == pid { acc[field("tid")] += 1 + field("missed") }
+# A tick accounts for itself and the periods it says passed before it (missed): count those of
+# each thread that fall in its burn.  A late tick near an edge has missed periods on both sides:
+# the first tick after the burn brings those before its end, and a tick early in the burn only
+# those after its start.
+function account(   tid, w, m, k) {
+	tid = field("tid"); w = field("time") + 0; m = field("missed") + 0
+	if (!(tid in t0) || w < t0[tid]) return
+	if (w <= t1[tid]) {
+		k = int((w - t0[tid]) / period)
+		acc[tid] += 1 + (m < k ? m : k)
+	} else if (!(tid in after) || w < after[tid]) {
+		after[tid] = w; after_m[tid] = m
+	}
+}
+$1 == "tick_lost" && field("pid") == pid { account() }
 $1 == "sample" && field("pid") == pid {
-	acc[field("tid")] += 1 + field("missed")
+	account()
 	total++
 	ticks += field("weight")
 	tids[field("tid")]++
@@ -71,10 +88,12 @@ END {
 	if (complete * 100 < total * 99) { print "callgraph: FAILED: under 99% complete chains"; fail = 1 }
 	if (leaf_in_leaf * 100 < total * 99) { print "callgraph: FAILED: under 99% leaf pcs in leaf"; fail = 1 }
 	if (nt < 2) { print "callgraph: FAILED: not both threads sampled"; fail = 1 }
-	# Every period of a thread CPU time is a tick: a sample or a loss counted against it.
+	# Every period of the CPU time of a thread is a tick: a sample or a loss counted against it.  Over
+	# its burn the thread only computes, so its ticks there are its CPU time over the period.
 	nid = 0
 	for (t in cpu_ns) {
-		want = cpu_ns[t] / period; got = acc[t] + 0; nid++
+		k = (t in after) ? after_m[t] - int((after[t] - t1[t]) / period) : 0
+		want = cpu_ns[t] / period; got = acc[t] + (k > 0 ? k : 0); nid++
 		printf "callgraph: identity tid %s: samples+lost %d, CPU time %.1f ms / period %d ns = %.1f (%+.2f%%)\n",
 		       t, got, cpu_ns[t] / 1e6, period, want, want ? 100 * (got - want) / want : 0
 		if (got < want * 0.98 - 2 || got > want * 1.02 + 2) {
