@@ -424,6 +424,29 @@ static void test_fix_leaf(void **state)
 	lfr_sym_free(sym);
 }
 
+/* The vDSO's CFI comes from the symbolizer's own copy of the image (the same kernel's). */
+static void test_vdso(void **state)
+{
+	struct lfr_sym *sym = new_sym(fixture("nodebug"));
+	void *h = dlopen("linux-vdso.so.1", RTLD_NOW | RTLD_NOLOAD);
+	uint64_t fn = h ? fixture_sym(h, "__vdso_clock_gettime") : 0;
+	uint64_t w[NWORDS], ra = 0;
+
+	(void)state;
+	if (!fn) {
+		lfr_sym_free(sym);
+		skip();
+	}
+	stack_words(w);
+	assert_true(add_maps_as(sym, getpid(), FAKE_PID, "[vdso]", 0) == 1);
+	/* At a function's first instruction the return address is at sp, whatever the code. */
+	assert_int_equal(lfr_sym_leaf_caller(sym, FAKE_PID, fn, SP, w, NWORDS, &ra),
+	                 LFR_LEAF_CALLER);
+	assert_int_equal(ra, MARK(0));
+	assert_int_equal(lfr_sym_leaf_caller(sym, FAKE_PID, fn, SP, w, 0, &ra), LFR_LEAF_UNKNOWN);
+	lfr_sym_free(sym);
+}
+
 /*
  * A real sample: a thread runs cfi_framed -> cfi_leaf; a signal interrupts it, and the handler
  * takes what the kernel takes (pc, sp, the first stack words, the first step of the rbp chain). The
@@ -513,10 +536,15 @@ static void test_real_sample(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_eh_frame),         cmocka_unit_test(test_frame_after_push),
-	    cmocka_unit_test(test_saves_and_locals), cmocka_unit_test(test_other_rules),
-	    cmocka_unit_test(test_no_cfi),           cmocka_unit_test(test_debug_frame),
-	    cmocka_unit_test(test_debug_file),       cmocka_unit_test(test_fix_leaf),
+	    cmocka_unit_test(test_eh_frame),
+	    cmocka_unit_test(test_frame_after_push),
+	    cmocka_unit_test(test_saves_and_locals),
+	    cmocka_unit_test(test_other_rules),
+	    cmocka_unit_test(test_no_cfi),
+	    cmocka_unit_test(test_debug_frame),
+	    cmocka_unit_test(test_debug_file),
+	    cmocka_unit_test(test_fix_leaf),
+	    cmocka_unit_test(test_vdso),
 	    cmocka_unit_test(test_real_sample),
 	};
 
