@@ -5,16 +5,17 @@
  *   main thread ("split-loop"):  main -> split_loop -> split_a | split_b | split_c
  *   second thread ("split-chain"): chain_main -> chain01 -> chain02 -> ... -> chain40 (spins)
  *
- * split_loop calls the three leaves in turn with work in the ratio 5:3:2.  Each leaf reads the
- * time stamp counter at entry and exit and adds the difference to its own total, so the program
- * knows how the time of the three really split in this run (the ratio of work is only what it
- * aims at: caches, frequency and the host decide the rest).  At the end it prints
+ * split_loop calls the three leaves in turn with work in the ratio 5:3:2 and measures the time of
+ * each, so the program knows how the time of the three really split in this run (the ratio of work
+ * is only what it aims at: caches, frequency and the host decide the rest).  At the end it prints
  *
- *   split pid=PID loop_tid=TID chain_tid=TID seconds=S iterations=N
+ *   split pid=PID loop_tid=TID chain_tid=TID seconds=S iterations=N overhead_ns=O
  *   split: a=49.60 b=30.17 c=20.23
+ *   split-tsc: a=49.80 b=30.05 c=20.15
  *
- * the second line in percent of the three leaves' summed time: the truth a profiler's share of
- * samples whose leaf is split_a, split_b or split_c must match (tests/vm/scenarios/split-check.py).
+ * The "split:" line is the truth, in percent of the three leaves' summed time, that a profiler's
+ * share of samples whose leaf is split_a, split_b or split_c must match
+ * (tests/vm/scenarios/split-check.py).
  *
  * The three leaves and chain40 call nothing, so gcc gives them no frame (even with
  * -fno-omit-frame-pointer): a frame-pointer walk from them skips their caller unless the caller is
@@ -23,12 +24,17 @@
  * (frameless leaves).  chain01..chain40 are 40 distinct functions, not recursion, so every frame
  * of the chain can be checked by name.
  *
- * The time stamp counter rather than clock_gettime(CLOCK_THREAD_CPUTIME_ID): reading a thread's CPU
- * clock is a system call (the vDSO does not serve CPU-time clocks), so the leaves would no longer
- * be leaves, and every reading would put samples in the vDSO and the kernel inside the measured
- * intervals.  rdtsc is one instruction.  It counts wall time, so time the thread spends preempted
- * or in interrupts (a profiler's own among them) is charged to the leaf it interrupted: in
- * proportion to each leaf's time, which leaves the split as it is on average.
+ * How the time is measured.  A profiler samples CPU time, so the truth is the thread's CPU clock
+ * (CLOCK_THREAD_CPUTIME_ID): time the thread spends preempted is not CPU time, and on a loaded
+ * machine one preemption of a few milliseconds would otherwise be charged whole to the one leaf it
+ * hit (the time stamp counter counts wall time: in test runs on a shared 2-core machine it put b at
+ * 18 % instead of 30 %).  Reading that clock is a system call (the vDSO does not serve CPU-time
+ * clocks), so the leaves must not read it themselves or they would no longer be leaves, and
+ * samples in the vDSO and the kernel would fall inside the measured intervals.  split_loop reads
+ * it between the calls instead; each interval then also holds one clock read and a call, whose
+ * cost is measured before the loop (back-to-back reads) and subtracted.  The leaves also time
+ * themselves with rdtsc (one instruction, no call), printed as "split-tsc:" for comparison: the
+ * two agree on an idle machine, and differ by the preemptions on a busy one.
  *
  * Usage: split SECONDS [START_DELAY_MS]   (START_DELAY_MS: sleep after printing the pid, before
  * the work starts, so that a recorder can attach; default 0)
@@ -49,7 +55,7 @@
 static volatile sig_atomic_t stop;
 /* Iterations of one work unit; a variable, so that no compiler specializes the leaves on it. */
 static volatile uint64_t unit = 20000;
-uint64_t split_tsc[3];
+uint64_t split_tsc[3], split_ns[3];
 volatile uint64_t split_sink;
 
 /*
@@ -89,19 +95,45 @@ FN void split_c(uint64_t n)
 	split_tsc[2] += __rdtsc() - t0;
 }
 
+static uint64_t cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Each interval: the leaf, its return, one clock read (subtracted at the end) and the next call. */
 FN uint64_t split_loop(void)
 {
-	uint64_t iterations = 0;
+	uint64_t iterations = 0, t = cpu_ns();
 
 	while (!stop) {
-		uint64_t n = unit;
+		uint64_t n = unit, t1, t2, t3;
 
 		split_a(n);
+		t1 = cpu_ns();
 		split_b(n);
+		t2 = cpu_ns();
 		split_c(n);
+		t3 = cpu_ns();
+		split_ns[0] += t1 - t;
+		split_ns[1] += t2 - t1;
+		split_ns[2] += t3 - t2;
+		t = t3;
 		iterations++;
 	}
 	return iterations;
+}
+
+/* The mean cost of one clock read, from back-to-back reads. */
+static uint64_t read_overhead(void)
+{
+	uint64_t t0 = cpu_ns(), t1 = t0;
+
+	for (int i = 0; i < 1000; i++)
+		t1 = cpu_ns();
+	return (t1 - t0) / 1000;
 }
 
 /* The 40-frame chain: chainNN calls chainNN+1, chain40 spins. */
@@ -193,7 +225,8 @@ int main(int argc, char **argv)
 {
 	int secs = argc > 1 ? atoi(argv[1]) : 0, delay_ms = argc > 2 ? atoi(argv[2]) : 0;
 	struct sigaction sa;
-	uint64_t iterations, sum;
+	uint64_t iterations, sum, tsc, overhead;
+	double pct[3];
 	double t0, t1;
 	pthread_t t;
 	int err;
@@ -222,17 +255,31 @@ int main(int argc, char **argv)
 	}
 	alarm((unsigned int)secs);
 	pthread_barrier_wait(&go);
+	overhead = read_overhead();
 	t0 = now();
 	iterations = split_loop();
 	pthread_join(t, NULL);
 	t1 = now();
-	sum = split_tsc[0] + split_tsc[1] + split_tsc[2];
-	if (!sum)
+	sum = 0;
+	for (int i = 0; i < 3; i++) {
+		split_ns[i] -=
+		    split_ns[i] > iterations * overhead ? iterations * overhead : split_ns[i];
+		sum += split_ns[i];
+	}
+	tsc = split_tsc[0] + split_tsc[1] + split_tsc[2];
+	if (!sum || !tsc) {
+		fprintf(stderr, "split: no time measured (SECONDS too short?)\n");
 		return 1;
-	printf("split pid=%d loop_tid=%d chain_tid=%d seconds=%.3f iterations=%lu\n", (int)getpid(),
-	       (int)gettid(), (int)chain_tid, t1 - t0, (unsigned long)iterations);
-	printf("split: a=%.2f b=%.2f c=%.2f\n", 100.0 * (double)split_tsc[0] / (double)sum,
-	       100.0 * (double)split_tsc[1] / (double)sum,
-	       100.0 * (double)split_tsc[2] / (double)sum);
+	}
+	for (int i = 0; i < 3; i++)
+		pct[i] = 100.0 * (double)split_ns[i] / (double)sum;
+	printf(
+	    "split pid=%d loop_tid=%d chain_tid=%d seconds=%.3f iterations=%lu overhead_ns=%lu\n",
+	    (int)getpid(), (int)gettid(), (int)chain_tid, t1 - t0, (unsigned long)iterations,
+	    (unsigned long)overhead);
+	printf("split: a=%.2f b=%.2f c=%.2f\n", pct[0], pct[1], pct[2]);
+	printf("split-tsc: a=%.2f b=%.2f c=%.2f\n", 100.0 * (double)split_tsc[0] / (double)tsc,
+	       100.0 * (double)split_tsc[1] / (double)tsc,
+	       100.0 * (double)split_tsc[2] / (double)tsc);
 	return 0;
 }
