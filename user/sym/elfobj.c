@@ -491,10 +491,15 @@ int elfobj_load_mem(struct lfr_sym *sym, struct elfobj *o, const void *image, si
 		err = load_elf(sym, o, e, NULL, NULL, NULL, 0);
 		elf_end(e);
 	}
-	free(copy);
-	if (!err)
-		o->ok = true;
-	return err;
+	if (err) {
+		free(copy);
+		return err;
+	}
+	/* Kept: its CFI is read from it when a sample's pc lies in it. */
+	o->image = copy;
+	o->image_len = size;
+	o->ok = true;
+	return 0;
 }
 
 bool elfobj_vaddr(const struct elfobj *o, uint64_t rel, uint64_t pgoff, uint64_t *vaddr)
@@ -540,4 +545,6 @@ void elfobj_fini(struct elfobj *o)
 {
 	free(o->segs);
 	symtab_fini(&o->syms);
+	cfi_free(o->cfi);
+	free(o->image);
 }

@@ -112,6 +112,14 @@ struct elfobj {
 	struct elf_seg *segs;
 	size_t nsegs;
 	struct symtab syms;
+	/* the file that was read, to read its CFI again when a leaf needs it (cfi.c) */
+	const char *file_path; /* interned; NULL for an in-memory image */
+	dev_t file_dev;
+	ino_t file_ino;
+	void *image; /* in-memory image (the vDSO), kept for its CFI */
+	size_t image_len;
+	struct cfi *cfi; /* call frame information, read on first use; owned by cfi.c */
+	bool cfi_tried;
 	/* hash keys under which the object is cached */
 	uint8_t key_dev[1 + 2 * sizeof(uint64_t)];
 	uint8_t key_bid[1 + 64];
@@ -136,6 +144,15 @@ int elfobj_load_mem(struct lfr_sym *sym, struct elfobj *o, const void *image, si
  */
 bool elfobj_vaddr(const struct elfobj *o, uint64_t rel, uint64_t pgoff, uint64_t *vaddr);
 void elfobj_fini(struct elfobj *o);
+
+/* cfi.c: the call frame information of an object, read lazily and kept with it. */
+void cfi_free(struct cfi *c);
+
+/*
+ * The ELF object holding pc in pid's address space and the pc's ELF virtual address; NULL when no
+ * readable object holds it (sym.c).
+ */
+struct elfobj *sym_user_obj(struct lfr_sym *sym, uint32_t pid, uint64_t pc, uint64_t *vaddr);
 
 /* kallsyms.c */
 struct ksyms {

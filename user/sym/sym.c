@@ -521,6 +521,9 @@ static void obj_reset(struct elfobj *o)
 	o->debug_path = NULL;
 	o->build_id_len = 0;
 	o->ok = false;
+	o->file_path = NULL;
+	o->cfi = NULL;
+	o->image = NULL;
 }
 
 /*
@@ -557,8 +560,12 @@ static bool obj_open(struct lfr_sym *sym, struct elfobj *o, const struct mapping
 		err = elfobj_load_fd(sym, o, fd, i == map_files ? m->path : cand[i], m->build_id,
 		                     m->build_id_len);
 		close(fd);
-		if (!err)
+		if (!err) {
+			o->file_path = strpool_intern(&sym->pool, cand[i], strlen(cand[i]));
+			o->file_dev = st.st_dev;
+			o->file_ino = st.st_ino;
 			return true;
+		}
 		obj_reset(o);
 	}
 	if (m->build_id_len && !elfobj_load_by_build_id(sym, o, m->build_id, m->build_id_len))
@@ -808,4 +815,15 @@ bool lfr_sym_resolve_kernel(struct lfr_sym *sym, uint64_t pc, struct lfr_frame *
 	}
 	unknown(sym, sym->s_kernel, pc, LFR_FRAME_KERNEL, out);
 	return finish(sym, e, KERNEL_PID, pc, sym->ks_serial, false, out);
+}
+
+struct elfobj *sym_user_obj(struct lfr_sym *sym, uint32_t pid, uint64_t pc, uint64_t *vaddr)
+{
+	struct proc *p = pid == KERNEL_PID ? NULL : find_proc(sym, pid);
+	struct mapping *m = p ? find_mapping(p, pc) : NULL;
+	struct elfobj *o = m ? mapping_obj(sym, p, m) : NULL;
+
+	if (!o || !o->ok || !elfobj_vaddr(o, pc - m->start, m->pgoff, vaddr))
+		return NULL;
+	return o;
 }

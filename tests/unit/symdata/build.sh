@@ -55,3 +55,21 @@ rm libsymcrc.full.so libsymcrc.other.so
 
 # C++.
 $CXX $cflags -shared -fPIC -o libsymcxx.so "$src/libsymcxx.cc"
+
+# The leaf rule's fixtures, by gcc (whose leaves have no frame even with -fno-omit-frame-pointer):
+# CFI in .eh_frame; in .debug_frame only; in the .debug_frame of a debug file found by build-id.
+GCC=${GCC:-gcc}
+cfiflags="-O2 -fno-omit-frame-pointer -shared -fPIC"
+$GCC $cfiflags -o libsymcfi.so "$src/libsymcfi.c"
+$GCC $cfiflags -fno-asynchronous-unwind-tables -g -o libsymcfi_df.so "$src/libsymcfi.c"
+$GCC $cfiflags -fno-asynchronous-unwind-tables -g -Wl,--build-id=sha1 -o libsymcfi_dbg.full.so \
+	"$src/libsymcfi.c"
+bid=$(readelf -n libsymcfi_dbg.full.so | sed -n 's/.*Build ID: *\([0-9a-f]*\).*/\1/p')
+[ -n "$bid" ]
+# A debug root of its own: sym_debug_test expects one build-id under debug/.
+dir=cfidebug/.build-id/$(echo "$bid" | cut -c1-2)
+mkdir -p "$dir"
+objcopy --only-keep-debug libsymcfi_dbg.full.so "$dir/$(echo "$bid" | cut -c3-).debug"
+echo "$dir/$(echo "$bid" | cut -c3-).debug" >libsymcfi_dbg.debug_path
+strip --strip-all -o libsymcfi_dbg.so libsymcfi_dbg.full.so
+rm libsymcfi_dbg.full.so

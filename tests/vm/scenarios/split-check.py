@@ -1,0 +1,150 @@
+#!/usr/bin/env python3
+# Checks a recording of tests/workloads/split.c (split or split-gcc) against the truth the workload
+# measured and printed in the same run:
+#
+#   split-check.py FILE.jfr --truth 'a=49.60,b=30.17,c=20.23' [--tids LOOP,CHAIN] [--max-pp PP]
+#   split-check.py FILE.jfr --workload-output split.txt [--max-pp PP]
+#
+# --workload-output reads the truth and both thread ids from the workload's own output.  The JDK's
+# `jfr print --json` (JFR=path, default /usr/bin/jfr) reads the file.  It prints lfr's split of the
+# samples whose leaf (first user frame) is split_a, split_b or split_c next to the truth, with the
+# difference in percentage points, and checks:
+#   - the split is within PP points of the truth for each function (default 3.0);
+#   - every sample in a split_* leaf has split_loop as its next frame (its real caller: a
+#     frame-pointer walk from gcc's frameless leaves skips it);
+#   - every sample of the 40-frame chain is exact: chainK, chainK-1, ..., chain01, chain_main;
+#   - with thread ids: split_* samples come from the loop thread, chain samples from the other.
+# Exit status: 0 when every check passes, 1 when one fails, 2 for bad usage or an unreadable file.
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+
+LEAVES = ("split_a", "split_b", "split_c")
+CHAIN = re.compile(r"^chain(\d\d)$")
+
+
+def parse_truth(text):
+    truth = {}
+    for k, v in re.findall(r"\b([abc])=([0-9.]+)", text):
+        truth["split_" + k] = float(v)
+    if sorted(truth) != list(LEAVES):
+        raise ValueError(f"truth must give a, b and c, e.g. 'a=49.60,b=30.17,c=20.23': {text!r}")
+    return truth
+
+
+def parse_output(path):
+    truth, tids = None, None
+    for line in open(path):
+        if line.startswith("split: "):
+            truth = parse_truth(line)
+        m = re.search(r"loop_tid=(\d+) chain_tid=(\d+)", line)
+        if m:
+            tids = (int(m.group(1)), int(m.group(2)))
+    if truth is None:
+        raise ValueError(f"{path}: no 'split: a=.. b=.. c=..' line (did the workload finish?)")
+    return truth, tids
+
+
+def user_frames(sample):
+    frames = (sample.get("stackTrace") or {}).get("frames") or []
+    return [f["method"]["name"] for f in frames if f.get("type") != "Kernel"]
+
+
+def main():
+    ap = argparse.ArgumentParser(description="Checks a recording of the split workload.")
+    ap.add_argument("jfr", help="the recording (.jfr)")
+    ap.add_argument("--truth", help="the workload's 'split:' line or 'a=..,b=..,c=..'")
+    ap.add_argument("--workload-output", help="the workload's output (truth and thread ids)")
+    ap.add_argument("--tids", help="LOOP_TID,CHAIN_TID")
+    ap.add_argument("--max-pp", type=float, default=3.0,
+                    help="largest difference from the truth, in percentage points")
+    ap.add_argument("--jfr-tool", default=None, help="the JDK's jfr (default $JFR or /usr/bin/jfr)")
+    args = ap.parse_args()
+    tids = None
+    try:
+        if args.workload_output:
+            truth, tids = parse_output(args.workload_output)
+        elif args.truth:
+            truth = parse_truth(args.truth)
+        else:
+            ap.error("give --truth or --workload-output")
+        if args.tids:
+            tids = tuple(int(x) for x in args.tids.split(","))
+    except (OSError, ValueError) as e:
+        print(f"split-check: {e}", file=sys.stderr)
+        return 2
+    tool = args.jfr_tool or os.environ.get("JFR", "/usr/bin/jfr")
+    p = subprocess.run([tool, "print", "--json", "--stack-depth", "200", "--events",
+                        "jdk.ExecutionSample", args.jfr], capture_output=True, text=True)
+    if p.returncode:
+        print(f"split-check: {tool} print {args.jfr} failed: {p.stderr.strip()}", file=sys.stderr)
+        return 2
+    events = json.loads(p.stdout)["recording"]["events"]
+    samples = [e["values"] for e in events if e["type"] == "jdk.ExecutionSample"]
+
+    ok = True
+    counts = dict.fromkeys(LEAVES, 0)
+    bad_caller, bad_chain, bad_tid = [], [], []
+    chain_samples = 0
+    for s in samples:
+        u = user_frames(s)
+        tid = (s.get("sampledThread") or {}).get("osThreadId")
+        if u and u[0] in LEAVES:
+            counts[u[0]] += 1
+            if len(u) < 2 or u[1] != "split_loop":
+                bad_caller.append(u[:4])
+            if tids and tid != tids[0]:
+                bad_tid.append((u[0], tid))
+        if "chain_main" in u:
+            chain_samples += 1
+            i = u.index("chain_main")
+            m = CHAIN.match(u[0]) if i else None
+            want = [f"chain{k:02d}" for k in range(int(m.group(1)), 0, -1)] if m else None
+            if want is None or u[:i] != want:
+                bad_chain.append(u[:i + 1])
+            if tids and tid != tids[1]:
+                bad_tid.append(("chain", tid))
+
+    total = sum(counts.values())
+    print(f"split-check: {len(samples)} samples, {total} in split_a/b/c, {chain_samples} in the "
+          f"chain")
+    if not total:
+        print("split-check: FAILED: no sample has split_a, split_b or split_c as its leaf")
+        return 1
+    ours = {k: 100.0 * v / total for k, v in counts.items()}
+    print("split-check: lfr:   " + " ".join(f"{k[-1]}={ours[k]:.2f}" for k in LEAVES))
+    print("split-check: truth: " + " ".join(f"{k[-1]}={truth[k]:.2f}" for k in LEAVES))
+    print("split-check: diff:  " + " ".join(f"{k[-1]}={ours[k] - truth[k]:+.2f}pp" for k in LEAVES))
+    worst = max(abs(ours[k] - truth[k]) for k in LEAVES)
+    if worst > args.max_pp:
+        print(f"split-check: FAILED: the split is {worst:.2f} pp off the truth "
+              f"(more than {args.max_pp:.2f})")
+        ok = False
+    print(f"split-check: {total - len(bad_caller)} of {total} split_* samples have split_loop as "
+          f"caller")
+    if bad_caller:
+        print(f"split-check: FAILED: {len(bad_caller)} split_* samples lack their caller "
+              f"split_loop, e.g. {bad_caller[:3]}")
+        ok = False
+    print(f"split-check: {chain_samples - len(bad_chain)} of {chain_samples} chain samples are "
+          f"exact")
+    if not chain_samples:
+        print("split-check: FAILED: no sample of the 40-frame chain")
+        ok = False
+    if bad_chain:
+        print(f"split-check: FAILED: {len(bad_chain)} chain samples are not chainK..chain01 "
+              f"under chain_main, e.g. {bad_chain[:2]}")
+        ok = False
+    if bad_tid:
+        print(f"split-check: FAILED: {len(bad_tid)} samples on the wrong thread, "
+              f"e.g. {bad_tid[:3]}")
+        ok = False
+    print("split-check: ok" if ok else "split-check: FAILED")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

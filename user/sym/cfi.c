@@ -1,0 +1,289 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The leaf rule (cfi.h): the CFI row of an interrupted pc decides whether the frame-pointer chain
+ * above it is right, or lacks the caller whose return address the CFI locates in the stack words
+ * the kernel copied.
+ *
+ * CFI comes from libdw: the object's .eh_frame (what the C library's own unwinder uses), else its
+ * .debug_frame, else the .debug_frame of its separate debug file.  The file is opened again on the
+ * first pc that needs it (the symbol reader closed it), read into memory by libelf (mapped) and
+ * kept with the object, without a file descriptor, for the symbolizer's lifetime.
+ */
+#include <dwarf.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <elfutils/libdw.h>
+#include <gelf.h>
+
+#include "sym/cfi.h"
+#include "sym/internal.h"
+
+/* DWARF register numbers of x86-64 (System V psABI). */
+#define X86_64_RBP 6
+#define X86_64_RSP 7
+#define X86_64_RA 16
+
+struct cfi {
+	Elf *elf;      /* the object's file */
+	Dwarf_CFI *eh; /* its .eh_frame (ends with dwarf_cfi_end), or NULL */
+	Dwarf *dw;     /* its DWARF, for .debug_frame, or NULL */
+	Elf *dbg_elf;  /* the separate debug file */
+	Dwarf *dbg_dw; /* its DWARF, for .debug_frame, or NULL */
+};
+
+void cfi_free(struct cfi *c)
+{
+	if (!c)
+		return;
+	if (c->eh)
+		dwarf_cfi_end(c->eh);
+	if (c->dw)
+		dwarf_end(c->dw);
+	if (c->dbg_dw)
+		dwarf_end(c->dbg_dw);
+	if (c->elf)
+		elf_end(c->elf);
+	if (c->dbg_elf)
+		elf_end(c->dbg_elf);
+	free(c);
+}
+
+/*
+ * Opens an ELF file for its CFI; when dev/ino are given the file must still be that one (a file
+ * replaced since it was read describes other code).  libelf reads what it needs before the
+ * descriptor is closed, so no descriptor stays open per object.
+ */
+static Elf *open_elf(const char *path, dev_t dev, ino_t ino, bool check)
+{
+	struct stat st;
+	Elf *e = NULL;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return NULL;
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) &&
+	    (!check || (st.st_dev == dev && st.st_ino == ino))) {
+		e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+		if (e && (elf_kind(e) != ELF_K_ELF || elf_cntl(e, ELF_C_FDREAD))) {
+			elf_end(e);
+			e = NULL;
+		}
+	}
+	close(fd);
+	return e;
+}
+
+static bool is_x86_64(Elf *e)
+{
+	GElf_Ehdr eh;
+
+	return gelf_getehdr(e, &eh) && eh.e_machine == EM_X86_64 &&
+	       eh.e_ident[EI_CLASS] == ELFCLASS64;
+}
+
+/* Whether the file has a .debug_frame section (libdw reads DWARF only when asked). */
+static bool has_debug_frame(Elf *e)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(e, &shstrndx))
+		return false;
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+			continue;
+		name = elf_strptr(e, shstrndx, sh.sh_name);
+		if (name && !strcmp(name, ".debug_frame"))
+			return true;
+	}
+	return false;
+}
+
+static struct cfi *cfi_load(struct elfobj *o)
+{
+	struct cfi *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	if (o->image)
+		c->elf = elf_memory(o->image, o->image_len);
+	else if (o->file_path && !o->debug_only)
+		c->elf = open_elf(o->file_path, o->file_dev, o->file_ino, true);
+	if (c->elf && !is_x86_64(c->elf)) {
+		cfi_free(c);
+		return NULL;
+	}
+	if (c->elf) {
+		c->eh = dwarf_getcfi_elf(c->elf);
+		if (has_debug_frame(c->elf))
+			c->dw = dwarf_begin_elf(c->elf, DWARF_C_READ, NULL);
+	}
+	/* The debug file's .eh_frame is empty (NOBITS); only its .debug_frame counts. */
+	if (o->debug_path) {
+		c->dbg_elf = open_elf(o->debug_path, 0, 0, false);
+		if (c->dbg_elf && is_x86_64(c->dbg_elf) && has_debug_frame(c->dbg_elf))
+			c->dbg_dw = dwarf_begin_elf(c->dbg_elf, DWARF_C_READ, NULL);
+	}
+	return c;
+}
+
+/* The CFI row of vaddr (malloc'd), from the first CFI of the object that covers it. */
+static Dwarf_Frame *row_of(struct cfi *c, uint64_t vaddr)
+{
+	Dwarf_CFI *all[3] = {c->eh, c->dw ? dwarf_getcfi(c->dw) : NULL,
+	                     c->dbg_dw ? dwarf_getcfi(c->dbg_dw) : NULL};
+	Dwarf_Frame *fr;
+
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+		if (all[i] && !dwarf_cfi_addrframe(all[i], vaddr, &fr))
+			return fr;
+	return NULL;
+}
+
+/* "CFA = reg + off" as libdw gives it (DW_OP_bregN or DW_OP_bregx); false for anything else. */
+static bool cfa_reg_off(Dwarf_Frame *fr, int *reg, int64_t *off)
+{
+	Dwarf_Op *ops;
+	size_t n;
+
+	if (dwarf_frame_cfa(fr, &ops, &n) || n != 1)
+		return false;
+	if (ops[0].atom >= DW_OP_breg0 && ops[0].atom <= DW_OP_breg31) {
+		*reg = ops[0].atom - DW_OP_breg0;
+		*off = (int64_t)ops[0].number;
+		return true;
+	}
+	if (ops[0].atom == DW_OP_bregx) {
+		*reg = (int)ops[0].number;
+		*off = (int64_t)ops[0].number2;
+		return true;
+	}
+	return false;
+}
+
+enum reg_rule { RULE_SAME, RULE_UNDEFINED, RULE_AT_CFA, RULE_OTHER };
+
+/* The rule of a register of the caller; *off is the offset from the CFA for RULE_AT_CFA. */
+static enum reg_rule reg_rule(Dwarf_Frame *fr, int reg, int64_t *off)
+{
+	Dwarf_Op mem[3], *ops;
+	size_t n;
+
+	if (dwarf_frame_register(fr, reg, mem, &ops, &n))
+		return RULE_OTHER;
+	if (!n)
+		return ops ? RULE_UNDEFINED : RULE_SAME;
+	if (n == 1 && ops[0].atom == DW_OP_call_frame_cfa) {
+		*off = 0;
+		return RULE_AT_CFA;
+	}
+	if (n == 2 && ops[0].atom == DW_OP_call_frame_cfa && ops[1].atom == DW_OP_plus_uconst) {
+		*off = (int64_t)ops[1].number;
+		return RULE_AT_CFA;
+	}
+	return RULE_OTHER;
+}
+
+/*
+ * The rule itself, on one CFI row.  *slot is the index of the return address in the stack words
+ * for LFR_LEAF_CALLER.
+ */
+static enum lfr_leaf_rule apply(Dwarf_Frame *fr, uint64_t sp, uint64_t *slot)
+{
+	Dwarf_Addr start, end;
+	bool signal_frame;
+	int64_t cfa_off, ra_off, rbp_off;
+	int cfa_reg;
+	enum reg_rule rbp;
+
+	/* A signal frame's "caller" is the interrupted context, not a call. */
+	if (dwarf_frame_info(fr, &start, &end, &signal_frame) != X86_64_RA || signal_frame)
+		return LFR_LEAF_UNKNOWN;
+	if (!cfa_reg_off(fr, &cfa_reg, &cfa_off) ||
+	    reg_rule(fr, X86_64_RA, &ra_off) != RULE_AT_CFA || ra_off != -8)
+		return LFR_LEAF_UNKNOWN;
+	rbp = reg_rule(fr, X86_64_RBP, &rbp_off);
+	if (cfa_reg == X86_64_RBP) {
+		/*
+		 * push %rbp; mov %rsp,%rbp done: the return address is at rbp + 8 and the
+		 * caller's rbp at rbp, exactly where the frame-pointer walk reads them.
+		 */
+		if (cfa_off == 16 && rbp == RULE_AT_CFA && rbp_off == -16)
+			return LFR_LEAF_FP_OK;
+		return LFR_LEAF_UNKNOWN;
+	}
+	if (cfa_reg != X86_64_RSP)
+		return LFR_LEAF_UNKNOWN;
+	/*
+	 * No frame of its own: rbp is the caller's (never touched, or pushed and not yet made the
+	 * frame base, or popped again), so the walk's first step skips the caller.  A register
+	 * saved in another register or by an expression is not a case the walk can be fixed for.
+	 */
+	if (rbp != RULE_SAME && rbp != RULE_UNDEFINED && rbp != RULE_AT_CFA)
+		return LFR_LEAF_UNKNOWN;
+	if (cfa_off < 8 || (cfa_off - 8) % 8 || sp > UINT64_MAX - (uint64_t)cfa_off)
+		return LFR_LEAF_UNKNOWN;
+	*slot = (uint64_t)(cfa_off - 8) / 8;
+	return LFR_LEAF_CALLER;
+}
+
+enum lfr_leaf_rule lfr_sym_leaf_caller(struct lfr_sym *sym, uint32_t tgid, uint64_t pc, uint64_t sp,
+                                       const uint64_t *words, uint32_t nr_words, uint64_t *ret_addr)
+{
+	uint64_t vaddr, slot = 0;
+	struct elfobj *o = sym_user_obj(sym, tgid, pc, &vaddr);
+	enum lfr_leaf_rule r;
+	Dwarf_Frame *fr;
+
+	if (!o)
+		return LFR_LEAF_UNKNOWN;
+	if (!o->cfi_tried) {
+		o->cfi_tried = true;
+		o->cfi = cfi_load(o);
+	}
+	fr = o->cfi ? row_of(o->cfi, vaddr) : NULL;
+	if (!fr)
+		return LFR_LEAF_UNKNOWN;
+	r = apply(fr, sp, &slot);
+	free(fr);
+	if (r != LFR_LEAF_CALLER)
+		return r;
+	/* Beyond the words the kernel could copy: never guessed. */
+	if (!words || slot >= nr_words)
+		return LFR_LEAF_UNKNOWN;
+	*ret_addr = words[slot];
+	return LFR_LEAF_CALLER;
+}
+
+enum lfr_leaf_fix lfr_sym_fix_leaf(struct lfr_sym *sym, uint32_t tgid, const uint64_t *ips,
+                                   uint32_t nr, uint64_t sp, const uint64_t *words,
+                                   uint32_t nr_words, uint64_t *out, uint32_t cap, uint32_t *nr_out)
+{
+	uint64_t ra = 0;
+	enum lfr_leaf_rule r = nr ? lfr_sym_leaf_caller(sym, tgid, ips[0], sp, words, nr_words, &ra)
+	                          : LFR_LEAF_UNKNOWN;
+	uint32_t n = nr < cap ? nr : cap;
+
+	if (r == LFR_LEAF_CALLER && cap >= 2 && !(nr >= 2 && ips[1] == ra)) {
+		out[0] = ips[0];
+		out[1] = ra;
+		n = nr + 1 <= cap ? nr + 1 : cap;
+		for (uint32_t i = 2; i < n; i++)
+			out[i] = ips[i - 1];
+		*nr_out = n;
+		return LFR_LEAF_INSERTED;
+	}
+	if (n)
+		memcpy(out, ips, n * sizeof(*out));
+	*nr_out = n;
+	if (r == LFR_LEAF_CALLER)
+		return cap >= 2 ? LFR_LEAF_PRESENT : LFR_LEAF_UNCERTAIN;
+	return r == LFR_LEAF_FP_OK ? LFR_LEAF_KEPT : LFR_LEAF_UNCERTAIN;
+}
