@@ -12,6 +12,7 @@
 #include "lib/join.h"
 #include "lib/record.h"
 #include "record/recorder.h"
+#include "sym/cfi.h"
 
 #define MAX_FRAMES (LFR_MAX_KERNEL_STACK_DEPTH + LFR_MAX_USER_STACK_DEPTH)
 
@@ -95,6 +96,7 @@ struct lfr_recorder {
 	struct batch *hold; /* of the batch being applied: samples waiting for a mapping */
 	bool final;
 	uint64_t lost_batch[LFR_LOST_MAX + 1]; /* per-tick losses of this batch, one event each */
+	uint64_t replays;                      /* pairs held back for their mapping so far */
 };
 
 static uint32_t hash32(uint32_t x)
@@ -766,6 +768,29 @@ static int take_sample(struct lfr_recorder *r, const struct lfr_rec_header *h,
 	return write_sample(r, rec);
 }
 
+/* Walk ids of pairs replayed by the recorder itself: the module's have the top bit clear. */
+#define REPLAY_WALK (1ull << 63)
+
+/* Holds a tick and its user stack back one batch, as a pair of their own that joins again. */
+static int defer_pair(struct lfr_recorder *r, const struct lfr_joined *j)
+{
+	uint64_t id = REPLAY_WALK | ++r->replays;
+	struct lfr_rec_tick *t;
+	struct lfr_rec_ustack *u;
+	size_t off = r->hold->len;
+	int err;
+
+	if ((err = batch_push(r->hold, j->tick, j->tick->hdr.size)) ||
+	    (err = batch_push(r->hold, j->ustack, j->ustack->hdr.size)))
+		return err;
+	t = (void *)(r->hold->buf + off);
+	u = (void *)(r->hold->buf + off + t->hdr.size);
+	t->walk_id = u->walk_id = id;
+	u->ticks = 1;
+	r->st.deferred++;
+	return 0;
+}
+
 /*
  * A tick with its user stack: one sample at the tick's instant, its own kernel stack and the
  * user stack its walk found.  Periods the tick says were missed are losses of their own.
@@ -776,44 +801,73 @@ static int on_joined(void *ctx, const struct lfr_joined *j)
 	const struct lfr_rec_tick *t = j->tick;
 	struct lfr_rec_sample *s = (void *)r->synth;
 	uint32_t nk = t->nr_kernel, nu = j->lost_reason ? 0 : j->ustack->nr_user;
+	bool replay = t->walk_id & REPLAY_WALK;
+	struct lfr_frame leaf;
 	char why[128];
 	struct lfr_record rec;
+	int err;
 
-	struct thread *th = idmap_get(&r->threads, t->tid);
+	if (!replay) {
+		struct thread *th = idmap_get(&r->threads, t->tid);
 
-	if (!th)
-		return -ENOMEM;
-	if (!th->tgid)
-		th->tgid = t->tgid;
-	th->missed += t->missed;
-	th->samples += !j->lost_reason;
-	if (t->missed)
-		r->lost_batch[LFR_LOST_MISSED] += t->missed;
+		if (!th)
+			return -ENOMEM;
+		if (!th->tgid)
+			th->tgid = t->tgid;
+		th->missed += t->missed;
+		th->samples += !j->lost_reason;
+		if (t->missed)
+			r->lost_batch[LFR_LOST_MISSED] += t->missed;
+	}
 	if (j->lost_reason) {
 		r->lost_batch[j->lost_reason]++;
 		return 0;
+	}
+	/*
+	 * The leaf rule needs the mapping of the interrupted pc; it may still be on its way on
+	 * another CPU's ring: replay the pair with the next batch, once.
+	 */
+	if (nu && r->hold && !r->final) {
+		lfr_sym_resolve_user(r->sym, t->tgid, j->user_ips[0], &leaf);
+		if (!leaf.path && !leaf.resolved)
+			return defer_pair(r, j);
 	}
 	if (nk > LFR_MAX_KERNEL_STACK_DEPTH)
 		nk = LFR_MAX_KERNEL_STACK_DEPTH;
 	if (nu > LFR_MAX_USER_STACK_DEPTH)
 		nu = LFR_MAX_USER_STACK_DEPTH;
-	*s = (struct lfr_rec_sample){
-	    .hdr = {.type = LFR_REC_SAMPLE,
-	            .size = (uint32_t)(sizeof(*s) + (nk + nu) * sizeof(uint64_t))},
-	    .time_ns = t->time_ns,
-	    .cpu = t->cpu,
-	    .tgid = t->tgid,
-	    .tid = t->tid,
-	    .weight = 1,
-	    .flags = t->flags | j->ustack->flags,
-	    .nr_kernel = (uint16_t)nk,
-	    .nr_user = (uint16_t)nu,
-	};
 	memcpy(s->ips, j->kernel_ips, nk * sizeof(uint64_t));
-	memcpy(s->ips + nk, j->user_ips, nu * sizeof(uint64_t));
-	if (lfr_record_decode(&s->hdr, &rec, why, sizeof(why)))
+	if (nu) {
+		uint32_t n = 0;
+
+		switch (lfr_sym_fix_leaf(r->sym, t->tgid, (const uint64_t *)j->user_ips, nu,
+		                         j->ustack->sp, (const uint64_t *)j->words,
+		                         j->ustack->nr_words, (uint64_t *)(s->ips + nk),
+		                         LFR_MAX_USER_STACK_DEPTH, &n)) {
+		case LFR_LEAF_INSERTED:
+			r->st.leaf_inserted++;
+			break;
+		case LFR_LEAF_UNCERTAIN:
+			r->st.leaf_uncertain++;
+			break;
+		default:
+			break;
+		}
+		nu = n;
+	}
+	s->hdr = (struct lfr_rec_header){
+	    .type = LFR_REC_SAMPLE, .size = (uint32_t)(sizeof(*s) + (nk + nu) * sizeof(uint64_t))};
+	s->time_ns = t->time_ns;
+	s->cpu = t->cpu;
+	s->tgid = t->tgid;
+	s->tid = t->tid;
+	s->weight = 1;
+	s->flags = t->flags | j->ustack->flags;
+	s->nr_kernel = (uint16_t)nk;
+	s->nr_user = (uint16_t)nu;
+	if ((err = lfr_record_decode(&s->hdr, &rec, why, sizeof(why))))
 		return -EINVAL;
-	return take_sample(r, &s->hdr, &rec);
+	return write_sample(r, &rec);
 }
 
 /* The per-tick losses of a batch, one event per reason. */

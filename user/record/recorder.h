@@ -38,12 +38,14 @@ struct lfr_recorder_stats {
 	uint64_t incomplete;      /* stacks marked truncated: depth limit, unreadable stack, or an
 	                           * invalid frame short of the thread's start */
 	uint64_t lost_ticks[LFR_LOST_MAX + 1]; /* lost ticks written as events, by reason */
-	uint64_t lost_pending;  /* ticks whose walk had not run when the recording ended */
-	uint64_t malformed;     /* records that failed decoding (skipped) */
-	uint64_t unjoined;      /* TICK records whose walk never came (the module counts them) */
-	uint64_t thread_starts; /* jdk.ThreadStart events written */
-	uint64_t thread_ends;   /* jdk.ThreadEnd events written */
-	uint64_t processes;     /* jdk.SystemProcess events written (one per process image) */
+	uint64_t lost_pending;   /* ticks whose walk had not run when the recording ended */
+	uint64_t malformed;      /* records that failed decoding (skipped) */
+	uint64_t unjoined;       /* TICK records whose walk never came (the module counts them) */
+	uint64_t leaf_inserted;  /* samples whose leaf's caller came from its CFI (the leaf rule) */
+	uint64_t leaf_uncertain; /* samples whose leaf had no CFI that could tell */
+	uint64_t thread_starts;  /* jdk.ThreadStart events written */
+	uint64_t thread_ends;    /* jdk.ThreadEnd events written */
+	uint64_t processes;      /* jdk.SystemProcess events written (one per process image) */
 };
 
 /* w and sym stay owned by the caller and must outlive the recorder. */

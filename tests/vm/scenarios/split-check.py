@@ -98,7 +98,9 @@ def main():
                 bad_caller.append(u[:4])
             if tids and tid != tids[0]:
                 bad_tid.append((u[0], tid))
-        if "chain_main" in u:
+        # The chain thread also waits at a barrier before its chain (chain_main -> libc): only
+        # samples in the chain's functions are checked.
+        if "chain_main" in u and any(CHAIN.match(f) for f in u):
             chain_samples += 1
             i = u.index("chain_main")
             m = CHAIN.match(u[0]) if i else None
