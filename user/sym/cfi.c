@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
 #include <gelf.h>
 
 #include "sym/cfi.h"
@@ -85,6 +86,17 @@ static bool is_x86_64(Elf *e)
 	       eh.e_ident[EI_CLASS] == ELFCLASS64;
 }
 
+/* A debug file still describes the object when their build-ids match (checked when it was read). */
+static bool same_build_id(Elf *e, const struct elfobj *o)
+{
+	const void *id;
+	ssize_t n = dwelf_elf_gnu_build_id(e, &id);
+
+	if (!o->build_id_len)
+		return true;
+	return n == (ssize_t)o->build_id_len && !memcmp(id, o->build_id, o->build_id_len);
+}
+
 /* Whether the file has a .debug_frame section (libdw reads DWARF only when asked). */
 static bool has_debug_frame(Elf *e)
 {
@@ -128,7 +140,8 @@ static struct cfi *cfi_load(struct elfobj *o)
 	/* The debug file's .eh_frame is empty (NOBITS); only its .debug_frame counts. */
 	if (o->debug_path) {
 		c->dbg_elf = open_elf(o->debug_path, 0, 0, false);
-		if (c->dbg_elf && is_x86_64(c->dbg_elf) && has_debug_frame(c->dbg_elf))
+		if (c->dbg_elf && is_x86_64(c->dbg_elf) && same_build_id(c->dbg_elf, o) &&
+		    has_debug_frame(c->dbg_elf))
 			c->dbg_dw = dwarf_begin_elf(c->dbg_elf, DWARF_C_READ, NULL);
 	}
 	return c;
