@@ -53,10 +53,12 @@ demo: deps
 	$(MAKE) all
 	tests/demo/run
 
-# lfr against perf record in one VM boot, and the drainer natively (Documentation/benchmarks.md).
+# lfr against perf record in one VM boot, and the drainer natively; then the truth of the samples,
+# both profilers on a workload that knows its CPU split (Documentation/benchmarks.md).
 bench: deps
 	$(MAKE) all
 	bench/run
+	bench/truth
 
 # Installing: the user tools and man page (PREFIX, DESTDIR honoured), and the module through DKMS.
 PREFIX  ?= /usr/local
