@@ -160,7 +160,7 @@ extern int lfr_cpuhp_state;
 
 static inline bool lfr_counter_valid(int c)
 {
-	return (c >= LFR_CTR_TICKS && c <= LFR_CTR_WORK_SWITCHED) ||
+	return (c >= LFR_CTR_TICKS && c <= LFR_CTR_SWITCH_NO_SLOT) ||
 	       (c > LFR_CTR_LOST_FIRST && c <= LFR_CTR_MAX);
 }
 

@@ -323,8 +323,11 @@ static void lfr_switch_in(struct lfr_session *s, struct lfr_pcpu *pc,
 		return;
 	e = lfr_thread_get(s, next, true);
 	if (!e) {
-		lfr_count(s, LFR_CTR_TICKS_MATCHED, 1);
-		lfr_count_lost(s, LFR_LOST_NO_THREAD_SLOT, 1);
+		/*
+		 * No slot, so no budget: its ticks cannot be told apart from
+		 * its switches.  Count the switch, not a made-up tick.
+		 */
+		lfr_count(s, LFR_CTR_SWITCH_NO_SLOT, 1);
 		return;
 	}
 	if (!e->budget_ns)

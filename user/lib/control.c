@@ -40,6 +40,7 @@ static const char *const counter_names[LFR_CTR_MAX + 1] = {
     [LFR_CTR_RECORDS_TICK] = "records_tick",
     [LFR_CTR_RECORDS_USTACK] = "records_ustack",
     [LFR_CTR_WORK_SWITCHED] = "work_switched",
+    [LFR_CTR_SWITCH_NO_SLOT] = "switch_no_slot",
     [LFR_CTR_LOST_FIRST] = "lost_unspec",
     [LFR_CTR_LOST_RING_FULL] = "lost_ring_full",
     [LFR_CTR_LOST_NO_THREAD_SLOT] = "lost_no_thread_slot",

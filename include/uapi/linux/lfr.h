@@ -314,6 +314,7 @@ enum lfr_counter {
 	LFR_CTR_RECORDS_TICK,	/* TICK records written (ticks with a stack) */
 	LFR_CTR_RECORDS_USTACK,	/* USTACK records written */
 	LFR_CTR_WORK_SWITCHED,	/* walks switched out: not in WORK_NS/COUNT */
+	LFR_CTR_SWITCH_NO_SLOT,	/* per-task: a target switched in, table full */
 	/* New counters are appended here, below LFR_CTR_LOST_FIRST. */
 	LFR_CTR_LOST_FIRST = 64, /* LFR_CTR_LOST_FIRST + enum lfr_lost_reason */
 	LFR_CTR_LOST_RING_FULL = LFR_CTR_LOST_FIRST + LFR_LOST_RING_FULL,
