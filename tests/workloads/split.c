@@ -14,8 +14,8 @@
  *   split-raw: a=49.61 b=30.15 c=20.24 (3 of 30579 intervals were stalled)
  *   split-tsc: a=49.80 b=30.05 c=20.15
  *
- * "split-raw:" sums every interval.  "split:" is the same with each interval longer than three
- * times its leaf's median counted as the median: on a busy host a virtual CPU can stand still for
+ * "split-raw:" sums every interval.  "split:" is the same with each interval longer than its
+ * leaf's median plus 1 ms counted as the median: on a busy host a virtual CPU can stand still for
  * milliseconds while the thread is on it, and the thread's CPU clock charges all of it to the one
  * leaf it hit, although nothing ran; no profiler sees such time as work.  The "split:" line is the
  * truth, in percent of the three leaves' summed time, that a profiler's
@@ -96,10 +96,14 @@ static int cmp_u64(const void *x, const void *y)
 }
 
 /*
- * A leaf's time with every interval longer than 3 times the leaf's median replaced by the median:
- * the thread CPU clock also counts the time a virtual CPU stood still while the thread was on it
- * (a busy host), charged whole to the one leaf it hit, which no profiler can see as work.
+ * A leaf's time with every interval longer than the leaf's median plus STALL_NS replaced by the
+ * median: the thread CPU clock also counts the time a virtual CPU stood still while the thread was
+ * on it (a busy host), charged whole to the one leaf it hit, which no profiler can see as work.
+ * STALL_NS is far above what a sample costs the thread (its stack walk, tens of microseconds even
+ * under emulation), so the profiler's own cost stays in the truth.
  */
+#define STALL_NS 1000000ull
+
 static uint64_t robust_ns(int leaf, uint64_t overhead, size_t *outliers)
 {
 	uint64_t *v = malloc(nintervals * sizeof(*v)), med, sum = 0;
@@ -114,7 +118,7 @@ static uint64_t robust_ns(int leaf, uint64_t overhead, size_t *outliers)
 	for (size_t i = 0; i < nintervals; i++) {
 		uint64_t d = intervals[leaf][i];
 
-		if (d > 3 * med) {
+		if (d > med + STALL_NS) {
 			d = med;
 			(*outliers)++;
 		}
