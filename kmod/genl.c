@@ -48,13 +48,14 @@ static int lfr_put_counters(struct sk_buff *skb, int type, struct lfr_session *s
 	return 0;
 }
 
+/* @state: the state to report (START builds its reply before it starts). */
 static int lfr_put_session(struct sk_buff *skb, struct lfr_session *s,
-			   bool full)
+			   u32 state, bool full)
 {
 	int cpu;
 
 	if (nla_put_u32(skb, LFR_A_SESSION_ID, s->id) ||
-	    nla_put_u32(skb, LFR_A_STATE, atomic_read(&s->state)) ||
+	    nla_put_u32(skb, LFR_A_STATE, state) ||
 	    nla_put_u64_64bit(skb, LFR_A_PERIOD_NS, s->cfg.period_ns, LFR_A_PAD) ||
 	    nla_put_u32(skb, LFR_A_USER_STACK_DEPTH, s->cfg.user_depth) ||
 	    nla_put_u32(skb, LFR_A_RING_PAGES, s->cfg.ring_pages) ||
@@ -89,33 +90,50 @@ static size_t lfr_reply_size(bool full)
 	       (nla_total_size(0) + nla_total_size(sizeof(u32)) + ctr);
 }
 
-static int lfr_reply(struct genl_info *info, u8 cmd, struct lfr_session *s,
-		     bool full)
+/* The reply, not yet sent; ERR_PTR with an extack message on failure. */
+static struct sk_buff *lfr_reply_build(struct genl_info *info, u8 cmd,
+				       struct lfr_session *s, u32 state,
+				       bool full)
 {
 	struct sk_buff *msg = genlmsg_new(lfr_reply_size(full), GFP_KERNEL);
 	void *hdr;
 
-	if (!msg)
-		return -ENOMEM;
+	if (!msg) {
+		NL_SET_ERR_MSG(info->extack, "out of memory for the reply");
+		return ERR_PTR(-ENOMEM);
+	}
 	hdr = genlmsg_put_reply(msg, info, &lfr_family, 0, cmd);
 	if (!hdr)
 		goto toobig;
 	if (s) {
-		if (lfr_put_session(msg, s, full))
+		if (lfr_put_session(msg, s, state, full))
 			goto toobig;
 	} else if (nla_put_u32(msg, LFR_A_STATE, LFR_STATE_IDLE)) {
 		goto toobig;
 	}
 	genlmsg_end(msg, hdr);
-	return genlmsg_reply(msg, info);
+	return msg;
 toobig:
 	nlmsg_free(msg);
 	NL_SET_ERR_MSG(info->extack, "reply does not fit in a message");
-	return -EMSGSIZE;
+	return ERR_PTR(-EMSGSIZE);
+}
+
+static int lfr_reply(struct genl_info *info, u8 cmd, struct lfr_session *s,
+		     bool full)
+{
+	struct sk_buff *msg;
+
+	msg = lfr_reply_build(info, cmd, s,
+			      s ? atomic_read(&s->state) : LFR_STATE_IDLE, full);
+	if (IS_ERR(msg))
+		return PTR_ERR(msg);
+	return genlmsg_reply(msg, info);
 }
 
 static int lfr_cmd_start(struct sk_buff *skb, struct genl_info *info)
 {
+	struct sk_buff *reply;
 	struct lfr_session *s;
 	struct lfr_config cfg;
 	int err;
@@ -149,12 +167,30 @@ static int lfr_cmd_start(struct sk_buff *skb, struct genl_info *info)
 		err = PTR_ERR(s);
 		goto out;
 	}
-	err = lfr_session_start(s, info->extack);
-	if (err) {
+	/*
+	 * The reply is built before the session starts, so START never
+	 * reports a failure for a session that runs; if it cannot be
+	 * delivered (the sender's receive buffer is full, its socket is
+	 * gone), nobody knows the session: it is stopped again.
+	 */
+	reply = lfr_reply_build(info, LFR_CMD_START, s, LFR_STATE_RUNNING,
+				false);
+	if (IS_ERR(reply)) {
+		err = PTR_ERR(reply);
 		lfr_session_put(s);
 		goto out;
 	}
-	err = lfr_reply(info, LFR_CMD_START, s, false);
+	err = lfr_session_start(s, info->extack);
+	if (err) {
+		nlmsg_free(reply);
+		lfr_session_put(s);
+		goto out;
+	}
+	err = genlmsg_reply(reply, info);
+	if (err) {
+		lfr_session_stop(s);
+		NL_SET_ERR_MSG(info->extack, "the START reply could not be delivered (receive buffer full?): the session was stopped");
+	}
 out:
 	mutex_unlock(&lfr_lock);
 	lfr_config_free(&cfg);
