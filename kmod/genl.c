@@ -14,8 +14,18 @@
 static struct genl_family lfr_family;
 static bool lfr_genl_up;	/* under lfr_lock: START allowed, notify sent */
 
+/*
+ * Session events name sessions and their states: listening needs
+ * CAP_SYS_ADMIN (checked by genetlink when the socket joins the group;
+ * there is no CAP_PERFMON flag).  Kernels without the flag let anyone
+ * listen, which kernel.md documents.
+ */
 static const struct genl_multicast_group lfr_mcgrps[] = {
+#ifdef LFR_HAVE_GENL_MCAST_CAP
+	{ .name = LFR_GENL_MCGRP, .flags = GENL_MCAST_CAP_SYS_ADMIN },
+#else
 	{ .name = LFR_GENL_MCGRP },
+#endif
 };
 
 static int lfr_check_perm(struct sk_buff *skb, struct genl_info *info)
