@@ -24,6 +24,24 @@ struct lfr_config {
 	u64 *cgroup_ids;	/* as given; duplicates are harmless */
 };
 
+/*
+ * The largest record one sample can commit: a header, the kernel stack (when
+ * kernel stacks are on), the user stack at the session's depth and a copy of
+ * up to 64 words of user stack.  A ring must hold at least one, or every
+ * such sample is lost as "ring full"; START refuses smaller rings.
+ */
+#define LFR_MAX_RECORD_HEADER		64
+#define LFR_MAX_RECORD_STACK_COPY	(8 * 64)
+
+static inline u64 lfr_config_max_record(u32 user_depth, bool kernel_stack)
+{
+	u64 words = (kernel_stack ? LFR_MAX_KERNEL_STACK_DEPTH : 0) +
+		    (u64)user_depth;
+
+	return ALIGN(LFR_MAX_RECORD_HEADER + 8 * words +
+		     LFR_MAX_RECORD_STACK_COPY, 8);
+}
+
 extern const struct nla_policy lfr_policy[LFR_A_MAX + 1];
 extern const struct nla_policy lfr_target_policy[LFR_TARGET_A_MAX + 1];
 
