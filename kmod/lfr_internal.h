@@ -6,6 +6,7 @@
 #include <linux/types.h>
 #include <linux/atomic.h>
 #include <linux/refcount.h>
+#include <linux/uidgid.h>
 #include <linux/hrtimer.h>
 #include <linux/irq_work.h>
 #include <linux/list.h>
@@ -121,6 +122,7 @@ struct lfr_session {
 	atomic_t state;			/* enum lfr_state */
 	struct lfr_config cfg;
 	u32 owner_portid;
+	kuid_t owner_euid;		/* START sender: may map the rings */
 	struct list_head node;		/* lfr_sessions, under lfr_lock */
 	struct hlist_node cpuhp_node;
 	bool cpuhp_added;

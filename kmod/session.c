@@ -11,6 +11,7 @@
  * reaches zero after STOP the session is STOPPED and nothing will write to
  * it again.
  */
+#include <linux/cred.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/pid.h>
@@ -188,6 +189,7 @@ struct lfr_session *lfr_session_create(struct lfr_config *cfg, u32 portid,
 	s->cfg = *cfg;
 	memset(cfg, 0, sizeof(*cfg));	/* the session owns the id arrays */
 	s->owner_portid = portid;
+	s->owner_euid = current_euid();	/* genetlink runs in the sender */
 	atomic_set(&s->state, LFR_STATE_IDLE);
 	INIT_LIST_HEAD(&s->node);
 	init_waitqueue_head(&s->wq);
