@@ -116,6 +116,13 @@ struct lfr_pcpu {
 	bool online;
 };
 
+/* Process and thread targets, by identity (target.c). */
+struct lfr_targets {
+	struct pid **tgids;		/* sorted by address, references held */
+	struct pid **tids;
+	u32 nr_tgids, nr_tids;
+};
+
 struct lfr_session {
 	refcount_t ref;
 	u32 id;
@@ -128,6 +135,7 @@ struct lfr_session {
 	bool cpuhp_added;
 	bool probes_on;
 	bool task_probes_on;		/* task_events.c */
+	struct lfr_targets targets;
 	struct cgroup **cgroups;	/* cgroup_filter.c, held references */
 	u32 nr_cgroups;
 
@@ -193,6 +201,10 @@ void *lfr_walk_pool_get(struct lfr_walk_pool *p);
 void lfr_walk_pool_put(struct lfr_walk_pool *p, void *buf);
 void lfr_walk_pool_free(struct lfr_walk_pool *p);
 void lfr_session_event(struct lfr_session *s, enum lfr_event ev);
+
+/* target.c */
+int lfr_targets_get(struct lfr_session *s, struct netlink_ext_ack *extack);
+void lfr_targets_put(struct lfr_session *s);
 bool lfr_is_target(struct lfr_session *s, struct task_struct *t);
 
 /*

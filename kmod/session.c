@@ -14,10 +14,8 @@
 #include <linux/cred.h>
 #include <linux/mm.h>
 #include <linux/module.h>
-#include <linux/pid.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
-#include <linux/sort.h>
 #include <linux/vmalloc.h>
 #include "lfr_internal.h"
 
@@ -44,6 +42,7 @@ static void lfr_session_free(struct lfr_session *s)
 	lfr_threads_free(&s->threads);
 	lfr_walk_pool_free(&s->walk_bufs);
 	lfr_cgroups_put(s);
+	lfr_targets_put(s);
 	vfree(s->seen);
 	free_percpu(s->pcpu);
 	free_percpu(s->ctr);
@@ -111,22 +110,6 @@ void lfr_session_abandon(struct lfr_session *s)
 		lfr_pending_put(s);
 		cond_resched();
 	}
-}
-
-bool lfr_is_target(struct lfr_session *s, struct task_struct *t)
-{
-	struct lfr_thread *e;
-
-	if (s->cfg.system ||
-	    lfr_config_has_id(s->cfg.tgids, s->cfg.nr_tgids, t->tgid) ||
-	    lfr_config_has_id(s->cfg.tids, s->cfg.nr_tids, t->pid))
-		return true;
-	if (s->nr_cgroups && lfr_cgroup_match(s, t))
-		return true;
-	if (!s->cfg.follow_children)
-		return false;
-	e = lfr_thread_get(s, t, false);
-	return e && READ_ONCE(e->follow);
 }
 
 u64 lfr_counter_sum(struct lfr_session *s, int ctr)
@@ -221,50 +204,12 @@ nomem:
 	return ERR_PTR(-ENOMEM);
 }
 
-static int lfr_cmp_u32(const void *a, const void *b)
-{
-	u32 x = *(const u32 *)a, y = *(const u32 *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* Ids come in the caller's pid namespace; the sampler compares global ids. */
-static int lfr_resolve_ids(u32 *ids, u32 nr, enum pid_type type,
-			   struct netlink_ext_ack *extack)
-{
-	u32 i;
-
-	for (i = 0; i < nr; i++) {
-		struct task_struct *t;
-		u32 g = 0;
-
-		rcu_read_lock();
-		t = pid_task(find_vpid(ids[i]), type);
-		if (t)
-			g = type == PIDTYPE_TGID ? task_tgid_nr(t) : task_pid_nr(t);
-		rcu_read_unlock();
-		if (!g) {
-			if (type == PIDTYPE_TGID)
-				NL_SET_ERR_MSG_MOD(extack, "a target process does not exist");
-			else
-				NL_SET_ERR_MSG_MOD(extack, "a target thread does not exist");
-			return -ESRCH;
-		}
-		ids[i] = g;
-	}
-	sort(ids, nr, sizeof(*ids), lfr_cmp_u32, NULL);
-	return 0;
-}
-
 int lfr_session_start(struct lfr_session *s, struct netlink_ext_ack *extack)
 {
 	int err;
 
 	lockdep_assert_held(&lfr_lock);
-	err = lfr_resolve_ids(s->cfg.tgids, s->cfg.nr_tgids, PIDTYPE_TGID, extack);
-	if (!err)
-		err = lfr_resolve_ids(s->cfg.tids, s->cfg.nr_tids, PIDTYPE_PID,
-				      extack);
+	err = lfr_targets_get(s, extack);
 	if (!err)
 		err = lfr_cgroups_get(s, extack);
 	if (err)
