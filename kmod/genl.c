@@ -259,13 +259,20 @@ static int lfr_cmd_status(struct sk_buff *skb, struct genl_info *info)
 				    "abandon is an attribute of STOP");
 		return -EINVAL;
 	}
+	/*
+	 * The reply sums per-CPU counters and scans the thread table: done
+	 * outside lfr_lock, on a reference (the session's memory stays).
+	 */
 	mutex_lock(&lfr_lock);
 	s = lfr_pick(info, false);
-	if (!s && info->attrs[LFR_A_SESSION_ID])
-		err = -ENOENT;
-	else
-		err = lfr_reply(info, LFR_CMD_STATUS, s, true);
+	if (s)
+		lfr_session_get(s);
 	mutex_unlock(&lfr_lock);
+	if (!s && info->attrs[LFR_A_SESSION_ID])
+		return -ENOENT;
+	err = lfr_reply(info, LFR_CMD_STATUS, s, true);
+	if (s)
+		lfr_session_put(s);
 	return err;
 }
 
@@ -288,6 +295,7 @@ static struct genl_family lfr_family __ro_after_init = {
 	.maxattr = LFR_A_MAX,
 	.policy = lfr_policy,
 	.netnsok = false,
+	.parallel_ops = true,	/* the commands serialise on lfr_lock */
 	.module = THIS_MODULE,
 	.small_ops = lfr_ops,
 	.n_small_ops = ARRAY_SIZE(lfr_ops),
@@ -322,8 +330,13 @@ static int lfr_netlink_event(struct notifier_block *nb, unsigned long event,
 {
 	struct netlink_notify *n = ptr;
 
+	/*
+	 * Every generic netlink socket closed on the machine comes here: only
+	 * the owner of a running session takes lfr_lock.
+	 */
 	if (event == NETLINK_URELEASE && n->protocol == NETLINK_GENERIC &&
-	    net_eq(n->net, &init_net) && n->portid)
+	    net_eq(n->net, &init_net) && n->portid &&
+	    lfr_portid_owns_session(n->portid))
 		lfr_sessions_release_portid(n->portid);
 	return NOTIFY_DONE;
 }

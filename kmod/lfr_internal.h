@@ -192,6 +192,7 @@ struct lfr_session *lfr_session_running(void);	/* under lfr_lock */
 struct lfr_session *lfr_session_newest(void);	/* under lfr_lock */
 void lfr_session_drop_finished(void);		/* under lfr_lock */
 void lfr_sessions_release_portid(u32 portid);
+bool lfr_portid_owns_session(u32 portid);	/* lock-free */
 void lfr_sessions_shutdown(void);
 void lfr_pending_put(struct lfr_session *s);
 void lfr_session_abandon(struct lfr_session *s);

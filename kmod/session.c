@@ -24,6 +24,18 @@
 DEFINE_MUTEX(lfr_lock);
 static LIST_HEAD(lfr_sessions);
 static u32 lfr_last_id;
+/*
+ * The port id whose release stops the running session (0: none, or it is
+ * detached), written under lfr_lock and read without it by the socket-close
+ * notifier, which sees every generic netlink socket of the machine.  One
+ * session runs at a time; a socket cannot close while its own START runs.
+ */
+static u32 lfr_owner_portid;
+
+bool lfr_portid_owns_session(u32 portid)
+{
+	return READ_ONCE(lfr_owner_portid) == portid;
+}
 
 void lfr_session_get(struct lfr_session *s)
 {
@@ -229,6 +241,8 @@ int lfr_session_start(struct lfr_session *s, struct netlink_ext_ack *extack)
 		return err;
 	}
 	list_add(&s->node, &lfr_sessions);
+	if (!s->cfg.detached)
+		WRITE_ONCE(lfr_owner_portid, s->owner_portid);
 	lfr_session_event(s, LFR_EVENT_STARTED);
 	return 0;
 }
@@ -239,6 +253,8 @@ void lfr_session_stop(struct lfr_session *s)
 	if (atomic_cmpxchg(&s->state, LFR_STATE_RUNNING, LFR_STATE_DRAINING) !=
 	    LFR_STATE_RUNNING)
 		return;
+	if (!s->cfg.detached && READ_ONCE(lfr_owner_portid) == s->owner_portid)
+		WRITE_ONCE(lfr_owner_portid, 0);
 	lfr_session_event(s, LFR_EVENT_DRAINING);
 	lfr_task_events_stop(s);
 	lfr_sampler_stop(s);
