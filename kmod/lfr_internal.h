@@ -116,6 +116,14 @@ struct lfr_pcpu {
 	bool online;
 };
 
+/* Locked memory charged for the rings (budget.c). */
+struct lfr_charge {
+	struct user_struct *user;	/* user->locked_vm, reference held */
+	unsigned long user_pages;
+	struct mm_struct *mm;		/* mm->pinned_vm beyond the allowance */
+	unsigned long mm_pages;
+};
+
 /* Process and thread targets, by identity (target.c). */
 struct lfr_targets {
 	struct pid **tgids;		/* sorted by address, references held */
@@ -136,6 +144,7 @@ struct lfr_session {
 	bool probes_on;
 	bool task_probes_on;		/* task_events.c */
 	struct lfr_targets targets;
+	struct lfr_charge charge;
 	struct cgroup **cgroups;	/* cgroup_filter.c, held references */
 	u32 nr_cgroups;
 
@@ -202,6 +211,12 @@ void *lfr_walk_pool_get(struct lfr_walk_pool *p);
 void lfr_walk_pool_put(struct lfr_walk_pool *p, void *buf);
 void lfr_walk_pool_free(struct lfr_walk_pool *p);
 void lfr_session_event(struct lfr_session *s, enum lfr_event ev);
+
+/* budget.c */
+#define LFR_SEEN_SLOTS	16384
+u64 lfr_session_bytes(const struct lfr_config *cfg);
+int lfr_budget_charge(struct lfr_session *s, struct netlink_ext_ack *extack);
+void lfr_budget_uncharge(struct lfr_session *s);
 
 /* target.c */
 int lfr_targets_get(struct lfr_session *s, struct netlink_ext_ack *extack);

@@ -19,8 +19,6 @@
 #include <linux/vmalloc.h>
 #include "lfr_internal.h"
 
-#define LFR_SEEN_SLOTS	16384
-
 DEFINE_MUTEX(lfr_lock);
 static LIST_HEAD(lfr_sessions);
 static u32 lfr_last_id;
@@ -51,6 +49,7 @@ static void lfr_session_free(struct lfr_session *s)
 			lfr_ring_free(s->rings[cpu]);
 		kfree(s->rings);
 	}
+	lfr_budget_uncharge(s);
 	lfr_threads_free(&s->threads);
 	lfr_walk_pool_free(&s->walk_bufs);
 	lfr_cgroups_put(s);
@@ -168,7 +167,7 @@ struct lfr_session *lfr_session_create(struct lfr_config *cfg, u32 portid,
 				       struct netlink_ext_ack *extack)
 {
 	struct lfr_session *s;
-	int cpu, id;
+	int cpu, id, err;
 
 	lockdep_assert_held(&lfr_lock);
 	id = lfr_next_id();
@@ -190,6 +189,11 @@ struct lfr_session *lfr_session_create(struct lfr_config *cfg, u32 portid,
 	init_waitqueue_head(&s->wq);
 	INIT_WORK(&s->notify_work, lfr_notify_fn);
 
+	err = lfr_budget_charge(s, extack);
+	if (err) {
+		lfr_session_free(s);
+		return ERR_PTR(err);
+	}
 	s->ctr = alloc_percpu(struct lfr_counters);
 	s->pcpu = alloc_percpu(struct lfr_pcpu);
 	s->rings = kcalloc(nr_cpu_ids, sizeof(*s->rings), GFP_KERNEL);

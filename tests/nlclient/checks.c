@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -35,16 +36,23 @@ static void expect(int ok, const char *what, int got)
 		fails++;
 }
 
-static int start_self(struct nlc *c, struct nlc_answer *a, int ms)
+static int start_pages(struct nlc *c, struct nlc_answer *a, int ms, uint32_t pages)
 {
 	struct abuf b = {.len = 0};
 	size_t t;
 
 	abuf_u32(&b, LFR_A_FREQ_HZ, 10);
+	if (pages)
+		abuf_u32(&b, LFR_A_RING_PAGES, pages);
 	t = abuf_nest_start(&b, LFR_A_TARGETS);
 	abuf_u32(&b, LFR_TARGET_A_TGID, (uint32_t)getpid());
 	abuf_nest_end(&b, t);
 	return nlc_request(c, LFR_CMD_START, b.b, b.len, NLM_F_REQUEST | NLM_F_ACK, a, ms);
+}
+
+static int start_self(struct nlc *c, struct nlc_answer *a, int ms)
+{
+	return start_pages(c, a, ms, 0);
 }
 
 /* Reads and drops everything queued on C; how many messages carried SEQ. */
@@ -158,7 +166,7 @@ static int try_map(int fd, size_t len, int flags, uint64_t off, void **out)
 }
 
 /* Keeps only CAP_PERFMON and CAP_DAC_OVERRIDE (to open the 0600 node) as uid/gid 65534. */
-static int become_other_user(void)
+int become_other_user(void)
 {
 	struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3};
 	struct __user_cap_data_struct d[2];
@@ -275,6 +283,53 @@ int check_mmap(void)
 		_exit(other_user(a.id, len));
 	waitpid(child, &status, 0);
 	expect(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the other user's checks", status);
+	nlc_close(&c);
+	return fails ? 1 : 0;
+}
+
+/* START as uid 65534 with CAP_PERFMON, RLIMIT_MEMLOCK 0; ring pages PAGES; 0 or the errno. */
+static int start_as_user(struct nlc *c, uint32_t pages)
+{
+	struct nlc_answer a;
+	int r = start_pages(c, &a, 10000, pages);
+
+	if (r)
+		return -r;
+	if (!a.error && a.has_msg)
+		nlc_stop(c, a.id, true);
+	return a.error;
+}
+
+/*
+ * Ring memory is charged like perf's buffers: mlock_kb per online CPU for each user, then
+ * RLIMIT_MEMLOCK (here 0) unless CAP_IPC_LOCK.  ALLOWED pages fit, TOO_MANY do not, and the
+ * charge of a freed session is given back.
+ */
+int check_memlock(uint32_t allowed, uint32_t too_many)
+{
+	struct rlimit rl = {0, 0};
+	struct nlc c;
+	int r;
+
+	if (become_other_user() < 0 || setrlimit(RLIMIT_MEMLOCK, &rl) < 0) {
+		printf("lfr-nl: FAILED: cannot become uid 65534 with CAP_PERFMON: %s\n",
+		       strerror(errno));
+		return 1;
+	}
+	if (nlc_open(&c) < 0 || !c.family)
+		return 2;
+	r = start_as_user(&c, allowed);
+	expect(r == 0, "a session within the locked-memory allowance starts", -r);
+	r = start_as_user(&c, too_many);
+	expect(r == EPERM, "a session beyond the allowance and RLIMIT_MEMLOCK is refused", -r);
+	/* the first session is freed once its last reference (a notification) is gone */
+	for (int i = 0; i < 50; i++) {
+		r = start_as_user(&c, allowed);
+		if (r != EPERM)
+			break;
+		usleep(100000);
+	}
+	expect(r == 0, "the charge of a freed session is given back", -r);
 	nlc_close(&c);
 	return fails ? 1 : 0;
 }
