@@ -74,6 +74,11 @@
  *   later run together), EINVAL/ERANGE on bad attributes, ESRCH when a
  *   given tgid/tid does not exist, ENOENT when a cgroup id names no
  *   cgroup v2 visible from the caller's cgroup namespace, ENOMEM.
+ *   ENOMEM also when the session would allocate more than the module
+ *   parameter max_session_mb; EPERM when the rings exceed the starter's
+ *   locked-memory allowance (mlock_kb per online CPU, then RLIMIT_MEMLOCK,
+ *   unless CAP_IPC_LOCK).  Targets are held by identity: a process that
+ *   reuses an exited target's number is not a target.
  *   EINVAL (naming LFR_A_RING_PAGES) when a ring cannot hold one maximal
  *   sample: 64 + 8 * (depth + 64 with LFR_A_KERNEL_STACK) + 512 bytes.
  *   A START whose reply cannot be delivered stops its session again: a
