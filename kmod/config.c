@@ -166,6 +166,24 @@ static int lfr_parse_targets(struct nlattr *nest, struct lfr_config *cfg,
 	return 0;
 }
 
+/*
+ * A ring that cannot hold one maximal sample would lose every such sample
+ * as "ring full" (extack messages are static, so the sizes are in lfr(1)).
+ */
+static int lfr_check_ring_fits(struct nlattr **attrs, struct lfr_config *cfg,
+			       u64 ring_bytes, struct netlink_ext_ack *extack)
+{
+	struct nlattr *bad = attrs[LFR_A_RING_PAGES] ?:
+			     attrs[LFR_A_USER_STACK_DEPTH];
+
+	if (lfr_config_max_record(cfg->user_depth, cfg->kernel_stack) <=
+	    ring_bytes)
+		return 0;
+	NL_SET_ERR_MSG_ATTR(extack, bad,
+			    "the ring is smaller than one user-stack record at this stack depth (56 + 8 * (depth + 16) bytes): give more ring pages or a smaller depth");
+	return -EINVAL;
+}
+
 int lfr_config_parse(struct nlattr **attrs, struct lfr_config *cfg,
 		     struct netlink_ext_ack *extack)
 {
@@ -220,6 +238,9 @@ int lfr_config_parse(struct nlattr **attrs, struct lfr_config *cfg,
 		cfg->jitter_pct = nla_get_u32(attrs[LFR_A_JITTER_PCT]);
 	cfg->kernel_stack = nla_get_flag(attrs[LFR_A_KERNEL_STACK]);
 	cfg->detached = nla_get_flag(attrs[LFR_A_DETACHED]);
+	err = lfr_check_ring_fits(attrs, cfg, ring_bytes, extack);
+	if (err)
+		return err;
 
 	err = lfr_parse_targets(attrs[LFR_A_TARGETS], cfg, extack);
 	if (err)

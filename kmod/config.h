@@ -24,6 +24,22 @@ struct lfr_config {
 	u64 *cgroup_ids;	/* as given; duplicates are harmless */
 };
 
+/*
+ * The largest record one sample can commit: a USTACK record at the
+ * session's depth with its stack words, or a TICK record with a whole
+ * kernel stack.  A ring must hold at least one, or every such sample is lost
+ * as "ring full"; START refuses smaller rings.
+ */
+static inline u64 lfr_config_max_record(u32 user_depth, bool kernel_stack)
+{
+	u64 ustack = sizeof(struct lfr_rec_ustack) +
+		     8 * ((u64)user_depth + LFR_USTACK_WORDS);
+	u64 tick = sizeof(struct lfr_rec_tick) +
+		   (kernel_stack ? 8 * LFR_MAX_KERNEL_STACK_DEPTH : 0);
+
+	return max(ustack, tick);
+}
+
 extern const struct nla_policy lfr_policy[LFR_A_MAX + 1];
 extern const struct nla_policy lfr_target_policy[LFR_TARGET_A_MAX + 1];
 

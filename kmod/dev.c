@@ -3,9 +3,11 @@
  * lfr: /dev/lfr.  mmap() maps one CPU ring of a session (the offset encodes
  * session and CPU, see LFR_MMAP_OFFSET); the first mapping binds the file
  * to that session and the file keeps the session, hence its rings, alive.
- * poll() waits for any ring of the bound session.
+ * Only the session's starter (or CAP_SYS_ADMIN) may bind; data pages are
+ * mapped read-only.  poll() waits for any ring of the bound session.
  */
 #include <linux/capability.h>
+#include <linux/cred.h>
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
 #include <linux/mm.h>
@@ -14,6 +16,9 @@
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 #include "lfr_internal.h"
+
+/* Page within a ring: the mmap offset's low 32 bits (LFR_MMAP_OFFSET). */
+#define LFR_MMAP_RING_PAGES_MASK	((1UL << (32 - PAGE_SHIFT)) - 1)
 
 struct lfr_file {
 	struct mutex lock;
@@ -45,11 +50,59 @@ static int lfr_dev_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
+/*
+ * Data pages are mapped read-only (user space only reads them), the control
+ * page writable (the reader writes ctrl->tail).  A write to a read-only page
+ * of a shared writable mapping would be upgraded by the fault handler unless
+ * pfn_mkwrite refuses it: it lets only the control page become writable
+ * again (after mprotect), and writes to the data end in SIGBUS.
+ */
+static vm_fault_t lfr_vm_pfn_mkwrite(struct vm_fault *vmf)
+{
+	/* The low bits of the offset are the page within the ring. */
+	if (!(vmf->pgoff & LFR_MMAP_RING_PAGES_MASK))
+		return 0;
+	return VM_FAULT_SIGBUS;
+}
+
+static const struct vm_operations_struct lfr_vm_ops = {
+	.pfn_mkwrite = lfr_vm_pfn_mkwrite,
+};
+
+static int lfr_map_ring(struct vm_area_struct *vma, struct lfr_ring *r)
+{
+	pgprot_t ro = vm_get_page_prot(VM_READ | VM_SHARED);
+	unsigned long addr = vma->vm_start;
+	size_t off;
+	int err;
+
+	vma->vm_ops = &lfr_vm_ops;
+	for (off = 0; off < r->map_size; off += PAGE_SIZE, addr += PAGE_SIZE) {
+		err = remap_pfn_range(vma, addr, vmalloc_to_pfn(r->base + off),
+				      PAGE_SIZE, off ? ro : vma->vm_page_prot);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/*
+ * Only the user who started a session (same effective uid as the START
+ * sender) or CAP_SYS_ADMIN may attach to it: a reader moves the tail, so
+ * it decides what the producer may overwrite.
+ */
+static bool lfr_may_attach(struct file *file, struct lfr_session *s)
+{
+	return uid_eq(file->f_cred->euid, s->owner_euid) ||
+	       file_ns_capable(file, &init_user_ns, CAP_SYS_ADMIN);
+}
+
 static int lfr_dev_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	struct lfr_file *f = file->private_data;
 	u64 off = (u64)vma->vm_pgoff << PAGE_SHIFT;
 	u32 sid = off >> 48, cpu = (off >> 32) & 0xffff;
+	struct lfr_session *s;
 	struct lfr_ring *r;
 	int err = 0;
 
@@ -60,12 +113,16 @@ static int lfr_dev_mmap(struct file *file, struct vm_area_struct *vma)
 	mutex_lock(&f->lock);
 	if (!f->s) {
 		mutex_lock(&lfr_lock);
-		f->s = lfr_session_find(sid);
-		if (f->s)
-			lfr_session_get(f->s);
-		mutex_unlock(&lfr_lock);
-		if (!f->s)
+		s = lfr_session_find(sid);
+		if (!s)
 			err = -ENOENT;
+		else if (!lfr_may_attach(file, s))
+			err = -EACCES;
+		else
+			lfr_session_get(s);
+		mutex_unlock(&lfr_lock);
+		if (!err)
+			f->s = s;
 	} else if (f->s->id != sid) {
 		err = -EINVAL;
 	}
@@ -74,7 +131,7 @@ static int lfr_dev_mmap(struct file *file, struct vm_area_struct *vma)
 		if (vma->vm_end - vma->vm_start != r->map_size)
 			err = -EINVAL;
 		else
-			err = remap_vmalloc_range(vma, r->base, 0);
+			err = lfr_map_ring(vma, r);
 	}
 	mutex_unlock(&f->lock);
 	return err;

@@ -14,8 +14,18 @@
 static struct genl_family lfr_family;
 static bool lfr_genl_up;	/* under lfr_lock: START allowed, notify sent */
 
+/*
+ * Session events name sessions and their states: listening needs
+ * CAP_SYS_ADMIN (checked by genetlink when the socket joins the group;
+ * there is no CAP_PERFMON flag).  Kernels without the flag let anyone
+ * listen, which kernel.md documents.
+ */
 static const struct genl_multicast_group lfr_mcgrps[] = {
+#ifdef LFR_HAVE_GENL_MCAST_CAP
+	{ .name = LFR_GENL_MCGRP, .flags = GENL_MCAST_CAP_SYS_ADMIN },
+#else
 	{ .name = LFR_GENL_MCGRP },
+#endif
 };
 
 static int lfr_check_perm(struct sk_buff *skb, struct genl_info *info)
@@ -48,13 +58,14 @@ static int lfr_put_counters(struct sk_buff *skb, int type, struct lfr_session *s
 	return 0;
 }
 
+/* @state: the state to report (START builds its reply before it starts). */
 static int lfr_put_session(struct sk_buff *skb, struct lfr_session *s,
-			   bool full)
+			   u32 state, bool full)
 {
 	int cpu;
 
 	if (nla_put_u32(skb, LFR_A_SESSION_ID, s->id) ||
-	    nla_put_u32(skb, LFR_A_STATE, atomic_read(&s->state)) ||
+	    nla_put_u32(skb, LFR_A_STATE, state) ||
 	    nla_put_u64_64bit(skb, LFR_A_PERIOD_NS, s->cfg.period_ns, LFR_A_PAD) ||
 	    nla_put_u32(skb, LFR_A_USER_STACK_DEPTH, s->cfg.user_depth) ||
 	    nla_put_u32(skb, LFR_A_RING_PAGES, s->cfg.ring_pages) ||
@@ -89,33 +100,50 @@ static size_t lfr_reply_size(bool full)
 	       (nla_total_size(0) + nla_total_size(sizeof(u32)) + ctr);
 }
 
-static int lfr_reply(struct genl_info *info, u8 cmd, struct lfr_session *s,
-		     bool full)
+/* The reply, not yet sent; ERR_PTR with an extack message on failure. */
+static struct sk_buff *lfr_reply_build(struct genl_info *info, u8 cmd,
+				       struct lfr_session *s, u32 state,
+				       bool full)
 {
 	struct sk_buff *msg = genlmsg_new(lfr_reply_size(full), GFP_KERNEL);
 	void *hdr;
 
-	if (!msg)
-		return -ENOMEM;
+	if (!msg) {
+		NL_SET_ERR_MSG(info->extack, "out of memory for the reply");
+		return ERR_PTR(-ENOMEM);
+	}
 	hdr = genlmsg_put_reply(msg, info, &lfr_family, 0, cmd);
 	if (!hdr)
 		goto toobig;
 	if (s) {
-		if (lfr_put_session(msg, s, full))
+		if (lfr_put_session(msg, s, state, full))
 			goto toobig;
 	} else if (nla_put_u32(msg, LFR_A_STATE, LFR_STATE_IDLE)) {
 		goto toobig;
 	}
 	genlmsg_end(msg, hdr);
-	return genlmsg_reply(msg, info);
+	return msg;
 toobig:
 	nlmsg_free(msg);
 	NL_SET_ERR_MSG(info->extack, "reply does not fit in a message");
-	return -EMSGSIZE;
+	return ERR_PTR(-EMSGSIZE);
+}
+
+static int lfr_reply(struct genl_info *info, u8 cmd, struct lfr_session *s,
+		     bool full)
+{
+	struct sk_buff *msg;
+
+	msg = lfr_reply_build(info, cmd, s,
+			      s ? atomic_read(&s->state) : LFR_STATE_IDLE, full);
+	if (IS_ERR(msg))
+		return PTR_ERR(msg);
+	return genlmsg_reply(msg, info);
 }
 
 static int lfr_cmd_start(struct sk_buff *skb, struct genl_info *info)
 {
+	struct sk_buff *reply;
 	struct lfr_session *s;
 	struct lfr_config cfg;
 	int err;
@@ -149,12 +177,30 @@ static int lfr_cmd_start(struct sk_buff *skb, struct genl_info *info)
 		err = PTR_ERR(s);
 		goto out;
 	}
-	err = lfr_session_start(s, info->extack);
-	if (err) {
+	/*
+	 * The reply is built before the session starts, so START never
+	 * reports a failure for a session that runs; if it cannot be
+	 * delivered (the sender's receive buffer is full, its socket is
+	 * gone), nobody knows the session: it is stopped again.
+	 */
+	reply = lfr_reply_build(info, LFR_CMD_START, s, LFR_STATE_RUNNING,
+				false);
+	if (IS_ERR(reply)) {
+		err = PTR_ERR(reply);
 		lfr_session_put(s);
 		goto out;
 	}
-	err = lfr_reply(info, LFR_CMD_START, s, false);
+	err = lfr_session_start(s, info->extack);
+	if (err) {
+		nlmsg_free(reply);
+		lfr_session_put(s);
+		goto out;
+	}
+	err = genlmsg_reply(reply, info);
+	if (err) {
+		lfr_session_stop(s);
+		NL_SET_ERR_MSG(info->extack, "the START reply could not be delivered (receive buffer full?): the session was stopped");
+	}
 out:
 	mutex_unlock(&lfr_lock);
 	lfr_config_free(&cfg);
@@ -213,13 +259,20 @@ static int lfr_cmd_status(struct sk_buff *skb, struct genl_info *info)
 				    "abandon is an attribute of STOP");
 		return -EINVAL;
 	}
+	/*
+	 * The reply sums per-CPU counters and scans the thread table: done
+	 * outside lfr_lock, on a reference (the session's memory stays).
+	 */
 	mutex_lock(&lfr_lock);
 	s = lfr_pick(info, false);
-	if (!s && info->attrs[LFR_A_SESSION_ID])
-		err = -ENOENT;
-	else
-		err = lfr_reply(info, LFR_CMD_STATUS, s, true);
+	if (s)
+		lfr_session_get(s);
 	mutex_unlock(&lfr_lock);
+	if (!s && info->attrs[LFR_A_SESSION_ID])
+		return -ENOENT;
+	err = lfr_reply(info, LFR_CMD_STATUS, s, true);
+	if (s)
+		lfr_session_put(s);
 	return err;
 }
 
@@ -242,6 +295,7 @@ static struct genl_family lfr_family __ro_after_init = {
 	.maxattr = LFR_A_MAX,
 	.policy = lfr_policy,
 	.netnsok = false,
+	.parallel_ops = true,	/* the commands serialise on lfr_lock */
 	.module = THIS_MODULE,
 	.small_ops = lfr_ops,
 	.n_small_ops = ARRAY_SIZE(lfr_ops),
@@ -276,8 +330,13 @@ static int lfr_netlink_event(struct notifier_block *nb, unsigned long event,
 {
 	struct netlink_notify *n = ptr;
 
+	/*
+	 * Every generic netlink socket closed on the machine comes here: only
+	 * the owner of a running session takes lfr_lock.
+	 */
 	if (event == NETLINK_URELEASE && n->protocol == NETLINK_GENERIC &&
-	    net_eq(n->net, &init_net) && n->portid)
+	    net_eq(n->net, &init_net) && n->portid &&
+	    lfr_portid_owns_session(n->portid))
 		lfr_sessions_release_portid(n->portid);
 	return NOTIFY_DONE;
 }

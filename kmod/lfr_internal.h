@@ -6,6 +6,7 @@
 #include <linux/types.h>
 #include <linux/atomic.h>
 #include <linux/refcount.h>
+#include <linux/uidgid.h>
 #include <linux/hrtimer.h>
 #include <linux/irq_work.h>
 #include <linux/list.h>
@@ -124,17 +125,35 @@ struct lfr_pcpu {
 	u64 tick_buf[LFR_TICK_REC_MAX / sizeof(u64)];
 };
 
+/* Locked memory charged for the rings (budget.c). */
+struct lfr_charge {
+	struct user_struct *user;	/* user->locked_vm, reference held */
+	unsigned long user_pages;
+	struct mm_struct *mm;		/* mm->pinned_vm beyond the allowance */
+	unsigned long mm_pages;
+};
+
+/* Process and thread targets, by identity (target.c). */
+struct lfr_targets {
+	struct pid **tgids;		/* sorted by address, references held */
+	struct pid **tids;
+	u32 nr_tgids, nr_tids;
+};
+
 struct lfr_session {
 	refcount_t ref;
 	u32 id;
 	atomic_t state;			/* enum lfr_state */
 	struct lfr_config cfg;
 	u32 owner_portid;
+	kuid_t owner_euid;		/* START sender: may map the rings */
 	struct list_head node;		/* lfr_sessions, under lfr_lock */
 	struct hlist_node cpuhp_node;
 	bool cpuhp_added;
 	bool probes_on;
 	bool task_probes_on;		/* task_events.c */
+	struct lfr_targets targets;
+	struct lfr_charge charge;
 	struct cgroup **cgroups;	/* cgroup_filter.c, held references */
 	u32 nr_cgroups;
 
@@ -192,6 +211,7 @@ struct lfr_session *lfr_session_running(void);	/* under lfr_lock */
 struct lfr_session *lfr_session_newest(void);	/* under lfr_lock */
 void lfr_session_drop_finished(void);		/* under lfr_lock */
 void lfr_sessions_release_portid(u32 portid);
+bool lfr_portid_owns_session(u32 portid);	/* lock-free */
 void lfr_sessions_shutdown(void);
 void lfr_pending_put(struct lfr_session *s);
 void lfr_session_abandon(struct lfr_session *s);
@@ -201,6 +221,16 @@ void *lfr_walk_pool_get(struct lfr_walk_pool *p);
 void lfr_walk_pool_put(struct lfr_walk_pool *p, void *buf);
 void lfr_walk_pool_free(struct lfr_walk_pool *p);
 void lfr_session_event(struct lfr_session *s, enum lfr_event ev);
+
+/* budget.c */
+#define LFR_SEEN_SLOTS	16384
+u64 lfr_session_bytes(const struct lfr_config *cfg);
+int lfr_budget_charge(struct lfr_session *s, struct netlink_ext_ack *extack);
+void lfr_budget_uncharge(struct lfr_session *s);
+
+/* target.c */
+int lfr_targets_get(struct lfr_session *s, struct netlink_ext_ack *extack);
+void lfr_targets_put(struct lfr_session *s);
 bool lfr_is_target(struct lfr_session *s, struct task_struct *t);
 
 /*

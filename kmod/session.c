@@ -11,20 +11,29 @@
  * reaches zero after STOP the session is STOPPED and nothing will write to
  * it again.
  */
+#include <linux/cred.h>
 #include <linux/mm.h>
 #include <linux/module.h>
-#include <linux/pid.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
-#include <linux/sort.h>
 #include <linux/vmalloc.h>
 #include "lfr_internal.h"
-
-#define LFR_SEEN_SLOTS	16384
 
 DEFINE_MUTEX(lfr_lock);
 static LIST_HEAD(lfr_sessions);
 static u32 lfr_last_id;
+/*
+ * The port id whose release stops the running session (0: none, or it is
+ * detached), written under lfr_lock and read without it by the socket-close
+ * notifier, which sees every generic netlink socket of the machine.  One
+ * session runs at a time; a socket cannot close while its own START runs.
+ */
+static u32 lfr_owner_portid;
+
+bool lfr_portid_owns_session(u32 portid)
+{
+	return READ_ONCE(lfr_owner_portid) == portid;
+}
 
 void lfr_session_get(struct lfr_session *s)
 {
@@ -40,9 +49,11 @@ static void lfr_session_free(struct lfr_session *s)
 			lfr_ring_free(s->rings[cpu]);
 		kfree(s->rings);
 	}
+	lfr_budget_uncharge(s);
 	lfr_threads_free(&s->threads);
 	lfr_walk_pool_free(&s->walk_bufs);
 	lfr_cgroups_put(s);
+	lfr_targets_put(s);
 	vfree(s->seen);
 	free_percpu(s->pcpu);
 	free_percpu(s->ctr);
@@ -113,22 +124,6 @@ void lfr_session_abandon(struct lfr_session *s)
 	}
 }
 
-bool lfr_is_target(struct lfr_session *s, struct task_struct *t)
-{
-	struct lfr_thread *e;
-
-	if (s->cfg.system ||
-	    lfr_config_has_id(s->cfg.tgids, s->cfg.nr_tgids, t->tgid) ||
-	    lfr_config_has_id(s->cfg.tids, s->cfg.nr_tids, t->pid))
-		return true;
-	if (s->nr_cgroups && lfr_cgroup_match(s, t))
-		return true;
-	if (!s->cfg.follow_children)
-		return false;
-	e = lfr_thread_get(s, t, false);
-	return e && READ_ONCE(e->follow);
-}
-
 u64 lfr_counter_sum(struct lfr_session *s, int ctr)
 {
 	u64 sum = 0;
@@ -173,7 +168,7 @@ struct lfr_session *lfr_session_create(struct lfr_config *cfg, u32 portid,
 				       struct netlink_ext_ack *extack)
 {
 	struct lfr_session *s;
-	int cpu, id;
+	int cpu, id, err;
 
 	lockdep_assert_held(&lfr_lock);
 	id = lfr_next_id();
@@ -189,11 +184,17 @@ struct lfr_session *lfr_session_create(struct lfr_config *cfg, u32 portid,
 	s->cfg = *cfg;
 	memset(cfg, 0, sizeof(*cfg));	/* the session owns the id arrays */
 	s->owner_portid = portid;
+	s->owner_euid = current_euid();	/* genetlink runs in the sender */
 	atomic_set(&s->state, LFR_STATE_IDLE);
 	INIT_LIST_HEAD(&s->node);
 	init_waitqueue_head(&s->wq);
 	INIT_WORK(&s->notify_work, lfr_notify_fn);
 
+	err = lfr_budget_charge(s, extack);
+	if (err) {
+		lfr_session_free(s);
+		return ERR_PTR(err);
+	}
 	s->ctr = alloc_percpu(struct lfr_counters);
 	s->pcpu = alloc_percpu(struct lfr_pcpu);
 	s->rings = kcalloc(nr_cpu_ids, sizeof(*s->rings), GFP_KERNEL);
@@ -219,50 +220,12 @@ nomem:
 	return ERR_PTR(-ENOMEM);
 }
 
-static int lfr_cmp_u32(const void *a, const void *b)
-{
-	u32 x = *(const u32 *)a, y = *(const u32 *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* Ids come in the caller's pid namespace; the sampler compares global ids. */
-static int lfr_resolve_ids(u32 *ids, u32 nr, enum pid_type type,
-			   struct netlink_ext_ack *extack)
-{
-	u32 i;
-
-	for (i = 0; i < nr; i++) {
-		struct task_struct *t;
-		u32 g = 0;
-
-		rcu_read_lock();
-		t = pid_task(find_vpid(ids[i]), type);
-		if (t)
-			g = type == PIDTYPE_TGID ? task_tgid_nr(t) : task_pid_nr(t);
-		rcu_read_unlock();
-		if (!g) {
-			if (type == PIDTYPE_TGID)
-				NL_SET_ERR_MSG_MOD(extack, "a target process does not exist");
-			else
-				NL_SET_ERR_MSG_MOD(extack, "a target thread does not exist");
-			return -ESRCH;
-		}
-		ids[i] = g;
-	}
-	sort(ids, nr, sizeof(*ids), lfr_cmp_u32, NULL);
-	return 0;
-}
-
 int lfr_session_start(struct lfr_session *s, struct netlink_ext_ack *extack)
 {
 	int err;
 
 	lockdep_assert_held(&lfr_lock);
-	err = lfr_resolve_ids(s->cfg.tgids, s->cfg.nr_tgids, PIDTYPE_TGID, extack);
-	if (!err)
-		err = lfr_resolve_ids(s->cfg.tids, s->cfg.nr_tids, PIDTYPE_PID,
-				      extack);
+	err = lfr_targets_get(s, extack);
 	if (!err)
 		err = lfr_cgroups_get(s, extack);
 	if (err)
@@ -282,6 +245,8 @@ int lfr_session_start(struct lfr_session *s, struct netlink_ext_ack *extack)
 		return err;
 	}
 	list_add(&s->node, &lfr_sessions);
+	if (!s->cfg.detached)
+		WRITE_ONCE(lfr_owner_portid, s->owner_portid);
 	lfr_session_event(s, LFR_EVENT_STARTED);
 	return 0;
 }
@@ -292,6 +257,8 @@ void lfr_session_stop(struct lfr_session *s)
 	if (atomic_cmpxchg(&s->state, LFR_STATE_RUNNING, LFR_STATE_DRAINING) !=
 	    LFR_STATE_RUNNING)
 		return;
+	if (!s->cfg.detached && READ_ONCE(lfr_owner_portid) == s->owner_portid)
+		WRITE_ONCE(lfr_owner_portid, 0);
 	lfr_session_event(s, LFR_EVENT_DRAINING);
 	lfr_task_events_stop(s);
 	lfr_sampler_stop(s);

@@ -15,7 +15,7 @@
 #include "lfr_internal.h"
 
 static struct tracepoint *lfr_tp_fork, *lfr_tp_exit, *lfr_tp_exec,
-			 *lfr_tp_rename;
+			 *lfr_tp_rename, *lfr_tp_free;
 
 static void lfr_find_task_tp(struct tracepoint *tp, void *priv)
 {
@@ -27,13 +27,16 @@ static void lfr_find_task_tp(struct tracepoint *tp, void *priv)
 		lfr_tp_exec = tp;
 	else if (!strcmp(tp->name, "task_rename"))
 		lfr_tp_rename = tp;
+	else if (!strcmp(tp->name, "sched_process_free"))
+		lfr_tp_free = tp;
 }
 
 int lfr_task_events_init(void)
 {
 	for_each_kernel_tracepoint(lfr_find_task_tp, NULL);
-	if (!lfr_tp_fork || !lfr_tp_exit || !lfr_tp_exec || !lfr_tp_rename) {
-		pr_err("tracepoints sched_process_fork/exit/exec or task_rename not found\n");
+	if (!lfr_tp_fork || !lfr_tp_exit || !lfr_tp_exec || !lfr_tp_rename ||
+	    !lfr_tp_free) {
+		pr_err("tracepoints sched_process_fork/exit/exec/free or task_rename not found\n");
 		return -ENOENT;
 	}
 	return 0;
@@ -164,13 +167,26 @@ static void lfr_probe_rename(void *data, struct task_struct *t,
 	lfr_task_record(s, t, LFR_TASK_RENAME, NULL, name);
 }
 
+/*
+ * A freed task gives its thread-table entry back.  Registered before the
+ * fork probe creates entries, so no child can be freed with its entry kept
+ * (a later task at the same address would inherit it, follow mark and all).
+ */
+static void lfr_probe_free(void *data, struct task_struct *t)
+{
+	lfr_thread_release(data, t);
+}
+
 int lfr_task_events_start(struct lfr_session *s)
 {
 	int err;
 
-	err = tracepoint_probe_register(lfr_tp_fork, lfr_probe_fork, s);
+	err = tracepoint_probe_register(lfr_tp_free, lfr_probe_free, s);
 	if (err)
 		return err;
+	err = tracepoint_probe_register(lfr_tp_fork, lfr_probe_fork, s);
+	if (err)
+		goto out_free;
 	err = tracepoint_probe_register(lfr_tp_exit, lfr_probe_exit, s);
 	if (err)
 		goto out_fork;
@@ -188,6 +204,8 @@ out_exit:
 	tracepoint_probe_unregister(lfr_tp_exit, lfr_probe_exit, s);
 out_fork:
 	tracepoint_probe_unregister(lfr_tp_fork, lfr_probe_fork, s);
+out_free:
+	tracepoint_probe_unregister(lfr_tp_free, lfr_probe_free, s);
 	tracepoint_synchronize_unregister();
 	return err;
 }
@@ -201,6 +219,7 @@ void lfr_task_events_stop(struct lfr_session *s)
 	tracepoint_probe_unregister(lfr_tp_exec, lfr_probe_exec, s);
 	tracepoint_probe_unregister(lfr_tp_exit, lfr_probe_exit, s);
 	tracepoint_probe_unregister(lfr_tp_fork, lfr_probe_fork, s);
+	tracepoint_probe_unregister(lfr_tp_free, lfr_probe_free, s);
 	tracepoint_synchronize_unregister();
 	s->task_probes_on = false;
 }

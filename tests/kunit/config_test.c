@@ -276,11 +276,58 @@ static void lfr_cfg_shapes(struct kunit *test)
 	cfg_done(c);
 }
 
+/* A ring must hold one maximal sample, or every such sample is lost. */
+static void lfr_cfg_ring_fits(struct kunit *test)
+{
+	struct cfg_ctx *c;
+
+	/* A USTACK record: 56 + 8 * (2048 + 16) = 16568 bytes, more than 4 pages. */
+	KUNIT_EXPECT_EQ(test, lfr_config_max_record(2048, true), 16568ULL);
+	KUNIT_EXPECT_EQ(test, lfr_config_max_record(127, false), 1200ULL);
+	/* a whole kernel stack is the larger record at a tiny depth: 48 + 8 * 64 */
+	KUNIT_EXPECT_EQ(test, lfr_config_max_record(1, true), 560ULL);
+
+	c = cfg_new(test);
+	nla_put_u32(c->skb, LFR_A_RING_PAGES, 2);
+	nla_put_u32(c->skb, LFR_A_USER_STACK_DEPTH, LFR_MAX_USER_STACK_DEPTH);
+	nla_put_flag(c->skb, LFR_A_KERNEL_STACK);
+	put_targets(c->skb, true, NULL, 0);
+	KUNIT_EXPECT_EQ(test, cfg_parse(c), -EINVAL);
+	KUNIT_EXPECT_NOT_NULL(test, c->ext._msg);
+	KUNIT_EXPECT_PTR_EQ(test, c->ext.bad_attr, c->tb[LFR_A_RING_PAGES]);
+	cfg_done(c);
+
+	/* Without -k the user stack alone is 16960 bytes: 4 pages are short. */
+	c = cfg_new(test);
+	nla_put_u32(c->skb, LFR_A_RING_PAGES, 4);
+	nla_put_u32(c->skb, LFR_A_USER_STACK_DEPTH, LFR_MAX_USER_STACK_DEPTH);
+	put_targets(c->skb, true, NULL, 0);
+	KUNIT_EXPECT_EQ(test, cfg_parse(c), -EINVAL);
+	cfg_done(c);
+
+	/* 8 pages hold it, and 2 pages hold the default depth with -k. */
+	c = cfg_new(test);
+	nla_put_u32(c->skb, LFR_A_RING_PAGES, 8);
+	nla_put_u32(c->skb, LFR_A_USER_STACK_DEPTH, LFR_MAX_USER_STACK_DEPTH);
+	nla_put_flag(c->skb, LFR_A_KERNEL_STACK);
+	put_targets(c->skb, true, NULL, 0);
+	KUNIT_EXPECT_EQ(test, cfg_parse(c), 0);
+	cfg_done(c);
+
+	c = cfg_new(test);
+	nla_put_u32(c->skb, LFR_A_RING_PAGES, 2);
+	nla_put_flag(c->skb, LFR_A_KERNEL_STACK);
+	put_targets(c->skb, true, NULL, 0);
+	KUNIT_EXPECT_EQ(test, cfg_parse(c), 0);
+	cfg_done(c);
+}
+
 static struct kunit_case lfr_cfg_cases[] = {
 	KUNIT_CASE(lfr_cfg_defaults),
 	KUNIT_CASE(lfr_cfg_targets),
 	KUNIT_CASE(lfr_cfg_limits),
 	KUNIT_CASE(lfr_cfg_shapes),
+	KUNIT_CASE(lfr_cfg_ring_fits),
 	{}
 };
 

@@ -696,7 +696,7 @@ int cmd_dump(int argc, char **argv)
 		return LFR_EXIT_USAGE;
 	}
 	if (output) {
-		d.out = fopen(output, "w");
+		d.out = fopen(output, "we");
 		if (!d.out) {
 			fprintf(stderr, "%s: cannot write '%s': %s\n", PROG, output,
 			        strerror(errno));

@@ -217,7 +217,7 @@ int cmd_report(int argc, char **argv)
 	}
 	if (rep && (rc == 0 || rep->nchunks)) {
 		FILE *out = stdout;
-		if (output && !(out = fopen(output, "w"))) {
+		if (output && !(out = fopen(output, "we"))) {
 			fprintf(stderr, "lfr report: cannot write %s: %s\n", output,
 			        strerror(errno));
 			status = LFR_EXIT_IO;

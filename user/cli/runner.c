@@ -80,7 +80,7 @@ bool cli_process_gone(pid_t pid)
 	size_t n;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	f = fopen(path, "r");
+	f = fopen(path, "re");
 	if (!f)
 		return errno == ENOENT || errno == ESRCH;
 	n = fread(buf, 1, sizeof(buf) - 1, f);

@@ -7,6 +7,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <sys/socket.h>
+
 #include <linux/netlink.h>
 
 #include "lib/genl.h"
@@ -314,7 +316,8 @@ int lfr_genl_open(struct lfr_genl *g, const char *family, const char *module, st
 	snprintf(g->family, sizeof(g->family), "%s", family);
 	g->debug = dbg && *dbg && strcmp(dbg, "0");
 	g->buf = malloc(LFR_GENL_BUFSIZE);
-	g->sock = mnl_socket_open(NETLINK_GENERIC);
+	/* close-on-exec: a command lfr runs must not keep the session's controlling socket */
+	g->sock = mnl_socket_open2(NETLINK_GENERIC, SOCK_CLOEXEC);
 	if (!g->buf || !g->sock) {
 		lfr_error_set(e, g->buf ? errno : ENOMEM, "opening a generic netlink socket");
 		goto fail;

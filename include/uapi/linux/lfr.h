@@ -16,7 +16,8 @@
  * The family lives in the initial network namespace only.  Every command
  * requires CAP_PERFMON or CAP_SYS_ADMIN in the initial user namespace,
  * checked on both the socket opener and the sender; anyone else gets
- * EPERM.  Attributes are validated strictly (unknown attributes, wrong
+ * EPERM.  Joining LFR_GENL_MCGRP requires CAP_SYS_ADMIN (on kernels with
+ * GENL_MCAST_CAP_SYS_ADMIN; EPERM otherwise).  Attributes are validated strictly (unknown attributes, wrong
  * lengths, trailing data and out-of-range values are rejected); every
  * rejection carries an extended-ack message naming the attribute.
  *
@@ -73,6 +74,16 @@
  *   later run together), EINVAL/ERANGE on bad attributes, ESRCH when a
  *   given tgid/tid does not exist, ENOENT when a cgroup id names no
  *   cgroup v2 visible from the caller's cgroup namespace, ENOMEM.
+ *   ENOMEM also when the session would allocate more than the module
+ *   parameter max_session_mb; EPERM when the rings exceed the starter's
+ *   locked-memory allowance (mlock_kb per online CPU, then RLIMIT_MEMLOCK,
+ *   unless CAP_IPC_LOCK).  Targets are held by identity: a process that
+ *   reuses an exited target's number is not a target.
+ *   EINVAL (naming LFR_A_RING_PAGES) when a ring cannot hold one maximal
+ *   record: a USTACK record of 56 + 8 * (depth + LFR_USTACK_WORDS) bytes, or
+ *   a TICK record with a whole kernel stack (48 + 8 * 64 bytes).
+ *   A START whose reply cannot be delivered stops its session again: a
+ *   failed START never leaves a session running.
  *
  * LFR_CMD_STOP: LFR_A_SESSION_ID u32 (optional: the running session).
  *   Stops sampling at once, then the session is DRAINING until every
@@ -123,9 +134,12 @@
  *   mmap(NULL, (1 + ring_pages) * page_size, PROT_READ | PROT_WRITE,
  *        MAP_SHARED, fd, LFR_MMAP_OFFSET(session_id, cpu));
  * The first mmap binds the open file to that session; mapping another
- * session on the same file fails with EINVAL.  Mappings must be MAP_SHARED
+ * session on the same file fails with EINVAL.  Only the user who started
+ * the session (the START sender's effective uid) or an opener with
+ * CAP_SYS_ADMIN may bind it (EACCES).  Mappings must be MAP_SHARED
  * and cover the whole ring; the only field user space may write is
- * ctrl->tail.  CPUs that are
+ * ctrl->tail: the control page is writable, the data pages are mapped
+ * read-only (a write to them raises SIGBUS, also after mprotect).  CPUs that are
  * not possible fail with ENXIO.  poll() on the file reports EPOLLIN when any
  * ring of the bound session holds at least wakeup_bytes, and EPOLLHUP once
  * the session is STOPPED (everything it will ever write is in the rings).

@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lfr: what a session may cost.  START computes everything the session
+ * allocates and refuses it above the module's cap (max_session_mb), and
+ * charges the ring pages, which stay resident while mapped, as locked
+ * memory the way perf charges its buffers: each user has an allowance of
+ * mlock_kb per online CPU (perf_event_mlock_kb's meaning) in
+ * user->locked_vm; pages beyond it go to the starter's mm->pinned_vm and
+ * must fit RLIMIT_MEMLOCK unless the starter has CAP_IPC_LOCK.  Both are
+ * given back when the session is freed.
+ */
+#include <linux/capability.h>
+#include <linux/cred.h>
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/user.h>
+#include "lfr_internal.h"
+
+static unsigned int max_session_mb = 256;
+module_param(max_session_mb, uint, 0644);
+MODULE_PARM_DESC(max_session_mb, "memory one session may allocate, MiB (default 256)");
+
+static unsigned int mlock_kb = 516;
+module_param(mlock_kb, uint, 0644);
+MODULE_PARM_DESC(mlock_kb, "ring memory per online CPU a user may lock without RLIMIT_MEMLOCK or CAP_IPC_LOCK, KiB (default 516, as perf_event_mlock_kb)");
+
+static u64 lfr_ring_pages_total(const struct lfr_config *cfg)
+{
+	return (u64)num_possible_cpus() * (cfg->ring_pages + 1);
+}
+
+/* Everything lfr_session_create() and the walks' buffer pool allocate. */
+u64 lfr_session_bytes(const struct lfr_config *cfg)
+{
+	u64 cpus = num_possible_cpus();
+	u64 slots = roundup_pow_of_two(2 * (u64)cfg->max_threads);
+	u64 thread = sizeof(struct lfr_thread);
+	u64 walk = sizeof(struct lfr_rec_ustack) +
+		   sizeof(u64) * ((u64)cfg->user_depth + LFR_USTACK_WORDS);
+
+	return sizeof(struct lfr_session) +
+	       lfr_ring_pages_total(cfg) * PAGE_SIZE +
+	       cpus * (sizeof(struct lfr_ring) + sizeof(struct lfr_counters) +
+		       sizeof(struct lfr_pcpu)) +
+	       nr_cpu_ids * sizeof(struct lfr_ring *) +
+	       slots * thread +
+	       LFR_SEEN_SLOTS * sizeof(u64) +
+	       (2 * cpus + 2) * (walk + sizeof(void *));
+}
+
+int lfr_budget_charge(struct lfr_session *s, struct netlink_ext_ack *extack)
+{
+	struct lfr_charge *ch = &s->charge;
+	unsigned long pages = lfr_ring_pages_total(&s->cfg);
+	unsigned long allowance, locked, extra = 0;
+	struct user_struct *user;
+
+	if (lfr_session_bytes(&s->cfg) > (u64)READ_ONCE(max_session_mb) << 20) {
+		NL_SET_ERR_MSG(extack, "the session needs more memory than the module's cap (parameter lfr.max_session_mb, default 256 MiB): use fewer ring pages or threads, or raise /sys/module/lfr/parameters/max_session_mb");
+		return -ENOMEM;
+	}
+	user = get_current_user();
+	allowance = ((unsigned long)READ_ONCE(mlock_kb) >> (PAGE_SHIFT - 10)) *
+		    num_online_cpus();
+	locked = min_t(unsigned long, atomic_long_read(&user->locked_vm),
+		       allowance) + pages;
+	if (locked > allowance)
+		extra = locked - allowance;
+	if (extra && !capable(CAP_IPC_LOCK) &&
+	    atomic64_read(&current->mm->pinned_vm) + extra >
+	    rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT) {
+		free_uid(user);
+		NL_SET_ERR_MSG(extack, "the rings exceed the locked-memory allowance (lfr.mlock_kb per CPU, then RLIMIT_MEMLOCK): use fewer ring pages, raise 'ulimit -l', or grant CAP_IPC_LOCK");
+		return -EPERM;
+	}
+	atomic_long_add(pages - extra, &user->locked_vm);
+	ch->user = user;
+	ch->user_pages = pages - extra;
+	if (extra) {
+		atomic64_add(extra, &current->mm->pinned_vm);
+		mmgrab(current->mm);
+		ch->mm = current->mm;
+		ch->mm_pages = extra;
+	}
+	return 0;
+}
+
+/* When the session's rings are freed. */
+void lfr_budget_uncharge(struct lfr_session *s)
+{
+	struct lfr_charge *ch = &s->charge;
+
+	if (ch->mm) {
+		atomic64_sub(ch->mm_pages, &ch->mm->pinned_vm);
+		mmdrop(ch->mm);
+	}
+	if (ch->user) {
+		atomic_long_sub(ch->user_pages, &ch->user->locked_vm);
+		free_uid(ch->user);
+	}
+	memset(ch, 0, sizeof(*ch));
+}

@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* lfr-nl: targeted checks (checks.c) and the fuzzer (fuzz.c). */
+#ifndef LFR_NL_CHECKS_H
+#define LFR_NL_CHECKS_H
+
+#include <stdint.h>
+
+int check_overrun(void);
+int check_listen(void);
+int check_mmap(void);
+int check_memlock(uint32_t allowed, uint32_t too_many);
+int become_other_user(void);
+int fuzz_main(int argc, char **argv);
+
+#endif

@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lfr-nl: a second client of lfr.ko, independent of liblfr (libnl-3 instead of libmnl).
+ *   lfr-nl overrun      a START whose reply cannot be delivered leaves no session running
+ *   lfr-nl listen       join the event group: exit 0 joined, 13 refused (EPERM)
+ *   lfr-nl mmap         /dev/lfr: bad offsets and sizes refused, data read-only, sessions bound
+ *                       to their starter
+ *   lfr-nl memlock ALLOWED TOO_MANY   as uid 65534 with CAP_PERFMON and RLIMIT_MEMLOCK 0: a
+ *                       session of ALLOWED ring pages starts, one of TOO_MANY is refused (EPERM),
+ *                       and the charge of a freed session is given back
+ *   lfr-nl fuzz [-t SECONDS] [-n MESSAGES] [-r]   the fuzzer (-r: also rmmod/insmod)
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "checks.h"
+
+int main(int argc, char **argv)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc >= 2 && !strcmp(argv[1], "overrun"))
+		return check_overrun();
+	if (argc >= 2 && !strcmp(argv[1], "listen"))
+		return check_listen();
+	if (argc >= 2 && !strcmp(argv[1], "mmap"))
+		return check_mmap();
+	if (argc >= 4 && !strcmp(argv[1], "memlock"))
+		return check_memlock((uint32_t)strtoul(argv[2], NULL, 10),
+		                     (uint32_t)strtoul(argv[3], NULL, 10));
+	if (argc >= 2 && !strcmp(argv[1], "fuzz"))
+		return fuzz_main(argc - 1, argv + 1);
+	fprintf(
+	    stderr,
+	    "usage: lfr-nl overrun|listen|mmap|memlock A B|fuzz [-t SECONDS] [-n MESSAGES] [-r]\n");
+	return 2;
+}

@@ -1,0 +1,18 @@
+# Kernel answers that liblfr cannot provoke, checked with the independent libnl client lfr-nl:
+# - the event group: root joins it, an unprivileged user is refused (EPERM);
+# - a START whose reply cannot be delivered (the sender's receive buffer is full) leaves no
+#   session running;
+# - /dev/lfr: bad offsets and sizes are refused, data pages are read-only (SIGBUS on a write, also
+#   after mprotect), ctrl->tail is writable, and a session can only be mapped by the user who
+#   started it (uid 65534 with CAP_PERFMON is refused root's session and maps its own).
+set -u
+fail=0
+lfr-nl listen || { echo "nl-checks: FAILED: root could not join the event group"; fail=1; }
+su -s /bin/sh nobody -c 'lfr-nl listen'
+rc=$?
+[ $rc = 13 ] || { echo "nl-checks: FAILED: uid 65534 joining the event group: exit $rc, not 13 (EPERM)"; fail=1; }
+lfr-nl overrun || fail=1
+lfr-nl mmap || fail=1
+lfr status -m | cut -c1-100
+[ $fail = 0 ] && echo "nl-checks: ok"
+exit $fail
