@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * drainer_bench: records per second through the drainer's real path — lfr_recorder_add() and
- * lfr_recorder_process() (decoding, mappings, thread names, symbolization of every frame, method
- * and stack interning, jdk.ExecutionSample events) into a JFR file on disk.
+ * drainer_bench: joined samples per second through the drainer's real path — lfr_recorder_add()
+ * and lfr_recorder_process() (decoding, joining TICK and USTACK records, mappings, thread names,
+ * symbolization of every frame, method and stack interning, jdk.ExecutionSample events) into a JFR
+ * file on disk.  "records" are joined samples (ticks), as `lfr record` delivers them.
  *
  *   drainer_bench [-n RECORDS] [-d DEPTH] [-s STACKS] [-t THREADS] [-b BATCH] [-o FILE]
  *
@@ -14,10 +15,13 @@
  * with a Zipf-like weight (the hottest path takes about a tenth of the samples), a shared base of
  * frames, and a leaf pc that varies within its function as a hot loop's does.  THREADS threads
  * (default 64) of 4 processes sample in turn; each thread's COMM and each process's mappings
- * come first.  Records are fed in batches of BATCH (default 4096) as the recorder sees a ring
- * drain; time spent building the stream is not measured.  cpu_rate and ns_per_record use the
- * process's CPU time (one thread: records per second of one core), rate the wall time.  The file is
- * closed (final flush) inside the measured time.
+ * come first.  The samples arrive as the module writes them: per stack walk its TICK records, then
+ * its USTACK record (the user pcs and 16 stack words); one walk in 8 is shared by 2 to 4 ticks of a
+ * thread that stayed in the kernel, and those ticks and one in 8 of the others carry 8 kernel pcs
+ * from 64 kernel paths.  Ring records are fed in batches of BATCH (default 4096) as the recorder
+ * sees a ring drain; time spent building the stream is not measured.  cpu_rate and ns_per_record
+ * use the process's CPU time (one thread: records per second of one core), rate the wall time.  The
+ * file is closed (final flush) inside the measured time.
  *
  * Prints one line: "drainer: records=N depth=D stacks=S threads=T seconds=T cpu_seconds=T rate=R
  * records/s cpu_rate=R ns_per_record=X bytes_per_sample=B frames_named=P% stack_traces=N methods=N
@@ -26,6 +30,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +47,11 @@
 
 #define NPROC 4
 #define MAXDEPTH 1024
+#define NWALKS 65536 /* stack walks in the replayed pool */
+#define KDEPTH 8     /* kernel pcs of a tick that interrupted the kernel */
+#define NKSTACKS 64
+
+static uint64_t kstacks[NKSTACKS][KDEPTH];
 
 /* 512 small functions of this program, so that frames name real symbols of a real ELF file. */
 static volatile unsigned long sink;
@@ -178,7 +188,8 @@ int main(int argc, char **argv)
 	struct lfr_jfr_writer *w;
 	struct lfr_sym *sym;
 	struct lfr_sym_opts so = {0};
-	size_t nsample_bytes;
+	size_t ustack_bytes;
+	long fed = 0;
 	char err[256];
 	struct stat st;
 	double t0, t1, c0, c1;
@@ -254,12 +265,24 @@ int main(int argc, char **argv)
 		snprintf(cm->comm, sizeof(cm->comm), "worker-%d", (int)(t % 10000));
 	}
 
-	/* A pool of 65536 sample records, replayed with fresh times until nrec have been fed. */
-	nsample_bytes = sizeof(struct lfr_rec_sample) + (size_t)depth * 8;
-	for (int i = 0; i < 65536; i++) {
-		struct lfr_rec_sample *s = reserve(&stream, nsample_bytes);
+	/* NKSTACKS kernel paths (system calls, page faults): kernel stacks repeat as user ones do
+	 */
+	for (int k = 0; k < NKSTACKS; k++)
+		for (int d = 0; d < KDEPTH; d++)
+			kstacks[k][d] = 0xffffffff81000000ULL + (next() % 4096) * 64;
+
+	/* A pool of 65536 stack walks as the module writes them: for each, the TICK records that
+	 * refer to it, then its USTACK record.  Most walks have one tick; one in 8 has 2 to 4, as a
+	 * thread that stayed in the kernel between ticks has, and those ticks and one in 8 of the
+	 * others interrupted the kernel and carry KDEPTH kernel pcs. */
+	ustack_bytes = sizeof(struct lfr_rec_ustack) + (size_t)(depth + LFR_USTACK_WORDS) * 8;
+	for (int i = 0; i < NWALKS; i++) {
+		struct lfr_rec_ustack *u;
 		uint64_t x = next() % total;
 		long lo = 0, hi = nstacks - 1, t = (long)(next() % (uint64_t)nthreads);
+		uint32_t tgid = 1000 + (uint32_t)(t % NPROC);
+		uint32_t tid = t < NPROC ? tgid : 2000 + (uint32_t)t;
+		unsigned int nticks = next() % 8 ? 1 : 2 + (unsigned int)(next() % 3);
 
 		while (lo < hi) {
 			long mid = (lo + hi) / 2;
@@ -269,16 +292,36 @@ int main(int argc, char **argv)
 			else
 				lo = mid + 1;
 		}
-		s->hdr.type = LFR_REC_SAMPLE;
-		s->hdr.size = (uint32_t)nsample_bytes;
-		s->cpu = (uint32_t)(i & 1);
-		s->tgid = 1000 + (uint32_t)(t % NPROC);
-		s->tid = t < NPROC ? s->tgid : 2000 + (uint32_t)t;
-		s->weight = 1;
-		s->nr_user = (uint16_t)depth;
-		memcpy(s->ips, stacks + lo * depth, (size_t)depth * 8);
+		for (unsigned int k = 0; k < nticks; k++) {
+			bool in_kernel = nticks > 1 || next() % 8 == 0;
+			size_t size = sizeof(struct lfr_rec_tick) + (in_kernel ? KDEPTH * 8 : 0);
+			struct lfr_rec_tick *tk = reserve(&stream, size);
+
+			tk->hdr.type = LFR_REC_TICK;
+			tk->hdr.size = (uint32_t)size;
+			tk->walk_id = (uint64_t)i + 1;
+			tk->cpu = (uint32_t)(i & 1);
+			tk->tgid = tgid;
+			tk->tid = tid;
+			if (in_kernel) {
+				tk->flags = LFR_SAMPLE_F_IN_KERNEL;
+				tk->nr_kernel = KDEPTH;
+				memcpy(tk->ips, kstacks[next() % NKSTACKS], sizeof(kstacks[0]));
+			}
+		}
+		u = reserve(&stream, ustack_bytes);
+		u->hdr.type = LFR_REC_USTACK;
+		u->hdr.size = (uint32_t)ustack_bytes;
+		u->walk_id = (uint64_t)i + 1;
+		u->tgid = tgid;
+		u->tid = tid;
+		u->ticks = nticks;
+		u->nr_user = (uint16_t)depth;
+		u->nr_words = LFR_USTACK_WORDS;
+		u->sp = 0x7ffc00000000ULL;
+		memcpy(u->ips, stacks + lo * depth, (size_t)depth * 8);
 		/* a hot loop's pc moves within its function */
-		s->ips[0] = (uintptr_t)fns[3 + (lo % (NFN - 3))] + 4 + next() % 24;
+		u->ips[0] = (uintptr_t)fns[3 + (lo % (NFN - 3))] + 4 + next() % 24;
 	}
 
 	so.flags = 0;
@@ -301,30 +344,49 @@ int main(int argc, char **argv)
 		off += h->size;
 	}
 	{
-		uint64_t time_ns = 1000000000ULL;
-		long fed = 0;
+		uint64_t time_ns = 1000000000ULL, walk_base = 0;
+		long nadded = 0;
 		size_t off = 0;
 
-		while (fed < nrec) {
-			struct lfr_rec_sample *s = (void *)(stream.p + off);
+		/* whole walks until nrec ticks have been fed; walk ids stay unique across replays
+		 */
+		while (fed < nrec || off != 0) {
+			struct lfr_rec_header *h = (void *)(stream.p + off);
 			int e;
 
-			s->time_ns = time_ns;
-			time_ns += 10000;
-			if ((e = lfr_recorder_add(rec, &s->hdr))) {
+			if (h->type == LFR_REC_TICK) {
+				struct lfr_rec_tick *tk = (void *)h;
+
+				tk->time_ns = time_ns;
+				tk->walk_id = walk_base + (tk->walk_id - 1) % NWALKS + 1;
+				time_ns += 10000;
+				fed++;
+			} else {
+				struct lfr_rec_ustack *u = (void *)h;
+
+				u->time_ns = time_ns;
+				u->walk_id = walk_base + (u->walk_id - 1) % NWALKS + 1;
+			}
+			if ((e = lfr_recorder_add(rec, h))) {
 				fprintf(stderr, "drainer_bench: add: %s\n", strerror(-e));
 				return 1;
 			}
-			off += nsample_bytes;
-			if (off >= stream.len)
+			off += h->size;
+			if (off >= stream.len) {
 				off = 0;
-			if (++fed % batch == 0 || fed == nrec) {
-				if ((e = lfr_recorder_process(rec, fed == nrec))) {
-					fprintf(stderr, "drainer_bench: process: %s\n",
-					        lfr_jfr_strerror(w));
-					return 1;
-				}
+				walk_base += NWALKS;
 			}
+			if (++nadded % batch == 0 && (e = lfr_recorder_process(rec, false))) {
+				fprintf(stderr, "drainer_bench: process: %s\n",
+				        lfr_jfr_strerror(w));
+				return 1;
+			}
+			if (fed >= nrec && h->type == LFR_REC_USTACK)
+				break;
+		}
+		if (lfr_recorder_process(rec, true)) {
+			fprintf(stderr, "drainer_bench: process: %s\n", lfr_jfr_strerror(w));
+			return 1;
 		}
 	}
 	lfr_recorder_get_stats(rec, &rst);
@@ -340,9 +402,9 @@ int main(int argc, char **argv)
 		perror("drainer_bench: stat");
 		return 1;
 	}
-	if ((long)rst.samples != nrec) {
+	if ((long)rst.events != fed) {
 		fprintf(stderr, "drainer_bench: %llu of %ld samples written\n",
-		        (unsigned long long)rst.samples, nrec);
+		        (unsigned long long)rst.events, fed);
 		return 1;
 	}
 	printf(
@@ -350,9 +412,9 @@ int main(int argc, char **argv)
 	    "rate=%.0f records/s cpu_rate=%.0f ns_per_record=%.1f bytes_per_sample=%.2f "
 	    "frames_named=%.1f%% stack_traces=%llu "
 	    "methods=%llu sym_cache_hits=%.1f%%\n",
-	    nrec, depth, nstacks, nthreads, t1 - t0, c1 - c0, (double)nrec / (t1 - t0),
-	    (double)nrec / (c1 - c0), (c1 - c0) * 1e9 / (double)nrec,
-	    (double)st.st_size / (double)nrec,
+	    fed, depth, nstacks, nthreads, t1 - t0, c1 - c0, (double)fed / (t1 - t0),
+	    (double)fed / (c1 - c0), (c1 - c0) * 1e9 / (double)fed,
+	    (double)st.st_size / (double)fed,
 	    rst.frames ? 100.0 * (double)(rst.frames - rst.unnamed) / (double)rst.frames : 0.0,
 	    (unsigned long long)jst.stack_traces, (unsigned long long)jst.methods,
 	    sst.lookups ? 100.0 * (double)sst.cache_hits / (double)sst.lookups : 0.0);

@@ -74,7 +74,8 @@ static void usage(FILE *out)
 	    "  -a, --all              sample every user thread of the machine\n"
 	    "  -d, --duration S       stop after S seconds (default: when COMMAND exits,\n"
 	    "                         when every -p process is gone, or on Ctrl-C)\n"
-	    "      --ring-pages N     data pages per CPU ring (power of two, %u .. %u)\n"
+	    "      --ring-pages N     data pages per CPU ring (power of two, %u .. %u; default:\n"
+	    "                         0.5 s of the worst-case record rate, as lfr record)\n"
 	    "      --wakeup-bytes N   wake the reader once a ring holds N bytes\n"
 	    "      --max-threads N    threads the session can track (%u .. %u)\n"
 	    "      --jitter PCT       random jitter of each period (0 .. %u, default %u)\n"
@@ -575,6 +576,7 @@ int cmd_dump(int argc, char **argv)
 	};
 	struct dump d = {.drain_timeout_ms = 30000, .check = true, .events = true, .out = stdout};
 	struct sigaction sa = {.sa_handler = on_signal};
+	struct lfr_ring_size rings;
 	const char *output = NULL;
 	char **cmd = NULL;
 	uint64_t v;
@@ -679,6 +681,7 @@ int cmd_dump(int argc, char **argv)
 		fprintf(stderr, "%s: give either --freq or --period, not both\n", PROG);
 		return LFR_EXIT_USAGE;
 	}
+	cli_default_rings(&d.start, &rings);
 	if (!d.start.system && !d.ntgids && !d.ntids && !cmd) {
 		fprintf(stderr, "%s: nothing to sample: give -p PID, -t TID, -a, or -- COMMAND\n",
 		        PROG);

@@ -41,6 +41,8 @@ struct record {
 	char target[256];  /* what is recorded, for the settings event and the summary */
 	uint64_t *cgroups; /* cgroup v2 ids */
 	size_t ncgroups;
+	/* the ring size chosen by default; ring_pages 0 with --ring-pages */
+	struct lfr_ring_size rings;
 };
 
 static void usage(FILE *out)
@@ -78,7 +80,9 @@ static void usage(FILE *out)
 	    "      --chunk-age S      start a new chunk after S seconds (default: never by age)\n"
 	    "  -q, --quiet            no status line and no summary\n\n"
 	    "Tuning:\n"
-	    "      --ring-pages N     data pages per CPU ring (power of two, %u .. %u)\n"
+	    "      --ring-pages N     data pages per CPU ring (power of two, %u .. %u; default:\n"
+	    "                         enough for 0.5 s of the worst-case record rate of -F\n"
+	    "                         and -g, within 256 MB for all rings)\n"
 	    "      --max-threads N    threads the session can track at once (default %u)\n"
 	    "      --drain-timeout MS at the end, how long to wait for the stack walks of\n"
 	    "                         threads still in the kernel since their last tick\n"
@@ -249,6 +253,12 @@ static void print_summary(struct record *r, const struct lfr_status *st, double 
 	fprintf(stderr, "  %" PRIu64 " process%s, %" PRIu64 " threads started, %" PRIu64 " ended\n",
 	        rs.processes, rs.processes == 1 ? "" : "es", rs.thread_starts, rs.thread_ends);
 	print_rates(r);
+	if (r->rings.ring_pages)
+		fprintf(stderr,
+		        "  rings: %u pages per CPU (chosen for %.0f ticks/s of %" PRIu64
+		        " B: %.2f s%s), reader woken at %u B\n",
+		        r->rings.ring_pages, r->rings.rate_hz, r->rings.rec_bytes, r->rings.seconds,
+		        r->rings.capped ? ", capped" : "", r->rings.wakeup_bytes);
 	if (rs.events + lost_total(&rs) != matched)
 		fprintf(stderr,
 		        "%s: warning: %" PRIu64 " ticks hit the targets but %" PRIu64
@@ -467,6 +477,7 @@ int cmd_record(int argc, char **argv)
 		free(r.cgroups);
 		return ret;
 	}
+	cli_default_rings(&r.run.start, &r.rings);
 	r.tty = isatty(STDERR_FILENO);
 	if ((ret = open_outputs(&r))) {
 		close_outputs(&r, false);

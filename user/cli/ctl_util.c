@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/commands.h"
 #include "cli/ctl_util.h"
@@ -165,4 +166,25 @@ void cli_print_status_human(FILE *out, const struct lfr_status *st, bool per_cpu
 		            (double)st->total.v[LFR_CTR_WORK_COUNT]);
 	if (st->total.v[LFR_CTR_IRQ_COUNT] || st->total.v[LFR_CTR_WORK_COUNT])
 		fputc('\n', out);
+}
+
+void cli_default_rings(struct lfr_start_opts *o, struct lfr_ring_size *out)
+{
+	long ncpus = sysconf(_SC_NPROCESSORS_CONF), page = sysconf(_SC_PAGESIZE);
+	struct lfr_ring_size_in in = {
+	    .period_ns = o->period_ns,
+	    .freq_hz = o->freq_hz,
+	    .user_depth = o->user_depth,
+	    .kernel_stack = o->kernel_stack,
+	    .ncpus = ncpus > 0 ? (uint32_t)ncpus : 1,
+	    .page_size = page > 0 ? (uint32_t)page : 0,
+	};
+
+	*out = (struct lfr_ring_size){0};
+	if (o->ring_pages)
+		return;
+	lfr_ring_size_choose(&in, out);
+	o->ring_pages = out->ring_pages;
+	if (!o->wakeup_bytes && !o->wakeup_any)
+		o->wakeup_bytes = out->wakeup_bytes;
 }

@@ -11,6 +11,7 @@
 
 #include "lib/control.h"
 #include "lib/error.h"
+#include "lib/ringsize.h"
 
 /* The enum lfr_exit value for a failure. */
 int cli_exit_status(const struct lfr_error *e);
@@ -39,5 +40,12 @@ void cli_print_status_machine(FILE *out, const struct lfr_status *st, bool per_c
 
 /* STATUS for people: the session, then one counter per line, per-CPU columns with PER_CPU. */
 void cli_print_status_human(FILE *out, const struct lfr_status *st, bool per_cpu);
+
+/*
+ * Without an explicit ring size (O->ring_pages 0): chooses one for O's rate and depths on this
+ * machine's CPUs and pages (lib/ringsize.h), and a wakeup mark unless O has one, and sets them in
+ * O.  OUT gets the choice, or ring_pages 0 when O had a size already.
+ */
+void cli_default_rings(struct lfr_start_opts *o, struct lfr_ring_size *out);
 
 #endif

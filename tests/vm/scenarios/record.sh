@@ -18,6 +18,12 @@ cat "$share/callgraph.err"
 [ $rc = 0 ] || { echo "record: FAILED: lfr record -- callgraph exited $rc"; fail=1; }
 lfr status -m >"$share/callgraph.status"
 cat "$share/callgraph.status"
+# Rings sized by default: 999 Hz + 10 % jitter, 48 + 8 * 64 + 56 + 8 * (127 + 16) = 1760 bytes per
+# tick, 0.5 s of it is 237 pages, the next power of two 256 (the module's own default is 64).
+grep -q ' ring_pages=256 ' "$share/callgraph.status" ||
+	{ echo "record: FAILED: default rings for -F 999 -k are not 256 pages"; fail=1; }
+grep -q '^  rings: 256 pages per CPU' "$share/callgraph.err" ||
+	{ echo "record: FAILED: the summary does not print the ring size chosen"; fail=1; }
 
 # 2. A program that lives in system calls: kernel frames must be named.
 lfr record -F 999 -k -o "$share/syscalls.jfr" -- syscalls busy 3 2 >/dev/null 2>"$share/syscalls.err"
@@ -61,6 +67,9 @@ rc=$?
 kill $spin_pid
 wait $spin_pid 2>/dev/null
 echo "record: after SIGINT lfr record exited $rc"
+# 4999 Hz without -k: 1248 bytes per tick, 0.5 s is 838 pages, so 1024.
+lfr status -m | grep -q ' ring_pages=1024 ' ||
+	{ echo "record: FAILED: default rings for -F 4999 are not 1024 pages"; fail=1; }
 [ $rc = 0 ] || { echo "record: FAILED: lfr record exited $rc after SIGINT"; fail=1; }
 
 # 5. System-wide: every user thread, here two processes.
