@@ -82,7 +82,7 @@ static void usage(FILE *out)
 	    "Tuning:\n"
 	    "      --ring-pages N     data pages per CPU ring (power of two, %u .. %u; default:\n"
 	    "                         enough for 0.5 s of the worst-case record rate of -F\n"
-	    "                         and -g, within 256 MB for all rings)\n"
+	    "                         and -g, within 128 MB for all rings)\n"
 	    "      --max-threads N    threads the session can track at once (default %u)\n"
 	    "      --drain-timeout MS at the end, how long to wait for the stack walks of\n"
 	    "                         threads still in the kernel since their last tick\n"

@@ -17,7 +17,7 @@
 /* Seconds of worst-case data each ring holds by default. */
 #define LFR_RING_BUDGET_S 0.5
 /* Bytes all rings together may take by default. */
-#define LFR_RING_BUDGET_TOTAL (256ull << 20)
+#define LFR_RING_BUDGET_TOTAL (128ull << 20) /* half the module's default session cap */
 /* Wake the reader once a ring holds this share (1/N) of its bytes. */
 #define LFR_RING_WAKEUP_DIV 8
 
