@@ -4,6 +4,7 @@
 
     top_compare.py LFR-TEXT pprof PPROF-TOP-OUTPUT
     top_compare.py LFR-TEXT speedscope SPEEDSCOPE-DOM
+    top_compare.py LFR-TEXT html HTML-DOM          (lfr report --format html's table)
 
 The first K rows of lfr report's "Top functions by self" table (K <= 10, cut before a tie so that
 the order within equal values does not matter) must be, as a set of (name, self, total), the first
@@ -48,9 +49,16 @@ def speedscope_rows(path):
     return rows
 
 
+def html_rows(path):
+    dom = open(path).read()
+    return [(html.unescape(m.group(3)), int(m.group(1)), int(m.group(2))) for m in re.finditer(
+        r'<tr data-self="(\d+)" data-total="(\d+)">(?:<td>[^<]*</td>){4}<td>([^<]*)</td></tr>', dom)]
+
+
 def main():
     ours = lfr_rows(sys.argv[1])
-    theirs = pprof_rows(sys.argv[3]) if sys.argv[2] == "pprof" else speedscope_rows(sys.argv[3])
+    read = {"pprof": pprof_rows, "speedscope": speedscope_rows, "html": html_rows}[sys.argv[2]]
+    theirs = read(sys.argv[3])
     theirs.sort(key=lambda r: -r[1])
     k = min(10, len(ours))
     while 0 < k < len(ours) and ours[k - 1][1] == ours[k][1]:
@@ -58,6 +66,10 @@ def main():
     if k == 0 or len(theirs) < k:
         print(f"too few rows: lfr {len(ours)}, {sys.argv[2]} {len(theirs)}")
         return 1
+    # the text view and the HTML table mark kernel functions with " [kernel]"; pprof and speedscope
+    # keep the plain name (pprof has the kind as the function's file name)
+    if sys.argv[2] != "html":
+        ours = [(n[:-9] if n.endswith(" [kernel]") else n, s, t) for n, s, t in ours]
     a, b = sorted(ours[:k]), sorted(theirs[:k])
     if a != b:
         print(f"top {k} differ:\n  lfr report: {a}\n  {sys.argv[2]}: {b}")

@@ -24,7 +24,8 @@ static void report_usage(FILE *out)
 	    "Options:\n"
 	    "  -f, --format FMT     text (default), collapsed (folded stacks for flamegraph.pl "
 	    "and\n"
-	    "                       speedscope), html (one self-contained flame graph page), "
+	    "                       speedscope), html (one self-contained page: flame graph,\n"
+	    "                       timeline, top functions), "
 	    "pprof\n"
 	    "                       (gzipped profile.proto for `go tool pprof`), speedscope "
 	    "(JSON for\n"
@@ -206,7 +207,8 @@ int cmd_report(int argc, char **argv)
 		        format);
 		return LFR_EXIT_USAGE;
 	}
-	o.timeline = print == report_print_speedscope; /* samples in time order */
+	/* samples in time order: speedscope's, and the HTML page's timeline */
+	o.timeline = print == report_print_speedscope || print == report_print_html;
 	if (o.from_ns >= 0 && o.to_ns >= 0 && o.to_ns <= o.from_ns) {
 		fprintf(stderr, "lfr report: --to must be later than --from\n");
 		return LFR_EXIT_USAGE;
