@@ -4,9 +4,12 @@
  * stacks take most samples, a long tail of rarer ones, a trickle of never-seen stacks, frames from
  * a few thousand functions in a few dozen objects, 20-60 frames deep, many threads.  Every sample
  * goes through lfr_jfr_stack() (the stack is interned again, as a recorder that does not cache
- * would do) and lfr_jfr_execution_sample(); the file is flushed every 100000 samples.
+ * would do) and lfr_jfr_sample(); the file is flushed every 100000 samples.
  *
- *   jfr_writer_bench [-n SAMPLES] [-o FILE]
+ *   jfr_writer_bench [-n SAMPLES] [-o FILE] [-e default|execution|cputime|all]
+ *
+ * -e: the sample event set (default: the writer's, jdk.ExecutionSample; all: with
+ * jdk.CPUTimeSample).
  *
  * Prints samples/s (wall clock and per CPU second: the latter does not depend on the machine's
  * load), bytes per sample and the file size.
@@ -74,18 +77,32 @@ int main(int argc, char **argv)
 	const char *out = "/tmp/lfr-jfr-bench.jfr";
 	int c;
 
-	while ((c = getopt(argc, argv, "n:o:")) != -1) {
+	struct lfr_jfr_options opt = {0};
+	while ((c = getopt(argc, argv, "n:o:e:")) != -1) {
+		if (c == 'e') {
+			if (!strcmp(optarg, "execution"))
+				opt.sample_events = LFR_JFR_SAMPLE_EXECUTION;
+			else if (!strcmp(optarg, "cputime"))
+				opt.sample_events = LFR_JFR_SAMPLE_CPU_TIME;
+			else if (!strcmp(optarg, "all"))
+				opt.sample_events = LFR_JFR_SAMPLE_ALL;
+			else if (strcmp(optarg, "default"))
+				c = '?';
+			if (c == 'e')
+				continue;
+		}
 		if (c == 'n')
 			n = strtoul(optarg, NULL, 10);
 		else if (c == 'o')
 			out = optarg;
 		else {
-			fprintf(stderr, "usage: jfr_writer_bench [-n SAMPLES] [-o FILE]\n");
+			fprintf(stderr, "usage: jfr_writer_bench [-n SAMPLES] [-o FILE] "
+			                "[-e default|execution|cputime|all]\n");
 			return 2;
 		}
 	}
 	struct lfr_jfr_writer *w;
-	if (lfr_jfr_open(&w, out, NULL) < 0) {
+	if (lfr_jfr_open(&w, out, &opt) < 0) {
 		fprintf(stderr, "jfr_writer_bench: %s\n", lfr_jfr_strerror(w));
 		return 1;
 	}
@@ -121,8 +138,8 @@ int main(int argc, char **argv)
 			s = &hot[next() % NHOT];
 		}
 		CHECK(lfr_jfr_stack(w, s->frames, s->depth, false, &key));
-		CHECK(lfr_jfr_execution_sample(w, t + i * 10000, threads[next() % NTHREAD], key,
-		                               LFR_JFR_STATE_RUNNABLE));
+		CHECK(lfr_jfr_sample(w, t + i * 10000, threads[next() % NTHREAD], key,
+		                     LFR_JFR_STATE_RUNNABLE, 1000000));
 		if (i % 100000 == 99999)
 			CHECK(lfr_jfr_flush(w));
 	}
@@ -141,7 +158,8 @@ int main(int argc, char **argv)
 	}
 	struct lfr_jfr_check_result res;
 	if (lfr_jfr_check_file(out, &res, err, sizeof(err)) ||
-	    lfr_jfr_check_count(&res, "jdk.ExecutionSample") != n) {
+	    (lfr_jfr_check_count(&res, "jdk.ExecutionSample") != n &&
+	     lfr_jfr_check_count(&res, "jdk.CPUTimeSample") != n)) {
 		fprintf(stderr, "jfr_writer_bench: the file does not check: %s\n", err);
 		return 1;
 	}

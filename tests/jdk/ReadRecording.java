@@ -5,6 +5,9 @@
 //
 //   java ReadRecording.java basic FILE          the "basic" recording, checked event by event
 //   java ReadRecording.java samples FILE N      N samples with known stacks, in time order
+//   java ReadRecording.java cputime FILE N LOST N samples as jdk.CPUTimeSample and
+//                                               jdk.ExecutionSample, LOST in jdk.CPUTimeSamplesLost
+//   java ReadRecording.java schema FILE         prints the declaration of the CPU time events
 //
 // Prints "ok: ..." and exits 0, or prints what differs and exits 1.
 
@@ -20,6 +23,10 @@ import jdk.jfr.consumer.RecordedFrame;
 import jdk.jfr.consumer.RecordedStackTrace;
 import jdk.jfr.consumer.RecordedThread;
 import jdk.jfr.consumer.RecordingFile;
+import jdk.jfr.AnnotationElement;
+import jdk.jfr.EventType;
+import jdk.jfr.SettingDescriptor;
+import jdk.jfr.ValueDescriptor;
 
 public class ReadRecording {
     static int failures;
@@ -117,7 +124,95 @@ public class ReadRecording {
         return m;
     }
 
+    static String annotations(List<AnnotationElement> list) {
+        List<String> out = new ArrayList<>();
+        for (AnnotationElement a : list) {
+            Object v = a.getValues().isEmpty() ? "" : a.getValues().get(0);
+            out.add("@" + a.getTypeName() + "(" + (v instanceof String[] ? String.join("/", (String[]) v) : v) + ")");
+        }
+        out.sort(null); // the order of annotations carries no meaning
+        return String.join(" ", out);
+    }
+
+    // The declaration of the CPU time events as the JDK's API sees it: fields in order with their
+    // types and annotations, settings in order with their types and default values.
+    static void schema(String file) throws Exception {
+        try (RecordingFile f = new RecordingFile(Path.of(file))) {
+            for (String name : List.of("jdk.CPUTimeSample", "jdk.CPUTimeSamplesLost", "jdk.ActiveSetting")) {
+                boolean found = false;
+                for (EventType t : f.readEventTypes()) {
+                    if (!t.getName().equals(name)) {
+                        continue;
+                    }
+                    found = true;
+                    List<AnnotationElement> ann = new ArrayList<>();
+                    for (AnnotationElement a : t.getAnnotationElements()) {
+                        if (!a.getTypeName().equals("jdk.jfr.Name")) { // implied by the name
+                            ann.add(a);
+                        }
+                    }
+                    System.out.println("event " + name + " " + annotations(ann));
+                    for (ValueDescriptor v : t.getFields()) {
+                        System.out.println("  field " + v.getName() + " " + v.getTypeName()
+                                           + (v.isArray() ? "[]" : "") + " " + annotations(v.getAnnotationElements()));
+                    }
+                    for (SettingDescriptor s : t.getSettingDescriptors()) {
+                        System.out.println("  setting " + s.getName() + " " + s.getTypeName() + " " + s.getDefaultValue());
+                    }
+                    break;
+                }
+                if (!found) {
+                    System.out.println("event " + name + " missing");
+                }
+            }
+        }
+    }
+
+    static void cputime(List<RecordedEvent> events, int want, long wantLost) {
+        Map<String, Integer> cts = new TreeMap<>(), es = new TreeMap<>();
+        long lost = 0;
+        Map<String, String> settings = new TreeMap<>();
+        for (RecordedEvent e : events) {
+            String type = e.getEventType().getName();
+            if (type.equals("jdk.CPUTimeSample")) {
+                String t = e.getThread("eventThread").getOSName();
+                check(frames(e.getStackTrace()).equals(STACKS.get(t)), "CPUTimeSample stack of " + t + ": " + frames(e.getStackTrace()));
+                check(!e.getBoolean("failed") && !e.getBoolean("biased"), "failed/biased");
+                check(e.getDuration("samplingPeriod").toNanos() == 1000000, "samplingPeriod " + e.getDuration("samplingPeriod"));
+                cts.merge(e.getStartTime() + " " + t, 1, Integer::sum);
+            } else if (type.equals("jdk.ExecutionSample")) {
+                es.merge(e.getStartTime() + " " + e.getThread("sampledThread").getOSName(), 1, Integer::sum);
+            } else if (type.equals("jdk.CPUTimeSamplesLost")) {
+                check(e.getThread("eventThread").getOSName().equals("worker-1"), "lost samples thread");
+                lost += e.getInt("lostSamples");
+            } else if (type.equals("jdk.ActiveSetting")) {
+                settings.put(e.getLong("id") + "." + e.getString("name"), e.getString("value"));
+            }
+        }
+        int n = cts.values().stream().mapToInt(Integer::intValue).sum();
+        check(n == want, want + " CPUTimeSample, got " + n);
+        check(cts.equals(es), "every CPUTimeSample has its ExecutionSample (time and thread)");
+        check(lost == wantLost, "lost samples " + lost + ", want " + wantLost);
+        long ctsId = -1, esId = -1;
+        for (RecordedEvent e : events) {
+            if (e.getEventType().getName().equals("jdk.CPUTimeSample")) {
+                ctsId = e.getEventType().getId();
+            } else if (e.getEventType().getName().equals("jdk.ExecutionSample")) {
+                esId = e.getEventType().getId();
+            }
+        }
+        check("true".equals(settings.get(ctsId + ".enabled")) && "1ms".equals(settings.get(ctsId + ".throttle")),
+              "CPUTimeSample settings " + settings);
+        check("true".equals(settings.get(esId + ".enabled")) && "1 ms".equals(settings.get(esId + ".period"))
+              && "127".equals(settings.get(esId + ".stackDepth")) && "pid 1000".equals(settings.get(esId + ".targets")),
+              "ExecutionSample settings " + settings);
+    }
+
     public static void main(String[] args) throws Exception {
+        if (args.length == 2 && args[0].equals("schema")) {
+            schema(args[1]);
+            return;
+        }
         if (args.length < 2) {
             System.out.println("usage: java ReadRecording.java basic FILE | samples FILE N");
             System.exit(2);
@@ -156,6 +251,10 @@ public class ReadRecording {
                 }
             }
             check(lost.equals(List.of("ring full:5:5", "ring full:2:7", "no slot:1:1")), "lost samples " + lost);
+        } else if (args[0].equals("cputime") && args.length > 3) {
+            cputime(events, Integer.parseInt(args[2]), Long.parseLong(args[3]));
+            int n = checkSamples(events, false);
+            check(n == Integer.parseInt(args[2]), "ExecutionSample count " + n);
         } else if (args[0].equals("samples") && args.length > 2) {
             int want = Integer.parseInt(args[2]);
             int n = checkSamples(events, false);

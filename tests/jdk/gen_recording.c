@@ -38,7 +38,8 @@ static struct lfr_jfr_writer *w;
 static uint64_t t0;
 static uint64_t threads[3], stacks[3];
 static unsigned long samples, lost_total;
-static uint64_t step = 1000000; /* ns between two samples */
+static uint64_t step = 1000000;   /* ns between two samples */
+static uint64_t period = 1001001; /* the sampler settings' period */
 
 /* worker-1: leaf <- b <- a <- main (user), worker-2: c <- a <- main, main: kernel on top of user */
 static void setup(void)
@@ -73,7 +74,7 @@ static void info_events(void)
 	CHECK(lfr_jfr_active_recording(w, t0, &r));
 	CHECK(lfr_jfr_os_information(w, t0, NULL));
 	CHECK(lfr_jfr_cpu_information(w, t0, NULL));
-	CHECK(lfr_jfr_sampler_settings(w, t0, 1001001, 127, true, "pid 1000"));
+	CHECK(lfr_jfr_sampler_settings(w, t0, period, 127, true, "pid 1000"));
 	for (int i = 0; i < 3; i++)
 		CHECK(lfr_jfr_thread_start(w, t0, threads[i], i < 2 ? threads[2] : 0));
 }
@@ -115,9 +116,8 @@ static void expect_common(unsigned long nsamples)
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
-		fprintf(
-		    stderr,
-		    "usage: gen_recording basic|chunks|flushonly|cut|cutop FILE [OP] [BYTES]\n");
+		fprintf(stderr, "usage: gen_recording basic|chunks|cputime|flushonly|cut|cutop "
+		                "FILE [OP] [BYTES]\n");
 		return 2;
 	}
 	const char *mode = argv[1], *file = argv[2];
@@ -144,6 +144,11 @@ int main(int argc, char **argv)
 	if (!strcmp(mode, "chunks")) {
 		opt.max_chunk_bytes = 256 << 10;
 		step = 1000;
+	}
+	if (!strcmp(mode, "cputime")) {
+		opt.max_chunk_bytes = 64 << 10; /* a new chunk at every flush below */
+		opt.sample_events = LFR_JFR_SAMPLE_ALL;
+		period = 1000000;
 	}
 	if (lfr_jfr_open(&w, file, &opt) < 0) {
 		fprintf(stderr, "gen_recording: %s\n", lfr_jfr_strerror(w));
@@ -193,6 +198,30 @@ int main(int argc, char **argv)
 		close_or_die();
 		expect_common(samples);
 		printf("expect chunks %llu\n", (unsigned long long)st.chunks);
+	} else if (!strcmp(mode, "cputime")) {
+		/* both sample events, lost samples per thread, chunks that stand alone */
+		unsigned long lost_n = 0;
+		for (int round = 0; round < 6; round++) {
+			for (int i = 0; i < 1500; i++) {
+				unsigned k = samples % 3;
+
+				CHECK(lfr_jfr_sample(
+				    w, t0 + step * (samples + 1), threads[k], stacks[k],
+				    k == 2 ? LFR_JFR_STATE_SLEEPING : LFR_JFR_STATE_RUNNABLE,
+				    1000000));
+				samples++;
+			}
+			CHECK(lfr_jfr_thread_samples_lost(w, t0 + step * (samples + 1), threads[0],
+			                                  round + 1));
+			lost_n += round + 1;
+			CHECK(lfr_jfr_flush(w));
+		}
+		struct lfr_jfr_stats st;
+		lfr_jfr_get_stats(w, &st);
+		close_or_die();
+		expect_common(samples);
+		printf("expect lost 6\nexpect lost_total %lu\nexpect chunks %llu\n", lost_n,
+		       (unsigned long long)st.chunks);
 	} else if (!strcmp(mode, "flushonly")) {
 		sample_batch(60);
 		CHECK(lfr_jfr_flush(w));

@@ -588,6 +588,57 @@ static void errors_are_reported(void **state)
 	assert_non_null(strstr(err, path));
 }
 
+/* lfr_jfr_sample writes the configured event set; the information events open every chunk. */
+static void sample_event_sets_and_repeated_info(void **state)
+{
+	static const unsigned sets[] = {0, LFR_JFR_SAMPLE_EXECUTION, LFR_JFR_SAMPLE_CPU_TIME,
+	                                LFR_JFR_SAMPLE_ALL};
+	struct lfr_jfr_check_result r;
+	(void)state;
+
+	for (unsigned i = 0; i < 4; i++) {
+		struct lfr_jfr_options opt = {.max_chunk_bytes = 64 << 10,
+		                              .sample_events = sets[i]};
+		struct fixture f = {0};
+		uint64_t t = lfr_jfr_now();
+
+		OK(lfr_jfr_open(&f.w, path, &opt));
+		populate(&f);
+		OK(lfr_jfr_os_information(f.w, t, "Linux test"));
+		OK(lfr_jfr_cpu_information(f.w, t, NULL));
+		OK(lfr_jfr_os_information(f.w, t, "Linux replaced")); /* replaces, not adds */
+		OK(lfr_jfr_sampler_settings(f.w, t, 1000000, 64, true, "all"));
+		for (int round = 0; round < 4; round++) {
+			for (int k = 0; k < 3000; k++)
+				OK(lfr_jfr_sample(f.w, t++, f.thread[k & 1], f.stack[k & 1],
+				                  LFR_JFR_STATE_RUNNABLE, 1000000));
+			OK(lfr_jfr_thread_samples_lost(f.w, t, f.thread[0], 2));
+			OK(lfr_jfr_flush(f.w));
+		}
+		OK(lfr_jfr_close(f.w, NULL, 0));
+		check_ok(&r);
+		unsigned set = sets[i] ? sets[i] : LFR_JFR_SAMPLE_DEFAULT;
+		bool es = set & LFR_JFR_SAMPLE_EXECUTION, cts = set & LFR_JFR_SAMPLE_CPU_TIME;
+		assert_true(r.chunks >= 2);
+		assert_int_equal(lfr_jfr_check_count(&r, "jdk.ExecutionSample"), es ? 12000 : 0);
+		assert_int_equal(lfr_jfr_check_count(&r, "jdk.CPUTimeSample"), cts ? 12000 : 0);
+		assert_int_equal(lfr_jfr_check_count(&r, "jdk.CPUTimeSamplesLost"), cts ? 4 : 0);
+		/* the first chunk has both calls, every later one the replacement only */
+		assert_int_equal(lfr_jfr_check_count(&r, "jdk.OSInformation"), r.chunks + 1);
+		assert_int_equal(lfr_jfr_check_count(&r, "jdk.CPUInformation"), r.chunks);
+		assert_int_equal(lfr_jfr_check_count(&r, "lfr.SamplerSettings"), r.chunks);
+		/* 6 settings per sample event type */
+		assert_int_equal(lfr_jfr_check_count(&r, "jdk.ActiveSetting"),
+		                 r.chunks * 6 * (es + cts));
+	}
+
+	struct lfr_jfr_writer *w;
+	struct lfr_jfr_options bad = {.sample_events = 4};
+	assert_int_equal(lfr_jfr_open(&w, path, &bad), -EINVAL);
+	assert_non_null(strstr(lfr_jfr_strerror(w), "unknown sample events"));
+	lfr_jfr_abandon(w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -604,6 +655,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(crash_during_close, setup, teardown),
 	    cmocka_unit_test_setup_teardown(checker_rejects_corruptions, setup, teardown),
 	    cmocka_unit_test_setup_teardown(errors_are_reported, setup, teardown),
+	    cmocka_unit_test_setup_teardown(sample_event_sets_and_repeated_info, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

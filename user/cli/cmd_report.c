@@ -24,9 +24,14 @@ static void report_usage(FILE *out)
 	    "Options:\n"
 	    "  -f, --format FMT     text (default), collapsed (folded stacks for flamegraph.pl "
 	    "and\n"
-	    "                       speedscope), html (one self-contained flame graph page), "
-	    "summary\n"
-	    "                       (event counts and sizes per type, like `jfr summary`)\n"
+	    "                       speedscope), html (one self-contained page: flame graph,\n"
+	    "                       timeline, top functions), "
+	    "pprof\n"
+	    "                       (gzipped profile.proto for `go tool pprof`), speedscope "
+	    "(JSON for\n"
+	    "                       speedscope, samples in time order), summary (event counts "
+	    "and\n"
+	    "                       sizes per type, like `jfr summary`)\n"
 	    "  -o, --output FILE    write to FILE instead of standard output\n"
 	    "  -e, --event TYPE     aggregate the stack traces of events of TYPE (repeatable; "
 	    "default\n"
@@ -45,7 +50,9 @@ static void report_usage(FILE *out)
 	    "      --value FIELD    sum the integer event field FIELD (e.g. weight) instead of\n"
 	    "                       counting events\n"
 	    "  -n, --top N          rows in the top lists (default 20)\n"
-	    "      --threads        collapsed/html: one root frame per thread\n"
+	    "      --threads        collapsed/html: one root frame per thread; speedscope: one "
+	    "profile\n"
+	    "                       per thread\n"
 	    "  -j, --jobs N         chunks read in parallel (default: one per CPU)\n"
 	    "  -h, --help           show this help\n"
 	    "\n"
@@ -54,6 +61,8 @@ static void report_usage(FILE *out)
 	    "  lfr report --thread worker --from 10s --to 20s rec.jfr\n"
 	    "  lfr report --format html -o rec.html rec.jfr\n"
 	    "  lfr report --format collapsed rec.jfr | flamegraph.pl > rec.svg\n"
+	    "  lfr report --format pprof -o rec.pb.gz rec.jfr && go tool pprof -top rec.pb.gz\n"
+	    "  lfr report --format speedscope -o rec.speedscope.json rec.jfr\n"
 	    "  lfr report --event jdk.NativeMethodSample --process 4242 rec.jfr\n"
 	    "\n"
 	    "A malformed file stops the report with an error naming the file offset; what was "
@@ -187,12 +196,19 @@ int cmd_report(int argc, char **argv)
 		print = report_print_collapsed;
 	else if (!strcmp(format, "html"))
 		print = report_print_html;
+	else if (!strcmp(format, "pprof"))
+		print = report_print_pprof;
+	else if (!strcmp(format, "speedscope"))
+		print = report_print_speedscope;
 	else if (strcmp(format, "summary")) {
 		fprintf(stderr,
-		        "lfr report: unknown format '%s': use text, collapsed, html or summary\n",
+		        "lfr report: unknown format '%s': use text, collapsed, html, pprof, "
+		        "speedscope or summary\n",
 		        format);
 		return LFR_EXIT_USAGE;
 	}
+	/* samples in time order: speedscope's, and the HTML page's timeline */
+	o.timeline = print == report_print_speedscope || print == report_print_html;
 	if (o.from_ns >= 0 && o.to_ns >= 0 && o.to_ns <= o.from_ns) {
 		fprintf(stderr, "lfr report: --to must be later than --from\n");
 		return LFR_EXIT_USAGE;

@@ -160,8 +160,45 @@ static const struct jfr_field_def f_sampler_settings[] = {
     {"target", T_STRING, 0, U_NONE, "Target", "The processes or threads sampled"},
 };
 
+/* JDK 25 (JEP 509), in the JDK's field order and with its annotations. */
+static const struct jfr_field_def f_cpu_time_sample[] = {
+    START_TIME,
+    {"stackTrace", T_STACK_TRACE, F_CP, U_NONE, "Stack Trace", NULL},
+    {"eventThread", T_THREAD, F_CP, U_NONE, "Thread", NULL},
+    {"failed", T_BOOLEAN, 0, U_NONE, "Failed", "Failed to obtain the stack trace"},
+    {"samplingPeriod", T_LONG, 0, U_UNSIGNED_TICKS_SPAN, "CPU Time Sampling Period", NULL},
+    {"biased", T_BOOLEAN, 0, U_NONE, "Biased", "The sample is safepoint-biased"},
+};
+static const struct jfr_field_def f_cpu_time_samples_lost[] = {
+    START_TIME,
+    {"lostSamples", T_INT, 0, U_NONE, "Lost Samples", NULL},
+    {"eventThread", T_THREAD, F_CP, U_NONE, "Thread", NULL},
+};
+static const struct jfr_field_def f_active_setting[] = {
+    START_TIME,
+    {"id", T_LONG, 0, U_NONE, "Event Id", NULL},
+    {"name", T_STRING, 0, U_NONE, "Setting Name", NULL},
+    {"value", T_STRING, 0, U_NONE, "Setting Value", NULL},
+};
+
+/* The settings and default values JDK 25 declares for these events. */
+static const struct jfr_setting_def s_execution_sample[] = {
+    {"period", T_SETTING_PERIOD, "everyChunk"},
+    {"enabled", T_SETTING_ENABLED, "false"},
+};
+static const struct jfr_setting_def s_cpu_time_sample[] = {
+    {"stackTrace", T_SETTING_STACK_TRACE, "true"},
+    {"throttle", T_SETTING_THROTTLE, "off"},
+    {"enabled", T_SETTING_ENABLED, "false"},
+};
+static const struct jfr_setting_def s_enabled[] = {
+    {"enabled", T_SETTING_ENABLED, "false"},
+};
+#define SETTINGS(a) a, N(a)
+
 #define EVENT "jdk.jfr.Event"
 #define ANNOTATION "java.lang.annotation.Annotation"
+#define SETTING "jdk.jfr.SettingControl"
 
 const struct jfr_type_def jfr_schema[] = {
     {T_BOOLEAN, "boolean"},
@@ -238,6 +275,13 @@ const struct jfr_type_def jfr_schema[] = {
     {T_ANN_UNSIGNED, "jdk.jfr.Unsigned", ANNOTATION},
     {T_ANN_EXPERIMENTAL, "jdk.jfr.Experimental", ANNOTATION},
 
+    {T_SETTING_ENABLED, "jdk.settings.Enabled", SETTING, 0, "Enabled", "Record event"},
+    {T_SETTING_PERIOD, "jdk.settings.Period", SETTING, 0, "Period", "Record event at interval"},
+    {T_SETTING_STACK_TRACE, "jdk.settings.StackTrace", SETTING, 0, "Stack Trace",
+     "Record stack traces"},
+    {T_SETTING_THROTTLE, "jdk.settings.Throttle", SETTING, 0, "Throttle",
+     "Throttles the emission rate for an event"},
+
     {T_EXECUTION_SAMPLE,
      "jdk.ExecutionSample",
      EVENT,
@@ -245,7 +289,8 @@ const struct jfr_type_def jfr_schema[] = {
      "Method Profiling Sample",
      "Snapshot of a thread's stack taken by the lfr sampler",
      {"Java Virtual Machine", "Profiling"},
-     FIELDS(f_execution_sample)},
+     FIELDS(f_execution_sample),
+     SETTINGS(s_execution_sample)},
     {T_THREAD_START,
      "jdk.ThreadStart",
      EVENT,
@@ -310,6 +355,38 @@ const struct jfr_type_def jfr_schema[] = {
      "How the lfr sampler was configured for this recording",
      {"lfr"},
      FIELDS(f_sampler_settings)},
+    {T_CPU_TIME_SAMPLE,
+     "jdk.CPUTimeSample",
+     EVENT,
+     0,
+     "CPU Time Sample",
+     "Snapshot of a threads state from the CPU time sampler, both threads executing native and "
+     "Java code are included. The throttle setting can be either an upper bound for the event "
+     "emission rate, e.g. 100/s, or the cpu-time period, e.g. 10ms, with s, ms, us and ns "
+     "supported as time units.",
+     {"Java Virtual Machine", "Profiling"},
+     FIELDS(f_cpu_time_sample),
+     SETTINGS(s_cpu_time_sample),
+     1},
+    {T_CPU_TIME_SAMPLES_LOST,
+     "jdk.CPUTimeSamplesLost",
+     EVENT,
+     0,
+     "CPU Time Samples Lost",
+     "Records that the CPU time sampler lost samples",
+     {"Java Virtual Machine", "Profiling"},
+     FIELDS(f_cpu_time_samples_lost),
+     SETTINGS(s_enabled),
+     1},
+    {T_ACTIVE_SETTING,
+     "jdk.ActiveSetting",
+     EVENT,
+     0,
+     "Recording Setting",
+     NULL,
+     {"Flight Recorder"},
+     FIELDS(f_active_setting),
+     SETTINGS(s_enabled)},
 };
 const unsigned jfr_schema_len = N(jfr_schema);
 
@@ -429,7 +506,7 @@ static void category(struct meta_ctx *c, const char *const *path)
 
 static unsigned unit_annotations(enum jfr_unit u)
 {
-	return u == U_NONE ? 0 : 1;
+	return u == U_NONE ? 0 : u == U_UNSIGNED_TICKS_SPAN ? 2 : 1;
 }
 
 static void unit_annotation(struct meta_ctx *c, enum jfr_unit u)
@@ -457,6 +534,10 @@ static void unit_annotation(struct meta_ctx *c, enum jfr_unit u)
 		break;
 	case U_UNSIGNED:
 		annotation(c, T_ANN_UNSIGNED, NULL);
+		break;
+	case U_UNSIGNED_TICKS_SPAN:
+		annotation(c, T_ANN_UNSIGNED, NULL);
+		annotation(c, T_ANN_TIMESPAN, "TICKS");
 		break;
 	}
 }
@@ -504,14 +585,24 @@ static void class_element(struct meta_ctx *c, const struct jfr_type_def *t)
 		kv[2 * n] = "simpleType";
 		kv[2 * n++ + 1] = "true";
 	}
-	unsigned nchildren = t->nfields + !!t->label + !!t->description + !!t->category[0];
+	unsigned nchildren = t->nsettings + t->nfields + !!t->label + !!t->description +
+	                     !!t->category[0] + t->experimental;
 	element(c, "class", kv, n, nchildren);
+	for (unsigned i = 0; i < t->nsettings; i++) {
+		const struct jfr_setting_def *s = &t->settings[i];
+		const char *skv[] = {"name",          s->name,        "class",
+		                     num(c, s->type), "defaultValue", s->default_value};
+
+		element(c, "setting", skv, 3, 0);
+	}
 	if (t->label)
 		annotation(c, T_ANN_LABEL, t->label);
 	if (t->description)
 		annotation(c, T_ANN_DESCRIPTION, t->description);
 	if (t->category[0])
 		category(c, t->category);
+	if (t->experimental)
+		annotation(c, T_ANN_EXPERIMENTAL, NULL);
 	for (unsigned i = 0; i < t->nfields; i++)
 		field(c, &t->fields[i]);
 }

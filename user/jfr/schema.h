@@ -47,6 +47,12 @@ enum jfr_type_id {
 	T_ANN_UNSIGNED,
 	T_ANN_EXPERIMENTAL,
 
+	/* setting controls, the types of the settings events declare */
+	T_SETTING_ENABLED = 60,
+	T_SETTING_PERIOD,
+	T_SETTING_STACK_TRACE,
+	T_SETTING_THROTTLE,
+
 	/* events */
 	T_EXECUTION_SAMPLE = 100,
 	T_THREAD_START,
@@ -57,6 +63,9 @@ enum jfr_type_id {
 	T_LOST_SAMPLES,
 	T_SAMPLER_SETTINGS,
 	T_SYSTEM_PROCESS,
+	T_CPU_TIME_SAMPLE,
+	T_CPU_TIME_SAMPLES_LOST,
+	T_ACTIVE_SETTING,
 };
 
 /* Field flags. */
@@ -73,6 +82,7 @@ enum jfr_unit {
 	U_NANOS_SPAN,
 	U_BYTES,
 	U_UNSIGNED,
+	U_UNSIGNED_TICKS_SPAN, /* @Unsigned @Timespan("TICKS"), as jdk.CPUTimeSample's period */
 };
 
 struct jfr_field_def {
@@ -82,6 +92,14 @@ struct jfr_field_def {
 	uint8_t unit;
 	const char *label;
 	const char *description;
+};
+
+/* A <setting> element of an event class: what the JDK declares for jdk.ActiveSetting to refer to.
+ */
+struct jfr_setting_def {
+	const char *name;
+	uint16_t type; /* a T_SETTING_* class */
+	const char *default_value;
 };
 
 struct jfr_type_def {
@@ -94,6 +112,9 @@ struct jfr_type_def {
 	const char *category[3]; /* event category path, NULL-terminated */
 	const struct jfr_field_def *fields;
 	unsigned nfields;
+	const struct jfr_setting_def *settings;
+	unsigned nsettings;
+	uint8_t experimental; /* @Experimental */
 };
 
 extern const struct jfr_type_def jfr_schema[];

@@ -89,6 +89,12 @@ struct lost_reason {
 	uint64_t total;
 };
 
+/* An information event repeated at the start of every chunk: its payload after the start time. */
+struct sticky {
+	uint16_t type, group; /* group: the public function that wrote it, which replaces it */
+	struct jfr_buf body;
+};
+
 struct lfr_jfr_writer {
 	char *path;
 	int fd;
@@ -124,6 +130,9 @@ struct lfr_jfr_writer {
 
 	struct lost_reason *lost;
 	size_t nlost;
+	struct sticky *sticky;
+	size_t nsticky;
+	struct jfr_buf pre; /* the sticky events that open a new chunk, written before ev */
 	struct lfr_jfr_stats st;
 };
 
@@ -674,6 +683,11 @@ int lfr_jfr_open(struct lfr_jfr_writer **out, const char *path, const struct lfr
 	*out = w;
 	if (!w->path)
 		return nomem(w, "opening");
+	if (w->opt.sample_events & ~(unsigned)LFR_JFR_SAMPLE_ALL) {
+		w->dead = true;
+		return fail(w, EINVAL, "unknown sample events 0x%x (LFR_JFR_SAMPLE_*)",
+		            w->opt.sample_events);
+	}
 
 	/* the clock pair: realtime read between two monotonic reads, the closest pair kept */
 	clock_gettime(CLOCK_MONOTONIC, &mono);
@@ -834,6 +848,69 @@ int lfr_jfr_thread(struct lfr_jfr_writer *w, uint32_t tid, uint32_t tgid, const 
 
 /* ---- events ---- */
 
+/* Forgets the repeated events an earlier call of the same function left. */
+static void sticky_drop(struct lfr_jfr_writer *w, uint16_t group)
+{
+	size_t j = 0;
+
+	for (size_t i = 0; i < w->nsticky; i++) {
+		if (w->sticky[i].group == group)
+			jfr_buf_free(&w->sticky[i].body);
+		else
+			w->sticky[j++] = w->sticky[i];
+	}
+	w->nsticky = j;
+}
+
+/* Keeps the event being built in tmp (its payload from body_off on) for the next chunks. */
+static int sticky_keep(struct lfr_jfr_writer *w, uint16_t type, uint16_t group, size_t body_off)
+{
+	struct sticky *p = realloc(w->sticky, (w->nsticky + 1) * sizeof(*p));
+
+	if (!p)
+		return nomem(w, "keeping an information event");
+	w->sticky = p;
+	p = &w->sticky[w->nsticky];
+	memset(p, 0, sizeof(*p));
+	p->type = type;
+	p->group = group;
+	jfr_buf_put(&p->body, w->tmp.data + body_off, w->tmp.len - body_off);
+	if (p->body.oom) {
+		jfr_buf_free(&p->body);
+		return nomem(w, "keeping an information event");
+	}
+	w->nsticky++;
+	return 0;
+}
+
+/* The repeated events at the new chunk's start time, into pre. */
+static int sticky_restate(struct lfr_jfr_writer *w)
+{
+	jfr_buf_reset(&w->pre);
+	for (size_t i = 0; i < w->nsticky; i++) {
+		jfr_buf_reset(&w->tmp);
+		jfr_buf_varint(&w->tmp, w->sticky[i].type);
+		jfr_buf_varint(&w->tmp, w->chunk_ticks);
+		jfr_buf_put(&w->tmp, w->sticky[i].body.data, w->sticky[i].body.len);
+		jfr_buf_varint(&w->pre, jfr_event_size(w->tmp.len));
+		jfr_buf_put(&w->pre, w->tmp.data, w->tmp.len);
+	}
+	if (w->tmp.oom || w->pre.oom)
+		return nomem(w, "repeating the information events");
+	w->st.events += w->nsticky;
+	return 0;
+}
+
+static int commit(struct lfr_jfr_writer *w);
+
+/* Commits an information event and keeps it for the next chunks. */
+static int commit_sticky(struct lfr_jfr_writer *w, uint16_t type, uint16_t group, size_t body_off)
+{
+	int err = sticky_keep(w, type, group, body_off);
+
+	return err ? err : commit(w);
+}
+
 static int ref(struct lfr_jfr_writer *w, int pool, uint64_t key, const char *what)
 {
 	struct pool_entry *e;
@@ -891,6 +968,56 @@ int lfr_jfr_execution_sample(struct lfr_jfr_writer *w, uint64_t ticks, uint64_t 
 	jfr_buf_varint(&w->tmp, stack);
 	jfr_buf_varint(&w->tmp, state);
 	w->st.samples++;
+	return commit(w);
+}
+
+static unsigned sample_events(const struct lfr_jfr_writer *w)
+{
+	return w->opt.sample_events ? w->opt.sample_events : LFR_JFR_SAMPLE_DEFAULT;
+}
+
+int lfr_jfr_sample(struct lfr_jfr_writer *w, uint64_t ticks, uint64_t thread, uint64_t stack,
+                   enum lfr_jfr_thread_state state, uint64_t period_ns)
+{
+	unsigned set = sample_events(w);
+	int err;
+
+	if (set & LFR_JFR_SAMPLE_EXECUTION) {
+		if ((err = lfr_jfr_execution_sample(w, ticks, thread, stack, state)))
+			return err;
+	} else if ((err = check_live(w))) {
+		return err;
+	}
+	if (!(set & LFR_JFR_SAMPLE_CPU_TIME))
+		return 0;
+	if ((err = ref(w, P_THREAD, thread, "thread")) || (err = ref(w, P_STACK, stack, "stack")))
+		return err;
+	/* startTime, stackTrace, eventThread, failed, samplingPeriod (ticks are ns), biased */
+	begin(w, T_CPU_TIME_SAMPLE, ticks);
+	jfr_buf_varint(&w->tmp, stack);
+	jfr_buf_varint(&w->tmp, thread);
+	jfr_buf_u8(&w->tmp, !stack);
+	jfr_buf_varint(&w->tmp, period_ns);
+	jfr_buf_u8(&w->tmp, 0); /* a timer interrupt, not a safepoint: never biased */
+	if (!(set & LFR_JFR_SAMPLE_EXECUTION))
+		w->st.samples++;
+	return commit(w);
+}
+
+int lfr_jfr_thread_samples_lost(struct lfr_jfr_writer *w, uint64_t ticks, uint64_t thread,
+                                uint32_t count)
+{
+	int err;
+
+	if ((err = check_live(w)))
+		return err;
+	if (!(sample_events(w) & LFR_JFR_SAMPLE_CPU_TIME) || !count)
+		return 0;
+	if ((err = ref(w, P_THREAD, thread, "thread")))
+		return err;
+	begin(w, T_CPU_TIME_SAMPLES_LOST, ticks);
+	jfr_buf_varint(&w->tmp, count);
+	jfr_buf_varint(&w->tmp, thread);
 	return commit(w);
 }
 
@@ -967,7 +1094,9 @@ int lfr_jfr_active_recording(struct lfr_jfr_writer *w, uint64_t ticks,
 
 	if ((err = check_live(w)))
 		return err;
+	sticky_drop(w, T_ACTIVE_RECORDING);
 	begin(w, T_ACTIVE_RECORDING, ticks);
+	size_t off = w->tmp.len;
 	jfr_buf_varint(&w->tmp, 0); /* duration */
 	jfr_buf_varint(&w->tmp, r->id);
 	jfr_buf_string(&w->tmp, r->name);
@@ -977,7 +1106,7 @@ int lfr_jfr_active_recording(struct lfr_jfr_writer *w, uint64_t ticks,
 	jfr_buf_varint(&w->tmp, r->max_size_bytes);
 	jfr_buf_varint(&w->tmp, real_nanos(w, r->start_ticks) / 1000000);
 	jfr_buf_varint(&w->tmp, r->duration_ticks / 1000000);
-	return commit(w);
+	return commit_sticky(w, T_ACTIVE_RECORDING, T_ACTIVE_RECORDING, off);
 }
 
 int lfr_jfr_os_information(struct lfr_jfr_writer *w, uint64_t ticks, const char *os_version)
@@ -995,9 +1124,11 @@ int lfr_jfr_os_information(struct lfr_jfr_writer *w, uint64_t ticks, const char 
 		         u.machine);
 		os_version = buf;
 	}
+	sticky_drop(w, T_OS_INFORMATION);
 	begin(w, T_OS_INFORMATION, ticks);
+	size_t off = w->tmp.len;
 	jfr_buf_string(&w->tmp, os_version);
-	return commit(w);
+	return commit_sticky(w, T_OS_INFORMATION, T_OS_INFORMATION, off);
 }
 
 int lfr_jfr_system_process(struct lfr_jfr_writer *w, uint64_t ticks, uint32_t pid,
@@ -1066,28 +1197,79 @@ int lfr_jfr_cpu_information(struct lfr_jfr_writer *w, uint64_t ticks,
 	if (info)
 		ci = *info;
 	cpu_defaults(&ci, model, sizeof(model));
+	sticky_drop(w, T_CPU_INFORMATION);
 	begin(w, T_CPU_INFORMATION, ticks);
+	size_t off = w->tmp.len;
 	jfr_buf_string(&w->tmp, ci.cpu);
 	jfr_buf_string(&w->tmp, ci.description);
 	jfr_buf_varint(&w->tmp, ci.sockets);
 	jfr_buf_varint(&w->tmp, ci.cores);
 	jfr_buf_varint(&w->tmp, ci.hw_threads);
-	return commit(w);
+	return commit_sticky(w, T_CPU_INFORMATION, T_CPU_INFORMATION, off);
+}
+
+/* One jdk.ActiveSetting of the sampler, repeated in every chunk with lfr.SamplerSettings. */
+static int active_setting(struct lfr_jfr_writer *w, uint64_t ticks, uint16_t event,
+                          const char *name, const char *value)
+{
+	begin(w, T_ACTIVE_SETTING, ticks);
+	size_t off = w->tmp.len;
+	jfr_buf_varint(&w->tmp, event); /* id: the event type the setting belongs to */
+	jfr_buf_string(&w->tmp, name);
+	jfr_buf_string(&w->tmp, value);
+	return commit_sticky(w, T_ACTIVE_SETTING, T_SAMPLER_SETTINGS, off);
+}
+
+/* A period as the JDK writes settings: "20 ms" for a period, "20ms" for a throttle. */
+static void format_period(char *buf, size_t n, uint64_t ns, const char *sep)
+{
+	if (ns && ns % 1000000 == 0)
+		snprintf(buf, n, "%llu%sms", (unsigned long long)(ns / 1000000), sep);
+	else if (ns && ns % 1000 == 0)
+		snprintf(buf, n, "%llu%sus", (unsigned long long)(ns / 1000), sep);
+	else
+		snprintf(buf, n, "%llu%sns", (unsigned long long)ns, sep);
 }
 
 int lfr_jfr_sampler_settings(struct lfr_jfr_writer *w, uint64_t ticks, uint64_t period_ns,
                              uint32_t max_depth, bool kernel_stacks, const char *target)
 {
+	static const uint16_t types[] = {T_EXECUTION_SAMPLE, T_CPU_TIME_SAMPLE};
+	static const unsigned bits[] = {LFR_JFR_SAMPLE_EXECUTION, LFR_JFR_SAMPLE_CPU_TIME};
+	char period[32], throttle[32], depth[16];
 	int err;
 
 	if ((err = check_live(w)))
 		return err;
+	sticky_drop(w, T_SAMPLER_SETTINGS);
 	begin(w, T_SAMPLER_SETTINGS, ticks);
+	size_t off = w->tmp.len;
 	jfr_buf_varint(&w->tmp, period_ns);
 	jfr_buf_varint(&w->tmp, max_depth);
 	jfr_buf_u8(&w->tmp, kernel_stacks);
 	jfr_buf_string(&w->tmp, target);
-	return commit(w);
+	if ((err = commit_sticky(w, T_SAMPLER_SETTINGS, T_SAMPLER_SETTINGS, off)))
+		return err;
+	format_period(period, sizeof(period), period_ns, " ");
+	format_period(throttle, sizeof(throttle), period_ns, "");
+	snprintf(depth, sizeof(depth), "%u", max_depth);
+	for (unsigned i = 0; i < 2; i++) {
+		uint16_t t = types[i];
+
+		if (!(sample_events(w) & bits[i]))
+			continue;
+		if ((err = active_setting(w, ticks, t, "enabled", "true")) ||
+		    (err =
+		         active_setting(w, ticks, t, t == T_CPU_TIME_SAMPLE ? "throttle" : "period",
+		                        t == T_CPU_TIME_SAMPLE ? throttle : period)) ||
+		    (err = active_setting(w, ticks, t, "stackTrace", "true")) ||
+		    (err = active_setting(w, ticks, t, "stackDepth", depth)) ||
+		    (err = active_setting(w, ticks, t, "kernelStacks",
+		                          kernel_stacks ? "true" : "false")) ||
+		    (err = active_setting(w, ticks, t, "targets", target ? target : "")))
+			return err;
+	}
+	return 0;
 }
 
 /* ---- flush, close ---- */
@@ -1107,11 +1289,11 @@ int lfr_jfr_flush(struct lfr_jfr_writer *w)
 	uint64_t approx = w->ev.len + FILLER_MIN + 64;
 	bool too_old = w->opt.max_chunk_age_ns && now - w->chunk_born >= w->opt.max_chunk_age_ns;
 	if (w->chunk_events && (too_old || used + approx > w->opt.max_chunk_bytes)) {
-		if ((err = rotate(w, now)))
+		if ((err = rotate(w, now)) || (err = sticky_restate(w)))
 			return err;
 	}
 	uint64_t ev_at = w->filler + FILLER_MIN;
-	uint64_t cp_at = ev_at + w->ev.len;
+	uint64_t cp_at = ev_at + w->pre.len + w->ev.len;
 	if ((err = build_checkpoint(w, cp_at, w->last_cp, false, now)))
 		return err;
 	/* a chunk that would pass the size limit after a rotation anyway is grown as needed */
@@ -1125,6 +1307,7 @@ int lfr_jfr_flush(struct lfr_jfr_writer *w)
 			return err;
 	}
 	jfr_buf_reset(&w->seg);
+	jfr_buf_put(&w->seg, w->pre.data, w->pre.len);
 	jfr_buf_put(&w->seg, w->ev.data, w->ev.len);
 	jfr_buf_put(&w->seg, w->cp.data, w->cp.len);
 	put_term(&w->seg);
@@ -1154,10 +1337,11 @@ int lfr_jfr_flush(struct lfr_jfr_writer *w)
 	w->term = new_term;
 	w->filler = new_filler;
 	w->last_cp = cp_at;
-	w->chunk_events += w->seg_events;
+	w->chunk_events += w->seg_events + (w->pre.len ? w->nsticky : 0);
 	w->seg_events = 0;
 	w->seg_seq++;
 	jfr_buf_reset(&w->ev);
+	jfr_buf_reset(&w->pre);
 	for (int p = 0; p < P_COUNT; p++)
 		w->seg_refs[p].n = 0;
 	w->st.flushes++;
@@ -1174,6 +1358,10 @@ static void free_writer(struct lfr_jfr_writer *w)
 	for (size_t i = 0; i < w->nlost; i++)
 		free(w->lost[i].reason);
 	free(w->lost);
+	for (size_t i = 0; i < w->nsticky; i++)
+		jfr_buf_free(&w->sticky[i].body);
+	free(w->sticky);
+	jfr_buf_free(&w->pre);
 	jfr_buf_free(&w->meta);
 	jfr_buf_free(&w->ev);
 	jfr_buf_free(&w->tmp);

@@ -48,12 +48,27 @@ enum lfr_jfr_thread_state {
 	LFR_JFR_STATE_COUNT = LFR_JFR_STATE_TERMINATED,
 };
 
+/*
+ * The events a sample is written as (lfr_jfr_sample), a bit set.  Each event costs about 15 bytes
+ * (the 7-byte timestamp of each dominates), so the default is jdk.ExecutionSample alone, which
+ * keeps a recording under 20 bytes per sample and which `jfr view hot-methods`, JMC and JDK 17
+ * read; adding jdk.CPUTimeSample (for JDK 25's cpu-time views) doubles that.
+ */
+enum lfr_jfr_sample_events {
+	LFR_JFR_SAMPLE_EXECUTION = 1, /* jdk.ExecutionSample: `jfr view hot-methods`, JMC, JDK 17 */
+	LFR_JFR_SAMPLE_CPU_TIME =
+	    2, /* jdk.CPUTimeSample (JDK 25): `jfr view cpu-time-hot-methods` */
+	LFR_JFR_SAMPLE_ALL = LFR_JFR_SAMPLE_EXECUTION | LFR_JFR_SAMPLE_CPU_TIME,
+	LFR_JFR_SAMPLE_DEFAULT = LFR_JFR_SAMPLE_EXECUTION,
+};
+
 struct lfr_jfr_options {
 	uint64_t max_chunk_bytes;  /* rotate when a chunk would grow past this; 0 = 12 MiB */
 	uint64_t max_chunk_age_ns; /* rotate chunks older than this at a flush; 0 = never by age */
 	uint64_t auto_flush_bytes; /* flush on its own when this many event bytes are buffered; 0 =
 	                              4 MiB */
 	bool sync; /* fdatasync after every flush (survives power loss, not only kill -9) */
+	unsigned sample_events; /* enum lfr_jfr_sample_events; 0 = LFR_JFR_SAMPLE_DEFAULT */
 };
 
 struct lfr_jfr_stats {
@@ -94,6 +109,17 @@ int lfr_jfr_thread(struct lfr_jfr_writer *w, uint32_t tid, uint32_t tgid, const 
 /* Events.  ticks: CLOCK_MONOTONIC ns.  Key arguments may be 0 (null) where the JDK allows it. */
 int lfr_jfr_execution_sample(struct lfr_jfr_writer *w, uint64_t ticks, uint64_t thread,
                              uint64_t stack, enum lfr_jfr_thread_state state);
+/*
+ * One CPU sample, written as every event of the options' sample event set (jdk.ExecutionSample by
+ * default, jdk.CPUTimeSample too with LFR_JFR_SAMPLE_ALL).  period_ns: the CPU time the sample
+ * stands for (the sampling period), jdk.CPUTimeSample's samplingPeriod.
+ */
+int lfr_jfr_sample(struct lfr_jfr_writer *w, uint64_t ticks, uint64_t thread, uint64_t stack,
+                   enum lfr_jfr_thread_state state, uint64_t period_ns);
+/* jdk.CPUTimeSamplesLost: count samples of thread lost since its previous such event (written only
+ * when the sample event set has jdk.CPUTimeSample; lfr.LostSamples keeps the reasons). */
+int lfr_jfr_thread_samples_lost(struct lfr_jfr_writer *w, uint64_t ticks, uint64_t thread,
+                                uint32_t count);
 /* lfr.LostSamples: count samples lost for reason since the previous event for that reason; the
  * writer keeps the running total per reason. */
 int lfr_jfr_lost_samples(struct lfr_jfr_writer *w, uint64_t ticks, const char *reason,
@@ -125,8 +151,18 @@ struct lfr_jfr_cpu_info {
 };
 int lfr_jfr_cpu_information(struct lfr_jfr_writer *w, uint64_t ticks,
                             const struct lfr_jfr_cpu_info *info);
+/*
+ * lfr.SamplerSettings, and jdk.ActiveSetting events for each sample event of the set (enabled,
+ * period or throttle, stackTrace, stackDepth, kernelStacks, targets) as JMC shows them.
+ */
 int lfr_jfr_sampler_settings(struct lfr_jfr_writer *w, uint64_t ticks, uint64_t period_ns,
                              uint32_t max_depth, bool kernel_stacks, const char *target);
+/*
+ * The information events (jdk.ActiveRecording, jdk.OSInformation, jdk.CPUInformation,
+ * lfr.SamplerSettings and its jdk.ActiveSetting events) are written again at the start of every
+ * later chunk, with the chunk's start time, so that each chunk stands alone; a later call of the
+ * same function replaces what is repeated.
+ */
 
 /* Makes everything added so far readable in the file. */
 int lfr_jfr_flush(struct lfr_jfr_writer *w);

@@ -4,7 +4,9 @@
  * aggregated samples embedded as JSON.  The page builds the call tree in the browser and draws an
  * interactive flame graph (click to zoom, regex search with the matched share, hover tooltip with
  * counts and percentages) and the inverted (callers / icicle) view, optionally with one root per
- * thread. Opening it with "#selftest" makes the page exercise those interactions and report in the
+ * thread, a timeline of the samples per thread over which a time range is selected (the views are
+ * then rebuilt from that range's samples), and the top functions by self as the text view has
+ * them.  Opening it with "#selftest" makes the page exercise those interactions and report in the
  * DOM.
  */
 #include <stdlib.h>
@@ -38,6 +40,12 @@ static const char page_head[] =
     "     border-bottom: 1px solid #fff; cursor: pointer; font-size: 11px; }\n"
     ".f.dim { opacity: 0.45; }\n"
     ".f.hl { background: #e0f !important; color: #fff; }\n"
+    "#tlbar { padding: 4px 12px; color: #555; }\n"
+    "#timeline { display: block; margin: 0 12px 6px; cursor: crosshair; }\n"
+    "#top { margin: 0 12px 12px; border-collapse: collapse; }\n"
+    "#top td, #top th { padding: 1px 8px; text-align: right; }\n"
+    "#top td:last-child, #top th:last-child { text-align: left; }\n"
+    "h2 { font-size: 13px; margin: 8px 12px 4px; }\n"
     "#tip { position: fixed; display: none; pointer-events: none; background: #fffbe8; border: 1px "
     "solid #998;\n"
     "       padding: 4px 6px; max-width: 600px; box-shadow: 1px 1px 4px #0003; z-index: 10; "
@@ -55,8 +63,13 @@ static const char page_head[] =
     "<input id=\"search\" placeholder=\"Search (regex)\" autocomplete=\"off\">\n"
     "<span id=\"match\"></span>\n"
     "</header>\n"
+    "<div id=\"tlbar\"><span id=\"range\"></span> <button id=\"b-all\">All time</button></div>\n"
+    "<canvas id=\"timeline\" height=\"20\"></canvas>\n"
     "<div id=\"crumbs\"></div>\n"
     "<div id=\"graph\"></div>\n"
+    "<h2>Top functions by self</h2>\n"
+    "<table id=\"top\"><thead><tr><th>Self</th><th>%</th><th>Total</th><th>%</th>"
+    "<th>Function</th></tr></thead><tbody></tbody></table>\n"
     "<div id=\"tip\"></div>\n"
     "<div id=\"status\" hidden></div>\n"
     "<script id=\"data\" type=\"application/json\">";
@@ -74,8 +87,9 @@ static const char page_tail[] =
     "\n"
     "function build() {\n"
     "  const root = { name: \"all\", kind: -1, v: 0, c: new Map(), p: null, d: 0 };\n"
-    "  for (let i = 0; i < D.samples.length; i++) {\n"
-    "    const s = D.samples[i], st = D.stacks[s[0]], v = s[2];\n"
+    "  const samples = selectedSamples();\n"
+    "  for (let i = 0; i < samples.length; i++) {\n"
+    "    const s = samples[i], st = D.stacks[s[0]], v = s[2];\n"
     "    let n = root;\n"
     "    root.v += v;\n"
     "    const path = [];\n"
@@ -182,6 +196,7 @@ static const char page_tail[] =
     "\n"
     "function rebuild() {\n"
     "  tree = build();\n"
+    "  drawTop(selectedSamples());\n"
     "  zoom = null;\n"
     "  render();\n"
     "  if (!tree.v) {\n"
@@ -245,7 +260,119 @@ static const char page_tail[] =
     "  if (e.key === \"f\" && (e.ctrlKey || e.metaKey)) { e.preventDefault(); "
     "document.getElementById(\"search\").focus(); }\n"
     "});\n"
-    "window.addEventListener(\"resize\", () => render());\n"
+    "window.addEventListener(\"resize\", () => { drawTimeline(); render(); });\n"
+    "// The timeline: samples per time bucket for each thread (the busiest first); dragging over "
+    "it\n"
+    "// selects a time range, and the flame graph and the top functions are rebuilt from the "
+    "samples in\n"
+    "// it (D.timed: [bucket, stack, thread, value]).\n"
+    "let range = null;\n"
+    "const tl = document.getElementById(\"timeline\"), tlc = tl.getContext(\"2d\");\n"
+    "const TL_ROW = 14, TL_LABEL = 160, tlThreads = [];\n"
+    "(function () {\n"
+    "  const per = new Map();\n"
+    "  for (const s of D.timed) per.set(s[2], (per.get(s[2]) || 0) + s[3]);\n"
+    "  for (const [t, v] of per) tlThreads.push([t, v]);\n"
+    "  tlThreads.sort((a, b) => b[1] - a[1] || a[0] - b[0]);\n"
+    "  tlThreads.length = Math.min(tlThreads.length, 12);\n"
+    "})();\n"
+    "function tlX(b) { return TL_LABEL + b * (tl.width - TL_LABEL) / D.buckets; }\n"
+    "function drawTimeline() {\n"
+    "  tl.width = Math.max(graph.clientWidth, 300);\n"
+    "  tl.height = (tlThreads.length + 1) * TL_ROW + 4;\n"
+    "  const row = new Map(tlThreads.map((t, i) => [t[0], i]));\n"
+    "  const cells = tlThreads.map(() => new Float64Array(D.buckets));\n"
+    "  const all = new Float64Array(D.buckets);\n"
+    "  for (const s of D.timed) {\n"
+    "    all[s[0]] += s[3];\n"
+    "    const r = row.get(s[2]);\n"
+    "    if (r !== undefined) cells[r][s[0]] += s[3];\n"
+    "  }\n"
+    "  let max = 0;\n"
+    "  for (const c of cells) for (const v of c) max = Math.max(max, v);\n"
+    "  tlc.clearRect(0, 0, tl.width, tl.height);\n"
+    "  tlc.font = \"11px system-ui, sans-serif\";\n"
+    "  const bw = (tl.width - TL_LABEL) / D.buckets;\n"
+    "  function line(i, name, c, m) {\n"
+    "    tlc.fillStyle = \"#222\";\n"
+    "    tlc.fillText(name.length > 26 ? name.slice(0, 25) + \"\\u2026\" : name, 2, i * TL_ROW + "
+    "11);\n"
+    "    for (let b = 0; b < D.buckets; b++) {\n"
+    "      if (!c[b]) continue;\n"
+    "      tlc.fillStyle = \"hsl(210,60%,\" + (85 - 50 * c[b] / m) + \"%)\";\n"
+    "      tlc.fillRect(tlX(b), i * TL_ROW + 1, Math.max(bw, 1), TL_ROW - 2);\n"
+    "    }\n"
+    "  }\n"
+    "  line(0, \"all threads\", all, Math.max(...all, 1));\n"
+    "  tlThreads.forEach((t, i) => line(i + 1, D.threads[t[0]], cells[i], max || 1));\n"
+    "  if (range) {\n"
+    "    tlc.fillStyle = \"rgba(255,160,0,0.25)\";\n"
+    "    tlc.fillRect(tlX(range[0]), 0, tlX(range[1] + 1) - tlX(range[0]), tl.height);\n"
+    "  }\n"
+    "  const r = range || [0, D.buckets - 1];\n"
+    "  document.getElementById(\"range\").textContent = range ?\n"
+    "    \"Selected \" + (r[0] * D.bucketNs / 1e9).toFixed(3) + \" s \\u2013 \" +\n"
+    "    ((r[1] + 1) * D.bucketNs / 1e9).toFixed(3) + \" s\" : \"Drag over the timeline to select "
+    "a time range\";\n"
+    "}\n"
+    "function setRange(b0, b1) {\n"
+    "  range = b0 === null ? null : [Math.min(b0, b1), Math.max(b0, b1)];\n"
+    "  drawTimeline();\n"
+    "  rebuild();\n"
+    "}\n"
+    "function tlBucket(e) {\n"
+    "  const x = e.clientX - tl.getBoundingClientRect().left;\n"
+    "  return Math.max(0, Math.min(D.buckets - 1, Math.floor((x - TL_LABEL) * D.buckets / "
+    "(tl.width - TL_LABEL))));\n"
+    "}\n"
+    "let dragFrom = null;\n"
+    "tl.addEventListener(\"mousedown\", e => { dragFrom = tlBucket(e); });\n"
+    "tl.addEventListener(\"mouseup\", e => {\n"
+    "  if (dragFrom === null) return;\n"
+    "  const b = tlBucket(e);\n"
+    "  setRange(dragFrom, b);\n"
+    "  dragFrom = null;\n"
+    "});\n"
+    "document.getElementById(\"b-all\").onclick = () => setRange(null);\n"
+    "// The samples the views use: all of them, or those of the selected range.\n"
+    "function selectedSamples() {\n"
+    "  if (!range) return D.samples;\n"
+    "  const out = [];\n"
+    "  for (const s of D.timed) if (s[0] >= range[0] && s[0] <= range[1]) out.push([s[1], s[2], "
+    "s[3]]);\n"
+    "  return out;\n"
+    "}\n"
+    "// The text view's top functions: self = leaf, total = on the stack (once per sample).\n"
+    "function drawTop(samples) {\n"
+    "  const self = new Map(), total = new Map();\n"
+    "  let sum = 0;\n"
+    "  for (const s of samples) {\n"
+    "    const st = D.stacks[s[0]], v = s[2];\n"
+    "    sum += v;\n"
+    "    if (!st.length) continue;\n"
+    "    self.set(st[0], (self.get(st[0]) || 0) + v);\n"
+    "    const seen = new Set(st);\n"
+    "    for (const f of seen) total.set(f, (total.get(f) || 0) + v);\n"
+    "  }\n"
+    "  const rows = Array.from(total.keys()).map(f => [f, self.get(f) || 0, total.get(f)]);\n"
+    "  rows.sort((a, b) => b[1] - a[1] || b[2] - a[2] || (D.frames[a[0]] < D.frames[b[0]] ? -1 : "
+    "1));\n"
+    "  const tb = document.querySelector(\"#top tbody\");\n"
+    "  tb.textContent = \"\";\n"
+    "  for (const [f, s, t] of rows.slice(0, 20)) {\n"
+    "    const tr = document.createElement(\"tr\");\n"
+    "    for (const c of [s.toLocaleString(), pct(s, sum), t.toLocaleString(), pct(t, sum), "
+    "D.frames[f] +\n"
+    "                     (D.kinds[f] === 3 ? \" [kernel]\" : \"\")]) {\n"
+    "      const td = document.createElement(\"td\");\n"
+    "      td.textContent = c;\n"
+    "      tr.appendChild(td);\n"
+    "    }\n"
+    "    tr.dataset.self = s;\n"
+    "    tr.dataset.total = t;\n"
+    "    tb.appendChild(tr);\n"
+    "  }\n"
+    "}\n"
     "document.getElementById(\"info\").textContent = D.title + \" \\u2014 \" + "
     "D.total.toLocaleString() + \" \" + D.unit +\n"
     "  \" of \" + D.events + \", \" + D.threads.length + \" threads\";\n"
@@ -256,6 +383,7 @@ static const char page_tail[] =
     "  document.getElementById(\"b-callers\").classList.add(\"on\");\n"
     "}\n"
     "document.getElementById(\"b-threads\").checked = perThread;\n"
+    "drawTimeline();\n"
     "rebuild();\n"
     "const st = document.getElementById(\"status\");\n"
     "st.dataset.ok = \"1\";\n"
@@ -296,6 +424,17 @@ static const char page_tail[] =
     "  if (!inverted || !graph.querySelector(\".f\")) fails.push(\"callers view empty\");\n"
     "  st.dataset.callersFrames = String(nodes.length);\n"
     "  document.getElementById(\"b-flame\").click();\n"
+    "  // a time range: the graph and the table hold exactly its samples, then all again\n"
+    "  const half = Math.floor(D.buckets / 2);\n"
+    "  let want = 0;\n"
+    "  for (const s of D.timed) if (s[0] <= half) want += s[3];\n"
+    "  setRange(0, half);\n"
+    "  if (tree.v !== want) fails.push(\"range: \" + tree.v + \" samples, want \" + want);\n"
+    "  if (want && !document.querySelector(\"#top tbody tr\")) fails.push(\"no top functions in "
+    "range\");\n"
+    "  st.dataset.rangeSamples = String(tree.v);\n"
+    "  document.getElementById(\"b-all\").click();\n"
+    "  if (tree.v !== D.total) fails.push(\"all time: \" + tree.v + \", want \" + D.total);\n"
     "  st.dataset.selftest = fails.length ? \"fail: \" + fails.join(\"; \") : \"pass\";\n"
     "}\n"
     "})();\n"
@@ -317,6 +456,65 @@ static void json_string(FILE *out, const char *s)
 			fputc(*p, out);
 	}
 	fputc('"', out);
+}
+
+#define TL_BUCKETS 200
+
+static int cmp_timed_key(const void *a, const void *b)
+{
+	const struct report_timed *x = a, *y = b;
+
+	if (x->stack != y->stack)
+		return x->stack < y->stack ? -1 : 1;
+	return x->thread < y->thread ? -1 : x->thread > y->thread;
+}
+
+/*
+ * The timeline's data: the recording cut into TL_BUCKETS equal spans, and the samples summed per
+ * (span, stack, thread), so the page stays small whatever the number of samples.
+ */
+static void print_timed(const struct report *rep, FILE *out)
+{
+	int64_t span = rep->end_nanos - rep->start_nanos, last = 0;
+	struct report_timed *tmp = malloc((rep->ntimed ? rep->ntimed : 1) * sizeof(*tmp));
+	bool first = true;
+
+	for (size_t i = 0; i < rep->ntimed; i++)
+		if (rep->timed[i].nanos > last)
+			last = rep->timed[i].nanos;
+	if (last + 1 > span)
+		span = last + 1;
+	int64_t width = span > TL_BUCKETS ? (span + TL_BUCKETS - 1) / TL_BUCKETS : 1;
+	fprintf(out, "\"buckets\":%d,\"bucketNs\":%lld,\n\"timed\":[", TL_BUCKETS,
+	        (long long)width);
+	for (size_t i = 0; tmp && i < rep->ntimed;) {
+		int64_t b = rep->timed[i].nanos < 0 ? 0 : rep->timed[i].nanos / width;
+		if (b >= TL_BUCKETS)
+			b = TL_BUCKETS - 1;
+		size_t n = 0;
+		for (; i < rep->ntimed; i++) {
+			int64_t bi = rep->timed[i].nanos < 0 ? 0 : rep->timed[i].nanos / width;
+			if ((bi >= TL_BUCKETS ? TL_BUCKETS - 1 : bi) != b)
+				break;
+			tmp[n++] = rep->timed[i];
+		}
+		qsort(tmp, n, sizeof(*tmp), cmp_timed_key);
+		for (size_t k = 0; k < n;) {
+			size_t e = k;
+			uint64_t v = 0;
+			for (; e < n && !cmp_timed_key(&tmp[e], &tmp[k]); e++)
+				v += tmp[e].value;
+			if (v)
+				fprintf(out, "%s[%lld,%u,%u,%llu]", first ? "" : ",", (long long)b,
+				        tmp[k].stack, tmp[k].thread, (unsigned long long)v);
+			first = false;
+			k = e;
+		}
+	}
+	if (!tmp)
+		fprintf(stderr, "lfr report: out of memory: the timeline is empty\n");
+	free(tmp);
+	fputs("]", out);
 }
 
 void report_print_html(const struct report *rep, const struct report_opts *o, FILE *out)
@@ -365,6 +563,8 @@ void report_print_html(const struct report *rep, const struct report_opts *o, FI
 		fprintf(out, "%s[%u,%u,%llu]", n++ ? "," : "", s->stack, s->thread,
 		        (unsigned long long)s->value);
 	}
-	fputs("]}", out);
+	fputs("],\n", out);
+	print_timed(rep, out);
+	fputs("}", out);
 	fputs(page_tail, out);
 }

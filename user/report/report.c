@@ -755,8 +755,16 @@ struct special {
 	uint64_t off;
 };
 
+/* A sample's time and keys, kept for report.timed. */
+struct timed_key {
+	int64_t ticks;
+	uint64_t a, b, v;
+};
+
 struct job {
 	struct jfr_chunk ch;
+	struct timed_key *timed; /* opts.timeline only */
+	size_t ntimed, timed_cap;
 	struct plan *plans;
 	int nplans;
 	struct plan **dense;
@@ -770,6 +778,7 @@ struct job {
 	size_t nspecial, special_cap;
 	struct jfr_reader rr; /* a copy of the reader that receives this chunk's scan error */
 	int rc;
+	bool keep_times;
 };
 
 static void job_free(struct job *j)
@@ -783,6 +792,7 @@ static void job_free(struct job *j)
 	free(j->cnt);
 	free(j->bytes);
 	free(j->special);
+	free(j->timed);
 	memset(j, 0, sizeof(*j));
 }
 
@@ -818,6 +828,7 @@ static int job_prepare(struct priv *pv, struct jfr_reader *r, struct job *j)
 		j->lo = jfr_nanos_to_ticks(&j->ch, jfr_sat_add(pv->rec_start, o->from_ns));
 	if (o->to_ns >= 0)
 		j->hi = jfr_nanos_to_ticks(&j->ch, jfr_sat_add(pv->rec_start, o->to_ns));
+	j->keep_times = o->timeline;
 	j->rr = *r;
 	j->rr.failed = false;
 	j->rr.err[0] = 0;
@@ -908,6 +919,13 @@ static void job_scan(struct job *j)
 		e->v = v[SLOT_VALUE];
 		e->h = map_hash(e->a, e->b);
 		map_prefetch(&j->agg, e->h);
+		if (j->keep_times) {
+			if (grow((void **)&j->timed, &j->timed_cap, j->ntimed + 1,
+			         sizeof(*j->timed)))
+				goto oom;
+			j->timed[j->ntimed++] =
+			    (struct timed_key){(int64_t)v[SLOT_TIME], e->a, e->b, e->v};
+		}
 		if (nbatch == BATCH && flush_batch(&j->agg, batch, &nbatch) < 0)
 			goto oom;
 	}
@@ -917,6 +935,50 @@ static void job_scan(struct job *j)
 	return;
 oom:
 	jfr_fail(r, j->ch.off, "out of memory");
+}
+
+/* report.timed: the chunk's samples with their resolved stack and thread (cached by the merge). */
+static int merge_timed(struct report *rep, struct priv *pv, struct jfr_reader *r, struct job *j)
+{
+	const struct jfr_field *sf = NULL, *tf = NULL;
+	for (int i = 0; i < j->nplans; i++) {
+		struct plan *p = &j->plans[i];
+		if (p->role != ROLE_SAMPLE)
+			continue;
+		if (!sf)
+			sf = &p->t->fields[p->stack_field];
+		if (!tf && p->thread_field >= 0)
+			tf = &p->t->fields[p->thread_field];
+	}
+	for (size_t i = 0; i < j->ntimed; i++) {
+		const struct timed_key *k = &j->timed[i];
+		uint64_t th = resolve_thread(rep, pv, r, &j->ch, tf, k->b);
+		if (!th)
+			return -1;
+		if (th == UINT32_MAX)
+			continue; /* filtered out */
+		uint32_t st = resolve_stack(rep, pv, r, &j->ch, sf, k->a);
+		if (st == UINT32_MAX)
+			return -1;
+		if (grow((void **)&rep->timed, &rep->timed_cap, rep->ntimed + 1,
+		         sizeof(*rep->timed)))
+			return -1;
+		rep->timed[rep->ntimed++] =
+		    (struct report_timed){jfr_ticks_to_nanos(&j->ch, k->ticks) - pv->rec_start, st,
+		                          (uint32_t)(th - 1), k->v};
+	}
+	return 0;
+}
+
+static int cmp_timed(const void *a, const void *b)
+{
+	const struct report_timed *x = a, *y = b;
+
+	if (x->nanos != y->nanos)
+		return x->nanos < y->nanos ? -1 : 1;
+	if (x->thread != y->thread)
+		return x->thread < y->thread ? -1 : 1;
+	return x->stack < y->stack ? -1 : x->stack > y->stack;
 }
 
 static int job_merge(struct report *rep, struct priv *pv, struct jfr_reader *r, struct job *j)
@@ -951,7 +1013,8 @@ static int job_merge(struct report *rep, struct priv *pv, struct jfr_reader *r, 
 		if (j->special[i].pl->role == ROLE_LOST &&
 		    record_lost(rep, r, &j->ch, j->special[i].pl->t, j->special[i].off) < 0)
 			return jfr_fail(r, j->ch.off, "out of memory");
-	if (merge_chunk(rep, pv, r, &j->ch, &j->agg, j->plans, j->nplans) < 0)
+	if (merge_chunk(rep, pv, r, &j->ch, &j->agg, j->plans, j->nplans) < 0 ||
+	    merge_timed(rep, pv, r, j) < 0)
 		return jfr_fail(r, j->ch.off, "out of memory");
 	return 0;
 }
@@ -1106,6 +1169,8 @@ int report_read(struct jfr_reader *r, const struct report_opts *o, struct report
 	}
 	free(jobs);
 	finish(rep, pv, r);
+	if (rep->ntimed)
+		qsort(rep->timed, rep->ntimed, sizeof(*rep->timed), cmp_timed);
 	return rc;
 }
 
@@ -1141,6 +1206,7 @@ void report_free(struct report *rep)
 	free(rep->frames);
 	free(rep->stack_frames);
 	free(rep->stacks);
+	free(rep->timed);
 	for (size_t i = 0; i < rep->nthreads; i++) {
 		free(rep->threads[i].name);
 		free(rep->threads[i].process);

@@ -34,6 +34,7 @@ struct report_opts {
 	int top;           /* rows of the top lists */
 	int jobs;          /* chunks scanned in parallel; 0 = one per CPU (at most 16) */
 	bool thread_roots; /* collapsed/html: one root frame per thread */
+	bool timeline;     /* keep every sample's time (report.timed): speedscope, pprof */
 };
 
 void report_opts_init(struct report_opts *o);
@@ -65,6 +66,13 @@ struct report_thread {
 };
 
 struct report_sample {
+	uint32_t stack, thread;
+	uint64_t value;
+};
+
+/* One sample in time (report_opts.timeline): ns since the recording's start. */
+struct report_timed {
+	int64_t nanos;
 	uint32_t stack, thread;
 	uint64_t value;
 };
@@ -104,6 +112,9 @@ struct report {
 	size_t nsamples, samples_cap;
 	struct report_lost *lost;
 	size_t nlost;
+	/* with report_opts.timeline: every sample that passed the filters, in time order */
+	struct report_timed *timed;
+	size_t ntimed, timed_cap;
 	/* private state */
 	void *priv;
 };
@@ -123,6 +134,10 @@ void report_print_text(const struct report *rep, const struct report_opts *o, FI
 void report_print_summary(const struct report *rep, FILE *out);
 void report_print_collapsed(const struct report *rep, const struct report_opts *o, FILE *out);
 void report_print_html(const struct report *rep, const struct report_opts *o, FILE *out);
+/* gzipped profile.proto for `go tool pprof` (report/pprof.c) */
+void report_print_pprof(const struct report *rep, const struct report_opts *o, FILE *out);
+/* speedscope's JSON file format, one sampled profile per thread (report/speedscope.c) */
+void report_print_speedscope(const struct report *rep, const struct report_opts *o, FILE *out);
 
 /* Parses "1.5", "1.5s", "200ms", "3us", "10ns", "2m" into nanoseconds; -1 on error. */
 int64_t report_parse_duration(const char *s);

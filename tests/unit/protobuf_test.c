@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The protobuf wire encoder behind `lfr report --format pprof`: exact bytes per field kind. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "report/protobuf.h"
+
+static void expect_bytes(const struct pb_buf *b, const uint8_t *want, size_t n)
+{
+	assert_false(b->oom);
+	assert_int_equal(b->len, n);
+	assert_memory_equal(b->data, want, n);
+}
+
+static void varints_and_keys(void **state)
+{
+	struct pb_buf b = {0};
+	(void)state;
+
+	pb_uint(&b, 1, 150); /* the protobuf documentation's example: 08 96 01 */
+	pb_uint(&b, 9, 0);   /* written even when 0 */
+	pb_uint(&b, 16, UINT64_MAX);
+	static const uint8_t want[] = {0x08, 0x96, 0x01, 0x48, 0x00, 0x80, 0x01, 0xff, 0xff,
+	                               0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01};
+	expect_bytes(&b, want, sizeof(want));
+	pb_free(&b);
+}
+
+static void strings_messages_packed(void **state)
+{
+	struct pb_buf b = {0}, m = {0};
+	(void)state;
+
+	pb_string(&b, 2, "testing"); /* 12 07 74 65 73 74 69 6e 67 */
+	pb_string(&b, 6, "");
+	pb_uint(&m, 1, 3);
+	pb_message(&b, 3, &m);
+	uint64_t v[] = {3, 270, 86942};
+	pb_packed(&b, 4, v, 3); /* 22 06 03 8e 02 9e a7 05 */
+	static const uint8_t want[] = {0x12, 0x07, 't',  'e',  's',  't',  'i',  'n',
+	                               'g',  0x32, 0x00, 0x1a, 0x02, 0x08, 0x03, 0x22,
+	                               0x06, 0x03, 0x8e, 0x02, 0x9e, 0xa7, 0x05};
+	expect_bytes(&b, want, sizeof(want));
+	pb_reset(&b);
+	assert_int_equal(b.len, 0);
+	pb_free(&b);
+	pb_free(&m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(varints_and_keys),
+	    cmocka_unit_test(strings_messages_packed),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The protocol buffers wire format: a key (field number << 3 | wire type), then the value. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/protobuf.h"
+
+enum { WT_VARINT = 0, WT_LEN = 2 };
+
+static bool reserve(struct pb_buf *b, size_t n)
+{
+	if (b->oom)
+		return false;
+	if (b->len + n <= b->cap)
+		return true;
+	size_t cap = b->cap ? b->cap : 256;
+	while (cap < b->len + n)
+		cap *= 2;
+	uint8_t *d = realloc(b->data, cap);
+	if (!d) {
+		b->oom = true;
+		return false;
+	}
+	b->data = d;
+	b->cap = cap;
+	return true;
+}
+
+void pb_reset(struct pb_buf *b)
+{
+	b->len = 0;
+	b->oom = false;
+}
+
+void pb_free(struct pb_buf *b)
+{
+	free(b->data);
+	memset(b, 0, sizeof(*b));
+}
+
+void pb_raw_varint(struct pb_buf *b, uint64_t v)
+{
+	if (!reserve(b, 10))
+		return;
+	while (v >= 0x80) {
+		b->data[b->len++] = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	b->data[b->len++] = (uint8_t)v;
+}
+
+void pb_uint(struct pb_buf *b, unsigned field, uint64_t v)
+{
+	pb_raw_varint(b, (uint64_t)field << 3 | WT_VARINT);
+	pb_raw_varint(b, v);
+}
+
+void pb_bytes(struct pb_buf *b, unsigned field, const void *p, size_t n)
+{
+	pb_raw_varint(b, (uint64_t)field << 3 | WT_LEN);
+	pb_raw_varint(b, n);
+	if (n && reserve(b, n)) {
+		memcpy(b->data + b->len, p, n);
+		b->len += n;
+	}
+}
+
+void pb_string(struct pb_buf *b, unsigned field, const char *s)
+{
+	pb_bytes(b, field, s, strlen(s));
+}
+
+void pb_message(struct pb_buf *b, unsigned field, const struct pb_buf *msg)
+{
+	if (msg->oom)
+		b->oom = true;
+	pb_bytes(b, field, msg->data, msg->len);
+}
+
+void pb_packed(struct pb_buf *b, unsigned field, const uint64_t *v, size_t n)
+{
+	size_t len = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t x = v[i];
+		do {
+			len++;
+			x >>= 7;
+		} while (x);
+	}
+	pb_raw_varint(b, (uint64_t)field << 3 | WT_LEN);
+	pb_raw_varint(b, len);
+	for (size_t i = 0; i < n; i++)
+		pb_raw_varint(b, v[i]);
+}

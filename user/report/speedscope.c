@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * `lfr report --format speedscope`: speedscope's file format
+ * (https://www.speedscope.app/file-format-schema.json).  Frames are shared; each profile is of
+ * type "sampled", its samples in time order (report.timed), each a stack from the root to the
+ * leaf with its value as the weight, so speedscope's "Time Order" view shows the recording as it
+ * happened and "Left Heavy"/"Sandwich" the totals.  One profile for all threads, or with --threads
+ * one per thread (largest first), as the other views split them.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/report.h"
+
+static void json_string(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fprintf(out, "\\%c", *p);
+		else if (*p < 0x20)
+			fprintf(out, "\\u%04x", *p);
+		else
+			fputc(*p, out);
+	}
+	fputc('"', out);
+}
+
+/* One profile of the samples of thread (all threads when thread < 0). */
+static void profile(const struct report *rep, long thread, const char *name, FILE *out)
+{
+	uint64_t total = 0;
+	bool first = true;
+
+	fputs("{\"type\":\"sampled\",\"name\":", out);
+	json_string(out, name);
+	fputs(",\"unit\":\"none\",\"startValue\":0,\"samples\":[", out);
+	for (size_t i = 0; i < rep->ntimed; i++) {
+		const struct report_timed *t = &rep->timed[i];
+		if (thread >= 0 && t->thread != (uint32_t)thread)
+			continue;
+		const struct report_stack *st = &rep->stacks[t->stack];
+		fputs(first ? "[" : ",[", out);
+		first = false;
+		for (uint32_t d = st->depth; d-- > 0;) /* root first */
+			fprintf(out, "%u%s", rep->stack_frames[st->first + d], d ? "," : "");
+		fputc(']', out);
+	}
+	fputs("],\"weights\":[", out);
+	first = true;
+	for (size_t i = 0; i < rep->ntimed; i++) {
+		const struct report_timed *t = &rep->timed[i];
+		if (thread >= 0 && t->thread != (uint32_t)thread)
+			continue;
+		fprintf(out, first ? "%llu" : ",%llu", (unsigned long long)t->value);
+		first = false;
+		total += t->value;
+	}
+	fprintf(out, "],\"endValue\":%llu}", (unsigned long long)total);
+}
+
+static const struct report *sort_rep;
+
+static int cmp_thread(const void *a, const void *b)
+{
+	const struct report_thread *x = &sort_rep->threads[*(const uint32_t *)a],
+	                           *y = &sort_rep->threads[*(const uint32_t *)b];
+	if (x->value != y->value)
+		return x->value < y->value ? 1 : -1;
+	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+}
+
+void report_print_speedscope(const struct report *rep, const struct report_opts *o, FILE *out)
+{
+	const char *base = strrchr(rep->path, '/');
+	char name[512];
+
+	fputs("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\"exporter\":"
+	      "\"lfr report\",\"name\":",
+	      out);
+	json_string(out, base ? base + 1 : rep->path);
+	fputs(",\"activeProfileIndex\":0,\"shared\":{\"frames\":[", out);
+	for (size_t i = 0; i < rep->nframes; i++) {
+		fputs(i ? ",{\"name\":" : "{\"name\":", out);
+		json_string(out, rep->frames[i].name);
+		fputc('}', out);
+	}
+	fputs("]},\"profiles\":[", out);
+	if (!o->thread_roots) {
+		snprintf(name, sizeof(name), "%s (all threads)", base ? base + 1 : rep->path);
+		profile(rep, -1, name, out);
+	} else {
+		uint32_t *idx = malloc((rep->nthreads ? rep->nthreads : 1) * sizeof(*idx));
+		size_t n = 0;
+		if (!idx) {
+			fprintf(stderr, "lfr report: out of memory\n");
+			return;
+		}
+		for (size_t i = 0; i < rep->nthreads; i++)
+			if (rep->threads[i].value)
+				idx[n++] = (uint32_t)i;
+		sort_rep = rep;
+		qsort(idx, n, sizeof(*idx), cmp_thread);
+		for (size_t i = 0; i < n; i++) {
+			const struct report_thread *t = &rep->threads[idx[i]];
+			snprintf(name, sizeof(name), "%s [%lld]", t->name ? t->name : "?",
+			         (long long)t->tid);
+			if (i)
+				fputc(',', out);
+			profile(rep, idx[i], name, out);
+		}
+		free(idx);
+	}
+	fputs("]}\n", out);
+}
