@@ -78,6 +78,11 @@ static void usage(FILE *out)
 	    "  -o, --output FILE      the JFR file (default lfr.jfr; replaced if it exists)\n"
 	    "      --chunk-size BYTES start a new chunk past this size (default 12 MB)\n"
 	    "      --chunk-age S      start a new chunk after S seconds (default: never by age)\n"
+	    "      --events SET       the JDK events of a sample: execution (jdk.ExecutionSample,\n"
+	    "                         the default: 'jfr view hot-methods', JMC, JDK 17), cpu-time\n"
+	    "                         (JDK 25's jdk.CPUTimeSample: 'jfr view "
+	    "cpu-time-hot-methods'),\n"
+	    "                         or both (about twice the bytes per sample)\n"
 	    "  -q, --quiet            no status line and no summary\n\n"
 	    "Tuning:\n"
 	    "      --ring-pages N     data pages per CPU ring (power of two, %u .. %u; default:\n"
@@ -190,8 +195,9 @@ static int write_header_events(struct record *r)
 	return lfr_jfr_active_recording(r->w, now, &rec) ?:
 	       lfr_jfr_os_information(r->w, now, NULL) ?:
 	       lfr_jfr_cpu_information(r->w, now, NULL) ?:
-	       lfr_jfr_sampler_settings(r->w, now, r->run.info.period_ns, r->run.info.user_depth,
-					r->run.info.kernel_stack, r->target);
+	       (lfr_recorder_set_period(r->rec, r->run.info.period_ns),
+	        lfr_jfr_sampler_settings(r->w, now, r->run.info.period_ns, r->run.info.user_depth,
+	                                 r->run.info.kernel_stack, r->target));
 }
 
 /* The summary, printed once the file is closed (its final size known). */
@@ -274,7 +280,7 @@ static void print_summary(struct record *r, const struct lfr_status *st, double 
 
 static int parse(struct record *r, int argc, char **argv, char ***cmd)
 {
-	enum { O_PERIOD = 256, O_CHUNK_SIZE, O_CHUNK_AGE, O_RING, O_THREADS, O_DRAIN };
+	enum { O_PERIOD = 256, O_CHUNK_SIZE, O_CHUNK_AGE, O_RING, O_THREADS, O_DRAIN, O_EVENTS };
 	static const struct option opts[] = {
 	    {"freq", required_argument, NULL, 'F'},
 	    {"period", required_argument, NULL, O_PERIOD},
@@ -288,6 +294,7 @@ static int parse(struct record *r, int argc, char **argv, char ***cmd)
 	    {"duration", required_argument, NULL, 'd'},
 	    {"chunk-size", required_argument, NULL, O_CHUNK_SIZE},
 	    {"chunk-age", required_argument, NULL, O_CHUNK_AGE},
+	    {"events", required_argument, NULL, O_EVENTS},
 	    {"ring-pages", required_argument, NULL, O_RING},
 	    {"max-threads", required_argument, NULL, O_THREADS},
 	    {"drain-timeout", required_argument, NULL, O_DRAIN},
@@ -369,6 +376,20 @@ static int parse(struct record *r, int argc, char **argv, char ***cmd)
 			    0)
 				return LFR_EXIT_USAGE;
 			r->jfr_opts.max_chunk_bytes = v;
+			break;
+		case O_EVENTS:
+			if (!strcmp(optarg, "execution"))
+				r->jfr_opts.sample_events = LFR_JFR_SAMPLE_EXECUTION;
+			else if (!strcmp(optarg, "cpu-time"))
+				r->jfr_opts.sample_events = LFR_JFR_SAMPLE_CPU_TIME;
+			else if (!strcmp(optarg, "both"))
+				r->jfr_opts.sample_events = LFR_JFR_SAMPLE_ALL;
+			else {
+				fprintf(stderr,
+				        "%s: --events: '%s' is not execution, cpu-time or both\n",
+				        PROG, optarg);
+				return LFR_EXIT_USAGE;
+			}
 			break;
 		case O_CHUNK_AGE:
 			if (cli_parse_u64(PROG, "--chunk-age", optarg, 1, 86400 * 7, &v) < 0)

@@ -97,6 +97,7 @@ struct lfr_recorder {
 	bool final;
 	uint64_t lost_batch[LFR_LOST_MAX + 1]; /* per-tick losses of this batch, one event each */
 	uint64_t replays;                      /* pairs held back for their mapping so far */
+	uint64_t period_ns;                    /* the session's sampling period */
 };
 
 static uint32_t hash32(uint32_t x)
@@ -690,9 +691,10 @@ static int write_sample(struct lfr_recorder *r, const struct lfr_record *rec)
 	if ((err = describe_process(r, s->tgid, s->time_ns)) ||
 	    (err = thread_key(r, s->tid, s->tgid, &thread)))
 		return err;
+	/* A SAMPLE record of lfr.ko before TICK/USTACK may stand for several ticks (its weight). */
 	for (uint32_t i = 0; i < (s->weight ? s->weight : 1); i++) {
-		err = lfr_jfr_execution_sample(r->w, s->time_ns, thread, stack,
-		                               LFR_JFR_STATE_RUNNABLE);
+		err = lfr_jfr_sample(r->w, s->time_ns, thread, stack, LFR_JFR_STATE_RUNNABLE,
+		                     r->period_ns);
 		if (err)
 			return err;
 		r->st.events++;
@@ -809,6 +811,7 @@ static int on_joined(void *ctx, const struct lfr_joined *j)
 
 	if (!replay) {
 		struct thread *th = idmap_get(&r->threads, t->tid);
+		uint64_t key;
 
 		if (!th)
 			return -ENOMEM;
@@ -818,6 +821,12 @@ static int on_joined(void *ctx, const struct lfr_joined *j)
 		th->samples += !j->lost_reason;
 		if (t->missed)
 			r->lost_batch[LFR_LOST_MISSED] += t->missed;
+		/* The thread's own losses, for the JDK's jdk.CPUTimeSamplesLost (when written). */
+		if (t->missed + !!j->lost_reason &&
+		    ((err = thread_key(r, t->tid, t->tgid, &key)) ||
+		     (err = lfr_jfr_thread_samples_lost(r->w, t->time_ns, key,
+		                                        t->missed + !!j->lost_reason))))
+			return err;
 	}
 	if (j->lost_reason) {
 		r->lost_batch[j->lost_reason]++;
@@ -1023,6 +1032,11 @@ size_t lfr_recorder_busiest(const struct lfr_recorder *r, struct lfr_thread_rate
 		memcpy(out[j].comm, t->comm, sizeof(out[j].comm));
 	}
 	return got;
+}
+
+void lfr_recorder_set_period(struct lfr_recorder *r, uint64_t period_ns)
+{
+	r->period_ns = period_ns;
 }
 
 void lfr_recorder_get_stats(const struct lfr_recorder *r, struct lfr_recorder_stats *st)

@@ -80,6 +80,9 @@ int lfr_recorder_account_pending(struct lfr_recorder *r, const struct lfr_counte
 
 void lfr_recorder_get_stats(const struct lfr_recorder *r, struct lfr_recorder_stats *st);
 
+/* The session's sampling period, written with each sample (jdk.CPUTimeSample's samplingPeriod). */
+void lfr_recorder_set_period(struct lfr_recorder *r, uint64_t period_ns);
+
 /*
  * A thread's delivered rate: its samples against the periods of its CPU time (samples + missed,
  * the periods its late ticks said had passed without a tick).

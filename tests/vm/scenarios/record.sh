@@ -25,6 +25,10 @@ grep -q ' ring_pages=256 ' "$share/callgraph.status" ||
 grep -q '^  rings: 256 pages per CPU' "$share/callgraph.err" ||
 	{ echo "record: FAILED: the summary does not print the ring size chosen"; fail=1; }
 
+# 1b. Both JDK sample events (JDK 25's jdk.CPUTimeSample too): record.host reads them with JDK 25.
+lfr record -F 999 --events both -q -o "$share/both.jfr" -- callgraph 2 >/dev/null ||
+	{ echo "record: FAILED: lfr record --events both"; fail=1; }
+
 # 2. A program that lives in system calls: kernel frames must be named.
 lfr record -F 999 -k -o "$share/syscalls.jfr" -- syscalls busy 3 2 >/dev/null 2>"$share/syscalls.err"
 rc=$?
