@@ -15,6 +15,7 @@
  *   ...
  *   cputime tid=TID ns=NS start=T0 end=T1  (per thread: its CPU time over its burn, which ran from
  *                                          CLOCK_MONOTONIC T0 to T1, in ns)
+ *   cputime process ns=NS     (the whole process's CPU time, from its exec to its end)
  *   done pid=PID
  *
  * Usage: callgraph [SECONDS [START_DELAY_MS]]   (default 5 s, no delay)
@@ -24,6 +25,7 @@
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <sys/resource.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -173,6 +175,12 @@ FN("cg_main") int main(int argc, char **argv)
 	       main_burn.start, main_burn.end);
 	printf("cputime tid=%d ns=%lld start=%lld end=%lld\n", (int)worker_burn.tid,
 	       worker_burn.cpu_ns, worker_burn.start, worker_burn.end);
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	printf("cputime process ns=%lld\n",
+	       (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000LL +
+	           (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000LL);
 	printf("done pid=%d\n", (int)getpid());
 	return 0;
 }
