@@ -183,14 +183,17 @@ static void test_perf_map_in_container(void **state)
 
 	(void)state;
 	assert_non_null(proc);
-	for (const char *d = "93009\0" "93009/root\0" "93009/root/tmp\0"; *d; d += strlen(d) + 1) {
+	for (const char *d = "93009\0"
+	                     "93009/root\0"
+	                     "93009/root/tmp\0";
+	     *d; d += strlen(d) + 1) {
 		path_join(p, sizeof(p), proc, d);
 		assert_int_equal(mkdir(p, 0755), 0);
 	}
 	assert_int_equal(write_file(proc, "93009/status", "Name:\tnode\nNSpid:\t93009\t7\n", "w"),
 	                 0);
-	assert_int_equal(write_file(proc, "93009/root/tmp/perf-7.map", "3000 10 in_container\n", "w"),
-	                 0);
+	assert_int_equal(
+	    write_file(proc, "93009/root/tmp/perf-7.map", "3000 10 in_container\n", "w"), 0);
 	sym = new_sym_proc(NULL, proc);
 	expect_jit(sym, 93009, 0x3008, "in_container", 8);
 	lfr_sym_free(sym);
@@ -198,7 +201,10 @@ static void test_perf_map_in_container(void **state)
 		path_join(p, sizeof(p), proc, *n);
 		unlink(p);
 	}
-	for (const char *d = "93009/root/tmp\0" "93009/root\0" "93009\0"; *d; d += strlen(d) + 1) {
+	for (const char *d = "93009/root/tmp\0"
+	                     "93009/root\0"
+	                     "93009\0";
+	     *d; d += strlen(d) + 1) {
 		path_join(p, sizeof(p), proc, d);
 		rmdir(p);
 	}

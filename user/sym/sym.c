@@ -177,10 +177,9 @@ int lfr_sym_new(struct lfr_sym **out, const struct lfr_sym_opts *opts)
 	sym->s_anon = strpool_intern(&sym->pool, "[anon]", 6);
 	sym->s_jit = strpool_intern(&sym->pool, "[jit]", 5);
 	sym->s_vdso = strpool_intern(&sym->pool, "[vdso]", 6);
-	if (!sym->debug_dirs || !sym->proc_dir ||
-	    (opts->perf_map_dir && !sym->perf_map_dir) || !sym->kallsyms ||
-	    !sym->cache || !sym->s_unknown || !sym->s_kernel || !sym->s_anon || !sym->s_jit ||
-	    !sym->s_vdso) {
+	if (!sym->debug_dirs || !sym->proc_dir || (opts->perf_map_dir && !sym->perf_map_dir) ||
+	    !sym->kallsyms || !sym->cache || !sym->s_unknown || !sym->s_kernel || !sym->s_anon ||
+	    !sym->s_jit || !sym->s_vdso) {
 		lfr_sym_free(sym);
 		return -ENOMEM;
 	}
@@ -709,8 +708,7 @@ static bool perf_map_path(const struct lfr_sym *sym, uint32_t pid, char *path, s
 	if (sym->perf_map_dir)
 		n = snprintf(path, size, "%s/perf-%" PRIu32 ".map", sym->perf_map_dir, pid);
 	else
-		n = snprintf(path, size, "%s/root/tmp/perf-%" PRIu32 ".map", dir,
-		             ns_pid(sym, pid));
+		n = snprintf(path, size, "%s/root/tmp/perf-%" PRIu32 ".map", dir, ns_pid(sym, pid));
 	return n > 0 && (size_t)n < size;
 }
 
