@@ -137,6 +137,71 @@ static void empty_recording(void **state)
 	assert_true(st.st_size < 64 * 1024);
 }
 
+static void write_text(const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	assert_int_equal(fputs(text, f) >= 0, 1);
+	assert_int_equal(fclose(f), 0);
+}
+
+static bool file_is(const char *text)
+{
+	char buf[64] = "";
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	if (!f)
+		return false;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	return n == strlen(text) && !memcmp(buf, text, n);
+}
+
+/*
+ * An existing file is replaced only by a recording that has data: abandoned before its first
+ * flush with events the writer leaves it as it was and no PATH.tmp; a new file is removed then.
+ */
+static void existing_file_survives(void **state)
+{
+	(void)state;
+	struct lfr_jfr_writer *w;
+	struct lfr_jfr_check_result r;
+	struct fixture f;
+	char tmp[80];
+	uint64_t t = 1;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	write_text("old recording");
+	OK(lfr_jfr_open(&w, path, NULL));
+	OK(lfr_jfr_flush(w)); /* nothing to flush: still nothing to replace the file with */
+	assert_true(file_is("old recording"));
+	assert_false(lfr_jfr_published(w));
+	lfr_jfr_abandon(w);
+	assert_true(file_is("old recording"));
+	assert_int_equal(access(tmp, F_OK), -1);
+
+	/* the first flush with events replaces it, and an abandon keeps what was flushed */
+	OK(lfr_jfr_open(&f.w, path, NULL));
+	populate(&f);
+	samples(&f, 10, &t);
+	assert_true(file_is("old recording"));
+	OK(lfr_jfr_flush(f.w));
+	assert_true(lfr_jfr_published(f.w));
+	assert_int_equal(access(tmp, F_OK), -1);
+	lfr_jfr_abandon(f.w);
+	check_ok(&r);
+	assert_int_equal(r.events, 10);
+
+	/* a new file abandoned without data is not left behind */
+	unlink(path);
+	OK(lfr_jfr_open(&w, path, NULL));
+	assert_int_equal(access(path, F_OK), 0);
+	lfr_jfr_abandon(w);
+	assert_int_equal(access(path, F_OK), -1);
+}
+
 static void pool_dedup(void **state)
 {
 	(void)state;
@@ -644,6 +709,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(metadata_encoding),
 	    cmocka_unit_test_setup_teardown(empty_recording, setup, teardown),
+	    cmocka_unit_test_setup_teardown(existing_file_survives, setup, teardown),
 	    cmocka_unit_test_setup_teardown(pool_dedup, setup, teardown),
 	    cmocka_unit_test_setup_teardown(checkpoint_per_flush, setup, teardown),
 	    cmocka_unit_test_setup_teardown(rotation_by_size_keeps_keys, setup, teardown),

@@ -13,6 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -428,6 +431,39 @@ static void test_corrupted(void **state)
 	free(orig);
 }
 
+/*
+ * A file cut while being read (between the size seen at open and the read) is an error that says
+ * so, not SIGBUS: the reader reads the file instead of mapping it.
+ */
+static void test_file_shrinks(void **state)
+{
+	(void)state;
+	char path[] = "/tmp/lfr-shrink-XXXXXX", err[512] = "";
+	int fd = mkstemp(path);
+	struct stat st;
+	struct jfr_reader *r;
+	FILE *in = fopen(JDK17, "rb");
+	char buf[65536];
+	size_t n;
+
+	assert_true(fd >= 0);
+	assert_non_null(in);
+	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+		assert_int_equal(write(fd, buf, n), (ssize_t)n);
+	fclose(in);
+	assert_int_equal(fstat(fd, &st), 0);
+	assert_int_equal(ftruncate(fd, st.st_size / 2), 0);
+	r = jfr_open_fd(fd, (uint64_t)st.st_size, path, err, sizeof(err));
+	assert_null(r);
+	assert_non_null(strstr(err, "cut short while being read"));
+	/* the same file, read whole, is what it now is: a truncated recording */
+	r = jfr_open_fd(fd, (uint64_t)st.st_size / 2, path, err, sizeof(err));
+	assert_non_null(r);
+	assert_int_equal(r->size, st.st_size / 2);
+	jfr_close(r); /* closes fd */
+	unlink(path);
+}
+
 /* The reader's own event iterator sees every event the report counts. */
 static void test_event_iterator(void **state)
 {
@@ -533,7 +569,7 @@ int main(void)
 	    cmocka_unit_test(test_lfr_events),     cmocka_unit_test(test_corpus),
 	    cmocka_unit_test(test_truncated),      cmocka_unit_test(test_corrupted),
 	    cmocka_unit_test(test_event_iterator), cmocka_unit_test(test_parallel),
-	    cmocka_unit_test(test_parse_duration),
+	    cmocka_unit_test(test_parse_duration), cmocka_unit_test(test_file_shrinks),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,7 +4,9 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <cmocka.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "sym_test_util.h"
 
@@ -101,12 +103,122 @@ static void test_perf_map_grows(void **state)
 	remove_tmpdir(dir, files);
 }
 
+static struct lfr_sym *new_sym_proc(const char *dir, const char *proc)
+{
+	struct lfr_sym_opts o = {.perf_map_dir = dir, .proc_dir = proc};
+	struct lfr_sym *sym = NULL;
+
+	assert_int_equal(lfr_sym_new(&sym, &o), 0);
+	return sym;
+}
+
+static void path_join(char *out, size_t size, const char *dir, const char *name)
+{
+	assert_true((size_t)snprintf(out, size, "%s/%s", dir, name) < size);
+}
+
+/*
+ * A perf map is input from anyone who can write /tmp: a FIFO (which would block the recorder
+ * for ever), a symbolic link and a file of another user are not read; the target's own file is.
+ */
+static void test_perf_map_untrusted(void **state)
+{
+	static const char *const names[] = {"perf-93005.map", "perf-93006.map", "real.map",
+	                                    "perf-93007.map", "perf-93008.map", NULL};
+	char *dir = make_tmpdir(), *proc = make_tmpdir(), p[512], q[512];
+	struct lfr_sym *sym;
+	struct lfr_frame f;
+
+	(void)state;
+	assert_non_null(dir);
+	assert_non_null(proc);
+	path_join(p, sizeof(p), dir, "perf-93005.map");
+	assert_int_equal(mkfifo(p, 0666), 0);
+	assert_int_equal(write_file(dir, "real.map", "1000 10 via_link\n", "w"), 0);
+	path_join(p, sizeof(p), dir, "perf-93006.map");
+	assert_int_equal(symlink("real.map", p), 0);
+	sym = new_sym_proc(dir, proc);
+	assert_false(lfr_sym_resolve_user(sym, 93005, 0x1004, &f));
+	assert_false(lfr_sym_resolve_user(sym, 93006, 0x1004, &f));
+	assert_string_equal(f.method, "0x1004");
+	lfr_sym_free(sym);
+
+	if (getuid() != 0) {
+		remove_tmpdir(dir, names);
+		rmdir(proc);
+		free(proc);
+		skip(); /* files of other users can only be made by root */
+	}
+	/* the target (PROC/93007, PROC/93008) runs as uid 4243 */
+	path_join(p, sizeof(p), proc, "93007");
+	assert_int_equal(mkdir(p, 0755), 0);
+	assert_int_equal(chown(p, 4243, 4243), 0);
+	path_join(q, sizeof(q), proc, "93008");
+	assert_int_equal(mkdir(q, 0755), 0);
+	assert_int_equal(chown(q, 4243, 4243), 0);
+	assert_int_equal(write_file(dir, "perf-93007.map", "2000 10 spoofed\n", "w"), 0);
+	assert_int_equal(write_file(dir, "perf-93008.map", "2000 10 genuine\n", "w"), 0);
+	path_join(p, sizeof(p), dir, "perf-93007.map");
+	assert_int_equal(chown(p, 4242, 4242), 0);
+	path_join(p, sizeof(p), dir, "perf-93008.map");
+	assert_int_equal(chown(p, 4243, 4243), 0);
+	sym = new_sym_proc(dir, proc);
+	assert_false(lfr_sym_resolve_user(sym, 93007, 0x2004, &f));
+	expect_jit(sym, 93008, 0x2004, "genuine", 4);
+	lfr_sym_free(sym);
+	path_join(p, sizeof(p), proc, "93007");
+	rmdir(p);
+	rmdir(q);
+	rmdir(proc);
+	free(proc);
+	remove_tmpdir(dir, names);
+}
+
+/* Without perf_map_dir the map is looked for where the target sees /tmp, under its own pid. */
+static void test_perf_map_in_container(void **state)
+{
+	static const char *const names[] = {"93009/root/tmp/perf-7.map", "93009/status", NULL};
+	char *proc = make_tmpdir(), p[512];
+	struct lfr_sym *sym;
+
+	(void)state;
+	assert_non_null(proc);
+	for (const char *d = "93009\0"
+	                     "93009/root\0"
+	                     "93009/root/tmp\0";
+	     *d; d += strlen(d) + 1) {
+		path_join(p, sizeof(p), proc, d);
+		assert_int_equal(mkdir(p, 0755), 0);
+	}
+	assert_int_equal(write_file(proc, "93009/status", "Name:\tnode\nNSpid:\t93009\t7\n", "w"),
+	                 0);
+	assert_int_equal(
+	    write_file(proc, "93009/root/tmp/perf-7.map", "3000 10 in_container\n", "w"), 0);
+	sym = new_sym_proc(NULL, proc);
+	expect_jit(sym, 93009, 0x3008, "in_container", 8);
+	lfr_sym_free(sym);
+	for (const char *const *n = names; *n; n++) {
+		path_join(p, sizeof(p), proc, *n);
+		unlink(p);
+	}
+	for (const char *d = "93009/root/tmp\0"
+	                     "93009/root\0"
+	                     "93009\0";
+	     *d; d += strlen(d) + 1) {
+		path_join(p, sizeof(p), proc, d);
+		rmdir(p);
+	}
+	remove_tmpdir(proc, NULL);
+}
+
 int main(void)
 {
 	/* clang-format off */
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_perf_map),
 		cmocka_unit_test(test_perf_map_grows),
+		cmocka_unit_test(test_perf_map_untrusted),
+		cmocka_unit_test(test_perf_map_in_container),
 	};
 	/* clang-format on */
 

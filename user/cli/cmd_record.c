@@ -75,7 +75,8 @@ static void usage(FILE *out)
 	    "every\n"
 	    "                         -p process is gone, or on Ctrl-C)\n\n"
 	    "Output:\n"
-	    "  -o, --output FILE      the JFR file (default lfr.jfr; replaced if it exists)\n"
+	    "  -o, --output FILE      the JFR file (default lfr.jfr; an existing one is\n"
+	    "                         replaced at the first flush, kept if that fails)\n"
 	    "      --chunk-size BYTES start a new chunk past this size (default 12 MB)\n"
 	    "      --chunk-age S      start a new chunk after S seconds (default: never by age)\n"
 	    "      --events SET       the JDK events of a sample: execution (jdk.ExecutionSample,\n"
@@ -467,15 +468,12 @@ static int open_outputs(struct record *r)
 	return 0;
 }
 
-static void close_outputs(struct record *r, bool keep)
+/* An unpublished writer leaves the file that was at -o (if any) as it was. */
+static void close_outputs(struct record *r)
 {
 	lfr_recorder_free(r->rec);
 	lfr_sym_free(r->sym);
-	if (r->w) {
-		lfr_jfr_abandon(r->w);
-		if (!keep)
-			unlink(r->output);
-	}
+	lfr_jfr_abandon(r->w);
 }
 
 int cmd_record(int argc, char **argv)
@@ -501,7 +499,7 @@ int cmd_record(int argc, char **argv)
 	cli_default_rings(&r.run.start, &r.rings);
 	r.tty = isatty(STDERR_FILENO);
 	if ((ret = open_outputs(&r))) {
-		close_outputs(&r, false);
+		close_outputs(&r);
 		cli_runner_close(&r.run);
 		free(r.cgroups);
 		return ret;
@@ -509,8 +507,8 @@ int cmd_record(int argc, char **argv)
 	r.start_ticks = lfr_jfr_now();
 	r.start_s = cli_now();
 	if ((ret = cli_runner_start(&r.run, cmd))) {
-		/* nothing was recorded: leave no empty file behind */
-		close_outputs(&r, false);
+		/* nothing was recorded: the writer leaves no file behind and keeps an old one */
+		close_outputs(&r);
 		cli_runner_close(&r.run);
 		free(r.cgroups);
 		return ret;
@@ -528,8 +526,9 @@ int cmd_record(int argc, char **argv)
 	if (!r.err && st.info.state == LFR_STATE_DRAINING)
 		r.err = lfr_recorder_account_pending(r.rec, &st.total);
 	if (r.err) {
-		fprintf(stderr, "%s: %s\n  the file keeps everything up to its last flush\n", PROG,
-		        lfr_jfr_strerror(r.w));
+		fprintf(stderr, "%s: %s\n  %s\n", PROG, lfr_jfr_strerror(r.w),
+		        lfr_jfr_published(r.w) ? "the file keeps everything up to its last flush"
+		                               : "nothing was written: the file is left as it was");
 		lfr_jfr_abandon(r.w);
 		r.w = NULL;
 		ret = LFR_EXIT_IO;
@@ -547,7 +546,7 @@ int cmd_record(int argc, char **argv)
 		r.w = NULL;
 	}
 	lfr_status_free(&st);
-	close_outputs(&r, true);
+	close_outputs(&r);
 	cli_runner_close(&r.run);
 	free(r.cgroups);
 	return ret;

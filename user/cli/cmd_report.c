@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli/commands.h"
 #include "report/report.h"
@@ -32,7 +33,8 @@ static void report_usage(FILE *out)
 	    "                       speedscope, samples in time order), summary (event counts "
 	    "and\n"
 	    "                       sizes per type, like `jfr summary`)\n"
-	    "  -o, --output FILE    write to FILE instead of standard output\n"
+	    "  -o, --output FILE    write to FILE instead of standard output (not\n"
+	    "                       the input file)\n"
 	    "  -e, --event TYPE     aggregate the stack traces of events of TYPE (repeatable; "
 	    "default\n"
 	    "                       jdk.ExecutionSample; 'all' = every type with a stackTrace "
@@ -187,6 +189,14 @@ int cmd_report(int argc, char **argv)
 		fprintf(stderr,
 		        "lfr report: %s; usage: lfr report [OPTIONS] FILE.jfr (see --help)\n",
 		        optind >= argc ? "no input file given" : "only one input file is read");
+		return LFR_EXIT_USAGE;
+	}
+	struct stat in_st, out_st;
+	if (output && !stat(argv[optind], &in_st) && !stat(output, &out_st) &&
+	    in_st.st_dev == out_st.st_dev && in_st.st_ino == out_st.st_ino) {
+		/* the report would replace the recording it is made from */
+		fprintf(stderr, "lfr report: -o %s is the input file; choose another output file\n",
+		        output);
 		return LFR_EXIT_USAGE;
 	}
 	void (*print)(const struct report *, const struct report_opts *, FILE *) = NULL;

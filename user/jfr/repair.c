@@ -27,16 +27,22 @@ int lfr_jfr_repair(const char *path, char *err, size_t errlen)
 
 	if (fd < 0 || fstat(fd, &st) < 0) {
 		ret = -errno;
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		snprintf(err, errlen, "%s", strerror(errno));
 		goto out;
 	}
 	uint64_t size = (uint64_t)st.st_size;
+	if (!size) {
+		/* nothing to keep: not "nothing to repair", which would call it readable */
+		ret = -EINVAL;
+		snprintf(err, errlen, "empty file: not a recording");
+		goto out;
+	}
 	while (size - off >= HEADER_SIZE) {
 		ssize_t r = pread(fd, h, HEADER_SIZE, (off_t)off);
 
 		if (r != HEADER_SIZE) {
 			ret = r < 0 ? -errno : -EIO;
-			snprintf(err, errlen, "%s: reading a chunk header at %llu: %s", path,
+			snprintf(err, errlen, "reading a chunk header at %llu: %s",
 			         (unsigned long long)off, r < 0 ? strerror(errno) : "short read");
 			goto out;
 		}
@@ -49,22 +55,22 @@ int lfr_jfr_repair(const char *path, char *err, size_t errlen)
 		goto out; /* nothing to repair */
 	if (!off) {
 		ret = -EINVAL;
-		snprintf(err, errlen, "%s: no complete chunk at the start: not a recording", path);
+		snprintf(err, errlen, "no complete chunk at the start: not a recording");
 		goto out;
 	}
 	if (ftruncate(fd, (off_t)off) < 0 || fsync(fd) < 0) {
 		ret = -errno;
-		snprintf(err, errlen, "%s: truncating to %llu bytes: %s", path,
-		         (unsigned long long)off, strerror(errno));
+		snprintf(err, errlen, "truncating to %llu bytes: %s", (unsigned long long)off,
+		         strerror(errno));
 		goto out;
 	}
 	ret = 1;
-	snprintf(err, errlen, "%s: cut %llu bytes after the last complete chunk", path,
+	snprintf(err, errlen, "cut %llu bytes after the last complete chunk",
 	         (unsigned long long)(size - off));
 out:
 	if (fd >= 0 && close(fd) < 0 && ret >= 0) {
 		ret = -errno;
-		snprintf(err, errlen, "%s: close: %s", path, strerror(errno));
+		snprintf(err, errlen, "close: %s", strerror(errno));
 	}
 	return ret;
 }

@@ -96,9 +96,12 @@ struct sticky {
 };
 
 struct lfr_jfr_writer {
-	char *path;
+	char *path;     /* the file the recording replaces */
+	char *tmp_path; /* PATH.tmp when path existed: written until the first flush renames it */
 	int fd;
 	bool dead;
+	bool created;   /* path did not exist: written in place, removed if nothing is published */
+	bool published; /* a flush with events happened (and tmp_path was renamed to path) */
 	char err[512];
 	struct lfr_jfr_options opt;
 	int64_t io_budget;             /* fault injection: bytes of I/O left, -1 = unlimited */
@@ -655,6 +658,70 @@ static int local_gmt_offset_ms(int64_t *out)
 	return 0;
 }
 
+/*
+ * An existing file at path is replaced only once the recording has something to replace it with:
+ * the writer writes PATH.tmp until then (O_NOFOLLOW: a link planted there is not followed).  A
+ * new file is written in place, and a path that is no regular file (a device) is opened as is.
+ */
+static int create_file(struct lfr_jfr_writer *w)
+{
+	struct stat st;
+
+	w->fd = open(w->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (w->fd >= 0) {
+		w->created = true;
+		return 0;
+	}
+	if (errno == EEXIST && !stat(w->path, &st) && S_ISREG(st.st_mode)) {
+		if (asprintf(&w->tmp_path, "%s.tmp", w->path) < 0) {
+			w->tmp_path = NULL;
+			return nomem(w, "opening");
+		}
+		unlink(w->tmp_path);
+		w->fd =
+		    open(w->tmp_path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (w->fd < 0) {
+			w->dead = true;
+			return fail(w, errno,
+			            "cannot create %s (the new %s until its first flush): %s",
+			            w->tmp_path, w->path, strerror(errno));
+		}
+		return 0;
+	}
+	if (errno == EEXIST)
+		w->fd = open(w->path, O_WRONLY | O_CLOEXEC);
+	if (w->fd < 0) {
+		w->dead = true;
+		return fail(w, errno, "cannot create %s: %s", w->path, strerror(errno));
+	}
+	return 0;
+}
+
+/* Gives path the recording's data: PATH.tmp replaces the old file now. */
+static int publish(struct lfr_jfr_writer *w)
+{
+	if (w->published)
+		return 0;
+	if (w->tmp_path && rename(w->tmp_path, w->path) < 0) {
+		w->dead = true;
+		return fail(w, errno, "cannot rename %s to %s: %s", w->tmp_path, w->path,
+		            strerror(errno));
+	}
+	w->published = true;
+	return 0;
+}
+
+/* Undoes create_file() when nothing was published: an old file at path stays as it was. */
+static void unpublish(struct lfr_jfr_writer *w)
+{
+	if (w->published)
+		return;
+	if (w->tmp_path)
+		unlink(w->tmp_path);
+	else if (w->created)
+		unlink(w->path);
+}
+
 int lfr_jfr_open(struct lfr_jfr_writer **out, const char *path, const struct lfr_jfr_options *opt)
 {
 	struct lfr_jfr_writer *w = calloc(1, sizeof(*w));
@@ -705,11 +772,8 @@ int lfr_jfr_open(struct lfr_jfr_writer **out, const char *path, const struct lfr
 	if (!w->desc_symbol)
 		return nomem(w, "interning a symbol");
 
-	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (w->fd < 0) {
-		w->dead = true;
-		return fail(w, errno, "cannot create %s: %s", path, strerror(errno));
-	}
+	if ((err = create_file(w)))
+		return err;
 	uint64_t term, cp;
 	w->chunk_ticks = w->chunk_max_ticks = w->chunk_born = m2;
 	w->end = w->opt.max_chunk_bytes;
@@ -1274,6 +1338,11 @@ int lfr_jfr_sampler_settings(struct lfr_jfr_writer *w, uint64_t ticks, uint64_t 
 
 /* ---- flush, close ---- */
 
+bool lfr_jfr_published(const struct lfr_jfr_writer *w)
+{
+	return w && w->published;
+}
+
 int lfr_jfr_flush(struct lfr_jfr_writer *w)
 {
 	uint64_t now = lfr_jfr_now();
@@ -1345,7 +1414,7 @@ int lfr_jfr_flush(struct lfr_jfr_writer *w)
 	for (int p = 0; p < P_COUNT; p++)
 		w->seg_refs[p].n = 0;
 	w->st.flushes++;
-	return 0;
+	return publish(w);
 }
 
 static void free_writer(struct lfr_jfr_writer *w)
@@ -1368,6 +1437,7 @@ static void free_writer(struct lfr_jfr_writer *w)
 	jfr_buf_free(&w->cp);
 	jfr_buf_free(&w->seg);
 	free(w->path);
+	free(w->tmp_path);
 	free(w);
 }
 
@@ -1377,6 +1447,7 @@ void lfr_jfr_abandon(struct lfr_jfr_writer *w)
 		return;
 	if (w->fd >= 0)
 		close(w->fd);
+	unpublish(w);
 	free_writer(w);
 }
 
@@ -1401,6 +1472,10 @@ int lfr_jfr_close(struct lfr_jfr_writer *w, char *errbuf, size_t errlen)
 	if (w->fd >= 0 && close(w->fd) < 0 && !err)
 		err = fail_io(w, errno, "close", 0);
 	w->fd = -1;
+	if (!err)
+		err = publish(w);
+	if (err)
+		unpublish(w);
 	if (err && errlen)
 		snprintf(errbuf, errlen, "%s", lfr_jfr_strerror(w));
 	free_writer(w);

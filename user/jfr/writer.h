@@ -81,7 +81,10 @@ struct lfr_jfr_stats {
 };
 
 /*
- * Creates (or truncates) path and writes the first chunk.  opt may be NULL.  On failure *out is
+ * Creates path and writes the first chunk.  When a regular file exists at path, the writer writes
+ * PATH.tmp instead until the first flush that writes events (or lfr_jfr_close()) renames it to
+ * path, so that the old file survives a recording that fails before it has anything to replace
+ * it with.  opt may be NULL.  On failure *out is
  * still set when memory allowed (NULL otherwise), so that lfr_jfr_strerror() can say why; release
  * it with lfr_jfr_abandon().  A writer is driven by one thread at a time.
  */
@@ -171,8 +174,13 @@ int lfr_jfr_flush(struct lfr_jfr_writer *w);
  * frees w (always).  On failure the message is copied to err (when errlen > 0): w is gone by then.
  */
 int lfr_jfr_close(struct lfr_jfr_writer *w, char *err, size_t errlen);
-/* Frees w without touching the file any further (the file stays as of its last flush). */
+/*
+ * Frees w without touching the file any further: path stays as of its last flush with events;
+ * when there was none, the file lfr_jfr_open() created is removed and an old one stays as it was.
+ */
 void lfr_jfr_abandon(struct lfr_jfr_writer *w);
+/* Whether a flush has written events to path (lfr_jfr_abandon() keeps the file then). */
+bool lfr_jfr_published(const struct lfr_jfr_writer *w);
 void lfr_jfr_get_stats(const struct lfr_jfr_writer *w, struct lfr_jfr_stats *st);
 
 /*

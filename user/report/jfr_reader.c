@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -92,6 +91,58 @@ struct jfr_reader *jfr_open_mem(const void *data, size_t size, const char *name)
 	return r;
 }
 
+struct jfr_reader *jfr_open_fd(int fd, uint64_t size, const char *path, char *err, size_t errlen)
+{
+	/*
+	 * Read, not mapped: a file cut while mapped kills the reader with SIGBUS, a short read is
+	 * an error the user can be told about.  Only the size seen at open counts: what a recorder
+	 * appends later is for the next run.
+	 */
+	uint8_t *data = NULL;
+	uint64_t got = 0;
+
+	if (size > 0 && !(data = malloc(size))) {
+		snprintf(err, errlen, "%s: out of memory reading %llu bytes", path,
+		         (unsigned long long)size);
+		return NULL;
+	}
+	while (got < size) {
+		ssize_t n = pread(fd, data + got, size - got, (off_t)got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			snprintf(err, errlen, "%s: read error at offset %llu: %s", path,
+			         (unsigned long long)got, strerror(errno));
+			free(data);
+			return NULL;
+		}
+		if (n == 0) {
+			snprintf(
+			    err, errlen,
+			    "%s: the file was cut short while being read (%llu of %llu bytes): "
+			    "something truncated or rewrote it; read it again",
+			    path, (unsigned long long)got, (unsigned long long)size);
+			free(data);
+			return NULL;
+		}
+		got += (uint64_t)n;
+	}
+	struct jfr_reader *r = jfr_open_mem(data, size, NULL);
+	if (!r || !(r->name = strdup(path))) {
+		snprintf(err, errlen, "out of memory");
+		if (r) {
+			r->name = NULL;
+			jfr_close(r);
+		}
+		free(data);
+		return NULL;
+	}
+	r->owned = data;
+	r->fd = fd;
+	return r;
+}
+
 struct jfr_reader *jfr_open_file(const char *path, char *err, size_t errlen)
 {
 	struct stat st;
@@ -106,29 +157,9 @@ struct jfr_reader *jfr_open_file(const char *path, char *err, size_t errlen)
 		close(fd);
 		return NULL;
 	}
-	void *data = NULL;
-	if (st.st_size > 0) {
-		data = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-		if (data == MAP_FAILED) {
-			snprintf(err, errlen, "%s: cannot map: %s", path, strerror(errno));
-			close(fd);
-			return NULL;
-		}
-		/* one sequential pass: let the kernel read ahead aggressively */
-		madvise(data, st.st_size, MADV_SEQUENTIAL);
-		madvise(data, st.st_size, MADV_WILLNEED);
-	}
-	struct jfr_reader *r = jfr_open_mem(data, st.st_size, NULL);
-	if (!r) {
-		snprintf(err, errlen, "out of memory");
-		if (data)
-			munmap(data, st.st_size);
+	struct jfr_reader *r = jfr_open_fd(fd, (uint64_t)st.st_size, path, err, errlen);
+	if (!r)
 		close(fd);
-		return NULL;
-	}
-	r->name = strdup(path);
-	r->mapped = data != NULL;
-	r->fd = fd;
 	return r;
 }
 
@@ -136,8 +167,7 @@ void jfr_close(struct jfr_reader *r)
 {
 	if (!r)
 		return;
-	if (r->mapped)
-		munmap((void *)r->data, r->size);
+	free(r->owned);
 	if (r->fd >= 0) {
 		close(r->fd);
 		free((char *)r->name);

@@ -94,7 +94,7 @@ struct jfr_reader {
 	const char *name; /* for error messages */
 	const uint8_t *data;
 	uint64_t size;
-	bool mapped;
+	uint8_t *owned; /* the file's bytes, read at open (freed by jfr_close) */
 	int fd;
 	char err[512];
 	bool failed;
@@ -117,8 +117,13 @@ struct jfr_cur {
 	bool bad;
 };
 
-/* Opening: the file is mapped read-only.  Returns NULL with a message in err on failure. */
+/*
+ * Opening: the file's bytes as of open are read into memory (a file cut meanwhile is an error,
+ * never a signal).  Returns NULL with a message in err on failure.
+ */
 struct jfr_reader *jfr_open_file(const char *path, char *err, size_t errlen);
+/* The same for an open fd whose size was size (taken over on success, not closed on failure). */
+struct jfr_reader *jfr_open_fd(int fd, uint64_t size, const char *path, char *err, size_t errlen);
 /* Reads from a caller-owned buffer (the fuzzer, tests). */
 struct jfr_reader *jfr_open_mem(const void *data, size_t size, const char *name);
 void jfr_close(struct jfr_reader *r);

@@ -5,7 +5,9 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "sym/sym.h"
@@ -175,8 +177,13 @@ struct perfmap {
 	uint64_t checked_ns;
 };
 
+/*
+ * Opens path for reading when it is a regular file owned by owner or root, without following a
+ * link or blocking on a FIFO; NULL otherwise.  *st describes the open file.
+ */
+FILE *perfmap_open(const char *path, uid_t owner, struct stat *st);
 /* (Re)loads the map when the file changed; returns true when the contents changed. */
-bool perfmap_refresh(struct perfmap *pm, const char *path);
+bool perfmap_refresh(struct perfmap *pm, const char *path, uid_t owner);
 void perfmap_fini(struct perfmap *pm);
 
 /* procmaps.c: parses /proc/PID/maps and feeds lfr_sym_add_mapping. */

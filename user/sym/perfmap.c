@@ -3,12 +3,18 @@
  * JIT symbols from perf map files (/tmp/perf-PID.map, "START SIZE NAME" in hex, one a line),
  * written by JIT compilers for perf.  The file grows while the process runs, so it is read again
  * when its size or time stamp changed; of two lines for one start address the later one counts.
+ *
+ * The file is input from anyone who can write /tmp, read by a recorder that runs as root: it is
+ * opened without following a link and without blocking (a FIFO would hang the recorder), and
+ * only a regular file owned by the target's user or by root is read (the rule perf applies).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "sym/internal.h"
 
@@ -38,7 +44,24 @@ static int parse(struct symtab *t, FILE *f)
 	return err;
 }
 
-bool perfmap_refresh(struct perfmap *pm, const char *path)
+FILE *perfmap_open(const char *path, uid_t owner, struct stat *st)
+{
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	FILE *f;
+
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, st) || !S_ISREG(st->st_mode) || (st->st_uid != owner && st->st_uid != 0)) {
+		close(fd);
+		return NULL;
+	}
+	f = fdopen(fd, "r");
+	if (!f)
+		close(fd);
+	return f;
+}
+
+bool perfmap_refresh(struct perfmap *pm, const char *path, uid_t owner)
 {
 	struct symtab t = {0};
 	struct stat st;
@@ -47,14 +70,14 @@ bool perfmap_refresh(struct perfmap *pm, const char *path)
 
 	pm->tried = true;
 	pm->checked_ns = sym_now_ns();
-	if (stat(path, &st))
-		return false;
-	mtime = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
-	if (pm->syms.n && mtime == pm->mtime_ns && st.st_size == pm->size)
-		return false;
-	f = fopen(path, "re");
+	f = perfmap_open(path, owner, &st);
 	if (!f)
 		return false;
+	mtime = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+	if (pm->syms.n && mtime == pm->mtime_ns && st.st_size == pm->size) {
+		fclose(f);
+		return false;
+	}
 	if (parse(&t, f)) {
 		fclose(f);
 		symtab_fini(&t);

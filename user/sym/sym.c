@@ -164,7 +164,8 @@ int lfr_sym_new(struct lfr_sym **out, const struct lfr_sym_opts *opts)
 	sym->flags = opts->flags;
 	sym->debug_dirs = dup_or(opts->debug_dirs, "/usr/lib/debug");
 	sym->proc_dir = dup_or(opts->proc_dir, "/proc");
-	sym->perf_map_dir = dup_or(opts->perf_map_dir, "/tmp");
+	/* NULL: each target's own /tmp, as seen through PROC/PID/root */
+	sym->perf_map_dir = opts->perf_map_dir ? strdup(opts->perf_map_dir) : NULL;
 	sym->kallsyms = dup_or(opts->kallsyms, "/proc/kallsyms");
 	while (entries < (opts->cache_entries ? opts->cache_entries : 65536u) &&
 	       entries < (1u << 24))
@@ -176,9 +177,9 @@ int lfr_sym_new(struct lfr_sym **out, const struct lfr_sym_opts *opts)
 	sym->s_anon = strpool_intern(&sym->pool, "[anon]", 6);
 	sym->s_jit = strpool_intern(&sym->pool, "[jit]", 5);
 	sym->s_vdso = strpool_intern(&sym->pool, "[vdso]", 6);
-	if (!sym->debug_dirs || !sym->proc_dir || !sym->perf_map_dir || !sym->kallsyms ||
-	    !sym->cache || !sym->s_unknown || !sym->s_kernel || !sym->s_anon || !sym->s_jit ||
-	    !sym->s_vdso) {
+	if (!sym->debug_dirs || !sym->proc_dir || (opts->perf_map_dir && !sym->perf_map_dir) ||
+	    !sym->kallsyms || !sym->cache || !sym->s_unknown || !sym->s_kernel || !sym->s_anon ||
+	    !sym->s_jit || !sym->s_vdso) {
 		lfr_sym_free(sym);
 		return -ENOMEM;
 	}
@@ -665,9 +666,63 @@ static void unknown(struct lfr_sym *sym, const char *class_name, uint64_t addr,
 	f->resolved = false;
 }
 
+/* The pid the process has in its own pid namespace (the last NSpid field), pid when unknown. */
+static uint32_t ns_pid(const struct lfr_sym *sym, uint32_t pid)
+{
+	char path[PATH_MAX], *line = NULL;
+	size_t cap = 0;
+	uint32_t nspid = pid;
+	FILE *f;
+
+	if (snprintf(path, sizeof(path), "%s/%" PRIu32 "/status", sym->proc_dir, pid) >=
+	        (int)sizeof(path) ||
+	    !(f = fopen(path, "re")))
+		return pid;
+	while (getline(&line, &cap, f) > 0) {
+		if (strncmp(line, "NSpid:", 6))
+			continue;
+		char *p = line + 6, *end;
+		for (;;) {
+			unsigned long v = strtoul(p, &end, 10);
+			if (end == p)
+				break;
+			nspid = (uint32_t)v;
+			p = end;
+		}
+		break;
+	}
+	free(line);
+	fclose(f);
+	return nspid;
+}
+
+/*
+ * Where p's JIT writes its map: /tmp/perf-NSPID.map as p sees /tmp (PROC/PID/root/tmp, so that
+ * processes in containers are covered), or DIR/perf-PID.map with a perf_map_dir option.  The
+ * owner a map must have: p's user (else the recorder's, when p is gone) or root.
+ */
+static bool perf_map_path(const struct lfr_sym *sym, uint32_t pid, char *path, size_t size,
+                          uid_t *owner)
+{
+	char dir[PATH_MAX];
+	struct stat st;
+	int n;
+
+	*owner = geteuid();
+	if (snprintf(dir, sizeof(dir), "%s/%" PRIu32, sym->proc_dir, pid) < (int)sizeof(dir) &&
+	    !stat(dir, &st))
+		*owner = st.st_uid;
+	if (sym->perf_map_dir)
+		n = snprintf(path, size, "%s/perf-%" PRIu32 ".map", sym->perf_map_dir, pid);
+	else
+		n = snprintf(path, size, "%s/root/tmp/perf-%" PRIu32 ".map", dir, ns_pid(sym, pid));
+	return n > 0 && (size_t)n < size;
+}
+
 static bool from_perf_map(struct lfr_sym *sym, struct proc *p, uint64_t pc, struct lfr_frame *f)
 {
 	char path[PATH_MAX];
+	uid_t owner;
 	long i = -1;
 
 	if (p->pm.tried) {
@@ -675,10 +730,9 @@ static bool from_perf_map(struct lfr_sym *sym, struct proc *p, uint64_t pc, stru
 		if (i >= 0 || sym_now_ns() - p->pm.checked_ns < PERF_MAP_INTERVAL_NS)
 			goto found;
 	}
-	if (snprintf(path, sizeof(path), "%s/perf-%" PRIu32 ".map", sym->perf_map_dir, p->pid) >=
-	    (int)sizeof(path))
+	if (!perf_map_path(sym, p->pid, path, sizeof(path), &owner))
 		return false;
-	if (perfmap_refresh(&p->pm, path))
+	if (perfmap_refresh(&p->pm, path, owner))
 		p->serial = sym->next_serial++;
 	i = symtab_find(&p->pm.syms, pc);
 found:

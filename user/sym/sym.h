@@ -50,7 +50,8 @@ struct lfr_frame {
 struct lfr_sym_opts {
 	const char *debug_dirs;   /* ':'-separated debug roots; default "/usr/lib/debug" */
 	const char *proc_dir;     /* default "/proc" */
-	const char *perf_map_dir; /* where perf-PID.map files live; default "/tmp" */
+	const char *perf_map_dir; /* where perf-PID.map files live; default: the /tmp each
+	                           * target sees (PROC/PID/root/tmp/perf-NSPID.map) */
 	const char *kallsyms;     /* kernel symbols file; default "/proc/kallsyms" */
 	unsigned cache_entries;   /* (pid, pc) result cache size, rounded up to a power of 2;
 	                           * default 65536 */
