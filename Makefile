@@ -47,7 +47,7 @@ deps:
 
 check: deps
 	$(MAKE) all
-	tests/check
+	$(if $(KERNELS),KERNELS="$(KERNELS)") tests/check
 
 demo: deps
 	$(MAKE) all
@@ -76,12 +76,14 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/lfr $(DESTDIR)$(MANDIR)/man1/lfr.1
 
 dkms-src:
+	@grep -qx 'PACKAGE_VERSION="$(VERSION)"' dkms.conf || \
+		{ echo 'dkms.conf: PACKAGE_VERSION differs from VERSION ($(VERSION))' >&2; exit 1; }
 	rm -rf $(DKMS_SRC)
 	install -d $(DKMS_SRC)
 	cp -r Kbuild VERSION kmod include $(DKMS_SRC)/
 	find $(DKMS_SRC)/kmod \( -name '*.o' -o -name '*.ko' -o -name '*.mod*' -o -name '.*.cmd' \
 		-o -name Module.symvers -o -name modules.order \) -delete
-	sed 's/@VERSION@/$(VERSION)/' dkms.conf > $(DKMS_SRC)/dkms.conf
+	cp dkms.conf $(DKMS_SRC)/
 
 dkms-install: dkms-src
 	dkms add lfr/$(VERSION)

@@ -1,4 +1,4 @@
-# Runs in the stock kernel with the DKMS-built lfr.ko (tests/vm/run --module build/dkms/lfr.ko).
+# Runs in a kernel with the lfr.ko DKMS built for it (tests/vm/run --kernel K --module build/dkms/...).
 set -e
 echo "dkms-guest: lfr.ko $(cat /sys/module/lfr/version) loaded, sha256 $(sha256sum /lib/lfr/lfr.ko | cut -c1-16)"
 [ "$(sha256sum /lib/lfr/lfr.ko | cut -d' ' -f1)" = "$1" ]
