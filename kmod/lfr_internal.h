@@ -95,6 +95,8 @@ struct lfr_ring {
 	size_t map_size;
 	u64 size;			/* data bytes, power of two */
 	u64 head;			/* producer's private copy */
+	u32 cpu;
+	u64 lost_total[LFR_LOST_MAX + 1];	/* what ctrl->lost[] shows */
 	u64 lost_count[LFR_LOST_MAX + 1];	/* not yet reported in band */
 	u64 lost_ticks[LFR_LOST_MAX + 1];
 	bool overflow;			/* OVERFLOW event sent, not yet cleared */

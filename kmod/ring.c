@@ -37,6 +37,7 @@ struct lfr_ring *lfr_ring_alloc(struct lfr_session *s, int cpu)
 	r->ctrl->version = LFR_RING_VERSION;
 	r->ctrl->session_id = s->id;
 	r->ctrl->cpu = cpu;
+	r->cpu = cpu;
 	r->ctrl->data_offset = PAGE_SIZE;
 	r->ctrl->data_size = r->size;
 	r->ctrl->wakeup_bytes = s->cfg.wakeup_bytes;
@@ -55,13 +56,16 @@ void lfr_ring_free(struct lfr_ring *r)
 
 bool lfr_ring_readable(struct lfr_ring *r)
 {
-	/* Pairs with the release in lfr_ring_put(). */
-	u64 head = smp_load_acquire(&r->ctrl->head);
+	/*
+	 * Only the tail is read back from the control page, which the reader
+	 * can write: everything else comes from the kernel's own copies.
+	 */
+	u64 head = READ_ONCE(r->head);
 	u64 tail = READ_ONCE(r->ctrl->tail);
 	u64 used = head - tail;
 
 	return used && used <= r->size &&
-	       used >= max_t(u64, r->ctrl->wakeup_bytes, 1);
+	       used >= max_t(u64, r->s->cfg.wakeup_bytes, 1);
 }
 
 /* Writes one record; interrupts are disabled by the caller. */
@@ -102,7 +106,7 @@ static void lfr_ring_flush_lost(struct lfr_ring *r)
 		rec.hdr.size = sizeof(rec);
 		rec.time_ns = ktime_get_ns();
 		rec.reason = i;
-		rec.cpu = r->ctrl->cpu;
+		rec.cpu = r->cpu;
 		rec.count = r->lost_count[i];
 		rec.ticks = r->lost_ticks[i];
 		if (lfr_ring_put(r, &rec, sizeof(rec)))
@@ -118,7 +122,8 @@ void lfr_ring_lost(struct lfr_ring *r, int reason, u64 ticks)
 {
 	r->lost_count[reason]++;
 	r->lost_ticks[reason] += ticks;
-	WRITE_ONCE(r->ctrl->lost[reason], r->ctrl->lost[reason] + 1);
+	r->lost_total[reason]++;
+	WRITE_ONCE(r->ctrl->lost[reason], r->lost_total[reason]);
 }
 
 /*
@@ -135,14 +140,14 @@ int lfr_ring_write(struct lfr_ring *r, const void *rec, u32 len)
 	if (err) {
 		if (!r->overflow) {
 			r->overflow = true;
-			WRITE_ONCE(r->s->overflow_cpu, r->ctrl->cpu);
+			WRITE_ONCE(r->s->overflow_cpu, r->cpu);
 			lfr_session_event(r->s, LFR_EVENT_OVERFLOW);
 		}
 		return -ENOSPC;
 	}
 	r->overflow = false;
 	if (lfr_ring_used(r->head, READ_ONCE(r->ctrl->tail)) >=
-	    max_t(u64, r->ctrl->wakeup_bytes, 1))
+	    max_t(u64, r->s->cfg.wakeup_bytes, 1))
 		irq_work_queue(&r->wake);
 	return 0;
 }
