@@ -697,22 +697,32 @@ static int chunk_jvminfo(struct priv *pv, struct jfr_reader *r, const struct jfr
 	return 0;
 }
 
+/*
+ * Every sample type of a chunk shares the thread and stack types (JDK and lfr do): the first sample
+ * plan that has the field tells how to resolve the keys.
+ */
+static void sample_fields(const struct plan *plans, size_t nplans, const struct jfr_field **sf,
+                          const struct jfr_field **tf)
+{
+	*sf = *tf = NULL;
+	for (size_t i = 0; i < nplans; i++) {
+		const struct plan *p = &plans[i];
+		if (p->role != ROLE_SAMPLE)
+			continue;
+		if (!*sf)
+			*sf = &p->t->fields[p->stack_field];
+		if (!*tf && p->thread_field >= 0)
+			*tf = &p->t->fields[p->thread_field];
+	}
+}
+
 static int merge_chunk(struct report *rep, struct priv *pv, struct jfr_reader *r,
                        const struct jfr_chunk *ch, const struct map *agg, struct plan *plans,
                        size_t nplans)
 {
-	/* every sample type of a chunk shares the thread and stack types (JDK and lfr do); the
-	 * first sample plan that has the field tells how to resolve the keys */
-	const struct jfr_field *sf = NULL, *tf = NULL;
-	for (size_t i = 0; i < nplans; i++) {
-		struct plan *p = &plans[i];
-		if (p->role != ROLE_SAMPLE)
-			continue;
-		if (!sf)
-			sf = &p->t->fields[p->stack_field];
-		if (!tf && p->thread_field >= 0)
-			tf = &p->t->fields[p->thread_field];
-	}
+	const struct jfr_field *sf, *tf;
+
+	sample_fields(plans, nplans, &sf, &tf);
 	for (size_t i = 0; i < agg->cap; i++) {
 		struct map_slot *s = &agg->slots[i];
 		if (!s->n)
@@ -940,16 +950,9 @@ oom:
 /* report.timed: the chunk's samples with their resolved stack and thread (cached by the merge). */
 static int merge_timed(struct report *rep, struct priv *pv, struct jfr_reader *r, struct job *j)
 {
-	const struct jfr_field *sf = NULL, *tf = NULL;
-	for (int i = 0; i < j->nplans; i++) {
-		struct plan *p = &j->plans[i];
-		if (p->role != ROLE_SAMPLE)
-			continue;
-		if (!sf)
-			sf = &p->t->fields[p->stack_field];
-		if (!tf && p->thread_field >= 0)
-			tf = &p->t->fields[p->thread_field];
-	}
+	const struct jfr_field *sf, *tf;
+
+	sample_fields(j->plans, (size_t)j->nplans, &sf, &tf);
 	for (size_t i = 0; i < j->ntimed; i++) {
 		const struct timed_key *k = &j->timed[i];
 		uint64_t th = resolve_thread(rep, pv, r, &j->ch, tf, k->b);
