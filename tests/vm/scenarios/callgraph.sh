@@ -32,7 +32,7 @@ BEGIN {
 		n = split(line, f, " ")
 		if (f[1] == "range") { lo[f[2]] = f[3] + 0; hi[f[2]] = f[4] + 0 }
 		if (f[1] == "callgraph") { split(f[2], p, "="); pid = p[2] }
-		if (f[1] == "cputime") {
+		if (f[1] == "cputime" && f[2] ~ /^tid=/) {
 			split(f[2], kt, "="); split(f[3], kc, "="); split(f[4], kb, "="); split(f[5], ke, "=")
 			cpu_ns[kt[2]] = kc[2] + 0; t0[kt[2]] = kb[2] + 0; t1[kt[2]] = ke[2] + 0
 		}
