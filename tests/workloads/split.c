@@ -15,7 +15,7 @@
  *   split-tsc: a=49.80 b=30.05 c=20.15
  *
  * "split-raw:" sums every interval.  "split:" is the same with each interval longer than its
- * leaf's median plus 1 ms counted as the median: on a busy host a virtual CPU can stand still for
+ * leaf's median plus 5 ms counted as the median: on a busy host a virtual CPU can stand still for
  * milliseconds while the thread is on it, and the thread's CPU clock charges all of it to the one
  * leaf it hit, although nothing ran; no profiler sees such time as work.  The "split:" line is the
  * truth, in percent of the three leaves' summed time, that a profiler's
@@ -99,10 +99,11 @@ static int cmp_u64(const void *x, const void *y)
  * A leaf's time with every interval longer than the leaf's median plus STALL_NS replaced by the
  * median: the thread CPU clock also counts the time a virtual CPU stood still while the thread was
  * on it (a busy host), charged whole to the one leaf it hit, which no profiler can see as work.
- * STALL_NS is far above what a sample costs the thread (its stack walk, tens of microseconds even
- * under emulation), so the profiler's own cost stays in the truth.
+ * STALL_NS is far above what a sample costs the thread (its stack walk: tens of microseconds, and up
+ * to a millisecond or two on the debug kernel under emulation), so the profiler's own cost stays
+ * in the truth.
  */
-#define STALL_NS 1000000ull
+#define STALL_NS 5000000ull
 
 static uint64_t robust_ns(int leaf, uint64_t overhead, size_t *outliers)
 {
