@@ -99,7 +99,7 @@ static int cmp_u64(const void *x, const void *y)
  * A leaf's time with every interval longer than the leaf's median plus STALL_NS replaced by the
  * median: the thread CPU clock also counts the time a virtual CPU stood still while the thread was
  * on it (a busy host), charged whole to the one leaf it hit, which no profiler can see as work.
- * STALL_NS is far above what a sample costs the thread (its stack walk: tens of microseconds, and up
+ * STALL_NS is far above what a sample costs the thread (its stack walk: tens of microseconds, up
  * to a millisecond or two on the debug kernel under emulation), so the profiler's own cost stays
  * in the truth.
  */
