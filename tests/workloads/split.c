@@ -59,7 +59,7 @@
 
 static volatile sig_atomic_t stop;
 /* Iterations of one work unit; a variable, so that no compiler specializes the leaves on it. */
-static volatile uint64_t unit = 20000;
+static volatile uint64_t unit = 200000;
 uint64_t split_tsc[3], split_ns[3];
 
 /* Every interval measured, per leaf, for the robust truth (see main). */
