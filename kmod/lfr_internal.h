@@ -123,6 +123,7 @@ struct lfr_pcpu {
 	u64 walk_seq;			/* walk ids queued on this CPU */
 	u64 budget_start;		/* local_clock() at the window's start */
 	u64 budget_ns;			/* lfr's time on this CPU in the window */
+	u64 tick_start;			/* local_clock() at this tick's start */
 	bool online;
 	u64 tick_buf[LFR_TICK_REC_MAX / sizeof(u64)];
 };

@@ -165,7 +165,7 @@ static void lfr_tick(struct lfr_session *s, struct lfr_thread *e, u32 missed,
 	int lost;
 
 	lfr_count(s, LFR_CTR_TICKS_MATCHED, 1 + (u64)missed);
-	if (lfr_over_budget(pc, local_clock())) {
+	if (lfr_over_budget(pc, pc->tick_start)) {
 		lfr_count_lost(s, LFR_LOST_THROTTLED, 1 + (u64)missed);
 		return;
 	}
@@ -248,6 +248,7 @@ static enum hrtimer_restart lfr_timer_fn(struct hrtimer *timer)
 
 	if (atomic_read(&s->state) != LFR_STATE_RUNNING)
 		return HRTIMER_NORESTART;
+	pc->tick_start = t0;	/* the budget's clock too: one read */
 	lfr_count(s, LFR_CTR_TICKS, 1);
 	/*
 	 * A late interrupt (a long irq-off section, a stalled virtual CPU)
