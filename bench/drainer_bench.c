@@ -5,7 +5,7 @@
  * symbolization of every frame, method and stack interning, jdk.ExecutionSample events) into a JFR
  * file on disk.  "records" are joined samples (ticks), as `lfr record` delivers them.
  *
- *   drainer_bench [-n RECORDS] [-d DEPTH] [-s STACKS] [-t THREADS] [-b BATCH] [-o FILE]
+ *   drainer_bench [-n RECORDS] [-d DEPTH] [-s STACKS] [-t THREADS] [-b BATCH] [-o FILE] [-B]
  *
  * The record stream is synthetic but made of this program's own code: the frames are addresses in
  * 512 functions of this executable (named from its ELF symbol table) and in a few C library
@@ -22,6 +22,11 @@
  * sees a ring drain; time spent building the stream is not measured.  cpu_rate and ns_per_record
  * use the process's CPU time (one thread: records per second of one core), rate the wall time.  The
  * file is closed (final flush) inside the measured time.
+ *
+ * With -B the recorder names behind the reading, as `lfr record` runs it (lfr_recorder_behind()):
+ * this thread only adds records and hands each batch over, the recorder's naming thread applies
+ * them.  The line then also gives the reading side's own cost: read_cpu_seconds (this thread's CPU
+ * time up to the last hand-over), read_rate (records per second of it) and read_ns_per_record.
  *
  * Prints one line: "drainer: records=N depth=D stacks=S threads=T seconds=T cpu_seconds=T rate=R
  * records/s cpu_rate=R ns_per_record=X bytes_per_sample=B frames_named=P% stack_traces=N methods=N
@@ -165,10 +170,18 @@ static int add_mappings(struct buf *b, uint32_t pid)
 	return n;
 }
 
+static double thread_cpu_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 static void usage(void)
 {
 	fprintf(stderr, "usage: drainer_bench [-n RECORDS] [-d DEPTH] [-s STACKS] [-t THREADS] "
-	                "[-b BATCH] [-o FILE]\n");
+	                "[-b BATCH] [-o FILE] [-B]\n");
 	exit(2);
 }
 
@@ -192,11 +205,15 @@ int main(int argc, char **argv)
 	long fed = 0;
 	char err[256];
 	struct stat st;
-	double t0, t1, c0, c1;
+	double t0, t1, c0, c1, r0 = 0, r1 = 0;
+	bool behind = false;
 	int c;
 
-	while ((c = getopt(argc, argv, "n:d:s:t:b:o:h")) != -1) {
+	while ((c = getopt(argc, argv, "n:d:s:t:b:o:Bh")) != -1) {
 		switch (c) {
+		case 'B':
+			behind = true;
+			break;
 		case 'n':
 			nrec = atol(optarg);
 			break;
@@ -335,8 +352,13 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
+	if (behind && lfr_recorder_behind(rec, 32u << 20)) {
+		fprintf(stderr, "drainer_bench: cannot start the naming thread\n");
+		return 1;
+	}
 	t0 = now();
 	c0 = cpu_now();
+	r0 = thread_cpu_now();
 	for (size_t off = 0; off < pre.len;) {
 		const struct lfr_rec_header *h = (const void *)(pre.p + off);
 
@@ -384,6 +406,7 @@ int main(int argc, char **argv)
 			if (fed >= nrec && h->type == LFR_REC_USTACK)
 				break;
 		}
+		r1 = thread_cpu_now();
 		if (lfr_recorder_process(rec, true)) {
 			fprintf(stderr, "drainer_bench: process: %s\n", lfr_jfr_strerror(w));
 			return 1;
@@ -418,6 +441,10 @@ int main(int argc, char **argv)
 	    rst.frames ? 100.0 * (double)(rst.frames - rst.unnamed) / (double)rst.frames : 0.0,
 	    (unsigned long long)jst.stack_traces, (unsigned long long)jst.methods,
 	    sst.lookups ? 100.0 * (double)sst.cache_hits / (double)sst.lookups : 0.0);
+	if (behind)
+		printf("drainer: behind read_cpu_seconds=%.3f read_rate=%.0f records/s "
+		       "read_ns_per_record=%.1f\n",
+		       r1 - r0, (double)fed / (r1 - r0), (r1 - r0) * 1e9 / (double)fed);
 	lfr_recorder_free(rec);
 	lfr_sym_free(sym);
 	free(stacks);

@@ -387,6 +387,42 @@ static void test_ticks_joined_with_their_walks(void **state)
 	assert_int_equal(top[0].missed, 4);
 }
 
+/*
+ * Naming behind the reading (lfr record's mode): the same records handed over in small batches to
+ * the naming thread, with a queue limit that makes every hand-over wait for it, give the same
+ * samples, losses and stacks as applying them in place; the file was flushed by that thread.
+ */
+static void test_naming_behind_gives_the_same_file(void **state)
+{
+	struct env *e = *state;
+	uintptr_t leaf = (uintptr_t)recorder_test_leaf, caller = (uintptr_t)recorder_test_caller;
+	struct lfr_recorder_stats st;
+	struct lfr_jfr_stats js;
+
+	add_own_code_mapping(e);
+	assert_int_equal(lfr_recorder_behind(e->rec, 1), 0);
+	for (uint64_t i = 1; i <= 200; i++) {
+		add_tick(e, i, i % 3 == 0, 0);
+		add_ustack(e, i, 1, leaf + 1 + i % 4, caller + 6, 0);
+		if (i % 10 == 0)
+			assert_int_equal(lfr_recorder_process(e->rec, false), 0);
+	}
+	add_tick(e, 201, 0, 0);
+	add_ustack(e, 201, 1, 0, 0, LFR_LOST_EXEC);
+	lfr_recorder_get_file_stats(e->rec, &js);
+	assert_int_equal(lfr_recorder_process(e->rec, true), 0);
+	lfr_recorder_get_stats(e->rec, &st);
+	lfr_jfr_get_stats(e->w, &js);
+	assert_int_equal(st.samples, 200);
+	assert_int_equal(st.events, 200);
+	assert_int_equal(st.lost_ticks[LFR_LOST_MISSED], 66);
+	assert_int_equal(st.lost_ticks[LFR_LOST_EXEC], 1);
+	assert_int_equal(st.unjoined, 0);
+	assert_int_equal(st.records, 1 + 2 * 201); /* the mapping, then the ticks and walks */
+	assert_int_equal(js.stack_traces, 1);
+	assert_true(js.flushes >= 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -398,6 +434,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_pending_walks_at_the_end_are_accounted, setup,
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_ticks_joined_with_their_walks, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_naming_behind_gives_the_same_file, setup,
+	                                    teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

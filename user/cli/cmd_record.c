@@ -26,6 +26,8 @@
 #define PROG "lfr record"
 /* Walks of running threads finish within a scheduler tick; longer means a thread blocked. */
 #define DEFAULT_DRAIN_MS 2000u
+/* Records read but not yet named: past this, reading waits for naming (the rings then lose). */
+#define MAX_BEHIND_BYTES (256u << 20)
 
 struct record {
 	struct cli_runner run;
@@ -134,7 +136,10 @@ static uint64_t lost_total(const struct lfr_recorder_stats *st)
 	return n + st->lost_pending;
 }
 
-/* Once a second: apply the batch, flush the file, refresh the status line. */
+/*
+ * Once a second: hand the batch over to the naming thread (which applies it and flushes the
+ * file), refresh the status line.
+ */
 static void on_tick(struct cli_runner *run)
 {
 	struct record *r = run->arg;
@@ -144,8 +149,6 @@ static void on_tick(struct cli_runner *run)
 
 	if (!r->err)
 		r->err = lfr_recorder_process(r->rec, false);
-	if (!r->err)
-		r->err = lfr_jfr_flush(r->w);
 	if (r->err) {
 		cli_runner_interrupted = 1; /* stop: the file cannot take more */
 		return;
@@ -153,7 +156,7 @@ static void on_tick(struct cli_runner *run)
 	if (!r->tty || r->quiet)
 		return;
 	lfr_recorder_get_stats(r->rec, &st);
-	lfr_jfr_get_stats(r->w, &js);
+	lfr_recorder_get_file_stats(r->rec, &js);
 	human_bytes(size, sizeof(size), js.bytes);
 	fprintf(stderr, "\r%s: %6.1f s  %" PRIu64 " samples  %" PRIu64 " lost  %s  %s   ", PROG,
 	        cli_now() - r->start_s, st.events, lost_total(&st), size, r->output);
@@ -515,6 +518,8 @@ int cmd_record(int argc, char **argv)
 	}
 	describe_target(&r, cmd);
 	r.err = write_header_events(&r);
+	if (!r.err)
+		r.err = lfr_recorder_behind(r.rec, MAX_BEHIND_BYTES);
 	if (!r.err)
 		ret = cli_runner_loop(&r.run);
 	if (!ret)

@@ -6,6 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -32,7 +35,6 @@ struct process {
 	uint32_t gen;     /* bumped when the name changes, so threads re-key */
 	uint32_t map_gen; /* bumped when its mappings change: cached stacks of it are stale */
 	bool described;   /* jdk.SystemProcess written for this image */
-	bool looked;      /* /proc/PID/cmdline read once */
 	char *cmdline;    /* arguments joined by spaces, or NULL */
 };
 
@@ -53,6 +55,37 @@ struct idmap {
 struct batch {
 	uint8_t *buf;
 	size_t len, cap;
+	struct batch *next; /* in the naming thread's queue, or among the spare ones */
+};
+
+/*
+ * A record of the reading side only, never of the module: the command line of a process, read
+ * from /proc when the process first appeared in the rings (it may be gone by the time its batch
+ * is applied).
+ */
+#define REC_CMDLINE 0x10000u
+struct rec_cmdline {
+	struct lfr_rec_header hdr;
+	uint32_t tgid, len; /* len bytes of NUL-separated arguments follow */
+	char args[];
+};
+
+/*
+ * Naming behind the reading (lfr_recorder_behind()): the thread that reads the rings only copies
+ * records into r->in and hands the batch over; a thread of its own, at the lowest priority,
+ * applies the handed-over batches and flushes the file.
+ */
+struct behind {
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;          /* work handed over, work taken, or the end */
+	struct batch *queue, **tail;  /* handed over, not taken yet: oldest first */
+	struct batch *spare;          /* applied, their buffers kept for the next hand-overs */
+	size_t queued, max_queued;    /* bytes queued; past max_queued, the hand-over waits */
+	bool end;                     /* no more hand-overs */
+	int err;                      /* first error of the naming thread */
+	struct lfr_recorder_stats st; /* after the last batch applied */
+	struct lfr_jfr_stats js;
 };
 
 /*
@@ -84,8 +117,11 @@ struct lfr_recorder {
 	uint64_t *stack_ips;
 	size_t stacks_used, stack_ips_used;
 	struct lfr_sym *sym;
+	struct batch in;           /* records added since the last hand-over (the reading side) */
+	struct idmap looked;       /* processes whose command line was read (the reading side) */
 	struct batch cur, waiting; /* waiting: samples held back one batch for their mapping */
 	struct idmap threads, procs;
+	struct behind *behind; /* naming runs on a thread of its own */
 	struct method_slot *methods;
 	size_t methods_cap, methods_used;
 	uint64_t frames[MAX_FRAMES];
@@ -98,6 +134,7 @@ struct lfr_recorder {
 	uint64_t lost_batch[LFR_LOST_MAX + 1]; /* per-tick losses of this batch, one event each */
 	uint64_t replays;                      /* pairs held back for their mapping so far */
 	uint64_t period_ns;                    /* the session's sampling period */
+	uint64_t added;                        /* ring records added (the reading side) */
 };
 
 static uint32_t hash32(uint32_t x)
@@ -190,14 +227,20 @@ int lfr_recorder_new(struct lfr_recorder **out, struct lfr_jfr_writer *w, struct
 	}
 	r->threads.elem = sizeof(struct thread);
 	r->procs.elem = sizeof(struct process);
+	r->looked.elem = sizeof(uint32_t);
 	*out = r;
 	return 0;
 }
+
+static int stop_behind(struct lfr_recorder *r);
 
 void lfr_recorder_free(struct lfr_recorder *r)
 {
 	if (!r)
 		return;
+	stop_behind(r);
+	free(r->in.buf);
+	free(r->looked.slots);
 	free(r->cur.buf);
 	free(r->waiting.buf);
 	free(r->threads.slots);
@@ -237,36 +280,60 @@ static void set_cmdline(struct process *p, char *cmdline)
 
 /*
  * A process seen for the first time: read its command line now, while it most likely lives
- * (records arrive within a poll interval; the batch is applied up to a second later).
+ * (records arrive within a poll interval; their batch is applied a second or more later), and
+ * pass it on in the batch.
  */
-static void look_at_process(struct lfr_recorder *r, uint32_t tgid)
+static int look_at_process(struct lfr_recorder *r, uint32_t tgid)
 {
-	struct process *p = idmap_get(&r->procs, tgid);
-	char path[32], buf[4096];
+	size_t before = r->looked.used;
+	char path[32];
+	union {
+		struct rec_cmdline rec;
+		char bytes[sizeof(struct rec_cmdline) + 4096];
+	} u;
 	ssize_t n = -1;
 	int fd;
 
-	if (!p || p->looked)
-		return;
-	p->looked = true;
+	if (!tgid || !idmap_get(&r->looked, tgid) || r->looked.used == before)
+		return 0;
 	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/cmdline", tgid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd >= 0) {
-		n = read(fd, buf, sizeof(buf));
+		n = read(fd, u.rec.args, sizeof(u.bytes) - sizeof(u.rec));
 		close(fd);
 	}
-	if (n > 0 && !p->cmdline)
-		p->cmdline = join_args(buf, (size_t)n);
+	if (n <= 0)
+		return 0;
+	u.rec.hdr.type = REC_CMDLINE;
+	u.rec.hdr.size = (uint32_t)((sizeof(u.rec) + (size_t)n + 7) & ~(size_t)7);
+	u.rec.tgid = tgid;
+	u.rec.len = (uint32_t)n;
+	return batch_push(&r->in, &u.rec, u.rec.hdr.size);
+}
+
+static void apply_cmdline(struct lfr_recorder *r, const struct rec_cmdline *c)
+{
+	struct process *p = idmap_get(&r->procs, c->tgid);
+
+	if (p && !p->cmdline)
+		p->cmdline = join_args(c->args, c->len);
 }
 
 int lfr_recorder_add(struct lfr_recorder *r, const struct lfr_rec_header *h)
 {
-	r->st.records++;
-	if (h->type == LFR_REC_SAMPLE && h->size >= sizeof(struct lfr_rec_sample))
-		look_at_process(r, ((const struct lfr_rec_sample *)h)->tgid);
+	uint32_t tgid = 0;
+	int err;
+
+	if (h->type == LFR_REC_TICK && h->size >= sizeof(struct lfr_rec_tick))
+		tgid = ((const struct lfr_rec_tick *)h)->tgid;
+	else if (h->type == LFR_REC_SAMPLE && h->size >= sizeof(struct lfr_rec_sample))
+		tgid = ((const struct lfr_rec_sample *)h)->tgid;
 	else if (h->type == LFR_REC_TASK && h->size >= sizeof(struct lfr_rec_task))
-		look_at_process(r, ((const struct lfr_rec_task *)h)->tgid);
-	return batch_push(&r->cur, h, h->size);
+		tgid = ((const struct lfr_rec_task *)h)->tgid;
+	if ((err = look_at_process(r, tgid)))
+		return err;
+	r->added++;
+	return batch_push(&r->in, h, h->size);
 }
 
 static enum lfr_jfr_frame_type jfr_frame_type(enum lfr_frame_type t)
@@ -909,6 +976,11 @@ static int apply(struct lfr_recorder *r, struct batch *b, int pass, bool final, 
 		int err = 0;
 
 		off += h->size;
+		if (h->type == REC_CMDLINE) {
+			if (pass == 0)
+				apply_cmdline(r, (const struct rec_cmdline *)h);
+			continue;
+		}
 		if (lfr_record_decode(h, &rec, why, sizeof(why))) {
 			r->st.malformed += pass == 0;
 			continue;
@@ -943,7 +1015,8 @@ static int apply(struct lfr_recorder *r, struct batch *b, int pass, bool final, 
 	return 0;
 }
 
-int lfr_recorder_process(struct lfr_recorder *r, bool final)
+/* Applies r->cur (the batch the reading side handed over last). */
+static int process_cur(struct lfr_recorder *r, bool final)
 {
 	struct batch held = r->waiting, next = {0};
 	int err;
@@ -968,6 +1041,163 @@ int lfr_recorder_process(struct lfr_recorder *r, bool final)
 	if (final)
 		r->st.unjoined = lfr_join_waiting(r->join);
 	return err;
+}
+
+/* Exchanges the bytes of two batches (not their places in a list). */
+static void batch_swap(struct batch *a, struct batch *b)
+{
+	struct batch t = *a;
+
+	a->buf = b->buf, a->len = b->len, a->cap = b->cap;
+	b->buf = t.buf, b->len = t.len, b->cap = t.cap;
+}
+
+static void *naming_thread(void *arg)
+{
+	struct lfr_recorder *r = arg;
+	struct behind *b = r->behind;
+	int err = 0;
+
+	/* behind the recording, never ahead of the recorded threads: the lowest priority */
+	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);
+	pthread_mutex_lock(&b->lock);
+	for (;;) {
+		struct batch *list, *next;
+		size_t taken = 0;
+
+		while (!b->queue && !b->end)
+			pthread_cond_wait(&b->cond, &b->lock);
+		if (!b->queue)
+			break;
+		list = b->queue;
+		b->queue = NULL;
+		b->tail = &b->queue;
+		pthread_mutex_unlock(&b->lock);
+		for (struct batch *q = list; q; q = q->next) {
+			taken += q->len;
+			batch_swap(q, &r->cur);
+			if (!err)
+				err = process_cur(r, false);
+			r->cur.len = 0; /* after an error: keep taking, the reading never waits */
+			batch_swap(q, &r->cur);
+		}
+		if (!err)
+			err = lfr_jfr_flush(r->w);
+		pthread_mutex_lock(&b->lock);
+		b->queued -= taken;
+		for (struct batch *q = list; q; q = next) {
+			next = q->next;
+			q->next = b->spare;
+			b->spare = q;
+		}
+		if (!b->err)
+			b->err = err;
+		b->st = r->st;
+		lfr_jfr_get_stats(r->w, &b->js);
+		pthread_cond_broadcast(&b->cond);
+	}
+	pthread_mutex_unlock(&b->lock);
+	return NULL;
+}
+
+int lfr_recorder_behind(struct lfr_recorder *r, size_t max_queued)
+{
+	struct behind *b = calloc(1, sizeof(*b));
+	int err;
+
+	if (!b)
+		return -ENOMEM;
+	b->max_queued = max_queued;
+	b->tail = &b->queue;
+	pthread_mutex_init(&b->lock, NULL);
+	pthread_cond_init(&b->cond, NULL);
+	b->st = r->st;
+	lfr_jfr_get_stats(r->w, &b->js);
+	r->behind = b;
+	if ((err = pthread_create(&b->thread, NULL, naming_thread, r))) {
+		r->behind = NULL;
+		pthread_cond_destroy(&b->cond);
+		pthread_mutex_destroy(&b->lock);
+		free(b);
+		return -err;
+	}
+	return 0;
+}
+
+/*
+ * The reading side's batch goes to the naming thread, and it takes a spare one (with its buffer:
+ * no allocation, no page faults) for what comes next; with END, the last hand-over.
+ */
+static int hand_over(struct lfr_recorder *r, bool end)
+{
+	struct behind *b = r->behind;
+	struct batch *q = NULL;
+	int err;
+
+	pthread_mutex_lock(&b->lock);
+	/* bounded lag: past the limit, reading waits (the module counts what its rings lose) */
+	while (b->queue && b->queued + r->in.len > b->max_queued)
+		pthread_cond_wait(&b->cond, &b->lock);
+	if (r->in.len) {
+		q = b->spare;
+		if (q) {
+			b->spare = q->next;
+		} else if ((q = calloc(1, sizeof(*q)))) {
+			/* as large as the batch it replaces: no growing while records come */
+			q->buf = malloc(r->in.cap);
+			q->cap = q->buf ? r->in.cap : 0;
+		}
+	}
+	if (q) {
+		batch_swap(q, &r->in);
+		q->next = NULL;
+		*b->tail = q;
+		b->tail = &q->next;
+		b->queued += q->len;
+	}
+	b->end = end;
+	pthread_cond_broadcast(&b->cond);
+	err = b->err;
+	if (!err && r->in.len)
+		err = -ENOMEM; /* no batch for the hand-over: keep it for the next one */
+	pthread_mutex_unlock(&b->lock);
+	return err;
+}
+
+/* The last hand-over: waits until the naming thread has applied everything, and ends it. */
+static int stop_behind(struct lfr_recorder *r)
+{
+	struct behind *b = r->behind;
+	int err;
+
+	if (!b)
+		return 0;
+	err = hand_over(r, true);
+	pthread_join(b->thread, NULL);
+	err = err ?: b->err;
+	pthread_cond_destroy(&b->cond);
+	pthread_mutex_destroy(&b->lock);
+	for (struct batch *q = b->spare, *next; q; q = next) {
+		next = q->next;
+		free(q->buf);
+		free(q);
+	}
+	free(b);
+	r->behind = NULL;
+	return err;
+}
+
+int lfr_recorder_process(struct lfr_recorder *r, bool final)
+{
+	struct behind *b = r->behind;
+	int err;
+
+	if (b && !final)
+		return hand_over(r, false);
+	if (b && (err = stop_behind(r)))
+		return err;
+	batch_swap(&r->in, &r->cur);
+	return process_cur(r, final);
 }
 
 int lfr_recorder_account(struct lfr_recorder *r, const struct lfr_counters *total)
@@ -1041,5 +1271,27 @@ void lfr_recorder_set_period(struct lfr_recorder *r, uint64_t period_ns)
 
 void lfr_recorder_get_stats(const struct lfr_recorder *r, struct lfr_recorder_stats *st)
 {
-	*st = r->st;
+	struct behind *b = r->behind;
+
+	if (b) {
+		pthread_mutex_lock(&b->lock);
+		*st = b->st;
+		pthread_mutex_unlock(&b->lock);
+	} else {
+		*st = r->st;
+	}
+	st->records = r->added;
+}
+
+void lfr_recorder_get_file_stats(const struct lfr_recorder *r, struct lfr_jfr_stats *js)
+{
+	struct behind *b = r->behind;
+
+	if (!b) {
+		lfr_jfr_get_stats(r->w, js);
+		return;
+	}
+	pthread_mutex_lock(&b->lock);
+	*js = b->js;
+	pthread_mutex_unlock(&b->lock);
 }

@@ -12,7 +12,8 @@
  * another CPU's ring after a sample that needs it, so a sample whose user pc has no mapping yet
  * waits for the next batch once.  LOST records become lfr.LostSamples events with their reason, and
  * at the end lfr_recorder_account() adds the losses the module only counted, so the file accounts
- * for every tick that hit a target.
+ * for every tick that hit a target.  `lfr record` names behind the reading (lfr_recorder_behind()):
+ * while the recorded threads run, the thread that reads the rings only copies records.
  */
 #ifndef LFR_RECORD_RECORDER_H
 #define LFR_RECORD_RECORDER_H
@@ -59,8 +60,26 @@ int lfr_recorder_add(struct lfr_recorder *r, const struct lfr_rec_header *h);
  * Applies the current batch.  With final, samples still waiting for a mapping are written as they
  * are (their frames keep their addresses).  Returns 0 or a negative errno from the writer
  * (lfr_jfr_strerror() says more).
+ *
+ * After lfr_recorder_behind(), a call without final only hands the batch over to the naming
+ * thread and returns its first error so far; with final it waits until that thread has applied
+ * everything handed over, ends it, and applies the rest as above.
  */
 int lfr_recorder_process(struct lfr_recorder *r, bool final);
+
+/*
+ * Names behind the reading: from now on batches are applied, and the file flushed after each, by a
+ * thread of the recorder's own at the lowest priority (nice 19), so that the thread reading the
+ * rings only copies records while the recorded threads run, and naming takes the CPU they leave.
+ * A hand-over waits while more than MAX_QUEUED bytes are still queued (the lag is bounded; what
+ * the rings lose meanwhile, the module counts).  Until lfr_recorder_process(r, true), the writer
+ * belongs to that thread: read its figures with lfr_recorder_get_file_stats().
+ * Returns 0 or a negative errno.
+ */
+int lfr_recorder_behind(struct lfr_recorder *r, size_t max_queued);
+
+/* The writer's figures after the last batch applied. */
+void lfr_recorder_get_file_stats(const struct lfr_recorder *r, struct lfr_jfr_stats *js);
 
 /*
  * Writes lfr.LostSamples events for the ticks the module counted as lost (TOTAL, its final STATUS
