@@ -25,8 +25,10 @@
  *
  * With -B the recorder names behind the reading, as `lfr record` runs it (lfr_recorder_behind()):
  * this thread only adds records and hands each batch over, the recorder's naming thread applies
- * them.  The line then also gives the reading side's own cost: read_cpu_seconds (this thread's CPU
- * time up to the last hand-over), read_rate (records per second of it) and read_ns_per_record.
+ * them (a queue of at most 32 MB: past it this thread waits, so it runs at the naming thread's
+ * pace with its buffers recycled, the steady state of a recording whose naming keeps up).  The
+ * line then ends with the reading side's own cost: read_cpu_seconds (this thread's CPU time up to
+ * the last hand-over), read_rate (records per second of it) and read_ns_per_record.
  *
  * Prints one line: "drainer: records=N depth=D stacks=S threads=T seconds=T cpu_seconds=T rate=R
  * records/s cpu_rate=R ns_per_record=X bytes_per_sample=B frames_named=P% stack_traces=N methods=N
@@ -434,7 +436,7 @@ int main(int argc, char **argv)
 	    "drainer: records=%ld depth=%ld stacks=%ld threads=%ld seconds=%.3f cpu_seconds=%.3f "
 	    "rate=%.0f records/s cpu_rate=%.0f ns_per_record=%.1f bytes_per_sample=%.2f "
 	    "frames_named=%.1f%% stack_traces=%llu "
-	    "methods=%llu sym_cache_hits=%.1f%%\n",
+	    "methods=%llu sym_cache_hits=%.1f%%",
 	    fed, depth, nstacks, nthreads, t1 - t0, c1 - c0, (double)fed / (t1 - t0),
 	    (double)fed / (c1 - c0), (c1 - c0) * 1e9 / (double)fed,
 	    (double)st.st_size / (double)fed,
@@ -442,9 +444,9 @@ int main(int argc, char **argv)
 	    (unsigned long long)jst.stack_traces, (unsigned long long)jst.methods,
 	    sst.lookups ? 100.0 * (double)sst.cache_hits / (double)sst.lookups : 0.0);
 	if (behind)
-		printf("drainer: behind read_cpu_seconds=%.3f read_rate=%.0f records/s "
-		       "read_ns_per_record=%.1f\n",
-		       r1 - r0, (double)fed / (r1 - r0), (r1 - r0) * 1e9 / (double)fed);
+		printf(" read_cpu_seconds=%.3f read_rate=%.0f read_ns_per_record=%.1f", r1 - r0,
+		       (double)fed / (r1 - r0), (r1 - r0) * 1e9 / (double)fed);
+	printf("\n");
 	lfr_recorder_free(rec);
 	lfr_sym_free(sym);
 	free(stacks);
