@@ -30,16 +30,20 @@ echo "cloexec: right after the recorder was reaped the session is $state"
 [ "$state" = draining ] || [ "$state" = stopped ] || {
 	echo "cloexec: FAILED: the session still runs after its recorder died"; fail=1; }
 # The command spins in user space: its last walk runs at its next return from an interrupt.
-for i in $(seq 20); do
+# (a liveness bound, not a speed test: 30 s, however loaded the host running this VM is)
+t0=$(cut -d' ' -f1 /proc/uptime)
+for i in $(seq 300); do
 	state=$(lfr status -m | field state)
 	[ "$state" = stopped ] && break
 	sleep 0.1
 done
-echo "cloexec: within 2 s the session is $state"
-[ "$state" = stopped ] || { echo "cloexec: FAILED: the session did not stop within 2 s"; fail=1; }
+echo "cloexec: the session is $state after $(awk -v a="$t0" -v b="$(cut -d' ' -f1 /proc/uptime)" 'BEGIN { printf "%.1f", b - a }') s"
+[ "$state" = stopped ] || { echo "cloexec: FAILED: the session did not stop within 30 s"; fail=1; }
 [ -d /proc/$cmd ] || { echo "cloexec: FAILED: the command died with the recorder"; fail=1; }
-# the last walk drops its module reference just after the session is stopped
-for i in 1 2 3 4 5 6 7 8 9 10; do rmmod lfr 2>err.txt && break; sleep 0.1; done
+# the last walk drops its module reference just after the session is stopped (after an RCU tasks
+# grace period: Documentation/kernel.md); then nothing holds the module
+for i in $(seq 600); do [ "$(cat /sys/module/lfr/refcnt 2>/dev/null)" = 0 ] && break; sleep 0.1; done
+rmmod lfr 2>err.txt
 if grep -q '^lfr ' /proc/modules; then
 	echo "cloexec: FAILED: rmmod with the command alive: $(cat err.txt)"; fail=1
 else

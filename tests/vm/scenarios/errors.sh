@@ -31,7 +31,8 @@ lfr status --per-cpu || { echo "errors: FAILED: lfr status of a running session"
 expect 7 'a session is already running' lfr dump -p $sleeper -d 1
 expect 1 'no such session' lfr status -s 77
 lfr stop >/dev/null || { echo "errors: FAILED: lfr stop"; fail=1; }
-for i in $(seq 50); do rmmod lfr 2>/dev/null && break; sleep 0.1; done # see kernel.md, the last module reference
+for i in $(seq 600); do [ "$(cat /sys/module/lfr/refcnt 2>/dev/null)" = 0 ] && break; sleep 0.1; done # kernel.md: the last module reference
+rmmod lfr 2>/dev/null
 grep -q '^lfr ' /proc/modules && { echo "errors: FAILED: rmmod"; rmmod lfr; fail=1; }
 expect 3 'no generic netlink family "lfr"' lfr status
 expect 3 'no generic netlink family "lfr"' lfr dump -a -d 1

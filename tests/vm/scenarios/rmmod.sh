@@ -37,7 +37,8 @@ if loaded; then
 		# lfr stop, which gives such walks up after its timeout (-t, 2 s)
 		lfr stop -m || { echo "rmmod: FAILED: lfr stop"; fail=1; }
 		# the last walk drops its module reference just after the session is stopped
-		for i in $(seq 50); do rmmod lfr 2>/dev/null && break; sleep 0.1; done
+		for i in $(seq 600); do [ "$(cat /sys/module/lfr/refcnt 2>/dev/null)" = 0 ] && break; sleep 0.1; done
+		rmmod lfr 2>/dev/null
 		loaded && { echo "rmmod: FAILED: rmmod after lfr stop"; fail=1; }
 	fi
 fi

@@ -73,7 +73,8 @@ for i in $(seq 60); do
 	case "$(lfr status -m)" in *state=stopped*works_pending=0*) break ;; esac
 	sleep 1
 done
-for i in $(seq 50); do rmmod lfr 2>/dev/null && break; sleep 0.1; done
+for i in $(seq 600); do [ "$(cat /sys/module/lfr/refcnt 2>/dev/null)" = 0 ] && break; sleep 0.1; done
+rmmod lfr 2>/dev/null
 if grep -q '^lfr ' /proc/modules; then echo "stress: FAILED: rmmod lfr after the run"; fail=1; fi
 if ! insmod /lib/lfr/lfr.ko; then echo "stress: FAILED: insmod after rmmod"; fail=1; fi
 lfr status -m || fail=1
