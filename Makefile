@@ -54,11 +54,13 @@ demo: deps
 	tests/demo/run
 
 # lfr against perf record in one VM boot, and the drainer natively; then the truth of the samples,
-# both profilers on a workload that knows its CPU split (Documentation/benchmarks.md).
+# both profilers on a workload that knows its CPU split; then the cost per delivered stack, medians
+# of alternating runs (Documentation/benchmarks.md).
 bench: deps
 	$(MAKE) all
 	bench/run
 	bench/truth
+	bench/cost
 
 # Installing: the user tools and man page (PREFIX, DESTDIR honoured), and the module through DKMS.
 PREFIX  ?= /usr/local

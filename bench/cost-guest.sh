@@ -1,0 +1,59 @@
+# The in-VM half of bench/cost: two-thread workloads at a fixed user depth, run without a profiler,
+# under `perf record` and under `lfr record`, alternating (the order rotates from run to run), in
+# one boot.  One "cost" line per run for bench/cost-report.py.
+#   cost-guest.sh SECONDS RUNS "WORKLOADS" FREQ...
+# A workload is deepDEPTHxTHREADS (tests/workloads/deepstack.c).  perf counts its samples in the
+# guest (`perf report --stats`); lfr's figures come from `lfr status -m` after the recording.
+set -u
+secs=$1 runs=$2 workloads=$3
+shift 3
+share=${LFR_SHARE:?}
+out=$share/cost
+rm -rf "$out"
+mkdir -p "$out"
+pdir=/tmp/perf
+cp -r "$share/perf" "$pdir"
+perf() { "$pdir/ld-linux-x86-64.so.2" --library-path "$pdir" "$pdir/perf" "$@"; }
+echo "cost: kernel $(uname -r), $(nproc) CPUs; lfr.ko $(cat /sys/module/lfr/version), $(perf version 2>&1)"
+
+run() { # ID WORKLOAD PROFILER FREQ
+	local id=$1 wl=$2 prof=$3 hz=$4 d t st="" ps="" rc
+	d=${wl#deep}
+	t=${d#*x}
+	d=${d%x*}
+	case $prof in
+	none)
+		deepstack "$d" "$secs" "$t" >"$out/$id.txt" 2>"$out/$id.err"
+		rc=$? ;;
+	perf)
+		perf record -e cpu-clock -F "$hz" -g -o /tmp/p.data -- deepstack "$d" "$secs" "$t" \
+			>"$out/$id.txt" 2>"$out/$id.err"
+		rc=$?
+		ps=$(perf report -i /tmp/p.data --stats 2>/dev/null | awk '
+			$1 == "SAMPLE" && $2 == "events:" && s == "" { s = $3 }
+			$1 == "LOST_SAMPLES" { ls = $3 } $1 == "LOST" { l = $3 }
+			END { printf "perf_samples=%d perf_lost=%d", s, l + ls }')
+		ps="$ps bytes=$(stat -c %s /tmp/p.data)"
+		rm -f /tmp/p.data ;;
+	lfr)
+		lfr record -F "$hz" -q -o /tmp/l.jfr -- deepstack "$d" "$secs" "$t" \
+			>"$out/$id.txt" 2>"$out/$id.err"
+		rc=$?
+		st=$(lfr status -m | grep '^status ')
+		ps="bytes=$(stat -c %s /tmp/l.jfr)"
+		rm -f /tmp/l.jfr ;;
+	esac
+	echo "cost id=$id wl=$wl prof=$prof hz=$hz run=$run rc=$rc $ps | $(grep -h '^deepstack ' "$out/$id.txt") | $st"
+}
+
+for run in $(seq "$runs"); do
+	for wl in $workloads; do
+		run "$wl-none-$run" "$wl" none 0
+		for hz in "$@"; do
+			# alternate which profiler goes first, so that neither always follows the other
+			if [ $((run % 2)) = 1 ]; then order="perf lfr"; else order="lfr perf"; fi
+			for prof in $order; do run "$wl-$prof-$hz-$run" "$wl" "$prof" "$hz"; done
+		done
+	done
+done
+echo "cost: done"
