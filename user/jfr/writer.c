@@ -97,10 +97,9 @@ struct sticky {
 
 struct lfr_jfr_writer {
 	char *path;     /* the file the recording replaces */
-	char *tmp_path; /* PATH.tmp when path existed: written until the first flush renames it */
+	char *tmp_path; /* PATH.tmp: written until the first flush with events renames it to path */
 	int fd;
 	bool dead;
-	bool created;   /* path did not exist: written in place, removed if nothing is published */
 	bool published; /* a flush with events happened (and tmp_path was renamed to path) */
 	char err[512];
 	struct lfr_jfr_options opt;
@@ -659,40 +658,34 @@ static int local_gmt_offset_ms(int64_t *out)
 }
 
 /*
- * An existing file at path is replaced only once the recording has something to replace it with:
- * the writer writes PATH.tmp until then (O_NOFOLLOW: a link planted there is not followed).  A
- * new file is written in place, and a path that is no regular file (a device) is opened as is.
+ * The file appears at path only once the recording has something in it, complete: the writer
+ * writes PATH.tmp until the first flush with events renames it to path (a reader never sees a
+ * first chunk half written, and an existing file is replaced only then; O_NOFOLLOW: a link planted
+ * at PATH.tmp is not followed).  A path that exists and is no regular file (a device) is opened
+ * as is.
  */
 static int create_file(struct lfr_jfr_writer *w)
 {
 	struct stat st;
 
-	w->fd = open(w->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	if (w->fd >= 0) {
-		w->created = true;
-		return 0;
-	}
-	if (errno == EEXIST && !stat(w->path, &st) && S_ISREG(st.st_mode)) {
-		if (asprintf(&w->tmp_path, "%s.tmp", w->path) < 0) {
-			w->tmp_path = NULL;
-			return nomem(w, "opening");
-		}
-		unlink(w->tmp_path);
-		w->fd =
-		    open(w->tmp_path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (!stat(w->path, &st) && !S_ISREG(st.st_mode)) {
+		w->fd = open(w->path, O_WRONLY | O_CLOEXEC);
 		if (w->fd < 0) {
 			w->dead = true;
-			return fail(w, errno,
-			            "cannot create %s (the new %s until its first flush): %s",
-			            w->tmp_path, w->path, strerror(errno));
+			return fail(w, errno, "cannot open %s: %s", w->path, strerror(errno));
 		}
 		return 0;
 	}
-	if (errno == EEXIST)
-		w->fd = open(w->path, O_WRONLY | O_CLOEXEC);
+	if (asprintf(&w->tmp_path, "%s.tmp", w->path) < 0) {
+		w->tmp_path = NULL;
+		return nomem(w, "opening");
+	}
+	unlink(w->tmp_path);
+	w->fd = open(w->tmp_path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (w->fd < 0) {
 		w->dead = true;
-		return fail(w, errno, "cannot create %s: %s", w->path, strerror(errno));
+		return fail(w, errno, "cannot create %s (the new %s until its first flush): %s",
+		            w->tmp_path, w->path, strerror(errno));
 	}
 	return 0;
 }
@@ -718,8 +711,6 @@ static void unpublish(struct lfr_jfr_writer *w)
 		return;
 	if (w->tmp_path)
 		unlink(w->tmp_path);
-	else if (w->created)
-		unlink(w->path);
 }
 
 int lfr_jfr_open(struct lfr_jfr_writer **out, const char *path, const struct lfr_jfr_options *opt)

@@ -81,10 +81,11 @@ struct lfr_jfr_stats {
 };
 
 /*
- * Creates path and writes the first chunk.  When a regular file exists at path, the writer writes
- * PATH.tmp instead until the first flush that writes events (or lfr_jfr_close()) renames it to
- * path, so that the old file survives a recording that fails before it has anything to replace
- * it with.  opt may be NULL.  On failure *out is
+ * Creates the file and writes the first chunk.  The writer writes PATH.tmp until the first flush
+ * that writes events (or lfr_jfr_close()) renames it to path: the file appears at path whole,
+ * never as a first chunk half written, and an old file at path survives a recording that fails
+ * before it has anything to replace it with.  A path that exists and is not a regular file (a
+ * device) is written in place.  opt may be NULL.  On failure *out is
  * still set when memory allowed (NULL otherwise), so that lfr_jfr_strerror() can say why; release
  * it with lfr_jfr_abandon().  A writer is driven by one thread at a time.
  */

@@ -91,43 +91,163 @@ struct jfr_reader *jfr_open_mem(const void *data, size_t size, const char *name)
 	return r;
 }
 
-struct jfr_reader *jfr_open_fd(int fd, uint64_t size, const char *path, char *err, size_t errlen)
+static uint64_t be(const uint8_t *p, int n);
+
+/* Reads LEN bytes of FD at OFF into DATA.  0, or -1 with a message in ERR. */
+static int read_at(int fd, uint8_t *data, uint64_t off, uint64_t len, const char *path, char *err,
+                   size_t errlen)
 {
-	/*
-	 * Read, not mapped: a file cut while mapped kills the reader with SIGBUS, a short read is
-	 * an error the user can be told about.  Only the size seen at open counts: what a recorder
-	 * appends later is for the next run.
-	 */
-	uint8_t *data = NULL;
 	uint64_t got = 0;
 
-	if (size > 0 && !(data = malloc(size))) {
-		snprintf(err, errlen, "%s: out of memory reading %llu bytes", path,
-		         (unsigned long long)size);
-		return NULL;
-	}
-	while (got < size) {
-		ssize_t n = pread(fd, data + got, size - got, (off_t)got);
+	while (got < len) {
+		ssize_t n = pread(fd, data + got, len - got, (off_t)(off + got));
 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
 			snprintf(err, errlen, "%s: read error at offset %llu: %s", path,
-			         (unsigned long long)got, strerror(errno));
-			free(data);
-			return NULL;
+			         (unsigned long long)(off + got), strerror(errno));
+			return -1;
 		}
 		if (n == 0) {
 			snprintf(
 			    err, errlen,
-			    "%s: the file was cut short while being read (%llu of %llu bytes): "
+			    "%s: the file was cut short while being read (at %llu of %llu bytes): "
 			    "something truncated or rewrote it; read it again",
-			    path, (unsigned long long)got, (unsigned long long)size);
-			free(data);
-			return NULL;
+			    path, (unsigned long long)(off + got), (unsigned long long)(off + len));
+			return -1;
 		}
 		got += (uint64_t)n;
 	}
+	return 0;
+}
+
+/*
+ * Copies the chunk at OFF into DATA + OFF (CAP bytes allocated, grown as needed), one state of it:
+ * a recorder writing the file publishes every step of a flush or a rotation through the chunk's
+ * header (constant-pool offset, duration, size), so a copy during which the header did not change
+ * is a state it meant to be read; a copy that saw the header change is taken again.  A chunk that
+ * is complete never changes.  Returns the bytes copied (0 when OFF has no chunk that says its
+ * size: the rest of the file is copied as it is, for the parser to judge), or -1.
+ */
+static int64_t copy_chunk(int fd, uint8_t **data, uint64_t *cap, uint64_t off, uint64_t size,
+                          const char *path, char *err, size_t errlen)
+{
+	uint8_t h[JFR_CHUNK_HEADER_SIZE];
+
+	for (int attempt = 0;; attempt++) {
+		uint64_t len = size - off, hl = len < sizeof(h) ? len : sizeof(h);
+		/* a header cut by the size seen at open may be whole by now */
+		ssize_t got = pread(fd, h, sizeof(h), (off_t)off);
+
+		if (got == (ssize_t)sizeof(h))
+			hl = sizeof(h);
+		else if (read_at(fd, h, off, hl, path, err, errlen))
+			return -1;
+		if (hl == sizeof(h)) {
+			uint64_t csize = be(h + 8, 8);
+
+			/* a chunk may have grown past the size seen at open; it has bytes that far
+			 */
+			struct stat st;
+
+			if (!memcmp(h, "FLR\0", 4) && csize >= sizeof(h) && csize <= (1ULL << 40))
+				len = csize;
+			/*
+			 * A writer extends the file before a chunk says it is that long: a file
+			 * shorter than its chunk was cut, and what it holds is for the parser.
+			 */
+			if (len > size - off && !fstat(fd, &st) && (uint64_t)st.st_size < off + len)
+				len = (uint64_t)st.st_size > size ? (uint64_t)st.st_size - off
+				                                  : size - off;
+		}
+		if (hl > len)
+			hl = len;
+		if (off + len > *cap) {
+			uint64_t ncap = (off + len) + (off + len) / 4;
+			uint8_t *nd = realloc(*data, ncap);
+
+			if (!nd) {
+				snprintf(err, errlen, "%s: out of memory reading %llu bytes", path,
+				         (unsigned long long)(off + len));
+				return -1;
+			}
+			*data = nd;
+			*cap = ncap;
+		}
+		if (read_at(fd, *data + off, off, len, path, err, errlen))
+			return -1;
+		/* the header before, during and after the copy: one state */
+		bool same = !memcmp(h, *data + off, hl);
+
+		if (attempt == 50 || (same && !read_at(fd, h, off, hl, path, err, errlen) &&
+		                      !memcmp(h, *data + off, hl)))
+			return (int64_t)len;
+	}
+}
+
+/* The offset of the first chunk of the copy whose header reads differently now, or SIZE. */
+static uint64_t changed_chunk(int fd, const uint8_t *data, uint64_t size)
+{
+	uint8_t h[JFR_CHUNK_HEADER_SIZE];
+	uint64_t off = 0;
+
+	while (size - off >= sizeof(h) && !memcmp(data + off, "FLR\0", 4)) {
+		uint64_t csize = be(data + off + 8, 8);
+
+		if (pread(fd, h, sizeof(h), (off_t)off) != (ssize_t)sizeof(h) ||
+		    memcmp(h, data + off, sizeof(h)))
+			return off;
+		if (csize < sizeof(h) || csize > size - off)
+			break;
+		off += csize;
+	}
+	return size;
+}
+
+static bool all_zero(const uint8_t *p, uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++)
+		if (p[i])
+			return false;
+	return true;
+}
+
+struct jfr_reader *jfr_open_fd(int fd, uint64_t size, const char *path, char *err, size_t errlen)
+{
+	/*
+	 * Read, not mapped: a file cut while mapped kills the reader with SIGBUS, a short read is
+	 * an error the user can be told about.  The chunks that start within the size seen at open
+	 * are read, each as one state of it (copy_chunk()): a file that a recorder is writing is
+	 * read as a valid prefix of it.
+	 */
+	uint8_t *data = NULL;
+	uint64_t cap = 0, off = 0, from = 0;
+
+	for (int attempt = 0;; attempt++) {
+		for (off = from; off < size;) {
+			int64_t n = copy_chunk(fd, &data, &cap, off, size, path, err, errlen);
+
+			if (n < 0) {
+				free(data);
+				return NULL;
+			}
+			/*
+			 * Zeros after a chunk: the file was extended for the last chunk to grow
+			 * into, and its header does not say so yet.  What precedes is the file.
+			 */
+			if (off && n && memcmp(data + off, "FLR\0", 4) &&
+			    all_zero(data + off, (uint64_t)n))
+				break;
+			off += (uint64_t)n;
+		}
+		/* a chunk whose header changed since it was copied is copied again, and all after
+		 * it */
+		from = changed_chunk(fd, data, off);
+		if (from == off || attempt == 50)
+			break;
+	}
+	size = off;
 	struct jfr_reader *r = jfr_open_mem(data, size, NULL);
 	if (!r || !(r->name = strdup(path))) {
 		snprintf(err, errlen, "out of memory");
