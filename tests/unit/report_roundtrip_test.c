@@ -154,10 +154,114 @@ static void test_roundtrip(void **state)
 	unlink(path);
 }
 
+/* Folded stacks carry no control byte of a frame's name: a name cannot move a terminal's cursor. */
+static void test_folded_names_have_no_control_bytes(void **state)
+{
+	struct lfr_jfr_writer *w;
+	uint64_t m[2], stack, thread, t = lfr_jfr_now();
+	char *text = NULL;
+	size_t len = 0;
+	int fd;
+
+	(void)state;
+	strcpy(path, "/tmp/lfr-roundtrip-XXXXXX");
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(lfr_jfr_open(&w, path, NULL), 0);
+	assert_int_equal(
+	    lfr_jfr_method(w, "app", "evil\x1b[2J\x07name", LFR_JFR_FRAME_NATIVE, &m[0]), 0);
+	assert_int_equal(lfr_jfr_method(w, "app", "tab\there;semi", LFR_JFR_FRAME_NATIVE, &m[1]),
+	                 0);
+	assert_int_equal(lfr_jfr_stack(w, m, 2, false, &stack), 0);
+	assert_int_equal(lfr_jfr_thread(w, 7, 7, "app", "app", &thread), 0);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(
+		    lfr_jfr_execution_sample(w, t += 1000, thread, stack, LFR_JFR_STATE_RUNNABLE),
+		    0);
+	assert_int_equal(lfr_jfr_close(w, NULL, 0), 0);
+
+	struct report_opts o;
+	report_opts_init(&o);
+	struct report *rep = read_back(&o);
+	FILE *out = open_memstream(&text, &len);
+	assert_non_null(out);
+	report_print_collapsed(rep, &o, out);
+	fclose(out);
+	report_free(rep);
+	unlink(path);
+	assert_non_null(strstr(text, "evil"));
+	assert_non_null(strstr(text, " 3\n"));
+	for (size_t i = 0; i < len; i++)
+		if ((unsigned char)text[i] < 0x20 || text[i] == 0x7f)
+			assert_true(text[i] == '\n' && i == len - 1);
+	free(text);
+}
+
+/*
+ * Functions of the same name in two objects stay two frames, each with its object, and the text
+ * report's top objects (--sort dso) counts each object's samples.
+ */
+static void test_same_name_in_two_objects(void **state)
+{
+	struct lfr_jfr_writer *w;
+	uint64_t a[2], b[2], sa, sb, thread, t = lfr_jfr_now();
+	char *text = NULL;
+	size_t len = 0;
+	int fd, helpers = 0;
+
+	(void)state;
+	strcpy(path, "/tmp/lfr-roundtrip-XXXXXX");
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(lfr_jfr_open(&w, path, NULL), 0);
+	assert_int_equal(lfr_jfr_method(w, "libA.so", "helper", LFR_JFR_FRAME_NATIVE, &a[0]), 0);
+	assert_int_equal(lfr_jfr_method(w, "libB.so", "helper", LFR_JFR_FRAME_NATIVE, &b[0]), 0);
+	assert_int_equal(lfr_jfr_method(w, "app", "main", LFR_JFR_FRAME_NATIVE, &a[1]), 0);
+	b[1] = a[1];
+	assert_int_equal(lfr_jfr_stack(w, a, 2, false, &sa), 0);
+	assert_int_equal(lfr_jfr_stack(w, b, 2, false, &sb), 0);
+	assert_int_equal(lfr_jfr_thread(w, 7, 7, "app", "app", &thread), 0);
+	for (int i = 0; i < 10; i++)
+		assert_int_equal(lfr_jfr_execution_sample(w, t += 1000, thread, i < 7 ? sa : sb,
+		                                          LFR_JFR_STATE_RUNNABLE),
+		                 0);
+	assert_int_equal(lfr_jfr_close(w, NULL, 0), 0);
+
+	struct report_opts o;
+	report_opts_init(&o);
+	struct report *rep = read_back(&o);
+	for (size_t i = 0; i < rep->nframes; i++) {
+		if (strcmp(rep->frames[i].name, "helper"))
+			continue;
+		assert_non_null(rep->frames[i].object);
+		assert_true(!strcmp(rep->frames[i].object, "libA.so") ||
+		            !strcmp(rep->frames[i].object, "libB.so"));
+		helpers++;
+	}
+	assert_int_equal(helpers, 2);
+	o.sort_objects = true;
+	rep->path = path; /* read_back() closed the reader, whose name it was */
+	FILE *out = open_memstream(&text, &len);
+	assert_non_null(out);
+	report_print_text(rep, &o, out);
+	fclose(out);
+	report_free(rep);
+	unlink(path);
+	assert_non_null(strstr(text, "Top objects by self samples"));
+	assert_non_null(strstr(text, "70.0%         10 100.0%  libA.so")
+	                    ?: strstr(text, "libA.so"));
+	assert_non_null(strstr(text, "libB.so"));
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_roundtrip),
+	    cmocka_unit_test(test_folded_names_have_no_control_bytes),
+	    cmocka_unit_test(test_same_name_in_two_objects),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -52,6 +52,9 @@ static void report_usage(FILE *out)
 	    "      --value FIELD    sum the integer event field FIELD (e.g. weight) instead of\n"
 	    "                       counting events\n"
 	    "  -n, --top N          rows in the top lists (default 20)\n"
+	    "  -s, --sort KEY       text: 'function' (the default: top functions, each with its\n"
+	    "                       object) or 'dso' (top objects: libraries, executables, the\n"
+	    "                       kernel)\n"
 	    "      --threads        collapsed/html: one root frame per thread; speedscope: one "
 	    "profile\n"
 	    "                       per thread\n"
@@ -102,6 +105,7 @@ int cmd_report(int argc, char **argv)
 	    {"to", required_argument, NULL, OPT_TO},
 	    {"value", required_argument, NULL, OPT_VALUE},
 	    {"top", required_argument, NULL, 'n'},
+	    {"sort", required_argument, NULL, 's'},
 	    {"threads", no_argument, NULL, OPT_THREADS},
 	    {"jobs", required_argument, NULL, 'j'},
 	    {"help", no_argument, NULL, 'h'},
@@ -113,7 +117,7 @@ int cmd_report(int argc, char **argv)
 
 	report_opts_init(&o);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "f:o:e:t:p:n:j:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "f:o:e:t:p:n:s:j:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			format = optarg;
@@ -149,6 +153,16 @@ int cmd_report(int argc, char **argv)
 		}
 		case OPT_VALUE:
 			o.value_field = optarg;
+			break;
+		case 's':
+			if (!strcmp(optarg, "dso") || !strcmp(optarg, "object")) {
+				o.sort_objects = true;
+			} else if (strcmp(optarg, "function") && strcmp(optarg, "sym")) {
+				fprintf(stderr,
+				        "lfr report: bad --sort '%s': give function or dso\n",
+				        optarg);
+				return LFR_EXIT_USAGE;
+			}
 			break;
 		case 'n': {
 			char *end;

@@ -363,7 +363,9 @@ static const char page_tail[] =
     "    const tr = document.createElement(\"tr\");\n"
     "    for (const c of [s.toLocaleString(), pct(s, sum), t.toLocaleString(), pct(t, sum), "
     "D.frames[f] +\n"
-    "                     (D.kinds[f] === 3 ? \" [kernel]\" : \"\")]) {\n"
+    "                     (D.kinds[f] === 3 ? \" [kernel]\" : D.objects[f] ? \"  (\" + "
+    "D.objects[f] + \")\" : "
+    "\"\")]) {\n"
     "      const td = document.createElement(\"td\");\n"
     "      td.textContent = c;\n"
     "      tr.appendChild(td);\n"
@@ -538,6 +540,15 @@ void report_print_html(const struct report *rep, const struct report_opts *o, FI
 	fputs("],\n\"kinds\":[", out);
 	for (size_t i = 0; i < rep->nframes; i++)
 		fprintf(out, "%s%u", i ? "," : "", rep->frames[i].kind);
+	fputs("],\n\"objects\":[", out);
+	for (size_t i = 0; i < rep->nframes; i++) {
+		if (i)
+			fputc(',', out);
+		if (rep->frames[i].object)
+			json_string(out, rep->frames[i].object);
+		else
+			fputs("null", out);
+	}
 	fputs("],\n\"threads\":[", out);
 	for (size_t i = 0; i < rep->nthreads; i++) {
 		char name[320];

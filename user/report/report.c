@@ -171,29 +171,42 @@ static uint64_t field_ref(struct jfr_reader *r, const struct jfr_chunk *ch,
 
 /* ---- interning ---- */
 
-static uint32_t intern_frame(struct report *rep, struct priv *pv, const char *name, uint8_t kind)
+static bool same_text(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/* A frame is its name, kind and object. */
+static uint32_t intern_frame(struct report *rep, struct priv *pv, const char *name, uint8_t kind,
+                             const char *object)
 {
 	size_t len = strlen(name);
 
 	for (uint64_t salt = 0;; salt++) {
 		bool fresh;
-		struct map_slot *s =
-		    map_put(&pv->frame_ids, hash_bytes(name, len, salt), kind, &fresh);
+		uint64_t h = hash_bytes(name, len, salt);
+
+		if (object)
+			h = hash_bytes(object, strlen(object), h);
+		struct map_slot *s = map_put(&pv->frame_ids, h, kind, &fresh);
 		if (!s)
 			return UINT32_MAX;
 		if (!fresh) {
 			struct report_frame *f = &rep->frames[s->v - 1];
-			if (!strcmp(f->name, name))
+			if (!strcmp(f->name, name) && same_text(f->object, object))
 				return s->v - 1;
 			continue;
 		}
 		if (grow((void **)&rep->frames, &rep->frames_cap, rep->nframes + 1,
 		         sizeof(*rep->frames)))
 			return UINT32_MAX;
-		char *copy = strdup(name);
-		if (!copy)
+		char *copy = strdup(name), *ocopy = object ? strdup(object) : NULL;
+		if (!copy || (object && !ocopy)) {
+			free(copy);
 			return UINT32_MAX;
-		rep->frames[rep->nframes] = (struct report_frame){copy, kind};
+		}
+		rep->frames[rep->nframes] =
+		    (struct report_frame){.name = copy, .kind = kind, .object = ocopy};
 		s->v = ++rep->nframes;
 		return s->v - 1;
 	}
@@ -243,14 +256,15 @@ static uint8_t frame_kind(const char *type)
 }
 
 /* Display name of a method: "pkg.Class.method" for Java code; the bare symbol for native code whose
- * "class" is a shared object, the kernel or missing. */
+ * "class" is a shared object, the kernel or missing, and that object in OBJ (empty if none). */
 static void method_name(struct jfr_reader *r, const struct jfr_chunk *ch, uint64_t mkey,
-                        uint64_t mtype, uint8_t kind, char *out, size_t n)
+                        uint64_t mtype, uint8_t kind, char *out, size_t n, char *obj, size_t objn)
 {
 	char cls[NAME_MAX_LEN], meth[NAME_MAX_LEN];
 	const struct jfr_type *mt = jfr_type_by_id(ch->meta, mtype);
 	uint64_t off = mt ? jfr_pool_lookup(ch, mtype, mkey) : 0;
 
+	obj[0] = 0;
 	if (!off) {
 		snprintf(out, n, "[unknown method %llu]", (unsigned long long)mkey);
 		return;
@@ -268,6 +282,7 @@ static void method_name(struct jfr_reader *r, const struct jfr_chunk *ch, uint64
 	                  cls[0] == '[' || !cls[0] || (kind == RF_NATIVE && !strchr(cls, '/'));
 	if (native_lib) {
 		snprintf(out, n, "%s", meth);
+		snprintf(obj, objn, "%s", cls);
 		return;
 	}
 	for (char *p = cls; *p; p++)
@@ -287,7 +302,7 @@ static uint32_t resolve_frame(struct report *rep, struct priv *pv, struct jfr_re
 		return UINT32_MAX;
 	if (!fresh)
 		return s->v - 1;
-	char type[64] = "", name[2 * NAME_MAX_LEN + 2];
+	char type[64] = "", name[2 * NAME_MAX_LEN + 2], obj[NAME_MAX_LEN];
 	const struct jfr_type *tt = jfr_type_by_id(ch->meta, ttype);
 	uint64_t toff = tt && tkey ? jfr_pool_lookup(ch, ttype, tkey) : 0;
 	if (toff && tt->nfields) {
@@ -296,8 +311,8 @@ static uint32_t resolve_frame(struct report *rep, struct priv *pv, struct jfr_re
 		value_text(&c, ch, &tt->fields[0], type, sizeof(type), 0);
 	}
 	uint8_t kind = frame_kind(type);
-	method_name(r, ch, mkey, mtype, kind, name, sizeof(name));
-	uint32_t id = intern_frame(rep, pv, name, kind);
+	method_name(r, ch, mkey, mtype, kind, name, sizeof(name), obj, sizeof(obj));
+	uint32_t id = intern_frame(rep, pv, name, kind, obj[0] ? obj : NULL);
 	s->v = (uint64_t)id + 1;
 	return id;
 }
@@ -372,8 +387,8 @@ static uint32_t resolve_stack(struct report *rep, struct priv *pv, struct jfr_re
 		}
 	}
 	if (!depth) {
-		uint32_t fid =
-		    intern_frame(rep, pv, off ? "[empty stack]" : "[no stack trace]", RF_JAVA);
+		uint32_t fid = intern_frame(rep, pv, off ? "[empty stack]" : "[no stack trace]",
+		                            RF_JAVA, NULL);
 		if (fid == UINT32_MAX ||
 		    grow((void **)&pv->tmp_frames, &pv->tmp_cap, 1, sizeof(*pv->tmp_frames)))
 			return UINT32_MAX;
@@ -1205,7 +1220,7 @@ void report_free(struct report *rep)
 		free(pv);
 	}
 	for (size_t i = 0; i < rep->nframes; i++)
-		free(rep->frames[i].name);
+		free(rep->frames[i].name), free(rep->frames[i].object);
 	free(rep->frames);
 	free(rep->stack_frames);
 	free(rep->stacks);

@@ -34,6 +34,8 @@ struct report_opts {
 	int top;           /* rows of the top lists */
 	int jobs;          /* chunks scanned in parallel; 0 = one per CPU (at most 16) */
 	bool thread_roots; /* collapsed/html: one root frame per thread */
+	bool sort_objects; /* text: the top objects (shared libraries, executables) instead of
+	                    * the top functions, as perf report --sort dso */
 	bool timeline;     /* keep every sample's time (report.timed): speedscope, pprof */
 };
 
@@ -46,9 +48,14 @@ enum report_frame_kind {
 	RF_KERNEL,
 };
 
+/*
+ * A function: its name and the object file it is in (NULL for Java code, whose class is in its
+ * name): functions of the same name in two objects are two frames.
+ */
 struct report_frame {
 	char *name;
 	uint8_t kind;
+	char *object;
 };
 
 struct report_stack {

@@ -86,12 +86,77 @@ static void print_top(const struct report *rep, FILE *out, const char *title, co
 		uint32_t f = idx[i];
 		if (!key[f])
 			break;
-		fprintf(out, "%10llu %5.1f%% %10llu %5.1f%%  %s%s\n", (unsigned long long)self[f],
-		        pct(self[f], rep->total), (unsigned long long)total[f],
-		        pct(total[f], rep->total), rep->frames[f].name,
-		        rep->frames[f].kind == RF_KERNEL ? " [kernel]" : "");
+		const struct report_frame *fr = &rep->frames[f];
+		bool show_obj = fr->object && fr->kind != RF_KERNEL;
+
+		fprintf(out, "%10llu %5.1f%% %10llu %5.1f%%  %s%s%s%s%s\n",
+		        (unsigned long long)self[f], pct(self[f], rep->total),
+		        (unsigned long long)total[f], pct(total[f], rep->total), fr->name,
+		        fr->kind == RF_KERNEL ? " [kernel]" : "", show_obj ? "  (" : "",
+		        show_obj ? fr->object : "", show_obj ? ")" : "");
 	}
 	free(idx);
+}
+
+/*
+ * The objects (shared libraries, executables, the kernel) by the samples whose leaf is in them
+ * (self) and whose stack passes through them (total), as `perf report --sort dso` lists them.
+ */
+static void print_objects(const struct report *rep, FILE *out, const uint64_t *sv, int top)
+{
+	size_t n = rep->nframes ? rep->nframes : 1, nobj = 0;
+	uint32_t *obj = calloc(n, sizeof(*obj)), *first = calloc(n, sizeof(*first));
+	uint64_t *self = calloc(n, sizeof(*self)), *total = calloc(n, sizeof(*total));
+	uint32_t *mark = calloc(n, sizeof(*mark)), *idx = calloc(n, sizeof(*idx));
+
+	if (!obj || !first || !self || !total || !mark || !idx)
+		goto out;
+	/* frames -> object numbers; first[k] is a frame of object k, for its name */
+	for (size_t i = 0; i < rep->nframes; i++) {
+		const char *o = rep->frames[i].object;
+		size_t k;
+
+		for (k = 0; k < nobj; k++) {
+			const char *p = rep->frames[first[k]].object;
+			if (p == o || (p && o && !strcmp(p, o)))
+				break;
+		}
+		if (k == nobj)
+			first[nobj++] = (uint32_t)i;
+		obj[i] = (uint32_t)k;
+	}
+	for (size_t st = 0; st < rep->nstacks; st++) {
+		const struct report_stack *s = &rep->stacks[st];
+		const uint32_t *f = rep->stack_frames + s->first;
+
+		if (!sv[st] || !s->depth)
+			continue;
+		self[obj[f[0]]] += sv[st];
+		for (uint32_t d = 0; d < s->depth; d++) {
+			if (mark[obj[f[d]]] == st + 1)
+				continue;
+			mark[obj[f[d]]] = (uint32_t)st + 1;
+			total[obj[f[d]]] += sv[st];
+		}
+	}
+	for (size_t k = 0; k < nobj; k++)
+		idx[k] = (uint32_t)k;
+	sort_key = self;
+	qsort(idx, nobj, sizeof(*idx), cmp_by_key);
+	fprintf(out, "\nTop objects by self samples\n");
+	fprintf(out, "%10s %6s %10s %6s  %s\n", "SELF", "%", "TOTAL", "%", "OBJECT");
+	for (size_t i = 0; i < nobj && (int)i < top; i++) {
+		uint32_t k = idx[i];
+		const char *name = rep->frames[first[k]].object;
+
+		if (!total[k])
+			break;
+		fprintf(out, "%10llu %5.1f%% %10llu %5.1f%%  %s\n", (unsigned long long)self[k],
+		        pct(self[k], rep->total), (unsigned long long)total[k],
+		        pct(total[k], rep->total), name ? name : "[no object: Java code]");
+	}
+out:
+	free(obj), free(first), free(self), free(total), free(mark), free(idx);
 }
 
 static int cmp_thread_value(const void *a, const void *b)
@@ -195,6 +260,13 @@ void report_print_text(const struct report *rep, const struct report_opts *o, FI
 		else
 			fprintf(out, "\nNo samples pass the filters; widen "
 			             "--thread/--process/--from/--to.\n");
+	} else if (o->sort_objects) {
+		uint64_t *sv = views_stack_values(rep);
+
+		if (sv)
+			print_objects(rep, out, sv, o->top);
+		free(sv);
+		print_threads(rep, out, o->top);
 	} else if (views_frame_totals(rep, &self, &total) == 0) {
 		print_top(rep, out, "self", self, self, total, o->top);
 		print_top(rep, out, "total", total, self, total, o->top);
@@ -218,8 +290,9 @@ void report_print_summary(const struct report *rep, FILE *out)
  * replaced; kernel frames get async-profiler's "_[k]" suffix (flamegraph.pl --color=java). */
 static void put_folded_name(FILE *out, const struct report_frame *f)
 {
-	for (const char *p = f->name; *p; p++)
-		fputc(*p == ';' ? ':' : *p == '\n' || *p == '\r' ? ' ' : *p, out);
+	/* ';' separates frames, and no control byte reaches a terminal */
+	for (const unsigned char *p = (const unsigned char *)f->name; *p; p++)
+		fputc(*p == ';' ? ':' : *p < 0x20 || *p == 0x7f ? ' ' : *p, out);
 	if (f->kind == RF_KERNEL)
 		fputs("_[k]", out);
 }
@@ -242,7 +315,7 @@ void report_print_collapsed(const struct report *rep, const struct report_opts *
 			const struct report_thread *t = &rep->threads[s->thread];
 			st = &rep->stacks[s->stack];
 			value = s->value;
-			struct report_frame tf = {t->name, RF_JAVA};
+			struct report_frame tf = {.name = t->name, .kind = RF_JAVA};
 			put_folded_name(out, &tf);
 			fprintf(out, " tid=%lld;", (long long)t->tid);
 		} else {
