@@ -28,7 +28,7 @@
 #include <asm/irq_regs.h>
 #include "lfr_internal.h"
 
-static struct tracepoint *lfr_tp_switch, *lfr_tp_free;
+static struct tracepoint *lfr_tp_switch;
 
 /*
  * The CPU budget, perf's perf_cpu_time_max_percent for lfr: within each
@@ -62,15 +62,13 @@ static void lfr_find_tp(struct tracepoint *tp, void *priv)
 {
 	if (!strcmp(tp->name, "sched_switch"))
 		lfr_tp_switch = tp;
-	else if (!strcmp(tp->name, "sched_process_free"))
-		lfr_tp_free = tp;
 }
 
 int lfr_sampler_init(void)
 {
 	for_each_kernel_tracepoint(lfr_find_tp, NULL);
-	if (!lfr_tp_switch || !lfr_tp_free) {
-		pr_err("tracepoints sched_switch/sched_process_free not found\n");
+	if (!lfr_tp_switch) {
+		pr_err("tracepoint sched_switch not found\n");
 		return -ENOENT;
 	}
 	return lfr_task_events_init();
@@ -352,11 +350,6 @@ static void lfr_probe_switch(void *data, bool preempt, struct task_struct *prev,
 	lfr_switch_in(s, pc, next);
 }
 
-static void lfr_probe_free(void *data, struct task_struct *t)
-{
-	lfr_thread_release(data, t);
-}
-
 /* IPI: picks up a target that is already running when sampling starts. */
 static void lfr_kick_cpu(void *data)
 {
@@ -406,18 +399,16 @@ int lfr_sampler_start(struct lfr_session *s)
 		lfr_hrtimer_setup(&pc->timer, lfr_timer_fn, CLOCK_MONOTONIC,
 				  HRTIMER_MODE_REL_PINNED_HARD);
 	}
-	err = tracepoint_probe_register(lfr_tp_free, lfr_probe_free, s);
-	if (err)
-		return err;
+	/*
+	 * A freed task's thread slot is released by task_events.c's
+	 * sched_process_free probe, attached before this one and detached
+	 * after it (lfr_session_start/stop).
+	 */
 	if (!lfr_timer_mode(s)) {
 		err = tracepoint_probe_register(lfr_tp_switch,
 						lfr_probe_switch, s);
-		if (err) {
-			tracepoint_probe_unregister(lfr_tp_free,
-						    lfr_probe_free, s);
-			tracepoint_synchronize_unregister();
+		if (err)
 			return err;
-		}
 	}
 	s->probes_on = true;
 	err = cpuhp_state_add_instance(lfr_cpuhp_state, &s->cpuhp_node);
@@ -440,7 +431,6 @@ void lfr_sampler_stop(struct lfr_session *s)
 		if (!lfr_timer_mode(s))
 			tracepoint_probe_unregister(lfr_tp_switch,
 						    lfr_probe_switch, s);
-		tracepoint_probe_unregister(lfr_tp_free, lfr_probe_free, s);
 		tracepoint_synchronize_unregister();
 		s->probes_on = false;
 	}

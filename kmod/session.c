@@ -260,8 +260,9 @@ void lfr_session_stop(struct lfr_session *s)
 	if (!s->cfg.detached && READ_ONCE(lfr_owner_portid) == s->owner_portid)
 		WRITE_ONCE(lfr_owner_portid, 0);
 	lfr_session_event(s, LFR_EVENT_DRAINING);
-	lfr_task_events_stop(s);
+	/* the sampler first: the free probe of task events releases what it claimed */
 	lfr_sampler_stop(s);
+	lfr_task_events_stop(s);
 	lfr_pending_put(s);	/* sampling's share; the walks hold the rest */
 }
 
