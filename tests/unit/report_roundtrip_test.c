@@ -154,21 +154,43 @@ static void test_roundtrip(void **state)
 	unlink(path);
 }
 
-/* Folded stacks carry no control byte of a frame's name: a name cannot move a terminal's cursor. */
-static void test_folded_names_have_no_control_bytes(void **state)
+/* A writer of a new recording at path. */
+static struct lfr_jfr_writer *new_recording(void)
 {
 	struct lfr_jfr_writer *w;
-	uint64_t m[2], stack, thread, t = lfr_jfr_now();
-	char *text = NULL;
-	size_t len = 0;
 	int fd;
 
-	(void)state;
 	strcpy(path, "/tmp/lfr-roundtrip-XXXXXX");
 	fd = mkstemp(path);
 	assert_true(fd >= 0);
 	close(fd);
 	assert_int_equal(lfr_jfr_open(&w, path, NULL), 0);
+	return w;
+}
+
+/* What a view prints of rep, as a string (free it); *len its length. */
+static char *print_to_string(void (*print)(const struct report *, const struct report_opts *,
+                                           FILE *),
+                             const struct report *rep, const struct report_opts *o, size_t *len)
+{
+	char *text = NULL;
+	FILE *out = open_memstream(&text, len);
+
+	assert_non_null(out);
+	print(rep, o, out);
+	fclose(out);
+	return text;
+}
+
+/* Folded stacks carry no control byte of a frame's name: a name cannot move a terminal's cursor. */
+static void test_folded_names_have_no_control_bytes(void **state)
+{
+	struct lfr_jfr_writer *w = new_recording();
+	uint64_t m[2], stack, thread, t = lfr_jfr_now();
+	char *text;
+	size_t len = 0;
+
+	(void)state;
 	assert_int_equal(
 	    lfr_jfr_method(w, "app", "evil\x1b[2J\x07name", LFR_JFR_FRAME_NATIVE, &m[0]), 0);
 	assert_int_equal(lfr_jfr_method(w, "app", "tab\there;semi", LFR_JFR_FRAME_NATIVE, &m[1]),
@@ -184,10 +206,7 @@ static void test_folded_names_have_no_control_bytes(void **state)
 	struct report_opts o;
 	report_opts_init(&o);
 	struct report *rep = read_back(&o);
-	FILE *out = open_memstream(&text, &len);
-	assert_non_null(out);
-	report_print_collapsed(rep, &o, out);
-	fclose(out);
+	text = print_to_string(report_print_collapsed, rep, &o, &len);
 	report_free(rep);
 	unlink(path);
 	assert_non_null(strstr(text, "evil"));
@@ -204,18 +223,13 @@ static void test_folded_names_have_no_control_bytes(void **state)
  */
 static void test_same_name_in_two_objects(void **state)
 {
-	struct lfr_jfr_writer *w;
+	struct lfr_jfr_writer *w = new_recording();
 	uint64_t a[2], b[2], sa, sb, thread, t = lfr_jfr_now();
-	char *text = NULL;
+	char *text;
 	size_t len = 0;
-	int fd, helpers = 0;
+	int helpers = 0;
 
 	(void)state;
-	strcpy(path, "/tmp/lfr-roundtrip-XXXXXX");
-	fd = mkstemp(path);
-	assert_true(fd >= 0);
-	close(fd);
-	assert_int_equal(lfr_jfr_open(&w, path, NULL), 0);
 	assert_int_equal(lfr_jfr_method(w, "libA.so", "helper", LFR_JFR_FRAME_NATIVE, &a[0]), 0);
 	assert_int_equal(lfr_jfr_method(w, "libB.so", "helper", LFR_JFR_FRAME_NATIVE, &b[0]), 0);
 	assert_int_equal(lfr_jfr_method(w, "app", "main", LFR_JFR_FRAME_NATIVE, &a[1]), 0);
@@ -243,10 +257,7 @@ static void test_same_name_in_two_objects(void **state)
 	assert_int_equal(helpers, 2);
 	o.sort_objects = true;
 	rep->path = path; /* read_back() closed the reader, whose name it was */
-	FILE *out = open_memstream(&text, &len);
-	assert_non_null(out);
-	report_print_text(rep, &o, out);
-	fclose(out);
+	text = print_to_string(report_print_text, rep, &o, &len);
 	report_free(rep);
 	unlink(path);
 	assert_non_null(strstr(text, "Top objects by self samples"));

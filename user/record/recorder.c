@@ -238,6 +238,7 @@ void lfr_recorder_free(struct lfr_recorder *r)
 {
 	if (!r)
 		return;
+	r->in.len = 0; /* what was not handed over is dropped, not named */
 	stop_behind(r);
 	free(r->in.buf);
 	free(r->looked.slots);

@@ -123,12 +123,31 @@ static int read_at(int fd, uint8_t *data, uint64_t off, uint64_t len, const char
 }
 
 /*
+ * How many bytes from OFF to copy, given the first bytes H there: a whole chunk when H is a chunk
+ * header (it may have grown past SIZE, the size seen at open: a writer extends the file before a
+ * chunk says it is that long, so a file shorter than its chunk was cut, and what it holds is for
+ * the parser), else the rest of the file as seen at open.
+ */
+static uint64_t copy_length(int fd, const uint8_t *h, uint64_t off, uint64_t size)
+{
+	uint64_t csize = be(h + 8, 8);
+	struct stat st;
+
+	if (memcmp(h, "FLR\0", 4) || csize < JFR_CHUNK_HEADER_SIZE || csize > (1ULL << 40))
+		return size - off;
+	if (csize <= size - off)
+		return csize;
+	if (!fstat(fd, &st) && (uint64_t)st.st_size < off + csize)
+		return (uint64_t)st.st_size > size ? (uint64_t)st.st_size - off : size - off;
+	return csize;
+}
+
+/*
  * Copies the chunk at OFF into DATA + OFF (CAP bytes allocated, grown as needed), one state of it:
  * a recorder writing the file publishes every step of a flush or a rotation through the chunk's
  * header (constant-pool offset, duration, size), so a copy during which the header did not change
  * is a state it meant to be read; a copy that saw the header change is taken again.  A chunk that
- * is complete never changes.  Returns the bytes copied (0 when OFF has no chunk that says its
- * size: the rest of the file is copied as it is, for the parser to judge), or -1.
+ * is complete never changes.  Returns the bytes copied (copy_length()), or -1.
  */
 static int64_t copy_chunk(int fd, uint8_t **data, uint64_t *cap, uint64_t off, uint64_t size,
                           const char *path, char *err, size_t errlen)
@@ -137,32 +156,12 @@ static int64_t copy_chunk(int fd, uint8_t **data, uint64_t *cap, uint64_t off, u
 
 	for (int attempt = 0;; attempt++) {
 		uint64_t len = size - off, hl = len < sizeof(h) ? len : sizeof(h);
-		/* a header cut by the size seen at open may be whole by now */
-		ssize_t got = pread(fd, h, sizeof(h), (off_t)off);
 
-		if (got == (ssize_t)sizeof(h))
-			hl = sizeof(h);
+		/* a header cut by the size seen at open may be whole by now */
+		if (pread(fd, h, sizeof(h), (off_t)off) == (ssize_t)sizeof(h))
+			len = copy_length(fd, h, off, size), hl = len < sizeof(h) ? len : sizeof(h);
 		else if (read_at(fd, h, off, hl, path, err, errlen))
 			return -1;
-		if (hl == sizeof(h)) {
-			uint64_t csize = be(h + 8, 8);
-
-			/* a chunk may have grown past the size seen at open; it has bytes that far
-			 */
-			struct stat st;
-
-			if (!memcmp(h, "FLR\0", 4) && csize >= sizeof(h) && csize <= (1ULL << 40))
-				len = csize;
-			/*
-			 * A writer extends the file before a chunk says it is that long: a file
-			 * shorter than its chunk was cut, and what it holds is for the parser.
-			 */
-			if (len > size - off && !fstat(fd, &st) && (uint64_t)st.st_size < off + len)
-				len = (uint64_t)st.st_size > size ? (uint64_t)st.st_size - off
-				                                  : size - off;
-		}
-		if (hl > len)
-			hl = len;
 		if (off + len > *cap) {
 			uint64_t ncap = (off + len) + (off + len) / 4;
 			uint8_t *nd = realloc(*data, ncap);
