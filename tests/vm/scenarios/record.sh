@@ -78,10 +78,14 @@ lfr status -m | grep -q ' ring_pages=1024 ' ||
 	{ echo "record: FAILED: default rings for -F 4999 are not 1024 pages"; fail=1; }
 [ $rc = 0 ] || { echo "record: FAILED: lfr record exited $rc after SIGINT"; fail=1; }
 
-# 5. System-wide: every user thread, here two processes.
-spin 3 &
-callgraph 3 >/dev/null &
+# 5. System-wide: every user thread, here two processes (running for the whole recording however
+#    slowly this machine starts it).
+spin 60 &
+sys_spin=$!
+callgraph 60 >/dev/null &
+sys_cg=$!
 lfr record -a -d 2 -o "$share/system.jfr" 2>&1 | tail -n 3
+kill $sys_spin $sys_cg
 wait
 
 # 6. Bad input: clear errors, distinct exit statuses, no file left behind.
