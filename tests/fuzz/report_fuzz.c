@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libFuzzer target for the JFR reader and every `lfr report` view: any input must either be read or
- * be rejected with an error naming an offset, without crashing, leaking or reading out of bounds.
+ * libFuzzer target for the JFR reader, every `lfr report` view and its filters: any input must
+ * either be read or be rejected with an error naming an offset, without crashing, leaking or
+ * reading out of bounds.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -14,6 +15,43 @@
 static FILE *sink;
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/*
+ * The same input through the report's filters (thread, process, time range) and its other views
+ * (objects, sample times, pprof, speedscope), with filter values taken from the input so that the
+ * fuzzer steers them.
+ */
+static void filtered(const uint8_t *data, size_t size)
+{
+	static const char *names[] = {"1", "main", "worker", "", "java", "0", "4294967295"};
+	struct jfr_reader *r = jfr_open_mem(data, size, "fuzz");
+	uint8_t k = size ? data[size / 2] : 0;
+	struct report_opts o;
+	struct report *rep = NULL;
+
+	if (!r)
+		return;
+	report_opts_init(&o);
+	o.events[o.nevents++] = "all";
+	o.threads[o.nthreads++] = names[k % 7];
+	if (k & 8)
+		o.processes[o.nprocesses++] = names[(k >> 4) % 7];
+	o.from_ns = (k & 16) ? -1 : (int64_t)(size % 997) * 1000000;
+	o.to_ns = (k & 32) ? -1 : o.from_ns + (int64_t)k * 10000000;
+	o.sort_objects = true;
+	o.timeline = true;
+	o.jobs = 1 + (k & 1);
+	if (report_read(r, &o, &rep) < 0 && (!strstr(r->err, ": offset ") || !r->failed))
+		abort();
+	if (rep) {
+		report_print_text(rep, &o, sink);
+		report_print_collapsed(rep, &o, sink);
+		report_print_pprof(rep, &o, sink);
+		report_print_speedscope(rep, &o, sink);
+	}
+	report_free(rep);
+	jfr_close(r);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -42,5 +80,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	report_free(rep);
 	jfr_close(r);
+	filtered(data, size);
 	return 0;
 }
