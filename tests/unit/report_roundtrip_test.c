@@ -256,7 +256,6 @@ static void test_same_name_in_two_objects(void **state)
 	}
 	assert_int_equal(helpers, 2);
 	o.sort_objects = true;
-	rep->path = path; /* read_back() closed the reader, whose name it was */
 	text = print_to_string(report_print_text, rep, &o, &len);
 	report_free(rep);
 	unlink(path);

@@ -296,6 +296,23 @@ static void test_lfr_events(void **state)
 	}
 	assert_int_equal(lost, 10 + 11 + 12);
 	assert_int_equal(dataloss, 3);
+	/* the tables say what they count: the --value field, not samples */
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+	assert_non_null(out);
+	report_print_text(w, &o, out);
+	o.sort_objects = true;
+	report_print_text(w, &o, out);
+	o.sort_objects = false;
+	fclose(out);
+	assert_non_null(strstr(text, "Top functions by self weight\n"));
+	assert_non_null(strstr(text, "Top functions by total weight\n"));
+	assert_non_null(strstr(text, "Top objects by self weight\n"));
+	assert_non_null(strstr(text, "Threads by weight\n    WEIGHT "));
+	assert_null(strstr(text, " by self samples"));
+	assert_null(strstr(text, "Threads by samples"));
+	free(text);
 	report_free(def);
 	report_free(all);
 	report_free(w);

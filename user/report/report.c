@@ -1139,8 +1139,10 @@ int report_read(struct jfr_reader *r, const struct report_opts *o, struct report
 		return -1;
 	}
 	rep->priv = pv;
-	rep->path = r->name;
+	rep->path = strdup(r->name); /* the report outlives its reader */
 	rep->file_size = r->size;
+	if (!rep->path)
+		rc = jfr_fail(r, 0, "out of memory");
 	pv->o = o;
 	if (r->size == 0)
 		rc = jfr_fail(r, 0, "empty file: not a JFR recording");
@@ -1205,6 +1207,7 @@ void report_free(struct report *rep)
 {
 	if (!rep)
 		return;
+	free(rep->path);
 	struct priv *pv = rep->priv;
 	if (pv) {
 		free(pv->cnt);

@@ -95,7 +95,7 @@ struct report_lost {
 };
 
 struct report {
-	const char *path;
+	char *path; /* the reader's name, a copy */
 	uint64_t file_size;
 	uint64_t nchunks;
 	int64_t start_nanos, end_nanos; /* recording span from the chunk headers */

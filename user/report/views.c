@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Text views of a report: header, top functions by self and total, threads, lost samples, the
  * per-event-type summary, and folded stacks. */
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -69,8 +70,15 @@ static double pct(uint64_t v, uint64_t total)
 	return total ? 100.0 * (double)v / (double)total : 0;
 }
 
-static void print_top(const struct report *rep, FILE *out, const char *title, const uint64_t *key,
-                      const uint64_t *self, const uint64_t *total, int top)
+/* What the tables count: samples, or the --value field summed. */
+static const char *value_unit(const struct report_opts *o)
+{
+	return o->value_field ? o->value_field : "samples";
+}
+
+static void print_top(const struct report *rep, const struct report_opts *o, FILE *out,
+                      const char *title, const uint64_t *key, const uint64_t *self,
+                      const uint64_t *total, int top)
 {
 	uint32_t *idx = malloc((rep->nframes ? rep->nframes : 1) * sizeof(*idx));
 
@@ -80,7 +88,7 @@ static void print_top(const struct report *rep, FILE *out, const char *title, co
 		idx[i] = i;
 	sort_key = key;
 	qsort(idx, rep->nframes, sizeof(*idx), cmp_by_key);
-	fprintf(out, "\nTop functions by %s samples\n", title);
+	fprintf(out, "\nTop functions by %s %s\n", title, value_unit(o));
 	fprintf(out, "%10s %6s %10s %6s  %s\n", "SELF", "%", "TOTAL", "%", "FUNCTION");
 	for (size_t i = 0; i < rep->nframes && (int)i < top; i++) {
 		uint32_t f = idx[i];
@@ -102,7 +110,8 @@ static void print_top(const struct report *rep, FILE *out, const char *title, co
  * The objects (shared libraries, executables, the kernel) by the samples whose leaf is in them
  * (self) and whose stack passes through them (total), as `perf report --sort dso` lists them.
  */
-static void print_objects(const struct report *rep, FILE *out, const uint64_t *sv, int top)
+static void print_objects(const struct report *rep, const struct report_opts *o, FILE *out,
+                          const uint64_t *sv, int top)
 {
 	size_t n = rep->nframes ? rep->nframes : 1, nobj = 0;
 	uint32_t *obj = calloc(n, sizeof(*obj)), *first = calloc(n, sizeof(*first));
@@ -113,12 +122,12 @@ static void print_objects(const struct report *rep, FILE *out, const uint64_t *s
 		goto out;
 	/* frames -> object numbers; first[k] is a frame of object k, for its name */
 	for (size_t i = 0; i < rep->nframes; i++) {
-		const char *o = rep->frames[i].object;
+		const char *ob = rep->frames[i].object;
 		size_t k;
 
 		for (k = 0; k < nobj; k++) {
 			const char *p = rep->frames[first[k]].object;
-			if (p == o || (p && o && !strcmp(p, o)))
+			if (p == ob || (p && ob && !strcmp(p, ob)))
 				break;
 		}
 		if (k == nobj)
@@ -143,7 +152,7 @@ static void print_objects(const struct report *rep, FILE *out, const uint64_t *s
 		idx[k] = (uint32_t)k;
 	sort_key = self;
 	qsort(idx, nobj, sizeof(*idx), cmp_by_key);
-	fprintf(out, "\nTop objects by self samples\n");
+	fprintf(out, "\nTop objects by self %s\n", value_unit(o));
 	fprintf(out, "%10s %6s %10s %6s  %s\n", "SELF", "%", "TOTAL", "%", "OBJECT");
 	for (size_t i = 0; i < nobj && (int)i < top; i++) {
 		uint32_t k = idx[i];
@@ -197,18 +206,24 @@ void report_print_header(const struct report *rep, const struct report_opts *o, 
 	fprintf(out, "\n");
 }
 
-static void print_threads(const struct report *rep, FILE *out, int top)
+static void print_threads(const struct report *rep, const struct report_opts *o, FILE *out,
+                          int top)
 {
 	struct report_thread **v = malloc((rep->nthreads ? rep->nthreads : 1) * sizeof(*v));
+	char column[11];
+	size_t i;
 
 	if (!v)
 		return;
-	for (size_t i = 0; i < rep->nthreads; i++)
+	for (i = 0; i < sizeof(column) - 1 && value_unit(o)[i]; i++)
+		column[i] = (char)toupper((unsigned char)value_unit(o)[i]);
+	column[i] = '\0';
+	for (i = 0; i < rep->nthreads; i++)
 		v[i] = &rep->threads[i];
 	qsort(v, rep->nthreads, sizeof(*v), cmp_thread_value);
-	fprintf(out, "\nThreads by samples\n%10s %6s %10s %10s  %s\n", "SAMPLES", "%", "TID", "PID",
-	        "THREAD");
-	for (size_t i = 0; i < rep->nthreads && (int)i < top; i++) {
+	fprintf(out, "\nThreads by %s\n%10s %6s %10s %10s  %s\n", value_unit(o), column, "%", "TID",
+	        "PID", "THREAD");
+	for (i = 0; i < rep->nthreads && (int)i < top; i++) {
 		char pid[32] = "-";
 		if (v[i]->pid >= 0)
 			snprintf(pid, sizeof(pid), "%lld", (long long)v[i]->pid);
@@ -264,15 +279,15 @@ void report_print_text(const struct report *rep, const struct report_opts *o, FI
 		uint64_t *sv = views_stack_values(rep);
 
 		if (sv)
-			print_objects(rep, out, sv, o->top);
+			print_objects(rep, o, out, sv, o->top);
 		free(sv);
-		print_threads(rep, out, o->top);
+		print_threads(rep, o, out, o->top);
 	} else if (views_frame_totals(rep, &self, &total) == 0) {
-		print_top(rep, out, "self", self, self, total, o->top);
-		print_top(rep, out, "total", total, self, total, o->top);
+		print_top(rep, o, out, "self", self, self, total, o->top);
+		print_top(rep, o, out, "total", total, self, total, o->top);
 		free(self);
 		free(total);
-		print_threads(rep, out, o->top);
+		print_threads(rep, o, out, o->top);
 	}
 	report_print_lost(rep, out);
 }
