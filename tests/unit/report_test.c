@@ -160,6 +160,38 @@ static void test_jdk25(void **state)
 	check_jvm_file(JDK25);
 }
 
+/* An event type the file lacks: the hint lists every type with stacks, each once, however many. */
+static void test_stack_types_hint(void **state)
+{
+	(void)state;
+	struct report_opts o;
+	bool any;
+	report_opts_init(&o);
+	o.events[o.nevents++] = "nope";
+	struct report *rep = read_file(JDK25, &o);
+	const char *types = report_stack_types(rep, &any);
+	assert_false(any);
+	assert_true(strlen(types) >
+	            600); /* JDK 25 declares about 40; the hint was cut at 512 bytes */
+	assert_non_null(strstr(types, "jdk.ExecutionSample"));
+	assert_non_null(strstr(types, "jdk.CPUTimeSample"));
+	/* each once: as many commas as there are distinct names less one */
+	size_t commas = 0, names = 1;
+	for (const char *p = types; *p; p++)
+		commas += *p == ',';
+	for (const char *p = types; (p = strchr(p, ',')); p++) {
+		char name[128];
+		size_t n = strcspn(p + 2, ",");
+		assert_true(n < sizeof(name));
+		memcpy(name, p + 2, n), name[n] = 0;
+		const char *first = strstr(types, name);
+		assert_true(first == p + 2 || first[strlen(name)] != ','); /* not listed before */
+		names++;
+	}
+	assert_int_equal(commas + 1, names);
+	report_free(rep);
+}
+
 /* Two recordings back to back are one file of two chunks; counts add up. */
 static void test_concatenated(void **state)
 {
@@ -581,12 +613,13 @@ static void test_parse_duration(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_jdk17),          cmocka_unit_test(test_jdk25),
-	    cmocka_unit_test(test_concatenated),   cmocka_unit_test(test_filters),
-	    cmocka_unit_test(test_lfr_events),     cmocka_unit_test(test_corpus),
-	    cmocka_unit_test(test_truncated),      cmocka_unit_test(test_corrupted),
-	    cmocka_unit_test(test_event_iterator), cmocka_unit_test(test_parallel),
-	    cmocka_unit_test(test_parse_duration), cmocka_unit_test(test_file_shrinks),
+	    cmocka_unit_test(test_jdk17),        cmocka_unit_test(test_jdk25),
+	    cmocka_unit_test(test_concatenated), cmocka_unit_test(test_filters),
+	    cmocka_unit_test(test_lfr_events),   cmocka_unit_test(test_stack_types_hint),
+	    cmocka_unit_test(test_corpus),       cmocka_unit_test(test_truncated),
+	    cmocka_unit_test(test_corrupted),    cmocka_unit_test(test_event_iterator),
+	    cmocka_unit_test(test_parallel),     cmocka_unit_test(test_parse_duration),
+	    cmocka_unit_test(test_file_shrinks),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -42,7 +42,7 @@ struct priv {
 	size_t ncnt;
 	uint64_t meta_cnt, meta_bytes, cp_cnt, cp_bytes;
 	bool any_selected_type;
-	char stack_types[512]; /* types with a stackTrace field, for the hint */
+	char *stack_types; /* types with a stackTrace field, for the hint: "a, b, c" */
 	/* file-wide interning */
 	struct map frame_ids;  /* (hash(name), kind) -> frame id + 1; collisions probed with salt */
 	struct map stack_ids;  /* (hash(frames), depth) -> stack id + 1 */
@@ -583,12 +583,17 @@ static bool is_event_type(const struct jfr_type *t)
 
 static void note_stack_type(struct priv *pv, const char *name)
 {
-	size_t len = strlen(pv->stack_types);
+	size_t len = pv->stack_types ? strlen(pv->stack_types) : 0, n = strlen(name);
+	char *list;
 
-	if (strstr(pv->stack_types, name) || len + strlen(name) + 3 >= sizeof(pv->stack_types))
+	for (const char *s = pv->stack_types; s && (s = strstr(s, name)); s += n)
+		if ((s == pv->stack_types || s[-1] == ' ') && (s[n] == ',' || !s[n]))
+			return; /* listed already (a whole name, not part of a longer one) */
+	list = realloc(pv->stack_types, len + n + 3);
+	if (!list)
 		return;
-	snprintf(pv->stack_types + len, sizeof(pv->stack_types) - len, "%s%s", len ? ", " : "",
-	         name);
+	snprintf(list + len, n + 3, "%s%s", len ? ", " : "", name);
+	pv->stack_types = list;
 }
 
 static int build_plan(struct priv *pv, const struct jfr_type *t, struct plan *p)
@@ -1200,7 +1205,7 @@ const char *report_stack_types(const struct report *rep, bool *any_selected)
 	const struct priv *pv = rep->priv;
 
 	*any_selected = pv->any_selected_type;
-	return pv->stack_types;
+	return pv->stack_types ? pv->stack_types : "";
 }
 
 void report_free(struct report *rep)
@@ -1220,6 +1225,7 @@ void report_free(struct report *rep)
 		map_free(&pv->chunk_stacks);
 		map_free(&pv->chunk_frames);
 		free(pv->tmp_frames);
+		free(pv->stack_types);
 		free(pv);
 	}
 	for (size_t i = 0; i < rep->nframes; i++)
