@@ -102,7 +102,43 @@ static void strings(void **state)
 	jfr_buf_string(&b, "\xc3\xa9t\xc3\xa9");
 	assert_int_equal(b.data[0], 3);
 	assert_int_equal(b.data[1], 5);
+	/* not UTF-8 (a Latin-1 name, a cut sequence): Latin-1, byte for byte */
+	jfr_buf_reset(&b);
+	jfr_buf_string(&b, "caf\xe9");
+	assert_int_equal(b.data[0], 5);
+	assert_int_equal(b.data[1], 4);
+	assert_memory_equal(b.data + 2, "caf\xe9", 4);
 	jfr_buf_free(&b);
+}
+
+static void utf8_validity(void **state)
+{
+	(void)state;
+	static const char *good[] = {"",
+	                             "ascii",
+	                             "\xc3\xa9",
+	                             "\xe2\x82\xac",
+	                             "\xf0\x9f\x98\x80",
+	                             "\xf4\x8f\xbf\xbf",
+	                             "\xed\x9f\xbf"};
+	static const char *bad[] = {"\x80",
+	                            "\xc3",
+	                            "\xc0\xaf",
+	                            "\xc1\xbf",
+	                            "\xe0\x80\xaf",
+	                            "\xed\xa0\x80",
+	                            "\xf0\x80\x80\xaf",
+	                            "\xf4\x90\x80\x80",
+	                            "\xf5\x80\x80\x80",
+	                            "\xe2\x82",
+	                            "a\xe9"
+	                            "b",
+	                            "\xff"};
+
+	for (size_t i = 0; i < sizeof(good) / sizeof(*good); i++)
+		assert_true(jfr_utf8_valid(good[i], strlen(good[i])));
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++)
+		assert_false(jfr_utf8_valid(bad[i], strlen(bad[i])));
 }
 
 static void event_size_counts_itself(void **state)
@@ -138,11 +174,9 @@ static void big_endian(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(varint_known_bytes),
-	    cmocka_unit_test(varint_roundtrip_every_width),
-	    cmocka_unit_test(varint_padded_patch),
-	    cmocka_unit_test(strings),
-	    cmocka_unit_test(event_size_counts_itself),
+	    cmocka_unit_test(varint_known_bytes),  cmocka_unit_test(varint_roundtrip_every_width),
+	    cmocka_unit_test(varint_padded_patch), cmocka_unit_test(strings),
+	    cmocka_unit_test(utf8_validity),       cmocka_unit_test(event_size_counts_itself),
 	    cmocka_unit_test(big_endian),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

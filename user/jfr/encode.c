@@ -157,6 +157,40 @@ void jfr_patch_varint(struct jfr_buf *b, size_t off, uint64_t v, unsigned width)
 		b->oom = true;
 }
 
+bool jfr_utf8_valid(const char *s, size_t n)
+{
+	const uint8_t *p = (const uint8_t *)s, *end = p + n;
+
+	while (p < end) {
+		uint8_t c = *p++;
+		unsigned more, lo = 0x80, hi = 0xbf;
+
+		if (c < 0x80)
+			continue;
+		if (c < 0xc2 || c > 0xf4)
+			return false; /* a continuation byte, an overlong lead or past U+10FFFF */
+		more = c < 0xe0 ? 1 : c < 0xf0 ? 2 : 3;
+		if (c == 0xe0)
+			lo = 0xa0; /* overlong */
+		else if (c == 0xed)
+			hi = 0x9f; /* surrogates */
+		else if (c == 0xf0)
+			lo = 0x90; /* overlong */
+		else if (c == 0xf4)
+			hi = 0x8f; /* past U+10FFFF */
+		if ((size_t)(end - p) < more || *p < lo || *p > hi)
+			return false;
+		for (p++; --more; p++)
+			if ((*p & 0xc0) != 0x80)
+				return false;
+	}
+	return true;
+}
+
+/*
+ * Names come from the system (thread names, symbols, paths, command lines) and need not be UTF-8:
+ * such a string is written as Latin-1, which every reader decodes, byte for byte.
+ */
 void jfr_buf_string_n(struct jfr_buf *b, const char *s, size_t n)
 {
 	if (!s) {
@@ -164,7 +198,7 @@ void jfr_buf_string_n(struct jfr_buf *b, const char *s, size_t n)
 	} else if (!n) {
 		jfr_buf_u8(b, JFR_STR_EMPTY);
 	} else {
-		jfr_buf_u8(b, JFR_STR_UTF8);
+		jfr_buf_u8(b, jfr_utf8_valid(s, n) ? JFR_STR_UTF8 : JFR_STR_LATIN1);
 		jfr_buf_varint(b, n);
 		jfr_buf_put(b, s, n);
 	}

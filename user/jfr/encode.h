@@ -48,6 +48,8 @@ void jfr_buf_varint(struct jfr_buf *b, uint64_t v);
 /* Appends v as a varint of exactly width bytes (1..9); returns its offset for jfr_patch_varint. */
 size_t jfr_buf_varint_padded(struct jfr_buf *b, uint64_t v, unsigned width);
 /* A JFR string: NULL → null, "" → empty, else UTF-8 with its byte length. */
+/* Whether s[0..n) is well-formed UTF-8 (no overlong forms, surrogates or values past U+10FFFF). */
+bool jfr_utf8_valid(const char *s, size_t n);
 void jfr_buf_string(struct jfr_buf *b, const char *s);
 void jfr_buf_string_n(struct jfr_buf *b, const char *s, size_t n);
 
