@@ -82,6 +82,7 @@ static int lfr_map_ring(struct vm_area_struct *vma, struct lfr_ring *r)
 				      PAGE_SIZE, off ? ro : vma->vm_page_prot);
 		if (err)
 			return err;
+		cond_resched();	/* rings of up to 1 GiB, a page at a time */
 	}
 	return 0;
 }

@@ -115,12 +115,13 @@ void lfr_session_abandon(struct lfr_session *s)
 	for (i = 0; i <= tt->mask; i++) {
 		struct lfr_thread *e = &tt->slots[i];
 
+		if (!(i & 4095))
+			cond_resched();	/* up to 2 M slots */
 		if (atomic_cmpxchg(&e->pending, LFR_WALK_QUEUED,
 				   LFR_WALK_ABANDONED) != LFR_WALK_QUEUED)
 			continue;
 		lfr_count_lost(s, LFR_LOST_ABANDONED, atomic_xchg(&e->ticks, 0));
 		lfr_pending_put(s);
-		cond_resched();
 	}
 }
 

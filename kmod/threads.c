@@ -110,7 +110,7 @@ void lfr_thread_release(struct lfr_session *s, struct task_struct *t)
 	atomic_dec(&s->threads.used);
 }
 
-/* Ticks held by queued walks; a snapshot for STATUS. */
+/* Ticks held by queued walks; a snapshot for STATUS (process context). */
 u64 lfr_threads_pending_ticks(struct lfr_threads *tt)
 {
 	u64 sum = 0;
@@ -118,6 +118,9 @@ u64 lfr_threads_pending_ticks(struct lfr_threads *tt)
 
 	for (i = 0; i <= tt->mask; i++) {
 		struct lfr_thread *e = &tt->slots[i];
+
+		if (!(i & 4095))
+			cond_resched();	/* up to 2 M slots */
 
 		if (READ_ONCE(e->key) > LFR_KEY_TOMB && atomic_read(&e->pending))
 			sum += atomic_read(&e->ticks);
