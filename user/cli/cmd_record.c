@@ -3,6 +3,7 @@
  * lfr record: samples threads with the module and writes a JFR file.  The file is readable by
  * `jfr` after every flush (once a second), after Ctrl-C, and after a crash up to its last flush.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -52,35 +53,44 @@ static void usage(FILE *out)
 	fprintf(
 	    out,
 	    "usage: lfr record [-F HZ | --period NS] [-g DEPTH] [-k] [-p PID,... | -t TID,... |\n"
-	    "                  -c CGROUP | -a] [-o FILE] [-d SECONDS] [options] [-- COMMAND "
+	    "                  -G CGROUP | -a] [-o FILE] [-d DURATION] [options] [-- COMMAND "
 	    "[ARGS...]]\n\n"
 	    "Samples threads by their own CPU time, with complete user (and kernel) stacks, and\n"
 	    "writes a JFR file that `jfr`, JDK Mission Control and `lfr report` read.\n\n"
-	    "What to record (one is required; -p, -t, -c and a command combine):\n"
+	    "What to record (one is required; -p, -t, -G and a command combine):\n"
 	    "  -- COMMAND [ARGS...]   run COMMAND and record it and every process and thread it\n"
 	    "                         starts (fork, clone, exec), each from its first instruction\n"
 	    "  -p, --pid PID,...      these processes, all their threads\n"
 	    "  -t, --tid TID,...      these threads\n"
-	    "  -c, --cgroup CGROUP    the threads inside a cgroup v2 or below it, at each tick:\n"
+	    "  -G, --cgroup CGROUP    the threads inside a cgroup v2 or below it, at each tick:\n"
 	    "                         threads moving in are sampled from then on, threads moving\n"
 	    "                         out no longer are.  CGROUP is a path in the cgroup2 mount\n"
 	    "                         (absolute, or relative to the mount) or a numeric cgroup "
 	    "id;\n"
-	    "                         repeat for several\n"
+	    "                         repeat for several (-c CGROUP is the same)\n"
 	    "  -a, --all              every user thread of the machine\n\n"
 	    "How:\n"
 	    "  -F, --freq HZ          samples per second of each thread's CPU time (default %u)\n"
 	    "      --period NS        or: one sample per NS nanoseconds of CPU time\n"
-	    "  -g, --depth N          user stack depth limit (default %u, up to %u)\n"
+	    "  -g, --depth N          user stack depth limit (default %u, up to %u); a bare -g, "
+	    "as\n"
+	    "                         perf takes it, changes nothing: stacks are always recorded\n"
+	    "      --max-stack N      the same as --depth (perf's spelling)\n"
+	    "      --call-graph fp    perf's spelling of what lfr does: frame-pointer stacks\n"
+	    "  -e EVENT               cpu-clock or task-clock (perf's names for CPU-time "
+	    "sampling,\n"
+	    "                         which is what lfr samples); no other event\n"
 	    "  -k, --kernel-stacks    also record kernel stacks when a tick lands in the kernel\n"
-	    "  -d, --duration S       stop after S seconds (default: when COMMAND exits, when "
-	    "every\n"
+	    "  -d, --duration TIME    stop after TIME: seconds (1.5) or with a unit (500ms, 2m, "
+	    "1h)\n"
+	    "                         (default: when COMMAND exits, when every\n"
 	    "                         -p process is gone, or on Ctrl-C)\n\n"
 	    "Output:\n"
 	    "  -o, --output FILE      the JFR file (default lfr.jfr; an existing one is\n"
 	    "                         replaced at the first flush, kept if that fails)\n"
-	    "      --chunk-size BYTES start a new chunk past this size (default 12 MB)\n"
-	    "      --chunk-age S      start a new chunk after S seconds (default: never by age)\n"
+	    "      --chunk-size SIZE  start a new chunk past this size: bytes, or with K, M or G\n"
+	    "                         (64M; default 12M, 12 MiB)\n"
+	    "      --chunk-age TIME   start a new chunk after TIME (0.5, 30s, 5m; default: never)\n"
 	    "      --events SET       the JDK events of a sample: execution (jdk.ExecutionSample,\n"
 	    "                         the default: 'jfr view hot-methods', JMC, JDK 17), cpu-time\n"
 	    "                         (JDK 25's jdk.CPUTimeSample: 'jfr view "
@@ -90,7 +100,7 @@ static void usage(FILE *out)
 	    "Tuning:\n"
 	    "      --ring-pages N     data pages per CPU ring (power of two, %u .. %u; default:\n"
 	    "                         enough for 0.5 s of the worst-case record rate of -F\n"
-	    "                         and -g, within 128 MB for all rings)\n"
+	    "                         and -g, within 128 MiB for all rings)\n"
 	    "      --max-threads N    threads the session can track at once (default %u)\n"
 	    "      --drain-timeout MS at the end, how long to wait for the stack walks of\n"
 	    "                         threads still in the kernel since their last tick\n"
@@ -284,11 +294,22 @@ static void print_summary(struct record *r, const struct lfr_status *st, double 
 
 static int parse(struct record *r, int argc, char **argv, char ***cmd)
 {
-	enum { O_PERIOD = 256, O_CHUNK_SIZE, O_CHUNK_AGE, O_RING, O_THREADS, O_DRAIN, O_EVENTS };
+	enum {
+		O_PERIOD = 256,
+		O_CHUNK_SIZE,
+		O_CHUNK_AGE,
+		O_RING,
+		O_THREADS,
+		O_DRAIN,
+		O_EVENTS,
+		O_CALL_GRAPH,
+	};
 	static const struct option opts[] = {
 	    {"freq", required_argument, NULL, 'F'},
 	    {"period", required_argument, NULL, O_PERIOD},
 	    {"depth", required_argument, NULL, 'g'},
+	    {"max-stack", required_argument, NULL, 'g'},
+	    {"call-graph", required_argument, NULL, O_CALL_GRAPH},
 	    {"kernel-stacks", no_argument, NULL, 'k'},
 	    {"pid", required_argument, NULL, 'p'},
 	    {"tid", required_argument, NULL, 't'},
@@ -308,9 +329,13 @@ static int parse(struct record *r, int argc, char **argv, char ***cmd)
 	};
 	struct cli_runner *run = &r->run;
 	uint64_t v;
-	int c;
+	int c, li = -1;
 
-	while ((c = getopt_long(argc, argv, "+F:g:kp:t:c:ao:d:qh", opts, NULL)) != -1) {
+	/* "+:": stop at the command; report a missing argument as ':' (a bare -g is perf's) */
+	while ((c = getopt_long(argc, argv, "+:F:g:kp:t:c:G:ae:o:d:qh", opts, &li)) != -1) {
+		bool long_opt = li >= 0;
+
+		li = -1;
 		switch (c) {
 		case 'F':
 			if (cli_parse_u64(PROG, "-F", optarg, 1, LFR_MAX_FREQ_HZ, &v) < 0)
@@ -324,9 +349,38 @@ static int parse(struct record *r, int argc, char **argv, char ***cmd)
 			run->start.period_ns = v;
 			break;
 		case 'g':
-			if (cli_parse_u64(PROG, "-g", optarg, 1, LFR_MAX_USER_STACK_DEPTH, &v) < 0)
+			/*
+			 * perf's -g (call graphs on) takes no number: "-g -- ./app" or "-g -p 1"
+			 * hands the next word back.  Stacks are always recorded.
+			 */
+			if (!long_opt && !isdigit((unsigned char)optarg[0]) &&
+			    optarg == argv[optind - 1]) {
+				optind--;
+				break;
+			}
+			if (cli_parse_u64(PROG, long_opt ? "--depth" : "-g", optarg, 1,
+			                  LFR_MAX_USER_STACK_DEPTH, &v) < 0)
 				return LFR_EXIT_USAGE;
 			run->start.user_depth = (uint32_t)v;
+			break;
+		case O_CALL_GRAPH:
+			if (strcmp(optarg, "fp")) {
+				fprintf(
+				    stderr,
+				    "%s: --call-graph: '%s': lfr walks frame pointers (fp), in the "
+				    "sampled thread itself\n",
+				    PROG, optarg);
+				return LFR_EXIT_USAGE;
+			}
+			break;
+		case 'e':
+			if (strcmp(optarg, "cpu-clock") && strcmp(optarg, "task-clock")) {
+				fprintf(stderr,
+				        "%s: -e: '%s': lfr samples CPU time only (cpu-clock, "
+				        "task-clock)\n",
+				        PROG, optarg);
+				return LFR_EXIT_USAGE;
+			}
 			break;
 		case 'k':
 			run->start.kernel_stack = true;
@@ -342,7 +396,8 @@ static int parse(struct record *r, int argc, char **argv, char ***cmd)
 		case 'a':
 			r->system = run->start.system = true;
 			break;
-		case 'c': {
+		case 'c':
+		case 'G': {
 			char why[PATH_MAX + 160];
 			uint64_t *ids = realloc(r->cgroups, (r->ncgroups + 1) * sizeof(*ids));
 
@@ -351,7 +406,7 @@ static int parse(struct record *r, int argc, char **argv, char ***cmd)
 			r->cgroups = ids;
 			if (lfr_cgroup_resolve(optarg, NULL, &ids[r->ncgroups], why, sizeof(why)) <
 			    0) {
-				fprintf(stderr, "%s: -c: %s\n", PROG, why);
+				fprintf(stderr, "%s: -%c: %s\n", PROG, c, why);
 				return LFR_EXIT_USAGE;
 			}
 			r->ncgroups++;
@@ -362,21 +417,14 @@ static int parse(struct record *r, int argc, char **argv, char ***cmd)
 		case 'o':
 			r->output = optarg;
 			break;
-		case 'd': {
-			char *end;
-
-			errno = 0;
-			run->duration = strtod(optarg, &end);
-			if (errno || *end || run->duration <= 0) {
-				fprintf(stderr,
-				        "%s: -d: '%s' is not a positive number of seconds\n", PROG,
-				        optarg);
+		case 'd':
+			if (cli_parse_duration(PROG, "-d", optarg, 1000000, 366 * 86400000000000ull,
+			                       &v) < 0)
 				return LFR_EXIT_USAGE;
-			}
+			run->duration = (double)v / 1e9;
 			break;
-		}
 		case O_CHUNK_SIZE:
-			if (cli_parse_u64(PROG, "--chunk-size", optarg, 64 << 10, 1ull << 30, &v) <
+			if (cli_parse_size(PROG, "--chunk-size", optarg, 64 << 10, 1ull << 30, &v) <
 			    0)
 				return LFR_EXIT_USAGE;
 			r->jfr_opts.max_chunk_bytes = v;
@@ -396,9 +444,10 @@ static int parse(struct record *r, int argc, char **argv, char ***cmd)
 			}
 			break;
 		case O_CHUNK_AGE:
-			if (cli_parse_u64(PROG, "--chunk-age", optarg, 1, 86400 * 7, &v) < 0)
+			if (cli_parse_duration(PROG, "--chunk-age", optarg, 100000000,
+			                       7 * 86400000000000ull, &v) < 0)
 				return LFR_EXIT_USAGE;
-			r->jfr_opts.max_chunk_age_ns = v * 1000000000ull;
+			r->jfr_opts.max_chunk_age_ns = v;
 			break;
 		case O_RING:
 			if (cli_parse_u64(PROG, "--ring-pages", optarg, LFR_MIN_RING_PAGES,
@@ -423,8 +472,17 @@ static int parse(struct record *r, int argc, char **argv, char ***cmd)
 		case 'h':
 			usage(stdout);
 			exit(0);
+		case ':':
+			if (optopt == 'g')
+				break; /* a bare -g at the end: perf's, see above */
+			fprintf(stderr,
+			        "%s: %s needs a value\nRun 'lfr record --help' for the options.\n",
+			        PROG, argv[optind - 1]);
+			return LFR_EXIT_USAGE;
 		default:
-			fprintf(stderr, "Run 'lfr record --help' for the options.\n");
+			fprintf(stderr,
+			        "%s: unknown option %s\nRun 'lfr record --help' for the options.\n",
+			        PROG, argv[optind - 1]);
 			return LFR_EXIT_USAGE;
 		}
 	}
@@ -436,14 +494,14 @@ static int parse(struct record *r, int argc, char **argv, char ***cmd)
 	if (!*cmd && !run->ntgids && !run->ntids && !r->ncgroups && !r->system) {
 		fprintf(stderr,
 		        "%s: say what to record: -- COMMAND [ARGS...], -p PID, -t TID, "
-		        "-c CGROUP or -a\n"
+		        "-G CGROUP or -a\n"
 		        "Run 'lfr record --help' for the options.\n",
 		        PROG);
 		return LFR_EXIT_USAGE;
 	}
 	if (r->system && (*cmd || run->ntgids || run->ntids || r->ncgroups)) {
 		fprintf(stderr,
-		        "%s: -a records every thread already; drop -p, -t, -c or the command\n",
+		        "%s: -a records every thread already; drop -p, -t, -G or the command\n",
 		        PROG);
 		return LFR_EXIT_USAGE;
 	}

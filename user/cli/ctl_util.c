@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Helpers shared by the subcommands that talk to the module. */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -54,6 +55,76 @@ int cli_parse_u64(const char *prog, const char *opt, const char *arg, uint64_t m
 		return -1;
 	}
 	*out = v;
+	return 0;
+}
+
+int cli_parse_size(const char *prog, const char *opt, const char *arg, uint64_t min, uint64_t max,
+                   uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+	unsigned shift = 0;
+
+	errno = 0;
+	v = strtoull(arg, &end, 10);
+	if (*end && !end[1]) {
+		switch (*end | 0x20) {
+		case 'k':
+			shift = 10, end++;
+			break;
+		case 'm':
+			shift = 20, end++;
+			break;
+		case 'g':
+			shift = 30, end++;
+			break;
+		}
+	}
+	if (!isdigit((unsigned char)arg[0]) || *end || errno || v > (UINT64_MAX >> shift)) {
+		fprintf(stderr, "%s: %s: '%s' is not a size (bytes, or a number with K, M or G)\n",
+		        prog, opt, arg);
+		return -1;
+	}
+	v <<= shift;
+	if (v < min || v > max) {
+		fprintf(stderr, "%s: %s: %s is out of range (%" PRIu64 " .. %" PRIu64 " bytes)\n",
+		        prog, opt, arg, min, max);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+int cli_parse_duration(const char *prog, const char *opt, const char *arg, uint64_t min_ns,
+                       uint64_t max_ns, uint64_t *out_ns)
+{
+	static const struct {
+		const char *unit;
+		double ns;
+	} units[] = {{"", 1e9}, {"s", 1e9}, {"ms", 1e6}, {"m", 60e9}, {"h", 3600e9}};
+	char *end;
+	double v, ns = -1;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	for (size_t i = 0; i < sizeof(units) / sizeof(*units); i++)
+		if (!strcmp(end, units[i].unit))
+			ns = v * units[i].ns;
+	if (!isdigit((unsigned char)arg[0]) && arg[0] != '.')
+		ns = -1;
+	if (errno || ns < 0 || ns != ns) {
+		fprintf(
+		    stderr,
+		    "%s: %s: '%s' is not a duration (seconds, or a number with ms, s, m or h)\n",
+		    prog, opt, arg);
+		return -1;
+	}
+	if (ns < (double)min_ns || ns > (double)max_ns) {
+		fprintf(stderr, "%s: %s: %s is out of range (%g .. %g s)\n", prog, opt, arg,
+		        (double)min_ns / 1e9, (double)max_ns / 1e9);
+		return -1;
+	}
+	*out_ns = (uint64_t)ns;
 	return 0;
 }
 

@@ -26,6 +26,20 @@ int cli_fail(const char *prog, const struct lfr_error *e);
 int cli_parse_u64(const char *prog, const char *opt, const char *arg, uint64_t min, uint64_t max,
                   uint64_t *out);
 
+/*
+ * A size in bytes in [MIN, MAX]: a number with an optional binary suffix K, M or G (KiB, MiB, GiB;
+ * "64M", "512k"), as perf's --mmap-pages and -m take them.  -1 after an error message.
+ */
+int cli_parse_size(const char *prog, const char *opt, const char *arg, uint64_t min, uint64_t max,
+                   uint64_t *out);
+
+/*
+ * A duration in nanoseconds in [MIN, MAX]: seconds, possibly fractional ("1.5"), or a number with a
+ * unit: ms, s, m or h ("500ms", "2m").  -1 after an error message.
+ */
+int cli_parse_duration(const char *prog, const char *opt, const char *arg, uint64_t min_ns,
+                       uint64_t max_ns, uint64_t *out_ns);
+
 /* Appends the comma-separated ids of ARG (each in 1..2^31-1) to *IDS; -1 after an error message. */
 int cli_parse_ids(const char *prog, const char *opt, const char *arg, uint32_t **ids, size_t *n);
 
