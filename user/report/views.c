@@ -206,8 +206,7 @@ void report_print_header(const struct report *rep, const struct report_opts *o, 
 	fprintf(out, "\n");
 }
 
-static void print_threads(const struct report *rep, const struct report_opts *o, FILE *out,
-                          int top)
+static void print_threads(const struct report *rep, const struct report_opts *o, FILE *out, int top)
 {
 	struct report_thread **v = malloc((rep->nthreads ? rep->nthreads : 1) * sizeof(*v));
 	char column[11];
