@@ -477,16 +477,16 @@ static int cmp_timed_key(const void *a, const void *b)
  */
 static void print_timed(const struct report *rep, FILE *out)
 {
-	int64_t span = rep->end_nanos - rep->start_nanos, last = 0;
+	int64_t span = report_span_nanos(rep), last = 0;
 	struct report_timed *tmp = malloc((rep->ntimed ? rep->ntimed : 1) * sizeof(*tmp));
 	bool first = true;
 
 	for (size_t i = 0; i < rep->ntimed; i++)
 		if (rep->timed[i].nanos > last)
 			last = rep->timed[i].nanos;
-	if (last + 1 > span)
-		span = last + 1;
-	int64_t width = span > TL_BUCKETS ? (span + TL_BUCKETS - 1) / TL_BUCKETS : 1;
+	if (last >= span)
+		span = last < INT64_MAX ? last + 1 : INT64_MAX;
+	int64_t width = span > TL_BUCKETS ? span / TL_BUCKETS + (span % TL_BUCKETS != 0) : 1;
 	fprintf(out, "\"buckets\":%d,\"bucketNs\":%lld,\n\"timed\":[", TL_BUCKETS,
 	        (long long)width);
 	for (size_t i = 0; tmp && i < rep->ntimed;) {

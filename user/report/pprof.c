@@ -149,7 +149,7 @@ void report_print_pprof(const struct report *rep, const struct report_opts *o, F
 		pb_string(&p, PROFILE_STRING_TABLE,
 		          rep->threads[i].name ? rep->threads[i].name : "");
 	pb_uint(&p, PROFILE_TIME_NANOS, (uint64_t)rep->start_nanos);
-	pb_uint(&p, PROFILE_DURATION_NANOS, (uint64_t)(rep->end_nanos - rep->start_nanos));
+	pb_uint(&p, PROFILE_DURATION_NANOS, (uint64_t)report_span_nanos(rep));
 	if (p.oom || msg.oom || sub.oom || lab.oom)
 		goto oom;
 	if (gzip_out(&p, out) < 0)

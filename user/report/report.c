@@ -1200,6 +1200,15 @@ int report_read(struct jfr_reader *r, const struct report_opts *o, struct report
 }
 
 /* For the views: whether any chunk had a selected type, and which types carry stacks. */
+int64_t report_span_nanos(const struct report *rep)
+{
+	int64_t d;
+
+	if (rep->end_nanos <= rep->start_nanos)
+		return 0;
+	return __builtin_sub_overflow(rep->end_nanos, rep->start_nanos, &d) ? INT64_MAX : d;
+}
+
 const char *report_stack_types(const struct report *rep, bool *any_selected)
 {
 	const struct priv *pv = rep->priv;

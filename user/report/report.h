@@ -41,6 +41,10 @@ struct report_opts {
 
 void report_opts_init(struct report_opts *o);
 
+struct report;
+/* end_nanos - start_nanos: 0 when negative, INT64_MAX when too large (a corrupt header). */
+int64_t report_span_nanos(const struct report *rep);
+
 enum report_frame_kind {
 	RF_JAVA, /* Interpreted, JIT compiled, Inlined or unknown */
 	RF_NATIVE,
