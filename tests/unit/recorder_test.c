@@ -387,6 +387,52 @@ static void test_ticks_joined_with_their_walks(void **state)
 	assert_int_equal(top[0].missed, 4);
 }
 
+/* A TASK record of KIND for the test's thread at time WHEN, naming it COMM. */
+static void add_task(struct env *e, uint32_t kind, uint64_t when, const char *comm)
+{
+	struct lfr_rec_task k = {.hdr = {LFR_REC_TASK, sizeof(k)},
+	                         .time_ns = when,
+	                         .kind = kind,
+	                         .tgid = TGID,
+	                         .tid = TGID};
+
+	snprintf(k.comm, sizeof(k.comm), "%s", comm);
+	assert_int_equal(lfr_recorder_add(e->rec, &k.hdr), 0);
+}
+
+/*
+ * A thread renamed right after its exec, the rename read first (another CPU's ring) and the exec
+ * after it, in the same round or the next: the thread keeps the later name.
+ */
+static void test_latest_name_wins(void **state)
+{
+	struct env *e = *state;
+	uintptr_t leaf = (uintptr_t)recorder_test_leaf, caller = (uintptr_t)recorder_test_caller;
+	struct lfr_thread_rate top[1];
+	uint64_t exec_time = e->t + 1, rename_time = e->t + 2;
+
+	e->t += 2;
+	add_own_code_mapping(e);
+	add_task(e, LFR_TASK_RENAME, rename_time, "cg-main");
+	add_task(e, LFR_TASK_EXEC, exec_time, "callgraph");
+	add_tick(e, 0xa1, 0, 0);
+	add_ustack(e, 0xa1, 1, leaf + 1, caller + 6, 0);
+	assert_int_equal(lfr_recorder_process(e->rec, false), 0);
+	assert_int_equal(lfr_recorder_busiest(e->rec, top, 1), 1);
+	assert_string_equal(top[0].comm, "cg-main");
+	/* the next round: an exec read even later changes nothing; a later rename does */
+	add_task(e, LFR_TASK_EXEC, exec_time, "callgraph");
+	add_tick(e, 0xa2, 0, 0);
+	add_ustack(e, 0xa2, 1, leaf + 1, caller + 6, 0);
+	assert_int_equal(lfr_recorder_process(e->rec, false), 0);
+	assert_int_equal(lfr_recorder_busiest(e->rec, top, 1), 1);
+	assert_string_equal(top[0].comm, "cg-main");
+	add_task(e, LFR_TASK_RENAME, ++e->t, "worker");
+	assert_int_equal(lfr_recorder_process(e->rec, true), 0);
+	assert_int_equal(lfr_recorder_busiest(e->rec, top, 1), 1);
+	assert_string_equal(top[0].comm, "worker");
+}
+
 /*
  * Naming behind the reading (lfr record's mode): the same records handed over in small batches to
  * the naming thread, with a queue limit that makes every hand-over wait for it, give the same
@@ -434,6 +480,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_pending_walks_at_the_end_are_accounted, setup,
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_ticks_joined_with_their_walks, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_latest_name_wins, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_naming_behind_gives_the_same_file, setup,
 	                                    teardown),
 	};

@@ -23,7 +23,8 @@
 struct thread {
 	uint32_t tid, tgid;
 	char comm[LFR_COMM_LEN];
-	uint64_t key; /* 0: not written since the name or the process name changed */
+	uint64_t comm_time; /* when the name was given: an older record does not undo it */
+	uint64_t key;       /* 0: not written since the name or the process name changed */
 	uint32_t proc_gen;
 	uint64_t samples, missed; /* ticks joined, and periods their ticks said were missed */
 };
@@ -457,6 +458,13 @@ static int apply_comm(struct lfr_recorder *r, const struct lfr_rec_comm *c)
 			memcpy(p->comm, comm, sizeof(comm));
 		p->gen++;
 	}
+	/*
+	 * Names come from every CPU's ring, and a round of reading may take a later one (a rename
+	 * on one CPU) before an earlier one (the exec on another): the latest name wins.
+	 */
+	if (t->tgid == c->tgid && c->time_ns < t->comm_time)
+		return 0;
+	t->comm_time = c->time_ns;
 	if (strcmp(t->comm, comm) || t->tgid != c->tgid) {
 		memcpy(t->comm, comm, sizeof(comm));
 		t->tgid = c->tgid;
