@@ -404,33 +404,36 @@ static void add_task(struct env *e, uint32_t kind, uint64_t when, const char *co
  * A thread renamed right after its exec, the rename read first (another CPU's ring) and the exec
  * after it, in the same round or the next: the thread keeps the later name.
  */
+/* One sample of walk WALK (none when 0) in a round of reading; the thread's name after it. */
+static const char *round_name(struct env *e, uint64_t walk, bool final)
+{
+	static struct lfr_thread_rate top[1];
+
+	if (walk) {
+		add_tick(e, walk, 0, 0);
+		add_ustack(e, walk, 1, (uintptr_t)recorder_test_leaf + 1,
+		           (uintptr_t)recorder_test_caller + 6, 0);
+	}
+	assert_int_equal(lfr_recorder_process(e->rec, final), 0);
+	assert_int_equal(lfr_recorder_busiest(e->rec, top, 1), 1);
+	return top[0].comm;
+}
+
 static void test_latest_name_wins(void **state)
 {
 	struct env *e = *state;
-	uintptr_t leaf = (uintptr_t)recorder_test_leaf, caller = (uintptr_t)recorder_test_caller;
-	struct lfr_thread_rate top[1];
 	uint64_t exec_time = e->t + 1, rename_time = e->t + 2;
 
 	e->t += 2;
 	add_own_code_mapping(e);
 	add_task(e, LFR_TASK_RENAME, rename_time, "cg-main");
 	add_task(e, LFR_TASK_EXEC, exec_time, "callgraph");
-	add_tick(e, 0xa1, 0, 0);
-	add_ustack(e, 0xa1, 1, leaf + 1, caller + 6, 0);
-	assert_int_equal(lfr_recorder_process(e->rec, false), 0);
-	assert_int_equal(lfr_recorder_busiest(e->rec, top, 1), 1);
-	assert_string_equal(top[0].comm, "cg-main");
+	assert_string_equal(round_name(e, 0xa1, false), "cg-main");
 	/* the next round: an exec read even later changes nothing; a later rename does */
 	add_task(e, LFR_TASK_EXEC, exec_time, "callgraph");
-	add_tick(e, 0xa2, 0, 0);
-	add_ustack(e, 0xa2, 1, leaf + 1, caller + 6, 0);
-	assert_int_equal(lfr_recorder_process(e->rec, false), 0);
-	assert_int_equal(lfr_recorder_busiest(e->rec, top, 1), 1);
-	assert_string_equal(top[0].comm, "cg-main");
+	assert_string_equal(round_name(e, 0xa2, false), "cg-main");
 	add_task(e, LFR_TASK_RENAME, ++e->t, "worker");
-	assert_int_equal(lfr_recorder_process(e->rec, true), 0);
-	assert_int_equal(lfr_recorder_busiest(e->rec, top, 1), 1);
-	assert_string_equal(top[0].comm, "worker");
+	assert_string_equal(round_name(e, 0, true), "worker");
 }
 
 /*
