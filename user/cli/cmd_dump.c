@@ -72,8 +72,8 @@ static void usage(FILE *out)
 	    "  -p, --pid PID,...      sample these processes (all their threads)\n"
 	    "  -t, --tid TID,...      sample these threads\n"
 	    "  -a, --all              sample every user thread of the machine\n"
-	    "  -d, --duration S       stop after S seconds (default: when COMMAND exits,\n"
-	    "                         when every -p process is gone, or on Ctrl-C)\n"
+	    "  -d, --duration TIME    stop after TIME (1.5, 500ms, 2m; default: when COMMAND\n"
+	    "                         exits, when every -p process is gone, or on Ctrl-C)\n"
 	    "      --ring-pages N     data pages per CPU ring (power of two, %u .. %u; default:\n"
 	    "                         0.5 s of the worst-case record rate, as lfr record)\n"
 	    "      --wakeup-bytes N   wake the reader once a ring holds N bytes\n"
@@ -614,18 +614,12 @@ int cmd_dump(int argc, char **argv)
 		case 'a':
 			d.start.system = true;
 			break;
-		case 'd': {
-			char *endp;
-
-			d.duration = strtod(optarg, &endp);
-			if (*endp || !(d.duration > 0) || d.duration > 1e6) {
-				fprintf(stderr,
-				        "%s: --duration: '%s' is not a number of seconds > 0\n",
-				        PROG, optarg);
+		case 'd':
+			if (cli_parse_duration(PROG, "--duration", optarg, 1000000,
+			                       1000000 * 1000000000ull, &v) < 0)
 				return LFR_EXIT_USAGE;
-			}
+			d.duration = (double)v / 1e9;
 			break;
-		}
 		case O_RING:
 			if (cli_parse_u64(PROG, "--ring-pages", optarg, 1, UINT32_MAX, &v))
 				return LFR_EXIT_USAGE;

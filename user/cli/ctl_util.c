@@ -9,6 +9,7 @@
 
 #include "cli/commands.h"
 #include "cli/ctl_util.h"
+#include "report/report.h"
 
 int cli_exit_status(const struct lfr_error *e)
 {
@@ -98,28 +99,18 @@ int cli_parse_size(const char *prog, const char *opt, const char *arg, uint64_t 
 int cli_parse_duration(const char *prog, const char *opt, const char *arg, uint64_t min_ns,
                        uint64_t max_ns, uint64_t *out_ns)
 {
-	static const struct {
-		const char *unit;
-		double ns;
-	} units[] = {{"", 1e9}, {"s", 1e9}, {"ms", 1e6}, {"m", 60e9}, {"h", 3600e9}};
-	char *end;
-	double v, ns = -1;
+	/* lfr report's --from/--to syntax; a leading digit keeps out "nan", "inf" and signs */
+	int64_t ns =
+	    isdigit((unsigned char)arg[0]) || arg[0] == '.' ? report_parse_duration(arg) : -1;
 
-	errno = 0;
-	v = strtod(arg, &end);
-	for (size_t i = 0; i < sizeof(units) / sizeof(*units); i++)
-		if (!strcmp(end, units[i].unit))
-			ns = v * units[i].ns;
-	if (!isdigit((unsigned char)arg[0]) && arg[0] != '.')
-		ns = -1;
-	if (errno || ns < 0 || ns != ns) {
+	if (ns < 0) {
 		fprintf(
 		    stderr,
 		    "%s: %s: '%s' is not a duration (seconds, or a number with ms, s, m or h)\n",
 		    prog, opt, arg);
 		return -1;
 	}
-	if (ns < (double)min_ns || ns > (double)max_ns) {
+	if ((uint64_t)ns < min_ns || (uint64_t)ns > max_ns) {
 		fprintf(stderr, "%s: %s: %s is out of range (%g .. %g s)\n", prog, opt, arg,
 		        (double)min_ns / 1e9, (double)max_ns / 1e9);
 		return -1;
