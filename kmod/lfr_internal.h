@@ -269,6 +269,7 @@ u64 lfr_threads_pending_ticks(struct lfr_threads *tt);
 extern unsigned int lfr_max_cpu_percent;
 int lfr_sampler_start(struct lfr_session *s);
 void lfr_sampler_stop(struct lfr_session *s);
+void lfr_sampler_exit(void);
 int lfr_cpuhp_online(unsigned int cpu, struct hlist_node *node);
 int lfr_cpuhp_offline(unsigned int cpu, struct hlist_node *node);
 int lfr_sampler_init(void);

@@ -31,6 +31,18 @@
 static struct tracepoint *lfr_tp_switch;
 
 /*
+ * The sched_switch probe is attached by the first per-task session and stays
+ * attached until the module is unloaded; sessions come and go through this
+ * pointer (under lfr_lock; RCU-sched readers: the probe runs with interrupts
+ * off).  Attaching and detaching rewrite __schedule's text (a static key and a
+ * static call): done once per module lifetime instead of at every START and
+ * STOP, while the machine's busiest code path runs on every other CPU.  An
+ * idle attached probe costs one load per context switch.
+ */
+static struct lfr_session __rcu *lfr_switch_session;
+static bool lfr_switch_attached;
+
+/*
  * The CPU budget, perf's perf_cpu_time_max_percent for lfr: within each
  * window of LFR_BUDGET_WINDOW_NS, once lfr's own time on a CPU (timer
  * handlers and walks) passed this share of the window, the rest of that
@@ -340,10 +352,10 @@ static void lfr_switch_in(struct lfr_session *s, struct lfr_pcpu *pc,
 static void lfr_probe_switch(void *data, bool preempt, struct task_struct *prev,
 			     struct task_struct *next, unsigned int prev_state)
 {
-	struct lfr_session *s = data;
+	struct lfr_session *s = rcu_dereference_sched(lfr_switch_session);
 	struct lfr_pcpu *pc;
 
-	if (atomic_read(&s->state) != LFR_STATE_RUNNING)
+	if (!s || atomic_read(&s->state) != LFR_STATE_RUNNING)
 		return;
 	pc = this_cpu_ptr(s->pcpu);
 	lfr_switch_out(s, pc);
@@ -404,11 +416,16 @@ int lfr_sampler_start(struct lfr_session *s)
 	 * sched_process_free probe, attached before this one and detached
 	 * after it (lfr_session_start/stop).
 	 */
+	lockdep_assert_held(&lfr_lock);
 	if (!lfr_timer_mode(s)) {
-		err = tracepoint_probe_register(lfr_tp_switch,
-						lfr_probe_switch, s);
-		if (err)
-			return err;
+		if (!lfr_switch_attached) {
+			err = tracepoint_probe_register(lfr_tp_switch,
+							lfr_probe_switch, NULL);
+			if (err)
+				return err;
+			lfr_switch_attached = true;
+		}
+		rcu_assign_pointer(lfr_switch_session, s);
 	}
 	s->probes_on = true;
 	err = cpuhp_state_add_instance(lfr_cpuhp_state, &s->cpuhp_node);
@@ -422,16 +439,27 @@ int lfr_sampler_start(struct lfr_session *s)
 	return 0;
 }
 
+/* Module exit, every session stopped: detaches the sched_switch probe. */
+void lfr_sampler_exit(void)
+{
+	if (!lfr_switch_attached)
+		return;
+	tracepoint_probe_unregister(lfr_tp_switch, lfr_probe_switch, NULL);
+	tracepoint_synchronize_unregister();
+	lfr_switch_attached = false;
+}
+
 /* Process context; state is no longer RUNNING, so nothing re-arms. */
 void lfr_sampler_stop(struct lfr_session *s)
 {
 	int cpu;
 
+	lockdep_assert_held(&lfr_lock);
 	if (s->probes_on) {
-		if (!lfr_timer_mode(s))
-			tracepoint_probe_unregister(lfr_tp_switch,
-						    lfr_probe_switch, s);
-		tracepoint_synchronize_unregister();
+		if (rcu_access_pointer(lfr_switch_session) == s)
+			RCU_INIT_POINTER(lfr_switch_session, NULL);
+		/* no probe still works for this session after this */
+		synchronize_rcu();
 		s->probes_on = false;
 	}
 	if (s->cpuhp_added) {
