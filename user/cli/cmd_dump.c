@@ -59,14 +59,15 @@ static void usage(FILE *out)
 {
 	fprintf(
 	    out,
-	    "usage: lfr dump [-F HZ | -P NS] [-g DEPTH] [-k] [-p PID,... | -t TID,... | -a]\n"
+	    "usage: lfr dump [-F HZ | -c NS] [-g DEPTH] [-k] [-p PID,... | -t TID,... | -a]\n"
 	    "                [-d SECONDS] [options] [-- COMMAND [ARGS...]]\n\n"
 	    "Starts a sampling session, prints every record of the rings on one line, stops\n"
 	    "the session, prints the module's counters and checks that every tick that hit a\n"
 	    "target is in a committed sample or lost with a reason.  A test and debugging\n"
 	    "client: 'lfr record' writes JFR files.\n\n"
 	    "  -F, --freq HZ          samples per second of thread CPU time (default 99)\n"
-	    "  -P, --period NS        sampling period in ns of thread CPU time\n"
+	    "  -c, --period NS        sampling period in ns of thread CPU time (perf's -c; -P is\n"
+	    "                         the same)\n"
 	    "  -g, --depth N          user stack depth limit (default 127, up to %u)\n"
 	    "  -k, --kernel-stacks    also record kernel stacks\n"
 	    "  -p, --pid PID,...      sample these processes (all their threads)\n"
@@ -555,6 +556,7 @@ int cmd_dump(int argc, char **argv)
 	static const struct option opts[] = {
 	    {"freq", required_argument, NULL, 'F'},
 	    {"period", required_argument, NULL, 'P'},
+	    {"count", required_argument, NULL, 'P'},
 	    {"depth", required_argument, NULL, 'g'},
 	    {"kernel-stacks", no_argument, NULL, 'k'},
 	    {"pid", required_argument, NULL, 'p'},
@@ -583,7 +585,7 @@ int cmd_dump(int argc, char **argv)
 	int c, ret;
 
 	d.start.jitter_pct = -1;
-	while ((c = getopt_long(argc, argv, "+F:P:g:kp:t:ad:qo:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+F:P:c:g:kp:t:ad:qo:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'F':
 			if (cli_parse_u64(PROG, "--freq", optarg, 1, LFR_MAX_FREQ_HZ, &v))
@@ -591,6 +593,7 @@ int cmd_dump(int argc, char **argv)
 			d.start.freq_hz = (uint32_t)v;
 			break;
 		case 'P':
+		case 'c':
 			if (cli_parse_u64(PROG, "--period", optarg, LFR_MIN_PERIOD_NS,
 			                  LFR_MAX_PERIOD_NS, &d.start.period_ns))
 				return LFR_EXIT_USAGE;

@@ -52,7 +52,7 @@ static void usage(FILE *out)
 {
 	fprintf(
 	    out,
-	    "usage: lfr record [-F HZ | --period NS] [-g DEPTH] [-k] [-p PID,... | -t TID,... |\n"
+	    "usage: lfr record [-F HZ | -c NS] [-g DEPTH] [-k] [-p PID,... | -t TID,... |\n"
 	    "                  -G CGROUP | -a] [-o FILE] [-d DURATION] [options] [-- COMMAND "
 	    "[ARGS...]]\n\n"
 	    "Samples threads by their own CPU time, with complete user (and kernel) stacks, and\n"
@@ -67,11 +67,12 @@ static void usage(FILE *out)
 	    "                         out no longer are.  CGROUP is a path in the cgroup2 mount\n"
 	    "                         (absolute, or relative to the mount) or a numeric cgroup "
 	    "id;\n"
-	    "                         repeat for several (-c CGROUP is the same)\n"
+	    "                         repeat for several\n"
 	    "  -a, --all              every user thread of the machine\n\n"
 	    "How:\n"
 	    "  -F, --freq HZ          samples per second of each thread's CPU time (default %u)\n"
-	    "      --period NS        or: one sample per NS nanoseconds of CPU time\n"
+	    "  -c, --period NS        or: one sample per NS nanoseconds of CPU time (perf's -c,\n"
+	    "                         the count of a cpu-clock event)\n"
 	    "  -g, --depth N          user stack depth limit (default %u, up to %u); a bare -g, "
 	    "as\n"
 	    "                         perf takes it, changes nothing: stacks are always recorded\n"
@@ -110,7 +111,7 @@ static void usage(FILE *out)
 	    "Examples:\n"
 	    "  lfr record -F 999 -o app.jfr -- ./app --flag\n"
 	    "  lfr record -p 1234 -d 30 -k\n"
-	    "  lfr record -c system.slice/nginx.service -d 60 -o nginx.jfr\n"
+	    "  lfr record -G system.slice/nginx.service -d 60 -o nginx.jfr\n"
 	    "  lfr report app.jfr; jfr print --events jdk.ExecutionSample app.jfr\n",
 	    LFR_DEFAULT_FREQ_HZ, LFR_DEFAULT_USER_STACK_DEPTH, LFR_MAX_USER_STACK_DEPTH,
 	    LFR_MIN_RING_PAGES, LFR_MAX_RING_PAGES, LFR_DEFAULT_MAX_THREADS, DEFAULT_DRAIN_MS);
@@ -295,8 +296,7 @@ static void print_summary(struct record *r, const struct lfr_status *st, double 
 static int parse(struct record *r, int argc, char **argv, char ***cmd)
 {
 	enum {
-		O_PERIOD = 256,
-		O_CHUNK_SIZE,
+		O_CHUNK_SIZE = 256,
 		O_CHUNK_AGE,
 		O_RING,
 		O_THREADS,
@@ -306,7 +306,8 @@ static int parse(struct record *r, int argc, char **argv, char ***cmd)
 	};
 	static const struct option opts[] = {
 	    {"freq", required_argument, NULL, 'F'},
-	    {"period", required_argument, NULL, O_PERIOD},
+	    {"period", required_argument, NULL, 'c'},
+	    {"count", required_argument, NULL, 'c'},
 	    {"depth", required_argument, NULL, 'g'},
 	    {"max-stack", required_argument, NULL, 'g'},
 	    {"call-graph", required_argument, NULL, O_CALL_GRAPH},
@@ -314,7 +315,7 @@ static int parse(struct record *r, int argc, char **argv, char ***cmd)
 	    {"pid", required_argument, NULL, 'p'},
 	    {"tid", required_argument, NULL, 't'},
 	    {"all", no_argument, NULL, 'a'},
-	    {"cgroup", required_argument, NULL, 'c'},
+	    {"cgroup", required_argument, NULL, 'G'},
 	    {"output", required_argument, NULL, 'o'},
 	    {"duration", required_argument, NULL, 'd'},
 	    {"chunk-size", required_argument, NULL, O_CHUNK_SIZE},
@@ -342,9 +343,18 @@ static int parse(struct record *r, int argc, char **argv, char ***cmd)
 				return LFR_EXIT_USAGE;
 			run->start.freq_hz = (uint32_t)v;
 			break;
-		case O_PERIOD:
-			if (cli_parse_u64(PROG, "--period", optarg, LFR_MIN_PERIOD_NS,
-			                  LFR_MAX_PERIOD_NS, &v) < 0)
+		case 'c':
+			if (!isdigit((unsigned char)optarg[0])) {
+				/* -c was the cgroup before it took perf's meaning */
+				fprintf(
+				    stderr,
+				    "%s: -c: '%s' is not a number: -c is the sampling period in ns "
+				    "of CPU time (perf's count); the cgroup is -G\n",
+				    PROG, optarg);
+				return LFR_EXIT_USAGE;
+			}
+			if (cli_parse_u64(PROG, long_opt ? "--period" : "-c", optarg,
+			                  LFR_MIN_PERIOD_NS, LFR_MAX_PERIOD_NS, &v) < 0)
 				return LFR_EXIT_USAGE;
 			run->start.period_ns = v;
 			break;
@@ -396,7 +406,6 @@ static int parse(struct record *r, int argc, char **argv, char ***cmd)
 		case 'a':
 			r->system = run->start.system = true;
 			break;
-		case 'c':
 		case 'G': {
 			char why[PATH_MAX + 160];
 			uint64_t *ids = realloc(r->cgroups, (r->ncgroups + 1) * sizeof(*ids));
@@ -488,7 +497,7 @@ static int parse(struct record *r, int argc, char **argv, char ***cmd)
 	}
 	*cmd = optind < argc ? argv + optind : NULL;
 	if (run->start.freq_hz && run->start.period_ns) {
-		fprintf(stderr, "%s: give -F or --period, not both\n", PROG);
+		fprintf(stderr, "%s: give -F or -c (--period), not both\n", PROG);
 		return LFR_EXIT_USAGE;
 	}
 	if (!*cmd && !run->ntgids && !run->ntids && !r->ncgroups && !r->system) {

@@ -10,12 +10,12 @@ static void usage(FILE *out)
 {
 	fprintf(
 	    out,
-	    "usage: lfr status [-s ID] [--per-cpu] [-m]\n\n"
+	    "usage: lfr status [-S ID] [-A] [-m]\n\n"
 	    "Shows the state of the newest recording session (or session ID) and the module's\n"
 	    "counters: ticks, samples taken and committed, samples lost by reason, stack walks\n"
 	    "pending, and the time spent in the timer interrupt and in the stack walks.\n\n"
-	    "  -s, --session ID   the session to show (default: the newest)\n"
-	    "  -c, --per-cpu      also show every CPU's counters\n"
+	    "  -S, --session ID   the session to show (default: the newest)\n"
+	    "  -A, --per-cpu      also show every CPU's counters (perf stat's -A)\n"
 	    "  -m, --machine      one 'status KEY=VALUE...' line (and 'status_cpu' lines),\n"
 	    "                     for scripts\n"
 	    "  -h, --help         this text\n\n"
@@ -25,8 +25,8 @@ static void usage(FILE *out)
 int cmd_status(int argc, char **argv)
 {
 	static const struct option opts[] = {
-	    {"session", required_argument, NULL, 's'},
-	    {"per-cpu", no_argument, NULL, 'c'},
+	    {"session", required_argument, NULL, 'S'},
+	    {"per-cpu", no_argument, NULL, 'A'},
 	    {"machine", no_argument, NULL, 'm'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
@@ -39,15 +39,15 @@ int cmd_status(int argc, char **argv)
 	uint64_t v;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "s:cmh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "S:Amh", opts, NULL)) != -1) {
 		switch (c) {
-		case 's':
+		case 'S':
 			if (cli_parse_u64("lfr status", "--session", optarg, 0, LFR_MAX_SESSION_ID,
 			                  &v))
 				return LFR_EXIT_USAGE;
 			session = (int64_t)v;
 			break;
-		case 'c':
+		case 'A':
 			per_cpu = true;
 			break;
 		case 'm':

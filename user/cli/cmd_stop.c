@@ -12,16 +12,16 @@ static void usage(FILE *out)
 {
 	fprintf(
 	    out,
-	    "usage: lfr stop [-s ID] [--no-wait | --timeout MS] [-m]\n\n"
+	    "usage: lfr stop [-S ID] [--no-wait | --timeout MS] [-m]\n\n"
 	    "Stops the running recording session (or session ID): sampling ends at once, then the\n"
 	    "session drains (stack walks already queued run when their threads next return to\n"
 	    "user space) and becomes stopped.  The recorder reading its rings then finishes.\n"
 	    "Walks still queued after the timeout belong to threads blocked in the kernel since\n"
 	    "their tick (in a system-wide session, possibly the shell waiting for this command):\n"
 	    "they are given up and their ticks counted lost as 'abandoned'.\n\n"
-	    "  -s, --session ID   the session to stop (default: the running one)\n"
-	    "  -n, --no-wait      return once sampling has stopped, without waiting for the drain\n"
-	    "  -t, --timeout MS   wait at most MS milliseconds for the drain (default 2000)\n"
+	    "  -S, --session ID   the session to stop (default: the running one)\n"
+	    "      --no-wait      return once sampling has stopped, without waiting for the drain\n"
+	    "      --timeout MS   wait at most MS milliseconds for the drain (default 2000)\n"
 	    "  -m, --machine      print the final state as a 'status KEY=VALUE...' line\n"
 	    "  -h, --help         this text\n\n"
 	    "Exit status: 0, 1 if the session did not stop, 3 if lfr.ko is not loaded,\n"
@@ -31,7 +31,7 @@ static void usage(FILE *out)
 int cmd_stop(int argc, char **argv)
 {
 	static const struct option opts[] = {
-	    {"session", required_argument, NULL, 's'}, {"no-wait", no_argument, NULL, 'n'},
+	    {"session", required_argument, NULL, 'S'}, {"no-wait", no_argument, NULL, 'n'},
 	    {"timeout", required_argument, NULL, 't'}, {"machine", no_argument, NULL, 'm'},
 	    {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
 	};
@@ -44,9 +44,9 @@ int cmd_stop(int argc, char **argv)
 	struct lfr_ctl ctl;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "s:nt:mh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "S:mh", opts, NULL)) != -1) {
 		switch (c) {
-		case 's':
+		case 'S':
 			if (cli_parse_u64("lfr stop", "--session", optarg, 0, LFR_MAX_SESSION_ID,
 			                  &v))
 				return LFR_EXIT_USAGE;

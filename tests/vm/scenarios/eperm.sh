@@ -10,7 +10,7 @@ as_nobody() {
 lfr dump --detach -F 99 -a >root-session.txt || { echo "eperm: FAILED: root could not start a session"; exit 1; }
 cat root-session.txt
 id=$(sed -n 's/^session id=\([0-9]*\).*/\1/p' root-session.txt)
-for cmd in "lfr status" "lfr status -m -s $id" "lfr stop" "lfr stop -n -s $id" "lfr dump -a -d 1" \
+for cmd in "lfr status" "lfr status -m -S $id" "lfr stop" "lfr stop --no-wait -S $id" "lfr dump -a -d 1" \
 	   "lfr dump -p 1 -d 1" "lfr dump --detach -F 999 -a"; do
 	rc=$(as_nobody "$cmd")
 	msg=$(head -n 1 err.txt)

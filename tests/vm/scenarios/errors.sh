@@ -29,7 +29,7 @@ expect 1 'no session is running' lfr stop
 lfr dump --detach -p $sleeper >/dev/null || { echo "errors: FAILED: detached START"; fail=1; }
 lfr status --per-cpu || { echo "errors: FAILED: lfr status of a running session"; fail=1; }
 expect 7 'a session is already running' lfr dump -p $sleeper -d 1
-expect 1 'no such session' lfr status -s 77
+expect 1 'no such session' lfr status -S 77
 lfr stop >/dev/null || { echo "errors: FAILED: lfr stop"; fail=1; }
 for i in $(seq 600); do [ "$(cat /sys/module/lfr/refcnt 2>/dev/null)" = 0 ] && break; sleep 0.1; done # kernel.md: the last module reference
 rmmod lfr 2>/dev/null

@@ -24,7 +24,7 @@ cpu_ticks_at_exit() {
 # 1. Siblings.
 sh -c "echo \$\$ >$cg/lfrB/cgroup.procs; exec spin 60" &
 bpid=$!
-lfr record -F $F -c lfrA -o "$share/cgroup.jfr" -d $((secs + 6)) 2>"$share/cgroup.err" &
+lfr record -F $F -G lfrA -o "$share/cgroup.jfr" -d $((secs + 6)) 2>"$share/cgroup.err" &
 rec=$!
 # The target must start after sampling has: wait for the session, however slow this machine is.
 for i in $(seq 200); do lfr status -m | grep -q 'state=running' && break; sleep 0.1; done
@@ -41,7 +41,7 @@ wait $apid
 wait $rec
 rc=$?
 cat "$share/cgroup.err"
-[ $rc = 0 ] || { echo "scoped-cgroup: FAILED: lfr record -c exited $rc"; fail=1; }
+[ $rc = 0 ] || { echo "scoped-cgroup: FAILED: lfr record -G exited $rc"; fail=1; }
 bticks=$(cut -d' ' -f14,15 /proc/$bpid/stat | { read -r u s; echo $((u + s)); })
 echo "scoped-cgroup: target pid=$apid cpu_ticks=$aticks; other pid=$bpid cpu_ticks=$bticks; F=$F"
 echo "target=$apid other=$bpid target_cpu_ticks=$aticks clk_tck=100 freq=$F" >"$share/cgroup.expect"
@@ -51,7 +51,7 @@ sh -c "echo \$\$ >$cg/lfrA/cgroup.procs; exec spin 60" &
 leaver=$!
 spin 60 &
 joiner=$!
-lfr record -F $F -c $cg/lfrA -o "$share/move.jfr" -d 9 2>"$share/move.err" &
+lfr record -F $F -G $cg/lfrA -o "$share/move.jfr" -d 9 2>"$share/move.err" &
 rec=$!
 sleep 3
 cgmove $joiner $cg/lfrA >"$share/move.times"
@@ -60,13 +60,13 @@ cgmove $leaver $cg/lfrB >>"$share/move.times"
 wait $rec
 rc=$?
 cat "$share/move.err" "$share/move.times"
-[ $rc = 0 ] || { echo "scoped-cgroup: FAILED: lfr record -c (moves) exited $rc"; fail=1; }
+[ $rc = 0 ] || { echo "scoped-cgroup: FAILED: lfr record -G (moves) exited $rc"; fail=1; }
 echo "joiner=$joiner leaver=$leaver other=$bpid" >"$share/move.expect"
 kill $bpid $leaver $joiner
 wait $bpid $leaver $joiner 2>/dev/null
 
 # 3. Bad cgroups: clear errors, usage status for a path, no file left behind.
-lfr record -c lfr-no-such-cgroup -o "$share/bad.jfr" -d 1 2>"$share/bad.err"
+lfr record -G lfr-no-such-cgroup -o "$share/bad.jfr" -d 1 2>"$share/bad.err"
 rc=$?
 cat "$share/bad.err"
 [ $rc = 2 ] || { echo "scoped-cgroup: FAILED: a missing cgroup path exited $rc, not 2"; fail=1; }
@@ -74,7 +74,7 @@ grep -q "no cgroup" "$share/bad.err" || { echo "scoped-cgroup: FAILED: no clear 
 mkdir $cg/lfrGone
 gone=$(ls -di $cg/lfrGone | { read -r i _; echo $i; })
 rmdir $cg/lfrGone
-lfr record -c "$gone" -o "$share/bad.jfr" -d 1 2>"$share/gone.err"
+lfr record -G "$gone" -o "$share/bad.jfr" -d 1 2>"$share/gone.err"
 rc=$?
 cat "$share/gone.err"
 [ $rc != 0 ] || { echo "scoped-cgroup: FAILED: a removed cgroup id was accepted"; fail=1; }

@@ -50,11 +50,11 @@ dump_pid=$!
 sid=""
 for i in $(seq 300); do
 	sid=$(sed -n 's/^session id=\([0-9]*\).*/\1/p' "$share/abandon-dump.txt" 2>/dev/null)
-	[ -n "$sid" ] && [ "$(lfr status -m -s "$sid" | field state)" = draining ] && break
+	[ -n "$sid" ] && [ "$(lfr status -m -S "$sid" | field state)" = draining ] && break
 	sleep 0.1
 done
-out=$(lfr stop -s "$sid" -t 500)
-echo "stop-drain: lfr stop -s $sid -t 500: $out"
+out=$(lfr stop -S "$sid" --timeout 500)
+echo "stop-drain: lfr stop -S $sid --timeout 500: $out"
 wait $dump_pid
 rc=$?
 st=$(grep '^status ' "$share/abandon-dump.txt")
