@@ -77,11 +77,12 @@ static void usage(FILE *out)
 	    "                         exits, when every -p process is gone, or on Ctrl-C)\n"
 	    "      --ring-pages N     data pages per CPU ring (power of two, %u .. %u; default:\n"
 	    "                         0.5 s of the worst-case record rate, as lfr record)\n"
-	    "      --wakeup-bytes N   wake the reader once a ring holds N bytes\n"
+	    "      --wakeup-bytes N   wake the reader once a ring holds N bytes (K, M suffixes)\n"
 	    "      --max-threads N    threads the session can track (%u .. %u)\n"
 	    "      --jitter PCT       random jitter of each period (0 .. %u, default %u)\n"
-	    "      --drain-timeout MS how long to wait for pending stack walks before giving them\n"
-	    "                         up as lost 'abandoned' (default 30000)\n"
+	    "      --drain-timeout T  how long to wait for pending stack walks before giving them\n"
+	    "                         up as lost 'abandoned' (ms, or with a unit: 30s; default\n"
+	    "                         30000 ms)\n"
 	    "      --detach           start a detached session, print its id and exit at once;\n"
 	    "                         it runs until 'lfr stop'\n"
 	    "      --no-events        do not listen to the module's state-change notifications\n"
@@ -629,7 +630,7 @@ int cmd_dump(int argc, char **argv)
 			d.start.ring_pages = (uint32_t)v;
 			break;
 		case O_WAKEUP:
-			if (cli_parse_u64(PROG, "--wakeup-bytes", optarg, 0, UINT32_MAX, &v))
+			if (cli_parse_size(PROG, "--wakeup-bytes", optarg, 0, UINT32_MAX, &v))
 				return LFR_EXIT_USAGE;
 			d.start.wakeup_bytes = (uint32_t)v;
 			d.start.wakeup_any = v == 0;
@@ -645,8 +646,8 @@ int cmd_dump(int argc, char **argv)
 			d.start.jitter_pct = (int)v;
 			break;
 		case O_DRAIN:
-			if (cli_parse_u64(PROG, "--drain-timeout", optarg, 0, 86400000,
-			                  &d.drain_timeout_ms))
+			if (cli_parse_ms(PROG, "--drain-timeout", optarg, 86400000,
+			                 &d.drain_timeout_ms))
 				return LFR_EXIT_USAGE;
 			break;
 		case O_DETACH:

@@ -103,10 +103,11 @@ static void usage(FILE *out)
 	    "                         enough for 0.5 s of the worst-case record rate of -F\n"
 	    "                         and -g, within 128 MiB for all rings)\n"
 	    "      --max-threads N    threads the session can track at once (default %u)\n"
-	    "      --drain-timeout MS at the end, how long to wait for the stack walks of\n"
+	    "      --drain-timeout T  at the end, how long to wait for the stack walks of\n"
 	    "                         threads still in the kernel since their last tick\n"
-	    "                         (default %u); then they are given up and their\n"
-	    "                         ticks counted lost as 'abandoned'\n\n"
+	    "                         (ms, or with a unit: 2s; default %u ms); then they\n"
+	    "                         are given up and their ticks counted lost as\n"
+	    "                         'abandoned'\n\n"
 	    "Ctrl-C ends the recording cleanly.  Needs CAP_PERFMON (or root) and lfr.ko loaded.\n"
 	    "Examples:\n"
 	    "  lfr record -F 999 -o app.jfr -- ./app --flag\n"
@@ -471,7 +472,7 @@ static int parse(struct record *r, int argc, char **argv, char ***cmd)
 			run->start.max_threads = (uint32_t)v;
 			break;
 		case O_DRAIN:
-			if (cli_parse_u64(PROG, "--drain-timeout", optarg, 0, 86400000, &v) < 0)
+			if (cli_parse_ms(PROG, "--drain-timeout", optarg, 86400000, &v) < 0)
 				return LFR_EXIT_USAGE;
 			run->drain_timeout_ms = v;
 			break;

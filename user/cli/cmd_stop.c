@@ -12,7 +12,7 @@ static void usage(FILE *out)
 {
 	fprintf(
 	    out,
-	    "usage: lfr stop [-S ID] [--no-wait | --timeout MS] [-m]\n\n"
+	    "usage: lfr stop [-S ID] [--no-wait | --timeout T] [-m]\n\n"
 	    "Stops the running recording session (or session ID): sampling ends at once, then the\n"
 	    "session drains (stack walks already queued run when their threads next return to\n"
 	    "user space) and becomes stopped.  The recorder reading its rings then finishes.\n"
@@ -21,7 +21,8 @@ static void usage(FILE *out)
 	    "they are given up and their ticks counted lost as 'abandoned'.\n\n"
 	    "  -S, --session ID   the session to stop (default: the running one)\n"
 	    "      --no-wait      return once sampling has stopped, without waiting for the drain\n"
-	    "      --timeout MS   wait at most MS milliseconds for the drain (default 2000)\n"
+	    "      --timeout T    wait at most T for the drain: ms, or with a unit (2s, 1m;\n"
+	    "                     default 2000 ms)\n"
 	    "  -m, --machine      print the final state as a 'status KEY=VALUE...' line\n"
 	    "  -h, --help         this text\n\n"
 	    "Exit status: 0, 1 if the session did not stop, 3 if lfr.ko is not loaded,\n"
@@ -56,8 +57,7 @@ int cmd_stop(int argc, char **argv)
 			wait = false;
 			break;
 		case 't':
-			if (cli_parse_u64("lfr stop", "--timeout", optarg, 0, 86400000,
-			                  &timeout_ms))
+			if (cli_parse_ms("lfr stop", "--timeout", optarg, 86400000, &timeout_ms))
 				return LFR_EXIT_USAGE;
 			break;
 		case 'm':

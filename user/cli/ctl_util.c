@@ -119,6 +119,19 @@ int cli_parse_duration(const char *prog, const char *opt, const char *arg, uint6
 	return 0;
 }
 
+int cli_parse_ms(const char *prog, const char *opt, const char *arg, uint64_t max_ms,
+                 uint64_t *out_ms)
+{
+	uint64_t ns;
+
+	if (arg[0] && strspn(arg, "0123456789") == strlen(arg))
+		return cli_parse_u64(prog, opt, arg, 0, max_ms, out_ms) ? -1 : 0;
+	if (cli_parse_duration(prog, opt, arg, 0, max_ms * 1000000, &ns) < 0)
+		return -1;
+	*out_ms = ns / 1000000;
+	return 0;
+}
+
 int cli_parse_ids(const char *prog, const char *opt, const char *arg, uint32_t **ids, size_t *n)
 {
 	char *copy = strdup(arg), *save = NULL;

@@ -40,6 +40,13 @@ int cli_parse_size(const char *prog, const char *opt, const char *arg, uint64_t 
 int cli_parse_duration(const char *prog, const char *opt, const char *arg, uint64_t min_ns,
                        uint64_t max_ns, uint64_t *out_ns);
 
+/*
+ * A time in milliseconds, at most MAX_MS: a plain number is milliseconds (these options' unit
+ * before they took units); with a unit it is cli_parse_duration's ("2s", "500ms", "1.5m").
+ */
+int cli_parse_ms(const char *prog, const char *opt, const char *arg, uint64_t max_ms,
+                 uint64_t *out_ms);
+
 /* Appends the comma-separated ids of ARG (each in 1..2^31-1) to *IDS; -1 after an error message. */
 int cli_parse_ids(const char *prog, const char *opt, const char *arg, uint32_t **ids, size_t *n);
 
