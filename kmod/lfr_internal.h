@@ -47,13 +47,33 @@ struct lfr_snapshot {
 /*
  * The walk of a thread: queued by its tick (a task_work), claimed when the
  * task_work starts, or given up by STOP with LFR_A_ABANDON while still
- * queued (the task_work then only drops its references when it runs).
+ * queued (the task_work then only frees its object when it runs).
  */
 enum lfr_walk_state {
-	LFR_WALK_NONE,
-	LFR_WALK_QUEUED,
+	LFR_WALK_QUEUED = 1,
 	LFR_WALK_RUNNING,
 	LFR_WALK_ABANDONED,
+};
+
+struct lfr_session;
+struct lfr_thread;
+
+/*
+ * One queued stack walk: the task_work of a tick and what the walk needs of
+ * it.  Small and apart from the session: a walk given up by STOP (its thread
+ * blocked in the kernel, maybe for good) keeps only this object until the
+ * thread runs it, not the session's rings and tables (walk_slot.c).  Freed
+ * after an RCU grace period: STOP and STATUS read it through its thread's
+ * entry under rcu_read_lock().
+ */
+struct lfr_walk {
+	struct callback_head work;
+	struct lfr_session *s;	/* QUEUED or RUNNING: a session reference */
+	struct lfr_thread *e;	/* and its thread's entry */
+	atomic_t state;		/* enum lfr_walk_state */
+	atomic_t ticks;		/* TICK records that refer to this walk */
+	struct lfr_snapshot snap;
+	struct rcu_head rcu;
 };
 
 /*
@@ -67,14 +87,16 @@ struct lfr_thread {
 	unsigned long key;	/* task pointer, LFR_KEY_EMPTY or _TOMB */
 	struct lfr_session *s;
 	s64 budget_ns;		/* per-task mode: CPU time left to the tick */
-	atomic_t pending;	/* enum lfr_walk_state: one walk at most */
-	atomic_t ticks;		/* TICK records that refer to the queued walk */
-	struct callback_head work;
+	/*
+	 * The walk queued or running, one at most: set by a tick, cleared by
+	 * the walk's commit (both on the thread's CPU, interrupts off) or by
+	 * STOP giving it up (the thread blocked in the kernel, no tick).
+	 */
+	struct lfr_walk *walk;
 	u64 last_exec_id;
 	u32 comm_hash;
 	bool seen;
 	bool follow;		/* created by a target: a target itself */
-	struct lfr_snapshot snap;
 };
 
 #define LFR_KEY_EMPTY	0UL
@@ -276,6 +298,13 @@ int lfr_sampler_init(void);
 
 /* unwind.c */
 void lfr_work_fn(struct callback_head *work);
+
+/* walk_slot.c */
+int lfr_walk_slots_init(void);
+void lfr_walk_slots_exit(void);
+struct lfr_walk *lfr_walk_slot_get(void);
+void lfr_walk_slot_unget(struct lfr_walk *w);
+void lfr_walk_slot_done(struct lfr_walk *w);
 
 /* ring.c */
 struct lfr_ring *lfr_ring_alloc(struct lfr_session *s, int cpu);

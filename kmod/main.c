@@ -47,9 +47,14 @@ static int __init lfr_init(void)
 	err = lfr_sampler_init();
 	if (err)
 		return err;
+	err = lfr_walk_slots_init();
+	if (err)
+		return err;
 	lfr_wq = alloc_workqueue("lfr", WQ_UNBOUND, 0);
-	if (!lfr_wq)
+	if (!lfr_wq) {
+		lfr_walk_slots_exit();
 		return -ENOMEM;
+	}
 	err = cpuhp_setup_state_multi(CPUHP_AP_ONLINE_DYN, "lfr:online",
 				      lfr_cpuhp_online, lfr_cpuhp_offline);
 	if (err < 0)
@@ -69,6 +74,7 @@ out_cpuhp:
 	cpuhp_remove_multi_state(lfr_cpuhp_state);
 out_wq:
 	destroy_workqueue(lfr_wq);
+	lfr_walk_slots_exit();
 	return err;
 }
 
@@ -88,6 +94,7 @@ static void __exit lfr_exit(void)
 	lfr_dev_exit();
 	cpuhp_remove_multi_state(lfr_cpuhp_state);
 	destroy_workqueue(lfr_wq);
+	lfr_walk_slots_exit();
 	pr_info("unloaded\n");
 }
 

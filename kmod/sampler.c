@@ -120,15 +120,24 @@ static u32 lfr_kernel_stack(u64 *ips, struct pt_regs *regs)
 /*
  * Queues the user-stack walk of @e's thread (current) for this tick: the
  * snapshot of its user registers, walked by the thread itself on its way
- * back to user space (unwind.c).  Hard irq.  Returns 0, or the reason the
- * walk could not be queued.
+ * back to user space (unwind.c).  Hard irq.  Returns the walk, or NULL with
+ * the reason it could not be queued in *@lost.
  */
-static int lfr_queue_walk(struct lfr_session *s, struct lfr_pcpu *pc,
-			  struct lfr_thread *e, struct pt_regs *regs, u64 now)
+static struct lfr_walk *lfr_queue_walk(struct lfr_session *s,
+				       struct lfr_pcpu *pc,
+				       struct lfr_thread *e,
+				       struct pt_regs *regs, u64 now, int *lost)
 {
 	struct task_struct *t = current;
-	struct lfr_snapshot *sn = &e->snap;
 	struct pt_regs *uregs = regs && user_mode(regs) ? regs : task_pt_regs(t);
+	struct lfr_walk *w = lfr_walk_slot_get();
+	struct lfr_snapshot *sn;
+
+	if (!w) {
+		*lost = LFR_LOST_NOMEM;
+		return NULL;
+	}
+	sn = &w->snap;
 
 	sn->flags = user_64bit_mode(uregs) ? 0 : LFR_SAMPLE_F_COMPAT;
 	sn->ip = instruction_pointer(uregs);
@@ -140,22 +149,36 @@ static int lfr_queue_walk(struct lfr_session *s, struct lfr_pcpu *pc,
 	sn->tid = t->pid;
 	sn->mm = t->mm;
 	sn->exec_id = t->self_exec_id;
-	atomic_set(&e->ticks, 0);
+	w->s = s;
+	w->e = e;
+	atomic_set(&w->ticks, 0);
+	atomic_set(&w->state, LFR_WALK_QUEUED);
 
-	if (!try_module_get(THIS_MODULE))
-		return LFR_LOST_MODULE;
-	/* The session outlives this work: sampling holds a reference. */
+	if (!try_module_get(THIS_MODULE)) {
+		*lost = LFR_LOST_MODULE;
+		goto out_unget;
+	}
+	/*
+	 * The walk holds the session while it is queued or running; STOP
+	 * giving it up drops these on its behalf.  Sampling holds a reference
+	 * too, so this is never the first.
+	 */
 	refcount_inc(&s->ref);
 	atomic_inc(&s->pending);
-	init_task_work(&e->work, lfr_work_fn);
-	if (task_work_add(t, &e->work, TWA_RESUME)) {
+	init_task_work(&w->work, lfr_work_fn);
+	if (task_work_add(t, &w->work, TWA_RESUME)) {
 		atomic_dec(&s->pending);
 		refcount_dec(&s->ref);
 		module_put(THIS_MODULE);
-		return LFR_LOST_TASK_WORK;
+		*lost = LFR_LOST_TASK_WORK;
+		goto out_unget;
 	}
+	WRITE_ONCE(e->walk, w);
 	lfr_count(s, LFR_CTR_SAMPLES_TAKEN, 1);
-	return 0;
+	return w;
+out_unget:
+	lfr_walk_slot_unget(w);
+	return NULL;
 }
 
 /*
@@ -172,18 +195,19 @@ static void lfr_tick(struct lfr_session *s, struct lfr_thread *e, u32 missed,
 	struct lfr_rec_tick *r = (struct lfr_rec_tick *)pc->tick_buf;
 	struct pt_regs *regs = get_irq_regs();
 	u64 now = ktime_to_ns(when);
-	int lost;
+	struct lfr_walk *w;
+	int lost = 0;
 
 	lfr_count(s, LFR_CTR_TICKS_MATCHED, 1 + (u64)missed);
 	if (lfr_over_budget(pc, pc->tick_start)) {
 		lfr_count_lost(s, LFR_LOST_THROTTLED, 1 + (u64)missed);
 		return;
 	}
-	if (atomic_cmpxchg(&e->pending, LFR_WALK_NONE, LFR_WALK_QUEUED) ==
-	    LFR_WALK_NONE) {
-		lost = lfr_queue_walk(s, pc, e, regs, now);
-		if (lost) {
-			atomic_set_release(&e->pending, LFR_WALK_NONE);
+	/* Only this CPU, with interrupts off, sets or clears e->walk now. */
+	w = READ_ONCE(e->walk);
+	if (!w) {
+		w = lfr_queue_walk(s, pc, e, regs, now, &lost);
+		if (!w) {
 			lfr_count_lost(s, lost, 1 + (u64)missed);
 			return;
 		}
@@ -193,11 +217,11 @@ static void lfr_tick(struct lfr_session *s, struct lfr_thread *e, u32 missed,
 
 	r->hdr.type = LFR_REC_TICK;
 	r->time_ns = now;
-	r->walk_id = e->snap.walk_id;
+	r->walk_id = w->snap.walk_id;
 	r->cpu = smp_processor_id();
 	r->tgid = current->tgid;
 	r->tid = current->pid;
-	r->flags = e->snap.flags;
+	r->flags = w->snap.flags;
 	r->missed = missed;
 	r->nr_kernel = 0;
 	r->reserved = 0;
@@ -221,7 +245,7 @@ static void lfr_tick(struct lfr_session *s, struct lfr_thread *e, u32 missed,
 	/* Counted with the record that carries them, so readers see all. */
 	if (missed)
 		lfr_count_lost(s, LFR_LOST_MISSED, missed);
-	atomic_inc(&e->ticks);
+	atomic_inc(&w->ticks);
 	lfr_count(s, LFR_CTR_RECORDS_TICK, 1);
 }
 

@@ -14,6 +14,7 @@
 #include <linux/cred.h>
 #include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
@@ -101,8 +102,9 @@ void lfr_pending_put(struct lfr_session *s)
  * threads have stayed in the kernel since their tick (blocked in system
  * calls) and may stay there for good.  Sampling is off, so no tick joins
  * them any more (their TICK records are in the rings: readers drop ticks
- * whose walk never comes); a task_work that starts now loses the claim and only
- * drops its references.
+ * whose walk never comes).  Their session references are dropped here, so
+ * the session is freed without waiting for them; a task_work that starts
+ * later loses the claim and only frees its small object (walk_slot.c).
  */
 void lfr_session_abandon(struct lfr_session *s)
 {
@@ -115,13 +117,25 @@ void lfr_session_abandon(struct lfr_session *s)
 	for (i = 0; i <= tt->mask; i++) {
 		struct lfr_thread *e = &tt->slots[i];
 
+		struct lfr_walk *w;
+		int ticks = -1;
+
 		if (!(i & 4095))
 			cond_resched();	/* up to 2 M slots */
-		if (atomic_cmpxchg(&e->pending, LFR_WALK_QUEUED,
-				   LFR_WALK_ABANDONED) != LFR_WALK_QUEUED)
+		rcu_read_lock();	/* a walk ending now frees its object */
+		w = READ_ONCE(e->walk);
+		if (w && w->s == s &&
+		    atomic_cmpxchg(&w->state, LFR_WALK_QUEUED,
+				   LFR_WALK_ABANDONED) == LFR_WALK_QUEUED) {
+			WRITE_ONCE(e->walk, NULL);
+			ticks = atomic_xchg(&w->ticks, 0);
+		}
+		rcu_read_unlock();
+		if (ticks < 0)
 			continue;
-		lfr_count_lost(s, LFR_LOST_ABANDONED, atomic_xchg(&e->ticks, 0));
+		lfr_count_lost(s, LFR_LOST_ABANDONED, ticks);
 		lfr_pending_put(s);
+		lfr_session_put(s);	/* the walk's; the list holds one */
 	}
 }
 

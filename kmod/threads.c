@@ -12,6 +12,7 @@
  */
 #include <linux/hash.h>
 #include <linux/log2.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/vmalloc.h>
 #include "lfr_internal.h"
@@ -87,8 +88,7 @@ struct lfr_thread *lfr_thread_get(struct lfr_session *s,
 			/* Only this CPU touches the entry of a running thread. */
 			slot->s = s;
 			slot->budget_ns = 0;
-			atomic_set(&slot->pending, 0);
-			atomic_set(&slot->ticks, 0);
+			slot->walk = NULL;
 			slot->last_exec_id = 0;
 			slot->comm_hash = 0;
 			slot->seen = false;
@@ -118,12 +118,17 @@ u64 lfr_threads_pending_ticks(struct lfr_threads *tt)
 
 	for (i = 0; i <= tt->mask; i++) {
 		struct lfr_thread *e = &tt->slots[i];
+		struct lfr_walk *w;
 
 		if (!(i & 4095))
 			cond_resched();	/* up to 2 M slots */
-
-		if (READ_ONCE(e->key) > LFR_KEY_TOMB && atomic_read(&e->pending))
-			sum += atomic_read(&e->ticks);
+		if (READ_ONCE(e->key) <= LFR_KEY_TOMB)
+			continue;
+		rcu_read_lock();	/* a walk ending now frees its object */
+		w = READ_ONCE(e->walk);
+		if (w)
+			sum += atomic_read(&w->ticks);
+		rcu_read_unlock();
 	}
 	return sum;
 }

@@ -163,7 +163,8 @@ static void lfr_collect_maps(struct lfr_session *s, struct lfr_walk_buf *b,
 	mmap_read_unlock(mm);
 }
 
-static void lfr_fill_comm(struct lfr_thread *e, struct lfr_rec_comm *c)
+static void lfr_fill_comm(struct lfr_thread *e, const struct lfr_walk *w,
+			  struct lfr_rec_comm *c)
 {
 	struct task_struct *t = current;
 	u32 h;
@@ -175,7 +176,7 @@ static void lfr_fill_comm(struct lfr_thread *e, struct lfr_rec_comm *c)
 		return;
 	c->hdr.type = LFR_REC_COMM;
 	c->hdr.size = sizeof(*c);
-	c->time_ns = e->snap.time_ns;
+	c->time_ns = w->snap.time_ns;
 	c->tgid = t->tgid;
 	c->tid = t->pid;
 	if (e->seen && e->last_exec_id != t->self_exec_id)
@@ -199,10 +200,10 @@ static u32 lfr_copy_stack_words(u64 sp, u64 *words, u32 n)
 	return n - DIV_ROUND_UP(left, sizeof(u64));
 }
 
-static void lfr_walk(struct lfr_session *s, struct lfr_thread *e,
+static void lfr_walk(struct lfr_session *s, const struct lfr_walk *wk,
 		     struct lfr_walk_buf *b)
 {
-	struct lfr_snapshot *sn = &e->snap;
+	const struct lfr_snapshot *sn = &wk->snap;
 	struct lfr_rec_ustack *r = b->rec;
 	struct lfr_uwalk w = {
 		.ip = sn->ip,
@@ -226,10 +227,10 @@ static void lfr_walk(struct lfr_session *s, struct lfr_thread *e,
 }
 
 /* A USTACK record of the walk without a stack: its ticks are lost. */
-static void lfr_ustack_header(struct lfr_thread *e, struct lfr_rec_ustack *r,
-			      int lost_reason)
+static void lfr_ustack_header(const struct lfr_walk *w,
+			      struct lfr_rec_ustack *r, int lost_reason)
 {
-	struct lfr_snapshot *sn = &e->snap;
+	const struct lfr_snapshot *sn = &w->snap;
 
 	if (lost_reason) {
 		r->flags = sn->flags;
@@ -246,9 +247,10 @@ static void lfr_ustack_header(struct lfr_thread *e, struct lfr_rec_ustack *r,
 	r->lost_reason = lost_reason;
 }
 
-static void lfr_commit(struct lfr_session *s, struct lfr_thread *e,
+static void lfr_commit(struct lfr_session *s, struct lfr_walk *w,
 		       struct lfr_walk_buf *b, int lost_reason)
 {
+	struct lfr_thread *e = w->e;
 	struct lfr_rec_ustack lost_rec, *r = b->rec ? b->rec : &lost_rec;
 	struct lfr_rec_comm comm = {};
 	struct lfr_ring *ring;
@@ -256,8 +258,8 @@ static void lfr_commit(struct lfr_session *s, struct lfr_thread *e,
 	u32 off, ticks, i;
 
 	if (!lost_reason)
-		lfr_fill_comm(e, &comm);
-	lfr_ustack_header(e, r, lost_reason);
+		lfr_fill_comm(e, w, &comm);
+	lfr_ustack_header(w, r, lost_reason);
 
 	/*
 	 * Ticks of this thread come only on the CPU it runs on, this one:
@@ -265,8 +267,8 @@ static void lfr_commit(struct lfr_session *s, struct lfr_thread *e,
 	 * read here and the claim's release.
 	 */
 	local_irq_save(flags);
-	ticks = atomic_xchg(&e->ticks, 0);
-	atomic_set_release(&e->pending, LFR_WALK_NONE);
+	ticks = atomic_xchg(&w->ticks, 0);
+	WRITE_ONCE(e->walk, NULL);	/* the thread's next tick queues a new walk */
 	ring = s->rings[smp_processor_id()];
 	r->ticks = ticks;
 	if (lost_reason) {
@@ -319,8 +321,8 @@ out:
 
 void lfr_work_fn(struct callback_head *work)
 {
-	struct lfr_thread *e = container_of(work, struct lfr_thread, work);
-	struct lfr_session *s = e->s;
+	struct lfr_walk *w = container_of(work, struct lfr_walk, work);
+	struct lfr_session *s;
 	struct task_struct *t = current;
 	struct lfr_walk_buf b = {};
 	u64 t0 = local_clock();	/* not ktime_get_ns(): see lfr_timer_fn() */
@@ -328,25 +330,29 @@ void lfr_work_fn(struct callback_head *work)
 	s64 ns;
 	int lost = 0;
 
-	/* Given up by STOP: its ticks are counted, the session may be gone. */
-	if (atomic_cmpxchg(&e->pending, LFR_WALK_QUEUED, LFR_WALK_RUNNING) !=
+	/*
+	 * Given up by STOP, which counted its ticks and dropped its session
+	 * references: the session may be gone, only the object is left.
+	 */
+	if (atomic_cmpxchg(&w->state, LFR_WALK_QUEUED, LFR_WALK_RUNNING) !=
 	    LFR_WALK_QUEUED) {
-		lfr_session_put(s);
+		lfr_walk_slot_done(w);
 		lfr_module_put_deferred();
 		return;
 	}
+	s = w->s;
 	if ((t->flags & PF_EXITING) || !t->mm) {
 		lost = LFR_LOST_EXIT;
-	} else if (t->mm != e->snap.mm || t->self_exec_id != e->snap.exec_id) {
+	} else if (t->mm != w->snap.mm || t->self_exec_id != w->snap.exec_id) {
 		lost = LFR_LOST_EXEC;
 	} else {
 		b.rec = lfr_walk_pool_get(&s->walk_bufs);
 		if (!b.rec)
 			lost = LFR_LOST_NOMEM;
 		else
-			lfr_walk(s, e, &b);
+			lfr_walk(s, w, &b);
 	}
-	lfr_commit(s, e, &b, lost);
+	lfr_commit(s, w, &b, lost);
 	lfr_walk_pool_put(&s->walk_bufs, b.rec);
 	kfree(b.maps);
 	kfree(b.path);
@@ -366,5 +372,6 @@ void lfr_work_fn(struct callback_head *work)
 	}
 	lfr_pending_put(s);
 	lfr_session_put(s);
+	lfr_walk_slot_done(w);
 	lfr_module_put_deferred();
 }

@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lfr: the objects of queued stack walks (struct lfr_walk).  A tick takes
+ * one in hard irq from its CPU's cache, without allocating; the walk, in
+ * its thread's context, frees it after a grace period and tops the cache
+ * of the CPU it runs on up with fresh objects (GFP_KERNEL).  Objects are
+ * never reused before a grace period, so STOP and STATUS, reading a walk
+ * through its thread's entry under RCU, never see another walk in it.
+ * Module-wide: a walk outlives the session that queued it when STOP gives
+ * it up.
+ */
+#include <linux/percpu.h>
+#include <linux/rcupdate.h>
+#include <linux/slab.h>
+#include "lfr_internal.h"
+
+#define LFR_WALK_CACHE	32
+
+struct lfr_walk_cache {
+	struct lfr_walk *free[LFR_WALK_CACHE];
+	unsigned int nr;
+};
+
+static DEFINE_PER_CPU(struct lfr_walk_cache, lfr_walk_cache);
+
+/*
+ * Fills CACHE (this CPU's, interrupts off, or any CPU's before sampling can
+ * start) from FRESH; returns how many it took.
+ */
+static unsigned int lfr_walk_cache_fill(struct lfr_walk_cache *c,
+					struct lfr_walk **fresh,
+					unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n && c->nr < LFR_WALK_CACHE; i++)
+		c->free[c->nr++] = fresh[i];
+	return i;
+}
+
+/* Module init, before any session: half of every CPU's cache. */
+int lfr_walk_slots_init(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct lfr_walk_cache *c = per_cpu_ptr(&lfr_walk_cache, cpu);
+
+		while (c->nr < LFR_WALK_CACHE / 2) {
+			struct lfr_walk *w = kmalloc(sizeof(*w), GFP_KERNEL);
+
+			if (!w) {
+				lfr_walk_slots_exit();
+				return -ENOMEM;
+			}
+			c->free[c->nr++] = w;
+		}
+	}
+	return 0;
+}
+
+/* Module exit: no walk is queued (each holds a module reference). */
+void lfr_walk_slots_exit(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct lfr_walk_cache *c = per_cpu_ptr(&lfr_walk_cache, cpu);
+
+		while (c->nr)
+			kfree(c->free[--c->nr]);
+	}
+}
+
+/* Hard irq: an object for the walk this tick queues; NULL when none. */
+struct lfr_walk *lfr_walk_slot_get(void)
+{
+	struct lfr_walk_cache *c = this_cpu_ptr(&lfr_walk_cache);
+
+	if (c->nr)
+		return c->free[--c->nr];
+	/* a burst emptied the cache before walks refilled it */
+	return kmalloc(sizeof(struct lfr_walk), GFP_ATOMIC | __GFP_NOWARN);
+}
+
+/* Hard irq: an object that was not queued after all (never published). */
+void lfr_walk_slot_unget(struct lfr_walk *w)
+{
+	if (!lfr_walk_cache_fill(this_cpu_ptr(&lfr_walk_cache), &w, 1))
+		kfree(w);
+}
+
+/* Process context, the walk's end: frees @w and refills this CPU's cache. */
+void lfr_walk_slot_done(struct lfr_walk *w)
+{
+	struct lfr_walk *fresh[LFR_WALK_CACHE / 2];
+	unsigned long flags;
+	unsigned int n = 0, used;
+
+	kfree_rcu(w, rcu);
+	if (this_cpu_read(lfr_walk_cache.nr) >= LFR_WALK_CACHE / 2)
+		return;
+	while (n < ARRAY_SIZE(fresh) &&
+	       (fresh[n] = kmalloc(sizeof(*w), GFP_KERNEL | __GFP_NOWARN)))
+		n++;
+	local_irq_save(flags);	/* the cache of the CPU this runs on now */
+	used = lfr_walk_cache_fill(this_cpu_ptr(&lfr_walk_cache), fresh, n);
+	local_irq_restore(flags);
+	while (used < n)
+		kfree(fresh[used++]);
+}
