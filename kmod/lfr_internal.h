@@ -278,6 +278,7 @@ bool lfr_cgroup_match(const struct lfr_session *s, struct task_struct *t);
 int lfr_task_events_init(void);
 int lfr_task_events_start(struct lfr_session *s);
 void lfr_task_events_stop(struct lfr_session *s);
+void lfr_task_events_exit(void);
 
 /* threads.c */
 int lfr_threads_init(struct lfr_threads *tt, u32 max);

@@ -89,6 +89,7 @@ static void __exit lfr_exit(void)
 	lfr_genl_quiesce();
 	lfr_sessions_shutdown();
 	lfr_sampler_exit();
+	lfr_task_events_exit();
 	drain_workqueue(lfr_wq);
 	lfr_genl_exit();
 	lfr_dev_exit();

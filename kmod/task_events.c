@@ -8,6 +8,7 @@
  * target from its first instruction.
  */
 #include <linux/mm_types.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
@@ -16,6 +17,16 @@
 
 static struct tracepoint *lfr_tp_fork, *lfr_tp_exit, *lfr_tp_exec,
 			 *lfr_tp_rename, *lfr_tp_free;
+
+/*
+ * As sampler.c's sched_switch probe, these probes are attached by the first
+ * session and stay until the module is unloaded, so that START and STOP never
+ * rewrite the fork, exit and exec paths while other CPUs run them; the
+ * running session is found through this pointer (under lfr_lock; the probes
+ * run with preemption off, RCU-sched readers).
+ */
+static struct lfr_session __rcu *lfr_task_session;
+static bool lfr_task_attached;
 
 static void lfr_find_task_tp(struct tracepoint *tp, void *priv)
 {
@@ -118,10 +129,10 @@ static bool lfr_reported(struct lfr_session *s, struct task_struct *t)
 static void lfr_probe_fork(void *data, struct task_struct *parent,
 			   struct task_struct *child)
 {
-	struct lfr_session *s = data;
+	struct lfr_session *s = rcu_dereference_sched(lfr_task_session);
 	struct lfr_thread *e;
 
-	if (!lfr_running(s) || (child->flags & LFR_PF_NOT_USER) ||
+	if (!s || !lfr_running(s) || (child->flags & LFR_PF_NOT_USER) ||
 	    !lfr_is_target(s, parent))
 		return;
 	if (s->cfg.follow_children && !lfr_is_target(s, child)) {
@@ -139,18 +150,18 @@ static void lfr_probe_fork(void *data, struct task_struct *parent,
 
 static void lfr_probe_exit(void *data, struct task_struct *t)
 {
-	struct lfr_session *s = data;
+	struct lfr_session *s = rcu_dereference_sched(lfr_task_session);
 
-	if (lfr_running(s) && lfr_reported(s, t))
+	if (s && lfr_running(s) && lfr_reported(s, t))
 		lfr_task_record(s, t, LFR_TASK_EXIT, NULL, NULL);
 }
 
 static void lfr_probe_exec(void *data, struct task_struct *t, pid_t old_pid,
 			   struct linux_binprm *bprm)
 {
-	struct lfr_session *s = data;
+	struct lfr_session *s = rcu_dereference_sched(lfr_task_session);
 
-	if (lfr_running(s) && lfr_reported(s, t))
+	if (s && lfr_running(s) && lfr_reported(s, t))
 		lfr_task_record(s, t, LFR_TASK_EXEC, NULL, NULL);
 }
 
@@ -158,10 +169,10 @@ static void lfr_probe_exec(void *data, struct task_struct *t, pid_t old_pid,
 static void lfr_probe_rename(void *data, struct task_struct *t,
 			     const char *comm)
 {
-	struct lfr_session *s = data;
+	struct lfr_session *s = rcu_dereference_sched(lfr_task_session);
 	char name[LFR_COMM_LEN];
 
-	if (!lfr_running(s) || !lfr_reported(s, t))
+	if (!s || !lfr_running(s) || !lfr_reported(s, t))
 		return;
 	strscpy_pad(name, comm, sizeof(name));
 	lfr_task_record(s, t, LFR_TASK_RENAME, NULL, name);
@@ -174,52 +185,88 @@ static void lfr_probe_rename(void *data, struct task_struct *t,
  */
 static void lfr_probe_free(void *data, struct task_struct *t)
 {
-	lfr_thread_release(data, t);
+	struct lfr_session *s = rcu_dereference_sched(lfr_task_session);
+
+	if (s)
+		lfr_thread_release(s, t);
 }
 
-int lfr_task_events_start(struct lfr_session *s)
+/* Attaches every probe once (the first session); lfr_task_events_exit() detaches. */
+static int lfr_task_events_attach(void)
 {
 	int err;
 
-	err = tracepoint_probe_register(lfr_tp_free, lfr_probe_free, s);
+	if (lfr_task_attached)
+		return 0;
+	err = tracepoint_probe_register(lfr_tp_free, lfr_probe_free, NULL);
 	if (err)
 		return err;
-	err = tracepoint_probe_register(lfr_tp_fork, lfr_probe_fork, s);
+	err = tracepoint_probe_register(lfr_tp_fork, lfr_probe_fork, NULL);
 	if (err)
 		goto out_free;
-	err = tracepoint_probe_register(lfr_tp_exit, lfr_probe_exit, s);
+	err = tracepoint_probe_register(lfr_tp_exit, lfr_probe_exit, NULL);
 	if (err)
 		goto out_fork;
-	err = tracepoint_probe_register(lfr_tp_exec, lfr_probe_exec, s);
+	err = tracepoint_probe_register(lfr_tp_exec, lfr_probe_exec, NULL);
 	if (err)
 		goto out_exit;
-	err = tracepoint_probe_register(lfr_tp_rename, lfr_probe_rename, s);
+	err = tracepoint_probe_register(lfr_tp_rename, lfr_probe_rename, NULL);
 	if (err)
 		goto out_exec;
-	s->task_probes_on = true;
+	lfr_task_attached = true;
 	return 0;
 out_exec:
-	tracepoint_probe_unregister(lfr_tp_exec, lfr_probe_exec, s);
+	tracepoint_probe_unregister(lfr_tp_exec, lfr_probe_exec, NULL);
 out_exit:
-	tracepoint_probe_unregister(lfr_tp_exit, lfr_probe_exit, s);
+	tracepoint_probe_unregister(lfr_tp_exit, lfr_probe_exit, NULL);
 out_fork:
-	tracepoint_probe_unregister(lfr_tp_fork, lfr_probe_fork, s);
+	tracepoint_probe_unregister(lfr_tp_fork, lfr_probe_fork, NULL);
 out_free:
-	tracepoint_probe_unregister(lfr_tp_free, lfr_probe_free, s);
+	tracepoint_probe_unregister(lfr_tp_free, lfr_probe_free, NULL);
 	tracepoint_synchronize_unregister();
 	return err;
 }
 
-/* Process context; returns once no probe runs any more. */
+/*
+ * Publishes @s to the probes.  The free probe sees it no later than the fork
+ * probe, so no child of a target can be freed with its entry kept (a later
+ * task at the same address would inherit it, follow mark and all).
+ */
+int lfr_task_events_start(struct lfr_session *s)
+{
+	int err;
+
+	lockdep_assert_held(&lfr_lock);
+	err = lfr_task_events_attach();
+	if (err)
+		return err;
+	rcu_assign_pointer(lfr_task_session, s);
+	s->task_probes_on = true;
+	return 0;
+}
+
+/* Process context; returns once no probe works for @s any more. */
 void lfr_task_events_stop(struct lfr_session *s)
 {
+	lockdep_assert_held(&lfr_lock);
 	if (!s->task_probes_on)
 		return;
-	tracepoint_probe_unregister(lfr_tp_rename, lfr_probe_rename, s);
-	tracepoint_probe_unregister(lfr_tp_exec, lfr_probe_exec, s);
-	tracepoint_probe_unregister(lfr_tp_exit, lfr_probe_exit, s);
-	tracepoint_probe_unregister(lfr_tp_fork, lfr_probe_fork, s);
-	tracepoint_probe_unregister(lfr_tp_free, lfr_probe_free, s);
-	tracepoint_synchronize_unregister();
+	if (rcu_access_pointer(lfr_task_session) == s)
+		RCU_INIT_POINTER(lfr_task_session, NULL);
+	synchronize_rcu();
 	s->task_probes_on = false;
+}
+
+/* Module exit, every session stopped. */
+void lfr_task_events_exit(void)
+{
+	if (!lfr_task_attached)
+		return;
+	tracepoint_probe_unregister(lfr_tp_rename, lfr_probe_rename, NULL);
+	tracepoint_probe_unregister(lfr_tp_exec, lfr_probe_exec, NULL);
+	tracepoint_probe_unregister(lfr_tp_exit, lfr_probe_exit, NULL);
+	tracepoint_probe_unregister(lfr_tp_fork, lfr_probe_fork, NULL);
+	tracepoint_probe_unregister(lfr_tp_free, lfr_probe_free, NULL);
+	tracepoint_synchronize_unregister();
+	lfr_task_attached = false;
 }
