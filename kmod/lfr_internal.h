@@ -85,7 +85,6 @@ struct lfr_walk {
  */
 struct lfr_thread {
 	unsigned long key;	/* task pointer, LFR_KEY_EMPTY or _TOMB */
-	struct lfr_session *s;
 	s64 budget_ns;		/* per-task mode: CPU time left to the tick */
 	/*
 	 * The walk queued or running, one at most: set by a tick, cleared by

@@ -437,8 +437,8 @@ int lfr_sampler_start(struct lfr_session *s)
 	}
 	/*
 	 * A freed task's thread slot is released by task_events.c's
-	 * sched_process_free probe, attached before this one and detached
-	 * after it (lfr_session_start/stop).
+	 * sched_process_free probe, which sees this session from before this
+	 * start until after its stop (lfr_session_start/stop).
 	 */
 	lockdep_assert_held(&lfr_lock);
 	if (!lfr_timer_mode(s)) {

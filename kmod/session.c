@@ -116,7 +116,6 @@ void lfr_session_abandon(struct lfr_session *s)
 		return;
 	for (i = 0; i <= tt->mask; i++) {
 		struct lfr_thread *e = &tt->slots[i];
-
 		struct lfr_walk *w;
 		int ticks = -1;
 
@@ -124,9 +123,8 @@ void lfr_session_abandon(struct lfr_session *s)
 			cond_resched();	/* up to 2 M slots */
 		rcu_read_lock();	/* a walk ending now frees its object */
 		w = READ_ONCE(e->walk);
-		if (w && w->s == s &&
-		    atomic_cmpxchg(&w->state, LFR_WALK_QUEUED,
-				   LFR_WALK_ABANDONED) == LFR_WALK_QUEUED) {
+		if (w && atomic_cmpxchg(&w->state, LFR_WALK_QUEUED,
+					LFR_WALK_ABANDONED) == LFR_WALK_QUEUED) {
 			WRITE_ONCE(e->walk, NULL);
 			ticks = atomic_xchg(&w->ticks, 0);
 		}

@@ -86,7 +86,6 @@ struct lfr_thread *lfr_thread_get(struct lfr_session *s,
 		if ((old == LFR_KEY_EMPTY || old == LFR_KEY_TOMB) &&
 		    cmpxchg(&slot->key, old, key) == old) {
 			/* Only this CPU touches the entry of a running thread. */
-			slot->s = s;
 			slot->budget_ns = 0;
 			slot->walk = NULL;
 			slot->last_exec_id = 0;
