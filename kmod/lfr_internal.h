@@ -140,6 +140,12 @@ struct lfr_pcpu {
 	struct hrtimer timer;
 	struct lfr_session *s;
 	struct lfr_thread *cur;		/* per-task mode: target running here */
+	/*
+	 * Per-task mode, at cur's switch-in: ktime_get() and the scheduler's
+	 * sum_exec_runtime of the thread (U64_MAX: unknown, see lfr_kick_cpu).
+	 */
+	ktime_t in_time;
+	u64 in_runtime;
 	struct rnd_state rnd;
 	u64 walk_seq;			/* walk ids queued on this CPU */
 	u64 budget_start;		/* local_clock() at the window's start */

@@ -330,17 +330,35 @@ out:
 	return HRTIMER_NORESTART;
 }
 
-/* Per-task mode, irqs off, on this CPU. */
-static void lfr_switch_out(struct lfr_session *s, struct lfr_pcpu *pc)
+/*
+ * Per-task mode, irqs off, on this CPU: @prev leaves it.
+ *
+ * The timer measures the thread's CPU time from this probe at its switch-in
+ * to this probe at its switch-out; the scheduler charges it from where it
+ * picked the thread to where it put it back, both earlier in __schedule.  The
+ * two differ at each switch by the scheduler's work in between (a dequeue
+ * when the thread blocks, none when it wakes on an idle CPU): microseconds on
+ * a stock kernel, tens of them with lockdep and KASAN, and the counts of
+ * threads that switch often drift from their CPU time.  So the budget left
+ * is settled in the scheduler's terms: sum_exec_runtime is exact here (the
+ * scheduler just updated it for @prev) and was at the switch-in.
+ */
+static void lfr_switch_out(struct lfr_session *s, struct lfr_pcpu *pc,
+			   struct task_struct *prev)
 {
 	struct lfr_thread *e = pc->cur;
+	ktime_t now;
 	s64 left;
 
 	if (!e)
 		return;
 	pc->cur = NULL;
-	left = ktime_to_ns(hrtimer_get_remaining(&pc->timer));
+	now = ktime_get();
+	left = ktime_to_ns(ktime_sub(hrtimer_get_expires(&pc->timer), now));
 	hrtimer_try_to_cancel(&pc->timer);
+	if (pc->in_runtime != U64_MAX && READ_ONCE(e->key) == (unsigned long)prev)
+		left -= (s64)(prev->se.sum_exec_runtime - pc->in_runtime) -
+			ktime_to_ns(ktime_sub(now, pc->in_time));
 	/*
 	 * A tick that was due but not yet delivered (interrupts are off
 	 * here) leaves a negative budget: the thread owes that tick, and the
@@ -349,8 +367,14 @@ static void lfr_switch_out(struct lfr_session *s, struct lfr_pcpu *pc)
 	e->budget_ns = left ? left : -1;
 }
 
+/*
+ * @next's sum_exec_runtime is exact when it is being switched in; @running
+ * (the IPI that picks up a thread already on the CPU) is when it is not: the
+ * scheduler last updated it at its last tick, so that first run is settled
+ * by the timer alone.
+ */
 static void lfr_switch_in(struct lfr_session *s, struct lfr_pcpu *pc,
-			  struct task_struct *next)
+			  struct task_struct *next, bool running)
 {
 	struct lfr_thread *e;
 
@@ -368,8 +392,10 @@ static void lfr_switch_in(struct lfr_session *s, struct lfr_pcpu *pc,
 	if (!e->budget_ns)
 		e->budget_ns = lfr_next_period(s, pc);
 	pc->cur = e;
+	pc->in_time = ktime_get();
+	pc->in_runtime = running ? U64_MAX : next->se.sum_exec_runtime;
 	/* An owed tick expires in the past: it fires now and counts overrun. */
-	hrtimer_start(&pc->timer, ktime_add_ns(ktime_get(), e->budget_ns),
+	hrtimer_start(&pc->timer, ktime_add_ns(pc->in_time, e->budget_ns),
 		      HRTIMER_MODE_ABS_PINNED_HARD);
 }
 
@@ -382,8 +408,8 @@ static void lfr_probe_switch(void *data, bool preempt, struct task_struct *prev,
 	if (!s || atomic_read(&s->state) != LFR_STATE_RUNNING)
 		return;
 	pc = this_cpu_ptr(s->pcpu);
-	lfr_switch_out(s, pc);
-	lfr_switch_in(s, pc, next);
+	lfr_switch_out(s, pc, prev);
+	lfr_switch_in(s, pc, next, false);
 }
 
 /* IPI: picks up a target that is already running when sampling starts. */
@@ -393,7 +419,7 @@ static void lfr_kick_cpu(void *data)
 	struct lfr_pcpu *pc = this_cpu_ptr(s->pcpu);
 
 	if (!pc->cur)
-		lfr_switch_in(s, pc, current);
+		lfr_switch_in(s, pc, current, true);
 }
 
 int lfr_cpuhp_online(unsigned int cpu, struct hlist_node *node)

@@ -11,8 +11,6 @@ wait_running() {
 	echo "record: FAILED: no session running after 30 s"; fail=1
 }
 
-echo "${LFR_KERNEL:-stock}" >"$share/kernel.txt"
-
 # 1. The known call graph, with kernel stacks.
 lfr record -F 999 -k -o "$share/callgraph.jfr" -- callgraph "$secs" >"$share/callgraph.out" 2>"$share/callgraph.err"
 rc=$?
