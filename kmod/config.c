@@ -68,6 +68,7 @@ const struct nla_policy lfr_policy[LFR_A_MAX + 1] = {
 	[LFR_A_CPU] = LFR_REPLY_ONLY,
 	[LFR_A_CPU_ID] = LFR_REPLY_ONLY,
 	[LFR_A_ABANDON] = { .type = NLA_FLAG },
+	[LFR_A_SESSIONS] = LFR_REPLY_ONLY,
 };
 
 static int lfr_cmp_u32(const void *a, const void *b)

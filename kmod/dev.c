@@ -43,8 +43,10 @@ static int lfr_dev_release(struct inode *inode, struct file *file)
 {
 	struct lfr_file *f = file->private_data;
 
-	if (f->s)
+	if (f->s) {
+		atomic_dec(&f->s->readers);
 		lfr_session_put(f->s);
+	}
 	mutex_destroy(&f->lock);
 	kfree(f);
 	return 0;
@@ -121,6 +123,8 @@ static int lfr_dev_mmap(struct file *file, struct vm_area_struct *vma)
 			err = -EACCES;
 		else
 			lfr_session_get(s);
+		if (!err)
+			atomic_inc(&s->readers);
 		mutex_unlock(&lfr_lock);
 		if (!err)
 			f->s = s;

@@ -100,10 +100,35 @@ static size_t lfr_reply_size(bool full)
 	       (nla_total_size(0) + nla_total_size(sizeof(u32)) + ctr);
 }
 
-/* The reply, not yet sent; ERR_PTR with an extack message on failure. */
+/* STATUS: the ids of the sessions kept, newest first (the newest 64). */
+#define LFR_MAX_LISTED	64
+
+struct lfr_id_list {
+	u32 ids[LFR_MAX_LISTED];
+	int n;
+};
+
+static int lfr_put_ids(struct sk_buff *skb, const struct lfr_id_list *l)
+{
+	struct nlattr *nest = nla_nest_start(skb, LFR_A_SESSIONS);
+	int i;
+
+	if (!nest)
+		return -EMSGSIZE;
+	for (i = 0; i < l->n; i++)
+		if (nla_put_u32(skb, LFR_A_SESSION_ID, l->ids[i]))
+			return -EMSGSIZE;
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+/*
+ * The reply, not yet sent; ERR_PTR with an extack message on failure.
+ * @ids: STATUS lists the sessions (NULL for the other commands).
+ */
 static struct sk_buff *lfr_reply_build(struct genl_info *info, u8 cmd,
 				       struct lfr_session *s, u32 state,
-				       bool full)
+				       bool full, const struct lfr_id_list *ids)
 {
 	struct sk_buff *msg = genlmsg_new(lfr_reply_size(full), GFP_KERNEL);
 	void *hdr;
@@ -121,6 +146,8 @@ static struct sk_buff *lfr_reply_build(struct genl_info *info, u8 cmd,
 	} else if (nla_put_u32(msg, LFR_A_STATE, LFR_STATE_IDLE)) {
 		goto toobig;
 	}
+	if (ids && lfr_put_ids(msg, ids))
+		goto toobig;
 	genlmsg_end(msg, hdr);
 	return msg;
 toobig:
@@ -130,12 +157,13 @@ toobig:
 }
 
 static int lfr_reply(struct genl_info *info, u8 cmd, struct lfr_session *s,
-		     bool full)
+		     bool full, const struct lfr_id_list *ids)
 {
 	struct sk_buff *msg;
 
 	msg = lfr_reply_build(info, cmd, s,
-			      s ? atomic_read(&s->state) : LFR_STATE_IDLE, full);
+			      s ? atomic_read(&s->state) : LFR_STATE_IDLE, full,
+			      ids);
 	if (IS_ERR(msg))
 		return PTR_ERR(msg);
 	return genlmsg_reply(msg, info);
@@ -166,11 +194,6 @@ static int lfr_cmd_start(struct sk_buff *skb, struct genl_info *info)
 		err = -ENODEV;
 		goto out;
 	}
-	if (lfr_session_running()) {
-		NL_SET_ERR_MSG(info->extack, "a session is already running: stop it first (one running session at a time)");
-		err = -EBUSY;
-		goto out;
-	}
 	lfr_session_drop_finished();
 	s = lfr_session_create(&cfg, info->snd_portid, info->extack);
 	if (IS_ERR(s)) {
@@ -184,7 +207,7 @@ static int lfr_cmd_start(struct sk_buff *skb, struct genl_info *info)
 	 * gone), nobody knows the session: it is stopped again.
 	 */
 	reply = lfr_reply_build(info, LFR_CMD_START, s, LFR_STATE_RUNNING,
-				false);
+				false, NULL);
 	if (IS_ERR(reply)) {
 		err = PTR_ERR(reply);
 		lfr_session_put(s);
@@ -207,20 +230,35 @@ out:
 	return err;
 }
 
+/*
+ * The session a STOP or STATUS names: by id, else the only running one (STOP)
+ * or the newest (STATUS: NULL when there is none).  ERR_PTR on error.
+ */
 static struct lfr_session *lfr_pick(struct genl_info *info, bool running)
 {
 	struct nlattr *a = info->attrs[LFR_A_SESSION_ID];
 	struct lfr_session *s;
+	int n;
 
 	if (a) {
 		s = lfr_session_find(nla_get_u32(a));
-		if (!s)
+		if (!s) {
 			NL_SET_ERR_MSG_ATTR(info->extack, a, "no such session");
+			return ERR_PTR(-ENOENT);
+		}
 		return s;
 	}
-	s = running ? lfr_session_running() : lfr_session_newest();
-	if (!s && running)
+	if (!running)
+		return lfr_session_newest();
+	n = lfr_sessions_running(&s);
+	if (!n) {
 		NL_SET_ERR_MSG(info->extack, "no session is running");
+		return ERR_PTR(-ENOENT);
+	}
+	if (n > 1) {
+		NL_SET_ERR_MSG(info->extack, "several sessions are running: name one by its id ('lfr status' lists them)");
+		return ERR_PTR(-EINVAL);
+	}
 	return s;
 }
 
@@ -234,13 +272,13 @@ static int lfr_cmd_stop(struct sk_buff *skb, struct genl_info *info)
 		return err;
 	mutex_lock(&lfr_lock);
 	s = lfr_pick(info, true);
-	if (!s) {
-		err = -ENOENT;
+	if (IS_ERR(s)) {
+		err = PTR_ERR(s);
 	} else {
 		lfr_session_stop(s);
 		if (info->attrs[LFR_A_ABANDON])
 			lfr_session_abandon(s);
-		err = lfr_reply(info, LFR_CMD_STOP, s, false);
+		err = lfr_reply(info, LFR_CMD_STOP, s, false, NULL);
 	}
 	mutex_unlock(&lfr_lock);
 	return err;
@@ -248,6 +286,7 @@ static int lfr_cmd_stop(struct sk_buff *skb, struct genl_info *info)
 
 static int lfr_cmd_status(struct sk_buff *skb, struct genl_info *info)
 {
+	struct lfr_id_list ids;
 	struct lfr_session *s;
 	int err;
 
@@ -265,12 +304,15 @@ static int lfr_cmd_status(struct sk_buff *skb, struct genl_info *info)
 	 */
 	mutex_lock(&lfr_lock);
 	s = lfr_pick(info, false);
+	if (IS_ERR(s)) {
+		mutex_unlock(&lfr_lock);
+		return PTR_ERR(s);
+	}
 	if (s)
 		lfr_session_get(s);
+	ids.n = lfr_session_ids(ids.ids, LFR_MAX_LISTED);
 	mutex_unlock(&lfr_lock);
-	if (!s && info->attrs[LFR_A_SESSION_ID])
-		return -ENOENT;
-	err = lfr_reply(info, LFR_CMD_STATUS, s, true);
+	err = lfr_reply(info, LFR_CMD_STATUS, s, true, &ids);
 	if (s)
 		lfr_session_put(s);
 	return err;

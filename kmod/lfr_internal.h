@@ -170,11 +170,43 @@ struct lfr_targets {
 	u32 nr_tgids, nr_tids;
 };
 
+/*
+ * Sessions sampling at once.  Each running session holds one slot, the index
+ * of its pointer in the probes' tables (sampler.c, task_events.c).
+ */
+#define LFR_MAX_RUNNING		8
+
+/*
+ * A probe's table of running sessions: a slot's pointer is published under
+ * lfr_lock and read by the probes under RCU-sched (they run with preemption
+ * or interrupts off); after clearing it, a synchronize_rcu() makes sure no
+ * probe still works for that session.  The first session published in
+ * @table at or after slot *@i, or NULL:
+ */
+struct lfr_session;
+
+static inline struct lfr_session *
+lfr_next_published(struct lfr_session __rcu **table, int *i)
+{
+	struct lfr_session *s;
+
+	for (; *i < LFR_MAX_RUNNING; (*i)++) {
+		s = rcu_dereference_sched(table[*i]);
+		if (s)
+			return s;
+	}
+	return NULL;
+}
+
+#define lfr_for_each_published(table, s, i)				\
+	for ((i) = 0; ((s) = lfr_next_published(table, &(i))); (i)++)
+
 struct lfr_session {
 	refcount_t ref;
 	u32 id;
 	atomic_t state;			/* enum lfr_state */
 	struct lfr_config cfg;
+	int slot;			/* while running: 0..LFR_MAX_RUNNING-1 */
 	u32 owner_portid;
 	kuid_t owner_euid;		/* START sender: may map the rings */
 	struct list_head node;		/* lfr_sessions, under lfr_lock */
@@ -188,6 +220,7 @@ struct lfr_session {
 	u32 nr_cgroups;
 
 	atomic_t pending;		/* queued walks + 1 while sampling */
+	atomic_t readers;		/* /dev/lfr files bound to it */
 	struct lfr_counters __percpu *ctr;
 	struct lfr_pcpu __percpu *pcpu;
 	struct lfr_ring **rings;	/* nr_cpu_ids, possible CPUs only */
@@ -237,7 +270,8 @@ void lfr_session_stop(struct lfr_session *s);
 void lfr_session_get(struct lfr_session *s);
 void lfr_session_put(struct lfr_session *s);
 struct lfr_session *lfr_session_find(u32 id);	/* under lfr_lock */
-struct lfr_session *lfr_session_running(void);	/* under lfr_lock */
+int lfr_sessions_running(struct lfr_session **newest);	/* under lfr_lock */
+int lfr_session_ids(u32 *ids, int max);		/* under lfr_lock */
 struct lfr_session *lfr_session_newest(void);	/* under lfr_lock */
 void lfr_session_drop_finished(void);		/* under lfr_lock */
 void lfr_sessions_release_portid(u32 portid);
@@ -282,7 +316,7 @@ bool lfr_cgroup_match(const struct lfr_session *s, struct task_struct *t);
 /* task_events.c */
 int lfr_task_events_init(void);
 int lfr_task_events_start(struct lfr_session *s);
-void lfr_task_events_stop(struct lfr_session *s);
+void lfr_task_events_unpublish(struct lfr_session *s);
 void lfr_task_events_exit(void);
 
 /* threads.c */
@@ -296,6 +330,7 @@ u64 lfr_threads_pending_ticks(struct lfr_threads *tt);
 /* sampler.c */
 extern unsigned int lfr_max_cpu_percent;
 int lfr_sampler_start(struct lfr_session *s);
+void lfr_sampler_unpublish(struct lfr_session *s);
 void lfr_sampler_stop(struct lfr_session *s);
 void lfr_sampler_exit(void);
 int lfr_cpuhp_online(unsigned int cpu, struct hlist_node *node);

@@ -32,14 +32,14 @@ static struct tracepoint *lfr_tp_switch;
 
 /*
  * The sched_switch probe is attached by the first per-task session and stays
- * attached until the module is unloaded; sessions come and go through this
- * pointer (under lfr_lock; RCU-sched readers: the probe runs with interrupts
- * off).  Attaching and detaching rewrite __schedule's text (a static key and a
- * static call): done once per module lifetime instead of at every START and
- * STOP, while the machine's busiest code path runs on every other CPU.  An
- * idle attached probe costs one load per context switch.
+ * attached until the module is unloaded; per-task sessions come and go
+ * through this table, by slot (lfr_for_each_published; the probe runs with
+ * interrupts off).  Attaching and detaching rewrite __schedule's text (a
+ * static key and a static call): done once per module lifetime instead of at
+ * every START and STOP, while the machine's busiest code path runs on every
+ * other CPU.  An idle attached probe reads one cache line per context switch.
  */
-static struct lfr_session __rcu *lfr_switch_session;
+static struct lfr_session __rcu *lfr_switch_sessions[LFR_MAX_RUNNING];
 static bool lfr_switch_attached;
 
 /*
@@ -402,14 +402,17 @@ static void lfr_switch_in(struct lfr_session *s, struct lfr_pcpu *pc,
 static void lfr_probe_switch(void *data, bool preempt, struct task_struct *prev,
 			     struct task_struct *next, unsigned int prev_state)
 {
-	struct lfr_session *s = rcu_dereference_sched(lfr_switch_session);
+	struct lfr_session *s;
 	struct lfr_pcpu *pc;
+	int i;
 
-	if (!s || atomic_read(&s->state) != LFR_STATE_RUNNING)
-		return;
-	pc = this_cpu_ptr(s->pcpu);
-	lfr_switch_out(s, pc, prev);
-	lfr_switch_in(s, pc, next, false);
+	lfr_for_each_published(lfr_switch_sessions, s, i) {
+		if (atomic_read(&s->state) != LFR_STATE_RUNNING)
+			continue;
+		pc = this_cpu_ptr(s->pcpu);
+		lfr_switch_out(s, pc, prev);
+		lfr_switch_in(s, pc, next, false);
+	}
 }
 
 /* IPI: picks up a target that is already running when sampling starts. */
@@ -475,11 +478,13 @@ int lfr_sampler_start(struct lfr_session *s)
 				return err;
 			lfr_switch_attached = true;
 		}
-		rcu_assign_pointer(lfr_switch_session, s);
+		rcu_assign_pointer(lfr_switch_sessions[s->slot], s);
 	}
 	s->probes_on = true;
 	err = cpuhp_state_add_instance(lfr_cpuhp_state, &s->cpuhp_node);
 	if (err) {
+		lfr_sampler_unpublish(s);
+		synchronize_rcu();
 		lfr_sampler_stop(s);
 		return err;
 	}
@@ -499,19 +504,27 @@ void lfr_sampler_exit(void)
 	lfr_switch_attached = false;
 }
 
-/* Process context; state is no longer RUNNING, so nothing re-arms. */
+/* The probe stops working for @s once the caller's synchronize_rcu() returns. */
+void lfr_sampler_unpublish(struct lfr_session *s)
+{
+	lockdep_assert_held(&lfr_lock);
+	if (!s->probes_on)
+		return;
+	if (!lfr_timer_mode(s))
+		RCU_INIT_POINTER(lfr_switch_sessions[s->slot], NULL);
+	s->probes_on = false;
+}
+
+/*
+ * Process context, after lfr_sampler_unpublish() and a grace period; state
+ * is no longer RUNNING, so nothing re-arms.
+ */
 void lfr_sampler_stop(struct lfr_session *s)
 {
 	int cpu;
 
 	lockdep_assert_held(&lfr_lock);
-	if (s->probes_on) {
-		if (rcu_access_pointer(lfr_switch_session) == s)
-			RCU_INIT_POINTER(lfr_switch_session, NULL);
-		/* no probe still works for this session after this */
-		synchronize_rcu();
-		s->probes_on = false;
-	}
+	WARN_ON_ONCE(s->probes_on);
 	if (s->cpuhp_added) {
 		cpuhp_state_remove_instance(lfr_cpuhp_state, &s->cpuhp_node);
 		s->cpuhp_added = false;

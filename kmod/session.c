@@ -23,17 +23,24 @@
 DEFINE_MUTEX(lfr_lock);
 static LIST_HEAD(lfr_sessions);
 static u32 lfr_last_id;
+/* The running sessions by slot, under lfr_lock. */
+static struct lfr_session *lfr_running[LFR_MAX_RUNNING];
 /*
- * The port id whose release stops the running session (0: none, or it is
- * detached), written under lfr_lock and read without it by the socket-close
- * notifier, which sees every generic netlink socket of the machine.  One
- * session runs at a time; a socket cannot close while its own START runs.
+ * Per slot, the port id whose release stops that running session (0: none,
+ * or it is detached), written under lfr_lock and read without it by the
+ * socket-close notifier, which sees every generic netlink socket of the
+ * machine.  A socket cannot close while its own START runs.
  */
-static u32 lfr_owner_portid;
+static u32 lfr_owner_portids[LFR_MAX_RUNNING];
 
 bool lfr_portid_owns_session(u32 portid)
 {
-	return READ_ONCE(lfr_owner_portid) == portid;
+	int i;
+
+	for (i = 0; i < LFR_MAX_RUNNING; i++)
+		if (READ_ONCE(lfr_owner_portids[i]) == portid)
+			return true;
+	return false;
 }
 
 void lfr_session_get(struct lfr_session *s)
@@ -199,6 +206,7 @@ struct lfr_session *lfr_session_create(struct lfr_config *cfg, u32 portid,
 	s->owner_portid = portid;
 	s->owner_euid = current_euid();	/* genetlink runs in the sender */
 	atomic_set(&s->state, LFR_STATE_IDLE);
+	s->slot = -1;
 	INIT_LIST_HEAD(&s->node);
 	init_waitqueue_head(&s->wq);
 	INIT_WORK(&s->notify_work, lfr_notify_fn);
@@ -233,33 +241,61 @@ nomem:
 	return ERR_PTR(-ENOMEM);
 }
 
-int lfr_session_start(struct lfr_session *s, struct netlink_ext_ack *extack)
+/* The number of running sessions, and in *@s the newest of them (or NULL). */
+int lfr_sessions_running(struct lfr_session **s)
 {
-	int err;
+	struct lfr_session *it;
+	int n = 0;
 
 	lockdep_assert_held(&lfr_lock);
+	*s = NULL;
+	list_for_each_entry(it, &lfr_sessions, node) {
+		if (atomic_read(&it->state) != LFR_STATE_RUNNING)
+			continue;
+		if (!n++)
+			*s = it;
+	}
+	return n;
+}
+
+int lfr_session_start(struct lfr_session *s, struct netlink_ext_ack *extack)
+{
+	int err, slot;
+
+	lockdep_assert_held(&lfr_lock);
+	for (slot = 0; slot < LFR_MAX_RUNNING && lfr_running[slot]; slot++)
+		;
+	if (slot == LFR_MAX_RUNNING) {
+		NL_SET_ERR_MSG(extack, "8 sessions are already running (the most at once): stop one first ('lfr status' lists them)");
+		return -EBUSY;
+	}
 	err = lfr_targets_get(s, extack);
 	if (!err)
 		err = lfr_cgroups_get(s, extack);
 	if (err)
 		return err;
+	s->slot = slot;
 	atomic_set(&s->pending, 1);
 	atomic_set(&s->state, LFR_STATE_RUNNING);
 	/* Children forked from here on are followed before sampling starts. */
 	err = lfr_task_events_start(s);
 	if (!err) {
 		err = lfr_sampler_start(s);
-		if (err)
-			lfr_task_events_stop(s);
+		if (err) {
+			lfr_task_events_unpublish(s);
+			synchronize_rcu();
+		}
 	}
 	if (err) {
 		atomic_set(&s->state, LFR_STATE_STOPPED);
+		s->slot = -1;
 		NL_SET_ERR_MSG(extack, "could not attach to the scheduler tracepoints or CPU hotplug");
 		return err;
 	}
+	lfr_running[slot] = s;
 	list_add(&s->node, &lfr_sessions);
 	if (!s->cfg.detached)
-		WRITE_ONCE(lfr_owner_portid, s->owner_portid);
+		WRITE_ONCE(lfr_owner_portids[slot], s->owner_portid);
 	lfr_session_event(s, LFR_EVENT_STARTED);
 	return 0;
 }
@@ -270,12 +306,19 @@ void lfr_session_stop(struct lfr_session *s)
 	if (atomic_cmpxchg(&s->state, LFR_STATE_RUNNING, LFR_STATE_DRAINING) !=
 	    LFR_STATE_RUNNING)
 		return;
-	if (!s->cfg.detached && READ_ONCE(lfr_owner_portid) == s->owner_portid)
-		WRITE_ONCE(lfr_owner_portid, 0);
+	WRITE_ONCE(lfr_owner_portids[s->slot], 0);
 	lfr_session_event(s, LFR_EVENT_DRAINING);
-	/* the sampler first: the free probe of task events releases what it claimed */
+	/*
+	 * Both probe tables at once, one grace period: the free probe of task
+	 * events releases what the switch probe claimed, and neither works
+	 * for this session after it.
+	 */
+	lfr_sampler_unpublish(s);
+	lfr_task_events_unpublish(s);
+	synchronize_rcu();
 	lfr_sampler_stop(s);
-	lfr_task_events_stop(s);
+	lfr_running[s->slot] = NULL;
+	s->slot = -1;
 	lfr_pending_put(s);	/* sampling's share; the walks hold the rest */
 }
 
@@ -290,31 +333,38 @@ struct lfr_session *lfr_session_find(u32 id)
 	return NULL;
 }
 
-struct lfr_session *lfr_session_running(void)
-{
-	struct lfr_session *s;
-
-	lockdep_assert_held(&lfr_lock);
-	list_for_each_entry(s, &lfr_sessions, node)
-		if (atomic_read(&s->state) == LFR_STATE_RUNNING)
-			return s;
-	return NULL;
-}
-
 struct lfr_session *lfr_session_newest(void)
 {
 	lockdep_assert_held(&lfr_lock);
 	return list_first_entry_or_null(&lfr_sessions, struct lfr_session, node);
 }
 
-/* Forgets STOPPED sessions (their counters were final). */
+/* The ids of the sessions kept, newest first, at most @max; the count. */
+int lfr_session_ids(u32 *ids, int max)
+{
+	struct lfr_session *s;
+	int n = 0;
+
+	lockdep_assert_held(&lfr_lock);
+	list_for_each_entry(s, &lfr_sessions, node)
+		if (n < max)
+			ids[n++] = s->id;
+	return n;
+}
+
+/*
+ * Forgets STOPPED sessions (their counters were final) that no reader has
+ * bound: a recorder whose session stopped while another one starts still
+ * reads its final counters by id.
+ */
 void lfr_session_drop_finished(void)
 {
 	struct lfr_session *s, *n;
 
 	lockdep_assert_held(&lfr_lock);
 	list_for_each_entry_safe(s, n, &lfr_sessions, node) {
-		if (atomic_read(&s->state) != LFR_STATE_STOPPED)
+		if (atomic_read(&s->state) != LFR_STATE_STOPPED ||
+		    atomic_read(&s->readers))
 			continue;
 		list_del_init(&s->node);
 		lfr_session_put(s);

@@ -22,10 +22,10 @@ static struct tracepoint *lfr_tp_fork, *lfr_tp_exit, *lfr_tp_exec,
  * As sampler.c's sched_switch probe, these probes are attached by the first
  * session and stay until the module is unloaded, so that START and STOP never
  * rewrite the fork, exit and exec paths while other CPUs run them; the
- * running session is found through this pointer (under lfr_lock; the probes
- * run with preemption off, RCU-sched readers).
+ * running sessions are found through this table, by slot
+ * (lfr_for_each_published).
  */
-static struct lfr_session __rcu *lfr_task_session;
+static struct lfr_session __rcu *lfr_task_sessions[LFR_MAX_RUNNING];
 static bool lfr_task_attached;
 
 static void lfr_find_task_tp(struct tracepoint *tp, void *priv)
@@ -126,13 +126,12 @@ static bool lfr_reported(struct lfr_session *s, struct task_struct *t)
 	return !(t->flags & LFR_PF_NOT_USER) && lfr_is_target(s, t);
 }
 
-static void lfr_probe_fork(void *data, struct task_struct *parent,
-			   struct task_struct *child)
+static void lfr_fork_one(struct lfr_session *s, struct task_struct *parent,
+			 struct task_struct *child)
 {
-	struct lfr_session *s = rcu_dereference_sched(lfr_task_session);
 	struct lfr_thread *e;
 
-	if (!s || !lfr_running(s) || (child->flags & LFR_PF_NOT_USER) ||
+	if (!lfr_running(s) || (child->flags & LFR_PF_NOT_USER) ||
 	    !lfr_is_target(s, parent))
 		return;
 	if (s->cfg.follow_children && !lfr_is_target(s, child)) {
@@ -148,34 +147,49 @@ static void lfr_probe_fork(void *data, struct task_struct *parent,
 		lfr_task_record(s, child, LFR_TASK_FORK, parent, NULL);
 }
 
+static void lfr_probe_fork(void *data, struct task_struct *parent,
+			   struct task_struct *child)
+{
+	struct lfr_session *s;
+	int i;
+
+	lfr_for_each_published(lfr_task_sessions, s, i)
+		lfr_fork_one(s, parent, child);
+}
+
 static void lfr_probe_exit(void *data, struct task_struct *t)
 {
-	struct lfr_session *s = rcu_dereference_sched(lfr_task_session);
+	struct lfr_session *s;
+	int i;
 
-	if (s && lfr_running(s) && lfr_reported(s, t))
-		lfr_task_record(s, t, LFR_TASK_EXIT, NULL, NULL);
+	lfr_for_each_published(lfr_task_sessions, s, i)
+		if (lfr_running(s) && lfr_reported(s, t))
+			lfr_task_record(s, t, LFR_TASK_EXIT, NULL, NULL);
 }
 
 static void lfr_probe_exec(void *data, struct task_struct *t, pid_t old_pid,
 			   struct linux_binprm *bprm)
 {
-	struct lfr_session *s = rcu_dereference_sched(lfr_task_session);
+	struct lfr_session *s;
+	int i;
 
-	if (s && lfr_running(s) && lfr_reported(s, t))
-		lfr_task_record(s, t, LFR_TASK_EXEC, NULL, NULL);
+	lfr_for_each_published(lfr_task_sessions, s, i)
+		if (lfr_running(s) && lfr_reported(s, t))
+			lfr_task_record(s, t, LFR_TASK_EXEC, NULL, NULL);
 }
 
 /* Called with the task's alloc_lock held, before the name is copied. */
 static void lfr_probe_rename(void *data, struct task_struct *t,
 			     const char *comm)
 {
-	struct lfr_session *s = rcu_dereference_sched(lfr_task_session);
+	struct lfr_session *s;
 	char name[LFR_COMM_LEN];
+	int i;
 
-	if (!s || !lfr_running(s) || !lfr_reported(s, t))
-		return;
 	strscpy_pad(name, comm, sizeof(name));
-	lfr_task_record(s, t, LFR_TASK_RENAME, NULL, name);
+	lfr_for_each_published(lfr_task_sessions, s, i)
+		if (lfr_running(s) && lfr_reported(s, t))
+			lfr_task_record(s, t, LFR_TASK_RENAME, NULL, name);
 }
 
 /*
@@ -185,9 +199,10 @@ static void lfr_probe_rename(void *data, struct task_struct *t,
  */
 static void lfr_probe_free(void *data, struct task_struct *t)
 {
-	struct lfr_session *s = rcu_dereference_sched(lfr_task_session);
+	struct lfr_session *s;
+	int i;
 
-	if (s)
+	lfr_for_each_published(lfr_task_sessions, s, i)
 		lfr_thread_release(s, t);
 }
 
@@ -240,20 +255,18 @@ int lfr_task_events_start(struct lfr_session *s)
 	err = lfr_task_events_attach();
 	if (err)
 		return err;
-	rcu_assign_pointer(lfr_task_session, s);
+	rcu_assign_pointer(lfr_task_sessions[s->slot], s);
 	s->task_probes_on = true;
 	return 0;
 }
 
-/* Process context; returns once no probe works for @s any more. */
-void lfr_task_events_stop(struct lfr_session *s)
+/* The probes stop working for @s once the caller's synchronize_rcu() returns. */
+void lfr_task_events_unpublish(struct lfr_session *s)
 {
 	lockdep_assert_held(&lfr_lock);
 	if (!s->task_probes_on)
 		return;
-	if (rcu_access_pointer(lfr_task_session) == s)
-		RCU_INIT_POINTER(lfr_task_session, NULL);
-	synchronize_rcu();
+	RCU_INIT_POINTER(lfr_task_sessions[s->slot], NULL);
 	s->task_probes_on = false;
 }
 

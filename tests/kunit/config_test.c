@@ -203,6 +203,7 @@ static void lfr_cfg_limits(struct kunit *test)
 		{ LFR_A_SESSION_ID, 0, false, -ERANGE },
 		{ LFR_A_STATE, 1, false, -EINVAL },	/* reply-only */
 		{ LFR_A_COUNTERS, 1, false, -EINVAL },	/* reply-only */
+		{ LFR_A_SESSIONS, 1, false, -EINVAL },	/* reply-only */
 		{ LFR_A_MAX + 1, 1, false, -EINVAL },	/* unknown */
 	};
 	int i;

@@ -118,7 +118,7 @@ static void usage(FILE *out)
 	    "  check NAME ok|FAIL ...\n"
 	    "  summary checks_failed=N\n\n"
 	    "Exit status: 0; 1 when a check failed; 2 bad usage; 3 lfr.ko not loaded; 4 no\n"
-	    "CAP_PERFMON/CAP_SYS_ADMIN; 5 no such process; 7 a session is already running.\n",
+	    "CAP_PERFMON/CAP_SYS_ADMIN; 5 no such process; 7 8 sessions are already running.\n",
 	    LFR_MAX_USER_STACK_DEPTH, LFR_MIN_RING_PAGES, LFR_MAX_RING_PAGES, LFR_MIN_MAX_THREADS,
 	    LFR_MAX_MAX_THREADS, LFR_MAX_JITTER_PCT, LFR_DEFAULT_JITTER_PCT);
 }

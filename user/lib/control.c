@@ -105,6 +105,7 @@ static const char *const attr_names[LFR_A_MAX + 1] = {
     [LFR_A_COUNTERS] = "counters",
     [LFR_A_CPU] = "cpu",
     [LFR_A_CPU_ID] = "cpu_id",
+    [LFR_A_SESSIONS] = "sessions",
 };
 
 static const char *const target_names[LFR_TARGET_A_MAX + 1] = {
@@ -320,6 +321,21 @@ static int parse_cpu(const struct nlattr *nest, struct lfr_status *st)
 	return 0;
 }
 
+static int parse_sessions(const struct nlattr *nest, struct lfr_status *st)
+{
+	const struct nlattr *a;
+
+	mnl_attr_for_each_nested(a, nest)
+	{
+		if (mnl_attr_get_type(a) != LFR_A_SESSION_ID ||
+		    mnl_attr_validate(a, MNL_TYPE_U32) < 0)
+			return -1;
+		if (st->nsessions < LFR_STATUS_MAX_LISTED)
+			st->sessions[st->nsessions++] = mnl_attr_get_u32(a);
+	}
+	return 0;
+}
+
 struct reply {
 	struct lfr_session_info *info;
 	struct lfr_status *status; /* NULL unless STATUS */
@@ -343,6 +359,7 @@ static int reply_attr_cb(const struct nlattr *a, void *data)
 		break;
 	case LFR_A_COUNTERS:
 	case LFR_A_CPU:
+	case LFR_A_SESSIONS:
 		want = MNL_TYPE_NESTED;
 		break;
 	default:
@@ -383,6 +400,10 @@ static int reply_attr_cb(const struct nlattr *a, void *data)
 		break;
 	case LFR_A_CPU:
 		if (r->status && parse_cpu(a, r->status) < 0)
+			r->bad = true;
+		break;
+	case LFR_A_SESSIONS:
+		if (r->status && parse_sessions(a, r->status) < 0)
 			r->bad = true;
 		break;
 	default:

@@ -66,11 +66,16 @@ struct lfr_cpu_counters {
 	struct lfr_counters c;
 };
 
+#define LFR_STATUS_MAX_LISTED 64
+
 struct lfr_status {
 	struct lfr_session_info info;
 	struct lfr_counters total;
 	struct lfr_cpu_counters *cpus; /* ncpus entries, malloc'ed */
 	size_t ncpus;
+	/* every session the module keeps, newest first (the newest 64) */
+	uint32_t sessions[LFR_STATUS_MAX_LISTED];
+	size_t nsessions;
 };
 
 /* A state-change notification from the "events" multicast group. */

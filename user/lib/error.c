@@ -31,8 +31,8 @@ static const char *hint_for(int code)
 		return "lfr needs CAP_PERFMON or CAP_SYS_ADMIN: run it as root, or grant the "
 		       "capability (e.g. 'setcap cap_perfmon+ep $(command -v lfr)')";
 	case EBUSY:
-		return "a recording session is already running: 'lfr status' shows it and "
-		       "'lfr stop' ends it";
+		return "the most sessions that can run at once (8) are running: 'lfr status' "
+		       "lists them and 'lfr stop -S ID' ends one";
 	case ESRCH:
 		return "the process or thread is gone or never existed: check the pid/tid with "
 		       "'ps -eLf'";

@@ -85,11 +85,13 @@
  *   A START whose reply cannot be delivered stops its session again: a
  *   failed START never leaves a session running.
  *
- * LFR_CMD_STOP: LFR_A_SESSION_ID u32 (optional: the running session).
+ * LFR_CMD_STOP: LFR_A_SESSION_ID u32 (optional when exactly one session
+ *   runs; EINVAL when several do).
  *   Stops sampling at once, then the session is DRAINING until every
  *   already-queued stack walk has run (threads blocked in long system calls
  *   walk when they return), then STOPPED.  Counters stay readable with
- *   STATUS until the next START or module unload.  Reply: LFR_CMD_STOP with
+ *   STATUS until the first START after the session's last /dev/lfr reader
+ *   closed, or module unload.  Reply: LFR_CMD_STOP with
  *   the attributes of the START reply.  ENOENT if there is no such session
  *   (or, without LFR_A_SESSION_ID, no running one).
  *   LFR_A_ABANDON flag: also give up the walks still queued (their threads
@@ -105,7 +107,12 @@
  *   LFR_A_CPU nest        repeated, one per possible CPU:
  *     LFR_CPU_A_ID       u32
  *     LFR_CPU_A_COUNTERS nest (as LFR_A_COUNTERS, for this CPU)
- *   When no session exists the reply has LFR_A_STATE = LFR_STATE_IDLE only.
+ *   LFR_A_SESSIONS nest   every session the module keeps (running,
+ *                         draining, or stopped since the last START), one
+ *                         LFR_A_SESSION_ID u32 each, newest first: STATUS
+ *                         each by id for its state and figures.
+ *   When no session exists the reply has LFR_A_STATE = LFR_STATE_IDLE and an
+ *   empty LFR_A_SESSIONS only.
  *   Counters are per CPU where the event was counted (ticks on the CPU of
  *   the interrupt, commits on the CPU whose ring got the record).
  *
@@ -226,6 +233,7 @@ enum lfr_attr {
 	LFR_A_CPU,		/* nest, enum lfr_cpu_attr */
 	LFR_A_CPU_ID,		/* u32 */
 	LFR_A_ABANDON,		/* flag */
+	LFR_A_SESSIONS,		/* nest of LFR_A_SESSION_ID u32 */
 	__LFR_A_MAX,
 };
 #define LFR_A_MAX (__LFR_A_MAX - 1)

@@ -1,6 +1,7 @@
 # Errors a user can cause reach them with the kernel's own extack message, the attribute it names,
-# a hint of what to do, and a distinct exit status: no such process (5), a second session (7), a
-# value the module rejects (2), nothing to stop, and the module not loaded (3).
+# a hint of what to do, and a distinct exit status: no such process (5), a ninth session (7), a
+# value the module rejects (2), a STOP that must name one of several sessions (2), nothing to stop,
+# and the module not loaded (3).
 set -u
 fail=0
 # expect STATUS PATTERN COMMAND...: runs COMMAND, wants exit STATUS and PATTERN in its stderr
@@ -28,9 +29,20 @@ expect 2 'the ring is smaller than one user-stack record' lfr dump -p $sleeper -
 expect 1 'no session is running' lfr stop
 lfr dump --detach -p $sleeper >/dev/null || { echo "errors: FAILED: detached START"; fail=1; }
 lfr status --per-cpu || { echo "errors: FAILED: lfr status of a running session"; fail=1; }
-expect 7 'a session is already running' lfr dump -p $sleeper -d 1
+# up to 8 sessions run at once: 7 more start, the ninth is refused
+for i in $(seq 7); do
+	lfr dump --detach -p $sleeper >/dev/null || { echo "errors: FAILED: detached START $((i + 1))"; fail=1; }
+done
+running=$(lfr status -m | grep -c '^session .*state=running')
+echo "errors: sessions running: $running"
+[ "$running" = 8 ] || { echo "errors: FAILED: lfr status lists $running running sessions, not 8"; fail=1; }
+expect 7 '8 sessions are already running' lfr dump -p $sleeper -d 1
+expect 2 'several sessions are running' lfr stop
 expect 1 'no such session' lfr status -S 77
-lfr stop >/dev/null || { echo "errors: FAILED: lfr stop"; fail=1; }
+for id in $(lfr status -m | sed -n 's/^session id=\([0-9]*\) state=running.*/\1/p'); do
+	lfr stop -S "$id" >/dev/null || { echo "errors: FAILED: lfr stop -S $id"; fail=1; }
+done
+expect 1 'no session is running' lfr stop
 for i in $(seq 600); do [ "$(cat /sys/module/lfr/refcnt 2>/dev/null)" = 0 ] && break; sleep 0.1; done # kernel.md: the last module reference
 rmmod lfr 2>/dev/null
 grep -q '^lfr ' /proc/modules && { echo "errors: FAILED: rmmod"; rmmod lfr; fail=1; }
