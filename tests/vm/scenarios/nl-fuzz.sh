@@ -10,4 +10,13 @@ n=${2:-0}
 lfr-nl fuzz -r -t "$secs" -n "$n"
 rc=$?
 grep -q '^lfr ' /proc/modules || insmod /lib/lfr/lfr.ko
+# Detached sessions the fuzzer started run on (up to 8 at once) and their stack walks hold module
+# references, so rmmod fails while they sample: stop them, as an operator would before unloading.
+left=$(lfr status -m | grep -c '^session .*state=running')
+[ "$left" = 0 ] && lfr status -m | grep -q '^status .*state=running' && left=1
+echo "nl-fuzz: sessions still running after the fuzzer: $left"
+for id in $(lfr status -m | sed -n 's/^session id=\([0-9]*\) state=running.*/\1/p'); do
+	lfr stop -S "$id" --timeout 2s >/dev/null
+done
+lfr status -m | grep -q '^status .*state=running' && lfr stop --timeout 2s >/dev/null
 exit $rc
