@@ -1254,3 +1254,8 @@ int64_t jfr_sat_add(int64_t a, int64_t b)
 {
 	return clamp128((__int128)a + b);
 }
+
+int64_t jfr_sat_sub(int64_t a, int64_t b)
+{
+	return clamp128((__int128)a - b);
+}

@@ -255,7 +255,8 @@ bool jfr_deref(struct jfr_cur *c, const struct jfr_chunk *ch, const struct jfr_f
 /* Converts chunk ticks to nanoseconds since the epoch. */
 int64_t jfr_ticks_to_nanos(const struct jfr_chunk *ch, int64_t ticks);
 int64_t jfr_nanos_to_ticks(const struct jfr_chunk *ch, int64_t nanos);
-/* a + b saturated to the int64_t range (header fields come from untrusted input) */
+/* a + b and a - b saturated to the int64_t range (header fields come from untrusted input) */
 int64_t jfr_sat_add(int64_t a, int64_t b);
+int64_t jfr_sat_sub(int64_t a, int64_t b);
 
 #endif

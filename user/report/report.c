@@ -986,9 +986,9 @@ static int merge_timed(struct report *rep, struct priv *pv, struct jfr_reader *r
 		if (grow((void **)&rep->timed, &rep->timed_cap, rep->ntimed + 1,
 		         sizeof(*rep->timed)))
 			return -1;
-		rep->timed[rep->ntimed++] =
-		    (struct report_timed){jfr_ticks_to_nanos(&j->ch, k->ticks) - pv->rec_start, st,
-		                          (uint32_t)(th - 1), k->v};
+		rep->timed[rep->ntimed++] = (struct report_timed){
+		    jfr_sat_sub(jfr_ticks_to_nanos(&j->ch, k->ticks), pv->rec_start), st,
+		    (uint32_t)(th - 1), k->v};
 	}
 	return 0;
 }
