@@ -70,12 +70,22 @@ DKMS_SRC := $(DESTDIR)/usr/src/lfr-$(VERSION)
 # The kernel DKMS builds for: the running one when it has headers, else the newest installed headers.
 DKMS_KVER ?= $(if $(wildcard /lib/modules/$(shell uname -r)/build),$(shell uname -r),$(patsubst /usr/src/linux-headers-%,%,$(lastword $(sort $(wildcard /usr/src/linux-headers-*-amd64)))))
 
+# The always-on recorder: lfr.service (not enabled: systemctl enable --now lfr) and its settings,
+# /etc/lfr/lfr.conf, which an existing one is never replaced by.
+SYSCONFDIR ?= /etc
+UNITDIR    ?= $(PREFIX)/lib/systemd/system
+
 install: user
 	install -D -m 0755 build/release/lfr $(DESTDIR)$(BINDIR)/lfr
 	install -D -m 0644 Documentation/lfr.1 $(DESTDIR)$(MANDIR)/man1/lfr.1
+	install -d $(DESTDIR)$(UNITDIR)
+	sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' user/service/lfr.service.in \
+		>$(DESTDIR)$(UNITDIR)/lfr.service
+	[ -e $(DESTDIR)$(SYSCONFDIR)/lfr/lfr.conf ] || \
+		install -D -m 0644 user/service/lfr.conf $(DESTDIR)$(SYSCONFDIR)/lfr/lfr.conf
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/lfr $(DESTDIR)$(MANDIR)/man1/lfr.1
+	rm -f $(DESTDIR)$(BINDIR)/lfr $(DESTDIR)$(MANDIR)/man1/lfr.1 $(DESTDIR)$(UNITDIR)/lfr.service
 
 dkms-src:
 	@grep -qx 'PACKAGE_VERSION="$(VERSION)"' dkms.conf || \

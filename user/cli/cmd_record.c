@@ -29,6 +29,8 @@
 #define DEFAULT_DRAIN_MS 2000u
 /* Records read but not yet named: past this, reading waits for naming (the rings then lose). */
 #define MAX_BEHIND_BYTES (256u << 20)
+/* A continuous recording's chunk age: a dump of the last N seconds covers at most this more. */
+#define REPO_CHUNK_AGE_NS 5000000000ull
 
 struct record {
 	struct cli_runner run;
@@ -38,7 +40,8 @@ struct record {
 	struct lfr_sym *sym;
 	struct lfr_recorder *rec;
 	bool quiet, tty, system;
-	int err; /* first writer error, negative errno */
+	bool repository, chunk_age_set; /* --repository DIR (output is DIR) */
+	int err;                        /* first writer error, negative errno */
 	uint64_t start_ticks;
 	double start_s;
 	char target[256];  /* what is recorded, for the settings event and the summary */
@@ -98,6 +101,14 @@ static void usage(FILE *out)
 	    "cpu-time-hot-methods'),\n"
 	    "                         or both (about twice the bytes per sample)\n"
 	    "  -q, --quiet            no status line and no summary\n\n"
+	    "Continuous recording (a flight recorder; see lfr dump):\n"
+	    "      --repository DIR   record until stopped into DIR, one file per chunk (a new\n"
+	    "                         chunk every 5 s by default; --chunk-age), the newest on\n"
+	    "                         disk about 1 s behind; 'lfr dump DIR' writes them out.\n"
+	    "                         A second recording cannot write to the same DIR\n"
+	    "      --max-age TIME     remove chunks that ended more than TIME ago (10m, 1h)\n"
+	    "      --max-size SIZE    remove the oldest chunks while DIR holds more than SIZE\n"
+	    "                         (64M, 1G; chunks are then at most SIZE / 4)\n\n"
 	    "Tuning:\n"
 	    "      --ring-pages N     data pages per CPU ring (power of two, %u .. %u; default:\n"
 	    "                         enough for 0.5 s of the worst-case record rate of -F\n"
@@ -113,6 +124,7 @@ static void usage(FILE *out)
 	    "  lfr record -F 999 -o app.jfr -- ./app --flag\n"
 	    "  lfr record -p 1234 -d 30 -k\n"
 	    "  lfr record -G system.slice/nginx.service -d 60 -o nginx.jfr\n"
+	    "  lfr record -a -F 19 --repository /var/tmp/lfr --max-age 30m --max-size 256M\n"
 	    "  lfr report app.jfr; jfr print --events jdk.ExecutionSample app.jfr\n",
 	    LFR_DEFAULT_FREQ_HZ, LFR_DEFAULT_USER_STACK_DEPTH, LFR_MAX_USER_STACK_DEPTH,
 	    LFR_MIN_RING_PAGES, LFR_MAX_RING_PAGES, LFR_DEFAULT_MAX_THREADS, DEFAULT_DRAIN_MS);
@@ -203,7 +215,9 @@ static int write_header_events(struct record *r)
 	    .name = "lfr",
 	    .destination = r->output,
 	    .flush_interval_ms = 1000,
-	    .max_size_bytes = r->jfr_opts.max_chunk_bytes,
+	    .max_size_bytes =
+	        r->repository ? r->jfr_opts.repo_max_bytes : r->jfr_opts.max_chunk_bytes,
+	    .max_age_ms = r->jfr_opts.repo_max_age_ns / 1000000,
 	    .start_ticks = r->start_ticks,
 	};
 	uint64_t now = lfr_jfr_now();
@@ -250,7 +264,10 @@ static void print_summary(struct record *r, const struct lfr_status *st, double 
 	char size[32];
 
 	lfr_recorder_get_stats(r->rec, &rs);
-	human_bytes(size, sizeof(size), stat(r->output, &sb) ? 0 : (uint64_t)sb.st_size);
+	human_bytes(size, sizeof(size),
+	            r->repository          ? js->repo_bytes
+	            : stat(r->output, &sb) ? 0
+	                                   : (uint64_t)sb.st_size);
 	if (r->tty)
 		fputc('\n', stderr);
 	fprintf(stderr,
@@ -286,6 +303,15 @@ static void print_summary(struct record *r, const struct lfr_status *st, double 
 		        "%s: warning: %" PRIu64 " ticks hit the targets but %" PRIu64
 		        " are in the file (samples + lost)\n",
 		        PROG, matched, rs.events + lost_total(&rs));
+	if (r->repository) {
+		fprintf(stderr,
+		        "%s: the repository %s keeps %s in %" PRIu64 " chunk file%s (%" PRIu64
+		        " removed by its limits)\n",
+		        PROG, r->output, size, js->repo_chunks, js->repo_chunks == 1 ? "" : "s",
+		        js->evicted);
+		fprintf(stderr, "  write it out: lfr dump %s -o FILE [--last TIME]\n", r->output);
+		return;
+	}
 	fprintf(stderr, "%s: wrote %s (%s, %" PRIu64 " chunk%s)\n", PROG, r->output, size,
 	        js->chunks, js->chunks == 1 ? "" : "s");
 	fprintf(stderr,
@@ -304,6 +330,9 @@ static int parse(struct record *r, int argc, char **argv, char ***cmd)
 		O_DRAIN,
 		O_EVENTS,
 		O_CALL_GRAPH,
+		O_REPOSITORY,
+		O_MAX_AGE,
+		O_MAX_SIZE,
 	};
 	static const struct option opts[] = {
 	    {"freq", required_argument, NULL, 'F'},
@@ -325,11 +354,15 @@ static int parse(struct record *r, int argc, char **argv, char ***cmd)
 	    {"ring-pages", required_argument, NULL, O_RING},
 	    {"max-threads", required_argument, NULL, O_THREADS},
 	    {"drain-timeout", required_argument, NULL, O_DRAIN},
+	    {"repository", required_argument, NULL, O_REPOSITORY},
+	    {"max-age", required_argument, NULL, O_MAX_AGE},
+	    {"max-size", required_argument, NULL, O_MAX_SIZE},
 	    {"quiet", no_argument, NULL, 'q'},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
 	};
 	struct cli_runner *run = &r->run;
+	const char *output = NULL;
 	uint64_t v;
 	int c, li = -1;
 
@@ -425,7 +458,23 @@ static int parse(struct record *r, int argc, char **argv, char ***cmd)
 			break;
 		}
 		case 'o':
+			output = optarg;
+			break;
+		case O_REPOSITORY:
+			r->repository = r->jfr_opts.repository = true;
 			r->output = optarg;
+			break;
+		case O_MAX_AGE:
+			if (cli_parse_duration(PROG, "--max-age", optarg, 1000000000,
+			                       366 * 86400000000000ull, &v) < 0)
+				return LFR_EXIT_USAGE;
+			r->jfr_opts.repo_max_age_ns = v;
+			break;
+		case O_MAX_SIZE:
+			if (cli_parse_size(PROG, "--max-size", optarg, 256 << 10, 1ull << 50, &v) <
+			    0)
+				return LFR_EXIT_USAGE;
+			r->jfr_opts.repo_max_bytes = v;
 			break;
 		case 'd':
 			if (cli_parse_duration(PROG, "-d", optarg, 1000000, 366 * 86400000000000ull,
@@ -458,6 +507,7 @@ static int parse(struct record *r, int argc, char **argv, char ***cmd)
 			                       7 * 86400000000000ull, &v) < 0)
 				return LFR_EXIT_USAGE;
 			r->jfr_opts.max_chunk_age_ns = v;
+			r->chunk_age_set = true;
 			break;
 		case O_RING:
 			if (cli_parse_u64(PROG, "--ring-pages", optarg, LFR_MIN_RING_PAGES,
@@ -497,6 +547,29 @@ static int parse(struct record *r, int argc, char **argv, char ***cmd)
 		}
 	}
 	*cmd = optind < argc ? argv + optind : NULL;
+	if (output && r->repository) {
+		fprintf(stderr,
+		        "%s: give -o FILE or --repository DIR, not both (lfr dump DIR -o FILE "
+		        "writes a continuous recording out)\n",
+		        PROG);
+		return LFR_EXIT_USAGE;
+	}
+	if (output)
+		r->output = output;
+	if (!r->repository && (r->jfr_opts.repo_max_age_ns || r->jfr_opts.repo_max_bytes)) {
+		fprintf(stderr, "%s: --max-age and --max-size limit a --repository DIR\n", PROG);
+		return LFR_EXIT_USAGE;
+	}
+	if (r->repository) {
+		uint64_t cap = r->jfr_opts.repo_max_bytes / 4;
+
+		if (!r->chunk_age_set)
+			r->jfr_opts.max_chunk_age_ns = REPO_CHUNK_AGE_NS;
+		if (!r->jfr_opts.max_chunk_bytes)
+			r->jfr_opts.max_chunk_bytes = 12 << 20;
+		if (cap && r->jfr_opts.max_chunk_bytes > cap)
+			r->jfr_opts.max_chunk_bytes = cap < 64 << 10 ? 64 << 10 : cap;
+	}
 	if (run->start.freq_hz && run->start.period_ns) {
 		fprintf(stderr, "%s: give -F or -c (--period), not both\n", PROG);
 		return LFR_EXIT_USAGE;
@@ -525,9 +598,12 @@ static int open_outputs(struct record *r)
 
 	err = lfr_jfr_open(&r->w, r->output, &r->jfr_opts);
 	if (err) {
-		fprintf(stderr, "%s: %s\n  hint: choose a writable file with -o FILE\n", PROG,
-		        r->w ? lfr_jfr_strerror(r->w) : strerror(-err));
-		return LFR_EXIT_IO;
+		fprintf(stderr, "%s: %s\n  hint: %s\n", PROG,
+		        r->w ? lfr_jfr_strerror(r->w) : strerror(-err),
+		        err == -EBUSY   ? "stop that recording, or give another --repository DIR"
+		        : r->repository ? "choose a writable directory with --repository DIR"
+		                        : "choose a writable file with -o FILE");
+		return err == -EBUSY ? LFR_EXIT_BUSY : LFR_EXIT_IO;
 	}
 	err = lfr_sym_new(&r->sym, &so);
 	if (!err)
@@ -587,7 +663,7 @@ int cmd_record(int argc, char **argv)
 	describe_target(&r, cmd);
 	r.err = write_header_events(&r);
 	if (!r.err)
-		r.err = lfr_recorder_behind(r.rec, MAX_BEHIND_BYTES);
+		r.err = lfr_recorder_behind(r.rec, MAX_BEHIND_BYTES, r.repository ? 0 : 19);
 	if (!r.err)
 		ret = cli_runner_loop(&r.run);
 	if (!ret)

@@ -16,6 +16,9 @@ enum lfr_exit {
 	LFR_EXIT_FORMAT = 8,   /* an input file is malformed */
 };
 
+/* Where the lfr service's continuous recording keeps its chunks: lfr dump's default. */
+#define LFR_DEFAULT_REPOSITORY "/var/lib/lfr/repository"
+
 struct lfr_command {
 	const char *name;
 	int (*fn)(int argc, char **argv);
@@ -28,6 +31,7 @@ int cmd_report(int argc, char **argv);
 int cmd_repair(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 int cmd_stop(int argc, char **argv);
+int cmd_raw(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 
 #endif

@@ -45,6 +45,7 @@
 
 #include "jfr/encode.h"
 #include "jfr/pool.h"
+#include "jfr/repository.h"
 #include "jfr/schema.h"
 #include "jfr/writer.h"
 
@@ -96,8 +97,10 @@ struct sticky {
 };
 
 struct lfr_jfr_writer {
-	char *path;     /* the file the recording replaces */
+	char *path;     /* the file the recording replaces, or the repository directory */
 	char *tmp_path; /* PATH.tmp: written until the first flush with events renames it to path */
+	char *chunk_path; /* in a repository: the file of the current chunk */
+	struct lfr_jfr_repo repo;
 	int fd;
 	bool dead;
 	bool published; /* a flush with events happened (and tmp_path was renamed to path) */
@@ -153,7 +156,7 @@ static int fail(struct lfr_jfr_writer *w, int err, const char *fmt, ...)
 static int fail_io(struct lfr_jfr_writer *w, int err, const char *what, uint64_t off)
 {
 	w->dead = true;
-	return fail(w, err, "%s: %s at offset %llu failed: %s", w->path, what,
+	return fail(w, err, "%s: %s at offset %llu failed: %s", w->chunk_path ?: w->path, what,
 	            (unsigned long long)off, strerror(err));
 }
 
@@ -604,6 +607,27 @@ static uint64_t align8(uint64_t v)
 	return (v + 7) & ~7ULL;
 }
 
+static int create_chunk_file(struct lfr_jfr_writer *w, uint64_t ticks);
+static int first_chunk(struct lfr_jfr_writer *w, uint64_t ticks);
+static int end_chunk_file(struct lfr_jfr_writer *w, uint64_t now, bool final);
+
+/* In a repository: the current chunk ends with its file, the next starts in a file of its own. */
+static int rotate_file(struct lfr_jfr_writer *w, uint64_t now, uint64_t ticks)
+{
+	int err = end_chunk_file(w, now, false);
+
+	if (!err)
+		err = create_chunk_file(w, ticks);
+	if (!err)
+		err = first_chunk(w, ticks);
+	if (err)
+		return err;
+	w->chunk_born = now;
+	w->chunk_events = 0;
+	w->st.chunks++;
+	return 0;
+}
+
 /* Ends the current chunk and starts the next one right after its content. */
 static int rotate(struct lfr_jfr_writer *w, uint64_t now)
 {
@@ -616,6 +640,8 @@ static int rotate(struct lfr_jfr_writer *w, uint64_t now)
 	if (ticks <= w->chunk_ticks)
 		ticks =
 		    w->chunk_ticks + 1; /* distinct start times: JMC loads only one of equal ones */
+	if (w->opt.repository)
+		return rotate_file(w, now, ticks);
 	/* the new chunk's start lies inside the old filler; make room for it there first */
 	uint64_t need = next + HEADER_SIZE + w->meta.len + 4096 + FILLER_MIN + 8;
 	err = grow(w, need > w->end ? need + (w->opt.max_chunk_bytes / 4) : 0);
@@ -704,9 +730,131 @@ static int publish(struct lfr_jfr_writer *w)
 	return 0;
 }
 
+/*
+ * In a repository: the file of a chunk that starts at ticks, created as NAME.tmp (renamed once
+ * its first chunk is written, so that it appears whole) and listed as the repository's newest.
+ */
+static int create_chunk_file(struct lfr_jfr_writer *w, uint64_t ticks)
+{
+	char name[LFR_JFR_REPO_NAME_MAX];
+	int64_t start = (int64_t)real_nanos(w, ticks);
+
+	lfr_jfr_repo_name(name, start);
+	free(w->chunk_path);
+	free(w->tmp_path);
+	w->tmp_path = NULL;
+	if (asprintf(&w->chunk_path, "%s/%s", w->path, name) < 0) {
+		w->chunk_path = NULL;
+		return nomem(w, "naming a chunk file");
+	}
+	if (asprintf(&w->tmp_path, "%s.tmp", w->chunk_path) < 0) {
+		w->tmp_path = NULL;
+		return nomem(w, "naming a chunk file");
+	}
+	w->fd = open(w->tmp_path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0640);
+	if (w->fd < 0) {
+		w->dead = true;
+		return fail(w, errno, "cannot create %s: %s", w->tmp_path, strerror(errno));
+	}
+	if (lfr_jfr_repo_add(&w->repo, name, start))
+		return nomem(w, "listing a chunk file");
+	return 0;
+}
+
+/* In a repository: the current chunk file, its first chunk written, appears under its name. */
+static int publish_chunk_file(struct lfr_jfr_writer *w)
+{
+	if (rename(w->tmp_path, w->chunk_path) < 0) {
+		w->dead = true;
+		return fail(w, errno, "cannot rename %s to %s: %s", w->tmp_path, w->chunk_path,
+		            strerror(errno));
+	}
+	free(w->tmp_path);
+	w->tmp_path = NULL;
+	w->published = true;
+	return 0;
+}
+
+/*
+ * Ends the current chunk at its content (final: flagged as the recording's last), syncs and
+ * closes its file; in a repository the file then counts at its final size.
+ */
+static int end_chunk_file(struct lfr_jfr_writer *w, uint64_t now, bool final)
+{
+	uint64_t duration = chunk_duration(w, now);
+	uint8_t flags[2];
+	int err = 0;
+
+	jfr_put_be16(flags, FLAG_COMPRESSED_INTS | FLAG_FINAL_CHUNK);
+	if (final)
+		err = io_write(w, flags, 2, w->start + H_FLAGS, "flagging the final chunk");
+	/* drop the filler: the chunk ends at its content, the file at the chunk */
+	if (!err)
+		err = io_u64(w, w->start + H_SIZE, w->filler - w->start, "writing the chunk size");
+	if (!err)
+		err = io_truncate(w, w->filler, "trimming the file");
+	if (!err && !final)
+		err = io_u64(w, w->start + H_DURATION, duration, "writing a chunk duration");
+	if (!err && (final || w->opt.sync) && fdatasync(w->fd) < 0)
+		err = fail_io(w, errno, "fdatasync", 0);
+	if (w->fd >= 0 && close(w->fd) < 0 && !err)
+		err = fail_io(w, errno, "close", 0);
+	w->fd = -1;
+	if (!err && w->opt.repository)
+		lfr_jfr_repo_update(&w->repo, w->filler - w->start,
+		                    (int64_t)(real_nanos(w, w->chunk_ticks) + duration), true);
+	return err;
+}
+
+/* In a repository, after a flush: the newest chunk's size and end, then the limits. */
+static int repo_flushed(struct lfr_jfr_writer *w, uint64_t now)
+{
+	char msg[sizeof(w->err)];
+	int err;
+
+	if (!w->opt.repository)
+		return 0;
+	lfr_jfr_repo_update(&w->repo, w->end - w->start,
+	                    (int64_t)(real_nanos(w, w->chunk_ticks) + chunk_duration(w, now)),
+	                    false);
+	err = lfr_jfr_repo_evict(&w->repo, (int64_t)real_nanos(w, lfr_jfr_now()), msg, sizeof(msg));
+	return err ? fail(w, -err, "%s", msg) : 0;
+}
+
+/* Writes the first chunk at the start of the current (new) file, preallocated. */
+static int first_chunk(struct lfr_jfr_writer *w, uint64_t ticks)
+{
+	uint64_t term, cp;
+	int err;
+
+	w->start = 0;
+	w->end = w->opt.max_chunk_bytes;
+	w->chunk_ticks = w->chunk_max_ticks = ticks;
+	err = build_chunk(w, 0, w->end, ticks, &term, &cp);
+	if (!err)
+		err = io_truncate(w, w->end, "preallocating the first chunk");
+	if (!err)
+		err = io_write(w, w->seg.data, w->seg.len, 0, "writing the first chunk");
+	if (err)
+		return err;
+	w->term = term;
+	w->filler = term + TERM_SIZE;
+	w->last_cp = cp;
+	if (w->opt.repository)
+		return publish_chunk_file(w);
+	return 0;
+}
+
 /* Undoes create_file() when nothing was published: an old file at path stays as it was. */
 static void unpublish(struct lfr_jfr_writer *w)
 {
+	if (w->opt.repository) {
+		if (w->tmp_path) /* a chunk file not yet renamed: the others stay */
+			unlink(w->tmp_path);
+		else if (!w->st.flushes && w->chunk_path) /* the one file it made holds nothing */
+			unlink(w->chunk_path);
+		return;
+	}
 	if (w->published)
 		return;
 	if (w->tmp_path)
@@ -723,6 +871,7 @@ int lfr_jfr_open(struct lfr_jfr_writer **out, const char *path, const struct lfr
 	if (!w)
 		return -ENOMEM;
 	w->fd = -1;
+	w->repo.lock_fd = -1;
 	w->io_budget = -1;
 	w->fault_op = -1;
 	if (opt)
@@ -763,21 +912,24 @@ int lfr_jfr_open(struct lfr_jfr_writer **out, const char *path, const struct lfr
 	if (!w->desc_symbol)
 		return nomem(w, "interning a symbol");
 
-	if ((err = create_file(w)))
-		return err;
-	uint64_t term, cp;
-	w->chunk_ticks = w->chunk_max_ticks = w->chunk_born = m2;
-	w->end = w->opt.max_chunk_bytes;
-	err = build_chunk(w, 0, w->end, w->chunk_ticks, &term, &cp);
-	if (!err)
-		err = io_truncate(w, w->end, "preallocating the first chunk");
-	if (!err)
-		err = io_write(w, w->seg.data, w->seg.len, 0, "writing the first chunk");
+	if (w->opt.repository) {
+		char msg[sizeof(w->err)];
+
+		err = lfr_jfr_repo_open(&w->repo, path, w->opt.repo_max_bytes,
+		                        w->opt.repo_max_age_ns, msg, sizeof(msg));
+		if (err) {
+			w->dead = true;
+			return fail(w, -err, "%s", msg);
+		}
+		err = create_chunk_file(w, m2);
+	} else {
+		err = create_file(w);
+	}
 	if (err)
 		return err;
-	w->term = term;
-	w->filler = term + TERM_SIZE;
-	w->last_cp = cp;
+	w->chunk_born = m2;
+	if ((err = first_chunk(w, m2)))
+		return err;
 	w->st.chunks = 1;
 	w->seg_seq = 1;
 	return 0;
@@ -1343,7 +1495,8 @@ int lfr_jfr_flush(struct lfr_jfr_writer *w)
 		return err;
 	if (!w->seg_events)
 		return io_u64(w, w->start + H_DURATION, chunk_duration(w, now),
-		              "writing a chunk duration");
+		              "writing a chunk duration")
+		           ?: repo_flushed(w, now);
 
 	uint64_t used = w->filler - w->start;
 	uint64_t approx = w->ev.len + FILLER_MIN + 64;
@@ -1405,7 +1558,7 @@ int lfr_jfr_flush(struct lfr_jfr_writer *w)
 	for (int p = 0; p < P_COUNT; p++)
 		w->seg_refs[p].n = 0;
 	w->st.flushes++;
-	return publish(w);
+	return publish(w) ?: repo_flushed(w, now);
 }
 
 static void free_writer(struct lfr_jfr_writer *w)
@@ -1427,8 +1580,10 @@ static void free_writer(struct lfr_jfr_writer *w)
 	jfr_buf_free(&w->tmp);
 	jfr_buf_free(&w->cp);
 	jfr_buf_free(&w->seg);
+	lfr_jfr_repo_close(&w->repo);
 	free(w->path);
 	free(w->tmp_path);
+	free(w->chunk_path);
 	free(w);
 }
 
@@ -1444,25 +1599,13 @@ void lfr_jfr_abandon(struct lfr_jfr_writer *w)
 
 int lfr_jfr_close(struct lfr_jfr_writer *w, char *errbuf, size_t errlen)
 {
-	uint8_t flags[2];
 	int err;
 
 	if (!w)
 		return 0;
 	err = lfr_jfr_flush(w);
-	jfr_put_be16(flags, FLAG_COMPRESSED_INTS | FLAG_FINAL_CHUNK);
 	if (!err)
-		err = io_write(w, flags, 2, w->start + H_FLAGS, "flagging the final chunk");
-	/* drop the filler: the chunk ends at its content, the file at the chunk */
-	if (!err)
-		err = io_u64(w, w->start + H_SIZE, w->filler - w->start, "writing the chunk size");
-	if (!err)
-		err = io_truncate(w, w->filler, "trimming the file");
-	if (!err && fdatasync(w->fd) < 0)
-		err = fail_io(w, errno, "fdatasync", 0);
-	if (w->fd >= 0 && close(w->fd) < 0 && !err)
-		err = fail_io(w, errno, "close", 0);
-	w->fd = -1;
+		err = end_chunk_file(w, lfr_jfr_now(), true);
 	if (!err)
 		err = publish(w);
 	if (err)
@@ -1482,4 +1625,7 @@ void lfr_jfr_get_stats(const struct lfr_jfr_writer *w, struct lfr_jfr_stats *st)
 	st->methods = w->pools[P_METHOD].n;
 	st->stack_traces = w->pools[P_STACK].n;
 	st->threads = w->pools[P_THREAD].n;
+	st->repo_bytes = lfr_jfr_repo_bytes(&w->repo);
+	st->repo_chunks = w->repo.n;
+	st->evicted = w->repo.evicted;
 }

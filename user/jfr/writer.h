@@ -69,6 +69,14 @@ struct lfr_jfr_options {
 	                              4 MiB */
 	bool sync; /* fdatasync after every flush (survives power loss, not only kill -9) */
 	unsigned sample_events; /* enum lfr_jfr_sample_events; 0 = LFR_JFR_SAMPLE_DEFAULT */
+	/*
+	 * A continuous recording: path is a repository directory (jfr/repository.h), created when
+	 * missing, where every chunk is a file of its own; after every flush the oldest finished
+	 * chunk files go while the repository holds more than repo_max_bytes or ended more than
+	 * repo_max_age_ns ago (0: no limit).
+	 */
+	bool repository;
+	uint64_t repo_max_bytes, repo_max_age_ns;
 };
 
 struct lfr_jfr_stats {
@@ -78,6 +86,8 @@ struct lfr_jfr_stats {
 	uint64_t samples; /* jdk.ExecutionSample events */
 	uint64_t bytes;   /* logical file size after the last flush */
 	uint64_t symbols, classes, methods, stack_traces, threads; /* distinct pool entries */
+	uint64_t repo_bytes, repo_chunks; /* a repository's size and chunk files, after eviction */
+	uint64_t evicted;                 /* chunk files a repository's limits removed */
 };
 
 /*
@@ -85,7 +95,8 @@ struct lfr_jfr_stats {
  * that writes events (or lfr_jfr_close()) renames it to path: the file appears at path whole,
  * never as a first chunk half written, and an old file at path survives a recording that fails
  * before it has anything to replace it with.  A path that exists and is not a regular file (a
- * device) is written in place.  opt may be NULL.  On failure *out is
+ * device) is written in place.  With opt->repository, path is a directory and each chunk file
+ * appears in it whole, named by its start time.  opt may be NULL.  On failure *out is
  * still set when memory allowed (NULL otherwise), so that lfr_jfr_strerror() can say why; release
  * it with lfr_jfr_abandon().  A writer is driven by one thread at a time.
  */

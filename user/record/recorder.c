@@ -84,6 +84,7 @@ struct behind {
 	struct batch *spare;          /* applied, their buffers kept for the next hand-overs */
 	size_t queued, max_queued;    /* bytes queued; past max_queued, the hand-over waits */
 	bool end;                     /* no more hand-overs */
+	int nice;                     /* the naming thread's */
 	int err;                      /* first error of the naming thread */
 	struct lfr_recorder_stats st; /* after the last batch applied */
 	struct lfr_jfr_stats js;
@@ -1067,8 +1068,8 @@ static void *naming_thread(void *arg)
 	struct behind *b = r->behind;
 	int err = 0;
 
-	/* behind the recording, never ahead of the recorded threads: the lowest priority */
-	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);
+	/* behind the recording, by default never ahead of the recorded threads: nice 19 */
+	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), b->nice);
 	pthread_mutex_lock(&b->lock);
 	for (;;) {
 		struct batch *list, *next;
@@ -1109,7 +1110,7 @@ static void *naming_thread(void *arg)
 	return NULL;
 }
 
-int lfr_recorder_behind(struct lfr_recorder *r, size_t max_queued)
+int lfr_recorder_behind(struct lfr_recorder *r, size_t max_queued, int nice)
 {
 	struct behind *b = calloc(1, sizeof(*b));
 	int err;
@@ -1117,6 +1118,7 @@ int lfr_recorder_behind(struct lfr_recorder *r, size_t max_queued)
 	if (!b)
 		return -ENOMEM;
 	b->max_queued = max_queued;
+	b->nice = nice;
 	b->tail = &b->queue;
 	pthread_mutex_init(&b->lock, NULL);
 	pthread_cond_init(&b->cond, NULL);

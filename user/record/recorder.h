@@ -69,14 +69,15 @@ int lfr_recorder_process(struct lfr_recorder *r, bool final);
 
 /*
  * Names behind the reading: from now on batches are applied, and the file flushed after each, by a
- * thread of the recorder's own at the lowest priority (nice 19), so that the thread reading the
- * rings only copies records while the recorded threads run, and naming takes the CPU they leave.
+ * thread of the recorder's own at priority nice (19: the lowest, so that the thread reading the
+ * rings only copies records while the recorded threads run, and naming takes the CPU they leave;
+ * 0 for a continuous recording, whose file must stay about a second behind on a busy machine).
  * A hand-over waits while more than MAX_QUEUED bytes are still queued (the lag is bounded; what
  * the rings lose meanwhile, the module counts).  Until lfr_recorder_process(r, true), the writer
  * belongs to that thread: read its figures with lfr_recorder_get_file_stats().
  * Returns 0 or a negative errno.
  */
-int lfr_recorder_behind(struct lfr_recorder *r, size_t max_queued);
+int lfr_recorder_behind(struct lfr_recorder *r, size_t max_queued, int nice);
 
 /* The writer's figures after the last batch applied. */
 void lfr_recorder_get_file_stats(const struct lfr_recorder *r, struct lfr_jfr_stats *js);

@@ -13,7 +13,7 @@ vm() { awk '/^VmallocUsed:/ { print $2 }' /proc/meminfo; }
 v0=$(vm)
 # a detached system-wide session; 1024 pages per CPU ring (4 MiB per CPU) stand far above the
 # noise of VmallocUsed
-lfr dump --detach -a -F 10000 -k --ring-pages 1024 >/dev/null ||
+lfr raw --detach -a -F 10000 -k --ring-pages 1024 >/dev/null ||
 	{ echo "abandon-frees: FAILED: could not start a detached session"; exit 1; }
 syscalls pipe 8 >pipe.txt &
 wpid=$!
@@ -27,7 +27,7 @@ echo "abandon-frees: lfr stop: $out"
 state=$(echo "$out" | field state)
 lost=$(echo "$out" | field lost_abandoned)
 # the next START forgets the stopped session; its own rings are the smallest there are
-lfr dump -a -d 0.2 --ring-pages 2 --max-threads 16 -q -o /dev/null >/dev/null 2>&1
+lfr raw -a -d 0.2 --ring-pages 2 --max-threads 16 -q -o /dev/null >/dev/null 2>&1
 sleep 1
 v2=$(vm)
 blocked=$(ls /proc/"${wpid:-0}"/task 2>/dev/null | wc -l)

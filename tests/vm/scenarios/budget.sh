@@ -10,13 +10,13 @@ param=/sys/module/lfr/parameters/max_cpu_percent
 [ "$(cat $param)" = 25 ] || { echo "budget: FAILED: the default budget is $(cat $param), not 25"; fail=1; }
 for pct in 1 0; do
 	echo $pct >$param
-	lfr dump -F 4999 -q -o "$share/budget-$pct.txt" -- callgraph 2 >/dev/null
+	lfr raw -F 4999 -q -o "$share/budget-$pct.txt" -- callgraph 2 >/dev/null
 	rc=$?
 	st=$(lfr status -m)
 	thr=$(echo "$st" | field lost_throttled)
 	echo "budget: max_cpu_percent=$pct: exit $rc, ticks_matched=$(echo "$st" | field ticks_matched) ticks_committed=$(echo "$st" | field ticks_committed) lost_throttled=$thr irq_ns=$(echo "$st" | field irq_ns) work_ns=$(echo "$st" | field work_ns)"
 	grep -E '^check ticks_identity' "$share/budget-$pct.txt"
-	[ $rc = 0 ] || { echo "budget: FAILED: lfr dump exited $rc (a check failed?)"; fail=1; }
+	[ $rc = 0 ] || { echo "budget: FAILED: lfr raw exited $rc (a check failed?)"; fail=1; }
 	if [ $pct = 1 ]; then
 		[ "${thr:-0}" -gt 0 ] || { echo "budget: FAILED: nothing throttled at 1 %"; fail=1; }
 	else

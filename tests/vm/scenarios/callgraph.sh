@@ -1,4 +1,4 @@
-# Call-graph completeness: `lfr dump -- callgraph` samples a program whose two threads spend their time
+# Call-graph completeness: `lfr raw -- callgraph` samples a program whose two threads spend their time
 # in main -> a -> b -> leaf (worker: thread_main -> a -> b -> leaf).  At least 99% of its samples must
 # carry the whole chain up to the thread's root function with the leaf pc inside leaf, both threads
 # must be sampled and named, and every tick on the target must be committed or lost with a reason.
@@ -10,11 +10,11 @@ share=${LFR_SHARE:-/tmp}
 
 # The workload prints its function ranges, sleeps 1 s (so that the recording starts after its
 # startup in the dynamic loader, which is not part of the call graph), then burns for $secs s.
-# lfr dump follows the process (its worker thread is created while sampling) until it exits.
+# lfr raw follows the process (its worker thread is created while sampling) until it exits.
 callgraph "$secs" 1000 >"$share/callgraph.txt" &
 cg=$!
 sleep 0.3
-lfr dump -F 999 -k -p $cg -d $((secs + 30)) -o "$share/dump.txt"
+lfr raw -F 999 -k -p $cg -d $((secs + 30)) -o "$share/dump.txt"
 rc=$?
 wait $cg || { echo "callgraph: FAILED: the workload failed"; rc=1; }
 cat "$share/callgraph.txt"
@@ -22,7 +22,7 @@ grep -E '^(session|event|read|read_cpu|read_flag|check|summary) ' "$share/dump.t
 grep '^status ' "$share/dump.txt" | tr ' ' '\n' | grep -E '^(state|ticks|ticks_matched|samples_committed|ticks_committed|merged|lost_.*|works_pending|user_.*)=' | tr '\n' ' '
 echo
 if [ $rc != 0 ]; then
-	echo "callgraph: FAILED: lfr dump exited with $rc"
+	echo "callgraph: FAILED: lfr raw exited with $rc"
 	exit 1
 fi
 

@@ -10,15 +10,15 @@ share=${LFR_SHARE:-/tmp}
 fail=0
 running() { lfr status -m | grep -c '^session .*state=running'; }
 
-lfr dump -a -F 99 -d $((secs + 60)) -o "$share/sys.txt" &
+lfr raw -a -F 99 -d $((secs + 60)) -o "$share/sys.txt" &
 sys=$!
 for i in $(seq 300); do lfr status -m | grep -q 'state=running' && break; sleep 0.1; done
 callgraph "$secs" 1000 >"$share/callgraph.txt" &
 cg=$!
 sleep 0.3
-lfr dump -F 999 -k -p $cg -d $((secs + 30)) -o "$share/fast.txt" &
+lfr raw -F 999 -k -p $cg -d $((secs + 30)) -o "$share/fast.txt" &
 fast=$!
-lfr dump -F 499 -p $cg -d $((secs + 30)) -o "$share/slow.txt" &
+lfr raw -F 499 -p $cg -d $((secs + 30)) -o "$share/slow.txt" &
 slow=$!
 most=0
 while kill -0 $cg 2>/dev/null; do
@@ -30,11 +30,11 @@ lfr status
 echo "concurrent: at most $most sessions running at once"
 [ "$most" = 3 ] || { echo "concurrent: FAILED: lfr status never listed 3 running sessions"; fail=1; }
 wait $cg || { echo "concurrent: FAILED: the workload failed"; fail=1; }
-wait $fast || { echo "concurrent: FAILED: lfr dump -F 999 exited with $?"; fail=1; }
-wait $slow || { echo "concurrent: FAILED: lfr dump -F 499 exited with $?"; fail=1; }
+wait $fast || { echo "concurrent: FAILED: lfr raw -F 999 exited with $?"; fail=1; }
+wait $slow || { echo "concurrent: FAILED: lfr raw -F 499 exited with $?"; fail=1; }
 [ "$(running)" = 1 ] || { echo "concurrent: FAILED: stopping two sessions did not leave the system-wide one running"; fail=1; }
 kill -INT $sys
-wait $sys || { echo "concurrent: FAILED: lfr dump -a exited with $?"; fail=1; }
+wait $sys || { echo "concurrent: FAILED: lfr raw -a exited with $?"; fail=1; }
 for f in sys fast slow; do
 	grep -E '^check (ticks_identity|missed_read) ' "$share/$f.txt" | sed "s/^/concurrent: $f: /"
 	grep -q '^check ticks_identity ok' "$share/$f.txt" ||

@@ -7,11 +7,11 @@ as_nobody() {
 	su -s /bin/sh nobody -c "$*" >out.txt 2>err.txt
 	echo $?
 }
-lfr dump --detach -F 99 -a >root-session.txt || { echo "eperm: FAILED: root could not start a session"; exit 1; }
+lfr raw --detach -F 99 -a >root-session.txt || { echo "eperm: FAILED: root could not start a session"; exit 1; }
 cat root-session.txt
 id=$(sed -n 's/^session id=\([0-9]*\).*/\1/p' root-session.txt)
-for cmd in "lfr status" "lfr status -m -S $id" "lfr stop" "lfr stop --no-wait -S $id" "lfr dump -a -d 1" \
-	   "lfr dump -p 1 -d 1" "lfr dump --detach -F 999 -a"; do
+for cmd in "lfr status" "lfr status -m -S $id" "lfr stop" "lfr stop --no-wait -S $id" "lfr raw -a -d 1" \
+	   "lfr raw -p 1 -d 1" "lfr raw --detach -F 999 -a"; do
 	rc=$(as_nobody "$cmd")
 	msg=$(head -n 1 err.txt)
 	if [ "$rc" = 4 ] && grep -q 'Operation not permitted' err.txt && grep -q CAP_PERFMON err.txt; then

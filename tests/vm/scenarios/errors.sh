@@ -21,22 +21,22 @@ expect() {
 }
 sleep 600 &
 sleeper=$!
-expect 5 'a target process does not exist' lfr dump -p 999999 -d 1
-expect 2 'ring pages must be a power of two' lfr dump -p $sleeper -d 1 --ring-pages 3
-expect 2 'wakeup bytes larger than the ring' lfr dump -p $sleeper -d 1 --ring-pages 2 --wakeup-bytes 100000
+expect 5 'a target process does not exist' lfr raw -p 999999 -d 1
+expect 2 'ring pages must be a power of two' lfr raw -p $sleeper -d 1 --ring-pages 3
+expect 2 'wakeup bytes larger than the ring' lfr raw -p $sleeper -d 1 --ring-pages 2 --wakeup-bytes 100000
 # a ring smaller than one user-stack record (56 + 8 * (2048 + 16) bytes > 2 pages) would lose them all
-expect 2 'the ring is smaller than one user-stack record' lfr dump -p $sleeper -d 1 --ring-pages 2 -g 2048 -k
+expect 2 'the ring is smaller than one user-stack record' lfr raw -p $sleeper -d 1 --ring-pages 2 -g 2048 -k
 expect 1 'no session is running' lfr stop
-lfr dump --detach -p $sleeper >/dev/null || { echo "errors: FAILED: detached START"; fail=1; }
+lfr raw --detach -p $sleeper >/dev/null || { echo "errors: FAILED: detached START"; fail=1; }
 lfr status --per-cpu || { echo "errors: FAILED: lfr status of a running session"; fail=1; }
 # up to 8 sessions run at once: 7 more start, the ninth is refused
 for i in $(seq 7); do
-	lfr dump --detach -p $sleeper >/dev/null || { echo "errors: FAILED: detached START $((i + 1))"; fail=1; }
+	lfr raw --detach -p $sleeper >/dev/null || { echo "errors: FAILED: detached START $((i + 1))"; fail=1; }
 done
 running=$(lfr status -m | grep -c '^session .*state=running')
 echo "errors: sessions running: $running"
 [ "$running" = 8 ] || { echo "errors: FAILED: lfr status lists $running running sessions, not 8"; fail=1; }
-expect 7 '8 sessions are already running' lfr dump -p $sleeper -d 1
+expect 7 '8 sessions are already running' lfr raw -p $sleeper -d 1
 expect 2 'several sessions are running' lfr stop
 expect 1 'no such session' lfr status -S 77
 for id in $(lfr status -m | sed -n 's/^session id=\([0-9]*\) state=running.*/\1/p'); do
@@ -47,7 +47,7 @@ for i in $(seq 600); do [ "$(cat /sys/module/lfr/refcnt 2>/dev/null)" = 0 ] && b
 rmmod lfr 2>/dev/null
 grep -q '^lfr ' /proc/modules && { echo "errors: FAILED: rmmod"; rmmod lfr; fail=1; }
 expect 3 'no generic netlink family "lfr"' lfr status
-expect 3 'no generic netlink family "lfr"' lfr dump -a -d 1
+expect 3 'no generic netlink family "lfr"' lfr raw -a -d 1
 insmod /lib/lfr/lfr.ko || { echo "errors: FAILED: insmod"; fail=1; }
 kill $sleeper
 [ $fail = 0 ] && echo "errors: ok"

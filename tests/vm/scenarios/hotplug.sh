@@ -10,7 +10,7 @@ if [ ! -w $cpu ]; then
 fi
 now() { cut -d' ' -f1 /proc/uptime; }   # CLOCK_BOOTTIME == CLOCK_MONOTONIC without suspend
 
-lfr dump -F 999 -k -d 9 -o "$share/hotplug-dump.txt" -- callgraph 9 >cg.txt &
+lfr raw -F 999 -k -d 9 -o "$share/hotplug-dump.txt" -- callgraph 9 >cg.txt &
 dpid=$!
 sleep 3
 t_off=$(now)
@@ -24,7 +24,7 @@ echo "hotplug: CPU 1 online again at $t_on s: $(cat /sys/devices/system/cpu/onli
 wait $dpid
 rc=$?
 grep -E '^(read|read_cpu|check|summary) ' "$share/hotplug-dump.txt"
-[ $rc = 0 ] || { echo "hotplug: FAILED: lfr dump exited with $rc"; fail=1; }
+[ $rc = 0 ] || { echo "hotplug: FAILED: lfr raw exited with $rc"; fail=1; }
 awk -v off="$t_off" -v off_done="$t_off_done" -v on="$t_on" '
 function field(name,    i) {
 	for (i = 2; i <= NF; i++) if (index($i, name "=") == 1) return substr($i, length(name) + 2)

@@ -9,12 +9,12 @@ fail=0
 sleep 600 &
 sleeper=$!
 echo 4 >/sys/module/lfr/parameters/max_session_mb || { echo "mem-cap: FAILED: no parameter max_session_mb"; fail=1; }
-lfr dump -p $sleeper -d 1 --ring-pages 1024 >out.txt 2>err.txt
+lfr raw -p $sleeper -d 1 --ring-pages 1024 >out.txt 2>err.txt
 rc=$?
 echo "mem-cap: 1024 ring pages with a 4 MiB cap: exit $rc: $(head -n 1 err.txt)"
 [ $rc != 0 ] && grep -q 'lfr.max_session_mb' err.txt || { echo "mem-cap: FAILED: the cap was not applied"; fail=1; }
 echo 256 >/sys/module/lfr/parameters/max_session_mb
-lfr dump -p $sleeper -d 1 --ring-pages 1024 >out.txt 2>err.txt || {
+lfr raw -p $sleeper -d 1 --ring-pages 1024 >out.txt 2>err.txt || {
 	echo "mem-cap: FAILED: 1024 ring pages under the default cap"; cat err.txt; fail=1; }
 echo "mem-cap: online CPUs: $(grep -c '^processor' /proc/cpuinfo)"
 lfr-nl memlock 64 256 || fail=1

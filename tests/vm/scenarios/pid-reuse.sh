@@ -11,7 +11,7 @@ p=0
 while [ $p -lt 300 ]; do true & p=$!; wait $p; done
 spin 600 &
 target=$!
-lfr dump --detach -F 999 -p $target >/dev/null || { echo "pid-reuse: FAILED: START"; exit 1; }
+lfr raw --detach -F 999 -p $target >/dev/null || { echo "pid-reuse: FAILED: START"; exit 1; }
 sleep 1
 matched=$(lfr status -m | field ticks_matched)
 echo "pid-reuse: target $target sampled: ticks_matched=$matched"

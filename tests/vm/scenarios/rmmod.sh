@@ -8,7 +8,7 @@ fail=0
 field() { tr ' ' '\n' | sed -n "s/^$1=//p" | head -n 1; }
 loaded() { grep -q '^lfr ' /proc/modules; }
 
-lfr dump --detach -a -F 10000 -k || { echo "rmmod: FAILED: could not start a detached session"; exit 1; }
+lfr raw --detach -a -F 10000 -k || { echo "rmmod: FAILED: could not start a detached session"; exit 1; }
 syscalls pipe 8 >pipe.txt &
 wpid=$!
 sleep 3

@@ -11,7 +11,7 @@ share=${LFR_SHARE:-/tmp}
 fail=0
 field() { tr ' ' '\n' | sed -n "s/^$1=//p" | head -n 1; }
 
-lfr dump -F 10000 -k -d 3 --drain-timeout 300000 -o "$share/stop-dump.txt" -- syscalls pipe 8 >pipe.txt &
+lfr raw -F 10000 -k -d 3 --drain-timeout 300000 -o "$share/stop-dump.txt" -- syscalls pipe 8 >pipe.txt &
 dump_pid=$!
 sleep 5
 wpid=""
@@ -37,7 +37,7 @@ rc=$?
 grep -E '^(event|read|check|summary) ' "$share/stop-dump.txt"
 st=$(grep '^status ' "$share/stop-dump.txt")
 echo "stop-drain: final: state=$(echo "$st" | field state) ticks_matched=$(echo "$st" | field ticks_matched) ticks_committed=$(echo "$st" | field ticks_committed) lost_exit=$(echo "$st" | field lost_exit) lost_task_work=$(echo "$st" | field lost_task_work) works_pending=$(echo "$st" | field works_pending)"
-if [ $rc != 0 ]; then echo "stop-drain: FAILED: lfr dump exited with $rc"; fail=1; fi
+if [ $rc != 0 ]; then echo "stop-drain: FAILED: lfr raw exited with $rc"; fail=1; fi
 if [ $seen_draining = 0 ]; then echo "stop-drain: FAILED: the session was never seen draining"; fail=1; fi
 if [ "$max_pending" -lt 1 ]; then echo "stop-drain: FAILED: no stack walk was pending while draining"; fail=1; fi
 grep -q 'event=draining' "$share/stop-dump.txt" || { echo "stop-drain: FAILED: no 'draining' notification"; fail=1; }
@@ -45,7 +45,7 @@ grep -q 'event=stopped' "$share/stop-dump.txt" || { echo "stop-drain: FAILED: no
 
 # lfr stop gives up the walks that stay queued: the session stops although the threads still
 # sleep, and their ticks are counted lost as "abandoned" (the dump's checks still balance).
-lfr dump -F 10000 -k -d 2 --drain-timeout 300000 -o "$share/abandon-dump.txt" -- syscalls pipe 8 >pipe3.txt &
+lfr raw -F 10000 -k -d 2 --drain-timeout 300000 -o "$share/abandon-dump.txt" -- syscalls pipe 8 >pipe3.txt &
 dump_pid=$!
 sid=""
 for i in $(seq 300); do
@@ -62,7 +62,7 @@ echo "stop-drain: after lfr stop: state=$(echo "$st" | field state) ticks_matche
 apid=$(sed -n 's/^syscalls pid=\([0-9]*\).*/\1/p' pipe3.txt)
 [ -n "$apid" ] && kill "$apid"
 case "$out" in *"gave up"*) ;; *) echo "stop-drain: FAILED: lfr stop did not give up the queued walks"; fail=1 ;; esac
-[ $rc = 0 ] || { echo "stop-drain: FAILED: lfr dump exited with $rc after lfr stop gave up its walks"; fail=1; }
+[ $rc = 0 ] || { echo "stop-drain: FAILED: lfr raw exited with $rc after lfr stop gave up its walks"; fail=1; }
 [ "$(echo "$st" | field state)" = stopped ] || { echo "stop-drain: FAILED: not stopped after lfr stop"; fail=1; }
 [ "$(echo "$st" | field lost_abandoned)" -gt 0 ] 2>/dev/null || { echo "stop-drain: FAILED: no ticks lost as abandoned"; fail=1; }
 
@@ -70,16 +70,16 @@ case "$out" in *"gave up"*) ;; *) echo "stop-drain: FAILED: lfr stop did not giv
 syscalls busy 30 2 >busy.txt &
 bpid=$!
 sleep 1
-lfr dump -F 999 -q -p $bpid -o /dev/null &
+lfr raw -F 999 -q -p $bpid -o /dev/null &
 dpid=$!
 sleep 3
-echo "stop-drain: before kill -9 of lfr dump: $(lfr status -m | cut -d' ' -f1-3)"
+echo "stop-drain: before kill -9 of lfr raw: $(lfr status -m | cut -d' ' -f1-3)"
 kill -9 $dpid
 wait $dpid 2>/dev/null
 sleep 1
 st=$(lfr status -m)
 state=$(echo "$st" | field state)
-echo "stop-drain: after kill -9 of lfr dump: state=$state ticks_matched=$(echo "$st" | field ticks_matched) ticks_committed=$(echo "$st" | field ticks_committed) lost=$(echo "$st" | field lost_ring_full)"
+echo "stop-drain: after kill -9 of lfr raw: state=$state ticks_matched=$(echo "$st" | field ticks_matched) ticks_committed=$(echo "$st" | field ticks_committed) lost=$(echo "$st" | field lost_ring_full)"
 case "$state" in stopped|draining) ;; *) echo "stop-drain: FAILED: the session kept running without its controller"; fail=1 ;; esac
 kill $bpid
 wait $bpid 2>/dev/null

@@ -32,9 +32,9 @@ sleep 3 # the population builds up before sampling starts
 count_threads >alive.txt &
 counter=$!
 # The drain can last until churn ends: its parent may have a walk queued while it blocks in read().
-# This shell may have one queued too (a tick between forking lfr dump and blocking in wait()):
-# that walk runs only once lfr dump has returned, so lfr dump gives it up after its drain timeout.
-lfr dump -a -F 10000 -q --ring-pages 256 --max-threads 16384 -d "$secs" --drain-timeout 30000 \
+# This shell may have one queued too (a tick between forking lfr raw and blocking in wait()):
+# that walk runs only once lfr raw has returned, so lfr raw gives it up after its drain timeout.
+lfr raw -a -F 10000 -q --ring-pages 256 --max-threads 16384 -d "$secs" --drain-timeout 30000 \
 	-o "$share/stress-dump.txt"
 rc=$?
 dump_end=$(cut -d' ' -f1 /proc/uptime)
@@ -45,9 +45,9 @@ end=$(cut -d' ' -f1 /proc/uptime)
 cat churn.txt
 grep -E '^(session|read|read_cpu|read_flag|check|summary) ' "$share/stress-dump.txt"
 grep '^status ' "$share/stress-dump.txt"
-echo "stress: $secs s of sampling on $(uname -r) (${LFR_KERNEL:-?} kernel); uptime: start $start s, lfr dump done $dump_end s, churn done $end s"
+echo "stress: $secs s of sampling on $(uname -r) (${LFR_KERNEL:-?} kernel); uptime: start $start s, lfr raw done $dump_end s, churn done $end s"
 fail=0
-if [ $rc != 0 ]; then echo "stress: FAILED: lfr dump exited with $rc"; fail=1; fi
+if [ $rc != 0 ]; then echo "stress: FAILED: lfr raw exited with $rc"; fail=1; fi
 if [ $crc != 0 ]; then echo "stress: FAILED: churn exited with $crc"; fail=1; fi
 created=$(sed -n 's/.*threads_created=\([0-9]*\).*/\1/p' churn.txt)
 execs=$(sed -n 's/.* execs=\([0-9]*\).*/\1/p' churn.txt)

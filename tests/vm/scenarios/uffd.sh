@@ -23,12 +23,12 @@ if [ -z "$pid" ]; then
 	exit 1
 fi
 cat uffd.txt
-lfr dump -F 999 -p "$pid" -d 2 --drain-timeout 2000 -o "$share/uffd-dump.txt"
+lfr raw -F 999 -p "$pid" -d 2 --drain-timeout 2000 -o "$share/uffd-dump.txt"
 rc=$?
 grep -E '^(check|summary) ' "$share/uffd-dump.txt" | grep -v ' ok ' 
 st=$(lfr status -m)
-echo "uffd: after lfr dump (exit $rc): state=$(echo "$st" | field state) ticks_matched=$(echo "$st" | field ticks_matched) ticks_committed=$(echo "$st" | field ticks_committed) user_fault=$(echo "$st" | field user_fault) works_pending=$(echo "$st" | field works_pending) lost_abandoned=$(echo "$st" | field lost_abandoned)"
-[ $rc = 0 ] || { echo "uffd: FAILED: lfr dump exited $rc"; fail=1; }
+echo "uffd: after lfr raw (exit $rc): state=$(echo "$st" | field state) ticks_matched=$(echo "$st" | field ticks_matched) ticks_committed=$(echo "$st" | field ticks_committed) user_fault=$(echo "$st" | field user_fault) works_pending=$(echo "$st" | field works_pending) lost_abandoned=$(echo "$st" | field lost_abandoned)"
+[ $rc = 0 ] || { echo "uffd: FAILED: lfr raw exited $rc"; fail=1; }
 [ "$(echo "$st" | field state)" = stopped ] || { echo "uffd: FAILED: the session did not stop"; fail=1; }
 [ "$(echo "$st" | field user_fault)" -gt 0 ] 2>/dev/null || { echo "uffd: FAILED: no walk ended as a user fault"; fail=1; }
 [ "$(echo "$st" | field lost_abandoned)" = 0 ] || { echo "uffd: FAILED: walks had to be given up"; fail=1; }

@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A continuous recording's repository: one file per chunk, each a recording the strict checker
+ * accepts; eviction by size and by age; one writer per repository; dumps of a repository being
+ * written (the newest chunk as of its last flush), of a finished one and of one whose writer was
+ * killed.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "jfr/check.h"
+#include "jfr/repository.h"
+#include "jfr/writer.h"
+
+#define OK(call) assert_int_equal((call), 0)
+
+static char dir[64], out[80];
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(dir, sizeof(dir), "/tmp/lfr-repo-test-%d", getpid());
+	snprintf(out, sizeof(out), "/tmp/lfr-repo-test-%d.jfr", getpid());
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char cmd[256];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf %s %s", dir, out);
+	return system(cmd) ? -1 : 0;
+}
+
+struct fixture {
+	struct lfr_jfr_writer *w;
+	uint64_t thread, stack;
+};
+
+static void populate(struct fixture *f)
+{
+	uint64_t m[2];
+
+	OK(lfr_jfr_method(f->w, "app", "main", LFR_JFR_FRAME_NATIVE, &m[0]));
+	OK(lfr_jfr_method(f->w, "app", "work", LFR_JFR_FRAME_NATIVE, &m[1]));
+	uint64_t frames[] = {m[1], m[0]};
+	OK(lfr_jfr_stack(f->w, frames, 2, false, &f->stack));
+	OK(lfr_jfr_thread(f->w, 10, 10, "app", "app", &f->thread));
+}
+
+/* n samples at the current time, then a flush */
+static void flush_samples(struct fixture *f, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		OK(lfr_jfr_execution_sample(f->w, lfr_jfr_now(), f->thread, f->stack,
+		                            LFR_JFR_STATE_RUNNABLE));
+	OK(lfr_jfr_flush(f->w));
+}
+
+static uint64_t check_samples(const char *file, unsigned *chunks)
+{
+	struct lfr_jfr_check_result r;
+	char err[512];
+
+	if (lfr_jfr_check_file(file, &r, err, sizeof(err)))
+		fail_msg("%s: %s", file, err);
+	if (chunks)
+		*chunks = r.chunks;
+	return lfr_jfr_check_count(&r, "jdk.ExecutionSample");
+}
+
+/* The chunk files of the repository: each one checked alone; returns how many, and their bytes. */
+static size_t chunk_files(uint64_t *bytes, uint64_t *samples)
+{
+	struct lfr_jfr_repo_chunk *v;
+	char err[256], file[160];
+	size_t n;
+
+	OK(lfr_jfr_repo_list(dir, &v, &n, err, sizeof(err)));
+	*bytes = *samples = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct stat st;
+
+		snprintf(file, sizeof(file), "%s/%s", dir, v[i].name);
+		OK(stat(file, &st));
+		*bytes += (uint64_t)st.st_size;
+		*samples += check_samples(file, NULL);
+		if (i)
+			assert_true(v[i].start_nanos > v[i - 1].start_nanos);
+	}
+	free(v);
+	return n;
+}
+
+static void one_file_per_chunk_and_dumps(void **state)
+{
+	(void)state;
+	struct lfr_jfr_options opt = {.repository = true, .max_chunk_age_ns = 1};
+	struct lfr_jfr_dump_stats ds;
+	struct fixture f;
+	char err[512];
+	uint64_t bytes, samples;
+	unsigned chunks;
+
+	OK(lfr_jfr_open(&f.w, dir, &opt));
+	populate(&f);
+	for (unsigned i = 0; i < 6; i++)
+		flush_samples(&f, 7);
+	/* every flush with events after the first starts a chunk, in a file of its own */
+	assert_int_equal(chunk_files(&bytes, &samples), 6);
+	assert_int_equal(samples, 42);
+
+	/* a dump while the recording goes on: the newest chunk as of its last flush, trimmed */
+	OK(lfr_jfr_repo_dump(dir, out, 0, &ds, err, sizeof(err)));
+	assert_int_equal(ds.chunks, 6);
+	assert_int_equal(check_samples(out, &chunks), 42);
+	assert_int_equal(chunks, 6);
+	assert_true(ds.bytes < bytes); /* the newest file's preallocated room is not copied */
+	assert_true(ds.end_nanos > ds.start_nanos);
+
+	/* nothing ends in the future */
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	assert_int_equal(lfr_jfr_repo_dump(dir, out, (int64_t)(now.tv_sec + 3600) * 1000000000, &ds,
+	                                   err, sizeof(err)),
+	                 -ENOENT);
+	assert_non_null(strstr(err, "no chunk covers that span"));
+	/* the earlier dump was not touched by the failed one */
+	assert_int_equal(check_samples(out, NULL), 42);
+
+	flush_samples(&f, 5);
+	OK(lfr_jfr_close(f.w, NULL, 0));
+	OK(lfr_jfr_repo_dump(dir, out, 0, &ds, err, sizeof(err)));
+	assert_int_equal(check_samples(out, &chunks), 47);
+	assert_int_equal(chunks, 7);
+}
+
+static void eviction_by_size(void **state)
+{
+	(void)state;
+	const uint64_t cap = 512 << 10, chunk = 64 << 10;
+	struct lfr_jfr_options opt = {
+	    .repository = true, .max_chunk_bytes = chunk, .repo_max_bytes = cap};
+	struct lfr_jfr_stats st;
+	struct fixture f;
+	uint64_t bytes, samples, most = 0;
+	unsigned rounds = 0;
+
+	OK(lfr_jfr_open(&f.w, dir, &opt));
+	populate(&f);
+	do {
+		flush_samples(&f, 2000);
+		chunk_files(&bytes, &samples);
+		if (bytes > most)
+			most = bytes;
+		lfr_jfr_get_stats(f.w, &st);
+		/* the cap, plus the chunk being written */
+		assert_true(bytes <= cap + chunk);
+		assert_int_equal(bytes, st.repo_bytes);
+	} while (++rounds < 200 && st.evicted < 10);
+	print_message("eviction by size: %u flushes, at most %llu bytes, %llu chunks evicted\n",
+	              rounds, (unsigned long long)most, (unsigned long long)st.evicted);
+	assert_true(st.evicted >= 10);
+	assert_true(most > cap / 2);
+	OK(lfr_jfr_close(f.w, NULL, 0));
+}
+
+static void eviction_by_age_and_one_writer(void **state)
+{
+	(void)state;
+	struct lfr_jfr_options opt = {
+	    .repository = true, .max_chunk_age_ns = 1, .repo_max_age_ns = 1};
+	struct lfr_jfr_writer *second;
+	struct lfr_jfr_stats st;
+	struct fixture f;
+	uint64_t bytes, samples;
+
+	OK(lfr_jfr_open(&f.w, dir, &opt));
+	populate(&f);
+	for (unsigned i = 0; i < 4; i++) {
+		flush_samples(&f, 3);
+		/* every finished chunk ended more than 1 ns ago: only the newest stays */
+		assert_int_equal(chunk_files(&bytes, &samples), 1);
+	}
+	lfr_jfr_get_stats(f.w, &st);
+	assert_int_equal(st.evicted, 3);
+
+	assert_int_equal(lfr_jfr_open(&second, dir, &opt), -EBUSY);
+	assert_non_null(strstr(lfr_jfr_strerror(second), "another recording writes"));
+	lfr_jfr_abandon(second);
+	OK(lfr_jfr_close(f.w, NULL, 0));
+}
+
+static void killed_writer_leaves_a_readable_repository(void **state)
+{
+	(void)state;
+	struct lfr_jfr_options opt = {.repository = true, .max_chunk_age_ns = 1};
+	struct lfr_jfr_dump_stats ds;
+	struct fixture f;
+	char err[512], stale[160];
+
+	OK(lfr_jfr_open(&f.w, dir, &opt));
+	populate(&f);
+	for (unsigned i = 0; i < 3; i++)
+		flush_samples(&f, 4);
+	/* events added after the last flush are lost with the writer, nothing else */
+	for (unsigned i = 0; i < 9; i++)
+		OK(lfr_jfr_execution_sample(f.w, lfr_jfr_now(), f.thread, f.stack,
+		                            LFR_JFR_STATE_RUNNABLE));
+	lfr_jfr_abandon(f.w);
+	OK(lfr_jfr_repo_dump(dir, out, 0, &ds, err, sizeof(err)));
+	assert_int_equal(check_samples(out, NULL), 12);
+
+	/* the next writer takes the repository over, dropping a half-created chunk file */
+	snprintf(stale, sizeof(stale), "%s/2000-01-01T00-00-00.000000000Z.jfr.tmp", dir);
+	FILE *fp = fopen(stale, "w");
+	assert_non_null(fp);
+	fclose(fp);
+	OK(lfr_jfr_open(&f.w, dir, &opt));
+	assert_int_equal(access(stale, F_OK), -1);
+	populate(&f);
+	flush_samples(&f, 1);
+	OK(lfr_jfr_close(f.w, NULL, 0));
+	OK(lfr_jfr_repo_dump(dir, out, 0, &ds, err, sizeof(err)));
+	assert_int_equal(check_samples(out, NULL), 13);
+}
+
+static void names_sort_in_time_order(void **state)
+{
+	(void)state;
+	char a[LFR_JFR_REPO_NAME_MAX], b[LFR_JFR_REPO_NAME_MAX];
+
+	lfr_jfr_repo_name(a, 1764000000123456789LL);
+	assert_string_equal(a, "2025-11-24T16-00-00.123456789Z.jfr");
+	lfr_jfr_repo_name(b, 1764000000123456790LL);
+	assert_true(strcmp(a, b) < 0);
+	lfr_jfr_repo_name(b, 1764000010000000000LL);
+	assert_true(strcmp(a, b) < 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(names_sort_in_time_order),
+	    cmocka_unit_test_setup_teardown(one_file_per_chunk_and_dumps, setup, teardown),
+	    cmocka_unit_test_setup_teardown(eviction_by_size, setup, teardown),
+	    cmocka_unit_test_setup_teardown(eviction_by_age_and_one_writer, setup, teardown),
+	    cmocka_unit_test_setup_teardown(killed_writer_leaves_a_readable_repository, setup,
+	                                    teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

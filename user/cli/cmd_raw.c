@@ -1,0 +1,733 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lfr raw: the low-level client.  Starts a session, reads every CPU's ring, prints each record on
+ * one line in a stable text format, stops the session, waits for it to drain, prints the module's
+ * STATUS counters and checks that every tick on a target is accounted for.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/commands.h"
+#include "cli/ctl_util.h"
+#include "cli/runner.h"
+#include "lib/join.h"
+#include "lib/record.h"
+#include "lib/ring.h"
+
+#define PROG "lfr raw"
+
+struct raw {
+	struct lfr_start_opts start;
+	double duration; /* seconds; 0: until the command exits, the targets go, or a signal */
+	uint64_t drain_timeout_ms;
+	bool quiet, check, detach, events;
+	FILE *out;
+	uint32_t *tgids, *tids;
+	size_t ntgids, ntids;
+	pid_t child;
+	int child_status;
+	struct lfr_ctl ctl, mon;
+	bool have_mon;
+	bool seen_stopped; /* the "stopped" notification arrived */
+	struct lfr_rings rings;
+	struct lfr_accounting acct;
+	uint64_t *cpu_samples; /* samples by lfr_rec_sample.cpu, nr_cpu_ids entries */
+	uint32_t nr_cpu_ids;
+	struct lfr_join *join; /* ticks waiting for their user stacks, and the reverse */
+	uint64_t joined, joined_lost, missed;
+};
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+static void usage(FILE *out)
+{
+	fprintf(
+	    out,
+	    "usage: lfr raw  [-F HZ | -c NS] [-g DEPTH] [-k] [-p PID,... | -t TID,... | -a]\n"
+	    "                [-d SECONDS] [options] [-- COMMAND [ARGS...]]\n\n"
+	    "Starts a sampling session, prints every record of the rings on one line, stops\n"
+	    "the session, prints the module's counters and checks that every tick that hit a\n"
+	    "target is in a committed sample or lost with a reason.  A test and debugging\n"
+	    "client: 'lfr record' writes JFR files.\n\n"
+	    "  -F, --freq HZ          samples per second of thread CPU time (default 99)\n"
+	    "  -c, --period NS        sampling period in ns of thread CPU time (perf's -c; -P is\n"
+	    "                         the same)\n"
+	    "  -g, --depth N          user stack depth limit (default 127, up to %u)\n"
+	    "  -k, --kernel-stacks    also record kernel stacks\n"
+	    "  -p, --pid PID,...      sample these processes (all their threads)\n"
+	    "  -t, --tid TID,...      sample these threads\n"
+	    "  -a, --all              sample every user thread of the machine\n"
+	    "  -d, --duration TIME    stop after TIME (1.5, 500ms, 2m; default: when COMMAND\n"
+	    "                         exits, when every -p process is gone, or on Ctrl-C)\n"
+	    "      --ring-pages N     data pages per CPU ring (power of two, %u .. %u; default:\n"
+	    "                         0.5 s of the worst-case record rate, as lfr record)\n"
+	    "      --wakeup-bytes N   wake the reader once a ring holds N bytes (K, M suffixes)\n"
+	    "      --max-threads N    threads the session can track (%u .. %u)\n"
+	    "      --jitter PCT       random jitter of each period (0 .. %u, default %u)\n"
+	    "      --drain-timeout T  how long to wait for pending stack walks before giving them\n"
+	    "                         up as lost 'abandoned' (ms, or with a unit: 30s; default\n"
+	    "                         30000 ms)\n"
+	    "      --detach           start a detached session, print its id and exit at once;\n"
+	    "                         it runs until 'lfr stop'\n"
+	    "      --no-events        do not listen to the module's state-change notifications\n"
+	    "      --no-check         exit 0 even when the accounting does not balance\n"
+	    "  -q, --quiet            no record lines, only the counters and checks\n"
+	    "  -o, --output FILE      write the lines to FILE instead of standard output\n"
+	    "  -h, --help             this text\n\n"
+	    "With -- COMMAND, the command is started and sampled as the target process from its\n"
+	    "first instruction.\n\n"
+	    "Output, one record per line (PCs in hex, leaf first; '-' for none; COMM and PATH run\n"
+	    "to the end of the line):\n"
+	    "  session id=ID period_ns=N user_depth=N nr_cpu_ids=N ring_pages=N\n"
+	    "  sample time=NS cpu=N pid=N tid=N weight=1 flags=F|F|0 kernel=PC,... user=PC,...\n"
+	    "         walk=ID missed=N sp=ADDR words=W,...\n"
+	    "       (one per tick: the tick's instant and kernel stack joined with the user stack\n"
+	    "        its walk found; missed = periods before it that a late interrupt missed)\n"
+	    "  tick_lost time=NS cpu=N pid=N tid=N walk=ID missed=N reason=NAME\n"
+	    "       (a tick whose walk found no stack: the thread exec'd or exited first...)\n"
+	    "  mmap time=NS pid=N start=ADDR end=ADDR pgoff=N ino=N dev=MAJ:MIN flags=F path=PATH\n"
+	    "  comm time=NS pid=N tid=N flags=exec|0 comm=NAME\n"
+	    "  task time=NS kind=fork|exit|exec|rename pid=N tid=N ppid=N ptid=N comm=NAME\n"
+	    "       [args=COMMAND LINE]   (threads created, exiting, exec-ing, renamed)\n"
+	    "  lost time=NS cpu=N reason=NAME count=N ticks=N\n"
+	    "  event session=ID event=NAME state=NAME [cpu=N]\n"
+	    "and at the end:\n"
+	    "  status session=ID state=NAME ... COUNTER=VALUE...     (see 'lfr status -m')\n"
+	    "  status_cpu cpu=N COUNTER=VALUE...\n"
+	    "  read records=N samples=N ticks=N mmaps=N comms=N lost_records=N pads=N unknown=N\n"
+	    "       malformed=N tick_records=N ustack_records=N joined=N joined_lost=N\n"
+	    "       unjoined=N missed=N\n"
+	    "  read_cpu cpu=N samples=N\n"
+	    "  read_flag NAME=N...\n"
+	    "  check NAME ok|FAIL ...\n"
+	    "  summary checks_failed=N\n\n"
+	    "Exit status: 0; 1 when a check failed; 2 bad usage; 3 lfr.ko not loaded; 4 no\n"
+	    "CAP_PERFMON/CAP_SYS_ADMIN; 5 no such process; 7 8 sessions are already running.\n",
+	    LFR_MAX_USER_STACK_DEPTH, LFR_MIN_RING_PAGES, LFR_MAX_RING_PAGES, LFR_MIN_MAX_THREADS,
+	    LFR_MAX_MAX_THREADS, LFR_MAX_JITTER_PCT, LFR_DEFAULT_JITTER_PCT);
+}
+
+/* ---- record lines ---- */
+
+static void print_ips(FILE *out, const char *name, const __u64 *ips, unsigned int n)
+{
+	fprintf(out, " %s=", name);
+	if (!n)
+		fputc('-', out);
+	for (unsigned int i = 0; i < n; i++)
+		fprintf(out, "%s%#" PRIx64, i ? "," : "", (uint64_t)ips[i]);
+}
+
+static void print_flags(FILE *out, uint32_t flags);
+
+/* A SAMPLE record, as lfr.ko wrote them before TICK and USTACK. */
+static void print_sample(FILE *out, const struct lfr_record *r)
+{
+	const struct lfr_rec_sample *s = r->sample.r;
+
+	fprintf(out, "sample time=%" PRIu64 " cpu=%u pid=%u tid=%u weight=%u flags=",
+	        (uint64_t)s->time_ns, s->cpu, s->tgid, s->tid, s->weight);
+	print_flags(out, s->flags);
+	print_ips(out, "kernel", r->sample.kernel_ips, s->nr_kernel);
+	print_ips(out, "user", r->sample.user_ips, s->nr_user);
+	fputc('\n', out);
+}
+
+static void print_flags(FILE *out, uint32_t flags)
+{
+	bool any = false;
+
+	for (unsigned int i = 0; i < 32; i++) {
+		if (!(flags & (1u << i)))
+			continue;
+		if (i < LFR_SAMPLE_NFLAGS)
+			fprintf(out, "%s%s", any ? "|" : "", lfr_sample_flag_name(i));
+		else
+			fprintf(out, "%sbit%u", any ? "|" : "", i);
+		any = true;
+	}
+	if (!any)
+		fputc('0', out);
+}
+
+/* One tick joined with its walk's user stack. */
+static int print_joined(void *ctx, const struct lfr_joined *j)
+{
+	struct raw *d = ctx;
+	const struct lfr_rec_tick *t = j->tick;
+
+	d->missed += t->missed;
+	if (j->lost_reason) {
+		d->joined_lost++;
+		if (!d->quiet)
+			fprintf(d->out,
+			        "tick_lost time=%" PRIu64 " cpu=%u pid=%u tid=%u walk=%#" PRIx64
+			        " missed=%u reason=%s\n",
+			        (uint64_t)t->time_ns, t->cpu, t->tgid, t->tid, (uint64_t)t->walk_id,
+			        t->missed, lfr_lost_reason_name(j->lost_reason));
+		return 0;
+	}
+	d->joined++;
+	if (t->cpu < d->nr_cpu_ids)
+		d->cpu_samples[t->cpu]++;
+	if (d->quiet)
+		return 0;
+	fprintf(d->out, "sample time=%" PRIu64 " cpu=%u pid=%u tid=%u weight=1 flags=",
+	        (uint64_t)t->time_ns, t->cpu, t->tgid, t->tid);
+	print_flags(d->out, t->flags | j->ustack->flags);
+	print_ips(d->out, "kernel", j->kernel_ips, t->nr_kernel);
+	print_ips(d->out, "user", j->user_ips, j->ustack->nr_user);
+	fprintf(d->out, " walk=%#" PRIx64 " missed=%u sp=%#" PRIx64, (uint64_t)t->walk_id,
+	        t->missed, (uint64_t)j->ustack->sp);
+	print_ips(d->out, "words", j->words, j->ustack->nr_words);
+	fputc('\n', d->out);
+	return 0;
+}
+
+static void print_record(FILE *out, const struct lfr_ring *ring, const struct lfr_record *r)
+{
+	switch (r->type) {
+	case LFR_REC_SAMPLE:
+		print_sample(out, r);
+		break;
+	case LFR_REC_MMAP: {
+		const struct lfr_rec_mmap *m = r->mmap.r;
+		const char *f = (m->flags & LFR_MMAP_F_EXEC) && (m->flags & LFR_MMAP_F_ANON)
+		                    ? "exec|anon"
+		                : (m->flags & LFR_MMAP_F_EXEC) ? "exec"
+		                : (m->flags & LFR_MMAP_F_ANON) ? "anon"
+		                                               : "0";
+
+		fprintf(out,
+		        "mmap time=%" PRIu64 " pid=%u start=%#" PRIx64 " end=%#" PRIx64
+		        " pgoff=%#" PRIx64 " ino=%" PRIu64 " dev=%u:%u flags=%s path=%s\n",
+		        (uint64_t)m->time_ns, m->tgid, (uint64_t)m->start, (uint64_t)m->end,
+		        (uint64_t)m->pgoff, (uint64_t)m->ino, m->dev_major, m->dev_minor, f,
+		        r->mmap.path);
+		break;
+	}
+	case LFR_REC_COMM: {
+		const struct lfr_rec_comm *c = r->comm.r;
+
+		fprintf(out, "comm time=%" PRIu64 " pid=%u tid=%u flags=%s comm=%s\n",
+		        (uint64_t)c->time_ns, c->tgid, c->tid,
+		        (c->flags & LFR_COMM_F_EXEC) ? "exec" : "0", r->comm.comm);
+		break;
+	}
+	case LFR_REC_LOST: {
+		const struct lfr_rec_lost *l = r->lost;
+
+		fprintf(out,
+		        "lost time=%" PRIu64 " cpu=%u reason=%s count=%" PRIu64 " ticks=%" PRIu64
+		        "\n",
+		        (uint64_t)l->time_ns, l->cpu, lfr_lost_reason_name(l->reason),
+		        (uint64_t)l->count, (uint64_t)l->ticks);
+		break;
+	}
+	case LFR_REC_TASK: {
+		static const char *const kinds[] = {"fork", "exit", "exec", "rename"};
+		const struct lfr_rec_task *k = r->task;
+		char args[LFR_TASK_ARGS_MAX + 1];
+		size_t n = k->args_len < LFR_TASK_ARGS_MAX ? k->args_len : LFR_TASK_ARGS_MAX;
+
+		for (size_t i = 0; i < n; i++)
+			args[i] = k->args[i] ? k->args[i] : ' ';
+		while (n && args[n - 1] == ' ')
+			n--;
+		args[n] = '\0';
+		fprintf(out, "task time=%" PRIu64 " kind=%s pid=%u tid=%u ppid=%u ptid=%u comm=%s",
+		        (uint64_t)k->time_ns, k->kind < 4 ? kinds[k->kind] : "unknown", k->tgid,
+		        k->tid, k->ptgid, k->ptid, k->comm);
+		if (n)
+			fprintf(out, " args=%s", args);
+		fputc('\n', out);
+		break;
+	}
+	case LFR_REC_PAD:
+		break;
+	default:
+		fprintf(out, "unknown ring=%u type=%u size=%u\n", ring->cpu, r->type, r->size);
+		break;
+	}
+}
+
+static int on_record(const struct lfr_ring *ring, const struct lfr_rec_header *h, void *data)
+{
+	struct raw *d = data;
+	struct lfr_record r;
+	char why[160];
+	bool bad = lfr_record_decode(h, &r, why, sizeof(why)) < 0;
+
+	lfr_accounting_add(&d->acct, h, &r, bad);
+	if (bad) {
+		fprintf(stderr, "%s: ring of CPU %u: malformed %s\n", PROG, ring->cpu, why);
+		fprintf(d->out, "malformed ring=%u type=%u size=%u\n", ring->cpu, h->type, h->size);
+		return 0;
+	}
+	if (r.type == LFR_REC_SAMPLE && r.sample.r->cpu < d->nr_cpu_ids)
+		d->cpu_samples[r.sample.r->cpu]++;
+	if (r.type == LFR_REC_TICK || r.type == LFR_REC_USTACK) {
+		int err = r.type == LFR_REC_TICK
+		              ? lfr_join_tick(d->join, r.tick, print_joined, d)
+		              : lfr_join_ustack(d->join, r.ustack.r, print_joined, d);
+
+		return err ? -1 : 0;
+	}
+	if (!d->quiet)
+		print_record(d->out, ring, &r);
+	return 0;
+}
+
+static int read_rings(struct raw *d, struct lfr_error *e)
+{
+	return lfr_rings_read(&d->rings, on_record, d, e) < 0 ? -1 : 0;
+}
+
+/* Prints the notifications that arrived, waiting up to TIMEOUT_MS for the first one. */
+static void read_events_wait(struct raw *d, int timeout_ms)
+{
+	struct lfr_notification n;
+	struct lfr_error e;
+
+	while (d->have_mon && lfr_ctl_next_notification(&d->mon, timeout_ms, &n, &e) == 1) {
+		timeout_ms = 0;
+		if (n.event == LFR_EVENT_STOPPED)
+			d->seen_stopped = true;
+		fprintf(d->out, "event session=%u event=%s state=%s", n.session_id,
+		        lfr_event_name(n.event), lfr_state_name(n.state));
+		if (n.cpu >= 0)
+			fprintf(d->out, " cpu=%" PRId64, n.cpu);
+		fputc('\n', d->out);
+	}
+}
+
+static void read_events(struct raw *d)
+{
+	read_events_wait(d, 0);
+}
+
+/* ---- the command to sample ---- */
+
+static int spawn(struct raw *d, char **argv, int *go_fd)
+{
+	int fds[2];
+
+	if (pipe2(fds, O_CLOEXEC) < 0) {
+		fprintf(stderr, "%s: pipe: %s\n", PROG, strerror(errno));
+		return -1;
+	}
+	d->child = fork();
+	if (d->child < 0) {
+		fprintf(stderr, "%s: fork: %s\n", PROG, strerror(errno));
+		return -1;
+	}
+	if (d->child == 0) {
+		char c;
+
+		close(fds[1]);
+		/* wait until the session samples this process; EOF means it never started */
+		if (read(fds[0], &c, 1) != 1)
+			_exit(127);
+		execvp(argv[0], argv);
+		fprintf(stderr, "%s: cannot run '%s': %s\n", PROG, argv[0], strerror(errno));
+		_exit(127);
+	}
+	close(fds[0]);
+	*go_fd = fds[1];
+	return 0;
+}
+
+static bool child_done(struct raw *d)
+{
+	if (d->child <= 0)
+		return false;
+	if (waitpid(d->child, &d->child_status, WNOHANG) == d->child) {
+		d->child = -1;
+		return true;
+	}
+	return false;
+}
+
+static bool targets_gone(const struct raw *d)
+{
+	if (!d->ntgids || d->child != 0 || d->ntids)
+		return false;
+	for (size_t i = 0; i < d->ntgids; i++)
+		if (!cli_process_gone((pid_t)d->tgids[i]))
+			return false;
+	return true;
+}
+
+/* ---- the session ---- */
+
+static void print_summary(struct raw *d, const struct lfr_status *st, int *fails)
+{
+	const struct lfr_accounting *a = &d->acct;
+	uint64_t ring_lost[LFR_LOST_MAX + 1];
+
+	cli_print_status_machine(d->out, st, true);
+	fprintf(d->out,
+	        "read records=%" PRIu64 " samples=%" PRIu64 " ticks=%" PRIu64 " mmaps=%" PRIu64
+	        " comms=%" PRIu64 " lost_records=%" PRIu64 " pads=%" PRIu64 " unknown=%" PRIu64
+	        " malformed=%" PRIu64 "\n",
+	        a->records, a->samples, a->sample_ticks, a->mmaps, a->comms, a->lost_records,
+	        a->pads, a->unknown, a->malformed);
+	fprintf(d->out,
+	        "read_join tick_records=%" PRIu64 " ustack_records=%" PRIu64 " joined=%" PRIu64
+	        " joined_lost=%" PRIu64 " unjoined=%" PRIu64 " missed=%" PRIu64 "\n",
+	        a->ticks, a->ustacks, d->joined, d->joined_lost, lfr_join_waiting(d->join),
+	        d->missed);
+	for (uint32_t c = 0; c < d->nr_cpu_ids; c++)
+		fprintf(d->out, "read_cpu cpu=%u samples=%" PRIu64 "\n", c, d->cpu_samples[c]);
+	fprintf(d->out, "read_flag");
+	for (unsigned int i = 0; i < LFR_SAMPLE_NFLAGS; i++)
+		fprintf(d->out, " %s=%" PRIu64, lfr_sample_flag_name(i), a->sample_flags[i]);
+	fputc('\n', d->out);
+	lfr_rings_lost(&d->rings, ring_lost);
+	*fails = lfr_accounting_reconcile(a, &st->total, ring_lost, d->out);
+	fprintf(d->out, "summary checks_failed=%d\n", *fails);
+}
+
+/* Stops the session (unless it already stopped), reads the rings while it drains, and checks. */
+static int finish(struct raw *d, uint32_t session)
+{
+	struct lfr_error e;
+	struct lfr_status st;
+	double deadline = cli_now() + (double)d->drain_timeout_ms / 1000.0;
+	bool abandoned = false;
+	int fails = 0;
+
+	if (lfr_ctl_stop(&d->ctl, session, NULL, &e) < 0 && e.code != ENOENT)
+		return cli_fail(PROG, &e);
+	for (;;) {
+		if (read_rings(d, &e) < 0)
+			return cli_fail(PROG, &e);
+		read_events(d);
+		if (lfr_ctl_status(&d->ctl, session, &st, &e) < 0)
+			return cli_fail(PROG, &e);
+		if (st.info.state == LFR_STATE_STOPPED || st.info.state == LFR_STATE_IDLE)
+			break;
+		if (cli_now() > deadline && !abandoned) {
+			/* threads blocked in the kernel since their tick: give their walks up */
+			fprintf(stderr,
+			        "%s: session %u still %s after %" PRIu64 " ms with %" PRIu64
+			        " stack walks pending: given up (lost 'abandoned')\n",
+			        PROG, session, lfr_state_name(st.info.state), d->drain_timeout_ms,
+			        (uint64_t)st.total.v[LFR_CTR_WORKS_PENDING]);
+			if (lfr_ctl_abandon(&d->ctl, session, NULL, &e) < 0 && e.code != ENOENT) {
+				lfr_status_free(&st);
+				return cli_fail(PROG, &e);
+			}
+			abandoned = true;
+			deadline = cli_now() + 5.0;
+		} else if (cli_now() > deadline) {
+			fprintf(stderr,
+			        "%s: session %u still %s after giving up its queued walks\n", PROG,
+			        session, lfr_state_name(st.info.state));
+			break;
+		}
+		lfr_status_free(&st);
+		lfr_rings_poll(&d->rings, 20, &e);
+	}
+	/* STOPPED: everything the session wrote is in the rings */
+	if (read_rings(d, &e) < 0) {
+		lfr_status_free(&st);
+		return cli_fail(PROG, &e);
+	}
+	/* the notification follows the state change: give it a moment to arrive */
+	for (int i = 0; i < 10 && d->have_mon && !d->seen_stopped; i++)
+		read_events_wait(d, 100);
+	print_summary(d, &st, &fails);
+	if (st.info.state != LFR_STATE_STOPPED)
+		fails++;
+	lfr_status_free(&st);
+	return fails && d->check ? LFR_EXIT_FAILURE : LFR_EXIT_OK;
+}
+
+static int run(struct raw *d, char **cmd)
+{
+	struct lfr_session_info info;
+	struct lfr_error e;
+	int go_fd = -1, ret;
+	double end;
+
+	if (cmd && spawn(d, cmd, &go_fd) < 0)
+		return LFR_EXIT_FAILURE;
+	if (d->child > 0) {
+		d->tgids = realloc(d->tgids, (d->ntgids + 1) * sizeof(*d->tgids));
+		if (!d->tgids)
+			return LFR_EXIT_FAILURE;
+		d->tgids[d->ntgids++] = (uint32_t)d->child;
+	}
+	d->start.tgids = d->tgids;
+	d->start.ntgids = d->ntgids;
+	d->start.tids = d->tids;
+	d->start.ntids = d->ntids;
+	d->start.detached = d->detach;
+	if (lfr_ctl_open(&d->ctl, &e) < 0)
+		return cli_fail(PROG, &e);
+	if (d->events && !d->detach) {
+		if (lfr_ctl_open(&d->mon, &e) == 0 && lfr_ctl_monitor(&d->mon, &e) == 0)
+			d->have_mon = true;
+		else
+			lfr_error_print(stderr, PROG " (notifications, continuing without)", &e);
+	}
+	if (lfr_ctl_start(&d->ctl, &d->start, &info, &e) < 0)
+		return cli_fail(PROG, &e);
+	if (e.warning[0])
+		fprintf(stderr, "%s: warning from the module: %s\n", PROG, e.warning);
+	fprintf(d->out,
+	        "session id=%u period_ns=%" PRIu64 " user_depth=%u nr_cpu_ids=%u ring_pages=%u\n",
+	        info.id, info.period_ns, info.user_depth, info.nr_cpu_ids, info.ring_pages);
+	fflush(d->out);
+	if (d->detach)
+		return LFR_EXIT_OK;
+	d->nr_cpu_ids = info.nr_cpu_ids;
+	d->cpu_samples = calloc(info.nr_cpu_ids ? info.nr_cpu_ids : 1, sizeof(*d->cpu_samples));
+	if (!d->cpu_samples)
+		return LFR_EXIT_FAILURE;
+	if (lfr_rings_open(&d->rings, &info, &e) < 0) {
+		ret = cli_fail(PROG, &e);
+		lfr_ctl_stop(&d->ctl, info.id, NULL, &e);
+		return ret;
+	}
+	if (go_fd >= 0) {
+		if (write(go_fd, "g", 1) != 1)
+			fprintf(stderr, "%s: could not release the command: %s\n", PROG,
+			        strerror(errno));
+		close(go_fd);
+	}
+	end = d->duration > 0 ? cli_now() + d->duration : 0;
+	while (!interrupted) {
+		struct pollfd pfd[2] = {
+		    {.fd = d->rings.fd, .events = POLLIN},
+		    {.fd = d->have_mon ? lfr_genl_fd(&d->mon.genl) : -1, .events = POLLIN}};
+		int timeout = 100;
+		bool hup;
+
+		if (end > 0) {
+			double left = end - cli_now();
+
+			if (left <= 0)
+				break;
+			if (left * 1000 < timeout)
+				timeout = (int)(left * 1000) + 1;
+		}
+		if (poll(pfd, 2, timeout) < 0 && errno != EINTR) {
+			fprintf(stderr, "%s: poll: %s\n", PROG, strerror(errno));
+			break;
+		}
+		hup = pfd[0].revents & POLLHUP;
+		if (read_rings(d, &e) < 0) {
+			ret = cli_fail(PROG, &e);
+			lfr_ctl_stop(&d->ctl, info.id, NULL, &e);
+			return ret;
+		}
+		read_events(d);
+		if (hup || child_done(d) || targets_gone(d))
+			break; /* stopped from elsewhere, or nothing left to sample */
+	}
+	ret = finish(d, info.id);
+	if (d->child > 0) {
+		kill(d->child, SIGTERM);
+		waitpid(d->child, &d->child_status, 0);
+	}
+	return ret;
+}
+
+int cmd_raw(int argc, char **argv)
+{
+	enum { O_RING = 256, O_WAKEUP, O_THREADS, O_JITTER, O_DRAIN, O_DETACH, O_NOEV, O_NOCHECK };
+	static const struct option opts[] = {
+	    {"freq", required_argument, NULL, 'F'},
+	    {"period", required_argument, NULL, 'P'},
+	    {"count", required_argument, NULL, 'P'},
+	    {"depth", required_argument, NULL, 'g'},
+	    {"kernel-stacks", no_argument, NULL, 'k'},
+	    {"pid", required_argument, NULL, 'p'},
+	    {"tid", required_argument, NULL, 't'},
+	    {"all", no_argument, NULL, 'a'},
+	    {"duration", required_argument, NULL, 'd'},
+	    {"ring-pages", required_argument, NULL, O_RING},
+	    {"wakeup-bytes", required_argument, NULL, O_WAKEUP},
+	    {"max-threads", required_argument, NULL, O_THREADS},
+	    {"jitter", required_argument, NULL, O_JITTER},
+	    {"drain-timeout", required_argument, NULL, O_DRAIN},
+	    {"detach", no_argument, NULL, O_DETACH},
+	    {"no-events", no_argument, NULL, O_NOEV},
+	    {"no-check", no_argument, NULL, O_NOCHECK},
+	    {"quiet", no_argument, NULL, 'q'},
+	    {"output", required_argument, NULL, 'o'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	struct raw d = {.drain_timeout_ms = 30000, .check = true, .events = true, .out = stdout};
+	struct sigaction sa = {.sa_handler = on_signal};
+	struct lfr_ring_size rings;
+	const char *output = NULL;
+	char **cmd = NULL;
+	uint64_t v;
+	int c, ret;
+
+	d.start.jitter_pct = -1;
+	while ((c = getopt_long(argc, argv, "+F:P:c:g:kp:t:ad:qo:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'F':
+			if (cli_parse_u64(PROG, "--freq", optarg, 1, LFR_MAX_FREQ_HZ, &v))
+				return LFR_EXIT_USAGE;
+			d.start.freq_hz = (uint32_t)v;
+			break;
+		case 'P':
+		case 'c':
+			if (cli_parse_u64(PROG, "--period", optarg, LFR_MIN_PERIOD_NS,
+			                  LFR_MAX_PERIOD_NS, &d.start.period_ns))
+				return LFR_EXIT_USAGE;
+			break;
+		case 'g':
+			if (cli_parse_u64(PROG, "--depth", optarg, 1, LFR_MAX_USER_STACK_DEPTH, &v))
+				return LFR_EXIT_USAGE;
+			d.start.user_depth = (uint32_t)v;
+			break;
+		case 'k':
+			d.start.kernel_stack = true;
+			break;
+		case 'p':
+			if (cli_parse_ids(PROG, "--pid", optarg, &d.tgids, &d.ntgids))
+				return LFR_EXIT_USAGE;
+			break;
+		case 't':
+			if (cli_parse_ids(PROG, "--tid", optarg, &d.tids, &d.ntids))
+				return LFR_EXIT_USAGE;
+			break;
+		case 'a':
+			d.start.system = true;
+			break;
+		case 'd':
+			if (cli_parse_duration(PROG, "--duration", optarg, 1000000,
+			                       1000000 * 1000000000ull, &v) < 0)
+				return LFR_EXIT_USAGE;
+			d.duration = (double)v / 1e9;
+			break;
+		case O_RING:
+			if (cli_parse_u64(PROG, "--ring-pages", optarg, 1, UINT32_MAX, &v))
+				return LFR_EXIT_USAGE;
+			d.start.ring_pages = (uint32_t)v;
+			break;
+		case O_WAKEUP:
+			if (cli_parse_size(PROG, "--wakeup-bytes", optarg, 0, UINT32_MAX, &v))
+				return LFR_EXIT_USAGE;
+			d.start.wakeup_bytes = (uint32_t)v;
+			d.start.wakeup_any = v == 0;
+			break;
+		case O_THREADS:
+			if (cli_parse_u64(PROG, "--max-threads", optarg, 1, UINT32_MAX, &v))
+				return LFR_EXIT_USAGE;
+			d.start.max_threads = (uint32_t)v;
+			break;
+		case O_JITTER:
+			if (cli_parse_u64(PROG, "--jitter", optarg, 0, 100, &v))
+				return LFR_EXIT_USAGE;
+			d.start.jitter_pct = (int)v;
+			break;
+		case O_DRAIN:
+			if (cli_parse_ms(PROG, "--drain-timeout", optarg, 86400000,
+			                 &d.drain_timeout_ms))
+				return LFR_EXIT_USAGE;
+			break;
+		case O_DETACH:
+			d.detach = true;
+			break;
+		case O_NOEV:
+			d.events = false;
+			break;
+		case O_NOCHECK:
+			d.check = false;
+			break;
+		case 'q':
+			d.quiet = true;
+			break;
+		case 'o':
+			output = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return LFR_EXIT_OK;
+		default:
+			usage(stderr);
+			return LFR_EXIT_USAGE;
+		}
+	}
+	if (optind < argc)
+		cmd = argv + optind;
+	if (d.start.freq_hz && d.start.period_ns) {
+		fprintf(stderr, "%s: give either --freq or --period, not both\n", PROG);
+		return LFR_EXIT_USAGE;
+	}
+	cli_default_rings(&d.start, &rings);
+	if (!d.start.system && !d.ntgids && !d.ntids && !cmd) {
+		fprintf(stderr, "%s: nothing to sample: give -p PID, -t TID, -a, or -- COMMAND\n",
+		        PROG);
+		return LFR_EXIT_USAGE;
+	}
+	if (d.start.system && (d.ntgids || d.ntids || cmd)) {
+		fprintf(stderr,
+		        "%s: -a samples every thread; it cannot be combined with -p, -t or a "
+		        "command\n",
+		        PROG);
+		return LFR_EXIT_USAGE;
+	}
+	if (d.detach && cmd) {
+		fprintf(stderr, "%s: --detach cannot run a command\n", PROG);
+		return LFR_EXIT_USAGE;
+	}
+	if (output) {
+		d.out = fopen(output, "we");
+		if (!d.out) {
+			fprintf(stderr, "%s: cannot write '%s': %s\n", PROG, output,
+			        strerror(errno));
+			return LFR_EXIT_IO;
+		}
+	}
+	setvbuf(d.out, NULL, _IOFBF, 1 << 16);
+	if (lfr_join_new(&d.join)) {
+		fprintf(stderr, "%s: out of memory\n", PROG);
+		return LFR_EXIT_IO;
+	}
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	ret = run(&d, cmd);
+
+	if (fflush(d.out) != 0 || (output && fclose(d.out) != 0)) {
+		fprintf(stderr, "%s: writing the output failed: %s\n", PROG, strerror(errno));
+		if (ret == LFR_EXIT_OK)
+			ret = LFR_EXIT_IO;
+	}
+	lfr_rings_close(&d.rings);
+	if (d.have_mon)
+		lfr_ctl_close(&d.mon);
+	if (d.ctl.genl.sock)
+		lfr_ctl_close(&d.ctl);
+	free(d.cpu_samples);
+	free(d.tgids);
+	free(d.tids);
+	lfr_join_free(d.join);
+	return ret;
+}

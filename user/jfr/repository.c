@@ -1,0 +1,448 @@
+// SPDX-License-Identifier: GPL-2.0
+/* A continuous recording's repository of chunk files: naming, listing, eviction, dumps. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "jfr/encode.h"
+#include "jfr/repository.h"
+
+#define HEADER_SIZE 68
+#define H_SIZE 8
+#define H_CP_OFFSET 16
+#define H_START_NANOS 32
+#define H_DURATION 40
+/* the writer's terminator after the last checkpoint: an event of size 2 and type 0 */
+#define TERM_SIZE 2
+
+static const char name_template[] = "dddd-dd-ddTdd-dd-dd.dddddddddZ.jfr";
+
+void lfr_jfr_repo_name(char *buf, int64_t start_nanos)
+{
+	time_t secs = (time_t)(start_nanos / 1000000000);
+	long ns = (long)(start_nanos % 1000000000);
+	struct tm tm;
+
+	if (ns < 0) {
+		ns += 1000000000;
+		secs--;
+	}
+	gmtime_r(&secs, &tm);
+	/* the year stays 4 digits until 9999: the names sort in time order */
+	snprintf(buf, LFR_JFR_REPO_NAME_MAX, "%04u-%02u-%02uT%02u-%02u-%02u.%09luZ.jfr",
+	         (unsigned)(tm.tm_year + 1900) % 10000, (unsigned)(tm.tm_mon + 1) % 100,
+	         (unsigned)tm.tm_mday % 100, (unsigned)tm.tm_hour % 100, (unsigned)tm.tm_min % 100,
+	         (unsigned)tm.tm_sec % 100, (unsigned long)ns % 1000000000);
+}
+
+static bool is_chunk_name(const char *s)
+{
+	size_t i;
+
+	for (i = 0; name_template[i]; i++) {
+		char t = name_template[i];
+
+		if (t == 'd' ? (s[i] < '0' || s[i] > '9') : s[i] != t)
+			return false;
+	}
+	return !s[i];
+}
+
+static int read_full(int fd, void *buf, size_t n, uint64_t off)
+{
+	uint8_t *p = buf;
+
+	while (n) {
+		ssize_t r = pread(fd, p, n, (off_t)off);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return r < 0 ? -errno : -ENODATA;
+		p += r;
+		off += (uint64_t)r;
+		n -= (size_t)r;
+	}
+	return 0;
+}
+
+/* Describes the chunk file name in dir; -ENOENT when it is gone. */
+static int describe(int dirfd, const char *name, struct lfr_jfr_repo_chunk *c)
+{
+	uint8_t h[HEADER_SIZE];
+	struct stat st;
+	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	int err = 0;
+
+	memset(c, 0, sizeof(*c));
+	snprintf(c->name, sizeof(c->name), "%.*s", (int)sizeof(c->name) - 1, name);
+	c->done = true;
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		err = -EINVAL;
+		goto out;
+	}
+	c->bytes = (uint64_t)st.st_size;
+	if (!read_full(fd, h, sizeof(h), 0) && !memcmp(h, "FLR", 4)) {
+		c->start_nanos = (int64_t)jfr_get_be64(h + H_START_NANOS);
+		c->end_nanos = c->start_nanos + (int64_t)(jfr_get_be64(h + H_DURATION) & INT64_MAX);
+	}
+out:
+	close(fd);
+	return err;
+}
+
+static int by_start(const void *a, const void *b)
+{
+	const struct lfr_jfr_repo_chunk *x = a, *y = b;
+
+	if (x->start_nanos != y->start_nanos)
+		return x->start_nanos < y->start_nanos ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+int lfr_jfr_repo_list(const char *dir, struct lfr_jfr_repo_chunk **out, size_t *n, char *err,
+                      size_t errlen)
+{
+	struct lfr_jfr_repo_chunk *v = NULL;
+	size_t cnt = 0, cap = 0;
+	struct dirent *de;
+	DIR *d = opendir(dir);
+
+	*out = NULL;
+	*n = 0;
+	if (!d) {
+		int e = errno;
+
+		snprintf(err, errlen, "cannot read the repository %s: %s", dir, strerror(e));
+		return -e;
+	}
+	while ((de = readdir(d))) {
+		if (!is_chunk_name(de->d_name))
+			continue;
+		if (cnt == cap) {
+			size_t ncap = cap ? cap * 2 : 64;
+			struct lfr_jfr_repo_chunk *nv = realloc(v, ncap * sizeof(*v));
+
+			if (!nv) {
+				free(v);
+				closedir(d);
+				snprintf(err, errlen, "out of memory listing %s", dir);
+				return -ENOMEM;
+			}
+			v = nv;
+			cap = ncap;
+		}
+		if (!describe(dirfd(d), de->d_name, &v[cnt]))
+			cnt++;
+	}
+	closedir(d);
+	if (cnt)
+		qsort(v, cnt, sizeof(*v), by_start);
+	*out = v;
+	*n = cnt;
+	return 0;
+}
+
+/* Chunk files a killed writer left half created (NAME.tmp): nobody else writes here. */
+static void drop_leftovers(const char *dir)
+{
+	char name[LFR_JFR_REPO_NAME_MAX];
+	struct dirent *de;
+	DIR *d = opendir(dir);
+
+	while (d && (de = readdir(d))) {
+		size_t len = strlen(de->d_name);
+
+		if (len < 4 || len >= sizeof(name) || strcmp(de->d_name + len - 4, ".tmp"))
+			continue;
+		memcpy(name, de->d_name, len - 4);
+		name[len - 4] = 0;
+		if (is_chunk_name(name))
+			unlinkat(dirfd(d), de->d_name, 0);
+	}
+	if (d)
+		closedir(d);
+}
+
+int lfr_jfr_repo_open(struct lfr_jfr_repo *r, const char *dir, uint64_t max_bytes,
+                      uint64_t max_age_ns, char *err, size_t errlen)
+{
+	char *lock = NULL;
+	int ret;
+
+	memset(r, 0, sizeof(*r));
+	r->lock_fd = -1;
+	r->max_bytes = max_bytes;
+	r->max_age_ns = max_age_ns;
+	if (mkdir(dir, 0750) < 0 && errno != EEXIST) {
+		ret = -errno;
+		snprintf(err, errlen, "cannot create the repository %s: %s", dir, strerror(errno));
+		return ret;
+	}
+	r->dir = strdup(dir);
+	if (!r->dir || asprintf(&lock, "%s/.lock", dir) < 0) {
+		snprintf(err, errlen, "out of memory opening %s", dir);
+		return -ENOMEM;
+	}
+	r->lock_fd = open(lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0640);
+	free(lock);
+	if (r->lock_fd < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "cannot open the repository %s: %s", dir, strerror(errno));
+		return ret;
+	}
+	if (flock(r->lock_fd, LOCK_EX | LOCK_NB) < 0) {
+		ret = errno == EWOULDBLOCK ? -EBUSY : -errno;
+		snprintf(err, errlen, "%s: %s", dir,
+		         ret == -EBUSY ? "another recording writes to this repository"
+		                       : strerror(errno));
+		return ret;
+	}
+	drop_leftovers(dir);
+	ret = lfr_jfr_repo_list(dir, &r->chunks, &r->n, err, errlen);
+	r->cap = r->n;
+	return ret;
+}
+
+void lfr_jfr_repo_close(struct lfr_jfr_repo *r)
+{
+	if (r->lock_fd >= 0)
+		close(r->lock_fd);
+	free(r->chunks);
+	free(r->dir);
+	memset(r, 0, sizeof(*r));
+	r->lock_fd = -1;
+}
+
+int lfr_jfr_repo_add(struct lfr_jfr_repo *r, const char *name, int64_t start_nanos)
+{
+	if (r->n == r->cap) {
+		size_t ncap = r->cap ? r->cap * 2 : 64;
+		struct lfr_jfr_repo_chunk *nv = realloc(r->chunks, ncap * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		r->chunks = nv;
+		r->cap = ncap;
+	}
+	struct lfr_jfr_repo_chunk *c = &r->chunks[r->n++];
+
+	memset(c, 0, sizeof(*c));
+	snprintf(c->name, sizeof(c->name), "%.*s", (int)sizeof(c->name) - 1, name);
+	c->start_nanos = c->end_nanos = start_nanos;
+	return 0;
+}
+
+void lfr_jfr_repo_update(struct lfr_jfr_repo *r, uint64_t bytes, int64_t end_nanos, bool done)
+{
+	if (!r->n)
+		return;
+	r->chunks[r->n - 1].bytes = bytes;
+	r->chunks[r->n - 1].end_nanos = end_nanos;
+	r->chunks[r->n - 1].done = done;
+}
+
+uint64_t lfr_jfr_repo_bytes(const struct lfr_jfr_repo *r)
+{
+	uint64_t sum = 0;
+
+	for (size_t i = 0; i < r->n; i++)
+		sum += r->chunks[i].bytes;
+	return sum;
+}
+
+int lfr_jfr_repo_evict(struct lfr_jfr_repo *r, int64_t now_nanos, char *err, size_t errlen)
+{
+	uint64_t total = lfr_jfr_repo_bytes(r);
+	size_t drop = 0;
+	int ret = 0;
+
+	while (drop < r->n && r->chunks[drop].done) {
+		const struct lfr_jfr_repo_chunk *c = &r->chunks[drop];
+		bool too_big = r->max_bytes && total > r->max_bytes;
+		bool too_old = r->max_age_ns && c->end_nanos < now_nanos - (int64_t)r->max_age_ns;
+		int dfd;
+
+		if (!too_big && !too_old)
+			break;
+		dfd = open(r->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (dfd < 0 || (unlinkat(dfd, c->name, 0) < 0 && errno != ENOENT)) {
+			ret = -errno;
+			snprintf(err, errlen, "cannot evict %s/%s: %s", r->dir, c->name,
+			         strerror(errno));
+			if (dfd >= 0)
+				close(dfd);
+			break;
+		}
+		close(dfd);
+		total -= c->bytes;
+		r->evicted++;
+		r->evicted_bytes += c->bytes;
+		drop++;
+	}
+	memmove(r->chunks, r->chunks + drop, (r->n - drop) * sizeof(*r->chunks));
+	r->n -= drop;
+	return ret;
+}
+
+/*
+ * The bytes of the chunk in fd worth copying: up to the terminator after its last checkpoint (the
+ * header's constant-pool offset), which drops the room a writer preallocated after it; the
+ * header's size when that structure is not there.  *h receives the header, size patched.
+ */
+static int chunk_extent(int fd, uint8_t *h, uint64_t file_size, uint64_t *len)
+{
+	uint8_t b[16];
+	uint64_t size, cp, cp_size;
+	unsigned used;
+	int err = read_full(fd, h, HEADER_SIZE, 0);
+
+	if (err)
+		return err;
+	size = jfr_get_be64(h + H_SIZE);
+	cp = jfr_get_be64(h + H_CP_OFFSET);
+	if (memcmp(h, "FLR", 4) || size <= HEADER_SIZE || size > file_size)
+		return -EINVAL;
+	*len = size;
+	if (cp < HEADER_SIZE || cp >= size || size - cp < sizeof(b) ||
+	    read_full(fd, b, sizeof(b), cp))
+		return 0;
+	used = jfr_varint_decode(b, sizeof(b), &cp_size);
+	if (!used || cp_size > size - cp - TERM_SIZE)
+		return 0;
+	uint64_t term = cp + cp_size;
+	uint8_t t[TERM_SIZE];
+
+	if (read_full(fd, t, TERM_SIZE, term) || t[0] != TERM_SIZE || t[1] != 0)
+		return 0;
+	*len = term + TERM_SIZE;
+	jfr_put_be64(h + H_SIZE, *len);
+	return 0;
+}
+
+/* Appends the chunk of the file name in dir to out; 1 when it is gone or unreadable. */
+static int copy_chunk(int dirfd, const char *name, int out, uint64_t *written, char *err,
+                      size_t errlen)
+{
+	uint8_t h[HEADER_SIZE];
+	struct stat st;
+	uint64_t len = 0;
+	uint8_t *buf = NULL;
+	int ret = 1;
+	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0)
+		return 1; /* evicted meanwhile */
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    chunk_extent(fd, h, (uint64_t)st.st_size, &len))
+		goto out;
+	buf = malloc(len);
+	if (!buf) {
+		snprintf(err, errlen, "out of memory copying %s (%llu bytes)", name,
+		         (unsigned long long)len);
+		ret = -ENOMEM;
+		goto out;
+	}
+	if (read_full(fd, buf, len, 0))
+		goto out; /* finished shorter meanwhile: cannot happen, the cut is at its content */
+	memcpy(buf, h, HEADER_SIZE);
+	for (uint64_t off = 0; off < len;) {
+		ssize_t w = write(out, buf + off, len - off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			ret = w < 0 ? -errno : -EIO;
+			snprintf(err, errlen, "writing the dump: %s",
+			         strerror(w < 0 ? errno : EIO));
+			goto out;
+		}
+		off += (uint64_t)w;
+	}
+	*written += len;
+	ret = 0;
+out:
+	free(buf);
+	close(fd);
+	return ret;
+}
+
+int lfr_jfr_repo_dump(const char *dir, const char *out, int64_t since_nanos,
+                      struct lfr_jfr_dump_stats *st, char *err, size_t errlen)
+{
+	struct lfr_jfr_repo_chunk *v;
+	char *tmp = NULL;
+	size_t n;
+	int dfd = -1, ofd = -1;
+	int ret = lfr_jfr_repo_list(dir, &v, &n, err, errlen);
+
+	memset(st, 0, sizeof(*st));
+	if (ret)
+		return ret;
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0 || asprintf(&tmp, "%s.tmp", out) < 0) {
+		ret = dfd < 0 ? -errno : -ENOMEM;
+		snprintf(err, errlen, "%s: %s", dir, strerror(-ret));
+		tmp = NULL;
+		goto out;
+	}
+	unlink(tmp);
+	ofd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (ofd < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "cannot create %s: %s", tmp, strerror(errno));
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (since_nanos && v[i].end_nanos < since_nanos)
+			continue;
+		ret = copy_chunk(dfd, v[i].name, ofd, &st->bytes, err, errlen);
+		if (ret < 0)
+			goto out;
+		if (ret) {
+			st->skipped++;
+			continue;
+		}
+		if (!st->chunks++)
+			st->start_nanos = v[i].start_nanos;
+		st->end_nanos = v[i].end_nanos;
+	}
+	ret = 0;
+	if (!st->chunks) {
+		ret = -ENOENT;
+		snprintf(err, errlen, "%s: no chunk %s", dir,
+		         n ? "covers that span"
+		           : "is there: is it a continuous recording's repository?");
+		goto out;
+	}
+	if (fsync(ofd) < 0 || close(ofd) < 0) {
+		ofd = -1;
+		ret = -errno;
+		snprintf(err, errlen, "writing %s: %s", tmp, strerror(errno));
+		goto out;
+	}
+	ofd = -1;
+	if (rename(tmp, out) < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "cannot rename %s to %s: %s", tmp, out, strerror(errno));
+	}
+out:
+	if (ofd >= 0)
+		close(ofd);
+	if (ret && tmp)
+		unlink(tmp);
+	if (dfd >= 0)
+		close(dfd);
+	free(tmp);
+	free(v);
+	return ret;
+}

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A repository: the directory where a continuous recording keeps its history, one chunk per file
+ * (JFR's disk repository).  A file is named by its chunk's start time (UTC, nanoseconds), so that
+ * the names sort in time order: 2026-11-24T01-02-03.123456789Z.jfr.  Every file is a complete
+ * recording after each flush of its writer, the newest one included; the oldest files are evicted
+ * beyond a maximum age and size (JFR's maxage and maxsize), and a dump joins the files that cover
+ * a span of time into one recording (chunks are self-contained, so a file of chunks is one).
+ *
+ * One writer at a time: it holds an exclusive lock on DIR/.lock.  Readers (lfr raw) take none: a
+ * file may be evicted or finished while they read it, which they detect and survive.
+ */
+#ifndef LFR_JFR_REPOSITORY_H
+#define LFR_JFR_REPOSITORY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define LFR_JFR_REPO_NAME_MAX 48
+
+/* A chunk file of a repository, as its header and the file system describe it. */
+struct lfr_jfr_repo_chunk {
+	char name[LFR_JFR_REPO_NAME_MAX];
+	uint64_t bytes;                 /* the file's size (what it takes in the repository) */
+	int64_t start_nanos, end_nanos; /* epoch ns: the header's start, start + duration */
+	bool done;                      /* finished by its writer (not the chunk being written) */
+};
+
+/* An open repository: its lock and its chunk files, oldest first. */
+struct lfr_jfr_repo {
+	char *dir;
+	int lock_fd;
+	uint64_t max_bytes, max_age_ns; /* 0: no limit */
+	struct lfr_jfr_repo_chunk *chunks;
+	size_t n, cap;
+	uint64_t evicted, evicted_bytes; /* files removed by this writer */
+};
+
+/* The file name of a chunk that starts at start_nanos (epoch ns); buf holds NAME_MAX bytes. */
+void lfr_jfr_repo_name(char *buf, int64_t start_nanos);
+
+/*
+ * Lists the chunk files of dir, oldest first (*out is malloc'ed, free it).  Files that do not
+ * carry a chunk file's name are ignored, as are those gone meanwhile; a file too short for a
+ * header is listed with start and end 0.  Returns 0 or a negative errno with a message in err.
+ */
+int lfr_jfr_repo_list(const char *dir, struct lfr_jfr_repo_chunk **out, size_t *n, char *err,
+                      size_t errlen);
+
+/*
+ * Opens dir for writing (creating it, mode 0750, when missing): takes its lock and lists the
+ * chunks already there (from earlier recordings: they count against the limits).  Returns 0 or a
+ * negative errno with a message in err (-EBUSY: another recording writes to it).
+ */
+int lfr_jfr_repo_open(struct lfr_jfr_repo *r, const char *dir, uint64_t max_bytes,
+                      uint64_t max_age_ns, char *err, size_t errlen);
+void lfr_jfr_repo_close(struct lfr_jfr_repo *r);
+
+/* A chunk file the writer has just created (it becomes the newest); 0 or -ENOMEM. */
+int lfr_jfr_repo_add(struct lfr_jfr_repo *r, const char *name, int64_t start_nanos);
+/* The newest chunk's size and end as of its writer's last flush, and whether it is finished. */
+void lfr_jfr_repo_update(struct lfr_jfr_repo *r, uint64_t bytes, int64_t end_nanos, bool done);
+
+/*
+ * Removes the oldest finished chunk files while the repository is larger than its maximum size or
+ * their end is older than its maximum age at now_nanos.  The chunk being written stays, so the
+ * repository holds at most the maximum size plus that chunk.  Returns 0 or a negative errno with
+ * a message in err.
+ */
+int lfr_jfr_repo_evict(struct lfr_jfr_repo *r, int64_t now_nanos, char *err, size_t errlen);
+
+/* The repository's size: the sum of its chunk files' sizes. */
+uint64_t lfr_jfr_repo_bytes(const struct lfr_jfr_repo *r);
+
+struct lfr_jfr_dump_stats {
+	uint64_t chunks, bytes;         /* chunks and bytes written */
+	int64_t start_nanos, end_nanos; /* the span the dump covers (epoch ns) */
+	uint64_t skipped;               /* files evicted or unreadable while the dump read them */
+};
+
+/*
+ * Writes the chunks of dir that end at or after since_nanos (0: all of them) to out, oldest first,
+ * as one recording: out.tmp, renamed to out once complete.  The chunk being written is copied as
+ * of its writer's last flush, without the room preallocated after it.  Returns 0, -ENOENT when no
+ * chunk covers the span, or a negative errno, with a message in err.
+ */
+int lfr_jfr_repo_dump(const char *dir, const char *out, int64_t since_nanos,
+                      struct lfr_jfr_dump_stats *st, char *err, size_t errlen);
+
+#endif
