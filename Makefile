@@ -61,6 +61,7 @@ bench: deps
 	bench/run
 	bench/truth
 	bench/cost
+	bench/always-on
 
 # Installing: the user tools and man page (PREFIX, DESTDIR honoured), and the module through DKMS.
 PREFIX  ?= /usr/local

@@ -5,17 +5,11 @@
  * STATUS counters and checks that every tick on a target is accounted for.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "cli/commands.h"
 #include "cli/ctl_util.h"
@@ -27,33 +21,18 @@
 #define PROG "lfr raw"
 
 struct raw {
-	struct lfr_start_opts start;
-	double duration; /* seconds; 0: until the command exits, the targets go, or a signal */
-	uint64_t drain_timeout_ms;
+	struct cli_runner run; /* the session, its targets and rings, the command */
 	bool quiet, check, detach, events;
 	FILE *out;
-	uint32_t *tgids, *tids;
-	size_t ntgids, ntids;
-	pid_t child;
-	int child_status;
-	struct lfr_ctl ctl, mon;
+	struct lfr_ctl mon;
 	bool have_mon;
 	bool seen_stopped; /* the "stopped" notification arrived */
-	struct lfr_rings rings;
 	struct lfr_accounting acct;
 	uint64_t *cpu_samples; /* samples by lfr_rec_sample.cpu, nr_cpu_ids entries */
 	uint32_t nr_cpu_ids;
 	struct lfr_join *join; /* ticks waiting for their user stacks, and the reverse */
 	uint64_t joined, joined_lost, missed;
 };
-
-static volatile sig_atomic_t interrupted;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	interrupted = 1;
-}
 
 static void usage(FILE *out)
 {
@@ -91,7 +70,7 @@ static void usage(FILE *out)
 	    "  -o, --output FILE      write the lines to FILE instead of standard output\n"
 	    "  -h, --help             this text\n\n"
 	    "With -- COMMAND, the command is started and sampled as the target process from its\n"
-	    "first instruction.\n\n"
+	    "first instruction, with every process and thread it starts.\n\n"
 	    "Output, one record per line (PCs in hex, leaf first; '-' for none; COMM and PATH run\n"
 	    "to the end of the line):\n"
 	    "  session id=ID period_ns=N user_depth=N nr_cpu_ids=N ring_pages=N\n"
@@ -294,11 +273,6 @@ static int on_record(const struct lfr_ring *ring, const struct lfr_rec_header *h
 	return 0;
 }
 
-static int read_rings(struct raw *d, struct lfr_error *e)
-{
-	return lfr_rings_read(&d->rings, on_record, d, e) < 0 ? -1 : 0;
-}
-
 /* Prints the notifications that arrived, waiting up to TIMEOUT_MS for the first one. */
 static void read_events_wait(struct raw *d, int timeout_ms)
 {
@@ -317,61 +291,10 @@ static void read_events_wait(struct raw *d, int timeout_ms)
 	}
 }
 
-static void read_events(struct raw *d)
+/* After every read of the rings, while recording and while the session drains. */
+static void read_events(struct cli_runner *run)
 {
-	read_events_wait(d, 0);
-}
-
-/* ---- the command to sample ---- */
-
-static int spawn(struct raw *d, char **argv, int *go_fd)
-{
-	int fds[2];
-
-	if (pipe2(fds, O_CLOEXEC) < 0) {
-		fprintf(stderr, "%s: pipe: %s\n", PROG, strerror(errno));
-		return -1;
-	}
-	d->child = fork();
-	if (d->child < 0) {
-		fprintf(stderr, "%s: fork: %s\n", PROG, strerror(errno));
-		return -1;
-	}
-	if (d->child == 0) {
-		char c;
-
-		close(fds[1]);
-		/* wait until the session samples this process; EOF means it never started */
-		if (read(fds[0], &c, 1) != 1)
-			_exit(127);
-		execvp(argv[0], argv);
-		fprintf(stderr, "%s: cannot run '%s': %s\n", PROG, argv[0], strerror(errno));
-		_exit(127);
-	}
-	close(fds[0]);
-	*go_fd = fds[1];
-	return 0;
-}
-
-static bool child_done(struct raw *d)
-{
-	if (d->child <= 0)
-		return false;
-	if (waitpid(d->child, &d->child_status, WNOHANG) == d->child) {
-		d->child = -1;
-		return true;
-	}
-	return false;
-}
-
-static bool targets_gone(const struct raw *d)
-{
-	if (!d->ntgids || d->child != 0 || d->ntids)
-		return false;
-	for (size_t i = 0; i < d->ntgids; i++)
-		if (!cli_process_gone((pid_t)d->tgids[i]))
-			return false;
-	return true;
+	read_events_wait(run->arg, 0);
 }
 
 /* ---- the session ---- */
@@ -399,57 +322,24 @@ static void print_summary(struct raw *d, const struct lfr_status *st, int *fails
 	for (unsigned int i = 0; i < LFR_SAMPLE_NFLAGS; i++)
 		fprintf(d->out, " %s=%" PRIu64, lfr_sample_flag_name(i), a->sample_flags[i]);
 	fputc('\n', d->out);
-	lfr_rings_lost(&d->rings, ring_lost);
+	lfr_rings_lost(&d->run.rings, ring_lost);
 	*fails = lfr_accounting_reconcile(a, &st->total, ring_lost, d->out);
 	fprintf(d->out, "summary checks_failed=%d\n", *fails);
 }
 
 /* Stops the session (unless it already stopped), reads the rings while it drains, and checks. */
-static int finish(struct raw *d, uint32_t session)
+static int finish(struct raw *d)
 {
-	struct lfr_error e;
 	struct lfr_status st;
-	double deadline = cli_now() + (double)d->drain_timeout_ms / 1000.0;
-	bool abandoned = false;
-	int fails = 0;
+	int fails = 0, ret = cli_runner_finish(&d->run, &st);
 
-	if (lfr_ctl_stop(&d->ctl, session, NULL, &e) < 0 && e.code != ENOENT)
-		return cli_fail(PROG, &e);
-	for (;;) {
-		if (read_rings(d, &e) < 0)
-			return cli_fail(PROG, &e);
-		read_events(d);
-		if (lfr_ctl_status(&d->ctl, session, &st, &e) < 0)
-			return cli_fail(PROG, &e);
-		if (st.info.state == LFR_STATE_STOPPED || st.info.state == LFR_STATE_IDLE)
-			break;
-		if (cli_now() > deadline && !abandoned) {
-			/* threads blocked in the kernel since their tick: give their walks up */
-			fprintf(stderr,
-			        "%s: session %u still %s after %" PRIu64 " ms with %" PRIu64
-			        " stack walks pending: given up (lost 'abandoned')\n",
-			        PROG, session, lfr_state_name(st.info.state), d->drain_timeout_ms,
-			        (uint64_t)st.total.v[LFR_CTR_WORKS_PENDING]);
-			if (lfr_ctl_abandon(&d->ctl, session, NULL, &e) < 0 && e.code != ENOENT) {
-				lfr_status_free(&st);
-				return cli_fail(PROG, &e);
-			}
-			abandoned = true;
-			deadline = cli_now() + 5.0;
-		} else if (cli_now() > deadline) {
-			fprintf(stderr,
-			        "%s: session %u still %s after giving up its queued walks\n", PROG,
-			        session, lfr_state_name(st.info.state));
-			break;
-		}
+	if (ret) {
 		lfr_status_free(&st);
-		lfr_rings_poll(&d->rings, 20, &e);
+		return ret;
 	}
-	/* STOPPED: everything the session wrote is in the rings */
-	if (read_rings(d, &e) < 0) {
-		lfr_status_free(&st);
-		return cli_fail(PROG, &e);
-	}
+	if (st.info.state != LFR_STATE_STOPPED)
+		fprintf(stderr, "%s: session %u still %s after giving up its queued walks\n", PROG,
+		        d->run.info.id, lfr_state_name(st.info.state));
 	/* the notification follows the state change: give it a moment to arrive */
 	for (int i = 0; i < 10 && d->have_mon && !d->seen_stopped; i++)
 		read_events_wait(d, 100);
@@ -462,93 +352,35 @@ static int finish(struct raw *d, uint32_t session)
 
 static int run(struct raw *d, char **cmd)
 {
-	struct lfr_session_info info;
+	const struct lfr_session_info *info = &d->run.info;
 	struct lfr_error e;
-	int go_fd = -1, ret;
-	double end;
+	int ret;
 
-	if (cmd && spawn(d, cmd, &go_fd) < 0)
-		return LFR_EXIT_FAILURE;
-	if (d->child > 0) {
-		d->tgids = realloc(d->tgids, (d->ntgids + 1) * sizeof(*d->tgids));
-		if (!d->tgids)
-			return LFR_EXIT_FAILURE;
-		d->tgids[d->ntgids++] = (uint32_t)d->child;
-	}
-	d->start.tgids = d->tgids;
-	d->start.ntgids = d->ntgids;
-	d->start.tids = d->tids;
-	d->start.ntids = d->ntids;
-	d->start.detached = d->detach;
-	if (lfr_ctl_open(&d->ctl, &e) < 0)
-		return cli_fail(PROG, &e);
 	if (d->events && !d->detach) {
-		if (lfr_ctl_open(&d->mon, &e) == 0 && lfr_ctl_monitor(&d->mon, &e) == 0)
+		/* listening before the START, so that no notification of this session is missed */
+		if (lfr_ctl_open(&d->mon, &e) == 0 && lfr_ctl_monitor(&d->mon, &e) == 0) {
 			d->have_mon = true;
-		else
+			d->run.monitor = &d->mon;
+		} else {
 			lfr_error_print(stderr, PROG " (notifications, continuing without)", &e);
+		}
 	}
-	if (lfr_ctl_start(&d->ctl, &d->start, &info, &e) < 0)
-		return cli_fail(PROG, &e);
-	if (e.warning[0])
-		fprintf(stderr, "%s: warning from the module: %s\n", PROG, e.warning);
+	d->run.start.detached = d->detach;
+	ret = cli_runner_start(&d->run, cmd);
+	if (ret)
+		return ret;
 	fprintf(d->out,
 	        "session id=%u period_ns=%" PRIu64 " user_depth=%u nr_cpu_ids=%u ring_pages=%u\n",
-	        info.id, info.period_ns, info.user_depth, info.nr_cpu_ids, info.ring_pages);
+	        info->id, info->period_ns, info->user_depth, info->nr_cpu_ids, info->ring_pages);
 	fflush(d->out);
 	if (d->detach)
 		return LFR_EXIT_OK;
-	d->nr_cpu_ids = info.nr_cpu_ids;
-	d->cpu_samples = calloc(info.nr_cpu_ids ? info.nr_cpu_ids : 1, sizeof(*d->cpu_samples));
+	d->nr_cpu_ids = info->nr_cpu_ids;
+	d->cpu_samples = calloc(info->nr_cpu_ids ? info->nr_cpu_ids : 1, sizeof(*d->cpu_samples));
 	if (!d->cpu_samples)
 		return LFR_EXIT_FAILURE;
-	if (lfr_rings_open(&d->rings, &info, &e) < 0) {
-		ret = cli_fail(PROG, &e);
-		lfr_ctl_stop(&d->ctl, info.id, NULL, &e);
-		return ret;
-	}
-	if (go_fd >= 0) {
-		if (write(go_fd, "g", 1) != 1)
-			fprintf(stderr, "%s: could not release the command: %s\n", PROG,
-			        strerror(errno));
-		close(go_fd);
-	}
-	end = d->duration > 0 ? cli_now() + d->duration : 0;
-	while (!interrupted) {
-		struct pollfd pfd[2] = {
-		    {.fd = d->rings.fd, .events = POLLIN},
-		    {.fd = d->have_mon ? lfr_genl_fd(&d->mon.genl) : -1, .events = POLLIN}};
-		int timeout = 100;
-		bool hup;
-
-		if (end > 0) {
-			double left = end - cli_now();
-
-			if (left <= 0)
-				break;
-			if (left * 1000 < timeout)
-				timeout = (int)(left * 1000) + 1;
-		}
-		if (poll(pfd, 2, timeout) < 0 && errno != EINTR) {
-			fprintf(stderr, "%s: poll: %s\n", PROG, strerror(errno));
-			break;
-		}
-		hup = pfd[0].revents & POLLHUP;
-		if (read_rings(d, &e) < 0) {
-			ret = cli_fail(PROG, &e);
-			lfr_ctl_stop(&d->ctl, info.id, NULL, &e);
-			return ret;
-		}
-		read_events(d);
-		if (hup || child_done(d) || targets_gone(d))
-			break; /* stopped from elsewhere, or nothing left to sample */
-	}
-	ret = finish(d, info.id);
-	if (d->child > 0) {
-		kill(d->child, SIGTERM);
-		waitpid(d->child, &d->child_status, 0);
-	}
-	return ret;
+	ret = cli_runner_loop(&d->run);
+	return ret ? ret : finish(d);
 }
 
 int cmd_raw(int argc, char **argv)
@@ -577,77 +409,81 @@ int cmd_raw(int argc, char **argv)
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	struct raw d = {.drain_timeout_ms = 30000, .check = true, .events = true, .out = stdout};
-	struct sigaction sa = {.sa_handler = on_signal};
+	struct raw d = {
+	    .run = {.prog = PROG, .drain_timeout_ms = 30000},
+	    .check = true,
+	    .events = true,
+	    .out = stdout,
+	};
 	struct lfr_ring_size rings;
 	const char *output = NULL;
 	char **cmd = NULL;
 	uint64_t v;
 	int c, ret;
 
-	d.start.jitter_pct = -1;
+	d.run.start.jitter_pct = -1;
 	while ((c = getopt_long(argc, argv, "+F:P:c:g:kp:t:ad:qo:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'F':
 			if (cli_parse_u64(PROG, "--freq", optarg, 1, LFR_MAX_FREQ_HZ, &v))
 				return LFR_EXIT_USAGE;
-			d.start.freq_hz = (uint32_t)v;
+			d.run.start.freq_hz = (uint32_t)v;
 			break;
 		case 'P':
 		case 'c':
 			if (cli_parse_u64(PROG, "--period", optarg, LFR_MIN_PERIOD_NS,
-			                  LFR_MAX_PERIOD_NS, &d.start.period_ns))
+			                  LFR_MAX_PERIOD_NS, &d.run.start.period_ns))
 				return LFR_EXIT_USAGE;
 			break;
 		case 'g':
 			if (cli_parse_u64(PROG, "--depth", optarg, 1, LFR_MAX_USER_STACK_DEPTH, &v))
 				return LFR_EXIT_USAGE;
-			d.start.user_depth = (uint32_t)v;
+			d.run.start.user_depth = (uint32_t)v;
 			break;
 		case 'k':
-			d.start.kernel_stack = true;
+			d.run.start.kernel_stack = true;
 			break;
 		case 'p':
-			if (cli_parse_ids(PROG, "--pid", optarg, &d.tgids, &d.ntgids))
+			if (cli_parse_ids(PROG, "--pid", optarg, &d.run.tgids, &d.run.ntgids))
 				return LFR_EXIT_USAGE;
 			break;
 		case 't':
-			if (cli_parse_ids(PROG, "--tid", optarg, &d.tids, &d.ntids))
+			if (cli_parse_ids(PROG, "--tid", optarg, &d.run.tids, &d.run.ntids))
 				return LFR_EXIT_USAGE;
 			break;
 		case 'a':
-			d.start.system = true;
+			d.run.start.system = true;
 			break;
 		case 'd':
 			if (cli_parse_duration(PROG, "--duration", optarg, 1000000,
 			                       1000000 * 1000000000ull, &v) < 0)
 				return LFR_EXIT_USAGE;
-			d.duration = (double)v / 1e9;
+			d.run.duration = (double)v / 1e9;
 			break;
 		case O_RING:
 			if (cli_parse_u64(PROG, "--ring-pages", optarg, 1, UINT32_MAX, &v))
 				return LFR_EXIT_USAGE;
-			d.start.ring_pages = (uint32_t)v;
+			d.run.start.ring_pages = (uint32_t)v;
 			break;
 		case O_WAKEUP:
 			if (cli_parse_size(PROG, "--wakeup-bytes", optarg, 0, UINT32_MAX, &v))
 				return LFR_EXIT_USAGE;
-			d.start.wakeup_bytes = (uint32_t)v;
-			d.start.wakeup_any = v == 0;
+			d.run.start.wakeup_bytes = (uint32_t)v;
+			d.run.start.wakeup_any = v == 0;
 			break;
 		case O_THREADS:
 			if (cli_parse_u64(PROG, "--max-threads", optarg, 1, UINT32_MAX, &v))
 				return LFR_EXIT_USAGE;
-			d.start.max_threads = (uint32_t)v;
+			d.run.start.max_threads = (uint32_t)v;
 			break;
 		case O_JITTER:
 			if (cli_parse_u64(PROG, "--jitter", optarg, 0, 100, &v))
 				return LFR_EXIT_USAGE;
-			d.start.jitter_pct = (int)v;
+			d.run.start.jitter_pct = (int)v;
 			break;
 		case O_DRAIN:
 			if (cli_parse_ms(PROG, "--drain-timeout", optarg, 86400000,
-			                 &d.drain_timeout_ms))
+			                 &d.run.drain_timeout_ms))
 				return LFR_EXIT_USAGE;
 			break;
 		case O_DETACH:
@@ -675,17 +511,17 @@ int cmd_raw(int argc, char **argv)
 	}
 	if (optind < argc)
 		cmd = argv + optind;
-	if (d.start.freq_hz && d.start.period_ns) {
+	if (d.run.start.freq_hz && d.run.start.period_ns) {
 		fprintf(stderr, "%s: give either --freq or --period, not both\n", PROG);
 		return LFR_EXIT_USAGE;
 	}
-	cli_default_rings(&d.start, &rings);
-	if (!d.start.system && !d.ntgids && !d.ntids && !cmd) {
+	cli_default_rings(&d.run.start, &rings);
+	if (!d.run.start.system && !d.run.ntgids && !d.run.ntids && !cmd) {
 		fprintf(stderr, "%s: nothing to sample: give -p PID, -t TID, -a, or -- COMMAND\n",
 		        PROG);
 		return LFR_EXIT_USAGE;
 	}
-	if (d.start.system && (d.ntgids || d.ntids || cmd)) {
+	if (d.run.start.system && (d.run.ntgids || d.run.ntids || cmd)) {
 		fprintf(stderr,
 		        "%s: -a samples every thread; it cannot be combined with -p, -t or a "
 		        "command\n",
@@ -709,9 +545,9 @@ int cmd_raw(int argc, char **argv)
 		fprintf(stderr, "%s: out of memory\n", PROG);
 		return LFR_EXIT_IO;
 	}
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
+	d.run.on_record = on_record;
+	d.run.on_wake = read_events;
+	d.run.arg = &d;
 
 	ret = run(&d, cmd);
 
@@ -720,14 +556,10 @@ int cmd_raw(int argc, char **argv)
 		if (ret == LFR_EXIT_OK)
 			ret = LFR_EXIT_IO;
 	}
-	lfr_rings_close(&d.rings);
+	cli_runner_close(&d.run);
 	if (d.have_mon)
 		lfr_ctl_close(&d.mon);
-	if (d.ctl.genl.sock)
-		lfr_ctl_close(&d.ctl);
 	free(d.cpu_samples);
-	free(d.tgids);
-	free(d.tids);
 	lfr_join_free(d.join);
 	return ret;
 }

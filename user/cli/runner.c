@@ -139,6 +139,8 @@ int cli_runner_start(struct cli_runner *r, char **cmd)
 	r->started = true;
 	if (e.warning[0])
 		fprintf(stderr, "%s: warning from the module: %s\n", r->prog, e.warning);
+	if (r->start.detached)
+		return 0; /* it runs until lfr stop: nobody here reads its rings */
 	if (lfr_rings_open(&r->rings, &r->info, &e) < 0) {
 		ret = cli_fail(r->prog, &e);
 		if (go_fd >= 0)
@@ -161,6 +163,8 @@ static int read_rings(struct cli_runner *r)
 
 	if (lfr_rings_read(&r->rings, r->on_record, r->arg, &e) < 0)
 		return cli_fail(r->prog, &e);
+	if (r->on_wake)
+		r->on_wake(r);
 	return 0;
 }
 
@@ -171,7 +175,10 @@ int cli_runner_loop(struct cli_runner *r)
 	int ret;
 
 	while (!cli_runner_interrupted) {
-		struct pollfd pfd = {.fd = r->rings.fd, .events = POLLIN};
+		struct pollfd pfd[2] = {
+		    {.fd = r->rings.fd, .events = POLLIN},
+		    {.fd = r->monitor ? lfr_genl_fd(&r->monitor->genl) : -1, .events = POLLIN},
+		};
 		int timeout = r->tick_ms > 0 && r->tick_ms < 100 ? r->tick_ms : 100;
 		bool hup;
 
@@ -183,11 +190,11 @@ int cli_runner_loop(struct cli_runner *r)
 			if (left * 1000 < timeout)
 				timeout = (int)(left * 1000) + 1;
 		}
-		if (poll(&pfd, 1, timeout) < 0 && errno != EINTR) {
+		if (poll(pfd, 2, timeout) < 0 && errno != EINTR) {
 			fprintf(stderr, "%s: poll: %s\n", r->prog, strerror(errno));
 			return LFR_EXIT_FAILURE;
 		}
-		hup = pfd.revents & POLLHUP;
+		hup = pfd[0].revents & POLLHUP;
 		if ((ret = read_rings(r)))
 			return ret;
 		if (r->on_tick && cli_now() >= next_tick) {

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Runs one sampling session for a subcommand: launches the command to sample (held before its
+ * Runs one sampling session for a subcommand (lfr record, lfr raw): launches the command to sample
+ * (held before its
  * exec until the session samples it), starts the session, reads every CPU's ring until the duration
  * ends, the command exits, every target process is gone, the session is stopped from elsewhere or
  * a signal (SIGINT, SIGTERM, SIGHUP) arrives; then stops the session and reads the rings while it
@@ -28,6 +29,9 @@ struct cli_runner {
 	lfr_record_fn on_record;   /* every ring record */
 	void (*on_tick)(struct cli_runner *r); /* about every tick_ms while recording */
 	int tick_ms;
+	struct lfr_ctl
+	    *monitor; /* a socket of the module's notifications to wait on too, or NULL */
+	void (*on_wake)(struct cli_runner *r); /* after every read of the rings (may be NULL) */
 	void *arg;
 
 	/* state */
@@ -42,7 +46,10 @@ struct cli_runner {
 /* Set by the signal handlers cli_runner_start installs. */
 extern volatile sig_atomic_t cli_runner_interrupted;
 
-/* Spawns CMD (may be NULL), starts the session, maps the rings, releases CMD.  Exit status or 0. */
+/*
+ * Spawns CMD (may be NULL), starts the session, maps the rings, releases CMD.  Exit status or 0.
+ * With start.detached (and no CMD) it only starts the session, which runs on after the process.
+ */
 int cli_runner_start(struct cli_runner *r, char **cmd);
 
 /* Reads records until the recording should end.  Exit status or 0. */

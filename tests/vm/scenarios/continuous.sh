@@ -17,10 +17,11 @@ spin 600 >/dev/null &
 load1=$!
 syscalls busy 600 1 >/dev/null &
 load2=$!
-lfr record -a -F 999 -k --repository "$repo" --max-size 2M --max-age 10m >"$share/cont.out" 2>"$share/cont.err" &
+lfr record -a -F 999 -k --chunk-age 1s --repository "$repo" --max-size 2M --max-age 10m >"$share/cont.out" 2>"$share/cont.err" &
 rec=$!
 for i in $(seq 300); do lfr status -m | grep -q 'state=running' && break; sleep 0.1; done
 start=$(date +%s)
+started_utc=$(date -u +%Y-%m-%dT%H-%M-%S)
 most=0
 split_done=0
 while [ $(($(date +%s) - start)) -lt $secs ]; do
@@ -37,6 +38,9 @@ while [ $(($(date +%s) - start)) -lt $secs ]; do
 		rc=$?
 		grep -E 'samples|lost' "$share/cont-split.err"
 		[ $rc = 0 ] || { echo "continuous: FAILED: lfr record -- split exited $rc"; cat "$share/cont-split.err"; fail=1; }
+		# every tick that hit the command is a sample or a counted loss in its file
+		! grep -q 'ticks hit the targets but' "$share/cont-split.err" ||
+			{ echo "continuous: FAILED: the split recording does not account for every tick"; fail=1; }
 		split_done=1
 		n=$(lfr status -m | grep -c 'state=running')
 		echo "continuous: after the split recording ended, sessions running: $n"
@@ -45,7 +49,9 @@ while [ $(($(date +%s) - start)) -lt $secs ]; do
 	fi
 	sleep 1
 done
-echo "continuous: the repository held at most $most bytes (cap $cap, chunk limit $chunk); now $(ls "$repo" | grep -c 'Z.jfr$') chunk files"
+first=$(ls "$repo" | grep 'Z.jfr$' | head -n 1)
+echo "continuous: the repository held at most $most bytes (cap $cap, chunk limit $chunk); now $(ls "$repo" | grep -c 'Z.jfr$') chunk files, the oldest $first"
+echo "${LFR_KERNEL:-stock} $started_utc $first" >"$share/repo-info"
 date +%s >"$share/dump-time"
 lfr dump --last 10s -o "$share/last10.jfr" "$repo" || { echo "continuous: FAILED: lfr dump --last 10s"; fail=1; }
 lfr dump -q -o "$share/all.jfr" "$repo" || { echo "continuous: FAILED: lfr dump"; fail=1; }
