@@ -46,12 +46,46 @@ struct lfr_walk_buf {
  * out, or registered with userfaultfd and never touched) would make the walk
  * sleep for as long as it pleases, pinning its session and STOP.  Such a
  * read ends the chain with LFR_SAMPLE_F_USER_FAULT, counted as USER_FAULT.
+ *
+ * Reads go through a window: a frame record usually lies a few dozen bytes
+ * above the previous one, so one copy of the window serves several frames
+ * (every copy pays the access check, the fault set-up and the user-access
+ * toggles).  A window ends where the readable memory ends; only the bytes
+ * asked for must be in it.
  */
+#define LFR_UREAD_WINDOW	512
+
+struct lfr_ureader {
+	u64 base;	/* user address of buf[0] */
+	u32 len;	/* bytes of buf read from there */
+	u8 buf[LFR_UREAD_WINDOW];
+};
+
 static int lfr_read_user(void *ctx, u64 addr, void *buf, size_t len)
 {
+	struct lfr_ureader *u = ctx;
 	void __user *p = (void __user *)(unsigned long)addr;
+	unsigned long n = sizeof(u->buf), left;
 
-	return copy_from_user_nofault(buf, p, len) ? -EFAULT : 0;
+	if (addr >= u->base && addr - u->base + len <= u->len) {
+		memcpy(buf, u->buf + (addr - u->base), len);
+		return 0;
+	}
+	if (len > n)
+		return copy_from_user_nofault(buf, p, len) ? -EFAULT : 0;
+	if (!access_ok(p, n))
+		n = len;	/* near the end of user space */
+	if (!access_ok(p, n))
+		return -EFAULT;
+	pagefault_disable();
+	left = __copy_from_user_inatomic(u->buf, p, n);
+	pagefault_enable();
+	u->base = addr;
+	u->len = n - left;
+	if (u->len < len)
+		return -EFAULT;
+	memcpy(buf, u->buf, len);
+	return 0;
 }
 
 static u64 lfr_image_hash(struct task_struct *t)
@@ -205,6 +239,7 @@ static void lfr_walk(struct lfr_session *s, const struct lfr_walk *wk,
 {
 	const struct lfr_snapshot *sn = &wk->snap;
 	struct lfr_rec_ustack *r = b->rec;
+	struct lfr_ureader u = { .len = 0 };
 	struct lfr_uwalk w = {
 		.ip = sn->ip,
 		.sp = sn->sp,
@@ -214,6 +249,7 @@ static void lfr_walk(struct lfr_session *s, const struct lfr_walk *wk,
 							     TASK_SIZE_MAX,
 		.max = s->cfg.user_depth,
 		.read = lfr_read_user,
+		.ctx = &u,
 		.ips = r->ips,
 	};
 
