@@ -9,7 +9,9 @@
 # `jfr print --json` (JFR=path, default /usr/bin/jfr) reads the file.  It prints lfr's split of the
 # samples whose leaf (first user frame) is split_a, split_b or split_c next to the truth, with the
 # difference in percentage points, and checks:
-#   - the split is within PP points of the truth for each function (default 3.0);
+#   - the split is within PP points of the truth for each function (default 3.0), plus N sd of
+#     sampling noise (--sigmas) and, with --workload-output, the truth's own uncertainty: how far
+#     its stall correction moved it from the raw CPU clock ("split-raw:");
 #   - every sample in a split_* leaf has split_loop as its next frame (its real caller: a
 #     frame-pointer walk from gcc's frameless leaves skips it);
 #   - every sample of the 40-frame chain is exact: chainK, chainK-1, ..., chain01, chain_main;
@@ -36,16 +38,21 @@ def parse_truth(text):
 
 
 def parse_output(path):
-    truth, tids = None, None
+    """The truth, the thread ids, and the truth's own uncertainty: per leaf, how far the stall
+    correction moved it from the raw CPU-clock figure (0 without a 'split-raw:' line)."""
+    truth, tids, raw = None, None, None
     for line in open(path):
         if line.startswith("split: "):
             truth = parse_truth(line)
+        if line.startswith("split-raw: "):
+            raw = parse_truth(line.split("(")[0])
         m = re.search(r"loop_tid=(\d+) chain_tid=(\d+)", line)
         if m:
             tids = (int(m.group(1)), int(m.group(2)))
     if truth is None:
         raise ValueError(f"{path}: no 'split: a=.. b=.. c=..' line (did the workload finish?)")
-    return truth, tids
+    spread = {k: abs(truth[k] - raw[k]) if raw else 0.0 for k in LEAVES}
+    return truth, tids, spread
 
 
 def user_frames(sample):
@@ -66,9 +73,10 @@ def main():
     ap.add_argument("--jfr-tool", default=None, help="the JDK's jfr (default $JFR or /usr/bin/jfr)")
     args = ap.parse_args()
     tids = None
+    spread = {k: 0.0 for k in LEAVES}
     try:
         if args.workload_output:
-            truth, tids = parse_output(args.workload_output)
+            truth, tids, spread = parse_output(args.workload_output)
         elif args.truth:
             truth = parse_truth(args.truth)
         else:
@@ -126,12 +134,20 @@ def main():
     # function may be off by max-pp plus N of those (the noise of a short run), and no more.
     sd = {k: 100.0 * (ours[k] / 100 * (1 - ours[k] / 100) / total) ** 0.5 for k in LEAVES}
     print("split-check: sd:    " + " ".join(f"{k[-1]}={sd[k]:.2f}pp" for k in LEAVES))
-    over = [k for k in LEAVES if abs(ours[k] - truth[k]) > args.max_pp + args.sigmas * sd[k]]
+    # The truth is only as sure as the workload's own measurement: when a loaded host stalls its
+    # virtual CPU in many intervals, the stall correction moves the truth away from the raw CPU
+    # clock, and the difference is the truth's uncertainty (at most a few tenths of a point on a quiet
+    # host); it widens the bound by that much.
+    if any(spread.values()):
+        print("split-check: truth's uncertainty (stall correction): " +
+              " ".join(f"{k[-1]}={spread[k]:.2f}pp" for k in LEAVES))
+    bound = {k: args.max_pp + args.sigmas * sd[k] + spread[k] for k in LEAVES}
+    over = [k for k in LEAVES if abs(ours[k] - truth[k]) > bound[k]]
     if over:
         k = over[0]
         print(f"split-check: FAILED: {k} is {abs(ours[k] - truth[k]):.2f} pp off the truth "
-              f"(more than {args.max_pp:.2f} + {args.sigmas:g} sd = "
-              f"{args.max_pp + args.sigmas * sd[k]:.2f})")
+              f"(more than {args.max_pp:.2f} + {args.sigmas:g} sd + {spread[k]:.2f} = "
+              f"{bound[k]:.2f})")
         ok = False
     print(f"split-check: {total - len(bad_caller)} of {total} split_* samples have split_loop as "
           f"caller")
