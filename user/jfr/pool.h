@@ -11,8 +11,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/hashtab.h"
+
 struct pool_entry {
-	uint64_t hash;
 	uint8_t *blob;
 	uint32_t len;
 	uint32_t emitted_chunk; /* chunk sequence number the value was last written to (0: none) */
@@ -22,8 +23,7 @@ struct pool_entry {
 struct pool {
 	struct pool_entry *e;
 	size_t n, cap;
-	uint32_t *slots; /* open addressing: entry index + 1, 0 = empty */
-	size_t nslots;
+	struct hashtab index; /* byte keys: the blobs -> their keys */
 };
 
 struct keyvec {
@@ -31,6 +31,7 @@ struct keyvec {
 	size_t n, cap;
 };
 
+void pool_init(struct pool *p);
 void pool_free(struct pool *p);
 /* Finds or adds the entry for blob; returns its key (> 0) or 0 when memory ran out. */
 uint64_t pool_intern(struct pool *p, const void *blob, size_t len);
@@ -40,6 +41,5 @@ static inline struct pool_entry *pool_get(struct pool *p, uint64_t key)
 }
 int keyvec_push(struct keyvec *v, uint64_t key);
 void keyvec_free(struct keyvec *v);
-uint64_t pool_hash(const void *p, size_t n);
 
 #endif

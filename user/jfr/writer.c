@@ -871,6 +871,8 @@ int lfr_jfr_open(struct lfr_jfr_writer **out, const char *path, const struct lfr
 	if (!w)
 		return -ENOMEM;
 	w->fd = -1;
+	for (int p = 0; p < P_COUNT; p++)
+		pool_init(&w->pools[p]);
 	w->repo.lock_fd = -1;
 	w->io_budget = -1;
 	w->fault_op = -1;

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "lib/join.h"
-#include "sym/internal.h"
+#include "lib/hashtab.h"
 
 /* A walk that one side has reached: its stack, or the ticks that wait for it. */
 struct walk {
@@ -17,7 +17,7 @@ struct walk {
 };
 
 struct lfr_join {
-	struct hmap walks;
+	struct hashtab walks; /* walk id -> struct walk */
 	uint64_t waiting;
 };
 
@@ -40,33 +40,35 @@ void lfr_join_free(struct lfr_join *j)
 {
 	if (!j)
 		return;
-	for (size_t i = 0; i < j->walks.cap; i++)
-		if (j->walks.slots[i].hash > 1)
-			walk_free(j->walks.slots[i].val);
-	hmap_fini(&j->walks);
+	for (struct hashtab_slot *s = NULL; (s = hashtab_next(&j->walks, s));)
+		walk_free((struct walk *)(uintptr_t)s->v);
+	hashtab_free(&j->walks);
 	free(j);
 }
 
 static struct walk *walk_get(struct lfr_join *j, uint64_t id)
 {
-	struct walk *w = hmap_get(&j->walks, &id, sizeof(id));
+	bool fresh;
+	struct hashtab_slot *s = hashtab_put(&j->walks, id, 0, &fresh);
+	struct walk *w;
 
-	if (w)
-		return w;
-	w = calloc(1, sizeof(*w));
-	if (!w)
+	if (!s)
 		return NULL;
-	w->id = id;
-	if (hmap_put(&j->walks, &w->id, sizeof(w->id), w)) {
-		free(w);
+	if (!fresh)
+		return (struct walk *)(uintptr_t)s->v;
+	w = calloc(1, sizeof(*w));
+	if (!w) {
+		hashtab_del(&j->walks, s);
 		return NULL;
 	}
+	w->id = id;
+	s->v = (uint64_t)(uintptr_t)w;
 	return w;
 }
 
 static void walk_done(struct lfr_join *j, struct walk *w)
 {
-	hmap_del(&j->walks, &w->id, sizeof(w->id));
+	hashtab_del(&j->walks, hashtab_get(&j->walks, w->id, 0));
 	walk_free(w);
 }
 
@@ -121,7 +123,7 @@ int lfr_join_ustack(struct lfr_join *j, const struct lfr_rec_ustack *u, lfr_join
 	struct walk *w;
 	int err = 0;
 
-	if (!u->ticks && !hmap_get(&j->walks, &u->walk_id, sizeof(u->walk_id)))
+	if (!u->ticks && !hashtab_get(&j->walks, u->walk_id, 0))
 		return 0; /* no tick of it reached the ring */
 	w = walk_get(j, u->walk_id);
 	if (!w)

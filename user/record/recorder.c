@@ -12,6 +12,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "lib/hashtab.h"
 #include "lib/join.h"
 #include "lib/record.h"
 #include "record/recorder.h"
@@ -39,17 +40,10 @@ struct process {
 	char *cmdline;    /* arguments joined by spaces, or NULL */
 };
 
-/* A method key cached by the symbolizer's interned strings (equal strings, equal pointers). */
-struct method_slot {
-	const char *class_name, *method;
-	uint32_t type;
-	uint64_t key;
-};
-
-/* An open-addressing table keyed by a non-zero u32 id (tid or tgid). */
+/* Objects keyed by a non-zero u32 id (tid or tgid), each allocated zeroed with its id set. */
 struct idmap {
-	void *slots;
-	size_t elem, cap, used;
+	struct hashtab t; /* id -> object */
+	size_t elem;
 };
 
 /* A copied record: the batch owns its bytes. */
@@ -95,9 +89,8 @@ struct behind {
  * callers' addresses) and the leaf's method: a sample repeating it names one frame, not all.  Its
  * addresses live in stack_ips; the whole cache is dropped when either fills up.
  */
-struct stack_slot {
-	uint64_t hash;
-	uint64_t key;  /* JFR stack key; 0 = empty slot */
+struct stack_entry {
+	uint64_t key;  /* JFR stack key */
 	uint64_t leaf; /* method key of the leaf frame (its pc moves within a hot function) */
 	uint32_t tgid, map_gen;
 	uint32_t ips_off;
@@ -107,7 +100,7 @@ struct stack_slot {
 	bool incomplete;  /* written with truncated = true */
 };
 
-#define STACK_SLOTS (1u << 16)
+#define STACK_ENTRIES (3u << 14)
 #define STACK_TRUNC_FLAGS                                                                          \
 	(LFR_SAMPLE_F_USER_TRUNCATED | LFR_SAMPLE_F_USER_FAULT | LFR_SAMPLE_F_USER_BAD_FRAME |     \
 	 LFR_SAMPLE_F_KERNEL_TRUNCATED)
@@ -115,17 +108,19 @@ struct stack_slot {
 
 struct lfr_recorder {
 	struct lfr_jfr_writer *w;
-	struct stack_slot *stacks;
+	struct hashtab stack_index; /* (hash, salt) -> index in stacks + 1 */
+	struct stack_entry *stacks;
 	uint64_t *stack_ips;
 	size_t stacks_used, stack_ips_used;
 	struct lfr_sym *sym;
 	struct batch in;           /* records added since the last hand-over (the reading side) */
-	struct idmap looked;       /* processes whose command line was read (the reading side) */
+	struct hashtab looked;     /* processes whose command line was read (the reading side) */
 	struct batch cur, waiting; /* waiting: samples held back one batch for their mapping */
 	struct idmap threads, procs;
 	struct behind *behind; /* naming runs on a thread of its own */
-	struct method_slot *methods;
-	size_t methods_cap, methods_used;
+	/* (class name, method name << 8 | frame type) -> method key; the names are the symbolizer's
+	 * interned strings, so equal names have equal pointers */
+	struct hashtab methods;
 	uint64_t frames[MAX_FRAMES];
 	struct lfr_recorder_stats st;
 	uint64_t last_time;
@@ -139,58 +134,40 @@ struct lfr_recorder {
 	uint64_t added;                        /* ring records added (the reading side) */
 };
 
-static uint32_t hash32(uint32_t x)
-{
-	x ^= x >> 16;
-	x *= 0x7feb352dU;
-	x ^= x >> 15;
-	x *= 0x846ca68bU;
-	return x ^ (x >> 16);
-}
-
-/* Returns the slot for id, inserting a zeroed one (with its id set) when absent; NULL on ENOMEM. */
+/* The object of id, added when absent; NULL on ENOMEM. */
 static void *idmap_get(struct idmap *m, uint32_t id)
 {
-	if ((m->used + 1) * 4 > m->cap * 3) {
-		size_t ncap = m->cap ? m->cap * 2 : 256;
-		uint8_t *ns = calloc(ncap, m->elem);
+	bool fresh;
+	struct hashtab_slot *s = hashtab_put(&m->t, id, 0, &fresh);
+	void *o;
 
-		if (!ns)
-			return NULL;
-		for (size_t i = 0; i < m->cap; i++) {
-			uint8_t *old = (uint8_t *)m->slots + i * m->elem;
-			uint32_t oid;
-
-			memcpy(&oid, old, sizeof(oid));
-			if (!oid)
-				continue;
-			size_t j = hash32(oid) & (ncap - 1);
-			uint32_t nid;
-
-			for (;; j = (j + 1) & (ncap - 1)) {
-				memcpy(&nid, ns + j * m->elem, sizeof(nid));
-				if (!nid)
-					break;
-			}
-			memcpy(ns + j * m->elem, old, m->elem);
-		}
-		free(m->slots);
-		m->slots = ns;
-		m->cap = ncap;
+	if (!s)
+		return NULL;
+	if (!fresh)
+		return (void *)(uintptr_t)s->v;
+	o = calloc(1, m->elem);
+	if (!o) {
+		hashtab_del(&m->t, s);
+		return NULL;
 	}
-	for (size_t j = hash32(id) & (m->cap - 1);; j = (j + 1) & (m->cap - 1)) {
-		uint8_t *s = (uint8_t *)m->slots + j * m->elem;
-		uint32_t sid;
+	memcpy(o, &id, sizeof(id));
+	s->v = (uint64_t)(uintptr_t)o;
+	return o;
+}
 
-		memcpy(&sid, s, sizeof(sid));
-		if (sid == id)
-			return s;
-		if (!sid) {
-			memcpy(s, &id, sizeof(id));
-			m->used++;
-			return s;
-		}
+static void idmap_free(struct idmap *m, void (*fini)(void *o))
+{
+	for (struct hashtab_slot *s = NULL; (s = hashtab_next(&m->t, s));) {
+		if (fini)
+			fini((void *)(uintptr_t)s->v);
+		free((void *)(uintptr_t)s->v);
 	}
+	hashtab_free(&m->t);
+}
+
+static void process_fini(void *o)
+{
+	free(((struct process *)o)->cmdline);
 }
 
 static int batch_push(struct batch *b, const void *rec, size_t size)
@@ -229,7 +206,6 @@ int lfr_recorder_new(struct lfr_recorder **out, struct lfr_jfr_writer *w, struct
 	}
 	r->threads.elem = sizeof(struct thread);
 	r->procs.elem = sizeof(struct process);
-	r->looked.elem = sizeof(uint32_t);
 	*out = r;
 	return 0;
 }
@@ -243,14 +219,13 @@ void lfr_recorder_free(struct lfr_recorder *r)
 	r->in.len = 0; /* what was not handed over is dropped, not named */
 	stop_behind(r);
 	free(r->in.buf);
-	free(r->looked.slots);
+	hashtab_free(&r->looked);
 	free(r->cur.buf);
 	free(r->waiting.buf);
-	free(r->threads.slots);
-	for (size_t i = 0; i < r->procs.cap; i++)
-		free(((struct process *)r->procs.slots)[i].cmdline);
-	free(r->procs.slots);
-	free(r->methods);
+	idmap_free(&r->threads, NULL);
+	idmap_free(&r->procs, process_fini);
+	hashtab_free(&r->methods);
+	hashtab_free(&r->stack_index);
 	free(r->stacks);
 	free(r->stack_ips);
 	free(r->synth);
@@ -288,7 +263,8 @@ static void set_cmdline(struct process *p, char *cmdline)
  */
 static int look_at_process(struct lfr_recorder *r, uint32_t tgid)
 {
-	size_t before = r->looked.used;
+	struct hashtab_slot *seen;
+	bool fresh = false;
 	char path[32];
 	union {
 		struct rec_cmdline rec;
@@ -297,7 +273,8 @@ static int look_at_process(struct lfr_recorder *r, uint32_t tgid)
 	ssize_t n = -1;
 	int fd;
 
-	if (!tgid || !idmap_get(&r->looked, tgid) || r->looked.used == before)
+	seen = tgid ? hashtab_put(&r->looked, tgid, 0, &fresh) : NULL;
+	if (!seen || !fresh)
 		return 0;
 	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/cmdline", tgid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -357,46 +334,24 @@ static enum lfr_jfr_frame_type jfr_frame_type(enum lfr_frame_type t)
 static int method_key(struct lfr_recorder *r, const struct lfr_frame *f, uint64_t *key)
 {
 	uint32_t type = jfr_frame_type(f->type);
-	uintptr_t h = ((uintptr_t)f->class_name * 31 + (uintptr_t)f->method) * 31 + type;
-	size_t j;
+	bool fresh;
+	struct hashtab_slot *s =
+	    hashtab_put(&r->methods, (uint64_t)(uintptr_t)f->class_name,
+	                (uint64_t)(uintptr_t)f->method << 8 | (type & 0xff), &fresh);
 	int err;
 
-	if ((r->methods_used + 1) * 4 > r->methods_cap * 3) {
-		size_t ncap = r->methods_cap ? r->methods_cap * 2 : 4096;
-		struct method_slot *ns = calloc(ncap, sizeof(*ns));
-
-		if (!ns)
-			return -ENOMEM;
-		for (size_t i = 0; i < r->methods_cap; i++) {
-			struct method_slot *o = &r->methods[i];
-			uintptr_t oh;
-
-			if (!o->key)
-				continue;
-			oh = ((uintptr_t)o->class_name * 31 + (uintptr_t)o->method) * 31 + o->type;
-			for (j = hash32((uint32_t)(oh ^ (oh >> 32))) & (ncap - 1); ns[j].key;
-			     j = (j + 1) & (ncap - 1))
-				;
-			ns[j] = *o;
-		}
-		free(r->methods);
-		r->methods = ns;
-		r->methods_cap = ncap;
-	}
-	for (j = hash32((uint32_t)(h ^ (h >> 32))) & (r->methods_cap - 1); r->methods[j].key;
-	     j = (j + 1) & (r->methods_cap - 1)) {
-		struct method_slot *s = &r->methods[j];
-
-		if (s->class_name == f->class_name && s->method == f->method && s->type == type) {
-			*key = s->key;
-			return 0;
-		}
+	if (!s)
+		return -ENOMEM;
+	if (!fresh) {
+		*key = s->v;
+		return 0;
 	}
 	err = lfr_jfr_method(r->w, f->class_name, f->method, type, key);
-	if (err)
+	if (err) {
+		hashtab_del(&r->methods, s);
 		return err;
-	r->methods[j] = (struct method_slot){f->class_name, f->method, type, *key};
-	r->methods_used++;
+	}
+	s->v = *key;
 	return 0;
 }
 
@@ -578,66 +533,68 @@ static int thread_key(struct lfr_recorder *r, uint32_t tid, uint32_t tgid, uint6
 	return err;
 }
 
-/* True when the sample's interrupted user pc lies in no mapping the symbolizer knows yet. */
 static int describe_process(struct lfr_recorder *r, uint32_t tgid, uint64_t ticks);
 
 static uint64_t stack_hash(const struct lfr_rec_sample *s, uint32_t map_gen, uint32_t trunc,
                            uint64_t leaf)
 {
-	uint64_t h = 0x9e3779b97f4a7c15ull ^ s->tgid ^ ((uint64_t)map_gen << 32) ^ leaf;
 	uint32_t n = (uint32_t)s->nr_kernel + s->nr_user;
+	uint64_t h = hashtab_hash_bytes(s->ips + 1, (n - 1) * sizeof(uint64_t));
 
-	h = (h ^ trunc ^ ((uint64_t)s->nr_kernel << 40) ^ ((uint64_t)s->nr_user << 20)) *
-	    0xff51afd7ed558ccdull;
-	for (uint32_t i = 1; i < n; i++) {
-		h ^= s->ips[i];
-		h *= 0xc4ceb9fe1a85ec53ull;
-		h ^= h >> 29;
-	}
-	return h | 1;
+	h = hashtab_hash(h, leaf) ^
+	    hashtab_hash((uint64_t)s->tgid << 32 | map_gen,
+	                 (uint64_t)trunc << 32 | s->nr_kernel << 16 | s->nr_user);
+	return h;
 }
 
-/* The slot of S: a hit (key != 0) or the empty slot to fill; NULL when the cache is unusable. */
-static struct stack_slot *stack_lookup(struct lfr_recorder *r, const struct lfr_rec_sample *s,
-                                       uint32_t map_gen, uint32_t trunc, uint64_t leaf, uint64_t h)
+/*
+ * The entry of S, or NULL with *salt set to where a new entry of S goes: entries whose hashes
+ * collide are told apart by a salt, the second key of the index.
+ */
+static struct stack_entry *stack_lookup(struct lfr_recorder *r, const struct lfr_rec_sample *s,
+                                        uint32_t map_gen, uint32_t trunc, uint64_t leaf, uint64_t h,
+                                        uint64_t *salt)
 {
 	uint32_t n = (uint32_t)s->nr_kernel + s->nr_user;
 
-	if (!r->stacks) {
-		r->stacks = calloc(STACK_SLOTS, sizeof(*r->stacks));
-		r->stack_ips = malloc(STACK_IPS * sizeof(*r->stack_ips));
-		if (!r->stacks || !r->stack_ips)
-			return NULL;
-	}
-	for (uint32_t j = (uint32_t)h & (STACK_SLOTS - 1);; j = (j + 1) & (STACK_SLOTS - 1)) {
-		struct stack_slot *e = &r->stacks[j];
+	for (*salt = 0;; (*salt)++) {
+		struct hashtab_slot *slot = hashtab_get(&r->stack_index, h, *salt);
 
-		if (!e->key)
-			return e;
-		if (e->hash == h && e->leaf == leaf && e->tgid == s->tgid &&
-		    e->map_gen == map_gen && e->trunc == trunc && e->nr_kernel == s->nr_kernel &&
-		    e->nr_user == s->nr_user &&
+		if (!slot)
+			return NULL;
+		struct stack_entry *e = &r->stacks[slot->v - 1];
+		if (e->leaf == leaf && e->tgid == s->tgid && e->map_gen == map_gen &&
+		    e->trunc == trunc && e->nr_kernel == s->nr_kernel && e->nr_user == s->nr_user &&
 		    !memcmp(r->stack_ips + e->ips_off, s->ips + 1, (n - 1) * sizeof(uint64_t)))
 			return e;
 	}
 }
 
-static void stack_remember(struct lfr_recorder *r, struct stack_slot *e,
-                           const struct lfr_rec_sample *s, uint32_t map_gen, uint32_t trunc,
-                           uint64_t leaf, uint64_t h, uint64_t key, uint32_t unnamed,
-                           bool incomplete)
+static void stack_remember(struct lfr_recorder *r, const struct lfr_rec_sample *s, uint32_t map_gen,
+                           uint32_t trunc, uint64_t leaf, uint64_t h, uint64_t salt, uint64_t key,
+                           uint32_t unnamed, bool incomplete)
 {
 	uint32_t n = (uint32_t)s->nr_kernel + s->nr_user - 1;
+	struct hashtab_slot *slot;
+	bool fresh;
 
-	if ((r->stacks_used + 1) * 4 > STACK_SLOTS * 3 || r->stack_ips_used + n > STACK_IPS) {
-		/* Full: start over (the JFR pools keep every stack; only the shortcut is lost). */
-		memset(r->stacks, 0, STACK_SLOTS * sizeof(*r->stacks));
-		r->stacks_used = r->stack_ips_used = 0;
-		e = stack_lookup(r, s, map_gen, trunc, leaf, h);
+	if (!r->stacks) {
+		r->stacks = malloc(STACK_ENTRIES * sizeof(*r->stacks));
+		r->stack_ips = malloc(STACK_IPS * sizeof(*r->stack_ips));
+		if (!r->stacks || !r->stack_ips)
+			return; /* no shortcut: every stack is named in full */
 	}
+	if (r->stacks_used == STACK_ENTRIES || r->stack_ips_used + n > STACK_IPS) {
+		/* Full: start over (the JFR pools keep every stack; only the shortcut is lost). */
+		hashtab_clear(&r->stack_index);
+		r->stacks_used = r->stack_ips_used = 0;
+		salt = 0;
+	}
+	slot = hashtab_put(&r->stack_index, h, salt, &fresh);
+	if (!slot)
+		return;
 	memcpy(r->stack_ips + r->stack_ips_used, s->ips + 1, n * sizeof(uint64_t));
-	*e = (struct stack_slot){
-	    .hash = h,
+	r->stacks[r->stacks_used] = (struct stack_entry){
 	    .key = key,
 	    .leaf = leaf,
 	    .tgid = s->tgid,
@@ -649,8 +606,8 @@ static void stack_remember(struct lfr_recorder *r, struct stack_slot *e,
 	    .unnamed = unnamed,
 	    .incomplete = incomplete,
 	};
+	slot->v = ++r->stacks_used;
 	r->stack_ips_used += n;
-	r->stacks_used++;
 }
 
 /* True when the sample's interrupted user pc lies in no mapping the symbolizer knows yet. */
@@ -728,8 +685,8 @@ static int write_sample(struct lfr_recorder *r, const struct lfr_record *rec)
 	struct process *p = process_of(r, s->tgid);
 	uint32_t trunc = s->flags & STACK_TRUNC_FLAGS, unnamed0 = (uint32_t)r->st.unnamed;
 	size_t n = (size_t)s->nr_kernel + s->nr_user;
-	struct stack_slot *slot = NULL;
-	uint64_t stack, thread, h = 0;
+	struct stack_entry *hit = NULL;
+	uint64_t stack, thread, h = 0, salt = 0;
 	int err;
 
 	if (!p)
@@ -743,12 +700,12 @@ static int write_sample(struct lfr_recorder *r, const struct lfr_record *rec)
 		return err;
 	if (n) {
 		h = stack_hash(s, p->map_gen, trunc, r->frames[0]);
-		slot = stack_lookup(r, s, p->map_gen, trunc, r->frames[0], h);
+		hit = stack_lookup(r, s, p->map_gen, trunc, r->frames[0], h, &salt);
 	}
-	if (slot && slot->key) {
-		stack = slot->key;
-		incomplete = slot->incomplete;
-		r->st.unnamed += slot->unnamed;
+	if (hit) {
+		stack = hit->key;
+		incomplete = hit->incomplete;
+		r->st.unnamed += hit->unnamed;
 		r->st.stack_hits++;
 	} else {
 		for (unsigned int i = 1; i < n; i++)
@@ -760,8 +717,8 @@ static int write_sample(struct lfr_recorder *r, const struct lfr_record *rec)
 			incomplete = false;
 		if ((err = lfr_jfr_stack(r->w, r->frames, n, incomplete, &stack)))
 			return err;
-		if (slot && n == (size_t)s->nr_kernel + s->nr_user)
-			stack_remember(r, slot, s, p->map_gen, trunc, r->frames[0], h, stack,
+		if (n && n == (size_t)s->nr_kernel + s->nr_user)
+			stack_remember(r, s, p->map_gen, trunc, r->frames[0], h, salt, stack,
 			               (uint32_t)r->st.unnamed - unnamed0, incomplete);
 	}
 	r->st.incomplete += incomplete;
@@ -1257,11 +1214,11 @@ size_t lfr_recorder_busiest(const struct lfr_recorder *r, struct lfr_thread_rate
 {
 	size_t got = 0;
 
-	for (size_t i = 0; i < r->threads.cap && n; i++) {
-		const struct thread *t = (const struct thread *)r->threads.slots + i;
+	for (struct hashtab_slot *s = NULL; n && (s = hashtab_next(&r->threads.t, s));) {
+		const struct thread *t = (const struct thread *)(uintptr_t)s->v;
 		size_t j;
 
-		if (!t->tid || !(t->samples + t->missed))
+		if (!(t->samples + t->missed))
 			continue;
 		if (got == n && t->samples <= out[n - 1].samples)
 			continue;

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/map.h"
+#include "lib/hashtab.h"
 #include "report/report.h"
 
 #define DENSE_TYPES 65536 /* type ids below this are looked up in an array */
@@ -44,14 +44,16 @@ struct priv {
 	bool any_selected_type;
 	char *stack_types; /* types with a stackTrace field, for the hint: "a, b, c" */
 	/* file-wide interning */
-	struct map frame_ids;  /* (hash(name), kind) -> frame id + 1; collisions probed with salt */
-	struct map stack_ids;  /* (hash(frames), depth) -> stack id + 1 */
-	struct map thread_ids; /* (tid, hash(name)) -> thread id + 1 */
-	struct map sample_ids; /* (stack id, thread id) -> sample index + 1 */
+	struct hashtab
+	    frame_ids; /* (hash(name), kind) -> frame id + 1; collisions probed with salt */
+	struct hashtab stack_ids;  /* (hash(frames), depth) -> stack id + 1 */
+	struct hashtab thread_ids; /* (tid, hash(name)) -> thread id + 1 */
+	struct hashtab sample_ids; /* (stack id, thread id) -> sample index + 1 */
 	/* per chunk */
-	struct map chunk_threads; /* thread key -> thread id + 1, or UINT32_MAX when filtered out */
-	struct map chunk_stacks;  /* stack key -> stack id + 1 */
-	struct map chunk_frames;  /* (method key, frame type key) -> frame id + 1 */
+	struct hashtab
+	    chunk_threads; /* thread key -> thread id + 1, or UINT32_MAX when filtered out */
+	struct hashtab chunk_stacks; /* stack key -> stack id + 1 */
+	struct hashtab chunk_frames; /* (method key, frame type key) -> frame id + 1 */
 	int64_t jvm_pid;
 	char jvm_process[256];
 	uint32_t *tmp_frames;
@@ -68,16 +70,10 @@ void report_opts_init(struct report_opts *o)
 	o->top = 20;
 }
 
+/* A hash of n bytes under a seed: the same bytes under another seed probe elsewhere. */
 static uint64_t hash_bytes(const void *data, size_t n, uint64_t seed)
 {
-	const uint8_t *p = data;
-	uint64_t h = 0xcbf29ce484222325ull ^ seed;
-
-	for (size_t i = 0; i < n; i++) {
-		h ^= p[i];
-		h *= 0x100000001b3ull;
-	}
-	return h ^ h >> 32;
+	return hashtab_hash(hashtab_hash_bytes(data, n), seed);
 }
 
 static bool all_digits(const char *s)
@@ -188,7 +184,7 @@ static uint32_t intern_frame(struct report *rep, struct priv *pv, const char *na
 
 		if (object)
 			h = hash_bytes(object, strlen(object), h);
-		struct map_slot *s = map_put(&pv->frame_ids, h, kind, &fresh);
+		struct hashtab_slot *s = hashtab_put(&pv->frame_ids, h, kind, &fresh);
 		if (!s)
 			return UINT32_MAX;
 		if (!fresh) {
@@ -218,8 +214,8 @@ static uint32_t intern_stack(struct report *rep, struct priv *pv, const uint32_t
 	for (uint64_t salt = 0;; salt++) {
 		bool fresh;
 		uint64_t h = hash_bytes(frames, depth * sizeof(*frames), salt);
-		struct map_slot *s =
-		    map_put(&pv->stack_ids, h, (uint64_t)depth << 1 | truncated, &fresh);
+		struct hashtab_slot *s =
+		    hashtab_put(&pv->stack_ids, h, (uint64_t)depth << 1 | truncated, &fresh);
 		if (!s)
 			return UINT32_MAX;
 		if (!fresh) {
@@ -296,7 +292,7 @@ static uint32_t resolve_frame(struct report *rep, struct priv *pv, struct jfr_re
                               uint64_t tkey, uint64_t ttype)
 {
 	bool fresh;
-	struct map_slot *s = map_put(&pv->chunk_frames, mkey, tkey, &fresh);
+	struct hashtab_slot *s = hashtab_put(&pv->chunk_frames, mkey, tkey, &fresh);
 
 	if (!s)
 		return UINT32_MAX;
@@ -340,7 +336,7 @@ static uint32_t resolve_stack(struct report *rep, struct priv *pv, struct jfr_re
                               const struct jfr_chunk *ch, const struct jfr_field *sf, uint64_t key)
 {
 	bool fresh;
-	struct map_slot *s = map_put(&pv->chunk_stacks, key, 0, &fresh);
+	struct hashtab_slot *s = hashtab_put(&pv->chunk_stacks, key, 0, &fresh);
 
 	if (!s)
 		return UINT32_MAX;
@@ -453,7 +449,7 @@ static uint64_t resolve_thread(struct report *rep, struct priv *pv, struct jfr_r
                                const struct jfr_chunk *ch, const struct jfr_field *tf, uint64_t key)
 {
 	bool fresh;
-	struct map_slot *s = map_put(&pv->chunk_threads, key, 0, &fresh);
+	struct hashtab_slot *s = hashtab_put(&pv->chunk_threads, key, 0, &fresh);
 
 	if (!s)
 		return 0;
@@ -492,8 +488,9 @@ static uint64_t resolve_thread(struct report *rep, struct priv *pv, struct jfr_r
 		s->v = UINT32_MAX;
 		return s->v;
 	}
-	struct map_slot *g = map_put(&pv->thread_ids, (uint64_t)t.tid,
-	                             hash_bytes(name, strlen(name), (uint64_t)t.pid), &fresh);
+	struct hashtab_slot *g =
+	    hashtab_put(&pv->thread_ids, (uint64_t)t.tid,
+	                hash_bytes(name, strlen(name), (uint64_t)t.pid), &fresh);
 	if (!g)
 		return 0;
 	if (fresh) {
@@ -687,12 +684,12 @@ struct pending {
 	uint64_t a, b, v, h;
 };
 
-static int flush_batch(struct map *agg, struct pending *batch, int *n)
+static int flush_batch(struct hashtab *agg, struct pending *batch, int *n)
 {
 	for (int i = 0; i < *n; i++) {
 		bool fresh;
-		struct map_slot *s =
-		    map_put_hashed(agg, batch[i].a, batch[i].b, batch[i].h, &fresh);
+		struct hashtab_slot *s =
+		    hashtab_put_hashed(agg, batch[i].a, batch[i].b, batch[i].h, &fresh);
 		if (!s)
 			return -1;
 		s->v += batch[i].v;
@@ -701,7 +698,7 @@ static int flush_batch(struct map *agg, struct pending *batch, int *n)
 	}
 	*n = 0;
 	/* keep the table from growing inside the next batch, so prefetched slots stay valid */
-	return map_reserve(agg, BATCH);
+	return hashtab_reserve(agg, BATCH);
 }
 
 static int chunk_jvminfo(struct priv *pv, struct jfr_reader *r, const struct jfr_chunk *ch,
@@ -737,14 +734,14 @@ static void sample_fields(const struct plan *plans, size_t nplans, const struct 
 }
 
 static int merge_chunk(struct report *rep, struct priv *pv, struct jfr_reader *r,
-                       const struct jfr_chunk *ch, const struct map *agg, struct plan *plans,
+                       const struct jfr_chunk *ch, const struct hashtab *agg, struct plan *plans,
                        size_t nplans)
 {
 	const struct jfr_field *sf, *tf;
 
 	sample_fields(plans, nplans, &sf, &tf);
 	for (size_t i = 0; i < agg->cap; i++) {
-		struct map_slot *s = &agg->slots[i];
+		struct hashtab_slot *s = &agg->slots[i];
 		if (!s->n)
 			continue;
 		uint64_t th = resolve_thread(rep, pv, r, ch, tf, s->b);
@@ -756,7 +753,7 @@ static int merge_chunk(struct report *rep, struct priv *pv, struct jfr_reader *r
 		if (st == UINT32_MAX)
 			return -1;
 		bool fresh;
-		struct map_slot *g = map_put(&pv->sample_ids, st, th - 1, &fresh);
+		struct hashtab_slot *g = hashtab_put(&pv->sample_ids, st, th - 1, &fresh);
 		if (!g)
 			return -1;
 		if (fresh) {
@@ -800,7 +797,7 @@ struct job {
 	struct plan **dense;
 	size_t ndense;
 	int64_t lo, hi;
-	struct map agg;
+	struct hashtab agg;
 	uint64_t *cnt, *bytes;
 	size_t ncnt;
 	uint64_t meta_cnt, meta_bytes, cp_cnt, cp_bytes, sample_events;
@@ -818,7 +815,7 @@ static void job_free(struct job *j)
 		free(j->plans[i].slots);
 	free(j->plans);
 	free(j->dense);
-	map_free(&j->agg);
+	hashtab_free(&j->agg);
 	free(j->cnt);
 	free(j->bytes);
 	free(j->special);
@@ -862,7 +859,7 @@ static int job_prepare(struct priv *pv, struct jfr_reader *r, struct job *j)
 	j->rr = *r;
 	j->rr.failed = false;
 	j->rr.err[0] = 0;
-	return map_reserve(&j->agg, BATCH);
+	return hashtab_reserve(&j->agg, BATCH);
 }
 
 /* The hot loop: one pass over the chunk's events. */
@@ -947,8 +944,8 @@ static void job_scan(struct job *j)
 		e->a = v[SLOT_STACK];
 		e->b = v[SLOT_THREAD];
 		e->v = v[SLOT_VALUE];
-		e->h = map_hash(e->a, e->b);
-		map_prefetch(&j->agg, e->h);
+		e->h = hashtab_hash(e->a, e->b);
+		hashtab_prefetch(&j->agg, e->h);
 		if (j->keep_times) {
 			if (grow((void **)&j->timed, &j->timed_cap, j->ntimed + 1,
 			         sizeof(*j->timed)))
@@ -1024,9 +1021,9 @@ static int job_merge(struct report *rep, struct priv *pv, struct jfr_reader *r, 
 	pv->cp_bytes += j->cp_bytes;
 	rep->sample_events += j->sample_events;
 
-	map_clear(&pv->chunk_threads);
-	map_clear(&pv->chunk_stacks);
-	map_clear(&pv->chunk_frames);
+	hashtab_clear(&pv->chunk_threads);
+	hashtab_clear(&pv->chunk_stacks);
+	hashtab_clear(&pv->chunk_frames);
 	pv->jvm_pid = -1;
 	pv->jvm_process[0] = 0;
 	for (size_t i = 0; i < j->nspecial; i++)
@@ -1226,13 +1223,13 @@ void report_free(struct report *rep)
 	if (pv) {
 		free(pv->cnt);
 		free(pv->bytes);
-		map_free(&pv->frame_ids);
-		map_free(&pv->stack_ids);
-		map_free(&pv->thread_ids);
-		map_free(&pv->sample_ids);
-		map_free(&pv->chunk_threads);
-		map_free(&pv->chunk_stacks);
-		map_free(&pv->chunk_frames);
+		hashtab_free(&pv->frame_ids);
+		hashtab_free(&pv->stack_ids);
+		hashtab_free(&pv->thread_ids);
+		hashtab_free(&pv->sample_ids);
+		hashtab_free(&pv->chunk_threads);
+		hashtab_free(&pv->chunk_stacks);
+		hashtab_free(&pv->chunk_frames);
 		free(pv->tmp_frames);
 		free(pv->stack_types);
 		free(pv);

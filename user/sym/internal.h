@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include "lib/hashtab.h"
 #include "sym/sym.h"
 
 /* strpool.c: an arena of strings that live as long as the pool, with optional interning. */
@@ -17,8 +18,7 @@ struct strpool {
 	struct strpool_chunk *chunks;
 	char *cur;
 	size_t left;
-	const char **slots; /* open-addressing set of interned strings */
-	size_t cap, n;
+	struct hashtab interned; /* byte keys: the interned strings */
 };
 
 void strpool_init(struct strpool *p);
@@ -29,25 +29,6 @@ const char *strpool_add(struct strpool *p, const char *s, size_t len);
 const char *strpool_intern(struct strpool *p, const char *s, size_t len);
 const char *strpool_internf(struct strpool *p, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-
-/* hmap.c: open-addressing hash map from byte keys (owned by the values) to pointers. */
-struct hmap_slot {
-	uint64_t hash; /* 0: empty, 1: deleted */
-	const void *key;
-	size_t klen;
-	void *val;
-};
-
-struct hmap {
-	struct hmap_slot *slots;
-	size_t cap, used, n;
-};
-
-void hmap_fini(struct hmap *m);
-void *hmap_get(const struct hmap *m, const void *key, size_t klen);
-/* Inserts or replaces; key must stay valid while the entry exists.  0 or -ENOMEM. */
-int hmap_put(struct hmap *m, const void *key, size_t klen, void *val);
-void hmap_del(struct hmap *m, const void *key, size_t klen);
 
 /* symtab.c: a sorted table of address ranges with names, built once and searched. */
 enum {

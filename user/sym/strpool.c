@@ -33,8 +33,10 @@ void strpool_fini(struct strpool *p)
 		free(c);
 		c = next;
 	}
-	free(p->slots);
+	hashtab_free(&p->interned);
 	memset(p, 0, sizeof(*p));
+	hashtab_init_bytes(&p->interned);
+	hashtab_init_bytes(&p->interned);
 }
 
 const char *strpool_add(struct strpool *p, const char *s, size_t len)
@@ -71,58 +73,23 @@ const char *strpool_add(struct strpool *p, const char *s, size_t len)
 	return dst;
 }
 
-static uint64_t hash_bytes(const char *s, size_t len)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
-	return h;
-}
-
-static int grow(struct strpool *p)
-{
-	size_t cap = p->cap ? p->cap * 2 : 1024;
-	const char **slots = calloc(cap, sizeof(*slots));
-
-	if (!slots)
-		return -1;
-	for (size_t i = 0; i < p->cap; i++) {
-		const char *s = p->slots[i];
-		size_t j;
-
-		if (!s)
-			continue;
-		j = hash_bytes(s, strlen(s)) & (cap - 1);
-		while (slots[j])
-			j = (j + 1) & (cap - 1);
-		slots[j] = s;
-	}
-	free(p->slots);
-	p->slots = slots;
-	p->cap = cap;
-	return 0;
-}
-
 const char *strpool_intern(struct strpool *p, const char *s, size_t len)
 {
-	size_t j;
+	bool fresh;
+	struct hashtab_slot *slot = hashtab_put_bytes(&p->interned, s, len, &fresh);
+	const char *copy;
 
-	if ((p->n + 1) * 4 > p->cap * 3 && grow(p))
+	if (!slot)
 		return NULL;
-	j = hash_bytes(s, len) & (p->cap - 1);
-	while (p->slots[j]) {
-		const char *t = p->slots[j];
-
-		if (!strncmp(t, s, len) && t[len] == '\0')
-			return t;
-		j = (j + 1) & (p->cap - 1);
+	if (!fresh)
+		return (const char *)(uintptr_t)slot->b;
+	copy = strpool_add(p, s, len);
+	if (!copy) {
+		hashtab_del(&p->interned, slot);
+		return NULL;
 	}
-	p->slots[j] = strpool_add(p, s, len);
-	if (!p->slots[j])
-		return NULL;
-	p->n++;
-	return p->slots[j];
+	slot->b = (uint64_t)(uintptr_t)copy;
+	return copy;
 }
 
 const char *strpool_internf(struct strpool *p, const char *fmt, ...)

@@ -57,8 +57,8 @@ struct lfr_sym {
 	char *debug_dirs, *proc_dir, *perf_map_dir, *kallsyms;
 	unsigned flags;
 	struct strpool pool;
-	struct hmap procs;
-	struct hmap objs;
+	struct hashtab procs; /* pid -> struct proc */
+	struct hashtab objs;  /* byte keys (device+inode, build-id or path) -> struct elfobj */
 	struct elfobj *obj_list;
 	struct proc *last_proc;
 	struct elfobj vdso;
@@ -161,6 +161,7 @@ int lfr_sym_new(struct lfr_sym **out, const struct lfr_sym_opts *opts)
 	if (!sym)
 		return -ENOMEM;
 	strpool_init(&sym->pool);
+	hashtab_init_bytes(&sym->objs);
 	sym->flags = opts->flags;
 	sym->debug_dirs = dup_or(opts->debug_dirs, "/usr/lib/debug");
 	sym->proc_dir = dup_or(opts->proc_dir, "/proc");
@@ -200,11 +201,10 @@ void lfr_sym_free(struct lfr_sym *sym)
 {
 	if (!sym)
 		return;
-	for (size_t i = 0; i < sym->procs.cap; i++)
-		if (sym->procs.slots[i].hash >= 2)
-			proc_free(sym->procs.slots[i].val);
-	hmap_fini(&sym->procs);
-	hmap_fini(&sym->objs);
+	for (struct hashtab_slot *s = NULL; (s = hashtab_next(&sym->procs, s));)
+		proc_free((struct proc *)(uintptr_t)s->v);
+	hashtab_free(&sym->procs);
+	hashtab_free(&sym->objs);
 	while (sym->obj_list) {
 		struct elfobj *o = sym->obj_list;
 
@@ -229,9 +229,12 @@ static struct proc *find_proc(struct lfr_sym *sym, uint32_t pid)
 
 	if (sym->last_proc && sym->last_proc->pid == pid)
 		return sym->last_proc;
-	p = hmap_get(&sym->procs, &pid, sizeof(pid));
-	if (p)
-		sym->last_proc = p;
+	struct hashtab_slot *s = hashtab_get(&sym->procs, pid, 0);
+
+	if (!s)
+		return NULL;
+	p = (struct proc *)(uintptr_t)s->v;
+	sym->last_proc = p;
 	return p;
 }
 
@@ -241,15 +244,18 @@ static struct proc *get_proc(struct lfr_sym *sym, uint32_t pid)
 
 	if (p)
 		return p;
-	p = calloc(1, sizeof(*p));
-	if (!p)
-		return NULL;
-	p->pid = pid;
-	p->serial = sym->next_serial++;
-	if (hmap_put(&sym->procs, &p->pid, sizeof(p->pid), p)) {
-		free(p);
+	bool fresh;
+	struct hashtab_slot *s = hashtab_put(&sym->procs, pid, 0, &fresh);
+
+	p = s ? calloc(1, sizeof(*p)) : NULL;
+	if (!p) {
+		if (s)
+			hashtab_del(&sym->procs, s);
 		return NULL;
 	}
+	p->pid = pid;
+	p->serial = sym->next_serial++;
+	s->v = (uint64_t)(uintptr_t)p;
 	sym->last_proc = p;
 	return p;
 }
@@ -260,7 +266,7 @@ void lfr_sym_forget_pid(struct lfr_sym *sym, uint32_t pid)
 
 	if (!p)
 		return;
-	hmap_del(&sym->procs, &p->pid, sizeof(p->pid));
+	hashtab_del(&sym->procs, hashtab_get(&sym->procs, pid, 0));
 	if (sym->last_proc == p)
 		sym->last_proc = NULL;
 	sym->st.mappings -= p->n;
@@ -487,17 +493,37 @@ static void obj_set_keys(struct elfobj *o, const struct mapping *m)
 	o->key_path = m->path;
 }
 
+static struct elfobj *obj_get(struct lfr_sym *sym, const void *key, size_t len)
+{
+	struct hashtab_slot *s = hashtab_get_bytes(&sym->objs, key, len);
+
+	return s ? (struct elfobj *)(uintptr_t)s->v : NULL;
+}
+
 static struct elfobj *obj_lookup(struct lfr_sym *sym, const struct elfobj *keys)
 {
 	struct elfobj *o = NULL;
 
 	if (keys->key_dev[0])
-		o = hmap_get(&sym->objs, keys->key_dev, sizeof(keys->key_dev));
+		o = obj_get(sym, keys->key_dev, sizeof(keys->key_dev));
 	if (!o && keys->key_bid_len)
-		o = hmap_get(&sym->objs, keys->key_bid, keys->key_bid_len);
+		o = obj_get(sym, keys->key_bid, keys->key_bid_len);
 	if (!o && !keys->key_dev[0] && !keys->key_bid_len)
-		o = hmap_get(&sym->objs, keys->key_path, strlen(keys->key_path));
+		o = obj_get(sym, keys->key_path, strlen(keys->key_path));
 	return o;
+}
+
+/* Enters (or replaces) key -> o; key belongs to o. */
+static int obj_put(struct lfr_sym *sym, const void *key, size_t len, struct elfobj *o)
+{
+	bool fresh;
+	struct hashtab_slot *s = hashtab_put_bytes(&sym->objs, key, len, &fresh);
+
+	if (!s)
+		return -ENOMEM;
+	s->b = (uint64_t)(uintptr_t)key;
+	s->v = (uint64_t)(uintptr_t)o;
+	return 0;
 }
 
 static int obj_register(struct lfr_sym *sym, struct elfobj *o)
@@ -505,11 +531,11 @@ static int obj_register(struct lfr_sym *sym, struct elfobj *o)
 	int err = 0;
 
 	if (o->key_dev[0])
-		err = hmap_put(&sym->objs, o->key_dev, sizeof(o->key_dev), o);
+		err = obj_put(sym, o->key_dev, sizeof(o->key_dev), o);
 	if (!err && o->key_bid_len)
-		err = hmap_put(&sym->objs, o->key_bid, o->key_bid_len, o);
+		err = obj_put(sym, o->key_bid, o->key_bid_len, o);
 	if (!err && !o->key_dev[0] && !o->key_bid_len)
-		err = hmap_put(&sym->objs, o->key_path, strlen(o->key_path), o);
+		err = obj_put(sym, o->key_path, strlen(o->key_path), o);
 	return err;
 }
 

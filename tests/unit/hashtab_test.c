@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The one hash table: integer and byte keys, growth, deletion by backward shift (checked against a
+ * plain array as the model, with keys forced into long collision runs), iteration.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <cmocka.h>
+
+#include "lib/hashtab.h"
+
+static void test_integer_keys(void **state)
+{
+	struct hashtab t = {0};
+	bool fresh;
+
+	(void)state;
+	assert_null(hashtab_get(&t, 1, 2));
+	for (uint64_t i = 0; i < 10000; i++) {
+		struct hashtab_slot *s = hashtab_put(&t, i, i * 7, &fresh);
+
+		assert_non_null(s);
+		assert_true(fresh);
+		assert_int_equal(s->n, 1);
+		s->v = i + 100;
+	}
+	assert_int_equal(t.n, 10000);
+	assert_true(t.cap >= 2 * t.n);
+	for (uint64_t i = 0; i < 10000; i++) {
+		struct hashtab_slot *s = hashtab_get(&t, i, i * 7);
+
+		assert_non_null(s);
+		assert_int_equal(s->v, i + 100);
+		assert_null(hashtab_get(&t, i, i * 7 + 1));
+		assert_ptr_equal(hashtab_put(&t, i, i * 7, &fresh), s);
+		assert_false(fresh);
+	}
+	hashtab_clear(&t);
+	assert_int_equal(t.n, 0);
+	assert_null(hashtab_get(&t, 5, 35));
+	hashtab_free(&t);
+}
+
+static void test_byte_keys(void **state)
+{
+	struct hashtab t;
+	char keys[500][16];
+	bool fresh;
+
+	(void)state;
+	hashtab_init_bytes(&t);
+	for (int i = 0; i < 500; i++) {
+		snprintf(keys[i], sizeof(keys[i]), "key-%d", i);
+		struct hashtab_slot *s = hashtab_put_bytes(&t, keys[i], strlen(keys[i]), &fresh);
+
+		assert_true(fresh);
+		assert_ptr_equal((const char *)(uintptr_t)s->b, keys[i]);
+		s->v = (uint64_t)i;
+	}
+	for (int i = 0; i < 500; i++) {
+		char probe[16];
+
+		/* equal bytes elsewhere find the entry */
+		snprintf(probe, sizeof(probe), "key-%d", i);
+		struct hashtab_slot *s = hashtab_get_bytes(&t, probe, strlen(probe));
+		assert_non_null(s);
+		assert_int_equal(s->v, i);
+		/* a prefix is another key */
+		assert_null(hashtab_get_bytes(&t, probe, 4));
+		hashtab_put_bytes(&t, probe, strlen(probe), &fresh);
+		assert_false(fresh);
+	}
+	assert_non_null(hashtab_put_bytes(&t, "", 0, &fresh));
+	assert_true(fresh);
+	assert_non_null(hashtab_get_bytes(&t, "", 0));
+	hashtab_free(&t);
+	assert_true(t.bytes);
+}
+
+/* Deletion must keep every other key reachable, also inside runs of colliding homes. */
+static void test_delete_against_model(void **state)
+{
+	enum { N = 3000 };
+	struct hashtab t = {0};
+	static bool present[N];
+	uint64_t seed = 42;
+	bool fresh;
+
+	(void)state;
+	for (int round = 0; round < 20000; round++) {
+		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+		uint64_t k = (seed >> 33) % N;
+		struct hashtab_slot *s = hashtab_get(&t, k, 0);
+
+		assert_int_equal(s != NULL, present[k]);
+		if (present[k] && (seed & 1)) {
+			assert_int_equal(s->v, k * 3);
+			hashtab_del(&t, s);
+			present[k] = false;
+		} else if (!present[k]) {
+			s = hashtab_put(&t, k, 0, &fresh);
+			assert_true(fresh);
+			s->v = k * 3;
+			present[k] = true;
+		}
+		if (round % 1000 == 0) {
+			size_t live = 0;
+
+			for (uint64_t i = 0; i < N; i++) {
+				s = hashtab_get(&t, i, 0);
+				assert_int_equal(s != NULL, present[i]);
+				if (s)
+					assert_int_equal(s->v, i * 3), live++;
+			}
+			assert_int_equal(live, t.n);
+		}
+	}
+	/* iteration visits every live entry once */
+	size_t seen = 0;
+	for (struct hashtab_slot *s = NULL; (s = hashtab_next(&t, s));) {
+		assert_true(present[s->a]);
+		seen++;
+	}
+	assert_int_equal(seen, t.n);
+	hashtab_free(&t);
+}
+
+/* Deleting every other key of a byte table keeps the others, with their values. */
+static void test_delete_byte_keys(void **state)
+{
+	struct hashtab t;
+	char keys[64][12];
+	bool fresh;
+
+	(void)state;
+	hashtab_init_bytes(&t);
+	assert_int_equal(hashtab_reserve(&t, 64), 0);
+	for (int i = 0; i < 64; i++) {
+		snprintf(keys[i], sizeof(keys[i]), "%d", i);
+		hashtab_put_bytes(&t, keys[i], strlen(keys[i]), &fresh)->v = (uint64_t)i;
+	}
+	for (int i = 0; i < 64; i += 2)
+		hashtab_del(&t, hashtab_get_bytes(&t, keys[i], strlen(keys[i])));
+	for (int i = 0; i < 64; i++) {
+		struct hashtab_slot *s = hashtab_get_bytes(&t, keys[i], strlen(keys[i]));
+
+		if (i % 2)
+			assert_true(s && s->v == (uint64_t)i);
+		else
+			assert_null(s);
+	}
+	assert_int_equal(t.n, 32);
+	hashtab_free(&t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_integer_keys),
+	    cmocka_unit_test(test_byte_keys),
+	    cmocka_unit_test(test_delete_against_model),
+	    cmocka_unit_test(test_delete_byte_keys),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

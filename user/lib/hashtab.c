@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The one hash table (see hashtab.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/hashtab.h"
+
+uint64_t hashtab_hash_bytes(const void *data, size_t n)
+{
+	const uint8_t *p = data;
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ (n * 0xff51afd7ed558ccdull);
+	uint64_t v;
+
+	while (n >= 8) {
+		memcpy(&v, p, 8);
+		h = (h ^ (v * 0xc2b2ae3d27d4eb4full)) * 0x9e3779b97f4a7c15ull;
+		h ^= h >> 29;
+		p += 8;
+		n -= 8;
+	}
+	v = 0;
+	memcpy(&v, p, n);
+	h = (h ^ (v * 0xc2b2ae3d27d4eb4full)) * 0x9e3779b97f4a7c15ull;
+	return h ^ h >> 32;
+}
+
+/* Where the probe for the entry in s starts. */
+static size_t home(const struct hashtab *t, const struct hashtab_slot *s)
+{
+	return (t->bytes ? s->a : hashtab_hash(s->a, s->b)) & (t->cap - 1);
+}
+
+static int grow(struct hashtab *t)
+{
+	struct hashtab old = *t;
+	size_t cap = t->cap ? t->cap * 2 : 256;
+	struct hashtab_slot *slots = calloc(cap, sizeof(*slots));
+
+	if (!slots)
+		return -1;
+	t->slots = slots;
+	t->cap = cap;
+	for (size_t i = 0; i < old.cap; i++) {
+		struct hashtab_slot *s = &old.slots[i];
+		if (!s->n)
+			continue;
+		size_t j = home(t, s);
+		while (slots[j].n)
+			j = (j + 1) & (cap - 1);
+		slots[j] = *s;
+	}
+	free(old.slots);
+	return 0;
+}
+
+int hashtab_reserve(struct hashtab *t, size_t n)
+{
+	while ((t->n + n) * 2 > t->cap)
+		if (grow(t) < 0)
+			return -1;
+	return 0;
+}
+
+struct hashtab_slot *hashtab_put(struct hashtab *t, uint64_t a, uint64_t b, bool *fresh)
+{
+	return hashtab_put_hashed(t, a, b, hashtab_hash(a, b), fresh);
+}
+
+struct hashtab_slot *hashtab_put_hashed(struct hashtab *t, uint64_t a, uint64_t b, uint64_t h,
+                                        bool *fresh)
+{
+	if ((t->n + 1) * 2 > t->cap && grow(t) < 0)
+		return NULL;
+	size_t mask = t->cap - 1, i = h & mask;
+	for (;; i = (i + 1) & mask) {
+		struct hashtab_slot *s = &t->slots[i];
+		if (!s->n) {
+			*s = (struct hashtab_slot){a, b, 0, 1};
+			t->n++;
+			*fresh = true;
+			return s;
+		}
+		if (s->a == a && s->b == b) {
+			*fresh = false;
+			return s;
+		}
+	}
+}
+
+struct hashtab_slot *hashtab_put_bytes(struct hashtab *t, const void *key, size_t len, bool *fresh)
+{
+	struct hashtab_slot *s = hashtab_get_bytes(t, key, len);
+
+	if (s) {
+		*fresh = false;
+		return s;
+	}
+	if ((t->n + 1) * 2 > t->cap && grow(t) < 0)
+		return NULL;
+	uint64_t h = hashtab_hash_bytes(key, len);
+	size_t mask = t->cap - 1, i = h & mask;
+	while (t->slots[i].n)
+		i = (i + 1) & mask;
+	s = &t->slots[i];
+	*s = (struct hashtab_slot){h, (uint64_t)(uintptr_t)key, 0, len + 1};
+	t->n++;
+	*fresh = true;
+	return s;
+}
+
+void hashtab_del(struct hashtab *t, struct hashtab_slot *s)
+{
+	size_t mask = t->cap - 1, hole = (size_t)(s - t->slots);
+
+	/* Backward shift: an entry after the hole moves into it unless its probe starts after the
+	 * hole (cyclically), so that every entry stays reachable from its home without tombstones.
+	 */
+	for (size_t j = (hole + 1) & mask; t->slots[j].n; j = (j + 1) & mask) {
+		size_t k = home(t, &t->slots[j]);
+		bool stays = hole <= j ? hole < k && k <= j : hole < k || k <= j;
+
+		if (!stays) {
+			t->slots[hole] = t->slots[j];
+			hole = j;
+		}
+	}
+	t->slots[hole] = (struct hashtab_slot){0};
+	t->n--;
+}
+
+void hashtab_clear(struct hashtab *t)
+{
+	if (t->n)
+		memset(t->slots, 0, t->cap * sizeof(*t->slots));
+	t->n = 0;
+}
+
+void hashtab_free(struct hashtab *t)
+{
+	free(t->slots);
+	t->slots = NULL;
+	t->cap = t->n = 0;
+}
