@@ -1017,56 +1017,22 @@ out:
 
 /* ---- constant pools ---- */
 
-static inline uint64_t pool_hash(uint64_t type_id, uint64_t key)
-{
-	uint64_t h = key * 0x9e3779b97f4a7c15ull ^ type_id * 0xc2b2ae3d27d4eb4full;
-	return h ^ h >> 29;
-}
-
 static int pool_insert(struct jfr_chunk *ch, uint64_t type_id, uint64_t key, uint64_t off)
 {
-	if ((ch->pool_used + 1) * 2 > ch->pool_cap) {
-		size_t cap = ch->pool_cap ? ch->pool_cap * 2 : 1024;
-		struct jfr_pool_slot *n = calloc(cap, sizeof(*n));
-		if (!n)
-			return -1;
-		for (size_t i = 0; i < ch->pool_cap; i++) {
-			struct jfr_pool_slot *s = &ch->pool[i];
-			if (!s->off)
-				continue;
-			size_t j = pool_hash(s->type_id, s->key) & (cap - 1);
-			while (n[j].off)
-				j = (j + 1) & (cap - 1);
-			n[j] = *s;
-		}
-		free(ch->pool);
-		ch->pool = n;
-		ch->pool_cap = cap;
-	}
-	size_t j = pool_hash(type_id, key) & (ch->pool_cap - 1);
-	while (ch->pool[j].off) {
-		if (ch->pool[j].type_id == type_id && ch->pool[j].key == key) {
-			ch->pool[j].off = off; /* a later definition wins */
-			return 0;
-		}
-		j = (j + 1) & (ch->pool_cap - 1);
-	}
-	ch->pool[j] = (struct jfr_pool_slot){type_id, key, off};
-	ch->pool_used++;
+	bool fresh;
+	struct hashtab_slot *s = hashtab_put(&ch->pool, type_id, key, &fresh);
+
+	if (!s)
+		return -1;
+	s->v = off; /* a later definition wins */
 	return 0;
 }
 
 uint64_t jfr_pool_lookup(const struct jfr_chunk *ch, uint64_t type_id, uint64_t key)
 {
-	if (!ch->pool_cap)
-		return 0;
-	size_t j = pool_hash(type_id, key) & (ch->pool_cap - 1);
-	while (ch->pool[j].off) {
-		if (ch->pool[j].type_id == type_id && ch->pool[j].key == key)
-			return ch->pool[j].off;
-		j = (j + 1) & (ch->pool_cap - 1);
-	}
-	return 0;
+	const struct hashtab_slot *s = hashtab_get(&ch->pool, type_id, key);
+
+	return s ? s->v : 0;
 }
 
 static int parse_checkpoint(struct jfr_reader *r, struct jfr_chunk *ch, uint64_t off,
@@ -1193,9 +1159,7 @@ fail:
 
 void jfr_chunk_release(struct jfr_chunk *ch)
 {
-	free(ch->pool);
-	ch->pool = NULL;
-	ch->pool_cap = ch->pool_used = 0;
+	hashtab_free(&ch->pool);
 }
 
 /* ---- events ---- */

@@ -18,6 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/hashtab.h"
+
 #define JFR_CHUNK_HEADER_SIZE 68
 #define JFR_EVENT_METADATA 0
 #define JFR_EVENT_CHECKPOINT 1
@@ -67,12 +69,6 @@ struct jfr_meta {
 	struct jfr_type *string_type;
 };
 
-struct jfr_pool_slot {
-	uint64_t type_id;
-	uint64_t key;
-	uint64_t off; /* absolute file offset of the value; 0 = empty slot */
-};
-
 struct jfr_chunk {
 	uint64_t off;  /* absolute offset of the chunk in the file */
 	uint64_t size; /* chunkSize */
@@ -82,9 +78,8 @@ struct jfr_chunk {
 	uint8_t state;
 	uint16_t flags;
 	const struct jfr_meta *meta;
-	/* constant-pool index: (type id, key) -> value offset, open addressing */
-	struct jfr_pool_slot *pool;
-	size_t pool_cap, pool_used;
+	struct hashtab
+	    pool; /* constant-pool index: (type id, key) -> absolute offset of the value */
 	uint64_t ncheckpoints;
 };
 
