@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/jfr_reader.h"
+#include "jfr/reader.h"
 #include "report/report.h"
 
 static FILE *sink;

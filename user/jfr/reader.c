@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "report/jfr_reader.h"
+#include "jfr/reader.h"
 
 #define MAX_DEPTH 32 /* nesting of metadata elements and of inline values */
 

@@ -11,8 +11,8 @@
  * left.  The first error is kept in jfr_reader.err as "FILE: offset N: what" (N is the absolute
  * file offset).
  */
-#ifndef LFR_REPORT_JFR_READER_H
-#define LFR_REPORT_JFR_READER_H
+#ifndef LFR_JFR_READER_H
+#define LFR_JFR_READER_H
 
 #include <stdbool.h>
 #include <stddef.h>
