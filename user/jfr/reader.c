@@ -1122,17 +1122,19 @@ static int parse_checkpoint(struct jfr_reader *r, struct jfr_chunk *ch, uint64_t
 	return 0;
 }
 
-int jfr_chunk_load(struct jfr_reader *r, uint64_t off, struct jfr_chunk *ch)
+int jfr_chunk_header(struct jfr_chunk *ch, const uint8_t *h, uint64_t left, char *why, size_t n,
+                     unsigned *at)
 {
-	memset(ch, 0, sizeof(*ch));
-	ch->off = off;
-	if (r->size - off < JFR_CHUNK_HEADER_SIZE)
-		return jfr_fail(r, off, "truncated chunk header (%llu bytes left, a header is %d)",
-		                (unsigned long long)(r->size - off), JFR_CHUNK_HEADER_SIZE);
-	const uint8_t *h = r->data + off;
-	if (memcmp(h, "FLR\0", 4))
-		return jfr_fail(r, off,
-		                "no chunk magic \"FLR\\0\": not a JFR file or a corrupt chunk");
+	*at = 0;
+	if (left < JFR_CHUNK_HEADER_SIZE) {
+		snprintf(why, n, "truncated chunk header (%llu bytes left, a header is %d)",
+		         (unsigned long long)left, JFR_CHUNK_HEADER_SIZE);
+		return -1;
+	}
+	if (memcmp(h, "FLR\0", 4)) {
+		snprintf(why, n, "no chunk magic \"FLR\\0\": not a JFR file or a corrupt chunk");
+		return -1;
+	}
 	ch->major = be(h + 4, 2);
 	ch->minor = be(h + 6, 2);
 	ch->size = be(h + 8, 8);
@@ -1144,23 +1146,49 @@ int jfr_chunk_load(struct jfr_reader *r, uint64_t off, struct jfr_chunk *ch)
 	ch->ticks_per_second = be(h + 56, 8);
 	ch->state = h[64];
 	ch->flags = be(h + 66, 2);
-	if (ch->major != 2 && ch->major != 1)
-		return jfr_fail(r, off + 4, "unsupported JFR version %u.%u (2.x is read)",
-		                ch->major, ch->minor);
-	if (ch->size < JFR_CHUNK_HEADER_SIZE || ch->size > r->size - off)
-		return jfr_fail(
-		    r, off + 8, "chunk size %llu does not fit in the file (%llu bytes from here)%s",
-		    (unsigned long long)ch->size, (unsigned long long)(r->size - off),
-		    ch->size == 0 || ch->state ? ": the chunk is still being written" : "");
-	if (ch->meta_off < JFR_CHUNK_HEADER_SIZE || (uint64_t)ch->meta_off >= ch->size)
-		return jfr_fail(r, off + 24, "metadata offset %lld is outside the chunk",
-		                (long long)ch->meta_off);
-	if (ch->cp_off < JFR_CHUNK_HEADER_SIZE || (uint64_t)ch->cp_off >= ch->size)
-		return jfr_fail(r, off + 16, "constant-pool offset %lld is outside the chunk",
-		                (long long)ch->cp_off);
-	if (ch->ticks_per_second <= 0)
-		return jfr_fail(r, off + 56, "ticks per second is %lld",
-		                (long long)ch->ticks_per_second);
+	if (ch->major != 2 && ch->major != 1) {
+		*at = 4;
+		snprintf(why, n, "unsupported JFR version %u.%u (2.x is read)", ch->major,
+		         ch->minor);
+		return -1;
+	}
+	if (ch->size < JFR_CHUNK_HEADER_SIZE || ch->size > left) {
+		*at = 8;
+		snprintf(why, n,
+		         "chunk size %llu does not fit in the file (%llu bytes from here)%s",
+		         (unsigned long long)ch->size, (unsigned long long)left,
+		         ch->size == 0 || ch->state ? ": the chunk is still being written" : "");
+		return -1;
+	}
+	if (ch->meta_off < JFR_CHUNK_HEADER_SIZE || (uint64_t)ch->meta_off >= ch->size) {
+		*at = 24;
+		snprintf(why, n, "metadata offset %lld is outside the chunk",
+		         (long long)ch->meta_off);
+		return -1;
+	}
+	if (ch->cp_off < JFR_CHUNK_HEADER_SIZE || (uint64_t)ch->cp_off >= ch->size) {
+		*at = 16;
+		snprintf(why, n, "constant-pool offset %lld is outside the chunk",
+		         (long long)ch->cp_off);
+		return -1;
+	}
+	if (ch->ticks_per_second <= 0) {
+		*at = 56;
+		snprintf(why, n, "ticks per second is %lld", (long long)ch->ticks_per_second);
+		return -1;
+	}
+	return 0;
+}
+
+int jfr_chunk_load(struct jfr_reader *r, uint64_t off, struct jfr_chunk *ch)
+{
+	char why[256];
+	unsigned at;
+
+	memset(ch, 0, sizeof(*ch));
+	ch->off = off;
+	if (jfr_chunk_header(ch, r->data + off, r->size - off, why, sizeof(why), &at))
+		return jfr_fail(r, off + at, "%s", why);
 	if (parse_metadata(r, ch, (struct jfr_meta **)&ch->meta) < 0)
 		return -1;
 	uint64_t cp = ch->off + ch->cp_off;

@@ -139,6 +139,15 @@ int jfr_cur_fail(struct jfr_cur *c, const char *fmt, ...) __attribute__((format(
  * The next chunk starts at ch->off + ch->size; a file ends exactly after its last chunk.
  */
 int jfr_chunk_load(struct jfr_reader *r, uint64_t off, struct jfr_chunk *ch);
+/*
+ * Parses and validates only the 68-byte chunk header at h, the first of the `left` bytes from the
+ * chunk to the end of the file: magic, version, chunk size within those bytes, metadata and
+ * constant-pool offsets inside the chunk, ticks per second > 0.  Sets ch's header fields (not
+ * ch->off).  Returns 0, or -1 with a message in why (n bytes) and the offset from h of the field at
+ * fault in *at.  jfr_chunk_load() starts with it; repair uses it on headers read from a file.
+ */
+int jfr_chunk_header(struct jfr_chunk *ch, const uint8_t *h, uint64_t left, char *why, size_t n,
+                     unsigned *at);
 void jfr_chunk_release(struct jfr_chunk *ch);
 
 /* Looks up a type of the chunk's metadata by id or by name (NULL when absent). */
