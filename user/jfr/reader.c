@@ -556,6 +556,52 @@ void jfr_skip_field(struct jfr_cur *c, const struct jfr_field *f)
 	}
 }
 
+static void visit_ref(struct jfr_cur *c, uint64_t type_id, jfr_ref_fn *ref, void *arg)
+{
+	uint64_t off = jfr_cur_off(c), key = jfr_varint(c);
+
+	if (!c->bad && key && ref(arg, type_id, key, off)) {
+		c->bad = true; /* the callback has recorded why */
+		c->p = c->end;
+	}
+}
+
+void jfr_visit_value(struct jfr_cur *c, const struct jfr_type *t, int depth, jfr_ref_fn *ref,
+                     void *arg)
+{
+	if (t->kind == JFR_K_STRING && c->p < c->end && *c->p == 2) {
+		c->p++;
+		visit_ref(c, t->id, ref, arg);
+		return;
+	}
+	if (t->kind != JFR_K_COMPLEX || t->zero_size) {
+		jfr_skip_value(c, t, depth);
+		return;
+	}
+	if (depth > MAX_DEPTH) {
+		jfr_cur_fail(c, "values of type %s nest too deeply", t->name);
+		return;
+	}
+	for (int i = 0; i < t->nfields && !c->bad; i++) {
+		const struct jfr_field *f = &t->fields[i];
+		uint64_t n = f->array ? jfr_varint(c) : 1;
+
+		if (n > (uint64_t)(c->end - c->p)) {
+			jfr_cur_fail(c, "array of %llu elements runs past the end",
+			             (unsigned long long)n);
+			return;
+		}
+		if (!f->cp && f->type->zero_size)
+			continue;
+		for (uint64_t k = 0; k < n && !c->bad; k++) {
+			if (f->cp)
+				visit_ref(c, f->type_id, ref, arg);
+			else
+				jfr_visit_value(c, f->type, depth + 1, ref, arg);
+		}
+	}
+}
+
 uint64_t jfr_read_scalar(struct jfr_cur *c, const struct jfr_field *f)
 {
 	if (f->array) {
@@ -682,7 +728,31 @@ struct meta_builder {
 	/* fields of the class being parsed */
 	struct jfr_field *fields;
 	int nfields, fcap;
+	/* strict metadata (jfr_hooks.strict_metadata): the parent element's name, a region seen */
+	bool strict, region;
+	const char *parent_name;
 };
+
+/* The element tree JMC accepts: it rejects any other child. */
+static bool jmc_element(const char *parent, const char *name)
+{
+	static const char *const allowed[][2] = {
+	    {"", "root"},
+	    {"root", "metadata"},
+	    {"root", "region"},
+	    {"metadata", "class"},
+	    {"class", "field"},
+	    {"class", "setting"},
+	    {"class", "annotation"},
+	    {"field", "annotation"},
+	    {"setting", "annotation"},
+	};
+
+	for (size_t i = 0; i < sizeof(allowed) / sizeof(allowed[0]); i++)
+		if (!strcmp(parent, allowed[i][0]) && !strcmp(name, allowed[i][1]))
+			return true;
+	return false;
+}
 
 static const char *mstr(struct jfr_cur *c, struct meta_builder *b)
 {
@@ -719,6 +789,15 @@ static int parse_element(struct jfr_cur *c, struct meta_builder *b, int depth, i
 	if (nattr > (uint64_t)(c->end - c->p))
 		return jfr_cur_fail(c, "metadata element with %llu attributes runs past the end",
 		                    (unsigned long long)nattr);
+	if (b->strict) {
+		const char *pname = b->parent_name ? b->parent_name : "";
+
+		if (!jmc_element(pname, name))
+			return jfr_cur_fail(
+			    c, "metadata element \"%s\" inside \"%s\" (JMC rejects it)", name,
+			    pname);
+		b->region |= !strcmp(name, "region");
+	}
 	if (!strcmp(name, "class"))
 		kind = E_CLASS;
 	else if (!strcmp(name, "field") && parent == E_CLASS)
@@ -745,6 +824,9 @@ static int parse_element(struct jfr_cur *c, struct meta_builder *b, int depth, i
 	if (kind == E_FIELD) {
 		if (!cname || !fclass)
 			return jfr_cur_fail(c, "metadata field without name or class");
+		if (b->strict && ((cp && strcmp(cp, "true")) || (dim && strcmp(dim, "1"))))
+			return jfr_cur_fail(c, "field %s: constantPool/dimension other than true/1",
+			                    cname);
 		if (b->nfields == b->fcap) {
 			int cap = b->fcap ? b->fcap * 2 : 16;
 			struct jfr_field *v = realloc(b->fields, cap * sizeof(*v));
@@ -772,9 +854,12 @@ static int parse_element(struct jfr_cur *c, struct meta_builder *b, int depth, i
 		                    (unsigned long long)nchildren);
 	if (kind == E_CLASS && depth > 8)
 		kind = E_OTHER;
+	const char *saved_parent = b->parent_name;
+	b->parent_name = name;
 	for (uint64_t i = 0; i < nchildren && !c->bad; i++)
 		if (parse_element(c, b, depth + 1, kind) < 0)
 			return -1;
+	b->parent_name = saved_parent;
 	if (kind != E_CLASS)
 		return c->bad ? -1 : 0;
 	if (!id || !cname)
@@ -873,7 +958,7 @@ static int parse_metadata(struct jfr_reader *r, const struct jfr_chunk *ch, stru
 {
 	uint64_t off = ch->off + ch->meta_off;
 	struct jfr_cur c;
-	struct meta_builder b = {.r = r};
+	struct meta_builder b = {.r = r, .strict = r->hooks && r->hooks->strict_metadata};
 	int rc = -1;
 
 	jfr_cur_init(&c, r, off, ch->off + ch->size);
@@ -943,6 +1028,15 @@ static int parse_metadata(struct jfr_reader *r, const struct jfr_chunk *ch, stru
 		goto out;
 	if (parse_element(&c, &b, 0, 0) < 0)
 		goto out;
+	if (b.strict && !b.region) {
+		jfr_fail(r, off, "metadata without the region element (the JDK requires it)");
+		goto out;
+	}
+	if (b.strict && c.p != c.end) {
+		jfr_cur_fail(&c, "metadata content ends %lld bytes before its size says",
+		             (long long)(c.end - c.p));
+		goto out;
+	}
 
 	struct jfr_meta *m = arena_alloc(r, sizeof(*m));
 	if (!m)
@@ -1101,6 +1195,9 @@ static int parse_checkpoint(struct jfr_reader *r, struct jfr_chunk *ch, uint64_t
 		if (!t)
 			return jfr_cur_fail(&c, "constant pool of undeclared type id %llu",
 			                    (unsigned long long)tid);
+		if (r->hooks && r->hooks->pool &&
+		    r->hooks->pool(r->hooks->arg, ch, jfr_cur_off(&c), t, count))
+			return -1;
 		if (count > (uint64_t)(c.end - c.p))
 			return jfr_cur_fail(&c,
 			                    "constant pool %s with %llu entries runs past the end",
@@ -1109,6 +1206,9 @@ static int parse_checkpoint(struct jfr_reader *r, struct jfr_chunk *ch, uint64_t
 			uint64_t key = jfr_varint(&c);
 			uint64_t voff = jfr_cur_off(&c);
 			jfr_skip_value(&c, t, 0);
+			if (!c.bad && r->hooks && r->hooks->entry &&
+			    r->hooks->entry(r->hooks->arg, ch, t, key, voff, jfr_cur_off(&c)))
+				return -1;
 			if (!c.bad && pool_insert(ch, tid, key, voff) < 0)
 				return jfr_cur_fail(&c, "out of memory");
 		}
