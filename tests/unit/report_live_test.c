@@ -21,7 +21,7 @@
 #include <cmocka.h>
 
 #include "jfr/writer.h"
-#include "report/jfr_reader.h"
+#include "jfr/reader.h"
 #include "report/report.h"
 
 #define READS 1000

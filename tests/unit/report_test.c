@@ -19,7 +19,7 @@
 
 #include <cmocka.h>
 
-#include "report/jfr_reader.h"
+#include "jfr/reader.h"
 #include "report/report.h"
 #include "report/views.h"
 

@@ -1,8 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
-/* A strict structural checker for JFR files (see check.h). */
+/*
+ * A strict structural checker for JFR files (see check.h), built on the reader (reader.h): the
+ * reader parses the headers, the metadata (strictly, as JMC reads it), the checkpoint chain and
+ * every pool value; the checker adds what the JDK and JMC reject and the reader tolerates (a chunk
+ * in progress, empty pools, bytes after the last chunk, a chunk after the final one), walks the
+ * events as both readers do, and resolves every constant-pool reference.
+ */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,473 +16,19 @@
 #include <unistd.h>
 
 #include "jfr/check.h"
-#include "jfr/encode.h"
-
-#define HEADER_SIZE 68
-#define MAX_DEPTH 16
-
-struct mfield {
-	char *name;
-	uint64_t type;
-	bool cp, array;
-};
-
-struct mclass {
-	uint64_t id;
-	char *name;
-	bool event, simple;
-	unsigned kind; /* K_* for primitives and String, K_CLASS otherwise */
-	struct mfield *fields;
-	unsigned nfields;
-};
-
-enum { K_CLASS, K_BYTE1, K_VARINT, K_FLOAT, K_DOUBLE, K_STRING };
-
-/* open-addressing map from a 64-bit key (never 0) to a 64-bit value */
-struct map {
-	uint64_t *k, *v;
-	size_t n, cap;
-};
+#include "jfr/reader.h"
+#include "lib/hashtab.h"
 
 struct ctx {
-	const uint8_t *d;
-	size_t len;
-	char *err;
-	size_t errlen;
+	struct jfr_reader *rd;
 	struct lfr_jfr_check_result *r;
-
-	/* per chunk */
-	uint64_t cstart, cend;
-	struct mclass *classes;
-	unsigned nclasses;
-	char **strings;
-	uint64_t nstrings;
-	struct map entries; /* (type, key) of the chunk's pool entries */
-	uint64_t *refs;     /* (type, key) pairs referenced, checked at chunk end */
+	/* references met in the pool values of the chunk being loaded, resolved once it is */
+	uint64_t *refs; /* (type id, key, offset) triples */
 	size_t nrefs, refcap;
-	/* whole file */
-	struct map values; /* (type, key) -> hash of the value's bytes */
+	/* whole file: (type id, key) -> hash of the value's bytes */
+	struct hashtab values;
 	uint64_t last_ticks_seen;
 };
-
-static int bad(struct ctx *c, uint64_t pos, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int bad(struct ctx *c, uint64_t pos, const char *fmt, ...)
-{
-	va_list ap;
-	int n = snprintf(c->err, c->errlen, "offset %llu: ", (unsigned long long)pos);
-
-	va_start(ap, fmt);
-	if (n >= 0 && (size_t)n < c->errlen)
-		vsnprintf(c->err + n, c->errlen - (size_t)n, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
-static uint64_t mix(uint64_t type, uint64_t key)
-{
-	uint64_t h = (type * 0x9e3779b97f4a7c15ULL) ^ (key + 0x632be59bd9b4e019ULL);
-
-	h ^= h >> 31;
-	return h ? h : 1;
-}
-
-static int map_put(struct map *m, uint64_t k, uint64_t v, uint64_t *old)
-{
-	if ((m->n + 1) * 2 > m->cap) {
-		size_t cap = m->cap ? m->cap * 2 : 1024;
-		uint64_t *nk = calloc(cap, 8), *nv = calloc(cap, 8);
-
-		if (!nk || !nv) {
-			free(nk);
-			free(nv);
-			return -1;
-		}
-		for (size_t i = 0; i < m->cap; i++) {
-			if (!m->k[i])
-				continue;
-			size_t s = m->k[i] & (cap - 1);
-			while (nk[s])
-				s = (s + 1) & (cap - 1);
-			nk[s] = m->k[i];
-			nv[s] = m->v[i];
-		}
-		free(m->k);
-		free(m->v);
-		m->k = nk;
-		m->v = nv;
-		m->cap = cap;
-	}
-	size_t s = k & (m->cap - 1);
-	while (m->k[s] && m->k[s] != k)
-		s = (s + 1) & (m->cap - 1);
-	if (m->k[s]) {
-		*old = m->v[s];
-		return 1;
-	}
-	m->k[s] = k;
-	m->v[s] = v;
-	m->n++;
-	return 0;
-}
-
-static bool map_has(const struct map *m, uint64_t k)
-{
-	if (!m->cap)
-		return false;
-	for (size_t s = k & (m->cap - 1); m->k[s]; s = (s + 1) & (m->cap - 1))
-		if (m->k[s] == k)
-			return true;
-	return false;
-}
-
-static void map_free(struct map *m)
-{
-	free(m->k);
-	free(m->v);
-	memset(m, 0, sizeof(*m));
-}
-
-/* ---- primitive reads; all bounded by end ---- */
-
-static int rd_varint(struct ctx *c, uint64_t *pos, uint64_t end, uint64_t *v)
-{
-	unsigned n = *pos < end ? jfr_varint_decode(c->d + *pos, end - *pos, v) : 0;
-
-	if (!n)
-		return bad(c, *pos, "truncated number");
-	*pos += n;
-	return 0;
-}
-
-static int rd_string(struct ctx *c, uint64_t *pos, uint64_t end, bool in_metadata, const char **s,
-                     size_t *slen)
-{
-	uint64_t n, v;
-
-	if (*pos >= end)
-		return bad(c, *pos, "truncated string");
-	uint8_t enc = c->d[(*pos)++];
-	*s = NULL;
-	*slen = 0;
-	switch (enc) {
-	case JFR_STR_NULL:
-	case JFR_STR_EMPTY:
-		return 0;
-	case JFR_STR_POOL:
-		if (in_metadata)
-			return bad(c, *pos, "constant-pool string in the metadata string table");
-		return rd_varint(c, pos, end, &v);
-	case JFR_STR_UTF8:
-	case JFR_STR_LATIN1:
-		if (rd_varint(c, pos, end, &n))
-			return -1;
-		if (n > end - *pos)
-			return bad(c, *pos, "string of %llu bytes runs past its event",
-			           (unsigned long long)n);
-		*s = (const char *)c->d + *pos;
-		*slen = n;
-		*pos += n;
-		return 0;
-	case JFR_STR_CHARS:
-		if (rd_varint(c, pos, end, &n))
-			return -1;
-		for (uint64_t i = 0; i < n; i++)
-			if (rd_varint(c, pos, end, &v))
-				return -1;
-		return 0;
-	default:
-		return bad(c, *pos - 1, "unknown string encoding %u", enc);
-	}
-}
-
-/* ---- metadata ---- */
-
-static void free_chunk(struct ctx *c)
-{
-	for (unsigned i = 0; i < c->nclasses; i++) {
-		for (unsigned j = 0; j < c->classes[i].nfields; j++)
-			free(c->classes[i].fields[j].name);
-		free(c->classes[i].fields);
-		free(c->classes[i].name);
-	}
-	free(c->classes);
-	c->classes = NULL;
-	c->nclasses = 0;
-	for (uint64_t i = 0; i < c->nstrings; i++)
-		free(c->strings[i]);
-	free(c->strings);
-	c->strings = NULL;
-	c->nstrings = 0;
-	map_free(&c->entries);
-	c->nrefs = 0;
-}
-
-static const char *str_at(struct ctx *c, uint64_t i)
-{
-	return i < c->nstrings ? c->strings[i] : NULL;
-}
-
-static struct mclass *find_class(struct ctx *c, uint64_t id)
-{
-	for (unsigned i = 0; i < c->nclasses; i++)
-		if (c->classes[i].id == id)
-			return &c->classes[i];
-	return NULL;
-}
-
-struct attrs {
-	const char *k[16], *v[16];
-	unsigned n;
-};
-
-static const char *attr(const struct attrs *a, const char *k)
-{
-	for (unsigned i = 0; i < a->n; i++)
-		if (!strcmp(a->k[i], k))
-			return a->v[i];
-	return NULL;
-}
-
-static int element(struct ctx *c, uint64_t *pos, uint64_t end, int depth, const char *parent,
-                   struct mclass *cls, bool *region)
-{
-	uint64_t name_i, nattr, nchild;
-	struct attrs a = {0};
-
-	if (depth > MAX_DEPTH)
-		return bad(c, *pos, "metadata nested too deeply");
-	if (rd_varint(c, pos, end, &name_i) || rd_varint(c, pos, end, &nattr))
-		return -1;
-	const char *name = str_at(c, name_i);
-	if (!name)
-		return bad(c, *pos, "metadata element name index %llu out of range",
-		           (unsigned long long)name_i);
-	for (uint64_t i = 0; i < nattr; i++) {
-		uint64_t k, v;
-
-		if (rd_varint(c, pos, end, &k) || rd_varint(c, pos, end, &v))
-			return -1;
-		if (!str_at(c, k) || !str_at(c, v))
-			return bad(c, *pos, "metadata attribute index out of range");
-		if (a.n < 16) {
-			a.k[a.n] = str_at(c, k);
-			a.v[a.n++] = str_at(c, v);
-		}
-	}
-	/* the element tree JMC accepts: it rejects any other child */
-	static const char *const allowed[][2] = {
-	    {"", "root"},
-	    {"root", "metadata"},
-	    {"root", "region"},
-	    {"metadata", "class"},
-	    {"class", "field"},
-	    {"class", "setting"},
-	    {"class", "annotation"},
-	    {"field", "annotation"},
-	    {"setting", "annotation"},
-	};
-	bool ok = false;
-	for (unsigned i = 0; i < sizeof(allowed) / sizeof(allowed[0]); i++)
-		ok |= !strcmp(parent, allowed[i][0]) && !strcmp(name, allowed[i][1]);
-	if (!ok)
-		return bad(c, *pos, "metadata element \"%s\" inside \"%s\" (JMC rejects it)", name,
-		           parent);
-	if (!strcmp(name, "region")) {
-		if (strcmp(parent, "root"))
-			return bad(c, *pos, "region element outside root");
-		*region = true;
-	}
-	struct mclass *self = cls;
-	if (!strcmp(name, "class")) {
-		const char *id = attr(&a, "id"), *cname = attr(&a, "name");
-
-		if (!id || !cname)
-			return bad(c, *pos, "class element without id or name");
-		struct mclass *p = realloc(c->classes, (c->nclasses + 1) * sizeof(*p));
-		if (!p)
-			return bad(c, *pos, "out of memory");
-		c->classes = p;
-		self = &c->classes[c->nclasses++];
-		memset(self, 0, sizeof(*self));
-		self->id = strtoull(id, NULL, 10);
-		self->name = strdup(cname);
-		const char *super = attr(&a, "superType");
-		self->event = super && !strcmp(super, "jdk.jfr.Event");
-		self->simple = attr(&a, "simpleType") != NULL;
-		static const struct {
-			const char *n;
-			unsigned k;
-		} prim[] = {
-		    {"boolean", K_BYTE1}, {"byte", K_BYTE1},    {"char", K_VARINT},
-		    {"short", K_VARINT},  {"int", K_VARINT},    {"long", K_VARINT},
-		    {"float", K_FLOAT},   {"double", K_DOUBLE}, {"java.lang.String", K_STRING}};
-		for (unsigned i = 0; i < sizeof(prim) / sizeof(prim[0]); i++)
-			if (!strcmp(cname, prim[i].n))
-				self->kind = prim[i].k;
-		if (!self->name)
-			return bad(c, *pos, "out of memory");
-	} else if (!strcmp(name, "field") && cls) {
-		const char *fname = attr(&a, "name"), *ftype = attr(&a, "class");
-
-		if (!fname || !ftype)
-			return bad(c, *pos, "field element without name or class");
-		struct mfield *f = realloc(cls->fields, (cls->nfields + 1) * sizeof(*f));
-		if (!f)
-			return bad(c, *pos, "out of memory");
-		cls->fields = f;
-		f = &cls->fields[cls->nfields++];
-		f->name = strdup(fname);
-		f->type = strtoull(ftype, NULL, 10);
-		const char *cp = attr(&a, "constantPool"), *dim = attr(&a, "dimension");
-		if ((cp && strcmp(cp, "true")) || (dim && strcmp(dim, "1")))
-			return bad(c, *pos, "field %s: constantPool/dimension other than true/1",
-			           fname);
-		f->cp = cp != NULL;
-		f->array = dim != NULL;
-	}
-	if (rd_varint(c, pos, end, &nchild))
-		return -1;
-	/* fields attach to the class being described; no class is nested in another, so the
-	 * array does not move while its children are read */
-	struct mclass *owner = self && !strcmp(name, "class") ? &c->classes[c->nclasses - 1] : NULL;
-	for (uint64_t i = 0; i < nchild; i++)
-		if (element(c, pos, end, depth + 1, name, owner, region))
-			return -1;
-	return 0;
-}
-
-static int read_metadata(struct ctx *c, uint64_t pos)
-{
-	uint64_t size, type, v, start = pos;
-
-	if (rd_varint(c, &pos, c->cend, &size))
-		return -1;
-	uint64_t end = start + size;
-	if (!size || end > c->cend)
-		return bad(c, start, "metadata event size %llu out of its chunk",
-		           (unsigned long long)size);
-	if (rd_varint(c, &pos, end, &type) || type != 0)
-		return bad(c, start, "metadataOffset does not point at a metadata event");
-	for (int i = 0; i < 3; i++) /* start ticks, duration, metadata id */
-		if (rd_varint(c, &pos, end, &v))
-			return -1;
-	if (rd_varint(c, &pos, end, &c->nstrings))
-		return -1;
-	if (c->nstrings > size)
-		return bad(c, pos, "metadata string count %llu too large",
-		           (unsigned long long)c->nstrings);
-	c->strings = calloc(c->nstrings ? c->nstrings : 1, sizeof(char *));
-	if (!c->strings)
-		return bad(c, pos, "out of memory");
-	for (uint64_t i = 0; i < c->nstrings; i++) {
-		const char *s;
-		size_t n;
-
-		if (rd_string(c, &pos, end, true, &s, &n))
-			return -1;
-		c->strings[i] = s ? strndup(s, n) : strdup("");
-		if (!c->strings[i])
-			return bad(c, pos, "out of memory");
-	}
-	bool region = false;
-	if (element(c, &pos, end, 0, "", NULL, &region))
-		return -1;
-	if (!region)
-		return bad(c, start, "metadata without the region element (the JDK requires it)");
-	if (pos != end)
-		return bad(c, pos, "metadata content ends %lld bytes before its size says",
-		           (long long)(end - pos));
-	for (unsigned i = 0; i < c->nclasses; i++)
-		for (unsigned j = 0; j < c->classes[i].nfields; j++)
-			if (!find_class(c, c->classes[i].fields[j].type))
-				return bad(c, start, "field %s.%s refers to undeclared type %llu",
-				           c->classes[i].name, c->classes[i].fields[j].name,
-				           (unsigned long long)c->classes[i].fields[j].type);
-	return 0;
-}
-
-/* ---- values ---- */
-
-static int add_ref(struct ctx *c, uint64_t type, uint64_t key)
-{
-	if (!key)
-		return 0;
-	if (c->nrefs == c->refcap) {
-		size_t cap = c->refcap ? c->refcap * 2 : 1024;
-		uint64_t *p = realloc(c->refs, cap * 2 * sizeof(*p));
-
-		if (!p)
-			return -1;
-		c->refs = p;
-		c->refcap = cap;
-	}
-	c->refs[2 * c->nrefs] = type;
-	c->refs[2 * c->nrefs + 1] = key;
-	c->nrefs++;
-	return 0;
-}
-
-static int value(struct ctx *c, uint64_t *pos, uint64_t end, uint64_t type, int depth)
-{
-	struct mclass *cls = find_class(c, type);
-	uint64_t v;
-
-	if (!cls)
-		return bad(c, *pos, "value of undeclared type %llu", (unsigned long long)type);
-	if (depth > MAX_DEPTH)
-		return bad(c, *pos, "values nested too deeply");
-	switch (cls->kind) {
-	case K_BYTE1:
-		if (*pos + 1 > end)
-			return bad(c, *pos, "truncated %s", cls->name);
-		*pos += 1;
-		return 0;
-	case K_FLOAT:
-	case K_DOUBLE: {
-		unsigned n = cls->kind == K_FLOAT ? 4 : 8;
-		if (*pos + n > end)
-			return bad(c, *pos, "truncated %s", cls->name);
-		*pos += n;
-		return 0;
-	}
-	case K_VARINT:
-		return rd_varint(c, pos, end, &v);
-	case K_STRING: {
-		const char *s;
-		size_t n;
-		uint64_t before = *pos;
-
-		if (rd_string(c, pos, end, false, &s, &n))
-			return -1;
-		if (c->d[before] == JFR_STR_POOL) {
-			uint64_t p2 = before + 1;
-			rd_varint(c, &p2, end, &v);
-			return add_ref(c, type, v);
-		}
-		return 0;
-	}
-	}
-	for (unsigned i = 0; i < cls->nfields; i++) {
-		struct mfield *f = &cls->fields[i];
-		uint64_t n = 1;
-
-		if (f->array && rd_varint(c, pos, end, &n))
-			return -1;
-		if (n > end - *pos)
-			return bad(c, *pos, "array %s.%s of %llu elements runs past its event",
-			           cls->name, f->name, (unsigned long long)n);
-		for (uint64_t j = 0; j < n; j++) {
-			if (f->cp) {
-				if (rd_varint(c, pos, end, &v) || add_ref(c, f->type, v))
-					return -1;
-			} else if (value(c, pos, end, f->type, depth + 1)) {
-				return -1;
-			}
-		}
-	}
-	return 0;
-}
 
 static uint64_t bytes_hash(const uint8_t *p, size_t n)
 {
@@ -488,65 +39,81 @@ static uint64_t bytes_hash(const uint8_t *p, size_t n)
 	return h;
 }
 
-static int read_checkpoint(struct ctx *c, uint64_t start, int64_t *delta)
+static int add_ref(void *arg, uint64_t type_id, uint64_t key, uint64_t off)
 {
-	uint64_t pos = start, size, type, v, npools;
+	struct ctx *c = arg;
 
-	if (rd_varint(c, &pos, c->cend, &size))
-		return -1;
-	uint64_t end = start + size;
-	if (!size || end > c->cend)
-		return bad(c, start, "checkpoint size %llu out of its chunk",
-		           (unsigned long long)size);
-	if (rd_varint(c, &pos, end, &type) || type != 1)
-		return bad(c, start, "constant-pool chain points at an event of type %llu, not 1",
-		           (unsigned long long)type);
-	if (rd_varint(c, &pos, end, &v) || rd_varint(c, &pos, end, &v) ||
-	    rd_varint(c, &pos, end, &v))
-		return -1;
-	*delta = (int64_t)v;
-	if (pos >= end)
-		return bad(c, pos, "truncated checkpoint");
-	pos++; /* type flags */
-	if (rd_varint(c, &pos, end, &npools))
-		return -1;
-	for (uint64_t p = 0; p < npools; p++) {
-		uint64_t ptype, count;
+	if (c->nrefs == c->refcap) {
+		size_t cap = c->refcap ? c->refcap * 2 : 1024;
+		uint64_t *p = realloc(c->refs, cap * 3 * sizeof(*p));
 
-		if (rd_varint(c, &pos, end, &ptype) || rd_varint(c, &pos, end, &count))
-			return -1;
-		if (!find_class(c, ptype))
-			return bad(c, pos, "pool of undeclared type %llu",
-			           (unsigned long long)ptype);
-		if (!count)
-			return bad(c, pos, "empty pool of type %llu (crashes the JDK)",
-			           (unsigned long long)ptype);
-		for (uint64_t i = 0; i < count; i++) {
-			uint64_t key, old;
-
-			if (rd_varint(c, &pos, end, &key))
-				return -1;
-			uint64_t vstart = pos;
-			if (value(c, &pos, end, ptype, 0))
-				return -1;
-			uint64_t h = bytes_hash(c->d + vstart, pos - vstart);
-			int r = map_put(&c->values, mix(ptype, key), h, &old);
-			if (r < 0)
-				return bad(c, pos, "out of memory");
-			if (r > 0 && old != h)
-				return bad(c, vstart,
-				           "pool %llu key %llu reused with a different value "
-				           "(readers keep the first one)",
-				           (unsigned long long)ptype, (unsigned long long)key);
-			if (map_put(&c->entries, mix(ptype, key), 1, &old) < 0)
-				return bad(c, pos, "out of memory");
-			c->r->pool_entries++;
-		}
+		if (!p)
+			return jfr_fail(c->rd, off, "out of memory");
+		c->refs = p;
+		c->refcap = cap;
 	}
-	if (pos != end)
-		return bad(c, pos, "checkpoint content and size differ by %lld bytes",
-		           (long long)(end - pos));
-	c->r->checkpoints++;
+	c->refs[3 * c->nrefs] = type_id;
+	c->refs[3 * c->nrefs + 1] = key;
+	c->refs[3 * c->nrefs + 2] = off;
+	c->nrefs++;
+	return 0;
+}
+
+static int pool_hook(void *arg, const struct jfr_chunk *ch, uint64_t off, const struct jfr_type *t,
+                     uint64_t count)
+{
+	struct ctx *c = arg;
+
+	(void)ch;
+	if (!count)
+		return jfr_fail(c->rd, off, "empty pool of type %llu (crashes the JDK)",
+		                (unsigned long long)t->id);
+	return 0;
+}
+
+/* A pool entry: its references are resolved after the chunk's pools are all read, and a key
+ * defined twice (in any chunk) must carry the same value bytes, as readers keep one of them. */
+static int entry_hook(void *arg, const struct jfr_chunk *ch, const struct jfr_type *t, uint64_t key,
+                      uint64_t voff, uint64_t vend)
+{
+	struct ctx *c = arg;
+	struct jfr_cur cur;
+	bool fresh;
+
+	jfr_cur_init(&cur, c->rd, voff, vend);
+	jfr_visit_value(&cur, t, 0, add_ref, c);
+	if (cur.bad)
+		return -1;
+	(void)ch;
+	uint64_t h = bytes_hash(c->rd->data + voff, vend - voff);
+	struct hashtab_slot *s = hashtab_put(&c->values, t->id, key, &fresh);
+	if (!s)
+		return jfr_fail(c->rd, voff, "out of memory");
+	if (fresh)
+		s->v = h;
+	else if (s->v != h)
+		return jfr_fail(c->rd, voff,
+		                "pool %llu key %llu reused with a different value "
+		                "(readers keep the first one)",
+		                (unsigned long long)t->id, (unsigned long long)key);
+	c->r->pool_entries++;
+	return 0;
+}
+
+struct event_refs {
+	struct ctx *c;
+	const struct jfr_chunk *ch;
+};
+
+static int event_ref(void *arg, uint64_t type_id, uint64_t key, uint64_t off)
+{
+	struct event_refs *e = arg;
+
+	if (!jfr_pool_lookup(e->ch, type_id, key))
+		return jfr_fail(e->c->rd, off,
+		                "reference to key %llu of type %llu not in this chunk's pools",
+		                (unsigned long long)key, (unsigned long long)type_id);
+	e->c->r->references++;
 	return 0;
 }
 
@@ -566,137 +133,134 @@ static void count_type(struct ctx *c, const char *name)
 	}
 }
 
-/*
- * Walks the events as the JDK does (to the chunk end, skipping types 0 and 1) and checks what JMC
- * needs as well: JMC stops at the first type-0 event, so one must exist, and the events after it
- * are invisible to JMC (counted apart: a complete file has none).
- */
-static int read_events(struct ctx *c)
+/* One event of a declared event type: its start time, then every field against the metadata. */
+static int check_event(struct ctx *c, const struct jfr_chunk *ch, uint64_t start, uint64_t type,
+                       struct jfr_cur *ev)
 {
-	uint64_t pos = c->cstart + HEADER_SIZE;
-	bool stopped = false; /* JMC's walk has ended */
+	const struct jfr_type *t = jfr_type_by_id(ch->meta, type);
+	struct event_refs e = {c, ch};
 
-	while (pos < c->cend) {
-		uint64_t start = pos, size, type;
-
-		if (rd_varint(c, &pos, c->cend, &size))
-			return -1;
-		if (!size)
-			return bad(c, start, "event of size 0 (readers fail or hang)");
-		if (rd_varint(c, &pos, c->cend, &type))
-			return -1;
-		if (type == 0 || type == 1) {
-			/* a filler may reach past the chunk end while the writer grows or ends a
-			 * chunk: the JDK stops at the chunk end, as this loop does; JMC must have
-			 * stopped before */
-			if (start + size > c->cend && !stopped)
-				return bad(c, start, "event of size %llu runs past its chunk",
-				           (unsigned long long)size);
-			stopped |= type == 0;
-			pos = start + size;
-			continue;
-		}
-
-		if (start + size > c->cend)
-			return bad(c, start, "event of size %llu runs past its chunk",
-			           (unsigned long long)size);
-		struct mclass *cls = find_class(c, type);
-		if (!cls || !cls->event)
-			return bad(c, start, "event of undeclared type %llu",
-			           (unsigned long long)type);
-		if (!cls->nfields || strcmp(cls->fields[0].name, "startTime"))
-			return bad(c, start, "event type %s does not start with startTime",
-			           cls->name);
-		uint64_t tpos = pos, ticks;
-		if (rd_varint(c, &tpos, start + size, &ticks))
-			return -1;
-		if (!c->r->events || ticks < c->r->first_ticks)
-			c->r->first_ticks = ticks;
-		if (ticks > c->r->last_ticks)
-			c->r->last_ticks = ticks;
-		if (c->r->events && ticks < c->last_ticks_seen)
-			c->r->time_ordered = false;
-		c->last_ticks_seen = ticks;
-		if (value(c, &pos, start + size, type, 0))
-			return -1;
-		if (pos != start + size)
-			return bad(c, start, "%s event: fields end %lld bytes before its size",
-			           cls->name, (long long)(start + size - pos));
-		count_type(c, cls->name);
-		c->r->events++;
-		c->r->jmc_events += !stopped;
-	}
-	if (!stopped)
-		return bad(c, c->cstart,
-		           "no metadata event in the event walk: JMC reads past the chunk");
+	if (!t || !t->super || strcmp(t->super, "jdk.jfr.Event"))
+		return jfr_fail(c->rd, start, "event of undeclared type %llu",
+		                (unsigned long long)type);
+	if (!t->nfields || strcmp(t->fields[0].name, "startTime"))
+		return jfr_fail(c->rd, start, "event type %s does not start with startTime",
+		                t->name);
+	struct jfr_cur tc = *ev;
+	uint64_t ticks = jfr_varint(&tc);
+	if (tc.bad)
+		return -1;
+	if (!c->r->events || ticks < c->r->first_ticks)
+		c->r->first_ticks = ticks;
+	if (ticks > c->r->last_ticks)
+		c->r->last_ticks = ticks;
+	if (c->r->events && ticks < c->last_ticks_seen)
+		c->r->time_ordered = false;
+	c->last_ticks_seen = ticks;
+	jfr_visit_value(ev, t, 0, event_ref, &e);
+	if (ev->bad)
+		return -1;
+	if (ev->p != ev->end)
+		return jfr_fail(c->rd, start, "%s event: fields end %lld bytes before its size",
+		                t->name, (long long)(ev->end - ev->p));
+	count_type(c, t->name);
+	c->r->events++;
 	return 0;
 }
 
-static int read_chunk(struct ctx *c, uint64_t off, bool *final)
+/*
+ * Walks the events as the JDK does (to the chunk end, skipping types 0 and 1) and checks what JMC
+ * needs as well: JMC stops at the first type-0 event, so one must exist, and the events after it
+ * are invisible to JMC (counted apart: a complete file has none).  Not jfr_event_next(): a filler
+ * may reach past the chunk end once JMC has stopped.
+ */
+static int check_events(struct ctx *c, const struct jfr_chunk *ch)
 {
-	const uint8_t *h = c->d + off;
+	struct jfr_reader *rd = c->rd;
+	uint64_t pos = ch->off + JFR_CHUNK_HEADER_SIZE, cend = ch->off + ch->size;
+	bool stopped = false; /* JMC's walk has ended */
 
-	if (c->len - off < HEADER_SIZE)
-		return bad(c, off, "%llu bytes after the last chunk, too few for a chunk header",
-		           (unsigned long long)(c->len - off));
-	if (memcmp(h, "FLR", 4))
-		return bad(c, off, "bad chunk magic");
-	uint16_t major = jfr_get_be16(h + 4);
-	if (major != 1 && major != 2)
-		return bad(c, off, "unsupported version %u", major);
-	uint64_t size = jfr_get_be64(h + 8), cp = jfr_get_be64(h + 16), meta = jfr_get_be64(h + 24);
-	if (size <= HEADER_SIZE || size > c->len - off)
-		return bad(c, off, "chunk size %llu beyond the end of the file (%llu bytes left)",
-		           (unsigned long long)size, (unsigned long long)(c->len - off));
-	if (!meta || meta < HEADER_SIZE || meta >= size)
-		return bad(c, off, "metadata offset %llu outside the chunk",
-		           (unsigned long long)meta);
-	if (!cp || cp < HEADER_SIZE || cp >= size)
-		return bad(c, off, "constant-pool offset %llu outside the chunk",
-		           (unsigned long long)cp);
-	if ((int64_t)jfr_get_be64(h + 56) <= 0)
-		return bad(c, off, "ticksPerSecond must be positive");
-	if (h[64] != 0)
-		return bad(c, off, "chunk state %u: not finished (JDK 25 rejects it)", h[64]);
-	uint16_t flags = jfr_get_be16(h + 66);
-	*final = flags & 2;
-	c->cstart = off;
-	c->cend = off + size;
-	if (read_metadata(c, off + meta))
-		return -1;
-	uint64_t at = off + cp;
-	for (unsigned n = 0;; n++) {
-		int64_t delta = 0;
+	while (pos < cend) {
+		struct jfr_cur ev;
+		uint64_t start = pos;
 
-		if (n > 1000000)
-			return bad(c, at, "constant-pool chain does not end");
-		if (read_checkpoint(c, at, &delta))
+		jfr_cur_init(&ev, rd, pos, cend);
+		uint64_t size = jfr_varint(&ev);
+		if (!ev.bad && !size)
+			return jfr_fail(rd, start, "event of size 0 (readers fail or hang)");
+		uint64_t type = jfr_varint(&ev);
+		if (ev.bad)
 			return -1;
-		if (!delta)
+		if (size > cend - start && (type > JFR_EVENT_CHECKPOINT || !stopped))
+			/* a filler may reach past the chunk end while the writer grows or ends a
+			 * chunk: the JDK stops at the chunk end, as this loop does; JMC must have
+			 * stopped before */
+			return jfr_fail(rd, start, "event of size %llu runs past its chunk",
+			                (unsigned long long)size);
+		if (size > cend - start)
 			break;
-		if ((delta < 0 && (uint64_t)-delta > at - off) ||
-		    (delta > 0 && at + delta >= c->cend))
-			return bad(c, at, "checkpoint delta %lld leaves the chunk",
-			           (long long)delta);
-		at += (uint64_t)delta;
+		pos = start + size;
+		if (type == JFR_EVENT_METADATA || type == JFR_EVENT_CHECKPOINT) {
+			stopped |= type == JFR_EVENT_METADATA;
+			continue;
+		}
+		ev.end = rd->data + pos;
+		if (check_event(c, ch, start, type, &ev))
+			return -1;
+		c->r->jmc_events += !stopped;
 	}
-	if (read_events(c))
-		return -1;
+	if (!stopped)
+		return jfr_fail(rd, ch->off,
+		                "no metadata event in the event walk: JMC reads past the chunk");
+	return 0;
+}
+
+/* The checks on a chunk the reader accepts as being written, and its references. */
+static int check_chunk(struct ctx *c, const struct jfr_chunk *ch)
+{
+	if (ch->state != 0)
+		return jfr_fail(c->rd, ch->off + 64,
+		                "chunk state %u: not finished (JDK 25 rejects it)", ch->state);
 	for (size_t i = 0; i < c->nrefs; i++) {
-		uint64_t t = c->refs[2 * i], k = c->refs[2 * i + 1];
-		if (!map_has(&c->entries, mix(t, k)))
-			return bad(c, off,
-			           "reference to key %llu of type %llu not in this chunk's pools",
-			           (unsigned long long)k, (unsigned long long)t);
+		uint64_t t = c->refs[3 * i], k = c->refs[3 * i + 1];
+
+		if (!jfr_pool_lookup(ch, t, k))
+			return jfr_fail(
+			    c->rd, c->refs[3 * i + 2],
+			    "reference to key %llu of type %llu not in this chunk's pools",
+			    (unsigned long long)k, (unsigned long long)t);
 	}
 	c->r->references += c->nrefs;
+	c->r->checkpoints += ch->ncheckpoints;
+	return check_events(c, ch);
+}
+
+/* The chunk header at off, with the checker's own words for a file that ends badly. */
+static int check_header(struct ctx *c, uint64_t off)
+{
+	struct jfr_chunk ch;
+	uint64_t left = c->rd->size - off;
+	char why[256];
+	unsigned at;
+
+	if (left < JFR_CHUNK_HEADER_SIZE)
+		return jfr_fail(c->rd, off,
+		                "%llu bytes after the last chunk, too few for a chunk header",
+		                (unsigned long long)left);
+	if (jfr_chunk_header(&ch, c->rd->data + off, UINT64_MAX, why, sizeof(why), &at) == 0 &&
+	    ch.size > left)
+		return jfr_fail(c->rd, off,
+		                "chunk size %llu beyond the end of the file (%llu bytes left)",
+		                (unsigned long long)ch.size, (unsigned long long)left);
 	return 0;
 }
 
 int lfr_jfr_check_buffer(const uint8_t *data, size_t len, struct lfr_jfr_check_result *r, char *err,
                          size_t errlen)
 {
-	struct ctx c = {.d = data, .len = len, .err = err, .errlen = errlen, .r = r};
+	struct ctx c = {.r = r};
+	const struct jfr_hooks hooks = {
+	    .strict_metadata = true, .pool = pool_hook, .entry = entry_hook, .arg = &c};
 	uint64_t off = 0;
 	bool final = false;
 	int ret = 0;
@@ -706,25 +270,43 @@ int lfr_jfr_check_buffer(const uint8_t *data, size_t len, struct lfr_jfr_check_r
 	if (errlen)
 		err[0] = 0;
 	if (!len) {
-		bad(&c, 0, "empty file");
+		snprintf(err, errlen, "offset 0: empty file");
 		return -1;
 	}
+	c.rd = jfr_open_mem(data, len, "");
+	if (!c.rd) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	c.rd->hooks = &hooks;
 	while (off < len) {
+		struct jfr_chunk ch;
+
 		if (final) {
-			ret = bad(&c, off, "chunk after the chunk flagged final");
+			ret = jfr_fail(c.rd, off, "chunk after the chunk flagged final");
 			break;
 		}
-		ret = read_chunk(&c, off, &final);
-		free_chunk(&c);
+		c.nrefs = 0;
+		ret = check_header(&c, off);
+		if (!ret)
+			ret = jfr_chunk_load(c.rd, off, &ch);
 		if (ret)
 			break;
+		ret = check_chunk(&c, &ch);
+		jfr_chunk_release(&ch);
+		if (ret)
+			break;
+		final = ch.flags & 2;
 		r->chunks++;
-		off = c.cend;
+		off = ch.off + ch.size;
 	}
 	r->last_chunk_final = final;
+	/* the reader's "NAME: offset N: what" without its name: "offset N: what" */
+	if (ret)
+		snprintf(err, errlen, "%s", c.rd->err + 2);
+	jfr_close(c.rd);
 	free(c.refs);
-	map_free(&c.values);
-	free_chunk(&c);
+	hashtab_free(&c.values);
 	return ret;
 }
 

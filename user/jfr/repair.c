@@ -12,15 +12,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "jfr/encode.h"
+#include "jfr/reader.h"
 #include "jfr/writer.h"
-
-#define HEADER_SIZE 68
 
 int lfr_jfr_repair(const char *path, char *err, size_t errlen)
 {
 	struct stat st;
-	uint8_t h[HEADER_SIZE];
+	uint8_t h[JFR_CHUNK_HEADER_SIZE];
 	uint64_t off = 0;
 	int ret = 0;
 	int fd = open(path, O_RDWR | O_CLOEXEC);
@@ -37,19 +35,22 @@ int lfr_jfr_repair(const char *path, char *err, size_t errlen)
 		snprintf(err, errlen, "empty file: not a recording");
 		goto out;
 	}
-	while (size - off >= HEADER_SIZE) {
-		ssize_t r = pread(fd, h, HEADER_SIZE, (off_t)off);
+	while (size - off >= JFR_CHUNK_HEADER_SIZE) {
+		ssize_t r = pread(fd, h, JFR_CHUNK_HEADER_SIZE, (off_t)off);
+		struct jfr_chunk ch;
+		char why[256];
+		unsigned at;
 
-		if (r != HEADER_SIZE) {
+		if (r != JFR_CHUNK_HEADER_SIZE) {
 			ret = r < 0 ? -errno : -EIO;
 			snprintf(err, errlen, "reading a chunk header at %llu: %s",
 			         (unsigned long long)off, r < 0 ? strerror(errno) : "short read");
 			goto out;
 		}
-		uint64_t csize = jfr_get_be64(h + 8);
-		if (memcmp(h, "FLR", 4) || csize <= HEADER_SIZE || csize > size - off)
-			break; /* not a complete chunk: the tail starts here */
-		off += csize;
+		/* the reader's header checks: a chunk it would reject is not complete */
+		if (jfr_chunk_header(&ch, h, size - off, why, sizeof(why), &at))
+			break; /* the tail starts here */
+		off += ch.size;
 	}
 	if (off == size)
 		goto out; /* nothing to repair */

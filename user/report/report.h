@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "report/jfr_reader.h"
+#include "jfr/reader.h"
 
 #define REPORT_MAX_FILTERS 16
 

@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "report/jfr_reader.h"
+#include "jfr/reader.h"
 
 #define MAX_DEPTH 32 /* nesting of metadata elements and of inline values */
 
@@ -556,6 +556,52 @@ void jfr_skip_field(struct jfr_cur *c, const struct jfr_field *f)
 	}
 }
 
+static void visit_ref(struct jfr_cur *c, uint64_t type_id, jfr_ref_fn *ref, void *arg)
+{
+	uint64_t off = jfr_cur_off(c), key = jfr_varint(c);
+
+	if (!c->bad && key && ref(arg, type_id, key, off)) {
+		c->bad = true; /* the callback has recorded why */
+		c->p = c->end;
+	}
+}
+
+void jfr_visit_value(struct jfr_cur *c, const struct jfr_type *t, int depth, jfr_ref_fn *ref,
+                     void *arg)
+{
+	if (t->kind == JFR_K_STRING && c->p < c->end && *c->p == 2) {
+		c->p++;
+		visit_ref(c, t->id, ref, arg);
+		return;
+	}
+	if (t->kind != JFR_K_COMPLEX || t->zero_size) {
+		jfr_skip_value(c, t, depth);
+		return;
+	}
+	if (depth > MAX_DEPTH) {
+		jfr_cur_fail(c, "values of type %s nest too deeply", t->name);
+		return;
+	}
+	for (int i = 0; i < t->nfields && !c->bad; i++) {
+		const struct jfr_field *f = &t->fields[i];
+		uint64_t n = f->array ? jfr_varint(c) : 1;
+
+		if (n > (uint64_t)(c->end - c->p)) {
+			jfr_cur_fail(c, "array of %llu elements runs past the end",
+			             (unsigned long long)n);
+			return;
+		}
+		if (!f->cp && f->type->zero_size)
+			continue;
+		for (uint64_t k = 0; k < n && !c->bad; k++) {
+			if (f->cp)
+				visit_ref(c, f->type_id, ref, arg);
+			else
+				jfr_visit_value(c, f->type, depth + 1, ref, arg);
+		}
+	}
+}
+
 uint64_t jfr_read_scalar(struct jfr_cur *c, const struct jfr_field *f)
 {
 	if (f->array) {
@@ -682,7 +728,31 @@ struct meta_builder {
 	/* fields of the class being parsed */
 	struct jfr_field *fields;
 	int nfields, fcap;
+	/* strict metadata (jfr_hooks.strict_metadata): the parent element's name, a region seen */
+	bool strict, region;
+	const char *parent_name;
 };
+
+/* The element tree JMC accepts: it rejects any other child. */
+static bool jmc_element(const char *parent, const char *name)
+{
+	static const char *const allowed[][2] = {
+	    {"", "root"},
+	    {"root", "metadata"},
+	    {"root", "region"},
+	    {"metadata", "class"},
+	    {"class", "field"},
+	    {"class", "setting"},
+	    {"class", "annotation"},
+	    {"field", "annotation"},
+	    {"setting", "annotation"},
+	};
+
+	for (size_t i = 0; i < sizeof(allowed) / sizeof(allowed[0]); i++)
+		if (!strcmp(parent, allowed[i][0]) && !strcmp(name, allowed[i][1]))
+			return true;
+	return false;
+}
 
 static const char *mstr(struct jfr_cur *c, struct meta_builder *b)
 {
@@ -719,6 +789,15 @@ static int parse_element(struct jfr_cur *c, struct meta_builder *b, int depth, i
 	if (nattr > (uint64_t)(c->end - c->p))
 		return jfr_cur_fail(c, "metadata element with %llu attributes runs past the end",
 		                    (unsigned long long)nattr);
+	if (b->strict) {
+		const char *pname = b->parent_name ? b->parent_name : "";
+
+		if (!jmc_element(pname, name))
+			return jfr_cur_fail(
+			    c, "metadata element \"%s\" inside \"%s\" (JMC rejects it)", name,
+			    pname);
+		b->region |= !strcmp(name, "region");
+	}
 	if (!strcmp(name, "class"))
 		kind = E_CLASS;
 	else if (!strcmp(name, "field") && parent == E_CLASS)
@@ -745,6 +824,9 @@ static int parse_element(struct jfr_cur *c, struct meta_builder *b, int depth, i
 	if (kind == E_FIELD) {
 		if (!cname || !fclass)
 			return jfr_cur_fail(c, "metadata field without name or class");
+		if (b->strict && ((cp && strcmp(cp, "true")) || (dim && strcmp(dim, "1"))))
+			return jfr_cur_fail(c, "field %s: constantPool/dimension other than true/1",
+			                    cname);
 		if (b->nfields == b->fcap) {
 			int cap = b->fcap ? b->fcap * 2 : 16;
 			struct jfr_field *v = realloc(b->fields, cap * sizeof(*v));
@@ -772,9 +854,12 @@ static int parse_element(struct jfr_cur *c, struct meta_builder *b, int depth, i
 		                    (unsigned long long)nchildren);
 	if (kind == E_CLASS && depth > 8)
 		kind = E_OTHER;
+	const char *saved_parent = b->parent_name;
+	b->parent_name = name;
 	for (uint64_t i = 0; i < nchildren && !c->bad; i++)
 		if (parse_element(c, b, depth + 1, kind) < 0)
 			return -1;
+	b->parent_name = saved_parent;
 	if (kind != E_CLASS)
 		return c->bad ? -1 : 0;
 	if (!id || !cname)
@@ -873,7 +958,7 @@ static int parse_metadata(struct jfr_reader *r, const struct jfr_chunk *ch, stru
 {
 	uint64_t off = ch->off + ch->meta_off;
 	struct jfr_cur c;
-	struct meta_builder b = {.r = r};
+	struct meta_builder b = {.r = r, .strict = r->hooks && r->hooks->strict_metadata};
 	int rc = -1;
 
 	jfr_cur_init(&c, r, off, ch->off + ch->size);
@@ -943,6 +1028,15 @@ static int parse_metadata(struct jfr_reader *r, const struct jfr_chunk *ch, stru
 		goto out;
 	if (parse_element(&c, &b, 0, 0) < 0)
 		goto out;
+	if (b.strict && !b.region) {
+		jfr_fail(r, off, "metadata without the region element (the JDK requires it)");
+		goto out;
+	}
+	if (b.strict && c.p != c.end) {
+		jfr_cur_fail(&c, "metadata content ends %lld bytes before its size says",
+		             (long long)(c.end - c.p));
+		goto out;
+	}
 
 	struct jfr_meta *m = arena_alloc(r, sizeof(*m));
 	if (!m)
@@ -1067,6 +1161,9 @@ static int parse_checkpoint(struct jfr_reader *r, struct jfr_chunk *ch, uint64_t
 		if (!t)
 			return jfr_cur_fail(&c, "constant pool of undeclared type id %llu",
 			                    (unsigned long long)tid);
+		if (r->hooks && r->hooks->pool &&
+		    r->hooks->pool(r->hooks->arg, ch, jfr_cur_off(&c), t, count))
+			return -1;
 		if (count > (uint64_t)(c.end - c.p))
 			return jfr_cur_fail(&c,
 			                    "constant pool %s with %llu entries runs past the end",
@@ -1075,6 +1172,9 @@ static int parse_checkpoint(struct jfr_reader *r, struct jfr_chunk *ch, uint64_t
 			uint64_t key = jfr_varint(&c);
 			uint64_t voff = jfr_cur_off(&c);
 			jfr_skip_value(&c, t, 0);
+			if (!c.bad && r->hooks && r->hooks->entry &&
+			    r->hooks->entry(r->hooks->arg, ch, t, key, voff, jfr_cur_off(&c)))
+				return -1;
 			if (!c.bad && pool_insert(ch, tid, key, voff) < 0)
 				return jfr_cur_fail(&c, "out of memory");
 		}
@@ -1088,17 +1188,19 @@ static int parse_checkpoint(struct jfr_reader *r, struct jfr_chunk *ch, uint64_t
 	return 0;
 }
 
-int jfr_chunk_load(struct jfr_reader *r, uint64_t off, struct jfr_chunk *ch)
+int jfr_chunk_header(struct jfr_chunk *ch, const uint8_t *h, uint64_t left, char *why, size_t n,
+                     unsigned *at)
 {
-	memset(ch, 0, sizeof(*ch));
-	ch->off = off;
-	if (r->size - off < JFR_CHUNK_HEADER_SIZE)
-		return jfr_fail(r, off, "truncated chunk header (%llu bytes left, a header is %d)",
-		                (unsigned long long)(r->size - off), JFR_CHUNK_HEADER_SIZE);
-	const uint8_t *h = r->data + off;
-	if (memcmp(h, "FLR\0", 4))
-		return jfr_fail(r, off,
-		                "no chunk magic \"FLR\\0\": not a JFR file or a corrupt chunk");
+	*at = 0;
+	if (left < JFR_CHUNK_HEADER_SIZE) {
+		snprintf(why, n, "truncated chunk header (%llu bytes left, a header is %d)",
+		         (unsigned long long)left, JFR_CHUNK_HEADER_SIZE);
+		return -1;
+	}
+	if (memcmp(h, "FLR\0", 4)) {
+		snprintf(why, n, "no chunk magic \"FLR\\0\": not a JFR file or a corrupt chunk");
+		return -1;
+	}
 	ch->major = be(h + 4, 2);
 	ch->minor = be(h + 6, 2);
 	ch->size = be(h + 8, 8);
@@ -1110,23 +1212,49 @@ int jfr_chunk_load(struct jfr_reader *r, uint64_t off, struct jfr_chunk *ch)
 	ch->ticks_per_second = be(h + 56, 8);
 	ch->state = h[64];
 	ch->flags = be(h + 66, 2);
-	if (ch->major != 2 && ch->major != 1)
-		return jfr_fail(r, off + 4, "unsupported JFR version %u.%u (2.x is read)",
-		                ch->major, ch->minor);
-	if (ch->size < JFR_CHUNK_HEADER_SIZE || ch->size > r->size - off)
-		return jfr_fail(
-		    r, off + 8, "chunk size %llu does not fit in the file (%llu bytes from here)%s",
-		    (unsigned long long)ch->size, (unsigned long long)(r->size - off),
-		    ch->size == 0 || ch->state ? ": the chunk is still being written" : "");
-	if (ch->meta_off < JFR_CHUNK_HEADER_SIZE || (uint64_t)ch->meta_off >= ch->size)
-		return jfr_fail(r, off + 24, "metadata offset %lld is outside the chunk",
-		                (long long)ch->meta_off);
-	if (ch->cp_off < JFR_CHUNK_HEADER_SIZE || (uint64_t)ch->cp_off >= ch->size)
-		return jfr_fail(r, off + 16, "constant-pool offset %lld is outside the chunk",
-		                (long long)ch->cp_off);
-	if (ch->ticks_per_second <= 0)
-		return jfr_fail(r, off + 56, "ticks per second is %lld",
-		                (long long)ch->ticks_per_second);
+	if (ch->major != 2 && ch->major != 1) {
+		*at = 4;
+		snprintf(why, n, "unsupported JFR version %u.%u (2.x is read)", ch->major,
+		         ch->minor);
+		return -1;
+	}
+	if (ch->size < JFR_CHUNK_HEADER_SIZE || ch->size > left) {
+		*at = 8;
+		snprintf(why, n,
+		         "chunk size %llu does not fit in the file (%llu bytes from here)%s",
+		         (unsigned long long)ch->size, (unsigned long long)left,
+		         ch->size == 0 || ch->state ? ": the chunk is still being written" : "");
+		return -1;
+	}
+	if (ch->meta_off < JFR_CHUNK_HEADER_SIZE || (uint64_t)ch->meta_off >= ch->size) {
+		*at = 24;
+		snprintf(why, n, "metadata offset %lld is outside the chunk",
+		         (long long)ch->meta_off);
+		return -1;
+	}
+	if (ch->cp_off < JFR_CHUNK_HEADER_SIZE || (uint64_t)ch->cp_off >= ch->size) {
+		*at = 16;
+		snprintf(why, n, "constant-pool offset %lld is outside the chunk",
+		         (long long)ch->cp_off);
+		return -1;
+	}
+	if (ch->ticks_per_second <= 0) {
+		*at = 56;
+		snprintf(why, n, "ticks per second is %lld", (long long)ch->ticks_per_second);
+		return -1;
+	}
+	return 0;
+}
+
+int jfr_chunk_load(struct jfr_reader *r, uint64_t off, struct jfr_chunk *ch)
+{
+	char why[256];
+	unsigned at;
+
+	memset(ch, 0, sizeof(*ch));
+	ch->off = off;
+	if (jfr_chunk_header(ch, r->data + off, r->size - off, why, sizeof(why), &at))
+		return jfr_fail(r, off + at, "%s", why);
 	if (parse_metadata(r, ch, (struct jfr_meta **)&ch->meta) < 0)
 		return -1;
 	uint64_t cp = ch->off + ch->cp_off;

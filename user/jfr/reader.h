@@ -11,8 +11,8 @@
  * left.  The first error is kept in jfr_reader.err as "FILE: offset N: what" (N is the absolute
  * file offset).
  */
-#ifndef LFR_REPORT_JFR_READER_H
-#define LFR_REPORT_JFR_READER_H
+#ifndef LFR_JFR_READER_H
+#define LFR_JFR_READER_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -85,6 +85,29 @@ struct jfr_chunk {
 
 struct jfr_arena_block;
 
+/*
+ * Optional hooks of a strict reading (the checker, check.c), set in jfr_reader.hooks before the
+ * first chunk is loaded; lfr report leaves them NULL and pays one test per pool entry.  A hook
+ * returning nonzero has recorded its error with jfr_fail(), and jfr_chunk_load() fails.
+ */
+struct jfr_hooks {
+	/*
+	 * Also reject the metadata JMC rejects: an element outside its tree (root > metadata >
+	 * class > field|setting|annotation, root > region), no region element (the JDK requires
+	 * it), bytes left after the root element, constantPool or dimension other than "true", "1".
+	 */
+	bool strict_metadata;
+	/* Each pool of each checkpoint on the chain, at off (its first entry), before its entries.
+	 */
+	int (*pool)(void *arg, const struct jfr_chunk *ch, uint64_t off, const struct jfr_type *t,
+	            uint64_t count);
+	/* Each pool entry, its value [voff, vend) parsed as type t (the pool index is still
+	 * partial). */
+	int (*entry)(void *arg, const struct jfr_chunk *ch, const struct jfr_type *t, uint64_t key,
+	             uint64_t voff, uint64_t vend);
+	void *arg;
+};
+
 struct jfr_reader {
 	const char *name; /* for error messages */
 	const uint8_t *data;
@@ -102,6 +125,7 @@ struct jfr_reader {
 	struct jfr_meta *last_meta;
 	struct jfr_meta **metas;
 	size_t nmetas;
+	const struct jfr_hooks *hooks; /* NULL but for strict readings */
 };
 
 /* A bounds-checked cursor over part of the file.  Errors are sticky: after the first one every read
@@ -134,6 +158,15 @@ int jfr_cur_fail(struct jfr_cur *c, const char *fmt, ...) __attribute__((format(
  * The next chunk starts at ch->off + ch->size; a file ends exactly after its last chunk.
  */
 int jfr_chunk_load(struct jfr_reader *r, uint64_t off, struct jfr_chunk *ch);
+/*
+ * Parses and validates only the 68-byte chunk header at h, the first of the `left` bytes from the
+ * chunk to the end of the file: magic, version, chunk size within those bytes, metadata and
+ * constant-pool offsets inside the chunk, ticks per second > 0.  Sets ch's header fields (not
+ * ch->off).  Returns 0, or -1 with a message in why (n bytes) and the offset from h of the field at
+ * fault in *at.  jfr_chunk_load() starts with it; repair uses it on headers read from a file.
+ */
+int jfr_chunk_header(struct jfr_chunk *ch, const uint8_t *h, uint64_t left, char *why, size_t n,
+                     unsigned *at);
 void jfr_chunk_release(struct jfr_chunk *ch);
 
 /* Looks up a type of the chunk's metadata by id or by name (NULL when absent). */
@@ -221,6 +254,18 @@ static inline uint8_t jfr_u8(struct jfr_cur *c)
 void jfr_skip_field(struct jfr_cur *c, const struct jfr_field *f);
 /* Skips one inline value of type t. */
 void jfr_skip_value(struct jfr_cur *c, const struct jfr_type *t, int depth);
+/*
+ * A constant-pool reference met by jfr_visit_value(): key (never 0, the null reference) of the pool
+ * of type_id, read at absolute offset off.  Nonzero stops the walk (the callback records why).
+ */
+typedef int jfr_ref_fn(void *arg, uint64_t type_id, uint64_t key, uint64_t off);
+/*
+ * Skips one inline value of type t as jfr_skip_value() does, calling ref for every constant-pool
+ * reference in it (constantPool fields, strings of encoding 2).  For the checker; jfr_skip_value()
+ * stays the fast path.
+ */
+void jfr_visit_value(struct jfr_cur *c, const struct jfr_type *t, int depth, jfr_ref_fn *ref,
+                     void *arg);
 /* Reads an integer-like value of field f (booleans, integers, cp keys, float bits); skips others
  * and returns 0 for them. */
 uint64_t jfr_read_scalar(struct jfr_cur *c, const struct jfr_field *f);
