@@ -6,14 +6,9 @@
  * in progress, empty pools, bytes after the last chunk, a chunk after the final one), walks the
  * events as both readers do, and resolves every constant-pool reference.
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "jfr/check.h"
 #include "jfr/reader.h"
@@ -29,15 +24,6 @@ struct ctx {
 	struct hashtab values;
 	uint64_t last_ticks_seen;
 };
-
-static uint64_t bytes_hash(const uint8_t *p, size_t n)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ p[i]) * 0x100000001b3ULL;
-	return h;
-}
 
 static int add_ref(void *arg, uint64_t type_id, uint64_t key, uint64_t off)
 {
@@ -85,7 +71,7 @@ static int entry_hook(void *arg, const struct jfr_chunk *ch, const struct jfr_ty
 	if (cur.bad)
 		return -1;
 	(void)ch;
-	uint64_t h = bytes_hash(c->rd->data + voff, vend - voff);
+	uint64_t h = hashtab_hash_bytes(c->rd->data + voff, vend - voff);
 	struct hashtab_slot *s = hashtab_put(&c->values, t->id, key, &fresh);
 	if (!s)
 		return jfr_fail(c->rd, voff, "out of memory");
@@ -312,29 +298,16 @@ int lfr_jfr_check_buffer(const uint8_t *data, size_t len, struct lfr_jfr_check_r
 
 int lfr_jfr_check_file(const char *path, struct lfr_jfr_check_result *r, char *err, size_t errlen)
 {
-	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* read, not mapped: a file cut meanwhile is an error, never a signal */
+	struct jfr_reader *rd = jfr_open_file(path, err, errlen);
+	int ret;
 
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	if (!st.st_size) {
-		close(fd);
+	if (!rd) {
 		memset(r, 0, sizeof(*r));
-		snprintf(err, errlen, "%s: empty file", path);
 		return -1;
 	}
-	void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (p == MAP_FAILED) {
-		snprintf(err, errlen, "%s: mmap: %s", path, strerror(errno));
-		return -1;
-	}
-	int ret = lfr_jfr_check_buffer(p, (size_t)st.st_size, r, err, errlen);
-	munmap(p, (size_t)st.st_size);
+	ret = lfr_jfr_check_buffer(rd->data, rd->size, r, err, errlen);
+	jfr_close(rd);
 	return ret;
 }
 
