@@ -6,9 +6,13 @@
  * in progress, empty pools, bytes after the last chunk, a chunk after the final one), walks the
  * events as both readers do, and resolves every constant-pool reference.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "jfr/check.h"
 #include "jfr/reader.h"
@@ -298,16 +302,45 @@ int lfr_jfr_check_buffer(const uint8_t *data, size_t len, struct lfr_jfr_check_r
 
 int lfr_jfr_check_file(const char *path, struct lfr_jfr_check_result *r, char *err, size_t errlen)
 {
-	/* read, not mapped: a file cut meanwhile is an error, never a signal */
-	struct jfr_reader *rd = jfr_open_file(path, err, errlen);
-	int ret;
+	/*
+	 * Every byte as it is, read rather than mapped (a file cut meanwhile is an error, not
+	 * SIGBUS), and not through jfr_open_file(), which reads a file being written as its valid
+	 * prefix: the checker must see the bytes after the last chunk.
+	 */
+	struct stat st;
+	uint8_t *data = NULL;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int ret = -1;
 
-	if (!rd) {
-		memset(r, 0, sizeof(*r));
-		return -1;
+	memset(r, 0, sizeof(*r));
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		goto out;
 	}
-	ret = lfr_jfr_check_buffer(rd->data, rd->size, r, err, errlen);
-	jfr_close(rd);
+	if (!st.st_size) {
+		snprintf(err, errlen, "%s: empty file", path);
+		goto out;
+	}
+	data = malloc((size_t)st.st_size);
+	if (!data) {
+		snprintf(err, errlen, "%s: out of memory", path);
+		goto out;
+	}
+	for (off_t off = 0; off < st.st_size;) {
+		ssize_t n = pread(fd, data + off, (size_t)(st.st_size - off), off);
+
+		if (n <= 0) {
+			snprintf(err, errlen, "%s: %s", path,
+			         n < 0 ? strerror(errno) : "cut short while read");
+			goto out;
+		}
+		off += n;
+	}
+	ret = lfr_jfr_check_buffer(data, (size_t)st.st_size, r, err, errlen);
+out:
+	free(data);
+	if (fd >= 0)
+		close(fd);
 	return ret;
 }
 
