@@ -473,6 +473,25 @@ static void skip_string(struct jfr_cur *c)
 
 /* ---- values ---- */
 
+/* One value of field f (an array, a constant-pool key or an inline value) at nesting depth. */
+static void skip_field(struct jfr_cur *c, const struct jfr_field *f, int depth)
+{
+	uint64_t n = f->array ? jfr_varint(c) : 1;
+
+	if (f->array && n > (uint64_t)(c->end - c->p)) {
+		jfr_cur_fail(c, "array of %llu elements runs past the end", (unsigned long long)n);
+		return;
+	}
+	if (!f->cp && f->type->zero_size)
+		return;
+	for (uint64_t k = 0; k < n && !c->bad; k++) {
+		if (f->cp)
+			jfr_varint(c);
+		else
+			jfr_skip_value(c, f->type, depth);
+	}
+}
+
 void jfr_skip_value(struct jfr_cur *c, const struct jfr_type *t, int depth)
 {
 	switch (t->kind) {
@@ -507,53 +526,13 @@ void jfr_skip_value(struct jfr_cur *c, const struct jfr_type *t, int depth)
 		jfr_cur_fail(c, "values of type %s nest too deeply", t->name);
 		return;
 	}
-	for (int i = 0; i < t->nfields && !c->bad; i++) {
-		const struct jfr_field *f = &t->fields[i];
-		if (f->array) {
-			uint64_t n = jfr_varint(c);
-			if (n > (uint64_t)(c->end - c->p)) {
-				jfr_cur_fail(c, "array of %llu elements runs past the end",
-				             (unsigned long long)n);
-				return;
-			}
-			if (!f->cp && f->type->zero_size)
-				continue;
-			for (uint64_t k = 0; k < n && !c->bad; k++) {
-				if (f->cp)
-					jfr_varint(c);
-				else
-					jfr_skip_value(c, f->type, depth + 1);
-			}
-		} else if (f->cp) {
-			jfr_varint(c);
-		} else {
-			jfr_skip_value(c, f->type, depth + 1);
-		}
-	}
+	for (int i = 0; i < t->nfields && !c->bad; i++)
+		skip_field(c, &t->fields[i], depth + 1);
 }
 
 void jfr_skip_field(struct jfr_cur *c, const struct jfr_field *f)
 {
-	if (f->array) {
-		uint64_t n = jfr_varint(c);
-		if (n > (uint64_t)(c->end - c->p)) {
-			jfr_cur_fail(c, "array of %llu elements runs past the end",
-			             (unsigned long long)n);
-			return;
-		}
-		if (!f->cp && f->type->zero_size)
-			return;
-		for (uint64_t k = 0; k < n && !c->bad; k++) {
-			if (f->cp)
-				jfr_varint(c);
-			else
-				jfr_skip_value(c, f->type, 1);
-		}
-	} else if (f->cp) {
-		jfr_varint(c);
-	} else {
-		jfr_skip_value(c, f->type, 1);
-	}
+	skip_field(c, f, 1);
 }
 
 static void visit_ref(struct jfr_cur *c, uint64_t type_id, jfr_ref_fn *ref, void *arg)
