@@ -18,15 +18,18 @@
  *   cputime process ns=NS     (the whole process's CPU time, from its exec to its end)
  *   done pid=PID
  *
- * Usage: callgraph [SECONDS [START_DELAY_MS]]   (default 5 s, no delay)
+ * Usage: callgraph [SECONDS [START_DELAY_MS | usr1]]   (default 5 s, no delay)
  * START_DELAY_MS sleeps before burning, so a recorder can attach after the ranges are printed: the
  * setup (signal handler, thread creation, thread names) is done before that sleep and the worker
  * waits on a barrier, so a recording that starts during the sleep sees the call graph only.
+ * "usr1" waits for SIGUSR1 instead: a test that checks the CPU time of the burn against a
+ * recording sends it once the recording runs, however long a loaded machine took to start it.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <sys/resource.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,13 +135,16 @@ static void print_range(const char *name, const char *lo, const char *hi)
 FN("cg_main") int main(int argc, char **argv)
 {
 	unsigned int secs = argc > 1 ? (unsigned int)atoi(argv[1]) : 5;
-	int delay_ms = argc > 2 ? atoi(argv[2]) : 0;
+	bool on_usr1 = argc > 2 && !strcmp(argv[2], "usr1");
+	int delay_ms = argc > 2 && !on_usr1 ? atoi(argv[2]) : 0;
+	sigset_t usr1;
 	struct sigaction sa;
 	pthread_t t;
 	int err;
 
 	if (secs == 0) {
-		fprintf(stderr, "usage: callgraph [SECONDS [START_DELAY_MS]] (SECONDS >= 1)\n");
+		fprintf(stderr,
+		        "usage: callgraph [SECONDS [START_DELAY_MS | usr1]] (SECONDS >= 1)\n");
 		return 2;
 	}
 	printf("callgraph pid=%d threads=2\n", (int)getpid());
@@ -152,6 +158,11 @@ FN("cg_main") int main(int argc, char **argv)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_alarm;
 	sigaction(SIGALRM, &sa, NULL);
+	/* blocked before the worker exists, so that it inherits the mask and main takes the signal
+	 */
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	pthread_sigmask(SIG_BLOCK, &usr1, NULL);
 	pthread_setname_np(pthread_self(), "cg-main");
 	pthread_barrier_init(&go, NULL, 2);
 	err = pthread_create(&t, NULL, thread_main, NULL);
@@ -160,7 +171,11 @@ FN("cg_main") int main(int argc, char **argv)
 		return 1;
 	}
 	pthread_setname_np(t, "cg-worker");
-	if (delay_ms > 0) {
+	if (on_usr1) {
+		int sig;
+
+		sigwait(&usr1, &sig);
+	} else if (delay_ms > 0) {
 		struct timespec ts = {delay_ms / 1000, (delay_ms % 1000) * 1000000L};
 
 		nanosleep(&ts, NULL);

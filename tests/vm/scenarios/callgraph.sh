@@ -8,13 +8,18 @@ secs=5
 [ "${LFR_KERNEL:-stock}" = debug ] && secs=8
 share=${LFR_SHARE:-/tmp}
 
-# The workload prints its function ranges, sleeps 1 s (so that the recording starts after its
-# startup in the dynamic loader, which is not part of the call graph), then burns for $secs s.
-# lfr raw follows the process (its worker thread is created while sampling) until it exits.
-callgraph "$secs" 1000 >"$share/callgraph.txt" &
+# The workload prints its function ranges, then waits for SIGUSR1 (so that the recording starts
+# after its startup in the dynamic loader, which is not part of the call graph), then burns for
+# $secs s.  The signal comes once the session runs, however long a loaded machine took to start
+# it: the CPU time of the burn is all inside the recording.  lfr raw follows the process until it
+# exits.
+callgraph "$secs" usr1 >"$share/callgraph.txt" &
 cg=$!
-sleep 0.3
-lfr raw -F 999 -k -p $cg -d $((secs + 30)) -o "$share/dump.txt"
+lfr raw -F 999 -k -p $cg -d $((secs + 60)) -o "$share/dump.txt" &
+raw=$!
+for i in $(seq 600); do lfr status -m | grep -q 'state=running' && break; sleep 0.1; done
+kill -USR1 $cg
+wait $raw
 rc=$?
 wait $cg || { echo "callgraph: FAILED: the workload failed"; rc=1; }
 cat "$share/callgraph.txt"

@@ -13,13 +13,15 @@ running() { lfr status -m | grep -c '^session .*state=running'; }
 lfr raw -a -F 99 -d $((secs + 60)) -o "$share/sys.txt" &
 sys=$!
 for i in $(seq 300); do lfr status -m | grep -q 'state=running' && break; sleep 0.1; done
-callgraph "$secs" 1000 >"$share/callgraph.txt" &
+# The workload burns once both per-task sessions run (SIGUSR1), however long they took to start.
+callgraph "$secs" usr1 >"$share/callgraph.txt" &
 cg=$!
-sleep 0.3
-lfr raw -F 999 -k -p $cg -d $((secs + 30)) -o "$share/fast.txt" &
+lfr raw -F 999 -k -p $cg -d $((secs + 60)) -o "$share/fast.txt" &
 fast=$!
-lfr raw -F 499 -p $cg -d $((secs + 30)) -o "$share/slow.txt" &
+lfr raw -F 499 -p $cg -d $((secs + 60)) -o "$share/slow.txt" &
 slow=$!
+for i in $(seq 600); do [ "$(running)" = 3 ] && break; sleep 0.1; done
+kill -USR1 $cg
 most=0
 while kill -0 $cg 2>/dev/null; do
 	n=$(running)
