@@ -325,6 +325,8 @@ static enum lfr_jfr_frame_type jfr_frame_type(enum lfr_frame_type t)
 		return LFR_JFR_FRAME_KERNEL;
 	case LFR_FRAME_JIT:
 		return LFR_JFR_FRAME_JIT;
+	case LFR_FRAME_INTERPRETED:
+		return LFR_JFR_FRAME_INTERPRETED;
 	case LFR_FRAME_NATIVE:
 	default:
 		return LFR_JFR_FRAME_NATIVE;

@@ -106,6 +106,8 @@ const char *lfr_frame_type_name(enum lfr_frame_type type)
 		return "Kernel";
 	case LFR_FRAME_JIT:
 		return "JIT compiled";
+	case LFR_FRAME_INTERPRETED:
+		return "Interpreted";
 	case LFR_FRAME_NATIVE:
 		break;
 	}
@@ -745,6 +747,37 @@ static bool perf_map_path(const struct lfr_sym *sym, uint32_t pid, char *path, s
 	return n > 0 && (size_t)n < size;
 }
 
+/*
+ * HotSpot names compiled methods "RET PKG.CLASS.METHOD(ARGS)" in its perf map ("long
+ * Main.hot(long)"): the frame gets the class and the method apart, as the JVM's own recordings
+ * name them; its interpreter ("Interpreter") is an interpreted frame of no known method.
+ */
+static void java_name(struct lfr_sym *sym, struct lfr_frame *f)
+{
+	const char *name = f->method, *paren = strchr(name, '('), *space, *dot;
+	const char *cls, *m;
+
+	if (!strcmp(name, "Interpreter")) {
+		f->type = LFR_FRAME_INTERPRETED;
+		return;
+	}
+	if (!paren || paren[strlen(paren) - 1] != ')')
+		return;
+	for (space = paren; space > name && space[-1] != ' '; space--)
+		;
+	for (dot = paren; dot > space && dot[-1] != '.'; dot--)
+		;
+	if (space == name || dot == space || dot == paren ||
+	    memchr(name, '(', (size_t)(space - name)))
+		return;
+	cls = strpool_intern(&sym->pool, space, (size_t)(dot - 1 - space));
+	m = strpool_intern(&sym->pool, dot, (size_t)(paren - dot));
+	if (cls && m) {
+		f->class_name = cls;
+		f->method = m;
+	}
+}
+
 static bool from_perf_map(struct lfr_sym *sym, struct proc *p, uint64_t pc, struct lfr_frame *f)
 {
 	char path[PATH_MAX];
@@ -766,7 +799,10 @@ found:
 		return false;
 	f->class_name = sym->s_jit;
 	f->path = NULL;
-	return from_symbol(sym, &p->pm.syms, i, pc, LFR_FRAME_JIT, f);
+	if (!from_symbol(sym, &p->pm.syms, i, pc, LFR_FRAME_JIT, f))
+		return false;
+	java_name(sym, f);
+	return true;
 }
 
 /*
