@@ -742,6 +742,10 @@ static bool perf_map_path(const struct lfr_sym *sym, uint32_t pid, char *path, s
 		*owner = st.st_uid;
 	if (sym->perf_map_dir)
 		n = snprintf(path, size, "%s/perf-%" PRIu32 ".map", sym->perf_map_dir, pid);
+	else if (snprintf(path, size, "%s/root/", dir) < (int)size && stat(path, &st))
+		/* gone (or a zombie, whose root cannot be reached): a map it wrote at exit is
+		 * in our /tmp when it shared it, the case of a command recorded from its start */
+		n = snprintf(path, size, "/tmp/perf-%" PRIu32 ".map", pid);
 	else
 		n = snprintf(path, size, "%s/root/tmp/perf-%" PRIu32 ".map", dir, ns_pid(sym, pid));
 	return n > 0 && (size_t)n < size;
@@ -803,6 +807,21 @@ found:
 		return false;
 	java_name(sym, f);
 	return true;
+}
+
+bool lfr_sym_perf_map_check(struct lfr_sym *sym, uint32_t pid, bool force)
+{
+	struct proc *p = pid == KERNEL_PID ? NULL : find_proc(sym, pid);
+	char path[PATH_MAX];
+	uid_t owner;
+
+	if (!p)
+		return false;
+	if ((force || !p->pm.tried || sym_now_ns() - p->pm.checked_ns >= PERF_MAP_INTERVAL_NS) &&
+	    perf_map_path(sym, p->pid, path, sizeof(path), &owner) &&
+	    perfmap_refresh(&p->pm, path, owner))
+		p->serial = sym->next_serial++;
+	return p->pm.syms.n > 0;
 }
 
 /*
