@@ -256,6 +256,61 @@ static void test_stacks_named_cached_and_invalidated(void **state)
  * A chain that ends with an invalid frame right after the thread's start code is whole (glibc has
  * no frame pointers there); one that ends so anywhere else, or at the depth limit, is truncated.
  */
+static void test_chain_ending_at_thread_start_is_complete(void **state);
+
+/*
+ * JIT code that no perf map names yet (a JVM with -XX:+DumpPerfMapAtExit writes it at exit):
+ * its samples wait, and are written named once the process has exited and its map is there.
+ */
+static void test_jit_samples_wait_for_the_map_written_at_exit(void **state)
+{
+	struct env *e = *state;
+	char dir[] = "/tmp/lfr-recorder-jit-XXXXXX", map[64];
+	struct lfr_sym_opts o = {.perf_map_dir = dir};
+	struct lfr_rec_mmap anon = {.hdr = {LFR_REC_MMAP, sizeof(anon)},
+	                            .tgid = TGID,
+	                            .flags = LFR_MMAP_F_EXEC,
+	                            .start = 0x7f0000000000,
+	                            .end = 0x7f0000010000};
+	struct lfr_rec_task exit = {
+	    .hdr = {LFR_REC_TASK, sizeof(exit)}, .kind = LFR_TASK_EXIT, .tgid = TGID, .tid = TGID};
+	uintptr_t caller = (uintptr_t)recorder_test_caller;
+	struct lfr_recorder_stats st;
+	FILE *f;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(map, sizeof(map), "%s/perf-%d.map", dir, TGID);
+	lfr_recorder_free(e->rec);
+	lfr_sym_free(e->sym);
+	assert_int_equal(lfr_sym_new(&e->sym, &o), 0);
+	assert_int_equal(lfr_recorder_new(&e->rec, e->w, e->sym), 0);
+	add_own_code_mapping(e);
+	anon.time_ns = e->t;
+	assert_int_equal(lfr_recorder_add(e->rec, &anon.hdr), 0);
+	add_sample(e, 0x7f0000001010, caller + 6, 1);
+	add_sample(e, 0x7f0000001020, caller + 6, 1);
+	assert_int_equal(lfr_recorder_process(e->rec, false), 0);
+	assert_int_equal(lfr_recorder_process(e->rec, false), 0);
+	lfr_recorder_get_stats(e->rec, &st);
+	assert_int_equal(st.samples, 0); /* no map: they wait */
+
+	f = fopen(map, "w");
+	assert_non_null(f);
+	fputs("0x00007f0000001000 0x0000000000000040 long Main.hot(long)\n", f);
+	fclose(f);
+	exit.time_ns = ++e->t;
+	assert_int_equal(lfr_recorder_add(e->rec, &exit.hdr), 0);
+	assert_int_equal(lfr_recorder_process(e->rec, false), 0);
+	lfr_recorder_get_stats(e->rec, &st);
+	assert_int_equal(st.samples, 2);
+	assert_int_equal(st.frames, 4);
+	assert_int_equal(st.unnamed, 0); /* Main.hot from the map, the caller from this program */
+	assert_int_equal(st.stack_hits, 1); /* named now: the second finds the first */
+	assert_int_equal(lfr_recorder_process(e->rec, true), 0);
+	unlink(map);
+	rmdir(dir);
+}
+
 static void test_chain_ending_at_thread_start_is_complete(void **state)
 {
 	struct env *e = *state;
@@ -477,6 +532,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_stacks_named_cached_and_invalidated, setup,
 	                                    teardown),
+	    cmocka_unit_test_setup_teardown(test_jit_samples_wait_for_the_map_written_at_exit,
+	                                    setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_chain_ending_at_thread_start_is_complete, setup,
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_losses_account_for_every_tick, setup, teardown),
