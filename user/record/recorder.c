@@ -740,9 +740,10 @@ static int write_sample(struct lfr_recorder *r, const struct lfr_record *rec)
 		for (unsigned int i = 1; i < n; i++)
 			if ((err = name_frame(r, rec, i, &r->frames[i], i == n - 1 ? &root : NULL)))
 				return err;
-		/* A copy of the record waits (held samples are named again when written). */
+		/* A copy of the record waits, also in the batch of its process's exit (whose end
+		 * reads the map again at once); held samples are named again when written. */
 		r->jit_full |= r->jit_met && r->jit_wait.len + s->hdr.size > JIT_WAIT_MAX;
-		if (r->jit_met && !r->jit_release && !p->gone && !r->jit_full &&
+		if (r->jit_met && !r->jit_release && !r->jit_full &&
 		    !lfr_sym_perf_map_check(r->sym, s->tgid, false)) {
 			r->st.unnamed = unnamed0;
 			r->st.frames -= n;
