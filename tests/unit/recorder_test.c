@@ -315,6 +315,29 @@ static void test_jit_samples_wait_for_the_map_written_at_exit(void **state)
 	rmdir(dir);
 }
 
+/* A continuous recording does not wait: its chunks must hold their own time's samples. */
+static void test_jit_samples_written_at_once_when_waiting_is_off(void **state)
+{
+	struct env *e = *state;
+	struct lfr_rec_mmap anon = {.hdr = {LFR_REC_MMAP, sizeof(anon)},
+	                            .tgid = TGID,
+	                            .flags = LFR_MMAP_F_EXEC,
+	                            .start = 0x7f0000000000,
+	                            .end = 0x7f0000010000};
+	struct lfr_recorder_stats st;
+
+	lfr_recorder_jit_wait(e->rec, 0);
+	add_own_code_mapping(e);
+	anon.time_ns = e->t;
+	assert_int_equal(lfr_recorder_add(e->rec, &anon.hdr), 0);
+	add_sample(e, 0x7f0000001010, (uintptr_t)recorder_test_caller + 6, 1);
+	assert_int_equal(lfr_recorder_process(e->rec, false), 0);
+	assert_int_equal(lfr_recorder_process(e->rec, false), 0);
+	lfr_recorder_get_stats(e->rec, &st);
+	assert_int_equal(st.samples, 1);
+	assert_int_equal(st.unnamed, 1);
+}
+
 static void test_chain_ending_at_thread_start_is_complete(void **state)
 {
 	struct env *e = *state;
@@ -537,6 +560,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_stacks_named_cached_and_invalidated, setup,
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_jit_samples_wait_for_the_map_written_at_exit,
+	                                    setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_jit_samples_written_at_once_when_waiting_is_off,
 	                                    setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_chain_ending_at_thread_start_is_complete, setup,
 	                                    teardown),

@@ -138,12 +138,13 @@ struct lfr_recorder {
 	 * -XX:+DumpPerfMapAtExit writes its map only then); jit_met: the stack being named has such
 	 * a frame; jit_full: a sample found no room */
 	struct batch jit_wait;
+	size_t jit_wait_max;
 	bool jit_met, jit_release, jit_full;
 };
 
 /*
- * Held samples beyond this (a minute or two of a busy JVM's threads at 999 Hz with their deep
- * stacks) are all written as they are, unnamed frames and all.
+ * Held samples beyond this by default (a minute or two of a busy JVM's threads at 999 Hz with
+ * their deep stacks) are all written as they are, unnamed frames and all.
  */
 #define JIT_WAIT_MAX (64u << 20)
 
@@ -219,6 +220,7 @@ int lfr_recorder_new(struct lfr_recorder **out, struct lfr_jfr_writer *w, struct
 	}
 	r->threads.elem = sizeof(struct thread);
 	r->procs.elem = sizeof(struct process);
+	r->jit_wait_max = JIT_WAIT_MAX;
 	*out = r;
 	return 0;
 }
@@ -742,7 +744,7 @@ static int write_sample(struct lfr_recorder *r, const struct lfr_record *rec)
 				return err;
 		/* A copy of the record waits, also in the batch of its process's exit (whose end
 		 * reads the map again at once); held samples are named again when written. */
-		r->jit_full |= r->jit_met && r->jit_wait.len + s->hdr.size > JIT_WAIT_MAX;
+		r->jit_full |= r->jit_met && r->jit_wait.len + s->hdr.size > r->jit_wait_max;
 		if (r->jit_met && !r->jit_release && !r->jit_full &&
 		    !lfr_sym_perf_map_check(r->sym, s->tgid, false)) {
 			r->st.unnamed = unnamed0;
@@ -1349,4 +1351,9 @@ void lfr_recorder_get_file_stats(const struct lfr_recorder *r, struct lfr_jfr_st
 	pthread_mutex_lock(&b->lock);
 	*js = b->js;
 	pthread_mutex_unlock(&b->lock);
+}
+
+void lfr_recorder_jit_wait(struct lfr_recorder *r, size_t max_bytes)
+{
+	r->jit_wait_max = max_bytes;
 }
