@@ -44,6 +44,8 @@ struct proc {
 	struct mapping *maps;
 	size_t n, cap;
 	struct perfmap pm;
+	uid_t owner; /* of PROC/PID when last seen: whose map a gone process's is */
+	bool owner_known;
 	uint64_t procmaps_ns;
 };
 
@@ -727,19 +729,22 @@ static uint32_t ns_pid(const struct lfr_sym *sym, uint32_t pid)
 /*
  * Where p's JIT writes its map: /tmp/perf-NSPID.map as p sees /tmp (PROC/PID/root/tmp, so that
  * processes in containers are covered), or DIR/perf-PID.map with a perf_map_dir option.  The
- * owner a map must have: p's user (else the recorder's, when p is gone) or root.
+ * owner a map must have: p's user (as last seen when p is gone, else the recorder's) or root.
  */
-static bool perf_map_path(const struct lfr_sym *sym, uint32_t pid, char *path, size_t size,
+static bool perf_map_path(const struct lfr_sym *sym, struct proc *p, char *path, size_t size,
                           uid_t *owner)
 {
+	uint32_t pid = p->pid;
 	char dir[PATH_MAX];
 	struct stat st;
 	int n;
 
-	*owner = geteuid();
 	if (snprintf(dir, sizeof(dir), "%s/%" PRIu32, sym->proc_dir, pid) < (int)sizeof(dir) &&
-	    !stat(dir, &st))
-		*owner = st.st_uid;
+	    !stat(dir, &st)) {
+		p->owner = st.st_uid;
+		p->owner_known = true;
+	}
+	*owner = p->owner_known ? p->owner : geteuid();
 	if (sym->perf_map_dir)
 		n = snprintf(path, size, "%s/perf-%" PRIu32 ".map", sym->perf_map_dir, pid);
 	else if (snprintf(path, size, "%s/root/", dir) < (int)size && stat(path, &st))
@@ -793,7 +798,7 @@ static bool from_perf_map(struct lfr_sym *sym, struct proc *p, uint64_t pc, stru
 		if (i >= 0 || sym_now_ns() - p->pm.checked_ns < PERF_MAP_INTERVAL_NS)
 			goto found;
 	}
-	if (!perf_map_path(sym, p->pid, path, sizeof(path), &owner))
+	if (!perf_map_path(sym, p, path, sizeof(path), &owner))
 		return false;
 	if (perfmap_refresh(&p->pm, path, owner))
 		p->serial = sym->next_serial++;
@@ -818,7 +823,7 @@ bool lfr_sym_perf_map_check(struct lfr_sym *sym, uint32_t pid, bool force)
 	if (!p)
 		return false;
 	if ((force || !p->pm.tried || sym_now_ns() - p->pm.checked_ns >= PERF_MAP_INTERVAL_NS) &&
-	    perf_map_path(sym, p->pid, path, sizeof(path), &owner) &&
+	    perf_map_path(sym, p, path, sizeof(path), &owner) &&
 	    perfmap_refresh(&p->pm, path, owner))
 		p->serial = sym->next_serial++;
 	return p->pm.syms.n > 0;
