@@ -107,6 +107,22 @@ static void add_own_code_mapping(struct env *e)
 	add_self_mapping(e, (uintptr_t)recorder_test_leaf, self);
 }
 
+/* An MMAP record of anonymous executable memory (as a JIT's code cache): an empty path. */
+static void add_anon_mapping(struct env *e)
+{
+	uint64_t buf[(sizeof(struct lfr_rec_mmap) + 8) / 8] = {0};
+	struct lfr_rec_mmap *m = (void *)buf;
+
+	m->hdr.type = LFR_REC_MMAP;
+	m->hdr.size = sizeof(buf);
+	m->time_ns = e->t;
+	m->tgid = TGID;
+	m->flags = LFR_MMAP_F_EXEC;
+	m->start = 0x7f0000000000;
+	m->end = 0x7f0000010000;
+	assert_int_equal(lfr_recorder_add(e->rec, &m->hdr), 0);
+}
+
 static void add_sample_flags(struct env *e, uint64_t leaf_pc, uint64_t ret, uint32_t weight,
                              uint32_t flags)
 {
@@ -267,11 +283,6 @@ static void test_jit_samples_wait_for_the_map_written_at_exit(void **state)
 	struct env *e = *state;
 	char dir[] = "/tmp/lfr-recorder-jit-XXXXXX", map[64];
 	struct lfr_sym_opts o = {.perf_map_dir = dir};
-	struct lfr_rec_mmap anon = {.hdr = {LFR_REC_MMAP, sizeof(anon)},
-	                            .tgid = TGID,
-	                            .flags = LFR_MMAP_F_EXEC,
-	                            .start = 0x7f0000000000,
-	                            .end = 0x7f0000010000};
 	struct lfr_rec_task exit = {
 	    .hdr = {LFR_REC_TASK, sizeof(exit)}, .kind = LFR_TASK_EXIT, .tgid = TGID, .tid = TGID};
 	uintptr_t caller = (uintptr_t)recorder_test_caller;
@@ -285,8 +296,7 @@ static void test_jit_samples_wait_for_the_map_written_at_exit(void **state)
 	assert_int_equal(lfr_sym_new(&e->sym, &o), 0);
 	assert_int_equal(lfr_recorder_new(&e->rec, e->w, e->sym), 0);
 	add_own_code_mapping(e);
-	anon.time_ns = e->t;
-	assert_int_equal(lfr_recorder_add(e->rec, &anon.hdr), 0);
+	add_anon_mapping(e);
 	add_sample(e, 0x7f0000001010, caller + 6, 1);
 	add_sample(e, 0x7f0000001020, caller + 6, 1);
 	assert_int_equal(lfr_recorder_process(e->rec, false), 0);
@@ -319,17 +329,11 @@ static void test_jit_samples_wait_for_the_map_written_at_exit(void **state)
 static void test_jit_samples_written_at_once_when_waiting_is_off(void **state)
 {
 	struct env *e = *state;
-	struct lfr_rec_mmap anon = {.hdr = {LFR_REC_MMAP, sizeof(anon)},
-	                            .tgid = TGID,
-	                            .flags = LFR_MMAP_F_EXEC,
-	                            .start = 0x7f0000000000,
-	                            .end = 0x7f0000010000};
 	struct lfr_recorder_stats st;
 
 	lfr_recorder_jit_wait(e->rec, 0);
 	add_own_code_mapping(e);
-	anon.time_ns = e->t;
-	assert_int_equal(lfr_recorder_add(e->rec, &anon.hdr), 0);
+	add_anon_mapping(e);
 	add_sample(e, 0x7f0000001010, (uintptr_t)recorder_test_caller + 6, 1);
 	assert_int_equal(lfr_recorder_process(e->rec, false), 0);
 	assert_int_equal(lfr_recorder_process(e->rec, false), 0);

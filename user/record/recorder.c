@@ -702,8 +702,10 @@ static int name_frame(struct lfr_recorder *r, const struct lfr_record *rec, unsi
 	if ((err = method_key(r, &f, key)))
 		return err;
 	r->st.unnamed += !f.resolved;
-	/* not in a file: JIT code, perhaps named by a perf map later */
-	r->jit_met |= i >= s->nr_kernel && !f.resolved && !f.path;
+	/* in anonymous memory (not in a file, nor where no mapping is known, as a bad frame
+	 * pointer's): JIT code, perhaps named by a perf map later */
+	r->jit_met |=
+	    i >= s->nr_kernel && !f.resolved && !f.path && strcmp(f.class_name, "[unknown]");
 	if (root)
 		*root = is_thread_root(&f);
 	return 0;
