@@ -3,11 +3,15 @@
 // A Java workload whose hottest method is known by construction: the thread "hot-worker" spends
 // nearly all of its time in HotMethod.hot (kept out of line with
 // -XX:CompileCommand=dontinline,HotMethod::hot so that it is a frame of its own) and a tenth of
-// that in HotMethod.cold; main waits for it.  Prints each thread's name and tid (JFR's
+// that in HotMethod.cold; main waits for it.  The worker runs for SECONDS of its own CPU time, not
+// of the clock: on a slow or busy machine (an emulated debug kernel) it runs longer, with as many
+// samples and its methods compiled all the same.  Prints each thread's name and tid (JFR's
 // osThreadId), the process id and the sum (so that nothing is optimized away).
 //
 //   java HotMethod SECONDS
 
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
@@ -38,7 +42,7 @@ public class HotMethod {
 
     public static void main(String[] args) throws Exception {
         long seconds = args.length > 0 ? Long.parseLong(args[0]) : 5;
-        long end = System.nanoTime() + seconds * 1_000_000_000L;
+        ThreadMXBean mx = ManagementFactory.getThreadMXBean();
         Thread worker = new Thread(() -> {
             try {
                 System.out.println("thread hot-worker tid=" + tid());
@@ -46,7 +50,8 @@ public class HotMethod {
                 throw new RuntimeException(e);
             }
             long x = 88172645463325252L;
-            while (System.nanoTime() < end) {
+            long end = mx.getCurrentThreadCpuTime() + seconds * 1_000_000_000L;
+            while (mx.getCurrentThreadCpuTime() < end) {
                 x = hot(x);
                 x = cold(x);
             }
