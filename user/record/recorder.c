@@ -34,11 +34,12 @@ struct thread {
 struct process {
 	uint32_t tgid;
 	char comm[LFR_COMM_LEN];
-	uint32_t gen;     /* bumped when the name changes, so threads re-key */
-	uint32_t map_gen; /* bumped when its mappings change: cached stacks of it are stale */
-	bool described;   /* jdk.SystemProcess written for this image */
-	bool gone;        /* its main thread exited */
-	char *cmdline;    /* arguments joined by spaces, or NULL */
+	uint32_t gen;        /* bumped when the name changes, so threads re-key */
+	uint32_t map_gen;    /* bumped when its mappings change: cached stacks of it are stale */
+	bool described;      /* jdk.SystemProcess written for this image */
+	bool gone;           /* its main thread exited */
+	uint64_t sym_serial; /* lfr_sym_perf_map_check() when its held samples were last named */
+	char *cmdline;       /* arguments joined by spaces, or NULL */
 };
 
 /* Objects keyed by a non-zero u32 id (tid or tgid), each allocated zeroed with its id set. */
@@ -139,7 +140,7 @@ struct lfr_recorder {
 	 * a frame; jit_full: a sample found no room */
 	struct batch jit_wait;
 	size_t jit_wait_max;
-	bool jit_met, jit_release, jit_full;
+	bool jit_met, jit_release, jit_full, jit_again;
 };
 
 /*
@@ -747,8 +748,7 @@ static int write_sample(struct lfr_recorder *r, const struct lfr_record *rec)
 		/* A copy of the record waits, also in the batch of its process's exit (whose end
 		 * reads the map again at once); held samples are named again when written. */
 		r->jit_full |= r->jit_met && r->jit_wait.len + s->hdr.size > r->jit_wait_max;
-		if (r->jit_met && !r->jit_release && !r->jit_full &&
-		    !lfr_sym_perf_map_check(r->sym, s->tgid, false)) {
+		if (r->jit_met && !r->jit_release && !r->jit_full && !(r->jit_again && p->gone)) {
 			r->st.unnamed = unnamed0;
 			r->st.frames -= n;
 			return batch_push(&r->jit_wait, &s->hdr, s->hdr.size);
@@ -1026,19 +1026,21 @@ static int apply(struct lfr_recorder *r, struct batch *b, int pass, bool final, 
 }
 
 /*
- * Writes the held samples once one of their processes has a perf map (read again at once when
- * the process is gone: a JVM writes it at exit) or is gone, when they fill JIT_WAIT_MAX, or at
- * the end.  They are written all together, by then as named as they will be.
+ * Held samples are named again when one of their processes' perf maps changed (read at once
+ * when the process is gone: a JVM writes its map at exit) or a process is gone: those now named,
+ * and every one of a gone process, are written, the others wait again (a map read while the JVM
+ * writes it names only part of the code).  When they fill the limit, or at the end, all of them
+ * are written as named as they will be.
  */
 static int jit_release(struct lfr_recorder *r, bool final)
 {
 	const struct lfr_rec_header *h;
 	struct batch held;
-	bool due = final || r->jit_full;
+	bool all = final || r->jit_full, due = all;
 	uint32_t last = 0;
 	int err;
 
-	for (size_t off = 0; !due && off + sizeof(*h) <= r->jit_wait.len; off += h->size) {
+	for (size_t off = 0; off + sizeof(*h) <= r->jit_wait.len; off += h->size) {
 		const struct lfr_rec_sample *s = (const void *)(r->jit_wait.buf + off);
 		struct process *p;
 
@@ -1048,25 +1050,20 @@ static int jit_release(struct lfr_recorder *r, bool final)
 		last = s->tgid;
 		if (!(p = process_of(r, s->tgid)))
 			return -ENOMEM;
-		due = lfr_sym_perf_map_check(r->sym, s->tgid, p->gone) || p->gone;
+		uint64_t serial = lfr_sym_perf_map_check(r->sym, s->tgid, p->gone || all);
+
+		due |= serial != p->sym_serial || p->gone;
+		p->sym_serial = serial;
 	}
 	if (!due || !r->jit_wait.len)
 		return 0;
-	last = 0;
-	for (size_t off = 0; off + sizeof(*h) <= r->jit_wait.len; off += h->size) {
-		const struct lfr_rec_sample *s = (const void *)(r->jit_wait.buf + off);
-
-		h = &s->hdr;
-		if (s->tgid != last)
-			lfr_sym_perf_map_check(r->sym, s->tgid, true);
-		last = s->tgid;
-	}
 	held = r->jit_wait;
 	r->jit_wait = (struct batch){0};
-	r->jit_release = true;
+	r->jit_release = all;
+	r->jit_again = true;
 	r->jit_full = false;
 	err = apply(r, &held, 1, true, NULL);
-	r->jit_release = false;
+	r->jit_release = r->jit_again = false;
 	free(held.buf);
 	return err;
 }

@@ -814,19 +814,19 @@ found:
 	return true;
 }
 
-bool lfr_sym_perf_map_check(struct lfr_sym *sym, uint32_t pid, bool force)
+uint64_t lfr_sym_perf_map_check(struct lfr_sym *sym, uint32_t pid, bool force)
 {
 	struct proc *p = pid == KERNEL_PID ? NULL : find_proc(sym, pid);
 	char path[PATH_MAX];
 	uid_t owner;
 
 	if (!p)
-		return false;
+		return 0;
 	if ((force || !p->pm.tried || sym_now_ns() - p->pm.checked_ns >= PERF_MAP_INTERVAL_NS) &&
 	    perf_map_path(sym, p, path, sizeof(path), &owner) &&
 	    perfmap_refresh(&p->pm, path, owner))
 		p->serial = sym->next_serial++;
-	return p->pm.syms.n > 0;
+	return p->serial;
 }
 
 /*

@@ -112,10 +112,12 @@ bool lfr_sym_resolve_kernel(struct lfr_sym *sym, uint64_t pc, struct lfr_frame *
 
 /*
  * Reads pid's perf map again if it changed, at once with FORCE, else at most once a second (as
- * misses do); true when the map names some code.  A JVM writes its map only at exit with
- * -XX:+DumpPerfMapAtExit: a process that is gone is looked up in the caller's own /tmp.
+ * misses do).  Returns a number that changes whenever what pid's pcs resolve to may have changed
+ * (its map read anew, here or by a miss, or a mapping added); 0 for a pid never seen.  A JVM
+ * writes its map only at exit with -XX:+DumpPerfMapAtExit: a process that is gone is looked up
+ * in the caller's own /tmp.
  */
-bool lfr_sym_perf_map_check(struct lfr_sym *sym, uint32_t pid, bool force);
+uint64_t lfr_sym_perf_map_check(struct lfr_sym *sym, uint32_t pid, bool force);
 
 /* "Native", "C++", "Kernel", "JIT compiled", "Interpreted". */
 const char *lfr_frame_type_name(enum lfr_frame_type type);
