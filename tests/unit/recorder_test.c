@@ -107,6 +107,22 @@ static void add_own_code_mapping(struct env *e)
 	add_self_mapping(e, (uintptr_t)recorder_test_leaf, self);
 }
 
+/* An MMAP record of anonymous executable memory (as a JIT's code cache): an empty path. */
+static void add_anon_mapping(struct env *e)
+{
+	uint64_t buf[(sizeof(struct lfr_rec_mmap) + 8) / 8] = {0};
+	struct lfr_rec_mmap *m = (void *)buf;
+
+	m->hdr.type = LFR_REC_MMAP;
+	m->hdr.size = sizeof(buf);
+	m->time_ns = e->t;
+	m->tgid = TGID;
+	m->flags = LFR_MMAP_F_EXEC;
+	m->start = 0x7f0000000000;
+	m->end = 0x7f0000010000;
+	assert_int_equal(lfr_recorder_add(e->rec, &m->hdr), 0);
+}
+
 static void add_sample_flags(struct env *e, uint64_t leaf_pc, uint64_t ret, uint32_t weight,
                              uint32_t flags)
 {
@@ -256,6 +272,87 @@ static void test_stacks_named_cached_and_invalidated(void **state)
  * A chain that ends with an invalid frame right after the thread's start code is whole (glibc has
  * no frame pointers there); one that ends so anywhere else, or at the depth limit, is truncated.
  */
+static void test_chain_ending_at_thread_start_is_complete(void **state);
+
+/*
+ * JIT code that no perf map names yet (a JVM with -XX:+DumpPerfMapAtExit writes it at exit):
+ * its samples wait, and are written named once the process has exited and its map is there.
+ */
+static void test_jit_samples_wait_for_the_map_written_at_exit(void **state)
+{
+	struct env *e = *state;
+	char dir[] = "/tmp/lfr-recorder-jit-XXXXXX", map[64];
+	struct lfr_sym_opts o = {.perf_map_dir = dir};
+	struct lfr_rec_task exit = {
+	    .hdr = {LFR_REC_TASK, sizeof(exit)}, .kind = LFR_TASK_EXIT, .tgid = TGID, .tid = TGID};
+	uintptr_t caller = (uintptr_t)recorder_test_caller;
+	struct lfr_recorder_stats st;
+	FILE *f;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(map, sizeof(map), "%s/perf-%d.map", dir, TGID);
+	lfr_recorder_free(e->rec);
+	lfr_sym_free(e->sym);
+	assert_int_equal(lfr_sym_new(&e->sym, &o), 0);
+	assert_int_equal(lfr_recorder_new(&e->rec, e->w, e->sym), 0);
+	add_own_code_mapping(e);
+	add_anon_mapping(e);
+	add_sample(e, 0x7f0000001010, caller + 6, 1);
+	add_sample(e, 0x7f0000001020, caller + 6, 1);
+	assert_int_equal(lfr_recorder_process(e->rec, false), 0);
+	assert_int_equal(lfr_recorder_process(e->rec, false), 0);
+	/* one more, held back a batch for its mapping: it meets the exit in the next one */
+	add_sample(e, 0x7f0000001030, caller + 6, 1);
+	assert_int_equal(lfr_recorder_process(e->rec, false), 0);
+	lfr_recorder_get_stats(e->rec, &st);
+	assert_int_equal(st.samples, 0); /* no map: they wait */
+
+	/* A map caught while the JVM writes it: the sample it names goes, the others wait. */
+	f = fopen(map, "w");
+	assert_non_null(f);
+	fputs("0x00007f0000001000 0x0000000000000018 long Main.hot(long)\n", f);
+	fclose(f);
+	usleep(1100 * 1000); /* a live process's map is looked at once a second */
+	assert_int_equal(lfr_recorder_process(e->rec, false), 0);
+	lfr_recorder_get_stats(e->rec, &st);
+	assert_int_equal(st.samples, 1);
+	assert_int_equal(st.unnamed, 0);
+
+	f = fopen(map, "a");
+	assert_non_null(f);
+	fputs("0x00007f0000001018 0x0000000000000028 long Main.hot(long)\n", f);
+	fclose(f);
+	/* the batch of the exit: its end reads the map at once */
+	exit.time_ns = ++e->t;
+	assert_int_equal(lfr_recorder_add(e->rec, &exit.hdr), 0);
+	assert_int_equal(lfr_recorder_process(e->rec, false), 0);
+	lfr_recorder_get_stats(e->rec, &st);
+	assert_int_equal(st.samples, 3);
+	assert_int_equal(st.frames, 6);
+	assert_int_equal(st.unnamed, 0); /* Main.hot from the map, the caller from this program */
+	assert_int_equal(st.stack_hits, 2); /* the others find the first: the same method */
+	assert_int_equal(lfr_recorder_process(e->rec, true), 0);
+	unlink(map);
+	rmdir(dir);
+}
+
+/* A continuous recording does not wait: its chunks must hold their own time's samples. */
+static void test_jit_samples_written_at_once_when_waiting_is_off(void **state)
+{
+	struct env *e = *state;
+	struct lfr_recorder_stats st;
+
+	lfr_recorder_jit_wait(e->rec, 0);
+	add_own_code_mapping(e);
+	add_anon_mapping(e);
+	add_sample(e, 0x7f0000001010, (uintptr_t)recorder_test_caller + 6, 1);
+	assert_int_equal(lfr_recorder_process(e->rec, false), 0);
+	assert_int_equal(lfr_recorder_process(e->rec, false), 0);
+	lfr_recorder_get_stats(e->rec, &st);
+	assert_int_equal(st.samples, 1);
+	assert_int_equal(st.unnamed, 1);
+}
+
 static void test_chain_ending_at_thread_start_is_complete(void **state)
 {
 	struct env *e = *state;
@@ -477,6 +574,10 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_stacks_named_cached_and_invalidated, setup,
 	                                    teardown),
+	    cmocka_unit_test_setup_teardown(test_jit_samples_wait_for_the_map_written_at_exit,
+	                                    setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_jit_samples_written_at_once_when_waiting_is_off,
+	                                    setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_chain_ending_at_thread_start_is_complete, setup,
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_losses_account_for_every_tick, setup, teardown),

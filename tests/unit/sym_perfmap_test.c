@@ -75,6 +75,47 @@ static void test_perf_map(void **state)
 	remove_tmpdir(dir, files);
 }
 
+/* HotSpot's names: the class and the method apart, as the JVM's own recordings have them. */
+static void test_perf_map_hotspot(void **state)
+{
+	char *dir = make_tmpdir();
+	struct lfr_sym *sym;
+	struct lfr_frame f;
+
+	(void)state;
+	assert_non_null(dir);
+	assert_int_equal(
+	    write_file(dir, "perf-93001.map",
+	               "0x00007f0000001000 0x0000000000000130 long HotMethod.hot(long)\n"
+	               "0x00007f0000002000 0x0000000000000100 java.lang.Object "
+	               "java.util.HashMap.put(java.lang.Object, java.lang.Object)\n"
+	               "0x00007f0000003000 0x0000000000000080 void Main.lambda$main$0()\n"
+	               "0x00007f0000004000 0x0000000000001000 Interpreter\n"
+	               "0x00007f0000006000 0x0000000000000100 StubRoutines (1)\n",
+	               "w"),
+	    0);
+	sym = new_sym(dir);
+	assert_true(lfr_sym_resolve_user(sym, JIT_PID, 0x7f0000001010, &f));
+	assert_string_equal(f.class_name, "HotMethod");
+	assert_string_equal(f.method, "hot");
+	assert_int_equal(f.type, LFR_FRAME_JIT);
+	assert_true(lfr_sym_resolve_user(sym, JIT_PID, 0x7f0000002000, &f));
+	assert_string_equal(f.class_name, "java.util.HashMap");
+	assert_string_equal(f.method, "put");
+	assert_true(lfr_sym_resolve_user(sym, JIT_PID, 0x7f0000003000, &f));
+	assert_string_equal(f.class_name, "Main");
+	assert_string_equal(f.method, "lambda$main$0");
+	assert_true(lfr_sym_resolve_user(sym, JIT_PID, 0x7f0000004800, &f));
+	assert_string_equal(f.class_name, "[jit]");
+	assert_string_equal(f.method, "Interpreter");
+	assert_int_equal(f.type, LFR_FRAME_INTERPRETED);
+	assert_string_equal(lfr_frame_type_name(f.type), "Interpreted");
+	/* Other code blobs keep their whole name. */
+	expect_jit(sym, JIT_PID, 0x7f0000006000, "StubRoutines (1)", 0);
+	lfr_sym_free(sym);
+	remove_tmpdir(dir, files);
+}
+
 /* The map grows while the JIT runs: a miss re-reads it (at most once a second). */
 static void test_perf_map_grows(void **state)
 {
@@ -216,6 +257,7 @@ int main(void)
 	/* clang-format off */
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_perf_map),
+		cmocka_unit_test(test_perf_map_hotspot),
 		cmocka_unit_test(test_perf_map_grows),
 		cmocka_unit_test(test_perf_map_untrusted),
 		cmocka_unit_test(test_perf_map_in_container),

@@ -608,6 +608,8 @@ static int open_outputs(struct record *r)
 	err = lfr_sym_new(&r->sym, &so);
 	if (!err)
 		err = lfr_recorder_new(&r->rec, r->w, r->sym);
+	if (!err && r->repository)
+		lfr_recorder_jit_wait(r->rec, 0); /* a dump must find the last minutes' samples */
 	if (err) {
 		fprintf(stderr, "%s: %s\n", PROG, strerror(-err));
 		return LFR_EXIT_FAILURE;

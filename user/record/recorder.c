@@ -34,10 +34,12 @@ struct thread {
 struct process {
 	uint32_t tgid;
 	char comm[LFR_COMM_LEN];
-	uint32_t gen;     /* bumped when the name changes, so threads re-key */
-	uint32_t map_gen; /* bumped when its mappings change: cached stacks of it are stale */
-	bool described;   /* jdk.SystemProcess written for this image */
-	char *cmdline;    /* arguments joined by spaces, or NULL */
+	uint32_t gen;        /* bumped when the name changes, so threads re-key */
+	uint32_t map_gen;    /* bumped when its mappings change: cached stacks of it are stale */
+	bool described;      /* jdk.SystemProcess written for this image */
+	bool gone;           /* its main thread exited */
+	uint64_t sym_serial; /* lfr_sym_perf_map_check() when its held samples were last named */
+	char *cmdline;       /* arguments joined by spaces, or NULL */
 };
 
 /* Objects keyed by a non-zero u32 id (tid or tgid), each allocated zeroed with its id set. */
@@ -132,7 +134,20 @@ struct lfr_recorder {
 	uint64_t replays;                      /* pairs held back for their mapping so far */
 	uint64_t period_ns;                    /* the session's sampling period */
 	uint64_t added;                        /* ring records added (the reading side) */
+	/* samples with code in anonymous memory that no perf map names yet, held until their
+	 * process's map names something, the process exits or the recording ends (a JVM run with
+	 * -XX:+DumpPerfMapAtExit writes its map only then); jit_met: the stack being named has such
+	 * a frame; jit_full: a sample found no room */
+	struct batch jit_wait;
+	size_t jit_wait_max;
+	bool jit_met, jit_release, jit_full, jit_again;
 };
+
+/*
+ * Held samples beyond this by default (a minute or two of a busy JVM's threads at 999 Hz with
+ * their deep stacks) are all written as they are, unnamed frames and all.
+ */
+#define JIT_WAIT_MAX (64u << 20)
 
 /* The object of id, added when absent; NULL on ENOMEM. */
 static void *idmap_get(struct idmap *m, uint32_t id)
@@ -206,6 +221,7 @@ int lfr_recorder_new(struct lfr_recorder **out, struct lfr_jfr_writer *w, struct
 	}
 	r->threads.elem = sizeof(struct thread);
 	r->procs.elem = sizeof(struct process);
+	r->jit_wait_max = JIT_WAIT_MAX;
 	*out = r;
 	return 0;
 }
@@ -222,6 +238,7 @@ void lfr_recorder_free(struct lfr_recorder *r)
 	hashtab_free(&r->looked);
 	free(r->cur.buf);
 	free(r->waiting.buf);
+	free(r->jit_wait.buf);
 	idmap_free(&r->threads, NULL);
 	idmap_free(&r->procs, process_fini);
 	hashtab_free(&r->methods);
@@ -325,6 +342,8 @@ static enum lfr_jfr_frame_type jfr_frame_type(enum lfr_frame_type t)
 		return LFR_JFR_FRAME_KERNEL;
 	case LFR_FRAME_JIT:
 		return LFR_JFR_FRAME_JIT;
+	case LFR_FRAME_INTERPRETED:
+		return LFR_JFR_FRAME_INTERPRETED;
 	case LFR_FRAME_NATIVE:
 	default:
 		return LFR_JFR_FRAME_NATIVE;
@@ -460,6 +479,7 @@ static int apply_task(struct lfr_recorder *r, const struct lfr_rec_task *k)
 				p->cmdline = copy;
 			else
 				free(copy);
+			p->gone = false; /* a pid used again */
 		}
 		/* A name given later in the same batch wins: apply only to threads not seen yet. */
 		t = idmap_get(&r->threads, k->tid);
@@ -479,6 +499,15 @@ static int apply_task(struct lfr_recorder *r, const struct lfr_rec_task *k)
 	}
 	case LFR_TASK_RENAME:
 		break;
+	case LFR_TASK_EXIT:
+		if (k->tid == k->tgid) {
+			struct process *p = process_of(r, k->tgid);
+
+			if (!p)
+				return -ENOMEM;
+			p->gone = true;
+		}
+		return 0;
 	default:
 		return 0;
 	}
@@ -674,6 +703,10 @@ static int name_frame(struct lfr_recorder *r, const struct lfr_record *rec, unsi
 	if ((err = method_key(r, &f, key)))
 		return err;
 	r->st.unnamed += !f.resolved;
+	/* in anonymous memory (not in a file, nor where no mapping is known, as a bad frame
+	 * pointer's): JIT code, perhaps named by a perf map later */
+	r->jit_met |=
+	    i >= s->nr_kernel && !f.resolved && !f.path && strcmp(f.class_name, "[unknown]");
 	if (root)
 		*root = is_thread_root(&f);
 	return 0;
@@ -696,6 +729,7 @@ static int write_sample(struct lfr_recorder *r, const struct lfr_record *rec)
 	bool incomplete = trunc != 0, root = false;
 
 	r->st.frames += n;
+	r->jit_met = false;
 	if (n && (err = name_frame(r, rec, 0, &r->frames[0], n == 1 ? &root : NULL)))
 		return err;
 	if (n) {
@@ -711,13 +745,22 @@ static int write_sample(struct lfr_recorder *r, const struct lfr_record *rec)
 		for (unsigned int i = 1; i < n; i++)
 			if ((err = name_frame(r, rec, i, &r->frames[i], i == n - 1 ? &root : NULL)))
 				return err;
+		/* A copy of the record waits, also in the batch of its process's exit (whose end
+		 * reads the map again at once); held samples are named again when written. */
+		r->jit_full |= r->jit_met && r->jit_wait.len + s->hdr.size > r->jit_wait_max;
+		if (r->jit_met && !r->jit_release && !r->jit_full && !(r->jit_again && p->gone)) {
+			r->st.unnamed = unnamed0;
+			r->st.frames -= n;
+			return batch_push(&r->jit_wait, &s->hdr, s->hdr.size);
+		}
 		/* Only the invalid frame beyond a thread's root: the stack is whole. */
 		if (trunc == LFR_SAMPLE_F_USER_BAD_FRAME && s->nr_user && root &&
 		    n == (size_t)s->nr_kernel + s->nr_user)
 			incomplete = false;
 		if ((err = lfr_jfr_stack(r->w, r->frames, n, incomplete, &stack)))
 			return err;
-		if (n && n == (size_t)s->nr_kernel + s->nr_user)
+		/* a stack that a perf map may yet name is named again each time */
+		if (n && n == (size_t)s->nr_kernel + s->nr_user && !r->jit_met)
 			stack_remember(r, s, p->map_gen, trunc, r->frames[0], h, salt, stack,
 			               (uint32_t)r->st.unnamed - unnamed0, incomplete);
 	}
@@ -982,6 +1025,49 @@ static int apply(struct lfr_recorder *r, struct batch *b, int pass, bool final, 
 	return 0;
 }
 
+/*
+ * Held samples are named again when one of their processes' perf maps changed (read at once
+ * when the process is gone: a JVM writes its map at exit) or a process is gone: those now named,
+ * and every one of a gone process, are written, the others wait again (a map read while the JVM
+ * writes it names only part of the code).  When they fill the limit, or at the end, all of them
+ * are written as named as they will be.
+ */
+static int jit_release(struct lfr_recorder *r, bool final)
+{
+	const struct lfr_rec_header *h;
+	struct batch held;
+	bool all = final || r->jit_full, due = all;
+	uint32_t last = 0;
+	int err;
+
+	for (size_t off = 0; off + sizeof(*h) <= r->jit_wait.len; off += h->size) {
+		const struct lfr_rec_sample *s = (const void *)(r->jit_wait.buf + off);
+		struct process *p;
+
+		h = &s->hdr;
+		if (s->tgid == last)
+			continue;
+		last = s->tgid;
+		if (!(p = process_of(r, s->tgid)))
+			return -ENOMEM;
+		uint64_t serial = lfr_sym_perf_map_check(r->sym, s->tgid, p->gone || all);
+
+		due |= serial != p->sym_serial || p->gone;
+		p->sym_serial = serial;
+	}
+	if (!due || !r->jit_wait.len)
+		return 0;
+	held = r->jit_wait;
+	r->jit_wait = (struct batch){0};
+	r->jit_release = all;
+	r->jit_again = true;
+	r->jit_full = false;
+	err = apply(r, &held, 1, true, NULL);
+	r->jit_release = r->jit_again = false;
+	free(held.buf);
+	return err;
+}
+
 /* Applies r->cur (the batch the reading side handed over last). */
 static int process_cur(struct lfr_recorder *r, bool final)
 {
@@ -1003,6 +1089,8 @@ static int process_cur(struct lfr_recorder *r, bool final)
 		r->waiting.len = 0;
 	}
 	r->hold = NULL;
+	if (!err)
+		err = jit_release(r, final);
 	if (!err)
 		err = write_batch_losses(r);
 	if (final)
@@ -1262,4 +1350,9 @@ void lfr_recorder_get_file_stats(const struct lfr_recorder *r, struct lfr_jfr_st
 	pthread_mutex_lock(&b->lock);
 	*js = b->js;
 	pthread_mutex_unlock(&b->lock);
+}
+
+void lfr_recorder_jit_wait(struct lfr_recorder *r, size_t max_bytes)
+{
+	r->jit_wait_max = max_bytes;
 }

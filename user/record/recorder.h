@@ -79,6 +79,14 @@ int lfr_recorder_process(struct lfr_recorder *r, bool final);
  */
 int lfr_recorder_behind(struct lfr_recorder *r, size_t max_queued, int nice);
 
+/*
+ * Samples with code in anonymous memory that no perf map names yet wait (up to MAX_BYTES of them)
+ * until the process's map names something, the process exits or the recording ends, so that a
+ * JVM's map written at exit still names them (on by default, 64 MiB).  0 turns it off: a
+ * continuous recording, whose chunks must hold their own time's samples, writes them at once.
+ */
+void lfr_recorder_jit_wait(struct lfr_recorder *r, size_t max_bytes);
+
 /* The writer's figures after the last batch applied. */
 void lfr_recorder_get_file_stats(const struct lfr_recorder *r, struct lfr_jfr_stats *js);
 

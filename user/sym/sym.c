@@ -44,6 +44,8 @@ struct proc {
 	struct mapping *maps;
 	size_t n, cap;
 	struct perfmap pm;
+	uid_t owner; /* of PROC/PID when last seen: whose map a gone process's is */
+	bool owner_known;
 	uint64_t procmaps_ns;
 };
 
@@ -106,6 +108,8 @@ const char *lfr_frame_type_name(enum lfr_frame_type type)
 		return "Kernel";
 	case LFR_FRAME_JIT:
 		return "JIT compiled";
+	case LFR_FRAME_INTERPRETED:
+		return "Interpreted";
 	case LFR_FRAME_NATIVE:
 		break;
 	}
@@ -725,24 +729,62 @@ static uint32_t ns_pid(const struct lfr_sym *sym, uint32_t pid)
 /*
  * Where p's JIT writes its map: /tmp/perf-NSPID.map as p sees /tmp (PROC/PID/root/tmp, so that
  * processes in containers are covered), or DIR/perf-PID.map with a perf_map_dir option.  The
- * owner a map must have: p's user (else the recorder's, when p is gone) or root.
+ * owner a map must have: p's user (as last seen when p is gone, else the recorder's) or root.
  */
-static bool perf_map_path(const struct lfr_sym *sym, uint32_t pid, char *path, size_t size,
+static bool perf_map_path(const struct lfr_sym *sym, struct proc *p, char *path, size_t size,
                           uid_t *owner)
 {
+	uint32_t pid = p->pid;
 	char dir[PATH_MAX];
 	struct stat st;
 	int n;
 
-	*owner = geteuid();
 	if (snprintf(dir, sizeof(dir), "%s/%" PRIu32, sym->proc_dir, pid) < (int)sizeof(dir) &&
-	    !stat(dir, &st))
-		*owner = st.st_uid;
+	    !stat(dir, &st)) {
+		p->owner = st.st_uid;
+		p->owner_known = true;
+	}
+	*owner = p->owner_known ? p->owner : geteuid();
 	if (sym->perf_map_dir)
 		n = snprintf(path, size, "%s/perf-%" PRIu32 ".map", sym->perf_map_dir, pid);
+	else if (snprintf(path, size, "%s/root/", dir) < (int)size && stat(path, &st))
+		/* gone (or a zombie, whose root cannot be reached): a map it wrote at exit is
+		 * in our /tmp when it shared it, the case of a command recorded from its start */
+		n = snprintf(path, size, "/tmp/perf-%" PRIu32 ".map", pid);
 	else
 		n = snprintf(path, size, "%s/root/tmp/perf-%" PRIu32 ".map", dir, ns_pid(sym, pid));
 	return n > 0 && (size_t)n < size;
+}
+
+/*
+ * HotSpot names compiled methods "RET PKG.CLASS.METHOD(ARGS)" in its perf map ("long
+ * Main.hot(long)"): the frame gets the class and the method apart, as the JVM's own recordings
+ * name them; its interpreter ("Interpreter") is an interpreted frame of no known method.
+ */
+static void java_name(struct lfr_sym *sym, struct lfr_frame *f)
+{
+	const char *name = f->method, *paren = strchr(name, '('), *space, *dot;
+	const char *cls, *m;
+
+	if (!strcmp(name, "Interpreter")) {
+		f->type = LFR_FRAME_INTERPRETED;
+		return;
+	}
+	if (!paren || paren[strlen(paren) - 1] != ')')
+		return;
+	for (space = paren; space > name && space[-1] != ' '; space--)
+		;
+	for (dot = paren; dot > space && dot[-1] != '.'; dot--)
+		;
+	if (space == name || dot == space || dot == paren ||
+	    memchr(name, '(', (size_t)(space - name)))
+		return;
+	cls = strpool_intern(&sym->pool, space, (size_t)(dot - 1 - space));
+	m = strpool_intern(&sym->pool, dot, (size_t)(paren - dot));
+	if (cls && m) {
+		f->class_name = cls;
+		f->method = m;
+	}
 }
 
 static bool from_perf_map(struct lfr_sym *sym, struct proc *p, uint64_t pc, struct lfr_frame *f)
@@ -756,7 +798,7 @@ static bool from_perf_map(struct lfr_sym *sym, struct proc *p, uint64_t pc, stru
 		if (i >= 0 || sym_now_ns() - p->pm.checked_ns < PERF_MAP_INTERVAL_NS)
 			goto found;
 	}
-	if (!perf_map_path(sym, p->pid, path, sizeof(path), &owner))
+	if (!perf_map_path(sym, p, path, sizeof(path), &owner))
 		return false;
 	if (perfmap_refresh(&p->pm, path, owner))
 		p->serial = sym->next_serial++;
@@ -766,7 +808,25 @@ found:
 		return false;
 	f->class_name = sym->s_jit;
 	f->path = NULL;
-	return from_symbol(sym, &p->pm.syms, i, pc, LFR_FRAME_JIT, f);
+	if (!from_symbol(sym, &p->pm.syms, i, pc, LFR_FRAME_JIT, f))
+		return false;
+	java_name(sym, f);
+	return true;
+}
+
+uint64_t lfr_sym_perf_map_check(struct lfr_sym *sym, uint32_t pid, bool force)
+{
+	struct proc *p = pid == KERNEL_PID ? NULL : find_proc(sym, pid);
+	char path[PATH_MAX];
+	uid_t owner;
+
+	if (!p)
+		return 0;
+	if ((force || !p->pm.tried || sym_now_ns() - p->pm.checked_ns >= PERF_MAP_INTERVAL_NS) &&
+	    perf_map_path(sym, p, path, sizeof(path), &owner) &&
+	    perfmap_refresh(&p->pm, path, owner))
+		p->serial = sym->next_serial++;
+	return p->serial;
 }
 
 /*

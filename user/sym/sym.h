@@ -30,10 +30,11 @@
 struct lfr_sym;
 
 enum lfr_frame_type {
-	LFR_FRAME_NATIVE, /* "Native": C or unnamed native code */
-	LFR_FRAME_CPP,    /* "C++": a demangled C++ symbol */
-	LFR_FRAME_KERNEL, /* "Kernel": kernel or kernel module code */
-	LFR_FRAME_JIT,    /* "JIT compiled": code named by /tmp/perf-PID.map */
+	LFR_FRAME_NATIVE,      /* "Native": C or unnamed native code */
+	LFR_FRAME_CPP,         /* "C++": a demangled C++ symbol */
+	LFR_FRAME_KERNEL,      /* "Kernel": kernel or kernel module code */
+	LFR_FRAME_JIT,         /* "JIT compiled": code named by /tmp/perf-PID.map */
+	LFR_FRAME_INTERPRETED, /* "Interpreted": a JVM's interpreter, by its perf map */
 };
 
 struct lfr_frame {
@@ -109,7 +110,16 @@ int lfr_sym_load_kallsyms(struct lfr_sym *sym, const char *path);
 bool lfr_sym_resolve_user(struct lfr_sym *sym, uint32_t pid, uint64_t pc, struct lfr_frame *out);
 bool lfr_sym_resolve_kernel(struct lfr_sym *sym, uint64_t pc, struct lfr_frame *out);
 
-/* "Native", "C++", "Kernel", "JIT compiled". */
+/*
+ * Reads pid's perf map again if it changed, at once with FORCE, else at most once a second (as
+ * misses do).  Returns a number that changes whenever what pid's pcs resolve to may have changed
+ * (its map read anew, here or by a miss, or a mapping added); 0 for a pid never seen.  A JVM
+ * writes its map only at exit with -XX:+DumpPerfMapAtExit: a process that is gone is looked up
+ * in the caller's own /tmp.
+ */
+uint64_t lfr_sym_perf_map_check(struct lfr_sym *sym, uint32_t pid, bool force);
+
+/* "Native", "C++", "Kernel", "JIT compiled", "Interpreted". */
 const char *lfr_frame_type_name(enum lfr_frame_type type);
 
 /* An ELF object read (or tried) so far, for diagnostics ("no symbols in ..."). */
