@@ -13,9 +13,10 @@ int lfr_cpuhp_state = -1;
 static atomic_long_t lfr_puts_owed = ATOMIC_LONG_INIT(0);
 
 /*
- * Drops the module references that walks handed over.  A walk cannot drop
- * its own: it would still have to return into module text that an rmmod
- * could free meanwhile.  Once an RCU-tasks grace period has passed, every
+ * Drops the module references handed over: a session's, by whatever ended
+ * its last pending count (often its last walk), and a given-up walk's.  A
+ * walk cannot drop one itself: it would still have to return into module
+ * text that an rmmod could free meanwhile.  Once an RCU-tasks grace period has passed, every
  * task has been off the CPU voluntarily or in user space since the walk
  * handed its reference over, so it has left lfr's code.  This work itself
  * returns into module text too, but module exit drains lfr_wq.
@@ -33,7 +34,7 @@ static void lfr_put_fn(struct work_struct *work)
 
 static DECLARE_WORK(lfr_put_work, lfr_put_fn);
 
-/* The last thing a walk does with the module reference it held. */
+/* Hands a module reference over to lfr_put_work; any context. */
 void lfr_module_put_deferred(void)
 {
 	atomic_long_inc(&lfr_puts_owed);
@@ -79,10 +80,10 @@ out_wq:
 }
 
 /*
- * Runs only once the module reference count is zero: no stack walk is
- * queued (each holds a reference) and no /dev/lfr file is open.  A running
- * session is stopped here; its last notifications are flushed before the
- * family goes away.
+ * Runs only once the module reference count is zero: no session runs or
+ * drains (each holds a reference until STOPPED), no given-up walk is queued
+ * and no /dev/lfr file is open.  The sessions kept for STATUS are freed
+ * here; their last notifications are flushed before the family goes away.
  */
 static void __exit lfr_exit(void)
 {

@@ -154,14 +154,11 @@ static struct lfr_walk *lfr_queue_walk(struct lfr_session *s,
 	atomic_set(&w->ticks, 0);
 	atomic_set(&w->state, LFR_WALK_QUEUED);
 
-	if (!try_module_get(THIS_MODULE)) {
-		*lost = LFR_LOST_MODULE;
-		goto out_unget;
-	}
 	/*
 	 * The walk holds the session while it is queued or running; STOP
 	 * giving it up drops these on its behalf.  Sampling holds a reference
-	 * too, so this is never the first.
+	 * and a pending count too, so neither is ever the first; the session's
+	 * pending count holds the module (session.c).
 	 */
 	refcount_inc(&s->ref);
 	atomic_inc(&s->pending);
@@ -169,7 +166,6 @@ static struct lfr_walk *lfr_queue_walk(struct lfr_session *s,
 	if (task_work_add(t, &w->work, TWA_RESUME)) {
 		atomic_dec(&s->pending);
 		refcount_dec(&s->ref);
-		module_put(THIS_MODULE);
 		*lost = LFR_LOST_TASK_WORK;
 		goto out_unget;
 	}

@@ -4,12 +4,16 @@
  * table and counters; it is reference counted:
  *   - the registry (lfr_sessions) holds one reference until the session is
  *     replaced by a later START or the module goes away;
- *   - every queued stack walk holds one (and a module reference);
+ *   - every queued stack walk holds one;
  *   - every /dev/lfr file bound to it holds one (mappings keep the file);
  *   - a queued notification holds one.
  * s->pending counts queued walks plus one while sampling is on; when it
  * reaches zero after STOP the session is STOPPED and nothing will write to
- * it again.
+ * it again.  From START until then the session holds one module reference:
+ * walks run module code from a task_work, so the module must stay while any
+ * may still run.  One reference per session, not one per walk: the last one
+ * is dropped after an RCU-tasks grace period (main.c), which a put per walk
+ * kept running back to back.
  */
 #include <linux/cred.h>
 #include <linux/mm.h>
@@ -102,6 +106,7 @@ void lfr_pending_put(struct lfr_session *s)
 	atomic_set(&s->state, LFR_STATE_STOPPED);
 	lfr_session_event(s, LFR_EVENT_STOPPED);
 	wake_up_interruptible_all(&s->wq);
+	lfr_module_put_deferred();	/* the one START took */
 }
 
 /*
@@ -111,7 +116,9 @@ void lfr_pending_put(struct lfr_session *s)
  * them any more (their TICK records are in the rings: readers drop ticks
  * whose walk never comes).  Their session references are dropped here, so
  * the session is freed without waiting for them; a task_work that starts
- * later loses the claim and only frees its small object (walk_slot.c).
+ * later loses the claim and only frees its small object (walk_slot.c),
+ * then drops the module reference taken for it here (this walk's pending
+ * count held the module until now).
  */
 void lfr_session_abandon(struct lfr_session *s)
 {
@@ -139,6 +146,7 @@ void lfr_session_abandon(struct lfr_session *s)
 		if (ticks < 0)
 			continue;
 		lfr_count_lost(s, LFR_LOST_ABANDONED, ticks);
+		__module_get(THIS_MODULE);
 		lfr_pending_put(s);
 		lfr_session_put(s);	/* the walk's; the list holds one */
 	}
@@ -274,6 +282,10 @@ int lfr_session_start(struct lfr_session *s, struct netlink_ext_ack *extack)
 		err = lfr_cgroups_get(s, extack);
 	if (err)
 		return err;
+	if (!try_module_get(THIS_MODULE)) {
+		NL_SET_ERR_MSG(extack, "lfr is being unloaded");
+		return -ENODEV;
+	}
 	s->slot = slot;
 	atomic_set(&s->pending, 1);
 	atomic_set(&s->state, LFR_STATE_RUNNING);
@@ -289,6 +301,7 @@ int lfr_session_start(struct lfr_session *s, struct netlink_ext_ack *extack)
 	if (err) {
 		atomic_set(&s->state, LFR_STATE_STOPPED);
 		s->slot = -1;
+		lfr_module_put_deferred();
 		NL_SET_ERR_MSG(extack, "could not attach to the scheduler tracepoints or CPU hotplug");
 		return err;
 	}

@@ -367,8 +367,9 @@ void lfr_work_fn(struct callback_head *work)
 	int lost = 0;
 
 	/*
-	 * Given up by STOP, which counted its ticks and dropped its session
-	 * references: the session may be gone, only the object is left.
+	 * Given up by STOP, which counted its ticks, dropped its session
+	 * references and took a module reference for it: the session may be
+	 * gone, only the object is left.
 	 */
 	if (atomic_cmpxchg(&w->state, LFR_WALK_QUEUED, LFR_WALK_RUNNING) !=
 	    LFR_WALK_QUEUED) {
@@ -409,5 +410,4 @@ void lfr_work_fn(struct callback_head *work)
 	lfr_pending_put(s);
 	lfr_session_put(s);
 	lfr_walk_slot_done(w);
-	lfr_module_put_deferred();
 }

@@ -285,7 +285,7 @@ enum lfr_lost_reason {
 	LFR_LOST_TASK_WORK,	/* task_work_add failed (thread exiting) */
 	LFR_LOST_EXEC,		/* thread exec'd between tick and walk */
 	LFR_LOST_EXIT,		/* thread lost its mm before the walk */
-	LFR_LOST_MODULE,	/* module going away, work not queued */
+	LFR_LOST_MODULE,	/* not counted since a session holds the module */
 	LFR_LOST_WEIGHT_OVERFLOW, /* merged weight saturated */
 	LFR_LOST_AUX_RING_FULL,	/* a MMAP/COMM/TASK record did not fit */
 	LFR_LOST_NOMEM,		/* no memory for the walk buffers */

@@ -40,7 +40,7 @@ done
 echo "cloexec: the session is $state after $(awk -v a="$t0" -v b="$(cut -d' ' -f1 /proc/uptime)" 'BEGIN { printf "%.1f", b - a }') s"
 [ "$state" = stopped ] || { echo "cloexec: FAILED: the session did not stop within 30 s"; fail=1; }
 [ -d /proc/$cmd ] || { echo "cloexec: FAILED: the command died with the recorder"; fail=1; }
-# the last walk drops its module reference just after the session is stopped (after an RCU tasks
+# the session drops its module reference just after it is stopped (after an RCU tasks
 # grace period: Documentation/kernel.md); then nothing holds the module
 for i in $(seq 600); do [ "$(cat /sys/module/lfr/refcnt 2>/dev/null)" = 0 ] && break; sleep 0.1; done
 rmmod lfr 2>err.txt
