@@ -354,7 +354,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
-	if (behind && lfr_recorder_behind(rec, 32u << 20, 19)) {
+	if (behind && lfr_recorder_behind(rec, 32u << 20, 19, true)) {
 		fprintf(stderr, "drainer_bench: cannot start the naming thread\n");
 		return 1;
 	}

@@ -546,7 +546,7 @@ static void test_naming_behind_gives_the_same_file(void **state)
 	struct lfr_jfr_stats js;
 
 	add_own_code_mapping(e);
-	assert_int_equal(lfr_recorder_behind(e->rec, 1, 19), 0);
+	assert_int_equal(lfr_recorder_behind(e->rec, 1, 19, true), 0);
 	for (uint64_t i = 1; i <= 200; i++) {
 		add_tick(e, i, i % 3 == 0, 0);
 		add_ustack(e, i, 1, leaf + 1 + i % 4, caller + 6, 0);

@@ -665,7 +665,8 @@ int cmd_record(int argc, char **argv)
 	describe_target(&r, cmd);
 	r.err = write_header_events(&r);
 	if (!r.err)
-		r.err = lfr_recorder_behind(r.rec, MAX_BEHIND_BYTES, r.repository ? 0 : 19);
+		r.err = lfr_recorder_behind(r.rec, MAX_BEHIND_BYTES, r.repository ? 0 : 19,
+		                            !r.repository);
 	if (!r.err)
 		ret = cli_runner_loop(&r.run);
 	if (!ret)

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
@@ -15,6 +16,7 @@
 #include "lib/hashtab.h"
 #include "lib/join.h"
 #include "lib/record.h"
+#include "record/batch.h"
 #include "record/recorder.h"
 #include "sym/cfi.h"
 
@@ -48,13 +50,6 @@ struct idmap {
 	size_t elem;
 };
 
-/* A copied record: the batch owns its bytes. */
-struct batch {
-	uint8_t *buf;
-	size_t len, cap;
-	struct batch *next; /* in the naming thread's queue, or among the spare ones */
-};
-
 /*
  * A record of the reading side only, never of the module: the command line of a process, read
  * from /proc when the process first appeared in the rings (it may be gone by the time its batch
@@ -80,7 +75,9 @@ struct behind {
 	struct batch *spare;          /* applied, their buffers kept for the next hand-overs */
 	size_t queued, max_queued;    /* bytes queued; past max_queued, the hand-over waits */
 	bool end;                     /* no more hand-overs */
+	bool idle;                    /* the naming thread waits for a hand-over */
 	int nice;                     /* the naming thread's */
+	bool idle_ok, idle_now;       /* SCHED_IDLE allowed while little is queued; and in force */
 	int err;                      /* first error of the naming thread */
 	struct lfr_recorder_stats st; /* after the last batch applied */
 	struct lfr_jfr_stats js;
@@ -185,25 +182,6 @@ static void process_fini(void *o)
 	free(((struct process *)o)->cmdline);
 }
 
-static int batch_push(struct batch *b, const void *rec, size_t size)
-{
-	if (b->len + size > b->cap) {
-		size_t ncap = b->cap ? b->cap * 2 : 1 << 20;
-		uint8_t *nb;
-
-		while (ncap < b->len + size)
-			ncap *= 2;
-		nb = realloc(b->buf, ncap);
-		if (!nb)
-			return -ENOMEM;
-		b->buf = nb;
-		b->cap = ncap;
-	}
-	memcpy(b->buf + b->len, rec, size);
-	b->len += size;
-	return 0;
-}
-
 int lfr_recorder_new(struct lfr_recorder **out, struct lfr_jfr_writer *w, struct lfr_sym *sym)
 {
 	struct lfr_recorder *r = calloc(1, sizeof(*r));
@@ -234,11 +212,11 @@ void lfr_recorder_free(struct lfr_recorder *r)
 		return;
 	r->in.len = 0; /* what was not handed over is dropped, not named */
 	stop_behind(r);
-	free(r->in.buf);
+	batch_free(&r->in);
 	hashtab_free(&r->looked);
-	free(r->cur.buf);
-	free(r->waiting.buf);
-	free(r->jit_wait.buf);
+	batch_free(&r->cur);
+	batch_free(&r->waiting);
+	batch_free(&r->jit_wait);
 	idmap_free(&r->threads, NULL);
 	idmap_free(&r->procs, process_fini);
 	hashtab_free(&r->methods);
@@ -248,6 +226,20 @@ void lfr_recorder_free(struct lfr_recorder *r)
 	free(r->synth);
 	lfr_join_free(r->join);
 	free(r);
+}
+
+static int hand_over(struct lfr_recorder *r, bool end);
+
+/* A record copied by the reading side; a full batch first goes to the naming thread. */
+static int in_push(struct lfr_recorder *r, const void *rec, size_t size)
+{
+	if (r->behind && r->in.len && !batch_fits(&r->in, size)) {
+		int err = hand_over(r, false);
+
+		if (err && err != -ENOMEM)
+			return err; /* -ENOMEM: no batch to take; this one grows */
+	}
+	return batch_push(&r->in, rec, size);
 }
 
 /* Arguments (NUL-separated, LEN bytes) joined by spaces into a new string; NULL when empty. */
@@ -305,7 +297,7 @@ static int look_at_process(struct lfr_recorder *r, uint32_t tgid)
 	u.rec.hdr.size = (uint32_t)((sizeof(u.rec) + (size_t)n + 7) & ~(size_t)7);
 	u.rec.tgid = tgid;
 	u.rec.len = (uint32_t)n;
-	return batch_push(&r->in, &u.rec, u.rec.hdr.size);
+	return in_push(r, &u.rec, u.rec.hdr.size);
 }
 
 static void apply_cmdline(struct lfr_recorder *r, const struct rec_cmdline *c)
@@ -330,7 +322,7 @@ int lfr_recorder_add(struct lfr_recorder *r, const struct lfr_rec_header *h)
 	if ((err = look_at_process(r, tgid)))
 		return err;
 	r->added++;
-	return batch_push(&r->in, h, h->size);
+	return in_push(r, h, h->size);
 }
 
 static enum lfr_jfr_frame_type jfr_frame_type(enum lfr_frame_type t)
@@ -1064,7 +1056,7 @@ static int jit_release(struct lfr_recorder *r, bool final)
 	r->jit_full = false;
 	err = apply(r, &held, 1, true, NULL);
 	r->jit_release = r->jit_again = false;
-	free(held.buf);
+	batch_free(&held);
 	return err;
 }
 
@@ -1081,7 +1073,7 @@ static int process_cur(struct lfr_recorder *r, bool final)
 		err = apply(r, &held, 1, true, NULL);
 	if (!err)
 		err = apply(r, &r->cur, 1, final, &next);
-	free(held.buf);
+	batch_free(&held);
 	r->cur.len = 0;
 	r->waiting = next;
 	if (!err && final && r->waiting.len) {
@@ -1098,13 +1090,22 @@ static int process_cur(struct lfr_recorder *r, bool final)
 	return err;
 }
 
-/* Exchanges the bytes of two batches (not their places in a list). */
-static void batch_swap(struct batch *a, struct batch *b)
+/*
+ * The naming thread's scheduling: SCHED_IDLE, where allowed, while the recording runs and less than
+ * half the allowed lag is queued (naming then takes only CPU time no other thread wants);
+ * otherwise SCHED_OTHER at its nice value: at the end, and when the queue nears its limit, naming
+ * must keep up.
+ */
+static void naming_policy(struct behind *b, bool idle)
 {
-	struct batch t = *a;
+	struct sched_param sp = {0};
 
-	a->buf = b->buf, a->len = b->len, a->cap = b->cap;
-	b->buf = t.buf, b->len = t.len, b->cap = t.cap;
+	if (idle == b->idle_now)
+		return;
+	if (pthread_setschedparam(pthread_self(), idle ? SCHED_IDLE : SCHED_OTHER, &sp))
+		return;
+	b->idle_now = idle;
+	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), b->nice);
 }
 
 static void *naming_thread(void *arg)
@@ -1119,15 +1120,21 @@ static void *naming_thread(void *arg)
 	for (;;) {
 		struct batch *list, *next;
 		size_t taken = 0;
+		bool idle;
 
-		while (!b->queue && !b->end)
+		while (!b->queue && !b->end) {
+			b->idle = true;
 			pthread_cond_wait(&b->cond, &b->lock);
+		}
+		b->idle = false;
 		if (!b->queue)
 			break;
 		list = b->queue;
 		b->queue = NULL;
 		b->tail = &b->queue;
+		idle = b->idle_ok && !b->end && b->queued < b->max_queued / 2;
 		pthread_mutex_unlock(&b->lock);
+		naming_policy(b, idle);
 		for (struct batch *q = list; q; q = q->next) {
 			taken += q->len;
 			batch_swap(q, &r->cur);
@@ -1155,7 +1162,7 @@ static void *naming_thread(void *arg)
 	return NULL;
 }
 
-int lfr_recorder_behind(struct lfr_recorder *r, size_t max_queued, int nice)
+int lfr_recorder_behind(struct lfr_recorder *r, size_t max_queued, int nice, bool idle)
 {
 	struct behind *b = calloc(1, sizeof(*b));
 	int err;
@@ -1164,11 +1171,17 @@ int lfr_recorder_behind(struct lfr_recorder *r, size_t max_queued, int nice)
 		return -ENOMEM;
 	b->max_queued = max_queued;
 	b->nice = nice;
+	b->idle_ok = idle;
 	b->tail = &b->queue;
 	pthread_mutex_init(&b->lock, NULL);
 	pthread_cond_init(&b->cond, NULL);
 	b->st = r->st;
 	lfr_jfr_get_stats(r->w, &b->js);
+	/* the reading side's first batch, before any record: its pages are there when they come */
+	if (!r->in.mapped && batch_map(&r->in, BATCH_BLOCK)) {
+		free(b);
+		return -ENOMEM;
+	}
 	r->behind = b;
 	if ((err = pthread_create(&b->thread, NULL, naming_thread, r))) {
 		r->behind = NULL;
@@ -1182,7 +1195,8 @@ int lfr_recorder_behind(struct lfr_recorder *r, size_t max_queued, int nice)
 
 /*
  * The reading side's batch goes to the naming thread, and it takes a spare one (with its buffer:
- * no allocation, no page faults) for what comes next; with END, the last hand-over.
+ * no allocation, no page faults) for what comes next, or maps a new one; with END, the last
+ * hand-over.
  */
 static int hand_over(struct lfr_recorder *r, bool end)
 {
@@ -1198,10 +1212,10 @@ static int hand_over(struct lfr_recorder *r, bool end)
 		q = b->spare;
 		if (q) {
 			b->spare = q->next;
-		} else if ((q = calloc(1, sizeof(*q)))) {
+		} else if ((q = calloc(1, sizeof(*q))) && batch_map(q, r->in.cap)) {
 			/* as large as the batch it replaces: no growing while records come */
-			q->buf = malloc(r->in.cap);
-			q->cap = q->buf ? r->in.cap : 0;
+			free(q);
+			q = NULL;
 		}
 	}
 	if (q) {
@@ -1235,12 +1249,28 @@ static int stop_behind(struct lfr_recorder *r)
 	pthread_mutex_destroy(&b->lock);
 	for (struct batch *q = b->spare, *next; q; q = next) {
 		next = q->next;
-		free(q->buf);
+		batch_free(q);
 		free(q);
 	}
 	free(b);
 	r->behind = NULL;
 	return err;
+}
+
+/*
+ * Whether the reading side hands its batch over now: when the naming thread waits for one.
+ * While it is busy (behind the recorded threads, at its low priority), the records of later
+ * reads join the same batch until it is full (in_push()): the queue then holds whole blocks.
+ */
+static bool hand_over_now(struct behind *b, int *err)
+{
+	bool now;
+
+	pthread_mutex_lock(&b->lock);
+	now = b->idle;
+	*err = b->err;
+	pthread_mutex_unlock(&b->lock);
+	return now;
 }
 
 int lfr_recorder_process(struct lfr_recorder *r, bool final)
@@ -1249,7 +1279,7 @@ int lfr_recorder_process(struct lfr_recorder *r, bool final)
 	int err;
 
 	if (b && !final)
-		return hand_over(r, false);
+		return hand_over_now(b, &err) && !err ? hand_over(r, false) : err;
 	if (b && (err = stop_behind(r)))
 		return err;
 	batch_swap(&r->in, &r->cur);

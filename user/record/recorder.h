@@ -72,12 +72,17 @@ int lfr_recorder_process(struct lfr_recorder *r, bool final);
  * thread of the recorder's own at priority nice (19: the lowest, so that the thread reading the
  * rings only copies records while the recorded threads run, and naming takes the CPU they leave;
  * 0 for a continuous recording, whose file must stay about a second behind on a busy machine).
- * A hand-over waits while more than MAX_QUEUED bytes are still queued (the lag is bounded; what
- * the rings lose meanwhile, the module counts).  Until lfr_recorder_process(r, true), the writer
- * belongs to that thread: read its figures with lfr_recorder_get_file_stats().
+ * With idle, that thread runs SCHED_IDLE while the recording goes on and less than half of
+ * MAX_QUEUED is queued, so that it takes no CPU time another thread wants.
+ * The reading side hands its batch over when the naming thread waits for one; while that thread
+ * is busy, later reads join the same batch until its block is full (record/batch.h: the queue is
+ * whole populated blocks, taken without a page fault per page).  A hand-over waits while more
+ * than MAX_QUEUED bytes are still queued (the lag is bounded; what the rings lose meanwhile, the
+ * module counts).  Until lfr_recorder_process(r, true), the writer belongs to that thread: read
+ * its figures with lfr_recorder_get_file_stats().
  * Returns 0 or a negative errno.
  */
-int lfr_recorder_behind(struct lfr_recorder *r, size_t max_queued, int nice);
+int lfr_recorder_behind(struct lfr_recorder *r, size_t max_queued, int nice, bool idle);
 
 /*
  * Samples with code in anonymous memory that no perf map names yet wait (up to MAX_BYTES of them)

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Batches of copied ring records: the unit the reading side of `lfr record` hands over to the
+ * naming side (record/recorder.c).
+ *
+ * While the recorded threads run, naming stays behind and the records read meanwhile queue up:
+ * memory the recorder has never touched, taken at the rate the rings fill.  Taken page by page,
+ * that is one page fault per 4 KiB copied, in the reading thread, on the CPUs the recorded threads
+ * need.  A mapped batch (batch_map()) is instead whole 2 MiB blocks, aligned, asked for as
+ * transparent huge pages and populated in one call: one allocation per block.
+ */
+#ifndef LFR_RECORD_BATCH_H
+#define LFR_RECORD_BATCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The size (and alignment) of the blocks of a mapped batch: a huge page on x86-64. */
+#define BATCH_BLOCK (2u << 20)
+
+/* A copied record: the batch owns its bytes. */
+struct batch {
+	uint8_t *buf;
+	size_t len, cap;
+	bool mapped;        /* buf is whole blocks of its own mapping, not malloc's */
+	struct batch *next; /* in the naming thread's queue, or among the spare ones */
+};
+
+/* Gives B a mapped buffer of at least CAP bytes (whole blocks), populated; 0 or -ENOMEM. */
+int batch_map(struct batch *b, size_t cap);
+
+/* Appends SIZE bytes at REC, growing the buffer (a mapped one stays mapped); 0 or -ENOMEM. */
+int batch_push(struct batch *b, const void *rec, size_t size);
+
+/* Whether SIZE more bytes fit without growing. */
+static inline bool batch_fits(const struct batch *b, size_t size)
+{
+	return b->len + size <= b->cap;
+}
+
+/* Exchanges the bytes of two batches (not their places in a list). */
+void batch_swap(struct batch *a, struct batch *b);
+
+/* Frees the buffer; B is empty afterwards. */
+void batch_free(struct batch *b);
+
+#endif
