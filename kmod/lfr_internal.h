@@ -50,10 +50,21 @@ struct lfr_snapshot {
  * queued (the task_work then only frees its object when it runs).
  */
 enum lfr_walk_state {
-	LFR_WALK_QUEUED = 1,
+	LFR_WALK_FREE,
+	LFR_WALK_QUEUED,
 	LFR_WALK_RUNNING,
 	LFR_WALK_ABANDONED,
 };
+
+/*
+ * A walk's state word: the state in its low bits and, above them, the
+ * object's generation, which each tick that queues a walk in it advances.
+ * Objects are reused as soon as their walk ends (walk_slot.c), so STOP,
+ * which finds a walk through its thread's entry without owning it, may hold
+ * an object that has become another walk meanwhile: its claim then fails.
+ */
+#define LFR_WALK_STATE_MASK	3UL
+#define LFR_WALK_GEN_ONE	4UL
 
 struct lfr_session;
 struct lfr_thread;
@@ -62,15 +73,16 @@ struct lfr_thread;
  * One queued stack walk: the task_work of a tick and what the walk needs of
  * it.  Small and apart from the session: a walk given up by STOP (its thread
  * blocked in the kernel, maybe for good) keeps only this object until the
- * thread runs it, not the session's rings and tables (walk_slot.c).  Freed
- * after an RCU grace period: STOP and STATUS read it through its thread's
- * entry under rcu_read_lock().
+ * thread runs it, not the session's rings and tables (walk_slot.c).  Reused
+ * by the next tick on its CPU once the walk ends, and only ever freed after
+ * an RCU grace period: STOP and STATUS read it through its thread's entry
+ * under rcu_read_lock() and check its generation and owner.
  */
 struct lfr_walk {
 	struct callback_head work;
 	struct lfr_session *s;	/* QUEUED or RUNNING: a session reference */
 	struct lfr_thread *e;	/* and its thread's entry */
-	atomic_t state;		/* enum lfr_walk_state */
+	atomic_long_t state;	/* generation | enum lfr_walk_state */
 	atomic_t ticks;		/* TICK records that refer to this walk */
 	struct lfr_snapshot snap;
 	struct rcu_head rcu;
@@ -346,6 +358,18 @@ void lfr_walk_slots_exit(void);
 struct lfr_walk *lfr_walk_slot_get(void);
 void lfr_walk_slot_unget(struct lfr_walk *w);
 void lfr_walk_slot_done(struct lfr_walk *w);
+
+/*
+ * Moves @w from QUEUED to @to if it is still the walk whose state word read
+ * @old (the claim of its task_work, or STOP giving it up).
+ */
+static inline bool lfr_walk_claim(struct lfr_walk *w, unsigned long old,
+				  unsigned long to)
+{
+	return (old & LFR_WALK_STATE_MASK) == LFR_WALK_QUEUED &&
+	       atomic_long_cmpxchg(&w->state, old,
+				   (old & ~LFR_WALK_STATE_MASK) | to) == old;
+}
 
 /* ring.c */
 struct lfr_ring *lfr_ring_alloc(struct lfr_session *s, int cpu);

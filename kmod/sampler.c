@@ -152,7 +152,11 @@ static struct lfr_walk *lfr_queue_walk(struct lfr_session *s,
 	w->s = s;
 	w->e = e;
 	atomic_set(&w->ticks, 0);
-	atomic_set(&w->state, LFR_WALK_QUEUED);
+	/* a new generation: whoever still holds this object's last walk fails */
+	atomic_long_set_release(&w->state,
+				((atomic_long_read(&w->state) &
+				  ~LFR_WALK_STATE_MASK) + LFR_WALK_GEN_ONE) |
+				LFR_WALK_QUEUED);
 
 	/*
 	 * The walk holds the session while it is queued or running; STOP
@@ -169,7 +173,7 @@ static struct lfr_walk *lfr_queue_walk(struct lfr_session *s,
 		*lost = LFR_LOST_TASK_WORK;
 		goto out_unget;
 	}
-	WRITE_ONCE(e->walk, w);
+	smp_store_release(&e->walk, w);	/* after its state and owner */
 	lfr_count(s, LFR_CTR_SAMPLES_TAKEN, 1);
 	return w;
 out_unget:

@@ -131,16 +131,26 @@ void lfr_session_abandon(struct lfr_session *s)
 	for (i = 0; i <= tt->mask; i++) {
 		struct lfr_thread *e = &tt->slots[i];
 		struct lfr_walk *w;
+		unsigned long old;
 		int ticks = -1;
 
 		if (!(i & 4095))
 			cond_resched();	/* up to 2 M slots */
-		rcu_read_lock();	/* a walk ending now frees its object */
-		w = READ_ONCE(e->walk);
-		if (w && atomic_cmpxchg(&w->state, LFR_WALK_QUEUED,
-					LFR_WALK_ABANDONED) == LFR_WALK_QUEUED) {
-			WRITE_ONCE(e->walk, NULL);
-			ticks = atomic_xchg(&w->ticks, 0);
+		/*
+		 * A walk ending now gives its object back for reuse, maybe
+		 * to another thread's or session's walk: only a claim of the
+		 * generation that still belongs to this entry succeeds.
+		 */
+		rcu_read_lock();
+		/* pairs with the tick's release: the walk's fields, then e->walk */
+		w = smp_load_acquire(&e->walk);
+		if (w) {
+			old = atomic_long_read_acquire(&w->state);
+			if (READ_ONCE(w->e) == e && READ_ONCE(w->s) == s &&
+			    lfr_walk_claim(w, old, LFR_WALK_ABANDONED)) {
+				WRITE_ONCE(e->walk, NULL);
+				ticks = atomic_xchg(&w->ticks, 0);
+			}
 		}
 		rcu_read_unlock();
 		if (ticks < 0)

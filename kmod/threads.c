@@ -123,9 +123,10 @@ u64 lfr_threads_pending_ticks(struct lfr_threads *tt)
 			cond_resched();	/* up to 2 M slots */
 		if (READ_ONCE(e->key) <= LFR_KEY_TOMB)
 			continue;
-		rcu_read_lock();	/* a walk ending now frees its object */
-		w = READ_ONCE(e->walk);
-		if (w)
+		rcu_read_lock();	/* a walk ending now reuses its object */
+		/* pairs with the tick's release: the walk's fields, then e->walk */
+		w = smp_load_acquire(&e->walk);
+		if (w && READ_ONCE(w->e) == e)
 			sum += atomic_read(&w->ticks);
 		rcu_read_unlock();
 	}

@@ -197,15 +197,34 @@ static void lfr_collect_maps(struct lfr_session *s, struct lfr_walk_buf *b,
 	mmap_read_unlock(mm);
 }
 
+static u32 lfr_comm_hash(const u32 *comm, u64 exec_id)
+{
+	return jhash2(comm, TASK_COMM_LEN / sizeof(u32), (u32)exec_id);
+}
+
 static void lfr_fill_comm(struct lfr_thread *e, const struct lfr_walk *w,
 			  struct lfr_rec_comm *c)
 {
 	struct task_struct *t = current;
-	u32 h;
+	u32 raw[TASK_COMM_LEN / sizeof(u32)], h;
 
+	/*
+	 * The name is first read without the task's lock: it changes only at
+	 * exec and by a rename (which also writes a TASK record), and a torn
+	 * read only makes it differ.  A name that differs from the one last
+	 * reported is then copied under the lock.
+	 */
+	BUILD_BUG_ON(sizeof(t->comm) != sizeof(raw) ||
+		     sizeof(c->comm) != sizeof(raw));
+	/* racy with a rename by another thread: checked under the lock below */
+	data_race(memcpy(raw, t->comm, sizeof(raw)));
+	h = lfr_comm_hash(raw, t->self_exec_id);
+	if (e->seen && e->comm_hash == h)
+		return;
 	memset(c, 0, sizeof(*c));
 	get_task_comm(c->comm, t);
-	h = jhash(c->comm, sizeof(c->comm), (u32)t->self_exec_id);
+	memcpy(raw, c->comm, sizeof(raw));
+	h = lfr_comm_hash(raw, t->self_exec_id);
 	if (e->seen && e->comm_hash == h)
 		return;
 	c->hdr.type = LFR_REC_COMM;
@@ -363,6 +382,7 @@ void lfr_work_fn(struct callback_head *work)
 	struct lfr_walk_buf b = {};
 	u64 t0 = local_clock();	/* not ktime_get_ns(): see lfr_timer_fn() */
 	unsigned long switches = t->nvcsw + t->nivcsw;
+	unsigned long old = atomic_long_read(&w->state);
 	s64 ns;
 	int lost = 0;
 
@@ -371,8 +391,7 @@ void lfr_work_fn(struct callback_head *work)
 	 * references and took a module reference for it: the session may be
 	 * gone, only the object is left.
 	 */
-	if (atomic_cmpxchg(&w->state, LFR_WALK_QUEUED, LFR_WALK_RUNNING) !=
-	    LFR_WALK_QUEUED) {
+	if (!lfr_walk_claim(w, old, LFR_WALK_RUNNING)) {
 		lfr_walk_slot_done(w);
 		lfr_module_put_deferred();
 		return;

@@ -2,12 +2,15 @@
 /*
  * lfr: the objects of queued stack walks (struct lfr_walk).  A tick takes
  * one in hard irq from its CPU's cache, without allocating; the walk, in
- * its thread's context, frees it after a grace period and tops the cache
- * of the CPU it runs on up with fresh objects (GFP_KERNEL).  Objects are
- * never reused before a grace period, so STOP and STATUS, reading a walk
- * through its thread's entry under RCU, never see another walk in it.
- * Module-wide: a walk outlives the session that queued it when STOP gives
- * it up.
+ * its thread's context, gives it back to the cache of the CPU it ends on,
+ * where the next tick reuses it.  No allocation and no RCU callback per
+ * walk: an object is freed (after a grace period) only when a cache
+ * overflows, as when walks end on another CPU than their ticks, and a cache
+ * that runs low is topped up with GFP_KERNEL by the walk.  STOP and STATUS,
+ * reading a walk through its thread's entry under RCU, may thus hold an
+ * object that is another walk by now: they check its owner and generation
+ * (lfr_walk_claim).  Module-wide: a walk outlives the session that queued
+ * it when STOP gives it up.
  */
 #include <linux/percpu.h>
 #include <linux/rcupdate.h>
@@ -47,7 +50,7 @@ int lfr_walk_slots_init(void)
 		struct lfr_walk_cache *c = per_cpu_ptr(&lfr_walk_cache, cpu);
 
 		while (c->nr < LFR_WALK_CACHE / 2) {
-			struct lfr_walk *w = kmalloc(sizeof(*w), GFP_KERNEL);
+			struct lfr_walk *w = kzalloc(sizeof(*w), GFP_KERNEL);
 
 			if (!w) {
 				lfr_walk_slots_exit();
@@ -79,31 +82,42 @@ struct lfr_walk *lfr_walk_slot_get(void)
 
 	if (c->nr)
 		return c->free[--c->nr];
-	/* a burst emptied the cache before walks refilled it */
-	return kmalloc(sizeof(struct lfr_walk), GFP_ATOMIC | __GFP_NOWARN);
+	/* a burst emptied the cache before walks gave objects back */
+	return kzalloc(sizeof(struct lfr_walk), GFP_ATOMIC | __GFP_NOWARN);
 }
 
 /* Hard irq: an object that was not queued after all (never published). */
 void lfr_walk_slot_unget(struct lfr_walk *w)
 {
 	if (!lfr_walk_cache_fill(this_cpu_ptr(&lfr_walk_cache), &w, 1))
-		kfree(w);
+		kfree_rcu(w, rcu);
 }
 
-/* Process context, the walk's end: frees @w and refills this CPU's cache. */
+/*
+ * Process context, the walk's end (its last use of @w): gives @w back to
+ * this CPU's cache and tops the cache up when it runs low.
+ */
 void lfr_walk_slot_done(struct lfr_walk *w)
 {
 	struct lfr_walk *fresh[LFR_WALK_CACHE / 2];
 	unsigned long flags;
-	unsigned int n = 0, used;
+	unsigned int n = 0, used, nr;
+	bool kept;
 
-	kfree_rcu(w, rcu);
-	if (this_cpu_read(lfr_walk_cache.nr) >= LFR_WALK_CACHE / 2)
+	atomic_long_set(&w->state, (atomic_long_read(&w->state) &
+				    ~LFR_WALK_STATE_MASK) | LFR_WALK_FREE);
+	local_irq_save(flags);	/* the cache of the CPU this runs on now */
+	kept = lfr_walk_cache_fill(this_cpu_ptr(&lfr_walk_cache), &w, 1);
+	nr = this_cpu_read(lfr_walk_cache.nr);
+	local_irq_restore(flags);
+	if (!kept)
+		kfree_rcu(w, rcu);
+	if (nr >= LFR_WALK_CACHE / 2)
 		return;
 	while (n < ARRAY_SIZE(fresh) &&
-	       (fresh[n] = kmalloc(sizeof(*w), GFP_KERNEL | __GFP_NOWARN)))
+	       (fresh[n] = kzalloc(sizeof(*w), GFP_KERNEL | __GFP_NOWARN)))
 		n++;
-	local_irq_save(flags);	/* the cache of the CPU this runs on now */
+	local_irq_save(flags);
 	used = lfr_walk_cache_fill(this_cpu_ptr(&lfr_walk_cache), fresh, n);
 	local_irq_restore(flags);
 	while (used < n)
