@@ -360,6 +360,26 @@ void lfr_walk_slot_unget(struct lfr_walk *w);
 void lfr_walk_slot_done(struct lfr_walk *w);
 
 /*
+ * A tick queues a walk in @w (hard irq, before publishing it): a new
+ * generation, so that whoever still holds the object's last walk fails.
+ */
+static inline void lfr_walk_set_queued(struct lfr_walk *w)
+{
+	unsigned long gen = atomic_long_read(&w->state) & ~LFR_WALK_STATE_MASK;
+
+	atomic_long_set_release(&w->state,
+				(gen + LFR_WALK_GEN_ONE) | LFR_WALK_QUEUED);
+}
+
+/* The walk in @w has ended: the object is free, its generation kept. */
+static inline void lfr_walk_set_free(struct lfr_walk *w)
+{
+	unsigned long gen = atomic_long_read(&w->state) & ~LFR_WALK_STATE_MASK;
+
+	atomic_long_set(&w->state, gen | LFR_WALK_FREE);
+}
+
+/*
  * Moves @w from QUEUED to @to if it is still the walk whose state word read
  * @old (the claim of its task_work, or STOP giving it up).
  */

@@ -152,11 +152,7 @@ static struct lfr_walk *lfr_queue_walk(struct lfr_session *s,
 	w->s = s;
 	w->e = e;
 	atomic_set(&w->ticks, 0);
-	/* a new generation: whoever still holds this object's last walk fails */
-	atomic_long_set_release(&w->state,
-				((atomic_long_read(&w->state) &
-				  ~LFR_WALK_STATE_MASK) + LFR_WALK_GEN_ONE) |
-				LFR_WALK_QUEUED);
+	lfr_walk_set_queued(w);
 
 	/*
 	 * The walk holds the session while it is queued or running; STOP

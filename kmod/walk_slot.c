@@ -104,8 +104,7 @@ void lfr_walk_slot_done(struct lfr_walk *w)
 	unsigned int n = 0, used, nr;
 	bool kept;
 
-	atomic_long_set(&w->state, (atomic_long_read(&w->state) &
-				    ~LFR_WALK_STATE_MASK) | LFR_WALK_FREE);
+	lfr_walk_set_free(w);
 	local_irq_save(flags);	/* the cache of the CPU this runs on now */
 	kept = lfr_walk_cache_fill(this_cpu_ptr(&lfr_walk_cache), &w, 1);
 	nr = this_cpu_read(lfr_walk_cache.nr);
