@@ -55,12 +55,14 @@ demo: deps
 
 # lfr against perf record in one VM boot, and the drainer natively; then the truth of the samples,
 # both profilers on a workload that knows its CPU split; then the cost per delivered stack, medians
-# of alternating runs (Documentation/benchmarks.md).
+# of alternating runs, and what the recorder's own threads take while the workload runs
+# (Documentation/benchmarks.md).
 bench: deps
 	$(MAKE) all
 	bench/run
 	bench/truth
 	bench/cost
+	bench/recorder-cpu
 	bench/always-on
 
 # Installing: the user tools and man page (PREFIX, DESTDIR honoured), and the module through DKMS.
