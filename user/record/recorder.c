@@ -1132,10 +1132,13 @@ static void *naming_thread(void *arg)
 		list = b->queue;
 		b->queue = NULL;
 		b->tail = &b->queue;
-		idle = b->idle_ok && !b->end && b->queued < b->max_queued / 2;
 		pthread_mutex_unlock(&b->lock);
-		naming_policy(b, idle);
 		for (struct batch *q = list; q; q = q->next) {
+			/* per batch: a long list taken idle must not finish idle after the end */
+			pthread_mutex_lock(&b->lock);
+			idle = b->idle_ok && !b->end && b->queued - taken < b->max_queued / 2;
+			pthread_mutex_unlock(&b->lock);
+			naming_policy(b, idle);
 			taken += q->len;
 			batch_swap(q, &r->cur);
 			if (!err)
@@ -1169,6 +1172,11 @@ int lfr_recorder_behind(struct lfr_recorder *r, size_t max_queued, int nice, boo
 
 	if (!b)
 		return -ENOMEM;
+	/* the reading side's first batch, before any record: its pages are there when they come */
+	if (!r->in.mapped && batch_map(&r->in, BATCH_BLOCK)) {
+		free(b);
+		return -ENOMEM;
+	}
 	b->max_queued = max_queued;
 	b->nice = nice;
 	b->idle_ok = idle;
@@ -1177,11 +1185,6 @@ int lfr_recorder_behind(struct lfr_recorder *r, size_t max_queued, int nice, boo
 	pthread_cond_init(&b->cond, NULL);
 	b->st = r->st;
 	lfr_jfr_get_stats(r->w, &b->js);
-	/* the reading side's first batch, before any record: its pages are there when they come */
-	if (!r->in.mapped && batch_map(&r->in, BATCH_BLOCK)) {
-		free(b);
-		return -ENOMEM;
-	}
 	r->behind = b;
 	if ((err = pthread_create(&b->thread, NULL, naming_thread, r))) {
 		r->behind = NULL;
