@@ -50,6 +50,10 @@
  *                                 LFR_LOST_NO_THREAD_SLOT.
  *   LFR_A_JITTER_PCT        u32   random jitter of each period, percent
  *                                 (0 .. 50, default 10).
+ *   LFR_A_UNWIND_MAX_KB     u32   memory the session's unwind tables may
+ *                                 hold, KiB (0 .. 1048576, default
+ *                                 LFR_DEFAULT_UNWIND_MAX_KB); see
+ *                                 LFR_CMD_UNWIND_ADD.  0: no tables.
  *   LFR_A_TARGETS           nest  what to sample (required), containing:
  *     LFR_TARGET_A_SYSTEM        flag  every user thread of the machine
  *     LFR_TARGET_A_TGID          u32   a process (all its threads, current
@@ -115,6 +119,34 @@
  *   empty LFR_A_SESSIONS only.
  *   Counters are per CPU where the event was counted (ticks on the CPU of
  *   the interrupt, commits on the CPU whose ring got the record).
+ *
+ * LFR_CMD_UNWIND_ADD: give a session the unwind table of one object file,
+ *   so that its walks unwind through that object's code from its call frame
+ *   information (CFI) instead of its frame pointers.  x86-64 tasks only.
+ *   LFR_A_SESSION_ID        u32   the session (required; RUNNING, by its
+ *                                 START sender or CAP_SYS_ADMIN)
+ *   LFR_A_UNWIND_OBJECT_FD  u32   an open descriptor of the object file
+ *                                 (the table applies to the mappings of
+ *                                 exactly this inode)
+ *   LFR_A_UNWIND_TABLE_FD   u32   a descriptor of a regular file or memfd
+ *                                 holding the table from offset 0: struct
+ *                                 lfr_unwind_hdr, then nr_rows struct
+ *                                 lfr_unwind_row sorted by start, strictly
+ *                                 increasing.
+ *   Reply: the netlink ack only.  The walk finds a user pc's table through
+ *   the inode of the mapping it falls in; pc's file offset (pc - mapping
+ *   start + mapping offset) selects the last row whose start is <= it.
+ *   A pc in an object with a table but no rule for it (NONE row, no row
+ *   before it) ends the chain with LFR_SAMPLE_F_USER_NO_CFI; objects
+ *   without a table are walked by frame pointers, in the same chain.
+ *   When adding a table would exceed LFR_A_UNWIND_MAX_KB, the tables used
+ *   least recently are dropped first (LFR_CTR_UNWIND_EVICTED).
+ *   Errors: EEXIST when the session has a table for that inode; ESTALE
+ *   when the inode's ctime is no longer the header's (the file changed
+ *   after the table was built); EBADF for a bad descriptor; EINVAL for an
+ *   object that is not a regular file or a malformed table (the message
+ *   names the first bad row); EFBIG for a table larger than the cap;
+ *   ENOENT for no such session, ESRCH when it is not running.
  *
  * LFR_CMD_NOTIFY: sent by the kernel to LFR_GENL_MCGRP, never accepted.
  *   LFR_A_SESSION_ID u32, LFR_A_STATE u32, LFR_A_EVENT u32 (enum lfr_event),
@@ -201,6 +233,8 @@
 #define LFR_DEFAULT_JITTER_PCT		10
 #define LFR_MAX_JITTER_PCT		50
 #define LFR_MAX_TARGETS			1024
+#define LFR_DEFAULT_UNWIND_MAX_KB	65536
+#define LFR_MAX_UNWIND_MAX_KB		1048576
 
 enum lfr_cmd {
 	LFR_CMD_UNSPEC,
@@ -208,6 +242,7 @@ enum lfr_cmd {
 	LFR_CMD_STOP,
 	LFR_CMD_STATUS,
 	LFR_CMD_NOTIFY,
+	LFR_CMD_UNWIND_ADD,
 	__LFR_CMD_MAX,
 };
 #define LFR_CMD_MAX (__LFR_CMD_MAX - 1)
@@ -234,6 +269,9 @@ enum lfr_attr {
 	LFR_A_CPU_ID,		/* u32 */
 	LFR_A_ABANDON,		/* flag */
 	LFR_A_SESSIONS,		/* nest of LFR_A_SESSION_ID u32 */
+	LFR_A_UNWIND_MAX_KB,	/* u32 */
+	LFR_A_UNWIND_OBJECT_FD,	/* u32 */
+	LFR_A_UNWIND_TABLE_FD,	/* u32 */
 	__LFR_A_MAX,
 };
 #define LFR_A_MAX (__LFR_A_MAX - 1)
@@ -337,6 +375,11 @@ enum lfr_counter {
 	LFR_CTR_RECORDS_USTACK,	/* USTACK records written */
 	LFR_CTR_WORK_SWITCHED,	/* walks switched out: not in WORK_NS/COUNT */
 	LFR_CTR_SWITCH_NO_SLOT,	/* per-task: a target switched in, table full */
+	LFR_CTR_UNWIND_FRAMES,	/* return addresses found by unwind tables */
+	LFR_CTR_USER_NO_CFI,	/* committed samples: no unwind rule for a pc */
+	LFR_CTR_UNWIND_TABLES,	/* unwind tables held (gauge) */
+	LFR_CTR_UNWIND_BYTES,	/* their memory (gauge) */
+	LFR_CTR_UNWIND_EVICTED,	/* tables dropped for the memory cap */
 	/* New counters are appended here, below LFR_CTR_LOST_FIRST. */
 	LFR_CTR_LOST_FIRST = 64, /* LFR_CTR_LOST_FIRST + enum lfr_lost_reason */
 	LFR_CTR_LOST_RING_FULL = LFR_CTR_LOST_FIRST + LFR_LOST_RING_FULL,
@@ -416,6 +459,8 @@ struct lfr_rec_header {
 #define LFR_SAMPLE_F_USER_BAD_FRAME	(1u << 4) /* frame failed validation */
 #define LFR_SAMPLE_F_KERNEL_TRUNCATED	(1u << 5) /* kernel depth cap reached */
 #define LFR_SAMPLE_F_NO_USER		(1u << 6) /* no user registers */
+#define LFR_SAMPLE_F_USER_CFI		(1u << 7) /* leaf unwound by a table */
+#define LFR_SAMPLE_F_USER_NO_CFI	(1u << 8) /* a pc its table has no rule for */
 
 /*
  * One sample: the record of lfr.ko before TICK/USTACK (ABI 1.0); no longer
@@ -465,6 +510,52 @@ struct lfr_rec_tick {
 	__u64 ips[];			/* nr_kernel kernel pcs, leaf first */
 };
 
+/*
+ * ---- unwind tables (LFR_CMD_UNWIND_ADD) ----
+ *
+ * One object's CFI reduced to what a walk needs on x86-64: where the
+ * canonical frame address (CFA, the caller's sp) is, that the return
+ * address is the word at CFA - 8, and where the caller's rbp is.  A row
+ * covers the file offsets from its start up to the next row's start.
+ */
+#define LFR_UNWIND_MAGIC	0x4c465554u	/* "LFUT" */
+#define LFR_UNWIND_VERSION	1
+#define LFR_UNWIND_MAX_ROWS	(1u << 24)
+
+struct lfr_unwind_hdr {
+	__u32 magic;		/* LFR_UNWIND_MAGIC */
+	__u32 version;		/* LFR_UNWIND_VERSION */
+	__u32 nr_rows;		/* 1 .. LFR_UNWIND_MAX_ROWS */
+	__u32 reserved;		/* 0 */
+	__s64 ctime_sec;	/* the object's ctime when the table was built */
+	__u32 ctime_nsec;
+	__u32 reserved2;	/* 0 */
+};
+
+enum lfr_unwind_cfa {
+	LFR_UNWIND_CFA_NONE,	/* no rule: the chain ends, flagged NO_CFI */
+	LFR_UNWIND_CFA_SP,	/* CFA = rsp + cfa_off */
+	LFR_UNWIND_CFA_BP,	/* CFA = rbp + cfa_off */
+	LFR_UNWIND_OUTERMOST,	/* the return address is undefined: the
+				 * outermost frame (_start, a thread's start) */
+	__LFR_UNWIND_CFA_MAX,
+};
+
+enum lfr_unwind_bp {
+	LFR_UNWIND_BP_SAME,	/* the caller's rbp is rbp */
+	LFR_UNWIND_BP_AT_CFA,	/* the caller's rbp is the word at CFA + bp_off */
+	LFR_UNWIND_BP_UNDEFINED, /* the caller's rbp is unknown */
+	__LFR_UNWIND_BP_MAX,
+};
+
+struct lfr_unwind_row {
+	__u32 start;		/* file offset of the first byte covered */
+	__s32 cfa_off;		/* multiple of 8, > 0 for CFA_SP */
+	__s16 bp_off;		/* BP_AT_CFA: multiple of 8, < 0 */
+	__u8 cfa;		/* enum lfr_unwind_cfa */
+	__u8 bp;		/* enum lfr_unwind_bp */
+};
+
 /* Words of user stack from sp on copied into each USTACK record. */
 #define LFR_USTACK_WORDS	16
 
@@ -475,10 +566,12 @@ struct lfr_rec_tick {
  * the other arrives.  lost_reason != 0: there is no stack (the thread
  * exec'd or exited first, no memory...): the ticks are lost with that
  * reason.  ips[]: nr_user user addresses, leaf first (ips[0] is the
- * interrupted pc, the others return addresses from the frame-pointer chain).
- * Then nr_words words of the user stack from sp on (words[i] = the u64 at
- * sp + 8 * i), so that a reader can find the caller of a function that had
- * no frame at the interrupted pc from the unwind tables of its object.
+ * interrupted pc, the others return addresses from the frame-pointer chain
+ * or from unwind tables).  Then nr_words words of the user stack from sp on
+ * (words[i] = the u64 at sp + 8 * i), so that a reader can find the caller
+ * of a function that had no frame at the interrupted pc from the unwind
+ * tables of its object; with LFR_SAMPLE_F_USER_CFI the walk did that from
+ * the session's table and nr_words is 0.
  * time_ns is the time of the tick that queued the walk.
  */
 struct lfr_rec_ustack {
