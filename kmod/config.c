@@ -31,6 +31,14 @@ static struct netlink_range_validation lfr_threads_range = {
 	.max = LFR_MAX_MAX_THREADS,
 };
 
+static struct netlink_range_validation lfr_unwind_kb_range = {
+	.max = LFR_MAX_UNWIND_MAX_KB,
+};
+
+static struct netlink_range_validation lfr_fd_range = {
+	.max = INT_MAX,
+};
+
 const struct nla_policy lfr_target_policy[LFR_TARGET_A_MAX + 1] = {
 	[LFR_TARGET_A_UNSPEC] = { .strict_start_type = 1 },
 	[LFR_TARGET_A_PAD] = { .type = NLA_REJECT },
@@ -69,6 +77,10 @@ const struct nla_policy lfr_policy[LFR_A_MAX + 1] = {
 	[LFR_A_CPU_ID] = LFR_REPLY_ONLY,
 	[LFR_A_ABANDON] = { .type = NLA_FLAG },
 	[LFR_A_SESSIONS] = LFR_REPLY_ONLY,
+	[LFR_A_UNWIND_MAX_KB] =
+		NLA_POLICY_FULL_RANGE(NLA_U32, &lfr_unwind_kb_range),
+	[LFR_A_UNWIND_OBJECT_FD] = NLA_POLICY_FULL_RANGE(NLA_U32, &lfr_fd_range),
+	[LFR_A_UNWIND_TABLE_FD] = NLA_POLICY_FULL_RANGE(NLA_U32, &lfr_fd_range),
 };
 
 static int lfr_cmp_u32(const void *a, const void *b)
@@ -197,7 +209,14 @@ int lfr_config_parse(struct nlattr **attrs, struct lfr_config *cfg,
 				    "abandon is an attribute of STOP");
 		return -EINVAL;
 	}
+	if (attrs[LFR_A_UNWIND_OBJECT_FD] || attrs[LFR_A_UNWIND_TABLE_FD]) {
+		NL_SET_ERR_MSG_ATTR(extack, attrs[LFR_A_UNWIND_OBJECT_FD] ?:
+				    attrs[LFR_A_UNWIND_TABLE_FD],
+				    "unwind descriptors are attributes of UNWIND_ADD");
+		return -EINVAL;
+	}
 	cfg->period_ns = div_u64(NSEC_PER_SEC, LFR_DEFAULT_FREQ_HZ);
+	cfg->unwind_max_kb = LFR_DEFAULT_UNWIND_MAX_KB;
 	cfg->user_depth = LFR_DEFAULT_USER_STACK_DEPTH;
 	cfg->ring_pages = LFR_DEFAULT_RING_PAGES;
 	cfg->max_threads = LFR_DEFAULT_MAX_THREADS;
@@ -237,6 +256,8 @@ int lfr_config_parse(struct nlattr **attrs, struct lfr_config *cfg,
 		cfg->max_threads = nla_get_u32(attrs[LFR_A_MAX_THREADS]);
 	if (attrs[LFR_A_JITTER_PCT])
 		cfg->jitter_pct = nla_get_u32(attrs[LFR_A_JITTER_PCT]);
+	if (attrs[LFR_A_UNWIND_MAX_KB])
+		cfg->unwind_max_kb = nla_get_u32(attrs[LFR_A_UNWIND_MAX_KB]);
 	cfg->kernel_stack = nla_get_flag(attrs[LFR_A_KERNEL_STACK]);
 	cfg->detached = nla_get_flag(attrs[LFR_A_DETACHED]);
 	err = lfr_check_ring_fits(attrs, cfg, ring_bytes, extack);

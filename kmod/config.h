@@ -14,6 +14,7 @@ struct lfr_config {
 	u32 wakeup_bytes;
 	u32 max_threads;
 	u32 jitter_pct;
+	u32 unwind_max_kb;	/* memory for unwind tables, KiB */
 	bool kernel_stack;
 	bool detached;
 	bool system;

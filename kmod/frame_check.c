@@ -54,6 +54,136 @@ static int lfr_leaf_ret_offset(struct lfr_uwalk *w)
 	return -1;
 }
 
+/*
+ * One step by an unwind-table rule: the caller's sp is the CFA, its pc the
+ * word below it, its rbp as the rule says.  Returns false with w->flags set
+ * when the chain ends (true at the outermost frame with nothing set).
+ */
+static bool lfr_step_row(struct lfr_uwalk *w, const struct lfr_unwind_row *r,
+			 u64 *pc, u64 *sp, u64 *bp)
+{
+	u64 cfa, ret, nbp = *bp;
+
+	if (r->cfa == LFR_UNWIND_OUTERMOST)
+		return false;
+	cfa = (r->cfa == LFR_UNWIND_CFA_SP ? *sp : *bp) + (s64)r->cfa_off;
+	/* The caller's frame lies above this one: the stack only grows up. */
+	if (cfa <= *sp || (cfa & 7) || cfa >= w->limit || cfa < 8) {
+		w->flags |= LFR_SAMPLE_F_USER_BAD_FRAME;
+		return false;
+	}
+	if (w->read(w->ctx, cfa - 8, &ret, sizeof(ret)))
+		goto fault;
+	if (r->bp == LFR_UNWIND_BP_AT_CFA) {
+		if (w->read(w->ctx, cfa + (s64)r->bp_off, &nbp, sizeof(nbp)))
+			goto fault;
+	} else if (r->bp == LFR_UNWIND_BP_UNDEFINED) {
+		nbp = 0;
+	}
+	if (!ret) {
+		w->flags |= LFR_SAMPLE_F_USER_BAD_FRAME;
+		return false;
+	}
+	if (w->nr >= w->max) {
+		w->flags |= LFR_SAMPLE_F_USER_TRUNCATED;
+		return false;
+	}
+	w->ips[w->nr++] = ret;
+	*pc = ret;
+	*sp = cfa;
+	*bp = nbp;
+	return true;
+fault:
+	w->flags |= LFR_SAMPLE_F_USER_FAULT;
+	return false;
+}
+
+/*
+ * One step by the frame pointer: the frame record {saved rbp, return
+ * address} at rbp.  rbp == 0 is the outermost frame, as in the plain walk.
+ */
+static bool lfr_step_fp(struct lfr_uwalk *w, u64 *pc, u64 *sp, u64 *bp)
+{
+	enum lfr_frame_verdict v = lfr_frame_check(*bp, 0, *sp, false,
+						   w->limit);
+	u64 f[2];
+
+	if (v == LFR_FRAME_END)
+		return false;
+	if (v != LFR_FRAME_OK) {
+		w->flags |= LFR_SAMPLE_F_USER_BAD_FRAME;
+		return false;
+	}
+	if (w->read(w->ctx, *bp, f, sizeof(f))) {
+		w->flags |= LFR_SAMPLE_F_USER_FAULT;
+		return false;
+	}
+	if (!f[1]) {
+		w->flags |= LFR_SAMPLE_F_USER_BAD_FRAME;
+		return false;
+	}
+	if (w->nr >= w->max) {
+		w->flags |= LFR_SAMPLE_F_USER_TRUNCATED;
+		return false;
+	}
+	w->ips[w->nr++] = f[1];
+	*pc = f[1];
+	*sp = *bp + 16;
+	*bp = f[0];
+	return true;
+}
+
+/*
+ * The walk of a 64-bit task whose objects may have unwind tables: each
+ * frame is unwound by its object's table where there is one and by the
+ * frame pointer elsewhere, in one chain.  The state carried from frame to
+ * frame is the caller's pc, sp and rbp, so a frame-pointer frame above a
+ * table frame starts from the rbp the table restored.  Every step must
+ * move sp up, so the chain cannot loop.
+ */
+static void lfr_walk_mixed(struct lfr_uwalk *w)
+{
+	struct lfr_unwind_row r;
+	u64 pc = w->ip, sp = w->sp, bp = w->fp;
+	bool first = true;
+
+	for (;;) {
+		enum lfr_row_found f = w->row(w->row_ctx, first ? pc : pc - 1,
+					      &r);
+
+		if (f == LFR_ROW_NONE) {
+			w->flags |= LFR_SAMPLE_F_USER_NO_CFI;
+			return;
+		}
+		if (f == LFR_ROW_FOUND) {
+			if (first)
+				w->flags |= LFR_SAMPLE_F_USER_CFI;
+			if (!lfr_step_row(w, &r, &pc, &sp, &bp))
+				return;
+			w->frames++;
+		} else if (first) {
+			int off = lfr_leaf_ret_offset(w);
+
+			/*
+			 * No frame of its own yet, or no longer: rbp is the
+			 * caller's and the return address is at sp + off.
+			 */
+			if (off >= 0) {
+				r.cfa = LFR_UNWIND_CFA_SP;
+				r.cfa_off = off + 8;
+				r.bp = LFR_UNWIND_BP_SAME;
+				if (!lfr_step_row(w, &r, &pc, &sp, &bp))
+					return;
+			} else if (!lfr_step_fp(w, &pc, &sp, &bp)) {
+				return;
+			}
+		} else if (!lfr_step_fp(w, &pc, &sp, &bp)) {
+			return;
+		}
+		first = false;
+	}
+}
+
 void lfr_walk_user(struct lfr_uwalk *w)
 {
 	u64 fp = w->fp, prev = 0;
@@ -61,8 +191,14 @@ void lfr_walk_user(struct lfr_uwalk *w)
 
 	w->nr = 0;
 	w->flags = 0;
+	w->frames = 0;
 	if (!w->max)
 		return;
+	if (w->row && !w->compat) {
+		w->ips[w->nr++] = w->ip;
+		lfr_walk_mixed(w);
+		return;
+	}
 	w->ips[w->nr++] = w->ip;
 
 	off = lfr_leaf_ret_offset(w);

@@ -17,6 +17,22 @@ enum lfr_frame_verdict {
 /* Reads @len bytes of user memory at @addr into @buf; 0 or -EFAULT. */
 typedef int (*lfr_read_fn)(void *ctx, u64 addr, void *buf, size_t len);
 
+struct lfr_unwind_row;
+
+/* What an unwind-table lookup found for a pc (enum lfr_row_found). */
+enum lfr_row_found {
+	LFR_ROW_FOUND,		/* *row is the pc's rule */
+	LFR_ROW_NO_TABLE,	/* no table for the pc's object: frame pointers */
+	LFR_ROW_NONE,		/* its object's table has no rule for the pc */
+};
+
+/*
+ * Looks up the unwind rule of @pc (the interrupted pc of the leaf, or a
+ * return address minus one: the call instruction).
+ */
+typedef enum lfr_row_found (*lfr_row_fn)(void *ctx, u64 pc,
+					 struct lfr_unwind_row *row);
+
 struct lfr_uwalk {
 	u64 ip, sp, fp;		/* interrupted user registers */
 	bool compat;		/* 32-bit frames {u32 next_fp, u32 ret} */
@@ -24,8 +40,11 @@ struct lfr_uwalk {
 	unsigned int max;	/* entries that fit in @ips (depth cap) */
 	lfr_read_fn read;
 	void *ctx;
+	lfr_row_fn row;		/* NULL: frame pointers only */
+	void *row_ctx;
 	u64 *ips;		/* out: pc then return addresses */
 	unsigned int nr;	/* out */
+	unsigned int frames;	/* out: return addresses found by table rows */
 	u32 flags;		/* out: LFR_SAMPLE_F_USER_* */
 };
 

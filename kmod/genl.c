@@ -5,6 +5,7 @@
  * every command, checked with netlink_capable() (socket opener and sender).
  */
 #include <linux/capability.h>
+#include <linux/cred.h>
 #include <linux/notifier.h>
 #include <linux/netlink.h>
 #include <net/genetlink.h>
@@ -71,6 +72,7 @@ static int lfr_put_session(struct sk_buff *skb, struct lfr_session *s,
 	    nla_put_u32(skb, LFR_A_RING_PAGES, s->cfg.ring_pages) ||
 	    nla_put_u32(skb, LFR_A_WAKEUP_BYTES, s->cfg.wakeup_bytes) ||
 	    nla_put_u32(skb, LFR_A_NR_CPU_IDS, nr_cpu_ids) ||
+	    nla_put_u32(skb, LFR_A_UNWIND_MAX_KB, s->cfg.unwind_max_kb) ||
 	    (s->cfg.kernel_stack && nla_put_flag(skb, LFR_A_KERNEL_STACK)) ||
 	    (s->cfg.detached && nla_put_flag(skb, LFR_A_DETACHED)))
 		return -EMSGSIZE;
@@ -318,6 +320,51 @@ static int lfr_cmd_status(struct sk_buff *skb, struct genl_info *info)
 	return err;
 }
 
+/*
+ * UNWIND_ADD reads the table outside lfr_lock, on a reference: a STOP that
+ * comes meanwhile only means the table is never used.
+ */
+static int lfr_cmd_unwind_add(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr **a = info->attrs;
+	struct lfr_session *s;
+	int err;
+
+	err = lfr_check_perm(skb, info);
+	if (err)
+		return err;
+	if (!a[LFR_A_SESSION_ID] || !a[LFR_A_UNWIND_OBJECT_FD] ||
+	    !a[LFR_A_UNWIND_TABLE_FD]) {
+		NL_SET_ERR_MSG(info->extack, "UNWIND_ADD needs a session id, an object descriptor and a table descriptor");
+		return -EINVAL;
+	}
+	mutex_lock(&lfr_lock);
+	s = lfr_pick(info, false);
+	if (!IS_ERR(s))
+		lfr_session_get(s);
+	mutex_unlock(&lfr_lock);
+	if (IS_ERR(s))
+		return PTR_ERR(s);
+	if (!uid_eq(current_euid(), s->owner_euid) && !capable(CAP_SYS_ADMIN)) {
+		NL_SET_ERR_MSG(info->extack, "only the user who started the session may give it unwind tables");
+		err = -EPERM;
+	} else if (atomic_read(&s->state) != LFR_STATE_RUNNING) {
+		NL_SET_ERR_MSG_ATTR(info->extack, a[LFR_A_SESSION_ID],
+				    "the session is not running");
+		err = -ESRCH;
+	} else if (!s->unwind.max_bytes) {
+		NL_SET_ERR_MSG_ATTR(info->extack, a[LFR_A_SESSION_ID],
+				    "the session was started without unwind memory (LFR_A_UNWIND_MAX_KB 0)");
+		err = -EFBIG;
+	} else {
+		err = lfr_unwind_add(s, nla_get_u32(a[LFR_A_UNWIND_OBJECT_FD]),
+				     nla_get_u32(a[LFR_A_UNWIND_TABLE_FD]),
+				     info->extack);
+	}
+	lfr_session_put(s);
+	return err;
+}
+
 static int lfr_cmd_notify(struct sk_buff *skb, struct genl_info *info)
 {
 	NL_SET_ERR_MSG(info->extack, "LFR_CMD_NOTIFY is only sent by the kernel");
@@ -329,6 +376,7 @@ static const struct genl_small_ops lfr_ops[] = {
 	{ .cmd = LFR_CMD_STOP, .doit = lfr_cmd_stop },
 	{ .cmd = LFR_CMD_STATUS, .doit = lfr_cmd_status },
 	{ .cmd = LFR_CMD_NOTIFY, .doit = lfr_cmd_notify },
+	{ .cmd = LFR_CMD_UNWIND_ADD, .doit = lfr_cmd_unwind_add },
 };
 
 static struct genl_family lfr_family __ro_after_init = {

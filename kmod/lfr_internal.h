@@ -10,6 +10,7 @@
 #include <linux/hrtimer.h>
 #include <linux/irq_work.h>
 #include <linux/list.h>
+#include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/prandom.h>
 #include <linux/task_work.h>
@@ -23,6 +24,7 @@
 #include "ring_index.h"
 
 struct lfr_session;
+struct inode;
 struct mm_struct;
 struct task_struct;
 
@@ -213,6 +215,20 @@ lfr_next_published(struct lfr_session __rcu **table, int *i)
 #define lfr_for_each_published(table, s, i)				\
 	for ((i) = 0; ((s) = lfr_next_published(table, &(i))); (i)++)
 
+#define LFR_UNWIND_HASH_BITS	8
+#define LFR_UNWIND_BUCKETS	(1 << LFR_UNWIND_HASH_BITS)
+
+/* A session's unwind tables (unwind_tables.c). */
+struct lfr_unwind {
+	struct mutex lock;		/* adding and evicting */
+	struct hlist_head buckets[LFR_UNWIND_BUCKETS]; /* RCU for walks */
+	u32 nr;				/* tables, read by walks */
+	u64 bytes;
+	u64 max_bytes;
+};
+
+struct lfr_unwind_table;
+
 struct lfr_session {
 	refcount_t ref;
 	u32 id;
@@ -240,6 +256,7 @@ struct lfr_session {
 	u64 *seen;			/* mapping/name records written */
 	u32 seen_mask;
 	struct lfr_walk_pool walk_bufs;
+	struct lfr_unwind unwind;
 
 	wait_queue_head_t wq;
 	struct work_struct notify_work;
@@ -254,14 +271,15 @@ extern int lfr_cpuhp_state;
 
 static inline bool lfr_counter_valid(int c)
 {
-	return (c >= LFR_CTR_TICKS && c <= LFR_CTR_SWITCH_NO_SLOT) ||
+	return (c >= LFR_CTR_TICKS && c <= LFR_CTR_UNWIND_EVICTED) ||
 	       (c > LFR_CTR_LOST_FIRST && c <= LFR_CTR_MAX);
 }
 
 static inline bool lfr_counter_gauge(int c)
 {
 	return c == LFR_CTR_WORKS_PENDING || c == LFR_CTR_THREADS ||
-	       c == LFR_CTR_TICKS_PENDING;
+	       c == LFR_CTR_TICKS_PENDING || c == LFR_CTR_UNWIND_TABLES ||
+	       c == LFR_CTR_UNWIND_BYTES;
 }
 
 static inline void lfr_count(struct lfr_session *s, int ctr, u64 n)
@@ -297,6 +315,16 @@ void *lfr_walk_pool_get(struct lfr_walk_pool *p);
 void lfr_walk_pool_put(struct lfr_walk_pool *p, void *buf);
 void lfr_walk_pool_free(struct lfr_walk_pool *p);
 void lfr_session_event(struct lfr_session *s, enum lfr_event ev);
+
+void lfr_unwind_init(struct lfr_unwind *u, u32 max_kb);
+void lfr_unwind_free(struct lfr_unwind *u);
+int lfr_unwind_add(struct lfr_session *s, int obj_fd, int table_fd,
+		   struct netlink_ext_ack *extack);
+/* Under rcu_read_lock(); the table stays valid until rcu_read_unlock(). */
+const struct lfr_unwind_table *lfr_unwind_find(struct lfr_unwind *u,
+					       struct inode *inode);
+enum lfr_row_found lfr_unwind_row(const struct lfr_unwind_table *t, u64 off,
+				  struct lfr_unwind_row *out);
 
 /* budget.c */
 #define LFR_SEEN_SLOTS	16384

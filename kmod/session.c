@@ -64,6 +64,7 @@ static void lfr_session_free(struct lfr_session *s)
 	lfr_budget_uncharge(s);
 	lfr_threads_free(&s->threads);
 	lfr_walk_pool_free(&s->walk_bufs);
+	lfr_unwind_free(&s->unwind);
 	lfr_cgroups_put(s);
 	lfr_targets_put(s);
 	vfree(s->seen);
@@ -178,6 +179,10 @@ u64 lfr_counter_sum(struct lfr_session *s, int ctr)
 		return atomic_read(&s->threads.used);
 	if (ctr == LFR_CTR_TICKS_PENDING)
 		return lfr_threads_pending_ticks(&s->threads);
+	if (ctr == LFR_CTR_UNWIND_TABLES)
+		return READ_ONCE(s->unwind.nr);
+	if (ctr == LFR_CTR_UNWIND_BYTES)
+		return READ_ONCE(s->unwind.bytes);
 	for_each_possible_cpu(cpu)
 		sum += per_cpu_ptr(s->ctr, cpu)->c[ctr];
 	return sum;
@@ -228,6 +233,7 @@ struct lfr_session *lfr_session_create(struct lfr_config *cfg, u32 portid,
 	INIT_LIST_HEAD(&s->node);
 	init_waitqueue_head(&s->wq);
 	INIT_WORK(&s->notify_work, lfr_notify_fn);
+	lfr_unwind_init(&s->unwind, s->cfg.unwind_max_kb);
 
 	err = lfr_budget_charge(s, extack);
 	if (err) {

@@ -170,7 +170,10 @@ static void lfr_add_map(struct lfr_session *s, struct lfr_walk_buf *b,
 	b->maps_len += len;
 }
 
-/* Mapping records for the user pcs not yet described for this image. */
+/*
+ * Mapping records for the user pcs not yet described for this image; under
+ * the mapping lock of the thread's mm.
+ */
 static void lfr_collect_maps(struct lfr_session *s, struct lfr_walk_buf *b,
 			     const u64 *ips, u32 nr, u64 time_ns)
 {
@@ -179,9 +182,6 @@ static void lfr_collect_maps(struct lfr_session *s, struct lfr_walk_buf *b,
 	u64 image = lfr_image_hash(current);
 	u32 i;
 
-	if (!mm)
-		return;
-	mmap_read_lock(mm);
 	for (i = 0; i < nr; i++) {
 		struct vm_area_struct *vma;
 
@@ -194,7 +194,45 @@ static void lfr_collect_maps(struct lfr_session *s, struct lfr_walk_buf *b,
 		hi = vma->vm_end;
 		lfr_add_map(s, b, vma, image, time_ns);
 	}
-	mmap_read_unlock(mm);
+}
+
+/*
+ * The unwind rule of a pc: its mapping (the last one looked up is kept, as
+ * consecutive frames are mostly in one object), the table of the
+ * mapping's file, the row of the pc's file offset.  Under the mapping lock
+ * and RCU.
+ */
+struct lfr_row_cache {
+	struct lfr_session *s;
+	struct mm_struct *mm;
+	unsigned long lo, hi;		/* the mapping last looked up */
+	const struct lfr_unwind_table *t; /* its table, or NULL */
+	u64 off;			/* file offset - pc in it */
+};
+
+static enum lfr_row_found lfr_row_of(void *ctx, u64 pc,
+				     struct lfr_unwind_row *row)
+{
+	struct lfr_row_cache *c = ctx;
+	if (pc < c->lo || pc >= c->hi) {
+		struct vm_area_struct *vma = find_vma(c->mm, pc);
+
+		c->t = NULL;
+		if (!vma || vma->vm_start > pc) {
+			c->lo = 0;
+			c->hi = 0;
+			return LFR_ROW_NO_TABLE;
+		}
+		c->lo = vma->vm_start;
+		c->hi = vma->vm_end;
+		c->off = ((u64)vma->vm_pgoff << PAGE_SHIFT) - vma->vm_start;
+		if (vma->vm_file && (vma->vm_flags & VM_EXEC))
+			c->t = lfr_unwind_find(&c->s->unwind,
+					       file_inode(vma->vm_file));
+	}
+	if (!c->t)
+		return LFR_ROW_NO_TABLE;
+	return lfr_unwind_row(c->t, pc + c->off, row);
 }
 
 static u32 lfr_comm_hash(const u32 *comm, u64 exec_id)
@@ -272,13 +310,35 @@ static void lfr_walk(struct lfr_session *s, const struct lfr_walk *wk,
 		.ips = r->ips,
 	};
 
-	lfr_walk_user(&w);
+	struct lfr_row_cache rc = { .s = s, .mm = current->mm };
+	struct mm_struct *mm = current->mm;
+
+	/*
+	 * With unwind tables the walk looks up the mapping of every frame:
+	 * it runs under the mapping lock, which the mapping records need
+	 * anyway.  The reads do not fault, so holding it costs no waiting.
+	 */
+	if (!w.compat && READ_ONCE(s->unwind.nr)) {
+		mmap_read_lock(mm);
+		rcu_read_lock();
+		w.row = lfr_row_of;
+		w.row_ctx = &rc;
+		lfr_walk_user(&w);
+		rcu_read_unlock();
+	} else {
+		lfr_walk_user(&w);
+		mmap_read_lock(mm);
+	}
 	r->flags = sn->flags | w.flags;
 	r->nr_user = w.nr;
-	r->nr_words = w.compat ? 0 :
+	/* A leaf unwound by its table needs no stack words to find its caller. */
+	r->nr_words = w.compat || (w.flags & LFR_SAMPLE_F_USER_CFI) ? 0 :
 		lfr_copy_stack_words(sn->sp, r->ips + w.nr, LFR_USTACK_WORDS);
 	r->sp = sn->sp;
 	lfr_collect_maps(s, b, w.ips, w.nr, sn->time_ns);
+	mmap_read_unlock(mm);
+	if (w.frames)
+		lfr_count(s, LFR_CTR_UNWIND_FRAMES, w.frames);
 }
 
 /* A USTACK record of the walk without a stack: its ticks are lost. */
@@ -368,6 +428,8 @@ static void lfr_commit(struct lfr_session *s, struct lfr_walk *w,
 		lfr_count(s, LFR_CTR_USER_BAD_FRAME, 1);
 	if (r->flags & LFR_SAMPLE_F_USER_TRUNCATED)
 		lfr_count(s, LFR_CTR_USER_TRUNCATED, 1);
+	if (r->flags & LFR_SAMPLE_F_USER_NO_CFI)
+		lfr_count(s, LFR_CTR_USER_NO_CFI, 1);
 	if (r->flags & LFR_SAMPLE_F_COMPAT)
 		lfr_count(s, LFR_CTR_COMPAT, 1);
 out:

@@ -267,6 +267,228 @@ static void lfr_walk_prologue(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, w.nr, 1U);
 }
 
+/*
+ * Mixed walks: a fake table of rules by pc range.  pcs 0x5xxxxx have a
+ * table (rows by range), 0x4xxxxx none (frame pointers).
+ */
+struct fake_rule {
+	u64 lo, hi;
+	struct lfr_unwind_row row;
+};
+
+struct fake_rules {
+	const struct fake_rule *r;
+	int n;
+	u64 asked[16];
+	int nr_asked;
+};
+
+static enum lfr_row_found fake_row(void *ctx, u64 pc,
+				   struct lfr_unwind_row *row)
+{
+	struct fake_rules *f = ctx;
+	int i;
+
+	if (f->nr_asked < ARRAY_SIZE(f->asked))
+		f->asked[f->nr_asked++] = pc;
+	if (pc < 0x500000 || pc >= 0x600000)
+		return LFR_ROW_NO_TABLE;
+	for (i = 0; i < f->n; i++) {
+		if (pc >= f->r[i].lo && pc < f->r[i].hi) {
+			*row = f->r[i].row;
+			return row->cfa == LFR_UNWIND_CFA_NONE ?
+			       LFR_ROW_NONE : LFR_ROW_FOUND;
+		}
+	}
+	return LFR_ROW_NONE;
+}
+
+#define SP_ROW(off)	{ .cfa = LFR_UNWIND_CFA_SP, .cfa_off = (off), \
+			  .bp = LFR_UNWIND_BP_SAME }
+
+/* No frame pointer anywhere: every caller comes from its row. */
+static void lfr_walk_table_only(struct kunit *test)
+{
+	struct fake_stack *st = kunit_kzalloc(test, sizeof(*st), GFP_KERNEL);
+	static const struct fake_rule rules[] = {
+		{ 0x500000, 0x500100, SP_ROW(24) },	/* leaf: sub $16 */
+		{ 0x500100, 0x500200, SP_ROW(8) },	/* at its call */
+		{ 0x500200, 0x500300, SP_ROW(40) },
+		{ 0x500300, 0x500400,
+		  { .cfa = LFR_UNWIND_OUTERMOST } },	/* _start */
+	};
+	struct fake_rules f = { rules, ARRAY_SIZE(rules) };
+	struct lfr_uwalk w;
+	u64 ips[16];
+
+	st->mem[2] = 0x500150;		/* sp + 24 - 8 */
+	st->mem[3] = 0x500250;		/* CFA 3 words up, + 8 - 8 */
+	st->mem[8] = 0x500350;		/* CFA 4 + 40 / 8 = 9, - 1 */
+	walk_init(&w, st, ips, 16, 0xdead);	/* rbp is a plain register */
+	w.ip = 0x500010;
+	w.row = fake_row;
+	w.row_ctx = &f;
+	lfr_walk_user(&w);
+	KUNIT_EXPECT_EQ(test, w.flags, (u32)LFR_SAMPLE_F_USER_CFI);
+	KUNIT_EXPECT_EQ(test, w.nr, 4U);
+	KUNIT_EXPECT_EQ(test, w.frames, 3U);
+	KUNIT_EXPECT_EQ(test, ips[1], 0x500150ULL);
+	KUNIT_EXPECT_EQ(test, ips[2], 0x500250ULL);
+	KUNIT_EXPECT_EQ(test, ips[3], 0x500350ULL);
+	/* The leaf is looked up at its pc, callers at their call. */
+	KUNIT_EXPECT_EQ(test, f.asked[0], 0x500010ULL);
+	KUNIT_EXPECT_EQ(test, f.asked[1], 0x50014fULL);
+}
+
+/*
+ * A table frame that saved rbp, then code without a table: the frame-
+ * pointer walk goes on from the rbp the row restored.
+ */
+static void lfr_walk_table_then_fp(struct kunit *test)
+{
+	struct fake_stack *st = kunit_kzalloc(test, sizeof(*st), GFP_KERNEL);
+	static const struct fake_rule rules[] = {
+		{ 0x500000, 0x500100, { .cfa = LFR_UNWIND_CFA_SP, .cfa_off = 32,
+					.bp = LFR_UNWIND_BP_AT_CFA,
+					.bp_off = -16 } },
+	};
+	struct fake_rules f = { rules, ARRAY_SIZE(rules) };
+	struct lfr_uwalk w;
+	u64 ips[16];
+
+	st->mem[2] = at(10);		/* saved rbp at CFA - 16 */
+	st->mem[3] = 0x401100;		/* return address at CFA - 8 */
+	frame(st, 10, at(20), 0x401200);
+	frame(st, 20, 0, 0x401300);
+	walk_init(&w, st, ips, 16, 0x1234);
+	w.ip = 0x500020;
+	w.row = fake_row;
+	w.row_ctx = &f;
+	lfr_walk_user(&w);
+	KUNIT_EXPECT_EQ(test, w.flags, (u32)LFR_SAMPLE_F_USER_CFI);
+	KUNIT_EXPECT_EQ(test, w.nr, 4U);
+	KUNIT_EXPECT_EQ(test, w.frames, 1U);
+	KUNIT_EXPECT_EQ(test, ips[1], 0x401100ULL);
+	KUNIT_EXPECT_EQ(test, ips[2], 0x401200ULL);
+	KUNIT_EXPECT_EQ(test, ips[3], 0x401300ULL);
+}
+
+/*
+ * A frame-pointer leaf whose caller has a table: the caller's sp is the
+ * leaf's frame record + 16, and its rbp what the record saved.
+ */
+static void lfr_walk_fp_then_table(struct kunit *test)
+{
+	struct fake_stack *st = kunit_kzalloc(test, sizeof(*st), GFP_KERNEL);
+	static const struct fake_rule rules[] = {
+		{ 0x500000, 0x500100, SP_ROW(24) },
+		{ 0x500100, 0x500200, { .cfa = LFR_UNWIND_CFA_BP, .cfa_off = 16,
+					.bp = LFR_UNWIND_BP_AT_CFA,
+					.bp_off = -16 } },
+	};
+	struct fake_rules f = { rules, ARRAY_SIZE(rules) };
+	struct lfr_uwalk w;
+	u64 ips[16];
+
+	frame(st, 4, at(12), 0x500050);	/* the leaf's record */
+	st->mem[8] = 0x500150;		/* CFA = at(6) + 24 = at(9) */
+	st->mem[12] = 0;		/* CFA = at(12) + 16: saved rbp, */
+	st->mem[13] = 0x401900;		/* return address */
+	walk_init(&w, st, ips, 16, at(4));
+	w.ip = 0x401000;
+	w.row = fake_row;
+	w.row_ctx = &f;
+	lfr_walk_user(&w);
+	KUNIT_EXPECT_EQ(test, w.flags, 0U);
+	KUNIT_EXPECT_EQ(test, w.nr, 4U);
+	KUNIT_EXPECT_EQ(test, w.frames, 2U);
+	KUNIT_EXPECT_EQ(test, ips[1], 0x500050ULL);
+	KUNIT_EXPECT_EQ(test, ips[2], 0x500150ULL);
+	KUNIT_EXPECT_EQ(test, ips[3], 0x401900ULL);
+}
+
+/* No rule for a pc in an object that has a table: flagged, never guessed. */
+static void lfr_walk_table_no_rule(struct kunit *test)
+{
+	struct fake_stack *st = kunit_kzalloc(test, sizeof(*st), GFP_KERNEL);
+	static const struct fake_rule rules[] = {
+		{ 0x500000, 0x500100, SP_ROW(8) },
+		{ 0x500100, 0x500200, { .cfa = LFR_UNWIND_CFA_NONE } },
+	};
+	struct fake_rules f = { rules, ARRAY_SIZE(rules) };
+	struct lfr_uwalk w;
+	u64 ips[16];
+
+	st->mem[0] = 0x500150;
+	frame(st, 4, 0, 0x401100);	/* a frame record a guess would use */
+	walk_init(&w, st, ips, 16, at(4));
+	w.ip = 0x500000;
+	w.row = fake_row;
+	w.row_ctx = &f;
+	lfr_walk_user(&w);
+	KUNIT_EXPECT_EQ(test, w.nr, 2U);
+	KUNIT_EXPECT_EQ(test, w.flags, (u32)(LFR_SAMPLE_F_USER_CFI |
+					     LFR_SAMPLE_F_USER_NO_CFI));
+
+	/* The leaf itself without a rule: only the pc. */
+	walk_init(&w, st, ips, 16, at(4));
+	w.ip = 0x500150;
+	w.row = fake_row;
+	w.row_ctx = &f;
+	lfr_walk_user(&w);
+	KUNIT_EXPECT_EQ(test, w.nr, 1U);
+	KUNIT_EXPECT_EQ(test, w.flags, (u32)LFR_SAMPLE_F_USER_NO_CFI);
+}
+
+/* Rows that would not move up the stack, a fault, the depth cap. */
+static void lfr_walk_table_bad(struct kunit *test)
+{
+	struct fake_stack *st = kunit_kzalloc(test, sizeof(*st), GFP_KERNEL);
+	static const struct fake_rule rules[] = {
+		{ 0x500000, 0x500100, { .cfa = LFR_UNWIND_CFA_BP, .cfa_off = 16,
+					.bp = LFR_UNWIND_BP_SAME } },
+		{ 0x500100, 0x500200, SP_ROW(8) },
+	};
+	struct fake_rules f = { rules, ARRAY_SIZE(rules) };
+	struct lfr_uwalk w;
+	u64 ips[16];
+
+	/* CFA = rbp + 16 below sp. */
+	walk_init(&w, st, ips, 16, at(4) - 64);
+	w.ip = 0x500000;
+	w.row = fake_row;
+	w.row_ctx = &f;
+	lfr_walk_user(&w);
+	KUNIT_EXPECT_EQ(test, w.nr, 1U);
+	KUNIT_EXPECT_EQ(test, w.flags, (u32)(LFR_SAMPLE_F_USER_CFI |
+					     LFR_SAMPLE_F_USER_BAD_FRAME));
+
+	/* A return address outside the stack's readable memory. */
+	walk_init(&w, st, ips, 16, 0);
+	w.sp = at(STK_WORDS);
+	w.ip = 0x500150;
+	w.row = fake_row;
+	w.row_ctx = &f;
+	lfr_walk_user(&w);
+	KUNIT_EXPECT_EQ(test, w.nr, 1U);
+	KUNIT_EXPECT_EQ(test, w.flags, (u32)(LFR_SAMPLE_F_USER_CFI |
+					     LFR_SAMPLE_F_USER_FAULT));
+
+	/* Each frame returns into the next row's code: the cap ends it. */
+	memset(st->mem, 0, sizeof(st->mem));
+	st->mem[0] = 0x500151;
+	st->mem[1] = 0x500152;
+	st->mem[2] = 0x500153;
+	walk_init(&w, st, ips, 3, 0);
+	w.ip = 0x500150;
+	w.row = fake_row;
+	w.row_ctx = &f;
+	lfr_walk_user(&w);
+	KUNIT_EXPECT_EQ(test, w.nr, 3U);
+	KUNIT_EXPECT_EQ(test, w.flags, (u32)(LFR_SAMPLE_F_USER_CFI |
+					     LFR_SAMPLE_F_USER_TRUNCATED));
+}
+
 static struct kunit_case lfr_frame_cases[] = {
 	KUNIT_CASE(lfr_walk_prologue),
 	KUNIT_CASE(lfr_walk_complete),
@@ -277,6 +499,11 @@ static struct kunit_case lfr_frame_cases[] = {
 	KUNIT_CASE(lfr_walk_zero_return),
 	KUNIT_CASE(lfr_walk_fault),
 	KUNIT_CASE(lfr_walk_compat),
+	KUNIT_CASE(lfr_walk_table_only),
+	KUNIT_CASE(lfr_walk_table_then_fp),
+	KUNIT_CASE(lfr_walk_fp_then_table),
+	KUNIT_CASE(lfr_walk_table_no_rule),
+	KUNIT_CASE(lfr_walk_table_bad),
 	{}
 };
 

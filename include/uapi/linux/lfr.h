@@ -23,7 +23,8 @@
  *
  * LFR_CMD_START: start a session.  Reply: LFR_CMD_START with
  *   LFR_A_SESSION_ID, LFR_A_STATE, LFR_A_PERIOD_NS, LFR_A_USER_STACK_DEPTH,
- *   LFR_A_RING_PAGES, LFR_A_WAKEUP_BYTES, LFR_A_NR_CPU_IDS and the
+ *   LFR_A_RING_PAGES, LFR_A_WAKEUP_BYTES, LFR_A_NR_CPU_IDS,
+ *   LFR_A_UNWIND_MAX_KB and the
  *   LFR_A_KERNEL_STACK / LFR_A_DETACHED flags (the effective values).
  *   LFR_A_PERIOD_NS         u64   sampling period in ns of thread CPU time
  *                                 (10000 .. 10000000000).
@@ -145,7 +146,7 @@
  *   when the inode's ctime is no longer the header's (the file changed
  *   after the table was built); EBADF for a bad descriptor; EINVAL for an
  *   object that is not a regular file or a malformed table (the message
- *   names the first bad row); EFBIG for a table larger than the cap;
+ *   says what is wrong); EFBIG for a table larger than the cap;
  *   ENOENT for no such session, ESRCH when it is not running.
  *
  * LFR_CMD_NOTIFY: sent by the kernel to LFR_GENL_MCGRP, never accepted.

@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lfr: unwind-table rows.  Pure logic, run on the tables user space hands
+ * over (checked once, when they arrive) and by every walk (the search).
+ */
+#include <linux/errno.h>
+#include <linux/time64.h>
+#include "unwind_rows.h"
+
+static const char *lfr_unwind_row_bad(const struct lfr_unwind_row *r)
+{
+	if (r->cfa >= __LFR_UNWIND_CFA_MAX)
+		return "unknown CFA rule";
+	if (r->bp >= __LFR_UNWIND_BP_MAX)
+		return "unknown rbp rule";
+	if (r->cfa != LFR_UNWIND_CFA_SP && r->cfa != LFR_UNWIND_CFA_BP)
+		return NULL;
+	if (r->cfa_off & 7)
+		return "CFA offset not a multiple of 8";
+	if (r->cfa == LFR_UNWIND_CFA_SP && r->cfa_off < 8)
+		return "CFA below the return address";
+	if (r->bp == LFR_UNWIND_BP_AT_CFA && ((r->bp_off & 7) || r->bp_off >= 0))
+		return "rbp not saved below the CFA in a word";
+	return NULL;
+}
+
+int lfr_unwind_rows_check(const struct lfr_unwind_hdr *h,
+			  const struct lfr_unwind_row *rows, u32 nr,
+			  s64 *bad_row, const char **why)
+{
+	u32 i;
+
+	*bad_row = -1;
+	if (h->magic != LFR_UNWIND_MAGIC || h->version != LFR_UNWIND_VERSION) {
+		*why = "not an lfr unwind table of this version";
+		return -EINVAL;
+	}
+	if (h->reserved || h->reserved2 || h->ctime_nsec >= NSEC_PER_SEC) {
+		*why = "reserved header fields must be 0";
+		return -EINVAL;
+	}
+	if (!h->nr_rows || h->nr_rows > LFR_UNWIND_MAX_ROWS ||
+	    h->nr_rows != nr) {
+		*why = "row count out of range or not the table's size";
+		return -EINVAL;
+	}
+	for (i = 0; i < nr; i++) {
+		*why = lfr_unwind_row_bad(&rows[i]);
+		if (!*why && i && rows[i].start <= rows[i - 1].start)
+			*why = "rows not sorted by start, strictly increasing";
+		if (*why) {
+			*bad_row = i;
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+enum lfr_row_found lfr_unwind_rows_find(const struct lfr_unwind_row *rows,
+					u32 nr, u64 off,
+					struct lfr_unwind_row *out)
+{
+	u32 lo = 0, hi = nr;
+
+	if (!nr || off < rows[0].start)
+		return LFR_ROW_NONE;
+	/* rows[lo].start <= off < rows[hi].start, rows[nr] being past all */
+	while (hi - lo > 1) {
+		u32 mid = lo + (hi - lo) / 2;
+
+		if (rows[mid].start <= off)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	*out = rows[lo];
+	return out->cfa == LFR_UNWIND_CFA_NONE ? LFR_ROW_NONE : LFR_ROW_FOUND;
+}

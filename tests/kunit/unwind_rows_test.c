@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: GPL-2.0
+/* KUnit: checking unwind tables from user space and finding their rows. */
+#include <kunit/test.h>
+#include "../../kmod/unwind_rows.c"
+
+static const struct lfr_unwind_row good_rows[] = {
+	{ .start = 0x1000, .cfa = LFR_UNWIND_CFA_SP, .cfa_off = 8 },
+	{ .start = 0x1001, .cfa = LFR_UNWIND_CFA_SP, .cfa_off = 16,
+	  .bp = LFR_UNWIND_BP_AT_CFA, .bp_off = -16 },
+	{ .start = 0x1004, .cfa = LFR_UNWIND_CFA_BP, .cfa_off = 16,
+	  .bp = LFR_UNWIND_BP_AT_CFA, .bp_off = -16 },
+	{ .start = 0x1020, .cfa = LFR_UNWIND_CFA_NONE },
+	{ .start = 0x1100, .cfa = LFR_UNWIND_OUTERMOST,
+	  .bp = LFR_UNWIND_BP_UNDEFINED },
+	{ .start = 0x1110, .cfa = LFR_UNWIND_CFA_NONE },
+};
+
+static struct lfr_unwind_hdr hdr_of(u32 nr)
+{
+	struct lfr_unwind_hdr h = {
+		.magic = LFR_UNWIND_MAGIC,
+		.version = LFR_UNWIND_VERSION,
+		.nr_rows = nr,
+		.ctime_sec = 1700000000,
+		.ctime_nsec = 5,
+	};
+
+	return h;
+}
+
+static void lfr_unwind_rows_good(struct kunit *test)
+{
+	struct lfr_unwind_hdr h = hdr_of(ARRAY_SIZE(good_rows));
+	const char *why = NULL;
+	s64 bad;
+
+	KUNIT_EXPECT_EQ(test, lfr_unwind_rows_check(&h, good_rows,
+						    ARRAY_SIZE(good_rows),
+						    &bad, &why), 0);
+}
+
+/* Each defect is refused, and the first bad row is the one named. */
+static void lfr_unwind_rows_bad(struct kunit *test)
+{
+	static const struct {
+		int row;
+		struct lfr_unwind_row r;
+	} cases[] = {
+		{ 1, { .start = 0x1001, .cfa = __LFR_UNWIND_CFA_MAX } },
+		{ 1, { .start = 0x1001, .cfa = LFR_UNWIND_CFA_SP,
+		       .cfa_off = 8, .bp = __LFR_UNWIND_BP_MAX } },
+		{ 1, { .start = 0x1001, .cfa = LFR_UNWIND_CFA_SP,
+		       .cfa_off = 12 } },
+		{ 1, { .start = 0x1001, .cfa = LFR_UNWIND_CFA_SP,
+		       .cfa_off = 0 } },
+		{ 1, { .start = 0x1001, .cfa = LFR_UNWIND_CFA_BP,
+		       .cfa_off = 16, .bp = LFR_UNWIND_BP_AT_CFA,
+		       .bp_off = 8 } },
+		{ 1, { .start = 0x1001, .cfa = LFR_UNWIND_CFA_BP,
+		       .cfa_off = 16, .bp = LFR_UNWIND_BP_AT_CFA,
+		       .bp_off = -12 } },
+		{ 1, { .start = 0x1000, .cfa = LFR_UNWIND_CFA_SP,
+		       .cfa_off = 8 } },		/* not increasing */
+		{ 1, { .start = 0x0fff, .cfa = LFR_UNWIND_CFA_SP,
+		       .cfa_off = 8 } },
+	};
+	struct lfr_unwind_row rows[ARRAY_SIZE(good_rows)];
+	struct lfr_unwind_hdr h;
+	const char *why;
+	s64 bad;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		memcpy(rows, good_rows, sizeof(rows));
+		rows[cases[i].row] = cases[i].r;
+		h = hdr_of(ARRAY_SIZE(rows));
+		why = NULL;
+		KUNIT_EXPECT_EQ_MSG(test, lfr_unwind_rows_check(&h, rows,
+				    ARRAY_SIZE(rows), &bad, &why), -EINVAL,
+				    "case %d", i);
+		KUNIT_EXPECT_EQ_MSG(test, bad, (s64)cases[i].row, "case %d", i);
+		KUNIT_EXPECT_NOT_NULL(test, why);
+	}
+
+	/* The header: magic, version, reserved fields, the row count. */
+	h = hdr_of(ARRAY_SIZE(good_rows));
+	h.magic ^= 1;
+	KUNIT_EXPECT_EQ(test, lfr_unwind_rows_check(&h, good_rows,
+		ARRAY_SIZE(good_rows), &bad, &why), -EINVAL);
+	KUNIT_EXPECT_EQ(test, bad, -1LL);
+	h = hdr_of(ARRAY_SIZE(good_rows));
+	h.version = 2;
+	KUNIT_EXPECT_EQ(test, lfr_unwind_rows_check(&h, good_rows,
+		ARRAY_SIZE(good_rows), &bad, &why), -EINVAL);
+	h = hdr_of(ARRAY_SIZE(good_rows));
+	h.reserved2 = 1;
+	KUNIT_EXPECT_EQ(test, lfr_unwind_rows_check(&h, good_rows,
+		ARRAY_SIZE(good_rows), &bad, &why), -EINVAL);
+	h = hdr_of(ARRAY_SIZE(good_rows));
+	h.ctime_nsec = NSEC_PER_SEC;
+	KUNIT_EXPECT_EQ(test, lfr_unwind_rows_check(&h, good_rows,
+		ARRAY_SIZE(good_rows), &bad, &why), -EINVAL);
+	h = hdr_of(ARRAY_SIZE(good_rows) - 1);
+	KUNIT_EXPECT_EQ(test, lfr_unwind_rows_check(&h, good_rows,
+		ARRAY_SIZE(good_rows), &bad, &why), -EINVAL);
+	h = hdr_of(0);
+	KUNIT_EXPECT_EQ(test, lfr_unwind_rows_check(&h, good_rows, 0, &bad,
+						    &why), -EINVAL);
+}
+
+static void lfr_unwind_rows_search(struct kunit *test)
+{
+	static const struct {
+		u64 off;
+		enum lfr_row_found found;
+		u32 start;
+	} cases[] = {
+		{ 0x0fff, LFR_ROW_NONE, 0 },		/* before the first */
+		{ 0x1000, LFR_ROW_FOUND, 0x1000 },
+		{ 0x1001, LFR_ROW_FOUND, 0x1001 },
+		{ 0x1003, LFR_ROW_FOUND, 0x1001 },
+		{ 0x101f, LFR_ROW_FOUND, 0x1004 },
+		{ 0x1020, LFR_ROW_NONE, 0x1020 },	/* a gap */
+		{ 0x10ff, LFR_ROW_NONE, 0x1020 },
+		{ 0x1100, LFR_ROW_FOUND, 0x1100 },
+		{ 0x110f, LFR_ROW_FOUND, 0x1100 },
+		{ 0x1110, LFR_ROW_NONE, 0x1110 },	/* past the end */
+		{ 0xffffffffULL, LFR_ROW_NONE, 0x1110 },
+	};
+	struct lfr_unwind_row r;
+	int i, n;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		memset(&r, 0, sizeof(r));
+		KUNIT_EXPECT_EQ_MSG(test, lfr_unwind_rows_find(good_rows,
+				    ARRAY_SIZE(good_rows), cases[i].off, &r),
+				    cases[i].found, "case %d", i);
+		if (cases[i].start)
+			KUNIT_EXPECT_EQ_MSG(test, r.start, cases[i].start,
+					    "case %d", i);
+	}
+	/* Every table length, every offset: the last row at or before it. */
+	for (n = 1; n <= ARRAY_SIZE(good_rows); n++) {
+		u64 off;
+
+		for (off = 0xff0; off < 0x1120; off++) {
+			int want = -1, k;
+
+			for (k = 0; k < n; k++)
+				if (good_rows[k].start <= off)
+					want = k;
+			memset(&r, 0xff, sizeof(r));
+			if (want < 0) {
+				KUNIT_EXPECT_EQ(test, lfr_unwind_rows_find(
+					good_rows, n, off, &r), LFR_ROW_NONE);
+				continue;
+			}
+			lfr_unwind_rows_find(good_rows, n, off, &r);
+			KUNIT_EXPECT_EQ(test, r.start, good_rows[want].start);
+		}
+	}
+	KUNIT_EXPECT_EQ(test, lfr_unwind_rows_find(good_rows, 0, 0x1000, &r),
+			LFR_ROW_NONE);
+}
+
+static struct kunit_case lfr_unwind_rows_cases[] = {
+	KUNIT_CASE(lfr_unwind_rows_good),
+	KUNIT_CASE(lfr_unwind_rows_bad),
+	KUNIT_CASE(lfr_unwind_rows_search),
+	{}
+};
+
+static struct kunit_suite lfr_unwind_rows_suite = {
+	.name = "lfr_unwind_rows",
+	.test_cases = lfr_unwind_rows_cases,
+};
+
+kunit_test_suite(lfr_unwind_rows_suite);
