@@ -82,3 +82,5 @@ $GCC -O2 -fno-omit-frame-pointer -shared -fPIC -o libunw_fp.so "$src/unwind_fixt
 $GCC $uflags -fno-asynchronous-unwind-tables -g -shared -fPIC -o libunw_df.so \
 	"$src/unwind_fixture.c"
 $GCC $uflags -DUNW_MAIN -o unw_prog "$src/unwind_fixture.c"
+# A program that needs libunw.so from its own directory (DT_RUNPATH $ORIGIN).
+$GCC -O2 -o unw_needs "$src/unw_main.c" -L. -lunw -Wl,-rpath,'$ORIGIN'
