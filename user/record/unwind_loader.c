@@ -254,8 +254,8 @@ void lfr_unwind_loader_queue_mmap(struct lfr_unwind_loader *l, const struct lfr_
 {
 	size_t max;
 
-	if (!(m->flags & LFR_MMAP_F_EXEC) || (m->flags & LFR_MMAP_F_ANON) || !m->ino ||
-	    m->hdr.size <= sizeof(*m))
+	if (m->hdr.size <= sizeof(*m) || !(m->flags & LFR_MMAP_F_EXEC) ||
+	    (m->flags & LFR_MMAP_F_ANON) || !m->ino)
 		return;
 	max = m->hdr.size - sizeof(*m);
 	if (m->path[0] != '/')
