@@ -204,6 +204,27 @@ static void add_ustack(struct env *e, uint64_t walk, uint32_t ticks, uint64_t le
 	assert_int_equal(lfr_recorder_add(e->rec, &u->hdr), 0);
 }
 
+/* A USTACK record with FLAGS and no stack words (as the kernel writes after unwinding by table). */
+static void add_ustack_flags(struct env *e, uint64_t walk, uint64_t leaf_pc, uint64_t ret,
+                             uint32_t flags)
+{
+	uint64_t buf[(sizeof(struct lfr_rec_ustack) + 2 * 8) / 8] = {0};
+	struct lfr_rec_ustack *u = (void *)buf;
+
+	u->hdr.type = LFR_REC_USTACK;
+	u->hdr.size = sizeof(buf);
+	u->walk_id = walk;
+	u->time_ns = e->t;
+	u->tgid = TGID;
+	u->tid = TGID;
+	u->ticks = 1;
+	u->flags = flags;
+	u->nr_user = 2;
+	u->ips[0] = leaf_pc;
+	u->ips[1] = ret;
+	assert_int_equal(lfr_recorder_add(e->rec, &u->hdr), 0);
+}
+
 static int setup(void **state)
 {
 	struct env *e = calloc(1, sizeof(*e));
@@ -382,6 +403,42 @@ static void test_chain_ending_at_thread_start_is_complete(void **state)
 	assert_int_equal(st.samples, 6);
 	assert_int_equal(st.incomplete, 3);
 	assert_int_equal(js.stack_traces, 3); /* whole; via caller; via root but truncated */
+}
+
+/*
+ * A stack the kernel unwound from an unwind table (USER_CFI) is right as it is: the leaf rule is
+ * not applied to it.  One that ended at code its table has no rule for (USER_NO_CFI) is
+ * incomplete.
+ */
+static void test_table_unwound_stacks(void **state)
+{
+	struct env *e = *state;
+	uintptr_t leaf = (uintptr_t)recorder_test_leaf, caller = (uintptr_t)recorder_test_caller;
+	struct lfr_recorder_stats st;
+
+	add_own_code_mapping(e);
+	/* after push %rbp the leaf rule needs the word at sp + 8, which is not there */
+	add_tick(e, 0xe5, 0, 0);
+	add_ustack_flags(e, 0xe5, leaf + 1, caller + 6, 0);
+	assert_int_equal(lfr_recorder_process(e->rec, false), 0);
+	lfr_recorder_get_stats(e->rec, &st);
+	assert_int_equal(st.samples, 1);
+	assert_int_equal(st.leaf_uncertain, 1);
+	add_tick(e, 0xe6, 0, 0);
+	add_ustack_flags(e, 0xe6, leaf + 1, caller + 6, LFR_SAMPLE_F_USER_CFI);
+	assert_int_equal(lfr_recorder_process(e->rec, false), 0);
+	lfr_recorder_get_stats(e->rec, &st);
+	assert_int_equal(st.samples, 2);
+	assert_int_equal(st.leaf_uncertain, 1);
+	assert_int_equal(st.leaf_inserted, 0);
+	assert_int_equal(st.incomplete, 0);
+	add_tick(e, 0xe7, 0, 0);
+	add_ustack_flags(e, 0xe7, leaf + 1, caller + 6,
+	                 LFR_SAMPLE_F_USER_CFI | LFR_SAMPLE_F_USER_NO_CFI);
+	assert_int_equal(lfr_recorder_process(e->rec, true), 0);
+	lfr_recorder_get_stats(e->rec, &st);
+	assert_int_equal(st.samples, 3);
+	assert_int_equal(st.incomplete, 1);
 }
 
 static void test_losses_account_for_every_tick(void **state)
@@ -585,6 +642,7 @@ int main(void)
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_ticks_joined_with_their_walks, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_latest_name_wins, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_table_unwound_stacks, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_naming_behind_gives_the_same_file, setup,
 	                                    teardown),
 	};

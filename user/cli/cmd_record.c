@@ -22,6 +22,7 @@
 #include "lib/cgroup.h"
 #include "lib/record.h"
 #include "record/recorder.h"
+#include "record/unwind_loader.h"
 #include "sym/sym.h"
 
 #define PROG "lfr record"
@@ -49,6 +50,9 @@ struct record {
 	size_t ncgroups;
 	/* the ring size chosen by default; ring_pages 0 with --ring-pages */
 	struct lfr_ring_size rings;
+	bool fp_only;                     /* --call-graph fp or --unwind-max 0: no unwind tables */
+	struct lfr_unwind_loader *unwind; /* the session's unwind tables, unless fp_only */
+	bool unsupported_told;            /* the module without tables was reported already */
 };
 
 static void usage(FILE *out)
@@ -80,7 +84,13 @@ static void usage(FILE *out)
 	    "as\n"
 	    "                         perf takes it, changes nothing: stacks are always recorded\n"
 	    "      --max-stack N      the same as --depth (perf's spelling)\n"
-	    "      --call-graph fp    perf's spelling of what lfr does: frame-pointer stacks\n"
+	    "      --call-graph MODE  how user stacks are walked: cfi (the default; perf's\n"
+	    "                         'dwarf' is taken for it) unwinds code without frame\n"
+	    "                         pointers from the CFI of its object (unwind tables built\n"
+	    "                         here and given to the module), fp by frame pointers only\n"
+	    "      --unwind-max SIZE  memory the module may hold unwind tables in (K, M or G;\n"
+	    "                         default 64M): past it, the least recently used go; 0 is\n"
+	    "                         --call-graph fp\n"
 	    "  -e EVENT               cpu-clock or task-clock (perf's names for CPU-time "
 	    "sampling,\n"
 	    "                         which is what lfr samples); no other event\n"
@@ -135,6 +145,8 @@ static int on_record(const struct lfr_ring *ring, const struct lfr_rec_header *h
 	struct record *r = arg;
 
 	(void)ring;
+	if (r->unwind && h->type == LFR_REC_MMAP)
+		lfr_unwind_loader_queue_mmap(r->unwind, (const struct lfr_rec_mmap *)h);
 	if (r->err)
 		return 0; /* keep consuming: the session must not stall on full rings */
 	r->err = lfr_recorder_add(r->rec, h);
@@ -255,6 +267,89 @@ static void print_rates(const struct record *r)
 	}
 }
 
+/* The unwind tables the session took, and what its walks did with them. */
+static void print_unwind(const struct record *r, const struct lfr_status *st)
+{
+	struct lfr_unwind_loader_stats us;
+	const uint64_t *v = st->total.v;
+
+	if (!r->unwind)
+		return;
+	lfr_unwind_loader_get_stats(r->unwind, &us);
+	if (us.unsupported)
+		return;
+	fprintf(stderr,
+	        "  unwind tables: %" PRIu64 " object%s, %" PRIu64 " KiB; %" PRIu64
+	        " return addresses found by them, %" PRIu64 " stacks ended in code without CFI",
+	        us.tables, us.tables == 1 ? "" : "s", (us.bytes + 1023) / 1024,
+	        v[LFR_CTR_UNWIND_FRAMES], v[LFR_CTR_USER_NO_CFI]);
+	if (v[LFR_CTR_UNWIND_EVICTED])
+		fprintf(stderr, ", %" PRIu64 " dropped for --unwind-max",
+		        v[LFR_CTR_UNWIND_EVICTED]);
+	fputc('\n', stderr);
+}
+
+/* What went wrong with unwind tables: never fatal, said once; failures at the end. */
+static void warn_unwind(struct record *r, bool at_end)
+{
+	struct lfr_unwind_loader_stats us;
+	uint64_t missing;
+
+	if (!r->unwind)
+		return;
+	lfr_unwind_loader_get_stats(r->unwind, &us);
+	if (us.unsupported && !r->unsupported_told) {
+		fprintf(stderr,
+		        "%s: warning: the loaded lfr module has no unwind tables (%s): user stacks "
+		        "are walked by frame pointers only\n  hint: load a newer lfr.ko, or say "
+		        "--call-graph fp\n",
+		        PROG, us.unsupported_why);
+		r->unsupported_told = true;
+	}
+	missing = us.failed + us.dropped;
+	if (at_end && missing && !us.unsupported)
+		fprintf(stderr,
+		        "%s: warning: no unwind table for %" PRIu64 " object%s (frame pointers "
+		        "there): %s%s\n",
+		        PROG, missing, missing == 1 ? "" : "s",
+		        us.failed ? us.first_failure : "more objects than the queue holds",
+		        us.failed > 1 || us.dropped ? ", ..." : "");
+}
+
+static int unwind_add(void *arg, int object_fd, const struct lfr_unwind_table *t,
+                      struct lfr_error *e)
+{
+	struct record *r = arg;
+
+	return lfr_ctl_unwind_add(&r->run.ctl, r->run.info.id, object_fd, &t->hdr, t->rows, e);
+}
+
+/*
+ * Once the session runs: the tables of the command's objects before it runs (so that its first
+ * samples have them), the objects of the -p/-t processes queued; objects mapped later come with
+ * their MMAP records.  A system-wide or cgroup recording loads what its samples hit that way.
+ */
+static void on_started(struct cli_runner *run, char **cmd)
+{
+	struct record *r = run->arg;
+	char err[512];
+
+	if (r->fp_only || lfr_unwind_loader_new(&r->unwind, unwind_add, r))
+		return;
+	if (cmd)
+		lfr_unwind_loader_load_program(r->unwind, cmd[0], err, sizeof(err));
+	warn_unwind(r, false);
+	for (size_t i = 0; i < run->ntgids; i++)
+		if ((pid_t)run->tgids[i] != run->child) /* not exec'd yet: this program */
+			lfr_unwind_loader_queue_process(r->unwind, run->tgids[i]);
+	for (size_t i = 0; i < run->ntids; i++)
+		lfr_unwind_loader_queue_process(r->unwind, run->tids[i]);
+	if (lfr_unwind_loader_start(r->unwind, r->repository ? 0 : 19)) {
+		lfr_unwind_loader_free(r->unwind);
+		r->unwind = NULL;
+	}
+}
+
 static void print_summary(struct record *r, const struct lfr_status *st, double secs,
                           const struct lfr_jfr_stats *js)
 {
@@ -284,13 +379,14 @@ static void print_summary(struct record *r, const struct lfr_status *st, double 
 	if (rs.incomplete)
 		fprintf(stderr,
 		        "  %" PRIu64 " stacks incomplete (depth limit, unreadable stack, or code "
-		        "without frame pointers short of the thread's start)\n",
+		        "without frame pointers or CFI short of the thread's start)\n",
 		        rs.incomplete);
 	if (rs.frames)
 		fprintf(stderr, "  %" PRIu64 " of %" PRIu64 " frames named\n",
 		        rs.frames - rs.unnamed, rs.frames);
 	fprintf(stderr, "  %" PRIu64 " process%s, %" PRIu64 " threads started, %" PRIu64 " ended\n",
 	        rs.processes, rs.processes == 1 ? "" : "es", rs.thread_starts, rs.thread_ends);
+	print_unwind(r, st);
 	print_rates(r);
 	if (r->rings.ring_pages)
 		fprintf(stderr,
@@ -333,6 +429,7 @@ static int parse(struct record *r, int argc, char **argv, char ***cmd)
 		O_REPOSITORY,
 		O_MAX_AGE,
 		O_MAX_SIZE,
+		O_UNWIND_MAX,
 	};
 	static const struct option opts[] = {
 	    {"freq", required_argument, NULL, 'F'},
@@ -341,6 +438,7 @@ static int parse(struct record *r, int argc, char **argv, char ***cmd)
 	    {"depth", required_argument, NULL, 'g'},
 	    {"max-stack", required_argument, NULL, 'g'},
 	    {"call-graph", required_argument, NULL, O_CALL_GRAPH},
+	    {"unwind-max", required_argument, NULL, O_UNWIND_MAX},
 	    {"kernel-stacks", no_argument, NULL, 'k'},
 	    {"pid", required_argument, NULL, 'p'},
 	    {"tid", required_argument, NULL, 't'},
@@ -363,7 +461,8 @@ static int parse(struct record *r, int argc, char **argv, char ***cmd)
 	};
 	struct cli_runner *run = &r->run;
 	const char *output = NULL;
-	uint64_t v;
+	bool unwind_max_set = false;
+	uint64_t v, unwind_max = 0;
 	int c, li = -1;
 
 	/* "+:": stop at the command; report a missing argument as ':' (a bare -g is perf's) */
@@ -408,14 +507,25 @@ static int parse(struct record *r, int argc, char **argv, char ***cmd)
 			run->start.user_depth = (uint32_t)v;
 			break;
 		case O_CALL_GRAPH:
-			if (strcmp(optarg, "fp")) {
-				fprintf(
-				    stderr,
-				    "%s: --call-graph: '%s': lfr walks frame pointers (fp), in the "
-				    "sampled thread itself\n",
-				    PROG, optarg);
+			/* perf's "dwarf[,SIZE]" copies stacks; lfr's walk reads the same CFI */
+			if (!strcmp(optarg, "fp")) {
+				r->fp_only = true;
+			} else if (!strcmp(optarg, "cfi") || !strcmp(optarg, "dwarf") ||
+			           !strncmp(optarg, "dwarf,", 6)) {
+				r->fp_only = false;
+			} else {
+				fprintf(stderr,
+				        "%s: --call-graph: '%s': cfi (the default; perf's 'dwarf') "
+				        "unwinds by the objects' CFI, fp by frame pointers only\n",
+				        PROG, optarg);
 				return LFR_EXIT_USAGE;
 			}
+			break;
+		case O_UNWIND_MAX:
+			if (cli_parse_size(PROG, "--unwind-max", optarg, 0,
+			                   (uint64_t)LFR_MAX_UNWIND_MAX_KB << 10, &unwind_max) < 0)
+				return LFR_EXIT_USAGE;
+			unwind_max_set = true;
 			break;
 		case 'e':
 			if (strcmp(optarg, "cpu-clock") && strcmp(optarg, "task-clock")) {
@@ -570,6 +680,16 @@ static int parse(struct record *r, int argc, char **argv, char ***cmd)
 		if (cap && r->jfr_opts.max_chunk_bytes > cap)
 			r->jfr_opts.max_chunk_bytes = cap < 64 << 10 ? 64 << 10 : cap;
 	}
+	if (r->fp_only && unwind_max) {
+		fprintf(stderr,
+		        "%s: --unwind-max sizes the tables of --call-graph cfi; fp has none\n",
+		        PROG);
+		return LFR_EXIT_USAGE;
+	}
+	if (unwind_max_set && !unwind_max)
+		r->fp_only = true;
+	run->start.no_unwind = r->fp_only;
+	run->start.unwind_max_kb = (uint32_t)((unwind_max + 1023) >> 10);
 	if (run->start.freq_hz && run->start.period_ns) {
 		fprintf(stderr, "%s: give -F or -c (--period), not both\n", PROG);
 		return LFR_EXIT_USAGE;
@@ -620,6 +740,8 @@ static int open_outputs(struct record *r)
 /* An unpublished writer leaves the file that was at -o (if any) as it was. */
 static void close_outputs(struct record *r)
 {
+	lfr_unwind_loader_free(r->unwind); /* before the control socket it uses closes */
+	r->unwind = NULL;
 	lfr_recorder_free(r->rec);
 	lfr_sym_free(r->sym);
 	lfr_jfr_abandon(r->w);
@@ -637,6 +759,7 @@ int cmd_record(int argc, char **argv)
 
 	r.run.on_record = on_record;
 	r.run.on_tick = on_tick;
+	r.run.on_started = on_started;
 	r.run.arg = &r;
 	r.run.start.jitter_pct = -1;
 	if ((ret = parse(&r, argc, argv, &cmd))) {
@@ -669,6 +792,9 @@ int cmd_record(int argc, char **argv)
 		                            !r.repository);
 	if (!r.err)
 		ret = cli_runner_loop(&r.run);
+	/* the loader's requests share the control socket the stop goes through */
+	if (r.unwind)
+		lfr_unwind_loader_stop(r.unwind);
 	if (!ret)
 		ret = cli_runner_finish(&r.run, &st);
 	if (!r.err)
@@ -695,6 +821,8 @@ int cmd_record(int argc, char **argv)
 		} else if (!r.quiet) {
 			print_summary(&r, &st, secs, &js);
 		}
+		if (!ret)
+			warn_unwind(&r, true);
 		r.w = NULL;
 	}
 	lfr_status_free(&st);

@@ -131,7 +131,14 @@ int cli_runner_start(struct cli_runner *r, char **cmd)
 	 */
 	if (cmd)
 		r->start.follow_children = true;
-	if (lfr_ctl_start(&r->ctl, &r->start, &r->info, &e) < 0) {
+	ret = lfr_ctl_start(&r->ctl, &r->start, &r->info, &e);
+	if (ret < 0 && r->start.no_unwind && e.code == EINVAL &&
+	    e.bad_attr == LFR_A_UNWIND_MAX_KB) {
+		/* a module without unwind tables walks frame pointers only anyway */
+		r->start.no_unwind = false;
+		ret = lfr_ctl_start(&r->ctl, &r->start, &r->info, &e);
+	}
+	if (ret < 0) {
 		if (go_fd >= 0)
 			close(go_fd); /* the held command exits without running */
 		return cli_fail(r->prog, &e);
@@ -148,6 +155,8 @@ int cli_runner_start(struct cli_runner *r, char **cmd)
 		return ret;
 	}
 	r->rings_open = true;
+	if (r->on_started)
+		r->on_started(r, cmd);
 	if (go_fd >= 0) {
 		if (write(go_fd, "g", 1) != 1)
 			fprintf(stderr, "%s: could not release the command: %s\n", r->prog,

@@ -32,6 +32,8 @@ struct cli_runner {
 	struct lfr_ctl
 	    *monitor; /* a socket of the module's notifications to wait on too, or NULL */
 	void (*on_wake)(struct cli_runner *r); /* after every read of the rings (may be NULL) */
+	/* once the session runs, before the command is released to exec (may be NULL) */
+	void (*on_started)(struct cli_runner *r, char **cmd);
 	void *arg;
 
 	/* state */
@@ -47,7 +49,8 @@ struct cli_runner {
 extern volatile sig_atomic_t cli_runner_interrupted;
 
 /*
- * Spawns CMD (may be NULL), starts the session, maps the rings, releases CMD.  Exit status or 0.
+ * Spawns CMD (may be NULL), starts the session, maps the rings, calls on_started, releases CMD.
+ * Exit status or 0.
  * With start.detached (and no CMD) it only starts the session, which runs on after the process.
  */
 int cli_runner_start(struct cli_runner *r, char **cmd);

@@ -1,10 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
-/* START, STOP, STATUS and state-change notifications of the "lfr" generic netlink family. */
+/*
+ * START, STOP, STATUS, UNWIND_ADD and state-change notifications of the "lfr" generic netlink
+ * family.
+ */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "lib/control.h"
 
@@ -41,6 +46,11 @@ static const char *const counter_names[LFR_CTR_MAX + 1] = {
     [LFR_CTR_RECORDS_USTACK] = "records_ustack",
     [LFR_CTR_WORK_SWITCHED] = "work_switched",
     [LFR_CTR_SWITCH_NO_SLOT] = "switch_no_slot",
+    [LFR_CTR_UNWIND_FRAMES] = "unwind_frames",
+    [LFR_CTR_USER_NO_CFI] = "user_no_cfi",
+    [LFR_CTR_UNWIND_TABLES] = "unwind_tables",
+    [LFR_CTR_UNWIND_BYTES] = "unwind_bytes",
+    [LFR_CTR_UNWIND_EVICTED] = "unwind_evicted",
     [LFR_CTR_LOST_FIRST] = "lost_unspec",
     [LFR_CTR_LOST_RING_FULL] = "lost_ring_full",
     [LFR_CTR_LOST_NO_THREAD_SLOT] = "lost_no_thread_slot",
@@ -106,6 +116,9 @@ static const char *const attr_names[LFR_A_MAX + 1] = {
     [LFR_A_CPU] = "cpu",
     [LFR_A_CPU_ID] = "cpu_id",
     [LFR_A_SESSIONS] = "sessions",
+    [LFR_A_UNWIND_MAX_KB] = "unwind_max_kb",
+    [LFR_A_UNWIND_OBJECT_FD] = "unwind_object_fd",
+    [LFR_A_UNWIND_TABLE_FD] = "unwind_table_fd",
 };
 
 static const char *const target_names[LFR_TARGET_A_MAX + 1] = {
@@ -463,6 +476,8 @@ int lfr_ctl_start(struct lfr_ctl *c, const struct lfr_start_opts *o, struct lfr_
 		mnl_attr_put_u32(nlh, LFR_A_MAX_THREADS, o->max_threads);
 	if (o->jitter_pct >= 0)
 		mnl_attr_put_u32(nlh, LFR_A_JITTER_PCT, (uint32_t)o->jitter_pct);
+	if (o->unwind_max_kb || o->no_unwind)
+		mnl_attr_put_u32(nlh, LFR_A_UNWIND_MAX_KB, o->no_unwind ? 0 : o->unwind_max_kb);
 	nest = mnl_attr_nest_start(nlh, LFR_A_TARGETS);
 	if (o->system)
 		mnl_attr_put(nlh, LFR_TARGET_A_SYSTEM, 0, NULL);
@@ -575,6 +590,68 @@ int lfr_ctl_wait_stopped(struct lfr_ctl *c, uint32_t session, int timeout_ms, st
 		lfr_status_free(st);
 		nanosleep(&pause, NULL);
 	}
+}
+
+/* ---- unwind tables ---- */
+
+/* Writes len bytes at off, whatever the size of each write. */
+static int write_all(int fd, const void *buf, size_t len, off_t off)
+{
+	for (size_t done = 0; done < len;) {
+		ssize_t n = pwrite(fd, (const char *)buf + done, len - done, off + (off_t)done);
+
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		done += (size_t)n;
+	}
+	return 0;
+}
+
+/* The table in a memfd: what the kernel reads it from (a netlink message would cap its size). */
+static int table_memfd(const struct lfr_unwind_hdr *hdr, const struct lfr_unwind_row *rows)
+{
+	int fd = memfd_create("lfr-unwind", MFD_CLOEXEC), err;
+
+	if (fd < 0)
+		return -errno;
+	err = write_all(fd, hdr, sizeof(*hdr), 0);
+	if (!err)
+		err = write_all(fd, rows, (size_t)hdr->nr_rows * sizeof(*rows), sizeof(*hdr));
+	if (err) {
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+int lfr_ctl_unwind_add(struct lfr_ctl *c, uint32_t session, int object_fd,
+                       const struct lfr_unwind_hdr *hdr, const struct lfr_unwind_row *rows,
+                       struct lfr_error *e)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh;
+	int fd = table_memfd(hdr, rows), ret;
+
+	if (fd < 0) {
+		lfr_error_set(e, -fd, "UNWIND_ADD");
+		snprintf(e->msg, sizeof(e->msg), "cannot write the table to a memfd: %s",
+		         strerror(-fd));
+		lfr_error_default_hint(e);
+		return fd;
+	}
+	nlh = lfr_genl_msg(&c->genl, buf, LFR_CMD_UNWIND_ADD, 0);
+	mnl_attr_put_u32(nlh, LFR_A_SESSION_ID, session);
+	mnl_attr_put_u32(nlh, LFR_A_UNWIND_OBJECT_FD, (uint32_t)object_fd);
+	mnl_attr_put_u32(nlh, LFR_A_UNWIND_TABLE_FD, (uint32_t)fd);
+	ret = request(c, nlh, "UNWIND_ADD", NULL, NULL, e);
+	close(fd);
+	if (ret == 0)
+		return 0;
+	if (e->code == EOPNOTSUPP)
+		snprintf(e->hint, sizeof(e->hint),
+		         "the loaded lfr module predates unwind tables: stacks are walked by frame "
+		         "pointers only; load a newer lfr.ko");
+	return e->code ? -e->code : -EIO;
 }
 
 /* ---- notifications ---- */

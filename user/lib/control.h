@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Session control over the "lfr" generic netlink family: START, STOP, STATUS and the "events"
- * multicast group.  Every failure fills a struct lfr_error with the kernel's extack message
- * verbatim and a hint of what to do.
+ * Session control over the "lfr" generic netlink family: START, STOP, STATUS, UNWIND_ADD and the
+ * "events" multicast group.  Every failure fills a struct lfr_error with the kernel's extack
+ * message verbatim and a hint of what to do.
  *
  * A session started without detached stops when the lfr_ctl that started it is closed (the kernel
  * stops it when the netlink socket goes away), so keep it open for as long as you record.
@@ -41,7 +41,9 @@ struct lfr_start_opts {
 	size_t ntids;
 	const uint64_t *cgroup_ids; /* cgroup v2 ids (lfr_cgroup_resolve) */
 	size_t ncgroups;
-	bool follow_children; /* children of target threads become targets */
+	bool follow_children;   /* children of target threads become targets */
+	uint32_t unwind_max_kb; /* memory for unwind tables, KiB; 0: the module's default */
+	bool no_unwind;         /* no unwind tables (LFR_A_UNWIND_MAX_KB 0): frame pointers only */
 };
 
 /* What START and STATUS report about a session. */
@@ -100,6 +102,17 @@ int lfr_ctl_stop(struct lfr_ctl *c, int64_t session, struct lfr_session_info *ou
  */
 int lfr_ctl_abandon(struct lfr_ctl *c, uint32_t session, struct lfr_session_info *out,
                     struct lfr_error *e);
+/*
+ * UNWIND_ADD: gives session the unwind table (hdr, then hdr->nr_rows rows; sym/unwind_table.h
+ * builds them) of the object file open at object_fd, written to a memfd for the kernel to read.
+ * Returns 0 or a negative errno, with the kernel's message in e: -EEXIST when the session has a
+ * table for that file already, -ESTALE when the file changed since the table was built,
+ * -EOPNOTSUPP from a module without unwind tables.
+ */
+int lfr_ctl_unwind_add(struct lfr_ctl *c, uint32_t session, int object_fd,
+                       const struct lfr_unwind_hdr *hdr, const struct lfr_unwind_row *rows,
+                       struct lfr_error *e);
+
 /* session < 0: the newest session.  Free with lfr_status_free. */
 int lfr_ctl_status(struct lfr_ctl *c, int64_t session, struct lfr_status *out, struct lfr_error *e);
 void lfr_status_free(struct lfr_status *s);

@@ -115,8 +115,8 @@ int lfr_record_decode(const struct lfr_rec_header *h, struct lfr_record *out, ch
 }
 
 static const char *const flag_names[LFR_SAMPLE_NFLAGS] = {
-    "in_kernel",      "compat",           "user_truncated", "user_fault",
-    "user_bad_frame", "kernel_truncated", "no_user",
+    "in_kernel",        "compat",  "user_truncated", "user_fault",  "user_bad_frame",
+    "kernel_truncated", "no_user", "user_cfi",       "user_no_cfi",
 };
 
 const char *lfr_sample_flag_name(unsigned int bit)
@@ -217,6 +217,8 @@ int lfr_accounting_reconcile(const struct lfr_accounting *a, const struct lfr_co
 	               t->v[LFR_CTR_USER_BAD_FRAME]);
 	fails += check(out, "user_truncated", "read", a->sample_flags[2], "user_truncated",
 	               t->v[LFR_CTR_USER_TRUNCATED]);
+	fails += check(out, "user_no_cfi", "read", a->sample_flags[8], "user_no_cfi",
+	               t->v[LFR_CTR_USER_NO_CFI]);
 	if (a->ticks || a->ustacks) {
 		fails += check(out, "ticks_records_read", "read", a->ticks, "records_tick",
 		               t->v[LFR_CTR_RECORDS_TICK]);

@@ -51,7 +51,7 @@ int lfr_record_decode(const struct lfr_rec_header *h, struct lfr_record *out, ch
                       size_t whylen);
 
 /* Flag bits of lfr_rec_sample.flags counted by the accounting, in bit order. */
-#define LFR_SAMPLE_NFLAGS 7
+#define LFR_SAMPLE_NFLAGS 9
 const char *lfr_sample_flag_name(unsigned int bit);
 
 struct lfr_accounting {

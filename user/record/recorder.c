@@ -102,7 +102,7 @@ struct stack_entry {
 #define STACK_ENTRIES (3u << 14)
 #define STACK_TRUNC_FLAGS                                                                          \
 	(LFR_SAMPLE_F_USER_TRUNCATED | LFR_SAMPLE_F_USER_FAULT | LFR_SAMPLE_F_USER_BAD_FRAME |     \
-	 LFR_SAMPLE_F_KERNEL_TRUNCATED)
+	 LFR_SAMPLE_F_USER_NO_CFI | LFR_SAMPLE_F_KERNEL_TRUNCATED)
 #define STACK_IPS (1u << 21)
 
 struct lfr_recorder {
@@ -915,7 +915,10 @@ static int on_joined(void *ctx, const struct lfr_joined *j)
 	if (nu > LFR_MAX_USER_STACK_DEPTH)
 		nu = LFR_MAX_USER_STACK_DEPTH;
 	memcpy(s->ips, j->kernel_ips, nk * sizeof(uint64_t));
-	if (nu) {
+	/* The kernel unwound the leaf from its table: the chain is right, and has no words. */
+	if (nu && (j->ustack->flags & LFR_SAMPLE_F_USER_CFI)) {
+		memcpy(s->ips + nk, j->user_ips, nu * sizeof(uint64_t));
+	} else if (nu) {
 		uint32_t n = 0;
 
 		switch (lfr_sym_fix_leaf(r->sym, t->tgid, (const uint64_t *)j->user_ips, nu,

@@ -9,7 +9,6 @@
  * first pc that needs it (the symbol reader closed it), read into memory by libelf (mapped) and
  * kept with the object, without a file descriptor, for the symbolizer's lifetime.
  */
-#include <dwarf.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,12 +20,8 @@
 #include <gelf.h>
 
 #include "sym/cfi.h"
+#include "sym/cfi_rule.h"
 #include "sym/internal.h"
-
-/* DWARF register numbers of x86-64 (System V psABI). */
-#define X86_64_RBP 6
-#define X86_64_RSP 7
-#define X86_64_RA 16
 
 struct cfi {
 	Elf *elf;      /* the object's file */
@@ -78,14 +73,6 @@ static Elf *open_elf(const char *path, dev_t dev, ino_t ino, bool check)
 	return e;
 }
 
-static bool is_x86_64(Elf *e)
-{
-	GElf_Ehdr eh;
-
-	return gelf_getehdr(e, &eh) && eh.e_machine == EM_X86_64 &&
-	       eh.e_ident[EI_CLASS] == ELFCLASS64;
-}
-
 /* A debug file still describes the object when their build-ids match (checked when it was read). */
 static bool same_build_id(Elf *e, const struct elfobj *o)
 {
@@ -100,22 +87,7 @@ static bool same_build_id(Elf *e, const struct elfobj *o)
 /* Whether the file has a .debug_frame section (libdw reads DWARF only when asked). */
 static bool has_debug_frame(Elf *e)
 {
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
-
-	if (elf_getshdrstrndx(e, &shstrndx))
-		return false;
-	while ((scn = elf_nextscn(e, scn))) {
-		GElf_Shdr sh;
-		const char *name;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
-			continue;
-		name = elf_strptr(e, shstrndx, sh.sh_name);
-		if (name && !strcmp(name, ".debug_frame"))
-			return true;
-	}
-	return false;
+	return cfi_elf_section(e, ".debug_frame") != NULL;
 }
 
 static struct cfi *cfi_load(struct elfobj *o)
@@ -128,7 +100,7 @@ static struct cfi *cfi_load(struct elfobj *o)
 		c->elf = elf_memory(o->image, o->image_len);
 	else if (o->file_path && !o->debug_only)
 		c->elf = open_elf(o->file_path, o->file_dev, o->file_ino, true);
-	if (c->elf && !is_x86_64(c->elf)) {
+	if (c->elf && !cfi_elf_is_x86_64(c->elf)) {
 		cfi_free(c);
 		return NULL;
 	}
@@ -140,7 +112,7 @@ static struct cfi *cfi_load(struct elfobj *o)
 	/* The debug file's .eh_frame is empty (NOBITS); only its .debug_frame counts. */
 	if (o->debug_path) {
 		c->dbg_elf = open_elf(o->debug_path, 0, 0, false);
-		if (c->dbg_elf && is_x86_64(c->dbg_elf) && same_build_id(c->dbg_elf, o) &&
+		if (c->dbg_elf && cfi_elf_is_x86_64(c->dbg_elf) && same_build_id(c->dbg_elf, o) &&
 		    has_debug_frame(c->dbg_elf))
 			c->dbg_dw = dwarf_begin_elf(c->dbg_elf, DWARF_C_READ, NULL);
 	}
@@ -160,50 +132,6 @@ static Dwarf_Frame *row_of(struct cfi *c, uint64_t vaddr)
 	return NULL;
 }
 
-/* "CFA = reg + off" as libdw gives it (DW_OP_bregN or DW_OP_bregx); false for anything else. */
-static bool cfa_reg_off(Dwarf_Frame *fr, int *reg, int64_t *off)
-{
-	Dwarf_Op *ops;
-	size_t n;
-
-	if (dwarf_frame_cfa(fr, &ops, &n) || n != 1)
-		return false;
-	if (ops[0].atom >= DW_OP_breg0 && ops[0].atom <= DW_OP_breg31) {
-		*reg = ops[0].atom - DW_OP_breg0;
-		*off = (int64_t)ops[0].number;
-		return true;
-	}
-	if (ops[0].atom == DW_OP_bregx) {
-		*reg = (int)ops[0].number;
-		*off = (int64_t)ops[0].number2;
-		return true;
-	}
-	return false;
-}
-
-enum reg_rule { RULE_SAME, RULE_UNDEFINED, RULE_AT_CFA, RULE_OTHER };
-
-/* The rule of a register of the caller; *off is the offset from the CFA for RULE_AT_CFA. */
-static enum reg_rule reg_rule(Dwarf_Frame *fr, int reg, int64_t *off)
-{
-	Dwarf_Op mem[3], *ops;
-	size_t n;
-
-	if (dwarf_frame_register(fr, reg, mem, &ops, &n))
-		return RULE_OTHER;
-	if (!n)
-		return ops ? RULE_UNDEFINED : RULE_SAME;
-	if (n == 1 && ops[0].atom == DW_OP_call_frame_cfa) {
-		*off = 0;
-		return RULE_AT_CFA;
-	}
-	if (n == 2 && ops[0].atom == DW_OP_call_frame_cfa && ops[1].atom == DW_OP_plus_uconst) {
-		*off = (int64_t)ops[1].number;
-		return RULE_AT_CFA;
-	}
-	return RULE_OTHER;
-}
-
 /*
  * The rule itself, on one CFI row.  *slot is the index of the return address in the stack words
  * for LFR_LEAF_CALLER.
@@ -214,21 +142,21 @@ static enum lfr_leaf_rule apply(Dwarf_Frame *fr, uint64_t sp, uint64_t *slot)
 	bool signal_frame;
 	int64_t cfa_off, ra_off, rbp_off;
 	int cfa_reg;
-	enum reg_rule rbp;
+	enum cfi_rule rbp;
 
 	/* A signal frame's "caller" is the interrupted context, not a call. */
 	if (dwarf_frame_info(fr, &start, &end, &signal_frame) != X86_64_RA || signal_frame)
 		return LFR_LEAF_UNKNOWN;
-	if (!cfa_reg_off(fr, &cfa_reg, &cfa_off) ||
-	    reg_rule(fr, X86_64_RA, &ra_off) != RULE_AT_CFA || ra_off != -8)
+	if (!cfi_cfa_reg_off(fr, &cfa_reg, &cfa_off) ||
+	    cfi_reg_rule(fr, X86_64_RA, &ra_off) != CFI_RULE_AT_CFA || ra_off != -8)
 		return LFR_LEAF_UNKNOWN;
-	rbp = reg_rule(fr, X86_64_RBP, &rbp_off);
+	rbp = cfi_reg_rule(fr, X86_64_RBP, &rbp_off);
 	if (cfa_reg == X86_64_RBP) {
 		/*
 		 * push %rbp; mov %rsp,%rbp done: the return address is at rbp + 8 and the
 		 * caller's rbp at rbp, exactly where the frame-pointer walk reads them.
 		 */
-		if (cfa_off == 16 && rbp == RULE_AT_CFA && rbp_off == -16)
+		if (cfa_off == 16 && rbp == CFI_RULE_AT_CFA && rbp_off == -16)
 			return LFR_LEAF_FP_OK;
 		return LFR_LEAF_UNKNOWN;
 	}
@@ -239,7 +167,7 @@ static enum lfr_leaf_rule apply(Dwarf_Frame *fr, uint64_t sp, uint64_t *slot)
 	 * frame base, or popped again), so the walk's first step skips the caller.  A register
 	 * saved in another register or by an expression is not a case the walk can be fixed for.
 	 */
-	if (rbp != RULE_SAME && rbp != RULE_UNDEFINED && rbp != RULE_AT_CFA)
+	if (rbp != CFI_RULE_SAME && rbp != CFI_RULE_UNDEFINED && rbp != CFI_RULE_AT_CFA)
 		return LFR_LEAF_UNKNOWN;
 	if (cfa_off < 8 || (cfa_off - 8) % 8 || sp > UINT64_MAX - (uint64_t)cfa_off)
 		return LFR_LEAF_UNKNOWN;

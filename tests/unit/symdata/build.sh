@@ -73,3 +73,14 @@ objcopy --only-keep-debug libsymcfi_dbg.full.so "$dir/$(echo "$bid" | cut -c3-).
 echo "$dir/$(echo "$bid" | cut -c3-).debug" >libsymcfi_dbg.debug_path
 strip --strip-all -o libsymcfi_dbg.so libsymcfi_dbg.full.so
 rm libsymcfi_dbg.full.so
+
+# The unwind tables' fixtures: without frame pointers, with them, CFI in .debug_frame only (its
+# .eh_frame is the C runtime's empty one), and a program (whose _start is the outermost frame).
+uflags="-O2 -fomit-frame-pointer"
+$GCC $uflags -shared -fPIC -o libunw.so "$src/unwind_fixture.c"
+$GCC -O2 -fno-omit-frame-pointer -shared -fPIC -o libunw_fp.so "$src/unwind_fixture.c"
+$GCC $uflags -fno-asynchronous-unwind-tables -g -shared -fPIC -o libunw_df.so \
+	"$src/unwind_fixture.c"
+$GCC $uflags -DUNW_MAIN -o unw_prog "$src/unwind_fixture.c"
+# A program that needs libunw.so from its own directory (DT_RUNPATH $ORIGIN).
+$GCC -O2 -o unw_needs "$src/unw_main.c" -L. -lunw -Wl,-rpath,'$ORIGIN'

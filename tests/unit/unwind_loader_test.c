@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The unwind table loader (user/record/unwind_loader.h) against a fake module: which objects it
+ * builds tables for, once each, from MMAP records, process maps and a program's start; and what
+ * it does with each answer of the module.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "record/unwind_loader.h"
+#include "sym_test_util.h"
+
+/* The fake module: every table it was given, and the answer it gives next. */
+struct fake {
+	int calls;
+	int answer;
+	uint64_t rows;
+};
+
+static int fake_add(void *arg, int object_fd, const struct lfr_unwind_table *t, struct lfr_error *e)
+{
+	struct fake *f = arg;
+	struct stat st;
+
+	f->calls++;
+	assert_int_equal(fstat(object_fd, &st), 0);
+	assert_int_equal(t->hdr.magic, LFR_UNWIND_MAGIC);
+	assert_int_equal(t->hdr.ctime_sec, st.st_ctim.tv_sec);
+	f->rows += t->hdr.nr_rows;
+	if (f->answer == -EOPNOTSUPP)
+		snprintf(e->msg, sizeof(e->msg), "no such command");
+	return f->answer;
+}
+
+/* An MMAP record of the file at path as process tgid's mapping; ino_delta != 0 lies. */
+static void queue_file(struct lfr_unwind_loader *l, const char *path, uint64_t ino_delta)
+{
+	uint64_t buf[(sizeof(struct lfr_rec_mmap) + 512) / 8] = {0};
+	struct lfr_rec_mmap *m = (void *)buf;
+	struct stat st;
+
+	assert_int_equal(stat(path, &st), 0);
+	m->hdr.type = LFR_REC_MMAP;
+	m->hdr.size = sizeof(buf);
+	m->flags = LFR_MMAP_F_EXEC;
+	m->ino = st.st_ino + ino_delta;
+	m->dev_major = major(st.st_dev);
+	m->dev_minor = minor(st.st_dev);
+	snprintf(m->path, 512, "%s", path);
+	lfr_unwind_loader_queue_mmap(l, m);
+}
+
+static void test_mmap_records(void **state)
+{
+	struct fake f = {0};
+	struct lfr_unwind_loader *l;
+	struct lfr_unwind_loader_stats st;
+
+	(void)state;
+	assert_int_equal(lfr_unwind_loader_new(&l, fake_add, &f), 0);
+	assert_int_equal(lfr_unwind_loader_start(l, 0), 0);
+	queue_file(l, fixture("libunw.so"), 0);
+	queue_file(l, fixture("libunw.so"), 0); /* once */
+	queue_file(l, fixture("libunw_fp.so"), 0);
+	lfr_unwind_loader_flush(l);
+	lfr_unwind_loader_get_stats(l, &st);
+	assert_int_equal(f.calls, 2);
+	assert_int_equal(st.tables, 2);
+	assert_true(st.bytes > 2 * sizeof(struct lfr_unwind_hdr));
+	assert_int_equal(st.failed, 0);
+
+	/* a file that is no longer the mapped one (and no process to reopen it through) */
+	queue_file(l, fixture("libunw_df.so"), 1000000);
+	/* not an object */
+	queue_file(l, fixture("libsymfix.plt"), 0);
+	lfr_unwind_loader_flush(l);
+	lfr_unwind_loader_get_stats(l, &st);
+	assert_int_equal(f.calls, 2);
+	assert_int_equal(st.failed, 2);
+	assert_non_null(strstr(st.first_failure, "libunw_df.so: the file is gone or changed"));
+
+	/* the session had it already: fine */
+	f.answer = -EEXIST;
+	queue_file(l, fixture("unw_prog"), 0);
+	lfr_unwind_loader_flush(l);
+	lfr_unwind_loader_get_stats(l, &st);
+	assert_int_equal(st.present, 1);
+	assert_int_equal(st.failed, 2);
+
+	/* an old module: nothing more is tried */
+	f.answer = -EOPNOTSUPP;
+	queue_file(l, fixture("unw_needs"), 0);
+	lfr_unwind_loader_flush(l);
+	queue_file(l, fixture("libsymcfi.so"), 0);
+	lfr_unwind_loader_flush(l);
+	lfr_unwind_loader_stop(l);
+	lfr_unwind_loader_get_stats(l, &st);
+	assert_true(st.unsupported);
+	assert_string_equal(st.unsupported_why, "no such command");
+	assert_int_equal(f.calls, 4);
+	assert_int_equal(st.failed, 2);
+	lfr_unwind_loader_free(l);
+}
+
+/* A program's objects before it runs, then a running process's from its maps. */
+static void test_program_and_process(void **state)
+{
+	struct fake f = {0};
+	struct lfr_unwind_loader *l;
+	struct lfr_unwind_loader_stats st;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(lfr_unwind_loader_new(&l, fake_add, &f), 0);
+	assert_int_equal(lfr_unwind_loader_load_program(l, fixture("unw_needs"), err, sizeof(err)),
+	                 4);
+	lfr_unwind_loader_get_stats(l, &st);
+	assert_int_equal(st.tables, 4); /* the program, libunw.so, ld.so, libc */
+	assert_int_equal(
+	    lfr_unwind_loader_load_program(l, "no-such-program-here", err, sizeof(err)), -1);
+	/* this process maps libc too: queued, but tried once only */
+	assert_true(lfr_unwind_loader_queue_process(l, (uint32_t)getpid()) >= 1);
+	assert_int_equal(lfr_unwind_loader_start(l, 0), 0);
+	lfr_unwind_loader_flush(l);
+	lfr_unwind_loader_get_stats(l, &st);
+	assert_true(st.tables > 4);
+	assert_int_equal(f.calls, (int)st.tables);
+	assert_int_equal(lfr_unwind_loader_queue_process(l, 0x7ffffff0), -ENOENT);
+	lfr_unwind_loader_free(l);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_mmap_records),
+	    cmocka_unit_test(test_program_and_process),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,388 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Unwind tables for a session (unwind_loader.h): a queue, one thread, each object tried once. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "lib/hashtab.h"
+#include "record/program_objects.h"
+#include "record/unwind_loader.h"
+
+/* Objects waiting: beyond this, MMAP records are not queued (counted as dropped). */
+#define MAX_QUEUED 4096
+
+/* One object to load, as a mapping of process tgid showed it. */
+struct item {
+	struct item *next;
+	uint32_t tgid; /* 0: no process to reopen it through */
+	uint64_t start, end;
+	dev_t dev;
+	uint64_t ino;
+	char path[];
+};
+
+struct lfr_unwind_loader {
+	lfr_unwind_add_fn add;
+	void *arg;
+	struct hashtab queued; /* (dev, ino) queued or loaded: the queueing thread's */
+	struct hashtab done;   /* (dev, ino) tried: the loading side's */
+
+	pthread_mutex_t lock; /* the queue, the flags and the stats */
+	pthread_cond_t wake;  /* work queued, or stop */
+	pthread_cond_t idle;  /* the queue drained */
+	struct item *head, *tail;
+	size_t nqueued;
+	bool busy;     /* the thread is loading an item taken from the queue */
+	bool stopping; /* the thread is asked to end */
+	bool running;
+	bool gone; /* the session is no longer running: nothing more to load */
+	pthread_t thread;
+	int nice;
+	struct lfr_unwind_loader_stats st;
+};
+
+int lfr_unwind_loader_new(struct lfr_unwind_loader **out, lfr_unwind_add_fn add, void *arg)
+{
+	struct lfr_unwind_loader *l = calloc(1, sizeof(*l));
+
+	*out = NULL;
+	if (!l)
+		return -ENOMEM;
+	l->add = add;
+	l->arg = arg;
+	pthread_mutex_init(&l->lock, NULL);
+	pthread_cond_init(&l->wake, NULL);
+	pthread_cond_init(&l->idle, NULL);
+	*out = l;
+	return 0;
+}
+
+static void failed(struct lfr_unwind_loader *l, const char *path, const char *why)
+{
+	pthread_mutex_lock(&l->lock);
+	if (!l->st.failed++)
+		snprintf(l->st.first_failure, sizeof(l->st.first_failure), "%s: %s", path, why);
+	pthread_mutex_unlock(&l->lock);
+}
+
+static bool stopped(struct lfr_unwind_loader *l)
+{
+	bool s;
+
+	pthread_mutex_lock(&l->lock);
+	s = l->st.unsupported || l->gone;
+	pthread_mutex_unlock(&l->lock);
+	return s;
+}
+
+/* Builds the table of the object open at fd and hands it over, once per (device, inode). */
+static void load_fd(struct lfr_unwind_loader *l, int fd, const char *path)
+{
+	struct lfr_unwind_table t;
+	struct lfr_error e;
+	struct stat st;
+	bool fresh = false;
+	char why[512];
+	int ret;
+
+	if (fstat(fd, &st)) {
+		failed(l, path, strerror(errno));
+		return;
+	}
+	if (!hashtab_put(&l->done, st.st_dev, st.st_ino, &fresh) || !fresh || stopped(l))
+		return;
+	ret = lfr_unwind_table_build(fd, &t, why, sizeof(why));
+	if (ret) {
+		failed(l, path, why);
+		return;
+	}
+	memset(&e, 0, sizeof(e));
+	ret = l->add(l->arg, fd, &t, &e);
+	pthread_mutex_lock(&l->lock);
+	switch (ret) {
+	case 0:
+		l->st.tables++;
+		l->st.bytes += lfr_unwind_table_bytes(&t);
+		break;
+	case -EEXIST:
+		l->st.present++;
+		break;
+	case -EOPNOTSUPP:
+		l->st.unsupported = true;
+		snprintf(l->st.unsupported_why, sizeof(l->st.unsupported_why), "%s",
+		         e.msg[0] ? e.msg : strerror(-ret));
+		break;
+	case -ESRCH:
+	case -ENOENT:
+		l->gone = true; /* stopped from elsewhere: no walk will use a table */
+		break;
+	default:
+		pthread_mutex_unlock(&l->lock);
+		snprintf(why, sizeof(why), "%s", e.msg[0] ? e.msg : strerror(-ret));
+		failed(l, path, why);
+		pthread_mutex_lock(&l->lock);
+		break;
+	}
+	pthread_mutex_unlock(&l->lock);
+	lfr_unwind_table_free(&t);
+}
+
+/*
+ * Opens the file of a mapping: by its path when that is still the same file (device and inode),
+ * else through the process's map_files link (a file deleted or replaced since, or a path from
+ * another mount namespace).  The inode alone decides when the devices differ in name only (a
+ * btrfs subvolume's stat device is not its mapping's).
+ */
+static int open_item(const struct item *it)
+{
+	char mf[96];
+	struct stat st;
+	int fd = open(it->path, O_RDONLY | O_CLOEXEC), ino_fd = -1;
+
+	if (fd >= 0 && !fstat(fd, &st) && st.st_ino == it->ino) {
+		if (st.st_dev == it->dev)
+			return fd;
+		ino_fd = fd;
+	} else if (fd >= 0) {
+		close(fd);
+	}
+	if (it->tgid) {
+		snprintf(mf, sizeof(mf), "/proc/%" PRIu32 "/map_files/%" PRIx64 "-%" PRIx64,
+		         it->tgid, it->start, it->end);
+		fd = open(mf, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0 && !fstat(fd, &st) && st.st_ino == it->ino) {
+			if (ino_fd >= 0)
+				close(ino_fd);
+			return fd;
+		}
+		if (fd >= 0)
+			close(fd);
+	}
+	return ino_fd;
+}
+
+static void load_item(struct lfr_unwind_loader *l, const struct item *it)
+{
+	int fd = open_item(it);
+
+	if (fd < 0) {
+		failed(l, it->path, "the file is gone or changed since it was mapped");
+		return;
+	}
+	load_fd(l, fd, it->path);
+	close(fd);
+}
+
+static void *loader_thread(void *arg)
+{
+	struct lfr_unwind_loader *l = arg;
+
+	/* building tables takes CPU the recorded threads may want */
+	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), l->nice);
+	pthread_mutex_lock(&l->lock);
+	for (;;) {
+		struct item *it;
+
+		while (!l->head && !l->stopping) {
+			pthread_cond_broadcast(&l->idle);
+			pthread_cond_wait(&l->wake, &l->lock);
+		}
+		if (l->stopping)
+			break;
+		it = l->head;
+		l->head = it->next;
+		if (!l->head)
+			l->tail = NULL;
+		l->nqueued--;
+		l->busy = true;
+		pthread_mutex_unlock(&l->lock);
+		load_item(l, it);
+		free(it);
+		pthread_mutex_lock(&l->lock);
+		l->busy = false;
+	}
+	pthread_cond_broadcast(&l->idle);
+	pthread_mutex_unlock(&l->lock);
+	return NULL;
+}
+
+/* Queues one object unless it was queued before. */
+static int queue(struct lfr_unwind_loader *l, uint32_t tgid, uint64_t start, uint64_t end,
+                 dev_t dev, uint64_t ino, const char *path, size_t pathlen)
+{
+	struct item *it;
+	bool fresh = false;
+
+	if (!hashtab_put(&l->queued, dev, ino, &fresh))
+		return -ENOMEM;
+	if (!fresh)
+		return 0;
+	it = malloc(sizeof(*it) + pathlen + 1);
+	if (!it)
+		return -ENOMEM;
+	*it = (struct item){.tgid = tgid, .start = start, .end = end, .dev = dev, .ino = ino};
+	memcpy(it->path, path, pathlen);
+	it->path[pathlen] = '\0';
+	pthread_mutex_lock(&l->lock);
+	if (l->nqueued >= MAX_QUEUED || l->stopping || l->st.unsupported || l->gone) {
+		l->st.dropped += l->nqueued >= MAX_QUEUED;
+		pthread_mutex_unlock(&l->lock);
+		free(it);
+		return 0;
+	}
+	if (l->tail)
+		l->tail->next = it;
+	else
+		l->head = it;
+	l->tail = it;
+	l->nqueued++;
+	pthread_cond_signal(&l->wake);
+	pthread_mutex_unlock(&l->lock);
+	return 1;
+}
+
+void lfr_unwind_loader_queue_mmap(struct lfr_unwind_loader *l, const struct lfr_rec_mmap *m)
+{
+	size_t max;
+
+	if (m->hdr.size <= sizeof(*m) || !(m->flags & LFR_MMAP_F_EXEC) ||
+	    (m->flags & LFR_MMAP_F_ANON) || !m->ino)
+		return;
+	max = m->hdr.size - sizeof(*m);
+	if (m->path[0] != '/')
+		return; /* [vdso] and the like: no file */
+	queue(l, m->tgid, m->start, m->end, makedev(m->dev_major, m->dev_minor), m->ino, m->path,
+	      strnlen(m->path, max));
+}
+
+int lfr_unwind_loader_queue_process(struct lfr_unwind_loader *l, uint32_t pid)
+{
+	char path[64], *line = NULL;
+	size_t cap = 0;
+	int n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/maps", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (getline(&line, &cap, f) > 0) {
+		unsigned long long start, end, pgoff, ino;
+		unsigned int maj, min;
+		char perms[8];
+		int off = 0;
+
+		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms, &pgoff,
+		           &maj, &min, &ino, &off) < 7 ||
+		    !off || !strchr(perms, 'x') || !ino || line[off] != '/')
+			continue;
+		if (queue(l, pid, start, end, makedev(maj, min), ino, line + off,
+		          strcspn(line + off, "\n")) > 0)
+			n++;
+	}
+	free(line);
+	fclose(f);
+	return n;
+}
+
+struct program_load {
+	struct lfr_unwind_loader *l;
+	int n;
+};
+
+static void load_program_object(const char *path, void *arg)
+{
+	struct program_load *p = arg;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	bool fresh;
+
+	if (fd < 0) {
+		failed(p->l, path, strerror(errno));
+		return;
+	}
+	/* the MMAP records of these objects need not queue them again */
+	if (!fstat(fd, &st))
+		hashtab_put(&p->l->queued, st.st_dev, st.st_ino, &fresh);
+	load_fd(p->l, fd, path);
+	close(fd);
+	p->n++;
+}
+
+int lfr_unwind_loader_load_program(struct lfr_unwind_loader *l, const char *cmd, char *err,
+                                   size_t errlen)
+{
+	struct program_load p = {l, 0};
+
+	if (lfr_program_objects(cmd, load_program_object, &p, err, errlen) < 0)
+		return -1;
+	return p.n;
+}
+
+int lfr_unwind_loader_start(struct lfr_unwind_loader *l, int nice)
+{
+	int err;
+
+	l->nice = nice;
+	err = pthread_create(&l->thread, NULL, loader_thread, l);
+	if (err)
+		return -err;
+	l->running = true;
+	return 0;
+}
+
+void lfr_unwind_loader_flush(struct lfr_unwind_loader *l)
+{
+	pthread_mutex_lock(&l->lock);
+	while (l->running && !l->stopping && (l->head || l->busy))
+		pthread_cond_wait(&l->idle, &l->lock);
+	pthread_mutex_unlock(&l->lock);
+}
+
+void lfr_unwind_loader_stop(struct lfr_unwind_loader *l)
+{
+	struct item *it;
+
+	pthread_mutex_lock(&l->lock);
+	l->stopping = true;
+	pthread_cond_broadcast(&l->wake);
+	pthread_mutex_unlock(&l->lock);
+	if (l->running)
+		pthread_join(l->thread, NULL);
+	l->running = false;
+	while ((it = l->head)) {
+		l->head = it->next;
+		free(it);
+	}
+	l->tail = NULL;
+	l->nqueued = 0;
+}
+
+void lfr_unwind_loader_get_stats(struct lfr_unwind_loader *l, struct lfr_unwind_loader_stats *st)
+{
+	pthread_mutex_lock(&l->lock);
+	*st = l->st;
+	pthread_mutex_unlock(&l->lock);
+}
+
+void lfr_unwind_loader_free(struct lfr_unwind_loader *l)
+{
+	if (!l)
+		return;
+	lfr_unwind_loader_stop(l);
+	hashtab_free(&l->queued);
+	hashtab_free(&l->done);
+	pthread_mutex_destroy(&l->lock);
+	pthread_cond_destroy(&l->wake);
+	pthread_cond_destroy(&l->idle);
+	free(l);
+}

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The unwind table of one object file: its call frame information (CFI) reduced to the rows the
+ * kernel's walk uses to unwind user stacks without frame pointers (LFR_CMD_UNWIND_ADD,
+ * struct lfr_unwind_row in linux/lfr.h).
+ *
+ * Built from the object's .eh_frame and, for code that it does not describe, its .debug_frame
+ * (objects built with -fno-asynchronous-unwind-tables -g), read with libdw: every row of every
+ * FDE becomes one table row at the row's file offset, with the CFA as rsp + k or rbp + k, the
+ * return address at CFA - 8 and the caller's rbp unchanged, saved at CFA + n or unknown; any
+ * other rule (a DWARF expression as in PLT stubs, a register kept in another register, a signal
+ * frame) is a NONE row, as are the gaps between FDEs and the end of the last one.  Rows that
+ * differ in nothing but their start are merged.  x86-64 objects only.
+ * Documentation/unwinding.md.
+ */
+#ifndef LFR_SYM_UNWIND_TABLE_H
+#define LFR_SYM_UNWIND_TABLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <linux/lfr.h>
+
+struct lfr_unwind_table {
+	struct lfr_unwind_hdr hdr;   /* magic, version, nr_rows, the file's ctime */
+	struct lfr_unwind_row *rows; /* hdr.nr_rows rows, strictly increasing starts; malloc'ed */
+};
+
+/*
+ * Builds the table of the ELF file open at FD (read, not moved: its offset is left alone); the
+ * header's ctime is the fstat of FD.  Returns 0, or a negative errno with a message in err:
+ * -ENOEXEC for a file that is not a 64-bit x86-64 ELF object, -ENODATA for an object without
+ * CFI, -EFBIG for code beyond the 4 GiB the rows' 32-bit offsets reach, -ENOMEM.
+ */
+int lfr_unwind_table_build(int fd, struct lfr_unwind_table *t, char *err, size_t errlen);
+
+void lfr_unwind_table_free(struct lfr_unwind_table *t);
+
+/* The bytes of the table as the kernel is given it: the header and the rows. */
+size_t lfr_unwind_table_bytes(const struct lfr_unwind_table *t);
+
+/* The row that covers file offset off (the last whose start is <= off), or NULL: no row. */
+const struct lfr_unwind_row *lfr_unwind_table_find(const struct lfr_unwind_table *t, uint64_t off);
+
+#endif
