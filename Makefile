@@ -64,6 +64,7 @@ bench: deps
 	bench/cost
 	bench/recorder-cpu
 	bench/always-on
+	bench/unwind
 
 # Installing: the user tools and man page (PREFIX, DESTDIR honoured), and the module through DKMS.
 PREFIX  ?= /usr/local

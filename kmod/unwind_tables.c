@@ -116,12 +116,10 @@ static void lfr_unwind_evict_one(struct lfr_session *s)
 	kvfree_rcu(old, rcu);
 }
 
-static int lfr_read_all(struct file *f, void *buf, size_t len)
+static int lfr_read_all(struct file *f, void *buf, size_t len, loff_t *pos)
 {
-	loff_t pos = 0;
-
 	while (len) {
-		ssize_t n = kernel_read(f, buf, len, &pos);
+		ssize_t n = kernel_read(f, buf, len, pos);
 
 		if (n <= 0)
 			return n < 0 ? n : -EIO;
@@ -140,6 +138,7 @@ static struct lfr_unwind_table *lfr_unwind_load(struct lfr_session *s,
 	struct lfr_unwind_table *t;
 	loff_t size = i_size_read(file_inode(tf));
 	const char *why;
+	loff_t pos = 0;
 	s64 bad;
 	u64 nr;
 	int err;
@@ -162,9 +161,9 @@ static struct lfr_unwind_table *lfr_unwind_load(struct lfr_session *s,
 	}
 	t->nr = nr;
 	t->bytes = struct_size(t, rows, nr);
-	err = lfr_read_all(tf, h, sizeof(*h));
+	err = lfr_read_all(tf, h, sizeof(*h), &pos);
 	if (!err)
-		err = lfr_read_all(tf, t->rows, nr * sizeof(t->rows[0]));
+		err = lfr_read_all(tf, t->rows, nr * sizeof(t->rows[0]), &pos);
 	if (err) {
 		NL_SET_ERR_MSG(extack, "the table descriptor could not be read");
 		goto fail;

@@ -1,0 +1,92 @@
+# Complete stacks without frame pointers: `lfr record -- nofp` (gcc -O2 -fomit-frame-pointer) loads
+# the unwind tables of nofp, libc and ld.so before nofp runs, and the walk unwinds every frame from
+# them.  At least 99% of the samples in the 40-frame chain's leaf must carry the exact chain
+# clone3 <- start_thread <- chain_main <- c40 <- ... <- c1 <- leaf, and at least 99% of those in
+# qsort's comparator must read _start <- ... <- main <- libc frames <- cmp.  Each thread's samples
+# plus its missed periods must be its CPU time x frequency (2 %).  The same workload recorded with
+# --call-graph fp shows what the frame pointers alone give (reported, not checked).
+set -u
+share=${LFR_SHARE:-/tmp}
+secs=5
+[ "${LFR_KERNEL:-stock}" = debug ] && secs=8
+hz=999
+fail=0
+
+check() { # NAME: percentages of complete chains; with "strict", fail below 99 %
+	lfr report -f collapsed --threads "$share/$1.jfr" >"$share/$1.folded" || {
+		echo "unwind: FAILED: lfr report of $1"; fail=1; return; }
+	awk -v name="$1" -v strict="$2" '
+	BEGIN {
+		want = "clone3;start_thread;chain_main"
+		for (i = 40; i >= 1; i--) want = want ";c" i
+		want = want ";leaf"
+	}
+	{
+		n = $NF; stack = $0; sub(/ [0-9]+$/, "", stack)
+		thread = stack; sub(/;.*/, "", thread); sub(/^[^;]*;/, "", stack)
+		if (stack ~ /(^|;)leaf$/) {
+			leaf += n
+			if (stack == want) chain += n
+			else if (bad_c++ < 3) print "unwind: " name ": chain: " stack
+		}
+		if (stack ~ /(^|;)cmp$/) {
+			cmp += n
+			# _start ... main, then only frames outside nofp (libc), then cmp
+			if (stack ~ /^_start;.*;main;/ && stack !~ /;main;(.*;)?(c[0-9]+|leaf|chain_main|main);/ &&
+			    stack ~ /;main;[^;]+;(.*;)?cmp$/)
+				sorted += n
+			else if (bad_s++ < 3) print "unwind: " name ": qsort: " stack
+		}
+	}
+	END {
+		printf "unwind: %s: %d samples in leaf, %d with the exact 44-frame chain (%.2f%%); " \
+		       "%d in cmp, %d with main <- libc <- cmp up to _start (%.2f%%)\n",
+		       name, leaf, chain, leaf ? 100 * chain / leaf : 0,
+		       cmp, sorted, cmp ? 100 * sorted / cmp : 0
+		if (strict != "strict") exit 0
+		f = 0
+		if (leaf < 200 || cmp < 200) { print "unwind: FAILED: fewer than 200 samples in leaf or cmp"; f = 1 }
+		if (chain * 100 < leaf * 99) { print "unwind: FAILED: under 99% exact chains"; f = 1 }
+		if (sorted * 100 < cmp * 99) { print "unwind: FAILED: under 99% complete qsort stacks"; f = 1 }
+		exit f
+	}' "$share/$1.folded" || fail=1
+}
+
+lfr record -F $hz -o "$share/cfi.jfr" -- nofp "$secs" >"$share/cfi.txt" 2>"$share/cfi.err"
+rc=$?
+cat "$share/cfi.txt" "$share/cfi.err"
+[ $rc = 0 ] || { echo "unwind: FAILED: lfr record exited $rc"; exit 1; }
+grep -q '  unwind tables: [1-9]' "$share/cfi.err" ||
+	{ echo "unwind: FAILED: no unwind tables loaded"; fail=1; }
+grep -q 'no unwind table for' "$share/cfi.err" && { echo "unwind: FAILED: a table was refused"; fail=1; }
+check cfi strict
+
+# samples + missed periods per thread against the CPU time the workload measured
+awk -v hz=$hz -v out="$share/cfi.txt" '
+BEGIN {
+	while ((getline line < out) > 0)
+		if (line ~ /^cputime tid=/) {
+			split(line, f, "[ =]"); cpu[f[3]] = f[5]; name[f[3]] = f[7]
+		}
+}
+$1 == "tid" && ($2 in cpu) { got[$2] = $4 + $6 }
+END {
+	f = 0; n = 0
+	for (t in cpu) {
+		want = cpu[t] / 1e9 * hz; n++
+		printf "unwind: identity tid %s (%s): samples+missed %d, CPU time %.1f ms x %d Hz = %.1f (%+.2f%%)\n",
+		       t, name[t], got[t], cpu[t] / 1e6, hz, want, want ? 100 * (got[t] - want) / want : 0
+		if (got[t] < want * 0.98 - 2 || got[t] > want * 1.02 + 2) {
+			print "unwind: FAILED: tid " t ": samples + missed periods are not its CPU time x frequency"; f = 1
+		}
+	}
+	if (n != 2) { print "unwind: FAILED: the workload gave no CPU times"; f = 1 }
+	exit f
+}' "$share/cfi.err" || fail=1
+
+lfr record --call-graph fp -F $hz -o "$share/fp.jfr" -- nofp 2 >"$share/fp.txt" 2>"$share/fp.err" ||
+	{ echo "unwind: FAILED: lfr record --call-graph fp"; cat "$share/fp.err"; fail=1; }
+grep -q 'unwind tables' "$share/fp.err" && { echo "unwind: FAILED: tables loaded with --call-graph fp"; fail=1; }
+check fp report
+[ $fail = 0 ] && echo "unwind: ok"
+exit $fail
