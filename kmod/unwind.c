@@ -214,6 +214,7 @@ static enum lfr_row_found lfr_row_of(void *ctx, u64 pc,
 				     struct lfr_unwind_row *row)
 {
 	struct lfr_row_cache *c = ctx;
+
 	if (pc < c->lo || pc >= c->hi) {
 		struct vm_area_struct *vma = find_vma(c->mm, pc);
 

@@ -74,14 +74,17 @@ const struct lfr_unwind_table *lfr_unwind_find(struct lfr_unwind *u,
 	struct timespec64 ctime;
 	u32 h = lfr_unwind_hash(inode->i_sb->s_dev, inode->i_ino);
 
-	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "lfr_unwind_find without RCU");
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "unwind table lookup without RCU");
 	/* racy with a change of the file: a torn ctime only fails to match */
 	ctime = data_race(inode_get_ctime(inode));
 	hlist_for_each_entry_rcu(t, &u->buckets[h], node) {
+		unsigned long now = jiffies;
+
 		if (!lfr_unwind_is(t, inode, &ctime))
 			continue;
-		if (READ_ONCE(t->last_used) != jiffies)
-			WRITE_ONCE(t->last_used, jiffies);
+		/* one store per tick at most: walks on every CPU read it */
+		if (READ_ONCE(t->last_used) != now)
+			WRITE_ONCE(t->last_used, now);
 		return t;
 	}
 	return NULL;

@@ -4,6 +4,7 @@
  *   lfr-nl overrun      a START whose reply cannot be delivered leaves no session running
  *   lfr-nl listen       join the event group: exit 0 joined, 13 refused (EPERM)
  *   lfr-nl mmap         /dev/lfr: bad offsets and sizes refused, data read-only, sessions bound
+ *   lfr-nl unwind       UNWIND_ADD: bad descriptors and tables refused, the cap, eviction
  *                       to their starter
  *   lfr-nl memlock ALLOWED TOO_MANY   as uid 65534 with CAP_PERFMON and RLIMIT_MEMLOCK 0: a
  *                       session of ALLOWED ring pages starts, one of TOO_MANY is refused (EPERM),
@@ -25,6 +26,8 @@ int main(int argc, char **argv)
 		return check_listen();
 	if (argc >= 2 && !strcmp(argv[1], "mmap"))
 		return check_mmap();
+	if (argc >= 2 && !strcmp(argv[1], "unwind"))
+		return check_unwind();
 	if (argc >= 4 && !strcmp(argv[1], "memlock"))
 		return check_memlock((uint32_t)strtoul(argv[2], NULL, 10),
 		                     (uint32_t)strtoul(argv[3], NULL, 10));
@@ -32,6 +35,6 @@ int main(int argc, char **argv)
 		return fuzz_main(argc - 1, argv + 1);
 	fprintf(
 	    stderr,
-	    "usage: lfr-nl overrun|listen|mmap|memlock A B|fuzz [-t SECONDS] [-n MESSAGES] [-r]\n");
+	    "usage: lfr-nl overrun|listen|mmap|unwind|memlock A B|fuzz [-t SECONDS] [-n MESSAGES] [-r]\n");
 	return 2;
 }

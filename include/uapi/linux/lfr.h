@@ -537,8 +537,8 @@ enum lfr_unwind_cfa {
 	LFR_UNWIND_CFA_NONE,	/* no rule: the chain ends, flagged NO_CFI */
 	LFR_UNWIND_CFA_SP,	/* CFA = rsp + cfa_off */
 	LFR_UNWIND_CFA_BP,	/* CFA = rbp + cfa_off */
-	LFR_UNWIND_OUTERMOST,	/* the return address is undefined: the
-				 * outermost frame (_start, a thread's start) */
+	/* the return address is undefined: the outermost frame (_start) */
+	LFR_UNWIND_OUTERMOST,
 	__LFR_UNWIND_CFA_MAX,
 };
 

@@ -4,7 +4,10 @@
 #   session running;
 # - /dev/lfr: bad offsets and sizes are refused, data pages are read-only (SIGBUS on a write, also
 #   after mprotect), ctrl->tail is writable, and a session can only be mapped by the user who
-#   started it (uid 65534 with CAP_PERFMON is refused root's session and maps its own).
+#   started it (uid 65534 with CAP_PERFMON is refused root's session and maps its own);
+# - UNWIND_ADD: missing and bad descriptors, malformed and stale tables, a second table for an
+#   inode, tables over the cap or without one, another user, a stopped session are refused; a cap of
+#   4 KiB keeps two of three tables (unwind_tables 2, unwind_evicted 1).
 set -u
 fail=0
 lfr-nl listen || { echo "nl-checks: FAILED: root could not join the event group"; fail=1; }
@@ -13,6 +16,15 @@ rc=$?
 [ $rc = 13 ] || { echo "nl-checks: FAILED: uid 65534 joining the event group: exit $rc, not 13 (EPERM)"; fail=1; }
 lfr-nl overrun || fail=1
 lfr-nl mmap || fail=1
+lfr-nl unwind >/tmp/unwind.txt
+rc=$?
+cat /tmp/unwind.txt
+[ $rc = 0 ] || fail=1
+sid=$(sed -n 's/^lfr-nl: eviction session //p' /tmp/unwind.txt)
+ev=$(lfr status -S "$sid" -m | grep '^status ')
+echo "$ev" | tr ' ' '\n' | grep '^unwind_'
+echo "$ev" | grep -q ' unwind_tables=2 ' && echo "$ev" | grep -q ' unwind_evicted=1 ' ||
+	{ echo "nl-checks: FAILED: the cap of 4 KiB did not keep 2 tables of 3 and drop 1"; fail=1; }
 lfr status -m | cut -c1-100
 [ $fail = 0 ] && echo "nl-checks: ok"
 exit $fail

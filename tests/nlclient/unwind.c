@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lfr-nl unwind: LFR_CMD_UNWIND_ADD's answers, by hand-made tables: missing and bad descriptors,
+ * an object that is not a regular file, malformed tables, a stale ctime, a second table for an
+ * inode, a table over the session's cap or with no cap, another user, a stopped session; and the
+ * cap's eviction (the session it leaves is printed, for `lfr status` to show its counters).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <linux/lfr.h>
+
+#include "attrs.h"
+#include "checks.h"
+#include "nl.h"
+
+static int fails;
+
+static void expect(int ok, const char *what, int got)
+{
+	printf("lfr-nl: %s %s (%d)\n", ok ? "ok:" : "FAILED:", what, got);
+	if (!ok)
+		fails++;
+}
+
+static uint32_t start(struct nlc *c, int64_t max_kb)
+{
+	struct nlc_answer a;
+	struct abuf b = {.len = 0};
+	size_t t;
+
+	abuf_u32(&b, LFR_A_FREQ_HZ, 10);
+	if (max_kb >= 0)
+		abuf_u32(&b, LFR_A_UNWIND_MAX_KB, (uint32_t)max_kb);
+	t = abuf_nest_start(&b, LFR_A_TARGETS);
+	abuf_u32(&b, LFR_TARGET_A_TGID, (uint32_t)getpid());
+	abuf_nest_end(&b, t);
+	if (nlc_request(c, LFR_CMD_START, b.b, b.len, NLM_F_REQUEST | NLM_F_ACK, &a, 10000) ||
+	    a.error || !a.id) {
+		printf("lfr-nl: FAILED: START with unwind memory %lld KiB: %s\n", (long long)max_kb,
+		       strerror(a.error));
+		fails++;
+		return 0;
+	}
+	return a.id;
+}
+
+/* A memfd holding a table of NR rows for the file OBJ (its ctime), rows spaced by STEP. */
+static int table(int obj, uint32_t nr, uint32_t step,
+                 void (*spoil)(struct lfr_unwind_hdr *, struct lfr_unwind_row *))
+{
+	size_t len = sizeof(struct lfr_unwind_hdr) + nr * sizeof(struct lfr_unwind_row);
+	struct lfr_unwind_hdr *h = calloc(1, len);
+	struct lfr_unwind_row *r = (struct lfr_unwind_row *)(h + 1);
+	struct stat st;
+	int fd = memfd_create("lfr-nl-table", MFD_CLOEXEC);
+
+	if (!h || fd < 0 || fstat(obj, &st))
+		exit(2);
+	h->magic = LFR_UNWIND_MAGIC;
+	h->version = LFR_UNWIND_VERSION;
+	h->nr_rows = nr;
+	h->ctime_sec = st.st_ctim.tv_sec;
+	h->ctime_nsec = (uint32_t)st.st_ctim.tv_nsec;
+	for (uint32_t i = 0; i < nr; i++) {
+		r[i].start = 0x1000 + i * step;
+		r[i].cfa = i + 1 < nr ? LFR_UNWIND_CFA_SP : LFR_UNWIND_CFA_NONE;
+		r[i].cfa_off = i + 1 < nr ? 8 : 0;
+	}
+	if (spoil)
+		spoil(h, r);
+	if (write(fd, h, len) != (ssize_t)len)
+		exit(2);
+	free(h);
+	return fd;
+}
+
+static void bad_magic(struct lfr_unwind_hdr *h, struct lfr_unwind_row *r)
+{
+	(void)r;
+	h->magic = 0;
+}
+
+static void unsorted(struct lfr_unwind_hdr *h, struct lfr_unwind_row *r)
+{
+	(void)h;
+	r[1].start = r[0].start;
+}
+
+static void bad_offset(struct lfr_unwind_hdr *h, struct lfr_unwind_row *r)
+{
+	(void)h;
+	r[0].cfa_off = 12;
+}
+
+static void stale(struct lfr_unwind_hdr *h, struct lfr_unwind_row *r)
+{
+	(void)r;
+	h->ctime_sec -= 1;
+}
+
+/* UNWIND_ADD with the given descriptors (-1: attribute left out); the answer's errno. */
+static int add(struct nlc *c, uint32_t sid, int obj, int tab)
+{
+	struct nlc_answer a;
+	struct abuf b = {.len = 0};
+
+	if (sid)
+		abuf_u32(&b, LFR_A_SESSION_ID, sid);
+	if (obj != -1)
+		abuf_u32(&b, LFR_A_UNWIND_OBJECT_FD, (uint32_t)obj);
+	if (tab != -1)
+		abuf_u32(&b, LFR_A_UNWIND_TABLE_FD, (uint32_t)tab);
+	if (nlc_request(c, LFR_CMD_UNWIND_ADD, b.b, b.len, NLM_F_REQUEST | NLM_F_ACK, &a, 10000))
+		return -1000;
+	return a.error;
+}
+
+static int add_table(struct nlc *c, uint32_t sid, int obj, uint32_t nr,
+                     void (*spoil)(struct lfr_unwind_hdr *, struct lfr_unwind_row *))
+{
+	int t = table(obj, nr, 16, spoil), r = add(c, sid, obj, t);
+
+	close(t);
+	return r;
+}
+
+int check_unwind(void)
+{
+	struct nlc c, other;
+	int self = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	int sh = open("/bin/sh", O_RDONLY | O_CLOEXEC);
+	int dir = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	uint32_t sid, small, none, evict;
+	pid_t pid;
+	int st, t;
+
+	if (self < 0 || sh < 0 || dir < 0 || nlc_open(&c) < 0 || !c.family)
+		return 2;
+	sid = start(&c, -1);
+	if (!sid)
+		return 1;
+	expect(add(&c, sid, -1, -1) == EINVAL, "UNWIND_ADD without descriptors: EINVAL",
+	       add(&c, sid, -1, -1));
+	expect(add(&c, 0, self, self) == EINVAL, "UNWIND_ADD without a session: EINVAL",
+	       add(&c, 0, self, self));
+	t = table(self, 4, 16, NULL);
+	expect(add(&c, sid, 999, t) == EBADF, "an object descriptor that is not open: EBADF",
+	       add(&c, sid, 999, t));
+	expect(add(&c, sid, self, 999) == EBADF, "a table descriptor that is not open: EBADF",
+	       add(&c, sid, self, 999));
+	expect(add(&c, sid, dir, t) == EINVAL, "a directory as the object: EINVAL",
+	       add(&c, sid, dir, t));
+	expect(add(&c, sid, self, dir) == EINVAL, "a directory as the table: EINVAL",
+	       add(&c, sid, self, dir));
+	close(t);
+	expect(add_table(&c, sid, self, 4, bad_magic) == EINVAL,
+	       "a table without its magic: EINVAL", 0);
+	expect(add_table(&c, sid, self, 4, unsorted) == EINVAL, "rows not strictly sorted: EINVAL",
+	       0);
+	expect(add_table(&c, sid, self, 4, bad_offset) == EINVAL,
+	       "a CFA offset that is not a multiple of 8: EINVAL", 0);
+	expect(add_table(&c, sid, self, 4, stale) == ESTALE, "a table older than its file: ESTALE",
+	       0);
+	st = add_table(&c, sid, self, 4, NULL);
+	expect(st == 0, "a good table is taken", st);
+	st = add_table(&c, sid, self, 4, NULL);
+	expect(st == EEXIST, "a second table for the inode: EEXIST", st);
+	st = add_table(&c, 4242, self, 4, NULL);
+	expect(st == ENOENT, "no such session: ENOENT", st);
+
+	/* another user with CAP_PERFMON may not give root's session tables */
+	pid = fork();
+	if (pid == 0) {
+		if (become_other_user() < 0 || nlc_open(&other) < 0)
+			_exit(2);
+		_exit(add_table(&other, sid, sh, 4, NULL) == EPERM ? 0 : 1);
+	}
+	waitpid(pid, &st, 0);
+	expect(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	       "another user's table for root's session: EPERM",
+	       WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+	nlc_stop(&c, sid, false);
+	st = add_table(&c, sid, sh, 4, NULL);
+	expect(st == ESRCH, "a stopped session: ESRCH", st);
+
+	/* the cap: 1 KiB takes no 200-row table, 0 takes none */
+	small = start(&c, 1);
+	st = add_table(&c, small, self, 200, NULL);
+	expect(st == EFBIG, "a table larger than the session's unwind memory: EFBIG", st);
+	nlc_stop(&c, small, false);
+	none = start(&c, 0);
+	st = add_table(&c, none, self, 4, NULL);
+	expect(st == EFBIG, "a session started without unwind memory: EFBIG", st);
+	nlc_stop(&c, none, false);
+	/* 4 KiB: two tables of 150 rows (1.8 KiB each); a third drops the one used least recently
+	 */
+	evict = start(&c, 4);
+	expect(add_table(&c, evict, self, 150, NULL) == 0, "first table under the cap", 0);
+	expect(add_table(&c, evict, sh, 150, NULL) == 0, "second table under the cap", 0);
+	t = open("/lib/lfr/lfr.ko", O_RDONLY | O_CLOEXEC);
+	st = t < 0 ? -errno : add_table(&c, evict, t, 150, NULL);
+	expect(st == 0, "a third table over the cap is taken, one dropped", st);
+	if (t >= 0)
+		close(t);
+	nlc_stop(&c, evict, false);
+	printf("lfr-nl: eviction session %u\n", evict);
+	nlc_close(&c);
+	return fails ? 1 : 0;
+}
