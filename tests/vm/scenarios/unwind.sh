@@ -3,7 +3,8 @@
 # them.  At least 99% of the samples in the 40-frame chain's leaf must carry the exact chain
 # clone3 <- start_thread <- chain_main <- c40 <- ... <- c1 <- leaf, and at least 99% of those in
 # qsort's comparator must read _start <- ... <- main <- libc frames <- cmp.  Each thread's samples
-# plus its missed periods must be its CPU time x frequency (2 %).  The same workload recorded with
+# plus its missed periods (and the session's losses of other reasons) must be its CPU time x
+# frequency (2 %).  The same workload recorded with
 # --call-graph fp shows what the frame pointers alone give (reported, not checked).
 set -u
 share=${LFR_SHARE:-/tmp}
@@ -61,24 +62,33 @@ grep -q '  unwind tables: [1-9]' "$share/cfi.err" ||
 grep -q 'no unwind table for' "$share/cfi.err" && { echo "unwind: FAILED: a table was refused"; fail=1; }
 check cfi strict
 
-# samples + missed periods per thread against the CPU time the workload measured
+# samples + missed periods per thread against the CPU time the workload measured.  Losses of other
+# reasons (throttled: lfr's budget on a CPU; exit) are counted per session, not per thread: a
+# thread's count may fall short by at most those, and the threads' sum must match with them.
 awk -v hz=$hz -v out="$share/cfi.txt" '
 BEGIN {
 	while ((getline line < out) > 0)
 		if (line ~ /^cputime tid=/) {
-			split(line, f, "[ =]"); cpu[f[3]] = f[5]; name[f[3]] = f[7]
+			split(line, kv, "[ =]"); cpu[kv[3]] = kv[5]; name[kv[3]] = kv[7]
 		}
 }
 $1 == "tid" && ($2 in cpu) { got[$2] = $4 + $6 }
+$1 == "lost" && $2 != "missed" { other += $NF }
 END {
 	f = 0; n = 0
 	for (t in cpu) {
-		want = cpu[t] / 1e9 * hz; n++
+		want = cpu[t] / 1e9 * hz; n++; all_got += got[t]; all_want += want
 		printf "unwind: identity tid %s (%s): samples+missed %d, CPU time %.1f ms x %d Hz = %.1f (%+.2f%%)\n",
 		       t, name[t], got[t], cpu[t] / 1e6, hz, want, want ? 100 * (got[t] - want) / want : 0
-		if (got[t] < want * 0.98 - 2 || got[t] > want * 1.02 + 2) {
+		if (got[t] + other < want * 0.98 - 2 || got[t] > want * 1.02 + 2) {
 			print "unwind: FAILED: tid " t ": samples + missed periods are not its CPU time x frequency"; f = 1
 		}
+	}
+	printf "unwind: identity of both: samples+missed %d + other losses %d = %d, CPU time x %d Hz = %.1f (%+.2f%%)\n",
+	       all_got, other, all_got + other, hz, all_want,
+	       all_want ? 100 * (all_got + other - all_want) / all_want : 0
+	if (all_got + other < all_want * 0.98 - 2 || all_got + other > all_want * 1.02 + 2) {
+		print "unwind: FAILED: the threads samples and losses are not their CPU time x frequency"; f = 1
 	}
 	if (n != 2) { print "unwind: FAILED: the workload gave no CPU times"; f = 1 }
 	exit f
