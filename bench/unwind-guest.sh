@@ -27,7 +27,7 @@ complete() {
 
 # perf script's samples as folded stacks, root first (frames print leaf first)
 perf_folded() {
-	perf script -i /tmp/p.data -F ip,sym 2>"$share/perf-script.err" | tee "$share/perf-script.txt" | awk '
+	perf script --no-inline -i /tmp/p.data -F ip,sym 2>"$share/perf-script.err" | tee "$share/perf-script.txt" | awk '
 	function flush() { if (n) { s = f[n]; for (i = n - 1; i >= 1; i--) s = s ";" f[i]; c[s]++ } n = 0 }
 	NF == 0 { flush(); next }
 	{ sym = $2; sub(/\+0x[0-9a-f]+$/, "", sym); f[++n] = sym }
