@@ -33,8 +33,7 @@ int main(int argc, char **argv)
 		                     (uint32_t)strtoul(argv[3], NULL, 10));
 	if (argc >= 2 && !strcmp(argv[1], "fuzz"))
 		return fuzz_main(argc - 1, argv + 1);
-	fprintf(
-	    stderr,
-	    "usage: lfr-nl overrun|listen|mmap|unwind|memlock A B|fuzz [-t SECONDS] [-n MESSAGES] [-r]\n");
+	fprintf(stderr, "usage: lfr-nl overrun|listen|mmap|unwind|memlock A B|fuzz [-t SECONDS] "
+	                "[-n MESSAGES] [-r]\n");
 	return 2;
 }
