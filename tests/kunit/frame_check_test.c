@@ -306,6 +306,17 @@ static enum lfr_row_found fake_row(void *ctx, u64 pc,
 #define SP_ROW(off)	{ .cfa = LFR_UNWIND_CFA_SP, .cfa_off = (off), \
 			  .bp = LFR_UNWIND_BP_SAME }
 
+/* A walk from @ip with the rules of @f, then run. */
+static void mixed_walk(struct lfr_uwalk *w, struct fake_stack *st, u64 *ips,
+		       unsigned int max, u64 fp, u64 ip, struct fake_rules *f)
+{
+	walk_init(w, st, ips, max, fp);
+	w->ip = ip;
+	w->row = fake_row;
+	w->row_ctx = f;
+	lfr_walk_user(w);
+}
+
 /* No frame pointer anywhere: every caller comes from its row. */
 static void lfr_walk_table_only(struct kunit *test)
 {
@@ -324,11 +335,8 @@ static void lfr_walk_table_only(struct kunit *test)
 	st->mem[2] = 0x500150;		/* sp + 24 - 8 */
 	st->mem[3] = 0x500250;		/* CFA 3 words up, + 8 - 8 */
 	st->mem[8] = 0x500350;		/* CFA 4 + 40 / 8 = 9, - 1 */
-	walk_init(&w, st, ips, 16, 0xdead);	/* rbp is a plain register */
-	w.ip = 0x500010;
-	w.row = fake_row;
-	w.row_ctx = &f;
-	lfr_walk_user(&w);
+	/* rbp is a plain register here */
+	mixed_walk(&w, st, ips, 16, 0xdead, 0x500010, &f);
 	KUNIT_EXPECT_EQ(test, w.flags, (u32)LFR_SAMPLE_F_USER_CFI);
 	KUNIT_EXPECT_EQ(test, w.nr, 4U);
 	KUNIT_EXPECT_EQ(test, w.frames, 3U);
@@ -360,11 +368,7 @@ static void lfr_walk_table_then_fp(struct kunit *test)
 	st->mem[3] = 0x401100;		/* return address at CFA - 8 */
 	frame(st, 10, at(20), 0x401200);
 	frame(st, 20, 0, 0x401300);
-	walk_init(&w, st, ips, 16, 0x1234);
-	w.ip = 0x500020;
-	w.row = fake_row;
-	w.row_ctx = &f;
-	lfr_walk_user(&w);
+	mixed_walk(&w, st, ips, 16, 0x1234, 0x500020, &f);
 	KUNIT_EXPECT_EQ(test, w.flags, (u32)LFR_SAMPLE_F_USER_CFI);
 	KUNIT_EXPECT_EQ(test, w.nr, 4U);
 	KUNIT_EXPECT_EQ(test, w.frames, 1U);
@@ -394,11 +398,7 @@ static void lfr_walk_fp_then_table(struct kunit *test)
 	st->mem[8] = 0x500150;		/* CFA = at(6) + 24 = at(9) */
 	st->mem[12] = 0;		/* CFA = at(12) + 16: saved rbp, */
 	st->mem[13] = 0x401900;		/* return address */
-	walk_init(&w, st, ips, 16, at(4));
-	w.ip = 0x401000;
-	w.row = fake_row;
-	w.row_ctx = &f;
-	lfr_walk_user(&w);
+	mixed_walk(&w, st, ips, 16, at(4), 0x401000, &f);
 	KUNIT_EXPECT_EQ(test, w.flags, 0U);
 	KUNIT_EXPECT_EQ(test, w.nr, 4U);
 	KUNIT_EXPECT_EQ(test, w.frames, 2U);
@@ -421,21 +421,13 @@ static void lfr_walk_table_no_rule(struct kunit *test)
 
 	st->mem[0] = 0x500150;
 	frame(st, 4, 0, 0x401100);	/* a frame record a guess would use */
-	walk_init(&w, st, ips, 16, at(4));
-	w.ip = 0x500000;
-	w.row = fake_row;
-	w.row_ctx = &f;
-	lfr_walk_user(&w);
+	mixed_walk(&w, st, ips, 16, at(4), 0x500000, &f);
 	KUNIT_EXPECT_EQ(test, w.nr, 2U);
 	KUNIT_EXPECT_EQ(test, w.flags, (u32)(LFR_SAMPLE_F_USER_CFI |
 					     LFR_SAMPLE_F_USER_NO_CFI));
 
 	/* The leaf itself without a rule: only the pc. */
-	walk_init(&w, st, ips, 16, at(4));
-	w.ip = 0x500150;
-	w.row = fake_row;
-	w.row_ctx = &f;
-	lfr_walk_user(&w);
+	mixed_walk(&w, st, ips, 16, at(4), 0x500150, &f);
 	KUNIT_EXPECT_EQ(test, w.nr, 1U);
 	KUNIT_EXPECT_EQ(test, w.flags, (u32)LFR_SAMPLE_F_USER_NO_CFI);
 }
@@ -454,11 +446,7 @@ static void lfr_walk_table_bad(struct kunit *test)
 	u64 ips[16];
 
 	/* CFA = rbp + 16 below sp. */
-	walk_init(&w, st, ips, 16, at(4) - 64);
-	w.ip = 0x500000;
-	w.row = fake_row;
-	w.row_ctx = &f;
-	lfr_walk_user(&w);
+	mixed_walk(&w, st, ips, 16, at(4) - 64, 0x500000, &f);
 	KUNIT_EXPECT_EQ(test, w.nr, 1U);
 	KUNIT_EXPECT_EQ(test, w.flags, (u32)(LFR_SAMPLE_F_USER_CFI |
 					     LFR_SAMPLE_F_USER_BAD_FRAME));
@@ -479,11 +467,7 @@ static void lfr_walk_table_bad(struct kunit *test)
 	st->mem[0] = 0x500151;
 	st->mem[1] = 0x500152;
 	st->mem[2] = 0x500153;
-	walk_init(&w, st, ips, 3, 0);
-	w.ip = 0x500150;
-	w.row = fake_row;
-	w.row_ctx = &f;
-	lfr_walk_user(&w);
+	mixed_walk(&w, st, ips, 3, 0, 0x500150, &f);
 	KUNIT_EXPECT_EQ(test, w.nr, 3U);
 	KUNIT_EXPECT_EQ(test, w.flags, (u32)(LFR_SAMPLE_F_USER_CFI |
 					     LFR_SAMPLE_F_USER_TRUNCATED));
