@@ -172,28 +172,45 @@ static void lfr_add_map(struct lfr_session *s, struct lfr_walk_buf *b,
 
 /*
  * Mapping records for the user pcs not yet described for this image; under
- * the mapping lock of the thread's mm.
+ * the mapping lock of the thread's mm.  A return address must lie in
+ * executable memory: a frame-pointer walk through code without frame
+ * pointers can take a stack word for one (a string, a stack address) before
+ * the next frame fails its checks, and such a frame is cut there, with
+ * USER_BAD_FRAME, never reported.  The interrupted pc is kept as it is.
+ * Returns the number of pcs kept.
  */
-static void lfr_collect_maps(struct lfr_session *s, struct lfr_walk_buf *b,
-			     const u64 *ips, u32 nr, u64 time_ns)
+static u32 lfr_collect_maps(struct lfr_session *s, struct lfr_walk_buf *b,
+			    const u64 *ips, u32 nr, u64 time_ns, u32 *flags)
 {
 	struct mm_struct *mm = current->mm;
 	unsigned long lo = 1, hi = 0;
 	u64 image = lfr_image_hash(current);
+	bool exec = false;
 	u32 i;
 
 	for (i = 0; i < nr; i++) {
 		struct vm_area_struct *vma;
 
-		if (ips[i] >= lo && ips[i] < hi)
-			continue;
-		vma = find_vma(mm, ips[i]);
-		if (!vma || vma->vm_start > ips[i])
-			continue;
-		lo = vma->vm_start;
-		hi = vma->vm_end;
-		lfr_add_map(s, b, vma, image, time_ns);
+		if (ips[i] < lo || ips[i] >= hi) {
+			vma = find_vma(mm, ips[i]);
+			if (!vma || vma->vm_start > ips[i]) {
+				lo = 1;
+				hi = 0;
+				exec = false;
+			} else {
+				lo = vma->vm_start;
+				hi = vma->vm_end;
+				exec = vma->vm_flags & VM_EXEC;
+				if (exec || !i)
+					lfr_add_map(s, b, vma, image, time_ns);
+			}
+		}
+		if (i && !exec) {
+			*flags |= LFR_SAMPLE_F_USER_BAD_FRAME;
+			return i;
+		}
 	}
+	return nr;
 }
 
 /*
@@ -331,12 +348,13 @@ static void lfr_walk(struct lfr_session *s, const struct lfr_walk *wk,
 		mmap_read_lock(mm);
 	}
 	r->flags = sn->flags | w.flags;
-	r->nr_user = w.nr;
+	r->nr_user = lfr_collect_maps(s, b, w.ips, w.nr, sn->time_ns,
+				      &r->flags);
 	/* A leaf unwound by its table needs no stack words to find its caller. */
 	r->nr_words = w.compat || (w.flags & LFR_SAMPLE_F_USER_CFI) ? 0 :
-		lfr_copy_stack_words(sn->sp, r->ips + w.nr, LFR_USTACK_WORDS);
+		lfr_copy_stack_words(sn->sp, r->ips + r->nr_user,
+				     LFR_USTACK_WORDS);
 	r->sp = sn->sp;
-	lfr_collect_maps(s, b, w.ips, w.nr, sn->time_ns);
 	mmap_read_unlock(mm);
 	if (w.frames)
 		lfr_count(s, LFR_CTR_UNWIND_FRAMES, w.frames);
