@@ -9,18 +9,13 @@ import statistics
 import sys
 from collections import defaultdict
 
+from medians import fmt, med
+
 
 def kv(text):
     return {k: v for k, v in re.findall(r'(\w+)=([^\s|]+)', text)}
 
 
-def med(xs):
-    xs = [x for x in xs if x is not None]
-    return statistics.median(xs) if xs else None
-
-
-def fmt(x, spec='.1f'):
-    return '—' if x is None else format(x, spec)
 
 
 def main():

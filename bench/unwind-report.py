@@ -5,17 +5,12 @@
 Usage: unwind-report.py UNWIND_TXT
 """
 import re
-import statistics
 import sys
 from collections import defaultdict
 
-
-def med(xs):
-    return statistics.median(xs) if xs else None
+from medians import fmt, med
 
 
-def fmt(x, spec='.1f'):
-    return '—' if x is None else format(x, spec)
 
 
 def main():
@@ -25,7 +20,7 @@ def main():
             r = dict(re.findall(r'(\w+)=(\S+)', line))
             if r.get('rc') == '0':
                 runs.append(r)
-    none = [int(r['sorts']) + int(r['chain']) / 1000 for r in runs if r['prof'] == 'none']
+    none = [r for r in runs if r['prof'] == 'none']
     # the two threads' work, each relative to its median without a profiler
     base_s = med([int(r['sorts']) for r in runs if r['prof'] == 'none'])
     base_c = med([int(r['chain']) for r in runs if r['prof'] == 'none'])
