@@ -53,8 +53,14 @@ enum jfr_type_id {
 	T_SETTING_STACK_TRACE,
 	T_SETTING_THROTTLE,
 
-	/* events */
-	T_EXECUTION_SAMPLE = 100,
+	/*
+	 * Events.  A file that concatenates a JVM's recording and lfr's is read by `jfr summary`
+	 * with the first chunk's event names for every chunk's ids, so lfr's event ids lie where no
+	 * JVM's do: HotSpot numbers its own events and types from 2 up (to 214 in JDK 17, 239 in
+	 * JDK 25) and events written in Java by their class ids (1259 and up, after the classes of
+	 * the JVM's start).  400 is a 2-byte varint, one byte per event more than an id below 128.
+	 */
+	T_EXECUTION_SAMPLE = 400,
 	T_THREAD_START,
 	T_THREAD_END,
 	T_ACTIVE_RECORDING,
