@@ -44,7 +44,7 @@ struct merge {
 	int fd;
 	struct jfr_buf buf;
 	bool have_first;
-	struct jfr_chunk first; /* the output's first chunk's header */
+	struct jfr_chunk first; /* the output's first chunk (header fields) */
 	uint64_t chunks, moved;
 	int64_t dmin, dmax;
 };
@@ -82,10 +82,14 @@ static int load(struct jfr_reader *r, const char *file, uint64_t off, struct jfr
 		        file);
 		return LFR_EXIT_FORMAT;
 	}
-	if (jfr_chunk_header(ch, r->data + off, r->size - off, why, sizeof(why), &at) ||
-	    r->data[off + 64] != 0) {
-		if (r->size - off >= JFR_CHUNK_HEADER_SIZE && r->data[off + 64] != 0)
-			snprintf(why, sizeof(why), "its header says it is being written");
+	int bad = jfr_chunk_header(ch, r->data + off, r->size - off, why, sizeof(why), &at);
+
+	/* the state byte: nonzero while a JVM rewrites the header */
+	if (!bad && r->data[off + 64]) {
+		snprintf(why, sizeof(why), "its header says it is being written");
+		bad = -1;
+	}
+	if (bad) {
 		fprintf(stderr,
 		        "%s: %s: the chunk at offset %" PRIu64
 		        " is not finished (%s): run `lfr repair %s` first\n",
@@ -121,7 +125,10 @@ static int merge_file(struct merge *m, const char *file, int pass)
 			int64_t delta = 0;
 
 			if (!m->have_first) {
+				/* its header only: its pools and metadata go with its reader */
 				m->first = ch;
+				m->first.meta = NULL;
+				memset(&m->first.pool, 0, sizeof(m->first.pool));
 				m->have_first = true;
 			}
 			if (lfr && (ch.ticks_per_second != TICKS_PER_SECOND ||
