@@ -212,10 +212,14 @@ int jfr_rebase_chunk(struct jfr_reader *r, const struct jfr_chunk *ch, int64_t d
 	jfr_buf_put(out, rb.chunk, JFR_CHUNK_HEADER_SIZE);
 	while (off < ch->size) {
 		const uint8_t *p = rb.chunk + off, *end = rb.chunk + ch->size;
-		uint64_t size;
+		uint64_t size, type;
 
-		if (get_varint(&rb, &p, end, &size))
+		if (get_varint(&rb, &p, end, &size) || get_varint(&rb, &p, end, &type))
 			goto out;
+		/* a live recording's filler may reach past its chunk while the writer ends the
+		 * chunk: readers stop at the chunk end, and so does its copy */
+		if (type == JFR_EVENT_CHECKPOINT && size > ch->size - off)
+			size = ch->size - off;
 		if (size < 2 || size > ch->size - off) {
 			fail(&rb, off, "an event's size does not fit in the chunk");
 			goto out;
