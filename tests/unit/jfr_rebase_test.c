@@ -42,8 +42,9 @@ static int teardown(void **state)
 }
 
 /* A recording of several chunks (rotation by size), with flushes, every kind of event lfr writes
- * at a chunk's start, and a closed last chunk; returns its bytes. */
-static uint8_t *record(size_t *len)
+ * at a chunk's start, and a closed last chunk, or one still being written (live: it ends with the
+ * writer's filler); returns its bytes. */
+static uint8_t *record(size_t *len, bool live)
 {
 	struct lfr_jfr_options opt = {.max_chunk_bytes = 64 << 10};
 	struct lfr_jfr_writer *w;
@@ -69,7 +70,8 @@ static uint8_t *record(size_t *len)
 		OK(lfr_jfr_flush(w));
 	}
 	OK(lfr_jfr_thread_end(w, t++, thread[1]));
-	OK(lfr_jfr_close(w, NULL, 0));
+	if (!live)
+		OK(lfr_jfr_close(w, NULL, 0));
 
 	FILE *f = fopen(path, "rb");
 	assert_non_null(f);
@@ -80,6 +82,8 @@ static uint8_t *record(size_t *len)
 	assert_non_null(data);
 	assert_int_equal(fread(data, 1, *len, f), *len);
 	fclose(f);
+	if (live)
+		lfr_jfr_abandon(w);
 	return data;
 }
 
@@ -157,10 +161,10 @@ static void same_event(const uint8_t *a, const uint8_t *aend, const uint8_t *b, 
 	assert_memory_equal(a, b, (size_t)(aend - a));
 }
 
-static void rebase_by(int64_t delta)
+static void rebase_by(int64_t delta, bool live)
 {
 	size_t len;
-	uint8_t *data = record(&len);
+	uint8_t *data = record(&len, live);
 	struct jfr_buf out = rebase_all(data, len, delta);
 	struct jfr_reader *ra = jfr_open_mem(data, len, "original");
 	struct jfr_reader *rb = jfr_open_mem(out.data, out.len, "rebased");
@@ -241,8 +245,9 @@ static void rebase_by(int64_t delta)
 	assert_int_equal(cb.last_ticks, ca.last_ticks + delta);
 	assert_int_equal(cb.time_ordered, ca.time_ordered);
 	assert_int_equal(cb.last_chunk_final, ca.last_chunk_final);
-	print_message("rebased by %+lld: %u chunks, %llu events, %zu -> %zu bytes\n",
-	              (long long)delta, chunks, (unsigned long long)events_a, len, out.len);
+	print_message("rebased by %+lld%s: %u chunks, %llu events, %zu -> %zu bytes\n",
+	              (long long)delta, live ? " (live)" : "", chunks, (unsigned long long)events_a,
+	              len, out.len);
 	jfr_buf_free(&out);
 	free(data);
 }
@@ -251,14 +256,21 @@ static void rebase_by(int64_t delta)
 static void rebase_back(void **state)
 {
 	(void)state;
-	rebase_by(-600000000123LL);
+	rebase_by(-600000000123LL, false);
 }
 
 /* Onto a clock that started long before boot: longer varints. */
 static void rebase_forward(void **state)
 {
 	(void)state;
-	rebase_by(3000000000000000007LL);
+	rebase_by(3000000000000000007LL, false);
+}
+
+/* A recording still being written, as of its last flush. */
+static void rebase_live(void **state)
+{
+	(void)state;
+	rebase_by(-600000000123LL, true);
 }
 
 /* The delta takes a chunk's clock pair onto the first chunk's. */
@@ -313,6 +325,7 @@ int main(void)
 	    cmocka_unit_test(delta_of_clock_pairs),
 	    cmocka_unit_test_setup_teardown(rebase_back, setup, teardown),
 	    cmocka_unit_test_setup_teardown(rebase_forward, setup, teardown),
+	    cmocka_unit_test_setup_teardown(rebase_live, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
