@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 //
-// One timeline with the JVM: a JVM's own recording and lfr's recording of the same JVM,
-// concatenated (JFR files are sequences of chunks), read as one by jdk.jfr.consumer.RecordingFile.
+// One timeline with the JVM: a JVM's own recording and lfr's recording of the same JVM, joined by
+// lfr merge (JFR files are sequences of chunks; lfr's are rebased onto the first chunk's clock),
+// read as one by jdk.jfr.consumer.RecordingFile.
 // Run as a single-file program (JDK 17+):
 //
 //   java OneTimeline.java BOTH.jfr JVM.jfr LFR.jfr THREAD TID
 //
-// Checks: BOTH holds exactly the events of JVM and LFR (lfr's threads have no Java thread id);
+// Checks: BOTH holds exactly the events of JVM and LFR, each at the instant its own file gives it
+// (lfr's threads have no Java thread id);
 // every lfr sample of THREAD lies within the JVM recording's time range (its chunk headers'
 // start and duration); lfr's samples of THREAD and the JVM's own events of that Java thread name
 // one and the same OS thread, TID.  Prints "ok: ..." and exits 0, or what differs and exits 1.
@@ -131,15 +133,14 @@ public class OneTimeline {
             }
         }
         check(same == both.size(), (both.size() - same) + " events of BOTH differ from JVM's and LFR's");
-        // The JVM counts ticks from its own start, lfr from boot: each chunk's header converts its
-        // own.  JDK 25's reader converts every chunk with the first one's and moves lfr's events
-        // by the JVM's start time since boot, all by the same amount.
+        // The JVM counts ticks from its own start, lfr from boot.  JDK 17 converts each chunk's
+        // ticks with its own header, JDK 25 every chunk's with the first one's: lfr merge rebased
+        // lfr's ticks onto the JVM's, so that no event moves with either.
         int feature = Runtime.version().feature();
         String moved = sameTime == both.size() ? "none"
             : shifts.size() == 1 ? String.format("all by %+.6f s", shifts.first() / 1e9)
             : shifts.size() + " different shifts";
-        check(sameTime == both.size() || (feature >= 25 && shifts.size() == 1),
-            "times of BOTH differ from JVM's and LFR's: " + moved);
+        check(sameTime == both.size(), "times of BOTH differ from JVM's and LFR's: " + moved);
         long lfrAlone = lfr.stream().filter(OneTimeline::isSample).count();
         long jvmAlone = jvm.stream().filter(OneTimeline::isSample).count();
         check(lfrSamples == lfrAlone, "lfr samples in BOTH " + lfrSamples + ", in LFR " + lfrAlone);

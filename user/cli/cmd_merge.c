@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lfr merge: joins a JVM's own recording and lfr's recordings of it into one JFR file that JDK 17
+ * and JDK 25 both read on one timeline.  The others' chunks come first, unchanged; lfr's follow,
+ * rebased onto the first chunk's clock (jfr/rebase.h), because JDK 25 converts the ticks of every
+ * chunk with the first chunk's clock pair.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/commands.h"
+#include "jfr/rebase.h"
+#include "jfr/reader.h"
+
+#define PROG "lfr merge"
+#define TICKS_PER_SECOND 1000000000
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+	        "usage: lfr merge [-q] -o OUT FILE...\n\n"
+	        "Joins JFR files into one that JDK 17 and JDK 25 read as one recording, every\n"
+	        "event at its own instant: first every chunk of the files that are not lfr's\n"
+	        "(a JVM's -XX:StartFlightRecording file), in the order given and unchanged,\n"
+	        "then every chunk of lfr's files with its ticks rebased onto the clock of the\n"
+	        "first chunk (JDK 25 reads every chunk with the first chunk's clock).\n\n"
+	        "  -o, --output OUT      the file to write; written as OUT.tmp and renamed\n"
+	        "                        once complete\n"
+	        "  -q, --quiet           no summary\n\n"
+	        "Example:\n"
+	        "  lfr merge -o both.jfr jvm.jfr lfr.jfr && jfr summary both.jfr\n\n"
+	        "Exit status: 0; 2 bad usage; 6 a file could not be read or written; 8 a file\n"
+	        "is not a finished JFR recording, or lfr's chunks do not count ns.\n");
+}
+
+struct merge {
+	const char *out, *tmp;
+	int fd;
+	struct jfr_buf buf;
+	bool have_first;
+	struct jfr_chunk first; /* the output's first chunk (header fields) */
+	uint64_t chunks, moved;
+	int64_t dmin, dmax;
+};
+
+static int put(struct merge *m, const void *p, size_t n)
+{
+	const uint8_t *b = p;
+
+	while (n) {
+		ssize_t w = write(m->fd, b, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0) {
+			fprintf(stderr, "%s: writing %s: %s\n", PROG, m->tmp, strerror(errno));
+			return LFR_EXIT_IO;
+		}
+		b += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/*
+ * Loads the chunk at off of file r, or says why not.  A header that does not check out after a
+ * first complete chunk is what a killed recorder leaves: lfr repair cuts it.
+ */
+static int load(struct jfr_reader *r, const char *file, uint64_t off, struct jfr_chunk *ch)
+{
+	char why[256];
+	unsigned at;
+
+	if (off == 0 && (r->size < 4 || memcmp(r->data, "FLR\0", 4))) {
+		fprintf(stderr, "%s: %s: not a JFR file (no chunk magic at its start)\n", PROG,
+		        file);
+		return LFR_EXIT_FORMAT;
+	}
+	int bad = jfr_chunk_header(ch, r->data + off, r->size - off, why, sizeof(why), &at);
+
+	/* the state byte: nonzero while a JVM rewrites the header */
+	if (!bad && r->data[off + 64]) {
+		snprintf(why, sizeof(why), "its header says it is being written");
+		bad = -1;
+	}
+	if (bad) {
+		fprintf(stderr,
+		        "%s: %s: the chunk at offset %" PRIu64
+		        " is not finished (%s): run `lfr repair %s` first\n",
+		        PROG, file, off, why, file);
+		return LFR_EXIT_FORMAT;
+	}
+	if (jfr_chunk_load(r, off, ch)) {
+		fprintf(stderr, "%s: %s\n", PROG, r->err);
+		return LFR_EXIT_FORMAT;
+	}
+	return 0;
+}
+
+/* pass 0 copies the chunks that are not lfr's, pass 1 rebases lfr's. */
+static int merge_file(struct merge *m, const char *file, int pass)
+{
+	char err[512];
+	struct jfr_reader *r = jfr_open_file(file, err, sizeof(err));
+	int ret = 0;
+
+	if (!r) {
+		fprintf(stderr, "%s: %s\n", PROG, err);
+		return LFR_EXIT_IO;
+	}
+	for (uint64_t off = 0; !ret && (off < r->size || off == 0);) {
+		struct jfr_chunk ch;
+
+		if ((ret = load(r, file, off, &ch)))
+			break;
+		bool lfr = jfr_chunk_is_lfr(&ch);
+
+		if (lfr == (pass == 1)) {
+			int64_t delta = 0;
+
+			if (!m->have_first) {
+				/* its header only: its pools and metadata go with its reader */
+				m->first = ch;
+				m->first.meta = NULL;
+				memset(&m->first.pool, 0, sizeof(m->first.pool));
+				m->have_first = true;
+			}
+			if (lfr && (ch.ticks_per_second != TICKS_PER_SECOND ||
+			            m->first.ticks_per_second != TICKS_PER_SECOND)) {
+				fprintf(stderr,
+				        "%s: %s: counts %" PRId64
+				        " ticks per second, the first chunk %" PRId64
+				        ": lfr's chunks can be rebased only between clocks of 1e9 "
+				        "ticks per second\n",
+				        PROG, file, ch.ticks_per_second, m->first.ticks_per_second);
+				ret = LFR_EXIT_FORMAT;
+			} else if (lfr && (delta = jfr_rebase_delta(&m->first, &ch))) {
+				jfr_buf_reset(&m->buf);
+				if (jfr_rebase_chunk(r, &ch, delta, &m->buf, err, sizeof(err))) {
+					fprintf(stderr, "%s: %s: chunk at offset %" PRIu64 ": %s\n",
+					        PROG, file, off, err);
+					ret = LFR_EXIT_FORMAT;
+				} else {
+					ret = put(m, m->buf.data, m->buf.len);
+				}
+			} else {
+				ret = put(m, r->data + off, ch.size);
+			}
+			if (lfr && !ret) {
+				if (!m->moved || delta < m->dmin)
+					m->dmin = delta;
+				if (!m->moved || delta > m->dmax)
+					m->dmax = delta;
+				m->moved++;
+			}
+			m->chunks += !ret;
+		}
+		off += ch.size;
+		jfr_chunk_release(&ch);
+	}
+	jfr_close(r);
+	return ret;
+}
+
+int cmd_merge(int argc, char **argv)
+{
+	static const struct option opts[] = {
+	    {"output", required_argument, NULL, 'o'},
+	    {"quiet", no_argument, NULL, 'q'},
+	    {"help", no_argument, NULL, 'h'},
+	    {0},
+	};
+	struct merge m = {.fd = -1};
+	char *tmp = NULL;
+	bool quiet = false;
+	int c, ret = 0;
+
+	while ((c = getopt_long(argc, argv, "o:qh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			m.out = optarg;
+			break;
+		case 'q':
+			quiet = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return LFR_EXIT_OK;
+		default:
+			fprintf(stderr, "Run 'lfr merge --help' for the options.\n");
+			return LFR_EXIT_USAGE;
+		}
+	}
+	if (!m.out) {
+		fprintf(stderr, "%s: say where to write the merged recording: -o OUT\n", PROG);
+		return LFR_EXIT_USAGE;
+	}
+	if (optind == argc) {
+		fprintf(stderr, "%s: name the files to merge\n", PROG);
+		return LFR_EXIT_USAGE;
+	}
+	if (asprintf(&tmp, "%s.tmp", m.out) < 0) {
+		fprintf(stderr, "%s: out of memory\n", PROG);
+		return LFR_EXIT_FAILURE;
+	}
+	m.tmp = tmp;
+	unlink(tmp);
+	m.fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (m.fd < 0) {
+		fprintf(stderr, "%s: cannot create %s: %s\n", PROG, tmp, strerror(errno));
+		free(tmp);
+		return LFR_EXIT_IO;
+	}
+	/* the first chunk's clock is the output's: the others' chunks lead */
+	for (int pass = 0; pass < 2 && !ret; pass++)
+		for (int i = optind; i < argc && !ret; i++)
+			ret = merge_file(&m, argv[i], pass);
+	if (!ret && (fsync(m.fd) < 0 || close(m.fd) < 0)) {
+		fprintf(stderr, "%s: writing %s: %s\n", PROG, tmp, strerror(errno));
+		ret = LFR_EXIT_IO;
+		m.fd = -1;
+	} else if (!ret) {
+		m.fd = -1;
+	}
+	if (!ret && rename(tmp, m.out) < 0) {
+		fprintf(stderr, "%s: cannot rename %s to %s: %s\n", PROG, tmp, m.out,
+		        strerror(errno));
+		ret = LFR_EXIT_IO;
+	}
+	if (m.fd >= 0)
+		close(m.fd);
+	if (ret)
+		unlink(tmp);
+	free(tmp);
+	jfr_buf_free(&m.buf);
+	if (ret || quiet)
+		return ret;
+	printf("%s: wrote %s: %" PRIu64 " chunk%s from %d file%s, %" PRIu64 " of lfr's moved by ",
+	       PROG, m.out, m.chunks, m.chunks == 1 ? "" : "s", argc - optind,
+	       argc - optind == 1 ? "" : "s", m.moved);
+	if (m.dmin == m.dmax)
+		printf("%+.6f s\n", (double)m.dmin / 1e9);
+	else
+		printf("%+.6f to %+.6f s\n", (double)m.dmin / 1e9, (double)m.dmax / 1e9);
+	return LFR_EXIT_OK;
+}
