@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libFuzzer target for the JFR reader, every `lfr report` view and its filters, and the strict
- * checker built on the same reader: any input must either be read or be rejected with an error
- * naming an offset, without crashing, leaking or reading out of bounds.
+ * libFuzzer target for the JFR reader, every `lfr report` view and its filters, the strict
+ * checker built on the same reader, and `lfr merge`'s rebasing of chunks: any input must either be
+ * read or be rejected with an error naming an offset, without crashing, leaking or reading out of
+ * bounds.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 
 #include "jfr/check.h"
 #include "jfr/reader.h"
+#include "jfr/rebase.h"
 #include "report/report.h"
 
 static FILE *sink;
@@ -54,6 +56,36 @@ static void filtered(const uint8_t *data, size_t size)
 	jfr_close(r);
 }
 
+/*
+ * Every chunk the reader loads rebased as `lfr merge` does, by a delta the input picks (0, small,
+ * or one that changes the varints' lengths): it is rebuilt or refused with a message.
+ */
+static void rebased(const uint8_t *data, size_t size)
+{
+	static const int64_t deltas[] = {0, -1, 123456789, -600000000123, INT64_MAX / 3};
+	struct jfr_reader *r = jfr_open_mem(data, size, "fuzz");
+	int64_t delta = deltas[(size ? data[0] : 0) % 5];
+	struct jfr_buf out = {0};
+	uint64_t off = 0;
+	char err[256];
+
+	if (!r)
+		return;
+	while (off < r->size) {
+		struct jfr_chunk ch;
+
+		if (jfr_chunk_load(r, off, &ch))
+			break;
+		err[0] = 0;
+		if (jfr_rebase_chunk(r, &ch, delta, &out, err, sizeof(err)) && !err[0])
+			abort(); /* a refusal says why */
+		off += ch.size;
+		jfr_chunk_release(&ch);
+	}
+	jfr_buf_free(&out);
+	jfr_close(r);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct jfr_reader *r = jfr_open_mem(data, size, "fuzz");
@@ -82,6 +114,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	report_free(rep);
 	jfr_close(r);
 	filtered(data, size);
+	rebased(data, size);
 
 	/* the reader with the checker's hooks (not a subset of the report's reading: the checker
 	 * accepts a filler reaching past its chunk once JMC has stopped) */
