@@ -129,6 +129,16 @@ int cmd_dump(int argc, char **argv)
 	if (st.skipped)
 		printf("  %" PRIu64 " chunk file%s evicted while the dump read the repository\n",
 		       st.skipped, st.skipped == 1 ? " was" : "s were");
+	if (st.rebased)
+		printf("  %" PRIu64 " chunk%s counting from another clock origin (an earlier boot, "
+		       "a clock step) rebased onto the first chunk's clock\n",
+		       st.rebased, st.rebased == 1 ? "" : "s");
+	if (st.unrebased)
+		printf(
+		    "  %" PRIu64 " chunk%s of another clock origin copied as %s (not readable to "
+		    "rebase): JDK 25 misplaces %s events\n",
+		    st.unrebased, st.unrebased == 1 ? "" : "s",
+		    st.unrebased == 1 ? "it is" : "they are", st.unrebased == 1 ? "its" : "their");
 	printf("  look at it: lfr report %s  |  jfr summary %s\n", out, out);
 	return LFR_EXIT_OK;
 }

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "jfr/encode.h"
+#include "jfr/rebase.h"
 #include "jfr/repository.h"
 
 #define HEADER_SIZE 68
@@ -19,6 +20,8 @@
 #define H_CP_OFFSET 16
 #define H_START_NANOS 32
 #define H_DURATION 40
+#define H_START_TICKS 48
+#define H_TICKS_PER_SECOND 56
 /* the writer's terminator after the last checkpoint: an event of size 2 and type 0 */
 #define TERM_SIZE 2
 
@@ -329,14 +332,57 @@ static int chunk_extent(int fd, uint8_t *h, uint64_t file_size, uint64_t *len)
 	return 0;
 }
 
-/* Appends the chunk of the file name in dir to out; 1 when it is gone or unreadable. */
-static int copy_chunk(int dirfd, const char *name, int out, uint64_t *written, char *err,
-                      size_t errlen)
+/* A chunk header's clock origin: the wall-clock time (epoch ns) at which its ticks were 0. */
+struct clock_origin {
+	bool seen, known; /* a chunk was copied; its ticks count ns (lfr's always do) */
+	int64_t origin;   /* startNanos - startTicks */
+};
+
+static bool origin_of(const uint8_t *h, int64_t *origin)
+{
+	if (jfr_get_be64(h + H_TICKS_PER_SECOND) != 1000000000)
+		return false;
+	*origin = (int64_t)(jfr_get_be64(h + H_START_NANOS) - jfr_get_be64(h + H_START_TICKS));
+	return true;
+}
+
+/*
+ * The chunk in buf (len bytes) with its ticks moved by delta, in *out; false when the reader does
+ * not accept it (the dump then copies it as it is).
+ */
+static bool rebase(const uint8_t *buf, uint64_t len, const char *name, int64_t delta,
+                   struct jfr_buf *out)
+{
+	struct jfr_reader *r = jfr_open_mem(buf, (size_t)len, name);
+	struct jfr_chunk ch;
+	char err[256];
+	bool ok = false;
+
+	if (!r)
+		return false;
+	if (!jfr_chunk_load(r, 0, &ch)) {
+		ok = ch.size == len && !jfr_rebase_chunk(r, &ch, delta, out, err, sizeof(err));
+		jfr_chunk_release(&ch);
+	}
+	jfr_close(r);
+	return ok;
+}
+
+/*
+ * Appends the chunk of the file name in dir to out; 1 when it is gone or unreadable.  The first
+ * chunk copied sets *first; a later chunk whose ticks count from another origin (by a millisecond
+ * or more: two clock readings of one boot differ by microseconds) is rebased onto it.
+ */
+static int copy_chunk(int dirfd, const char *name, int out, struct clock_origin *first,
+                      struct lfr_jfr_dump_stats *stats, char *err, size_t errlen)
 {
 	uint8_t h[HEADER_SIZE];
 	struct stat st;
 	uint64_t len = 0;
-	uint8_t *buf = NULL;
+	uint8_t *buf = NULL, *data;
+	struct jfr_buf moved = {0};
+	int64_t origin = 0, delta = 0;
+	bool known;
 	int ret = 1;
 	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 
@@ -355,8 +401,26 @@ static int copy_chunk(int dirfd, const char *name, int out, uint64_t *written, c
 	if (read_full(fd, buf, len, 0))
 		goto out; /* finished shorter meanwhile: cannot happen, the cut is at its content */
 	memcpy(buf, h, HEADER_SIZE);
+	data = buf;
+	known = origin_of(h, &origin);
+	if (!first->seen) {
+		first->seen = true;
+		first->known = known;
+		first->origin = origin;
+	} else if (known && first->known) {
+		delta = origin - first->origin;
+	}
+	if (delta >= 1000000 || delta <= -1000000) {
+		if (rebase(buf, len, name, delta, &moved) && !moved.oom) {
+			data = moved.data;
+			len = moved.len;
+			stats->rebased++;
+		} else {
+			stats->unrebased++;
+		}
+	}
 	for (uint64_t off = 0; off < len;) {
-		ssize_t w = write(out, buf + off, len - off);
+		ssize_t w = write(out, data + off, len - off);
 
 		if (w < 0 && errno == EINTR)
 			continue;
@@ -368,9 +432,10 @@ static int copy_chunk(int dirfd, const char *name, int out, uint64_t *written, c
 		}
 		off += (uint64_t)w;
 	}
-	*written += len;
+	stats->bytes += len;
 	ret = 0;
 out:
+	jfr_buf_free(&moved);
 	free(buf);
 	close(fd);
 	return ret;
@@ -381,6 +446,7 @@ int lfr_jfr_repo_dump(const char *dir, const char *out, int64_t since_nanos,
 {
 	struct lfr_jfr_repo_chunk *v;
 	char *tmp = NULL;
+	struct clock_origin first = {0};
 	size_t n;
 	int dfd = -1, ofd = -1;
 	int ret = lfr_jfr_repo_list(dir, &v, &n, err, errlen);
@@ -405,7 +471,7 @@ int lfr_jfr_repo_dump(const char *dir, const char *out, int64_t since_nanos,
 	for (size_t i = 0; i < n; i++) {
 		if (since_nanos && v[i].end_nanos < since_nanos)
 			continue;
-		ret = copy_chunk(dfd, v[i].name, ofd, &st->bytes, err, errlen);
+		ret = copy_chunk(dfd, v[i].name, ofd, &first, st, err, errlen);
 		if (ret < 0)
 			goto out;
 		if (ret) {
