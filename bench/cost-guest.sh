@@ -1,12 +1,13 @@
 # The in-VM half of bench/cost: two-thread workloads at a fixed user depth, run without a profiler,
 # under `perf record` and under `lfr record`, alternating (the order rotates from run to run), in
 # one boot.  One "cost" line per run for bench/cost-report.py.
-#   cost-guest.sh SECONDS RUNS "WORKLOADS" FREQ...
+#   cost-guest.sh SECONDS RUNS "WORKLOADS" "LFR_OPTIONS" FREQ...   (LFR_OPTIONS "-": none)
 # A workload is deepDEPTHxTHREADS (tests/workloads/deepstack.c).  perf counts its samples in the
 # guest (`perf report --stats`); lfr's figures come from `lfr status -m` after the recording.
 set -u
-secs=$1 runs=$2 workloads=$3
-shift 3
+secs=$1 runs=$2 workloads=$3 lfr_opts=$4
+shift 4
+[ "$lfr_opts" = - ] && lfr_opts=""
 share=${LFR_SHARE:?}
 out=$share/cost
 rm -rf "$out"
@@ -14,7 +15,7 @@ mkdir -p "$out"
 pdir=/tmp/perf
 cp -r "$share/perf" "$pdir"
 perf() { "$pdir/ld-linux-x86-64.so.2" --library-path "$pdir" "$pdir/perf" "$@"; }
-echo "cost: kernel $(uname -r), $(nproc) CPUs; lfr.ko $(cat /sys/module/lfr/version), $(perf version 2>&1)"
+echo "cost: kernel $(uname -r), $(nproc) CPUs; lfr.ko $(cat /sys/module/lfr/version), $(perf version 2>&1); lfr record options: ${lfr_opts:-none}"
 
 run() { # ID WORKLOAD PROFILER FREQ
 	local id=$1 wl=$2 prof=$3 hz=$4 d t st="" ps="" rc
@@ -36,7 +37,8 @@ run() { # ID WORKLOAD PROFILER FREQ
 		ps="$ps bytes=$(stat -c %s /tmp/p.data)"
 		rm -f /tmp/p.data ;;
 	lfr)
-		lfr record -F "$hz" -q -o /tmp/l.jfr -- deepstack "$d" "$secs" "$t" \
+		# shellcheck disable=SC2086 # the options are words
+		lfr record -F "$hz" $lfr_opts -q -o /tmp/l.jfr -- deepstack "$d" "$secs" "$t" \
 			>"$out/$id.txt" 2>"$out/$id.err"
 		rc=$?
 		st=$(lfr status -m | grep '^status ')

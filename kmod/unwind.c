@@ -216,8 +216,9 @@ static u32 lfr_collect_maps(struct lfr_session *s, struct lfr_walk_buf *b,
 /*
  * The unwind rule of a pc: its mapping (the last one looked up is kept, as
  * consecutive frames are mostly in one object), the table of the
- * mapping's file, the row of the pc's file offset.  Under the mapping lock
- * and RCU.
+ * mapping's file, the row of the pc's file offset.  The last pc's row is
+ * kept too: the frames of a recursion return to one call site.  Under the
+ * mapping lock and RCU.
  */
 struct lfr_row_cache {
 	struct lfr_session *s;
@@ -225,6 +226,9 @@ struct lfr_row_cache {
 	unsigned long lo, hi;		/* the mapping last looked up */
 	const struct lfr_unwind_table *t; /* its table, or NULL */
 	u64 off;			/* file offset - pc in it */
+	u64 last_pc;			/* 0, or the pc last found in t */
+	enum lfr_row_found last_found;
+	struct lfr_unwind_row last_row;
 };
 
 static enum lfr_row_found lfr_row_of(void *ctx, u64 pc,
@@ -232,6 +236,11 @@ static enum lfr_row_found lfr_row_of(void *ctx, u64 pc,
 {
 	struct lfr_row_cache *c = ctx;
 
+	if (pc && pc == c->last_pc) {
+		if (c->last_found == LFR_ROW_FOUND)
+			*row = c->last_row;
+		return c->last_found;
+	}
 	if (pc < c->lo || pc >= c->hi) {
 		struct vm_area_struct *vma = find_vma(c->mm, pc);
 
@@ -250,7 +259,11 @@ static enum lfr_row_found lfr_row_of(void *ctx, u64 pc,
 	}
 	if (!c->t)
 		return LFR_ROW_NO_TABLE;
-	return lfr_unwind_row(c->t, pc + c->off, row);
+	c->last_found = lfr_unwind_row(c->t, pc + c->off, row);
+	c->last_pc = pc;
+	if (c->last_found == LFR_ROW_FOUND)
+		c->last_row = *row;
+	return c->last_found;
 }
 
 static u32 lfr_comm_hash(const u32 *comm, u64 exec_id)
