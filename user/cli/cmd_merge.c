@@ -19,7 +19,6 @@
 #include "jfr/reader.h"
 
 #define PROG "lfr merge"
-#define TICKS_PER_SECOND 1000000000
 
 static void usage(FILE *out)
 {
@@ -85,7 +84,7 @@ static int load(struct jfr_reader *r, const char *file, uint64_t off, struct jfr
 	int bad = jfr_chunk_header(ch, r->data + off, r->size - off, why, sizeof(why), &at);
 
 	/* the state byte: nonzero while a JVM rewrites the header */
-	if (!bad && r->data[off + 64]) {
+	if (!bad && ch->state) {
 		snprintf(why, sizeof(why), "its header says it is being written");
 		bad = -1;
 	}
@@ -131,8 +130,8 @@ static int merge_file(struct merge *m, const char *file, int pass)
 				memset(&m->first.pool, 0, sizeof(m->first.pool));
 				m->have_first = true;
 			}
-			if (lfr && (ch.ticks_per_second != TICKS_PER_SECOND ||
-			            m->first.ticks_per_second != TICKS_PER_SECOND)) {
+			if (lfr && (ch.ticks_per_second != JFR_REBASE_TICKS_PER_SECOND ||
+			            m->first.ticks_per_second != JFR_REBASE_TICKS_PER_SECOND)) {
 				fprintf(stderr,
 				        "%s: %s: counts %" PRId64
 				        " ticks per second, the first chunk %" PRId64

@@ -17,6 +17,9 @@
 #include "jfr/encode.h"
 #include "jfr/reader.h"
 
+/* The only ticks rate rebasing moves between: lfr's and HotSpot's (ns). */
+#define JFR_REBASE_TICKS_PER_SECOND 1000000000
+
 /* Whether a loaded chunk is lfr's: its metadata declares lfr.SamplerSettings. */
 bool jfr_chunk_is_lfr(const struct jfr_chunk *ch);
 

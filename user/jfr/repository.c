@@ -20,8 +20,6 @@
 #define H_CP_OFFSET 16
 #define H_START_NANOS 32
 #define H_DURATION 40
-#define H_START_TICKS 48
-#define H_TICKS_PER_SECOND 56
 /* the writer's terminator after the last checkpoint: an event of size 2 and type 0 */
 #define TERM_SIZE 2
 
@@ -332,18 +330,21 @@ static int chunk_extent(int fd, uint8_t *h, uint64_t file_size, uint64_t *len)
 	return 0;
 }
 
-/* A chunk header's clock origin: the wall-clock time (epoch ns) at which its ticks were 0. */
+/* The first chunk copied, whose clock the dump's later chunks are rebased onto. */
 struct clock_origin {
-	bool seen, known; /* a chunk was copied; its ticks count ns (lfr's always do) */
-	int64_t origin;   /* startNanos - startTicks */
+	bool seen, known;     /* a chunk was copied; its header counts ns (lfr's always do) */
+	struct jfr_chunk hdr; /* its header fields */
 };
 
-static bool origin_of(const uint8_t *h, int64_t *origin)
+/* Whether the chunk in buf has a header the reader accepts, with ticks of 1 ns, in *hdr. */
+static bool ns_header(const uint8_t *buf, uint64_t len, struct jfr_chunk *hdr)
 {
-	if (jfr_get_be64(h + H_TICKS_PER_SECOND) != 1000000000)
-		return false;
-	*origin = (int64_t)(jfr_get_be64(h + H_START_NANOS) - jfr_get_be64(h + H_START_TICKS));
-	return true;
+	char why[128];
+	unsigned at;
+
+	memset(hdr, 0, sizeof(*hdr));
+	return !jfr_chunk_header(hdr, buf, len, why, sizeof(why), &at) &&
+	       hdr->ticks_per_second == JFR_REBASE_TICKS_PER_SECOND;
 }
 
 /*
@@ -381,7 +382,8 @@ static int copy_chunk(int dirfd, const char *name, int out, struct clock_origin 
 	uint64_t len = 0;
 	uint8_t *buf = NULL, *data;
 	struct jfr_buf moved = {0};
-	int64_t origin = 0, delta = 0;
+	struct jfr_chunk hdr;
+	int64_t delta = 0;
 	bool known;
 	int ret = 1;
 	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
@@ -402,13 +404,13 @@ static int copy_chunk(int dirfd, const char *name, int out, struct clock_origin 
 		goto out; /* finished shorter meanwhile: cannot happen, the cut is at its content */
 	memcpy(buf, h, HEADER_SIZE);
 	data = buf;
-	known = origin_of(h, &origin);
+	known = ns_header(buf, len, &hdr);
 	if (!first->seen) {
 		first->seen = true;
 		first->known = known;
-		first->origin = origin;
+		first->hdr = hdr;
 	} else if (known && first->known) {
-		delta = origin - first->origin;
+		delta = jfr_rebase_delta(&first->hdr, &hdr);
 	}
 	if (delta >= 1000000 || delta <= -1000000) {
 		if (rebase(buf, len, name, delta, &moved) && !moved.oom) {
