@@ -1,7 +1,7 @@
 # The emulator survives the kernel patching its own code while the other CPU runs it: the
 # sched_switch tracepoint is switched on and off (a jump label in __schedule and a static call,
 # each patched with int3 and a sync IPI to every CPU, as lfr's sessions and rmmod do) while two
-# pipelines keep both CPUs in the scheduler.  QEMU 7.2 hung here within the first 500 switches
+# pipelines keep both CPUs in the scheduler.  QEMU 7.2 hung here within the first 1000 switches
 # (one CPU spinning at the jump label with interrupts off, the patching CPU waiting for its IPI).
 set -u
 t=/sys/kernel/tracing
