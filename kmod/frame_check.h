@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* lfr: frame-pointer walk of a user stack, independent of how memory is read. */
+/* lfr: the state of a user-stack walk (frame_walk.h), and its callbacks. */
 #ifndef LFR_FRAME_CHECK_H
 #define LFR_FRAME_CHECK_H
 
@@ -38,18 +38,12 @@ struct lfr_uwalk {
 	bool compat;		/* 32-bit frames {u32 next_fp, u32 ret} */
 	u64 limit;		/* first address past user space */
 	unsigned int max;	/* entries that fit in @ips (depth cap) */
-	lfr_read_fn read;
-	void *ctx;
-	lfr_row_fn row;		/* NULL: frame pointers only */
-	void *row_ctx;
+	void *ctx;		/* the reader's */
+	void *row_ctx;		/* the row lookup's */
 	u64 *ips;		/* out: pc then return addresses */
 	unsigned int nr;	/* out */
 	unsigned int frames;	/* out: return addresses found by table rows */
 	u32 flags;		/* out: LFR_SAMPLE_F_USER_* */
 };
-
-enum lfr_frame_verdict lfr_frame_check(u64 fp, u64 prev_fp, u64 sp,
-				       bool compat, u64 limit);
-void lfr_walk_user(struct lfr_uwalk *w);
 
 #endif /* LFR_FRAME_CHECK_H */

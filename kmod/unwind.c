@@ -18,6 +18,7 @@
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
+#include "frame_walk.h"
 #include "lfr_internal.h"
 #include "seen.h"
 
@@ -61,16 +62,12 @@ struct lfr_ureader {
 	u8 buf[LFR_UREAD_WINDOW];
 };
 
-static int lfr_read_user(void *ctx, u64 addr, void *buf, size_t len)
+static noinline int lfr_read_user_window(struct lfr_ureader *u, u64 addr,
+					 void *buf, size_t len)
 {
-	struct lfr_ureader *u = ctx;
 	void __user *p = (void __user *)(unsigned long)addr;
 	unsigned long n = sizeof(u->buf), left;
 
-	if (addr >= u->base && addr - u->base + len <= u->len) {
-		memcpy(buf, u->buf + (addr - u->base), len);
-		return 0;
-	}
 	if (len > n)
 		return copy_from_user_nofault(buf, p, len) ? -EFAULT : 0;
 	if (!access_ok(p, n))
@@ -86,6 +83,19 @@ static int lfr_read_user(void *ctx, u64 addr, void *buf, size_t len)
 		return -EFAULT;
 	memcpy(buf, u->buf, len);
 	return 0;
+}
+
+/* Most reads fall in the window: that test and copy are inlined in the walk. */
+static __always_inline int lfr_read_user(void *ctx, u64 addr, void *buf,
+					 size_t len)
+{
+	struct lfr_ureader *u = ctx;
+
+	if (likely(addr >= u->base && addr - u->base + len <= u->len)) {
+		memcpy(buf, u->buf + (addr - u->base), len);
+		return 0;
+	}
+	return lfr_read_user_window(u, addr, buf, len);
 }
 
 static u64 lfr_image_hash(struct task_struct *t)
@@ -336,7 +346,6 @@ static void lfr_walk(struct lfr_session *s, const struct lfr_walk *wk,
 		.limit = (sn->flags & LFR_SAMPLE_F_COMPAT) ? 1ULL << 32 :
 							     TASK_SIZE_MAX,
 		.max = s->cfg.user_depth,
-		.read = lfr_read_user,
 		.ctx = &u,
 		.ips = r->ips,
 	};
@@ -352,12 +361,11 @@ static void lfr_walk(struct lfr_session *s, const struct lfr_walk *wk,
 	if (!w.compat && READ_ONCE(s->unwind.nr)) {
 		mmap_read_lock(mm);
 		rcu_read_lock();
-		w.row = lfr_row_of;
 		w.row_ctx = &rc;
-		lfr_walk_user(&w);
+		lfr_walk_user(&w, lfr_read_user, lfr_row_of);
 		rcu_read_unlock();
 	} else {
-		lfr_walk_user(&w);
+		lfr_walk_user(&w, lfr_read_user, NULL);
 		mmap_read_lock(mm);
 	}
 	r->flags = sn->flags | w.flags;

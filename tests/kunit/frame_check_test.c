@@ -2,7 +2,7 @@
 /* KUnit: frame-pointer walk on synthetic user stacks. */
 #include <kunit/test.h>
 #include <linux/module.h>
-#include "../../kmod/frame_check.c"
+#include "../../kmod/frame_walk.h"
 
 #define STK_BASE	0x7ffd0000ULL
 #define STK_WORDS	128
@@ -21,6 +21,15 @@ static int fake_read(void *ctx, u64 addr, void *buf, size_t len)
 	st->reads++;
 	memcpy(buf, (u8 *)st->mem + (addr - STK_BASE), len);
 	return 0;
+}
+
+static enum lfr_row_found fake_row(void *ctx, u64 pc,
+				   struct lfr_unwind_row *row);
+
+/* The walk over a fake stack, with fake rows when the test gave rules. */
+static void walk_user(struct lfr_uwalk *w)
+{
+	lfr_walk_user(w, fake_read, w->row_ctx ? fake_row : NULL);
 }
 
 static u64 at(int word)
@@ -44,7 +53,6 @@ static void walk_init(struct lfr_uwalk *w, struct fake_stack *st, u64 *ips,
 	w->fp = fp;
 	w->limit = 1ULL << 47;
 	w->max = max;
-	w->read = fake_read;
 	w->ctx = st;
 	w->ips = ips;
 }
@@ -59,7 +67,7 @@ static void lfr_walk_complete(struct kunit *test)
 	frame(st, 10, at(20), 0x401200);
 	frame(st, 20, 0, 0x401300);
 	walk_init(&w, st, ips, 16, at(4));
-	lfr_walk_user(&w);
+	walk_user(&w);
 	KUNIT_EXPECT_EQ(test, w.nr, 4U);
 	KUNIT_EXPECT_EQ(test, w.flags, 0U);
 	KUNIT_EXPECT_EQ(test, ips[0], 0x401000ULL);
@@ -77,14 +85,14 @@ static void lfr_walk_cycle(struct kunit *test)
 	frame(st, 4, at(10), 0x401100);
 	frame(st, 10, at(4), 0x401200);
 	walk_init(&w, st, ips, 64, at(4));
-	lfr_walk_user(&w);
+	walk_user(&w);
 	KUNIT_EXPECT_EQ(test, w.nr, 3U);
 	KUNIT_EXPECT_EQ(test, w.flags, (u32)LFR_SAMPLE_F_USER_BAD_FRAME);
 
 	/* A frame pointing at itself. */
 	frame(st, 4, at(4), 0x401100);
 	walk_init(&w, st, ips, 64, at(4));
-	lfr_walk_user(&w);
+	walk_user(&w);
 	KUNIT_EXPECT_EQ(test, w.nr, 2U);
 	KUNIT_EXPECT_EQ(test, w.flags, (u32)LFR_SAMPLE_F_USER_BAD_FRAME);
 	KUNIT_EXPECT_LE(test, st->reads, 4);
@@ -98,13 +106,13 @@ static void lfr_walk_misaligned(struct kunit *test)
 
 	frame(st, 4, at(10) + 3, 0x401100);
 	walk_init(&w, st, ips, 16, at(4));
-	lfr_walk_user(&w);
+	walk_user(&w);
 	KUNIT_EXPECT_EQ(test, w.nr, 2U);
 	KUNIT_EXPECT_EQ(test, w.flags, (u32)LFR_SAMPLE_F_USER_BAD_FRAME);
 
 	/* Misaligned from the start: only the pc. */
 	walk_init(&w, st, ips, 16, at(4) + 4);
-	lfr_walk_user(&w);
+	walk_user(&w);
 	KUNIT_EXPECT_EQ(test, w.nr, 1U);
 	KUNIT_EXPECT_EQ(test, st->reads, 1);
 }
@@ -118,14 +126,14 @@ static void lfr_walk_decreasing(struct kunit *test)
 	frame(st, 20, at(10), 0x401100);
 	frame(st, 10, 0, 0x401200);
 	walk_init(&w, st, ips, 16, at(20));
-	lfr_walk_user(&w);
+	walk_user(&w);
 	KUNIT_EXPECT_EQ(test, w.nr, 2U);
 	KUNIT_EXPECT_EQ(test, w.flags, (u32)LFR_SAMPLE_F_USER_BAD_FRAME);
 
 	/* fp below the interrupted stack pointer. */
 	walk_init(&w, st, ips, 16, at(20));
 	w.sp = at(21);
-	lfr_walk_user(&w);
+	walk_user(&w);
 	KUNIT_EXPECT_EQ(test, w.nr, 1U);
 	KUNIT_EXPECT_EQ(test, w.flags, (u32)LFR_SAMPLE_F_USER_BAD_FRAME);
 }
@@ -141,18 +149,18 @@ static void lfr_walk_depth_cap(struct kunit *test)
 		frame(st, i, at(i + 4), 0x500000 + i);
 	frame(st, 102, 0, 0x500102);
 	walk_init(&w, st, ips, 5, at(2));
-	lfr_walk_user(&w);
+	walk_user(&w);
 	KUNIT_EXPECT_EQ(test, w.nr, 5U);
 	KUNIT_EXPECT_EQ(test, w.flags, (u32)LFR_SAMPLE_F_USER_TRUNCATED);
 	KUNIT_EXPECT_EQ(test, ips[4], 0x500000ULL + 14);
 
 	walk_init(&w, st, ips, 1, at(2));
-	lfr_walk_user(&w);
+	walk_user(&w);
 	KUNIT_EXPECT_EQ(test, w.nr, 1U);
 	KUNIT_EXPECT_EQ(test, w.flags, (u32)LFR_SAMPLE_F_USER_TRUNCATED);
 
 	walk_init(&w, st, ips, 0, at(2));
-	lfr_walk_user(&w);
+	walk_user(&w);
 	KUNIT_EXPECT_EQ(test, w.nr, 0U);
 }
 
@@ -165,7 +173,7 @@ static void lfr_walk_zero_return(struct kunit *test)
 	frame(st, 4, at(10), 0x401100);
 	frame(st, 10, at(20), 0);
 	walk_init(&w, st, ips, 16, at(4));
-	lfr_walk_user(&w);
+	walk_user(&w);
 	KUNIT_EXPECT_EQ(test, w.nr, 2U);
 	KUNIT_EXPECT_EQ(test, w.flags, (u32)LFR_SAMPLE_F_USER_BAD_FRAME);
 }
@@ -179,14 +187,14 @@ static void lfr_walk_fault(struct kunit *test)
 	/* The second frame lies past the mapped stack. */
 	frame(st, 4, at(STK_WORDS + 8), 0x401100);
 	walk_init(&w, st, ips, 16, at(4));
-	lfr_walk_user(&w);
+	walk_user(&w);
 	KUNIT_EXPECT_EQ(test, w.nr, 2U);
 	KUNIT_EXPECT_EQ(test, w.flags, (u32)LFR_SAMPLE_F_USER_FAULT);
 
 	/* A frame at the end of the address space is rejected unread. */
 	st->reads = 0;
 	walk_init(&w, st, ips, 16, (1ULL << 47) - 8);
-	lfr_walk_user(&w);
+	walk_user(&w);
 	KUNIT_EXPECT_EQ(test, w.flags, (u32)LFR_SAMPLE_F_USER_BAD_FRAME);
 	KUNIT_EXPECT_EQ(test, st->reads, 0);
 }
@@ -206,7 +214,7 @@ static void lfr_walk_compat(struct kunit *test)
 	walk_init(&w, st, ips, 16, STK_BASE + 4 * 3);
 	w.compat = true;
 	w.limit = 1ULL << 32;
-	lfr_walk_user(&w);
+	walk_user(&w);
 	KUNIT_EXPECT_EQ(test, w.nr, 3U);
 	KUNIT_EXPECT_EQ(test, w.flags, 0U);
 	KUNIT_EXPECT_EQ(test, ips[2], 0x8048200ULL);
@@ -247,7 +255,7 @@ static void lfr_walk_prologue(struct kunit *test)
 		st->mem[100] = cases[i].insn;
 		walk_init(&w, st, ips, 16, at(4));
 		w.ip = at(100);
-		lfr_walk_user(&w);
+		walk_user(&w);
 		KUNIT_EXPECT_EQ_MSG(test, w.flags, 0U, "case %d", i);
 		if (cases[i].ret_word < 0) {
 			KUNIT_EXPECT_EQ_MSG(test, w.nr, 2U, "case %d", i);
@@ -263,7 +271,7 @@ static void lfr_walk_prologue(struct kunit *test)
 	/* Depth cap of one: only the pc. */
 	walk_init(&w, st, ips, 1, at(4));
 	w.ip = at(100);
-	lfr_walk_user(&w);
+	walk_user(&w);
 	KUNIT_EXPECT_EQ(test, w.nr, 1U);
 }
 
@@ -312,9 +320,8 @@ static void mixed_walk(struct lfr_uwalk *w, struct fake_stack *st, u64 *ips,
 {
 	walk_init(w, st, ips, max, fp);
 	w->ip = ip;
-	w->row = fake_row;
 	w->row_ctx = f;
-	lfr_walk_user(w);
+	walk_user(w);
 }
 
 /* No frame pointer anywhere: every caller comes from its row. */
@@ -455,9 +462,8 @@ static void lfr_walk_table_bad(struct kunit *test)
 	walk_init(&w, st, ips, 16, 0);
 	w.sp = at(STK_WORDS);
 	w.ip = 0x500150;
-	w.row = fake_row;
 	w.row_ctx = &f;
-	lfr_walk_user(&w);
+	walk_user(&w);
 	KUNIT_EXPECT_EQ(test, w.nr, 1U);
 	KUNIT_EXPECT_EQ(test, w.flags, (u32)(LFR_SAMPLE_F_USER_CFI |
 					     LFR_SAMPLE_F_USER_FAULT));

@@ -1,15 +1,24 @@
-// SPDX-License-Identifier: GPL-2.0
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
- * lfr: validation and walk of a frame-pointer chain.  Pure logic: the caller
- * supplies the memory reader, so the same code runs on a live user stack and
- * on synthetic stacks in KUnit.
+ * lfr: the walk of a user stack by frame pointers and unwind-table rows.
+ * Pure logic: the caller supplies the memory reader and the row lookup, so
+ * the same code runs on a live user stack and on synthetic stacks in KUnit.
+ *
+ * The body is inlined into its caller with the reader and the lookup passed
+ * as constants, so a frame costs direct calls only: an indirect call goes
+ * through a retpoline in Debian's kernel, and the walk made three per frame.
  */
+#ifndef LFR_FRAME_WALK_H
+#define LFR_FRAME_WALK_H
+
+#include <linux/compiler.h>
 #include <linux/errno.h>
 #include <linux/lfr.h>
 #include "frame_check.h"
 
-enum lfr_frame_verdict lfr_frame_check(u64 fp, u64 prev_fp, u64 sp,
-				       bool compat, u64 limit)
+static inline enum lfr_frame_verdict lfr_frame_check(u64 fp, u64 prev_fp,
+						     u64 sp, bool compat,
+						     u64 limit)
 {
 	u64 word = compat ? 4 : 8;
 
@@ -34,12 +43,13 @@ enum lfr_frame_verdict lfr_frame_check(u64 fp, u64 prev_fp, u64 sp,
  * Returns the byte offset of the return address from sp, or -1 when the
  * pc is elsewhere (the frame pointer is the function's own).
  */
-static int lfr_leaf_ret_offset(struct lfr_uwalk *w)
+static __always_inline int lfr_leaf_ret_offset(struct lfr_uwalk *w,
+					       lfr_read_fn read)
 {
 	u8 insn[8];
 	int i = 0, word = w->compat ? 4 : 8;
 
-	if (w->read(w->ctx, w->ip, insn, sizeof(insn)))
+	if (read(w->ctx, w->ip, insn, sizeof(insn)))
 		return -1;
 	if (!w->compat && insn[0] == 0xf3 && insn[1] == 0x0f &&
 	    insn[2] == 0x1e && insn[3] == 0xfa)
@@ -59,8 +69,10 @@ static int lfr_leaf_ret_offset(struct lfr_uwalk *w)
  * word below it, its rbp as the rule says.  Returns false with w->flags set
  * when the chain ends (true at the outermost frame with nothing set).
  */
-static bool lfr_step_row(struct lfr_uwalk *w, const struct lfr_unwind_row *r,
-			 u64 *pc, u64 *sp, u64 *bp)
+static __always_inline bool lfr_step_row(struct lfr_uwalk *w,
+					 const struct lfr_unwind_row *r,
+					 u64 *pc, u64 *sp, u64 *bp,
+					 lfr_read_fn read)
 {
 	u64 cfa, ret, nbp = *bp;
 
@@ -72,10 +84,10 @@ static bool lfr_step_row(struct lfr_uwalk *w, const struct lfr_unwind_row *r,
 		w->flags |= LFR_SAMPLE_F_USER_BAD_FRAME;
 		return false;
 	}
-	if (w->read(w->ctx, cfa - 8, &ret, sizeof(ret)))
+	if (read(w->ctx, cfa - 8, &ret, sizeof(ret)))
 		goto fault;
 	if (r->bp == LFR_UNWIND_BP_AT_CFA) {
-		if (w->read(w->ctx, cfa + (s64)r->bp_off, &nbp, sizeof(nbp)))
+		if (read(w->ctx, cfa + (s64)r->bp_off, &nbp, sizeof(nbp)))
 			goto fault;
 	} else if (r->bp == LFR_UNWIND_BP_UNDEFINED) {
 		nbp = 0;
@@ -102,7 +114,8 @@ fault:
  * One step by the frame pointer: the frame record {saved rbp, return
  * address} at rbp.  rbp == 0 is the outermost frame, as in the plain walk.
  */
-static bool lfr_step_fp(struct lfr_uwalk *w, u64 *pc, u64 *sp, u64 *bp)
+static __always_inline bool lfr_step_fp(struct lfr_uwalk *w, u64 *pc,
+					u64 *sp, u64 *bp, lfr_read_fn read)
 {
 	enum lfr_frame_verdict v = lfr_frame_check(*bp, 0, *sp, false,
 						   w->limit);
@@ -114,7 +127,7 @@ static bool lfr_step_fp(struct lfr_uwalk *w, u64 *pc, u64 *sp, u64 *bp)
 		w->flags |= LFR_SAMPLE_F_USER_BAD_FRAME;
 		return false;
 	}
-	if (w->read(w->ctx, *bp, f, sizeof(f))) {
+	if (read(w->ctx, *bp, f, sizeof(f))) {
 		w->flags |= LFR_SAMPLE_F_USER_FAULT;
 		return false;
 	}
@@ -141,14 +154,15 @@ static bool lfr_step_fp(struct lfr_uwalk *w, u64 *pc, u64 *sp, u64 *bp)
  * table frame starts from the rbp the table restored.  Every step must
  * move sp up, so the chain cannot loop.
  */
-static void lfr_walk_mixed(struct lfr_uwalk *w)
+static __always_inline void lfr_walk_mixed(struct lfr_uwalk *w,
+					   lfr_read_fn read, lfr_row_fn row)
 {
 	struct lfr_unwind_row r;
 	u64 pc = w->ip, sp = w->sp, bp = w->fp;
 	bool first = true;
 
 	for (;;) {
-		enum lfr_row_found f = w->row(w->row_ctx, first ? pc : pc - 1,
+		enum lfr_row_found f = row(w->row_ctx, first ? pc : pc - 1,
 					      &r);
 
 		if (f == LFR_ROW_NONE) {
@@ -158,11 +172,11 @@ static void lfr_walk_mixed(struct lfr_uwalk *w)
 		if (f == LFR_ROW_FOUND) {
 			if (first)
 				w->flags |= LFR_SAMPLE_F_USER_CFI;
-			if (!lfr_step_row(w, &r, &pc, &sp, &bp))
+			if (!lfr_step_row(w, &r, &pc, &sp, &bp, read))
 				return;
 			w->frames++;
 		} else if (first) {
-			int off = lfr_leaf_ret_offset(w);
+			int off = lfr_leaf_ret_offset(w, read);
 
 			/*
 			 * No frame of its own yet, or no longer: rbp is the
@@ -172,19 +186,24 @@ static void lfr_walk_mixed(struct lfr_uwalk *w)
 				r.cfa = LFR_UNWIND_CFA_SP;
 				r.cfa_off = off + 8;
 				r.bp = LFR_UNWIND_BP_SAME;
-				if (!lfr_step_row(w, &r, &pc, &sp, &bp))
+				if (!lfr_step_row(w, &r, &pc, &sp, &bp, read))
 					return;
-			} else if (!lfr_step_fp(w, &pc, &sp, &bp)) {
+			} else if (!lfr_step_fp(w, &pc, &sp, &bp, read)) {
 				return;
 			}
-		} else if (!lfr_step_fp(w, &pc, &sp, &bp)) {
+		} else if (!lfr_step_fp(w, &pc, &sp, &bp, read)) {
 			return;
 		}
 		first = false;
 	}
 }
 
-void lfr_walk_user(struct lfr_uwalk *w)
+/*
+ * Walks w's stack with @read and, for a 64-bit task, @row (NULL: frame
+ * pointers only).
+ */
+static __always_inline void lfr_walk_user(struct lfr_uwalk *w,
+					  lfr_read_fn read, lfr_row_fn row)
 {
 	u64 fp = w->fp, prev = 0;
 	int off;
@@ -194,24 +213,24 @@ void lfr_walk_user(struct lfr_uwalk *w)
 	w->frames = 0;
 	if (!w->max)
 		return;
-	if (w->row && !w->compat) {
+	if (row && !w->compat) {
 		w->ips[w->nr++] = w->ip;
-		lfr_walk_mixed(w);
+		lfr_walk_mixed(w, read, row);
 		return;
 	}
 	w->ips[w->nr++] = w->ip;
 
-	off = lfr_leaf_ret_offset(w);
+	off = lfr_leaf_ret_offset(w, read);
 	if (off >= 0 && w->nr < w->max) {
 		u64 ret = 0;
 		u32 ret32 = 0;
 		int err;
 
 		if (w->compat) {
-			err = w->read(w->ctx, w->sp + off, &ret32, sizeof(ret32));
+			err = read(w->ctx, w->sp + off, &ret32, sizeof(ret32));
 			ret = ret32;
 		} else {
-			err = w->read(w->ctx, w->sp + off, &ret, sizeof(ret));
+			err = read(w->ctx, w->sp + off, &ret, sizeof(ret));
 		}
 		if (err) {
 			w->flags |= LFR_SAMPLE_F_USER_FAULT;
@@ -243,14 +262,14 @@ void lfr_walk_user(struct lfr_uwalk *w)
 		if (w->compat) {
 			u32 f[2];
 
-			if (w->read(w->ctx, fp, f, sizeof(f)))
+			if (read(w->ctx, fp, f, sizeof(f)))
 				goto fault;
 			next = f[0];
 			ret = f[1];
 		} else {
 			u64 f[2];
 
-			if (w->read(w->ctx, fp, f, sizeof(f)))
+			if (read(w->ctx, fp, f, sizeof(f)))
 				goto fault;
 			next = f[0];
 			ret = f[1];
@@ -266,3 +285,5 @@ void lfr_walk_user(struct lfr_uwalk *w)
 fault:
 	w->flags |= LFR_SAMPLE_F_USER_FAULT;
 }
+
+#endif /* LFR_FRAME_WALK_H */
