@@ -55,7 +55,8 @@ demo: deps
 
 # lfr against perf record in one VM boot, and the drainer natively; then the truth of the samples,
 # both profilers on a workload that knows its CPU split; then the cost per delivered stack, medians
-# of alternating runs, and what the recorder's own threads take while the workload runs
+# of alternating runs, what the recorder's own threads take while the workload runs, and how much
+# of the host's CPU the emulator spends delivering the samples' interrupts
 # (Documentation/benchmarks.md).
 bench: deps
 	$(MAKE) all
@@ -65,6 +66,7 @@ bench: deps
 	bench/recorder-cpu
 	bench/always-on
 	bench/unwind
+	bench/hostcost
 
 # Installing: the user tools and man page (PREFIX, DESTDIR honoured), and the module through DKMS.
 PREFIX  ?= /usr/local
