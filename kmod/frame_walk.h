@@ -162,8 +162,7 @@ static __always_inline void lfr_walk_mixed(struct lfr_uwalk *w,
 	bool first = true;
 
 	for (;;) {
-		enum lfr_row_found f = row(w->row_ctx, first ? pc : pc - 1,
-					      &r);
+		enum lfr_row_found f = row(w->row_ctx, first ? pc : pc - 1, &r);
 
 		if (f == LFR_ROW_NONE) {
 			w->flags |= LFR_SAMPLE_F_USER_NO_CFI;
