@@ -47,63 +47,81 @@ struct lfr_walk_buf {
  * out, or registered with userfaultfd and never touched) would make the walk
  * sleep for as long as it pleases, pinning its session and STOP.  Such a
  * read ends the chain with LFR_SAMPLE_F_USER_FAULT, counted as USER_FAULT.
+ * The caller disables page faults once for the whole walk.
  *
- * Reads go through a window: a frame record usually lies a few dozen bytes
- * above the previous one, so one copy of the window serves several frames
- * (every copy pays the access check, the fault set-up and the user-access
- * toggles).  A window ends where the readable memory ends; only the bytes
- * asked for must be in it.
+ * A frame needs two words: they are loaded straight from user memory, each
+ * load with its exception-table fixup, inside one user-access section (no
+ * copy into a buffer: a bulk copy of the stack moved every byte between the
+ * frame records too, and checked the destination object on every call).
  */
-#define LFR_UREAD_WINDOW	512
-
-struct lfr_ureader {
-	u64 base;	/* user address of buf[0] */
-	u32 len;	/* bytes of buf read from there */
-	u8 buf[LFR_UREAD_WINDOW];
-};
-
-static noinline int lfr_read_user_window(struct lfr_ureader *u, u64 addr,
-					 void *buf, size_t len)
-{
-	void __user *p = (void __user *)(unsigned long)addr;
-	unsigned long n = sizeof(u->buf), left;
-
-	if (len > n)
-		return copy_from_user_nofault(buf, p, len) ? -EFAULT : 0;
-	if (!access_ok(p, n))
-		n = len;	/* near the end of user space */
-	if (!access_ok(p, n))
-		return -EFAULT;
-	pagefault_disable();
-	left = __copy_from_user_inatomic(u->buf, p, n);
-	pagefault_enable();
-	u->base = addr;
-	u->len = n - left;
-	if (u->len < len)
-		return -EFAULT;
-	memcpy(buf, u->buf, len);
-	return 0;
-}
-
-/* Most reads fall in the window: that test and copy are inlined in the walk. */
 static __always_inline int lfr_read_user(void *ctx, u64 addr, void *buf,
 					 size_t len)
 {
-	struct lfr_ureader *u = ctx;
+	void __user *p = (void __user *)(unsigned long)addr;
 
-	if (likely(addr >= u->base && addr - u->base + len <= u->len)) {
-		memcpy(buf, u->buf + (addr - u->base), len);
-		return 0;
+	if (len != 4 && len != 8 && len != 16)
+		return __copy_from_user_inatomic(buf, p, len) ? -EFAULT : 0;
+	if (!user_access_begin(p, len))
+		return -EFAULT;
+	if (len == 4) {
+		unsafe_get_user(*(u32 *)buf, (u32 __user *)p, fault);
+	} else {
+		unsafe_get_user(*(u64 *)buf, (u64 __user *)p, fault);
+		if (len == 16)
+			unsafe_get_user(((u64 *)buf)[1], (u64 __user *)p + 1,
+					fault);
 	}
-	return lfr_read_user_window(u, addr, buf, len);
+	user_access_end();
+	return 0;
+fault:
+	user_access_end();
+	return -EFAULT;
+}
+
+/*
+ * The frame-pointer walk reads inside one user-access section opened for
+ * all of user space (lfr_walk()): each load keeps its exception-table fixup
+ * and its own bounds test, but the section is not opened and closed, nor
+ * speculation fenced, at every frame.  No call may happen inside it.
+ */
+static __always_inline int lfr_read_user_open(void *ctx, u64 addr, void *buf,
+					      size_t len)
+{
+	const void __user *p = (const void __user *)(unsigned long)addr;
+
+	if (addr > TASK_SIZE_MAX - len)
+		return -EFAULT;
+	if (len == 4) {
+		unsafe_get_user(*(u32 *)buf, (const u32 __user *)p, fault);
+	} else if (len == 8 || len == 16) {
+		unsafe_get_user(*(u64 *)buf, (const u64 __user *)p, fault);
+		if (len == 16)
+			unsafe_get_user(((u64 *)buf)[1],
+					(const u64 __user *)p + 1, fault);
+	} else {
+		return -EFAULT;
+	}
+	return 0;
+fault:
+	return -EFAULT;
+}
+
+/*
+ * Keys of the seen table: a multiply-xorshift mix of a few words, a handful
+ * of instructions per word (two jhash2 per key were a tenth of the walk).
+ */
+static __always_inline u64 lfr_mix(u64 h, u64 v)
+{
+	h = (h ^ v) * 0xff51afd7ed558ccdULL;
+	return h ^ (h >> 32);
 }
 
 static u64 lfr_image_hash(struct task_struct *t)
 {
-	u64 v[3] = { t->tgid, t->group_leader->start_time, t->self_exec_id };
+	u64 h = lfr_mix(0x4c46522d696d6167ULL, t->tgid);
 
-	return jhash2((u32 *)v, sizeof(v) / 4, 0x4c4652) |
-	       ((u64)jhash2((u32 *)v, sizeof(v) / 4, 0x9e3779b9) << 32);
+	h = lfr_mix(h, t->group_leader->start_time);
+	return lfr_mix(h, t->self_exec_id);
 }
 
 static void lfr_add_map(struct lfr_session *s, struct lfr_walk_buf *b,
@@ -112,16 +130,14 @@ static void lfr_add_map(struct lfr_session *s, struct lfr_walk_buf *b,
 	struct lfr_rec_mmap *m;
 	struct inode *ino = NULL;
 	const char *name;
-	u64 key[5], h;
+	u64 h;
 	u32 len, plen;
 
-	key[0] = image;
-	key[1] = vma->vm_start;
-	key[2] = vma->vm_end;
-	key[3] = (u64)vma->vm_pgoff << PAGE_SHIFT;
-	key[4] = vma->vm_file ? file_inode(vma->vm_file)->i_ino : 0;
-	h = hash_64(jhash2((u32 *)key, 10, 0) ^ image, 64) ^
-	    ((u64)jhash2((u32 *)key, 10, 1) << 32);
+	h = lfr_mix(image, vma->vm_start);
+	h = lfr_mix(h, vma->vm_end);
+	h = lfr_mix(h, (u64)vma->vm_pgoff << PAGE_SHIFT);
+	h = lfr_mix(h, vma->vm_file ? file_inode(vma->vm_file)->i_ino : 0);
+	h = lfr_mix(h, 0xc4ceb9fe1a85ec53ULL);
 	if (lfr_seen(s->seen, s->seen_mask, h))
 		return;
 	/* No room or no memory now: not marked, so a later sample writes it. */
@@ -193,32 +209,35 @@ static u32 lfr_collect_maps(struct lfr_session *s, struct lfr_walk_buf *b,
 			    const u64 *ips, u32 nr, u64 time_ns, u32 *flags)
 {
 	struct mm_struct *mm = current->mm;
-	unsigned long lo = 1, hi = 0;
 	u64 image = lfr_image_hash(current);
-	bool exec = false;
+	u64 lo = 0, span = 0;	/* the executable mapping last found */
+	struct vm_area_struct *vma;
 	u32 i;
 
-	for (i = 0; i < nr; i++) {
-		struct vm_area_struct *vma;
-
-		if (ips[i] < lo || ips[i] >= hi) {
-			vma = find_vma(mm, ips[i]);
-			if (!vma || vma->vm_start > ips[i]) {
-				lo = 1;
-				hi = 0;
-				exec = false;
-			} else {
-				lo = vma->vm_start;
-				hi = vma->vm_end;
-				exec = vma->vm_flags & VM_EXEC;
-				if (exec || !i)
-					lfr_add_map(s, b, vma, image, time_ns);
-			}
+	if (!nr)
+		return 0;
+	/* The interrupted pc may lie in any mapping; it is kept as it is. */
+	vma = find_vma(mm, ips[0]);
+	if (vma && vma->vm_start <= ips[0]) {
+		lfr_add_map(s, b, vma, image, time_ns);
+		if (vma->vm_flags & VM_EXEC) {
+			lo = vma->vm_start;
+			span = vma->vm_end - vma->vm_start;
 		}
-		if (i && !exec) {
+	}
+	for (i = 1; i < nr; i++) {
+		/* Most return addresses lie in the mapping of the frame before. */
+		if (likely(ips[i] - lo < span))
+			continue;
+		vma = find_vma(mm, ips[i]);
+		if (!vma || vma->vm_start > ips[i] ||
+		    !(vma->vm_flags & VM_EXEC)) {
 			*flags |= LFR_SAMPLE_F_USER_BAD_FRAME;
 			return i;
 		}
+		lfr_add_map(s, b, vma, image, time_ns);
+		lo = vma->vm_start;
+		span = vma->vm_end - vma->vm_start;
 	}
 	return nr;
 }
@@ -318,18 +337,22 @@ static void lfr_fill_comm(struct lfr_thread *e, const struct lfr_walk *w,
 	e->last_exec_id = t->self_exec_id;
 }
 
-/* Words of the user stack from sp on: as many as can be read, up to n. */
+/*
+ * Words of the user stack from sp on: as many as can be read, up to n.
+ * Page faults are disabled by the caller, as for lfr_read_user().
+ */
 static u32 lfr_copy_stack_words(u64 sp, u64 *words, u32 n)
 {
-	void __user *p = (void __user *)(unsigned long)sp;
-	unsigned long left;
+	u64 __user *p = (u64 __user *)(unsigned long)sp;
+	u32 i = 0;
 
-	if (!n || (sp & 7) || !access_ok(p, n * sizeof(u64)))
+	if (!n || (sp & 7) || !user_access_begin(p, n * sizeof(u64)))
 		return 0;
-	pagefault_disable();	/* as lfr_read_user() */
-	left = __copy_from_user_inatomic(words, p, n * sizeof(u64));
-	pagefault_enable();
-	return n - DIV_ROUND_UP(left, sizeof(u64));
+	for (; i < n; i++)
+		unsafe_get_user(words[i], p + i, out);
+out:
+	user_access_end();
+	return i;
 }
 
 static void lfr_walk(struct lfr_session *s, const struct lfr_walk *wk,
@@ -337,7 +360,6 @@ static void lfr_walk(struct lfr_session *s, const struct lfr_walk *wk,
 {
 	const struct lfr_snapshot *sn = &wk->snap;
 	struct lfr_rec_ustack *r = b->rec;
-	struct lfr_ureader u = { .len = 0 };
 	struct lfr_uwalk w = {
 		.ip = sn->ip,
 		.sp = sn->sp,
@@ -346,7 +368,6 @@ static void lfr_walk(struct lfr_session *s, const struct lfr_walk *wk,
 		.limit = (sn->flags & LFR_SAMPLE_F_COMPAT) ? 1ULL << 32 :
 							     TASK_SIZE_MAX,
 		.max = s->cfg.user_depth,
-		.ctx = &u,
 		.ips = r->ips,
 	};
 
@@ -360,21 +381,33 @@ static void lfr_walk(struct lfr_session *s, const struct lfr_walk *wk,
 	 */
 	if (!w.compat && READ_ONCE(s->unwind.nr)) {
 		mmap_read_lock(mm);
+		pagefault_disable();
 		rcu_read_lock();
 		w.row_ctx = &rc;
 		lfr_walk_user(&w, lfr_read_user, lfr_row_of);
 		rcu_read_unlock();
 	} else {
-		lfr_walk_user(&w, lfr_read_user, NULL);
-		mmap_read_lock(mm);
+		pagefault_disable();
+		if (user_access_begin((void __user *)0, TASK_SIZE_MAX)) {
+			lfr_walk_user(&w, lfr_read_user_open, NULL);
+			user_access_end();
+		} else {
+			lfr_walk_user(&w, lfr_read_user, NULL);
+		}
 	}
+	/* A leaf unwound by its table needs no stack words to find its caller. */
+	r->nr_words = w.compat || (w.flags & LFR_SAMPLE_F_USER_CFI) ? 0 :
+		lfr_copy_stack_words(sn->sp, r->ips + w.nr, LFR_USTACK_WORDS);
+	pagefault_enable();
+	if (!w.row_ctx)
+		mmap_read_lock(mm);
 	r->flags = sn->flags | w.flags;
 	r->nr_user = lfr_collect_maps(s, b, w.ips, w.nr, sn->time_ns,
 				      &r->flags);
-	/* A leaf unwound by its table needs no stack words to find its caller. */
-	r->nr_words = w.compat || (w.flags & LFR_SAMPLE_F_USER_CFI) ? 0 :
-		lfr_copy_stack_words(sn->sp, r->ips + r->nr_user,
-				     LFR_USTACK_WORDS);
+	/* the words follow the pcs kept */
+	if (r->nr_words && r->nr_user < w.nr)
+		memmove(r->ips + r->nr_user, r->ips + w.nr,
+			r->nr_words * sizeof(u64));
 	r->sp = sn->sp;
 	mmap_read_unlock(mm);
 	if (w.frames)

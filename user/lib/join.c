@@ -7,18 +7,32 @@
 #include "lib/join.h"
 #include "lib/hashtab.h"
 
-/* A walk that one side has reached: its stack, or the ticks that wait for it. */
+/* A tick with the longest kernel stack the module writes fits a walk's own room. */
+#define TICK_ROOM (sizeof(struct lfr_rec_tick) + LFR_MAX_KERNEL_STACK_DEPTH * sizeof(__u64))
+
+/*
+ * A walk that one side has reached: its stack, or the ticks that wait for it.  Nearly every walk
+ * has one tick, which comes first: that tick waits in the walk's own room, and the stack, when it
+ * comes, is joined where it lies without a copy.  Finished walks are kept for reuse, so a sample
+ * costs no allocation.
+ */
 struct walk {
 	uint64_t id;
-	struct lfr_rec_ustack *u; /* a copy, once it arrived */
+	struct lfr_rec_ustack *u; /* a copy, when ticks of it are still to come */
 	uint32_t joined;          /* ticks handed out */
+	size_t nticks, cap;       /* ticks waiting, in room or allocated; the array is kept */
 	struct lfr_rec_tick **ticks;
-	size_t nticks, cap;
+	struct walk *next_free;
+	union {
+		struct lfr_rec_tick tick;
+		uint8_t bytes[TICK_ROOM];
+	} room;
 };
 
 struct lfr_join {
 	struct hashtab walks; /* walk id -> struct walk */
 	uint64_t waiting;
+	struct walk *free; /* finished walks, for reuse */
 };
 
 int lfr_join_new(struct lfr_join **out)
@@ -27,12 +41,22 @@ int lfr_join_new(struct lfr_join **out)
 	return *out ? 0 : -ENOMEM;
 }
 
-static void walk_free(struct walk *w)
+/* Empties W for reuse: what it allocated is freed, the walk itself kept. */
+static void walk_clear(struct walk *w)
 {
 	for (size_t i = 0; i < w->nticks; i++)
-		free(w->ticks[i]);
-	free(w->ticks);
+		if (w->ticks[i] != &w->room.tick)
+			free(w->ticks[i]);
+	w->nticks = 0;
+	w->joined = 0;
 	free(w->u);
+	w->u = NULL;
+}
+
+static void walk_free(struct walk *w)
+{
+	walk_clear(w);
+	free(w->ticks);
 	free(w);
 }
 
@@ -42,6 +66,10 @@ void lfr_join_free(struct lfr_join *j)
 		return;
 	for (struct hashtab_slot *s = NULL; (s = hashtab_next(&j->walks, s));)
 		walk_free((struct walk *)(uintptr_t)s->v);
+	for (struct walk *w = j->free, *next; w; w = next) {
+		next = w->next_free;
+		walk_free(w);
+	}
 	hashtab_free(&j->walks);
 	free(j);
 }
@@ -56,8 +84,10 @@ static struct walk *walk_get(struct lfr_join *j, uint64_t id)
 		return NULL;
 	if (!fresh)
 		return (struct walk *)(uintptr_t)s->v;
-	w = calloc(1, sizeof(*w));
-	if (!w) {
+	if (j->free) {
+		w = j->free;
+		j->free = w->next_free;
+	} else if (!(w = calloc(1, sizeof(*w)))) {
 		hashtab_del(&j->walks, s);
 		return NULL;
 	}
@@ -69,12 +99,14 @@ static struct walk *walk_get(struct lfr_join *j, uint64_t id)
 static void walk_done(struct lfr_join *j, struct walk *w)
 {
 	hashtab_del(&j->walks, hashtab_get(&j->walks, w->id, 0));
-	walk_free(w);
+	walk_clear(w);
+	w->next_free = j->free;
+	j->free = w;
 }
 
-static int emit(struct walk *w, const struct lfr_rec_tick *t, lfr_join_fn fn, void *ctx)
+static int emit(struct walk *w, const struct lfr_rec_ustack *u, const struct lfr_rec_tick *t,
+                lfr_join_fn fn, void *ctx)
 {
-	const struct lfr_rec_ustack *u = w->u;
 	struct lfr_joined jd = {
 	    .tick = t,
 	    .ustack = u,
@@ -88,19 +120,11 @@ static int emit(struct walk *w, const struct lfr_rec_tick *t, lfr_join_fn fn, vo
 	return fn(ctx, &jd);
 }
 
-int lfr_join_tick(struct lfr_join *j, const struct lfr_rec_tick *t, lfr_join_fn fn, void *ctx)
+/* Keeps a copy of tick T until its walk's stack comes. */
+static int tick_wait(struct walk *w, const struct lfr_rec_tick *t)
 {
-	struct walk *w = walk_get(j, t->walk_id);
-	int err;
+	struct lfr_rec_tick *c;
 
-	if (!w)
-		return -ENOMEM;
-	if (w->u) {
-		err = emit(w, t, fn, ctx);
-		if (w->joined >= w->u->ticks)
-			walk_done(j, w);
-		return err;
-	}
 	if (w->nticks == w->cap) {
 		size_t ncap = w->cap ? w->cap * 2 : 2;
 		struct lfr_rec_tick **nt = realloc(w->ticks, ncap * sizeof(*nt));
@@ -110,10 +134,30 @@ int lfr_join_tick(struct lfr_join *j, const struct lfr_rec_tick *t, lfr_join_fn 
 		w->ticks = nt;
 		w->cap = ncap;
 	}
-	w->ticks[w->nticks] = malloc(t->hdr.size);
-	if (!w->ticks[w->nticks])
+	if (!w->nticks && t->hdr.size <= sizeof(w->room))
+		c = &w->room.tick;
+	else if (!(c = malloc(t->hdr.size)))
 		return -ENOMEM;
-	memcpy(w->ticks[w->nticks++], t, t->hdr.size);
+	memcpy(c, t, t->hdr.size);
+	w->ticks[w->nticks++] = c;
+	return 0;
+}
+
+int lfr_join_tick(struct lfr_join *j, const struct lfr_rec_tick *t, lfr_join_fn fn, void *ctx)
+{
+	struct walk *w = walk_get(j, t->walk_id);
+	int err;
+
+	if (!w)
+		return -ENOMEM;
+	if (w->u) {
+		err = emit(w, w->u, t, fn, ctx);
+		if (w->joined >= w->u->ticks)
+			walk_done(j, w);
+		return err;
+	}
+	if ((err = tick_wait(w, t)))
+		return err;
 	j->waiting++;
 	return 0;
 }
@@ -130,19 +174,23 @@ int lfr_join_ustack(struct lfr_join *j, const struct lfr_rec_ustack *u, lfr_join
 		return -ENOMEM;
 	if (w->u) /* the same walk twice: keep the first */
 		return 0;
+	for (size_t i = 0; i < w->nticks; i++)
+		if (!err)
+			err = emit(w, u, w->ticks[i], fn, ctx);
+	j->waiting -= w->nticks;
+	if (!err && w->joined >= u->ticks) {
+		walk_done(j, w);
+		return 0;
+	}
+	/* ticks of it are still to come (or an error stopped the joining): it waits for them */
+	for (size_t i = 0; i < w->nticks; i++)
+		if (w->ticks[i] != &w->room.tick)
+			free(w->ticks[i]);
+	w->nticks = 0;
 	w->u = malloc(u->hdr.size);
 	if (!w->u)
-		return -ENOMEM;
+		return err ? err : -ENOMEM;
 	memcpy(w->u, u, u->hdr.size);
-	for (size_t i = 0; i < w->nticks; i++) {
-		if (!err)
-			err = emit(w, w->ticks[i], fn, ctx);
-		free(w->ticks[i]);
-	}
-	j->waiting -= w->nticks;
-	w->nticks = 0;
-	if (!err && w->joined >= w->u->ticks)
-		walk_done(j, w);
 	return err;
 }
 

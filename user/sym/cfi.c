@@ -31,6 +31,26 @@ struct cfi {
 	Dwarf *dbg_dw; /* its DWARF, for .debug_frame, or NULL */
 };
 
+/*
+ * The leaf rule of the pcs met last, per object: a profile interrupts the same few instructions
+ * again and again, and libdw interprets the CFI program of the pc's FDE (and allocates its row)
+ * on every lookup.  Direct-mapped by vaddr; the rule depends on the object's CFI alone.
+ */
+#define CFI_MEMO_SLOTS 256
+
+struct cfi_memo {
+	struct {
+		uint64_t vaddr; /* + 1: 0 is an empty slot */
+		uint32_t slot;
+		uint8_t rule;
+	} e[CFI_MEMO_SLOTS];
+};
+
+void cfi_memo_free(struct cfi_memo *m)
+{
+	free(m);
+}
+
 void cfi_free(struct cfi *c)
 {
 	if (!c)
@@ -136,7 +156,7 @@ static Dwarf_Frame *row_of(struct cfi *c, uint64_t vaddr)
  * The rule itself, on one CFI row.  *slot is the index of the return address in the stack words
  * for LFR_LEAF_CALLER.
  */
-static enum lfr_leaf_rule apply(Dwarf_Frame *fr, uint64_t sp, uint64_t *slot)
+static enum lfr_leaf_rule apply(Dwarf_Frame *fr, uint64_t *slot)
 {
 	Dwarf_Addr start, end;
 	bool signal_frame;
@@ -169,10 +189,43 @@ static enum lfr_leaf_rule apply(Dwarf_Frame *fr, uint64_t sp, uint64_t *slot)
 	 */
 	if (rbp != CFI_RULE_SAME && rbp != CFI_RULE_UNDEFINED && rbp != CFI_RULE_AT_CFA)
 		return LFR_LEAF_UNKNOWN;
-	if (cfa_off < 8 || (cfa_off - 8) % 8 || sp > UINT64_MAX - (uint64_t)cfa_off)
+	if (cfa_off < 8 || (cfa_off - 8) % 8)
 		return LFR_LEAF_UNKNOWN;
 	*slot = (uint64_t)(cfa_off - 8) / 8;
 	return LFR_LEAF_CALLER;
+}
+
+/* The rule of vaddr in O, and the return address's word for LFR_LEAF_CALLER. */
+static enum lfr_leaf_rule rule_of(struct elfobj *o, uint64_t vaddr, uint64_t *slot)
+{
+	size_t i = (size_t)((vaddr ^ vaddr >> 8) % CFI_MEMO_SLOTS);
+	enum lfr_leaf_rule r;
+	Dwarf_Frame *fr;
+
+	if (o->cfi_memo && o->cfi_memo->e[i].vaddr == vaddr + 1) {
+		*slot = o->cfi_memo->e[i].slot;
+		return (enum lfr_leaf_rule)o->cfi_memo->e[i].rule;
+	}
+	if (!o->cfi_tried) {
+		o->cfi_tried = true;
+		o->cfi = cfi_load(o);
+	}
+	fr = o->cfi ? row_of(o->cfi, vaddr) : NULL;
+	r = LFR_LEAF_UNKNOWN;
+	if (fr) {
+		r = apply(fr, slot);
+		free(fr);
+	}
+	if (r != LFR_LEAF_CALLER || *slot <= UINT32_MAX) {
+		if (!o->cfi_memo)
+			o->cfi_memo = calloc(1, sizeof(*o->cfi_memo));
+		if (o->cfi_memo) {
+			o->cfi_memo->e[i].vaddr = vaddr + 1;
+			o->cfi_memo->e[i].slot = r == LFR_LEAF_CALLER ? (uint32_t)*slot : 0;
+			o->cfi_memo->e[i].rule = (uint8_t)r;
+		}
+	}
+	return r;
 }
 
 enum lfr_leaf_rule lfr_sym_leaf_caller(struct lfr_sym *sym, uint32_t tgid, uint64_t pc, uint64_t sp,
@@ -181,21 +234,15 @@ enum lfr_leaf_rule lfr_sym_leaf_caller(struct lfr_sym *sym, uint32_t tgid, uint6
 	uint64_t vaddr, slot = 0;
 	struct elfobj *o = sym_user_obj(sym, tgid, pc, &vaddr);
 	enum lfr_leaf_rule r;
-	Dwarf_Frame *fr;
 
 	if (!o)
 		return LFR_LEAF_UNKNOWN;
-	if (!o->cfi_tried) {
-		o->cfi_tried = true;
-		o->cfi = cfi_load(o);
-	}
-	fr = o->cfi ? row_of(o->cfi, vaddr) : NULL;
-	if (!fr)
-		return LFR_LEAF_UNKNOWN;
-	r = apply(fr, sp, &slot);
-	free(fr);
+	r = rule_of(o, vaddr, &slot);
 	if (r != LFR_LEAF_CALLER)
 		return r;
+	/* The return address lies at sp + 8 * slot, which must not wrap. */
+	if (sp > UINT64_MAX - 8 * (slot + 1))
+		return LFR_LEAF_UNKNOWN;
 	/* Beyond the words the kernel could copy: never guessed. */
 	if (!words || slot >= nr_words)
 		return LFR_LEAF_UNKNOWN;

@@ -546,5 +546,6 @@ void elfobj_fini(struct elfobj *o)
 	free(o->segs);
 	symtab_fini(&o->syms);
 	cfi_free(o->cfi);
+	cfi_memo_free(o->cfi_memo);
 	free(o->image);
 }

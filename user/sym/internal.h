@@ -103,6 +103,7 @@ struct elfobj {
 	size_t image_len;
 	struct cfi *cfi; /* call frame information, read on first use; owned by cfi.c */
 	bool cfi_tried;
+	struct cfi_memo *cfi_memo; /* the leaf rule of recent pcs; owned by cfi.c */
 	/* hash keys under which the object is cached */
 	uint8_t key_dev[1 + 2 * sizeof(uint64_t)];
 	uint8_t key_bid[1 + 64];
@@ -130,6 +131,7 @@ void elfobj_fini(struct elfobj *o);
 
 /* cfi.c: the call frame information of an object, read lazily and kept with it. */
 void cfi_free(struct cfi *c);
+void cfi_memo_free(struct cfi_memo *m);
 
 /*
  * The ELF object holding pc in pid's address space and the pc's ELF virtual address; NULL when no
