@@ -197,6 +197,33 @@ static void lfr_add_map(struct lfr_session *s, struct lfr_walk_buf *b,
 }
 
 /*
+ * The mappings a walk with unwind tables looked up, for the mapping records
+ * made under the same hold of the mapping lock: each is looked up once.
+ */
+#define LFR_VMA_MEMO	4
+
+struct lfr_vma_memo {
+	u32 n;
+	struct vm_area_struct *vma[LFR_VMA_MEMO];
+};
+
+/* find_vma(), first among the mappings @m holds (may be NULL). */
+static struct vm_area_struct *lfr_vma_of(struct mm_struct *mm,
+					 struct lfr_vma_memo *m, u64 pc)
+{
+	struct vm_area_struct *vma;
+	u32 i;
+
+	for (i = 0; m && i < m->n; i++)
+		if (pc >= m->vma[i]->vm_start && pc < m->vma[i]->vm_end)
+			return m->vma[i];
+	vma = find_vma(mm, pc);
+	if (m && vma && vma->vm_start <= pc && m->n < LFR_VMA_MEMO)
+		m->vma[m->n++] = vma;
+	return vma;
+}
+
+/*
  * Mapping records for the user pcs not yet described for this image; under
  * the mapping lock of the thread's mm.  A return address must lie in
  * executable memory: a frame-pointer walk through code without frame
@@ -206,7 +233,8 @@ static void lfr_add_map(struct lfr_session *s, struct lfr_walk_buf *b,
  * Returns the number of pcs kept.
  */
 static u32 lfr_collect_maps(struct lfr_session *s, struct lfr_walk_buf *b,
-			    const u64 *ips, u32 nr, u64 time_ns, u32 *flags)
+			    struct lfr_vma_memo *memo, const u64 *ips, u32 nr,
+			    u64 time_ns, u32 *flags)
 {
 	struct mm_struct *mm = current->mm;
 	u64 image = lfr_image_hash(current);
@@ -217,7 +245,7 @@ static u32 lfr_collect_maps(struct lfr_session *s, struct lfr_walk_buf *b,
 	if (!nr)
 		return 0;
 	/* The interrupted pc may lie in any mapping; it is kept as it is. */
-	vma = find_vma(mm, ips[0]);
+	vma = lfr_vma_of(mm, memo, ips[0]);
 	if (vma && vma->vm_start <= ips[0]) {
 		lfr_add_map(s, b, vma, image, time_ns);
 		if (vma->vm_flags & VM_EXEC) {
@@ -229,7 +257,7 @@ static u32 lfr_collect_maps(struct lfr_session *s, struct lfr_walk_buf *b,
 		/* Most return addresses lie in the mapping of the frame before. */
 		if (likely(ips[i] - lo < span))
 			continue;
-		vma = find_vma(mm, ips[i]);
+		vma = lfr_vma_of(mm, memo, ips[i]);
 		if (!vma || vma->vm_start > ips[i] ||
 		    !(vma->vm_flags & VM_EXEC)) {
 			*flags |= LFR_SAMPLE_F_USER_BAD_FRAME;
@@ -258,6 +286,7 @@ struct lfr_row_cache {
 	u64 last_pc;			/* 0, or the pc last found in t */
 	enum lfr_row_found last_found;
 	struct lfr_unwind_row last_row;
+	struct lfr_vma_memo memo;	/* the mappings looked up */
 };
 
 static enum lfr_row_found lfr_row_of(void *ctx, u64 pc,
@@ -271,7 +300,7 @@ static enum lfr_row_found lfr_row_of(void *ctx, u64 pc,
 		return c->last_found;
 	}
 	if (pc < c->lo || pc >= c->hi) {
-		struct vm_area_struct *vma = find_vma(c->mm, pc);
+		struct vm_area_struct *vma = lfr_vma_of(c->mm, &c->memo, pc);
 
 		c->t = NULL;
 		if (!vma || vma->vm_start > pc) {
@@ -402,8 +431,8 @@ static void lfr_walk(struct lfr_session *s, const struct lfr_walk *wk,
 	if (!w.row_ctx)
 		mmap_read_lock(mm);
 	r->flags = sn->flags | w.flags;
-	r->nr_user = lfr_collect_maps(s, b, w.ips, w.nr, sn->time_ns,
-				      &r->flags);
+	r->nr_user = lfr_collect_maps(s, b, w.row_ctx ? &rc.memo : NULL, w.ips,
+				      w.nr, sn->time_ns, &r->flags);
 	/* the words follow the pcs kept */
 	if (r->nr_words && r->nr_user < w.nr)
 		memmove(r->ips + r->nr_user, r->ips + w.nr,

@@ -874,7 +874,6 @@ static int on_joined(void *ctx, const struct lfr_joined *j)
 	uint32_t nk = t->nr_kernel, nu = j->lost_reason ? 0 : j->ustack->nr_user;
 	bool replay = t->walk_id & REPLAY_WALK;
 	struct lfr_frame leaf;
-	char why[128];
 	struct lfr_record rec;
 	int err;
 
@@ -946,8 +945,11 @@ static int on_joined(void *ctx, const struct lfr_joined *j)
 	s->flags = t->flags | j->ustack->flags;
 	s->nr_kernel = (uint16_t)nk;
 	s->nr_user = (uint16_t)nu;
-	if ((err = lfr_record_decode(&s->hdr, &rec, why, sizeof(why))))
-		return -EINVAL;
+	/* built here from records already checked: its layout is right by construction */
+	rec = (struct lfr_record){.type = LFR_REC_SAMPLE, .size = s->hdr.size};
+	rec.sample.r = s;
+	rec.sample.kernel_ips = s->ips;
+	rec.sample.user_ips = s->ips + nk;
 	return write_sample(r, &rec);
 }
 
@@ -986,8 +988,16 @@ static int apply(struct lfr_recorder *r, struct batch *b, int pass, bool final, 
 				apply_cmdline(r, (const struct rec_cmdline *)h);
 			continue;
 		}
+		/* each pass decodes only the records it applies (a bad one is counted once) */
+		if (pass == 0 && (h->type == LFR_REC_TICK || h->type == LFR_REC_USTACK ||
+		                  h->type == LFR_REC_SAMPLE || h->type == LFR_REC_LOST))
+			continue;
+		if (pass == 1 && (h->type == LFR_REC_COMM || h->type == LFR_REC_MMAP))
+			continue;
 		if (lfr_record_decode(h, &rec, why, sizeof(why))) {
-			r->st.malformed += pass == 0;
+			r->st.malformed += pass == 0 || h->type == LFR_REC_TICK ||
+			                   h->type == LFR_REC_USTACK || h->type == LFR_REC_SAMPLE ||
+			                   h->type == LFR_REC_LOST;
 			continue;
 		}
 		if (pass == 0) {
