@@ -7,8 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli/commands.h"
+#include "lib/outfile.h"
 #include "report/report.h"
 
 static void report_usage(FILE *out)
@@ -34,7 +36,8 @@ static void report_usage(FILE *out)
 	    "and\n"
 	    "                       sizes per type, like `jfr summary`)\n"
 	    "  -o, --output FILE    write to FILE instead of standard output (not\n"
-	    "                       the input file)\n"
+	    "                       the input file; mode 0640, replaced only once\n"
+	    "                       the report is complete)\n"
 	    "  -e, --event TYPE     aggregate the stack traces of events of TYPE (repeatable; "
 	    "default\n"
 	    "                       jdk.ExecutionSample; 'all' = every type with a stackTrace "
@@ -205,15 +208,14 @@ int cmd_report(int argc, char **argv)
 		        optind >= argc ? "no input file given" : "only one input file is read");
 		return LFR_EXIT_USAGE;
 	}
-	struct stat in_st, out_st;
-	if (output && !stat(argv[optind], &in_st) && !stat(output, &out_st) &&
-	    in_st.st_dev == out_st.st_dev && in_st.st_ino == out_st.st_ino) {
+	char err[512];
+	if (output && lfr_outfile_same(output, argv[optind], err, sizeof(err))) {
 		/* the report would replace the recording it is made from */
-		fprintf(stderr, "lfr report: -o %s is the input file; choose another output file\n",
-		        output);
+		fprintf(stderr, "lfr report: %s\n", err);
 		return LFR_EXIT_USAGE;
 	}
 	void (*print)(const struct report *, const struct report_opts *, FILE *) = NULL;
+	bool pprof = false;
 	if (!strcmp(format, "text"))
 		print = report_print_text;
 	else if (!strcmp(format, "collapsed"))
@@ -221,10 +223,10 @@ int cmd_report(int argc, char **argv)
 	else if (!strcmp(format, "html"))
 		print = report_print_html;
 	else if (!strcmp(format, "pprof"))
-		print = report_print_pprof;
+		pprof = true;
 	else if (!strcmp(format, "speedscope"))
 		print = report_print_speedscope;
-	else if (strcmp(format, "summary")) {
+	else if (strcmp(format, "summary") && !pprof) {
 		fprintf(stderr,
 		        "lfr report: unknown format '%s': use text, collapsed, html, pprof, "
 		        "speedscope or summary\n",
@@ -238,7 +240,6 @@ int cmd_report(int argc, char **argv)
 		return LFR_EXIT_USAGE;
 	}
 
-	char err[512];
 	struct jfr_reader *r = jfr_open_file(argv[optind], err, sizeof(err));
 	if (!r) {
 		fprintf(stderr, "lfr report: %s\n", err);
@@ -256,21 +257,48 @@ int cmd_report(int argc, char **argv)
 		status = LFR_EXIT_FORMAT;
 	}
 	if (rep && (rc == 0 || rep->nchunks)) {
+		struct lfr_outfile of = {.fd = -1};
 		FILE *out = stdout;
-		if (output && !(out = fopen(output, "we"))) {
+		int failed = 0;
+
+		if (output && lfr_outfile_open(&of, output, 0640, err, sizeof(err))) {
+			fprintf(stderr, "lfr report: %s\n", err);
+			report_free(rep);
+			jfr_close(r);
+			return LFR_EXIT_IO;
+		}
+		if (output && !(out = fdopen(of.fd, "w"))) {
 			fprintf(stderr, "lfr report: cannot write %s: %s\n", output,
 			        strerror(errno));
+			lfr_outfile_abort(&of);
+			report_free(rep);
+			jfr_close(r);
+			return LFR_EXIT_IO;
+		}
+		if (pprof)
+			failed = report_print_pprof(rep, &o, out);
+		else if (print)
+			print(rep, &o, out);
+		else
+			report_print_summary(rep, out);
+		if (fflush(out) || ferror(out)) {
+			fprintf(stderr, "lfr report: writing %s: %s\n",
+			        output ? output : "standard output", strerror(errno));
+			failed = -1;
 			status = LFR_EXIT_IO;
-		} else {
-			if (print)
-				print(rep, &o, out);
-			else
-				report_print_summary(rep, out);
-			if (fflush(out) || ferror(out) || (out != stdout && fclose(out))) {
-				fprintf(stderr, "lfr report: error writing %s: %s\n",
-				        output ? output : "standard output", strerror(errno));
+		} else if (failed) {
+			status = LFR_EXIT_FAILURE;
+		}
+		if (output) {
+			/* the stream's fd is the file's: committing closes it */
+			of.fd = dup(of.fd);
+			fclose(out);
+			if (failed || of.fd < 0) {
+				lfr_outfile_abort(&of);
+			} else if (lfr_outfile_commit(&of, err, sizeof(err))) {
+				fprintf(stderr, "lfr report: %s\n", err);
 				status = LFR_EXIT_IO;
-			} else if (output) {
+			} else {
 				fprintf(stderr, "lfr report: wrote %s\n", output);
 			}
 		}

@@ -14,6 +14,7 @@
 #include "jfr/encode.h"
 #include "jfr/rebase.h"
 #include "jfr/repository.h"
+#include "lib/outfile.h"
 
 #define HEADER_SIZE 68
 #define H_SIZE 8
@@ -447,7 +448,7 @@ int lfr_jfr_repo_dump(const char *dir, const char *out, int64_t since_nanos,
                       struct lfr_jfr_dump_stats *st, char *err, size_t errlen)
 {
 	struct lfr_jfr_repo_chunk *v;
-	char *tmp = NULL;
+	struct lfr_outfile of = {.fd = -1};
 	struct clock_origin first = {0};
 	size_t n;
 	int dfd = -1, ofd = -1;
@@ -457,19 +458,29 @@ int lfr_jfr_repo_dump(const char *dir, const char *out, int64_t since_nanos,
 	if (ret)
 		return ret;
 	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0 || asprintf(&tmp, "%s.tmp", out) < 0) {
-		ret = dfd < 0 ? -errno : -ENOMEM;
-		snprintf(err, errlen, "%s: %s", dir, strerror(-ret));
-		tmp = NULL;
-		goto out;
-	}
-	unlink(tmp);
-	ofd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (ofd < 0) {
+	if (dfd < 0) {
 		ret = -errno;
-		snprintf(err, errlen, "cannot create %s: %s", tmp, strerror(errno));
+		snprintf(err, errlen, "%s: %s", dir, strerror(-ret));
 		goto out;
 	}
+	struct stat ost, cst;
+
+	for (size_t i = 0; i < n && !stat(out, &ost); i++) {
+		if (!fstatat(dfd, v[i].name, &cst, AT_SYMLINK_NOFOLLOW) &&
+		    ost.st_dev == cst.st_dev && ost.st_ino == cst.st_ino) {
+			ret = -EEXIST;
+			snprintf(err, errlen,
+			         "the output %s is the repository's chunk %s: write the dump "
+			         "outside the repository",
+			         out, v[i].name);
+			goto out;
+		}
+	}
+	/* 0640 as the repository's chunks: the recording holds every command line */
+	ret = lfr_outfile_open(&of, out, 0640, err, errlen);
+	if (ret)
+		goto out;
+	ofd = of.fd;
 	for (size_t i = 0; i < n; i++) {
 		if (since_nanos && v[i].end_nanos < since_nanos)
 			continue;
@@ -492,25 +503,11 @@ int lfr_jfr_repo_dump(const char *dir, const char *out, int64_t since_nanos,
 		           : "is there: is it a continuous recording's repository?");
 		goto out;
 	}
-	if (fsync(ofd) < 0 || close(ofd) < 0) {
-		ofd = -1;
-		ret = -errno;
-		snprintf(err, errlen, "writing %s: %s", tmp, strerror(errno));
-		goto out;
-	}
-	ofd = -1;
-	if (rename(tmp, out) < 0) {
-		ret = -errno;
-		snprintf(err, errlen, "cannot rename %s to %s: %s", tmp, out, strerror(errno));
-	}
+	ret = lfr_outfile_commit(&of, err, errlen);
 out:
-	if (ofd >= 0)
-		close(ofd);
-	if (ret && tmp)
-		unlink(tmp);
+	lfr_outfile_abort(&of);
 	if (dfd >= 0)
 		close(dfd);
-	free(tmp);
 	free(v);
 	return ret;
 }

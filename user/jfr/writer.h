@@ -91,7 +91,8 @@ struct lfr_jfr_stats {
 };
 
 /*
- * Creates the file and writes the first chunk.  The writer writes PATH.tmp until the first flush
+ * Creates the file and writes the first chunk.  The writer writes a new file of a unique name in
+ * path's directory (.NAME.XXXXXX, mode 0640 less the umask) until the first flush
  * that writes events (or lfr_jfr_close()) renames it to path: the file appears at path whole,
  * never as a first chunk half written, and an old file at path survives a recording that fails
  * before it has anything to replace it with.  A path that exists and is not a regular file (a

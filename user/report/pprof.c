@@ -81,11 +81,12 @@ static void label_num(struct pb_buf *msg, struct pb_buf *tmp, uint64_t key, int6
 	pb_message(msg, SAMPLE_LABEL, tmp);
 }
 
-void report_print_pprof(const struct report *rep, const struct report_opts *o, FILE *out)
+int report_print_pprof(const struct report *rep, const struct report_opts *o, FILE *out)
 {
 	struct pb_buf p = {0}, msg = {0}, sub = {0}, lab = {0};
 	uint64_t *locs = NULL;
 	size_t maxdepth = 1;
+	int ret = 0;
 
 	for (size_t i = 0; i < rep->nstacks; i++)
 		if (rep->stacks[i].depth > maxdepth)
@@ -152,15 +153,20 @@ void report_print_pprof(const struct report *rep, const struct report_opts *o, F
 	pb_uint(&p, PROFILE_DURATION_NANOS, (uint64_t)report_span_nanos(rep));
 	if (p.oom || msg.oom || sub.oom || lab.oom)
 		goto oom;
-	if (gzip_out(&p, out) < 0)
+	if (gzip_out(&p, out) < 0) {
 		fprintf(stderr, "lfr report: gzip compression failed\n");
+		ret = -1;
+	}
 	goto out;
 oom:
-	fprintf(stderr, "lfr report: out of memory writing the pprof profile\n");
+	fprintf(stderr, "lfr report: out of memory writing the pprof profile: try --top, "
+	                "--from/--to or --thread to make it smaller\n");
+	ret = -1;
 out:
 	free(locs);
 	pb_free(&p);
 	pb_free(&msg);
 	pb_free(&sub);
 	pb_free(&lab);
+	return ret;
 }

@@ -145,8 +145,9 @@ void report_print_text(const struct report *rep, const struct report_opts *o, FI
 void report_print_summary(const struct report *rep, FILE *out);
 void report_print_collapsed(const struct report *rep, const struct report_opts *o, FILE *out);
 void report_print_html(const struct report *rep, const struct report_opts *o, FILE *out);
-/* gzipped profile.proto for `go tool pprof` (report/pprof.c) */
-void report_print_pprof(const struct report *rep, const struct report_opts *o, FILE *out);
+/* gzipped profile.proto for `go tool pprof` (report/pprof.c); -1 after saying why on stderr (out
+ * of memory) */
+int report_print_pprof(const struct report *rep, const struct report_opts *o, FILE *out);
 /* speedscope's JSON file format, one sampled profile per thread (report/speedscope.c) */
 void report_print_speedscope(const struct report *rep, const struct report_opts *o, FILE *out);
 
