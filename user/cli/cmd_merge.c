@@ -34,6 +34,8 @@ static void usage(FILE *out)
 	        "                        temporary name beside it and renamed once\n"
 	        "                        complete; it may not be one of the inputs\n"
 	        "  -q, --quiet           no summary\n\n"
+	        "A chunk whose events do not parse (a block a crash zeroed) is left out and\n"
+	        "named on stderr; the others are kept.\n\n"
 	        "Example:\n"
 	        "  lfr merge -o both.jfr jvm.jfr lfr.jfr && jfr summary both.jfr\n\n"
 	        "Exit status: 0; 2 bad usage; 6 a file could not be read or written; 8 a file\n"
@@ -47,7 +49,7 @@ struct merge {
 	struct jfr_buf buf;
 	bool have_first;
 	struct jfr_chunk first; /* the output's first chunk (header fields) */
-	uint64_t chunks, moved;
+	uint64_t chunks, moved, damaged;
 	int64_t dmin, dmax;
 };
 
@@ -123,7 +125,15 @@ static int merge_file(struct merge *m, const char *file, int pass)
 			break;
 		bool lfr = jfr_chunk_is_lfr(&ch);
 
-		if (lfr == (pass == 1)) {
+		if (lfr == (pass == 1) && jfr_chunk_verify(r, &ch)) {
+			/* its header holds, so the next chunk is found: only this one is lost */
+			fprintf(stderr,
+			        "%s: %s: left out the damaged chunk at offset %" PRIu64 " (%s)\n",
+			        PROG, file, off, r->err + strlen(r->name) + 2);
+			r->failed = false;
+			r->err[0] = 0;
+			m->damaged++;
+		} else if (lfr == (pass == 1)) {
 			int64_t delta = 0;
 
 			if (!m->have_first) {
@@ -225,6 +235,11 @@ int cmd_merge(int argc, char **argv)
 	for (int pass = 0; pass < 2 && !ret; pass++)
 		for (int i = optind; i < argc && !ret; i++)
 			ret = merge_file(&m, argv[i], pass);
+	if (!ret && !m.chunks) {
+		fprintf(stderr, "%s: no chunk of the files given is readable: nothing written\n",
+		        PROG);
+		ret = LFR_EXIT_FORMAT;
+	}
 	if (ret) {
 		lfr_outfile_abort(&m.file);
 	} else if (lfr_outfile_commit(&m.file, err, sizeof(err))) {
@@ -238,8 +253,12 @@ int cmd_merge(int argc, char **argv)
 	       PROG, m.out, m.chunks, m.chunks == 1 ? "" : "s", argc - optind,
 	       argc - optind == 1 ? "" : "s", m.moved);
 	if (m.dmin == m.dmax)
-		printf("%+.6f s\n", (double)m.dmin / 1e9);
+		printf("%+.6f s", (double)m.dmin / 1e9);
 	else
-		printf("%+.6f to %+.6f s\n", (double)m.dmin / 1e9, (double)m.dmax / 1e9);
+		printf("%+.6f to %+.6f s", (double)m.dmin / 1e9, (double)m.dmax / 1e9);
+	if (m.damaged)
+		printf("; %" PRIu64 " damaged chunk%s left out", m.damaged,
+		       m.damaged == 1 ? "" : "s");
+	printf("\n");
 	return LFR_EXIT_OK;
 }

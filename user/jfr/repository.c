@@ -370,8 +370,50 @@ static bool rebase(const uint8_t *buf, uint64_t len, const char *name, int64_t d
 	return ok;
 }
 
+/* Notes a chunk file the dump leaves out because it does not parse. */
+static void damaged(struct lfr_jfr_dump_stats *st, const char *name, const char *why)
+{
+	size_t len = strlen(st->damaged_names);
+
+	if (!st->damaged++)
+		snprintf(st->damaged_why, sizeof(st->damaged_why), "%s", why);
+	if (len + strlen(name) + 6 < sizeof(st->damaged_names))
+		snprintf(st->damaged_names + len, sizeof(st->damaged_names) - len, "%s%s",
+		         len ? ", " : "", name);
+	else if (len + 5 < sizeof(st->damaged_names) && !strstr(st->damaged_names, "..."))
+		strcat(st->damaged_names, ", ...");
+}
+
 /*
- * Appends the chunk of the file name in dir to out; 1 when it is gone or unreadable.  The first
+ * Whether the chunk in buf (len bytes) loads and every one of its events parses; why says what
+ * does not otherwise.
+ */
+static bool chunk_readable(const uint8_t *buf, uint64_t len, const char *name, char *why, size_t n)
+{
+	struct jfr_reader *r = jfr_open_mem(buf, (size_t)len, name);
+	struct jfr_chunk ch;
+	bool ok = false;
+
+	if (!r) {
+		snprintf(why, n, "out of memory");
+		return false;
+	}
+	if (!jfr_chunk_load(r, 0, &ch)) {
+		ok = ch.size == len && !jfr_chunk_verify(r, &ch);
+		if (!ok && !r->failed)
+			snprintf(why, n, "chunk size %llu, %llu bytes copied",
+			         (unsigned long long)ch.size, (unsigned long long)len);
+		jfr_chunk_release(&ch);
+	}
+	if (r->failed)
+		snprintf(why, n, "%s", r->err + strlen(name) + 2);
+	jfr_close(r);
+	return ok;
+}
+
+/*
+ * Appends the chunk of the file name in dir to out; 1 when it is gone, 2 when it does not parse
+ * (noted in stats).  The first
  * chunk copied sets *first; a later chunk whose ticks count from another origin (by a millisecond
  * or more: two clock readings of one boot differ by microseconds) is rebased onto it.
  */
@@ -391,9 +433,13 @@ static int copy_chunk(int dirfd, const char *name, int out, struct clock_origin 
 
 	if (fd < 0)
 		return 1; /* evicted meanwhile */
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
-	    chunk_extent(fd, h, (uint64_t)st.st_size, &len))
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
 		goto out;
+	if (chunk_extent(fd, h, (uint64_t)st.st_size, &len)) {
+		damaged(stats, name, "no complete chunk header");
+		ret = 2;
+		goto out;
+	}
 	buf = malloc(len);
 	if (!buf) {
 		snprintf(err, errlen, "out of memory copying %s (%llu bytes)", name,
@@ -404,6 +450,13 @@ static int copy_chunk(int dirfd, const char *name, int out, struct clock_origin 
 	if (read_full(fd, buf, len, 0))
 		goto out; /* finished shorter meanwhile: cannot happen, the cut is at its content */
 	memcpy(buf, h, HEADER_SIZE);
+	char why[256];
+
+	if (!chunk_readable(buf, len, name, why, sizeof(why))) {
+		damaged(stats, name, why);
+		ret = 2;
+		goto out;
+	}
 	data = buf;
 	known = ns_header(buf, len, &hdr);
 	if (!first->seen) {
@@ -488,7 +541,7 @@ int lfr_jfr_repo_dump(const char *dir, const char *out, int64_t since_nanos,
 		if (ret < 0)
 			goto out;
 		if (ret) {
-			st->skipped++;
+			st->skipped += ret == 1;
 			continue;
 		}
 		if (!st->chunks++)
@@ -496,6 +549,12 @@ int lfr_jfr_repo_dump(const char *dir, const char *out, int64_t since_nanos,
 		st->end_nanos = v[i].end_nanos;
 	}
 	ret = 0;
+	if (!st->chunks && st->damaged) {
+		ret = -EUCLEAN;
+		snprintf(err, errlen, "%s: every chunk that covers the span is damaged: %s (%s)",
+		         dir, st->damaged_names, st->damaged_why);
+		goto out;
+	}
 	if (!st->chunks) {
 		ret = -ENOENT;
 		snprintf(err, errlen, "%s: no chunk %s", dir,
