@@ -237,6 +237,51 @@ static void killed_writer_leaves_a_readable_repository(void **state)
 	assert_int_equal(check_samples(out, NULL), 13);
 }
 
+/*
+ * A repository another user can write to is refused, by the writer and by dumps: a 0777
+ * directory, a symbolic link to one, and (as root) a directory that belongs to someone else.
+ */
+static void untrusted_directories_are_refused(void **state)
+{
+	(void)state;
+	struct lfr_jfr_options opt = {.repository = true};
+	struct lfr_jfr_dump_stats ds;
+	struct lfr_jfr_writer *w;
+	struct fixture f;
+	char err[512], link[96], lock[96];
+
+	assert_int_equal(mkdir(dir, 0700), 0);
+	assert_int_equal(chmod(dir, 0777), 0);
+	assert_int_equal(lfr_jfr_open(&w, dir, &opt), -EPERM);
+	assert_non_null(strstr(lfr_jfr_strerror(w), "writable by other users"));
+	lfr_jfr_abandon(w);
+	snprintf(lock, sizeof(lock), "%s/.lock", dir);
+	assert_int_equal(access(lock, F_OK), -1);
+	assert_int_equal(lfr_jfr_repo_dump(dir, out, 0, &ds, err, sizeof(err)), -EPERM);
+	assert_non_null(strstr(err, "writable by other users"));
+
+	assert_int_equal(chmod(dir, 0750), 0);
+	OK(lfr_jfr_open(&f.w, dir, &opt));
+	populate(&f);
+	flush_samples(&f, 2);
+	OK(lfr_jfr_close(f.w, NULL, 0));
+	OK(lfr_jfr_repo_dump(dir, out, 0, &ds, err, sizeof(err)));
+
+	snprintf(link, sizeof(link), "%s-link", dir);
+	assert_int_equal(symlink(dir, link), 0);
+	assert_int_equal(lfr_jfr_open(&w, link, &opt), -ELOOP);
+	assert_non_null(strstr(lfr_jfr_strerror(w), "symbolic link"));
+	lfr_jfr_abandon(w);
+	unlink(link);
+
+	if (geteuid() == 0) {
+		assert_int_equal(chown(dir, 65534, 65534), 0);
+		assert_int_equal(lfr_jfr_open(&w, dir, &opt), -EPERM);
+		assert_non_null(strstr(lfr_jfr_strerror(w), "belongs to uid 65534"));
+		lfr_jfr_abandon(w);
+	}
+}
+
 static void names_sort_in_time_order(void **state)
 {
 	(void)state;
@@ -259,6 +304,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(eviction_by_age_and_one_writer, setup, teardown),
 	    cmocka_unit_test_setup_teardown(killed_writer_leaves_a_readable_repository, setup,
 	                                    teardown),
+	    cmocka_unit_test_setup_teardown(untrusted_directories_are_refused, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

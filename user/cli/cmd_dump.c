@@ -37,7 +37,7 @@ static void usage(FILE *out)
 	        "  -q, --quiet           no summary\n\n"
 	        "Examples:\n"
 	        "  lfr dump --last 5m -o incident.jfr\n"
-	        "  lfr dump /var/tmp/lfr-repo -o all.jfr && lfr report all.jfr\n\n"
+	        "  lfr dump /var/lib/lfr-repo -o all.jfr && lfr report all.jfr\n\n"
 	        "Exit status: 0; 1 when no chunk covers the span; 2 bad usage; 6 the repository\n"
 	        "or the file could not be read or written; 8 every chunk of the span is damaged.\n",
 	        LFR_DEFAULT_REPOSITORY);

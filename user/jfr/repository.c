@@ -154,6 +154,59 @@ int lfr_jfr_repo_list(const char *dir, struct lfr_jfr_repo_chunk **out, size_t *
 	return 0;
 }
 
+/*
+ * Opens the repository directory dir, which must be no symbolic link, belong to the caller (or,
+ * for a dump, to root) and be writable by nobody else: whoever can write to it can delete the
+ * chunks or plant one.  Returns the directory's fd, or a negative errno with a message in err.
+ */
+static int open_trusted(const char *dir, bool dump, char *err, size_t errlen)
+{
+	struct stat st;
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	int ret;
+
+	if (fd < 0) {
+		ret = -errno;
+		if (errno == ELOOP || errno == ENOTDIR) {
+			struct stat lst;
+
+			if (!lstat(dir, &lst) && S_ISLNK(lst.st_mode)) {
+				snprintf(err, errlen,
+				         "the repository %s is a symbolic link: name the directory "
+				         "itself",
+				         dir);
+				return -ELOOP;
+			}
+		}
+		snprintf(err, errlen, "cannot open the repository %s: %s", dir, strerror(errno));
+		return ret;
+	}
+	if (fstat(fd, &st) < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "cannot open the repository %s: %s", dir, strerror(errno));
+		close(fd);
+		return ret;
+	}
+	if (st.st_uid != geteuid() && !(dump && st.st_uid == 0)) {
+		snprintf(err, errlen,
+		         "the repository %s belongs to uid %u, not to you (uid %u): another user "
+		         "could remove its chunks or plant one; use a directory of your own",
+		         dir, (unsigned)st.st_uid, (unsigned)geteuid());
+		close(fd);
+		return -EPERM;
+	}
+	if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+		snprintf(err, errlen,
+		         "the repository %s is writable by other users (mode %04o): they could "
+		         "remove its chunks or plant one; run chmod go-w %s, or use another "
+		         "directory",
+		         dir, (unsigned)(st.st_mode & 07777), dir);
+		close(fd);
+		return -EPERM;
+	}
+	return fd;
+}
+
 /* Chunk files a killed writer left half created (NAME.tmp): nobody else writes here. */
 static void drop_leftovers(const char *dir)
 {
@@ -178,7 +231,6 @@ static void drop_leftovers(const char *dir)
 int lfr_jfr_repo_open(struct lfr_jfr_repo *r, const char *dir, uint64_t max_bytes,
                       uint64_t max_age_ns, char *err, size_t errlen)
 {
-	char *lock = NULL;
 	int ret;
 
 	memset(r, 0, sizeof(*r));
@@ -190,13 +242,18 @@ int lfr_jfr_repo_open(struct lfr_jfr_repo *r, const char *dir, uint64_t max_byte
 		snprintf(err, errlen, "cannot create the repository %s: %s", dir, strerror(errno));
 		return ret;
 	}
+	int dfd = open_trusted(dir, false, err, errlen);
+
+	if (dfd < 0)
+		return dfd;
 	r->dir = strdup(dir);
-	if (!r->dir || asprintf(&lock, "%s/.lock", dir) < 0) {
+	if (!r->dir) {
+		close(dfd);
 		snprintf(err, errlen, "out of memory opening %s", dir);
 		return -ENOMEM;
 	}
-	r->lock_fd = open(lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0640);
-	free(lock);
+	r->lock_fd = openat(dfd, ".lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0640);
+	close(dfd);
 	if (r->lock_fd < 0) {
 		ret = -errno;
 		snprintf(err, errlen, "cannot open the repository %s: %s", dir, strerror(errno));
@@ -276,7 +333,7 @@ int lfr_jfr_repo_evict(struct lfr_jfr_repo *r, int64_t now_nanos, char *err, siz
 
 		if (!too_big && !too_old)
 			break;
-		dfd = open(r->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		dfd = open(r->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (dfd < 0 || (unlinkat(dfd, c->name, 0) < 0 && errno != ENOENT)) {
 			ret = -errno;
 			snprintf(err, errlen, "cannot evict %s/%s: %s", r->dir, c->name,
@@ -505,16 +562,16 @@ int lfr_jfr_repo_dump(const char *dir, const char *out, int64_t since_nanos,
 	struct clock_origin first = {0};
 	size_t n;
 	int dfd = -1, ofd = -1;
-	int ret = lfr_jfr_repo_list(dir, &v, &n, err, errlen);
+	int ret;
 
 	memset(st, 0, sizeof(*st));
-	if (ret)
+	dfd = open_trusted(dir, true, err, errlen);
+	if (dfd < 0)
+		return dfd;
+	ret = lfr_jfr_repo_list(dir, &v, &n, err, errlen);
+	if (ret) {
+		close(dfd);
 		return ret;
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0) {
-		ret = -errno;
-		snprintf(err, errlen, "%s: %s", dir, strerror(-ret));
-		goto out;
 	}
 	struct stat ost, cst;
 
