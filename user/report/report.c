@@ -1122,6 +1122,30 @@ static void finish(struct report *rep, struct priv *pv, struct jfr_reader *r)
 	}
 }
 
+/*
+ * The earliest start of the file's chunks, by their headers alone (the origin of --from and --to:
+ * a merged file may put a later recording's chunks first); false when the first header does not
+ * parse.  A bad header later stops the walk: the chunk loop reports it.
+ */
+static bool earliest_start(const struct jfr_reader *r, int64_t *start)
+{
+	bool have = false;
+
+	for (uint64_t off = 0; r->size - off >= JFR_CHUNK_HEADER_SIZE;) {
+		struct jfr_chunk ch;
+		char why[128];
+		unsigned at;
+
+		if (jfr_chunk_header(&ch, r->data + off, r->size - off, why, sizeof(why), &at))
+			break;
+		if (!have || ch.start_nanos < *start)
+			*start = ch.start_nanos;
+		have = true;
+		off += ch.size;
+	}
+	return have;
+}
+
 int report_read(struct jfr_reader *r, const struct report_opts *o, struct report **out)
 {
 	struct report *rep = calloc(1, sizeof(*rep));
@@ -1161,7 +1185,9 @@ int report_read(struct jfr_reader *r, const struct report_opts *o, struct report
 			const struct jfr_chunk *ch = &j->ch;
 			int64_t end = jfr_sat_add(ch->start_nanos, ch->duration_nanos);
 			if (!pv->have_start) {
-				pv->rec_start = rep->start_nanos = ch->start_nanos;
+				if (!earliest_start(r, &pv->rec_start))
+					pv->rec_start = ch->start_nanos;
+				rep->start_nanos = ch->start_nanos;
 				rep->end_nanos = end;
 				pv->have_start = true;
 			}
