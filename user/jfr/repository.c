@@ -18,9 +18,6 @@
 
 #define HEADER_SIZE 68
 #define H_SIZE 8
-#define H_CP_OFFSET 16
-#define H_START_NANOS 32
-#define H_DURATION 40
 /* the writer's terminator after the last checkpoint: an event of size 2 and type 0 */
 #define TERM_SIZE 2
 
@@ -93,9 +90,17 @@ static int describe(int dirfd, const char *name, struct lfr_jfr_repo_chunk *c)
 		goto out;
 	}
 	c->bytes = (uint64_t)st.st_size;
-	if (!read_full(fd, h, sizeof(h), 0) && !memcmp(h, "FLR", 4)) {
-		c->start_nanos = (int64_t)jfr_get_be64(h + H_START_NANOS);
-		c->end_nanos = c->start_nanos + (int64_t)(jfr_get_be64(h + H_DURATION) & INT64_MAX);
+	struct jfr_chunk ch;
+	char why[128];
+	unsigned at;
+
+	/* the reader's header checks: a file they reject is no chunk of a writer's */
+	if (!read_full(fd, h, sizeof(h), 0) &&
+	    !jfr_chunk_header(&ch, h, c->bytes, why, sizeof(why), &at)) {
+		c->chunk = true;
+		c->start_nanos = ch.start_nanos;
+		c->end_nanos =
+		    jfr_sat_add(ch.start_nanos, ch.duration_nanos > 0 ? ch.duration_nanos : 0);
 	}
 out:
 	close(fd);
@@ -269,6 +274,14 @@ int lfr_jfr_repo_open(struct lfr_jfr_repo *r, const char *dir, uint64_t max_byte
 	drop_leftovers(dir);
 	ret = lfr_jfr_repo_list(dir, &r->chunks, &r->n, err, errlen);
 	r->cap = r->n;
+	/* files with a chunk's name and no chunk's header are not this writer's to count or evict
+	 */
+	size_t kept = 0;
+
+	for (size_t i = 0; i < r->n; i++)
+		if (r->chunks[i].chunk)
+			r->chunks[kept++] = r->chunks[i];
+	r->n = kept;
 	return ret;
 }
 
@@ -298,6 +311,7 @@ int lfr_jfr_repo_add(struct lfr_jfr_repo *r, const char *name, int64_t start_nan
 	memset(c, 0, sizeof(*c));
 	snprintf(c->name, sizeof(c->name), "%.*s", (int)sizeof(c->name) - 1, name);
 	c->start_nanos = c->end_nanos = start_nanos;
+	c->chunk = true;
 	return 0;
 }
 
@@ -362,15 +376,17 @@ static int chunk_extent(int fd, uint8_t *h, uint64_t file_size, uint64_t *len)
 {
 	uint8_t b[16];
 	uint64_t size, cp, cp_size;
-	unsigned used;
+	unsigned used, at;
+	struct jfr_chunk ch;
+	char why[128];
 	int err = read_full(fd, h, HEADER_SIZE, 0);
 
 	if (err)
 		return err;
-	size = jfr_get_be64(h + H_SIZE);
-	cp = jfr_get_be64(h + H_CP_OFFSET);
-	if (memcmp(h, "FLR", 4) || size <= HEADER_SIZE || size > file_size)
+	if (jfr_chunk_header(&ch, h, file_size, why, sizeof(why), &at))
 		return -EINVAL;
+	size = ch.size;
+	cp = (uint64_t)ch.cp_off;
 	*len = size;
 	if (cp < HEADER_SIZE || cp >= size || size - cp < sizeof(b) ||
 	    read_full(fd, b, sizeof(b), cp))

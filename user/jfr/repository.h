@@ -25,6 +25,7 @@ struct lfr_jfr_repo_chunk {
 	uint64_t bytes;                 /* the file's size (what it takes in the repository) */
 	int64_t start_nanos, end_nanos; /* epoch ns: the header's start, start + duration */
 	bool done;                      /* finished by its writer (not the chunk being written) */
+	bool chunk;                     /* its header is one the reader accepts */
 };
 
 /* An open repository: its lock and its chunk files, oldest first. */
@@ -42,8 +43,10 @@ void lfr_jfr_repo_name(char *buf, int64_t start_nanos);
 
 /*
  * Lists the chunk files of dir, oldest first (*out is malloc'ed, free it).  Files that do not
- * carry a chunk file's name are ignored, as are those gone meanwhile; a file too short for a
- * header is listed with start and end 0.  Returns 0 or a negative errno with a message in err.
+ * carry a chunk file's name are ignored, as are those gone meanwhile; a file whose header the
+ * reader rejects is listed with start and end 0 and chunk false (a writer takes it for no chunk
+ * of its own: it neither counts nor evicts it; a dump names it as damaged).  Returns 0 or a
+ * negative errno with a message in err.
  */
 int lfr_jfr_repo_list(const char *dir, struct lfr_jfr_repo_chunk **out, size_t *n, char *err,
                       size_t errlen);
