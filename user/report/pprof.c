@@ -23,6 +23,9 @@ enum {
 	PROFILE_STRING_TABLE = 6,
 	PROFILE_TIME_NANOS = 9,
 	PROFILE_DURATION_NANOS = 10,
+	PROFILE_PERIOD_TYPE = 11,
+	PROFILE_PERIOD = 12,
+	PROFILE_DEFAULT_SAMPLE_TYPE = 14,
 	VALUE_TYPE_TYPE = 1,
 	VALUE_TYPE_UNIT = 2,
 	SAMPLE_LOCATION_ID = 1,
@@ -41,7 +44,18 @@ enum {
 };
 
 /* string table: fixed entries, then frame names, then thread names */
-enum { S_EMPTY, S_TYPE, S_UNIT, S_THREAD, S_TID, S_PID, S_KIND0, S_FIXED = S_KIND0 + 4 };
+enum {
+	S_EMPTY,
+	S_TYPE,
+	S_UNIT,
+	S_THREAD,
+	S_TID,
+	S_PID,
+	S_CPU,
+	S_NANOS,
+	S_KIND0,
+	S_FIXED = S_KIND0 + 4
+};
 static const char *const kind_names[] = {"java", "native", "c++", "kernel"}; /* RF_* order */
 
 static int gzip_out(const struct pb_buf *b, FILE *out)
@@ -96,10 +110,26 @@ int report_print_pprof(const struct report *rep, const struct report_opts *o, FI
 		goto oom;
 	const uint64_t s_frames = S_FIXED, s_threads = S_FIXED + rep->nframes;
 
+	/* samples of a known period (lfr's) stand for CPU time too: count x period */
+	const int64_t period = o->value_field ? 0 : rep->period_ns;
+
 	pb_reset(&msg);
 	pb_uint(&msg, VALUE_TYPE_TYPE, S_TYPE);
 	pb_uint(&msg, VALUE_TYPE_UNIT, S_UNIT);
 	pb_message(&p, PROFILE_SAMPLE_TYPE, &msg);
+	if (period) {
+		pb_reset(&msg);
+		pb_uint(&msg, VALUE_TYPE_TYPE, S_CPU);
+		pb_uint(&msg, VALUE_TYPE_UNIT, S_NANOS);
+		pb_message(&p, PROFILE_SAMPLE_TYPE, &msg);
+	}
+	pb_reset(&msg);
+	pb_uint(&msg, VALUE_TYPE_TYPE, period ? S_CPU : S_TYPE);
+	pb_uint(&msg, VALUE_TYPE_UNIT, period ? S_NANOS : S_UNIT);
+	pb_message(&p, PROFILE_PERIOD_TYPE, &msg);
+	pb_uint(&p, PROFILE_PERIOD, period ? (uint64_t)period : 1);
+	/* the counts stay what `go tool pprof -top` shows, as lfr report's text does */
+	pb_uint(&p, PROFILE_DEFAULT_SAMPLE_TYPE, S_TYPE);
 
 	for (size_t i = 0; i < rep->nsamples; i++) {
 		const struct report_sample *s = &rep->samples[i];
@@ -111,7 +141,9 @@ int report_print_pprof(const struct report *rep, const struct report_opts *o, FI
 			locs[d] = rep->stack_frames[st->first + d] + 1;
 		pb_reset(&msg);
 		pb_packed(&msg, SAMPLE_LOCATION_ID, locs, st->depth);
-		pb_packed(&msg, SAMPLE_VALUE, &s->value, 1);
+		uint64_t values[2] = {s->value, s->value * (uint64_t)period};
+
+		pb_packed(&msg, SAMPLE_VALUE, values, period ? 2 : 1);
 		label_str(&msg, &lab, S_THREAD, s_threads + s->thread);
 		label_num(&msg, &lab, S_TID, t->tid);
 		if (t->pid >= 0)
@@ -142,6 +174,8 @@ int report_print_pprof(const struct report *rep, const struct report_opts *o, FI
 	pb_string(&p, PROFILE_STRING_TABLE, "thread");
 	pb_string(&p, PROFILE_STRING_TABLE, "tid");
 	pb_string(&p, PROFILE_STRING_TABLE, "pid");
+	pb_string(&p, PROFILE_STRING_TABLE, "cpu");
+	pb_string(&p, PROFILE_STRING_TABLE, "nanoseconds");
 	for (int k = 0; k < 4; k++)
 		pb_string(&p, PROFILE_STRING_TABLE, kind_names[k]);
 	for (size_t i = 0; i < rep->nframes; i++)

@@ -22,7 +22,7 @@
 #define NAME_MAX_LEN 1024
 #define MAX_JOBS 16 /* chunks scanned in parallel */
 
-enum role { ROLE_COUNT, ROLE_SAMPLE, ROLE_LOST, ROLE_JVMINFO };
+enum role { ROLE_COUNT, ROLE_SAMPLE, ROLE_LOST, ROLE_JVMINFO, ROLE_SETTINGS };
 enum slot { SLOT_NONE = 0, SLOT_TIME, SLOT_STACK, SLOT_THREAD, SLOT_VALUE };
 
 struct plan {
@@ -605,6 +605,10 @@ static int build_plan(struct priv *pv, const struct jfr_type *t, struct plan *p)
 		p->role = ROLE_JVMINFO;
 		return 0;
 	}
+	if (!strcmp(t->name, "lfr.SamplerSettings")) {
+		p->role = ROLE_SETTINGS;
+		return 0;
+	}
 	if (is_event_type(t) && is_lost_type(t)) {
 		p->role = ROLE_LOST;
 		return 0;
@@ -712,6 +716,22 @@ static int chunk_jvminfo(struct priv *pv, struct jfr_reader *r, const struct jfr
 		snprintf(pv->jvm_process, sizeof(pv->jvm_process), "%s", args);
 	}
 	return 0;
+}
+
+/* The sampling period lfr.SamplerSettings gives; periods that differ leave it unknown. */
+static void note_period(struct report *rep, struct jfr_reader *r, const struct jfr_chunk *ch,
+                        const struct jfr_type *t, uint64_t off)
+{
+	int64_t ns = 0;
+
+	if (!field_int(r, ch, t, off, "periodNanos", &ns) || ns <= 0 || rep->period_mixed)
+		return;
+	if (rep->period_ns && rep->period_ns != ns) {
+		rep->period_mixed = true;
+		rep->period_ns = 0;
+		return;
+	}
+	rep->period_ns = ns;
 }
 
 /*
@@ -1029,6 +1049,9 @@ static int job_merge(struct report *rep, struct priv *pv, struct jfr_reader *r, 
 	for (size_t i = 0; i < j->nspecial; i++)
 		if (j->special[i].pl->role == ROLE_JVMINFO)
 			chunk_jvminfo(pv, r, &j->ch, j->special[i].pl->t, j->special[i].off);
+	for (size_t i = 0; i < j->nspecial; i++)
+		if (j->special[i].pl->role == ROLE_SETTINGS)
+			note_period(rep, r, &j->ch, j->special[i].pl->t, j->special[i].off);
 	for (size_t i = 0; i < j->nspecial; i++)
 		if (j->special[i].pl->role == ROLE_LOST &&
 		    record_lost(rep, r, &j->ch, j->special[i].pl->t, j->special[i].off) < 0)

@@ -103,6 +103,12 @@ struct report {
 	uint64_t file_size;
 	uint64_t nchunks;
 	int64_t start_nanos, end_nanos; /* recording span from the chunk headers */
+	/*
+	 * the sampling period of the recording's samples in ns (lfr.SamplerSettings' periodNanos),
+	 * 0 when unknown or when chunks disagree: a sample then stands for no known CPU time
+	 */
+	int64_t period_ns;
+	bool period_mixed;
 	/* counts of every event type, in the order first seen, and of metadata/checkpoint events */
 	struct report_evtype *evtypes;
 	size_t nevtypes;
