@@ -17,8 +17,9 @@ static void report_usage(FILE *out)
 {
 	fprintf(
 	    out,
-	    "usage: lfr report [OPTIONS] FILE.jfr\n"
+	    "usage: lfr report [OPTIONS] [FILE.jfr]\n"
 	    "\n"
+	    "FILE.jfr defaults to lfr.jfr, lfr record's default output.\n\n"
 	    "Reads a JFR recording (written by lfr, a JVM, async-profiler, ...) and shows where "
 	    "the\n"
 	    "samples went: top functions by self and total samples, samples per thread and the\n"
@@ -54,14 +55,14 @@ static void report_usage(FILE *out)
 	    "                       (TIME: 1.5, 1.5s, 200ms, 3us, 10ns, 2m, 1h; the start\n"
 	    "                       is the earliest chunk's, wherever it is in the file)\n"
 	    "      --value FIELD    sum the integer event field FIELD (e.g. weight) instead of\n"
-	    "                       counting events\n"
+	    "                       counting events (refused when no sample event has it)\n"
 	    "  -n, --top N          rows in the top lists (default 20)\n"
 	    "  -s, --sort KEY       text: 'function' (the default: top functions, each with its\n"
 	    "                       object) or 'dso' (top objects: libraries, executables, the\n"
 	    "                       kernel)\n"
 	    "      --threads        collapsed/html: one root frame per thread; speedscope: one "
 	    "profile\n"
-	    "                       per thread\n"
+	    "                       per thread (refused with text, summary and pprof)\n"
 	    "  -j, --jobs N         chunks read in parallel (default: one per CPU)\n"
 	    "  -h, --help           show this help\n"
 	    "\n"
@@ -203,14 +204,16 @@ int cmd_report(int argc, char **argv)
 			return LFR_EXIT_USAGE;
 		}
 	}
-	if (optind != argc - 1) {
+	if (optind < argc - 1) {
 		fprintf(stderr,
-		        "lfr report: %s; usage: lfr report [OPTIONS] FILE.jfr (see --help)\n",
-		        optind >= argc ? "no input file given" : "only one input file is read");
+		        "lfr report: only one input file is read; usage: lfr report [OPTIONS] "
+		        "FILE.jfr (see --help)\n");
 		return LFR_EXIT_USAGE;
 	}
+	/* as perf report reads perf.data: lfr record's default output */
+	const char *input = optind < argc ? argv[optind] : "lfr.jfr";
 	char err[512];
-	if (output && lfr_outfile_same(output, argv[optind], err, sizeof(err))) {
+	if (output && lfr_outfile_same(output, input, err, sizeof(err))) {
 		/* the report would replace the recording it is made from */
 		fprintf(stderr, "lfr report: %s\n", err);
 		return LFR_EXIT_USAGE;
@@ -236,18 +239,39 @@ int cmd_report(int argc, char **argv)
 	}
 	/* samples in time order: speedscope's, and the HTML page's timeline */
 	o.timeline = print == report_print_speedscope || print == report_print_html;
+	if (o.thread_roots && (!print || print == report_print_text || pprof)) {
+		fprintf(stderr,
+		        "lfr report: --threads splits the collapsed, html and speedscope views "
+		        "by thread; the text view lists the threads already%s\n",
+		        pprof ? " (pprof: its thread label, -tagfocus thread=NAME)" : "");
+		return LFR_EXIT_USAGE;
+	}
 	if (o.from_ns >= 0 && o.to_ns >= 0 && o.to_ns <= o.from_ns) {
 		fprintf(stderr, "lfr report: --to must be later than --from\n");
 		return LFR_EXIT_USAGE;
 	}
 
-	struct jfr_reader *r = jfr_open_file(argv[optind], err, sizeof(err));
+	struct jfr_reader *r = jfr_open_file(input, err, sizeof(err));
 	if (!r) {
-		fprintf(stderr, "lfr report: %s\n", err);
+		fprintf(stderr, "lfr report: %s%s\n", err,
+		        optind < argc ? "" : ": name the recording to read: lfr report FILE.jfr");
 		return LFR_EXIT_IO;
 	}
 	struct report *rep = NULL;
 	int rc = report_read(r, &o, &rep);
+	bool any_selected = false;
+
+	if (rep && rc == 0)
+		report_stack_types(rep, &any_selected);
+	if (o.value_field && any_selected && !report_value_field_found(rep)) {
+		fprintf(stderr,
+		        "lfr report: --value %s: no event of %s has a field %s: name a numeric "
+		        "field of the sample events (e.g. weight)\n",
+		        o.value_field, rep->selected, o.value_field);
+		report_free(rep);
+		jfr_close(r);
+		return LFR_EXIT_USAGE;
+	}
 	int status = LFR_EXIT_OK;
 	if (rc < 0) {
 		fprintf(stderr, "lfr report: %s\n", r->err);

@@ -46,8 +46,15 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "--version"))
 		return cmd_version(argc - 1, argv + 1);
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (!strcmp(argv[1], commands[i].name))
+		if (!strcmp(argv[1], commands[i].name)) {
+			char prog[32];
+
+			/* getopt's messages start with argv[0]: "lfr report: ...", not "report: "
+			 */
+			snprintf(prog, sizeof(prog), "lfr %s", commands[i].name);
+			argv[1] = prog;
 			return commands[i].fn(argc - 1, argv + 1);
+		}
 	fprintf(stderr, "lfr: '%s' is not a command; run 'lfr --help' for the list\n", argv[1]);
 	return LFR_EXIT_USAGE;
 }

@@ -60,6 +60,7 @@ struct priv {
 	size_t tmp_cap;
 	int64_t rec_start;
 	bool have_start;
+	bool value_found; /* a selected type has the --value field */
 };
 
 void report_opts_init(struct report_opts *o)
@@ -627,6 +628,8 @@ static int build_plan(struct priv *pv, const struct jfr_type *t, struct plan *p)
 		thread = -1;
 	int time = jfr_field_index(t, "startTime");
 	int value = o->value_field ? jfr_field_index(t, o->value_field) : -1;
+	if (value >= 0)
+		pv->value_found = true;
 	p->slots = calloc(t->nfields, 2);
 	if (!p->slots)
 		return -1;
@@ -1253,6 +1256,13 @@ int64_t report_span_nanos(const struct report *rep)
 	if (rep->end_nanos <= rep->start_nanos)
 		return 0;
 	return __builtin_sub_overflow(rep->end_nanos, rep->start_nanos, &d) ? INT64_MAX : d;
+}
+
+bool report_value_field_found(const struct report *rep)
+{
+	const struct priv *pv = rep->priv;
+
+	return pv && pv->value_found;
 }
 
 const char *report_stack_types(const struct report *rep, bool *any_selected)

@@ -143,6 +143,8 @@ struct report {
  */
 int report_read(struct jfr_reader *r, const struct report_opts *o, struct report **out);
 void report_free(struct report *rep);
+/* Whether a selected event type has the --value field. */
+bool report_value_field_found(const struct report *rep);
 /* Whether any chunk declared a selected event type, and the names of the types that carry stacks.
  */
 const char *report_stack_types(const struct report *rep, bool *any_selected);
