@@ -153,6 +153,11 @@ void report_print_text(const struct report *rep, const struct report_opts *o, FI
 void report_print_summary(const struct report *rep, FILE *out);
 void report_print_collapsed(const struct report *rep, const struct report_opts *o, FILE *out);
 void report_print_html(const struct report *rep, const struct report_opts *o, FILE *out);
+/*
+ * s as a JSON string literal (report/json.c).  '<', '>' and '&' are escaped too, so that no name
+ * can close the HTML page's <script> element.
+ */
+void report_json_string(FILE *out, const char *s);
 /* gzipped profile.proto for `go tool pprof` (report/pprof.c); -1 after saying why on stderr (out
  * of memory) */
 int report_print_pprof(const struct report *rep, const struct report_opts *o, FILE *out);

@@ -12,20 +12,6 @@
 
 #include "report/report.h"
 
-static void json_string(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(out, "\\%c", *p);
-		else if (*p < 0x20)
-			fprintf(out, "\\u%04x", *p);
-		else
-			fputc(*p, out);
-	}
-	fputc('"', out);
-}
-
 /* One profile of the samples of thread (all threads when thread < 0). */
 static void profile(const struct report *rep, bool value_field, long thread, const char *name,
                     FILE *out)
@@ -34,7 +20,7 @@ static void profile(const struct report *rep, bool value_field, long thread, con
 	bool first = true;
 
 	fputs("{\"type\":\"sampled\",\"name\":", out);
-	json_string(out, name);
+	report_json_string(out, name);
 	/* samples of a known period (lfr's) weigh their CPU time: count x period */
 	const uint64_t period = value_field || rep->period_ns <= 0 ? 1 : (uint64_t)rep->period_ns;
 
@@ -83,11 +69,11 @@ void report_print_speedscope(const struct report *rep, const struct report_opts 
 	fputs("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\"exporter\":"
 	      "\"lfr report\",\"name\":",
 	      out);
-	json_string(out, base ? base + 1 : rep->path);
+	report_json_string(out, base ? base + 1 : rep->path);
 	fputs(",\"activeProfileIndex\":0,\"shared\":{\"frames\":[", out);
 	for (size_t i = 0; i < rep->nframes; i++) {
 		fputs(i ? ",{\"name\":" : "{\"name\":", out);
-		json_string(out, rep->frames[i].name);
+		report_json_string(out, rep->frames[i].name);
 		fputc('}', out);
 	}
 	fputs("]},\"profiles\":[", out);
