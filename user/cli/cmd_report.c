@@ -60,9 +60,9 @@ static void report_usage(FILE *out)
 	    "  -s, --sort KEY       text: 'function' (the default: top functions, each with its\n"
 	    "                       object) or 'dso' (top objects: libraries, executables, the\n"
 	    "                       kernel)\n"
-	    "      --threads        collapsed/html: one root frame per thread; speedscope: one "
-	    "profile\n"
-	    "                       per thread (refused with text, summary and pprof)\n"
+	    "      --threads        text: each top thread's top functions; collapsed/html: one\n"
+	    "                       root frame per thread; speedscope: one profile per\n"
+	    "                       thread (not with summary and pprof)\n"
 	    "  -j, --jobs N         chunks read in parallel (default: one per CPU)\n"
 	    "  -h, --help           show this help\n"
 	    "\n"
@@ -239,11 +239,12 @@ int cmd_report(int argc, char **argv)
 	}
 	/* samples in time order: speedscope's, and the HTML page's timeline */
 	o.timeline = print == report_print_speedscope || print == report_print_html;
-	if (o.thread_roots && (!print || print == report_print_text || pprof)) {
+	if (o.thread_roots && (!print || pprof)) {
 		fprintf(stderr,
-		        "lfr report: --threads splits the collapsed, html and speedscope views "
-		        "by thread; the text view lists the threads already%s\n",
-		        pprof ? " (pprof: its thread label, -tagfocus thread=NAME)" : "");
+		        "lfr report: --threads splits the text, collapsed, html and speedscope "
+		        "views by thread, not %s\n",
+		        pprof ? "pprof, whose samples carry a thread label (-tagfocus thread=NAME)"
+		              : "the summary");
 		return LFR_EXIT_USAGE;
 	}
 	if (o.from_ns >= 0 && o.to_ns >= 0 && o.to_ns <= o.from_ns) {
