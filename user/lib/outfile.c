@@ -59,7 +59,10 @@ int lfr_outfile_open(struct lfr_outfile *o, const char *path, mode_t mode, char 
 	o->fd = mkostemp(o->tmp, O_CLOEXEC);
 	if (o->fd < 0) {
 		ret = -errno;
-		snprintf(err, n, "cannot create a file beside %s: %s", path, strerror(errno));
+		snprintf(err, n,
+		         "cannot create a file beside %s (a new output is written beside its "
+		         "target and renamed once complete: the directory must be writable): %s",
+		         path, strerror(errno));
 		free(o->tmp);
 		o->tmp = NULL;
 		goto fail;
