@@ -237,6 +237,113 @@ static void killed_writer_leaves_a_readable_repository(void **state)
 	assert_int_equal(check_samples(out, NULL), 13);
 }
 
+/*
+ * A repository another user can write to is refused, by the writer and by dumps: a 0777
+ * directory, a symbolic link to one, and (as root) a directory that belongs to someone else.
+ */
+static void untrusted_directories_are_refused(void **state)
+{
+	(void)state;
+	struct lfr_jfr_options opt = {.repository = true};
+	struct lfr_jfr_dump_stats ds;
+	struct lfr_jfr_writer *w;
+	struct fixture f;
+	char err[512], link[96], lock[96];
+
+	assert_int_equal(mkdir(dir, 0700), 0);
+	assert_int_equal(chmod(dir, 0777), 0);
+	assert_int_equal(lfr_jfr_open(&w, dir, &opt), -EPERM);
+	assert_non_null(strstr(lfr_jfr_strerror(w), "writable by other users"));
+	lfr_jfr_abandon(w);
+	snprintf(lock, sizeof(lock), "%s/.lock", dir);
+	assert_int_equal(access(lock, F_OK), -1);
+	assert_int_equal(lfr_jfr_repo_dump(dir, out, 0, &ds, err, sizeof(err)), -EPERM);
+	assert_non_null(strstr(err, "writable by other users"));
+
+	assert_int_equal(chmod(dir, 0750), 0);
+	OK(lfr_jfr_open(&f.w, dir, &opt));
+	populate(&f);
+	flush_samples(&f, 2);
+	OK(lfr_jfr_close(f.w, NULL, 0));
+	OK(lfr_jfr_repo_dump(dir, out, 0, &ds, err, sizeof(err)));
+
+	snprintf(link, sizeof(link), "%s-link", dir);
+	assert_int_equal(symlink(dir, link), 0);
+	assert_int_equal(lfr_jfr_open(&w, link, &opt), -ELOOP);
+	assert_non_null(strstr(lfr_jfr_strerror(w), "symbolic link"));
+	lfr_jfr_abandon(w);
+	unlink(link);
+
+	if (geteuid() == 0) {
+		assert_int_equal(chown(dir, 65534, 65534), 0);
+		assert_int_equal(lfr_jfr_open(&w, dir, &opt), -EPERM);
+		assert_non_null(strstr(lfr_jfr_strerror(w), "belongs to uid 65534"));
+		lfr_jfr_abandon(w);
+	}
+}
+
+/* Writes n bytes of data to dir/name. */
+static void put_file(const char *name, const void *data, size_t n)
+{
+	char p[160];
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	f = fopen(p, "w");
+	assert_non_null(f);
+	assert_int_equal(fwrite(data, 1, n, f), n);
+	fclose(f);
+}
+
+static bool present(const char *name)
+{
+	char p[160];
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	return !access(p, F_OK);
+}
+
+/*
+ * Files with a chunk file's name whose header the reader rejects are not the recorder's: they are
+ * neither evicted nor counted, and their start and duration (untrusted, here start + duration
+ * overflows) are not added up.  A dump names them as damaged.
+ */
+static void foreign_files_are_not_chunks(void **state)
+{
+	(void)state;
+	struct lfr_jfr_options opt = {
+	    .repository = true, .max_chunk_age_ns = 1, .repo_max_age_ns = 1};
+	struct lfr_jfr_dump_stats ds;
+	struct fixture f;
+	char err[512];
+	uint8_t h[68] = {'F', 'L', 'R', 0};
+	const char *text = "2000-01-01T00-00-00.000000000Z.jfr",
+	           *hdr = "2000-01-01T00-00-01.000000000Z.jfr";
+
+	/* version 2.1, then size 68 with no metadata: rejected; start and duration near the max */
+	h[5] = 2;
+	h[7] = 1;
+	h[15] = 68;
+	memset(h + 32, 0x7f, 1);
+	memset(h + 33, 0xff, 7);
+	memset(h + 40, 0x7f, 1);
+	memset(h + 41, 0xff, 7);
+	assert_int_equal(mkdir(dir, 0750), 0);
+	put_file(text, "not a recording\n", 16);
+	put_file(hdr, h, sizeof(h));
+	OK(lfr_jfr_open(&f.w, dir, &opt));
+	populate(&f);
+	for (unsigned i = 0; i < 3; i++)
+		flush_samples(&f, 2);
+	OK(lfr_jfr_close(f.w, NULL, 0));
+	assert_true(present(text));
+	assert_true(present(hdr));
+	OK(lfr_jfr_repo_dump(dir, out, 0, &ds, err, sizeof(err)));
+	assert_int_equal(ds.damaged, 2);
+	assert_non_null(strstr(ds.damaged_names, text));
+	assert_int_equal(check_samples(out, NULL), 2);
+}
+
 static void names_sort_in_time_order(void **state)
 {
 	(void)state;
@@ -259,6 +366,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(eviction_by_age_and_one_writer, setup, teardown),
 	    cmocka_unit_test_setup_teardown(killed_writer_leaves_a_readable_repository, setup,
 	                                    teardown),
+	    cmocka_unit_test_setup_teardown(untrusted_directories_are_refused, setup, teardown),
+	    cmocka_unit_test_setup_teardown(foreign_files_are_not_chunks, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

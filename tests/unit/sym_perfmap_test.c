@@ -52,7 +52,8 @@ static void test_perf_map(void **state)
 	                            "garbage line\n"
 	                            "0x7f0000002000 0x10 Ljava/lang/String;::hashCode\n"
 	                            "7f0000003000 20 aa_recycled_old\n"
-	                            "7f0000003000 18 zz_recycled_new\n",
+	                            "7f0000003000 18 zz_recycled_new\n"
+	                            "7f0000004000 10 written_on_windows\r\n",
 	                            "w"),
 	                 0);
 	sym = new_sym(dir);
@@ -62,6 +63,8 @@ static void test_perf_map(void **state)
 	expect_jit(sym, JIT_PID, 0x7f0000002000, "Ljava/lang/String;::hashCode", 0);
 	/* Code space reused by the JIT: the later line describes the code that runs now. */
 	expect_jit(sym, JIT_PID, 0x7f0000003004, "zz_recycled_new", 4);
+	/* A map written with CRLF line ends: the name ends before the \r. */
+	expect_jit(sym, JIT_PID, 0x7f0000004002, "written_on_windows", 2);
 	assert_false(lfr_sym_resolve_user(sym, JIT_PID, 0x7f000000301c, &f));
 	/* Past the size of the last entry: the anonymous mapping keeps the address. */
 	assert_false(lfr_sym_resolve_user(sym, JIT_PID, 0x7f0000001070, &f));

@@ -26,18 +26,20 @@ static void usage(FILE *out)
 	        "Writes what a continuous recording kept (lfr record --repository, the lfr\n"
 	        "service) to one JFR file that jfr, JDK Mission Control and lfr report read.\n"
 	        "The recording goes on; a recording that ended or was killed can be dumped too,\n"
-	        "up to its last flush (at most about a second before).\n\n"
+	        "up to its last flush (at most about a second before).  A chunk file whose\n"
+	        "events do not parse (a block a crash zeroed) is left out and named on stderr.\n\n"
 	        "  REPOSITORY            the recording's repository directory (default %s)\n"
 	        "      --last TIME       only the last TIME (30s, 10m, 1h): whole chunks, so the\n"
 	        "                        file starts up to one chunk age earlier (default: all)\n"
 	        "  -o, --output FILE     the file to write (default lfr-dump-DATE-TIME.jfr);\n"
-	        "                        written as FILE.tmp and renamed once complete\n"
+	        "                        written under a temporary name beside it and\n"
+	        "                        renamed once complete; mode 0640\n"
 	        "  -q, --quiet           no summary\n\n"
 	        "Examples:\n"
 	        "  lfr dump --last 5m -o incident.jfr\n"
-	        "  lfr dump /var/tmp/lfr-repo -o all.jfr && lfr report all.jfr\n\n"
+	        "  lfr dump /var/lib/lfr-repo -o all.jfr && lfr report all.jfr\n\n"
 	        "Exit status: 0; 1 when no chunk covers the span; 2 bad usage; 6 the repository\n"
-	        "or the file could not be read or written.\n",
+	        "or the file could not be read or written; 8 every chunk of the span is damaged.\n",
 	        LFR_DEFAULT_REPOSITORY);
 }
 
@@ -117,8 +119,12 @@ int cmd_dump(int argc, char **argv)
 	}
 	if (ret) {
 		fprintf(stderr, "%s: %s\n", PROG, err);
-		return LFR_EXIT_IO;
+		return ret == -EUCLEAN ? LFR_EXIT_FORMAT : LFR_EXIT_IO;
 	}
+	if (st.damaged)
+		fprintf(stderr, "%s: left out %" PRIu64 " damaged chunk file%s: %s (%s%s)\n", PROG,
+		        st.damaged, st.damaged == 1 ? "" : "s", st.damaged_names, st.damaged_why,
+		        st.damaged == 1 ? "" : ", the first");
 	if (quiet)
 		return LFR_EXIT_OK;
 	utc(from, sizeof(from), st.start_nanos);

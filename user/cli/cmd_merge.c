@@ -17,6 +17,7 @@
 #include "cli/commands.h"
 #include "jfr/rebase.h"
 #include "jfr/reader.h"
+#include "lib/outfile.h"
 
 #define PROG "lfr merge"
 
@@ -29,9 +30,12 @@ static void usage(FILE *out)
 	        "(a JVM's -XX:StartFlightRecording file), in the order given and unchanged,\n"
 	        "then every chunk of lfr's files with its ticks rebased onto the clock of the\n"
 	        "first chunk (JDK 25 reads every chunk with the first chunk's clock).\n\n"
-	        "  -o, --output OUT      the file to write; written as OUT.tmp and renamed\n"
-	        "                        once complete\n"
+	        "  -o, --output OUT      the file to write (mode 0640): written under a\n"
+	        "                        temporary name beside it and renamed once\n"
+	        "                        complete; it may not be one of the inputs\n"
 	        "  -q, --quiet           no summary\n\n"
+	        "A chunk whose events do not parse (a block a crash zeroed) is left out and\n"
+	        "named on stderr; the others are kept.\n\n"
 	        "Example:\n"
 	        "  lfr merge -o both.jfr jvm.jfr lfr.jfr && jfr summary both.jfr\n\n"
 	        "Exit status: 0; 2 bad usage; 6 a file could not be read or written; 8 a file\n"
@@ -39,12 +43,13 @@ static void usage(FILE *out)
 }
 
 struct merge {
-	const char *out, *tmp;
+	const char *out;
+	struct lfr_outfile file;
 	int fd;
 	struct jfr_buf buf;
 	bool have_first;
 	struct jfr_chunk first; /* the output's first chunk (header fields) */
-	uint64_t chunks, moved;
+	uint64_t chunks, moved, damaged;
 	int64_t dmin, dmax;
 };
 
@@ -58,7 +63,7 @@ static int put(struct merge *m, const void *p, size_t n)
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w < 0) {
-			fprintf(stderr, "%s: writing %s: %s\n", PROG, m->tmp, strerror(errno));
+			fprintf(stderr, "%s: writing %s: %s\n", PROG, m->out, strerror(errno));
 			return LFR_EXIT_IO;
 		}
 		b += w;
@@ -120,7 +125,15 @@ static int merge_file(struct merge *m, const char *file, int pass)
 			break;
 		bool lfr = jfr_chunk_is_lfr(&ch);
 
-		if (lfr == (pass == 1)) {
+		if (lfr == (pass == 1) && jfr_chunk_verify(r, &ch)) {
+			/* its header holds, so the next chunk is found: only this one is lost */
+			fprintf(stderr,
+			        "%s: %s: left out the damaged chunk at offset %" PRIu64 " (%s)\n",
+			        PROG, file, off, r->err + strlen(r->name) + 2);
+			r->failed = false;
+			r->err[0] = 0;
+			m->damaged++;
+		} else if (lfr == (pass == 1)) {
 			int64_t delta = 0;
 
 			if (!m->have_first) {
@@ -176,7 +189,6 @@ int cmd_merge(int argc, char **argv)
 	    {0},
 	};
 	struct merge m = {.fd = -1};
-	char *tmp = NULL;
 	bool quiet = false;
 	int c, ret = 0;
 
@@ -204,39 +216,36 @@ int cmd_merge(int argc, char **argv)
 		fprintf(stderr, "%s: name the files to merge\n", PROG);
 		return LFR_EXIT_USAGE;
 	}
-	if (asprintf(&tmp, "%s.tmp", m.out) < 0) {
-		fprintf(stderr, "%s: out of memory\n", PROG);
-		return LFR_EXIT_FAILURE;
+	for (int i = optind; i < argc; i++) {
+		char err[512];
+
+		if (lfr_outfile_same(m.out, argv[i], err, sizeof(err))) {
+			fprintf(stderr, "%s: %s\n", PROG, err);
+			return LFR_EXIT_USAGE;
+		}
 	}
-	m.tmp = tmp;
-	unlink(tmp);
-	m.fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (m.fd < 0) {
-		fprintf(stderr, "%s: cannot create %s: %s\n", PROG, tmp, strerror(errno));
-		free(tmp);
+	char err[512];
+
+	if (lfr_outfile_open(&m.file, m.out, 0640, err, sizeof(err))) {
+		fprintf(stderr, "%s: %s\n", PROG, err);
 		return LFR_EXIT_IO;
 	}
+	m.fd = m.file.fd;
 	/* the first chunk's clock is the output's: the others' chunks lead */
 	for (int pass = 0; pass < 2 && !ret; pass++)
 		for (int i = optind; i < argc && !ret; i++)
 			ret = merge_file(&m, argv[i], pass);
-	if (!ret && (fsync(m.fd) < 0 || close(m.fd) < 0)) {
-		fprintf(stderr, "%s: writing %s: %s\n", PROG, tmp, strerror(errno));
-		ret = LFR_EXIT_IO;
-		m.fd = -1;
-	} else if (!ret) {
-		m.fd = -1;
+	if (!ret && !m.chunks) {
+		fprintf(stderr, "%s: no chunk of the files given is readable: nothing written\n",
+		        PROG);
+		ret = LFR_EXIT_FORMAT;
 	}
-	if (!ret && rename(tmp, m.out) < 0) {
-		fprintf(stderr, "%s: cannot rename %s to %s: %s\n", PROG, tmp, m.out,
-		        strerror(errno));
+	if (ret) {
+		lfr_outfile_abort(&m.file);
+	} else if (lfr_outfile_commit(&m.file, err, sizeof(err))) {
+		fprintf(stderr, "%s: %s\n", PROG, err);
 		ret = LFR_EXIT_IO;
 	}
-	if (m.fd >= 0)
-		close(m.fd);
-	if (ret)
-		unlink(tmp);
-	free(tmp);
 	jfr_buf_free(&m.buf);
 	if (ret || quiet)
 		return ret;
@@ -244,8 +253,12 @@ int cmd_merge(int argc, char **argv)
 	       PROG, m.out, m.chunks, m.chunks == 1 ? "" : "s", argc - optind,
 	       argc - optind == 1 ? "" : "s", m.moved);
 	if (m.dmin == m.dmax)
-		printf("%+.6f s\n", (double)m.dmin / 1e9);
+		printf("%+.6f s", (double)m.dmin / 1e9);
 	else
-		printf("%+.6f to %+.6f s\n", (double)m.dmin / 1e9, (double)m.dmax / 1e9);
+		printf("%+.6f to %+.6f s", (double)m.dmin / 1e9, (double)m.dmax / 1e9);
+	if (m.damaged)
+		printf("; %" PRIu64 " damaged chunk%s left out", m.damaged,
+		       m.damaged == 1 ? "" : "s");
+	printf("\n");
 	return LFR_EXIT_OK;
 }

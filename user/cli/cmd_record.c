@@ -134,7 +134,7 @@ static void usage(FILE *out)
 	    "  lfr record -F 999 -o app.jfr -- ./app --flag\n"
 	    "  lfr record -p 1234 -d 30 -k\n"
 	    "  lfr record -G system.slice/nginx.service -d 60 -o nginx.jfr\n"
-	    "  lfr record -a -F 19 --repository /var/tmp/lfr --max-age 30m --max-size 256M\n"
+	    "  lfr record -a -F 19 --repository /var/lib/lfr-repo --max-age 30m --max-size 256M\n"
 	    "  lfr report app.jfr; jfr print --events jdk.ExecutionSample app.jfr\n",
 	    LFR_DEFAULT_FREQ_HZ, LFR_DEFAULT_USER_STACK_DEPTH, LFR_MAX_USER_STACK_DEPTH,
 	    LFR_MIN_RING_PAGES, LFR_MAX_RING_PAGES, LFR_DEFAULT_MAX_THREADS, DEFAULT_DRAIN_MS);

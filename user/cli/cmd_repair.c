@@ -20,7 +20,9 @@ static void usage(FILE *out)
 	    "usage: lfr repair FILE.jfr...\n\n"
 	    "Cuts what follows the last complete chunk of a recording whose recorder was\n"
 	    "killed while a chunk grew or ended, so that `jfr` and JMC read it again.  A file\n"
-	    "that needs nothing is left as it is.  Do not run it on a file being recorded.\n\n"
+	    "that needs nothing is left as it is, and so is one whose damaged chunk has\n"
+	    "complete chunks after it (only a tail that reaches the end of the file is cut).\n"
+	    "Do not run it on a file being recorded.\n\n"
 	    "Exit status: 0 when every file is readable now, 6 when one could not be repaired.\n");
 }
 

@@ -7,16 +7,19 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli/commands.h"
+#include "lib/outfile.h"
 #include "report/report.h"
 
 static void report_usage(FILE *out)
 {
 	fprintf(
 	    out,
-	    "usage: lfr report [OPTIONS] FILE.jfr\n"
+	    "usage: lfr report [OPTIONS] [FILE.jfr]\n"
 	    "\n"
+	    "FILE.jfr defaults to lfr.jfr, lfr record's default output.\n\n"
 	    "Reads a JFR recording (written by lfr, a JVM, async-profiler, ...) and shows where "
 	    "the\n"
 	    "samples went: top functions by self and total samples, samples per thread and the\n"
@@ -34,7 +37,8 @@ static void report_usage(FILE *out)
 	    "and\n"
 	    "                       sizes per type, like `jfr summary`)\n"
 	    "  -o, --output FILE    write to FILE instead of standard output (not\n"
-	    "                       the input file)\n"
+	    "                       the input file; mode 0640, replaced only once\n"
+	    "                       the report is complete)\n"
 	    "  -e, --event TYPE     aggregate the stack traces of events of TYPE (repeatable; "
 	    "default\n"
 	    "                       jdk.ExecutionSample; 'all' = every type with a stackTrace "
@@ -48,16 +52,17 @@ static void report_usage(FILE *out)
 	    "                       (repeatable)\n"
 	    "      --from TIME      only samples at or after TIME since the recording start\n"
 	    "      --to TIME        only samples before TIME since the recording start\n"
-	    "                       (TIME: 1.5, 1.5s, 200ms, 3us, 10ns, 2m, 1h)\n"
+	    "                       (TIME: 1.5, 1.5s, 200ms, 3us, 10ns, 2m, 1h; the start\n"
+	    "                       is the earliest chunk's, wherever it is in the file)\n"
 	    "      --value FIELD    sum the integer event field FIELD (e.g. weight) instead of\n"
-	    "                       counting events\n"
+	    "                       counting events (refused when no sample event has it)\n"
 	    "  -n, --top N          rows in the top lists (default 20)\n"
 	    "  -s, --sort KEY       text: 'function' (the default: top functions, each with its\n"
 	    "                       object) or 'dso' (top objects: libraries, executables, the\n"
 	    "                       kernel)\n"
-	    "      --threads        collapsed/html: one root frame per thread; speedscope: one "
-	    "profile\n"
-	    "                       per thread\n"
+	    "      --threads        text: each top thread's top functions; collapsed/html: one\n"
+	    "                       root frame per thread; speedscope: one profile per\n"
+	    "                       thread (not with summary and pprof)\n"
 	    "  -j, --jobs N         chunks read in parallel (default: one per CPU)\n"
 	    "  -h, --help           show this help\n"
 	    "\n"
@@ -199,21 +204,22 @@ int cmd_report(int argc, char **argv)
 			return LFR_EXIT_USAGE;
 		}
 	}
-	if (optind != argc - 1) {
+	if (optind < argc - 1) {
 		fprintf(stderr,
-		        "lfr report: %s; usage: lfr report [OPTIONS] FILE.jfr (see --help)\n",
-		        optind >= argc ? "no input file given" : "only one input file is read");
+		        "lfr report: only one input file is read; usage: lfr report [OPTIONS] "
+		        "FILE.jfr (see --help)\n");
 		return LFR_EXIT_USAGE;
 	}
-	struct stat in_st, out_st;
-	if (output && !stat(argv[optind], &in_st) && !stat(output, &out_st) &&
-	    in_st.st_dev == out_st.st_dev && in_st.st_ino == out_st.st_ino) {
+	/* as perf report reads perf.data: lfr record's default output */
+	const char *input = optind < argc ? argv[optind] : "lfr.jfr";
+	char err[512];
+	if (output && lfr_outfile_same(output, input, err, sizeof(err))) {
 		/* the report would replace the recording it is made from */
-		fprintf(stderr, "lfr report: -o %s is the input file; choose another output file\n",
-		        output);
+		fprintf(stderr, "lfr report: %s\n", err);
 		return LFR_EXIT_USAGE;
 	}
 	void (*print)(const struct report *, const struct report_opts *, FILE *) = NULL;
+	bool pprof = false;
 	if (!strcmp(format, "text"))
 		print = report_print_text;
 	else if (!strcmp(format, "collapsed"))
@@ -221,10 +227,10 @@ int cmd_report(int argc, char **argv)
 	else if (!strcmp(format, "html"))
 		print = report_print_html;
 	else if (!strcmp(format, "pprof"))
-		print = report_print_pprof;
+		pprof = true;
 	else if (!strcmp(format, "speedscope"))
 		print = report_print_speedscope;
-	else if (strcmp(format, "summary")) {
+	else if (strcmp(format, "summary") && !pprof) {
 		fprintf(stderr,
 		        "lfr report: unknown format '%s': use text, collapsed, html, pprof, "
 		        "speedscope or summary\n",
@@ -233,19 +239,40 @@ int cmd_report(int argc, char **argv)
 	}
 	/* samples in time order: speedscope's, and the HTML page's timeline */
 	o.timeline = print == report_print_speedscope || print == report_print_html;
+	if (o.thread_roots && (!print || pprof)) {
+		fprintf(stderr,
+		        "lfr report: --threads splits the text, collapsed, html and speedscope "
+		        "views by thread, not %s\n",
+		        pprof ? "pprof, whose samples carry a thread label (-tagfocus thread=NAME)"
+		              : "the summary");
+		return LFR_EXIT_USAGE;
+	}
 	if (o.from_ns >= 0 && o.to_ns >= 0 && o.to_ns <= o.from_ns) {
 		fprintf(stderr, "lfr report: --to must be later than --from\n");
 		return LFR_EXIT_USAGE;
 	}
 
-	char err[512];
-	struct jfr_reader *r = jfr_open_file(argv[optind], err, sizeof(err));
+	struct jfr_reader *r = jfr_open_file(input, err, sizeof(err));
 	if (!r) {
-		fprintf(stderr, "lfr report: %s\n", err);
+		fprintf(stderr, "lfr report: %s%s\n", err,
+		        optind < argc ? "" : ": name the recording to read: lfr report FILE.jfr");
 		return LFR_EXIT_IO;
 	}
 	struct report *rep = NULL;
 	int rc = report_read(r, &o, &rep);
+	bool any_selected = false;
+
+	if (rep && rc == 0)
+		report_stack_types(rep, &any_selected);
+	if (o.value_field && any_selected && !report_value_field_found(rep)) {
+		fprintf(stderr,
+		        "lfr report: --value %s: no event of %s has a field %s: name a numeric "
+		        "field of the sample events (e.g. weight)\n",
+		        o.value_field, rep->selected, o.value_field);
+		report_free(rep);
+		jfr_close(r);
+		return LFR_EXIT_USAGE;
+	}
 	int status = LFR_EXIT_OK;
 	if (rc < 0) {
 		fprintf(stderr, "lfr report: %s\n", r->err);
@@ -256,21 +283,48 @@ int cmd_report(int argc, char **argv)
 		status = LFR_EXIT_FORMAT;
 	}
 	if (rep && (rc == 0 || rep->nchunks)) {
+		struct lfr_outfile of = {.fd = -1};
 		FILE *out = stdout;
-		if (output && !(out = fopen(output, "we"))) {
+		int failed = 0;
+
+		if (output && lfr_outfile_open(&of, output, 0640, err, sizeof(err))) {
+			fprintf(stderr, "lfr report: %s\n", err);
+			report_free(rep);
+			jfr_close(r);
+			return LFR_EXIT_IO;
+		}
+		if (output && !(out = fdopen(of.fd, "w"))) {
 			fprintf(stderr, "lfr report: cannot write %s: %s\n", output,
 			        strerror(errno));
+			lfr_outfile_abort(&of);
+			report_free(rep);
+			jfr_close(r);
+			return LFR_EXIT_IO;
+		}
+		if (pprof)
+			failed = report_print_pprof(rep, &o, out);
+		else if (print)
+			print(rep, &o, out);
+		else
+			report_print_summary(rep, out);
+		if (fflush(out) || ferror(out)) {
+			fprintf(stderr, "lfr report: writing %s: %s\n",
+			        output ? output : "standard output", strerror(errno));
+			failed = -1;
 			status = LFR_EXIT_IO;
-		} else {
-			if (print)
-				print(rep, &o, out);
-			else
-				report_print_summary(rep, out);
-			if (fflush(out) || ferror(out) || (out != stdout && fclose(out))) {
-				fprintf(stderr, "lfr report: error writing %s: %s\n",
-				        output ? output : "standard output", strerror(errno));
+		} else if (failed) {
+			status = LFR_EXIT_FAILURE;
+		}
+		if (output) {
+			/* the stream's fd is the file's: committing closes it */
+			of.fd = dup(of.fd);
+			fclose(out);
+			if (failed || of.fd < 0) {
+				lfr_outfile_abort(&of);
+			} else if (lfr_outfile_commit(&of, err, sizeof(err))) {
+				fprintf(stderr, "lfr report: %s\n", err);
 				status = LFR_EXIT_IO;
-			} else if (output) {
+			} else {
 				fprintf(stderr, "lfr report: wrote %s\n", output);
 			}
 		}

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* lfr: the command-line front end.  Each subcommand lives in its own cli/cmd_*.c file. */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -37,11 +38,23 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
+	/*
+	 * A file past RLIMIT_FSIZE is a write error (EFBIG) to report and clean up after, not a
+	 * signal that kills the command with its temporary file left behind.
+	 */
+	signal(SIGXFSZ, SIG_IGN);
 	if (!strcmp(argv[1], "--version"))
 		return cmd_version(argc - 1, argv + 1);
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (!strcmp(argv[1], commands[i].name))
+		if (!strcmp(argv[1], commands[i].name)) {
+			char prog[32];
+
+			/* getopt's messages start with argv[0]: "lfr report: ...", not "report: "
+			 */
+			snprintf(prog, sizeof(prog), "lfr %s", commands[i].name);
+			argv[1] = prog;
 			return commands[i].fn(argc - 1, argv + 1);
+		}
 	fprintf(stderr, "lfr: '%s' is not a command; run 'lfr --help' for the list\n", argv[1]);
 	return LFR_EXIT_USAGE;
 }

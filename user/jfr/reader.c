@@ -265,14 +265,19 @@ struct jfr_reader *jfr_open_fd(int fd, uint64_t size, const char *path, char *er
 struct jfr_reader *jfr_open_file(const char *path, char *err, size_t errlen)
 {
 	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO opened for reading would wait for a writer */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 
 	if (fd < 0) {
 		snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
 		return NULL;
 	}
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		snprintf(err, errlen, "%s: not a regular file", path);
+		snprintf(
+		    err, errlen,
+		    "%s: not a regular file (a FIFO, a device or a directory): name a recording "
+		    "file",
+		    path);
 		close(fd);
 		return NULL;
 	}

@@ -169,6 +169,14 @@ int jfr_chunk_header(struct jfr_chunk *ch, const uint8_t *h, uint64_t left, char
                      unsigned *at);
 void jfr_chunk_release(struct jfr_chunk *ch);
 
+/*
+ * Walks every event of a loaded chunk as a reader that copies it must: each event's size inside
+ * the chunk and non-zero (a zeroed block reads as size 0, on which the JDK's reader spins), and
+ * each event of a declared type parsed field by field within its size.  Returns 0, or -1 with
+ * r->err set.  lfr dump and lfr merge leave out the chunks it rejects (jfr/verify.c).
+ */
+int jfr_chunk_verify(struct jfr_reader *r, const struct jfr_chunk *ch);
+
 /* Looks up a type of the chunk's metadata by id or by name (NULL when absent). */
 const struct jfr_type *jfr_type_by_id(const struct jfr_meta *m, uint64_t id);
 const struct jfr_type *jfr_type_by_name(const struct jfr_meta *m, const char *name);

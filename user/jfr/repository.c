@@ -14,12 +14,10 @@
 #include "jfr/encode.h"
 #include "jfr/rebase.h"
 #include "jfr/repository.h"
+#include "lib/outfile.h"
 
 #define HEADER_SIZE 68
 #define H_SIZE 8
-#define H_CP_OFFSET 16
-#define H_START_NANOS 32
-#define H_DURATION 40
 /* the writer's terminator after the last checkpoint: an event of size 2 and type 0 */
 #define TERM_SIZE 2
 
@@ -92,9 +90,17 @@ static int describe(int dirfd, const char *name, struct lfr_jfr_repo_chunk *c)
 		goto out;
 	}
 	c->bytes = (uint64_t)st.st_size;
-	if (!read_full(fd, h, sizeof(h), 0) && !memcmp(h, "FLR", 4)) {
-		c->start_nanos = (int64_t)jfr_get_be64(h + H_START_NANOS);
-		c->end_nanos = c->start_nanos + (int64_t)(jfr_get_be64(h + H_DURATION) & INT64_MAX);
+	struct jfr_chunk ch;
+	char why[128];
+	unsigned at;
+
+	/* the reader's header checks: a file they reject is no chunk of a writer's */
+	if (!read_full(fd, h, sizeof(h), 0) &&
+	    !jfr_chunk_header(&ch, h, c->bytes, why, sizeof(why), &at)) {
+		c->chunk = true;
+		c->start_nanos = ch.start_nanos;
+		c->end_nanos =
+		    jfr_sat_add(ch.start_nanos, ch.duration_nanos > 0 ? ch.duration_nanos : 0);
 	}
 out:
 	close(fd);
@@ -153,6 +159,59 @@ int lfr_jfr_repo_list(const char *dir, struct lfr_jfr_repo_chunk **out, size_t *
 	return 0;
 }
 
+/*
+ * Opens the repository directory dir, which must be no symbolic link, belong to the caller (or,
+ * for a dump, to root) and be writable by nobody else: whoever can write to it can delete the
+ * chunks or plant one.  Returns the directory's fd, or a negative errno with a message in err.
+ */
+static int open_trusted(const char *dir, bool dump, char *err, size_t errlen)
+{
+	struct stat st;
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	int ret;
+
+	if (fd < 0) {
+		ret = -errno;
+		if (errno == ELOOP || errno == ENOTDIR) {
+			struct stat lst;
+
+			if (!lstat(dir, &lst) && S_ISLNK(lst.st_mode)) {
+				snprintf(err, errlen,
+				         "the repository %s is a symbolic link: name the directory "
+				         "itself",
+				         dir);
+				return -ELOOP;
+			}
+		}
+		snprintf(err, errlen, "cannot open the repository %s: %s", dir, strerror(errno));
+		return ret;
+	}
+	if (fstat(fd, &st) < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "cannot open the repository %s: %s", dir, strerror(errno));
+		close(fd);
+		return ret;
+	}
+	if (st.st_uid != geteuid() && !(dump && st.st_uid == 0)) {
+		snprintf(err, errlen,
+		         "the repository %s belongs to uid %u, not to you (uid %u): another user "
+		         "could remove its chunks or plant one; use a directory of your own",
+		         dir, (unsigned)st.st_uid, (unsigned)geteuid());
+		close(fd);
+		return -EPERM;
+	}
+	if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+		snprintf(err, errlen,
+		         "the repository %s is writable by other users (mode %04o): they could "
+		         "remove its chunks or plant one; run chmod go-w %s, or use another "
+		         "directory",
+		         dir, (unsigned)(st.st_mode & 07777), dir);
+		close(fd);
+		return -EPERM;
+	}
+	return fd;
+}
+
 /* Chunk files a killed writer left half created (NAME.tmp): nobody else writes here. */
 static void drop_leftovers(const char *dir)
 {
@@ -177,7 +236,6 @@ static void drop_leftovers(const char *dir)
 int lfr_jfr_repo_open(struct lfr_jfr_repo *r, const char *dir, uint64_t max_bytes,
                       uint64_t max_age_ns, char *err, size_t errlen)
 {
-	char *lock = NULL;
 	int ret;
 
 	memset(r, 0, sizeof(*r));
@@ -189,13 +247,18 @@ int lfr_jfr_repo_open(struct lfr_jfr_repo *r, const char *dir, uint64_t max_byte
 		snprintf(err, errlen, "cannot create the repository %s: %s", dir, strerror(errno));
 		return ret;
 	}
+	int dfd = open_trusted(dir, false, err, errlen);
+
+	if (dfd < 0)
+		return dfd;
 	r->dir = strdup(dir);
-	if (!r->dir || asprintf(&lock, "%s/.lock", dir) < 0) {
+	if (!r->dir) {
+		close(dfd);
 		snprintf(err, errlen, "out of memory opening %s", dir);
 		return -ENOMEM;
 	}
-	r->lock_fd = open(lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0640);
-	free(lock);
+	r->lock_fd = openat(dfd, ".lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0640);
+	close(dfd);
 	if (r->lock_fd < 0) {
 		ret = -errno;
 		snprintf(err, errlen, "cannot open the repository %s: %s", dir, strerror(errno));
@@ -211,6 +274,14 @@ int lfr_jfr_repo_open(struct lfr_jfr_repo *r, const char *dir, uint64_t max_byte
 	drop_leftovers(dir);
 	ret = lfr_jfr_repo_list(dir, &r->chunks, &r->n, err, errlen);
 	r->cap = r->n;
+	/* files with a chunk's name and no chunk's header are not this writer's to count or evict
+	 */
+	size_t kept = 0;
+
+	for (size_t i = 0; i < r->n; i++)
+		if (r->chunks[i].chunk)
+			r->chunks[kept++] = r->chunks[i];
+	r->n = kept;
 	return ret;
 }
 
@@ -240,6 +311,7 @@ int lfr_jfr_repo_add(struct lfr_jfr_repo *r, const char *name, int64_t start_nan
 	memset(c, 0, sizeof(*c));
 	snprintf(c->name, sizeof(c->name), "%.*s", (int)sizeof(c->name) - 1, name);
 	c->start_nanos = c->end_nanos = start_nanos;
+	c->chunk = true;
 	return 0;
 }
 
@@ -275,7 +347,7 @@ int lfr_jfr_repo_evict(struct lfr_jfr_repo *r, int64_t now_nanos, char *err, siz
 
 		if (!too_big && !too_old)
 			break;
-		dfd = open(r->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		dfd = open(r->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (dfd < 0 || (unlinkat(dfd, c->name, 0) < 0 && errno != ENOENT)) {
 			ret = -errno;
 			snprintf(err, errlen, "cannot evict %s/%s: %s", r->dir, c->name,
@@ -304,15 +376,17 @@ static int chunk_extent(int fd, uint8_t *h, uint64_t file_size, uint64_t *len)
 {
 	uint8_t b[16];
 	uint64_t size, cp, cp_size;
-	unsigned used;
+	unsigned used, at;
+	struct jfr_chunk ch;
+	char why[128];
 	int err = read_full(fd, h, HEADER_SIZE, 0);
 
 	if (err)
 		return err;
-	size = jfr_get_be64(h + H_SIZE);
-	cp = jfr_get_be64(h + H_CP_OFFSET);
-	if (memcmp(h, "FLR", 4) || size <= HEADER_SIZE || size > file_size)
+	if (jfr_chunk_header(&ch, h, file_size, why, sizeof(why), &at))
 		return -EINVAL;
+	size = ch.size;
+	cp = (uint64_t)ch.cp_off;
 	*len = size;
 	if (cp < HEADER_SIZE || cp >= size || size - cp < sizeof(b) ||
 	    read_full(fd, b, sizeof(b), cp))
@@ -369,8 +443,50 @@ static bool rebase(const uint8_t *buf, uint64_t len, const char *name, int64_t d
 	return ok;
 }
 
+/* Notes a chunk file the dump leaves out because it does not parse. */
+static void damaged(struct lfr_jfr_dump_stats *st, const char *name, const char *why)
+{
+	size_t len = strlen(st->damaged_names);
+
+	if (!st->damaged++)
+		snprintf(st->damaged_why, sizeof(st->damaged_why), "%s", why);
+	if (len + strlen(name) + 6 < sizeof(st->damaged_names))
+		snprintf(st->damaged_names + len, sizeof(st->damaged_names) - len, "%s%s",
+		         len ? ", " : "", name);
+	else if (len + 5 < sizeof(st->damaged_names) && !strstr(st->damaged_names, "..."))
+		strcat(st->damaged_names, ", ...");
+}
+
 /*
- * Appends the chunk of the file name in dir to out; 1 when it is gone or unreadable.  The first
+ * Whether the chunk in buf (len bytes) loads and every one of its events parses; why says what
+ * does not otherwise.
+ */
+static bool chunk_readable(const uint8_t *buf, uint64_t len, const char *name, char *why, size_t n)
+{
+	struct jfr_reader *r = jfr_open_mem(buf, (size_t)len, name);
+	struct jfr_chunk ch;
+	bool ok = false;
+
+	if (!r) {
+		snprintf(why, n, "out of memory");
+		return false;
+	}
+	if (!jfr_chunk_load(r, 0, &ch)) {
+		ok = ch.size == len && !jfr_chunk_verify(r, &ch);
+		if (!ok && !r->failed)
+			snprintf(why, n, "chunk size %llu, %llu bytes copied",
+			         (unsigned long long)ch.size, (unsigned long long)len);
+		jfr_chunk_release(&ch);
+	}
+	if (r->failed)
+		snprintf(why, n, "%s", r->err + strlen(name) + 2);
+	jfr_close(r);
+	return ok;
+}
+
+/*
+ * Appends the chunk of the file name in dir to out; 1 when it is gone, 2 when it does not parse
+ * (noted in stats).  The first
  * chunk copied sets *first; a later chunk whose ticks count from another origin (by a millisecond
  * or more: two clock readings of one boot differ by microseconds) is rebased onto it.
  */
@@ -390,9 +506,13 @@ static int copy_chunk(int dirfd, const char *name, int out, struct clock_origin 
 
 	if (fd < 0)
 		return 1; /* evicted meanwhile */
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
-	    chunk_extent(fd, h, (uint64_t)st.st_size, &len))
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
 		goto out;
+	if (chunk_extent(fd, h, (uint64_t)st.st_size, &len)) {
+		damaged(stats, name, "no complete chunk header");
+		ret = 2;
+		goto out;
+	}
 	buf = malloc(len);
 	if (!buf) {
 		snprintf(err, errlen, "out of memory copying %s (%llu bytes)", name,
@@ -403,6 +523,13 @@ static int copy_chunk(int dirfd, const char *name, int out, struct clock_origin 
 	if (read_full(fd, buf, len, 0))
 		goto out; /* finished shorter meanwhile: cannot happen, the cut is at its content */
 	memcpy(buf, h, HEADER_SIZE);
+	char why[256];
+
+	if (!chunk_readable(buf, len, name, why, sizeof(why))) {
+		damaged(stats, name, why);
+		ret = 2;
+		goto out;
+	}
 	data = buf;
 	known = ns_header(buf, len, &hdr);
 	if (!first->seen) {
@@ -447,29 +574,39 @@ int lfr_jfr_repo_dump(const char *dir, const char *out, int64_t since_nanos,
                       struct lfr_jfr_dump_stats *st, char *err, size_t errlen)
 {
 	struct lfr_jfr_repo_chunk *v;
-	char *tmp = NULL;
+	struct lfr_outfile of = {.fd = -1};
 	struct clock_origin first = {0};
 	size_t n;
 	int dfd = -1, ofd = -1;
-	int ret = lfr_jfr_repo_list(dir, &v, &n, err, errlen);
+	int ret;
 
 	memset(st, 0, sizeof(*st));
-	if (ret)
+	dfd = open_trusted(dir, true, err, errlen);
+	if (dfd < 0)
+		return dfd;
+	ret = lfr_jfr_repo_list(dir, &v, &n, err, errlen);
+	if (ret) {
+		close(dfd);
 		return ret;
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0 || asprintf(&tmp, "%s.tmp", out) < 0) {
-		ret = dfd < 0 ? -errno : -ENOMEM;
-		snprintf(err, errlen, "%s: %s", dir, strerror(-ret));
-		tmp = NULL;
-		goto out;
 	}
-	unlink(tmp);
-	ofd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (ofd < 0) {
-		ret = -errno;
-		snprintf(err, errlen, "cannot create %s: %s", tmp, strerror(errno));
-		goto out;
+	struct stat ost, cst;
+
+	for (size_t i = 0; i < n && !stat(out, &ost); i++) {
+		if (!fstatat(dfd, v[i].name, &cst, AT_SYMLINK_NOFOLLOW) &&
+		    ost.st_dev == cst.st_dev && ost.st_ino == cst.st_ino) {
+			ret = -EEXIST;
+			snprintf(err, errlen,
+			         "the output %s is the repository's chunk %s: write the dump "
+			         "outside the repository",
+			         out, v[i].name);
+			goto out;
+		}
 	}
+	/* 0640 as the repository's chunks: the recording holds every command line */
+	ret = lfr_outfile_open(&of, out, 0640, err, errlen);
+	if (ret)
+		goto out;
+	ofd = of.fd;
 	for (size_t i = 0; i < n; i++) {
 		if (since_nanos && v[i].end_nanos < since_nanos)
 			continue;
@@ -477,7 +614,7 @@ int lfr_jfr_repo_dump(const char *dir, const char *out, int64_t since_nanos,
 		if (ret < 0)
 			goto out;
 		if (ret) {
-			st->skipped++;
+			st->skipped += ret == 1;
 			continue;
 		}
 		if (!st->chunks++)
@@ -485,6 +622,12 @@ int lfr_jfr_repo_dump(const char *dir, const char *out, int64_t since_nanos,
 		st->end_nanos = v[i].end_nanos;
 	}
 	ret = 0;
+	if (!st->chunks && st->damaged) {
+		ret = -EUCLEAN;
+		snprintf(err, errlen, "%s: every chunk that covers the span is damaged: %s (%s)",
+		         dir, st->damaged_names, st->damaged_why);
+		goto out;
+	}
 	if (!st->chunks) {
 		ret = -ENOENT;
 		snprintf(err, errlen, "%s: no chunk %s", dir,
@@ -492,25 +635,11 @@ int lfr_jfr_repo_dump(const char *dir, const char *out, int64_t since_nanos,
 		           : "is there: is it a continuous recording's repository?");
 		goto out;
 	}
-	if (fsync(ofd) < 0 || close(ofd) < 0) {
-		ofd = -1;
-		ret = -errno;
-		snprintf(err, errlen, "writing %s: %s", tmp, strerror(errno));
-		goto out;
-	}
-	ofd = -1;
-	if (rename(tmp, out) < 0) {
-		ret = -errno;
-		snprintf(err, errlen, "cannot rename %s to %s: %s", tmp, out, strerror(errno));
-	}
+	ret = lfr_outfile_commit(&of, err, errlen);
 out:
-	if (ofd >= 0)
-		close(ofd);
-	if (ret && tmp)
-		unlink(tmp);
+	lfr_outfile_abort(&of);
 	if (dfd >= 0)
 		close(dfd);
-	free(tmp);
 	free(v);
 	return ret;
 }

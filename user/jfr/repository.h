@@ -25,6 +25,7 @@ struct lfr_jfr_repo_chunk {
 	uint64_t bytes;                 /* the file's size (what it takes in the repository) */
 	int64_t start_nanos, end_nanos; /* epoch ns: the header's start, start + duration */
 	bool done;                      /* finished by its writer (not the chunk being written) */
+	bool chunk;                     /* its header is one the reader accepts */
 };
 
 /* An open repository: its lock and its chunk files, oldest first. */
@@ -42,8 +43,10 @@ void lfr_jfr_repo_name(char *buf, int64_t start_nanos);
 
 /*
  * Lists the chunk files of dir, oldest first (*out is malloc'ed, free it).  Files that do not
- * carry a chunk file's name are ignored, as are those gone meanwhile; a file too short for a
- * header is listed with start and end 0.  Returns 0 or a negative errno with a message in err.
+ * carry a chunk file's name are ignored, as are those gone meanwhile; a file whose header the
+ * reader rejects is listed with start and end 0 and chunk false (a writer takes it for no chunk
+ * of its own: it neither counts nor evicts it; a dump names it as damaged).  Returns 0 or a
+ * negative errno with a message in err.
  */
 int lfr_jfr_repo_list(const char *dir, struct lfr_jfr_repo_chunk **out, size_t *n, char *err,
                       size_t errlen);
@@ -76,19 +79,24 @@ uint64_t lfr_jfr_repo_bytes(const struct lfr_jfr_repo *r);
 struct lfr_jfr_dump_stats {
 	uint64_t chunks, bytes;         /* chunks and bytes written */
 	int64_t start_nanos, end_nanos; /* the span the dump covers (epoch ns) */
-	uint64_t skipped;               /* files evicted or unreadable while the dump read them */
-	uint64_t rebased;   /* chunks of another clock origin, rebased onto the first's */
-	uint64_t unrebased; /* such chunks copied as they are: not readable to rebase */
+	uint64_t skipped;               /* files evicted while the dump read them */
+	uint64_t damaged;        /* chunk files left out: their header or events do not parse */
+	char damaged_names[512]; /* the first of them, ", "-separated */
+	char damaged_why[256];   /* what the first of them has */
+	uint64_t rebased;        /* chunks of another clock origin, rebased onto the first's */
+	uint64_t unrebased;      /* such chunks copied as they are: not readable to rebase */
 };
 
 /*
  * Writes the chunks of dir that end at or after since_nanos (0: all of them) to out, oldest first,
- * as one recording: out.tmp, renamed to out once complete.  The chunk being written is copied as
- * of its writer's last flush, without the room preallocated after it.  A chunk whose ticks count
- * from another origin than the first chunk's (a recording of an earlier boot: lfr's ticks count
- * from boot) is rebased onto the first chunk's clock, as `lfr merge` does, since JDK 25 converts
- * every chunk of a file with the first chunk's clock pair.  Returns 0, -ENOENT when no chunk covers
- * the span, or a negative errno, with a message in err.
+ * as one recording (lib/outfile.h: renamed to out once complete, mode 0640).  The chunk being
+ * written is copied as of its writer's last flush, without the room preallocated after it.  A
+ * chunk whose header or events do not parse is left out and counted in st->damaged.  A chunk whose
+ * ticks count from another origin than the first chunk's (a recording of an earlier boot: lfr's
+ * ticks count from boot) is rebased onto the first chunk's clock, as `lfr merge` does, since JDK 25
+ * converts every chunk of a file with the first chunk's clock pair.  Returns 0, -ENOENT when no
+ * chunk covers the span, -EUCLEAN when every chunk that does is damaged, or a negative errno, with
+ * a message in err.
  */
 int lfr_jfr_repo_dump(const char *dir, const char *out, int64_t since_nanos,
                       struct lfr_jfr_dump_stats *st, char *err, size_t errlen);

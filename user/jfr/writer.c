@@ -48,6 +48,7 @@
 #include "jfr/repository.h"
 #include "jfr/schema.h"
 #include "jfr/writer.h"
+#include "lib/outfile.h"
 
 #define HEADER_SIZE 68
 #define TICKS_PER_SECOND 1000000000ULL
@@ -97,8 +98,9 @@ struct sticky {
 };
 
 struct lfr_jfr_writer {
-	char *path;     /* the file the recording replaces, or the repository directory */
-	char *tmp_path; /* PATH.tmp: written until the first flush with events renames it to path */
+	char *path;       /* the file the recording replaces, or the repository directory */
+	char *tmp_path;   /* the new file's temporary name until the first flush with events renames
+	                   * it to path (NAME.tmp in a repository) */
 	char *chunk_path; /* in a repository: the file of the current chunk */
 	struct lfr_jfr_repo repo;
 	int fd;
@@ -685,38 +687,33 @@ static int local_gmt_offset_ms(int64_t *out)
 
 /*
  * The file appears at path only once the recording has something in it, complete: the writer
- * writes PATH.tmp until the first flush with events renames it to path (a reader never sees a
- * first chunk half written, and an existing file is replaced only then; O_NOFOLLOW: a link planted
- * at PATH.tmp is not followed).  A path that exists and is no regular file (a device) is opened
- * as is.
+ * writes a new file under a unique temporary name beside path (lib/outfile.h) until the first
+ * flush with events renames it to path (a reader never sees a first chunk half written, an
+ * existing file is replaced only then, and no file of another name is touched).  A path that
+ * exists and is no regular file (a device) is opened as is.
  */
 static int create_file(struct lfr_jfr_writer *w)
 {
-	struct stat st;
+	struct lfr_outfile of;
+	char err[256];
 
-	if (!stat(w->path, &st) && !S_ISREG(st.st_mode)) {
-		w->fd = open(w->path, O_WRONLY | O_CLOEXEC);
-		if (w->fd < 0) {
-			w->dead = true;
-			return fail(w, errno, "cannot open %s: %s", w->path, strerror(errno));
-		}
-		return 0;
-	}
-	if (asprintf(&w->tmp_path, "%s.tmp", w->path) < 0) {
-		w->tmp_path = NULL;
-		return nomem(w, "opening");
-	}
-	unlink(w->tmp_path);
-	w->fd = open(w->tmp_path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (w->fd < 0) {
+	/* 0640: a recording holds every command line and thread name */
+	int ret = lfr_outfile_open(&of, w->path, 0640, err, sizeof(err));
+
+	if (ret) {
 		w->dead = true;
-		return fail(w, errno, "cannot create %s (the new %s until its first flush): %s",
-		            w->tmp_path, w->path, strerror(errno));
+		return fail(w, -ret, "%s", err);
 	}
+	/* the writer publishes the file itself, at its first flush */
+	w->fd = of.fd;
+	w->tmp_path = of.tmp;
+	of.fd = -1;
+	of.tmp = NULL;
+	lfr_outfile_abort(&of);
 	return 0;
 }
 
-/* Gives path the recording's data: PATH.tmp replaces the old file now. */
+/* Gives path the recording's data: the temporary file replaces the old file now. */
 static int publish(struct lfr_jfr_writer *w)
 {
 	if (w->published)

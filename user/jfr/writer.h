@@ -91,7 +91,8 @@ struct lfr_jfr_stats {
 };
 
 /*
- * Creates the file and writes the first chunk.  The writer writes PATH.tmp until the first flush
+ * Creates the file and writes the first chunk.  The writer writes a new file of a unique name in
+ * path's directory (.NAME.XXXXXX, mode 0640 less the umask) until the first flush
  * that writes events (or lfr_jfr_close()) renames it to path: the file appears at path whole,
  * never as a first chunk half written, and an old file at path survives a recording that fails
  * before it has anything to replace it with.  A path that exists and is not a regular file (a
@@ -199,7 +200,8 @@ void lfr_jfr_get_stats(const struct lfr_jfr_writer *w, struct lfr_jfr_stats *st)
  * Repairs a recording whose writer was killed at one of the two moments that leave bytes after the
  * last complete chunk (growing or ending a chunk, see Documentation/jfr-writer.md): cuts them off.
  * Returns 0 when the file needed nothing, 1 when it was cut (err then says how much), or a negative
- * errno with the reason in err.  Only a file that no writer has open may be repaired.
+ * errno with the reason in err (-EUCLEAN: complete chunks follow the damaged one, so the damage is
+ * not a tail and the file is left as it was).  Only a file that no writer has open may be repaired.
  */
 int lfr_jfr_repair(const char *path, char *err, size_t errlen);
 

@@ -445,21 +445,6 @@ static const char page_tail[] =
     "</html>\n"
     "";
 
-/* A JSON string; '<' is escaped so no name can close the <script> element. */
-static void json_string(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(out, "\\%c", *p);
-		else if (*p < 0x20 || *p == '<' || *p == '>' || *p == '&' || *p == 0x7f)
-			fprintf(out, "\\u%04x", *p);
-		else
-			fputc(*p, out);
-	}
-	fputc('"', out);
-}
-
 #define TL_BUCKETS 200
 
 static int cmp_timed_key(const void *a, const void *b)
@@ -525,17 +510,17 @@ void report_print_html(const struct report *rep, const struct report_opts *o, FI
 
 	fputs(page_head, out);
 	fputs("{\"title\":", out);
-	json_string(out, base ? base + 1 : rep->path);
+	report_json_string(out, base ? base + 1 : rep->path);
 	fputs(",\"events\":", out);
-	json_string(out, rep->selected);
+	report_json_string(out, rep->selected);
 	fputs(",\"unit\":", out);
-	json_string(out, o->value_field ? o->value_field : "samples");
+	report_json_string(out, o->value_field ? o->value_field : "samples");
 	fprintf(out, ",\"total\":%llu,\"threadRoots\":%s,\n\"frames\":[",
 	        (unsigned long long)rep->total, o->thread_roots ? "true" : "false");
 	for (size_t i = 0; i < rep->nframes; i++) {
 		if (i)
 			fputc(',', out);
-		json_string(out, rep->frames[i].name);
+		report_json_string(out, rep->frames[i].name);
 	}
 	fputs("],\n\"kinds\":[", out);
 	for (size_t i = 0; i < rep->nframes; i++)
@@ -545,7 +530,7 @@ void report_print_html(const struct report *rep, const struct report_opts *o, FI
 		if (i)
 			fputc(',', out);
 		if (rep->frames[i].object)
-			json_string(out, rep->frames[i].object);
+			report_json_string(out, rep->frames[i].object);
 		else
 			fputs("null", out);
 	}
@@ -556,7 +541,7 @@ void report_print_html(const struct report *rep, const struct report_opts *o, FI
 		         (long long)rep->threads[i].tid);
 		if (i)
 			fputc(',', out);
-		json_string(out, name);
+		report_json_string(out, name);
 	}
 	fputs("],\n\"stacks\":[", out);
 	for (size_t i = 0; i < rep->nstacks; i++) {

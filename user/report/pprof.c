@@ -23,6 +23,9 @@ enum {
 	PROFILE_STRING_TABLE = 6,
 	PROFILE_TIME_NANOS = 9,
 	PROFILE_DURATION_NANOS = 10,
+	PROFILE_PERIOD_TYPE = 11,
+	PROFILE_PERIOD = 12,
+	PROFILE_DEFAULT_SAMPLE_TYPE = 14,
 	VALUE_TYPE_TYPE = 1,
 	VALUE_TYPE_UNIT = 2,
 	SAMPLE_LOCATION_ID = 1,
@@ -41,7 +44,18 @@ enum {
 };
 
 /* string table: fixed entries, then frame names, then thread names */
-enum { S_EMPTY, S_TYPE, S_UNIT, S_THREAD, S_TID, S_PID, S_KIND0, S_FIXED = S_KIND0 + 4 };
+enum {
+	S_EMPTY,
+	S_TYPE,
+	S_UNIT,
+	S_THREAD,
+	S_TID,
+	S_PID,
+	S_CPU,
+	S_NANOS,
+	S_KIND0,
+	S_FIXED = S_KIND0 + 4
+};
 static const char *const kind_names[] = {"java", "native", "c++", "kernel"}; /* RF_* order */
 
 static int gzip_out(const struct pb_buf *b, FILE *out)
@@ -81,11 +95,12 @@ static void label_num(struct pb_buf *msg, struct pb_buf *tmp, uint64_t key, int6
 	pb_message(msg, SAMPLE_LABEL, tmp);
 }
 
-void report_print_pprof(const struct report *rep, const struct report_opts *o, FILE *out)
+int report_print_pprof(const struct report *rep, const struct report_opts *o, FILE *out)
 {
 	struct pb_buf p = {0}, msg = {0}, sub = {0}, lab = {0};
 	uint64_t *locs = NULL;
 	size_t maxdepth = 1;
+	int ret = 0;
 
 	for (size_t i = 0; i < rep->nstacks; i++)
 		if (rep->stacks[i].depth > maxdepth)
@@ -95,10 +110,26 @@ void report_print_pprof(const struct report *rep, const struct report_opts *o, F
 		goto oom;
 	const uint64_t s_frames = S_FIXED, s_threads = S_FIXED + rep->nframes;
 
+	/* samples of a known period (lfr's) stand for CPU time too: count x period */
+	const int64_t period = o->value_field ? 0 : rep->period_ns;
+
 	pb_reset(&msg);
 	pb_uint(&msg, VALUE_TYPE_TYPE, S_TYPE);
 	pb_uint(&msg, VALUE_TYPE_UNIT, S_UNIT);
 	pb_message(&p, PROFILE_SAMPLE_TYPE, &msg);
+	if (period) {
+		pb_reset(&msg);
+		pb_uint(&msg, VALUE_TYPE_TYPE, S_CPU);
+		pb_uint(&msg, VALUE_TYPE_UNIT, S_NANOS);
+		pb_message(&p, PROFILE_SAMPLE_TYPE, &msg);
+	}
+	pb_reset(&msg);
+	pb_uint(&msg, VALUE_TYPE_TYPE, period ? S_CPU : S_TYPE);
+	pb_uint(&msg, VALUE_TYPE_UNIT, period ? S_NANOS : S_UNIT);
+	pb_message(&p, PROFILE_PERIOD_TYPE, &msg);
+	pb_uint(&p, PROFILE_PERIOD, period ? (uint64_t)period : 1);
+	/* the counts stay what `go tool pprof -top` shows, as lfr report's text does */
+	pb_uint(&p, PROFILE_DEFAULT_SAMPLE_TYPE, S_TYPE);
 
 	for (size_t i = 0; i < rep->nsamples; i++) {
 		const struct report_sample *s = &rep->samples[i];
@@ -110,7 +141,9 @@ void report_print_pprof(const struct report *rep, const struct report_opts *o, F
 			locs[d] = rep->stack_frames[st->first + d] + 1;
 		pb_reset(&msg);
 		pb_packed(&msg, SAMPLE_LOCATION_ID, locs, st->depth);
-		pb_packed(&msg, SAMPLE_VALUE, &s->value, 1);
+		uint64_t values[2] = {s->value, s->value * (uint64_t)period};
+
+		pb_packed(&msg, SAMPLE_VALUE, values, period ? 2 : 1);
 		label_str(&msg, &lab, S_THREAD, s_threads + s->thread);
 		label_num(&msg, &lab, S_TID, t->tid);
 		if (t->pid >= 0)
@@ -141,6 +174,8 @@ void report_print_pprof(const struct report *rep, const struct report_opts *o, F
 	pb_string(&p, PROFILE_STRING_TABLE, "thread");
 	pb_string(&p, PROFILE_STRING_TABLE, "tid");
 	pb_string(&p, PROFILE_STRING_TABLE, "pid");
+	pb_string(&p, PROFILE_STRING_TABLE, "cpu");
+	pb_string(&p, PROFILE_STRING_TABLE, "nanoseconds");
 	for (int k = 0; k < 4; k++)
 		pb_string(&p, PROFILE_STRING_TABLE, kind_names[k]);
 	for (size_t i = 0; i < rep->nframes; i++)
@@ -152,15 +187,20 @@ void report_print_pprof(const struct report *rep, const struct report_opts *o, F
 	pb_uint(&p, PROFILE_DURATION_NANOS, (uint64_t)report_span_nanos(rep));
 	if (p.oom || msg.oom || sub.oom || lab.oom)
 		goto oom;
-	if (gzip_out(&p, out) < 0)
+	if (gzip_out(&p, out) < 0) {
 		fprintf(stderr, "lfr report: gzip compression failed\n");
+		ret = -1;
+	}
 	goto out;
 oom:
-	fprintf(stderr, "lfr report: out of memory writing the pprof profile\n");
+	fprintf(stderr, "lfr report: out of memory writing the pprof profile: try --top, "
+	                "--from/--to or --thread to make it smaller\n");
+	ret = -1;
 out:
 	free(locs);
 	pb_free(&p);
 	pb_free(&msg);
 	pb_free(&sub);
 	pb_free(&lab);
+	return ret;
 }

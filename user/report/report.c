@@ -22,7 +22,7 @@
 #define NAME_MAX_LEN 1024
 #define MAX_JOBS 16 /* chunks scanned in parallel */
 
-enum role { ROLE_COUNT, ROLE_SAMPLE, ROLE_LOST, ROLE_JVMINFO };
+enum role { ROLE_COUNT, ROLE_SAMPLE, ROLE_LOST, ROLE_JVMINFO, ROLE_SETTINGS };
 enum slot { SLOT_NONE = 0, SLOT_TIME, SLOT_STACK, SLOT_THREAD, SLOT_VALUE };
 
 struct plan {
@@ -60,6 +60,7 @@ struct priv {
 	size_t tmp_cap;
 	int64_t rec_start;
 	bool have_start;
+	bool value_found; /* a selected type has the --value field */
 };
 
 void report_opts_init(struct report_opts *o)
@@ -605,6 +606,10 @@ static int build_plan(struct priv *pv, const struct jfr_type *t, struct plan *p)
 		p->role = ROLE_JVMINFO;
 		return 0;
 	}
+	if (!strcmp(t->name, "lfr.SamplerSettings")) {
+		p->role = ROLE_SETTINGS;
+		return 0;
+	}
 	if (is_event_type(t) && is_lost_type(t)) {
 		p->role = ROLE_LOST;
 		return 0;
@@ -623,6 +628,8 @@ static int build_plan(struct priv *pv, const struct jfr_type *t, struct plan *p)
 		thread = -1;
 	int time = jfr_field_index(t, "startTime");
 	int value = o->value_field ? jfr_field_index(t, o->value_field) : -1;
+	if (value >= 0)
+		pv->value_found = true;
 	p->slots = calloc(t->nfields, 2);
 	if (!p->slots)
 		return -1;
@@ -712,6 +719,22 @@ static int chunk_jvminfo(struct priv *pv, struct jfr_reader *r, const struct jfr
 		snprintf(pv->jvm_process, sizeof(pv->jvm_process), "%s", args);
 	}
 	return 0;
+}
+
+/* The sampling period lfr.SamplerSettings gives; periods that differ leave it unknown. */
+static void note_period(struct report *rep, struct jfr_reader *r, const struct jfr_chunk *ch,
+                        const struct jfr_type *t, uint64_t off)
+{
+	int64_t ns = 0;
+
+	if (!field_int(r, ch, t, off, "periodNanos", &ns) || ns <= 0 || rep->period_mixed)
+		return;
+	if (rep->period_ns && rep->period_ns != ns) {
+		rep->period_mixed = true;
+		rep->period_ns = 0;
+		return;
+	}
+	rep->period_ns = ns;
 }
 
 /*
@@ -1030,6 +1053,9 @@ static int job_merge(struct report *rep, struct priv *pv, struct jfr_reader *r, 
 		if (j->special[i].pl->role == ROLE_JVMINFO)
 			chunk_jvminfo(pv, r, &j->ch, j->special[i].pl->t, j->special[i].off);
 	for (size_t i = 0; i < j->nspecial; i++)
+		if (j->special[i].pl->role == ROLE_SETTINGS)
+			note_period(rep, r, &j->ch, j->special[i].pl->t, j->special[i].off);
+	for (size_t i = 0; i < j->nspecial; i++)
 		if (j->special[i].pl->role == ROLE_LOST &&
 		    record_lost(rep, r, &j->ch, j->special[i].pl->t, j->special[i].off) < 0)
 			return jfr_fail(r, j->ch.off, "out of memory");
@@ -1122,6 +1148,30 @@ static void finish(struct report *rep, struct priv *pv, struct jfr_reader *r)
 	}
 }
 
+/*
+ * The earliest start of the file's chunks, by their headers alone (the origin of --from and --to:
+ * a merged file may put a later recording's chunks first); false when the first header does not
+ * parse.  A bad header later stops the walk: the chunk loop reports it.
+ */
+static bool earliest_start(const struct jfr_reader *r, int64_t *start)
+{
+	bool have = false;
+
+	for (uint64_t off = 0; r->size - off >= JFR_CHUNK_HEADER_SIZE;) {
+		struct jfr_chunk ch;
+		char why[128];
+		unsigned at;
+
+		if (jfr_chunk_header(&ch, r->data + off, r->size - off, why, sizeof(why), &at))
+			break;
+		if (!have || ch.start_nanos < *start)
+			*start = ch.start_nanos;
+		have = true;
+		off += ch.size;
+	}
+	return have;
+}
+
 int report_read(struct jfr_reader *r, const struct report_opts *o, struct report **out)
 {
 	struct report *rep = calloc(1, sizeof(*rep));
@@ -1161,7 +1211,9 @@ int report_read(struct jfr_reader *r, const struct report_opts *o, struct report
 			const struct jfr_chunk *ch = &j->ch;
 			int64_t end = jfr_sat_add(ch->start_nanos, ch->duration_nanos);
 			if (!pv->have_start) {
-				pv->rec_start = rep->start_nanos = ch->start_nanos;
+				if (!earliest_start(r, &pv->rec_start))
+					pv->rec_start = ch->start_nanos;
+				rep->start_nanos = ch->start_nanos;
 				rep->end_nanos = end;
 				pv->have_start = true;
 			}
@@ -1204,6 +1256,13 @@ int64_t report_span_nanos(const struct report *rep)
 	if (rep->end_nanos <= rep->start_nanos)
 		return 0;
 	return __builtin_sub_overflow(rep->end_nanos, rep->start_nanos, &d) ? INT64_MAX : d;
+}
+
+bool report_value_field_found(const struct report *rep)
+{
+	const struct priv *pv = rep->priv;
+
+	return pv && pv->value_found;
 }
 
 const char *report_stack_types(const struct report *rep, bool *any_selected)

@@ -103,6 +103,12 @@ struct report {
 	uint64_t file_size;
 	uint64_t nchunks;
 	int64_t start_nanos, end_nanos; /* recording span from the chunk headers */
+	/*
+	 * the sampling period of the recording's samples in ns (lfr.SamplerSettings' periodNanos),
+	 * 0 when unknown or when chunks disagree: a sample then stands for no known CPU time
+	 */
+	int64_t period_ns;
+	bool period_mixed;
 	/* counts of every event type, in the order first seen, and of metadata/checkpoint events */
 	struct report_evtype *evtypes;
 	size_t nevtypes;
@@ -137,6 +143,8 @@ struct report {
  */
 int report_read(struct jfr_reader *r, const struct report_opts *o, struct report **out);
 void report_free(struct report *rep);
+/* Whether a selected event type has the --value field. */
+bool report_value_field_found(const struct report *rep);
 /* Whether any chunk declared a selected event type, and the names of the types that carry stacks.
  */
 const char *report_stack_types(const struct report *rep, bool *any_selected);
@@ -145,8 +153,14 @@ void report_print_text(const struct report *rep, const struct report_opts *o, FI
 void report_print_summary(const struct report *rep, FILE *out);
 void report_print_collapsed(const struct report *rep, const struct report_opts *o, FILE *out);
 void report_print_html(const struct report *rep, const struct report_opts *o, FILE *out);
-/* gzipped profile.proto for `go tool pprof` (report/pprof.c) */
-void report_print_pprof(const struct report *rep, const struct report_opts *o, FILE *out);
+/*
+ * s as a JSON string literal (report/json.c).  '<', '>' and '&' are escaped too, so that no name
+ * can close the HTML page's <script> element.
+ */
+void report_json_string(FILE *out, const char *s);
+/* gzipped profile.proto for `go tool pprof` (report/pprof.c); -1 after saying why on stderr (out
+ * of memory) */
+int report_print_pprof(const struct report *rep, const struct report_opts *o, FILE *out);
 /* speedscope's JSON file format, one sampled profile per thread (report/speedscope.c) */
 void report_print_speedscope(const struct report *rep, const struct report_opts *o, FILE *out);
 

@@ -12,29 +12,20 @@
 
 #include "report/report.h"
 
-static void json_string(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(out, "\\%c", *p);
-		else if (*p < 0x20)
-			fprintf(out, "\\u%04x", *p);
-		else
-			fputc(*p, out);
-	}
-	fputc('"', out);
-}
-
 /* One profile of the samples of thread (all threads when thread < 0). */
-static void profile(const struct report *rep, long thread, const char *name, FILE *out)
+static void profile(const struct report *rep, bool value_field, long thread, const char *name,
+                    FILE *out)
 {
 	uint64_t total = 0;
 	bool first = true;
 
 	fputs("{\"type\":\"sampled\",\"name\":", out);
-	json_string(out, name);
-	fputs(",\"unit\":\"none\",\"startValue\":0,\"samples\":[", out);
+	report_json_string(out, name);
+	/* samples of a known period (lfr's) weigh their CPU time: count x period */
+	const uint64_t period = value_field || rep->period_ns <= 0 ? 1 : (uint64_t)rep->period_ns;
+
+	fprintf(out, ",\"unit\":\"%s\",\"startValue\":0,\"samples\":[",
+	        period > 1 ? "nanoseconds" : "none");
 	for (size_t i = 0; i < rep->ntimed; i++) {
 		const struct report_timed *t = &rep->timed[i];
 		if (thread >= 0 && t->thread != (uint32_t)thread)
@@ -52,9 +43,9 @@ static void profile(const struct report *rep, long thread, const char *name, FIL
 		const struct report_timed *t = &rep->timed[i];
 		if (thread >= 0 && t->thread != (uint32_t)thread)
 			continue;
-		fprintf(out, first ? "%llu" : ",%llu", (unsigned long long)t->value);
+		fprintf(out, first ? "%llu" : ",%llu", (unsigned long long)(t->value * period));
 		first = false;
-		total += t->value;
+		total += t->value * period;
 	}
 	fprintf(out, "],\"endValue\":%llu}", (unsigned long long)total);
 }
@@ -78,17 +69,17 @@ void report_print_speedscope(const struct report *rep, const struct report_opts 
 	fputs("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\"exporter\":"
 	      "\"lfr report\",\"name\":",
 	      out);
-	json_string(out, base ? base + 1 : rep->path);
+	report_json_string(out, base ? base + 1 : rep->path);
 	fputs(",\"activeProfileIndex\":0,\"shared\":{\"frames\":[", out);
 	for (size_t i = 0; i < rep->nframes; i++) {
 		fputs(i ? ",{\"name\":" : "{\"name\":", out);
-		json_string(out, rep->frames[i].name);
+		report_json_string(out, rep->frames[i].name);
 		fputc('}', out);
 	}
 	fputs("]},\"profiles\":[", out);
 	if (!o->thread_roots) {
 		snprintf(name, sizeof(name), "%s (all threads)", base ? base + 1 : rep->path);
-		profile(rep, -1, name, out);
+		profile(rep, o->value_field, -1, name, out);
 	} else {
 		uint32_t *idx = malloc((rep->nthreads ? rep->nthreads : 1) * sizeof(*idx));
 		size_t n = 0;
@@ -107,7 +98,7 @@ void report_print_speedscope(const struct report *rep, const struct report_opts 
 			         (long long)t->tid);
 			if (i)
 				fputc(',', out);
-			profile(rep, idx[i], name, out);
+			profile(rep, o->value_field, idx[i], name, out);
 		}
 		free(idx);
 	}

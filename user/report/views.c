@@ -9,23 +9,31 @@
 #include "report/report.h"
 #include "report/views.h"
 
-uint64_t *views_stack_values(const struct report *rep)
+/* The value of each stack in the samples of thread (every thread when thread < 0). */
+static uint64_t *stack_values_of(const struct report *rep, long thread)
 {
 	uint64_t *v = calloc(rep->nstacks ? rep->nstacks : 1, sizeof(*v));
 
 	if (!v)
 		return NULL;
 	for (size_t i = 0; i < rep->nsamples; i++)
-		v[rep->samples[i].stack] += rep->samples[i].value;
+		if (thread < 0 || rep->samples[i].thread == (uint32_t)thread)
+			v[rep->samples[i].stack] += rep->samples[i].value;
 	return v;
 }
 
-int views_frame_totals(const struct report *rep, uint64_t **self_out, uint64_t **total_out)
+uint64_t *views_stack_values(const struct report *rep)
+{
+	return stack_values_of(rep, -1);
+}
+
+static int frame_totals_of(const struct report *rep, long thread, uint64_t **self_out,
+                           uint64_t **total_out)
 {
 	size_t n = rep->nframes ? rep->nframes : 1;
 	uint64_t *self = calloc(n, sizeof(*self)), *total = calloc(n, sizeof(*total));
 	uint32_t *mark = calloc(n, sizeof(*mark));
-	uint64_t *sv = views_stack_values(rep);
+	uint64_t *sv = stack_values_of(rep, thread);
 
 	if (!self || !total || !mark || !sv) {
 		free(self);
@@ -54,6 +62,11 @@ int views_frame_totals(const struct report *rep, uint64_t **self_out, uint64_t *
 	return 0;
 }
 
+int views_frame_totals(const struct report *rep, uint64_t **self_out, uint64_t **total_out)
+{
+	return frame_totals_of(rep, -1, self_out, total_out);
+}
+
 static const uint64_t *sort_key;
 
 static int cmp_by_key(const void *a, const void *b)
@@ -76,9 +89,9 @@ static const char *value_unit(const struct report_opts *o)
 	return o->value_field ? o->value_field : "samples";
 }
 
-static void print_top(const struct report *rep, const struct report_opts *o, FILE *out,
-                      const char *title, const uint64_t *key, const uint64_t *self,
-                      const uint64_t *total, int top)
+static void print_top_of(const struct report *rep, FILE *out, const char *title,
+                         const uint64_t *key, const uint64_t *self, const uint64_t *total, int top,
+                         uint64_t all)
 {
 	uint32_t *idx = malloc((rep->nframes ? rep->nframes : 1) * sizeof(*idx));
 
@@ -88,7 +101,7 @@ static void print_top(const struct report *rep, const struct report_opts *o, FIL
 		idx[i] = i;
 	sort_key = key;
 	qsort(idx, rep->nframes, sizeof(*idx), cmp_by_key);
-	fprintf(out, "\nTop functions by %s %s\n", title, value_unit(o));
+	fprintf(out, "\nTop functions by %s\n", title);
 	fprintf(out, "%10s %6s %10s %6s  %s\n", "SELF", "%", "TOTAL", "%", "FUNCTION");
 	for (size_t i = 0; i < rep->nframes && (int)i < top; i++) {
 		uint32_t f = idx[i];
@@ -98,12 +111,22 @@ static void print_top(const struct report *rep, const struct report_opts *o, FIL
 		bool show_obj = fr->object && fr->kind != RF_KERNEL;
 
 		fprintf(out, "%10llu %5.1f%% %10llu %5.1f%%  %s%s%s%s%s\n",
-		        (unsigned long long)self[f], pct(self[f], rep->total),
-		        (unsigned long long)total[f], pct(total[f], rep->total), fr->name,
+		        (unsigned long long)self[f], pct(self[f], all),
+		        (unsigned long long)total[f], pct(total[f], all), fr->name,
 		        fr->kind == RF_KERNEL ? " [kernel]" : "", show_obj ? "  (" : "",
 		        show_obj ? fr->object : "", show_obj ? ")" : "");
 	}
 	free(idx);
+}
+
+static void print_top(const struct report *rep, const struct report_opts *o, FILE *out,
+                      const char *title, const uint64_t *key, const uint64_t *self,
+                      const uint64_t *total, int top)
+{
+	char t[64];
+
+	snprintf(t, sizeof(t), "%s %s", title, value_unit(o));
+	print_top_of(rep, out, t, key, self, total, top, rep->total);
 }
 
 /*
@@ -259,6 +282,35 @@ void report_print_lost(const struct report *rep, FILE *out)
 	}
 }
 
+/* --threads: the top functions by self value of each of the top threads, as shares of its own. */
+static void print_per_thread(const struct report *rep, const struct report_opts *o, FILE *out)
+{
+	struct report_thread **v = malloc((rep->nthreads ? rep->nthreads : 1) * sizeof(*v));
+
+	if (!v)
+		return;
+	for (size_t i = 0; i < rep->nthreads; i++)
+		v[i] = &rep->threads[i];
+	qsort(v, rep->nthreads, sizeof(*v), cmp_thread_value);
+	for (size_t i = 0; i < rep->nthreads && (int)i < o->top && v[i]->value; i++) {
+		uint64_t *self, *total;
+		char title[320];
+
+		if (frame_totals_of(rep, v[i] - rep->threads, &self, &total))
+			break;
+		snprintf(title, sizeof(title), "self %s in thread %s (TID %lld, %llu %s)",
+		         value_unit(o), v[i]->name ? v[i]->name : "?", (long long)v[i]->tid,
+		         (unsigned long long)v[i]->value, value_unit(o));
+		print_top_of(rep, out, title, self, self, total, o->top < 10 ? o->top : 10,
+		             v[i]->value);
+		free(self);
+		free(total);
+	}
+	if (rep->nthreads > (size_t)o->top)
+		fprintf(out, "\n... %zu more threads (--top)\n", rep->nthreads - o->top);
+	free(v);
+}
+
 void report_print_text(const struct report *rep, const struct report_opts *o, FILE *out)
 {
 	uint64_t *self, *total;
@@ -287,6 +339,8 @@ void report_print_text(const struct report *rep, const struct report_opts *o, FI
 		free(self);
 		free(total);
 		print_threads(rep, o, out, o->top);
+		if (o->thread_roots)
+			print_per_thread(rep, o, out);
 	}
 	report_print_lost(rep, out);
 }

@@ -29,7 +29,8 @@ static int parse(struct symtab *t, FILE *f)
 		unsigned long long start, size;
 		char *p = line, *end;
 
-		if (line[len - 1] == '\n')
+		/* LF or CRLF line ends: neither is part of the name */
+		while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
 			line[--len] = '\0';
 		start = strtoull(p, &end, 16);
 		if (end == p || *end != ' ')
