@@ -1196,7 +1196,9 @@ int lfr_jfr_sample(struct lfr_jfr_writer *w, uint64_t ticks, uint64_t thread, ui
 	}
 	if (!(set & LFR_JFR_SAMPLE_CPU_TIME))
 		return 0;
-	if ((err = ref(w, P_THREAD, thread, "thread")) || (err = ref(w, P_STACK, stack, "stack")))
+	/* the execution sample just written referenced the same thread and stack */
+	if (!(set & LFR_JFR_SAMPLE_EXECUTION) &&
+	    ((err = ref(w, P_THREAD, thread, "thread")) || (err = ref(w, P_STACK, stack, "stack"))))
 		return err;
 	/* startTime, stackTrace, eventThread, failed, samplingPeriod (ticks are ns), biased */
 	begin(w, T_CPU_TIME_SAMPLE, ticks);
