@@ -13,7 +13,12 @@ field() { tr ' ' '\n' | sed -n "s/^$1=//p" | head -n 1; }
 
 lfr raw -F 10000 -k -d 3 --drain-timeout 300000 -o "$share/stop-dump.txt" -- syscalls pipe 8 >pipe.txt &
 dump_pid=$!
-sleep 5
+# until the 3 s of the session are over and it drains, however long a loaded machine took to start
+# it (600 s: a liveness bound only)
+for i in $(seq 6000); do
+	case "$(lfr status -m | field state)" in draining | stopped) break ;; esac
+	sleep 0.1
+done
 wpid=""
 for i in $(seq 250); do # the workload prints its pid once started, however slow this machine is
 	wpid=$(sed -n 's/^syscalls pid=\([0-9]*\).*/\1/p' pipe.txt)
@@ -26,7 +31,7 @@ for i in 1 2 3 4 5 6; do
 	st=$(lfr status -m)
 	state=$(echo "$st" | field state)
 	pending=$(echo "$st" | field works_pending)
-	echo "stop-drain: t+$((5 + i - 1))s: state=$state works_pending=$pending ticks_matched=$(echo "$st" | field ticks_matched) ticks_committed=$(echo "$st" | field ticks_committed)"
+	echo "stop-drain: $((i - 1)) s after the session's end: state=$state works_pending=$pending ticks_matched=$(echo "$st" | field ticks_matched) ticks_committed=$(echo "$st" | field ticks_committed)"
 	[ "$state" = draining ] && seen_draining=1
 	[ "${pending:-0}" -gt "$max_pending" ] && max_pending=$pending
 	sleep 1
