@@ -100,8 +100,9 @@ lfr status -m >"$share/pending.status"
 cat "$share/pending.err"
 echo "stop-drain: lfr record -d 2 --drain-timeout 1000 took $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }') s; $(cut -d' ' -f1-3 "$share/pending.status") ticks_matched=$(field ticks_matched <"$share/pending.status") works_pending=$(field works_pending <"$share/pending.status")"
 [ $rc = 0 ] || { echo "stop-drain: FAILED: lfr record exited $rc"; fail=1; }
-# 2 s of recording + 1 s of drain; the rest is start-up and tear-down under TCG
-awk -v a="$t0" -v b="$t1" 'BEGIN { exit !(b - a < 15) }' || { echo "stop-drain: FAILED: lfr record did not end within its drain timeout"; fail=1; }
+# it gave the walks up after the drain timeout it was given (the time it took in all, start-up and
+# tear-down under TCG included, is printed above: a loaded host stretches it, so it is not checked)
+grep -q "still pending after 1000 ms" "$share/pending.err" || { echo "stop-drain: FAILED: lfr record did not give up the walks after its drain timeout"; fail=1; }
 grep -q "lost abandoned" "$share/pending.err" || { echo "stop-drain: FAILED: no abandoned walks in the summary"; fail=1; }
 grep -q 'warning:' "$share/pending.err" && { echo "stop-drain: FAILED: the file does not account for every tick"; fail=1; }
 [ $fail = 0 ] && echo "stop-drain: ok"
