@@ -23,9 +23,23 @@
 #include "jfr/writer.h"
 
 #define OK(call) assert_int_equal((call), 0)
-#define T0 1000000000000ULL /* 1000 s after boot */
+#define SEC 1000000000LL
+#define T0 (1000 * SEC)                /* 1000 s after boot */
+#define T_MAX (INT64_MAX - 100 * SEC)  /* 100 s before the ticks run out */
+#define REALTIME 1700000000000000000LL /* the fixtures' wall clock at their start */
 
 static char path[64];
+
+/*
+ * The fixtures' clock: the writer reads it for its chunks' start ticks and durations, so that a
+ * recording's every time stamp is fixed by the test, whatever the machine's uptime.
+ */
+static uint64_t clock_now;
+
+static uint64_t fixed_clock(void)
+{
+	return clock_now;
+}
 
 static int setup(void **state)
 {
@@ -43,12 +57,18 @@ static int teardown(void **state)
 
 /* A recording of several chunks (rotation by size), with flushes, every kind of event lfr writes
  * at a chunk's start, and a closed last chunk, or one still being written (live: it ends with the
- * writer's filler); returns its bytes. */
-static uint8_t *record(size_t *len, bool live)
+ * writer's filler), its first time stamp t0 and every later one fixed; returns its bytes. */
+static uint8_t *record(size_t *len, bool live, int64_t t0)
 {
-	struct lfr_jfr_options opt = {.max_chunk_bytes = 64 << 10};
+	struct lfr_jfr_options opt = {
+	    .max_chunk_bytes = 64 << 10,
+	    .clock = fixed_clock,
+	    .clock_realtime0 = (int64_t)((uint64_t)REALTIME - (uint64_t)t0),
+	};
 	struct lfr_jfr_writer *w;
-	uint64_t m[3], stack[2], thread[2], t = T0;
+	uint64_t m[3], stack[2], thread[2], t = (uint64_t)t0;
+
+	clock_now = t;
 
 	OK(lfr_jfr_open(&w, path, &opt));
 	OK(lfr_jfr_method(w, "app", "main", LFR_JFR_FRAME_NATIVE, &m[0]));
@@ -67,9 +87,11 @@ static uint8_t *record(size_t *len, bool live)
 			OK(lfr_jfr_execution_sample(w, t += 997, thread[i & 1], stack[i & 1],
 			                            LFR_JFR_STATE_RUNNABLE));
 		OK(lfr_jfr_lost_samples(w, t++, "ring full", round + 1));
+		clock_now = t;
 		OK(lfr_jfr_flush(w));
 	}
 	OK(lfr_jfr_thread_end(w, t++, thread[1]));
+	clock_now = t;
 	if (!live)
 		OK(lfr_jfr_close(w, NULL, 0));
 
@@ -140,7 +162,8 @@ static void same_event(const uint8_t *a, const uint8_t *aend, const uint8_t *b, 
 		assert_true(b == bend); /* a terminator */
 		return;
 	}
-	assert_int_equal(varint_at(&b, bend), varint_at(&a, aend) + (uint64_t)delta);
+	int64_t ticks_a = (int64_t)varint_at(&a, aend), ticks_b = (int64_t)varint_at(&b, bend);
+	assert_int_equal(ticks_b, ticks_a + delta);
 	if (type == JFR_EVENT_CHECKPOINT) {
 		assert_int_equal(varint_at(&b, bend), varint_at(&a, aend)); /* duration */
 		uint64_t da = varint_at(&a, aend), db = varint_at(&b, bend);
@@ -161,10 +184,11 @@ static void same_event(const uint8_t *a, const uint8_t *aend, const uint8_t *b, 
 	assert_memory_equal(a, b, (size_t)(aend - a));
 }
 
-static void rebase_by(int64_t delta, bool live)
+/* Rebases a recording starting at t0 by delta, checks it, and returns its first event's ticks. */
+static int64_t rebase_by(int64_t t0, int64_t delta, bool live)
 {
 	size_t len;
-	uint8_t *data = record(&len, live);
+	uint8_t *data = record(&len, live, t0);
 	struct jfr_buf out = rebase_all(data, len, delta);
 	struct jfr_reader *ra = jfr_open_mem(data, len, "original");
 	struct jfr_reader *rb = jfr_open_mem(out.data, out.len, "rebased");
@@ -235,6 +259,9 @@ static void rebase_by(int64_t delta, bool live)
 		fail_msg("original: %s", err);
 	if (lfr_jfr_check_buffer(out.data, out.len, &cb, err, sizeof(err)))
 		fail_msg("rebased: %s", err);
+	assert_int_equal(ca.first_ticks, t0); /* the fixture's time stamps are the test's */
+	assert_true(ca.last_ticks > t0);
+	assert_true(ca.time_ordered);
 	assert_int_equal(cb.chunks, ca.chunks);
 	assert_int_equal(cb.events, ca.events);
 	assert_int_equal(cb.jmc_events, ca.jmc_events);
@@ -245,32 +272,94 @@ static void rebase_by(int64_t delta, bool live)
 	assert_int_equal(cb.last_ticks, ca.last_ticks + delta);
 	assert_int_equal(cb.time_ordered, ca.time_ordered);
 	assert_int_equal(cb.last_chunk_final, ca.last_chunk_final);
-	print_message("rebased by %+lld%s: %u chunks, %llu events, %zu -> %zu bytes\n",
-	              (long long)delta, live ? " (live)" : "", chunks, (unsigned long long)events_a,
-	              len, out.len);
+	print_message("%+lld rebased by %+lld%s: %u chunks, %llu events, %zu -> %zu bytes\n",
+	              (long long)t0, (long long)delta, live ? " (live)" : "", chunks,
+	              (unsigned long long)events_a, len, out.len);
 	jfr_buf_free(&out);
 	free(data);
+	return cb.first_ticks;
 }
 
 /* A JVM started 600 s after boot: lfr's ticks shrink (shorter varints). */
 static void rebase_back(void **state)
 {
 	(void)state;
-	rebase_by(-600000000123LL, false);
+	assert_int_equal(rebase_by(T0, -600 * SEC - 123, false), 400 * SEC - 123);
 }
 
 /* Onto a clock that started long before boot: longer varints. */
 static void rebase_forward(void **state)
 {
 	(void)state;
-	rebase_by(3000000000000000007LL, false);
+	rebase_by(T0, 3000000000000000007LL, false);
 }
 
 /* A recording still being written, as of its last flush. */
 static void rebase_live(void **state)
 {
 	(void)state;
-	rebase_by(-600000000123LL, true);
+	rebase_by(T0, -600 * SEC - 123, true);
+}
+
+/*
+ * A JVM started after the recording, or during it: the rebased ticks are negative, or run from
+ * negative to positive (the events span 12 ms), which both JDKs read.
+ */
+static void rebase_before_origin(void **state)
+{
+	(void)state;
+	assert_int_equal(rebase_by(T0, -1600 * SEC, false), -600 * SEC);
+	assert_int_equal(rebase_by(T0, -T0 - 6000000, false), -6000000);
+	assert_int_equal(rebase_by(T0, -T0 - 6000000, true), -6000000);
+}
+
+/* Stamped near 0 (a recording made just after boot), moved either way. */
+static void rebase_near_zero(void **state)
+{
+	(void)state;
+	assert_int_equal(rebase_by(1, -600 * SEC, false), 1 - 600 * SEC);
+	assert_int_equal(rebase_by(1, INT64_MIN, false), INT64_MIN + 1);
+	assert_int_equal(rebase_by(1, 3000000000000000007LL, true), 3000000000000000008LL);
+}
+
+/* Stamped near 2^63: moved back, and by the most negative delta there is. */
+static void rebase_near_max(void **state)
+{
+	(void)state;
+	assert_int_equal(rebase_by(T_MAX, -600 * SEC, false), T_MAX - 600 * SEC);
+	assert_int_equal(rebase_by(T_MAX, INT64_MIN, true), -100 * SEC - 1);
+}
+
+/* A delta that would carry a time stamp past either end of the ticks' range is refused. */
+static void rebase_past_the_range(void **state)
+{
+	(void)state;
+	/* stamped at t0, rebased by a first delta (legal), then by a second (past the range) */
+	int64_t cases[][3] = {{T_MAX, 0, 200 * SEC}, {1, -600 * SEC, INT64_MIN + SEC}};
+
+	for (unsigned i = 0; i < 2; i++) {
+		size_t len;
+		uint8_t *data = record(&len, false, cases[i][0]);
+		struct jfr_buf first = rebase_all(data, len, cases[i][1]);
+		struct jfr_reader *r = jfr_open_mem(first.data, first.len, "rebased");
+		struct jfr_chunk ch;
+		struct jfr_buf out = {0};
+		char err[512] = "";
+
+		assert_non_null(r);
+		if (jfr_chunk_load(r, 0, &ch))
+			fail_msg("%s", r->err);
+		assert_int_equal(jfr_rebase_chunk(r, &ch, cases[i][2], &out, err, sizeof(err)), -1);
+		assert_non_null(strstr(err, "past the range of ticks"));
+		assert_int_equal(out.len, 0);
+		print_message("%+lld by %+lld then %+lld: %s\n", (long long)cases[i][0],
+		              (long long)cases[i][1], (long long)cases[i][2], err);
+		jfr_chunk_release(&ch);
+		jfr_close(r);
+		jfr_buf_free(&out);
+		jfr_buf_free(&first);
+		free(data);
+	}
 }
 
 /* The delta takes a chunk's clock pair onto the first chunk's. */
@@ -326,6 +415,10 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(rebase_back, setup, teardown),
 	    cmocka_unit_test_setup_teardown(rebase_forward, setup, teardown),
 	    cmocka_unit_test_setup_teardown(rebase_live, setup, teardown),
+	    cmocka_unit_test_setup_teardown(rebase_before_origin, setup, teardown),
+	    cmocka_unit_test_setup_teardown(rebase_near_zero, setup, teardown),
+	    cmocka_unit_test_setup_teardown(rebase_near_max, setup, teardown),
+	    cmocka_unit_test_setup_teardown(rebase_past_the_range, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

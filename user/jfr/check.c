@@ -26,7 +26,7 @@ struct ctx {
 	size_t nrefs, refcap;
 	/* whole file: (type id, key) -> hash of the value's bytes */
 	struct hashtab values;
-	uint64_t last_ticks_seen;
+	int64_t last_ticks_seen;
 };
 
 static int add_ref(void *arg, uint64_t type_id, uint64_t key, uint64_t off)
@@ -137,12 +137,12 @@ static int check_event(struct ctx *c, const struct jfr_chunk *ch, uint64_t start
 		return jfr_fail(c->rd, start, "event type %s does not start with startTime",
 		                t->name);
 	struct jfr_cur tc = *ev;
-	uint64_t ticks = jfr_varint(&tc);
+	int64_t ticks = (int64_t)jfr_varint(&tc);
 	if (tc.bad)
 		return -1;
 	if (!c->r->events || ticks < c->r->first_ticks)
 		c->r->first_ticks = ticks;
-	if (ticks > c->r->last_ticks)
+	if (!c->r->events || ticks > c->r->last_ticks)
 		c->r->last_ticks = ticks;
 	if (c->r->events && ticks < c->last_ticks_seen)
 		c->r->time_ordered = false;

@@ -24,8 +24,9 @@ struct lfr_jfr_check_result {
 	uint64_t checkpoints;  /* checkpoints on the chunks' delta chains */
 	uint64_t pool_entries; /* pool entries read, all chunks */
 	uint64_t references;   /* constant-pool references resolved */
-	uint64_t first_ticks, last_ticks; /* smallest and largest event start time */
-	bool time_ordered;                /* event start times never decrease in file order */
+	/* smallest and largest event start time: signed, as both JDKs read ticks */
+	int64_t first_ticks, last_ticks;
+	bool time_ordered; /* event start times never decrease in file order */
 	unsigned ntypes;
 	struct {
 		char name[64];

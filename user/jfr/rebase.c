@@ -108,9 +108,17 @@ static int put_event(struct rebase *rb, uint64_t off, const uint8_t *end, struct
 		return -1;
 	jfr_buf_varint(&pl, type);
 	if (p < end) {
+		int64_t moved;
+
 		if (get_varint(rb, &p, end, &ticks))
 			goto out;
-		jfr_buf_varint(&pl, ticks + (uint64_t)rb->delta);
+		/* ticks are signed (both JDKs read a long): a time before the clock's origin is
+		 * legal, one past either end of the range is not */
+		if (__builtin_add_overflow((int64_t)ticks, rb->delta, &moved)) {
+			fail(rb, off, "the event's start time moved past the range of ticks");
+			goto out;
+		}
+		jfr_buf_varint(&pl, (uint64_t)moved);
 	}
 	if (type == JFR_EVENT_CHECKPOINT && p < end) {
 		const uint8_t *dur = p;
@@ -246,7 +254,13 @@ int jfr_rebase_chunk(struct jfr_reader *r, const struct jfr_chunk *ch, int64_t d
 	jfr_put_be64(h + H_SIZE, out->len - start);
 	jfr_put_be64(h + H_CP_OFFSET, cp);
 	jfr_put_be64(h + H_META_OFFSET, meta);
-	jfr_put_be64(h + H_START_TICKS, (uint64_t)ch->start_ticks + (uint64_t)delta);
+	int64_t start_ticks;
+
+	if (__builtin_add_overflow(ch->start_ticks, delta, &start_ticks)) {
+		fail(&rb, H_START_TICKS, "the chunk's start ticks moved past the range of ticks");
+		goto out;
+	}
+	jfr_put_be64(h + H_START_TICKS, (uint64_t)start_ticks);
 	ret = 0;
 out:
 	if (ret)

@@ -180,6 +180,12 @@ uint64_t lfr_jfr_now(void)
 	return (uint64_t)ts.tv_sec * TICKS_PER_SECOND + (uint64_t)ts.tv_nsec;
 }
 
+/* The writer's own clock: the system's, or the one its options name. */
+static uint64_t now_ticks(const struct lfr_jfr_writer *w)
+{
+	return w->opt.clock ? w->opt.clock() : lfr_jfr_now();
+}
+
 void lfr_jfr_set_io_budget(struct lfr_jfr_writer *w, int64_t budget)
 {
 	w->io_budget = budget;
@@ -814,7 +820,7 @@ static int repo_flushed(struct lfr_jfr_writer *w, uint64_t now)
 	lfr_jfr_repo_update(&w->repo, w->end - w->start,
 	                    (int64_t)(real_nanos(w, w->chunk_ticks) + chunk_duration(w, now)),
 	                    false);
-	err = lfr_jfr_repo_evict(&w->repo, (int64_t)real_nanos(w, lfr_jfr_now()), msg, sizeof(msg));
+	err = lfr_jfr_repo_evict(&w->repo, (int64_t)real_nanos(w, now_ticks(w)), msg, sizeof(msg));
 	return err ? fail(w, -err, "%s", msg) : 0;
 }
 
@@ -903,6 +909,11 @@ int lfr_jfr_open(struct lfr_jfr_writer **out, const char *path, const struct lfr
 	uint64_t m2 = (uint64_t)mono2.tv_sec * TICKS_PER_SECOND + (uint64_t)mono2.tv_nsec;
 	w->mono0 = m1 + (m2 - m1) / 2;
 	w->real0 = (uint64_t)real.tv_sec * TICKS_PER_SECOND + (uint64_t)real.tv_nsec;
+	if (w->opt.clock) {
+		m2 = w->opt.clock();
+		w->mono0 = 0;
+		w->real0 = (uint64_t)w->opt.clock_realtime0;
+	}
 	if (local_gmt_offset_ms(&w->gmt_offset_ms))
 		w->gmt_offset_ms = 0;
 	if (!jfr_metadata_build(&w->meta, 0, w->gmt_offset_ms))
@@ -1489,7 +1500,7 @@ bool lfr_jfr_published(const struct lfr_jfr_writer *w)
 
 int lfr_jfr_flush(struct lfr_jfr_writer *w)
 {
-	uint64_t now = lfr_jfr_now();
+	uint64_t now = now_ticks(w);
 	int err;
 
 	if ((err = check_live(w)))
@@ -1606,7 +1617,7 @@ int lfr_jfr_close(struct lfr_jfr_writer *w, char *errbuf, size_t errlen)
 		return 0;
 	err = lfr_jfr_flush(w);
 	if (!err)
-		err = end_chunk_file(w, lfr_jfr_now(), true);
+		err = end_chunk_file(w, now_ticks(w), true);
 	if (!err)
 		err = publish(w);
 	if (err)

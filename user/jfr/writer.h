@@ -77,6 +77,13 @@ struct lfr_jfr_options {
 	 */
 	bool repository;
 	uint64_t repo_max_bytes, repo_max_age_ns;
+	/*
+	 * The clocks the writer reads, for recordings whose every time stamp is fixed (tests):
+	 * clock() replaces CLOCK_MONOTONIC (ns, chunk start ticks and durations) and CLOCK_REALTIME
+	 * is clock_realtime0 at its zero.  NULL: the system's clocks.
+	 */
+	uint64_t (*clock)(void);
+	int64_t clock_realtime0;
 };
 
 struct lfr_jfr_stats {

@@ -17,7 +17,12 @@ lfr raw --detach -a -F 10000 -k --ring-pages 1024 >/dev/null ||
 	{ echo "abandon-frees: FAILED: could not start a detached session"; exit 1; }
 syscalls pipe 8 >pipe.txt &
 wpid=$!
-sleep 3
+# until a thread has blocked with its walk queued, however long a loaded machine takes to get
+# there (600 s: a liveness bound only)
+for i in $(seq 6000); do
+	[ "$(lfr status -m | field works_pending)" -ge 1 ] 2>/dev/null && break
+	sleep 0.1
+done
 st=$(lfr status -m)
 sid=$(echo "$st" | field session)
 v1=$(vm)

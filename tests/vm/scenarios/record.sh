@@ -47,10 +47,11 @@ sleep 3.5
 kill -9 $rec_pid
 wait $rec_pid 2>/dev/null
 state=""
-for i in 1 2 3 4 5 6 7 8 9 10; do
+# (60 s: a liveness bound, not a speed test)
+for i in $(seq 600); do
 	state=$(lfr status -m | tr ' ' '\n' | sed -n 's/^state=//p')
 	[ "$state" = stopped ] && break
-	sleep 0.5
+	sleep 0.1
 done
 kill $spin_pid
 wait $spin_pid 2>/dev/null

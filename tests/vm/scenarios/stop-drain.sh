@@ -13,7 +13,12 @@ field() { tr ' ' '\n' | sed -n "s/^$1=//p" | head -n 1; }
 
 lfr raw -F 10000 -k -d 3 --drain-timeout 300000 -o "$share/stop-dump.txt" -- syscalls pipe 8 >pipe.txt &
 dump_pid=$!
-sleep 5
+# until the 3 s of the session are over and it drains, however long a loaded machine took to start
+# it (600 s: a liveness bound only)
+for i in $(seq 6000); do
+	case "$(lfr status -m | field state)" in draining | stopped) break ;; esac
+	sleep 0.1
+done
 wpid=""
 for i in $(seq 250); do # the workload prints its pid once started, however slow this machine is
 	wpid=$(sed -n 's/^syscalls pid=\([0-9]*\).*/\1/p' pipe.txt)
@@ -26,7 +31,7 @@ for i in 1 2 3 4 5 6; do
 	st=$(lfr status -m)
 	state=$(echo "$st" | field state)
 	pending=$(echo "$st" | field works_pending)
-	echo "stop-drain: t+$((5 + i - 1))s: state=$state works_pending=$pending ticks_matched=$(echo "$st" | field ticks_matched) ticks_committed=$(echo "$st" | field ticks_committed)"
+	echo "stop-drain: $((i - 1)) s after the session's end: state=$state works_pending=$pending ticks_matched=$(echo "$st" | field ticks_matched) ticks_committed=$(echo "$st" | field ticks_committed)"
 	[ "$state" = draining ] && seen_draining=1
 	[ "${pending:-0}" -gt "$max_pending" ] && max_pending=$pending
 	sleep 1
@@ -95,8 +100,9 @@ lfr status -m >"$share/pending.status"
 cat "$share/pending.err"
 echo "stop-drain: lfr record -d 2 --drain-timeout 1000 took $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }') s; $(cut -d' ' -f1-3 "$share/pending.status") ticks_matched=$(field ticks_matched <"$share/pending.status") works_pending=$(field works_pending <"$share/pending.status")"
 [ $rc = 0 ] || { echo "stop-drain: FAILED: lfr record exited $rc"; fail=1; }
-# 2 s of recording + 1 s of drain; the rest is start-up and tear-down under TCG
-awk -v a="$t0" -v b="$t1" 'BEGIN { exit !(b - a < 15) }' || { echo "stop-drain: FAILED: lfr record did not end within its drain timeout"; fail=1; }
+# it gave the walks up after the drain timeout it was given (the time it took in all, start-up and
+# tear-down under TCG included, is printed above: a loaded host stretches it, so it is not checked)
+grep -q "still pending after 1000 ms" "$share/pending.err" || { echo "stop-drain: FAILED: lfr record did not give up the walks after its drain timeout"; fail=1; }
 grep -q "lost abandoned" "$share/pending.err" || { echo "stop-drain: FAILED: no abandoned walks in the summary"; fail=1; }
 grep -q 'warning:' "$share/pending.err" && { echo "stop-drain: FAILED: the file does not account for every tick"; fail=1; }
 [ $fail = 0 ] && echo "stop-drain: ok"
