@@ -147,6 +147,52 @@ static void test_perf_map_grows(void **state)
 	remove_tmpdir(dir, files);
 }
 
+/*
+ * A map that only grew is read from where the last read ended: a line rewritten in place before
+ * that point is not read again (a full re-read would name 0x5004 "FIRST"), a last line still
+ * being written counts as it is and whole once it is complete, and a map replaced by another file
+ * is read again whole.
+ */
+static void test_perf_map_appended_only(void **state)
+{
+	char *dir = make_tmpdir(), path[512], path2[512];
+	struct lfr_sym *sym;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(dir);
+	snprintf(path, sizeof(path), "%s/perf-93001.map", dir);
+	assert_int_equal(write_file(dir, "perf-93001.map", "5000 10 first\n", "w"), 0);
+	sym = new_sym(dir);
+	expect_jit(sym, JIT_PID, 0x5004, "first", 4);
+	f = fopen(path, "r+");
+	assert_non_null(f);
+	assert_int_equal(fseek(f, 8, SEEK_SET), 0);
+	fputs("FIRST", f);
+	assert_int_equal(fseek(f, 0, SEEK_END), 0);
+	fputs("6000 10 sec", f);
+	assert_int_equal(fclose(f), 0);
+	lfr_sym_perf_map_check(sym, JIT_PID, true);
+	expect_jit(sym, JIT_PID, 0x5004, "first", 4);
+	expect_jit(sym, JIT_PID, 0x6004, "sec", 4);
+	assert_int_equal(write_file(dir, "perf-93001.map", "ond\n7000 10 third\n", "a"), 0);
+	lfr_sym_perf_map_check(sym, JIT_PID, true);
+	expect_jit(sym, JIT_PID, 0x6004, "second", 4);
+	expect_jit(sym, JIT_PID, 0x7004, "third", 4);
+	expect_jit(sym, JIT_PID, 0x5004, "first", 4);
+	/* another file at the path: read whole */
+	assert_int_equal(
+	    write_file(dir, "perf-93002.map", "5000 10 replaced\n6000 10 longer_name_now\n", "w"),
+	    0);
+	snprintf(path2, sizeof(path2), "%s/perf-93002.map", dir);
+	assert_int_equal(rename(path2, path), 0);
+	lfr_sym_perf_map_check(sym, JIT_PID, true);
+	expect_jit(sym, JIT_PID, 0x5004, "replaced", 4);
+	expect_jit(sym, JIT_PID, 0x6004, "longer_name_now", 4);
+	lfr_sym_free(sym);
+	remove_tmpdir(dir, files);
+}
+
 static struct lfr_sym *new_sym_proc(const char *dir, const char *proc)
 {
 	struct lfr_sym_opts o = {.perf_map_dir = dir, .proc_dir = proc};
@@ -262,6 +308,7 @@ int main(void)
 		cmocka_unit_test(test_perf_map),
 		cmocka_unit_test(test_perf_map_hotspot),
 		cmocka_unit_test(test_perf_map_grows),
+		cmocka_unit_test(test_perf_map_appended_only),
 		cmocka_unit_test(test_perf_map_untrusted),
 		cmocka_unit_test(test_perf_map_in_container),
 	};

@@ -152,11 +152,17 @@ int ksyms_load(struct ksyms *ks, struct strpool *pool, const char *path, char *e
 void ksyms_fini(struct ksyms *ks);
 
 /* perfmap.c: /tmp/perf-PID.map files of JIT compilers. */
+/* A perf map larger than this is not read (a runaway writer must not exhaust the recorder). */
+#define PERFMAP_MAX_BYTES ((off_t)1 << 30)
+
 struct perfmap {
 	struct symtab syms;
 	bool tried;
 	int64_t mtime_ns;
-	off_t size;
+	off_t size;   /* of the file when last looked at */
+	off_t parsed; /* bytes read: up to the end of its last complete line */
+	dev_t dev;    /* the file read */
+	ino_t ino;
 	uint64_t checked_ns;
 };
 

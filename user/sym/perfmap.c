@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * JIT symbols from perf map files (/tmp/perf-PID.map, "START SIZE NAME" in hex, one a line),
- * written by JIT compilers for perf.  The file grows while the process runs, so it is read again
- * when its size or time stamp changed; of two lines for one start address the later one counts.
+ * written by JIT compilers for perf.  The file grows while the process runs, so it is looked at
+ * again when its size or time stamp changed: while it is the same file and has only grown, only
+ * the complete lines appended since are read (a JVM's map reaches millions of lines); a file
+ * replaced or cut is read again whole.  Of two lines for one start address the later one counts.
+ * A map larger than PERFMAP_MAX_BYTES is not read.
  *
  * The file is input from anyone who can write /tmp, read by a recorder that runs as root: it is
  * opened without following a link and without blocking (a FIFO would hang the recorder), and
@@ -18,7 +21,12 @@
 
 #include "sym/internal.h"
 
-static int parse(struct symtab *t, FILE *f)
+/*
+ * The lines of F from its position on into T; *end is advanced past the last complete line
+ * (ended by LF): a last line without one (perhaps still being written) counts as it is and is
+ * read again, whole, with what is appended to it.
+ */
+static int parse(struct symtab *t, FILE *f, off_t *end)
 {
 	char *line = NULL;
 	size_t cap = 0;
@@ -27,19 +35,21 @@ static int parse(struct symtab *t, FILE *f)
 
 	while (!err && (len = getline(&line, &cap, f)) > 0) {
 		unsigned long long start, size;
-		char *p = line, *end;
+		char *p = line, *e;
 
+		if (line[len - 1] == '\n')
+			*end += len;
 		/* LF or CRLF line ends: neither is part of the name */
 		while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
 			line[--len] = '\0';
-		start = strtoull(p, &end, 16);
-		if (end == p || *end != ' ')
+		start = strtoull(p, &e, 16);
+		if (e == p || *e != ' ')
 			continue; /* not a map line: skipped, the rest still counts */
-		p = end + 1;
-		size = strtoull(p, &end, 16);
-		if (end == p || *end != ' ' || !size)
+		p = e + 1;
+		size = strtoull(p, &e, 16);
+		if (e == p || *e != ' ' || !size)
 			continue;
-		err = symtab_add(t, start, size, 0, end + 1, strlen(end + 1), 0, SYMF_GLOBAL);
+		err = symtab_add(t, start, size, 0, e + 1, strlen(e + 1), 0, SYMF_GLOBAL);
 	}
 	free(line);
 	return err;
@@ -68,6 +78,8 @@ bool perfmap_refresh(struct perfmap *pm, const char *path, uid_t owner)
 	struct stat st;
 	FILE *f;
 	int64_t mtime;
+	off_t end;
+	bool grown;
 
 	pm->tried = true;
 	pm->checked_ns = sym_now_ns();
@@ -75,11 +87,38 @@ bool perfmap_refresh(struct perfmap *pm, const char *path, uid_t owner)
 	if (!f)
 		return false;
 	mtime = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
-	if (pm->syms.n && mtime == pm->mtime_ns && st.st_size == pm->size) {
+	if ((pm->syms.n && mtime == pm->mtime_ns && st.st_size == pm->size) ||
+	    st.st_size > PERFMAP_MAX_BYTES) {
 		fclose(f);
 		return false;
 	}
-	if (parse(&t, f)) {
+	grown =
+	    pm->syms.n && st.st_dev == pm->dev && st.st_ino == pm->ino && st.st_size >= pm->parsed;
+	if (grown) {
+		/* appended lines come after the table's own: later lines count (symtab_keep_last)
+		 */
+		size_t n0 = pm->syms.n;
+
+		end = pm->parsed;
+		if (fseeko(f, end, SEEK_SET) || parse(&pm->syms, f, &end)) {
+			fclose(f);
+			pm->syms.n = n0; /* the table as it was: its new entries are dropped */
+			return false;
+		}
+		fclose(f);
+		pm->mtime_ns = mtime;
+		pm->size = st.st_size;
+		pm->parsed = end;
+		if (pm->syms.n == n0)
+			return false;
+		symtab_keep_last(&pm->syms);
+		symtab_finish(&pm->syms);
+		free(pm->syms.out); /* names by entry index: the entries moved */
+		pm->syms.out = NULL;
+		return true;
+	}
+	end = 0;
+	if (parse(&t, f, &end)) {
 		fclose(f);
 		symtab_fini(&t);
 		return false;
@@ -92,6 +131,9 @@ bool perfmap_refresh(struct perfmap *pm, const char *path, uid_t owner)
 	pm->syms = t;
 	pm->mtime_ns = mtime;
 	pm->size = st.st_size;
+	pm->parsed = end;
+	pm->dev = st.st_dev;
+	pm->ino = st.st_ino;
 	return true;
 }
 
