@@ -84,9 +84,9 @@
  *   locked-memory allowance (mlock_kb per online CPU, then RLIMIT_MEMLOCK,
  *   unless CAP_IPC_LOCK).  Targets are held by identity: a process that
  *   reuses an exited target's number is not a target.
- *   EINVAL (naming LFR_A_RING_PAGES) when a ring cannot hold one maximal
- *   record: a USTACK record of 56 + 8 * (depth + LFR_USTACK_WORDS) bytes, or
- *   a TICK record with a whole kernel stack (48 + 8 * 64 bytes).
+ *   EINVAL (naming LFR_A_RING_PAGES) when a ring is smaller than twice one
+ *   maximal record: a USTACK record of 56 + 8 * (depth + LFR_USTACK_WORDS)
+ *   bytes, or a TICK record with a whole kernel stack (48 + 8 * 64 bytes).
  *   A START whose reply cannot be delivered stops its session again: a
  *   failed START never leaves a session running.
  *
