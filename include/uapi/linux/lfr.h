@@ -98,7 +98,8 @@
  *   STATUS until the first START after the session's last /dev/lfr reader
  *   closed, or module unload.  Reply: LFR_CMD_STOP with
  *   the attributes of the START reply.  ENOENT if there is no such session
- *   (or, without LFR_A_SESSION_ID, no running one).
+ *   (or, without LFR_A_SESSION_ID, no running one); EPERM unless the sender
+ *   has the effective uid that started the session or CAP_SYS_ADMIN.
  *   LFR_A_ABANDON flag: also give up the walks still queued (their threads
  *   have not returned to user space since their tick); their ticks count
  *   as LFR_LOST_ABANDONED and the session is STOPPED once the walks running
