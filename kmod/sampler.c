@@ -14,7 +14,8 @@
  *
  * The timer handler only snapshots: user registers, optional kernel stack,
  * time, ids; then queues the thread's task_work (unwind.c).  Nothing is
- * allocated and no lock is taken.
+ * allocated; the only lock is the workqueue's raw pool lock, when the tick
+ * takes its CPU's last walk object and queues the refill (walk_slot.c).
  */
 #include <linux/cpuhotplug.h>
 #include <linux/mm_types.h>
