@@ -549,11 +549,13 @@ void lfr_work_fn(struct callback_head *work)
 	unsigned long old = atomic_long_read(&w->state);
 	s64 ns;
 	int lost = 0;
+	bool last;
 
 	/*
 	 * Given up by STOP, which counted its ticks, dropped its session
 	 * references and took a module reference for it: the session may be
-	 * gone, only the object is left.
+	 * gone, only the object is left.  The hand-off of that reference is
+	 * the last statement (lfr_module_put_deferred()).
 	 */
 	if (!lfr_walk_claim(w, old, LFR_WALK_RUNNING)) {
 		lfr_walk_slot_done(w);
@@ -590,7 +592,16 @@ void lfr_work_fn(struct callback_head *work)
 	} else {
 		lfr_count(s, LFR_CTR_WORK_SWITCHED, 1);
 	}
-	lfr_pending_put(s);
+	/*
+	 * The last pending count gives this walk the module reference START
+	 * took.  Everything that may sleep (freeing the session, topping up
+	 * the walk cache) comes before handing it over, which is the very last
+	 * statement: nothing of the module runs after it but this function's
+	 * return (lfr_module_put_deferred()).
+	 */
+	last = lfr_pending_put(s);
 	lfr_session_put(s);
 	lfr_walk_slot_done(w);
+	if (last)
+		lfr_module_put_deferred();
 }
