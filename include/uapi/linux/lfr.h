@@ -333,6 +333,7 @@ enum lfr_lost_reason {
 	LFR_LOST_MISSED,	/* periods a late timer interrupt missed */
 	LFR_LOST_STACK_RING_FULL, /* a USTACK record did not fit: its ticks */
 	LFR_LOST_THROTTLED,	/* lfr's CPU time on that CPU over its budget */
+	LFR_LOST_MMAP_LOCK,	/* killed while waiting for the mapping lock */
 	__LFR_LOST_MAX,
 };
 #define LFR_LOST_MAX (__LFR_LOST_MAX - 1)
@@ -397,6 +398,7 @@ enum lfr_counter {
 	LFR_CTR_LOST_MISSED,
 	LFR_CTR_LOST_STACK_RING_FULL,
 	LFR_CTR_LOST_THROTTLED,
+	LFR_CTR_LOST_MMAP_LOCK,
 	/* New lost reasons are appended here, in enum lfr_lost_reason order. */
 	__LFR_CTR_MAX,
 };
