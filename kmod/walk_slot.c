@@ -16,6 +16,8 @@
  * (lfr_walk_claim).  Module-wide: a walk outlives the session that queued
  * it when STOP gives it up.
  */
+#include <linux/delay.h>
+#include <linux/moduleparam.h>
 #include <linux/percpu.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
@@ -31,6 +33,17 @@ struct lfr_walk_cache {
 
 static DEFINE_PER_CPU(struct lfr_walk_cache, lfr_walk_cache);
 static DEFINE_PER_CPU(struct work_struct, lfr_walk_refill);
+
+/*
+ * For the tests only: every walk sleeps this long when it gives its object
+ * back, as a walk whose refill blocks in reclaim would.  The walk must not
+ * have handed the module reference over yet (the walk_unload scenario
+ * unloads the module meanwhile).
+ */
+static unsigned int lfr_walk_done_sleep_ms;
+module_param_named(test_walk_done_sleep_ms, lfr_walk_done_sleep_ms, uint, 0644);
+MODULE_PARM_DESC(test_walk_done_sleep_ms,
+		 "tests only: each walk sleeps this long at its end (default 0)");
 
 /*
  * Fills CACHE (this CPU's, interrupts off, or any CPU's before sampling can
@@ -160,4 +173,6 @@ void lfr_walk_slot_done(struct lfr_walk *w)
 		kfree_rcu(w, rcu);
 	if (nr < LFR_WALK_CACHE / 2)
 		lfr_walk_cache_top_up();
+	if (unlikely(READ_ONCE(lfr_walk_done_sleep_ms)))
+		msleep(READ_ONCE(lfr_walk_done_sleep_ms));
 }
