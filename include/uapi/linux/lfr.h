@@ -74,9 +74,8 @@
  *     on every CPU as in system-wide mode and each tick checks the
  *     interrupted thread's cgroup, so threads that move in are sampled
  *     from their next tick on and threads that move out no longer are.
- *   Errors: EBUSY when a session is already running (only one running
- *   session is supported; the ABI carries session ids so that several can
- *   later run together), EINVAL/ERANGE on bad attributes, ESRCH when a
+ *   Errors: EBUSY when 8 sessions run already (the most at once),
+ *   EINVAL/ERANGE on bad attributes, ESRCH when a
  *   given tgid/tid does not exist, ENOENT when a cgroup id names no
  *   cgroup v2 visible from the caller's cgroup namespace, ENOMEM.
  *   ENOMEM also when the session would allocate more than the module
