@@ -19,7 +19,9 @@ static atomic_long_t lfr_puts_owed = ATOMIC_LONG_INIT(0);
  * A walk (a task_work) cannot drop one itself: module_put() would let an
  * rmmod free the text it still has to return through.  It hands the
  * reference over instead, as the very last statement of lfr_work_fn(), after
- * everything that may sleep (freeing the session, refilling the walk cache):
+ * everything that may sleep (refilling the walk cache, freeing the session);
+ * a walk that does not hold the reference does not sleep after dropping the
+ * pending count that kept the module:
  * from lfr_module_put_deferred() to the return into task_work_run(), it runs
  * only an atomic increment, queue_work() and function epilogues, none of
  * which sleeps.  This work then waits for an RCU-tasks grace period, which

@@ -112,9 +112,12 @@ bool lfr_pending_put(struct lfr_session *s)
 {
 	if (!atomic_dec_and_test(&s->pending))
 		return false;
+	/* the registry keeps @s until it is STOPPED: hold it past that */
+	lfr_session_get(s);
 	atomic_set(&s->state, LFR_STATE_STOPPED);
 	lfr_session_event(s, LFR_EVENT_STOPPED);
 	wake_up_interruptible_all(&s->wq);
+	lfr_session_put(s);
 	return true;
 }
 

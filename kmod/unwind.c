@@ -602,15 +602,20 @@ void lfr_work_fn(struct callback_head *work)
 		lfr_count(s, LFR_CTR_WORK_SWITCHED, 1);
 	}
 	/*
-	 * The last pending count gives this walk the module reference START
-	 * took.  Everything that may sleep (freeing the session, topping up
-	 * the walk cache) comes before handing it over, which is the very last
-	 * statement: nothing of the module runs after it but this function's
-	 * return (lfr_module_put_deferred()).
+	 * This walk's pending count holds the module (through the reference
+	 * START took) until it is dropped, so everything that may sleep comes
+	 * first: giving the object back may allocate.  The session reference
+	 * is not the last one (the registry keeps a session until it is
+	 * STOPPED, which needs this walk's pending count).  Once the count is
+	 * dropped nothing may sleep: another walk or STOP may hand the module
+	 * reference over meanwhile.  When it was the last, this walk holds that
+	 * reference and hands it over as its very last statement: nothing of
+	 * the module runs after it but this function's return
+	 * (lfr_module_put_deferred()).
 	 */
-	last = lfr_pending_put(s);
-	lfr_session_put(s);
 	lfr_walk_slot_done(w);
+	lfr_session_put(s);
+	last = lfr_pending_put(s);
 	if (last)
 		lfr_module_put_deferred();
 }
