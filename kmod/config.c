@@ -180,8 +180,12 @@ static int lfr_parse_targets(struct nlattr *nest, struct lfr_config *cfg,
 }
 
 /*
- * A ring that cannot hold one maximal sample would lose every such sample
- * as "ring full" (extack messages are static, so the sizes are in lfr(1)).
+ * Records never wrap: one that does not fit before the end of the ring is
+ * preceded by padding up to it (lfr_ring_plan()).  An empty ring therefore
+ * takes a record of len bytes at every head only when len <= size / 2 (the
+ * padding is then shorter than the record); a larger maximal sample would be
+ * lost as "ring full" whenever the head lies in the wrong place, however
+ * fast the reader.  Extack messages are static, so the sizes are in lfr(1).
  */
 static int lfr_check_ring_fits(struct nlattr **attrs, struct lfr_config *cfg,
 			       u64 ring_bytes, struct netlink_ext_ack *extack)
@@ -190,10 +194,10 @@ static int lfr_check_ring_fits(struct nlattr **attrs, struct lfr_config *cfg,
 			     attrs[LFR_A_USER_STACK_DEPTH];
 
 	if (lfr_config_max_record(cfg->user_depth, cfg->kernel_stack) <=
-	    ring_bytes)
+	    ring_bytes / 2)
 		return 0;
 	NL_SET_ERR_MSG_ATTR(extack, bad,
-			    "the ring is smaller than one user-stack record at this stack depth (56 + 8 * (depth + 16) bytes): give more ring pages or a smaller depth");
+			    "the ring is smaller than two user-stack records at this stack depth (56 + 8 * (depth + 16) bytes each): give more ring pages or a smaller depth");
 	return -EINVAL;
 }
 

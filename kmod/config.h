@@ -28,8 +28,9 @@ struct lfr_config {
 /*
  * The largest record one sample can commit: a USTACK record at the
  * session's depth with its stack words, or a TICK record with a whole
- * kernel stack.  A ring must hold at least one, or every such sample is lost
- * as "ring full"; START refuses smaller rings.
+ * kernel stack.  A ring must be at least twice as large, or such a sample is
+ * lost as "ring full" whenever the ring's head lies past its middle
+ * (records do not wrap); START refuses smaller rings.
  */
 static inline u64 lfr_config_max_record(u32 user_depth, bool kernel_stack)
 {

@@ -38,6 +38,18 @@ static int lfr_check_perm(struct sk_buff *skb, struct genl_info *info)
 	return -EPERM;
 }
 
+/*
+ * Ending a session or changing what it records is for the user who started
+ * it, or CAP_SYS_ADMIN (of the socket's opener and the sender, as
+ * netlink_capable() checks every capability here): CAP_PERFMON alone lets
+ * one read any session's STATUS, not stop root's recorder.
+ */
+static bool lfr_may_control(struct sk_buff *skb, struct lfr_session *s)
+{
+	return uid_eq(current_euid(), s->owner_euid) ||
+	       netlink_capable(skb, CAP_SYS_ADMIN);
+}
+
 static int lfr_put_counters(struct sk_buff *skb, int type, struct lfr_session *s,
 			    int cpu)
 {
@@ -276,6 +288,9 @@ static int lfr_cmd_stop(struct sk_buff *skb, struct genl_info *info)
 	s = lfr_pick(info, true);
 	if (IS_ERR(s)) {
 		err = PTR_ERR(s);
+	} else if (!lfr_may_control(skb, s)) {
+		NL_SET_ERR_MSG(info->extack, "only the user who started the session (or CAP_SYS_ADMIN) may stop it");
+		err = -EPERM;
 	} else {
 		lfr_session_stop(s);
 		if (info->attrs[LFR_A_ABANDON])
@@ -345,7 +360,7 @@ static int lfr_cmd_unwind_add(struct sk_buff *skb, struct genl_info *info)
 	mutex_unlock(&lfr_lock);
 	if (IS_ERR(s))
 		return PTR_ERR(s);
-	if (!uid_eq(current_euid(), s->owner_euid) && !capable(CAP_SYS_ADMIN)) {
+	if (!lfr_may_control(skb, s)) {
 		NL_SET_ERR_MSG(info->extack, "only the user who started the session may give it unwind tables");
 		err = -EPERM;
 	} else if (atomic_read(&s->state) != LFR_STATE_RUNNING) {
@@ -385,7 +400,7 @@ static struct genl_family lfr_family __ro_after_init = {
 	.maxattr = LFR_A_MAX,
 	.policy = lfr_policy,
 	.netnsok = false,
-	.parallel_ops = true,	/* the commands serialise on lfr_lock */
+	.parallel_ops = true,	/* each command takes lfr_lock as it needs */
 	.module = THIS_MODULE,
 	.small_ops = lfr_ops,
 	.n_small_ops = ARRAY_SIZE(lfr_ops),

@@ -307,7 +307,7 @@ void lfr_session_drop_finished(void);		/* under lfr_lock */
 void lfr_sessions_release_portid(u32 portid);
 bool lfr_portid_owns_session(u32 portid);	/* lock-free */
 void lfr_sessions_shutdown(void);
-void lfr_pending_put(struct lfr_session *s);
+bool __must_check lfr_pending_put(struct lfr_session *s);
 void lfr_session_abandon(struct lfr_session *s);
 
 int lfr_walk_pool_init(struct lfr_walk_pool *p, size_t size);

@@ -14,7 +14,8 @@
  *
  * The timer handler only snapshots: user registers, optional kernel stack,
  * time, ids; then queues the thread's task_work (unwind.c).  Nothing is
- * allocated and no lock is taken.
+ * allocated; the only lock is the workqueue's raw pool lock, when the tick
+ * takes its CPU's last walk object and queues the refill (walk_slot.c).
  */
 #include <linux/cpuhotplug.h>
 #include <linux/mm_types.h>
@@ -26,6 +27,7 @@
 #include <linux/stacktrace.h>
 #include <linux/tracepoint.h>
 #include <asm/irq_regs.h>
+#include "kstack.h"
 #include "lfr_internal.h"
 
 static struct tracepoint *lfr_tp_switch;
@@ -101,20 +103,18 @@ static bool lfr_user_thread(struct task_struct *t)
 	       !is_idle_task(t);
 }
 
-/* Keeps only the frames from the interrupted ip on (drops lfr and irq entry). */
-static u32 lfr_kernel_stack(u64 *ips, struct pt_regs *regs)
+/*
+ * Keeps only the frames from the interrupted ip on (drops lfr and irq entry);
+ * *@truncated: the trace filled the buffer before that cut.
+ */
+static u32 lfr_kernel_stack(u64 *ips, struct pt_regs *regs, bool *truncated)
 {
 	unsigned long *buf = (unsigned long *)ips;
-	u32 n = stack_trace_save(buf, LFR_MAX_KERNEL_STACK_DEPTH, 0), i;
+	u32 n = stack_trace_save(buf, LFR_MAX_KERNEL_STACK_DEPTH, 0);
 
 	BUILD_BUG_ON(sizeof(unsigned long) != sizeof(u64));
-	for (i = 0; i < n; i++) {
-		if (buf[i] == instruction_pointer(regs)) {
-			memmove(buf, buf + i, (n - i) * sizeof(*buf));
-			return n - i;
-		}
-	}
-	return n;
+	return lfr_kstack_trim(ips, n, LFR_MAX_KERNEL_STACK_DEPTH,
+			       instruction_pointer(regs), truncated);
 }
 
 /*
@@ -192,6 +192,7 @@ static void lfr_tick(struct lfr_session *s, struct lfr_thread *e, u32 missed,
 	struct pt_regs *regs = get_irq_regs();
 	u64 now = ktime_to_ns(when);
 	struct lfr_walk *w;
+	bool ktrunc = false;
 	int lost = 0;
 
 	lfr_count(s, LFR_CTR_TICKS_MATCHED, 1 + (u64)missed);
@@ -224,8 +225,8 @@ static void lfr_tick(struct lfr_session *s, struct lfr_thread *e, u32 missed,
 	if (!regs || !user_mode(regs)) {
 		r->flags |= LFR_SAMPLE_F_IN_KERNEL;
 		if (regs && s->cfg.kernel_stack)
-			r->nr_kernel = lfr_kernel_stack(r->ips, regs);
-		if (r->nr_kernel >= LFR_MAX_KERNEL_STACK_DEPTH)
+			r->nr_kernel = lfr_kernel_stack(r->ips, regs, &ktrunc);
+		if (ktrunc)
 			r->flags |= LFR_SAMPLE_F_KERNEL_TRUNCATED;
 	}
 	r->hdr.size = sizeof(*r) + r->nr_kernel * sizeof(u64);

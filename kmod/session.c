@@ -13,7 +13,9 @@
  * walks run module code from a task_work, so the module must stay while any
  * may still run.  One reference per session, not one per walk: the last one
  * is dropped after an RCU-tasks grace period (main.c), which a put per walk
- * kept running back to back.
+ * kept running back to back.  Whatever drops the last pending count hands
+ * that reference over (lfr_pending_put() returns true), a walk as its very
+ * last statement.
  */
 #include <linux/cred.h>
 #include <linux/mm.h>
@@ -100,14 +102,23 @@ void lfr_session_event(struct lfr_session *s, enum lfr_event ev)
 		refcount_dec(&s->ref);	/* already queued: the caller holds one */
 }
 
-void lfr_pending_put(struct lfr_session *s)
+/*
+ * Drops one pending count.  True when it was the last: the session is
+ * STOPPED and the caller now holds the module reference START took, which it
+ * must hand over with lfr_module_put_deferred() once it is done with
+ * everything that may sleep (see lfr_module_put_deferred()).
+ */
+bool lfr_pending_put(struct lfr_session *s)
 {
 	if (!atomic_dec_and_test(&s->pending))
-		return;
+		return false;
+	/* the registry keeps @s until it is STOPPED: hold it past that */
+	lfr_session_get(s);
 	atomic_set(&s->state, LFR_STATE_STOPPED);
 	lfr_session_event(s, LFR_EVENT_STOPPED);
 	wake_up_interruptible_all(&s->wq);
-	lfr_module_put_deferred();	/* the one START took */
+	lfr_session_put(s);
+	return true;
 }
 
 /*
@@ -158,7 +169,9 @@ void lfr_session_abandon(struct lfr_session *s)
 			continue;
 		lfr_count_lost(s, LFR_LOST_ABANDONED, ticks);
 		__module_get(THIS_MODULE);
-		lfr_pending_put(s);
+		/* a command: module exit waits for it (lfr_module_put_deferred) */
+		if (lfr_pending_put(s))
+			lfr_module_put_deferred();
 		lfr_session_put(s);	/* the walk's; the list holds one */
 	}
 }
@@ -348,7 +361,9 @@ void lfr_session_stop(struct lfr_session *s)
 	lfr_sampler_stop(s);
 	lfr_running[s->slot] = NULL;
 	s->slot = -1;
-	lfr_pending_put(s);	/* sampling's share; the walks hold the rest */
+	/* sampling's share; the walks hold the rest */
+	if (lfr_pending_put(s))
+		lfr_module_put_deferred();	/* a command or module exit */
 }
 
 struct lfr_session *lfr_session_find(u32 id)

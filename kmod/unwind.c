@@ -21,6 +21,7 @@
 #include "frame_walk.h"
 #include "lfr_internal.h"
 #include "seen.h"
+#include "walk_lock.h"
 
 #define LFR_MAX_NEW_MAPS	8
 #define LFR_MMAP_REC_MAX	(sizeof(struct lfr_rec_mmap) + 256)
@@ -384,8 +385,14 @@ out:
 	return i;
 }
 
-static void lfr_walk(struct lfr_session *s, const struct lfr_walk *wk,
-		     struct lfr_walk_buf *b)
+/*
+ * Returns 0, or the reason the sample is lost: LFR_LOST_MMAP_LOCK when a
+ * fatal signal came while it waited for the mapping lock (a writer may hold
+ * it for as long as its I/O takes, and a killed or OOM-victim thread must
+ * not wait for it).
+ */
+static int lfr_walk(struct lfr_session *s, const struct lfr_walk *wk,
+		    struct lfr_walk_buf *b)
 {
 	const struct lfr_snapshot *sn = &wk->snap;
 	struct lfr_rec_ustack *r = b->rec;
@@ -409,7 +416,8 @@ static void lfr_walk(struct lfr_session *s, const struct lfr_walk *wk,
 	 * anyway.  The reads do not fault, so holding it costs no waiting.
 	 */
 	if (!w.compat && READ_ONCE(s->unwind.nr)) {
-		mmap_read_lock(mm);
+		if (lfr_walk_lock_mm(mm))
+			return LFR_LOST_MMAP_LOCK;
 		pagefault_disable();
 		rcu_read_lock();
 		w.row_ctx = &rc;
@@ -428,8 +436,8 @@ static void lfr_walk(struct lfr_session *s, const struct lfr_walk *wk,
 	r->nr_words = w.compat || (w.flags & LFR_SAMPLE_F_USER_CFI) ? 0 :
 		lfr_copy_stack_words(sn->sp, r->ips + w.nr, LFR_USTACK_WORDS);
 	pagefault_enable();
-	if (!w.row_ctx)
-		mmap_read_lock(mm);
+	if (!w.row_ctx && lfr_walk_lock_mm(mm))
+		return LFR_LOST_MMAP_LOCK;
 	r->flags = sn->flags | w.flags;
 	r->nr_user = lfr_collect_maps(s, b, w.row_ctx ? &rc.memo : NULL, w.ips,
 				      w.nr, sn->time_ns, &r->flags);
@@ -441,6 +449,7 @@ static void lfr_walk(struct lfr_session *s, const struct lfr_walk *wk,
 	mmap_read_unlock(mm);
 	if (w.frames)
 		lfr_count(s, LFR_CTR_UNWIND_FRAMES, w.frames);
+	return 0;
 }
 
 /* A USTACK record of the walk without a stack: its ticks are lost. */
@@ -549,11 +558,13 @@ void lfr_work_fn(struct callback_head *work)
 	unsigned long old = atomic_long_read(&w->state);
 	s64 ns;
 	int lost = 0;
+	bool last;
 
 	/*
 	 * Given up by STOP, which counted its ticks, dropped its session
 	 * references and took a module reference for it: the session may be
-	 * gone, only the object is left.
+	 * gone, only the object is left.  The hand-off of that reference is
+	 * the last statement (lfr_module_put_deferred()).
 	 */
 	if (!lfr_walk_claim(w, old, LFR_WALK_RUNNING)) {
 		lfr_walk_slot_done(w);
@@ -570,7 +581,7 @@ void lfr_work_fn(struct callback_head *work)
 		if (!b.rec)
 			lost = LFR_LOST_NOMEM;
 		else
-			lfr_walk(s, w, &b);
+			lost = lfr_walk(s, w, &b);
 	}
 	lfr_commit(s, w, &b, lost);
 	lfr_walk_pool_put(&s->walk_bufs, b.rec);
@@ -590,7 +601,21 @@ void lfr_work_fn(struct callback_head *work)
 	} else {
 		lfr_count(s, LFR_CTR_WORK_SWITCHED, 1);
 	}
-	lfr_pending_put(s);
-	lfr_session_put(s);
+	/*
+	 * This walk's pending count holds the module (through the reference
+	 * START took) until it is dropped, so everything that may sleep comes
+	 * first: giving the object back may allocate.  The session reference
+	 * is not the last one (the registry keeps a session until it is
+	 * STOPPED, which needs this walk's pending count).  Once the count is
+	 * dropped nothing may sleep: another walk or STOP may hand the module
+	 * reference over meanwhile.  When it was the last, this walk holds that
+	 * reference and hands it over as its very last statement: nothing of
+	 * the module runs after it but this function's return
+	 * (lfr_module_put_deferred()).
+	 */
 	lfr_walk_slot_done(w);
+	lfr_session_put(s);
+	last = lfr_pending_put(s);
+	if (last)
+		lfr_module_put_deferred();
 }

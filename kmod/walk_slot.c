@@ -6,15 +6,22 @@
  * where the next tick reuses it.  No allocation and no RCU callback per
  * walk: an object is freed (after a grace period) only when a cache
  * overflows, as when walks end on another CPU than their ticks, and a cache
- * that runs low is topped up with GFP_KERNEL by the walk.  STOP and STATUS,
+ * that runs low is topped up with GFP_KERNEL by the walk.  A tick that finds
+ * its cache empty allocates nothing (hard irq: not even GFP_ATOMIC, whose
+ * locks sleep on PREEMPT_RT): it is lost as NOMEM and queues the CPU's
+ * refill work, which tops the cache up from process context, since no walk
+ * may end on that CPU to do it.  STOP and STATUS,
  * reading a walk through its thread's entry under RCU, may thus hold an
  * object that is another walk by now: they check its owner and generation
  * (lfr_walk_claim).  Module-wide: a walk outlives the session that queued
  * it when STOP gives it up.
  */
+#include <linux/delay.h>
+#include <linux/moduleparam.h>
 #include <linux/percpu.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
+#include <linux/workqueue.h>
 #include "lfr_internal.h"
 
 #define LFR_WALK_CACHE	32
@@ -25,6 +32,18 @@ struct lfr_walk_cache {
 };
 
 static DEFINE_PER_CPU(struct lfr_walk_cache, lfr_walk_cache);
+static DEFINE_PER_CPU(struct work_struct, lfr_walk_refill);
+
+/*
+ * For the tests only: every walk sleeps this long when it gives its object
+ * back, as a walk whose refill blocks in reclaim would.  The walk must not
+ * have handed the module reference over yet (the walk_unload scenario
+ * unloads the module meanwhile).
+ */
+static unsigned int lfr_walk_done_sleep_ms;
+module_param_named(test_walk_done_sleep_ms, lfr_walk_done_sleep_ms, uint, 0644);
+MODULE_PARM_DESC(test_walk_done_sleep_ms,
+		 "tests only: each walk sleeps this long at its end (default 0)");
 
 /*
  * Fills CACHE (this CPU's, interrupts off, or any CPU's before sampling can
@@ -41,11 +60,40 @@ static unsigned int lfr_walk_cache_fill(struct lfr_walk_cache *c,
 	return i;
 }
 
+/*
+ * Process context: tops this CPU's cache up to half with GFP_KERNEL objects
+ * (the CPU may change while allocating: the cache filled is the one of the
+ * CPU it ends on, which is as good).
+ */
+static void lfr_walk_cache_top_up(void)
+{
+	struct lfr_walk *fresh[LFR_WALK_CACHE / 2];
+	unsigned int n = 0, used;
+	unsigned long flags;
+
+	while (n < ARRAY_SIZE(fresh) &&
+	       (fresh[n] = kzalloc(sizeof(struct lfr_walk),
+				   GFP_KERNEL | __GFP_NOWARN)))
+		n++;
+	local_irq_save(flags);
+	used = lfr_walk_cache_fill(this_cpu_ptr(&lfr_walk_cache), fresh, n);
+	local_irq_restore(flags);
+	while (used < n)
+		kfree(fresh[used++]);
+}
+
+static void lfr_walk_refill_fn(struct work_struct *work)
+{
+	lfr_walk_cache_top_up();
+}
+
 /* Module init, before any session: half of every CPU's cache. */
 int lfr_walk_slots_init(void)
 {
 	int cpu;
 
+	for_each_possible_cpu(cpu)
+		INIT_WORK(per_cpu_ptr(&lfr_walk_refill, cpu), lfr_walk_refill_fn);
 	for_each_possible_cpu(cpu) {
 		struct lfr_walk_cache *c = per_cpu_ptr(&lfr_walk_cache, cpu);
 
@@ -62,7 +110,10 @@ int lfr_walk_slots_init(void)
 	return 0;
 }
 
-/* Module exit: no walk is queued (each holds a module reference). */
+/*
+ * Module exit: no walk is queued (each holds a module reference) and no
+ * timer runs, so no refill is queued after its cancel.
+ */
 void lfr_walk_slots_exit(void)
 {
 	int cpu;
@@ -70,20 +121,30 @@ void lfr_walk_slots_exit(void)
 	for_each_possible_cpu(cpu) {
 		struct lfr_walk_cache *c = per_cpu_ptr(&lfr_walk_cache, cpu);
 
+		cancel_work_sync(per_cpu_ptr(&lfr_walk_refill, cpu));
+
 		while (c->nr)
 			kfree(c->free[--c->nr]);
 	}
 }
 
-/* Hard irq: an object for the walk this tick queues; NULL when none. */
+/*
+ * Hard irq: an object for the walk this tick queues; NULL when none (a burst
+ * emptied the cache before walks gave objects back).  Taking the last one
+ * queues the refill (queue_work_on() only takes the pool's raw lock with
+ * interrupts off, legal here), so the cache is seldom found empty.
+ */
 struct lfr_walk *lfr_walk_slot_get(void)
 {
 	struct lfr_walk_cache *c = this_cpu_ptr(&lfr_walk_cache);
+	struct lfr_walk *w = NULL;
 
 	if (c->nr)
-		return c->free[--c->nr];
-	/* a burst emptied the cache before walks gave objects back */
-	return kzalloc(sizeof(struct lfr_walk), GFP_ATOMIC | __GFP_NOWARN);
+		w = c->free[--c->nr];
+	if (!c->nr)
+		queue_work_on(smp_processor_id(), system_wq,
+			      this_cpu_ptr(&lfr_walk_refill));
+	return w;
 }
 
 /* Hard irq: an object that was not queued after all (never published). */
@@ -99,9 +160,8 @@ void lfr_walk_slot_unget(struct lfr_walk *w)
  */
 void lfr_walk_slot_done(struct lfr_walk *w)
 {
-	struct lfr_walk *fresh[LFR_WALK_CACHE / 2];
 	unsigned long flags;
-	unsigned int n = 0, used, nr;
+	unsigned int nr;
 	bool kept;
 
 	lfr_walk_set_free(w);
@@ -111,14 +171,8 @@ void lfr_walk_slot_done(struct lfr_walk *w)
 	local_irq_restore(flags);
 	if (!kept)
 		kfree_rcu(w, rcu);
-	if (nr >= LFR_WALK_CACHE / 2)
-		return;
-	while (n < ARRAY_SIZE(fresh) &&
-	       (fresh[n] = kzalloc(sizeof(*w), GFP_KERNEL | __GFP_NOWARN)))
-		n++;
-	local_irq_save(flags);
-	used = lfr_walk_cache_fill(this_cpu_ptr(&lfr_walk_cache), fresh, n);
-	local_irq_restore(flags);
-	while (used < n)
-		kfree(fresh[used++]);
+	if (nr < LFR_WALK_CACHE / 2)
+		lfr_walk_cache_top_up();
+	if (unlikely(READ_ONCE(lfr_walk_done_sleep_ms)))
+		msleep(READ_ONCE(lfr_walk_done_sleep_ms));
 }

@@ -306,9 +306,22 @@ static void lfr_cfg_ring_fits(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cfg_parse(c), -EINVAL);
 	cfg_done(c);
 
-	/* 8 pages hold it, and 2 pages hold the default depth with -k. */
+	/*
+	 * 8 pages are 32768 bytes, more than the 16568 of the record, but
+	 * not twice as many: at some offsets an empty ring cannot take it
+	 * (the padding to the end and the record together exceed the ring).
+	 */
 	c = cfg_new(test);
 	nla_put_u32(c->skb, LFR_A_RING_PAGES, 8);
+	nla_put_u32(c->skb, LFR_A_USER_STACK_DEPTH, LFR_MAX_USER_STACK_DEPTH);
+	nla_put_flag(c->skb, LFR_A_KERNEL_STACK);
+	put_targets(c->skb, true, NULL, 0);
+	KUNIT_EXPECT_EQ(test, cfg_parse(c), -EINVAL);
+	cfg_done(c);
+
+	/* 16 pages hold it, and 2 pages hold the default depth with -k. */
+	c = cfg_new(test);
+	nla_put_u32(c->skb, LFR_A_RING_PAGES, 16);
 	nla_put_u32(c->skb, LFR_A_USER_STACK_DEPTH, LFR_MAX_USER_STACK_DEPTH);
 	nla_put_flag(c->skb, LFR_A_KERNEL_STACK);
 	put_targets(c->skb, true, NULL, 0);
@@ -323,12 +336,39 @@ static void lfr_cfg_ring_fits(struct kunit *test)
 	cfg_done(c);
 }
 
+/*
+ * The bound is half the ring: a record of at most size / 2 bytes fits an
+ * empty ring wherever its head is (padding < len <= size / 2), one byte more
+ * does not.  Depth 489 makes a USTACK record of exactly 4096 bytes, half
+ * of 2 pages of 4 KiB.
+ */
+static void lfr_cfg_ring_half(struct kunit *test)
+{
+	static const struct {
+		u32 depth;
+		int err;
+	} cases[] = { { 489, 0 }, { 490, -EINVAL } };
+	struct cfg_ctx *c;
+	int i;
+
+	KUNIT_EXPECT_EQ(test, lfr_config_max_record(489, false), 4096ULL);
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		c = cfg_new(test);
+		nla_put_u32(c->skb, LFR_A_RING_PAGES, 2);
+		nla_put_u32(c->skb, LFR_A_USER_STACK_DEPTH, cases[i].depth);
+		put_targets(c->skb, true, NULL, 0);
+		KUNIT_EXPECT_EQ(test, cfg_parse(c), cases[i].err);
+		cfg_done(c);
+	}
+}
+
 static struct kunit_case lfr_cfg_cases[] = {
 	KUNIT_CASE(lfr_cfg_defaults),
 	KUNIT_CASE(lfr_cfg_targets),
 	KUNIT_CASE(lfr_cfg_limits),
 	KUNIT_CASE(lfr_cfg_shapes),
 	KUNIT_CASE(lfr_cfg_ring_fits),
+	KUNIT_CASE(lfr_cfg_ring_half),
 	{}
 };
 

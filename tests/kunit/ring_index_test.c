@@ -70,6 +70,24 @@ static void lfr_ring_bad_input(struct kunit *test)
  * producer could place is read back intact and in order; every other one
  * was refused, never overwritten.
  */
+/*
+ * An empty ring takes a record of up to half its size at every head offset
+ * (the padding to the end is shorter than the record), but not one of more:
+ * START's size check rests on this.
+ */
+static void lfr_ring_empty_takes_half(struct kunit *test)
+{
+	u64 off;
+	u32 pad;
+
+	for (off = 0; off < RSZ; off += 8)
+		KUNIT_EXPECT_EQ(test, lfr_ring_plan(RSZ + off, RSZ + off, RSZ,
+						    RSZ / 2, &pad), 0);
+	/* at offset RSZ / 2 it needs RSZ / 2 of padding first */
+	KUNIT_EXPECT_EQ(test, lfr_ring_plan(RSZ + RSZ / 2, RSZ + RSZ / 2, RSZ,
+					    RSZ / 2 + 8, &pad), -ENOSPC);
+}
+
 static void lfr_ring_simulation(struct kunit *test)
 {
 	u8 *data = kunit_kzalloc(test, RSZ, GFP_KERNEL);
@@ -133,6 +151,7 @@ static struct kunit_case lfr_ring_cases[] = {
 	KUNIT_CASE(lfr_ring_wrap),
 	KUNIT_CASE(lfr_ring_counter_wrap),
 	KUNIT_CASE(lfr_ring_bad_input),
+	KUNIT_CASE(lfr_ring_empty_takes_half),
 	KUNIT_CASE(lfr_ring_simulation),
 	{}
 };

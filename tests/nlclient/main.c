@@ -6,6 +6,7 @@
  *   lfr-nl mmap         /dev/lfr: bad offsets and sizes refused, data read-only, sessions bound
  *   lfr-nl unwind       UNWIND_ADD: bad descriptors and tables refused, the cap, eviction
  *                       to their starter
+ *   lfr-nl owner        STOP and ABANDON of another user's session are refused, STATUS is not
  *   lfr-nl memlock ALLOWED TOO_MANY   as uid 65534 with CAP_PERFMON and RLIMIT_MEMLOCK 0: a
  *                       session of ALLOWED ring pages starts, one of TOO_MANY is refused (EPERM),
  *                       and the charge of a freed session is given back
@@ -26,6 +27,8 @@ int main(int argc, char **argv)
 		return check_listen();
 	if (argc >= 2 && !strcmp(argv[1], "mmap"))
 		return check_mmap();
+	if (argc >= 2 && !strcmp(argv[1], "owner"))
+		return check_owner();
 	if (argc >= 2 && !strcmp(argv[1], "unwind"))
 		return check_unwind();
 	if (argc >= 4 && !strcmp(argv[1], "memlock"))
@@ -33,7 +36,8 @@ int main(int argc, char **argv)
 		                     (uint32_t)strtoul(argv[3], NULL, 10));
 	if (argc >= 2 && !strcmp(argv[1], "fuzz"))
 		return fuzz_main(argc - 1, argv + 1);
-	fprintf(stderr, "usage: lfr-nl overrun|listen|mmap|unwind|memlock A B|fuzz [-t SECONDS] "
-	                "[-n MESSAGES] [-r]\n");
+	fprintf(stderr,
+	        "usage: lfr-nl overrun|listen|mmap|owner|unwind|memlock A B|fuzz [-t SECONDS] "
+	        "[-n MESSAGES] [-r]\n");
 	return 2;
 }

@@ -167,7 +167,13 @@ int nlc_send_raw(struct nlc *c, void *buf, size_t len, struct nlc_answer *a, int
 	memset(a, 0, sizeof(*a));
 	if (len >= sizeof(*h))
 		h->nlmsg_seq = seq;
-	r = nl_sendto(c->sk, buf, len);
+	if (c->no_dest) {
+		r = (int)send(nl_socket_get_fd(c->sk), buf, len, 0);
+		if (r < 0)
+			return -errno;
+	} else {
+		r = nl_sendto(c->sk, buf, len);
+	}
 	if (r < 0)
 		return r == -NLE_PERM ? -EPERM : -EIO;
 	if (ms < 0)

@@ -14,6 +14,9 @@ struct nlc {
 	struct nl_sock *sk;
 	int family; /* 0 when the family is not registered */
 	uint32_t seq;
+	/* send() without an address, as a write to a passed descriptor would: the kernel's
+	 * netlink_capable() then also checks the capabilities of the socket's opener */
+	bool no_dest;
 };
 
 /* What came back for one request. */

@@ -2,7 +2,8 @@
 /*
  * lfr-nl unwind: LFR_CMD_UNWIND_ADD's answers, by hand-made tables: missing and bad descriptors,
  * an object that is not a regular file, malformed tables, a stale ctime, a second table for an
- * inode, a table over the session's cap or with no cap, another user, a stopped session; and the
+ * inode, a table over the session's cap or with no cap, another user (also root on a socket that
+ * user opened), a stopped session; and the
  * cap's eviction (the session it leaves is printed, for `lfr status` to show its counters).
  */
 #include <errno.h>
@@ -11,11 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <linux/lfr.h>
+#include <linux/netlink.h>
 
 #include "attrs.h"
 #include "checks.h"
@@ -132,6 +135,99 @@ static int add_table(struct nlc *c, uint32_t sid, int obj, uint32_t nr,
 	return r;
 }
 
+/* Sends descriptor FD and the session id SID over the unix socket U. */
+static int send_sock(int u, int fd, uint32_t sid)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))] = {0};
+	struct iovec iov = {.iov_base = &sid, .iov_len = sizeof(sid)};
+	struct msghdr m = {
+	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf)};
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
+
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	return sendmsg(u, &m, 0) == (ssize_t)sizeof(sid) ? 0 : -1;
+}
+
+static int recv_sock(int u, uint32_t *sid)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))] = {0};
+	struct iovec iov = {.iov_base = sid, .iov_len = sizeof(*sid)};
+	struct msghdr m = {
+	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf)};
+	struct cmsghdr *cm;
+	int fd;
+
+	if (recvmsg(u, &m, 0) != (ssize_t)sizeof(*sid))
+		return -1;
+	cm = CMSG_FIRSTHDR(&m);
+	if (!cm || cm->cmsg_type != SCM_RIGHTS)
+		return -1;
+	memcpy(&fd, CMSG_DATA(cm), sizeof(int));
+	return fd;
+}
+
+/*
+ * Root writing UNWIND_ADD for another user's session to a socket that user opened and passed
+ * (a privileged program whose output is such a descriptor): the opener has no CAP_SYS_ADMIN, so
+ * the command is refused (netlink_capable checks the opener of a socket written without a
+ * destination, as for every other command), although the writer has it.
+ */
+static void borrowed_socket(struct nlc *c, int obj)
+{
+	int u[2], one = 1, fd, st;
+	struct nlc b = {.seq = 1000, .family = c->family, .no_dest = true};
+	uint32_t osid = 0;
+	char done = 0;
+	pid_t pid;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, u))
+		exit(2);
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		struct nlc o;
+
+		close(u[0]);
+		if (become_other_user() < 0 || nlc_open(&o) < 0)
+			_exit(2);
+		osid = start(&o, -1);
+		if (!osid || send_sock(u[1], nl_socket_get_fd(o.sk), osid))
+			_exit(2);
+		/* the parent's verdict, then the session is stopped */
+		if (read(u[1], &done, 1) != 1)
+			_exit(2);
+		nlc_stop(&o, osid, true);
+		_exit(0);
+	}
+	close(u[1]);
+	fd = recv_sock(u[0], &osid);
+	b.sk = nl_socket_alloc();
+	if (fd < 0 || !b.sk || nl_socket_set_fd(b.sk, NETLINK_GENERIC, fd) < 0) {
+		expect(0, "a socket opened by uid 65534, received", fd);
+	} else {
+		nl_socket_disable_seq_check(b.sk);
+		nl_socket_disable_auto_ack(b.sk);
+		setsockopt(fd, SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));
+		nl_socket_set_nonblocking(b.sk);
+		st = add_table(&b, osid, obj, 4, NULL);
+		expect(st == EPERM,
+		       "root on a socket opened by uid 65534 (no CAP_SYS_ADMIN) gives that user's "
+		       "session a table: EPERM",
+		       st);
+	}
+	if (b.sk)
+		nl_socket_free(b.sk);
+	if (write(u[0], &done, 1) != 1)
+		exit(2);
+	close(u[0]);
+	waitpid(pid, &st, 0);
+	expect(WIFEXITED(st) && WEXITSTATUS(st) == 0, "uid 65534's session for the borrowed socket",
+	       st);
+}
+
 int check_unwind(void)
 {
 	struct nlc c, other;
@@ -187,6 +283,7 @@ int check_unwind(void)
 	expect(WIFEXITED(st) && WEXITSTATUS(st) == 0,
 	       "another user's table for root's session: EPERM",
 	       WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+	borrowed_socket(&c, sh);
 	nlc_stop(&c, sid, false);
 	st = add_table(&c, sid, sh, 4, NULL);
 	expect(st == ESRCH, "a stopped session: ESRCH", st);

@@ -74,9 +74,8 @@
  *     on every CPU as in system-wide mode and each tick checks the
  *     interrupted thread's cgroup, so threads that move in are sampled
  *     from their next tick on and threads that move out no longer are.
- *   Errors: EBUSY when a session is already running (only one running
- *   session is supported; the ABI carries session ids so that several can
- *   later run together), EINVAL/ERANGE on bad attributes, ESRCH when a
+ *   Errors: EBUSY when 8 sessions run already (the most at once),
+ *   EINVAL/ERANGE on bad attributes, ESRCH when a
  *   given tgid/tid does not exist, ENOENT when a cgroup id names no
  *   cgroup v2 visible from the caller's cgroup namespace, ENOMEM.
  *   ENOMEM also when the session would allocate more than the module
@@ -84,9 +83,9 @@
  *   locked-memory allowance (mlock_kb per online CPU, then RLIMIT_MEMLOCK,
  *   unless CAP_IPC_LOCK).  Targets are held by identity: a process that
  *   reuses an exited target's number is not a target.
- *   EINVAL (naming LFR_A_RING_PAGES) when a ring cannot hold one maximal
- *   record: a USTACK record of 56 + 8 * (depth + LFR_USTACK_WORDS) bytes, or
- *   a TICK record with a whole kernel stack (48 + 8 * 64 bytes).
+ *   EINVAL (naming LFR_A_RING_PAGES) when a ring is smaller than twice one
+ *   maximal record: a USTACK record of 56 + 8 * (depth + LFR_USTACK_WORDS)
+ *   bytes, or a TICK record with a whole kernel stack (48 + 8 * 64 bytes).
  *   A START whose reply cannot be delivered stops its session again: a
  *   failed START never leaves a session running.
  *
@@ -98,7 +97,8 @@
  *   STATUS until the first START after the session's last /dev/lfr reader
  *   closed, or module unload.  Reply: LFR_CMD_STOP with
  *   the attributes of the START reply.  ENOENT if there is no such session
- *   (or, without LFR_A_SESSION_ID, no running one).
+ *   (or, without LFR_A_SESSION_ID, no running one); EPERM unless the sender
+ *   has the effective uid that started the session or CAP_SYS_ADMIN.
  *   LFR_A_ABANDON flag: also give up the walks still queued (their threads
  *   have not returned to user space since their tick); their ticks count
  *   as LFR_LOST_ABANDONED and the session is STOPPED once the walks running
@@ -332,6 +332,7 @@ enum lfr_lost_reason {
 	LFR_LOST_MISSED,	/* periods a late timer interrupt missed */
 	LFR_LOST_STACK_RING_FULL, /* a USTACK record did not fit: its ticks */
 	LFR_LOST_THROTTLED,	/* lfr's CPU time on that CPU over its budget */
+	LFR_LOST_MMAP_LOCK,	/* killed while waiting for the mapping lock */
 	__LFR_LOST_MAX,
 };
 #define LFR_LOST_MAX (__LFR_LOST_MAX - 1)
@@ -396,6 +397,7 @@ enum lfr_counter {
 	LFR_CTR_LOST_MISSED,
 	LFR_CTR_LOST_STACK_RING_FULL,
 	LFR_CTR_LOST_THROTTLED,
+	LFR_CTR_LOST_MMAP_LOCK,
 	/* New lost reasons are appended here, in enum lfr_lost_reason order. */
 	__LFR_CTR_MAX,
 };

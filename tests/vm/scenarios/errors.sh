@@ -24,8 +24,8 @@ sleeper=$!
 expect 5 'a target process does not exist' lfr raw -p 999999 -d 1
 expect 2 'ring pages must be a power of two' lfr raw -p $sleeper -d 1 --ring-pages 3
 expect 2 'wakeup bytes larger than the ring' lfr raw -p $sleeper -d 1 --ring-pages 2 --wakeup-bytes 100000
-# a ring smaller than one user-stack record (56 + 8 * (2048 + 16) bytes > 2 pages) would lose them all
-expect 2 'the ring is smaller than one user-stack record' lfr raw -p $sleeper -d 1 --ring-pages 2 -g 2048 -k
+# a ring smaller than two user-stack records (56 + 8 * (2048 + 16) bytes each > 2 pages) would lose them
+expect 2 'the ring is smaller than two user-stack records' lfr raw -p $sleeper -d 1 --ring-pages 2 -g 2048 -k
 expect 1 'no session is running' lfr stop
 lfr raw --detach -p $sleeper >/dev/null || { echo "errors: FAILED: detached START"; fail=1; }
 lfr status --per-cpu || { echo "errors: FAILED: lfr status of a running session"; fail=1; }

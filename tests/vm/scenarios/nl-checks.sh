@@ -5,6 +5,8 @@
 # - /dev/lfr: bad offsets and sizes are refused, data pages are read-only (SIGBUS on a write, also
 #   after mprotect), ctrl->tail is writable, and a session can only be mapped by the user who
 #   started it (uid 65534 with CAP_PERFMON is refused root's session and maps its own);
+# - STOP: uid 65534 with CAP_PERFMON may not stop root's session (with or without ABANDON), but
+#   reads its STATUS and stops its own;
 # - UNWIND_ADD: missing and bad descriptors, malformed and stale tables, a second table for an
 #   inode, tables over the cap or without one, another user, a stopped session are refused; a cap of
 #   4 KiB keeps two of three tables (unwind_tables 2, unwind_evicted 1).
@@ -16,6 +18,7 @@ rc=$?
 [ $rc = 13 ] || { echo "nl-checks: FAILED: uid 65534 joining the event group: exit $rc, not 13 (EPERM)"; fail=1; }
 lfr-nl overrun || fail=1
 lfr-nl mmap || fail=1
+lfr-nl owner || fail=1
 lfr-nl unwind >/tmp/unwind.txt
 rc=$?
 cat /tmp/unwind.txt
