@@ -146,16 +146,20 @@ static void print_side(const char *label, const struct report *r, int64_t period
 	fputc('\n', out);
 }
 
+/* The rows by |dself| or |dtotal|; by self, only functions with self samples in either. */
 static void print_rows(const struct report_diff *d, const struct report_opts *o, FILE *out,
-                       const char *title)
+                       const char *title, bool by_self)
 {
 	fprintf(out, "\n%s\n", title);
 	fprintf(out, "%7s %7s %8s  %7s %7s %8s%s  %s\n", "BASE", "NEW", "DELTA", "BASE", "NEW",
 	        "DELTA", d->cpu ? "  DELTA CPU" : "", "FUNCTION");
 	fprintf(out, "%7s %7s %8s  %7s %7s %8s%s\n", "self%", "self%", "self pp", "total%",
 	        "total%", "total pp", d->cpu ? "     (self)" : "");
-	for (size_t i = 0; i < d->nrows && (int)i < o->top; i++) {
+	for (size_t i = 0, shown = 0; i < d->nrows && shown < (size_t)o->top; i++) {
 		const struct report_diff_row *r = &d->rows[i];
+		if (by_self && !r->self[0] && !r->self[1])
+			continue;
+		shown++;
 		bool show_obj = r->object && r->kind != RF_KERNEL;
 		char cpu[32] = "";
 
@@ -193,9 +197,9 @@ void report_print_diff_text(const struct report *base, const struct report *cur,
 	}
 	fprintf(out, "Functions: %zu, %zu only in BASE, %zu only in NEW\n", d.nrows, only[0],
 	        only[1]);
-	print_rows(&d, o, out, "Largest changes of self share");
+	print_rows(&d, o, out, "Largest changes of self share", true);
 	report_diff_sort(&d, true);
-	print_rows(&d, o, out, "Largest changes of total share");
+	print_rows(&d, o, out, "Largest changes of total share", false);
 	report_diff_free(&d);
 }
 
