@@ -8,7 +8,8 @@
 genjfr prints "split NAME PERCENT" for each leaf; the change of NAME's self share must be NEW's
 percentage minus BASE's within 2 points, in the text view's "Largest changes of self share" table
 or in the HTML page's change table (its rows' data-dself, as rendered).  With html the page must
-also have drawn frames that grew and frames that shrank (the self-test's data-grew, data-shrank).
+also have drawn frames that grew in red and frames that shrank in blue (the self-test's data-grew,
+data-shrank; it fails on a frame drawn in the other colour).
 Prints the compared values; exits 1 when one is off or missing.
 """
 import html
@@ -62,7 +63,7 @@ def main():
         for what in ("grew", "shrank"):
             m = re.search(r'data-%s="(\d+)"' % what, dom)
             if not m or int(m.group(1)) == 0:
-                problems.append("no frame drawn as %s" % what)
+                problems.append("no frame drawn as %s in its colour" % what)
     else:
         got = text_deltas(path)
     shown = []
