@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libFuzzer target for the JFR reader, every `lfr report` view and its filters, the strict
- * checker built on the same reader, and `lfr merge`'s rebasing of chunks: any input must either be
- * read or be rejected with an error naming an offset, without crashing, leaking or reading out of
- * bounds.
+ * checker built on the same reader, `lfr report --diff`, and `lfr merge`'s rebasing of chunks: any
+ * input must either be read or be rejected with an error naming an offset, without crashing,
+ * leaking or reading out of bounds.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -13,6 +13,7 @@
 #include "jfr/check.h"
 #include "jfr/reader.h"
 #include "jfr/rebase.h"
+#include "report/diff.h"
 #include "report/report.h"
 
 static FILE *sink;
@@ -22,9 +23,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 /*
  * The same input through the report's filters (thread, process, time range) and its other views
  * (objects, sample times, pprof, speedscope), with filter values taken from the input so that the
- * fuzzer steers them.
+ * fuzzer steers them; and `lfr report --diff` of the whole read (as BASE) and the filtered one.
  */
-static void filtered(const uint8_t *data, size_t size)
+static void filtered(const uint8_t *data, size_t size, const struct report *whole)
 {
 	static const char *names[] = {"1", "main", "worker", "", "java", "0", "4294967295"};
 	struct jfr_reader *r = jfr_open_mem(data, size, "fuzz");
@@ -51,6 +52,12 @@ static void filtered(const uint8_t *data, size_t size)
 		report_print_collapsed(rep, &o, sink);
 		report_print_pprof(rep, &o, sink);
 		report_print_speedscope(rep, &o, sink);
+		if (whole) {
+			report_print_diff_text(whole, rep, &o, sink);
+			if (report_print_diff_collapsed(whole, rep, &o, sink))
+				abort();
+			report_print_html_diff(whole, rep, &o, sink);
+		}
 	}
 	report_free(rep);
 	jfr_close(r);
@@ -111,9 +118,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		report_print_collapsed(rep, &o, sink);
 		report_print_html(rep, &o, sink);
 	}
+	filtered(data, size, rep);
 	report_free(rep);
 	jfr_close(r);
-	filtered(data, size);
 	rebased(data, size);
 
 	/* the reader with the checker's hooks (not a subset of the report's reading: the checker

@@ -7,10 +7,13 @@
  * Output is valid for the JDK's `jfr` tool.
  *
  *   genjfr -o FILE [-n SAMPLES] [-c CHUNKS] [-t THREADS] [-s STACKS] [-m METHODS] [-r SEED]
- *          [--event NAME] [--lost N]
+ *          [--event NAME] [--lost N] [--split P1,P2,...]
  *
  * --event NAME declares the sample event under another name (e.g. lfr.CPUSample) with an extra
  * `weight` field; --lost N adds N lfr.LostSamples events (reason, lostSamples) and N jdk.DataLoss.
+ * --split gives a known split for the --diff tests: only the first stacks are sampled, stack i in
+ * exactly Pi percent of the samples (a deterministic round of 100), each with a leaf method of
+ * its own; the leaves are printed as "split NAME PERCENT".
  * The expected per-thread and per-event-type totals are printed to stdout for the tests.
  */
 #include <getopt.h>
@@ -268,8 +271,9 @@ int main(int argc, char **argv)
 	const char *outpath = NULL, *event = "jdk.ExecutionSample";
 	static const struct option lo[] = { { "event", required_argument, NULL, 'e' },
 					    { "lost", required_argument, NULL, 'l' },
+					    { "split", required_argument, NULL, 'S' },
 					    { NULL, 0, NULL, 0 } };
-	int c;
+	int c, nsplit = 0, split[16];
 
 	rng_state = 88172645463325252ull;
 	while ((c = getopt_long(argc, argv, "o:n:c:t:s:m:r:", lo, NULL)) != -1) {
@@ -283,13 +287,30 @@ int main(int argc, char **argv)
 		case 'r': rng_state = strtoull(optarg, NULL, 10) * 2654435761u + 1; break;
 		case 'e': event = optarg; break;
 		case 'l': nlost = atoi(optarg); break;
+		case 'S': {
+			int sum = 0;
+			for (char *p = optarg; *p && nsplit < 16; p += *p == ',') {
+				char *end;
+				split[nsplit] = (int)strtol(p, &end, 10);
+				if (end == p || split[nsplit] < 0)
+					break;
+				sum += split[nsplit++];
+				p = end;
+			}
+			if (sum != 100) {
+				fprintf(stderr, "genjfr: --split: percentages adding up to 100\n");
+				return 2;
+			}
+			break;
+		}
 		default:
 			fprintf(stderr, "usage: genjfr -o FILE [-n SAMPLES] [-c CHUNKS] [-t THREADS] "
-					"[-s STACKS] [-m METHODS] [-r SEED] [--event NAME] [--lost N]\n");
+					"[-s STACKS] [-m METHODS] [-r SEED] [--event NAME] [--lost N] "
+					"[--split P1,P2,...]\n");
 			return 2;
 		}
 	}
-	if (!outpath || nchunks < 1 || nthreads < 1 || nstacks < 1 || nmethods < 20) {
+	if (!outpath || nchunks < 1 || nthreads < 1 || nstacks < nsplit || nmethods < 20 + nsplit) {
 		fprintf(stderr, "genjfr: need -o FILE and positive sizes (-m >= 20)\n");
 		return 2;
 	}
@@ -355,7 +376,7 @@ int main(int argc, char **argv)
 		for (int j = 0; j < jdepth; j++) {
 			path[k++] = m;
 			/* callees are mostly "near" the caller so stacks share prefixes */
-			m = 16 + (m - 16 + 1 + rnd() % (j < 3 ? 4 : 64)) % (nmethods - 16);
+			m = 16 + (m - 16 + 1 + rnd() % (j < 3 ? 4 : 64)) % (nmethods - 16 - nsplit);
 		}
 		for (int j = 0; j < ndepth; j++)
 			path[k++] = rnd() % 8;
@@ -363,6 +384,19 @@ int main(int argc, char **argv)
 			path[k++] = 8 + (j < 2 ? (uint32_t)j : 2 + (uint32_t)(rnd() % 6));
 		for (int j = 0; j < d; j++)
 			stacks[s][j] = path[d - 1 - j];
+	}
+	/* a known split: stack s ends in a method of its own, one of the last ones, which the walks
+	 * above never reach */
+	for (int s = 0; s < nsplit; s++) {
+		struct method *m = &methods[nmethods - 1 - s];
+		m->kind = FT_JIT;
+		stacks[s][0] = nmethods - 1 - s;
+		char cls[256];
+		snprintf(cls, sizeof(cls), "%s", symbols[class_sym[m->cls] - 1]);
+		for (char *p = cls; *p; p++)
+			if (*p == '/')
+				*p = '.';
+		printf("split %s.%s %d\n", cls, symbols[m->name - 1], split[s]);
 	}
 	/* skewed weights: stack s gets weight ~ 1/(s+1) */
 	double *cum = calloc(nstacks, sizeof(double));
@@ -386,7 +420,14 @@ int main(int argc, char **argv)
 		uint64_t n = nsamples - done < per_chunk ? nsamples - done : per_chunk;
 		for (uint64_t i = 0; i < n; i++) {
 			double x = (double)(rnd() >> 11) / (double)(1ull << 53) * acc;
-			int lo = 0, hi = nstacks - 1;
+			int lo = 0, hi = nsplit ? 0 : nstacks - 1;
+			for (int s = 0, r = (done + i) % 100, at = 0; s < nsplit; s++) {
+				at += split[s];
+				if (r < at) {
+					lo = s;
+					break;
+				}
+			}
 			while (lo < hi) {
 				int mid = (lo + hi) / 2;
 				if (cum[mid] < x)

@@ -11,6 +11,7 @@
 
 #include "cli/commands.h"
 #include "lib/outfile.h"
+#include "report/diff.h"
 #include "report/report.h"
 
 static void report_usage(FILE *out)
@@ -18,6 +19,7 @@ static void report_usage(FILE *out)
 	fprintf(
 	    out,
 	    "usage: lfr report [OPTIONS] [FILE.jfr]\n"
+	    "       lfr report --diff [OPTIONS] BASE.jfr NEW.jfr\n"
 	    "\n"
 	    "FILE.jfr defaults to lfr.jfr, lfr record's default output.\n\n"
 	    "Reads a JFR recording (written by lfr, a JVM, async-profiler, ...) and shows where "
@@ -64,6 +66,15 @@ static void report_usage(FILE *out)
 	    "                       root frame per thread; speedscope: one profile per\n"
 	    "                       thread (not with summary and pprof)\n"
 	    "  -j, --jobs N         chunks read in parallel (default: one per CPU)\n"
+	    "      --diff           compare two recordings, BASE.jfr then NEW.jfr: per function\n"
+	    "                       its self and total share of all samples in each and the\n"
+	    "                       change in percentage points, largest first (and the change\n"
+	    "                       of CPU time when both give their sampling period); with\n"
+	    "                       html the flame graph of NEW coloured by the change (red\n"
+	    "                       grew, blue shrank); with collapsed `stack BASE NEW` lines\n"
+	    "                       for flamegraph.pl, BASE scaled to NEW's total; the filters\n"
+	    "                       apply to both; not with pprof (use go tool pprof\n"
+	    "                       -diff_base), speedscope, summary or --threads\n"
 	    "  -h, --help           show this help\n"
 	    "\n"
 	    "Examples:\n"
@@ -74,15 +85,18 @@ static void report_usage(FILE *out)
 	    "  lfr report --format pprof -o rec.pb.gz rec.jfr && go tool pprof -top rec.pb.gz\n"
 	    "  lfr report --format speedscope -o rec.speedscope.json rec.jfr\n"
 	    "  lfr report --event jdk.NativeMethodSample --process 4242 rec.jfr\n"
+	    "  lfr report --diff before.jfr after.jfr\n"
+	    "  lfr report --diff --format html -o diff.html before.jfr after.jfr\n"
 	    "\n"
 	    "A malformed file stops the report with an error naming the file offset; what was "
 	    "read\n"
 	    "before it (complete chunks) is still shown.  Exit status: 0 success, 2 bad command\n"
-	    "line, 6 file not readable or output not writable, 8 malformed file.\n"
+	    "line, 6 file not readable or output not writable, 8 malformed file, 9 (--diff)\n"
+	    "a recording with no samples to compare.\n"
 	    "See Documentation/report.md.\n");
 }
 
-enum { OPT_FROM = 256, OPT_TO, OPT_VALUE, OPT_THREADS };
+enum { OPT_FROM = 256, OPT_TO, OPT_VALUE, OPT_THREADS, OPT_DIFF };
 
 static int add_filter(const char **v, int *n, const char *arg, const char *what)
 {
@@ -96,6 +110,147 @@ static int add_filter(const char **v, int *n, const char *arg, const char *what)
 	}
 	v[(*n)++] = arg;
 	return 0;
+}
+
+/* Reads one side of a diff: 0, or an exit status after saying why. */
+static int diff_read(const char *path, const struct report_opts *o, struct jfr_reader **rp,
+                     struct report **repp)
+{
+	char err[512];
+	struct jfr_reader *r = jfr_open_file(path, err, sizeof(err));
+	struct report *rep = NULL;
+
+	*rp = r;
+	*repp = NULL;
+	if (!r) {
+		fprintf(stderr, "lfr report: %s\n", err);
+		return LFR_EXIT_IO;
+	}
+	int rc = report_read(r, o, &rep);
+	*repp = rep;
+	if (rc < 0) {
+		/* a partial recording would show changes that did not happen */
+		fprintf(stderr, "lfr report: %s\n", r->err);
+		return LFR_EXIT_FORMAT;
+	}
+	bool any_selected = false;
+	const char *types = report_stack_types(rep, &any_selected);
+	if (o->value_field && any_selected && !report_value_field_found(rep)) {
+		fprintf(stderr, "lfr report: --value %s: no event of %s in %s has a field %s\n",
+		        o->value_field, rep->selected, path, o->value_field);
+		return LFR_EXIT_USAGE;
+	}
+	if (!rep->total) {
+		if (!any_selected)
+			fprintf(stderr, "lfr report: %s: no %s events to compare%s%s%s\n", path,
+			        rep->selected, types && *types ? " (event types with stacks: " : "",
+			        types && *types ? types : "",
+			        types && *types ? "; see --event)" : "");
+		else
+			fprintf(stderr, "lfr report: %s: no samples to compare%s\n", path,
+			        rep->matched_events < rep->sample_events
+			            ? " (none pass the filters)"
+			            : "");
+		return LFR_EXIT_NODATA;
+	}
+	return LFR_EXIT_OK;
+}
+
+/* lfr report --diff BASE NEW */
+static int report_diff(struct report_opts *o, const char *format, const char *output, int nfiles,
+                       char **files)
+{
+	bool html = !strcmp(format, "html"), collapsed = !strcmp(format, "collapsed");
+	char err[512];
+
+	if (nfiles != 2) {
+		fprintf(stderr, "lfr report: --diff compares two recordings: lfr report --diff "
+		                "BASE.jfr NEW.jfr (see --help)\n");
+		return LFR_EXIT_USAGE;
+	}
+	if (!strcmp(format, "pprof")) {
+		fprintf(stderr,
+		        "lfr report: --diff has no pprof output: a profile.proto holds one "
+		        "profile; write each recording with --format pprof and compare them with "
+		        "go tool pprof -diff_base BASE.pb.gz NEW.pb.gz\n");
+		return LFR_EXIT_USAGE;
+	}
+	if (!html && !collapsed && strcmp(format, "text")) {
+		fprintf(stderr, "lfr report: --diff writes text, collapsed or html, not '%s'\n",
+		        format);
+		return LFR_EXIT_USAGE;
+	}
+	if (o->thread_roots) {
+		fprintf(stderr, "lfr report: --diff compares functions, not threads: the threads "
+		                "of two recordings are not the same; select them with --thread\n");
+		return LFR_EXIT_USAGE;
+	}
+	if (o->from_ns >= 0 && o->to_ns >= 0 && o->to_ns <= o->from_ns) {
+		fprintf(stderr, "lfr report: --to must be later than --from\n");
+		return LFR_EXIT_USAGE;
+	}
+	for (int i = 0; i < 2; i++)
+		if (output && lfr_outfile_same(output, files[i], err, sizeof(err))) {
+			fprintf(stderr, "lfr report: %s\n", err);
+			return LFR_EXIT_USAGE;
+		}
+	o->timeline = html;
+	struct jfr_reader *r[2] = {NULL, NULL};
+	struct report *rep[2] = {NULL, NULL};
+	int status = LFR_EXIT_OK;
+	for (int i = 0; i < 2 && status == LFR_EXIT_OK; i++)
+		status = diff_read(files[i], o, &r[i], &rep[i]);
+	if (status == LFR_EXIT_OK) {
+		struct lfr_outfile of = {.fd = -1};
+		FILE *out = stdout;
+		int failed = 0;
+
+		if (output && lfr_outfile_open(&of, output, 0640, err, sizeof(err))) {
+			fprintf(stderr, "lfr report: %s\n", err);
+			status = LFR_EXIT_IO;
+			goto done;
+		}
+		if (output && !(out = fdopen(of.fd, "w"))) {
+			fprintf(stderr, "lfr report: cannot write %s: %s\n", output,
+			        strerror(errno));
+			lfr_outfile_abort(&of);
+			status = LFR_EXIT_IO;
+			goto done;
+		}
+		if (html)
+			report_print_html_diff(rep[0], rep[1], o, out);
+		else if (collapsed)
+			failed = report_print_diff_collapsed(rep[0], rep[1], o, out);
+		else
+			report_print_diff_text(rep[0], rep[1], o, out);
+		if (fflush(out) || ferror(out)) {
+			fprintf(stderr, "lfr report: writing %s: %s\n",
+			        output ? output : "standard output", strerror(errno));
+			failed = -1;
+			status = LFR_EXIT_IO;
+		} else if (failed) {
+			status = LFR_EXIT_FAILURE;
+		}
+		if (output) {
+			of.fd = dup(of.fd);
+			fclose(out);
+			if (failed || of.fd < 0) {
+				lfr_outfile_abort(&of);
+			} else if (lfr_outfile_commit(&of, err, sizeof(err))) {
+				fprintf(stderr, "lfr report: %s\n", err);
+				status = LFR_EXIT_IO;
+			} else {
+				fprintf(stderr, "lfr report: wrote %s\n", output);
+			}
+		}
+	}
+done:
+	for (int i = 0; i < 2; i++) {
+		report_free(rep[i]);
+		if (r[i])
+			jfr_close(r[i]);
+	}
+	return status;
 }
 
 int cmd_report(int argc, char **argv)
@@ -113,11 +268,13 @@ int cmd_report(int argc, char **argv)
 	    {"sort", required_argument, NULL, 's'},
 	    {"threads", no_argument, NULL, OPT_THREADS},
 	    {"jobs", required_argument, NULL, 'j'},
+	    {"diff", no_argument, NULL, OPT_DIFF},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
 	struct report_opts o;
 	const char *format = "text", *output = NULL;
+	bool diff = false;
 	int c;
 
 	report_opts_init(&o);
@@ -196,6 +353,9 @@ int cmd_report(int argc, char **argv)
 		case OPT_THREADS:
 			o.thread_roots = true;
 			break;
+		case OPT_DIFF:
+			diff = true;
+			break;
 		case 'h':
 			report_usage(stdout);
 			return LFR_EXIT_OK;
@@ -204,6 +364,8 @@ int cmd_report(int argc, char **argv)
 			return LFR_EXIT_USAGE;
 		}
 	}
+	if (diff)
+		return report_diff(&o, format, output, argc - optind, argv + optind);
 	if (optind < argc - 1) {
 		fprintf(stderr,
 		        "lfr report: only one input file is read; usage: lfr report [OPTIONS] "

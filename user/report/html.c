@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/diff.h"
 #include "report/report.h"
 #include "report/views.h"
 
@@ -46,6 +47,10 @@ static const char page_head[] =
     "#top td, #top th { padding: 1px 8px; text-align: right; }\n"
     "#top td:last-child, #top th:last-child { text-align: left; }\n"
     "h2 { font-size: 13px; margin: 8px 12px 4px; }\n"
+    "#diff, #gone { margin: 0 12px 12px; border-collapse: collapse; }\n"
+    "#diff td, #diff th, #gone td, #gone th { padding: 1px 8px; text-align: right; }\n"
+    "#diff td:last-child, #gone td:last-child { text-align: left; }\n"
+    ".grew { color: #b00; } .shrank { color: #03b; }\n"
     "#tip { position: fixed; display: none; pointer-events: none; background: #fffbe8; border: 1px "
     "solid #998;\n"
     "       padding: 4px 6px; max-width: 600px; box-shadow: 1px 1px 4px #0003; z-index: 10; "
@@ -67,6 +72,15 @@ static const char page_head[] =
     "<canvas id=\"timeline\" height=\"20\"></canvas>\n"
     "<div id=\"crumbs\"></div>\n"
     "<div id=\"graph\"></div>\n"
+    "<div id=\"diffbox\" hidden>\n"
+    "<h2>Largest changes of self share (NEW against BASE, percentage points)</h2>\n"
+    "<table id=\"diff\"><thead><tr><th>Base self</th><th>New self</th><th>&Delta; "
+    "self</th><th>Base total</th><th>New total</th><th>&Delta; "
+    "total</th><th>Function</th></tr></thead><tbody></tbody></table>\n"
+    "<h2>Only in BASE</h2>\n"
+    "<table id=\"gone\"><thead><tr><th>Base self</th><th>Base "
+    "total</th><th>Function</th></tr></thead><tbody></tbody></table>\n"
+    "</div>\n"
     "<h2>Top functions by self</h2>\n"
     "<table id=\"top\"><thead><tr><th>Self</th><th>%</th><th>Total</th><th>%</th>"
     "<th>Function</th></tr></thead><tbody></tbody></table>\n"
@@ -84,6 +98,55 @@ static const char page_tail[] =
     "let inverted = false, perThread = false, zoom = null, tree = null, query = null;\n"
     "const graph = document.getElementById(\"graph\"), tip = document.getElementById(\"tip\");\n"
     "const nodes = [];\n"
+    "// With --diff, D.base holds BASE's stacks: every frame of NEW's tree is given the change of "
+    "its\n"
+    "// share of all samples at the same call path (n.delta, NEW's share minus BASE's), and "
+    "coloured\n"
+    "// by it: red grew, blue shrank, the stronger the larger.  Frames are matched by name, "
+    "object\n"
+    "// and kind.\n"
+    "const B = D.base || null;\n"
+    "let maxDelta = 0;\n"
+    "const baseTrees = [null, null];\n"
+    "function fkey(name, obj, kind) { return name + \"\\u0001\" + (obj || \"\") + \"\\u0001\" + "
+    "kind; }\n"
+    "const keyOf = D.frames.map((n, i) => fkey(n, D.objects[i], D.kinds[i]));\n"
+    "const baseKey = B ? B.frames.map((n, i) => fkey(n, B.objects[i], B.kinds[i])) : [];\n"
+    "function baseTree() {\n"
+    "  const ix = inverted ? 1 : 0;\n"
+    "  if (baseTrees[ix]) return baseTrees[ix];\n"
+    "  const root = { v: 0, c: new Map() };\n"
+    "  B.stacks.forEach((st, i) => {\n"
+    "    const v = B.values[i];\n"
+    "    let n = root;\n"
+    "    root.v += v;\n"
+    "    const path = inverted ? st : st.slice().reverse();\n"
+    "    for (const f of path) {\n"
+    "      const k = baseKey[f];\n"
+    "      let ch = n.c.get(k);\n"
+    "      if (!ch) { ch = { v: 0, c: new Map() }; n.c.set(k, ch); }\n"
+    "      ch.v += v;\n"
+    "      n = ch;\n"
+    "    }\n"
+    "  });\n"
+    "  return (baseTrees[ix] = root);\n"
+    "}\n"
+    "function annotate(t) {\n"
+    "  const b = baseTree();\n"
+    "  maxDelta = 0;\n"
+    "  (function walk(n, bn) {\n"
+    "    n.b = bn ? bn.v : 0;\n"
+    "    n.delta = (t.v ? n.v / t.v : 0) - (b.v ? n.b / b.v : 0);\n"
+    "    if (n !== t) maxDelta = Math.max(maxDelta, Math.abs(n.delta));\n"
+    "    for (const [k, ch] of n.c) walk(ch, bn && k >= 0 ? bn.c.get(keyOf[k]) : null);\n"
+    "  })(t, b);\n"
+    "}\n"
+    "function diffColor(n) {\n"
+    "  const d = n.delta || 0, t = maxDelta ? Math.min(1, Math.abs(d) / maxDelta) : 0;\n"
+    "  if (Math.abs(d) < 1e-4) return \"hsl(0,0%,88%)\";\n"
+    "  return (d > 0 ? \"hsl(0,85%,\" : \"hsl(220,85%,\") + (90 - 45 * t).toFixed(1) + \"%)\";\n"
+    "}\n"
+    "function signed(d) { return (d >= 0 ? \"+\" : \"\") + (100 * d).toFixed(2); }\n"
     "\n"
     "function build() {\n"
     "  const root = { name: \"all\", kind: -1, v: 0, c: new Map(), p: null, d: 0 };\n"
@@ -118,6 +181,7 @@ static const char page_tail[] =
     "}\n"
     "\n"
     "function color(n) {\n"
+    "  if (B && n.kind !== -1) return diffColor(n);\n"
     "  const r = hash(n.name);\n"
     "  switch (n.kind) {\n"
     "  case -1: return \"hsl(0,0%,80%)\";\n"
@@ -196,7 +260,9 @@ static const char page_tail[] =
     "\n"
     "function rebuild() {\n"
     "  tree = build();\n"
+    "  if (B) annotate(tree);\n"
     "  drawTop(selectedSamples());\n"
+    "  if (B) drawDiff(selectedSamples());\n"
     "  zoom = null;\n"
     "  render();\n"
     "  if (!tree.v) {\n"
@@ -226,7 +292,9 @@ static const char page_tail[] =
     "    (zoom ? \", \" + pct(n.v, z.v) + \" of zoomed\" : \"\") + \")\\nself: \" + "
     "self.toLocaleString() +\n"
     "    \" (\" + pct(self, tree.v) + \")\" + (inverted ? \"\\ninverted: frames below are "
-    "callers\" : \"\");\n"
+    "callers\" : \"\") +\n"
+    "    (B ? \"\\nBASE: \" + pct(n.b, baseTree().v) + \" \\u2192 NEW: \" + pct(n.v, tree.v) + \" "
+    "(\" + signed(n.delta) + \" pp)\" : \"\");\n"
     "  tip.style.display = \"block\";\n"
     "  const tx = Math.min(e.clientX + 12, window.innerWidth - tip.offsetWidth - 4);\n"
     "  const ty = e.clientY + 16 + tip.offsetHeight > window.innerHeight ? e.clientY - "
@@ -375,9 +443,75 @@ static const char page_tail[] =
     "    tb.appendChild(tr);\n"
     "  }\n"
     "}\n"
+    "// The functions whose share changed most: self and total as drawTop counts them, in NEW's\n"
+    "// selected samples and in all of BASE's.\n"
+    "function shares(stacks, keys, list) {\n"
+    "  const self = new Map(), total = new Map();\n"
+    "  let sum = 0;\n"
+    "  for (const [st, v] of list) {\n"
+    "    sum += v;\n"
+    "    if (!st.length) continue;\n"
+    "    self.set(keys[st[0]], (self.get(keys[st[0]]) || 0) + v);\n"
+    "    for (const k of new Set(st.map(f => keys[f]))) total.set(k, (total.get(k) || 0) + v);\n"
+    "  }\n"
+    "  return { self: self, total: total, sum: sum };\n"
+    "}\n"
+    "function drawDiff(samples) {\n"
+    "  const n = shares(D.stacks, keyOf, samples.map(s => [D.stacks[s[0]], s[2]]));\n"
+    "  const b = shares(B.stacks, baseKey, B.stacks.map((st, i) => [st, B.values[i]]));\n"
+    "  const fr = (m, k) => (m.get(k) || 0);\n"
+    "  const share = (v, t) => t ? v / t : 0;\n"
+    "  const rows = [];\n"
+    "  for (const k of new Set([...n.total.keys(), ...b.total.keys()])) {\n"
+    "    const r = { k: k, bs: share(fr(b.self, k), b.sum), ns: share(fr(n.self, k), n.sum),\n"
+    "                bt: share(fr(b.total, k), b.sum), nt: share(fr(n.total, k), n.sum) };\n"
+    "    r.ds = r.ns - r.bs;\n"
+    "    r.dt = r.nt - r.bt;\n"
+    "    rows.push(r);\n"
+    "  }\n"
+    "  rows.sort((p, q) => Math.abs(q.ds) - Math.abs(p.ds) || Math.abs(q.dt) - Math.abs(p.dt) ||\n"
+    "            (p.k < q.k ? -1 : p.k > q.k ? 1 : 0));\n"
+    "  function label(k) {\n"
+    "    const [name, obj, kind] = k.split(\"\\u0001\");\n"
+    "    return name + (kind === \"3\" ? \" [kernel]\" : obj ? \"  (\" + obj + \")\" : \"\");\n"
+    "  }\n"
+    "  function fill(id, list, cells) {\n"
+    "    const tb = document.querySelector(\"#\" + id + \" tbody\");\n"
+    "    tb.textContent = \"\";\n"
+    "    for (const r of list) {\n"
+    "      const tr = document.createElement(\"tr\");\n"
+    "      for (const [text, cls] of cells(r)) {\n"
+    "        const td = document.createElement(\"td\");\n"
+    "        td.textContent = text;\n"
+    "        if (cls) td.className = cls;\n"
+    "        tr.appendChild(td);\n"
+    "      }\n"
+    "      tr.dataset.name = r.k.split(\"\\u0001\")[0];\n"
+    "      tr.dataset.dself = (100 * r.ds).toFixed(4);\n"
+    "      tr.dataset.dtotal = (100 * r.dt).toFixed(4);\n"
+    "      tb.appendChild(tr);\n"
+    "    }\n"
+    "  }\n"
+    "  const cls = d => d > 0 ? \"grew\" : d < 0 ? \"shrank\" : \"\";\n"
+    "  fill(\"diff\", rows.filter(r => r.bs || r.ns).slice(0, 20), r => [[pct(r.bs, 1)], "
+    "[pct(r.ns, 1)], [signed(r.ds), "
+    "cls(r.ds)],\n"
+    "       [pct(r.bt, 1)], [pct(r.nt, 1)], [signed(r.dt), cls(r.dt)],\n"
+    "       [label(r.k) + (!r.nt ? \"  [only in BASE]\" : !r.bt ? \"  [only in NEW]\" : \"\")]]);\n"
+    "  fill(\"gone\", rows.filter(r => !r.nt).sort((p, q) => q.bt - p.bt).slice(0, 50),\n"
+    "       r => [[pct(r.bs, 1)], [pct(r.bt, 1)], [label(r.k)]]);\n"
+    "}\n"
+    "if (B) {\n"
+    "  document.getElementById(\"diffbox\").hidden = false;\n"
+    "  document.querySelector(\"h1\").textContent = \"lfr differential flame graph\";\n"
+    "  document.getElementById(\"b-threads\").parentNode.hidden = true;\n"
+    "  document.title = \"lfr diff\";\n"
+    "}\n"
     "document.getElementById(\"info\").textContent = D.title + \" \\u2014 \" + "
     "D.total.toLocaleString() + \" \" + D.unit +\n"
-    "  \" of \" + D.events + \", \" + D.threads.length + \" threads\";\n"
+    "  \" of \" + D.events + \", \" + D.threads.length + \" threads\" +\n"
+    "  (B ? \" \\u2014 against \" + B.title + \" (\" + B.total.toLocaleString() + \" \" + D.unit + "
+    "\"): red grew, blue shrank\" : \"\");\n"
     "perThread = D.threadRoots;\n"
     "if (location.hash === \"#callers\") {\n"
     "  inverted = true;\n"
@@ -437,6 +571,24 @@ static const char page_tail[] =
     "  st.dataset.rangeSamples = String(tree.v);\n"
     "  document.getElementById(\"b-all\").click();\n"
     "  if (tree.v !== D.total) fails.push(\"all time: \" + tree.v + \", want \" + D.total);\n"
+    "  if (B) {\n"
+    "    // the differential colouring: the frames that grew are drawn red, those that "
+    "shrank blue\n"
+    "    if (!document.querySelector(\"#diff tbody tr\")) fails.push(\"no diff rows\");\n"
+    "    let grew = 0, shrank = 0;\n"
+    "    for (const e of graph.querySelectorAll(\".f\")) {\n"
+    "      const n = nodes[+e.dataset.i], m = /rgb\\((\\d+), (\\d+), "
+    "(\\d+)/.exec(getComputedStyle(e).backgroundColor);\n"
+    "      if (n === tree || !m || Math.abs(n.delta) <= 1e-4) continue;\n"
+    "      const red = +m[1] > +m[3];\n"
+    "      if (n.delta > 0 && red) grew++;\n"
+    "      else if (n.delta < 0 && !red) shrank++;\n"
+    "      else fails.push(n.name + \" changed by \" + signed(n.delta) + \" pp is drawn \" + "
+    "m[0]);\n"
+    "    }\n"
+    "    st.dataset.grew = String(grew);\n"
+    "    st.dataset.shrank = String(shrank);\n"
+    "  }\n"
     "  st.dataset.selftest = fails.length ? \"fail: \" + fails.join(\"; \") : \"pass\";\n"
     "}\n"
     "})();\n"
@@ -504,19 +656,16 @@ static void print_timed(const struct report *rep, FILE *out)
 	fputs("]", out);
 }
 
-void report_print_html(const struct report *rep, const struct report_opts *o, FILE *out)
+static const char *file_name(const char *path)
 {
-	const char *base = strrchr(rep->path, '/');
+	const char *b = strrchr(path, '/');
 
-	fputs(page_head, out);
-	fputs("{\"title\":", out);
-	report_json_string(out, base ? base + 1 : rep->path);
-	fputs(",\"events\":", out);
-	report_json_string(out, rep->selected);
-	fputs(",\"unit\":", out);
-	report_json_string(out, o->value_field ? o->value_field : "samples");
-	fprintf(out, ",\"total\":%llu,\"threadRoots\":%s,\n\"frames\":[",
-	        (unsigned long long)rep->total, o->thread_roots ? "true" : "false");
+	return b ? b + 1 : path;
+}
+
+static void print_frames(const struct report *rep, FILE *out)
+{
+	fputs("\"frames\":[", out);
 	for (size_t i = 0; i < rep->nframes; i++) {
 		if (i)
 			fputc(',', out);
@@ -534,15 +683,6 @@ void report_print_html(const struct report *rep, const struct report_opts *o, FI
 		else
 			fputs("null", out);
 	}
-	fputs("],\n\"threads\":[", out);
-	for (size_t i = 0; i < rep->nthreads; i++) {
-		char name[320];
-		snprintf(name, sizeof(name), "%s [%lld]", rep->threads[i].name,
-		         (long long)rep->threads[i].tid);
-		if (i)
-			fputc(',', out);
-		report_json_string(out, name);
-	}
 	fputs("],\n\"stacks\":[", out);
 	for (size_t i = 0; i < rep->nstacks; i++) {
 		const struct report_stack *st = &rep->stacks[i];
@@ -550,6 +690,50 @@ void report_print_html(const struct report *rep, const struct report_opts *o, FI
 		for (uint32_t d = 0; d < st->depth; d++)
 			fprintf(out, "%s%u", d ? "," : "", rep->stack_frames[st->first + d]);
 		fputc(']', out);
+	}
+	fputs("]", out);
+}
+
+/* BASE of a diff: its frames, stacks and the value of each stack over all threads. */
+static void print_base(const struct report *base, FILE *out)
+{
+	uint64_t *sv = views_stack_values(base);
+
+	fputs(",\n\"base\":{\"title\":", out);
+	report_json_string(out, file_name(base->path));
+	fprintf(out, ",\"total\":%llu,\n", (unsigned long long)base->total);
+	print_frames(base, out);
+	fputs(",\n\"values\":[", out);
+	for (size_t i = 0; i < base->nstacks; i++)
+		fprintf(out, "%s%llu", i ? "," : "", sv ? (unsigned long long)sv[i] : 0ull);
+	fputs("]}", out);
+	if (!sv)
+		fprintf(stderr, "lfr report: out of memory: BASE's stacks are empty\n");
+	free(sv);
+}
+
+static void print_html(const struct report *rep, const struct report *base_rep,
+                       const struct report_opts *o, FILE *out)
+{
+
+	fputs(page_head, out);
+	fputs("{\"title\":", out);
+	report_json_string(out, file_name(rep->path));
+	fputs(",\"events\":", out);
+	report_json_string(out, rep->selected);
+	fputs(",\"unit\":", out);
+	report_json_string(out, o->value_field ? o->value_field : "samples");
+	fprintf(out, ",\"total\":%llu,\"threadRoots\":%s,\n", (unsigned long long)rep->total,
+	        o->thread_roots ? "true" : "false");
+	print_frames(rep, out);
+	fputs(",\n\"threads\":[", out);
+	for (size_t i = 0; i < rep->nthreads; i++) {
+		char name[320];
+		snprintf(name, sizeof(name), "%s [%lld]", rep->threads[i].name,
+		         (long long)rep->threads[i].tid);
+		if (i)
+			fputc(',', out);
+		report_json_string(out, name);
 	}
 	fputs("],\n\"samples\":[", out);
 	for (size_t i = 0, n = 0; i < rep->nsamples; i++) {
@@ -561,6 +745,19 @@ void report_print_html(const struct report *rep, const struct report_opts *o, FI
 	}
 	fputs("],\n", out);
 	print_timed(rep, out);
+	if (base_rep)
+		print_base(base_rep, out);
 	fputs("}", out);
 	fputs(page_tail, out);
+}
+
+void report_print_html(const struct report *rep, const struct report_opts *o, FILE *out)
+{
+	print_html(rep, NULL, o, out);
+}
+
+void report_print_html_diff(const struct report *base, const struct report *cur,
+                            const struct report_opts *o, FILE *out)
+{
+	print_html(cur, base, o, out);
 }

@@ -356,7 +356,7 @@ void report_print_summary(const struct report *rep, FILE *out)
 
 /* Writes a frame name for the folded format: ';' separates frames and '\n' ends lines, so both are
  * replaced; kernel frames get async-profiler's "_[k]" suffix (flamegraph.pl --color=java). */
-static void put_folded_name(FILE *out, const struct report_frame *f)
+void views_put_folded_name(FILE *out, const struct report_frame *f)
 {
 	/* ';' separates frames, and no control byte reaches a terminal */
 	for (const unsigned char *p = (const unsigned char *)f->name; *p; p++)
@@ -384,7 +384,7 @@ void report_print_collapsed(const struct report *rep, const struct report_opts *
 			st = &rep->stacks[s->stack];
 			value = s->value;
 			struct report_frame tf = {.name = t->name, .kind = RF_JAVA};
-			put_folded_name(out, &tf);
+			views_put_folded_name(out, &tf);
 			fprintf(out, " tid=%lld;", (long long)t->tid);
 		} else {
 			st = &rep->stacks[i];
@@ -394,7 +394,7 @@ void report_print_collapsed(const struct report *rep, const struct report_opts *
 			continue;
 		const uint32_t *f = rep->stack_frames + st->first;
 		for (uint32_t d = st->depth; d-- > 0;) {
-			put_folded_name(out, &rep->frames[f[d]]);
+			views_put_folded_name(out, &rep->frames[f[d]]);
 			if (d)
 				fputc(';', out);
 		}
