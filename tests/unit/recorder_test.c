@@ -734,7 +734,8 @@ static void test_naming_first_flush_at_the_callers_priority(void **state)
 	errno = 0;
 	caller_nice = getpriority(PRIO_PROCESS, 0);
 	assert_int_equal(errno, 0);
-	assert_true(caller_nice < 19);
+	if (caller_nice >= 19)
+		skip(); /* run at nice 19 itself: nothing tells the two priorities apart */
 	add_own_code_mapping(e);
 	task_ids(before, TID_WORDS);
 	assert_int_equal(lfr_recorder_behind(e->rec, 1 << 20, 19, true), 0);
