@@ -70,19 +70,20 @@ struct rec_cmdline {
 struct behind {
 	pthread_t thread;
 	pthread_mutex_t lock;
-	pthread_cond_t cond;         /* work handed over, work taken, or the end */
-	struct batch *queue, **tail; /* handed over, not taken yet: oldest first */
-	struct batch *spare;         /* applied, their buffers kept for the next hand-overs */
-	size_t queued, max_queued;   /* bytes queued; past max_queued, the hand-over waits */
-	bool end;                    /* no more hand-overs */
-	bool idle;                   /* the naming thread waits for a hand-over */
-	int nice;                    /* the naming thread's */
-	bool idle_ok, idle_now;      /* SCHED_IDLE allowed while little is queued; and in force */
-	pid_t tid;                   /* the naming thread's, for setpriority() */
-	int late_nice, nice_now;     /* the caller's nice: the naming thread's while late */
-	bool late;                   /* nothing flushed yet, or busy for LATE_NS without a flush */
-	uint64_t busy_since; /* CLOCK_MONOTONIC ns: the last flush, or work taken after it */
-	int err;             /* first error of the naming thread */
+	pthread_cond_t cond;          /* work handed over, work taken, or the end */
+	struct batch *queue, **tail;  /* handed over, not taken yet: oldest first */
+	struct batch *spare;          /* applied, their buffers kept for the next hand-overs */
+	size_t queued, max_queued;    /* bytes queued; past max_queued, the hand-over waits */
+	bool end;                     /* no more hand-overs */
+	bool idle;                    /* the naming thread waits for a hand-over */
+	int nice;                     /* the naming thread's */
+	bool idle_ok, idle_now;       /* SCHED_IDLE allowed while little is queued; and in force */
+	pid_t tid;                    /* the naming thread's, for setpriority() */
+	int late_nice, nice_now;      /* the caller's nice: the naming thread's while late */
+	bool late;                    /* nothing flushed yet, or work waiting LATE_NS for a flush */
+	uint64_t unflushed_since;     /* CLOCK_MONOTONIC ns: the oldest work handed over and not
+	                               * flushed yet (0: none) */
+	int err;                      /* first error of the naming thread */
 	struct lfr_recorder_stats st; /* after the last batch applied */
 	struct lfr_jfr_stats js;
 };
@@ -1107,7 +1108,7 @@ static int process_cur(struct lfr_recorder *r, bool final)
 	return err;
 }
 
-/* How long the naming thread may work without a flush before it is made to keep up. */
+/* How long handed-over work may wait for a flush before naming is made to keep up. */
 #define LATE_NS 1000000000ull
 
 static uint64_t mono_ns(void)
@@ -1123,11 +1124,12 @@ static uint64_t mono_ns(void)
  * handle as the caller knows it).  SCHED_IDLE, where allowed, while the recording runs and less
  * than half the allowed lag is queued (naming then takes only CPU time no other thread wants);
  * otherwise SCHED_OTHER at its nice value: at the end, and when the queue nears its limit, naming
- * must keep up.  While it is late (nothing flushed yet: the file is not at its path; or a second
- * of work without a flush: a starved thread cannot change its own priority, so the reading side
- * does it) it runs SCHED_OTHER at the caller's nice until it has caught up, so that the file on
- * disk stays about a second behind however busy the machine is.  Raising a thread's priority
- * again needs CAP_SYS_NICE (or RLIMIT_NICE): without it, a starved thread stays behind.
+ * must keep up.  While it is late (nothing flushed yet: the file is not at its path; or work
+ * handed over a second ago still waits for a flush: a starved thread cannot change its own
+ * priority, nor even wake up to take the work, so the reading side does it), it runs SCHED_OTHER
+ * at the caller's nice until it has caught up, so that the file on disk stays about a second
+ * behind however busy the machine is.  Raising a thread's priority again needs CAP_SYS_NICE (or
+ * RLIMIT_NICE): without it, a starved thread stays behind.
  */
 static void naming_policy(struct behind *b, pthread_t self, bool idle)
 {
@@ -1145,7 +1147,7 @@ static void naming_policy(struct behind *b, pthread_t self, bool idle)
 /* The naming thread has flushed: it is no longer late once nothing waits for it. */
 static void flushed(struct behind *b)
 {
-	b->busy_since = mono_ns();
+	b->unflushed_since = b->queue ? mono_ns() : 0;
 	if (!b->queue)
 		b->late = false;
 }
@@ -1166,7 +1168,7 @@ static void *naming_thread(void *arg)
 	for (;;) {
 		struct batch *list, *next;
 		size_t taken = 0;
-		bool idle;
+		bool idle, flush;
 
 		while (!b->queue && !b->end) {
 			b->idle = true;
@@ -1178,7 +1180,6 @@ static void *naming_thread(void *arg)
 		list = b->queue;
 		b->queue = NULL;
 		b->tail = &b->queue;
-		b->busy_since = mono_ns(); /* it waited, or has just flushed */
 		pthread_mutex_unlock(&b->lock);
 		for (struct batch *q = list; q; q = q->next) {
 			/* per batch: a long list taken idle must not finish idle after the end */
@@ -1193,10 +1194,13 @@ static void *naming_thread(void *arg)
 			r->cur.len = 0; /* after an error: keep taking, the reading never waits */
 			batch_swap(q, &r->cur);
 			/* a long list is flushed on the way, about once a second */
-			if (!err && q->next && mono_ns() - b->busy_since >= LATE_NS) {
+			pthread_mutex_lock(&b->lock);
+			flush = q->next && mono_ns() - b->unflushed_since >= LATE_NS;
+			pthread_mutex_unlock(&b->lock);
+			if (!err && flush) {
 				err = lfr_jfr_flush(r->w);
 				pthread_mutex_lock(&b->lock);
-				b->busy_since = mono_ns();
+				b->unflushed_since = mono_ns(); /* the rest of the list: from now */
 				pthread_mutex_unlock(&b->lock);
 			}
 		}
@@ -1241,7 +1245,6 @@ int lfr_recorder_behind(struct lfr_recorder *r, size_t max_queued, int nice, boo
 		b->late_nice = 0;
 	b->nice_now = b->late_nice;
 	b->late = true;
-	b->busy_since = mono_ns();
 	b->tail = &b->queue;
 	pthread_mutex_init(&b->lock, NULL);
 	pthread_cond_init(&b->cond, NULL);
@@ -1289,6 +1292,8 @@ static int hand_over(struct lfr_recorder *r, bool end)
 		*b->tail = q;
 		b->tail = &q->next;
 		b->queued += q->len;
+		if (!b->unflushed_since)
+			b->unflushed_since = mono_ns();
 	}
 	b->end = end;
 	pthread_cond_broadcast(&b->cond);
@@ -1334,8 +1339,9 @@ static bool hand_over_now(struct behind *b, int *err)
 	pthread_mutex_lock(&b->lock);
 	now = b->idle;
 	*err = b->err;
-	if (!now && !b->late && mono_ns() - b->busy_since >= LATE_NS) {
-		/* busy for a second without a flush: starved at its low priority */
+	if (!b->late && b->unflushed_since && mono_ns() - b->unflushed_since >= LATE_NS) {
+		/* work waiting a second for a flush: starved at its low priority (maybe not even
+		 * awake yet to take it) */
 		b->late = true;
 		naming_policy(b, b->thread, false);
 	}
