@@ -6,6 +6,9 @@
  * user stacks of their walks into one event each, losses become lfr.LostSamples, and the module's
  * counted losses are added at the end so that events + lost = ticks matched.
  */
+#include <dirent.h>
+#include <errno.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -626,6 +630,135 @@ static void test_naming_behind_gives_the_same_file(void **state)
 	assert_true(js.flushes >= 1);
 }
 
+#define TID_WORDS ((1u << 22) / 64) /* pid_max is at most 1 << 22 */
+
+/* The tids of this process's threads, as a bit set. */
+static void task_ids(uint64_t *set, size_t words)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *de;
+
+	assert_non_null(d);
+	memset(set, 0, words * sizeof(*set));
+	while ((de = readdir(d))) {
+		unsigned long tid = strtoul(de->d_name, NULL, 10);
+
+		if (tid && tid / 64 < words)
+			set[tid / 64] |= 1ull << (tid % 64);
+	}
+	closedir(d);
+}
+
+/* The thread that is not among BEFORE, once it runs: its tid. */
+static long new_thread(const uint64_t *before, size_t words)
+{
+	uint64_t *now = calloc(words, sizeof(*now));
+
+	assert_non_null(now);
+	for (;;) {
+		task_ids(now, words);
+		for (size_t i = 0; i < words; i++) {
+			uint64_t fresh = now[i] & ~before[i];
+
+			if (fresh) {
+				free(now);
+				return (long)(i * 64 + (size_t)__builtin_ctzll(fresh));
+			}
+		}
+		usleep(1000);
+	}
+}
+
+/* Once the thread sleeps (waits for a hand-over): its nice value and scheduling policy. */
+static void naming_sched(long tid, long *nice, long *policy)
+{
+	char path[64], buf[1024], state = 0;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%ld/stat", tid);
+	for (;;) {
+		FILE *f = fopen(path, "r");
+		size_t n;
+		char *p;
+
+		assert_non_null(f);
+		n = fread(buf, 1, sizeof(buf) - 1, f);
+		fclose(f);
+		buf[n] = 0;
+		p = strrchr(buf, ')');
+		assert_non_null(p);
+		/* after the name: state (field 3) ... nice (19) ... policy (41) */
+		p += 2;
+		state = *p;
+		for (int field = 3; field < 41 && p; field++) {
+			p = strchr(p, ' ');
+			if (p)
+				p++;
+			if (field + 1 == 19)
+				*nice = atol(p);
+		}
+		assert_non_null(p);
+		*policy = atol(p);
+		if (state == 'S')
+			return;
+		usleep(1000);
+	}
+}
+
+/* Hands the records added so far over, until the naming thread has flushed them. */
+static void hand_over_until_flushed(struct env *e, uint64_t flushes)
+{
+	struct lfr_jfr_stats js;
+
+	for (;;) {
+		assert_int_equal(lfr_recorder_process(e->rec, false), 0);
+		lfr_recorder_get_file_stats(e->rec, &js);
+		if (js.flushes >= flushes)
+			return;
+		usleep(1000);
+	}
+}
+
+/*
+ * The naming thread names and flushes the first batch at the caller's priority (the file must be
+ * at its path from the recording's first samples on, however busy the machine is), and only then
+ * goes behind the recording: nice 19, SCHED_IDLE while little is queued.
+ */
+static void test_naming_first_flush_at_the_callers_priority(void **state)
+{
+	struct env *e = *state;
+	uintptr_t leaf = (uintptr_t)recorder_test_leaf, caller = (uintptr_t)recorder_test_caller;
+	static uint64_t before[TID_WORDS];
+	long tid, nice = -100, policy = -1;
+	int caller_nice;
+
+	errno = 0;
+	caller_nice = getpriority(PRIO_PROCESS, 0);
+	assert_int_equal(errno, 0);
+	if (caller_nice >= 19)
+		skip(); /* run at nice 19 itself: nothing tells the two priorities apart */
+	add_own_code_mapping(e);
+	task_ids(before, TID_WORDS);
+	assert_int_equal(lfr_recorder_behind(e->rec, 1 << 20, 19, true), 0);
+	tid = new_thread(before, TID_WORDS);
+	naming_sched(tid, &nice, &policy);
+	assert_int_equal(nice, caller_nice);
+	assert_int_equal(policy, SCHED_OTHER);
+	for (uint64_t i = 1; i <= 10; i++) {
+		add_tick(e, i, 0, 0);
+		add_ustack(e, i, 1, leaf + 1, caller + 6, 0);
+	}
+	hand_over_until_flushed(e, 1);
+	for (uint64_t i = 11; i <= 20; i++) {
+		add_tick(e, i, 0, 0);
+		add_ustack(e, i, 1, leaf + 1, caller + 6, 0);
+	}
+	hand_over_until_flushed(e, 2);
+	naming_sched(tid, &nice, &policy);
+	assert_int_equal(nice, 19);
+	assert_int_equal(policy, SCHED_IDLE);
+	assert_int_equal(lfr_recorder_process(e->rec, true), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -643,6 +776,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_ticks_joined_with_their_walks, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_latest_name_wins, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_table_unwound_stacks, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_naming_first_flush_at_the_callers_priority, setup,
+	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_naming_behind_gives_the_same_file, setup,
 	                                    teardown),
 	};

@@ -101,7 +101,9 @@ static void usage(FILE *out)
 	    "                         -p process is gone, or on Ctrl-C)\n\n"
 	    "Output:\n"
 	    "  -o, --output FILE      the JFR file (default lfr.jfr; an existing one is\n"
-	    "                         replaced at the first flush, kept if that fails)\n"
+	    "                         replaced at the first flush, kept if that fails);\n"
+	    "                         complete after each flush (about once a second), so\n"
+	    "                         a killed recording keeps its samples up to then\n"
 	    "      --chunk-size SIZE  start a new chunk past this size: bytes, or with K, M or G\n"
 	    "                         (64M; default 12M, 12 MiB)\n"
 	    "      --chunk-age TIME   start a new chunk after TIME (0.5, 30s, 5m; default: never)\n"
@@ -174,7 +176,8 @@ static uint64_t lost_total(const struct lfr_recorder_stats *st)
 
 /*
  * Once a second: hand the batch over to the naming thread (which applies it and flushes the
- * file), refresh the status line.
+ * file), refresh the status line.  Every 100 ms until a flush has put samples in the file: the
+ * recording is at its path, readable, from its first samples on (a kill a second in leaves them).
  */
 static void on_tick(struct cli_runner *run)
 {
@@ -189,9 +192,10 @@ static void on_tick(struct cli_runner *run)
 		cli_runner_interrupted = 1; /* stop: the file cannot take more */
 		return;
 	}
+	lfr_recorder_get_stats(r->rec, &st); /* as of the naming thread's last flush */
+	run->tick_ms = st.events ? 1000 : 100;
 	if (!r->tty || r->quiet)
 		return;
-	lfr_recorder_get_stats(r->rec, &st);
 	lfr_recorder_get_file_stats(r->rec, &js);
 	human_bytes(size, sizeof(size), js.bytes);
 	fprintf(stderr, "\r%s: %6.1f s  %" PRIu64 " samples  %" PRIu64 " lost  %s  %s   ", PROG,
@@ -751,7 +755,7 @@ int cmd_record(int argc, char **argv)
 {
 	struct record r = {
 	    .output = "lfr.jfr",
-	    .run = {.prog = PROG, .drain_timeout_ms = DEFAULT_DRAIN_MS, .tick_ms = 1000},
+	    .run = {.prog = PROG, .drain_timeout_ms = DEFAULT_DRAIN_MS, .tick_ms = 100},
 	};
 	struct lfr_status st = {0};
 	char **cmd = NULL, err[512];

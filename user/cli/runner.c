@@ -31,12 +31,15 @@ double cli_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Forks CMD, held on a pipe until the session samples it; *GO_FD releases it. */
-static int spawn(struct cli_runner *r, char **cmd, int *go_fd)
+/*
+ * Forks CMD, held on a pipe until the session samples it; *GO_FD releases it.  *EXEC_FD reads
+ * the errno of an exec that failed, or end-of-file once CMD runs (it is close-on-exec).
+ */
+static int spawn(struct cli_runner *r, char **cmd, int *go_fd, int *exec_fd)
 {
-	int fds[2];
+	int fds[2], efds[2];
 
-	if (pipe2(fds, O_CLOEXEC) < 0) {
+	if (pipe2(fds, O_CLOEXEC) < 0 || pipe2(efds, O_CLOEXEC) < 0) {
 		fprintf(stderr, "%s: pipe: %s\n", r->prog, strerror(errno));
 		return -1;
 	}
@@ -47,19 +50,51 @@ static int spawn(struct cli_runner *r, char **cmd, int *go_fd)
 	}
 	if (r->child == 0) {
 		char c;
+		int err;
 
 		close(fds[1]);
+		close(efds[0]);
 		signal(SIGINT, SIG_DFL);
 		/* EOF instead of the go byte: the session never started */
 		if (read(fds[0], &c, 1) != 1)
 			_exit(127);
 		execvp(cmd[0], cmd);
-		fprintf(stderr, "%s: cannot run '%s': %s\n", r->prog, cmd[0], strerror(errno));
+		err = errno;
+		if (write(efds[1], &err, sizeof(err)) != sizeof(err))
+			fprintf(stderr, "%s: cannot run '%s': %s\n", r->prog, cmd[0],
+			        strerror(err));
 		_exit(127);
 	}
 	close(fds[0]);
+	close(efds[1]);
 	*go_fd = fds[1];
+	*exec_fd = efds[0];
 	return 0;
+}
+
+/*
+ * Releases the held command and waits until it runs: 0, or LFR_EXIT_TARGET when it could not be
+ * run (then nothing of it was recorded: its exec failed in the child).
+ */
+static int release(struct cli_runner *r, char **cmd, int go_fd, int exec_fd)
+{
+	ssize_t n;
+	int err = 0;
+
+	if (write(go_fd, "g", 1) != 1)
+		fprintf(stderr, "%s: could not release the command: %s\n", r->prog,
+		        strerror(errno));
+	close(go_fd);
+	do
+		n = read(exec_fd, &err, sizeof(err));
+	while (n < 0 && errno == EINTR);
+	close(exec_fd);
+	if (n != sizeof(err))
+		return 0; /* closed by the exec */
+	fprintf(stderr, "%s: cannot run '%s': %s\n  hint: %s\n", r->prog, cmd[0], strerror(err),
+	        err == ENOENT ? "check the command's name and PATH"
+	                      : "check that the command is an executable file");
+	return LFR_EXIT_TARGET;
 }
 
 static bool child_done(struct cli_runner *r)
@@ -105,7 +140,7 @@ int cli_runner_start(struct cli_runner *r, char **cmd)
 {
 	struct sigaction sa = {.sa_handler = on_signal};
 	struct lfr_error e;
-	int go_fd = -1, ret;
+	int go_fd = -1, exec_fd = -1, ret;
 
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
@@ -113,7 +148,7 @@ int cli_runner_start(struct cli_runner *r, char **cmd)
 	signal(SIGPIPE, SIG_IGN);
 	if (lfr_ctl_open(&r->ctl, &e) < 0)
 		return cli_fail(r->prog, &e);
-	if (cmd && spawn(r, cmd, &go_fd) < 0)
+	if (cmd && spawn(r, cmd, &go_fd, &exec_fd) < 0)
 		return LFR_EXIT_FAILURE;
 	if (r->child > 0) {
 		uint32_t *t = realloc(r->tgids, (r->ntgids + 1) * sizeof(*t));
@@ -139,8 +174,10 @@ int cli_runner_start(struct cli_runner *r, char **cmd)
 		ret = lfr_ctl_start(&r->ctl, &r->start, &r->info, &e);
 	}
 	if (ret < 0) {
-		if (go_fd >= 0)
+		if (go_fd >= 0) {
 			close(go_fd); /* the held command exits without running */
+			close(exec_fd);
+		}
 		return cli_fail(r->prog, &e);
 	}
 	r->started = true;
@@ -150,19 +187,17 @@ int cli_runner_start(struct cli_runner *r, char **cmd)
 		return 0; /* it runs until lfr stop: nobody here reads its rings */
 	if (lfr_rings_open(&r->rings, &r->info, &e) < 0) {
 		ret = cli_fail(r->prog, &e);
-		if (go_fd >= 0)
+		if (go_fd >= 0) {
 			close(go_fd);
+			close(exec_fd);
+		}
 		return ret;
 	}
 	r->rings_open = true;
 	if (r->on_started)
 		r->on_started(r, cmd);
-	if (go_fd >= 0) {
-		if (write(go_fd, "g", 1) != 1)
-			fprintf(stderr, "%s: could not release the command: %s\n", r->prog,
-			        strerror(errno));
-		close(go_fd);
-	}
+	if (go_fd >= 0)
+		return release(r, cmd, go_fd, exec_fd);
 	return 0;
 }
 

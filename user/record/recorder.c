@@ -78,6 +78,11 @@ struct behind {
 	bool idle;                    /* the naming thread waits for a hand-over */
 	int nice;                     /* the naming thread's */
 	bool idle_ok, idle_now;       /* SCHED_IDLE allowed while little is queued; and in force */
+	pid_t tid;                    /* the naming thread's, for setpriority() */
+	int late_nice, nice_now;      /* the caller's nice: the naming thread's while late */
+	bool late;                    /* nothing flushed yet, or work waiting LATE_NS for a flush */
+	uint64_t unflushed_since;     /* CLOCK_MONOTONIC ns: the oldest work handed over and not
+	                               * flushed yet (0: none) */
 	int err;                      /* first error of the naming thread */
 	struct lfr_recorder_stats st; /* after the last batch applied */
 	struct lfr_jfr_stats js;
@@ -1103,22 +1108,48 @@ static int process_cur(struct lfr_recorder *r, bool final)
 	return err;
 }
 
+/* How long handed-over work may wait for a flush before naming is made to keep up. */
+#define LATE_NS 1000000000ull
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 /*
- * The naming thread's scheduling: SCHED_IDLE, where allowed, while the recording runs and less than
- * half the allowed lag is queued (naming then takes only CPU time no other thread wants);
+ * The naming thread's scheduling, set with b->lock held by either thread (self: the naming thread's
+ * handle as the caller knows it).  SCHED_IDLE, where allowed, while the recording runs and less
+ * than half the allowed lag is queued (naming then takes only CPU time no other thread wants);
  * otherwise SCHED_OTHER at its nice value: at the end, and when the queue nears its limit, naming
- * must keep up.
+ * must keep up.  While it is late (nothing flushed yet: the file is not at its path; or work
+ * handed over a second ago still waits for a flush: a starved thread cannot change its own
+ * priority, nor even wake up to take the work, so the reading side does it), it runs SCHED_OTHER
+ * at the caller's nice until it has caught up, so that the file on disk stays about a second
+ * behind however busy the machine is.  Raising a thread's priority again needs CAP_SYS_NICE (or
+ * RLIMIT_NICE): without it, a starved thread stays behind.
  */
-static void naming_policy(struct behind *b, bool idle)
+static void naming_policy(struct behind *b, pthread_t self, bool idle)
 {
 	struct sched_param sp = {0};
+	int nice = b->late ? b->late_nice : b->nice;
 
-	if (idle == b->idle_now)
-		return;
-	if (pthread_setschedparam(pthread_self(), idle ? SCHED_IDLE : SCHED_OTHER, &sp))
-		return;
-	b->idle_now = idle;
-	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), b->nice);
+	idle = idle && !b->late;
+	if (idle != b->idle_now &&
+	    !pthread_setschedparam(self, idle ? SCHED_IDLE : SCHED_OTHER, &sp))
+		b->idle_now = idle;
+	if (nice != b->nice_now && b->tid && !setpriority(PRIO_PROCESS, (id_t)b->tid, nice))
+		b->nice_now = nice;
+}
+
+/* The naming thread has flushed: it is no longer late once nothing waits for it. */
+static void flushed(struct behind *b)
+{
+	b->unflushed_since = b->queue ? mono_ns() : 0;
+	if (!b->queue)
+		b->late = false;
 }
 
 static void *naming_thread(void *arg)
@@ -1127,13 +1158,17 @@ static void *naming_thread(void *arg)
 	struct behind *b = r->behind;
 	int err = 0;
 
-	/* behind the recording, by default never ahead of the recorded threads: nice 19 */
-	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), b->nice);
+	/*
+	 * behind the recording, by default never ahead of the recorded threads (nice 19), once the
+	 * first flush has put the file at its path: until then, the caller's priority (late)
+	 */
+	pthread_setname_np(pthread_self(), "lfr-naming");
 	pthread_mutex_lock(&b->lock);
+	b->tid = (pid_t)syscall(SYS_gettid);
 	for (;;) {
 		struct batch *list, *next;
 		size_t taken = 0;
-		bool idle;
+		bool idle, flush;
 
 		while (!b->queue && !b->end) {
 			b->idle = true;
@@ -1150,18 +1185,29 @@ static void *naming_thread(void *arg)
 			/* per batch: a long list taken idle must not finish idle after the end */
 			pthread_mutex_lock(&b->lock);
 			idle = b->idle_ok && !b->end && b->queued - taken < b->max_queued / 2;
+			naming_policy(b, pthread_self(), idle);
 			pthread_mutex_unlock(&b->lock);
-			naming_policy(b, idle);
 			taken += q->len;
 			batch_swap(q, &r->cur);
 			if (!err)
 				err = process_cur(r, false);
 			r->cur.len = 0; /* after an error: keep taking, the reading never waits */
 			batch_swap(q, &r->cur);
+			/* a long list is flushed on the way, about once a second */
+			pthread_mutex_lock(&b->lock);
+			flush = q->next && mono_ns() - b->unflushed_since >= LATE_NS;
+			pthread_mutex_unlock(&b->lock);
+			if (!err && flush) {
+				err = lfr_jfr_flush(r->w);
+				pthread_mutex_lock(&b->lock);
+				b->unflushed_since = mono_ns(); /* the rest of the list: from now */
+				pthread_mutex_unlock(&b->lock);
+			}
 		}
 		if (!err)
 			err = lfr_jfr_flush(r->w);
 		pthread_mutex_lock(&b->lock);
+		flushed(b);
 		b->queued -= taken;
 		for (struct batch *q = list; q; q = next) {
 			next = q->next;
@@ -1193,6 +1239,12 @@ int lfr_recorder_behind(struct lfr_recorder *r, size_t max_queued, int nice, boo
 	b->max_queued = max_queued;
 	b->nice = nice;
 	b->idle_ok = idle;
+	errno = 0;
+	b->late_nice = getpriority(PRIO_PROCESS, 0); /* the caller's: the new thread's at first */
+	if (errno)
+		b->late_nice = 0;
+	b->nice_now = b->late_nice;
+	b->late = true;
 	b->tail = &b->queue;
 	pthread_mutex_init(&b->lock, NULL);
 	pthread_cond_init(&b->cond, NULL);
@@ -1240,6 +1292,8 @@ static int hand_over(struct lfr_recorder *r, bool end)
 		*b->tail = q;
 		b->tail = &q->next;
 		b->queued += q->len;
+		if (!b->unflushed_since)
+			b->unflushed_since = mono_ns();
 	}
 	b->end = end;
 	pthread_cond_broadcast(&b->cond);
@@ -1285,6 +1339,12 @@ static bool hand_over_now(struct behind *b, int *err)
 	pthread_mutex_lock(&b->lock);
 	now = b->idle;
 	*err = b->err;
+	if (!b->late && b->unflushed_since && mono_ns() - b->unflushed_since >= LATE_NS) {
+		/* work waiting a second for a flush: starved at its low priority (maybe not even
+		 * awake yet to take it) */
+		b->late = true;
+		naming_policy(b, b->thread, false);
+	}
 	pthread_mutex_unlock(&b->lock);
 	return now;
 }
