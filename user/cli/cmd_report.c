@@ -113,6 +113,39 @@ static int add_filter(const char **v, int *n, const char *arg, const char *what)
 }
 
 /* Reads one side of a diff: 0, or an exit status after saying why. */
+/*
+ * Ends a view written to OUT: to OUTPUT through OF (put in place only when everything was
+ * written), or to standard output.  Returns the exit status: STATUS, or the write's failure.
+ */
+static int finish_output(FILE *out, const char *output, struct lfr_outfile *of, int failed,
+                         int status)
+{
+	char err[512];
+
+	if (fflush(out) || ferror(out)) {
+		fprintf(stderr, "lfr report: writing %s: %s\n", output ? output : "standard output",
+		        strerror(errno));
+		failed = -1;
+		status = LFR_EXIT_IO;
+	} else if (failed) {
+		status = LFR_EXIT_FAILURE;
+	}
+	if (!output)
+		return status;
+	/* the stream's fd is the file's: committing closes it */
+	of->fd = dup(of->fd);
+	fclose(out);
+	if (failed || of->fd < 0) {
+		lfr_outfile_abort(of);
+	} else if (lfr_outfile_commit(of, err, sizeof(err))) {
+		fprintf(stderr, "lfr report: %s\n", err);
+		status = LFR_EXIT_IO;
+	} else {
+		fprintf(stderr, "lfr report: wrote %s\n", output);
+	}
+	return status;
+}
+
 static int diff_read(const char *path, const struct report_opts *o, struct jfr_reader **rp,
                      struct report **repp)
 {
@@ -223,26 +256,7 @@ static int report_diff(struct report_opts *o, const char *format, const char *ou
 			failed = report_print_diff_collapsed(rep[0], rep[1], o, out);
 		else
 			report_print_diff_text(rep[0], rep[1], o, out);
-		if (fflush(out) || ferror(out)) {
-			fprintf(stderr, "lfr report: writing %s: %s\n",
-			        output ? output : "standard output", strerror(errno));
-			failed = -1;
-			status = LFR_EXIT_IO;
-		} else if (failed) {
-			status = LFR_EXIT_FAILURE;
-		}
-		if (output) {
-			of.fd = dup(of.fd);
-			fclose(out);
-			if (failed || of.fd < 0) {
-				lfr_outfile_abort(&of);
-			} else if (lfr_outfile_commit(&of, err, sizeof(err))) {
-				fprintf(stderr, "lfr report: %s\n", err);
-				status = LFR_EXIT_IO;
-			} else {
-				fprintf(stderr, "lfr report: wrote %s\n", output);
-			}
-		}
+		status = finish_output(out, output, &of, failed, status);
 	}
 done:
 	for (int i = 0; i < 2; i++) {
@@ -469,27 +483,7 @@ int cmd_report(int argc, char **argv)
 			print(rep, &o, out);
 		else
 			report_print_summary(rep, out);
-		if (fflush(out) || ferror(out)) {
-			fprintf(stderr, "lfr report: writing %s: %s\n",
-			        output ? output : "standard output", strerror(errno));
-			failed = -1;
-			status = LFR_EXIT_IO;
-		} else if (failed) {
-			status = LFR_EXIT_FAILURE;
-		}
-		if (output) {
-			/* the stream's fd is the file's: committing closes it */
-			of.fd = dup(of.fd);
-			fclose(out);
-			if (failed || of.fd < 0) {
-				lfr_outfile_abort(&of);
-			} else if (lfr_outfile_commit(&of, err, sizeof(err))) {
-				fprintf(stderr, "lfr report: %s\n", err);
-				status = LFR_EXIT_IO;
-			} else {
-				fprintf(stderr, "lfr report: wrote %s\n", output);
-			}
-		}
+		status = finish_output(out, output, &of, failed, status);
 	}
 	report_free(rep);
 	jfr_close(r);
