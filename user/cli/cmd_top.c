@@ -1,0 +1,398 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lfr top: a live view of the hottest functions, refreshed every second.  It reads a repository
+ * (the lfr service's, or lfr record --repository's): at each refresh the newest chunks that cover
+ * the window are dumped to a temporary file, read as lfr report reads a file (every sample with
+ * its time), and the samples of the window are aggregated by report/top.c.  On a terminal it is a
+ * full-screen ncurses view; otherwise it prints plain tables.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/commands.h"
+#include "cli/ctl_util.h"
+#include "jfr/reader.h"
+#include "jfr/repository.h"
+#include "report/report.h"
+#include "report/top.h"
+
+#define PROG "lfr top"
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+	        "usage: lfr top [OPTIONS] --repository DIR\n\n"
+	        "A live view of the hottest functions: the samples of the last seconds (the\n"
+	        "window) per function and thread, with their self and total shares, refreshed\n"
+	        "every second.  --repository DIR reads what a continuous recording keeps (the\n"
+	        "lfr service's repository, lfr record --repository): no second session.  On a\n"
+	        "terminal the view is full-screen (keys below); when standard output is not a\n"
+	        "terminal, or with --text, each refresh is printed as a plain table.\n\n"
+	        "  -R, --repository DIR  read the chunks of DIR (default %s)\n"
+	        "  -w, --window TIME     the samples of the last TIME (default 5s; 0: all read)\n"
+	        "  -d, --delay TIME      between refreshes (default 1s)\n"
+	        "  -n, --iterations N    exit after N refreshes (default: until q or Ctrl-C)\n"
+	        "  -l, --lines N         rows of a plain table (default 20)\n"
+	        "  -s, --sort KEY        self (default) or total\n"
+	        "  -k, --kernel          show kernel frames (default: a stack starts at its\n"
+	        "                        first user frame; kernel-only samples are counted apart)\n"
+	        "  -p, --pid PID         only the threads of process PID\n"
+	        "  -t, --tid TID         only thread TID\n"
+	        "      --text            plain tables even on a terminal\n\n"
+	        "Columns: SELF%% (samples whose leaf is the function) and TOTAL%% (samples whose\n"
+	        "stack holds it), as shares of the window's samples; the function; the thread\n"
+	        "and the process it ran in.  The status line gives the window's samples, the\n"
+	        "rate (samples per second of the window) and the samples the recording lost.\n\n"
+	        "Examples:\n"
+	        "  lfr top --repository /var/lib/lfr/repository\n"
+	        "  lfr top -R repo -n 3 | head -n 30\n\n"
+	        "Exit status: 0; 2 bad usage; 6 the repository could not be read; 8 its chunks\n"
+	        "do not parse.\n",
+	        LFR_DEFAULT_REPOSITORY);
+}
+
+struct top_view {
+	const char *dir;
+	char tmpdir[PATH_MAX], dump[PATH_MAX + 16];
+	bool have_dump;
+	uint64_t window_ns, delay_ns;
+	long iterations, lines;
+	struct top_opts o;
+	struct report *rep;
+	struct top_table t;
+	uint64_t lost; /* samples lost in the chunks read */
+	char err[512]; /* why the last refresh read nothing */
+	int exit_code; /* of the last failed refresh */
+};
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+/* The newest chunks of the repository that cover the window, read into v->rep. */
+static int load(struct top_view *v)
+{
+	struct lfr_jfr_repo_chunk *chunks = NULL;
+	struct lfr_jfr_dump_stats st;
+	size_t n = 0;
+	int64_t newest = 0;
+	int rc;
+
+	v->err[0] = 0;
+	rc = lfr_jfr_repo_list(v->dir, &chunks, &n, v->err, sizeof(v->err));
+	if (rc) {
+		v->exit_code = LFR_EXIT_IO;
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (chunks[i].chunk && chunks[i].end_nanos > newest)
+			newest = chunks[i].end_nanos;
+	free(chunks);
+	if (!newest) {
+		snprintf(v->err, sizeof(v->err), "no chunk in %s yet", v->dir);
+		v->exit_code = LFR_EXIT_FAILURE;
+		return -1;
+	}
+	/* whole chunks: those that end within the window of the newest end */
+	int64_t since = v->window_ns ? newest - (int64_t)v->window_ns : 0;
+	rc = lfr_jfr_repo_dump(v->dir, v->dump, since > 0 ? since : 0, &st, v->err, sizeof(v->err));
+	if (rc) {
+		v->exit_code = rc == -EUCLEAN ? LFR_EXIT_FORMAT : LFR_EXIT_IO;
+		return -1;
+	}
+	v->have_dump = true;
+	struct jfr_reader *r = jfr_open_file(v->dump, v->err, sizeof(v->err));
+	if (!r) {
+		v->exit_code = LFR_EXIT_IO;
+		return -1;
+	}
+	struct report_opts ro;
+	struct report *rep = NULL;
+
+	report_opts_init(&ro);
+	ro.timeline = true;
+	ro.jobs = 1;
+	rc = report_read(r, &ro, &rep);
+	if (rc) {
+		snprintf(v->err, sizeof(v->err), "%s", r->err);
+		v->exit_code = LFR_EXIT_FORMAT;
+	}
+	jfr_close(r);
+	if (rc && !rep)
+		return -1;
+	report_free(v->rep);
+	v->rep = rep;
+	v->lost = 0;
+	for (size_t i = 0; i < rep->nlost; i++)
+		if (strcmp(rep->lost[i].type, "jdk.DataLoss"))
+			v->lost += rep->lost[i].field ? rep->lost[i].amount : rep->lost[i].events;
+	return 0;
+}
+
+static int build(struct top_view *v)
+{
+	top_free(&v->t);
+	if (!v->rep)
+		return 0;
+	v->o.window_ns = (int64_t)v->window_ns;
+	if (top_build(v->rep, &v->o, &v->t)) {
+		snprintf(v->err, sizeof(v->err), "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+static double pct(uint64_t x, uint64_t of)
+{
+	return of ? 100.0 * (double)x / (double)of : 0;
+}
+
+/* The function's name as the report views give it: object after a native one, [k] for kernel. */
+static void func_name(const struct report *rep, uint32_t frame, char *buf, size_t n)
+{
+	const struct report_frame *f = &rep->frames[frame];
+
+	if (f->kind == RF_KERNEL)
+		snprintf(buf, n, "%s [k]", f->name);
+	else if (f->object)
+		snprintf(buf, n, "%s  (%s)", f->name, f->object);
+	else
+		snprintf(buf, n, "%s", f->name);
+}
+
+static void thread_name(const struct report *rep, uint32_t thread, char *buf, size_t n)
+{
+	const struct report_thread *th = &rep->threads[thread];
+
+	snprintf(buf, n, "%s/%lld", th->name ? th->name : "?", (long long)th->tid);
+}
+
+static void process_name(const struct report *rep, uint32_t thread, char *buf, size_t n)
+{
+	const struct report_thread *th = &rep->threads[thread];
+
+	if (th->pid < 0)
+		snprintf(buf, n, "?");
+	else
+		snprintf(buf, n, "%s/%lld", th->process ? th->process : "?", (long long)th->pid);
+}
+
+/* The status line: window, samples, rate, losses, sort, filters. */
+static void status_line(const struct top_view *v, char *buf, size_t n)
+{
+	const struct top_table *t = &v->t;
+	double secs = (double)(t->to_ns - t->from_ns + 1) / 1e9;
+	char filt[96] = "";
+
+	if (v->o.tid >= 0)
+		snprintf(filt, sizeof(filt), ", thread %lld", (long long)v->o.tid);
+	if (v->o.pid >= 0)
+		snprintf(filt + strlen(filt), sizeof(filt) - strlen(filt), ", process %lld",
+		         (long long)v->o.pid);
+	snprintf(buf, n, "%" PRIu64 " samples in %.1f s, %.1f/s, lost %" PRIu64 "%s%s, by %s%s",
+	         t->events - t->kernel_only, secs,
+	         t->events && secs > 0 ? (double)t->events / secs : 0, v->lost,
+	         t->kernel_only ? ", kernel-only " : "", t->kernel_only ? "counted apart" : "",
+	         v->o.sort == TOP_SORT_SELF ? "self" : "total", filt);
+	if (t->kernel_only) {
+		size_t l = strlen(buf);
+		snprintf(buf + l, n - l, " (%" PRIu64 " kernel-only samples; -k shows them)",
+		         t->kernel_only);
+	}
+}
+
+static void row_text(const struct top_view *v, const struct top_row *r, char *buf, size_t n)
+{
+	char fn[256], th[64], pr[64];
+
+	func_name(v->rep, r->frame, fn, sizeof(fn));
+	thread_name(v->rep, r->thread, th, sizeof(th));
+	process_name(v->rep, r->thread, pr, sizeof(pr));
+	snprintf(buf, n, "%6.2f%% %6.2f%%  %-44s %-20s %s", pct(r->self, v->t.samples),
+	         pct(r->total, v->t.samples), fn, th, pr);
+}
+
+#define HEADER                                                                                     \
+	"  SELF%  TOTAL%  FUNCTION                                     THREAD/TID           "      \
+	"PROCESS/PID"
+
+static void print_text(struct top_view *v, FILE *out)
+{
+	char line[512], when[40] = "?";
+
+	if (!v->rep) {
+		fprintf(out, "%s: %s\n\n", PROG, v->err);
+		fflush(out);
+		return;
+	}
+	time_t secs = (time_t)((v->rep->start_nanos + v->t.to_ns) / 1000000000);
+	struct tm tm;
+	if (gmtime_r(&secs, &tm))
+		strftime(when, sizeof(when), "%H:%M:%S UTC", &tm);
+	status_line(v, line, sizeof(line));
+	fprintf(out, "%s: %s, up to %s: %s\n%s\n", PROG, v->dir, when, line, HEADER);
+	for (size_t i = 0; i < v->t.nrows && (long)i < v->lines; i++) {
+		row_text(v, &v->t.rows[i], line, sizeof(line));
+		fprintf(out, "%s\n", line);
+	}
+	fprintf(out, "\n");
+	fflush(out);
+}
+
+/* Sleeps ns, cut short by a signal. */
+static void nap(uint64_t ns)
+{
+	struct timespec ts = {(time_t)(ns / 1000000000), (long)(ns % 1000000000)};
+
+	if (!interrupted)
+		nanosleep(&ts, NULL);
+}
+
+static int run_text(struct top_view *v)
+{
+	int rc = LFR_EXIT_OK;
+
+	for (long i = 0; !interrupted && (v->iterations <= 0 || i < v->iterations); i++) {
+		if (i)
+			nap(v->delay_ns);
+		if (load(v) && !v->rep)
+			rc = v->exit_code;
+		else
+			rc = LFR_EXIT_OK;
+		if (build(v))
+			return LFR_EXIT_FAILURE;
+		print_text(v, stdout);
+		if (ferror(stdout))
+			break;
+	}
+	return rc;
+}
+
+int cmd_top(int argc, char **argv)
+{
+	enum { O_TEXT = 256 };
+	static const struct option opts[] = {
+	    {"repository", required_argument, NULL, 'R'},
+	    {"window", required_argument, NULL, 'w'},
+	    {"delay", required_argument, NULL, 'd'},
+	    {"iterations", required_argument, NULL, 'n'},
+	    {"lines", required_argument, NULL, 'l'},
+	    {"sort", required_argument, NULL, 's'},
+	    {"kernel", no_argument, NULL, 'k'},
+	    {"pid", required_argument, NULL, 'p'},
+	    {"tid", required_argument, NULL, 't'},
+	    {"text", no_argument, NULL, O_TEXT},
+	    {"help", no_argument, NULL, 'h'},
+	    {0},
+	};
+	struct top_view v = {.dir = LFR_DEFAULT_REPOSITORY,
+	                     .window_ns = 5000000000ull,
+	                     .delay_ns = 1000000000ull,
+	                     .lines = 20};
+	bool text = false;
+	char *end;
+	int c, rc;
+
+	top_opts_init(&v.o);
+	while ((c = getopt_long(argc, argv, "+R:w:d:n:l:s:kp:t:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'R':
+			v.dir = optarg;
+			break;
+		case 'w':
+			if (!strcmp(optarg, "0"))
+				v.window_ns = 0;
+			else if (cli_parse_duration(PROG, "--window", optarg, 1000000,
+			                            366 * 86400000000000ull, &v.window_ns) < 0)
+				return LFR_EXIT_USAGE;
+			break;
+		case 'd':
+			if (cli_parse_duration(PROG, "--delay", optarg, 10000000, 3600000000000ull,
+			                       &v.delay_ns) < 0)
+				return LFR_EXIT_USAGE;
+			break;
+		case 'n':
+		case 'l':
+		case 'p':
+		case 't': {
+			errno = 0;
+			long x = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end || x < 1 || x > INT_MAX) {
+				fprintf(stderr, "%s: -%c takes a number from 1 to %d, not '%s'\n",
+				        PROG, c, INT_MAX, optarg);
+				return LFR_EXIT_USAGE;
+			}
+			if (c == 'n')
+				v.iterations = x;
+			else if (c == 'l')
+				v.lines = x;
+			else if (c == 'p')
+				v.o.pid = x;
+			else
+				v.o.tid = x;
+			break;
+		}
+		case 's':
+			if (!strcmp(optarg, "self"))
+				v.o.sort = TOP_SORT_SELF;
+			else if (!strcmp(optarg, "total"))
+				v.o.sort = TOP_SORT_TOTAL;
+			else {
+				fprintf(stderr, "%s: --sort is self or total, not '%s'\n", PROG,
+				        optarg);
+				return LFR_EXIT_USAGE;
+			}
+			break;
+		case 'k':
+			v.o.kernel = true;
+			break;
+		case O_TEXT:
+			text = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return LFR_EXIT_OK;
+		default:
+			fprintf(stderr, "Run 'lfr top --help' for the options.\n");
+			return LFR_EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "%s: '%s': lfr top reads a repository (--repository DIR)\n", PROG,
+		        argv[optind]);
+		return LFR_EXIT_USAGE;
+	}
+	const char *tmp = getenv("TMPDIR");
+	snprintf(v.tmpdir, sizeof(v.tmpdir), "%s/lfr-top-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(v.tmpdir)) {
+		fprintf(stderr, "%s: cannot create a directory in %s: %s\n", PROG,
+		        tmp && *tmp ? tmp : "/tmp", strerror(errno));
+		return LFR_EXIT_IO;
+	}
+	snprintf(v.dump, sizeof(v.dump), "%s/window.jfr", v.tmpdir);
+	struct sigaction sa = {.sa_handler = on_signal};
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	(void)text;
+	rc = run_text(&v);
+	top_free(&v.t);
+	report_free(v.rep);
+	unlink(v.dump);
+	rmdir(v.tmpdir);
+	return rc;
+}
