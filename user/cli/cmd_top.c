@@ -18,10 +18,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <curses.h>
+
 #include "cli/commands.h"
 #include "cli/ctl_util.h"
 #include "jfr/reader.h"
 #include "jfr/repository.h"
+#include "lib/outfile.h"
 #include "report/report.h"
 #include "report/top.h"
 
@@ -281,6 +284,304 @@ static int run_text(struct top_view *v)
 	return rc;
 }
 
+/* The full-screen view's state: the selected line, the zoom, pause, the last message. */
+struct top_screen {
+	size_t sel; /* index into the shown list */
+	uint32_t sel_frame, sel_thread;
+	bool paused;
+	char msg[PATH_MAX + 64];
+};
+
+/* The list the selection moves in: the table's rows, or in a zoom its callers then callees. */
+static size_t shown_rows(const struct top_view *v)
+{
+	if (v->o.zoom != TOP_ALL)
+		return v->t.ncallers + v->t.ncallees;
+	return v->t.nrows;
+}
+
+static const struct top_row *shown_row(const struct top_view *v, size_t i)
+{
+	if (v->o.zoom == TOP_ALL)
+		return i < v->t.nrows ? &v->t.rows[i] : NULL;
+	if (i < v->t.ncallers)
+		return &v->t.callers[i];
+	i -= v->t.ncallers;
+	return i < v->t.ncallees ? &v->t.callees[i] : NULL;
+}
+
+/* After a rebuild: the selection stays on its function and thread when it is still shown. */
+static void keep_selection(const struct top_view *v, struct top_screen *s)
+{
+	size_t n = shown_rows(v);
+
+	for (size_t i = 0; i < n; i++) {
+		const struct top_row *r = shown_row(v, i);
+		if (r->frame == s->sel_frame && r->thread == s->sel_thread) {
+			s->sel = i;
+			return;
+		}
+	}
+	if (s->sel >= n)
+		s->sel = n ? n - 1 : 0;
+}
+
+static void remember_selection(const struct top_view *v, struct top_screen *s)
+{
+	const struct top_row *r = shown_row(v, s->sel);
+
+	s->sel_frame = r ? r->frame : TOP_ALL;
+	s->sel_thread = r ? r->thread : TOP_ALL;
+}
+
+static void put_line(int y, const char *text, int attr)
+{
+	int w = COLS;
+
+	if (y >= LINES)
+		return;
+	attron(attr);
+	mvaddnstr(y, 0, text, w);
+	if (attr & A_REVERSE) /* the bar spans the width */
+		for (int x = (int)strlen(text); x < w; x++)
+			mvaddch(y, x, ' ');
+	attroff(attr);
+}
+
+static void draw(struct top_view *v, struct top_screen *s)
+{
+	char line[1024], st[512];
+	int y = 0;
+
+	erase();
+	snprintf(line, sizeof(line), "%s: %s%s", PROG, v->dir, s->paused ? "  [paused]" : "");
+	put_line(y++, line, A_BOLD);
+	if (!v->rep) {
+		put_line(y++, v->err, 0);
+	} else {
+		status_line(v, st, sizeof(st));
+		put_line(y++, st, 0);
+	}
+	int bottom = LINES - 2; /* the message line, then the keys */
+	if (v->rep && v->o.zoom == TOP_ALL) {
+		put_line(y++, HEADER, A_REVERSE);
+		size_t room = bottom > y ? (size_t)(bottom - y) : 1;
+		size_t first = s->sel >= room ? s->sel - room + 1 : 0; /* the selection in view */
+		for (size_t i = first; i < v->t.nrows && y < bottom; i++) {
+			row_text(v, &v->t.rows[i], line, sizeof(line));
+			put_line(y++, line, i == s->sel ? A_STANDOUT | A_BOLD : 0);
+		}
+	} else if (v->rep) {
+		char fn[256];
+
+		func_name(v->rep, v->o.zoom, fn, sizeof(fn));
+		snprintf(line, sizeof(line), "zoom: %s  self %.2f%%  total %.2f%%", fn,
+		         pct(v->t.zoom.self, v->t.samples), pct(v->t.zoom.total, v->t.samples));
+		put_line(y++, line, A_BOLD);
+		for (int part = 0; part < 2; part++) {
+			const struct top_row *rows = part ? v->t.callees : v->t.callers;
+			size_t n = part ? v->t.ncallees : v->t.ncallers,
+			       base = part ? v->t.ncallers : 0;
+
+			if (y >= bottom)
+				break;
+			snprintf(line, sizeof(line), " TOTAL%%  %s OF %s",
+			         part ? "CALLEES" : "CALLERS", fn);
+			put_line(y++, line, A_REVERSE);
+			for (size_t i = 0; i < n && y < bottom; i++) {
+				func_name(v->rep, rows[i].frame, fn + 128, 128);
+				snprintf(line, sizeof(line), "%6.2f%%  %s",
+				         pct(rows[i].total, v->t.samples), fn + 128);
+				put_line(y++, line, base + i == s->sel ? A_STANDOUT | A_BOLD : 0);
+			}
+			if (!n && y < bottom)
+				put_line(y++, "  none", 0);
+			func_name(v->rep, v->o.zoom, fn, sizeof(fn));
+		}
+	}
+	put_line(LINES - 2, s->msg, A_BOLD);
+	put_line(
+	    LINES - 1,
+	    v->o.zoom == TOP_ALL
+	        ? "q quit  s sort  z/Enter zoom  t thread  p process  space pause  w write  "
+	          "up/down select"
+	        : "q quit  z/Enter zoom there  Esc/b back  space pause  w write  up/down select",
+	    A_REVERSE);
+	refresh();
+}
+
+/* Writes the recording the view was read from to lfr-top-DATE-TIME.jfr. */
+static void write_shown(struct top_view *v, struct top_screen *s)
+{
+	char path[64], err[512], buf[65536];
+	struct lfr_outfile of;
+	time_t now = time(NULL);
+	struct tm tm;
+	ssize_t n;
+	int in;
+
+	if (!v->have_dump) {
+		snprintf(s->msg, sizeof(s->msg), "nothing read yet");
+		return;
+	}
+	gmtime_r(&now, &tm);
+	strftime(path, sizeof(path), "lfr-top-%Y%m%d-%H%M%S.jfr", &tm);
+	in = open(v->dump, O_RDONLY | O_CLOEXEC);
+	if (in < 0 || lfr_outfile_open(&of, path, 0640, err, sizeof(err))) {
+		snprintf(s->msg, sizeof(s->msg), "cannot write %s: %s", path,
+		         in < 0 ? strerror(errno) : err);
+		if (in >= 0)
+			close(in);
+		return;
+	}
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(of.fd, buf, (size_t)n) != n) {
+			n = -1;
+			break;
+		}
+	close(in);
+	if (n < 0 || lfr_outfile_commit(&of, err, sizeof(err))) {
+		snprintf(s->msg, sizeof(s->msg), "cannot write %s: %s", path,
+		         n < 0 ? strerror(errno) : err);
+		lfr_outfile_abort(&of);
+		return;
+	}
+	lfr_outfile_abort(&of);
+	snprintf(s->msg, sizeof(s->msg), "wrote %s (the chunks shown: lfr report %s)", path, path);
+}
+
+static double mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int run_screen(struct top_view *v)
+{
+	struct top_screen s = {.sel_frame = TOP_ALL, .sel_thread = TOP_ALL};
+	double next = 0;
+	long done = 0;
+	int rc = LFR_EXIT_OK;
+
+	if (!initscr()) {
+		fprintf(stderr, "%s: cannot drive this terminal (TERM=%s)\n", PROG,
+		        getenv("TERM") ? getenv("TERM") : "");
+		return LFR_EXIT_FAILURE;
+	}
+	cbreak();
+	noecho();
+	keypad(stdscr, TRUE);
+	curs_set(0);
+	set_escdelay(25);
+	timeout(100);
+	while (!interrupted) {
+		bool rebuild = false;
+
+		if (!s.paused && mono() >= next) {
+			if (v->iterations > 0 && done >= v->iterations)
+				break;
+			rc = load(v) && !v->rep ? v->exit_code : LFR_EXIT_OK;
+			next = mono() + (double)v->delay_ns / 1e9;
+			done++;
+			rebuild = true;
+		}
+		int key = getch();
+		if (key != ERR && key != KEY_RESIZE)
+			s.msg[0] = 0;
+		switch (key) {
+		case 'q':
+		case 'Q':
+			interrupted = 1;
+			continue;
+		case KEY_UP:
+		case 'k':
+			if (s.sel > 0)
+				s.sel--;
+			remember_selection(v, &s);
+			break;
+		case KEY_DOWN:
+		case 'j':
+			if (s.sel + 1 < shown_rows(v))
+				s.sel++;
+			remember_selection(v, &s);
+			break;
+		case 's':
+			if (v->o.zoom == TOP_ALL) {
+				v->o.sort =
+				    v->o.sort == TOP_SORT_SELF ? TOP_SORT_TOTAL : TOP_SORT_SELF;
+				rebuild = true;
+				s.sel = 0; /* the new first line */
+				s.sel_frame = s.sel_thread = TOP_ALL;
+			}
+			break;
+		case 'z':
+		case '\n':
+		case KEY_ENTER: {
+			const struct top_row *r = shown_row(v, s.sel);
+			if (r) {
+				v->o.zoom = r->frame;
+				s.sel = 0;
+				s.sel_frame = s.sel_thread = TOP_ALL;
+				rebuild = true;
+			}
+			break;
+		}
+		case 27: /* Esc */
+		case 'b':
+		case KEY_BACKSPACE:
+			if (v->o.zoom != TOP_ALL) {
+				s.sel_frame = v->o.zoom;
+				s.sel_thread = TOP_ALL;
+				v->o.zoom = TOP_ALL;
+				rebuild = true;
+			}
+			break;
+		case 't':
+		case 'p': {
+			const struct top_row *r = shown_row(v, s.sel);
+			int64_t *f = key == 't' ? &v->o.tid : &v->o.pid;
+			if (*f >= 0) {
+				*f = -1;
+			} else if (r && r->thread != TOP_ALL) {
+				const struct report_thread *th = &v->rep->threads[r->thread];
+				*f = key == 't' ? th->tid : th->pid;
+				if (*f < 0)
+					snprintf(s.msg, sizeof(s.msg),
+					         "the process of %s is not known",
+					         th->name ? th->name : "?");
+			} else {
+				snprintf(s.msg, sizeof(s.msg), "select a line of the table first");
+			}
+			rebuild = true;
+			break;
+		}
+		case ' ':
+			s.paused = !s.paused;
+			break;
+		case 'w':
+			write_shown(v, &s);
+			break;
+		case KEY_RESIZE:
+		case ERR:
+		default:
+			break;
+		}
+		if (rebuild) {
+			if (build(v)) {
+				rc = LFR_EXIT_FAILURE;
+				break;
+			}
+			keep_selection(v, &s);
+			remember_selection(v, &s);
+		}
+		draw(v, &s);
+	}
+	endwin();
+	return rc;
+}
+
 int cmd_top(int argc, char **argv)
 {
 	enum { O_TEXT = 256 };
@@ -388,8 +689,7 @@ int cmd_top(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	(void)text;
-	rc = run_text(&v);
+	rc = text || !isatty(STDOUT_FILENO) ? run_text(&v) : run_screen(&v);
 	top_free(&v.t);
 	report_free(v.rep);
 	unlink(v.dump);
