@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lfr top: a live view of the hottest functions, refreshed every second.  It reads a repository
- * (the lfr service's, or lfr record --repository's): at each refresh the newest chunks that cover
- * the window are dumped to a temporary file, read as lfr report reads a file (every sample with
- * its time), and the samples of the window are aggregated by report/top.c.  On a terminal it is a
- * full-screen ncurses view; otherwise it prints plain tables.
+ * lfr top: a live view of the hottest functions, refreshed every second.  It reads a repository:
+ * the lfr service's or lfr record --repository's, or that of a session of its own, which is
+ * lfr record --repository run as a child into a temporary directory (the runner, recorder, stack
+ * walks and symbols of lfr record, not a second copy of them).  At each refresh the newest chunks
+ * that cover the window are dumped to a temporary file, read as lfr report reads a file (every
+ * sample with its time), and the samples of the window are aggregated by report/top.c.  On a
+ * terminal it is a full-screen ncurses view; otherwise it prints plain tables.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <dirent.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <curses.h>
@@ -33,38 +37,64 @@
 static void usage(FILE *out)
 {
 	fprintf(out,
-	        "usage: lfr top [OPTIONS] --repository DIR\n\n"
+	        "usage: lfr top [OPTIONS] [-a | -p PID,... | -t TID,... | -G CGROUP] [-- COMMAND "
+	        "[ARGS...]]\n"
+	        "       lfr top [OPTIONS] --repository DIR [-p PID] [-t TID]\n\n"
 	        "A live view of the hottest functions: the samples of the last seconds (the\n"
 	        "window) per function and thread, with their self and total shares, refreshed\n"
-	        "every second.  --repository DIR reads what a continuous recording keeps (the\n"
-	        "lfr service's repository, lfr record --repository): no second session.  On a\n"
-	        "terminal the view is full-screen (keys below); when standard output is not a\n"
-	        "terminal, or with --text, each refresh is printed as a plain table.\n\n"
-	        "  -R, --repository DIR  read the chunks of DIR (default %s)\n"
+	        "every second.  It samples in a session of its own (lfr record --repository into\n"
+	        "a temporary directory, removed at the end): every user thread of the machine by\n"
+	        "default, or lfr record's targets.  With --repository DIR it reads what a\n"
+	        "continuous recording keeps there (the lfr service, lfr record --repository)\n"
+	        "instead: no second session.  On a terminal the view is full-screen (keys below);\n"
+	        "when standard output is not a terminal, or with --text, each refresh is printed\n"
+	        "as a plain table.\n\n"
+	        "What to sample (lfr record's targets; -p and -t filter with --repository):\n"
+	        "  -- COMMAND [ARGS...]  run COMMAND and sample it (lfr top ends with it)\n"
+	        "  -p, --pid PID,...     these processes (with --repository: only process PID)\n"
+	        "  -t, --tid TID,...     these threads (with --repository: only thread TID)\n"
+	        "  -G, --cgroup CGROUP   the threads of a cgroup v2\n"
+	        "  -a, --all             every user thread (the default)\n"
+	        "  -F, --freq HZ         samples per second of each thread's CPU time\n"
+	        "  -R, --repository DIR  read the chunks of DIR (the service's: %s)\n\n"
+	        "View:\n"
 	        "  -w, --window TIME     the samples of the last TIME (default 5s; 0: all read)\n"
 	        "  -d, --delay TIME      between refreshes (default 1s)\n"
 	        "  -n, --iterations N    exit after N refreshes (default: until q or Ctrl-C)\n"
 	        "  -l, --lines N         rows of a plain table (default 20)\n"
 	        "  -s, --sort KEY        self (default) or total\n"
-	        "  -k, --kernel          show kernel frames (default: a stack starts at its\n"
-	        "                        first user frame; kernel-only samples are counted apart)\n"
-	        "  -p, --pid PID         only the threads of process PID\n"
-	        "  -t, --tid TID         only thread TID\n"
+	        "  -k, --kernel          kernel frames too (a session records kernel stacks);\n"
+	        "                        without -k a stack starts at its first user frame and\n"
+	        "                        the samples with kernel frames only are counted apart\n"
 	        "      --text            plain tables even on a terminal\n\n"
 	        "Columns: SELF%% (samples whose leaf is the function) and TOTAL%% (samples whose\n"
 	        "stack holds it), as shares of the window's samples; the function; the thread\n"
 	        "and the process it ran in.  The status line gives the window's samples, the\n"
-	        "rate (samples per second of the window) and the samples the recording lost.\n\n"
+	        "rate achieved (samples per second of the window) and the samples the recording\n"
+	        "lost (in the chunks read).\n\n"
+	        "Keys: up/down (or k/j) select a line; s sorts by self or by total; z or Enter\n"
+	        "zooms into the selected function: its callers and callees (z again goes down\n"
+	        "into the selected one, Esc or b back to the table); t keeps only the selected\n"
+	        "line's thread, p its process (again: all); space pauses and resumes; w writes\n"
+	        "the chunks shown to lfr-top-DATE-TIME.jfr; q quits.\n\n"
 	        "Examples:\n"
+	        "  lfr top -k\n"
+	        "  lfr top -- ./app --flag\n"
 	        "  lfr top --repository /var/lib/lfr/repository\n"
-	        "  lfr top -R repo -n 3 | head -n 30\n\n"
+	        "  lfr top -n 3 | head -n 30\n\n"
 	        "Exit status: 0; 2 bad usage; 6 the repository could not be read; 8 its chunks\n"
-	        "do not parse.\n",
+	        "do not parse; a session that could not start: lfr record's (3 no module, 4 no\n"
+	        "permission, 5 no such target).\n",
 	        LFR_DEFAULT_REPOSITORY);
 }
 
 struct top_view {
 	const char *dir;
+	/* the session of its own (no --repository): lfr record --repository into tmpdir/session */
+	pid_t child;
+	int child_status;
+	bool child_done;
+	char log[PATH_MAX + 16];
 	char tmpdir[PATH_MAX], dump[PATH_MAX + 16];
 	bool have_dump;
 	uint64_t window_ns, delay_ns;
@@ -85,6 +115,86 @@ static void on_signal(int sig)
 	interrupted = 1;
 }
 
+/* Whether the session's recorder ended (reaped here). */
+static bool session_ended(struct top_view *v)
+{
+	if (v->child > 0 && !v->child_done &&
+	    waitpid(v->child, &v->child_status, WNOHANG) == v->child)
+		v->child_done = true;
+	return v->child > 0 && v->child_done;
+}
+
+static int session_exit(const struct top_view *v)
+{
+	if (WIFEXITED(v->child_status))
+		return WEXITSTATUS(v->child_status);
+	return LFR_EXIT_FAILURE;
+}
+
+/*
+ * Starts the session: `lfr record --repository DIR` of this very program with the targets given
+ * (lfr record's runner and recorder, its stack walks and symbols), its messages into a log.
+ */
+static int session_start(struct top_view *v, char **args)
+{
+	v->child = fork();
+	if (v->child < 0) {
+		fprintf(stderr, "%s: fork: %s\n", PROG, strerror(errno));
+		return -1;
+	}
+	if (v->child == 0) {
+		int fd = open(v->log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		int in = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+		if (fd < 0 || in < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0 || dup2(in, 0) < 0)
+			_exit(LFR_EXIT_IO);
+		signal(SIGPIPE, SIG_DFL);
+		execv("/proc/self/exe", args);
+		fprintf(stderr, "%s: cannot run lfr record: %s\n", PROG, strerror(errno));
+		_exit(LFR_EXIT_FAILURE);
+	}
+	return 0;
+}
+
+/* Ends the session (Ctrl-C's way: it drains and writes its last chunk) and waits for it. */
+static void session_stop(struct top_view *v)
+{
+	if (v->child <= 0 || v->child_done)
+		return;
+	kill(v->child, SIGINT);
+	while (waitpid(v->child, &v->child_status, 0) < 0 && errno == EINTR)
+		;
+	v->child_done = true;
+}
+
+/* The session's log on stderr (after the screen is gone). */
+static void session_log(const struct top_view *v)
+{
+	char buf[4096];
+	FILE *f = fopen(v->log, "r");
+
+	if (!f)
+		return;
+	while (fgets(buf, sizeof(buf), f))
+		fputs(buf, stderr);
+	fclose(f);
+}
+
+/* Removes the files of a directory lfr top made, then the directory. */
+static void remove_dir(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *de;
+
+	if (d) {
+		while ((de = readdir(d)))
+			if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+				unlinkat(dirfd(d), de->d_name, 0);
+		closedir(d);
+	}
+	rmdir(path);
+}
+
 /* The newest chunks of the repository that cover the window, read into v->rep. */
 static int load(struct top_view *v)
 {
@@ -96,7 +206,9 @@ static int load(struct top_view *v)
 
 	v->err[0] = 0;
 	rc = lfr_jfr_repo_list(v->dir, &chunks, &n, v->err, sizeof(v->err));
-	if (rc) {
+	if (rc == -ENOENT && v->child > 0) /* the session has not made it yet */
+		n = 0;
+	else if (rc) {
 		v->exit_code = LFR_EXIT_IO;
 		return -1;
 	}
@@ -105,7 +217,10 @@ static int load(struct top_view *v)
 			newest = chunks[i].end_nanos;
 	free(chunks);
 	if (!newest) {
-		snprintf(v->err, sizeof(v->err), "no chunk in %s yet", v->dir);
+		if (v->child > 0)
+			snprintf(v->err, sizeof(v->err), "waiting for the session's first samples");
+		else
+			snprintf(v->err, sizeof(v->err), "no chunk in %s yet", v->dir);
 		v->exit_code = LFR_EXIT_FAILURE;
 		return -1;
 	}
@@ -268,17 +383,24 @@ static int run_text(struct top_view *v)
 {
 	int rc = LFR_EXIT_OK;
 
-	for (long i = 0; !interrupted && (v->iterations <= 0 || i < v->iterations); i++) {
-		if (i)
+	for (long i = 0, pass = 0; !interrupted && (v->iterations <= 0 || i < v->iterations);
+	     i++, pass++) {
+		if (pass)
 			nap(v->delay_ns);
-		if (load(v) && !v->rep)
-			rc = v->exit_code;
-		else
-			rc = LFR_EXIT_OK;
+		/* a session that ended: what it recorded is read once more, then lfr top ends */
+		bool ended = session_ended(v);
+		int loaded = load(v);
+		if (ended && !v->rep)
+			return session_exit(v) ? session_exit(v) : v->exit_code;
+		rc = loaded && !v->rep ? v->exit_code : LFR_EXIT_OK;
+		if (!v->rep && v->child > 0 && !ended) {
+			i--; /* the session's first flush is a second away: no table yet */
+			continue;
+		}
 		if (build(v))
 			return LFR_EXIT_FAILURE;
 		print_text(v, stdout);
-		if (ferror(stdout))
+		if (ferror(stdout) || ended)
 			break;
 	}
 	return rc;
@@ -463,6 +585,7 @@ static int run_screen(struct top_view *v)
 	struct top_screen s = {.sel_frame = TOP_ALL, .sel_thread = TOP_ALL};
 	double next = 0;
 	long done = 0;
+	bool ended = false;
 	int rc = LFR_EXIT_OK;
 
 	if (!initscr()) {
@@ -479,12 +602,22 @@ static int run_screen(struct top_view *v)
 	while (!interrupted) {
 		bool rebuild = false;
 
-		if (!s.paused && mono() >= next) {
+		if (!s.paused && !ended && mono() >= next) {
 			if (v->iterations > 0 && done >= v->iterations)
 				break;
+			ended = session_ended(v);
 			rc = load(v) && !v->rep ? v->exit_code : LFR_EXIT_OK;
+			if (ended && !v->rep) {
+				rc = session_exit(v) ? session_exit(v) : v->exit_code;
+				break;
+			}
+			if (ended)
+				snprintf(s.msg, sizeof(s.msg),
+				         "the session ended (exit %d): its last samples are shown",
+				         session_exit(v));
 			next = mono() + (double)v->delay_ns / 1e9;
-			done++;
+			done += v->rep !=
+			        NULL; /* waiting for the session's first samples: no refresh */
 			rebuild = true;
 		}
 		int key = getch();
@@ -595,6 +728,9 @@ int cmd_top(int argc, char **argv)
 	    {"kernel", no_argument, NULL, 'k'},
 	    {"pid", required_argument, NULL, 'p'},
 	    {"tid", required_argument, NULL, 't'},
+	    {"cgroup", required_argument, NULL, 'G'},
+	    {"all", no_argument, NULL, 'a'},
+	    {"freq", required_argument, NULL, 'F'},
 	    {"text", no_argument, NULL, O_TEXT},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
@@ -603,15 +739,38 @@ int cmd_top(int argc, char **argv)
 	                     .window_ns = 5000000000ull,
 	                     .delay_ns = 1000000000ull,
 	                     .lines = 20};
-	bool text = false;
+	bool text = false, repository = false;
+	/* lfr record's command line for a session of its own: at most 9 fixed words + 3 per target
+	 */
+	char *rec[64 + 16] = {"lfr", "record", "-q"}, *pids = NULL, *tids = NULL;
+	int nrec = 3;
 	char *end;
 	int c, rc;
 
 	top_opts_init(&v.o);
-	while ((c = getopt_long(argc, argv, "+R:w:d:n:l:s:kp:t:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+R:w:d:n:l:s:kp:t:G:aF:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'R':
 			v.dir = optarg;
+			repository = true;
+			break;
+		case 'G':
+		case 'a':
+		case 'F':
+			if (nrec + 2 >= 64) {
+				fprintf(stderr, "%s: too many targets\n", PROG);
+				return LFR_EXIT_USAGE;
+			}
+			rec[nrec++] = c == 'G' ? "-G" : c == 'a' ? "-a" : "-F";
+			if (optarg)
+				rec[nrec++] = optarg;
+			break;
+		case 'p':
+		case 't':
+			if (c == 'p')
+				pids = optarg;
+			else
+				tids = optarg;
 			break;
 		case 'w':
 			if (!strcmp(optarg, "0"))
@@ -626,9 +785,7 @@ int cmd_top(int argc, char **argv)
 				return LFR_EXIT_USAGE;
 			break;
 		case 'n':
-		case 'l':
-		case 'p':
-		case 't': {
+		case 'l': {
 			errno = 0;
 			long x = strtol(optarg, &end, 10);
 			if (errno || end == optarg || *end || x < 1 || x > INT_MAX) {
@@ -638,12 +795,8 @@ int cmd_top(int argc, char **argv)
 			}
 			if (c == 'n')
 				v.iterations = x;
-			else if (c == 'l')
-				v.lines = x;
-			else if (c == 'p')
-				v.o.pid = x;
 			else
-				v.o.tid = x;
+				v.lines = x;
 			break;
 		}
 		case 's':
@@ -658,6 +811,8 @@ int cmd_top(int argc, char **argv)
 			}
 			break;
 		case 'k':
+			if (!v.o.kernel)
+				rec[nrec++] = "-k";
 			v.o.kernel = true;
 			break;
 		case O_TEXT:
@@ -671,10 +826,45 @@ int cmd_top(int argc, char **argv)
 			return LFR_EXIT_USAGE;
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, "%s: '%s': lfr top reads a repository (--repository DIR)\n", PROG,
-		        argv[optind]);
-		return LFR_EXIT_USAGE;
+	if (repository) {
+		/* the threads shown: one process, one thread */
+		const char *ids[2] = {pids, tids};
+		int64_t *f[2] = {&v.o.pid, &v.o.tid};
+		for (int i = 0; i < 2; i++) {
+			if (!ids[i])
+				continue;
+			errno = 0;
+			long x = strtol(ids[i], &end, 10);
+			if (errno || end == ids[i] || *end || x < 1 || x > INT_MAX) {
+				fprintf(stderr,
+				        "%s: with --repository, -%c takes one id, not '%s'\n", PROG,
+				        i ? 't' : 'p', ids[i]);
+				return LFR_EXIT_USAGE;
+			}
+			*f[i] = x;
+		}
+		if (optind < argc || nrec > 3 + v.o.kernel) {
+			fprintf(
+			    stderr,
+			    "%s: --repository DIR shows what a recording keeps there: no command, "
+			    "-G, -a or -F\n",
+			    PROG);
+			return LFR_EXIT_USAGE;
+		}
+	} else {
+		if (pids) {
+			rec[nrec++] = "-p";
+			rec[nrec++] = pids;
+		}
+		if (tids) {
+			rec[nrec++] = "-t";
+			rec[nrec++] = tids;
+		}
+		bool target = optind < argc || pids || tids;
+		for (int i = 3; i < nrec; i++)
+			target |= !strcmp(rec[i], "-a") || !strcmp(rec[i], "-G");
+		if (!target) /* system-wide by default, as perf top */
+			rec[nrec++] = "-a";
 	}
 	const char *tmp = getenv("TMPDIR");
 	snprintf(v.tmpdir, sizeof(v.tmpdir), "%s/lfr-top-XXXXXX", tmp && *tmp ? tmp : "/tmp");
@@ -684,15 +874,52 @@ int cmd_top(int argc, char **argv)
 		return LFR_EXIT_IO;
 	}
 	snprintf(v.dump, sizeof(v.dump), "%s/window.jfr", v.tmpdir);
+	char session[PATH_MAX + 16], chunk_age[32], max_age[32];
+	snprintf(session, sizeof(session), "%s/session", v.tmpdir);
+	snprintf(v.log, sizeof(v.log), "%s/record.log", v.tmpdir);
 	struct sigaction sa = {.sa_handler = on_signal};
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	if (!repository) {
+		/* a chunk a second, kept for the window (and a chunk's age more) */
+		snprintf(chunk_age, sizeof(chunk_age), "1s");
+		snprintf(
+		    max_age, sizeof(max_age), "%" PRIu64 "ms",
+		    (uint64_t)((v.window_ns ? v.window_ns : 600000000000ull) / 1000000 + 2000));
+		char *fixed[] = {"--repository", session,     "--chunk-age",
+		                 chunk_age,      "--max-age", max_age};
+		for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
+			rec[nrec++] = fixed[i];
+		int ncmd = argc - optind;
+		char **args = calloc((size_t)(nrec + ncmd + 2), sizeof(*args));
+		if (!args) {
+			fprintf(stderr, "%s: out of memory\n", PROG);
+			remove_dir(v.tmpdir);
+			return LFR_EXIT_FAILURE;
+		}
+		memcpy(args, rec, (size_t)nrec * sizeof(*args));
+		if (ncmd) {
+			args[nrec] = "--";
+			memcpy(args + nrec + 1, argv + optind, (size_t)ncmd * sizeof(*args));
+		}
+		v.dir = session;
+		rc = session_start(&v, args);
+		free(args);
+		if (rc) {
+			remove_dir(v.tmpdir);
+			return LFR_EXIT_FAILURE;
+		}
+	}
 	rc = text || !isatty(STDOUT_FILENO) ? run_text(&v) : run_screen(&v);
+	session_stop(&v);
+	if (v.child > 0 && (rc || session_exit(&v)))
+		session_log(&v);
 	top_free(&v.t);
 	report_free(v.rep);
 	unlink(v.dump);
-	rmdir(v.tmpdir);
+	remove_dir(session);
+	remove_dir(v.tmpdir);
 	return rc;
 }
