@@ -320,10 +320,9 @@ static void status_line(const struct top_view *v, char *buf, size_t n)
 	if (v->o.pid >= 0)
 		snprintf(filt + strlen(filt), sizeof(filt) - strlen(filt), ", process %lld",
 		         (long long)v->o.pid);
-	snprintf(buf, n, "%" PRIu64 " samples in %.1f s, %.1f/s, lost %" PRIu64 "%s%s, by %s%s",
+	snprintf(buf, n, "%" PRIu64 " samples in %.1f s, %.1f/s, lost %" PRIu64 ", by %s%s",
 	         t->events - t->kernel_only, secs,
 	         t->events && secs > 0 ? (double)t->events / secs : 0, v->lost,
-	         t->kernel_only ? ", kernel-only " : "", t->kernel_only ? "counted apart" : "",
 	         v->o.sort == TOP_SORT_SELF ? "self" : "total", filt);
 	if (t->kernel_only) {
 		size_t l = strlen(buf);
