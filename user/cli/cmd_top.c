@@ -94,6 +94,7 @@ struct top_view {
 	pid_t child;
 	int child_status;
 	bool child_done;
+	bool sampled; /* the session's samples have been seen */
 	char log[PATH_MAX + 16];
 	char tmpdir[PATH_MAX], dump[PATH_MAX + 16];
 	bool have_dump;
@@ -113,6 +114,17 @@ static void on_signal(int sig)
 {
 	(void)sig;
 	interrupted = 1;
+}
+
+/*
+ * Whether a session of its own has given no sample yet (its first chunk is empty until its first
+ * flush, a second or more after the start): no refresh to show or count.
+ */
+static bool session_waiting(struct top_view *v, bool ended)
+{
+	if (v->rep && v->rep->ntimed)
+		v->sampled = true;
+	return v->child > 0 && !ended && !v->sampled;
 }
 
 /* Whether the session's recorder ended (reaped here). */
@@ -392,8 +404,8 @@ static int run_text(struct top_view *v)
 		if (ended && !v->rep)
 			return session_exit(v) ? session_exit(v) : v->exit_code;
 		rc = loaded && !v->rep ? v->exit_code : LFR_EXIT_OK;
-		if (!v->rep && v->child > 0 && !ended) {
-			i--; /* the session's first flush is a second away: no table yet */
+		if (session_waiting(v, ended)) {
+			i--; /* no table yet */
 			continue;
 		}
 		if (build(v))
@@ -615,8 +627,7 @@ static int run_screen(struct top_view *v)
 				         "the session ended (exit %d): its last samples are shown",
 				         session_exit(v));
 			next = mono() + (double)v->delay_ns / 1e9;
-			done += v->rep !=
-			        NULL; /* waiting for the session's first samples: no refresh */
+			done += !session_waiting(v, ended);
 			rebuild = true;
 		}
 		int key = getch();
