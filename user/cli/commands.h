@@ -35,5 +35,6 @@ int cmd_stop(int argc, char **argv);
 int cmd_raw(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
+int cmd_top(int argc, char **argv);
 
 #endif

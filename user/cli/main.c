@@ -10,6 +10,7 @@ static const struct lfr_command commands[] = {
     {"version", cmd_version, "print the version of the lfr tools"},
     {"record", cmd_record, "sample threads into a JFR file (or, always on, a repository)"},
     {"report", cmd_report, "show top functions, threads, flame graphs of a JFR file"},
+    {"top", cmd_top, "a live view of the hottest functions (perf top's)"},
     {"repair", cmd_repair, "make a recording cut short by a crash readable again"},
     {"dump", cmd_dump, "write a continuous recording's recent history to a JFR file"},
     {"merge", cmd_merge, "join a JVM's recording and lfr's into one JFR file on one timeline"},
