@@ -4,7 +4,9 @@
  * repeated stacks are written once and then found in the stack cache (only their leaf named
  * again), a new mapping of the process makes its cached stacks stale, ticks are joined with the
  * user stacks of their walks into one event each, losses become lfr.LostSamples, and the module's
- * counted losses are added at the end so that events + lost = ticks matched.
+ * counted losses are added at the end so that events + lost = ticks matched; the frames of a
+ * stripped copy of this program stay unnamed, with an lfr.ObjectFile event that lfr report names
+ * them by.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -23,8 +25,10 @@
 
 #include <cmocka.h>
 
+#include "jfr/reader.h"
 #include "jfr/writer.h"
 #include "record/recorder.h"
+#include "report/report.h"
 #include "sym/sym.h"
 
 #define TGID 4242
@@ -759,6 +763,64 @@ static void test_naming_first_flush_at_the_callers_priority(void **state)
 	assert_int_equal(lfr_recorder_process(e->rec, true), 0);
 }
 
+/*
+ * A stripped copy of this program: its frames keep their addresses, and the recording says which
+ * object (path, build-id) they are in, once; lfr report then names them from a debug root where
+ * the unstripped program is the debug file of that build-id.
+ */
+static void test_stripped_object_told_and_named_later(void **state)
+{
+	struct env *e = *state;
+	uintptr_t leaf = (uintptr_t)recorder_test_leaf, caller = (uintptr_t)recorder_test_caller;
+	char dir[] = "/tmp/lfr-recorder-dbg-XXXXXX", self[256], cmd[1024], stripped[320];
+	char link_dir[400], link_path[600], bid_hex[2 * 64 + 1];
+	struct lfr_recorder_stats st;
+	struct report_opts o;
+	struct report *rep = NULL;
+	struct jfr_reader *r;
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	bool named = false;
+
+	assert_true(n > 0);
+	self[n] = '\0';
+	assert_non_null(mkdtemp(dir));
+	snprintf(stripped, sizeof(stripped), "%s/prog", dir);
+	snprintf(cmd, sizeof(cmd), "objcopy --strip-all '%s' '%s'", self, stripped);
+	assert_int_equal(system(cmd), 0);
+	add_self_mapping(e, leaf, stripped);
+	add_sample(e, leaf + 1, caller + 6, 1);
+	add_sample(e, leaf + 2, caller + 6, 1);
+	assert_int_equal(lfr_recorder_process(e->rec, true), 0);
+	lfr_recorder_get_stats(e->rec, &st);
+	assert_true(st.unnamed >= 2);
+	assert_int_equal(lfr_jfr_close(e->w, NULL, 0), 0);
+	e->w = NULL;
+
+	r = jfr_open_file(e->path, cmd, sizeof(cmd));
+	assert_non_null(r);
+	report_opts_init(&o);
+	assert_int_equal(report_read(r, &o, &rep), 0);
+	jfr_close(r);
+	assert_int_equal(rep->nobjects, 1);
+	assert_string_equal(rep->objects[0].name, "prog");
+	assert_string_equal(rep->objects[0].path, stripped);
+	snprintf(bid_hex, sizeof(bid_hex), "%s", rep->objects[0].build_id);
+	assert_true(strlen(bid_hex) >= 16);
+	/* DEBUGDIR/.build-id/xx/yyyy.debug -> the unstripped program */
+	snprintf(link_dir, sizeof(link_dir), "%s/.build-id/%.2s", dir, bid_hex);
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s'", link_dir);
+	assert_int_equal(system(cmd), 0);
+	snprintf(link_path, sizeof(link_path), "%s/%s.debug", link_dir, bid_hex + 2);
+	assert_int_equal(symlink(self, link_path), 0);
+	assert_int_equal(report_name_frames(rep, dir, false), 0);
+	for (size_t i = 0; i < rep->nframes; i++)
+		named |= !strcmp(rep->frames[i].name, "recorder_test_leaf");
+	assert_true(named);
+	report_free(rep);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -779,6 +841,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_naming_first_flush_at_the_callers_priority, setup,
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_naming_behind_gives_the_same_file, setup,
+	                                    teardown),
+	    cmocka_unit_test_setup_teardown(test_stripped_object_told_and_named_later, setup,
 	                                    teardown),
 	};
 

@@ -75,6 +75,11 @@ static void report_usage(FILE *out)
 	    "                       for flamegraph.pl, BASE scaled to NEW's total; the filters\n"
 	    "                       apply to both; not with pprof (use go tool pprof\n"
 	    "                       -diff_base), speedscope, summary or --threads\n"
+	    "      --no-debuginfod  do not fetch debug files from the debuginfod servers of\n"
+	    "                       DEBUGINFOD_URLS for frames the recording left unnamed\n"
+	    "                       (by default they are, after /usr/lib/debug and\n"
+	    "                       .gnu_debuglink; cached in DEBUGINFOD_CACHE_PATH; each\n"
+	    "                       query bounded by DEBUGINFOD_TIMEOUT, default 10 s)\n"
 	    "  -h, --help           show this help\n"
 	    "\n"
 	    "Examples:\n"
@@ -88,6 +93,10 @@ static void report_usage(FILE *out)
 	    "  lfr report --diff before.jfr after.jfr\n"
 	    "  lfr report --diff --format html -o diff.html before.jfr after.jfr\n"
 	    "\n"
+	    "Frames lfr could not name while recording (\"0x...\") are named from the object's\n"
+	    "file or debug files, by its build-id; the objects that stay unnamed are listed\n"
+	    "with the reason (in the text report, else on standard error).\n"
+	    "\n"
 	    "A malformed file stops the report with an error naming the file offset; what was "
 	    "read\n"
 	    "before it (complete chunks) is still shown.  Exit status: 0 success, 2 bad command\n"
@@ -96,7 +105,7 @@ static void report_usage(FILE *out)
 	    "See Documentation/report.md.\n");
 }
 
-enum { OPT_FROM = 256, OPT_TO, OPT_VALUE, OPT_THREADS, OPT_DIFF };
+enum { OPT_FROM = 256, OPT_TO, OPT_VALUE, OPT_THREADS, OPT_DIFF, OPT_NO_DEBUGINFOD };
 
 static int add_filter(const char **v, int *n, const char *arg, const char *what)
 {
@@ -112,7 +121,6 @@ static int add_filter(const char **v, int *n, const char *arg, const char *what)
 	return 0;
 }
 
-/* Reads one side of a diff: 0, or an exit status after saying why. */
 /*
  * Ends a view written to OUT: to OUTPUT through OF (put in place only when everything was
  * written), or to standard output.  Returns the exit status: STATUS, or the write's failure.
@@ -146,8 +154,9 @@ static int finish_output(FILE *out, const char *output, struct lfr_outfile *of, 
 	return status;
 }
 
-static int diff_read(const char *path, const struct report_opts *o, struct jfr_reader **rp,
-                     struct report **repp)
+/* Reads one side of a diff: 0, or an exit status after saying why. */
+static int diff_read(const char *path, const struct report_opts *o, bool debuginfod,
+                     struct jfr_reader **rp, struct report **repp)
 {
 	char err[512];
 	struct jfr_reader *r = jfr_open_file(path, err, sizeof(err));
@@ -166,6 +175,13 @@ static int diff_read(const char *path, const struct report_opts *o, struct jfr_r
 		fprintf(stderr, "lfr report: %s\n", r->err);
 		return LFR_EXIT_FORMAT;
 	}
+	/* frames the recording left unnamed, as for one recording */
+	if (report_name_frames(rep, NULL, debuginfod)) {
+		fprintf(stderr, "lfr report: out of memory naming frames\n");
+		return LFR_EXIT_FAILURE;
+	}
+	if (rep->unnamed)
+		fprintf(stderr, "lfr report: %s: %s\n", path, rep->unnamed);
 	bool any_selected = false;
 	const char *types = report_stack_types(rep, &any_selected);
 	if (o->value_field && any_selected && !report_value_field_found(rep)) {
@@ -190,8 +206,8 @@ static int diff_read(const char *path, const struct report_opts *o, struct jfr_r
 }
 
 /* lfr report --diff BASE NEW */
-static int report_diff(struct report_opts *o, const char *format, const char *output, int nfiles,
-                       char **files)
+static int report_diff(struct report_opts *o, bool debuginfod, const char *format,
+                       const char *output, int nfiles, char **files)
 {
 	bool html = !strcmp(format, "html"), collapsed = !strcmp(format, "collapsed");
 	char err[512];
@@ -232,7 +248,7 @@ static int report_diff(struct report_opts *o, const char *format, const char *ou
 	struct report *rep[2] = {NULL, NULL};
 	int status = LFR_EXIT_OK;
 	for (int i = 0; i < 2 && status == LFR_EXIT_OK; i++)
-		status = diff_read(files[i], o, &r[i], &rep[i]);
+		status = diff_read(files[i], o, debuginfod, &r[i], &rep[i]);
 	if (status == LFR_EXIT_OK) {
 		struct lfr_outfile of = {.fd = -1};
 		FILE *out = stdout;
@@ -281,6 +297,7 @@ int cmd_report(int argc, char **argv)
 	    {"top", required_argument, NULL, 'n'},
 	    {"sort", required_argument, NULL, 's'},
 	    {"threads", no_argument, NULL, OPT_THREADS},
+	    {"no-debuginfod", no_argument, NULL, OPT_NO_DEBUGINFOD},
 	    {"jobs", required_argument, NULL, 'j'},
 	    {"diff", no_argument, NULL, OPT_DIFF},
 	    {"help", no_argument, NULL, 'h'},
@@ -289,6 +306,7 @@ int cmd_report(int argc, char **argv)
 	struct report_opts o;
 	const char *format = "text", *output = NULL;
 	bool diff = false;
+	bool debuginfod = true;
 	int c;
 
 	report_opts_init(&o);
@@ -370,6 +388,9 @@ int cmd_report(int argc, char **argv)
 		case OPT_DIFF:
 			diff = true;
 			break;
+		case OPT_NO_DEBUGINFOD:
+			debuginfod = false;
+			break;
 		case 'h':
 			report_usage(stdout);
 			return LFR_EXIT_OK;
@@ -379,7 +400,7 @@ int cmd_report(int argc, char **argv)
 		}
 	}
 	if (diff)
-		return report_diff(&o, format, output, argc - optind, argv + optind);
+		return report_diff(&o, debuginfod, format, output, argc - optind, argv + optind);
 	if (optind < argc - 1) {
 		fprintf(stderr,
 		        "lfr report: only one input file is read; usage: lfr report [OPTIONS] "
@@ -449,6 +470,16 @@ int cmd_report(int argc, char **argv)
 		jfr_close(r);
 		return LFR_EXIT_USAGE;
 	}
+	/* frames the recording left unnamed, named from debug files (not for the summary) */
+	if (rep && (print || pprof) && report_name_frames(rep, NULL, debuginfod)) {
+		fprintf(stderr, "lfr report: out of memory naming frames\n");
+		report_free(rep);
+		jfr_close(r);
+		return LFR_EXIT_FAILURE;
+	}
+	/* the text report says it itself */
+	if (rep && rep->unnamed && print != report_print_text)
+		fprintf(stderr, "lfr report: %s\n", rep->unnamed);
 	int status = LFR_EXIT_OK;
 	if (rc < 0) {
 		fprintf(stderr, "lfr report: %s\n", r->err);

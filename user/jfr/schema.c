@@ -138,6 +138,12 @@ static const struct jfr_field_def f_system_process[] = {
     {"pid", T_STRING, 0, U_NONE, "Process Identifier", NULL},
     {"commandLine", T_STRING, 0, U_NONE, "Command Line", NULL},
 };
+static const struct jfr_field_def f_object_file[] = {
+    START_TIME,
+    {"name", T_STRING, 0, U_NONE, "Name", "The object's name in the frames: their class"},
+    {"path", T_STRING, 0, U_NONE, "Path", "The file as it was mapped"},
+    {"buildId", T_STRING, 0, U_NONE, "Build ID", "The GNU build-id, in hex; empty when none"},
+};
 static const struct jfr_field_def f_cpu_information[] = {
     START_TIME,
     {"cpu", T_STRING, 0, U_NONE, "Type", NULL},
@@ -387,6 +393,15 @@ const struct jfr_type_def jfr_schema[] = {
      {"Flight Recorder"},
      FIELDS(f_active_setting),
      SETTINGS(s_enabled)},
+    {T_OBJECT_FILE,
+     "lfr.ObjectFile",
+     EVENT,
+     0,
+     "Object File",
+     "An object file whose frames the recording left unnamed (their method is the address): "
+     "where lfr report looks for its symbols",
+     {"lfr"},
+     FIELDS(f_object_file)},
 };
 const unsigned jfr_schema_len = N(jfr_schema);
 

@@ -72,6 +72,7 @@ enum jfr_type_id {
 	T_CPU_TIME_SAMPLE,
 	T_CPU_TIME_SAMPLES_LOST,
 	T_ACTIVE_SETTING,
+	T_OBJECT_FILE,
 };
 
 /* Field flags. */

@@ -1365,6 +1365,27 @@ int lfr_jfr_system_process(struct lfr_jfr_writer *w, uint64_t ticks, uint32_t pi
 	return commit(w);
 }
 
+int lfr_jfr_object_file(struct lfr_jfr_writer *w, uint64_t ticks, const char *name,
+                        const char *path, const uint8_t *build_id, size_t build_id_len)
+{
+	char hex[2 * 64 + 1];
+	int err;
+
+	if ((err = check_live(w)))
+		return err;
+	if (build_id_len > 64)
+		return fail(w, EINVAL, "build-id of %zu bytes", build_id_len);
+	for (size_t i = 0; i < build_id_len; i++)
+		snprintf(hex + 2 * i, 3, "%02x", build_id[i]);
+	hex[2 * build_id_len] = '\0';
+	begin(w, T_OBJECT_FILE, ticks);
+	size_t off = w->tmp.len;
+	jfr_buf_string(&w->tmp, name ? name : "");
+	jfr_buf_string(&w->tmp, path ? path : "");
+	jfr_buf_string(&w->tmp, hex);
+	return commit_sticky(w, T_OBJECT_FILE, T_OBJECT_FILE, off);
+}
+
 /* Fills what the caller left out from /proc/cpuinfo and sysconf. */
 static void cpu_defaults(struct lfr_jfr_cpu_info *ci, char *model, size_t msz)
 {

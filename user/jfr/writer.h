@@ -129,6 +129,14 @@ int lfr_jfr_stack(struct lfr_jfr_writer *w, const uint64_t *methods, size_t n, b
 int lfr_jfr_thread(struct lfr_jfr_writer *w, uint32_t tid, uint32_t tgid, const char *name,
                    const char *process, uint64_t *key);
 
+/*
+ * lfr.ObjectFile: an object file whose frames stay unnamed ("0x..." methods of class name), with
+ * its path and build-id, so that lfr report can name them later (debug files, debuginfod).
+ * Restated at the start of every later chunk, as the recording's other information events.
+ */
+int lfr_jfr_object_file(struct lfr_jfr_writer *w, uint64_t ticks, const char *name,
+                        const char *path, const uint8_t *build_id, size_t build_id_len);
+
 /* Events.  ticks: CLOCK_MONOTONIC ns.  Key arguments may be 0 (null) where the JDK allows it. */
 int lfr_jfr_execution_sample(struct lfr_jfr_writer *w, uint64_t ticks, uint64_t thread,
                              uint64_t stack, enum lfr_jfr_thread_state state);

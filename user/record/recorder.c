@@ -125,6 +125,7 @@ struct lfr_recorder {
 	/* (class name, method name << 8 | frame type) -> method key; the names are the symbolizer's
 	 * interned strings, so equal names have equal pointers */
 	struct hashtab methods;
+	struct hashtab objects_told; /* (path, build-id) of lfr.ObjectFile events written */
 	uint64_t frames[MAX_FRAMES];
 	struct lfr_recorder_stats st;
 	uint64_t last_time;
@@ -225,6 +226,7 @@ void lfr_recorder_free(struct lfr_recorder *r)
 	idmap_free(&r->threads, NULL);
 	idmap_free(&r->procs, process_fini);
 	hashtab_free(&r->methods);
+	hashtab_free(&r->objects_told);
 	hashtab_free(&r->stack_index);
 	free(r->stacks);
 	free(r->stack_ips);
@@ -345,6 +347,28 @@ static enum lfr_jfr_frame_type jfr_frame_type(enum lfr_frame_type t)
 	default:
 		return LFR_JFR_FRAME_NATIVE;
 	}
+}
+
+/*
+ * lfr.ObjectFile once per object whose pcs stay unnamed and whose build-id is known: lfr report
+ * names them later from its debug files (or the debuginfod servers').
+ */
+static int tell_object(struct lfr_recorder *r, const struct lfr_frame *f, uint64_t ticks)
+{
+	bool fresh;
+	struct hashtab_slot *s;
+
+	if (f->resolved || !f->path || f->path[0] != '/' || !f->build_id_len)
+		return 0;
+	s = hashtab_put(&r->objects_told, (uint64_t)(uintptr_t)f->path,
+	                (uint64_t)(uintptr_t)f->build_id, &fresh);
+	if (!s)
+		return -ENOMEM;
+	if (!fresh)
+		return 0;
+	s->v = 1;
+	return lfr_jfr_object_file(r->w, ticks, f->class_name, f->path, f->build_id,
+	                           f->build_id_len);
 }
 
 static int method_key(struct lfr_recorder *r, const struct lfr_frame *f, uint64_t *key)
@@ -697,7 +721,7 @@ static int name_frame(struct lfr_recorder *r, const struct lfr_record *rec, unsi
 
 		lfr_sym_resolve_user(r->sym, s->tgid, pc, &f);
 	}
-	if ((err = method_key(r, &f, key)))
+	if ((err = method_key(r, &f, key)) || (err = tell_object(r, &f, s->time_ns)))
 		return err;
 	r->st.unnamed += !f.resolved;
 	/* in anonymous memory (not in a file, nor where no mapping is known, as a bad frame

@@ -22,7 +22,7 @@
 #define NAME_MAX_LEN 1024
 #define MAX_JOBS 16 /* chunks scanned in parallel */
 
-enum role { ROLE_COUNT, ROLE_SAMPLE, ROLE_LOST, ROLE_JVMINFO, ROLE_SETTINGS };
+enum role { ROLE_COUNT, ROLE_SAMPLE, ROLE_LOST, ROLE_JVMINFO, ROLE_SETTINGS, ROLE_OBJECT };
 enum slot { SLOT_NONE = 0, SLOT_TIME, SLOT_STACK, SLOT_THREAD, SLOT_VALUE };
 
 struct plan {
@@ -610,6 +610,10 @@ static int build_plan(struct priv *pv, const struct jfr_type *t, struct plan *p)
 		p->role = ROLE_SETTINGS;
 		return 0;
 	}
+	if (!strcmp(t->name, "lfr.ObjectFile")) {
+		p->role = ROLE_OBJECT;
+		return 0;
+	}
 	if (is_event_type(t) && is_lost_type(t)) {
 		p->role = ROLE_LOST;
 		return 0;
@@ -718,6 +722,36 @@ static int chunk_jvminfo(struct priv *pv, struct jfr_reader *r, const struct jfr
 		args[strcspn(args, " ")] = 0;
 		snprintf(pv->jvm_process, sizeof(pv->jvm_process), "%s", args);
 	}
+	return 0;
+}
+
+/* An lfr.ObjectFile event, kept once per distinct (name, path, build-id). */
+static int note_object(struct report *rep, struct jfr_reader *r, const struct jfr_chunk *ch,
+                       const struct jfr_type *t, uint64_t off)
+{
+	char name[NAME_MAX_LEN], path[4096], bid[2 * 64 + 1];
+
+	if (field_text(r, ch, t, off, "name", name, sizeof(name)) < 0 ||
+	    field_text(r, ch, t, off, "path", path, sizeof(path)) < 0 ||
+	    field_text(r, ch, t, off, "buildId", bid, sizeof(bid)) < 0 || !name[0] ||
+	    path[0] != '/')
+		return 0;
+	for (size_t i = 0; i < rep->nobjects; i++)
+		if (!strcmp(rep->objects[i].name, name) && !strcmp(rep->objects[i].path, path) &&
+		    !strcmp(rep->objects[i].build_id, bid))
+			return 0;
+	if (grow((void **)&rep->objects, &rep->objects_cap, rep->nobjects + 1,
+	         sizeof(*rep->objects)))
+		return -1;
+	struct report_object *o = &rep->objects[rep->nobjects];
+	o->name = strdup(name);
+	o->path = strdup(path);
+	o->build_id = strdup(bid);
+	if (!o->name || !o->path || !o->build_id) {
+		free(o->name), free(o->path), free(o->build_id);
+		return -1;
+	}
+	rep->nobjects++;
 	return 0;
 }
 
@@ -1056,6 +1090,10 @@ static int job_merge(struct report *rep, struct priv *pv, struct jfr_reader *r, 
 		if (j->special[i].pl->role == ROLE_SETTINGS)
 			note_period(rep, r, &j->ch, j->special[i].pl->t, j->special[i].off);
 	for (size_t i = 0; i < j->nspecial; i++)
+		if (j->special[i].pl->role == ROLE_OBJECT &&
+		    note_object(rep, r, &j->ch, j->special[i].pl->t, j->special[i].off) < 0)
+			return jfr_fail(r, j->ch.off, "out of memory");
+	for (size_t i = 0; i < j->nspecial; i++)
 		if (j->special[i].pl->role == ROLE_LOST &&
 		    record_lost(rep, r, &j->ch, j->special[i].pl->t, j->special[i].off) < 0)
 			return jfr_fail(r, j->ch.off, "out of memory");
@@ -1296,6 +1334,11 @@ void report_free(struct report *rep)
 	for (size_t i = 0; i < rep->nframes; i++)
 		free(rep->frames[i].name), free(rep->frames[i].object);
 	free(rep->frames);
+	for (size_t i = 0; i < rep->nobjects; i++)
+		free(rep->objects[i].name), free(rep->objects[i].path),
+		    free(rep->objects[i].build_id);
+	free(rep->objects);
+	free(rep->unnamed);
 	free(rep->stack_frames);
 	free(rep->stacks);
 	free(rep->timed);

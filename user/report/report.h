@@ -93,6 +93,11 @@ struct report_evtype {
 	uint64_t count, bytes;
 };
 
+/* An lfr.ObjectFile event: an object whose frames the recording left unnamed ("0x..."). */
+struct report_object {
+	char *name, *path, *build_id; /* build_id: hex, "" when unknown */
+};
+
 struct report_lost {
 	char *type, *reason, *field;
 	uint64_t events, amount;
@@ -132,6 +137,13 @@ struct report {
 	/* with report_opts.timeline: every sample that passed the filters, in time order */
 	struct report_timed *timed;
 	size_t ntimed, timed_cap;
+	/* lfr.ObjectFile events, one per distinct (name, path, build-id) */
+	struct report_object *objects;
+	size_t nobjects, objects_cap;
+	/* report_name_frames(): frames named, and the objects whose frames stayed unnamed and why
+	 * ("2 objects unnamed: /usr/bin/app (build-id ab12..): ..."), NULL when none */
+	uint64_t frames_named;
+	char *unnamed;
 	/* private state */
 	void *priv;
 };
@@ -143,6 +155,14 @@ struct report {
  */
 int report_read(struct jfr_reader *r, const struct report_opts *o, struct report **out);
 void report_free(struct report *rep);
+/*
+ * Names the frames the recording left unnamed ("0x..." in an object of an lfr.ObjectFile event)
+ * with the symbolizer: the object's file when its build-id matches, its debug files under
+ * debug_dirs (NULL: /usr/lib/debug) by build-id and .gnu_debuglink, and last, with debuginfod,
+ * the debuginfod servers of DEBUGINFOD_URLS.  Sets rep->unnamed to the line that lists the
+ * objects left unnamed.  Returns 0, or -1 when out of memory.
+ */
+int report_name_frames(struct report *rep, const char *debug_dirs, bool debuginfod);
 /* Whether a selected event type has the --value field. */
 bool report_value_field_found(const struct report *rep);
 /* Whether any chunk declared a selected event type, and the names of the types that carry stacks.

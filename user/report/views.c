@@ -318,6 +318,8 @@ void report_print_text(const struct report *rep, const struct report_opts *o, FI
 	const char *types = report_stack_types(rep, &any);
 
 	report_print_header(rep, o, out);
+	if (rep->unnamed)
+		fprintf(out, "\n%s\n", rep->unnamed);
 	if (!rep->total) {
 		if (!any)
 			fprintf(out, "\nNo %s events in this file.%s%s%s\n", rep->selected,

@@ -301,6 +301,32 @@ static bool find_by_debuglink(struct lfr_sym *sym, struct debug_file *d, const s
 	return false;
 }
 
+/*
+ * Last: the debuginfod servers, when the symbolizer was asked to use them.  Sets *why when no
+ * usable debug file came back.
+ */
+static bool find_by_debuginfod(struct lfr_sym *sym, struct debug_file *d,
+                               const struct stat *same_as, const uint8_t *bid, size_t len,
+                               const char **why)
+{
+	struct sym_debuginfod **dbgi = sym_debuginfod(sym);
+
+	if (!dbgi) {
+		*why =
+		    "no .symtab and no debug file (by build-id or .gnu_debuglink); debuginfod not "
+		    "asked";
+		return false;
+	}
+	if (sym_debuginfod_fetch(dbgi, bid, len, d->path, sizeof(d->path))) {
+		*why = sym_debuginfod_why(*dbgi);
+		return false;
+	}
+	if (debug_try(d, same_as, bid, len, false, 0))
+		return true;
+	*why = "the debuginfod servers' debug file has no .symtab or another build-id";
+	return false;
+}
+
 static Elf_Scn *section_named(Elf *e, size_t shstrndx, const char *name, GElf_Shdr *sh)
 {
 	Elf_Scn *scn = NULL;
@@ -387,6 +413,7 @@ static int load_symbols(struct lfr_sym *sym, struct elfobj *o, Elf *e, const str
                         const char *open_path)
 {
 	struct debug_file d = {.fd = -1};
+	const char *why = NULL;
 	long n = 0;
 
 	if (has_section(e, SHT_SYMTAB)) {
@@ -394,7 +421,8 @@ static int load_symbols(struct lfr_sym *sym, struct elfobj *o, Elf *e, const str
 	} else if ((o->build_id_len &&
 	            find_by_build_id(sym, &d, st, o->build_id, o->build_id_len)) ||
 	           (open_path &&
-	            find_by_debuglink(sym, &d, st, e, open_path, o->build_id, o->build_id_len))) {
+	            find_by_debuglink(sym, &d, st, e, open_path, o->build_id, o->build_id_len)) ||
+	           find_by_debuginfod(sym, &d, st, o->build_id, o->build_id_len, &why)) {
 		n = read_symbols(o, d.elf, SHT_SYMTAB);
 		if (n >= 0) {
 			o->debug_path = strpool_intern(sym_pool(sym), d.path, strlen(d.path));
@@ -402,6 +430,8 @@ static int load_symbols(struct lfr_sym *sym, struct elfobj *o, Elf *e, const str
 		}
 		debug_close(&d);
 	}
+	if (why)
+		o->unnamed_why = strpool_intern(sym_pool(sym), why, strlen(why));
 	/* Exported names still help when the debug symbols are missing or empty. */
 	if (n == 0)
 		n = read_symbols(o, e, SHT_DYNSYM);
@@ -456,10 +486,16 @@ int elfobj_load_fd(struct lfr_sym *sym, struct elfobj *o, int fd, const char *op
 int elfobj_load_by_build_id(struct lfr_sym *sym, struct elfobj *o, const uint8_t *bid, size_t len)
 {
 	struct debug_file d = {.fd = -1};
+	const char *why = NULL;
 	long n;
 
-	if (len > sizeof(o->build_id) || !find_by_build_id(sym, &d, NULL, bid, len))
+	if (len > sizeof(o->build_id))
 		return -ENOENT;
+	if (!find_by_build_id(sym, &d, NULL, bid, len) &&
+	    !find_by_debuginfod(sym, &d, NULL, bid, len, &why)) {
+		o->unnamed_why = strpool_intern(sym_pool(sym), why, strlen(why));
+		return -ENOENT;
+	}
 	memcpy(o->build_id, bid, len);
 	o->build_id_len = len;
 	n = read_segments(o, d.elf);

@@ -84,12 +84,13 @@ struct elf_seg {
 };
 
 struct elfobj {
-	struct elfobj *next;    /* list of every object, for freeing */
-	const char *path;       /* interned path as mapped */
-	const char *name;       /* interned base name: the frame class */
-	const char *debug_path; /* interned path of the separate debug file, or NULL */
-	bool ok;                /* false: could not be read, every pc is unknown */
-	bool debug_only;        /* only a debug file was found: its segments cannot translate */
+	struct elfobj *next;     /* list of every object, for freeing */
+	const char *path;        /* interned path as mapped */
+	const char *name;        /* interned base name: the frame class */
+	const char *debug_path;  /* interned path of the separate debug file, or NULL */
+	const char *unnamed_why; /* interned: why no .symtab was found, or NULL */
+	bool ok;                 /* false: could not be read, every pc is unknown */
+	bool debug_only;         /* only a debug file was found: its segments cannot translate */
 	uint8_t build_id[64];
 	size_t build_id_len;
 	struct elf_seg *segs;
@@ -179,7 +180,20 @@ void perfmap_fini(struct perfmap *pm);
 int procmaps_load(struct lfr_sym *sym, const char *proc_dir, uint32_t pid, char *err,
                   size_t errlen);
 
+/*
+ * debuginfod.c: fetches the debug file of a build-id from DEBUGINFOD_URLS into libdebuginfod's
+ * cache; 0 and its path, or a negative errno and sym_debuginfod_why() says why.  *d is created
+ * on first use.
+ */
+#define LFR_DEBUGINFOD_TIMEOUT_S 10 /* DEBUGINFOD_TIMEOUT when the environment has none */
+struct sym_debuginfod;
+int sym_debuginfod_fetch(struct sym_debuginfod **d, const uint8_t *bid, size_t len, char *path,
+                         size_t cap);
+const char *sym_debuginfod_why(const struct sym_debuginfod *d);
+void sym_debuginfod_free(struct sym_debuginfod *d);
+
 /* sym.c helpers for the loaders */
+struct sym_debuginfod **sym_debuginfod(struct lfr_sym *sym); /* NULL: not asked to use it */
 const char *sym_debug_dirs(const struct lfr_sym *sym);
 struct strpool *sym_pool(struct lfr_sym *sym);
 void sym_count_debug_file(struct lfr_sym *sym);

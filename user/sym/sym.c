@@ -72,6 +72,7 @@ struct lfr_sym {
 	size_t cache_mask;
 	uint64_t next_serial;
 	struct lfr_sym_stats st;
+	struct sym_debuginfod *dbgi;
 	const char *s_unknown, *s_kernel, *s_anon, *s_jit, *s_vdso;
 	char err[512];
 };
@@ -92,6 +93,11 @@ const char *sym_debug_dirs(const struct lfr_sym *sym)
 struct strpool *sym_pool(struct lfr_sym *sym)
 {
 	return &sym->pool;
+}
+
+struct sym_debuginfod **sym_debuginfod(struct lfr_sym *sym)
+{
+	return (sym->flags & LFR_SYM_DEBUGINFOD) ? &sym->dbgi : NULL;
 }
 
 void sym_count_debug_file(struct lfr_sym *sym)
@@ -131,6 +137,7 @@ void lfr_sym_foreach_object(const struct lfr_sym *sym,
 		    .build_id = o->build_id,
 		    .build_id_len = o->build_id_len,
 		    .symbols = o->syms.n,
+		    .unnamed_why = o->unnamed_why,
 		    .ok = o->ok,
 		};
 
@@ -209,6 +216,7 @@ void lfr_sym_free(struct lfr_sym *sym)
 		proc_free((struct proc *)(uintptr_t)s->v);
 	hashtab_free(&sym->procs);
 	hashtab_free(&sym->objs);
+	sym_debuginfod_free(sym->dbgi);
 	while (sym->obj_list) {
 		struct elfobj *o = sym->obj_list;
 
@@ -829,6 +837,18 @@ uint64_t lfr_sym_perf_map_check(struct lfr_sym *sym, uint32_t pid, bool force)
 	return p->serial;
 }
 
+/* The build-id of an object whose pc stayed unnamed: read from it, else the mapping's. */
+static void obj_build_id(const struct elfobj *o, struct lfr_frame *f)
+{
+	if (o && o->build_id_len) {
+		f->build_id = o->build_id;
+		f->build_id_len = o->build_id_len;
+	} else if (o && o->key_bid_len > 1) {
+		f->build_id = o->key_bid + 1;
+		f->build_id_len = o->key_bid_len - 1;
+	}
+}
+
 /*
  * Resolves pc in p.  *cacheable is false for results that may change without a change of the
  * process's serial: pcs outside any readable object left unknown after a look at a perf map
@@ -880,6 +900,39 @@ static bool resolve_in(struct lfr_sym *sym, struct proc *p, uint64_t pc, struct 
 	}
 	unknown(sym, m->name, addr, LFR_FRAME_NATIVE, f);
 	f->path = m->path;
+	obj_build_id(o, f);
+	return false;
+}
+
+bool lfr_sym_resolve_object(struct lfr_sym *sym, const char *path, const uint8_t *build_id,
+                            size_t build_id_len, uint64_t addr, struct lfr_frame *out)
+{
+	struct proc p = {.pid = 0};
+	struct mapping m = {0};
+	struct elfobj *o;
+
+	memset(out, 0, sizeof(*out));
+	if (!path || path[0] != '/' || build_id_len > sizeof(m.build_id) ||
+	    !(m.path = strpool_intern(&sym->pool, path, strlen(path))) ||
+	    !(m.name = base_name(sym, m.path))) {
+		unknown(sym, NULL, addr, LFR_FRAME_NATIVE, out);
+		return false;
+	}
+	memcpy(m.build_id, build_id, build_id_len);
+	m.build_id_len = build_id_len;
+	o = mapping_obj(sym, &p, &m);
+	out->path = m.path;
+	if (o && o->ok) {
+		long i = symtab_find(&o->syms, addr);
+
+		if (i >= 0 && from_symbol(sym, &o->syms, i, addr, LFR_FRAME_NATIVE, out)) {
+			out->class_name = m.name;
+			out->path = m.path;
+			return true;
+		}
+	}
+	unknown(sym, m.name, addr, LFR_FRAME_NATIVE, out);
+	out->path = m.path;
 	return false;
 }
 

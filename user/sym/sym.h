@@ -45,6 +45,10 @@ struct lfr_frame {
 	uint64_t offset;        /* addr - symbol start; 0 when unknown */
 	enum lfr_frame_type type;
 	bool resolved; /* false: method is the address */
+	/* of a pc left unnamed in an object file: its build-id (valid until lfr_sym_free()),
+	 * NULL when unknown */
+	const uint8_t *build_id;
+	size_t build_id_len;
 };
 
 /* Options of lfr_sym_new(); zero (or a NULL pointer) means the default for every field. */
@@ -61,6 +65,12 @@ struct lfr_sym_opts {
 
 /* Read /proc/PID/maps for a pid that has no mapping covering a pc (at most once a second). */
 #define LFR_SYM_PROC_MAPS_FALLBACK 0x1u
+/*
+ * Fetch the debug files of stripped objects by build-id from the debuginfod servers of
+ * DEBUGINFOD_URLS (libdebuginfod, its cache, DEBUGINFOD_TIMEOUT or 10 s), after the debug roots
+ * and .gnu_debuglink.  Queries block: for offline naming (lfr report), never for recording.
+ */
+#define LFR_SYM_DEBUGINFOD 0x2u
 
 /* One executable mapping of a process, as the kernel reports it. */
 struct lfr_sym_mapping {
@@ -111,6 +121,15 @@ bool lfr_sym_resolve_user(struct lfr_sym *sym, uint32_t pid, uint64_t pc, struct
 bool lfr_sym_resolve_kernel(struct lfr_sym *sym, uint64_t pc, struct lfr_frame *out);
 
 /*
+ * Names addr, an ELF virtual address of the object at path whose build-id is given (len 0:
+ * unknown), outside any process: for frames a recording left unnamed ("0x...", lfr report).  The
+ * file at path is used when its build-id matches, else the debug files of the build-id (and,
+ * with LFR_SYM_DEBUGINFOD, the debuginfod servers').  Returns true when a symbol named it.
+ */
+bool lfr_sym_resolve_object(struct lfr_sym *sym, const char *path, const uint8_t *build_id,
+                            size_t build_id_len, uint64_t addr, struct lfr_frame *out);
+
+/*
  * Reads pid's perf map again if it changed, at once with FORCE, else at most once a second (as
  * misses do).  Returns a number that changes whenever what pid's pcs resolve to may have changed
  * (its map read anew, here or by a miss, or a mapping added); 0 for a pid never seen.  A JVM
@@ -128,8 +147,10 @@ struct lfr_sym_object {
 	const char *debug_path; /* the separate debug file used, or NULL */
 	const uint8_t *build_id;
 	size_t build_id_len;
-	size_t symbols; /* 0: every pc in it keeps its address */
-	bool ok;        /* false: missing, replaced since it was mapped, or not ELF */
+	size_t symbols;          /* 0: every pc in it keeps its address */
+	const char *unnamed_why; /* no .symtab nor debug file: why (e.g. "no debug file on the
+	                          * debuginfod servers (404)"), else NULL */
+	bool ok;                 /* false: missing, replaced since it was mapped, or not ELF */
 };
 
 void lfr_sym_foreach_object(const struct lfr_sym *sym,
