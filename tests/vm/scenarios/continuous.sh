@@ -64,6 +64,7 @@ echo "continuous: after $(($(date +%s) - start)) s the repository held at most $
 echo "${LFR_KERNEL:-stock}" >"$share/kernel"
 date +%s >"$share/dump-time"
 lfr dump --last 10s -o "$share/last10.jfr" "$repo" || { echo "continuous: FAILED: lfr dump --last 10s"; fail=1; }
+date +%s >"$share/dump-end"
 lfr dump -q -o "$share/all.jfr" "$repo" || { echo "continuous: FAILED: lfr dump"; fail=1; }
 
 # kill -9: the module stops the session (its socket closed); the repository stays readable
