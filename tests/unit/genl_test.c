@@ -149,6 +149,14 @@ static void test_hints(void **state)
 	lfr_error_set(&e, EPERM, "START");
 	lfr_error_default_hint(&e);
 	assert_non_null(strstr(e.hint, "CAP_PERFMON"));
+	/* refused as not the session's owner (the capability is there): the hint says whose */
+	lfr_error_clear(&e);
+	lfr_error_set(&e, EPERM, "STOP");
+	snprintf(e.msg, sizeof(e.msg), "%s",
+	         "only the user who started the session (or CAP_SYS_ADMIN) may stop it");
+	lfr_error_default_hint(&e);
+	assert_null(strstr(e.hint, "CAP_PERFMON"));
+	assert_non_null(strstr(e.hint, "another user"));
 	/* a hint set by the caller is kept */
 	snprintf(e.hint, sizeof(e.hint), "mine");
 	lfr_error_default_hint(&e);

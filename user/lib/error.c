@@ -56,10 +56,19 @@ static const char *hint_for(int code)
 	}
 }
 
+/* The module's reason for refusing a session to a user who holds the capability. */
+#define NOT_THE_OWNER "only the user who started the session"
+
 void lfr_error_default_hint(struct lfr_error *e)
 {
 	if (e->hint[0] || !e->code)
 		return;
+	if (e->code == EPERM && !strncmp(e->msg, NOT_THE_OWNER, strlen(NOT_THE_OWNER))) {
+		snprintf(e->hint, sizeof(e->hint),
+		         "the session belongs to another user: end it as that user, or as root "
+		         "(CAP_SYS_ADMIN)");
+		return;
+	}
 	snprintf(e->hint, sizeof(e->hint), "%s", hint_for(e->code));
 }
 
