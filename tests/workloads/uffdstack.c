@@ -9,12 +9,16 @@
  * in its stack walk; lfr must end that walk as a fault and go on.
  *
  *   uffdstack SECONDS      prints "uffdstack pid=PID tid=TID region=ADDR" once the worker spins,
- *                          "done" at the end; exits 3 when userfaultfd is not available.
+ *                          "done" at the end (after SECONDS, or as soon as SIGUSR1 comes: a
+ *                          test ends it when it is done, however slow the machine); exits 3
+ *                          when userfaultfd is not available.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <fcntl.h>
 #include <linux/userfaultfd.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,8 +55,15 @@ int main(int argc, char **argv)
 	unsigned int secs = argc > 1 ? (unsigned int)atoi(argv[1]) : 3;
 	struct uffdio_api api = {.api = UFFD_API};
 	struct uffdio_register reg;
+	struct timespec limit = {.tv_sec = 0};
 	pthread_t t;
+	sigset_t usr1;
 	int uffd;
+
+	/* blocked in every thread: sigtimedwait() below takes it */
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	pthread_sigmask(SIG_BLOCK, &usr1, NULL);
 
 	uffd = (int)syscall(SYS_userfaultfd, O_CLOEXEC);
 	if (uffd < 0 || ioctl(uffd, UFFDIO_API, &api) < 0) {
@@ -75,7 +86,9 @@ int main(int argc, char **argv)
 		perror("uffdstack: pthread_create");
 		return 1;
 	}
-	sleep(secs);
+	limit.tv_sec = secs;
+	while (sigtimedwait(&usr1, NULL, &limit) < 0 && errno == EINTR)
+		;
 	stop = 1;
 	pthread_join(t, NULL);
 	printf("done\n");

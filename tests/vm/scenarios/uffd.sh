@@ -8,7 +8,7 @@ share=${LFR_SHARE:-/tmp}
 fail=0
 field() { tr ' ' '\n' | sed -n "s/^$1=//p" | head -n 1; }
 
-uffdstack 6 >uffd.txt &
+uffdstack 600 >uffd.txt & # until told to end, after the recording
 wl=$!
 pid=""
 for i in $(seq 300); do # however slow this machine is
@@ -32,8 +32,9 @@ echo "uffd: after lfr raw (exit $rc): state=$(echo "$st" | field state) ticks_ma
 [ "$(echo "$st" | field state)" = stopped ] || { echo "uffd: FAILED: the session did not stop"; fail=1; }
 [ "$(echo "$st" | field user_fault)" -gt 0 ] 2>/dev/null || { echo "uffd: FAILED: no walk ended as a user fault"; fail=1; }
 [ "$(echo "$st" | field lost_abandoned)" = 0 ] || { echo "uffd: FAILED: walks had to be given up"; fail=1; }
-# The worker never blocked: the workload ends by itself.
-for i in $(seq 150); do kill -0 $wl 2>/dev/null || break; sleep 0.1; done
+# The worker never blocked: the workload ends when told to.
+kill -USR1 $wl
+for i in $(seq 600); do kill -0 $wl 2>/dev/null || break; sleep 0.1; done
 if kill -0 $wl 2>/dev/null; then
 	echo "uffd: FAILED: the workload is stuck: $(cat /proc/$pid/task/*/wchan 2>/dev/null | tr '\n' ' ')"
 	fail=1
