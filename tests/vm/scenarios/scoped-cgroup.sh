@@ -51,12 +51,23 @@ sh -c "echo \$\$ >$cg/lfrA/cgroup.procs; exec spin 60" &
 leaver=$!
 spin 60 &
 joiner=$!
-lfr record -F $F -G $cg/lfrA -o "$share/move.jfr" -d 9 2>"$share/move.err" &
+lfr record -F $F -G $cg/lfrA -o "$share/move.jfr" 2>"$share/move.err" &
 rec=$!
-sleep 3
+for i in $(seq 300); do lfr status -m | grep -q 'state=running' && break; sleep 0.1; done
+# Each step once a process has run 1 s of CPU time (100 clock ticks, 49 samples) since the one
+# before, not after so many seconds: a loaded guest runs the spinners slowly, and the check wants
+# samples of each in the cgroup and out of it.
+cpu_ticks() { cut -d' ' -f14,15 "/proc/$1/stat" | { read -r u s; echo $((u + s)); }; }
+run_cpu() {
+	local until=$(($(cpu_ticks "$1") + $2))
+	while [ "$(cpu_ticks "$1")" -lt $until ]; do sleep 0.1; done
+}
+run_cpu $leaver 100
 cgmove $joiner $cg/lfrA >"$share/move.times"
-sleep 3
+run_cpu $joiner 100
 cgmove $leaver $cg/lfrB >>"$share/move.times"
+run_cpu $leaver 100
+kill -TERM $rec
 wait $rec
 rc=$?
 cat "$share/move.err" "$share/move.times"
