@@ -1,5 +1,5 @@
 # The flight recorder: a continuous system-wide recording (999 Hz, kernel stacks, 1 s chunks) into
-# a repository capped at 2 MB runs for a minute under load, and until the cap has made it evict its
+# a repository capped at 2 MB runs for 30 s under load, and until the cap has made it evict its
 # first chunk.  Every second the repository holds no more than the cap plus one chunk.  Meanwhile
 # `lfr record -F 4999 -- split` records a command on its own (every tick accounted for; the split
 # against the workload's truth and every chain, in continuous.host) and ends without stopping the
@@ -11,7 +11,7 @@ share=${LFR_SHARE:-/tmp}
 repo=/tmp/lfr-repo # a local file system: the repository's lock is an flock
 cap=$((2 << 20))
 chunk=$((cap / 4))
-secs=60
+secs=30
 fail=0
 repo_bytes() { stat -c %s "$repo"/*Z.jfr 2>/dev/null | awk '{s += $1} END {print s + 0}'; }
 
