@@ -791,6 +791,11 @@ int cmd_record(int argc, char **argv)
 	}
 	describe_target(&r, cmd);
 	r.err = write_header_events(&r);
+	/*
+	 * a SIGINT or SIGTERM ends the reading side's wait for naming at once (not once naming,
+	 * seconds behind on a busy machine, has caught up): the session stops within a poll
+	 */
+	lfr_recorder_stop_flag(r.rec, &cli_runner_interrupted);
 	if (!r.err)
 		r.err = lfr_recorder_behind(r.rec, MAX_BEHIND_BYTES, r.repository ? 0 : 19,
 		                            !r.repository);
