@@ -801,6 +801,12 @@ int cmd_record(int argc, char **argv)
 		                            !r.repository);
 	if (!r.err)
 		ret = cli_runner_loop(&r.run);
+	/*
+	 * however the recording ends (its duration, the command's exit, lfr stop), the rings are
+	 * read while the session drains without waiting for naming (after STOP they hold a bounded
+	 * amount): they must not fill, nor the drain's deadline pass, while naming catches up
+	 */
+	cli_runner_interrupted = 1;
 	/* the loader's requests share the control socket the stop goes through */
 	if (r.unwind)
 		lfr_unwind_loader_stop(r.unwind);
