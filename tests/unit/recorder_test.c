@@ -763,6 +763,8 @@ static void test_stop_ends_the_wait_for_naming(void **state)
 	fd = open(fifo, O_WRONLY | O_CLOEXEC);
 	assert_true(fd >= 0);
 	close(fd);
+	unlink(fifo);
+	rmdir(dir);
 	if (ret) {
 		pthread_join(th, NULL);
 		if (ret == ETIMEDOUT)
@@ -778,8 +780,6 @@ static void test_stop_ends_the_wait_for_naming(void **state)
 	assert_int_equal(st.events, 1);
 	assert_int_equal(st.lost_ticks[LFR_LOST_RING_FULL], f.losses);
 	sem_destroy(&f.started);
-	unlink(fifo);
-	rmdir(dir);
 }
 
 #define TID_WORDS ((1u << 22) / 64) /* pid_max is at most 1 << 22 */
