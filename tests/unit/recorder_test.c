@@ -10,8 +10,12 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
+#include <semaphore.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -20,13 +24,16 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
 #include "jfr/reader.h"
 #include "jfr/writer.h"
+#include "record/batch.h"
 #include "record/recorder.h"
 #include "report/report.h"
 #include "sym/sym.h"
@@ -634,6 +641,147 @@ static void test_naming_behind_gives_the_same_file(void **state)
 	assert_true(js.flushes >= 1);
 }
 
+/* The reading side of test_stop_ends_the_wait_for_naming: a tick, then LOST records. */
+struct feeder {
+	struct env *e;
+	uint64_t losses; /* LOST records to add, one tick each */
+	sem_t started;
+	long tid;
+	int err; /* the first error of lfr_recorder_add() */
+};
+
+static void *feed(void *arg)
+{
+	struct feeder *f = arg;
+	struct env *e = f->e;
+	uint64_t tick[(sizeof(struct lfr_rec_tick) + 8) / 8] = {0};
+	uint64_t ustack[(sizeof(struct lfr_rec_ustack) + 3 * 8) / 8] = {0};
+	struct lfr_rec_tick *t = (void *)tick;
+	struct lfr_rec_ustack *u = (void *)ustack;
+
+	f->tid = (long)syscall(SYS_gettid);
+	sem_post(&f->started);
+	/* a tick in the kernel: naming it opens the kernel symbols */
+	t->hdr.type = LFR_REC_TICK;
+	t->hdr.size = sizeof(tick);
+	t->time_ns = ++e->t;
+	t->walk_id = 1;
+	t->tgid = t->tid = TGID;
+	t->flags = LFR_SAMPLE_F_IN_KERNEL;
+	t->nr_kernel = 1;
+	t->ips[0] = 0xffffffff81000010ull;
+	u->hdr.type = LFR_REC_USTACK;
+	u->hdr.size = sizeof(ustack);
+	u->walk_id = 1;
+	u->time_ns = e->t;
+	u->tgid = u->tid = TGID;
+	u->ticks = 1;
+	u->nr_user = 2;
+	u->nr_words = 1;
+	u->ips[0] = u->ips[1] = u->ips[2] = 0x1000;
+	f->err = lfr_recorder_add(e->rec, &t->hdr);
+	if (!f->err)
+		f->err = lfr_recorder_add(e->rec, &u->hdr);
+	for (uint64_t i = 0; i < f->losses && !f->err; i++) {
+		struct lfr_rec_lost l = {.hdr = {LFR_REC_LOST, sizeof(l)},
+		                         .time_ns = ++e->t,
+		                         .reason = LFR_LOST_RING_FULL,
+		                         .count = 1,
+		                         .ticks = 1};
+
+		f->err = lfr_recorder_add(e->rec, &l.hdr);
+	}
+	return NULL;
+}
+
+/* The state of thread TID of this process ('R', 'S', 'D', ...). */
+static char thread_state(long tid)
+{
+	char path[64], buf[512], *p;
+	size_t n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%ld/stat", tid);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	p = strrchr(buf, ')');
+	assert_non_null(p);
+	return p[2];
+}
+
+/*
+ * A stop asked for (lfr record's SIGINT or SIGTERM) ends the reading side's wait for the naming
+ * thread.  That thread blocks for good on its first batch (its kernel symbols are a FIFO nobody
+ * writes), so the hand-overs of the reading side (one per full batch, with a limit of one byte
+ * queued) soon wait for it: the lag stays bounded while the flag is clear.  Once it is set, the
+ * reading side must finish adding its records with nothing named: before, it waited as long as
+ * naming did (here, for ever: the join gives up after 120 s, a liveness bound only, and the test
+ * fails).  Released, the naming thread then names everything that was read.
+ */
+static void test_stop_ends_the_wait_for_naming(void **state)
+{
+	struct env *e = *state;
+	char dir[] = "/tmp/lfr-recorder-stop-XXXXXX", fifo[64];
+	struct lfr_sym_opts so = {.kallsyms = fifo};
+	static volatile sig_atomic_t stop;
+	struct feeder f = {.e = e};
+	struct lfr_recorder_stats st;
+	struct timespec until;
+	pthread_t th;
+	int fd, ret;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(fifo, sizeof(fifo), "%s/kallsyms", dir);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	lfr_recorder_free(e->rec);
+	lfr_sym_free(e->sym);
+	assert_int_equal(lfr_sym_new(&e->sym, &so), 0);
+	assert_int_equal(lfr_recorder_new(&e->rec, e->w, e->sym), 0);
+	stop = 0;
+	lfr_recorder_stop_flag(e->rec, &stop);
+	assert_int_equal(lfr_recorder_behind(e->rec, 1, 19, false), 0);
+	/* four full batches: the third and fourth hand-overs find one still queued */
+	f.losses = 4 * (BATCH_BLOCK / sizeof(struct lfr_rec_lost));
+	assert_int_equal(sem_init(&f.started, 0, 0), 0);
+	assert_int_equal(pthread_create(&th, NULL, feed, &f), 0);
+	assert_int_equal(sem_wait(&f.started), 0);
+	/* it waits for naming (it sleeps, and has not returned) */
+	while (thread_state(f.tid) != 'S') {
+		assert_int_equal(pthread_tryjoin_np(th, NULL), EBUSY);
+		usleep(1000);
+	}
+	stop = 1;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += 120;
+	ret = pthread_timedjoin_np(th, NULL, &until);
+	if (!ret)
+		lfr_recorder_get_stats(e->rec, &st); /* before naming can run */
+	/* release the naming thread: the FIFO's open for reading returns, then reads its end */
+	fd = open(fifo, O_WRONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	close(fd);
+	unlink(fifo);
+	rmdir(dir);
+	if (ret) {
+		pthread_join(th, NULL);
+		if (ret == ETIMEDOUT)
+			fail_msg("the reading side still waited for the naming thread 120 s after "
+			         "the stop");
+		fail_msg("pthread_timedjoin_np: %s", strerror(ret));
+	}
+	assert_int_equal(f.err, 0);
+	assert_int_equal(st.events, 0); /* nothing was named meanwhile */
+	assert_int_equal(lfr_recorder_process(e->rec, true), 0);
+	lfr_recorder_get_stats(e->rec, &st);
+	assert_int_equal(st.records, 2 + f.losses);
+	assert_int_equal(st.events, 1);
+	assert_int_equal(st.lost_ticks[LFR_LOST_RING_FULL], f.losses);
+	sem_destroy(&f.started);
+}
+
 #define TID_WORDS ((1u << 22) / 64) /* pid_max is at most 1 << 22 */
 
 /* The tids of this process's threads, as a bit set. */
@@ -842,6 +990,7 @@ int main(void)
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_naming_behind_gives_the_same_file, setup,
 	                                    teardown),
+	    cmocka_unit_test_setup_teardown(test_stop_ends_the_wait_for_naming, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_stripped_object_told_and_named_later, setup,
 	                                    teardown),
 	};

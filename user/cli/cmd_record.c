@@ -791,11 +791,22 @@ int cmd_record(int argc, char **argv)
 	}
 	describe_target(&r, cmd);
 	r.err = write_header_events(&r);
+	/*
+	 * a SIGINT or SIGTERM ends the reading side's wait for naming at once (not once naming,
+	 * seconds behind on a busy machine, has caught up): the session stops within a poll
+	 */
+	lfr_recorder_stop_flag(r.rec, &cli_runner_interrupted);
 	if (!r.err)
 		r.err = lfr_recorder_behind(r.rec, MAX_BEHIND_BYTES, r.repository ? 0 : 19,
 		                            !r.repository);
 	if (!r.err)
 		ret = cli_runner_loop(&r.run);
+	/*
+	 * however the recording ends (its duration, the command's exit, lfr stop), the rings are
+	 * read while the session drains without waiting for naming (after STOP they hold a bounded
+	 * amount): they must not fill, nor the drain's deadline pass, while naming catches up
+	 */
+	cli_runner_interrupted = 1;
 	/* the loader's requests share the control socket the stop goes through */
 	if (r.unwind)
 		lfr_unwind_loader_stop(r.unwind);

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
@@ -122,6 +123,8 @@ struct lfr_recorder {
 	struct batch cur, waiting; /* waiting: samples held back one batch for their mapping */
 	struct idmap threads, procs;
 	struct behind *behind; /* naming runs on a thread of its own */
+	/* set once the caller asks to stop: the reading side waits for naming no more */
+	const volatile sig_atomic_t *stop;
 	/* (class name, method name << 8 | frame type) -> method key; the names are the symbolizer's
 	 * interned strings, so equal names have equal pointers */
 	struct hashtab methods;
@@ -1251,6 +1254,7 @@ static void *naming_thread(void *arg)
 int lfr_recorder_behind(struct lfr_recorder *r, size_t max_queued, int nice, bool idle)
 {
 	struct behind *b = calloc(1, sizeof(*b));
+	pthread_condattr_t ca;
 	int err;
 
 	if (!b)
@@ -1271,7 +1275,11 @@ int lfr_recorder_behind(struct lfr_recorder *r, size_t max_queued, int nice, boo
 	b->late = true;
 	b->tail = &b->queue;
 	pthread_mutex_init(&b->lock, NULL);
-	pthread_cond_init(&b->cond, NULL);
+	/* the hand-over times its waits by CLOCK_MONOTONIC: a wall clock step stretches none */
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&b->cond, &ca);
+	pthread_condattr_destroy(&ca);
 	b->st = r->st;
 	lfr_jfr_get_stats(r->w, &b->js);
 	r->behind = b;
@@ -1283,6 +1291,19 @@ int lfr_recorder_behind(struct lfr_recorder *r, size_t max_queued, int nice, boo
 		return -err;
 	}
 	return 0;
+}
+
+/* How often a hand-over that waits for the naming thread looks at the stop flag. */
+#define STOP_SLICE_NS 50000000L
+
+static bool stop_asked(const struct lfr_recorder *r)
+{
+	return r->stop && *r->stop;
+}
+
+void lfr_recorder_stop_flag(struct lfr_recorder *r, const volatile sig_atomic_t *stop)
+{
+	r->stop = stop;
 }
 
 /*
@@ -1297,9 +1318,23 @@ static int hand_over(struct lfr_recorder *r, bool end)
 	int err;
 
 	pthread_mutex_lock(&b->lock);
-	/* bounded lag: past the limit, reading waits (the module counts what its rings lose) */
-	while (b->queue && b->queued + r->in.len > b->max_queued)
-		pthread_cond_wait(&b->cond, &b->lock);
+	/*
+	 * bounded lag: past the limit, reading waits (the module counts what its rings lose), in
+	 * slices, so that a stop asked for meanwhile (a signal) ends the wait within one: from then
+	 * on the batch is queued whatever the limit (what is read after the stop is bounded by the
+	 * rings' size)
+	 */
+	while (b->queue && b->queued + r->in.len > b->max_queued && !stop_asked(r)) {
+		struct timespec until;
+
+		clock_gettime(CLOCK_MONOTONIC, &until);
+		until.tv_nsec += STOP_SLICE_NS;
+		if (until.tv_nsec >= 1000000000L) {
+			until.tv_sec++;
+			until.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&b->cond, &b->lock, &until);
+	}
 	if (r->in.len) {
 		q = b->spare;
 		if (q) {

@@ -18,6 +18,7 @@
 #ifndef LFR_RECORD_RECORDER_H
 #define LFR_RECORD_RECORDER_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -78,11 +79,23 @@ int lfr_recorder_process(struct lfr_recorder *r, bool final);
  * is busy, later reads join the same batch until its block is full (record/batch.h: the queue is
  * whole populated blocks, taken without a page fault per page).  A hand-over waits while more
  * than MAX_QUEUED bytes are still queued (the lag is bounded; what the rings lose meanwhile, the
- * module counts).  Until lfr_recorder_process(r, true), the writer belongs to that thread: read
- * its figures with lfr_recorder_get_file_stats().
+ * module counts), unless the caller has asked to stop (lfr_recorder_stop_flag()).  Until
+ * lfr_recorder_process(r, true), the writer belongs to that thread: read its figures with
+ * lfr_recorder_get_file_stats().
  * Returns 0 or a negative errno.
  */
 int lfr_recorder_behind(struct lfr_recorder *r, size_t max_queued, int nice, bool idle);
+
+/*
+ * STOP (or NULL: none), set by the caller when the recording is to end, typically from a signal
+ * handler: once it is set, a hand-over no longer waits for the naming thread, whatever is queued
+ * (what is read after the session's STOP is bounded by the rings' size), and one that already
+ * waits notices it within 50 ms.  Without it, a reading side waiting for a naming thread seconds
+ * behind would send the session's STOP only those seconds after a SIGINT or SIGTERM, and the
+ * recording would hold the samples taken meanwhile.  Read by the reading side only;
+ * lfr_recorder_process(r, true) still waits until everything read is named.
+ */
+void lfr_recorder_stop_flag(struct lfr_recorder *r, const volatile sig_atomic_t *stop);
 
 /*
  * Samples with code in anonymous memory that no perf map names yet wait (up to MAX_BYTES of them)
