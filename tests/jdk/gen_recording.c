@@ -36,6 +36,18 @@
 
 static struct lfr_jfr_writer *w;
 static uint64_t t0;
+/*
+ * The writer's clock in "chunks" mode: the time of the last sample written, so that chunk starts
+ * and ends are those of the samples however long this program takes (a loaded machine once took
+ * more than 4 ms between opening the file and the first sample, and left the file's first 4 ms
+ * empty).
+ */
+static uint64_t fake_now;
+
+static uint64_t fake_clock(void)
+{
+	return fake_now;
+}
 static uint64_t threads[3], stacks[3];
 static unsigned long samples, lost_total;
 static uint64_t step = 1000000;   /* ns between two samples */
@@ -84,6 +96,7 @@ static void sample_batch(unsigned n)
 	for (unsigned i = 0; i < n; i++) {
 		unsigned k = samples % 3;
 
+		fake_now = t0 + step * (samples + 1);
 		CHECK(lfr_jfr_execution_sample(w, t0 + step * (samples + 1), threads[k], stacks[k],
 		                               k == 2 ? LFR_JFR_STATE_SLEEPING
 		                                      : LFR_JFR_STATE_RUNNABLE));
@@ -142,8 +155,15 @@ int main(int argc, char **argv)
 	if (!strcmp(mode, "cutop"))
 		opt.max_chunk_age_ns = 1;
 	if (!strcmp(mode, "chunks")) {
+		struct timespec real;
+
 		opt.max_chunk_bytes = 256 << 10;
 		step = 1000;
+		fake_now = lfr_jfr_now();
+		clock_gettime(CLOCK_REALTIME, &real);
+		opt.clock = fake_clock;
+		opt.clock_realtime0 =
+		    (int64_t)real.tv_sec * 1000000000 + real.tv_nsec - (int64_t)fake_now;
 	}
 	if (!strcmp(mode, "cputime")) {
 		opt.max_chunk_bytes = 64 << 10; /* a new chunk at every flush below */
@@ -154,7 +174,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "gen_recording: %s\n", lfr_jfr_strerror(w));
 		return 1;
 	}
-	t0 = lfr_jfr_now();
+	t0 = opt.clock ? fake_now : lfr_jfr_now();
 	setup();
 	info_events();
 
@@ -185,6 +205,7 @@ int main(int argc, char **argv)
 				for (int d = 0; d < 40; d++)
 					frames[d] = m[(x >> (d % 16)) % 64 ^ (d & 1)];
 				CHECK(lfr_jfr_stack(w, frames, 40, false, &key));
+				fake_now = t0 + step * (samples + 1);
 				CHECK(lfr_jfr_execution_sample(w, t0 + step * (samples + 1),
 				                               threads[i % 3], key,
 				                               LFR_JFR_STATE_RUNNABLE));
