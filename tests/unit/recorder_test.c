@@ -694,22 +694,30 @@ static void *feed(void *arg)
 	return NULL;
 }
 
-/* The state of thread TID of this process ('R', 'S', 'D', ...). */
-static char thread_state(long tid)
+/* /proc/self/task/TID/stat into buf: the fields after the name, from the state (field 3) on. */
+static char *task_stat(long tid, char *buf, size_t size)
 {
-	char path[64], buf[512], *p;
+	char path[64], *p;
 	size_t n;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/self/task/%ld/stat", tid);
 	f = fopen(path, "r");
 	assert_non_null(f);
-	n = fread(buf, 1, sizeof(buf) - 1, f);
+	n = fread(buf, 1, size - 1, f);
 	fclose(f);
 	buf[n] = 0;
 	p = strrchr(buf, ')');
 	assert_non_null(p);
-	return p[2];
+	return p + 2;
+}
+
+/* The state of thread TID of this process ('R', 'S', 'D', ...). */
+static char thread_state(long tid)
+{
+	char buf[512];
+
+	return *task_stat(tid, buf, sizeof(buf));
 }
 
 /*
@@ -824,22 +832,12 @@ static long new_thread(const uint64_t *before, size_t words)
 /* Once the thread sleeps (waits for a hand-over): its nice value and scheduling policy. */
 static void naming_sched(long tid, long *nice, long *policy)
 {
-	char path[64], buf[1024], state = 0;
+	char buf[1024], state = 0;
 
-	snprintf(path, sizeof(path), "/proc/self/task/%ld/stat", tid);
 	for (;;) {
-		FILE *f = fopen(path, "r");
-		size_t n;
-		char *p;
-
-		assert_non_null(f);
-		n = fread(buf, 1, sizeof(buf) - 1, f);
-		fclose(f);
-		buf[n] = 0;
-		p = strrchr(buf, ')');
-		assert_non_null(p);
 		/* after the name: state (field 3) ... nice (19) ... policy (41) */
-		p += 2;
+		char *p = task_stat(tid, buf, sizeof(buf));
+
 		state = *p;
 		for (int field = 3; field < 41 && p; field++) {
 			p = strchr(p, ' ');
