@@ -373,6 +373,7 @@ static int reply_attr_cb(const struct nlattr *a, void *data)
 
 	switch (type) {
 	case LFR_A_PERIOD_NS:
+	case LFR_A_OFFCPU_MIN_NS:
 		want = MNL_TYPE_U64;
 		break;
 	case LFR_A_KERNEL_STACK:
