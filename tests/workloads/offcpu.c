@@ -50,7 +50,8 @@ static uint64_t now_ns(clockid_t c)
 
 static void sleep_ns(uint64_t ns)
 {
-	struct timespec ts = {.tv_sec = (time_t)(ns / 1000000000u), .tv_nsec = (long)(ns % 1000000000u)};
+	struct timespec ts = {.tv_sec = (time_t)(ns / 1000000000u),
+	                      .tv_nsec = (long)(ns % 1000000000u)};
 
 	while (nanosleep(&ts, &ts) && errno == EINTR)
 		;

@@ -110,15 +110,7 @@ static void report_usage(FILE *out)
 	    "See Documentation/report.md.\n");
 }
 
-enum {
-	OPT_FROM = 256,
-	OPT_TO,
-	OPT_VALUE,
-	OPT_THREADS,
-	OPT_DIFF,
-	OPT_NO_DEBUGINFOD,
-	OPT_OFF_CPU
-};
+enum { OPT_FROM = 256, OPT_TO, OPT_VALUE, OPT_THREADS, OPT_DIFF, OPT_NO_DEBUGINFOD, OPT_OFF_CPU };
 
 static int add_filter(const char **v, int *n, const char *arg, const char *what)
 {
@@ -417,8 +409,9 @@ int cmd_report(int argc, char **argv)
 		}
 	}
 	if (o.off_cpu && (o.nevents || o.value_field)) {
-		fprintf(stderr, "lfr report: --off-cpu is --event lfr.OffCpu --value duration: give "
-		                "it without --event and --value\n");
+		fprintf(stderr,
+		        "lfr report: --off-cpu is --event lfr.OffCpu --value duration: give "
+		        "it without --event and --value\n");
 		return LFR_EXIT_USAGE;
 	}
 	if (o.off_cpu) {

@@ -1188,9 +1188,8 @@ int lfr_jfr_execution_sample(struct lfr_jfr_writer *w, uint64_t ticks, uint64_t 
 	return commit(w);
 }
 
-int lfr_jfr_off_cpu(struct lfr_jfr_writer *w, uint64_t start, uint64_t duration,
-                    uint64_t thread, uint64_t stack, const char *state, uint64_t short_count,
-                    uint64_t short_ns)
+int lfr_jfr_off_cpu(struct lfr_jfr_writer *w, uint64_t start, uint64_t duration, uint64_t thread,
+                    uint64_t stack, const char *state, uint64_t short_count, uint64_t short_ns)
 {
 	int err;
 

@@ -113,7 +113,7 @@ struct stack_entry {
 struct lfr_recorder {
 	struct lfr_jfr_writer *w;
 	const struct lfr_rec_offcpu *off; /* write_sample writes this interval, not a sample */
-	struct hashtab stack_index; /* (hash, salt) -> index in stacks + 1 */
+	struct hashtab stack_index;       /* (hash, salt) -> index in stacks + 1 */
 	struct stack_entry *stacks;
 	uint64_t *stack_ips;
 	size_t stacks_used, stack_ips_used;
@@ -798,9 +798,10 @@ static int write_sample(struct lfr_recorder *r, const struct lfr_record *rec)
 		    "other", "sleeping", "uninterruptible", "preempted", "idle"};
 		const struct lfr_rec_offcpu *o = r->off;
 
-		err = lfr_jfr_off_cpu(r->w, o->start_ns, o->time_ns - o->start_ns, thread, stack,
-		                      o->state < __LFR_OFFCPU_STATE_MAX ? states[o->state] : "other",
-		                      o->short_count, o->short_ns);
+		err =
+		    lfr_jfr_off_cpu(r->w, o->start_ns, o->time_ns - o->start_ns, thread, stack,
+		                    o->state < __LFR_OFFCPU_STATE_MAX ? states[o->state] : "other",
+		                    o->short_count, o->short_ns);
 		if (err)
 			return err;
 		r->st.off_cpu++;
@@ -1047,16 +1048,15 @@ static int apply(struct lfr_recorder *r, struct batch *b, int pass, bool final, 
 		}
 		/* each pass decodes only the records it applies (a bad one is counted once) */
 		if (pass == 0 && (h->type == LFR_REC_TICK || h->type == LFR_REC_USTACK ||
-		                  h->type == LFR_REC_OFFCPU ||
-		                  h->type == LFR_REC_SAMPLE || h->type == LFR_REC_LOST))
+		                  h->type == LFR_REC_OFFCPU || h->type == LFR_REC_SAMPLE ||
+		                  h->type == LFR_REC_LOST))
 			continue;
 		if (pass == 1 && (h->type == LFR_REC_COMM || h->type == LFR_REC_MMAP))
 			continue;
 		if (lfr_record_decode(h, &rec, why, sizeof(why))) {
 			r->st.malformed += pass == 0 || h->type == LFR_REC_TICK ||
-			                   h->type == LFR_REC_OFFCPU ||
-			                   h->type == LFR_REC_USTACK || h->type == LFR_REC_SAMPLE ||
-			                   h->type == LFR_REC_LOST;
+			                   h->type == LFR_REC_OFFCPU || h->type == LFR_REC_USTACK ||
+			                   h->type == LFR_REC_SAMPLE || h->type == LFR_REC_LOST;
 			continue;
 		}
 		if (pass == 0) {
