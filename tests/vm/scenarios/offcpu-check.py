@@ -13,6 +13,8 @@
 #     every event of the waiting thread under wait_loop holds exactly one of f, g, h (its exact user
 #     stack: f, then wait_loop, then main), and its state is sleeping;
 #   - every event has a kernel stack that goes through the scheduler;
+#   - with --report (lfr report --off-cpu's text): its off-CPU total is exactly the sum of every
+#     event's duration, and f, g and h are among its functions;
 #   - the spinning thread's CPU samples: its jdk.ExecutionSample count is its CPU time (printed by
 #     the workload) times HZ within PCT percent (plus the recording's counted losses), nearly all of
 #     them in spin(), and it has no sleeping interval.
@@ -71,6 +73,7 @@ def main():
     ap.add_argument("--workload-output", required=True)
     ap.add_argument("--max-pct", type=float, default=2.0)
     ap.add_argument("--hz", type=float, default=999.0)
+    ap.add_argument("--report", help="the text of lfr report --off-cpu of the same file")
     ap.add_argument("--jfr-tool", default=os.environ.get("JFR", "/usr/bin/jfr"))
     args = ap.parse_args()
     try:
@@ -136,6 +139,18 @@ def main():
         fail(f"{no_kernel} intervals without a kernel stack")
     if no_sched:
         fail(f"{no_sched} intervals whose kernel stack does not go through the scheduler")
+
+    if args.report:
+        text = open(args.report).read()
+        m = re.search(r"^Off-CPU time: (\d+) ns", text, re.M)
+        every = sum(nanos(e["duration"]) for e in off)
+        print(f"offcpu-check: lfr report --off-cpu: {m.group(1) if m else '?'} ns, "
+              f"the events' durations: {every} ns")
+        if not m or int(m.group(1)) != every:
+            fail("lfr report --off-cpu's total is not the sum of the events' durations")
+        for k in FUNCS:
+            if not re.search(rf"\s{k}  \(offcpu\)$", text, re.M):
+                fail(f"lfr report --off-cpu does not list {k} (offcpu)")
 
     spin = [s for s in samples if tid(s, "sampledThread") == truth["spin"]]
     in_spin = sum(1 for s in spin if "spin" in [f["method"]["name"] for f in frames(s)])
