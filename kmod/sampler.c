@@ -27,6 +27,7 @@
 #include <linux/stacktrace.h>
 #include <linux/tracepoint.h>
 #include <asm/irq_regs.h>
+#include <asm/unwind.h>
 #include "kstack.h"
 #include "lfr_internal.h"
 
@@ -248,13 +249,54 @@ static void lfr_tick(struct lfr_session *s, struct lfr_thread *e, u32 missed,
 }
 
 /*
+ * The kernel stack of @t, which is not running (it is being switched in and
+ * has not run since its switch-out): the stack it left the CPU with, from
+ * __schedule() down to its entry from user space, as /proc/PID/stack shows
+ * it (the same walk as arch_stack_walk(), through the unwinder's exported
+ * interface: stack_trace_save_tsk() is not exported in 6.1).
+ */
+static u32 lfr_task_kstack(struct task_struct *t, u64 *ips, bool *truncated)
+{
+	struct unwind_state st;
+	struct pt_regs *regs;
+	unsigned long addr;
+	u32 n = 0;
+
+	*truncated = false;
+	for (unwind_start(&st, t, NULL, NULL); !unwind_done(&st);
+	     unwind_next_frame(&st)) {
+		regs = unwind_get_entry_regs(&st, NULL);
+		if (regs && user_mode(regs))
+			break;
+		addr = regs ? regs->ip : unwind_get_return_address(&st);
+		if (!addr)
+			break;
+		if (n == LFR_MAX_KERNEL_STACK_DEPTH) {
+			*truncated = true;
+			break;
+		}
+		ips[n++] = addr;
+		if (regs) {
+			addr = unwind_get_return_address(&st);
+			if (!addr)
+				break;
+			if (n == LFR_MAX_KERNEL_STACK_DEPTH) {
+				*truncated = true;
+				break;
+			}
+			ips[n++] = addr;
+		}
+	}
+	return n;
+}
+
+/*
  * Hard irq, right after the switch-in that ended an off-CPU interval of
  * pc->off_e's thread, which is current (the work was queued with
  * interrupts off in that switch; it runs when finish_task_switch() enables
  * them).  One OFFCPU record: the interval, the kernel stack the thread
- * blocked with (it has not run since: the stack below the interrupted
- * scheduler frame is the one of its switch-out) and the walk that gives its
- * user stack, like a tick's.
+ * blocked with (taken in the switch, pc->off_buf) and the walk that gives
+ * its user stack, like a tick's.
  */
 static void lfr_offcpu_fn(struct irq_work *work)
 {
@@ -262,9 +304,7 @@ static void lfr_offcpu_fn(struct irq_work *work)
 	struct lfr_rec_offcpu *r = (struct lfr_rec_offcpu *)pc->off_buf;
 	struct lfr_session *s = pc->s;
 	struct lfr_thread *e = pc->off_e;
-	struct pt_regs *regs = get_irq_regs();
 	struct lfr_walk *w;
-	bool ktrunc = false;
 	int lost = 0;
 
 	if (!e)
@@ -276,7 +316,8 @@ static void lfr_offcpu_fn(struct irq_work *work)
 		goto lost;
 	w = READ_ONCE(e->walk);
 	if (!w) {
-		w = lfr_queue_walk(s, pc, e, regs, pc->off_end, &lost);
+		/* the user registers are the ones saved at kernel entry */
+		w = lfr_queue_walk(s, pc, e, NULL, pc->off_end, &lost);
 		if (!w)
 			goto lost;
 	}
@@ -286,15 +327,12 @@ static void lfr_offcpu_fn(struct irq_work *work)
 	r->cpu = smp_processor_id();
 	r->tgid = current->tgid;
 	r->tid = current->pid;
-	r->flags = w->snap.flags & LFR_SAMPLE_F_COMPAT;
+	r->flags |= w->snap.flags & LFR_SAMPLE_F_COMPAT;
 	r->state = pc->off_state;
-	r->nr_kernel = regs ? lfr_kernel_stack(r->ips, regs, &ktrunc) : 0;
 	r->reserved = 0;
 	r->start_ns = pc->off_start;
 	r->short_count = e->off_short_count;
 	r->short_ns = e->off_short_ns;
-	if (ktrunc)
-		r->flags |= LFR_SAMPLE_F_KERNEL_TRUNCATED;
 	r->hdr.size = sizeof(*r) + r->nr_kernel * sizeof(u64);
 	if (lfr_ring_write(s->rings[r->cpu], r, r->hdr.size)) {
 		lfr_ring_lost(s->rings[r->cpu], LFR_LOST_AUX_RING_FULL, 0);
@@ -325,9 +363,11 @@ static u8 lfr_offcpu_state(bool preempt, unsigned int state)
  * CPU's off_work once the switch is done; short ones are counted.
  */
 static void lfr_offcpu_end(struct lfr_session *s, struct lfr_pcpu *pc,
-			   struct lfr_thread *e, u64 now)
+			   struct lfr_thread *e, struct task_struct *t, u64 now)
 {
+	struct lfr_rec_offcpu *r = (struct lfr_rec_offcpu *)pc->off_buf;
 	u64 start = e->off_start, len;
+	bool ktrunc;
 
 	e->off_start = 0;
 	if (!start || now < start)
@@ -347,6 +387,8 @@ static void lfr_offcpu_end(struct lfr_session *s, struct lfr_pcpu *pc,
 		lfr_count(s, LFR_CTR_OFFCPU_LOST, 1);
 		return;
 	}
+	r->nr_kernel = lfr_task_kstack(t, r->ips, &ktrunc);
+	r->flags = ktrunc ? LFR_SAMPLE_F_KERNEL_TRUNCATED : 0;
 	pc->off_e = e;
 	pc->off_start = start;
 	pc->off_end = now;
@@ -505,7 +547,7 @@ static void lfr_switch_in(struct lfr_session *s, struct lfr_pcpu *pc,
 	pc->in_time = ktime_get();
 	pc->in_runtime = running ? U64_MAX : next->se.sum_exec_runtime;
 	if (s->cfg.offcpu_min_ns && !running)
-		lfr_offcpu_end(s, pc, e, ktime_to_ns(pc->in_time));
+		lfr_offcpu_end(s, pc, e, next, ktime_to_ns(pc->in_time));
 	/* An owed tick expires in the past: it fires now and counts overrun. */
 	hrtimer_start(&pc->timer, ktime_add_ns(pc->in_time, e->budget_ns),
 		      HRTIMER_MODE_ABS_PINNED_HARD);
