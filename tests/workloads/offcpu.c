@@ -10,11 +10,16 @@
  *   thread "offcpu-feed":  feeder -> feed_wait (read of the request pipe), feed_sleep (nanosleep)
  *   thread "offcpu-spin":  spin_main -> spin (on the CPU all the time)
  *
- * Each of f, g and h measures its own wait with CLOCK_MONOTONIC right around the system call and
- * adds it up; at the end the program prints
+ * Each of f, g and h measures its own wait right around the system call: the time off the CPU is
+ * the wall time (CLOCK_MONOTONIC) less the thread's CPU time (CLOCK_THREAD_CPUTIME_ID) of the
+ * call.  The CPU time matters: whatever the thread runs in the kernel around the wait is not
+ * waiting, and that includes a profiler's own work at the return to user space (lfr's walk of the
+ * user stack, a millisecond or more per wait under an emulated CPU and a debug kernel).  At the end
+ * the program prints
  *
  *   offcpu pid=PID wait_tid=TID spin_tid=TID feed_tid=TID rounds=N
- *   offcpu: f_ns=... g_ns=... h_ns=... f_n=N g_n=N h_n=N
+ *   offcpu: f_ns=... g_ns=... h_ns=... f_n=N g_n=N h_n=N        (off the CPU: wall - CPU)
+ *   offcpu-wall: f_ns=... g_ns=... h_ns=...                      (wall time of the calls)
  *   offcpu-spin: cpu_ns=... (the spinning thread's CPU time, CLOCK_THREAD_CPUTIME_ID)
  *
  * which tests/vm/scenarios/offcpu-check.py compares with the lfr.OffCpu events of a recording.
@@ -57,36 +62,52 @@ static void sleep_ns(uint64_t ns)
 		;
 }
 
-FN static uint64_t f(void)
-{
-	uint64_t t0 = now_ns(CLOCK_MONOTONIC);
+/* A wait's clocks: wall and CPU time at its start, then its wall time and its time off the CPU. */
+struct wait {
+	uint64_t m0, c0, wall, off;
+};
 
-	sleep_ns(300000000u);
-	return now_ns(CLOCK_MONOTONIC) - t0;
+static void wait_begin(struct wait *w)
+{
+	w->m0 = now_ns(CLOCK_MONOTONIC);
+	w->c0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
 }
 
-FN static uint64_t g(void)
+static void wait_end(struct wait *w)
+{
+	uint64_t c1 = now_ns(CLOCK_THREAD_CPUTIME_ID), m1 = now_ns(CLOCK_MONOTONIC);
+
+	w->wall = m1 - w->m0;
+	w->off = w->wall - (c1 - w->c0);
+}
+
+FN static void f(struct wait *w)
+{
+	wait_begin(w);
+	sleep_ns(300000000u);
+	wait_end(w);
+}
+
+FN static void g(struct wait *w)
 {
 	char c = 'r';
-	uint64_t t0, t1;
 
 	if (write(req[1], &c, 1) != 1)
 		exit(1);
-	t0 = now_ns(CLOCK_MONOTONIC);
+	wait_begin(w);
 	if (read(data[0], &c, 1) != 1)
 		exit(1);
-	t1 = now_ns(CLOCK_MONOTONIC);
-	return t1 - t0;
+	wait_end(w);
 }
 
-FN static uint64_t h(void)
+FN static void h(struct wait *w)
 {
 	struct timespec ts = {.tv_sec = 0, .tv_nsec = 500000000};
-	uint64_t t0 = now_ns(CLOCK_MONOTONIC);
 
+	wait_begin(w);
 	/* nobody wakes it: it times out after 500 ms */
 	syscall(SYS_futex, &futex_word, FUTEX_WAIT_PRIVATE, 0, &ts, NULL, 0);
-	return now_ns(CLOCK_MONOTONIC) - t0;
+	wait_end(w);
 }
 
 FN static void feed_wait(void)
@@ -137,22 +158,25 @@ FN static void *spin_main(void *arg)
 	return NULL;
 }
 
-FN static void wait_loop(int rounds, uint64_t *sum, unsigned *n)
+FN static void wait_loop(int rounds, uint64_t *sum, uint64_t *wall, unsigned *n)
 {
-	for (int i = 0; i < rounds; i++) {
-		sum[0] += f();
-		n[0]++;
-		sum[1] += g();
-		n[1]++;
-		sum[2] += h();
-		n[2]++;
-	}
+	void (*fn[3])(struct wait *) = {f, g, h};
+
+	for (int i = 0; i < rounds; i++)
+		for (int k = 0; k < 3; k++) {
+			struct wait w;
+
+			fn[k](&w);
+			sum[k] += w.off;
+			wall[k] += w.wall;
+			n[k]++;
+		}
 }
 
 int main(int argc, char **argv)
 {
 	int rounds = argc > 1 ? atoi(argv[1]) : 5;
-	uint64_t sum[3] = {0};
+	uint64_t sum[3] = {0}, wall[3] = {0};
 	unsigned n[3] = {0};
 	pthread_t spin_t, feed_t;
 	char c = 'q';
@@ -163,7 +187,7 @@ int main(int argc, char **argv)
 	if (pthread_create(&spin_t, NULL, spin_main, NULL) ||
 	    pthread_create(&feed_t, NULL, feeder, NULL))
 		return 2;
-	wait_loop(rounds, sum, n);
+	wait_loop(rounds, sum, wall, n);
 	stop = 1;
 	if (write(req[1], &c, 1) != 1)
 		return 2;
@@ -174,6 +198,8 @@ int main(int argc, char **argv)
 	printf("offcpu: f_ns=%llu g_ns=%llu h_ns=%llu f_n=%u g_n=%u h_n=%u\n",
 	       (unsigned long long)sum[0], (unsigned long long)sum[1], (unsigned long long)sum[2],
 	       n[0], n[1], n[2]);
+	printf("offcpu-wall: f_ns=%llu g_ns=%llu h_ns=%llu\n", (unsigned long long)wall[0],
+	       (unsigned long long)wall[1], (unsigned long long)wall[2]);
 	printf("offcpu-spin: cpu_ns=%llu\n", (unsigned long long)spin_cpu_ns);
 	return 0;
 }

@@ -8,7 +8,9 @@
 # run, never a threshold of seconds, so that a loaded host or the slow debug kernel cannot fail it:
 #   - off-CPU time per function: the summed duration of the waiting thread's lfr.OffCpu events whose
 #     user stack holds f, g or h is within PCT percent (default 2) of the workload's own sum of its
-#     waits in that function (clock_gettime right around the system call);
+#     waits in that function: wall time less the thread's CPU time, both read right around the
+#     system call (the wall time alone also holds the thread's own work around the wait, lfr's walk
+#     at the return to user space included: printed for comparison);
 #   - every wait has its event: at least as many sleeping intervals in f, g and h as the workload
 #     made calls (a thread preempted in them for long enough adds a preempted one, which the
 #     workload's clock counted too); every event of the waiting thread under wait_loop holds
@@ -36,12 +38,14 @@ def parse_output(path):
     w = re.search(r"^offcpu: f_ns=(\d+) g_ns=(\d+) h_ns=(\d+) f_n=(\d+) g_n=(\d+) h_n=(\d+)", text,
                   re.M)
     s = re.search(r"^offcpu-spin: cpu_ns=(\d+)", text, re.M)
+    wl = re.search(r"^offcpu-wall: f_ns=(\d+) g_ns=(\d+) h_ns=(\d+)", text, re.M)
     if not (m and w and s):
         raise ValueError(f"{path}: the workload's lines are missing (did it finish?)")
     return {
         "wait": int(m.group(1)), "spin": int(m.group(2)), "feed": int(m.group(3)),
         "ns": dict(zip(FUNCS, map(int, w.group(1, 2, 3)))),
         "calls": dict(zip(FUNCS, map(int, w.group(4, 5, 6)))),
+        "wall": dict(zip(FUNCS, map(int, wl.group(1, 2, 3)))) if wl else None,
         "spin_cpu_ns": int(s.group(1)),
     }
 
@@ -132,7 +136,8 @@ def main():
         diff = 100.0 * (got[k] - want) / want if want else 0.0
         print(f"offcpu-check: {k}: lfr {got[k] / 1e6:10.3f} ms in {count[k]} sleeping and "
               f"{others[k]} other intervals, "
-              f"workload {want / 1e6:10.3f} ms in {truth['calls'][k]} waits: {diff:+.3f} %")
+              f"workload {want / 1e6:10.3f} ms in {truth['calls'][k]} waits: {diff:+.3f} %"
+              + (f" (wall time {truth['wall'][k] / 1e6:.3f} ms)" if truth["wall"] else ""))
         if abs(diff) > args.max_pct:
             fail(f"{k}: off-CPU time {diff:+.3f} % from the workload's, more than {args.max_pct} %")
         if count[k] < truth["calls"][k]:
