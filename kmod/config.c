@@ -35,6 +35,11 @@ static struct netlink_range_validation lfr_unwind_kb_range = {
 	.max = LFR_MAX_UNWIND_MAX_KB,
 };
 
+static struct netlink_range_validation lfr_offcpu_range = {
+	.min = LFR_MIN_OFFCPU_MIN_NS,
+	.max = LFR_MAX_OFFCPU_MIN_NS,
+};
+
 static struct netlink_range_validation lfr_fd_range = {
 	.max = INT_MAX,
 };
@@ -81,6 +86,7 @@ const struct nla_policy lfr_policy[LFR_A_MAX + 1] = {
 		NLA_POLICY_FULL_RANGE(NLA_U32, &lfr_unwind_kb_range),
 	[LFR_A_UNWIND_OBJECT_FD] = NLA_POLICY_FULL_RANGE(NLA_U32, &lfr_fd_range),
 	[LFR_A_UNWIND_TABLE_FD] = NLA_POLICY_FULL_RANGE(NLA_U32, &lfr_fd_range),
+	[LFR_A_OFFCPU_MIN_NS] = NLA_POLICY_FULL_RANGE(NLA_U64, &lfr_offcpu_range),
 };
 
 static int lfr_cmp_u32(const void *a, const void *b)
@@ -193,7 +199,7 @@ static int lfr_check_ring_fits(struct nlattr **attrs, struct lfr_config *cfg,
 	struct nlattr *bad = attrs[LFR_A_RING_PAGES] ?:
 			     attrs[LFR_A_USER_STACK_DEPTH];
 
-	if (lfr_config_max_record(cfg->user_depth, cfg->kernel_stack) <=
+	if (lfr_config_max_record_offcpu(cfg) <=
 	    ring_bytes / 2)
 		return 0;
 	NL_SET_ERR_MSG_ATTR(extack, bad,
@@ -262,6 +268,8 @@ int lfr_config_parse(struct nlattr **attrs, struct lfr_config *cfg,
 		cfg->jitter_pct = nla_get_u32(attrs[LFR_A_JITTER_PCT]);
 	if (attrs[LFR_A_UNWIND_MAX_KB])
 		cfg->unwind_max_kb = nla_get_u32(attrs[LFR_A_UNWIND_MAX_KB]);
+	if (attrs[LFR_A_OFFCPU_MIN_NS])
+		cfg->offcpu_min_ns = nla_get_u64(attrs[LFR_A_OFFCPU_MIN_NS]);
 	cfg->kernel_stack = nla_get_flag(attrs[LFR_A_KERNEL_STACK]);
 	cfg->detached = nla_get_flag(attrs[LFR_A_DETACHED]);
 	err = lfr_check_ring_fits(attrs, cfg, ring_bytes, extack);
@@ -269,9 +277,17 @@ int lfr_config_parse(struct nlattr **attrs, struct lfr_config *cfg,
 		return err;
 
 	err = lfr_parse_targets(attrs[LFR_A_TARGETS], cfg, extack);
-	if (err)
+	if (err) {
 		lfr_config_free(cfg);
-	return err;
+		return err;
+	}
+	if (cfg->offcpu_min_ns && (cfg->system || cfg->nr_cgroups)) {
+		NL_SET_ERR_MSG_ATTR(extack, attrs[LFR_A_OFFCPU_MIN_NS],
+				    "off-CPU intervals need per-task targets (tgids, tids), not system-wide or cgroup targets");
+		lfr_config_free(cfg);
+		return -EOPNOTSUPP;
+	}
+	return 0;
 }
 
 void lfr_config_free(struct lfr_config *cfg)

@@ -15,6 +15,7 @@ struct lfr_config {
 	u32 max_threads;
 	u32 jitter_pct;
 	u32 unwind_max_kb;	/* memory for unwind tables, KiB */
+	u64 offcpu_min_ns;	/* 0: no off-CPU intervals */
 	bool kernel_stack;
 	bool detached;
 	bool system;
@@ -40,6 +41,16 @@ static inline u64 lfr_config_max_record(u32 user_depth, bool kernel_stack)
 		   (kernel_stack ? 8 * LFR_MAX_KERNEL_STACK_DEPTH : 0);
 
 	return max(ustack, tick);
+}
+
+/* An OFFCPU record always carries a whole kernel stack. */
+static inline u64 lfr_config_max_record_offcpu(const struct lfr_config *cfg)
+{
+	u64 offcpu = sizeof(struct lfr_rec_offcpu) +
+		     8 * LFR_MAX_KERNEL_STACK_DEPTH;
+	u64 other = lfr_config_max_record(cfg->user_depth, cfg->kernel_stack);
+
+	return cfg->offcpu_min_ns ? max(offcpu, other) : other;
 }
 
 extern const struct nla_policy lfr_policy[LFR_A_MAX + 1];

@@ -85,6 +85,9 @@ static int lfr_put_session(struct sk_buff *skb, struct lfr_session *s,
 	    nla_put_u32(skb, LFR_A_WAKEUP_BYTES, s->cfg.wakeup_bytes) ||
 	    nla_put_u32(skb, LFR_A_NR_CPU_IDS, nr_cpu_ids) ||
 	    nla_put_u32(skb, LFR_A_UNWIND_MAX_KB, s->cfg.unwind_max_kb) ||
+	    (s->cfg.offcpu_min_ns &&
+	     nla_put_u64_64bit(skb, LFR_A_OFFCPU_MIN_NS, s->cfg.offcpu_min_ns,
+			       LFR_A_PAD)) ||
 	    (s->cfg.kernel_stack && nla_put_flag(skb, LFR_A_KERNEL_STACK)) ||
 	    (s->cfg.detached && nla_put_flag(skb, LFR_A_DETACHED)))
 		return -EMSGSIZE;

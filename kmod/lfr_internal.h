@@ -86,6 +86,7 @@ struct lfr_walk {
 	struct lfr_thread *e;	/* and its thread's entry */
 	atomic_long_t state;	/* generation | enum lfr_walk_state */
 	atomic_t ticks;		/* TICK records that refer to this walk */
+	atomic_t offcpu;	/* OFFCPU records that refer to this walk */
 	struct lfr_snapshot snap;
 	struct rcu_head rcu;
 };
@@ -110,6 +111,14 @@ struct lfr_thread {
 	u32 comm_hash;
 	bool seen;
 	bool follow;		/* created by a target: a target itself */
+	/*
+	 * Off-CPU intervals (per-task mode): the last switch-out and why, and
+	 * the intervals shorter than the session's minimum so far.
+	 */
+	u8 off_state;		/* enum lfr_offcpu_state */
+	u64 off_start;		/* ns, 0: on the CPU or not known */
+	u64 off_short_count;
+	u64 off_short_ns;
 };
 
 #define LFR_KEY_EMPTY	0UL
@@ -146,6 +155,10 @@ struct lfr_walk_pool {
 	size_t size;
 };
 
+/* The largest OFFCPU record, built in place by the off-CPU irq_work. */
+#define LFR_OFFCPU_REC_MAX \
+	(sizeof(struct lfr_rec_offcpu) + LFR_MAX_KERNEL_STACK_DEPTH * sizeof(u64))
+
 /* The largest TICK record, built in place by the timer handler. */
 #define LFR_TICK_REC_MAX \
 	(sizeof(struct lfr_rec_tick) + LFR_MAX_KERNEL_STACK_DEPTH * sizeof(u64))
@@ -166,7 +179,16 @@ struct lfr_pcpu {
 	u64 budget_ns;			/* lfr's time on this CPU in the window */
 	u64 tick_start;			/* local_clock() at this tick's start */
 	bool online;
+	/*
+	 * Off-CPU: the interval that ended at cur's switch-in, written by
+	 * off_work (hard irq, right after the switch, current == cur).
+	 */
+	struct irq_work off_work;
+	struct lfr_thread *off_e;
+	u64 off_start, off_end;
+	u32 off_state;
 	u64 tick_buf[LFR_TICK_REC_MAX / sizeof(u64)];
+	u64 off_buf[LFR_OFFCPU_REC_MAX / sizeof(u64)];
 };
 
 /* Locked memory charged for the rings (budget.c). */
@@ -271,7 +293,7 @@ extern int lfr_cpuhp_state;
 
 static inline bool lfr_counter_valid(int c)
 {
-	return (c >= LFR_CTR_TICKS && c <= LFR_CTR_UNWIND_EVICTED) ||
+	return (c >= LFR_CTR_TICKS && c <= LFR_CTR_OFFCPU_LOST) ||
 	       (c > LFR_CTR_LOST_FIRST && c <= LFR_CTR_MAX);
 }
 

@@ -27,6 +27,7 @@
 #include <linux/stacktrace.h>
 #include <linux/tracepoint.h>
 #include <asm/irq_regs.h>
+#include <asm/unwind.h>
 #include "kstack.h"
 #include "lfr_internal.h"
 
@@ -152,6 +153,7 @@ static struct lfr_walk *lfr_queue_walk(struct lfr_session *s,
 	w->s = s;
 	w->e = e;
 	atomic_set(&w->ticks, 0);
+	atomic_set(&w->offcpu, 0);
 	lfr_walk_set_queued(w);
 
 	/*
@@ -244,6 +246,154 @@ static void lfr_tick(struct lfr_session *s, struct lfr_thread *e, u32 missed,
 		lfr_count_lost(s, LFR_LOST_MISSED, missed);
 	atomic_inc(&w->ticks);
 	lfr_count(s, LFR_CTR_RECORDS_TICK, 1);
+}
+
+/*
+ * The kernel stack of @t, which is not running (it is being switched in and
+ * has not run since its switch-out): the stack it left the CPU with, from
+ * __schedule() down to its entry from user space, as /proc/PID/stack shows
+ * it (the same walk as arch_stack_walk(), through the unwinder's exported
+ * interface: stack_trace_save_tsk() is not exported in 6.1).
+ */
+static u32 lfr_task_kstack(struct task_struct *t, u64 *ips, bool *truncated)
+{
+	struct unwind_state st;
+	struct pt_regs *regs;
+	unsigned long addr;
+	u32 n = 0;
+
+	*truncated = false;
+	for (unwind_start(&st, t, NULL, NULL); !unwind_done(&st);
+	     unwind_next_frame(&st)) {
+		regs = unwind_get_entry_regs(&st, NULL);
+		if (regs && user_mode(regs))
+			break;
+		addr = regs ? regs->ip : unwind_get_return_address(&st);
+		if (!addr)
+			break;
+		if (n == LFR_MAX_KERNEL_STACK_DEPTH) {
+			*truncated = true;
+			break;
+		}
+		ips[n++] = addr;
+		if (regs) {
+			addr = unwind_get_return_address(&st);
+			if (!addr)
+				break;
+			if (n == LFR_MAX_KERNEL_STACK_DEPTH) {
+				*truncated = true;
+				break;
+			}
+			ips[n++] = addr;
+		}
+	}
+	return n;
+}
+
+/*
+ * Hard irq, right after the switch-in that ended an off-CPU interval of
+ * pc->off_e's thread, which is current (the work was queued with
+ * interrupts off in that switch; it runs when finish_task_switch() enables
+ * them).  One OFFCPU record: the interval, the kernel stack the thread
+ * blocked with (taken in the switch, pc->off_buf) and the walk that gives
+ * its user stack, like a tick's.
+ */
+static void lfr_offcpu_fn(struct irq_work *work)
+{
+	struct lfr_pcpu *pc = container_of(work, struct lfr_pcpu, off_work);
+	struct lfr_rec_offcpu *r = (struct lfr_rec_offcpu *)pc->off_buf;
+	struct lfr_session *s = pc->s;
+	struct lfr_thread *e = pc->off_e;
+	struct lfr_walk *w;
+	int lost = 0;
+
+	if (!e)
+		return;
+	pc->off_e = NULL;
+	if (atomic_read(&s->state) != LFR_STATE_RUNNING ||
+	    READ_ONCE(e->key) != (unsigned long)current ||
+	    !lfr_user_thread(current))
+		goto lost;
+	w = READ_ONCE(e->walk);
+	if (!w) {
+		/* the user registers are the ones saved at kernel entry */
+		w = lfr_queue_walk(s, pc, e, NULL, pc->off_end, &lost);
+		if (!w)
+			goto lost;
+	}
+	r->hdr.type = LFR_REC_OFFCPU;
+	r->time_ns = pc->off_end;
+	r->walk_id = w->snap.walk_id;
+	r->cpu = smp_processor_id();
+	r->tgid = current->tgid;
+	r->tid = current->pid;
+	r->flags |= w->snap.flags & LFR_SAMPLE_F_COMPAT;
+	r->state = pc->off_state;
+	r->reserved = 0;
+	r->start_ns = pc->off_start;
+	r->short_count = e->off_short_count;
+	r->short_ns = e->off_short_ns;
+	r->hdr.size = sizeof(*r) + r->nr_kernel * sizeof(u64);
+	if (lfr_ring_write(s->rings[r->cpu], r, r->hdr.size)) {
+		lfr_ring_lost(s->rings[r->cpu], LFR_LOST_AUX_RING_FULL, 0);
+		goto lost;
+	}
+	atomic_inc(&w->offcpu);
+	return;
+lost:
+	lfr_count(s, LFR_CTR_OFFCPU_LOST, 1);
+}
+
+static u8 lfr_offcpu_state(bool preempt, unsigned int state)
+{
+	if (preempt || state == TASK_RUNNING)
+		return LFR_OFFCPU_PREEMPTED;
+	if ((state & TASK_IDLE) == TASK_IDLE)
+		return LFR_OFFCPU_IDLE;
+	if (state & TASK_UNINTERRUPTIBLE)
+		return LFR_OFFCPU_UNINTERRUPTIBLE;
+	if (state & TASK_INTERRUPTIBLE)
+		return LFR_OFFCPU_SLEEPING;
+	return LFR_OFFCPU_OTHER;
+}
+
+/*
+ * Per-task mode, irqs off: @e's thread is switched in at @now after being
+ * off the CPU since its switch-out.  Long intervals are written by the
+ * CPU's off_work once the switch is done; short ones are counted.
+ */
+static void lfr_offcpu_end(struct lfr_session *s, struct lfr_pcpu *pc,
+			   struct lfr_thread *e, struct task_struct *t, u64 now)
+{
+	struct lfr_rec_offcpu *r = (struct lfr_rec_offcpu *)pc->off_buf;
+	u64 start = e->off_start, len;
+	bool ktrunc;
+
+	e->off_start = 0;
+	if (!start || now < start)
+		return;
+	len = now - start;
+	if (len < s->cfg.offcpu_min_ns) {
+		e->off_short_count++;
+		e->off_short_ns += len;
+		lfr_count(s, LFR_CTR_OFFCPU_SHORT, 1);
+		lfr_count(s, LFR_CTR_OFFCPU_SHORT_NS, len);
+		return;
+	}
+	lfr_count(s, LFR_CTR_OFFCPU, 1);
+	lfr_count(s, LFR_CTR_OFFCPU_NS, len);
+	/* the previous one is written as soon as interrupts are on: never here */
+	if (pc->off_e) {
+		lfr_count(s, LFR_CTR_OFFCPU_LOST, 1);
+		return;
+	}
+	r->nr_kernel = lfr_task_kstack(t, r->ips, &ktrunc);
+	r->flags = ktrunc ? LFR_SAMPLE_F_KERNEL_TRUNCATED : 0;
+	pc->off_e = e;
+	pc->off_start = start;
+	pc->off_end = now;
+	pc->off_state = e->off_state;
+	irq_work_queue(&pc->off_work);
 }
 
 /* System-wide: any user thread, tracked from its first tick. */
@@ -341,7 +491,8 @@ out:
  * scheduler just updated it for @prev) and was at the switch-in.
  */
 static void lfr_switch_out(struct lfr_session *s, struct lfr_pcpu *pc,
-			   struct task_struct *prev)
+			   struct task_struct *prev, bool preempt,
+			   unsigned int prev_state)
 {
 	struct lfr_thread *e = pc->cur;
 	ktime_t now;
@@ -362,6 +513,10 @@ static void lfr_switch_out(struct lfr_session *s, struct lfr_pcpu *pc,
 	 * time past it, to its next switch-in, so no CPU time goes uncounted.
 	 */
 	e->budget_ns = left ? left : -1;
+	if (s->cfg.offcpu_min_ns && READ_ONCE(e->key) == (unsigned long)prev) {
+		e->off_start = ktime_to_ns(now);
+		e->off_state = lfr_offcpu_state(preempt, prev_state);
+	}
 }
 
 /*
@@ -391,6 +546,8 @@ static void lfr_switch_in(struct lfr_session *s, struct lfr_pcpu *pc,
 	pc->cur = e;
 	pc->in_time = ktime_get();
 	pc->in_runtime = running ? U64_MAX : next->se.sum_exec_runtime;
+	if (s->cfg.offcpu_min_ns && !running)
+		lfr_offcpu_end(s, pc, e, next, ktime_to_ns(pc->in_time));
 	/* An owed tick expires in the past: it fires now and counts overrun. */
 	hrtimer_start(&pc->timer, ktime_add_ns(pc->in_time, e->budget_ns),
 		      HRTIMER_MODE_ABS_PINNED_HARD);
@@ -407,7 +564,7 @@ static void lfr_probe_switch(void *data, bool preempt, struct task_struct *prev,
 		if (atomic_read(&s->state) != LFR_STATE_RUNNING)
 			continue;
 		pc = this_cpu_ptr(s->pcpu);
-		lfr_switch_out(s, pc, prev);
+		lfr_switch_out(s, pc, prev, preempt, prev_state);
 		lfr_switch_in(s, pc, next, false);
 	}
 }
@@ -457,6 +614,8 @@ int lfr_sampler_start(struct lfr_session *s)
 		struct lfr_pcpu *pc = per_cpu_ptr(s->pcpu, cpu);
 
 		pc->s = s;
+		pc->off_e = NULL;
+		pc->off_work = IRQ_WORK_INIT_HARD(lfr_offcpu_fn);
 		prandom_seed_state(&pc->rnd, get_random_u64());
 		lfr_hrtimer_setup(&pc->timer, lfr_timer_fn, CLOCK_MONOTONIC,
 				  HRTIMER_MODE_REL_PINNED_HARD);
@@ -526,6 +685,8 @@ void lfr_sampler_stop(struct lfr_session *s)
 		cpuhp_state_remove_instance(lfr_cpuhp_state, &s->cpuhp_node);
 		s->cpuhp_added = false;
 	}
-	for_each_possible_cpu(cpu)
+	for_each_possible_cpu(cpu) {
 		hrtimer_cancel(&per_cpu_ptr(s->pcpu, cpu)->timer);
+		irq_work_sync(&per_cpu_ptr(s->pcpu, cpu)->off_work);
+	}
 }

@@ -144,7 +144,7 @@ void lfr_session_abandon(struct lfr_session *s)
 		struct lfr_thread *e = &tt->slots[i];
 		struct lfr_walk *w;
 		unsigned long old;
-		int ticks = -1;
+		int ticks = -1, offcpu = 0;
 
 		if (!(i & 4095))
 			cond_resched();	/* up to 2 M slots */
@@ -162,12 +162,14 @@ void lfr_session_abandon(struct lfr_session *s)
 			    lfr_walk_claim(w, old, LFR_WALK_ABANDONED)) {
 				WRITE_ONCE(e->walk, NULL);
 				ticks = atomic_xchg(&w->ticks, 0);
+				offcpu = atomic_xchg(&w->offcpu, 0);
 			}
 		}
 		rcu_read_unlock();
 		if (ticks < 0)
 			continue;
 		lfr_count_lost(s, LFR_LOST_ABANDONED, ticks);
+		lfr_count(s, LFR_CTR_OFFCPU_LOST, offcpu);
 		__module_get(THIS_MODULE);
 		/* a command: module exit waits for it (lfr_module_put_deferred) */
 		if (lfr_pending_put(s))

@@ -92,6 +92,9 @@ struct lfr_thread *lfr_thread_get(struct lfr_session *s,
 			slot->comm_hash = 0;
 			slot->seen = false;
 			slot->follow = false;
+			slot->off_start = 0;
+			slot->off_short_count = 0;
+			slot->off_short_ns = 0;
 			return slot;
 		}
 		atomic_dec(&tt->used);	/* lost a race for the slot: rescan */

@@ -481,7 +481,7 @@ static void lfr_commit(struct lfr_session *s, struct lfr_walk *w,
 	struct lfr_rec_comm comm = {};
 	struct lfr_ring *ring;
 	unsigned long flags;
-	u32 off, ticks, i;
+	u32 off, ticks, offcpu, i;
 
 	if (!lost_reason)
 		lfr_fill_comm(e, w, &comm);
@@ -494,13 +494,15 @@ static void lfr_commit(struct lfr_session *s, struct lfr_walk *w,
 	 */
 	local_irq_save(flags);
 	ticks = atomic_xchg(&w->ticks, 0);
+	offcpu = atomic_xchg(&w->offcpu, 0);
 	WRITE_ONCE(e->walk, NULL);	/* the thread's next tick queues a new walk */
 	ring = s->rings[smp_processor_id()];
-	r->ticks = ticks;
+	r->ticks = ticks + offcpu;
 	if (lost_reason) {
 		lfr_count_lost(s, lost_reason, ticks);
+		lfr_count(s, LFR_CTR_OFFCPU_LOST, offcpu);
 		/* Tells readers to drop its TICK records; best effort. */
-		if (ticks && !lfr_ring_write(ring, r, r->hdr.size))
+		if (r->ticks && !lfr_ring_write(ring, r, r->hdr.size))
 			lfr_count(s, LFR_CTR_RECORDS_USTACK, 1);
 		goto out;
 	}
@@ -528,8 +530,10 @@ static void lfr_commit(struct lfr_session *s, struct lfr_walk *w,
 	if (lfr_ring_write(ring, r, r->hdr.size)) {
 		lfr_ring_lost(ring, LFR_LOST_STACK_RING_FULL, ticks);
 		lfr_count_lost(s, LFR_LOST_STACK_RING_FULL, ticks);
+		lfr_count(s, LFR_CTR_OFFCPU_LOST, offcpu);
 		goto out;
 	}
+	lfr_count(s, LFR_CTR_OFFCPU_COMMITTED, offcpu);
 	lfr_count(s, LFR_CTR_RECORDS_USTACK, 1);
 	lfr_count(s, LFR_CTR_SAMPLES_COMMITTED, 1);
 	lfr_count(s, LFR_CTR_TICKS_COMMITTED, ticks);

@@ -186,6 +186,11 @@ int main(int argc, char **argv)
 		lost("ring full", 2);
 		lost("no slot", 1);
 		CHECK(lfr_jfr_thread_end(w, t0 + step * (samples + 1), threads[1]));
+		/* two off-CPU intervals of the main thread in read(): 300 ms, then 1.5 ms */
+		CHECK(lfr_jfr_off_cpu(w, t0 + step, 300000000, threads[2], stacks[2], "sleeping", 4,
+		                      1200000));
+		CHECK(lfr_jfr_off_cpu(w, t0 + step * 2, 1500000, threads[2], stacks[2],
+		                      "uninterruptible", 5, 1300000));
 		close_or_die();
 		expect_common(300);
 		printf("expect lost 3\nexpect lost_total 8\nexpect chunks 1\n");

@@ -200,6 +200,11 @@ static void lfr_cfg_limits(struct kunit *test)
 		{ LFR_A_JITTER_PCT, LFR_MAX_JITTER_PCT + 1, false, -ERANGE },
 		{ LFR_A_WAKEUP_BYTES, LFR_DEFAULT_RING_PAGES * PAGE_SIZE + 1, false,
 		  -ERANGE },
+		{ LFR_A_OFFCPU_MIN_NS, LFR_MIN_OFFCPU_MIN_NS - 1, true, -ERANGE },
+		{ LFR_A_OFFCPU_MIN_NS, LFR_MAX_OFFCPU_MIN_NS + 1, true, -ERANGE },
+		/* a valid minimum, but these cases are system-wide */
+		{ LFR_A_OFFCPU_MIN_NS, LFR_DEFAULT_OFFCPU_MIN_NS, true,
+		  -EOPNOTSUPP },
 		{ LFR_A_SESSION_ID, 0, false, -ERANGE },
 		{ LFR_A_STATE, 1, false, -EINVAL },	/* reply-only */
 		{ LFR_A_COUNTERS, 1, false, -EINVAL },	/* reply-only */
@@ -225,6 +230,42 @@ static void lfr_cfg_limits(struct kunit *test)
 			KUNIT_EXPECT_NOT_NULL_MSG(test, c->ext._msg, "case %d", i);
 		cfg_done(c);
 	}
+}
+
+/* Off-CPU intervals: per-task targets only; the minimum is kept as given. */
+static void lfr_cfg_offcpu(struct kunit *test)
+{
+	static const u32 pid[] = { 42 };
+	struct cfg_ctx *c = cfg_new(test);
+
+	nla_put_u64_64bit(c->skb, LFR_A_OFFCPU_MIN_NS, 2500000, LFR_A_PAD);
+	put_targets(c->skb, false, pid, 1);
+	KUNIT_ASSERT_EQ(test, cfg_parse(c), 0);
+	KUNIT_EXPECT_EQ(test, c->cfg.offcpu_min_ns, 2500000ULL);
+	cfg_done(c);
+
+	c = cfg_new(test);
+	put_targets(c->skb, false, pid, 1);
+	KUNIT_ASSERT_EQ(test, cfg_parse(c), 0);
+	KUNIT_EXPECT_EQ(test, c->cfg.offcpu_min_ns, 0ULL);
+	cfg_done(c);
+
+	c = cfg_new(test);
+	nla_put_u64_64bit(c->skb, LFR_A_OFFCPU_MIN_NS, 2500000, LFR_A_PAD);
+	put_targets(c->skb, true, NULL, 0);
+	KUNIT_EXPECT_EQ(test, cfg_parse(c), -EOPNOTSUPP);
+	KUNIT_EXPECT_NOT_NULL(test, c->ext._msg);
+	KUNIT_EXPECT_PTR_EQ(test, c->ext.bad_attr,
+			    (const struct nlattr *)c->tb[LFR_A_OFFCPU_MIN_NS]);
+	cfg_done(c);
+
+	/* a u32 where a u64 belongs */
+	c = cfg_new(test);
+	nla_put_u32(c->skb, LFR_A_OFFCPU_MIN_NS, 2500000);
+	put_targets(c->skb, false, pid, 1);
+	KUNIT_EXPECT_LT(test, cfg_parse(c), 0);
+	KUNIT_EXPECT_NOT_NULL(test, c->ext._msg);
+	cfg_done(c);
 }
 
 static void lfr_cfg_shapes(struct kunit *test)
@@ -366,6 +407,7 @@ static struct kunit_case lfr_cfg_cases[] = {
 	KUNIT_CASE(lfr_cfg_defaults),
 	KUNIT_CASE(lfr_cfg_targets),
 	KUNIT_CASE(lfr_cfg_limits),
+	KUNIT_CASE(lfr_cfg_offcpu),
 	KUNIT_CASE(lfr_cfg_shapes),
 	KUNIT_CASE(lfr_cfg_ring_fits),
 	KUNIT_CASE(lfr_cfg_ring_half),

@@ -556,6 +556,76 @@ static void test_ticks_joined_with_their_walks(void **state)
 	assert_int_equal(top[0].missed, 4);
 }
 
+/* An OFFCPU record of walk WALK: DUR ns off the CPU in STATE, one kernel frame KPC. */
+static void add_offcpu(struct env *e, uint64_t walk, uint64_t dur, uint32_t state, uint64_t kpc)
+{
+	uint64_t buf[(sizeof(struct lfr_rec_offcpu) + 8) / 8] = {0};
+	struct lfr_rec_offcpu *o = (void *)buf;
+
+	o->hdr.type = LFR_REC_OFFCPU;
+	o->hdr.size = sizeof(buf);
+	o->start_ns = ++e->t;
+	e->t += dur;
+	o->time_ns = e->t;
+	o->walk_id = walk;
+	o->tgid = TGID;
+	o->tid = TGID;
+	o->state = state;
+	o->short_count = 7;
+	o->short_ns = 700;
+	o->nr_kernel = 1;
+	o->ips[0] = kpc;
+	assert_int_equal(lfr_recorder_add(e->rec, &o->hdr), 0);
+}
+
+/*
+ * Off-CPU intervals join their walks as ticks do: one shares its walk with a tick (the USTACK
+ * counts both), one comes after its stack, one's walk found no stack; they become lfr.OffCpu events
+ * that lfr report --off-cpu sums by duration, apart from the CPU sample.
+ */
+static void test_offcpu_joined_with_their_walks(void **state)
+{
+	struct env *e = *state;
+	uintptr_t leaf = (uintptr_t)recorder_test_leaf, caller = (uintptr_t)recorder_test_caller;
+	struct lfr_recorder_stats st;
+	struct report_opts o;
+	struct report *rep;
+	struct jfr_reader *r;
+	char err[256];
+
+	add_own_code_mapping(e);
+	add_tick(e, 0xa1, 0, 0xffffffff81000000);
+	add_offcpu(e, 0xa1, 300000000, LFR_OFFCPU_SLEEPING, 0xffffffff81000010);
+	add_ustack(e, 0xa1, 2, leaf + 1, caller + 6, 0);
+	add_ustack(e, 0xb2, 1, leaf + 2, caller + 6, 0);
+	add_offcpu(e, 0xb2, 200000000, LFR_OFFCPU_UNINTERRUPTIBLE, 0xffffffff81000020);
+	add_offcpu(e, 0xc3, 5000000, LFR_OFFCPU_SLEEPING, 0xffffffff81000030);
+	add_ustack(e, 0xc3, 1, 0, 0, LFR_LOST_EXIT);
+	assert_int_equal(lfr_recorder_process(e->rec, true), 0);
+	lfr_recorder_get_stats(e->rec, &st);
+	assert_int_equal(st.samples, 1);
+	assert_int_equal(st.events, 1);
+	assert_int_equal(st.off_cpu, 2);
+	assert_int_equal(st.off_cpu_ns, 500000000);
+	assert_int_equal(st.off_cpu_lost, 1);
+	assert_int_equal(st.unjoined, 0);
+	assert_int_equal(st.lost_ticks[LFR_LOST_EXIT], 0); /* an interval is not a tick */
+	assert_int_equal(lfr_jfr_close(e->w, NULL, 0), 0);
+	e->w = NULL;
+
+	r = jfr_open_file(e->path, err, sizeof(err));
+	assert_non_null(r);
+	report_opts_init(&o);
+	o.off_cpu = true;
+	o.events[o.nevents++] = "lfr.OffCpu";
+	o.value_field = "duration";
+	assert_int_equal(report_read(r, &o, &rep), 0);
+	jfr_close(r);
+	assert_int_equal(rep->total, 500000000);
+	assert_int_equal(rep->matched_events, 2);
+	report_free(rep);
+}
+
 /* A TASK record of KIND for the test's thread at time WHEN, naming it COMM. */
 static void add_task(struct env *e, uint32_t kind, uint64_t when, const char *comm)
 {
@@ -989,6 +1059,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_naming_behind_gives_the_same_file, setup,
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_stop_ends_the_wait_for_naming, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_offcpu_joined_with_their_walks, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_stripped_object_told_and_named_later, setup,
 	                                    teardown),
 	};

@@ -95,6 +95,12 @@ static void usage(FILE *out)
 	    "sampling,\n"
 	    "                         which is what lfr samples); no other event\n"
 	    "  -k, --kernel-stacks    also record kernel stacks when a tick lands in the kernel\n"
+	    "      --off-cpu[=MIN]    also record every time a thread is off the CPU for MIN or\n"
+	    "                         more (ms, or with a unit: 500us, 0.5s; default 1 ms) as\n"
+	    "                         one lfr.OffCpu event: start, duration,\n"
+	    "                         why (sleeping, uninterruptible, preempted), the kernel\n"
+	    "                         stack it left with and its user stack; shorter ones are\n"
+	    "                         counted per thread.  A command, -p or -t only\n"
 	    "  -d, --duration TIME    stop after TIME: seconds (1.5) or with a unit (500ms, 2m, "
 	    "1h)\n"
 	    "                         (default: when COMMAND exits, when every\n"
@@ -373,6 +379,14 @@ static void print_summary(struct record *r, const struct lfr_status *st, double 
 	        "%s: %" PRIu64 " samples (%" PRIu64 " stack walks) of %s in %.1f s, %" PRIu64
 	        " lost\n",
 	        PROG, rs.events, rs.samples, r->target, secs, lost_total(&rs));
+	if (r->run.start.offcpu_min_ns)
+		fprintf(stderr,
+		        "  off-CPU: %" PRIu64 " intervals of %.3f ms or more (%.3f s), %" PRIu64
+		        " shorter (%.3f s), %" PRIu64 " without a stack\n",
+		        rs.off_cpu, (double)r->run.start.offcpu_min_ns / 1e6,
+		        (double)rs.off_cpu_ns / 1e9, st->total.v[LFR_CTR_OFFCPU_SHORT],
+		        (double)st->total.v[LFR_CTR_OFFCPU_SHORT_NS] / 1e9,
+		        st->total.v[LFR_CTR_OFFCPU_LOST] + rs.off_cpu_lost);
 	for (unsigned int i = 1; i <= LFR_LOST_MAX; i++)
 		if (rs.lost_ticks[i])
 			fprintf(stderr, "  lost %-18s %" PRIu64 "\n", lfr_lost_reason_name(i),
@@ -434,6 +448,7 @@ static int parse(struct record *r, int argc, char **argv, char ***cmd)
 		O_MAX_AGE,
 		O_MAX_SIZE,
 		O_UNWIND_MAX,
+		O_OFF_CPU,
 	};
 	static const struct option opts[] = {
 	    {"freq", required_argument, NULL, 'F'},
@@ -444,6 +459,7 @@ static int parse(struct record *r, int argc, char **argv, char ***cmd)
 	    {"call-graph", required_argument, NULL, O_CALL_GRAPH},
 	    {"unwind-max", required_argument, NULL, O_UNWIND_MAX},
 	    {"kernel-stacks", no_argument, NULL, 'k'},
+	    {"off-cpu", optional_argument, NULL, O_OFF_CPU},
 	    {"pid", required_argument, NULL, 'p'},
 	    {"tid", required_argument, NULL, 't'},
 	    {"all", no_argument, NULL, 'a'},
@@ -542,6 +558,22 @@ static int parse(struct record *r, int argc, char **argv, char ***cmd)
 			break;
 		case 'k':
 			run->start.kernel_stack = true;
+			break;
+		case O_OFF_CPU:
+			run->start.offcpu_min_ns = LFR_DEFAULT_OFFCPU_MIN_NS;
+			if (!optarg)
+				break;
+			/* a bare number is in ms, as perf's --off-cpu-thresh */
+			if (optarg[0] && strspn(optarg, "0123456789") == strlen(optarg)) {
+				if (cli_parse_u64(PROG, "--off-cpu", optarg, 1,
+				                  LFR_MAX_OFFCPU_MIN_NS / 1000000, &v) < 0)
+					return LFR_EXIT_USAGE;
+				run->start.offcpu_min_ns = v * 1000000;
+			} else if (cli_parse_duration(PROG, "--off-cpu", optarg,
+			                              LFR_MIN_OFFCPU_MIN_NS, LFR_MAX_OFFCPU_MIN_NS,
+			                              &run->start.offcpu_min_ns) < 0) {
+				return LFR_EXIT_USAGE;
+			}
 			break;
 		case 'p':
 			if (cli_parse_ids(PROG, "-p", optarg, &run->tgids, &run->ntgids) < 0)
@@ -703,6 +735,13 @@ static int parse(struct record *r, int argc, char **argv, char ***cmd)
 		        "%s: say what to record: -- COMMAND [ARGS...], -p PID, -t TID, "
 		        "-G CGROUP or -a\n"
 		        "Run 'lfr record --help' for the options.\n",
+		        PROG);
+		return LFR_EXIT_USAGE;
+	}
+	if (run->start.offcpu_min_ns && (r->system || r->ncgroups)) {
+		fprintf(stderr,
+		        "%s: --off-cpu records the threads of a command, -p or -t; not yet -a or "
+		        "-G\n",
 		        PROG);
 		return LFR_EXIT_USAGE;
 	}

@@ -58,6 +58,10 @@ static void report_usage(FILE *out)
 	    "                       is the earliest chunk's, wherever it is in the file)\n"
 	    "      --value FIELD    sum the integer event field FIELD (e.g. weight) instead of\n"
 	    "                       counting events (refused when no sample event has it)\n"
+	    "      --off-cpu        off-CPU time instead of CPU samples: the lfr.OffCpu events\n"
+	    "                       of lfr record --off-cpu by their duration in ns, by stack\n"
+	    "                       (the kernel stack the thread left the CPU with, then its\n"
+	    "                       user stack) and thread (--event lfr.OffCpu --value duration)\n"
 	    "  -n, --top N          rows in the top lists (default 20)\n"
 	    "  -s, --sort KEY       text: 'function' (the default: top functions, each with its\n"
 	    "                       object) or 'dso' (top objects: libraries, executables, the\n"
@@ -90,6 +94,7 @@ static void report_usage(FILE *out)
 	    "  lfr report --format pprof -o rec.pb.gz rec.jfr && go tool pprof -top rec.pb.gz\n"
 	    "  lfr report --format speedscope -o rec.speedscope.json rec.jfr\n"
 	    "  lfr report --event jdk.NativeMethodSample --process 4242 rec.jfr\n"
+	    "  lfr report --off-cpu --thread worker rec.jfr\n"
 	    "  lfr report --diff before.jfr after.jfr\n"
 	    "  lfr report --diff --format html -o diff.html before.jfr after.jfr\n"
 	    "\n"
@@ -105,7 +110,7 @@ static void report_usage(FILE *out)
 	    "See Documentation/report.md.\n");
 }
 
-enum { OPT_FROM = 256, OPT_TO, OPT_VALUE, OPT_THREADS, OPT_DIFF, OPT_NO_DEBUGINFOD };
+enum { OPT_FROM = 256, OPT_TO, OPT_VALUE, OPT_THREADS, OPT_DIFF, OPT_NO_DEBUGINFOD, OPT_OFF_CPU };
 
 static int add_filter(const char **v, int *n, const char *arg, const char *what)
 {
@@ -294,6 +299,7 @@ int cmd_report(int argc, char **argv)
 	    {"from", required_argument, NULL, OPT_FROM},
 	    {"to", required_argument, NULL, OPT_TO},
 	    {"value", required_argument, NULL, OPT_VALUE},
+	    {"off-cpu", no_argument, NULL, OPT_OFF_CPU},
 	    {"top", required_argument, NULL, 'n'},
 	    {"sort", required_argument, NULL, 's'},
 	    {"threads", no_argument, NULL, OPT_THREADS},
@@ -348,6 +354,9 @@ int cmd_report(int argc, char **argv)
 		case OPT_VALUE:
 			o.value_field = optarg;
 			break;
+		case OPT_OFF_CPU:
+			o.off_cpu = true;
+			break;
 		case 's':
 			if (!strcmp(optarg, "dso") || !strcmp(optarg, "object")) {
 				o.sort_objects = true;
@@ -398,6 +407,16 @@ int cmd_report(int argc, char **argv)
 			fprintf(stderr, "run 'lfr report --help' for the options\n");
 			return LFR_EXIT_USAGE;
 		}
+	}
+	if (o.off_cpu && (o.nevents || o.value_field)) {
+		fprintf(stderr,
+		        "lfr report: --off-cpu is --event lfr.OffCpu --value duration: give "
+		        "it without --event and --value\n");
+		return LFR_EXIT_USAGE;
+	}
+	if (o.off_cpu) {
+		o.events[o.nevents++] = "lfr.OffCpu";
+		o.value_field = "duration"; /* ticks: ns in lfr's files (1e9 ticks per second) */
 	}
 	if (diff)
 		return report_diff(&o, debuginfod, format, output, argc - optind, argv + optind);

@@ -144,6 +144,19 @@ static const struct jfr_field_def f_object_file[] = {
     {"path", T_STRING, 0, U_NONE, "Path", "The file as it was mapped"},
     {"buildId", T_STRING, 0, U_NONE, "Build ID", "The GNU build-id, in hex; empty when none"},
 };
+static const struct jfr_field_def f_off_cpu[] = {
+    START_TIME,
+    {"duration", T_LONG, 0, U_TICKS_TIMESPAN, "Duration", NULL},
+    {"eventThread", T_THREAD, F_CP, U_NONE, "Thread", NULL},
+    {"stackTrace", T_STACK_TRACE, F_CP, U_NONE, "Stack Trace",
+     "The kernel stack the thread left the CPU with, above its user stack"},
+    {"state", T_STRING, 0, U_NONE, "State",
+     "Why it left: sleeping, uninterruptible, preempted, idle or other"},
+    {"shortCount", T_LONG, 0, U_NONE, "Short Intervals",
+     "The thread's off-CPU intervals shorter than the minimum so far (not recorded one by one)"},
+    {"shortDuration", T_LONG, 0, U_NANOS_SPAN, "Short Intervals Duration",
+     "Their total length so far"},
+};
 static const struct jfr_field_def f_cpu_information[] = {
     START_TIME,
     {"cpu", T_STRING, 0, U_NONE, "Type", NULL},
@@ -402,6 +415,14 @@ const struct jfr_type_def jfr_schema[] = {
      "where lfr report looks for its symbols",
      {"lfr"},
      FIELDS(f_object_file)},
+    {T_OFF_CPU,
+     "lfr.OffCpu",
+     EVENT,
+     0,
+     "Off-CPU Interval",
+     "A thread off the CPU from its switch-out to its switch-in, with the stack it left with",
+     {"lfr"},
+     FIELDS(f_off_cpu)},
 };
 const unsigned jfr_schema_len = N(jfr_schema);
 

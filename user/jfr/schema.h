@@ -73,6 +73,7 @@ enum jfr_type_id {
 	T_CPU_TIME_SAMPLES_LOST,
 	T_ACTIVE_SETTING,
 	T_OBJECT_FILE,
+	T_OFF_CPU,
 };
 
 /* Field flags. */

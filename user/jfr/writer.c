@@ -1188,6 +1188,27 @@ int lfr_jfr_execution_sample(struct lfr_jfr_writer *w, uint64_t ticks, uint64_t 
 	return commit(w);
 }
 
+int lfr_jfr_off_cpu(struct lfr_jfr_writer *w, uint64_t start, uint64_t duration, uint64_t thread,
+                    uint64_t stack, const char *state, uint64_t short_count, uint64_t short_ns)
+{
+	int err;
+
+	if ((err = check_live(w)))
+		return err;
+	if ((err = ref(w, P_THREAD, thread, "thread")) || (err = ref(w, P_STACK, stack, "stack")))
+		return err;
+	begin(w, T_OFF_CPU, start);
+	if (start + duration > w->seg_max_ticks)
+		w->seg_max_ticks = start + duration;
+	jfr_buf_varint(&w->tmp, duration);
+	jfr_buf_varint(&w->tmp, thread);
+	jfr_buf_varint(&w->tmp, stack);
+	jfr_buf_string(&w->tmp, state ? state : "other");
+	jfr_buf_varint(&w->tmp, short_count);
+	jfr_buf_varint(&w->tmp, short_ns);
+	return commit(w);
+}
+
 static unsigned sample_events(const struct lfr_jfr_writer *w)
 {
 	return w->opt.sample_events ? w->opt.sample_events : LFR_JFR_SAMPLE_DEFAULT;

@@ -153,6 +153,12 @@ int lfr_jfr_thread_samples_lost(struct lfr_jfr_writer *w, uint64_t ticks, uint64
                                 uint32_t count);
 /* lfr.LostSamples: count samples lost for reason since the previous event for that reason; the
  * writer keeps the running total per reason. */
+/*
+ * lfr.OffCpu: THREAD off the CPU from START for DURATION ticks with STACK (its kernel stack then
+ * its user stack), why (STATE), and the thread's intervals below the minimum so far.
+ */
+int lfr_jfr_off_cpu(struct lfr_jfr_writer *w, uint64_t start, uint64_t duration, uint64_t thread,
+                    uint64_t stack, const char *state, uint64_t short_count, uint64_t short_ns);
 int lfr_jfr_lost_samples(struct lfr_jfr_writer *w, uint64_t ticks, const char *reason,
                          uint64_t count);
 int lfr_jfr_thread_start(struct lfr_jfr_writer *w, uint64_t ticks, uint64_t thread,

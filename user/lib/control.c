@@ -51,6 +51,12 @@ static const char *const counter_names[LFR_CTR_MAX + 1] = {
     [LFR_CTR_UNWIND_TABLES] = "unwind_tables",
     [LFR_CTR_UNWIND_BYTES] = "unwind_bytes",
     [LFR_CTR_UNWIND_EVICTED] = "unwind_evicted",
+    [LFR_CTR_OFFCPU] = "offcpu",
+    [LFR_CTR_OFFCPU_NS] = "offcpu_ns",
+    [LFR_CTR_OFFCPU_SHORT] = "offcpu_short",
+    [LFR_CTR_OFFCPU_SHORT_NS] = "offcpu_short_ns",
+    [LFR_CTR_OFFCPU_COMMITTED] = "offcpu_committed",
+    [LFR_CTR_OFFCPU_LOST] = "offcpu_lost",
     [LFR_CTR_LOST_FIRST] = "lost_unspec",
     [LFR_CTR_LOST_RING_FULL] = "lost_ring_full",
     [LFR_CTR_LOST_NO_THREAD_SLOT] = "lost_no_thread_slot",
@@ -121,6 +127,7 @@ static const char *const attr_names[LFR_A_MAX + 1] = {
     [LFR_A_UNWIND_MAX_KB] = "unwind_max_kb",
     [LFR_A_UNWIND_OBJECT_FD] = "unwind_object_fd",
     [LFR_A_UNWIND_TABLE_FD] = "unwind_table_fd",
+    [LFR_A_OFFCPU_MIN_NS] = "offcpu_min_ns",
 };
 
 static const char *const target_names[LFR_TARGET_A_MAX + 1] = {
@@ -366,6 +373,7 @@ static int reply_attr_cb(const struct nlattr *a, void *data)
 
 	switch (type) {
 	case LFR_A_PERIOD_NS:
+	case LFR_A_OFFCPU_MIN_NS:
 		want = MNL_TYPE_U64;
 		break;
 	case LFR_A_KERNEL_STACK:
@@ -405,6 +413,9 @@ static int reply_attr_cb(const struct nlattr *a, void *data)
 		break;
 	case LFR_A_KERNEL_STACK:
 		in->kernel_stack = true;
+		break;
+	case LFR_A_OFFCPU_MIN_NS:
+		in->offcpu_min_ns = mnl_attr_get_u64(a);
 		break;
 	case LFR_A_DETACHED:
 		in->detached = true;
@@ -478,6 +489,8 @@ int lfr_ctl_start(struct lfr_ctl *c, const struct lfr_start_opts *o, struct lfr_
 		mnl_attr_put_u32(nlh, LFR_A_MAX_THREADS, o->max_threads);
 	if (o->jitter_pct >= 0)
 		mnl_attr_put_u32(nlh, LFR_A_JITTER_PCT, (uint32_t)o->jitter_pct);
+	if (o->offcpu_min_ns)
+		mnl_attr_put_u64(nlh, LFR_A_OFFCPU_MIN_NS, o->offcpu_min_ns);
 	if (o->unwind_max_kb || o->no_unwind)
 		mnl_attr_put_u32(nlh, LFR_A_UNWIND_MAX_KB, o->no_unwind ? 0 : o->unwind_max_kb);
 	nest = mnl_attr_nest_start(nlh, LFR_A_TARGETS);

@@ -44,6 +44,7 @@ struct lfr_start_opts {
 	bool follow_children;   /* children of target threads become targets */
 	uint32_t unwind_max_kb; /* memory for unwind tables, KiB; 0: the module's default */
 	bool no_unwind;         /* no unwind tables (LFR_A_UNWIND_MAX_KB 0): frame pointers only */
+	uint64_t offcpu_min_ns; /* off-CPU intervals of at least this many ns; 0: none */
 };
 
 /* What START and STATUS report about a session. */
@@ -56,6 +57,7 @@ struct lfr_session_info {
 	uint32_t nr_cpu_ids;
 	bool kernel_stack;
 	bool detached;
+	uint64_t offcpu_min_ns; /* 0: no off-CPU intervals */
 };
 
 struct lfr_counters {

@@ -1,14 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Ticks joined with their user stacks.  See join.h. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lib/join.h"
 #include "lib/hashtab.h"
 
-/* A tick with the longest kernel stack the module writes fits a walk's own room. */
-#define TICK_ROOM (sizeof(struct lfr_rec_tick) + LFR_MAX_KERNEL_STACK_DEPTH * sizeof(__u64))
+/*
+ * A tick or an off-CPU interval with the longest kernel stack the module writes fits a walk's own
+ * room.  Both begin with the header, time and walk id, which is all the joining reads.
+ */
+#define TICK_ROOM (sizeof(struct lfr_rec_offcpu) + LFR_MAX_KERNEL_STACK_DEPTH * sizeof(__u64))
+_Static_assert(offsetof(struct lfr_rec_offcpu, walk_id) == offsetof(struct lfr_rec_tick, walk_id),
+               "an OFFCPU record's walk id lies where a TICK's does");
 
 /*
  * A walk that one side has reached: its stack, or the ticks that wait for it.  Nearly every walk
@@ -107,10 +113,13 @@ static void walk_done(struct lfr_join *j, struct walk *w)
 static int emit(struct walk *w, const struct lfr_rec_ustack *u, const struct lfr_rec_tick *t,
                 lfr_join_fn fn, void *ctx)
 {
+	const struct lfr_rec_offcpu *o =
+	    t->hdr.type == LFR_REC_OFFCPU ? (const struct lfr_rec_offcpu *)(const void *)t : NULL;
 	struct lfr_joined jd = {
 	    .tick = t,
+	    .offcpu = o,
 	    .ustack = u,
-	    .kernel_ips = t->ips,
+	    .kernel_ips = o ? o->ips : t->ips,
 	    .user_ips = u->ips,
 	    .words = u->ips + u->nr_user,
 	    .lost_reason = u->lost_reason,
@@ -192,6 +201,11 @@ int lfr_join_ustack(struct lfr_join *j, const struct lfr_rec_ustack *u, lfr_join
 		return err ? err : -ENOMEM;
 	memcpy(w->u, u, u->hdr.size);
 	return err;
+}
+
+int lfr_join_offcpu(struct lfr_join *j, const struct lfr_rec_offcpu *o, lfr_join_fn fn, void *ctx)
+{
+	return lfr_join_tick(j, (const struct lfr_rec_tick *)(const void *)o, fn, ctx);
 }
 
 uint64_t lfr_join_waiting(const struct lfr_join *j)

@@ -17,7 +17,8 @@ struct lfr_join;
 
 /* One tick with its user stack.  Valid only during the callback. */
 struct lfr_joined {
-	const struct lfr_rec_tick *tick;
+	const struct lfr_rec_tick *tick;     /* or an OFFCPU record (tick->hdr.type), then: */
+	const struct lfr_rec_offcpu *offcpu; /* the same record, else NULL */
 	const struct lfr_rec_ustack *ustack;
 	const __u64 *kernel_ips; /* tick->nr_kernel */
 	const __u64 *user_ips;   /* ustack->nr_user */
@@ -36,6 +37,8 @@ void lfr_join_free(struct lfr_join *j);
  * FN's value.
  */
 int lfr_join_tick(struct lfr_join *j, const struct lfr_rec_tick *t, lfr_join_fn fn, void *ctx);
+/* An OFFCPU record joins its walk like a tick: handed out with tick and offcpu set to it. */
+int lfr_join_offcpu(struct lfr_join *j, const struct lfr_rec_offcpu *o, lfr_join_fn fn, void *ctx);
 int lfr_join_ustack(struct lfr_join *j, const struct lfr_rec_ustack *u, lfr_join_fn fn, void *ctx);
 
 /*

@@ -54,6 +54,18 @@ int lfr_record_decode(const struct lfr_rec_header *h, struct lfr_record *out, ch
 		out->tick = t;
 		return 0;
 	}
+	case LFR_REC_OFFCPU: {
+		const struct lfr_rec_offcpu *o = (const void *)h;
+
+		if (h->size < sizeof(*o))
+			return bad(why, whylen, h, "too short for an off-CPU interval");
+		if (sizeof(*o) + (uint64_t)o->nr_kernel * sizeof(uint64_t) > h->size)
+			return bad(why, whylen, h, "its kernel frame count runs past its size");
+		if (o->start_ns > o->time_ns)
+			return bad(why, whylen, h, "the interval ends before it starts");
+		out->offcpu = o;
+		return 0;
+	}
 	case LFR_REC_USTACK: {
 		const struct lfr_rec_ustack *u = (const void *)h;
 

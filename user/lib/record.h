@@ -37,7 +37,8 @@ struct lfr_record {
 		} comm;
 		const struct lfr_rec_lost *lost;
 		const struct lfr_rec_task *task;
-		const struct lfr_rec_tick *tick; /* ips: tick->nr_kernel kernel pcs */
+		const struct lfr_rec_tick *tick;     /* ips: tick->nr_kernel kernel pcs */
+		const struct lfr_rec_offcpu *offcpu; /* ips: offcpu->nr_kernel kernel pcs */
 		struct {
 			const struct lfr_rec_ustack *r;
 			const __u64 *ips;   /* r->nr_user, leaf first */

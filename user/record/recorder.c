@@ -113,7 +113,8 @@ struct stack_entry {
 
 struct lfr_recorder {
 	struct lfr_jfr_writer *w;
-	struct hashtab stack_index; /* (hash, salt) -> index in stacks + 1 */
+	const struct lfr_rec_offcpu *off; /* write_sample writes this interval, not a sample */
+	struct hashtab stack_index;       /* (hash, salt) -> index in stacks + 1 */
 	struct stack_entry *stacks;
 	uint64_t *stack_ips;
 	size_t stacks_used, stack_ips_used;
@@ -325,6 +326,8 @@ int lfr_recorder_add(struct lfr_recorder *r, const struct lfr_rec_header *h)
 
 	if (h->type == LFR_REC_TICK && h->size >= sizeof(struct lfr_rec_tick))
 		tgid = ((const struct lfr_rec_tick *)h)->tgid;
+	else if (h->type == LFR_REC_OFFCPU && h->size >= sizeof(struct lfr_rec_offcpu))
+		tgid = ((const struct lfr_rec_offcpu *)h)->tgid;
 	else if (h->type == LFR_REC_SAMPLE && h->size >= sizeof(struct lfr_rec_sample))
 		tgid = ((const struct lfr_rec_sample *)h)->tgid;
 	else if (h->type == LFR_REC_TASK && h->size >= sizeof(struct lfr_rec_task))
@@ -772,7 +775,8 @@ static int write_sample(struct lfr_recorder *r, const struct lfr_record *rec)
 		/* A copy of the record waits, also in the batch of its process's exit (whose end
 		 * reads the map again at once); held samples are named again when written. */
 		r->jit_full |= r->jit_met && r->jit_wait.len + s->hdr.size > r->jit_wait_max;
-		if (r->jit_met && !r->jit_release && !r->jit_full && !(r->jit_again && p->gone)) {
+		if (r->jit_met && !r->jit_release && !r->jit_full && !(r->jit_again && p->gone) &&
+		    !r->off) {
 			r->st.unnamed = unnamed0;
 			r->st.frames -= n;
 			return batch_push(&r->jit_wait, &s->hdr, s->hdr.size);
@@ -792,6 +796,23 @@ static int write_sample(struct lfr_recorder *r, const struct lfr_record *rec)
 	if ((err = describe_process(r, s->tgid, s->time_ns)) ||
 	    (err = thread_key(r, s->tid, s->tgid, &thread)))
 		return err;
+	if (r->off) {
+		static const char *const states[__LFR_OFFCPU_STATE_MAX] = {
+		    "other", "sleeping", "uninterruptible", "preempted", "idle"};
+		const struct lfr_rec_offcpu *o = r->off;
+
+		err =
+		    lfr_jfr_off_cpu(r->w, o->start_ns, o->time_ns - o->start_ns, thread, stack,
+		                    o->state < __LFR_OFFCPU_STATE_MAX ? states[o->state] : "other",
+		                    o->short_count, o->short_ns);
+		if (err)
+			return err;
+		r->st.off_cpu++;
+		r->st.off_cpu_ns += o->time_ns - o->start_ns;
+		if (o->time_ns > r->last_time)
+			r->last_time = o->time_ns;
+		return 0;
+	}
 	/* A SAMPLE record of lfr.ko before TICK/USTACK may stand for several ticks (its weight). */
 	for (uint32_t i = 0; i < (s->weight ? s->weight : 1); i++) {
 		err = lfr_jfr_sample(r->w, s->time_ns, thread, stack, LFR_JFR_STATE_RUNNABLE,
@@ -909,7 +930,12 @@ static int on_joined(void *ctx, const struct lfr_joined *j)
 	struct lfr_record rec;
 	int err;
 
-	if (!replay) {
+	if (j->offcpu) {
+		if (j->lost_reason) {
+			r->st.off_cpu_lost++;
+			return 0;
+		}
+	} else if (!replay) {
 		struct thread *th = idmap_get(&r->threads, t->tid);
 		uint64_t key;
 
@@ -982,7 +1008,10 @@ static int on_joined(void *ctx, const struct lfr_joined *j)
 	rec.sample.r = s;
 	rec.sample.kernel_ips = s->ips;
 	rec.sample.user_ips = s->ips + nk;
-	return write_sample(r, &rec);
+	r->off = j->offcpu;
+	err = write_sample(r, &rec);
+	r->off = NULL;
+	return err;
 }
 
 /* The per-tick losses of a batch, one event per reason. */
@@ -1022,14 +1051,15 @@ static int apply(struct lfr_recorder *r, struct batch *b, int pass, bool final, 
 		}
 		/* each pass decodes only the records it applies (a bad one is counted once) */
 		if (pass == 0 && (h->type == LFR_REC_TICK || h->type == LFR_REC_USTACK ||
-		                  h->type == LFR_REC_SAMPLE || h->type == LFR_REC_LOST))
+		                  h->type == LFR_REC_OFFCPU || h->type == LFR_REC_SAMPLE ||
+		                  h->type == LFR_REC_LOST))
 			continue;
 		if (pass == 1 && (h->type == LFR_REC_COMM || h->type == LFR_REC_MMAP))
 			continue;
 		if (lfr_record_decode(h, &rec, why, sizeof(why))) {
 			r->st.malformed += pass == 0 || h->type == LFR_REC_TICK ||
-			                   h->type == LFR_REC_USTACK || h->type == LFR_REC_SAMPLE ||
-			                   h->type == LFR_REC_LOST;
+			                   h->type == LFR_REC_OFFCPU || h->type == LFR_REC_USTACK ||
+			                   h->type == LFR_REC_SAMPLE || h->type == LFR_REC_LOST;
 			continue;
 		}
 		if (pass == 0) {
@@ -1047,6 +1077,10 @@ static int apply(struct lfr_recorder *r, struct batch *b, int pass, bool final, 
 			r->hold = hold;
 			r->final = final;
 			err = lfr_join_tick(r->join, rec.tick, on_joined, r);
+		} else if (rec.type == LFR_REC_OFFCPU) {
+			r->hold = hold;
+			r->final = final;
+			err = lfr_join_offcpu(r->join, rec.offcpu, on_joined, r);
 		} else if (rec.type == LFR_REC_USTACK) {
 			r->hold = hold;
 			r->final = final;

@@ -48,6 +48,9 @@ struct lfr_recorder_stats {
 	uint64_t thread_starts;  /* jdk.ThreadStart events written */
 	uint64_t thread_ends;    /* jdk.ThreadEnd events written */
 	uint64_t processes;      /* jdk.SystemProcess events written (one per process image) */
+	uint64_t off_cpu;        /* lfr.OffCpu events written */
+	uint64_t off_cpu_ns;     /* their total duration */
+	uint64_t off_cpu_lost;   /* OFFCPU records whose walk found no user stack */
 };
 
 /* w and sym stay owned by the caller and must outlive the recorder. */

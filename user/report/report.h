@@ -37,6 +37,8 @@ struct report_opts {
 	bool sort_objects; /* text: the top objects (shared libraries, executables) instead of
 	                    * the top functions, as perf report --sort dso */
 	bool timeline;     /* keep every sample's time (report.timed): speedscope, pprof */
+	bool off_cpu;      /* lfr.OffCpu by duration: off-CPU time in ns (events and
+	                    * value_field are set to match) */
 };
 
 void report_opts_init(struct report_opts *o);

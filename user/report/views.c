@@ -86,6 +86,8 @@ static double pct(uint64_t v, uint64_t total)
 /* What the tables count: samples, or the --value field summed. */
 static const char *value_unit(const struct report_opts *o)
 {
+	if (o->off_cpu)
+		return "off-CPU ns";
 	return o->value_field ? o->value_field : "samples";
 }
 
@@ -219,14 +221,30 @@ void report_print_header(const struct report *rep, const struct report_opts *o, 
 	        (unsigned long long)rep->file_size, (unsigned long long)rep->nchunks,
 	        rep->nchunks == 1 ? "" : "s", start,
 	        ((double)rep->end_nanos - (double)rep->start_nanos) / 1e9);
-	fprintf(out, "Samples: %llu %s of %s in %zu thread%s, %zu distinct stacks",
-	        (unsigned long long)rep->total, o->value_field ? o->value_field : "events",
-	        rep->selected, rep->nthreads, rep->nthreads == 1 ? "" : "s", rep->nstacks);
+	if (o->off_cpu)
+		fprintf(
+		    out,
+		    "Off-CPU time: %llu ns (%.3f s) in %llu intervals (%s) of %zu thread%s, %zu "
+		    "distinct stacks",
+		    (unsigned long long)rep->total, (double)rep->total / 1e9,
+		    (unsigned long long)rep->matched_events, rep->selected, rep->nthreads,
+		    rep->nthreads == 1 ? "" : "s", rep->nstacks);
+	else
+		fprintf(out, "Samples: %llu %s of %s in %zu thread%s, %zu distinct stacks",
+		        (unsigned long long)rep->total, o->value_field ? o->value_field : "events",
+		        rep->selected, rep->nthreads, rep->nthreads == 1 ? "" : "s", rep->nstacks);
 	if (rep->matched_events != rep->sample_events)
 		fprintf(out, " (%llu of %llu events pass the filters)",
 		        (unsigned long long)rep->matched_events,
 		        (unsigned long long)rep->sample_events);
 	fprintf(out, "\n");
+	/* off-CPU time is never mixed into CPU samples: say where it is */
+	for (size_t i = 0; !o->off_cpu && !o->nevents && i < rep->nevtypes; i++)
+		if (!strcmp(rep->evtypes[i].name, "lfr.OffCpu"))
+			fprintf(
+			    out,
+			    "Off-CPU intervals: %llu lfr.OffCpu events (lfr report --off-cpu)\n",
+			    (unsigned long long)rep->evtypes[i].count);
 }
 
 static void print_threads(const struct report *rep, const struct report_opts *o, FILE *out, int top)

@@ -51,6 +51,14 @@
  *                                 LFR_LOST_NO_THREAD_SLOT.
  *   LFR_A_JITTER_PCT        u32   random jitter of each period, percent
  *                                 (0 .. 50, default 10).
+ *   LFR_A_OFFCPU_MIN_NS     u64   also record off-CPU intervals: every time
+ *                                 a target thread is off the CPU for at
+ *                                 least this many ns (LFR_MIN_OFFCPU_MIN_NS
+ *                                 .. LFR_MAX_OFFCPU_MIN_NS), one
+ *                                 LFR_REC_OFFCPU record; shorter ones are
+ *                                 counted per thread.  Per-task targets
+ *                                 only (TGID, TID): EOPNOTSUPP with SYSTEM
+ *                                 or CGROUP_ID.  Echoed in the reply.
  *   LFR_A_UNWIND_MAX_KB     u32   memory the session's unwind tables may
  *                                 hold, KiB (0 .. 1048576, default
  *                                 LFR_DEFAULT_UNWIND_MAX_KB); see
@@ -236,6 +244,9 @@
 #define LFR_MAX_TARGETS			1024
 #define LFR_DEFAULT_UNWIND_MAX_KB	65536
 #define LFR_MAX_UNWIND_MAX_KB		1048576
+#define LFR_DEFAULT_OFFCPU_MIN_NS	1000000ULL
+#define LFR_MIN_OFFCPU_MIN_NS		1000ULL
+#define LFR_MAX_OFFCPU_MIN_NS		60000000000ULL
 
 enum lfr_cmd {
 	LFR_CMD_UNSPEC,
@@ -273,6 +284,7 @@ enum lfr_attr {
 	LFR_A_UNWIND_MAX_KB,	/* u32 */
 	LFR_A_UNWIND_OBJECT_FD,	/* u32 */
 	LFR_A_UNWIND_TABLE_FD,	/* u32 */
+	LFR_A_OFFCPU_MIN_NS,	/* u64 */
 	__LFR_A_MAX,
 };
 #define LFR_A_MAX (__LFR_A_MAX - 1)
@@ -382,6 +394,12 @@ enum lfr_counter {
 	LFR_CTR_UNWIND_TABLES,	/* unwind tables held (gauge) */
 	LFR_CTR_UNWIND_BYTES,	/* their memory (gauge) */
 	LFR_CTR_UNWIND_EVICTED,	/* tables dropped for the memory cap */
+	LFR_CTR_OFFCPU,		/* off-CPU intervals >= the minimum */
+	LFR_CTR_OFFCPU_NS,	/* their total length */
+	LFR_CTR_OFFCPU_SHORT,	/* off-CPU intervals < the minimum */
+	LFR_CTR_OFFCPU_SHORT_NS, /* their total length */
+	LFR_CTR_OFFCPU_COMMITTED, /* OFFCPU records whose walk committed */
+	LFR_CTR_OFFCPU_LOST,	/* intervals >= the minimum without a record */
 	/* New counters are appended here, below LFR_CTR_LOST_FIRST. */
 	LFR_CTR_LOST_FIRST = 64, /* LFR_CTR_LOST_FIRST + enum lfr_lost_reason */
 	LFR_CTR_LOST_RING_FULL = LFR_CTR_LOST_FIRST + LFR_LOST_RING_FULL,
@@ -447,6 +465,7 @@ enum lfr_rec_type {
 	LFR_REC_TASK,		/* struct lfr_rec_task */
 	LFR_REC_TICK,		/* struct lfr_rec_tick */
 	LFR_REC_USTACK,		/* struct lfr_rec_ustack */
+	LFR_REC_OFFCPU,		/* struct lfr_rec_offcpu */
 };
 
 struct lfr_rec_header {
@@ -513,6 +532,45 @@ struct lfr_rec_tick {
 	__u64 ips[];			/* nr_kernel kernel pcs, leaf first */
 };
 
+/* lfr_rec_offcpu.state: why the thread left the CPU */
+enum lfr_offcpu_state {
+	LFR_OFFCPU_OTHER,	/* any other state (stopped, traced, dead) */
+	LFR_OFFCPU_SLEEPING,	/* TASK_INTERRUPTIBLE (S) */
+	LFR_OFFCPU_UNINTERRUPTIBLE, /* TASK_UNINTERRUPTIBLE (D), I/O */
+	LFR_OFFCPU_PREEMPTED,	/* runnable: preempted or yielded */
+	LFR_OFFCPU_IDLE,	/* TASK_IDLE: uninterruptible, no load */
+	__LFR_OFFCPU_STATE_MAX,
+};
+
+/*
+ * One off-CPU interval of a target thread at least LFR_A_OFFCPU_MIN_NS
+ * long, written on its CPU right after the thread was switched back in:
+ * start_ns is its switch-out, time_ns its switch-in (both CLOCK_MONOTONIC),
+ * state why it left.  ips[] is the thread's kernel stack at that moment,
+ * leaf first: the stack it blocked with (it has not run since), beginning at
+ * the scheduler's frames.  Its user stack is that of walk_id, like a TICK's
+ * (the thread walks it on its way back to user space; it cannot have
+ * changed while the thread was off the CPU).  short_count and short_ns:
+ * the thread's intervals shorter than the minimum so far in the session,
+ * cumulative.  flags: LFR_SAMPLE_F_COMPAT, _KERNEL_TRUNCATED.
+ */
+struct lfr_rec_offcpu {
+	struct lfr_rec_header hdr;	/* LFR_REC_OFFCPU */
+	__u64 time_ns;			/* switch-in: the interval's end */
+	__u64 walk_id;			/* its LFR_REC_USTACK */
+	__u32 cpu;
+	__u32 tgid;
+	__u32 tid;
+	__u32 flags;			/* LFR_SAMPLE_F_* */
+	__u32 state;			/* enum lfr_offcpu_state */
+	__u16 nr_kernel;
+	__u16 reserved;
+	__u64 start_ns;			/* switch-out: the interval's start */
+	__u64 short_count;
+	__u64 short_ns;
+	__u64 ips[];			/* nr_kernel kernel pcs, leaf first */
+};
+
 /*
  * ---- unwind tables (LFR_CMD_UNWIND_ADD) ----
  *
@@ -565,8 +623,8 @@ struct lfr_unwind_row {
 /*
  * The user stack of walk_id, written by the walk (on the ring of the CPU it
  * ran on; its TICK records may be on other rings, before or after it).
- * ticks: how many TICK records refer to it; a reader holds each side until
- * the other arrives.  lost_reason != 0: there is no stack (the thread
+ * ticks: how many TICK and OFFCPU records refer to it; a reader holds each
+ * side until the other arrives.  lost_reason != 0: there is no stack (the thread
  * exec'd or exited first, no memory...): the ticks are lost with that
  * reason.  ips[]: nr_user user addresses, leaf first (ips[0] is the
  * interrupted pc, the others return addresses from the frame-pointer chain

@@ -1,0 +1,179 @@
+#!/usr/bin/env python3
+# Checks a recording of tests/workloads/offcpu.c made with lfr record --off-cpu against what the
+# workload measured and printed in the same run:
+#
+#   offcpu-check.py FILE.jfr --workload-output offcpu.txt [--max-pct PCT] [--hz HZ] [--jfr-tool JFR]
+#
+# The JDK's `jfr print --json` reads the file.  Every check is an identity or a ratio within the
+# run, never a threshold of seconds, so that a loaded host or the slow debug kernel cannot fail it:
+#   - off-CPU time per function: the summed duration of the waiting thread's lfr.OffCpu events whose
+#     user stack holds f, g or h is within PCT percent (default 2) of the workload's own sum of its
+#     waits in that function: wall time less the thread's CPU time, both read right around the
+#     system call (the wall time alone also holds the thread's own work around the wait, lfr's walk
+#     at the return to user space included: printed for comparison);
+#   - every wait has its event: at least as many sleeping intervals in f, g and h as the workload
+#     made calls (a thread preempted in them for long enough adds a preempted one, which the
+#     workload's clock counted too); every event of the waiting thread under wait_loop holds
+#     exactly one of f, g, h (its exact user stack: f, then wait_loop, then main);
+#   - every event has a kernel stack that goes through the scheduler;
+#   - with --report (lfr report --off-cpu's text): its off-CPU total is exactly the sum of every
+#     event's duration, and f, g and h are among its functions;
+#   - the spinning thread's CPU samples: its jdk.ExecutionSample count is its CPU time (printed by
+#     the workload) times HZ within PCT percent (plus the recording's counted losses), nearly all of
+#     them in spin(), and it has no sleeping interval.
+# Exit status: 0 when every check passes, 1 when one fails, 2 for bad usage or an unreadable file.
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+
+FUNCS = ("f", "g", "h")
+
+
+def parse_output(path):
+    text = open(path).read()
+    m = re.search(r"wait_tid=(\d+) spin_tid=(\d+) feed_tid=(\d+)", text)
+    w = re.search(r"^offcpu: f_ns=(\d+) g_ns=(\d+) h_ns=(\d+) f_n=(\d+) g_n=(\d+) h_n=(\d+)", text,
+                  re.M)
+    s = re.search(r"^offcpu-spin: cpu_ns=(\d+)", text, re.M)
+    wl = re.search(r"^offcpu-wall: f_ns=(\d+) g_ns=(\d+) h_ns=(\d+)", text, re.M)
+    if not (m and w and s):
+        raise ValueError(f"{path}: the workload's lines are missing (did it finish?)")
+    return {
+        "wait": int(m.group(1)), "spin": int(m.group(2)), "feed": int(m.group(3)),
+        "ns": dict(zip(FUNCS, map(int, w.group(1, 2, 3)))),
+        "calls": dict(zip(FUNCS, map(int, w.group(4, 5, 6)))),
+        "wall": dict(zip(FUNCS, map(int, wl.group(1, 2, 3)))) if wl else None,
+        "spin_cpu_ns": int(s.group(1)),
+    }
+
+
+def nanos(v):
+    """A duration as jfr print --json writes it: a number of ns, or ISO-8601 (PT0.300123S)."""
+    if isinstance(v, (int, float)):
+        return int(v)
+    m = re.fullmatch(r"(-)?PT(?:(\d+)H)?(?:(\d+)M)?(?:([\d.]+)S)?", v)
+    if not m:
+        raise ValueError(f"not a duration: {v!r}")
+    ns = (int(m.group(2) or 0) * 3600 + int(m.group(3) or 0) * 60) * 10**9
+    if m.group(4):
+        whole, _, frac = m.group(4).partition(".")
+        ns += int(whole) * 10**9 + int((frac + "000000000")[:9])
+    return -ns if m.group(1) else ns
+
+
+def frames(e):
+    return (e.get("stackTrace") or {}).get("frames") or []
+
+
+def tid(e, field):
+    return (e.get(field) or {}).get("osThreadId")
+
+
+def main():
+    ap = argparse.ArgumentParser(description="Checks an --off-cpu recording of offcpu.")
+    ap.add_argument("jfr")
+    ap.add_argument("--workload-output", required=True)
+    ap.add_argument("--max-pct", type=float, default=2.0)
+    ap.add_argument("--hz", type=float, default=999.0)
+    ap.add_argument("--report", help="the text of lfr report --off-cpu of the same file")
+    ap.add_argument("--jfr-tool", default=os.environ.get("JFR", "/usr/bin/jfr"))
+    args = ap.parse_args()
+    try:
+        truth = parse_output(args.workload_output)
+    except (OSError, ValueError) as e:
+        print(f"offcpu-check: {e}", file=sys.stderr)
+        return 2
+    p = subprocess.run([args.jfr_tool, "print", "--json", "--stack-depth", "300", "--events",
+                        "lfr.OffCpu,jdk.ExecutionSample,lfr.LostSamples", args.jfr],
+                       capture_output=True, text=True)
+    if p.returncode != 0:
+        print(f"offcpu-check: {args.jfr_tool} print failed: {p.stderr.strip()}", file=sys.stderr)
+        return 2
+    events = json.loads(p.stdout)["recording"]["events"]
+    off = [e["values"] for e in events if e["type"] == "lfr.OffCpu"]
+    samples = [e["values"] for e in events if e["type"] == "jdk.ExecutionSample"]
+    lost = sum(e["values"].get("count", 0) for e in events if e["type"] == "lfr.LostSamples")
+    ok = True
+
+    def fail(msg):
+        nonlocal ok
+        ok = False
+        print(f"offcpu-check: FAILED: {msg}")
+
+    got = {k: 0 for k in FUNCS}
+    count = {k: 0 for k in FUNCS}
+    others = {k: 0 for k in FUNCS}
+    no_kernel = no_sched = 0
+    for e in off:
+        fr = frames(e)
+        user = [f["method"]["name"] for f in fr if f.get("type") != "Kernel"]
+        kern = [f["method"]["name"] for f in fr if f.get("type") == "Kernel"]
+        if not kern:
+            no_kernel += 1
+        elif not any("schedule" in k for k in kern):
+            no_sched += 1
+        if tid(e, "eventThread") == truth["spin"] and e.get("state") == "sleeping":
+            fail(f"the spinning thread slept: {user}")
+        if tid(e, "eventThread") != truth["wait"] or "wait_loop" not in user:
+            continue
+        inside = [k for k in FUNCS if k in user]
+        if len(inside) != 1:
+            fail(f"an interval under wait_loop in {inside or 'none'} of f, g, h: {user}")
+            continue
+        k = inside[0]
+        i = user.index(k)
+        if user[i + 1:i + 3] != ["wait_loop", "main"]:
+            fail(f"{k}'s interval without its callers wait_loop, main: {user}")
+        got[k] += nanos(e["duration"])
+        count[k] += e.get("state") == "sleeping"
+        others[k] += e.get("state") != "sleeping"
+    print(f"offcpu-check: {len(off)} off-CPU intervals, {len(samples)} CPU samples, {lost} lost")
+    for k in FUNCS:
+        want = truth["ns"][k]
+        diff = 100.0 * (got[k] - want) / want if want else 0.0
+        print(f"offcpu-check: {k}: lfr {got[k] / 1e6:10.3f} ms in {count[k]} sleeping and "
+              f"{others[k]} other intervals, "
+              f"workload {want / 1e6:10.3f} ms in {truth['calls'][k]} waits: {diff:+.3f} %"
+              + (f" (wall time {truth['wall'][k] / 1e6:.3f} ms)" if truth["wall"] else ""))
+        if abs(diff) > args.max_pct:
+            fail(f"{k}: off-CPU time {diff:+.3f} % from the workload's, more than {args.max_pct} %")
+        if count[k] < truth["calls"][k]:
+            fail(f"{k}: {count[k]} sleeping intervals for {truth['calls'][k]} waits")
+    if no_kernel:
+        fail(f"{no_kernel} intervals without a kernel stack")
+    if no_sched:
+        fail(f"{no_sched} intervals whose kernel stack does not go through the scheduler")
+
+    if args.report:
+        text = open(args.report).read()
+        m = re.search(r"^Off-CPU time: (\d+) ns", text, re.M)
+        every = sum(nanos(e["duration"]) for e in off)
+        print(f"offcpu-check: lfr report --off-cpu: {m.group(1) if m else '?'} ns, "
+              f"the events' durations: {every} ns")
+        if not m or int(m.group(1)) != every:
+            fail("lfr report --off-cpu's total is not the sum of the events' durations")
+        for k in FUNCS:
+            if not re.search(rf"\s{k}  \(offcpu\)$", text, re.M):
+                fail(f"lfr report --off-cpu does not list {k} (offcpu)")
+
+    spin = [s for s in samples if tid(s, "sampledThread") == truth["spin"]]
+    in_spin = sum(1 for s in spin if "spin" in [f["method"]["name"] for f in frames(s)])
+    want = truth["spin_cpu_ns"] * args.hz / 1e9
+    diff = 100.0 * (len(spin) - want) / want if want else 0.0
+    slack = args.max_pct + (100.0 * lost / want if want else 0.0)
+    print(f"offcpu-check: spinning thread: {len(spin)} samples ({in_spin} in spin), CPU time "
+          f"{truth['spin_cpu_ns'] / 1e6:.1f} ms x {args.hz:g} Hz = {want:.1f}: {diff:+.3f} %")
+    if abs(diff) > slack:
+        fail(f"the spinning thread's samples are {diff:+.3f} % from its CPU time x rate "
+             f"(allowed {slack:.3f} %)")
+    if spin and in_spin < 0.99 * len(spin):
+        fail(f"only {in_spin} of the spinning thread's {len(spin)} samples are in spin()")
+    print("offcpu-check: " + ("passed" if ok else "FAILED"))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
