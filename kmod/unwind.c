@@ -21,6 +21,7 @@
 #include "frame_walk.h"
 #include "lfr_internal.h"
 #include "seen.h"
+#include "walk_check.h"
 #include "walk_lock.h"
 
 #define LFR_MAX_NEW_MAPS	8
@@ -572,11 +573,8 @@ void lfr_work_fn(struct callback_head *work)
 		return;
 	}
 	s = w->s;
-	if ((t->flags & PF_EXITING) || !t->mm) {
-		lost = LFR_LOST_EXIT;
-	} else if (t->mm != w->snap.mm || t->self_exec_id != w->snap.exec_id) {
-		lost = LFR_LOST_EXEC;
-	} else {
+	lost = lfr_walk_check(&w->snap, t, task_pt_regs(t));
+	if (!lost) {
 		b.rec = lfr_walk_pool_get(&s->walk_bufs);
 		if (!b.rec)
 			lost = LFR_LOST_NOMEM;
