@@ -246,14 +246,19 @@ static void lfr_tick(struct lfr_session *s, struct lfr_thread *e, u32 missed,
 	lfr_count(s, LFR_CTR_RECORDS_TICK, 1);
 }
 
-/* System-wide: any user thread, tracked from its first tick. */
+/*
+ * Timer mode: any user thread, tracked from its first tick.  Its entry is
+ * pinned for the tick: a full table takes over the entries of threads that
+ * have not ticked for the longest time (threads.c), never one in use.
+ */
 static void lfr_sample_any(struct lfr_session *s, struct task_struct *t,
 			   u32 missed, ktime_t now)
 {
-	struct lfr_thread *e = lfr_thread_get(s, t, true);
+	struct lfr_thread *e = lfr_thread_pin(s, t, ktime_to_ns(now));
 
 	if (e) {
 		lfr_tick(s, e, missed, now);
+		lfr_thread_unpin(e);
 		return;
 	}
 	lfr_count(s, LFR_CTR_TICKS_MATCHED, 1 + (u64)missed);

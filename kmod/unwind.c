@@ -495,7 +495,6 @@ static void lfr_commit(struct lfr_session *s, struct lfr_walk *w,
 	 */
 	local_irq_save(flags);
 	ticks = atomic_xchg(&w->ticks, 0);
-	WRITE_ONCE(e->walk, NULL);	/* the thread's next tick queues a new walk */
 	ring = s->rings[smp_processor_id()];
 	r->ticks = ticks;
 	if (lost_reason) {
@@ -545,6 +544,12 @@ static void lfr_commit(struct lfr_session *s, struct lfr_walk *w,
 	if (r->flags & LFR_SAMPLE_F_COMPAT)
 		lfr_count(s, LFR_CTR_COMPAT, 1);
 out:
+	/*
+	 * The thread's next tick queues a new walk.  The walk's last access
+	 * to the entry: once it reads NULL (acquire), a timer-mode reclaimer
+	 * may give the entry to another thread (threads.c).
+	 */
+	smp_store_release(&e->walk, NULL);
 	local_irq_restore(flags);
 }
 

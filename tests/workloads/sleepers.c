@@ -15,7 +15,8 @@
  *
  *   sleepers workload tids=A,B
  *
- * and exits.  A system-wide profiler whose thread table the sleepers fill must still sample A and B.
+ * and exits.  A system-wide profiler whose thread table the sleepers fill must still sample A and
+ * B.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -81,7 +82,8 @@ int main(int argc, char **argv)
 	burn_ms = argc > 2 ? atol(argv[2]) : 0;
 	spin_s = argc > 3 ? atof(argv[3]) : 0;
 	if (argc != 4 || n < 1 || n > 16384 || burn_ms < 1 || spin_s <= 0) {
-		fprintf(stderr, "usage: sleepers THREADS MS SECONDS  (THREADS 1..16384, MS >= 1)\n");
+		fprintf(stderr,
+		        "usage: sleepers THREADS MS SECONDS  (THREADS 1..16384, MS >= 1)\n");
 		return 2;
 	}
 	if (pipe(sleep_pipe)) {
@@ -94,7 +96,8 @@ int main(int argc, char **argv)
 		int err = pthread_create(&t, &attr, sleeper, NULL);
 
 		if (err) {
-			fprintf(stderr, "sleepers: pthread_create (thread %d): %s\n", i, strerror(err));
+			fprintf(stderr, "sleepers: pthread_create (thread %d): %s\n", i,
+			        strerror(err));
 			return 1;
 		}
 	}

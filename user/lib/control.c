@@ -51,6 +51,7 @@ static const char *const counter_names[LFR_CTR_MAX + 1] = {
     [LFR_CTR_UNWIND_TABLES] = "unwind_tables",
     [LFR_CTR_UNWIND_BYTES] = "unwind_bytes",
     [LFR_CTR_UNWIND_EVICTED] = "unwind_evicted",
+    [LFR_CTR_THREADS_RECLAIMED] = "threads_reclaimed",
     [LFR_CTR_LOST_FIRST] = "lost_unspec",
     [LFR_CTR_LOST_RING_FULL] = "lost_ring_full",
     [LFR_CTR_LOST_NO_THREAD_SLOT] = "lost_no_thread_slot",

@@ -382,6 +382,7 @@ enum lfr_counter {
 	LFR_CTR_UNWIND_TABLES,	/* unwind tables held (gauge) */
 	LFR_CTR_UNWIND_BYTES,	/* their memory (gauge) */
 	LFR_CTR_UNWIND_EVICTED,	/* tables dropped for the memory cap */
+	LFR_CTR_THREADS_RECLAIMED, /* timer mode: idle threads' entries reused */
 	/* New counters are appended here, below LFR_CTR_LOST_FIRST. */
 	LFR_CTR_LOST_FIRST = 64, /* LFR_CTR_LOST_FIRST + enum lfr_lost_reason */
 	LFR_CTR_LOST_RING_FULL = LFR_CTR_LOST_FIRST + LFR_LOST_RING_FULL,
