@@ -3,7 +3,8 @@
 # block for good, more than the session's 256 slots (--max-threads 256), then two threads of its
 # own burn 1 s of CPU time each.  Those two must have samples, no tick may be lost for want of a
 # slot (lost_no_thread_slot 0) and the identity must hold.  Before idle entries were reclaimed, the
-# sleepers kept every slot until the process exited and the two threads got no sample at all.
+# sleepers kept every slot until the process exited: the thread started after them got no sample
+# (the main thread kept the entry it had since before them) and 1805 ticks were lost that way.
 set -u
 share=${LFR_SHARE:-/tmp}
 fail=0
