@@ -31,8 +31,10 @@
  * very frame, and a signal frame is set up only after get_signal() ran the
  * pending task_work), so the registers, and the 64-bit or compat mode,
  * must be the snapshot's.  What else changes them between a tick in the
- * kernel and its walk (a ptrace stop that sets them, a sigreturn) loses
- * the tick as well rather than walk a stack the thread has left.
+ * kernel and its walk (a ptrace stop that sets them, a sigreturn, a uprobe,
+ * a signal frame set up after get_signal() ran the task_work queued
+ * before the tick) loses the tick as well rather than walk a stack the
+ * thread has left.
  */
 static inline int lfr_walk_check(const struct lfr_snapshot *sn,
 				 const struct task_struct *t,
