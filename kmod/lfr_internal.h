@@ -13,6 +13,7 @@
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/prandom.h>
+#include <linux/spinlock.h>
 #include <linux/task_work.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
@@ -94,12 +95,14 @@ struct lfr_walk {
 /*
  * One tracked thread.  Entries live in an open-addressing table that is
  * allocated once per session; a thread gets an entry without allocation
- * (compare-and-swap on @key) and gives it back when its task_struct is
- * freed.  Only the thread itself (its timer tick, its task_work) and the
- * CPU it runs on touch an entry while the key holds it.
+ * and gives it back when its task_struct is freed (threads.c).  Only the
+ * thread itself (its timer tick, its task_work) and the CPU it runs on
+ * touch an entry while the key holds it, but for a timer-mode reclaimer,
+ * which pins the entry first (LFR_KEY_BUSY) and takes only one that no
+ * walk refers to.
  */
 struct lfr_thread {
-	unsigned long key;	/* task pointer, LFR_KEY_EMPTY or _TOMB */
+	unsigned long key;	/* task pointer [| _BUSY], LFR_KEY_EMPTY or _TOMB */
 	s64 budget_ns;		/* per-task mode: CPU time left to the tick */
 	/*
 	 * The walk queued or running, one at most: set by a tick, cleared by
@@ -119,16 +122,25 @@ struct lfr_thread {
 	u64 off_start;		/* ns, 0: on the CPU or not known */
 	u64 off_short_count;
 	u64 off_short_ns;
+	u64 last_ns;		/* timer mode: the thread's last tick */
 };
 
 #define LFR_KEY_EMPTY	0UL
 #define LFR_KEY_TOMB	1UL
+/* In a task's key: pinned by a tick (task_structs are aligned). */
+#define LFR_KEY_BUSY	2UL
+
+static inline unsigned long lfr_thread_key(unsigned long key)
+{
+	return key & ~LFR_KEY_BUSY;
+}
 
 struct lfr_threads {
 	struct lfr_thread *slots;
 	u32 mask;		/* capacity - 1 */
 	u32 max;		/* threads allowed at once */
 	atomic_t used;
+	raw_spinlock_t lock;	/* keys written, slots given back */
 };
 
 struct lfr_ring {
@@ -293,7 +305,7 @@ extern int lfr_cpuhp_state;
 
 static inline bool lfr_counter_valid(int c)
 {
-	return (c >= LFR_CTR_TICKS && c <= LFR_CTR_OFFCPU_LOST) ||
+	return (c >= LFR_CTR_TICKS && c <= LFR_CTR_THREADS_RECLAIMED) ||
 	       (c > LFR_CTR_LOST_FIRST && c <= LFR_CTR_MAX);
 }
 
@@ -386,6 +398,17 @@ int lfr_threads_init(struct lfr_threads *tt, u32 max);
 void lfr_threads_free(struct lfr_threads *tt);
 struct lfr_thread *lfr_thread_get(struct lfr_session *s,
 				  struct task_struct *t, bool create);
+struct lfr_thread *lfr_thread_follow(struct lfr_session *s,
+				     struct task_struct *child);
+struct lfr_thread *lfr_thread_pin(struct lfr_session *s,
+				  struct task_struct *t, u64 now);
+
+/* Hard irq, the tick that pinned @e ends. */
+static inline void lfr_thread_unpin(struct lfr_thread *e)
+{
+	/* the tick's e->walk, then the key a reclaimer's cmpxchg reads */
+	smp_store_release(&e->key, lfr_thread_key(e->key));
+}
 void lfr_thread_release(struct lfr_session *s, struct task_struct *t);
 u64 lfr_threads_pending_ticks(struct lfr_threads *tt);
 

@@ -396,14 +396,19 @@ static void lfr_offcpu_end(struct lfr_session *s, struct lfr_pcpu *pc,
 	irq_work_queue(&pc->off_work);
 }
 
-/* System-wide: any user thread, tracked from its first tick. */
+/*
+ * Timer mode: any user thread, tracked from its first tick.  Its entry is
+ * pinned for the tick: a full table takes over the entries of threads that
+ * have not ticked for the longest time (threads.c), never one in use.
+ */
 static void lfr_sample_any(struct lfr_session *s, struct task_struct *t,
 			   u32 missed, ktime_t now)
 {
-	struct lfr_thread *e = lfr_thread_get(s, t, true);
+	struct lfr_thread *e = lfr_thread_pin(s, t, ktime_to_ns(now));
 
 	if (e) {
 		lfr_tick(s, e, missed, now);
+		lfr_thread_unpin(e);
 		return;
 	}
 	lfr_count(s, LFR_CTR_TICKS_MATCHED, 1 + (u64)missed);

@@ -135,13 +135,16 @@ static void lfr_fork_one(struct lfr_session *s, struct task_struct *parent,
 	    !lfr_is_target(s, parent))
 		return;
 	if (s->cfg.follow_children && !lfr_is_target(s, child)) {
-		/* The child has not run yet: nothing else touches its entry. */
-		e = lfr_thread_get(s, child, true);
+		/*
+		 * The child has not run yet: nothing else touches its entry,
+		 * which is marked before its key is published, so a timer-mode
+		 * reclaimer never takes it.
+		 */
+		e = lfr_thread_follow(s, child);
 		if (!e) {
 			lfr_count(s, LFR_CTR_FOLLOW_NO_SLOT, 1);
 			return;
 		}
-		WRITE_ONCE(e->follow, true);
 	}
 	if (lfr_is_target(s, child))
 		lfr_task_record(s, child, LFR_TASK_FORK, parent, NULL);

@@ -21,6 +21,7 @@
 #include "frame_walk.h"
 #include "lfr_internal.h"
 #include "seen.h"
+#include "walk_check.h"
 #include "walk_lock.h"
 
 #define LFR_MAX_NEW_MAPS	8
@@ -495,7 +496,6 @@ static void lfr_commit(struct lfr_session *s, struct lfr_walk *w,
 	local_irq_save(flags);
 	ticks = atomic_xchg(&w->ticks, 0);
 	offcpu = atomic_xchg(&w->offcpu, 0);
-	WRITE_ONCE(e->walk, NULL);	/* the thread's next tick queues a new walk */
 	ring = s->rings[smp_processor_id()];
 	r->ticks = ticks + offcpu;
 	if (lost_reason) {
@@ -548,6 +548,12 @@ static void lfr_commit(struct lfr_session *s, struct lfr_walk *w,
 	if (r->flags & LFR_SAMPLE_F_COMPAT)
 		lfr_count(s, LFR_CTR_COMPAT, 1);
 out:
+	/*
+	 * The thread's next tick queues a new walk.  The walk's last access
+	 * to the entry: once it reads NULL (acquire), a timer-mode reclaimer
+	 * may give the entry to another thread (threads.c).
+	 */
+	smp_store_release(&e->walk, NULL);
 	local_irq_restore(flags);
 }
 
@@ -576,11 +582,8 @@ void lfr_work_fn(struct callback_head *work)
 		return;
 	}
 	s = w->s;
-	if ((t->flags & PF_EXITING) || !t->mm) {
-		lost = LFR_LOST_EXIT;
-	} else if (t->mm != w->snap.mm || t->self_exec_id != w->snap.exec_id) {
-		lost = LFR_LOST_EXEC;
-	} else {
+	lost = lfr_walk_check(&w->snap, t, task_pt_regs(t));
+	if (!lost) {
 		b.rec = lfr_walk_pool_get(&s->walk_bufs);
 		if (!b.rec)
 			lost = LFR_LOST_NOMEM;
