@@ -4,8 +4,13 @@
  * builds tables for, once each, from MMAP records, process maps and a program's start; and what
  * it does with each answer of the module.
  */
+#include <fcntl.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 #include <setjmp.h>
 #include <cmocka.h>
 
@@ -131,11 +136,60 @@ static void test_program_and_process(void **state)
 	lfr_unwind_loader_free(l);
 }
 
+static void *quiesce_thread(void *arg)
+{
+	lfr_unwind_loader_quiesce(arg);
+	return NULL;
+}
+
+/*
+ * Quiescing (before the session is stopped through the control socket the loader shares) does
+ * not wait for the object being loaded: here the loader is stuck opening a FIFO nobody writes,
+ * as a starved low-priority thread is stuck building a table.  Afterwards no table is added.
+ */
+static void test_quiesce_waits_for_no_load(void **state)
+{
+	char dir[] = "/tmp/lfr-loader-test-XXXXXX", fifo[64];
+	struct fake f = {0};
+	struct lfr_unwind_loader *l;
+	struct timespec limit;
+	pthread_t q;
+	int fd, joined;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(fifo, sizeof(fifo), "%s/object", dir);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	assert_int_equal(lfr_unwind_loader_new(&l, fake_add, &f), 0);
+	assert_int_equal(lfr_unwind_loader_start(l, 0), 0);
+	queue_file(l, fifo, 0);
+	assert_int_equal(pthread_create(&q, NULL, quiesce_thread, l), 0);
+	/* a liveness bound, not a time to meet: a hang becomes a failure */
+	clock_gettime(CLOCK_REALTIME, &limit);
+	limit.tv_sec += 120;
+	joined = pthread_timedjoin_np(q, NULL, &limit);
+	/* the loader's open returns: a writer comes, writes what is no object, and goes */
+	fd = open(fifo, O_WRONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "not an object", 13), 13);
+	close(fd);
+	if (joined)
+		pthread_join(q, NULL);
+	assert_int_equal(joined, 0);
+	queue_file(l, fixture("libunw.so"), 0); /* not loaded any more */
+	lfr_unwind_loader_stop(l);
+	assert_int_equal(f.calls, 0);
+	lfr_unwind_loader_free(l);
+	unlink(fifo);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_mmap_records),
 	    cmocka_unit_test(test_program_and_process),
+	    cmocka_unit_test(test_quiesce_waits_for_no_load),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -848,7 +848,7 @@ int cmd_record(int argc, char **argv)
 	cli_runner_interrupted = 1;
 	/* the loader's requests share the control socket the stop goes through */
 	if (r.unwind)
-		lfr_unwind_loader_stop(r.unwind);
+		lfr_unwind_loader_quiesce(r.unwind); /* not the table it builds: the stop waits */
 	if (!ret)
 		ret = cli_runner_finish(&r.run, &st);
 	if (!r.err)

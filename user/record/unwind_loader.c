@@ -42,10 +42,12 @@ struct lfr_unwind_loader {
 	struct item *head, *tail;
 	size_t nqueued;
 	bool busy;     /* the thread is loading an item taken from the queue */
+	bool adding;   /* the thread is in the add function */
 	bool stopping; /* the thread is asked to end */
 	bool running;
 	bool gone; /* the session is no longer running: nothing more to load */
 	pthread_t thread;
+	pid_t tid; /* the thread's, once it runs */
 	int nice;
 	struct lfr_unwind_loader_stats st;
 };
@@ -106,8 +108,19 @@ static void load_fd(struct lfr_unwind_loader *l, int fd, const char *path)
 		return;
 	}
 	memset(&e, 0, sizeof(e));
+	pthread_mutex_lock(&l->lock);
+	if (l->stopping) {
+		/* lfr_unwind_loader_quiesce(): the add function is not to be called any more */
+		pthread_mutex_unlock(&l->lock);
+		lfr_unwind_table_free(&t);
+		return;
+	}
+	l->adding = true;
+	pthread_mutex_unlock(&l->lock);
 	ret = l->add(l->arg, fd, &t, &e);
 	pthread_mutex_lock(&l->lock);
+	l->adding = false;
+	pthread_cond_broadcast(&l->idle);
 	switch (ret) {
 	case 0:
 		l->st.tables++;
@@ -189,6 +202,7 @@ static void *loader_thread(void *arg)
 	/* building tables takes CPU the recorded threads may want */
 	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), l->nice);
 	pthread_mutex_lock(&l->lock);
+	l->tid = (pid_t)syscall(SYS_gettid);
 	for (;;) {
 		struct item *it;
 
@@ -348,13 +362,32 @@ void lfr_unwind_loader_flush(struct lfr_unwind_loader *l)
 	pthread_mutex_unlock(&l->lock);
 }
 
+void lfr_unwind_loader_quiesce(struct lfr_unwind_loader *l)
+{
+	pthread_mutex_lock(&l->lock);
+	l->stopping = true;
+	pthread_cond_broadcast(&l->wake);
+	while (l->adding)
+		pthread_cond_wait(&l->idle, &l->lock);
+	pthread_mutex_unlock(&l->lock);
+}
+
 void lfr_unwind_loader_stop(struct lfr_unwind_loader *l)
 {
 	struct item *it;
+	int mine;
 
 	pthread_mutex_lock(&l->lock);
 	l->stopping = true;
 	pthread_cond_broadcast(&l->wake);
+	/*
+	 * The table it is building is waited for: at the caller's priority, not at the low one
+	 * that starves it on a busy machine (best effort: raising it takes CAP_SYS_NICE).
+	 */
+	errno = 0;
+	mine = getpriority(PRIO_PROCESS, 0);
+	if (l->tid && !errno)
+		setpriority(PRIO_PROCESS, (id_t)l->tid, mine);
 	pthread_mutex_unlock(&l->lock);
 	if (l->running)
 		pthread_join(l->thread, NULL);

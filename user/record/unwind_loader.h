@@ -72,6 +72,14 @@ int lfr_unwind_loader_start(struct lfr_unwind_loader *l, int nice);
 void lfr_unwind_loader_flush(struct lfr_unwind_loader *l);
 
 /*
+ * Ends the thread's use of the add function without waiting for the table it is building (at its
+ * low priority, on a busy machine, that can take seconds): waits only for an add in progress.
+ * Afterwards the add function is not called any more, so that the caller may use what it shares
+ * (the control socket, to stop the session); the thread ends later, in lfr_unwind_loader_stop().
+ */
+void lfr_unwind_loader_quiesce(struct lfr_unwind_loader *l);
+
+/*
  * Stops the thread: the object it is loading is finished, what is still queued is given up.
  * Afterwards nothing is loaded and the add function is not called any more.
  */
