@@ -5,6 +5,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 #include <sys/auxv.h>
+#include <sys/mman.h>
 
 #include "sym_test_util.h"
 
@@ -410,6 +411,64 @@ static void test_vdso(void **state)
 	lfr_sym_free(sym);
 }
 
+/* The length of our own [vdso] mapping, 0 when there is none. */
+static size_t own_vdso_len(uint64_t base)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	unsigned long long s, e;
+	char line[512];
+	size_t len = 0;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (strstr(line, "[vdso]") && sscanf(line, "%llx-%llx", &s, &e) == 2 && s == base)
+			len = e - s;
+	if (f)
+		fclose(f);
+	return len;
+}
+
+/*
+ * A [vdso] of another size than ours (a 32-bit process's) is named from its own image, copied
+ * from the process's memory; a process that is gone leaves the pc unnamed.
+ */
+static void test_vdso_other_image(void **state)
+{
+	struct lfr_sym *sym = new_sym(0);
+	void *h = dlopen("linux-vdso.so.1", RTLD_NOW | RTLD_NOLOAD);
+	uint64_t fn = h ? fixture_sym(h, "__vdso_clock_gettime") : 0;
+	uint64_t base = getauxval(AT_SYSINFO_EHDR);
+	size_t len = base ? own_vdso_len(base) : 0, big = len + 4096;
+	struct lfr_sym_mapping m = {.pid = (uint32_t)getpid(), .path = "[vdso]"};
+	struct lfr_frame f;
+	char *img;
+
+	(void)state;
+	if (!fn || !len) {
+		lfr_sym_free(sym);
+		skip();
+	}
+	/* Our vDSO's image in a mapping one page longer: not ours by its size. */
+	img = mmap(NULL, big, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(img != MAP_FAILED);
+	memcpy(img, (const void *)base, len);
+	m.start = (uintptr_t)img;
+	m.end = m.start + big;
+	assert_int_equal(lfr_sym_add_mapping(sym, &m), 0);
+	assert_true(lfr_sym_resolve_user(sym, m.pid, m.start + (fn - base) + 2, &f));
+	assert_string_equal(f.class_name, "[vdso]");
+	assert_true(!strcmp(f.method, "__vdso_clock_gettime") ||
+	            !strcmp(f.method, "clock_gettime"));
+	assert_int_equal(f.offset, 2);
+
+	/* No process of that pid: nothing to copy. */
+	m.pid = 0x7ffffff0;
+	assert_int_equal(lfr_sym_add_mapping(sym, &m), 0);
+	assert_false(lfr_sym_resolve_user(sym, m.pid, m.start + (fn - base) + 2, &f));
+	assert_string_equal(f.class_name, "[vdso]");
+	munmap(img, big);
+	lfr_sym_free(sym);
+}
+
 static void test_bad_mapping(void **state)
 {
 	struct lfr_sym *sym = new_sym(0);
@@ -440,6 +499,7 @@ int main(void)
 		cmocka_unit_test(test_other_roots),
 		cmocka_unit_test(test_proc_maps_fallback),
 		cmocka_unit_test(test_vdso),
+		cmocka_unit_test(test_vdso_other_image),
 		cmocka_unit_test(test_bad_mapping),
 	};
 	/* clang-format on */

@@ -25,6 +25,9 @@
 #define KERNEL_PID UINT32_MAX
 #define PROC_MAPS_INTERVAL_NS 1000000000ull
 #define PERF_MAP_INTERVAL_NS 1000000000ull
+/* Distinct vDSO images copied from other processes, and the largest taken (a few pages each). */
+#define VDSO_COPIES 4
+#define VDSO_MAX_LEN (64u * 1024)
 
 struct mapping {
 	uint64_t start, end, pgoff;
@@ -66,6 +69,9 @@ struct lfr_sym {
 	struct elfobj vdso;
 	size_t vdso_len;
 	bool vdso_tried;
+	/* vDSO images copied from processes whose [vdso] differs from ours (a 32-bit one) */
+	struct elfobj vdso_copies[VDSO_COPIES];
+	size_t n_vdso_copies;
 	struct ksyms ks;
 	uint64_t ks_serial;
 	struct cache_ent *cache;
@@ -225,6 +231,8 @@ void lfr_sym_free(struct lfr_sym *sym)
 		free(o);
 	}
 	elfobj_fini(&sym->vdso);
+	for (size_t i = 0; i < sym->n_vdso_copies; i++)
+		elfobj_fini(&sym->vdso_copies[i]);
 	ksyms_fini(&sym->ks);
 	strpool_fini(&sym->pool);
 	free(sym->cache);
@@ -462,8 +470,59 @@ int lfr_sym_load_kallsyms(struct lfr_sym *sym, const char *path)
 	return err;
 }
 
-/* Our own vDSO stands in for every process's: same kernel, same image. */
-static struct elfobj *vdso_obj(struct lfr_sym *sym, const struct mapping *m)
+/*
+ * A [vdso] unlike our own (another size: a 32-bit process's, or none of our own) is copied from
+ * the process's memory, as a debugger reads it; a process that is gone leaves it unnamed.  Equal
+ * images are loaded once.
+ */
+static struct elfobj *vdso_copy(struct lfr_sym *sym, const struct proc *p, const struct mapping *m)
+{
+	size_t len = m->end - m->start;
+	struct elfobj *o = NULL;
+	char path[PATH_MAX];
+	char *img;
+	ssize_t n = -1;
+	int fd;
+
+	if (!p->pid || len > VDSO_MAX_LEN || m->start > (uint64_t)INT64_MAX - len)
+		return NULL;
+	img = malloc(len);
+	if (!img)
+		return NULL;
+	snprintf(path, sizeof(path), "%s/%" PRIu32 "/mem", sym->proc_dir, p->pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = pread(fd, img, len, (off_t)m->start);
+		close(fd);
+	}
+	if (n != (ssize_t)len)
+		goto out;
+	for (size_t i = 0; i < sym->n_vdso_copies; i++) {
+		struct elfobj *c = &sym->vdso_copies[i];
+
+		if (c->image_len == len && !memcmp(c->image, img, len)) {
+			o = c;
+			goto out;
+		}
+	}
+	if (sym->n_vdso_copies == VDSO_COPIES)
+		goto out;
+	o = &sym->vdso_copies[sym->n_vdso_copies];
+	memset(o, 0, sizeof(*o));
+	o->path = o->name = sym->s_vdso;
+	if (elfobj_load_mem(sym, o, img, len)) {
+		elfobj_fini(o);
+		o = NULL;
+		goto out;
+	}
+	sym->n_vdso_copies++;
+out:
+	free(img);
+	return o;
+}
+
+/* Our own vDSO stands in for every process's of its size: same kernel, same image. */
+static struct elfobj *vdso_obj(struct lfr_sym *sym, const struct proc *p, const struct mapping *m)
 {
 	if (!sym->vdso_tried) {
 		unsigned long base = getauxval(AT_SYSINFO_EHDR);
@@ -485,7 +544,9 @@ static struct elfobj *vdso_obj(struct lfr_sym *sym, const struct mapping *m)
 		if (f)
 			fclose(f);
 	}
-	return sym->vdso.ok && m->end - m->start == sym->vdso_len ? &sym->vdso : NULL;
+	if (sym->vdso.ok && m->end - m->start == sym->vdso_len)
+		return &sym->vdso;
+	return vdso_copy(sym, p, m);
 }
 
 static void obj_set_keys(struct elfobj *o, const struct mapping *m)
@@ -623,7 +684,7 @@ static struct elfobj *mapping_obj(struct lfr_sym *sym, struct proc *p, struct ma
 	if (!m->path)
 		return NULL;
 	if (m->path == sym->s_vdso)
-		return m->obj = vdso_obj(sym, m);
+		return m->obj = vdso_obj(sym, p, m);
 	if (m->path[0] != '/')
 		return NULL;
 	obj_set_keys(&keys, m);
