@@ -15,6 +15,7 @@
 #include "cli/ctl_util.h"
 #include "cli/runner.h"
 #include "lib/join.h"
+#include "lib/outfile.h"
 #include "lib/record.h"
 #include "lib/ring.h"
 
@@ -23,6 +24,7 @@
 struct raw {
 	struct cli_runner run; /* the session, its targets and rings, the command */
 	bool quiet, check, detach, events;
+	bool started; /* the session started: the output has its lines */
 	FILE *out;
 	struct lfr_ctl mon;
 	bool have_mon;
@@ -369,6 +371,7 @@ static int run(struct raw *d, char **cmd)
 	ret = cli_runner_start(&d->run, cmd);
 	if (ret)
 		return ret;
+	d->started = true;
 	fprintf(d->out,
 	        "session id=%u period_ns=%" PRIu64 " user_depth=%u nr_cpu_ids=%u ring_pages=%u\n",
 	        info->id, info->period_ns, info->user_depth, info->nr_cpu_ids, info->ring_pages);
@@ -417,6 +420,8 @@ int cmd_raw(int argc, char **argv)
 	};
 	struct lfr_ring_size rings;
 	const char *output = NULL;
+	struct lfr_outfile of = {.fd = -1};
+	char err[512];
 	char **cmd = NULL;
 	uint64_t v;
 	int c, ret;
@@ -532,17 +537,24 @@ int cmd_raw(int argc, char **argv)
 		fprintf(stderr, "%s: --detach cannot run a command\n", PROG);
 		return LFR_EXIT_USAGE;
 	}
-	if (output) {
-		d.out = fopen(output, "we");
-		if (!d.out) {
-			fprintf(stderr, "%s: cannot write '%s': %s\n", PROG, output,
-			        strerror(errno));
-			return LFR_EXIT_IO;
-		}
+	/* written beside the target and renamed over it once complete: a session that did not
+	 * start, or a failed write, leaves an existing file as it was */
+	if (output && lfr_outfile_open(&of, output, 0640, err, sizeof(err))) {
+		fprintf(stderr, "%s: %s\n", PROG, err);
+		return LFR_EXIT_IO;
+	}
+	if (output && !(d.out = fdopen(of.fd, "w"))) {
+		fprintf(stderr, "%s: cannot write '%s': %s\n", PROG, output, strerror(errno));
+		lfr_outfile_abort(&of);
+		return LFR_EXIT_IO;
 	}
 	setvbuf(d.out, NULL, _IOFBF, 1 << 16);
 	if (lfr_join_new(&d.join)) {
 		fprintf(stderr, "%s: out of memory\n", PROG);
+		if (output) {
+			fclose(d.out);
+			lfr_outfile_abort(&of);
+		}
 		return LFR_EXIT_IO;
 	}
 	d.run.on_record = on_record;
@@ -551,10 +563,23 @@ int cmd_raw(int argc, char **argv)
 
 	ret = run(&d, cmd);
 
-	if (fflush(d.out) != 0 || (output && fclose(d.out) != 0)) {
+	if (fflush(d.out) != 0 || ferror(d.out)) {
 		fprintf(stderr, "%s: writing the output failed: %s\n", PROG, strerror(errno));
 		if (ret == LFR_EXIT_OK)
 			ret = LFR_EXIT_IO;
+		d.started = false;
+	}
+	if (output) {
+		/* the stream's fd is the file's: committing closes it */
+		of.fd = dup(of.fd);
+		fclose(d.out);
+		if (!d.started || of.fd < 0) {
+			lfr_outfile_abort(&of);
+		} else if (lfr_outfile_commit(&of, err, sizeof(err))) {
+			fprintf(stderr, "%s: %s\n", PROG, err);
+			if (ret == LFR_EXIT_OK)
+				ret = LFR_EXIT_IO;
+		}
 	}
 	cli_runner_close(&d.run);
 	if (d.have_mon)
