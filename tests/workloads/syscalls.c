@@ -4,14 +4,17 @@
  *
  *   syscalls busy SECONDS [THREADS]   each thread loops over short system calls (read of /dev/zero,
  *                                     write to /dev/null, getppid, sched_yield) for SECONDS
+ *   syscalls clock SECONDS [THREADS]  each thread loops over clock_gettime(CLOCK_MONOTONIC) for
+ *                                     SECONDS: in the vDSO, which makes the system call itself
+ *                                     when the clock source has no vDSO read
  *   syscalls sleep [THREADS]          each thread blocks in a long system call (nanosleep, read on
  * an empty pipe, poll without fds, futex wait) until the process is killed syscalls pipe [THREADS]
  * each thread writes 2 MiB into its own 1 MiB pipe that nobody reads: it spends CPU time in the
  * kernel copying the first MiB (so a tick lands there and queues a stack walk) and then blocks in
  * that same write until the process is killed, with the walk still pending
  *
- * Prints "syscalls pid=PID mode=MODE threads=N" once every thread is running, and for "busy" a
- * closing line with the number of system calls made.
+ * Prints "syscalls pid=PID mode=MODE threads=N" once every thread is running, and for "busy" and
+ * "clock" a closing line with the number of calls made.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -118,9 +121,21 @@ static void *pipe_filler(void *arg)
 	return NULL;
 }
 
+static void *clocker(void *arg)
+{
+	unsigned long n = 0;
+
+	(void)arg;
+	atomic_fetch_add(&running, 1);
+	while (now() < deadline)
+		n++;
+	atomic_fetch_add(&calls, n);
+	return NULL;
+}
+
 static int usage(void)
 {
-	fprintf(stderr, "usage: syscalls busy SECONDS [THREADS] | syscalls sleep [THREADS] | "
+	fprintf(stderr, "usage: syscalls busy|clock SECONDS [THREADS] | syscalls sleep [THREADS] | "
 	                "syscalls pipe [THREADS]\n");
 	return 2;
 }
@@ -136,8 +151,12 @@ int main(int argc, char **argv)
 		return usage();
 	pipe_mode = !strcmp(argv[1], "pipe");
 	sleep_mode = !strcmp(argv[1], "sleep") || pipe_mode;
-	if (!sleep_mode && (strcmp(argv[1], "busy") || argc < 3))
+	if (!sleep_mode && ((strcmp(argv[1], "busy") && strcmp(argv[1], "clock")) || argc < 3))
 		return usage();
+	if (!strcmp(argv[1], "clock")) {
+		fn = clocker;
+		name = "sc-clock";
+	}
 	if (sleep_mode) {
 		fn = pipe_mode ? pipe_filler : sleeper;
 		name = pipe_mode ? "sc-pipe" : "sc-sleep";

@@ -36,6 +36,17 @@ cat "$share/syscalls.err"
 [ $rc = 0 ] || { echo "record: FAILED: lfr record -- syscalls exited $rc"; fail=1; }
 lfr status -m >"$share/syscalls.status"
 
+# 2b. A program that lives in clock_gettime: its vDSO frames are named (the symbolizer's own vDSO,
+#     or the image copied from the process), none is left as a bare address.
+lfr record -F 999 -k -q -o "$share/vdso.jfr" -- syscalls clock 2 1 >/dev/null 2>"$share/vdso.err" ||
+	{ cat "$share/vdso.err"; echo "record: FAILED: lfr record -- syscalls clock"; fail=1; }
+lfr report -n 40 "$share/vdso.jfr" >"$share/vdso.txt" 2>&1
+grep "(vdso)$" "$share/vdso.txt" | head -n 6
+grep -Eq ' (__vdso_)?clock_gettime +\(vdso\)$' "$share/vdso.txt" ||
+	{ echo "record: FAILED: no vDSO frame named clock_gettime"; fail=1; }
+grep -Eq ' 0x[0-9a-f]{9,} +\(vdso\)$' "$share/vdso.txt" &&
+	{ echo "record: FAILED: a vDSO frame is left as an address"; fail=1; }
+
 # 3. kill -9 of the recorder mid-run: the file stays readable up to its last flush, and the kernel
 #    session ends by itself (its controlling socket closed).
 spin 60 &
