@@ -13,6 +13,7 @@
 
 #include "cli/commands.h"
 #include "cli/ctl_util.h"
+#include "cli/options.h"
 #include "cli/runner.h"
 #include "lib/join.h"
 #include "lib/outfile.h"
@@ -388,132 +389,51 @@ static int run(struct raw *d, char **cmd)
 
 int cmd_raw(int argc, char **argv)
 {
-	enum { O_RING = 256, O_WAKEUP, O_THREADS, O_JITTER, O_DRAIN, O_DETACH, O_NOEV, O_NOCHECK };
-	static const struct option opts[] = {
-	    {"freq", required_argument, NULL, 'F'},
-	    {"period", required_argument, NULL, 'P'},
-	    {"count", required_argument, NULL, 'P'},
-	    {"depth", required_argument, NULL, 'g'},
-	    {"kernel-stacks", no_argument, NULL, 'k'},
-	    {"pid", required_argument, NULL, 'p'},
-	    {"tid", required_argument, NULL, 't'},
-	    {"all", no_argument, NULL, 'a'},
-	    {"duration", required_argument, NULL, 'd'},
-	    {"ring-pages", required_argument, NULL, O_RING},
-	    {"wakeup-bytes", required_argument, NULL, O_WAKEUP},
-	    {"max-threads", required_argument, NULL, O_THREADS},
-	    {"jitter", required_argument, NULL, O_JITTER},
-	    {"drain-timeout", required_argument, NULL, O_DRAIN},
-	    {"detach", no_argument, NULL, O_DETACH},
-	    {"no-events", no_argument, NULL, O_NOEV},
-	    {"no-check", no_argument, NULL, O_NOCHECK},
-	    {"quiet", no_argument, NULL, 'q'},
-	    {"output", required_argument, NULL, 'o'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
 	struct raw d = {
 	    .run = {.prog = PROG, .drain_timeout_ms = 30000},
 	    .check = true,
 	    .events = true,
 	    .out = stdout,
 	};
-	struct lfr_ring_size rings;
+	struct lfr_start_opts *so = &d.run.start;
+	struct cli_ids pids = {&d.run.tgids, &d.run.ntgids}, tids = {&d.run.tids, &d.run.ntids};
+	bool wakeup_given = false;
 	const char *output = NULL;
+	const struct cli_opt opts[] = {
+	    {"freq", 'F', NULL, CLI_OPT_U32, &so->freq_hz, 1, LFR_MAX_FREQ_HZ},
+	    {"period", 'c', "P", CLI_OPT_U64, &so->period_ns, LFR_MIN_PERIOD_NS, LFR_MAX_PERIOD_NS},
+	    {"depth", 'g', NULL, CLI_OPT_U32, &so->user_depth, 1, LFR_MAX_USER_STACK_DEPTH},
+	    {"kernel-stacks", 'k', NULL, CLI_OPT_SET, &so->kernel_stack},
+	    {"pid", 'p', NULL, CLI_OPT_IDS, &pids},
+	    {"tid", 't', NULL, CLI_OPT_IDS, &tids},
+	    {"all", 'a', NULL, CLI_OPT_SET, &so->system},
+	    {"duration", 'd', NULL, CLI_OPT_SECONDS, &d.run.duration, 1000000,
+	     1000000 * 1000000000ull},
+	    {"ring-pages", 0, NULL, CLI_OPT_U32, &so->ring_pages, 1, UINT32_MAX},
+	    {"wakeup-bytes", 0, NULL, CLI_OPT_SIZE32, &so->wakeup_bytes, 0, UINT32_MAX,
+	     &wakeup_given},
+	    {"max-threads", 0, NULL, CLI_OPT_U32, &so->max_threads, 1, UINT32_MAX},
+	    {"jitter", 0, NULL, CLI_OPT_INT, &so->jitter_pct, 0, 100},
+	    {"drain-timeout", 0, NULL, CLI_OPT_MS, &d.run.drain_timeout_ms, 0, 86400000},
+	    {"detach", 0, NULL, CLI_OPT_SET, &d.detach},
+	    {"no-events", 0, NULL, CLI_OPT_CLEAR, &d.events},
+	    {"no-check", 0, NULL, CLI_OPT_CLEAR, &d.check},
+	    {"quiet", 'q', NULL, CLI_OPT_SET, &d.quiet},
+	    {"output", 'o', NULL, CLI_OPT_STRING, &output},
+	    {"help", 'h', NULL, CLI_OPT_HELP},
+	};
+	struct lfr_ring_size rings;
 	struct lfr_outfile of = {.fd = -1};
 	char err[512];
 	char **cmd = NULL;
-	uint64_t v;
-	int c, ret;
+	int ret;
 
-	d.run.start.jitter_pct = -1;
-	while ((c = getopt_long(argc, argv, "+F:P:c:g:kp:t:ad:qo:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'F':
-			if (cli_parse_u64(PROG, "--freq", optarg, 1, LFR_MAX_FREQ_HZ, &v))
-				return LFR_EXIT_USAGE;
-			d.run.start.freq_hz = (uint32_t)v;
-			break;
-		case 'P':
-		case 'c':
-			if (cli_parse_u64(PROG, "--period", optarg, LFR_MIN_PERIOD_NS,
-			                  LFR_MAX_PERIOD_NS, &d.run.start.period_ns))
-				return LFR_EXIT_USAGE;
-			break;
-		case 'g':
-			if (cli_parse_u64(PROG, "--depth", optarg, 1, LFR_MAX_USER_STACK_DEPTH, &v))
-				return LFR_EXIT_USAGE;
-			d.run.start.user_depth = (uint32_t)v;
-			break;
-		case 'k':
-			d.run.start.kernel_stack = true;
-			break;
-		case 'p':
-			if (cli_parse_ids(PROG, "--pid", optarg, &d.run.tgids, &d.run.ntgids))
-				return LFR_EXIT_USAGE;
-			break;
-		case 't':
-			if (cli_parse_ids(PROG, "--tid", optarg, &d.run.tids, &d.run.ntids))
-				return LFR_EXIT_USAGE;
-			break;
-		case 'a':
-			d.run.start.system = true;
-			break;
-		case 'd':
-			if (cli_parse_duration(PROG, "--duration", optarg, 1000000,
-			                       1000000 * 1000000000ull, &v) < 0)
-				return LFR_EXIT_USAGE;
-			d.run.duration = (double)v / 1e9;
-			break;
-		case O_RING:
-			if (cli_parse_u64(PROG, "--ring-pages", optarg, 1, UINT32_MAX, &v))
-				return LFR_EXIT_USAGE;
-			d.run.start.ring_pages = (uint32_t)v;
-			break;
-		case O_WAKEUP:
-			if (cli_parse_size(PROG, "--wakeup-bytes", optarg, 0, UINT32_MAX, &v))
-				return LFR_EXIT_USAGE;
-			d.run.start.wakeup_bytes = (uint32_t)v;
-			d.run.start.wakeup_any = v == 0;
-			break;
-		case O_THREADS:
-			if (cli_parse_u64(PROG, "--max-threads", optarg, 1, UINT32_MAX, &v))
-				return LFR_EXIT_USAGE;
-			d.run.start.max_threads = (uint32_t)v;
-			break;
-		case O_JITTER:
-			if (cli_parse_u64(PROG, "--jitter", optarg, 0, 100, &v))
-				return LFR_EXIT_USAGE;
-			d.run.start.jitter_pct = (int)v;
-			break;
-		case O_DRAIN:
-			if (cli_parse_ms(PROG, "--drain-timeout", optarg, 86400000,
-			                 &d.run.drain_timeout_ms))
-				return LFR_EXIT_USAGE;
-			break;
-		case O_DETACH:
-			d.detach = true;
-			break;
-		case O_NOEV:
-			d.events = false;
-			break;
-		case O_NOCHECK:
-			d.check = false;
-			break;
-		case 'q':
-			d.quiet = true;
-			break;
-		case 'o':
-			output = optarg;
-			break;
-		case 'h':
-			usage(stdout);
-			return LFR_EXIT_OK;
-		default:
-			usage(stderr);
-			return LFR_EXIT_USAGE;
-		}
-	}
+	so->jitter_pct = -1;
+	ret =
+	    cli_parse_options(PROG, opts, sizeof(opts) / sizeof(opts[0]), true, argc, argv, usage);
+	if (ret >= 0)
+		return ret;
+	so->wakeup_any = wakeup_given && !so->wakeup_bytes;
 	if (optind < argc)
 		cmd = argv + optind;
 	if (d.run.start.freq_hz && d.run.start.period_ns) {
