@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "lib/outfile.h"
 #include "report/diff.h"
 #include "report/report.h"
@@ -110,8 +111,6 @@ static void report_usage(FILE *out)
 	    "See Documentation/report.md.\n");
 }
 
-enum { OPT_FROM = 256, OPT_TO, OPT_VALUE, OPT_THREADS, OPT_DIFF, OPT_NO_DEBUGINFOD, OPT_OFF_CPU };
-
 static int add_filter(const char **v, int *n, const char *arg, const char *what)
 {
 	if (*n >= REPORT_MAX_FILTERS) {
@@ -124,6 +123,87 @@ static int add_filter(const char **v, int *n, const char *arg, const char *what)
 	}
 	v[(*n)++] = arg;
 	return 0;
+}
+
+static int event_opt(const char *arg, void *dst)
+{
+	struct report_opts *o = dst;
+
+	return add_filter(o->events, &o->nevents, arg, "--event");
+}
+
+static int thread_opt(const char *arg, void *dst)
+{
+	struct report_opts *o = dst;
+
+	return add_filter(o->threads, &o->nthreads, arg, "--thread");
+}
+
+static int process_opt(const char *arg, void *dst)
+{
+	struct report_opts *o = dst;
+
+	return add_filter(o->processes, &o->nprocesses, arg, "--process");
+}
+
+/* --from, --to: seconds since the recording's start, into an int64_t of ns */
+static int time_opt(const char *arg, void *dst)
+{
+	int64_t ns = report_parse_duration(arg);
+
+	if (ns < 0) {
+		fprintf(stderr,
+		        "lfr report: bad time '%s': give seconds since the recording start, e.g. "
+		        "1.5, 1500ms or 2m\n",
+		        arg);
+		return -1;
+	}
+	*(int64_t *)dst = ns;
+	return 0;
+}
+
+/* --sort: function (sym) or dso (object), into the bool sort_objects */
+static int sort_opt(const char *arg, void *dst)
+{
+	if (!strcmp(arg, "dso") || !strcmp(arg, "object")) {
+		*(bool *)dst = true;
+	} else if (strcmp(arg, "function") && strcmp(arg, "sym")) {
+		fprintf(stderr, "lfr report: bad --sort '%s': give function or dso\n", arg);
+		return -1;
+	}
+	return 0;
+}
+
+static int count_opt(const char *arg, int *dst, long max, const char *what)
+{
+	char *end;
+	long v = strtol(arg, &end, 10);
+
+	if (*end || v <= 0 || v > max) {
+		fprintf(stderr, "lfr report: bad %s '%s': give a positive count\n", what, arg);
+		return -1;
+	}
+	*dst = (int)v;
+	return 0;
+}
+
+static int top_opt(const char *arg, void *dst)
+{
+	return count_opt(arg, dst, 1000000, "--top");
+}
+
+static int jobs_opt(const char *arg, void *dst)
+{
+	return count_opt(arg, dst, 1024, "--jobs");
+}
+
+/* --help prints the usage; a bad option, after getopt's message, only where to look */
+static void usage_or_hint(FILE *out)
+{
+	if (out == stdout)
+		report_usage(stdout);
+	else
+		fprintf(stderr, "run 'lfr report --help' for the options\n");
 }
 
 /*
@@ -290,124 +370,35 @@ done:
 
 int cmd_report(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-	    {"format", required_argument, NULL, 'f'},
-	    {"output", required_argument, NULL, 'o'},
-	    {"event", required_argument, NULL, 'e'},
-	    {"thread", required_argument, NULL, 't'},
-	    {"process", required_argument, NULL, 'p'},
-	    {"from", required_argument, NULL, OPT_FROM},
-	    {"to", required_argument, NULL, OPT_TO},
-	    {"value", required_argument, NULL, OPT_VALUE},
-	    {"off-cpu", no_argument, NULL, OPT_OFF_CPU},
-	    {"top", required_argument, NULL, 'n'},
-	    {"sort", required_argument, NULL, 's'},
-	    {"threads", no_argument, NULL, OPT_THREADS},
-	    {"no-debuginfod", no_argument, NULL, OPT_NO_DEBUGINFOD},
-	    {"jobs", required_argument, NULL, 'j'},
-	    {"diff", no_argument, NULL, OPT_DIFF},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
 	struct report_opts o;
 	const char *format = "text", *output = NULL;
 	bool diff = false;
 	bool debuginfod = true;
-	int c;
+	const struct cli_opt opts[] = {
+	    {"format", 'f', NULL, CLI_OPT_STRING, &format},
+	    {"output", 'o', NULL, CLI_OPT_STRING, &output},
+	    {"event", 'e', NULL, CLI_OPT_CALL, &o, .parse = event_opt},
+	    {"thread", 't', NULL, CLI_OPT_CALL, &o, .parse = thread_opt},
+	    {"process", 'p', NULL, CLI_OPT_CALL, &o, .parse = process_opt},
+	    {"from", 0, NULL, CLI_OPT_CALL, &o.from_ns, .parse = time_opt},
+	    {"to", 0, NULL, CLI_OPT_CALL, &o.to_ns, .parse = time_opt},
+	    {"value", 0, NULL, CLI_OPT_STRING, &o.value_field},
+	    {"off-cpu", 0, NULL, CLI_OPT_SET, &o.off_cpu},
+	    {"top", 'n', NULL, CLI_OPT_CALL, &o.top, .parse = top_opt},
+	    {"sort", 's', NULL, CLI_OPT_CALL, &o.sort_objects, .parse = sort_opt},
+	    {"threads", 0, NULL, CLI_OPT_SET, &o.thread_roots},
+	    {"no-debuginfod", 0, NULL, CLI_OPT_CLEAR, &debuginfod},
+	    {"jobs", 'j', NULL, CLI_OPT_CALL, &o.jobs, .parse = jobs_opt},
+	    {"diff", 0, NULL, CLI_OPT_SET, &diff},
+	    {"help", 'h', NULL, CLI_OPT_HELP},
+	};
+	int ret;
 
 	report_opts_init(&o);
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "f:o:e:t:p:n:s:j:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'f':
-			format = optarg;
-			break;
-		case 'o':
-			output = optarg;
-			break;
-		case 'e':
-			if (add_filter(o.events, &o.nevents, optarg, "--event"))
-				return LFR_EXIT_USAGE;
-			break;
-		case 't':
-			if (add_filter(o.threads, &o.nthreads, optarg, "--thread"))
-				return LFR_EXIT_USAGE;
-			break;
-		case 'p':
-			if (add_filter(o.processes, &o.nprocesses, optarg, "--process"))
-				return LFR_EXIT_USAGE;
-			break;
-		case OPT_FROM:
-		case OPT_TO: {
-			int64_t ns = report_parse_duration(optarg);
-			if (ns < 0) {
-				fprintf(
-				    stderr,
-				    "lfr report: bad time '%s': give seconds since the recording "
-				    "start, e.g. 1.5, 1500ms or 2m\n",
-				    optarg);
-				return LFR_EXIT_USAGE;
-			}
-			*(c == OPT_FROM ? &o.from_ns : &o.to_ns) = ns;
-			break;
-		}
-		case OPT_VALUE:
-			o.value_field = optarg;
-			break;
-		case OPT_OFF_CPU:
-			o.off_cpu = true;
-			break;
-		case 's':
-			if (!strcmp(optarg, "dso") || !strcmp(optarg, "object")) {
-				o.sort_objects = true;
-			} else if (strcmp(optarg, "function") && strcmp(optarg, "sym")) {
-				fprintf(stderr,
-				        "lfr report: bad --sort '%s': give function or dso\n",
-				        optarg);
-				return LFR_EXIT_USAGE;
-			}
-			break;
-		case 'n': {
-			char *end;
-			long v = strtol(optarg, &end, 10);
-			if (*end || v <= 0 || v > 1000000) {
-				fprintf(stderr,
-				        "lfr report: bad --top '%s': give a positive count\n",
-				        optarg);
-				return LFR_EXIT_USAGE;
-			}
-			o.top = (int)v;
-			break;
-		}
-		case 'j': {
-			char *end;
-			long v = strtol(optarg, &end, 10);
-			if (*end || v <= 0 || v > 1024) {
-				fprintf(stderr,
-				        "lfr report: bad --jobs '%s': give a positive count\n",
-				        optarg);
-				return LFR_EXIT_USAGE;
-			}
-			o.jobs = (int)v;
-			break;
-		}
-		case OPT_THREADS:
-			o.thread_roots = true;
-			break;
-		case OPT_DIFF:
-			diff = true;
-			break;
-		case OPT_NO_DEBUGINFOD:
-			debuginfod = false;
-			break;
-		case 'h':
-			report_usage(stdout);
-			return LFR_EXIT_OK;
-		default:
-			fprintf(stderr, "run 'lfr report --help' for the options\n");
-			return LFR_EXIT_USAGE;
-		}
-	}
+	ret = cli_parse_options("lfr report", opts, sizeof(opts) / sizeof(opts[0]), false, argc,
+	                        argv, usage_or_hint);
+	if (ret >= 0)
+		return ret;
 	if (o.off_cpu && (o.nevents || o.value_field)) {
 		fprintf(stderr,
 		        "lfr report: --off-cpu is --event lfr.OffCpu --value duration: give "

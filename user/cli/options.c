@@ -71,6 +71,8 @@ static int store(const char *prog, const struct cli_opt *o, const char *arg)
 	case CLI_OPT_STRING:
 		*(const char **)o->dst = arg;
 		return 0;
+	case CLI_OPT_CALL:
+		return o->parse(arg, o->dst) ? -1 : 0;
 	case CLI_OPT_HELP:
 		return 0;
 	}

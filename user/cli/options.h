@@ -24,6 +24,7 @@ enum cli_opt_type {
 	CLI_OPT_MS,      /* uint64_t *: milliseconds, or a duration with units, up to max ms */
 	CLI_OPT_IDS,     /* struct cli_ids *: a comma-separated list of ids, appended */
 	CLI_OPT_STRING,  /* const char **: the argument itself */
+	CLI_OPT_CALL,    /* parse(argument, dst): the command's own reader */
 	CLI_OPT_HELP,    /* the usage on standard output, exit status 0 */
 };
 
@@ -41,6 +42,8 @@ struct cli_opt {
 	void *dst;
 	uint64_t min, max;
 	bool *given; /* when not NULL: set when the option is given */
+	/* CLI_OPT_CALL: reads the argument into dst; non-zero after its own message */
+	int (*parse)(const char *arg, void *dst);
 };
 
 /*
