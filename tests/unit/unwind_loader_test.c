@@ -168,8 +168,12 @@ static void test_quiesce_waits_for_no_load(void **state)
 	clock_gettime(CLOCK_REALTIME, &limit);
 	limit.tv_sec += 120;
 	joined = pthread_timedjoin_np(q, NULL, &limit);
-	/* the loader's open returns: a writer comes, writes what is no object, and goes */
-	fd = open(fifo, O_WRONLY | O_CLOEXEC);
+	/*
+	 * the loader's open returns: a writer comes, writes what is no object, and goes (read and
+	 * write, so that this open does not wait for a reader: a loader quiesced before it took the
+	 * object never opens it)
+	 */
+	fd = open(fifo, O_RDWR | O_CLOEXEC);
 	assert_true(fd >= 0);
 	assert_int_equal(write(fd, "not an object", 13), 13);
 	close(fd);
