@@ -105,8 +105,8 @@ static void report_usage(FILE *out)
 	    "A malformed file stops the report with an error naming the file offset; what was "
 	    "read\n"
 	    "before it (complete chunks) is still shown.  Exit status: 0 success, 2 bad command\n"
-	    "line, 6 file not readable or output not writable, 8 malformed file, 9 (--diff)\n"
-	    "a recording with no samples to compare.\n"
+	    "line (also --diff of one file twice), 6 file not readable or output not\n"
+	    "writable, 8 malformed file, 9 (--diff) a recording with no samples to compare.\n"
 	    "See Documentation/report.md.\n");
 }
 
@@ -248,6 +248,16 @@ static int report_diff(struct report_opts *o, bool debuginfod, const char *forma
 			fprintf(stderr, "lfr report: %s\n", err);
 			return LFR_EXIT_USAGE;
 		}
+	struct stat st[2];
+	if (!stat(files[0], &st[0]) && !stat(files[1], &st[1]) && st[0].st_dev == st[1].st_dev &&
+	    st[0].st_ino == st[1].st_ino) {
+		fprintf(
+		    stderr,
+		    "lfr report: --diff: BASE %s and NEW %s are the same file: nothing can have "
+		    "changed; give two recordings\n",
+		    files[0], files[1]);
+		return LFR_EXIT_USAGE;
+	}
 	o->timeline = html;
 	struct jfr_reader *r[2] = {NULL, NULL};
 	struct report *rep[2] = {NULL, NULL};
