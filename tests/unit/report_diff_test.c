@@ -2,8 +2,8 @@
 /*
  * lfr report --diff's computation (report/diff.c) on reports built in memory: shares of all
  * samples in each recording, the change in points, the order, functions matched by name and
- * object whatever their index, recursion counted once, CPU time only with both periods, and the
- * two-count folded stacks.
+ * object whatever their index, recursion counted once, CPU time only with both periods (and never
+ * for values of a field), and the two-count folded stacks.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -289,12 +289,44 @@ static void text_view(void **state)
 	fake_free(&b);
 }
 
+/* --value: the values are no sample counts, so no CPU time is derived from the periods. */
+static void text_view_values(void **state)
+{
+	struct fake a, b;
+	struct report_opts o;
+	char *text = NULL;
+	size_t len = 0;
+	(void)state;
+
+	report_opts_init(&o);
+	o.value_field = "duration";
+	fake_init(&a, "base.jfr");
+	fake_sample(&a, "main;alpha", 800);
+	fake_sample(&a, "main;beta", 200);
+	fake_init(&b, "new.jfr");
+	fake_sample(&b, "main;alpha", 400);
+	fake_sample(&b, "main;beta", 600);
+	a.rep.period_ns = b.rep.period_ns = 1000000;
+	FILE *m = open_memstream(&text, &len);
+	assert_non_null(m);
+	report_print_diff_text(&a.rep, &b.rep, &o, m);
+	assert_int_equal(fclose(m), 0);
+	assert_non_null(strstr(text, "Base: base.jfr: 1000 duration of"));
+	assert_non_null(strstr(text, "CPU time not compared: the values are duration"));
+	assert_null(strstr(text, "DELTA CPU"));
+	assert_null(strstr(text, "ms  alpha"));
+	assert_non_null(strstr(text, " 80.00%  40.00%   -40.00"));
+	free(text);
+	fake_free(&a);
+	fake_free(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(known_split),       cmocka_unit_test(objects_and_only_one_side),
 	    cmocka_unit_test(recursion_and_cpu), cmocka_unit_test(folded_two_counts),
-	    cmocka_unit_test(text_view),
+	    cmocka_unit_test(text_view),         cmocka_unit_test(text_view_values),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -136,10 +136,11 @@ void report_diff_free(struct report_diff *d)
 	memset(d, 0, sizeof(*d));
 }
 
-static void print_side(const char *label, const struct report *r, int64_t period, FILE *out)
+static void print_side(const char *label, const struct report *r, const char *unit, int64_t period,
+                       FILE *out)
 {
-	fprintf(out, "%s %s: %llu %s of %s", label, r->path, (unsigned long long)r->total,
-	        "samples", r->selected);
+	fprintf(out, "%s %s: %llu %s of %s", label, r->path, (unsigned long long)r->total, unit,
+	        r->selected);
 	if (period)
 		fprintf(out, ", period %.3f ms, %.3f s of CPU time", (double)period / 1e6,
 		        (double)r->total * (double)period / 1e9);
@@ -184,12 +185,23 @@ void report_print_diff_text(const struct report *base, const struct report *cur,
 		fprintf(stderr, "lfr report: out of memory\n");
 		return;
 	}
-	print_side("Base:", base, d.period_ns[0], out);
-	print_side("New: ", cur, d.period_ns[1], out);
-	fprintf(out,
-	        "Shares of each recording's samples; DELTA = NEW - BASE in percentage points%s\n",
-	        d.cpu ? "; DELTA CPU = the change of self CPU time (samples x period)"
-	              : " (CPU time not compared: a recording does not give its sampling period)");
+	if (o->value_field) {
+		/* values summed from a field (--value, --off-cpu) are no sample counts */
+		d.cpu = false;
+		d.period_ns[0] = d.period_ns[1] = 0;
+	}
+	const char *unit = o->value_field ? o->value_field : "samples";
+	print_side("Base:", base, unit, d.period_ns[0], out);
+	print_side("New: ", cur, unit, d.period_ns[1], out);
+	fprintf(out, "Shares of each recording's %s; DELTA = NEW - BASE in percentage points",
+	        unit);
+	if (d.cpu)
+		fputs("; DELTA CPU = the change of self CPU time (samples x period)\n", out);
+	else if (o->value_field)
+		fprintf(out, " (CPU time not compared: the values are %s, not samples)\n", unit);
+	else
+		fputs(" (CPU time not compared: a recording does not give its sampling period)\n",
+		      out);
 	size_t only[2] = {0, 0};
 	for (size_t i = 0; i < d.nrows; i++) {
 		only[0] += !d.rows[i].total[1];
