@@ -76,9 +76,12 @@ static void report_usage(FILE *out)
 	    "                       of CPU time when both give their sampling period); with\n"
 	    "                       html the flame graph of NEW coloured by the change (red\n"
 	    "                       grew, blue shrank); with collapsed `stack BASE NEW` lines\n"
-	    "                       for flamegraph.pl, BASE scaled to NEW's total; the filters\n"
-	    "                       apply to both; not with pprof (use go tool pprof\n"
-	    "                       -diff_base), speedscope, summary or --threads\n"
+	    "                       for flamegraph.pl, BASE scaled to NEW's total; with pprof\n"
+	    "                       one profile of the change (NEW's samples and BASE's\n"
+	    "                       negated, scaled to NEW's total, label pprof::base), as\n"
+	    "                       go tool pprof -normalize -diff_base builds it; the filters\n"
+	    "                       apply to both; not with speedscope, summary or --threads;\n"
+	    "                       BASE and NEW must be two files\n"
 	    "      --no-debuginfod  do not fetch debug files from the debuginfod servers of\n"
 	    "                       DEBUGINFOD_URLS for frames the recording left unnamed\n"
 	    "                       (by default they are, after /usr/lib/debug and\n"
@@ -97,6 +100,8 @@ static void report_usage(FILE *out)
 	    "  lfr report --off-cpu --thread worker rec.jfr\n"
 	    "  lfr report --diff before.jfr after.jfr\n"
 	    "  lfr report --diff --format html -o diff.html before.jfr after.jfr\n"
+	    "  lfr report --diff -f pprof -o diff.pb.gz before.jfr after.jfr && go tool pprof "
+	    "-top diff.pb.gz\n"
 	    "\n"
 	    "Frames lfr could not name while recording (\"0x...\") are named from the object's\n"
 	    "file or debug files, by its build-id; the objects that stay unnamed are listed\n"
@@ -215,6 +220,7 @@ static int report_diff(struct report_opts *o, bool debuginfod, const char *forma
                        const char *output, int nfiles, char **files)
 {
 	bool html = !strcmp(format, "html"), collapsed = !strcmp(format, "collapsed");
+	bool pprof = !strcmp(format, "pprof");
 	char err[512];
 
 	if (nfiles != 2) {
@@ -222,15 +228,9 @@ static int report_diff(struct report_opts *o, bool debuginfod, const char *forma
 		                "BASE.jfr NEW.jfr (see --help)\n");
 		return LFR_EXIT_USAGE;
 	}
-	if (!strcmp(format, "pprof")) {
+	if (!html && !collapsed && !pprof && strcmp(format, "text")) {
 		fprintf(stderr,
-		        "lfr report: --diff has no pprof output: a profile.proto holds one "
-		        "profile; write each recording with --format pprof and compare them with "
-		        "go tool pprof -diff_base BASE.pb.gz NEW.pb.gz\n");
-		return LFR_EXIT_USAGE;
-	}
-	if (!html && !collapsed && strcmp(format, "text")) {
-		fprintf(stderr, "lfr report: --diff writes text, collapsed or html, not '%s'\n",
+		        "lfr report: --diff writes text, collapsed, html or pprof, not '%s'\n",
 		        format);
 		return LFR_EXIT_USAGE;
 	}
@@ -285,6 +285,8 @@ static int report_diff(struct report_opts *o, bool debuginfod, const char *forma
 			report_print_html_diff(rep[0], rep[1], o, out);
 		else if (collapsed)
 			failed = report_print_diff_collapsed(rep[0], rep[1], o, out);
+		else if (pprof)
+			failed = report_print_pprof_diff(rep[0], rep[1], o, out);
 		else
 			report_print_diff_text(rep[0], rep[1], o, out);
 		status = finish_output(out, output, &of, failed, status);
