@@ -3,7 +3,8 @@
  * lfr report --diff's computation (report/diff.c) on reports built in memory: shares of all
  * samples in each recording, the change in points, the order, functions matched by name and
  * object whatever their index, recursion counted once, CPU time only with both periods (and never
- * for values of a field), the two-count folded stacks and the pprof profile of the change.
+ * for values of a field), the objects (--sort dso), the two-count folded stacks and the pprof
+ * profile of the change.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -285,6 +286,66 @@ static void text_view(void **state)
 	assert_non_null(al);
 	assert_non_null(be);
 	assert_true(al < be); /* the same |change|: by name */
+	free(text);
+	fake_free(&a);
+	fake_free(&b);
+}
+
+/* --sort dso: the objects' shares, self by the leaf's object, total once per stack. */
+static void objects_view(void **state)
+{
+	struct fake a, b;
+	struct report_diff d;
+	struct report_opts o;
+	char *text = NULL;
+	size_t len = 0;
+	(void)state;
+
+	fake_init(&a, "base.jfr");
+	fake_sample(&a, "main@app;work@app;alpha@libx.so", 500);
+	fake_sample(&a, "main@app;beta@liby.so;run@app", 300);
+	fake_sample(&a, "main@app;Jit.run", 200);
+	fake_init(&b, "new.jfr");
+	fake_sample(&b, "main@app;Jit.run", 100);
+	fake_sample(&b, "main@app;work@app;alpha@libx.so", 200);
+	fake_sample(&b, "main@app;beta@liby.so;run@app", 200);
+	fake_sample(&b, "main@app;gamma@libz.so", 500);
+	assert_int_equal(report_diff_compute_objects(&a.rep, &b.rep, &d), 0);
+	assert_int_equal(d.nrows, 5);
+	const struct report_diff_row *x = row_of(&d, "libx.so", NULL),
+	                             *y = row_of(&d, "liby.so", NULL),
+	                             *z = row_of(&d, "libz.so", NULL),
+	                             *ap = row_of(&d, "app", NULL),
+	                             *j = row_of(&d, "[no object: Java code]", NULL);
+	assert_non_null(x);
+	assert_non_null(y);
+	assert_non_null(z);
+	assert_non_null(ap);
+	assert_non_null(j);
+	assert_near(x->dself, -30);
+	assert_near(y->dself, 0);
+	assert_near(y->dtotal, -10); /* 30 -> 20: beta is no leaf, run is app's */
+	assert_near(z->dself, 50);
+	assert_int_equal(z->total[0], 0);
+	assert_near(ap->self_pct[0], 30);
+	assert_near(ap->self_pct[1], 20);
+	assert_near(ap->total_pct[0], 100); /* counted once per stack */
+	assert_near(ap->dtotal, 0);
+	assert_near(j->dself, -10);
+	assert_string_equal(d.rows[0].name, "libz.so"); /* the largest change first */
+	report_diff_free(&d);
+
+	report_opts_init(&o);
+	o.sort_objects = true;
+	FILE *m = open_memstream(&text, &len);
+	assert_non_null(m);
+	report_print_diff_text(&a.rep, &b.rep, &o, m);
+	assert_int_equal(fclose(m), 0);
+	assert_non_null(strstr(text, "Objects: 5, 0 only in BASE, 1 only in NEW"));
+	assert_non_null(strstr(text, "  OBJECT\n"));
+	assert_non_null(
+	    strstr(text, " 50.00%  20.00%   -30.00   50.00%  20.00%   -30.00  libx.so\n"));
+	assert_non_null(strstr(text, "+50.00  libz.so  [only in NEW]\n"));
 	free(text);
 	fake_free(&a);
 	fake_free(&b);
@@ -594,10 +655,15 @@ static void pprof_rounding_and_cpu(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(known_split),       cmocka_unit_test(objects_and_only_one_side),
-	    cmocka_unit_test(recursion_and_cpu), cmocka_unit_test(folded_two_counts),
-	    cmocka_unit_test(text_view),         cmocka_unit_test(text_view_values),
-	    cmocka_unit_test(pprof_known_split), cmocka_unit_test(pprof_rounding_and_cpu),
+	    cmocka_unit_test(known_split),
+	    cmocka_unit_test(objects_and_only_one_side),
+	    cmocka_unit_test(recursion_and_cpu),
+	    cmocka_unit_test(folded_two_counts),
+	    cmocka_unit_test(text_view),
+	    cmocka_unit_test(text_view_values),
+	    cmocka_unit_test(objects_view),
+	    cmocka_unit_test(pprof_known_split),
+	    cmocka_unit_test(pprof_rounding_and_cpu),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -13,8 +13,10 @@
 #include "report/diff.h"
 #include "report/views.h"
 
+/* a function (name, object, kind), or with --sort dso an object (its name, no object) */
 struct fn_entry {
-	const struct report_frame *f;
+	const char *name, *object;
+	uint8_t kind;
 	int side;
 	uint64_t self, total;
 };
@@ -29,12 +31,12 @@ static int cmp_str(const char *a, const char *b)
 static int cmp_fn(const void *a, const void *b)
 {
 	const struct fn_entry *x = a, *y = b;
-	int c = strcmp(x->f->name, y->f->name);
+	int c = strcmp(x->name, y->name);
 
 	if (!c)
-		c = cmp_str(x->f->object, y->f->object);
+		c = cmp_str(x->object, y->object);
 	if (!c)
-		c = (int)x->f->kind - (int)y->f->kind;
+		c = (int)x->kind - (int)y->kind;
 	return c;
 }
 
@@ -72,7 +74,46 @@ static int period_of(const struct report *r)
 	return r->period_ns > 0 && !r->period_mixed;
 }
 
-int report_diff_compute(const struct report *base, const struct report *cur, struct report_diff *d)
+/* The functions of side's report r, or its objects, into e from *k on; -1 when out of memory. */
+static int add_entries(const struct report *r, int side, bool objects, struct fn_entry *e,
+                       size_t *k)
+{
+	uint64_t *self, *total;
+
+	if (!objects) {
+		if (views_frame_totals(r, &self, &total))
+			return -1;
+		for (size_t i = 0; i < r->nframes; i++) {
+			const struct report_frame *f = &r->frames[i];
+			if (total[i])
+				e[(*k)++] = (struct fn_entry){f->name, f->object, f->kind,
+				                              side,    self[i],   total[i]};
+		}
+		free(self);
+		free(total);
+		return 0;
+	}
+	uint64_t *sv = views_stack_values(r);
+	uint32_t *first;
+	size_t nobj;
+	if (!sv || views_object_totals(r, sv, &nobj, &first, &self, &total)) {
+		free(sv);
+		return -1;
+	}
+	for (size_t i = 0; i < nobj; i++)
+		if (total[i])
+			e[(*k)++] = (struct fn_entry){views_object_name(r->frames[first[i]].object),
+			                              NULL,
+			                              RF_JAVA,
+			                              side,
+			                              self[i],
+			                              total[i]};
+	free(sv), free(first), free(self), free(total);
+	return 0;
+}
+
+static int compute(const struct report *base, const struct report *cur, bool objects,
+                   struct report_diff *d)
 {
 	const struct report *reps[2] = {base, cur};
 	size_t n = base->nframes + cur->nframes, k = 0;
@@ -83,16 +124,10 @@ int report_diff_compute(const struct report *base, const struct report *cur, str
 		return -1;
 	for (int side = 0; side < 2; side++) {
 		const struct report *r = reps[side];
-		uint64_t *self, *total;
-		if (views_frame_totals(r, &self, &total)) {
+		if (add_entries(r, side, objects, e, &k)) {
 			free(e);
 			return -1;
 		}
-		for (size_t i = 0; i < r->nframes; i++)
-			if (total[i])
-				e[k++] = (struct fn_entry){&r->frames[i], side, self[i], total[i]};
-		free(self);
-		free(total);
 		d->total[side] = r->total;
 		d->period_ns[side] = period_of(r) ? r->period_ns : 0;
 	}
@@ -105,9 +140,9 @@ int report_diff_compute(const struct report *base, const struct report *cur, str
 	}
 	for (size_t i = 0; i < k;) {
 		struct report_diff_row *row = &d->rows[d->nrows++];
-		row->name = e[i].f->name;
-		row->object = e[i].f->object;
-		row->kind = e[i].f->kind;
+		row->name = e[i].name;
+		row->object = e[i].object;
+		row->kind = e[i].kind;
 		size_t j = i;
 		/* one frame per key in each report, but sum in case a writer repeats one */
 		for (; j < k && !cmp_fn(&e[i], &e[j]); j++) {
@@ -128,6 +163,17 @@ int report_diff_compute(const struct report *base, const struct report *cur, str
 	free(e);
 	report_diff_sort(d, false);
 	return 0;
+}
+
+int report_diff_compute(const struct report *base, const struct report *cur, struct report_diff *d)
+{
+	return compute(base, cur, false, d);
+}
+
+int report_diff_compute_objects(const struct report *base, const struct report *cur,
+                                struct report_diff *d)
+{
+	return compute(base, cur, true, d);
 }
 
 void report_diff_free(struct report_diff *d)
@@ -153,7 +199,7 @@ static void print_rows(const struct report_diff *d, const struct report_opts *o,
 {
 	fprintf(out, "\n%s\n", title);
 	fprintf(out, "%7s %7s %8s  %7s %7s %8s%s  %s\n", "BASE", "NEW", "DELTA", "BASE", "NEW",
-	        "DELTA", d->cpu ? "  DELTA CPU" : "", "FUNCTION");
+	        "DELTA", d->cpu ? "  DELTA CPU" : "", o->sort_objects ? "OBJECT" : "FUNCTION");
 	fprintf(out, "%7s %7s %8s  %7s %7s %8s%s\n", "self%", "self%", "self pp", "total%",
 	        "total%", "total pp", d->cpu ? "     (self)" : "");
 	for (size_t i = 0, shown = 0; i < d->nrows && shown < (size_t)o->top; i++) {
@@ -181,7 +227,8 @@ void report_print_diff_text(const struct report *base, const struct report *cur,
 {
 	struct report_diff d;
 
-	if (report_diff_compute(base, cur, &d)) {
+	if (o->sort_objects ? report_diff_compute_objects(base, cur, &d)
+	                    : report_diff_compute(base, cur, &d)) {
 		fprintf(stderr, "lfr report: out of memory\n");
 		return;
 	}
@@ -207,8 +254,8 @@ void report_print_diff_text(const struct report *base, const struct report *cur,
 		only[0] += !d.rows[i].total[1];
 		only[1] += !d.rows[i].total[0];
 	}
-	fprintf(out, "Functions: %zu, %zu only in BASE, %zu only in NEW\n", d.nrows, only[0],
-	        only[1]);
+	fprintf(out, "%s: %zu, %zu only in BASE, %zu only in NEW\n",
+	        o->sort_objects ? "Objects" : "Functions", d.nrows, only[0], only[1]);
 	print_rows(&d, o, out, "Largest changes of self share", true);
 	report_diff_sort(&d, true);
 	print_rows(&d, o, out, "Largest changes of total share", false);

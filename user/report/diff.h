@@ -35,6 +35,10 @@ struct report_diff {
 
 /* Returns 0, or -1 when out of memory.  The rows point into the reports' names. */
 int report_diff_compute(const struct report *base, const struct report *cur, struct report_diff *d);
+/* The same by object (shared library, executable, kernel), as perf diff --sort dso: the rows'
+ * names are the objects', their object NULL. */
+int report_diff_compute_objects(const struct report *base, const struct report *cur,
+                                struct report_diff *d);
 void report_diff_free(struct report_diff *d);
 /* Sorts the rows by |dtotal| (by_total) or |dself|, then the other, then name. */
 void report_diff_sort(struct report_diff *d, bool by_total);
