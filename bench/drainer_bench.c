@@ -436,13 +436,18 @@ int main(int argc, char **argv)
 	    "drainer: records=%ld depth=%ld stacks=%ld threads=%ld seconds=%.3f cpu_seconds=%.3f "
 	    "rate=%.0f records/s cpu_rate=%.0f ns_per_record=%.1f bytes_per_sample=%.2f "
 	    "frames_named=%.1f%% stack_traces=%llu "
-	    "methods=%llu sym_cache_hits=%.1f%%",
+	    "methods=%llu sym_cache_hits=%.1f%% stack_hits=%.1f%% raw_hits=%.1f%% "
+	    "leaf_inserted=%llu "
+	    "leaf_uncertain=%llu",
 	    fed, depth, nstacks, nthreads, t1 - t0, c1 - c0, (double)fed / (t1 - t0),
 	    (double)fed / (c1 - c0), (c1 - c0) * 1e9 / (double)fed,
 	    (double)st.st_size / (double)fed,
 	    rst.frames ? 100.0 * (double)(rst.frames - rst.unnamed) / (double)rst.frames : 0.0,
 	    (unsigned long long)jst.stack_traces, (unsigned long long)jst.methods,
-	    sst.lookups ? 100.0 * (double)sst.cache_hits / (double)sst.lookups : 0.0);
+	    sst.lookups ? 100.0 * (double)sst.cache_hits / (double)sst.lookups : 0.0,
+	    rst.samples ? 100.0 * (double)rst.stack_hits / (double)rst.samples : 0.0,
+	    rst.samples ? 100.0 * (double)rst.raw_hits / (double)rst.samples : 0.0,
+	    (unsigned long long)rst.leaf_inserted, (unsigned long long)rst.leaf_uncertain);
 	if (behind)
 		printf(" read_cpu_seconds=%.3f read_rate=%.0f read_ns_per_record=%.1f", r1 - r0,
 		       (double)fed / (r1 - r0), (r1 - r0) * 1e9 / (double)fed);

@@ -21,4 +21,13 @@ enum lfr_row_found lfr_unwind_rows_find(const struct lfr_unwind_row *rows,
 					u32 nr, u64 off,
 					struct lfr_unwind_row *out);
 
+/*
+ * The same with hints: 1 << @hint_bits (1 .. 31) row indexes, any values,
+ * updated by the search; see unwind_rows.c.
+ */
+enum lfr_row_found lfr_unwind_rows_find_hinted(const struct lfr_unwind_row *rows,
+					       u32 nr, u32 *hints,
+					       u32 hint_bits, u64 off,
+					       struct lfr_unwind_row *out);
+
 #endif /* LFR_UNWIND_ROWS_H */

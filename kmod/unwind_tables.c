@@ -31,8 +31,22 @@ struct lfr_unwind_table {
 	unsigned long last_used;	/* jiffies, written by walks */
 	size_t bytes;
 	u32 nr;
+	u32 hint_bits;
+	u32 *hints;			/* 1 << hint_bits, after the rows */
 	struct lfr_unwind_row rows[];
 };
+
+/* Hints of the row lookup: about one per row, 16 to 1024 of them. */
+static u32 lfr_unwind_hint_bits(u64 nr)
+{
+	return clamp_t(u32, fls64(nr), 4, 10);
+}
+
+static size_t lfr_unwind_table_size(u64 nr)
+{
+	return struct_size((struct lfr_unwind_table *)NULL, rows, nr) +
+	       (sizeof(u32) << lfr_unwind_hint_bits(nr));
+}
 
 void lfr_unwind_init(struct lfr_unwind *u, u32 max_kb)
 {
@@ -95,7 +109,8 @@ enum lfr_row_found lfr_unwind_row(const struct lfr_unwind_table *t, u64 off,
 {
 	if (off > U32_MAX)
 		return LFR_ROW_NONE;
-	return lfr_unwind_rows_find(t->rows, t->nr, off, out);
+	return lfr_unwind_rows_find_hinted(t->rows, t->nr, t->hints,
+					   t->hint_bits, off, out);
 }
 
 /* Drops the table used least recently; under u->lock. */
@@ -153,17 +168,20 @@ static struct lfr_unwind_table *lfr_unwind_load(struct lfr_session *s,
 	}
 	nr = (size - sizeof(*h)) / sizeof(struct lfr_unwind_row);
 	if (nr > LFR_UNWIND_MAX_ROWS ||
-	    struct_size(t, rows, nr) > s->unwind.max_bytes) {
+	    lfr_unwind_table_size(nr) > s->unwind.max_bytes) {
 		NL_SET_ERR_MSG(extack, "the table is larger than the session's unwind memory (LFR_A_UNWIND_MAX_KB)");
 		return ERR_PTR(-EFBIG);
 	}
-	t = kvmalloc(struct_size(t, rows, nr), GFP_KERNEL_ACCOUNT);
+	t = kvmalloc(lfr_unwind_table_size(nr), GFP_KERNEL_ACCOUNT);
 	if (!t) {
 		NL_SET_ERR_MSG(extack, "out of memory for the unwind table");
 		return ERR_PTR(-ENOMEM);
 	}
 	t->nr = nr;
-	t->bytes = struct_size(t, rows, nr);
+	t->bytes = lfr_unwind_table_size(nr);
+	t->hint_bits = lfr_unwind_hint_bits(nr);
+	t->hints = (u32 *)&t->rows[nr];
+	memset(t->hints, 0, sizeof(u32) << t->hint_bits);
 	err = lfr_read_all(tf, h, sizeof(*h), &pos);
 	if (!err)
 		err = lfr_read_all(tf, t->rows, nr * sizeof(t->rows[0]), &pos);

@@ -57,6 +57,8 @@ static void filtered(const uint8_t *data, size_t size, const struct report *whol
 			if (report_print_diff_collapsed(whole, rep, &o, sink))
 				abort();
 			report_print_html_diff(whole, rep, &o, sink);
+			if (report_print_pprof_diff(whole, rep, &o, sink))
+				abort();
 		}
 	}
 	report_free(rep);

@@ -163,7 +163,55 @@ static void lfr_unwind_rows_search(struct kunit *test)
 			LFR_ROW_NONE);
 }
 
+/*
+ * The hinted search finds what the plain one finds, whatever the hints hold
+ * (right, stale, out of range), and leaves a hint that the next lookup of
+ * the same offset takes without searching.
+ */
+static void lfr_unwind_rows_hinted(struct kunit *test)
+{
+	static const u32 seeds[] = { 0, 1, 3, 5, 6, 1000, U32_MAX };
+	u32 hints[4];
+	int n, k;
+
+	for (n = 1; n <= ARRAY_SIZE(good_rows); n++) {
+		for (k = 0; k < ARRAY_SIZE(seeds); k++) {
+			u64 off;
+			int j;
+
+			for (j = 0; j < ARRAY_SIZE(hints); j++)
+				hints[j] = seeds[k];
+			for (off = 0xff0; off < 0x1120; off++) {
+				struct lfr_unwind_row a = {}, b = {};
+				enum lfr_row_found fa, fb;
+				u32 *hint = &hints[((u32)off * 0x9e3779b1U) >> 30];
+
+				fa = lfr_unwind_rows_find(good_rows, n, off, &a);
+				fb = lfr_unwind_rows_find_hinted(good_rows, n,
+								 hints, 2,
+								 off, &b);
+				KUNIT_EXPECT_EQ_MSG(test, fa, fb,
+						    "n %d seed %u off %llx",
+						    n, seeds[k], off);
+				KUNIT_EXPECT_EQ_MSG(test, a.start, b.start,
+						    "n %d seed %u off %llx",
+						    n, seeds[k], off);
+				if (off < good_rows[0].start)
+					continue;
+				/* the hint now names the row of off */
+				KUNIT_EXPECT_LT(test, *hint, (u32)n);
+				KUNIT_EXPECT_LE(test,
+						(u64)good_rows[*hint].start,
+						off);
+				KUNIT_EXPECT_TRUE(test, *hint + 1 == n ||
+						  off < good_rows[*hint + 1].start);
+			}
+		}
+	}
+}
+
 static struct kunit_case lfr_unwind_rows_cases[] = {
+	KUNIT_CASE(lfr_unwind_rows_hinted),
 	KUNIT_CASE(lfr_unwind_rows_good),
 	KUNIT_CASE(lfr_unwind_rows_bad),
 	KUNIT_CASE(lfr_unwind_rows_search),

@@ -4,10 +4,14 @@
 
     diff_check.py BASE-GENJFR-OUTPUT NEW-GENJFR-OUTPUT text LFR-DIFF-TEXT
     diff_check.py BASE-GENJFR-OUTPUT NEW-GENJFR-OUTPUT html HTML-DOM
+    diff_check.py BASE-GENJFR-OUTPUT NEW-GENJFR-OUTPUT pprof PPROF-TOP
 
 genjfr prints "split NAME PERCENT" for each leaf; the change of NAME's self share must be NEW's
 percentage minus BASE's within 2 points, in the text view's "Largest changes of self share" table
-or in the HTML page's change table (its rows' data-dself, as rendered).  With html the page must
+in the HTML page's change table (its rows' data-dself, as rendered), or in `go tool pprof -top` of
+the --format pprof profile (each function's flat value over the total pprof gives, which is BASE's
+scaled to NEW's); pprof leaves out a function whose values all add up to 0, which is taken as a
+change of 0 there.  With html the page must
 also have drawn frames that grew in red and frames that shrank in blue (the self-test's data-grew,
 data-shrank; it fails on a frame drawn in the other colour).
 Prints the compared values; exits 1 when one is off or missing.
@@ -41,6 +45,19 @@ def text_deltas(path):
     return got
 
 
+def pprof_deltas(path):
+    got, total = {}, None
+    row = re.compile(r"\s*(-?\d+)\s+[\d.]+%\s+-?[\d.]+%\s+-?\d+\s+[\d.]+%\s+(\S+)$")
+    for line in open(path):
+        m = re.search(r"Total samples = (\d+)", line)
+        if m:
+            total = int(m.group(1))
+        m = row.match(line)
+        if m and total:
+            got.setdefault(m.group(2), 100.0 * int(m.group(1)) / total)
+    return got
+
+
 def html_deltas(path):
     dom = open(path).read()
     body = dom[dom.find('<table id="diff"'):]
@@ -64,11 +81,15 @@ def main():
             m = re.search(r'data-%s="(\d+)"' % what, dom)
             if not m or int(m.group(1)) == 0:
                 problems.append("no frame drawn as %s in its colour" % what)
+    elif mode == "pprof":
+        got = pprof_deltas(path)
     else:
         got = text_deltas(path)
     shown = []
     for name in sorted(b, key=lambda k: -b[k]):
         want = n[name] - b[name]
+        if name not in got and mode == "pprof":
+            got[name] = 0.0
         if name not in got:
             problems.append("%s missing" % name)
             continue

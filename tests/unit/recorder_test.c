@@ -240,6 +240,26 @@ static void add_ustack_flags(struct env *e, uint64_t walk, uint64_t leaf_pc, uin
 	assert_int_equal(lfr_recorder_add(e->rec, &u->hdr), 0);
 }
 
+/* The USTACK record of walk WALK: the leaf pc alone, and WORD at sp (the leaf rule's caller). */
+static void add_ustack_word(struct env *e, uint64_t walk, uint64_t leaf_pc, uint64_t word)
+{
+	uint64_t buf[(sizeof(struct lfr_rec_ustack) + 2 * 8) / 8] = {0};
+	struct lfr_rec_ustack *u = (void *)buf;
+
+	u->hdr.type = LFR_REC_USTACK;
+	u->hdr.size = sizeof(buf);
+	u->walk_id = walk;
+	u->time_ns = e->t;
+	u->tgid = TGID;
+	u->tid = TGID;
+	u->ticks = 1;
+	u->nr_user = 1;
+	u->nr_words = 1;
+	u->ips[0] = leaf_pc;
+	u->ips[1] = word;
+	assert_int_equal(lfr_recorder_add(e->rec, &u->hdr), 0);
+}
+
 static int setup(void **state)
 {
 	struct env *e = calloc(1, sizeof(*e));
@@ -302,6 +322,51 @@ static void test_stacks_named_cached_and_invalidated(void **state)
 	assert_int_equal(st.stack_hits, 2);
 	assert_int_equal(st.unnamed, 2); /* an unreadable file keeps both addresses */
 	assert_int_equal(js.stack_traces, 2);
+}
+
+/*
+ * A sample whose addresses were seen before is written without naming anything, with the same
+ * stack; the word the leaf rule reads belongs to what makes it the same: a leaf interrupted at
+ * its entry, whose caller is the word at sp, is another stack when that word differs.
+ */
+static void test_seen_addresses_name_nothing(void **state)
+{
+	struct env *e = *state;
+	uintptr_t leaf = (uintptr_t)recorder_test_leaf, caller = (uintptr_t)recorder_test_caller,
+	          start = (uintptr_t)__libc_start_call_main;
+	struct lfr_recorder_stats st;
+	struct lfr_jfr_stats js;
+	uint64_t traces;
+
+	add_own_code_mapping(e);
+	add_tick(e, 1, 0, 0);
+	add_ustack(e, 1, 1, leaf + 2, caller + 6, 0);
+	add_tick(e, 2, 0, 0);
+	add_ustack(e, 2, 1, leaf + 2, caller + 6, 0);
+	assert_int_equal(lfr_recorder_process(e->rec, false), 0);
+	lfr_recorder_get_stats(e->rec, &st);
+	lfr_jfr_get_stats(e->w, &js);
+	assert_int_equal(st.samples, 2);
+	assert_int_equal(st.raw_hits, 1);
+	assert_int_equal(st.stack_hits, 1);
+	assert_int_equal(st.frames, 4);
+	assert_int_equal(js.stack_traces, 1);
+	traces = js.stack_traces;
+
+	add_tick(e, 3, 0, 0);
+	add_ustack_word(e, 3, leaf, caller + 6);
+	add_tick(e, 4, 0, 0);
+	add_ustack_word(e, 4, leaf, start + 6);
+	add_tick(e, 5, 0, 0);
+	add_ustack_word(e, 5, leaf, caller + 6);
+	assert_int_equal(lfr_recorder_process(e->rec, true), 0);
+	lfr_recorder_get_stats(e->rec, &st);
+	lfr_jfr_get_stats(e->w, &js);
+	assert_int_equal(st.samples, 5);
+	assert_int_equal(st.leaf_inserted, 3);
+	assert_int_equal(st.raw_hits, 2); /* walk 5 repeats walk 3; walk 4 does not */
+	assert_int_equal(st.frames, 10);
+	assert_true(js.stack_traces > traces); /* walk 4's caller is another */
 }
 
 /*
@@ -1042,6 +1107,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_stacks_named_cached_and_invalidated, setup,
 	                                    teardown),
+	    cmocka_unit_test_setup_teardown(test_seen_addresses_name_nothing, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_jit_samples_wait_for_the_map_written_at_exit,
 	                                    setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_jit_samples_written_at_once_when_waiting_is_off,

@@ -66,7 +66,7 @@ static void report_usage(FILE *out)
 	    "  -n, --top N          rows in the top lists (default 20)\n"
 	    "  -s, --sort KEY       text: 'function' (the default: top functions, each with its\n"
 	    "                       object) or 'dso' (top objects: libraries, executables, the\n"
-	    "                       kernel)\n"
+	    "                       kernel; with --diff the changes of the objects' shares)\n"
 	    "      --threads        text: each top thread's top functions; collapsed/html: one\n"
 	    "                       root frame per thread; speedscope: one profile per\n"
 	    "                       thread (not with summary and pprof)\n"
@@ -77,9 +77,12 @@ static void report_usage(FILE *out)
 	    "                       of CPU time when both give their sampling period); with\n"
 	    "                       html the flame graph of NEW coloured by the change (red\n"
 	    "                       grew, blue shrank); with collapsed `stack BASE NEW` lines\n"
-	    "                       for flamegraph.pl, BASE scaled to NEW's total; the filters\n"
-	    "                       apply to both; not with pprof (use go tool pprof\n"
-	    "                       -diff_base), speedscope, summary or --threads\n"
+	    "                       for flamegraph.pl, BASE scaled to NEW's total; with pprof\n"
+	    "                       one profile of the change (NEW's samples and BASE's\n"
+	    "                       negated, scaled to NEW's total, label pprof::base), as\n"
+	    "                       go tool pprof -normalize -diff_base builds it; the filters\n"
+	    "                       apply to both; not with speedscope, summary or --threads;\n"
+	    "                       BASE and NEW must be two files\n"
 	    "      --no-debuginfod  do not fetch debug files from the debuginfod servers of\n"
 	    "                       DEBUGINFOD_URLS for frames the recording left unnamed\n"
 	    "                       (by default they are, after /usr/lib/debug and\n"
@@ -98,6 +101,8 @@ static void report_usage(FILE *out)
 	    "  lfr report --off-cpu --thread worker rec.jfr\n"
 	    "  lfr report --diff before.jfr after.jfr\n"
 	    "  lfr report --diff --format html -o diff.html before.jfr after.jfr\n"
+	    "  lfr report --diff -f pprof -o diff.pb.gz before.jfr after.jfr && go tool pprof "
+	    "-top diff.pb.gz\n"
 	    "\n"
 	    "Frames lfr could not name while recording (\"0x...\") are named from the object's\n"
 	    "file or debug files, by its build-id; the objects that stay unnamed are listed\n"
@@ -106,8 +111,8 @@ static void report_usage(FILE *out)
 	    "A malformed file stops the report with an error naming the file offset; what was "
 	    "read\n"
 	    "before it (complete chunks) is still shown.  Exit status: 0 success, 2 bad command\n"
-	    "line, 6 file not readable or output not writable, 8 malformed file, 9 (--diff)\n"
-	    "a recording with no samples to compare.\n"
+	    "line (also --diff of one file twice), 6 file not readable or output not\n"
+	    "writable, 8 malformed file, 9 (--diff) a recording with no samples to compare.\n"
 	    "See Documentation/report.md.\n");
 }
 
@@ -295,6 +300,7 @@ static int report_diff(struct report_opts *o, bool debuginfod, const char *forma
                        const char *output, int nfiles, char **files)
 {
 	bool html = !strcmp(format, "html"), collapsed = !strcmp(format, "collapsed");
+	bool pprof = !strcmp(format, "pprof");
 	char err[512];
 
 	if (nfiles != 2) {
@@ -302,15 +308,9 @@ static int report_diff(struct report_opts *o, bool debuginfod, const char *forma
 		                "BASE.jfr NEW.jfr (see --help)\n");
 		return LFR_EXIT_USAGE;
 	}
-	if (!strcmp(format, "pprof")) {
+	if (!html && !collapsed && !pprof && strcmp(format, "text")) {
 		fprintf(stderr,
-		        "lfr report: --diff has no pprof output: a profile.proto holds one "
-		        "profile; write each recording with --format pprof and compare them with "
-		        "go tool pprof -diff_base BASE.pb.gz NEW.pb.gz\n");
-		return LFR_EXIT_USAGE;
-	}
-	if (!html && !collapsed && strcmp(format, "text")) {
-		fprintf(stderr, "lfr report: --diff writes text, collapsed or html, not '%s'\n",
+		        "lfr report: --diff writes text, collapsed, html or pprof, not '%s'\n",
 		        format);
 		return LFR_EXIT_USAGE;
 	}
@@ -328,6 +328,16 @@ static int report_diff(struct report_opts *o, bool debuginfod, const char *forma
 			fprintf(stderr, "lfr report: %s\n", err);
 			return LFR_EXIT_USAGE;
 		}
+	struct stat st[2];
+	if (!stat(files[0], &st[0]) && !stat(files[1], &st[1]) && st[0].st_dev == st[1].st_dev &&
+	    st[0].st_ino == st[1].st_ino) {
+		fprintf(
+		    stderr,
+		    "lfr report: --diff: BASE %s and NEW %s are the same file: nothing can have "
+		    "changed; give two recordings\n",
+		    files[0], files[1]);
+		return LFR_EXIT_USAGE;
+	}
 	o->timeline = html;
 	struct jfr_reader *r[2] = {NULL, NULL};
 	struct report *rep[2] = {NULL, NULL};
@@ -355,6 +365,8 @@ static int report_diff(struct report_opts *o, bool debuginfod, const char *forma
 			report_print_html_diff(rep[0], rep[1], o, out);
 		else if (collapsed)
 			failed = report_print_diff_collapsed(rep[0], rep[1], o, out);
+		else if (pprof)
+			failed = report_print_pprof_diff(rep[0], rep[1], o, out);
 		else
 			report_print_diff_text(rep[0], rep[1], o, out);
 		status = finish_output(out, output, &of, failed, status);

@@ -133,9 +133,10 @@ unsigned jfr_varint_decode(const uint8_t *p, size_t avail, uint64_t *v)
 
 void jfr_buf_varint(struct jfr_buf *b, uint64_t v)
 {
-	uint8_t x[JFR_VARINT_MAX];
-
-	jfr_buf_put(b, x, jfr_varint_encode(x, v));
+	/* encoded in place: every event field is one, so no copy through the stack */
+	if (b->oom || (b->len + JFR_VARINT_MAX > b->cap && !jfr_buf_reserve(b, JFR_VARINT_MAX)))
+		return;
+	b->len += jfr_varint_encode(b->data + b->len, v);
 }
 
 size_t jfr_buf_varint_padded(struct jfr_buf *b, uint64_t v, unsigned width)

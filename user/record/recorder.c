@@ -18,6 +18,7 @@
 #include "lib/join.h"
 #include "lib/record.h"
 #include "record/batch.h"
+#include "record/raw_stacks.h"
 #include "record/recorder.h"
 #include "sym/cfi.h"
 
@@ -118,6 +119,10 @@ struct lfr_recorder {
 	struct stack_entry *stacks;
 	uint64_t *stack_ips;
 	size_t stacks_used, stack_ips_used;
+	struct raw_stacks raw; /* stacks by their raw addresses: a repeat names nothing */
+	/* set by write_sample() when the stack it wrote may be found by its raw addresses */
+	bool named_ok;
+	struct raw_stack_val named;
 	struct lfr_sym *sym;
 	struct batch in;           /* records added since the last hand-over (the reading side) */
 	struct hashtab looked;     /* processes whose command line was read (the reading side) */
@@ -234,6 +239,7 @@ void lfr_recorder_free(struct lfr_recorder *r)
 	hashtab_free(&r->stack_index);
 	free(r->stacks);
 	free(r->stack_ips);
+	raw_stacks_free(&r->raw);
 	free(r->synth);
 	lfr_join_free(r->join);
 	free(r);
@@ -564,14 +570,25 @@ static int apply_mmap(struct lfr_recorder *r, const struct lfr_rec_mmap *m, cons
 	return err == -ENOMEM ? err : 0;
 }
 
+static int thread_key_of(struct lfr_recorder *r, struct thread *t, struct process *p, uint32_t tid,
+                         uint32_t tgid, uint64_t *key);
+
 static int thread_key(struct lfr_recorder *r, uint32_t tid, uint32_t tgid, uint64_t *key)
 {
 	struct thread *t = idmap_get(&r->threads, tid);
 	struct process *p = process_of(r, tgid);
-	char name[32], proc[32];
 
 	if (!t || !p)
 		return -ENOMEM;
+	return thread_key_of(r, t, p, tid, tgid, key);
+}
+
+/* thread_key() of thread T (tid) in process P (tgid), both already looked up. */
+static int thread_key_of(struct lfr_recorder *r, struct thread *t, struct process *p, uint32_t tid,
+                         uint32_t tgid, uint64_t *key)
+{
+	char name[32], proc[32];
+
 	if (t->key && t->tgid == tgid && t->proc_gen == p->gen) {
 		*key = t->key;
 		return 0;
@@ -739,6 +756,9 @@ static int name_frame(struct lfr_recorder *r, const struct lfr_record *rec, unsi
 	return 0;
 }
 
+static int write_event(struct lfr_recorder *r, const struct lfr_rec_sample *s, uint64_t stack,
+                       bool incomplete, struct thread *th, struct process *p);
+
 static int write_sample(struct lfr_recorder *r, const struct lfr_record *rec)
 {
 	const struct lfr_rec_sample *s = rec->sample.r;
@@ -746,7 +766,7 @@ static int write_sample(struct lfr_recorder *r, const struct lfr_record *rec)
 	uint32_t trunc = s->flags & STACK_TRUNC_FLAGS, unnamed0 = (uint32_t)r->st.unnamed;
 	size_t n = (size_t)s->nr_kernel + s->nr_user;
 	struct stack_entry *hit = NULL;
-	uint64_t stack, thread, h = 0, salt = 0;
+	uint64_t stack, h = 0, salt = 0;
 	int err;
 
 	if (!p)
@@ -792,9 +812,37 @@ static int write_sample(struct lfr_recorder *r, const struct lfr_record *rec)
 			stack_remember(r, s, p->map_gen, trunc, r->frames[0], h, salt, stack,
 			               (uint32_t)r->st.unnamed - unnamed0, incomplete);
 	}
+	if (n && n == (size_t)s->nr_kernel + s->nr_user && !r->jit_met) {
+		r->named_ok = true;
+		r->named = (struct raw_stack_val){
+		    .stack = stack,
+		    .frames = (uint32_t)n,
+		    .unnamed = (uint32_t)r->st.unnamed - unnamed0,
+		    .incomplete = incomplete,
+		};
+	}
+	return write_event(r, s, stack, incomplete, NULL, p);
+}
+
+/*
+ * The event of a sample (or of an off-CPU interval, r->off) whose stack is written; th and p are
+ * its thread and process when the caller has them (else NULL: looked up).
+ */
+static int write_event(struct lfr_recorder *r, const struct lfr_rec_sample *s, uint64_t stack,
+                       bool incomplete, struct thread *th, struct process *p)
+{
+	uint64_t thread;
+	int err;
+
 	r->st.incomplete += incomplete;
-	if ((err = describe_process(r, s->tgid, s->time_ns)) ||
-	    (err = thread_key(r, s->tid, s->tgid, &thread)))
+	if (!th)
+		th = idmap_get(&r->threads, s->tid);
+	if (!p)
+		p = process_of(r, s->tgid);
+	if (!th || !p)
+		return -ENOMEM;
+	if ((!p->described && (err = describe_process(r, s->tgid, s->time_ns))) ||
+	    (err = thread_key_of(r, th, p, s->tid, s->tgid, &thread)))
 		return err;
 	if (r->off) {
 		static const char *const states[__LFR_OFFCPU_STATE_MAX] = {
@@ -926,6 +974,7 @@ static int on_joined(void *ctx, const struct lfr_joined *j)
 	struct lfr_rec_sample *s = (void *)r->synth;
 	uint32_t nk = t->nr_kernel, nu = j->lost_reason ? 0 : j->ustack->nr_user;
 	bool replay = t->walk_id & REPLAY_WALK;
+	struct thread *th = NULL;
 	struct lfr_frame leaf;
 	struct lfr_record rec;
 	int err;
@@ -936,9 +985,9 @@ static int on_joined(void *ctx, const struct lfr_joined *j)
 			return 0;
 		}
 	} else if (!replay) {
-		struct thread *th = idmap_get(&r->threads, t->tid);
 		uint64_t key;
 
+		th = idmap_get(&r->threads, t->tid);
 		if (!th)
 			return -ENOMEM;
 		if (!th->tgid)
@@ -958,6 +1007,42 @@ static int on_joined(void *ctx, const struct lfr_joined *j)
 		r->lost_batch[j->lost_reason]++;
 		return 0;
 	}
+	struct process *p = process_of(r, t->tgid);
+	struct raw_stack_key rk = {
+	    .tgid = t->tgid,
+	    .flags = (t->flags | j->ustack->flags) & (STACK_TRUNC_FLAGS | LFR_SAMPLE_F_USER_CFI),
+	    .nr_kernel = (uint16_t)nk,
+	    .nr_user = (uint16_t)nu,
+	    .kernel_ips = (const uint64_t *)j->kernel_ips,
+	    .user_ips = (const uint64_t *)j->user_ips,
+	    .words = (const uint64_t *)j->words,
+	    .nr_words = j->ustack->nr_words,
+	};
+	int leaf_word = -1;
+	const struct raw_stack_val *seen;
+	uint64_t raw_salt;
+
+	if (!p)
+		return -ENOMEM;
+	rk.map_gen = p->map_gen;
+	raw_stack_hash(&rk);
+	seen = raw_stacks_find(&r->raw, &rk, &raw_salt);
+	if (seen) {
+		/* Named before from the same addresses: nothing to name, fix or hash again. */
+		struct lfr_rec_sample ev = {
+		    .time_ns = t->time_ns, .tgid = t->tgid, .tid = t->tid, .cpu = t->cpu};
+
+		r->st.raw_hits++;
+		r->st.leaf_inserted += seen->leaf_fix == LFR_LEAF_INSERTED;
+		r->st.leaf_uncertain += seen->leaf_fix == LFR_LEAF_UNCERTAIN;
+		r->st.frames += seen->frames;
+		r->st.unnamed += seen->unnamed;
+		r->st.stack_hits++;
+		r->off = j->offcpu;
+		err = write_event(r, &ev, seen->stack, seen->incomplete, th, p);
+		r->off = NULL;
+		return err;
+	}
 	/*
 	 * The leaf rule needs the mapping of the interrupted pc; it may still be on its way on
 	 * another CPU's ring: replay the pair with the next batch, once.
@@ -973,24 +1058,23 @@ static int on_joined(void *ctx, const struct lfr_joined *j)
 		nu = LFR_MAX_USER_STACK_DEPTH;
 	memcpy(s->ips, j->kernel_ips, nk * sizeof(uint64_t));
 	/* The kernel unwound the leaf from its table: the chain is right, and has no words. */
+	/* the chain as named depends on its addresses, the mappings and the one word the leaf
+	 * rule read: found again by them (unless it was cut short here) */
+	bool raw_ok = nk == t->nr_kernel && nu == (j->lost_reason ? 0 : j->ustack->nr_user);
+	enum lfr_leaf_fix leaf_fix = LFR_LEAF_KEPT;
+
 	if (nu && (j->ustack->flags & LFR_SAMPLE_F_USER_CFI)) {
 		memcpy(s->ips + nk, j->user_ips, nu * sizeof(uint64_t));
 	} else if (nu) {
 		uint32_t n = 0;
 
-		switch (lfr_sym_fix_leaf(r->sym, t->tgid, (const uint64_t *)j->user_ips, nu,
-		                         j->ustack->sp, (const uint64_t *)j->words,
-		                         j->ustack->nr_words, (uint64_t *)(s->ips + nk),
-		                         LFR_MAX_USER_STACK_DEPTH, &n)) {
-		case LFR_LEAF_INSERTED:
-			r->st.leaf_inserted++;
-			break;
-		case LFR_LEAF_UNCERTAIN:
-			r->st.leaf_uncertain++;
-			break;
-		default:
-			break;
-		}
+		leaf_fix = lfr_sym_fix_leaf_word(r->sym, t->tgid, (const uint64_t *)j->user_ips, nu,
+		                                 j->ustack->sp, (const uint64_t *)j->words,
+		                                 j->ustack->nr_words, (uint64_t *)(s->ips + nk),
+		                                 LFR_MAX_USER_STACK_DEPTH, &n, &leaf_word);
+		r->st.leaf_inserted += leaf_fix == LFR_LEAF_INSERTED;
+		r->st.leaf_uncertain += leaf_fix == LFR_LEAF_UNCERTAIN;
+		raw_ok &= leaf_word >= -1;
 		nu = n;
 	}
 	s->hdr = (struct lfr_rec_header){
@@ -1009,8 +1093,13 @@ static int on_joined(void *ctx, const struct lfr_joined *j)
 	rec.sample.kernel_ips = s->ips;
 	rec.sample.user_ips = s->ips + nk;
 	r->off = j->offcpu;
+	r->named_ok = false;
 	err = write_sample(r, &rec);
 	r->off = NULL;
+	if (!err && raw_ok && r->named_ok) {
+		r->named.leaf_fix = (uint8_t)leaf_fix;
+		raw_stacks_add(&r->raw, &rk, raw_salt, &r->named, leaf_word);
+	}
 	return err;
 }
 

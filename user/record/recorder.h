@@ -36,6 +36,7 @@ struct lfr_recorder_stats {
 	uint64_t events;          /* jdk.ExecutionSample events written (sum of weights) */
 	uint64_t deferred;        /* samples that waited one batch for their mapping */
 	uint64_t stack_hits;      /* samples whose stack was known: only their leaf was named */
+	uint64_t raw_hits;        /* of those, samples whose addresses were seen: nothing named */
 	uint64_t frames, unnamed; /* frames written, and those that kept their address */
 	uint64_t incomplete;      /* stacks marked truncated: depth limit, unreadable stack, or an
 	                           * invalid frame short of the thread's start */

@@ -13,8 +13,10 @@
 #include "report/diff.h"
 #include "report/views.h"
 
+/* a function (name, object, kind), or with --sort dso an object (its name, no object) */
 struct fn_entry {
-	const struct report_frame *f;
+	const char *name, *object;
+	uint8_t kind;
 	int side;
 	uint64_t self, total;
 };
@@ -29,12 +31,12 @@ static int cmp_str(const char *a, const char *b)
 static int cmp_fn(const void *a, const void *b)
 {
 	const struct fn_entry *x = a, *y = b;
-	int c = strcmp(x->f->name, y->f->name);
+	int c = strcmp(x->name, y->name);
 
 	if (!c)
-		c = cmp_str(x->f->object, y->f->object);
+		c = cmp_str(x->object, y->object);
 	if (!c)
-		c = (int)x->f->kind - (int)y->f->kind;
+		c = (int)x->kind - (int)y->kind;
 	return c;
 }
 
@@ -72,7 +74,46 @@ static int period_of(const struct report *r)
 	return r->period_ns > 0 && !r->period_mixed;
 }
 
-int report_diff_compute(const struct report *base, const struct report *cur, struct report_diff *d)
+/* The functions of side's report r, or its objects, into e from *k on; -1 when out of memory. */
+static int add_entries(const struct report *r, int side, bool objects, struct fn_entry *e,
+                       size_t *k)
+{
+	uint64_t *self, *total;
+
+	if (!objects) {
+		if (views_frame_totals(r, &self, &total))
+			return -1;
+		for (size_t i = 0; i < r->nframes; i++) {
+			const struct report_frame *f = &r->frames[i];
+			if (total[i])
+				e[(*k)++] = (struct fn_entry){f->name, f->object, f->kind,
+				                              side,    self[i],   total[i]};
+		}
+		free(self);
+		free(total);
+		return 0;
+	}
+	uint64_t *sv = views_stack_values(r);
+	uint32_t *first;
+	size_t nobj;
+	if (!sv || views_object_totals(r, sv, &nobj, &first, &self, &total)) {
+		free(sv);
+		return -1;
+	}
+	for (size_t i = 0; i < nobj; i++)
+		if (total[i])
+			e[(*k)++] = (struct fn_entry){views_object_name(r->frames[first[i]].object),
+			                              NULL,
+			                              RF_JAVA,
+			                              side,
+			                              self[i],
+			                              total[i]};
+	free(sv), free(first), free(self), free(total);
+	return 0;
+}
+
+static int compute(const struct report *base, const struct report *cur, bool objects,
+                   struct report_diff *d)
 {
 	const struct report *reps[2] = {base, cur};
 	size_t n = base->nframes + cur->nframes, k = 0;
@@ -83,16 +124,10 @@ int report_diff_compute(const struct report *base, const struct report *cur, str
 		return -1;
 	for (int side = 0; side < 2; side++) {
 		const struct report *r = reps[side];
-		uint64_t *self, *total;
-		if (views_frame_totals(r, &self, &total)) {
+		if (add_entries(r, side, objects, e, &k)) {
 			free(e);
 			return -1;
 		}
-		for (size_t i = 0; i < r->nframes; i++)
-			if (total[i])
-				e[k++] = (struct fn_entry){&r->frames[i], side, self[i], total[i]};
-		free(self);
-		free(total);
 		d->total[side] = r->total;
 		d->period_ns[side] = period_of(r) ? r->period_ns : 0;
 	}
@@ -105,9 +140,9 @@ int report_diff_compute(const struct report *base, const struct report *cur, str
 	}
 	for (size_t i = 0; i < k;) {
 		struct report_diff_row *row = &d->rows[d->nrows++];
-		row->name = e[i].f->name;
-		row->object = e[i].f->object;
-		row->kind = e[i].f->kind;
+		row->name = e[i].name;
+		row->object = e[i].object;
+		row->kind = e[i].kind;
 		size_t j = i;
 		/* one frame per key in each report, but sum in case a writer repeats one */
 		for (; j < k && !cmp_fn(&e[i], &e[j]); j++) {
@@ -130,16 +165,28 @@ int report_diff_compute(const struct report *base, const struct report *cur, str
 	return 0;
 }
 
+int report_diff_compute(const struct report *base, const struct report *cur, struct report_diff *d)
+{
+	return compute(base, cur, false, d);
+}
+
+int report_diff_compute_objects(const struct report *base, const struct report *cur,
+                                struct report_diff *d)
+{
+	return compute(base, cur, true, d);
+}
+
 void report_diff_free(struct report_diff *d)
 {
 	free(d->rows);
 	memset(d, 0, sizeof(*d));
 }
 
-static void print_side(const char *label, const struct report *r, int64_t period, FILE *out)
+static void print_side(const char *label, const struct report *r, const char *unit, int64_t period,
+                       FILE *out)
 {
-	fprintf(out, "%s %s: %llu %s of %s", label, r->path, (unsigned long long)r->total,
-	        "samples", r->selected);
+	fprintf(out, "%s %s: %llu %s of %s", label, r->path, (unsigned long long)r->total, unit,
+	        r->selected);
 	if (period)
 		fprintf(out, ", period %.3f ms, %.3f s of CPU time", (double)period / 1e6,
 		        (double)r->total * (double)period / 1e9);
@@ -152,7 +199,7 @@ static void print_rows(const struct report_diff *d, const struct report_opts *o,
 {
 	fprintf(out, "\n%s\n", title);
 	fprintf(out, "%7s %7s %8s  %7s %7s %8s%s  %s\n", "BASE", "NEW", "DELTA", "BASE", "NEW",
-	        "DELTA", d->cpu ? "  DELTA CPU" : "", "FUNCTION");
+	        "DELTA", d->cpu ? "  DELTA CPU" : "", o->sort_objects ? "OBJECT" : "FUNCTION");
 	fprintf(out, "%7s %7s %8s  %7s %7s %8s%s\n", "self%", "self%", "self pp", "total%",
 	        "total%", "total pp", d->cpu ? "     (self)" : "");
 	for (size_t i = 0, shown = 0; i < d->nrows && shown < (size_t)o->top; i++) {
@@ -180,23 +227,35 @@ void report_print_diff_text(const struct report *base, const struct report *cur,
 {
 	struct report_diff d;
 
-	if (report_diff_compute(base, cur, &d)) {
+	if (o->sort_objects ? report_diff_compute_objects(base, cur, &d)
+	                    : report_diff_compute(base, cur, &d)) {
 		fprintf(stderr, "lfr report: out of memory\n");
 		return;
 	}
-	print_side("Base:", base, d.period_ns[0], out);
-	print_side("New: ", cur, d.period_ns[1], out);
-	fprintf(out,
-	        "Shares of each recording's samples; DELTA = NEW - BASE in percentage points%s\n",
-	        d.cpu ? "; DELTA CPU = the change of self CPU time (samples x period)"
-	              : " (CPU time not compared: a recording does not give its sampling period)");
+	if (o->value_field) {
+		/* values summed from a field (--value, --off-cpu) are no sample counts */
+		d.cpu = false;
+		d.period_ns[0] = d.period_ns[1] = 0;
+	}
+	const char *unit = o->value_field ? o->value_field : "samples";
+	print_side("Base:", base, unit, d.period_ns[0], out);
+	print_side("New: ", cur, unit, d.period_ns[1], out);
+	fprintf(out, "Shares of each recording's %s; DELTA = NEW - BASE in percentage points",
+	        unit);
+	if (d.cpu)
+		fputs("; DELTA CPU = the change of self CPU time (samples x period)\n", out);
+	else if (o->value_field)
+		fprintf(out, " (CPU time not compared: the values are %s, not samples)\n", unit);
+	else
+		fputs(" (CPU time not compared: a recording does not give its sampling period)\n",
+		      out);
 	size_t only[2] = {0, 0};
 	for (size_t i = 0; i < d.nrows; i++) {
 		only[0] += !d.rows[i].total[1];
 		only[1] += !d.rows[i].total[0];
 	}
-	fprintf(out, "Functions: %zu, %zu only in BASE, %zu only in NEW\n", d.nrows, only[0],
-	        only[1]);
+	fprintf(out, "%s: %zu, %zu only in BASE, %zu only in NEW\n",
+	        o->sort_objects ? "Objects" : "Functions", d.nrows, only[0], only[1]);
 	print_rows(&d, o, out, "Largest changes of self share", true);
 	report_diff_sort(&d, true);
 	print_rows(&d, o, out, "Largest changes of total share", false);

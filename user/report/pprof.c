@@ -6,13 +6,23 @@
  * One Function and one Location per report frame (ids = frame index + 1), one Sample per (stack,
  * thread) with the summed value and the thread as labels; the string table holds the fixed
  * strings, then every frame name, then every thread name, so indices are computed, not searched.
+ *
+ * With --diff, the one profile `go tool pprof -normalize -diff_base BASE NEW` builds from two:
+ * NEW's samples, then BASE's negated and labelled pprof::base=true, so that pprof shows each
+ * function's change and gives percentages of BASE's total.  BASE's counts are scaled to NEW's
+ * total (as the folded view does): a change is then one of shares, its percentage the change in
+ * points.  The CPU time (both periods known) is not scaled: -sample_index=cpu shows the change
+ * of CPU time, as the text view's DELTA CPU.  Samples are per stack (the threads of two
+ * recordings are not the same); NEW's frames take ids 1..n, BASE's follow.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
 
 #include "report/protobuf.h"
 #include "report/report.h"
+#include "report/views.h"
 
 /* profile.proto field numbers */
 enum {
@@ -25,6 +35,7 @@ enum {
 	PROFILE_DURATION_NANOS = 10,
 	PROFILE_PERIOD_TYPE = 11,
 	PROFILE_PERIOD = 12,
+	PROFILE_COMMENT = 13,
 	PROFILE_DEFAULT_SAMPLE_TYPE = 14,
 	VALUE_TYPE_TYPE = 1,
 	VALUE_TYPE_UNIT = 2,
@@ -43,7 +54,10 @@ enum {
 	FUNCTION_FILENAME = 4,
 };
 
-/* string table: fixed entries, then frame names, then thread names */
+/*
+ * string table: fixed entries, then frame names (with --diff NEW's then BASE's), then thread names
+ * (with --diff the comments)
+ */
 enum {
 	S_EMPTY,
 	S_TYPE,
@@ -53,6 +67,8 @@ enum {
 	S_PID,
 	S_CPU,
 	S_NANOS,
+	S_DIFF_BASE,
+	S_TRUE,
 	S_KIND0,
 	S_FIXED = S_KIND0 + 4
 };
@@ -95,109 +111,247 @@ static void label_num(struct pb_buf *msg, struct pb_buf *tmp, uint64_t key, int6
 	pb_message(msg, SAMPLE_LABEL, tmp);
 }
 
+/* The sample types (count, and CPU time with a known period), the period and the default. */
+static void put_types(struct pb_buf *p, struct pb_buf *msg, int64_t period)
+{
+	pb_reset(msg);
+	pb_uint(msg, VALUE_TYPE_TYPE, S_TYPE);
+	pb_uint(msg, VALUE_TYPE_UNIT, S_UNIT);
+	pb_message(p, PROFILE_SAMPLE_TYPE, msg);
+	if (period) {
+		pb_reset(msg);
+		pb_uint(msg, VALUE_TYPE_TYPE, S_CPU);
+		pb_uint(msg, VALUE_TYPE_UNIT, S_NANOS);
+		pb_message(p, PROFILE_SAMPLE_TYPE, msg);
+	}
+	pb_reset(msg);
+	pb_uint(msg, VALUE_TYPE_TYPE, period ? S_CPU : S_TYPE);
+	pb_uint(msg, VALUE_TYPE_UNIT, period ? S_NANOS : S_UNIT);
+	pb_message(p, PROFILE_PERIOD_TYPE, msg);
+	pb_uint(p, PROFILE_PERIOD, period ? (uint64_t)period : 1);
+	/* the counts stay what `go tool pprof -top` shows, as lfr report's text does */
+	pb_uint(p, PROFILE_DEFAULT_SAMPLE_TYPE, S_TYPE);
+}
+
+/* One Location and one Function per frame of rep: ids id0 + 1..., names from string s0 on. */
+static void put_frames(struct pb_buf *p, struct pb_buf *msg, struct pb_buf *sub,
+                       const struct report *rep, uint64_t id0, uint64_t s0)
+{
+	for (size_t i = 0; i < rep->nframes; i++) {
+		pb_reset(msg);
+		pb_uint(msg, LOCATION_ID, id0 + i + 1);
+		pb_reset(sub);
+		pb_uint(sub, LINE_FUNCTION_ID, id0 + i + 1);
+		pb_message(msg, LOCATION_LINE, sub);
+		pb_message(p, PROFILE_LOCATION, msg);
+	}
+	for (size_t i = 0; i < rep->nframes; i++) {
+		pb_reset(msg);
+		pb_uint(msg, FUNCTION_ID, id0 + i + 1);
+		pb_uint(msg, FUNCTION_NAME, s0 + i);
+		pb_uint(msg, FUNCTION_SYSTEM_NAME, s0 + i);
+		/* the frame kind as the file name: pprof's -focus/-show can then select kernel code
+		 */
+		pb_uint(msg, FUNCTION_FILENAME, S_KIND0 + (rep->frames[i].kind & 3));
+		pb_message(p, PROFILE_FUNCTION, msg);
+	}
+}
+
+static void put_fixed_strings(struct pb_buf *p, const struct report_opts *o)
+{
+	pb_string(p, PROFILE_STRING_TABLE, "");
+	pb_string(p, PROFILE_STRING_TABLE, o->value_field ? o->value_field : "samples");
+	pb_string(p, PROFILE_STRING_TABLE, "count");
+	pb_string(p, PROFILE_STRING_TABLE, "thread");
+	pb_string(p, PROFILE_STRING_TABLE, "tid");
+	pb_string(p, PROFILE_STRING_TABLE, "pid");
+	pb_string(p, PROFILE_STRING_TABLE, "cpu");
+	pb_string(p, PROFILE_STRING_TABLE, "nanoseconds");
+	pb_string(p, PROFILE_STRING_TABLE, "pprof::base");
+	pb_string(p, PROFILE_STRING_TABLE, "true");
+	for (int k = 0; k < 4; k++)
+		pb_string(p, PROFILE_STRING_TABLE, kind_names[k]);
+}
+
+static void put_frame_names(struct pb_buf *p, const struct report *rep)
+{
+	for (size_t i = 0; i < rep->nframes; i++)
+		pb_string(p, PROFILE_STRING_TABLE, rep->frames[i].name);
+}
+
+/* Starts in msg the sample of a stack of rep (frame ids offset by id0), values [n] or [n, cpu]. */
+static void start_sample(struct pb_buf *msg, uint64_t *locs, const struct report *rep,
+                         const struct report_stack *st, uint64_t id0, const int64_t *values,
+                         size_t nvalues)
+{
+	for (uint32_t d = 0; d < st->depth; d++) /* leaf first, as in pprof */
+		locs[d] = id0 + rep->stack_frames[st->first + d] + 1;
+	pb_reset(msg);
+	pb_packed(msg, SAMPLE_LOCATION_ID, locs, st->depth);
+	uint64_t v[2];
+	for (size_t i = 0; i < nvalues; i++)
+		v[i] = (uint64_t)values[i]; /* int64 on the wire: two's complement */
+	pb_packed(msg, SAMPLE_VALUE, v, nvalues);
+}
+
+static uint64_t *alloc_locs(const struct report *a, const struct report *b)
+{
+	size_t maxdepth = 1;
+
+	for (size_t i = 0; i < a->nstacks; i++)
+		if (a->stacks[i].depth > maxdepth)
+			maxdepth = a->stacks[i].depth;
+	for (size_t i = 0; b && i < b->nstacks; i++)
+		if (b->stacks[i].depth > maxdepth)
+			maxdepth = b->stacks[i].depth;
+	return malloc(maxdepth * sizeof(uint64_t));
+}
+
+/* Compresses p to out unless a buffer ran out of memory; -1 after saying why. */
+static int finish(struct pb_buf *p, bool oom, FILE *out)
+{
+	if (p->oom || oom) {
+		fprintf(stderr, "lfr report: out of memory writing the pprof profile: try --top, "
+		                "--from/--to or --thread to make it smaller\n");
+		return -1;
+	}
+	if (gzip_out(p, out) < 0) {
+		fprintf(stderr, "lfr report: gzip compression failed\n");
+		return -1;
+	}
+	return 0;
+}
+
 int report_print_pprof(const struct report *rep, const struct report_opts *o, FILE *out)
 {
 	struct pb_buf p = {0}, msg = {0}, sub = {0}, lab = {0};
-	uint64_t *locs = NULL;
-	size_t maxdepth = 1;
+	uint64_t *locs = alloc_locs(rep, NULL);
 	int ret = 0;
 
-	for (size_t i = 0; i < rep->nstacks; i++)
-		if (rep->stacks[i].depth > maxdepth)
-			maxdepth = rep->stacks[i].depth;
-	locs = malloc(maxdepth * sizeof(*locs));
-	if (!locs)
-		goto oom;
+	if (!locs) {
+		ret = finish(&p, true, out);
+		goto out;
+	}
 	const uint64_t s_frames = S_FIXED, s_threads = S_FIXED + rep->nframes;
 
 	/* samples of a known period (lfr's) stand for CPU time too: count x period */
 	const int64_t period = o->value_field ? 0 : rep->period_ns;
 
-	pb_reset(&msg);
-	pb_uint(&msg, VALUE_TYPE_TYPE, S_TYPE);
-	pb_uint(&msg, VALUE_TYPE_UNIT, S_UNIT);
-	pb_message(&p, PROFILE_SAMPLE_TYPE, &msg);
-	if (period) {
-		pb_reset(&msg);
-		pb_uint(&msg, VALUE_TYPE_TYPE, S_CPU);
-		pb_uint(&msg, VALUE_TYPE_UNIT, S_NANOS);
-		pb_message(&p, PROFILE_SAMPLE_TYPE, &msg);
-	}
-	pb_reset(&msg);
-	pb_uint(&msg, VALUE_TYPE_TYPE, period ? S_CPU : S_TYPE);
-	pb_uint(&msg, VALUE_TYPE_UNIT, period ? S_NANOS : S_UNIT);
-	pb_message(&p, PROFILE_PERIOD_TYPE, &msg);
-	pb_uint(&p, PROFILE_PERIOD, period ? (uint64_t)period : 1);
-	/* the counts stay what `go tool pprof -top` shows, as lfr report's text does */
-	pb_uint(&p, PROFILE_DEFAULT_SAMPLE_TYPE, S_TYPE);
-
+	put_types(&p, &msg, period);
 	for (size_t i = 0; i < rep->nsamples; i++) {
 		const struct report_sample *s = &rep->samples[i];
-		const struct report_stack *st = &rep->stacks[s->stack];
 		const struct report_thread *t = &rep->threads[s->thread];
 		if (!s->value)
 			continue;
-		for (uint32_t d = 0; d < st->depth; d++) /* leaf first, as in pprof */
-			locs[d] = rep->stack_frames[st->first + d] + 1;
-		pb_reset(&msg);
-		pb_packed(&msg, SAMPLE_LOCATION_ID, locs, st->depth);
-		uint64_t values[2] = {s->value, s->value * (uint64_t)period};
+		int64_t values[2] = {(int64_t)s->value, (int64_t)s->value * period};
 
-		pb_packed(&msg, SAMPLE_VALUE, values, period ? 2 : 1);
+		start_sample(&msg, locs, rep, &rep->stacks[s->stack], 0, values, period ? 2 : 1);
 		label_str(&msg, &lab, S_THREAD, s_threads + s->thread);
 		label_num(&msg, &lab, S_TID, t->tid);
 		if (t->pid >= 0)
 			label_num(&msg, &lab, S_PID, t->pid);
 		pb_message(&p, PROFILE_SAMPLE, &msg);
 	}
-	for (size_t i = 0; i < rep->nframes; i++) {
-		pb_reset(&msg);
-		pb_uint(&msg, LOCATION_ID, i + 1);
-		pb_reset(&sub);
-		pb_uint(&sub, LINE_FUNCTION_ID, i + 1);
-		pb_message(&msg, LOCATION_LINE, &sub);
-		pb_message(&p, PROFILE_LOCATION, &msg);
-	}
-	for (size_t i = 0; i < rep->nframes; i++) {
-		pb_reset(&msg);
-		pb_uint(&msg, FUNCTION_ID, i + 1);
-		pb_uint(&msg, FUNCTION_NAME, s_frames + i);
-		pb_uint(&msg, FUNCTION_SYSTEM_NAME, s_frames + i);
-		/* the frame kind as the file name: pprof's -focus/-show can then select kernel code
-		 */
-		pb_uint(&msg, FUNCTION_FILENAME, S_KIND0 + (rep->frames[i].kind & 3));
-		pb_message(&p, PROFILE_FUNCTION, &msg);
-	}
-	pb_string(&p, PROFILE_STRING_TABLE, "");
-	pb_string(&p, PROFILE_STRING_TABLE, o->value_field ? o->value_field : "samples");
-	pb_string(&p, PROFILE_STRING_TABLE, "count");
-	pb_string(&p, PROFILE_STRING_TABLE, "thread");
-	pb_string(&p, PROFILE_STRING_TABLE, "tid");
-	pb_string(&p, PROFILE_STRING_TABLE, "pid");
-	pb_string(&p, PROFILE_STRING_TABLE, "cpu");
-	pb_string(&p, PROFILE_STRING_TABLE, "nanoseconds");
-	for (int k = 0; k < 4; k++)
-		pb_string(&p, PROFILE_STRING_TABLE, kind_names[k]);
-	for (size_t i = 0; i < rep->nframes; i++)
-		pb_string(&p, PROFILE_STRING_TABLE, rep->frames[i].name);
+	put_frames(&p, &msg, &sub, rep, 0, s_frames);
+	put_fixed_strings(&p, o);
+	put_frame_names(&p, rep);
 	for (size_t i = 0; i < rep->nthreads; i++)
 		pb_string(&p, PROFILE_STRING_TABLE,
 		          rep->threads[i].name ? rep->threads[i].name : "");
 	pb_uint(&p, PROFILE_TIME_NANOS, (uint64_t)rep->start_nanos);
 	pb_uint(&p, PROFILE_DURATION_NANOS, (uint64_t)report_span_nanos(rep));
-	if (p.oom || msg.oom || sub.oom || lab.oom)
-		goto oom;
-	if (gzip_out(&p, out) < 0) {
-		fprintf(stderr, "lfr report: gzip compression failed\n");
-		ret = -1;
-	}
-	goto out;
-oom:
-	fprintf(stderr, "lfr report: out of memory writing the pprof profile: try --top, "
-	                "--from/--to or --thread to make it smaller\n");
-	ret = -1;
+	ret = finish(&p, msg.oom || sub.oom || lab.oom, out);
 out:
 	free(locs);
+	pb_free(&p);
+	pb_free(&msg);
+	pb_free(&sub);
+	pb_free(&lab);
+	return ret;
+}
+
+static int64_t known_period(const struct report *rep, const struct report_opts *o)
+{
+	return o->value_field || rep->period_mixed || rep->period_ns <= 0 ? 0 : rep->period_ns;
+}
+
+int report_print_pprof_diff(const struct report *base, const struct report *cur,
+                            const struct report_opts *o, FILE *out)
+{
+	struct pb_buf p = {0}, msg = {0}, sub = {0}, lab = {0};
+	uint64_t *locs = alloc_locs(base, cur);
+	uint64_t *sv[2] = {views_stack_values(base), views_stack_values(cur)};
+	const struct report *reps[2] = {base, cur};
+	int ret = 0;
+
+	if (!locs || !sv[0] || !sv[1]) {
+		ret = finish(&p, true, out);
+		goto out;
+	}
+	int64_t period[2] = {known_period(base, o), known_period(cur, o)};
+	const bool cpu = period[0] && period[1];
+	/* ids and strings: NEW's frames first, then BASE's */
+	const uint64_t id0[2] = {cur->nframes, 0}, s0[2] = {S_FIXED + cur->nframes, S_FIXED};
+
+	put_types(&p, &msg, cpu ? period[1] : 0);
+	/*
+	 * NEW as it is; BASE negated and scaled to NEW's total, rounded so that the scaled counts
+	 * add up to NEW's total exactly and each stays within one of its scaled value
+	 */
+	const double scale = base->total ? (double)cur->total / (double)base->total : 0;
+	double want = 0;
+	int64_t given = 0;
+	for (int side = 1; side >= 0; side--) {
+		const struct report *r = reps[side];
+		for (size_t i = 0; i < r->nstacks; i++) {
+			if (!sv[side][i])
+				continue;
+			int64_t v[2];
+			if (side) {
+				v[0] = (int64_t)sv[side][i];
+			} else {
+				want += (double)sv[side][i] * scale;
+				v[0] = -(llround(want) - given);
+				given -= v[0];
+			}
+			v[1] = (side ? 1 : -1) * (int64_t)sv[side][i] * period[side];
+			if (!v[0] && (!cpu || !v[1]))
+				continue;
+			start_sample(&msg, locs, r, &r->stacks[i], id0[side], v, cpu ? 2 : 1);
+			if (!side)
+				label_str(&msg, &lab, S_DIFF_BASE, S_TRUE);
+			pb_message(&p, PROFILE_SAMPLE, &msg);
+		}
+	}
+	put_frames(&p, &msg, &sub, cur, id0[1], s0[1]);
+	put_frames(&p, &msg, &sub, base, id0[0], s0[0]);
+	put_fixed_strings(&p, o);
+	put_frame_names(&p, cur);
+	put_frame_names(&p, base);
+	/* the comments pprof prints with the profile: what the values are */
+	uint64_t s_comment = S_FIXED + cur->nframes + base->nframes;
+	char line[1024];
+	for (int side = 0; side < 2; side++) {
+		snprintf(line, sizeof(line), "%s %s: %llu %s of %s", side ? "NEW" : "BASE",
+		         reps[side]->path, (unsigned long long)reps[side]->total,
+		         o->value_field ? o->value_field : "samples", reps[side]->selected);
+		pb_string(&p, PROFILE_STRING_TABLE, line);
+		pb_uint(&p, PROFILE_COMMENT, s_comment++);
+	}
+	snprintf(line, sizeof(line),
+	         "lfr report --diff: NEW minus BASE; BASE's %s (label pprof::base) scaled to NEW's "
+	         "total%s",
+	         o->value_field ? o->value_field : "samples",
+	         cpu ? ", its cpu time not scaled" : "");
+	pb_string(&p, PROFILE_STRING_TABLE, line);
+	pb_uint(&p, PROFILE_COMMENT, s_comment);
+	pb_uint(&p, PROFILE_TIME_NANOS, (uint64_t)cur->start_nanos);
+	pb_uint(&p, PROFILE_DURATION_NANOS, (uint64_t)report_span_nanos(cur));
+	ret = finish(&p, msg.oom || sub.oom || lab.oom, out);
+out:
+	free(locs);
+	free(sv[0]);
+	free(sv[1]);
 	pb_free(&p);
 	pb_free(&msg);
 	pb_free(&sub);

@@ -131,20 +131,18 @@ static void print_top(const struct report *rep, const struct report_opts *o, FIL
 	print_top_of(rep, out, t, key, self, total, top, rep->total);
 }
 
-/*
- * The objects (shared libraries, executables, the kernel) by the samples whose leaf is in them
- * (self) and whose stack passes through them (total), as `perf report --sort dso` lists them.
- */
-static void print_objects(const struct report *rep, const struct report_opts *o, FILE *out,
-                          const uint64_t *sv, int top)
+int views_object_totals(const struct report *rep, const uint64_t *sv, size_t *nobj_out,
+                        uint32_t **first_out, uint64_t **self_out, uint64_t **total_out)
 {
 	size_t n = rep->nframes ? rep->nframes : 1, nobj = 0;
 	uint32_t *obj = calloc(n, sizeof(*obj)), *first = calloc(n, sizeof(*first));
 	uint64_t *self = calloc(n, sizeof(*self)), *total = calloc(n, sizeof(*total));
-	uint32_t *mark = calloc(n, sizeof(*mark)), *idx = calloc(n, sizeof(*idx));
+	uint32_t *mark = calloc(n, sizeof(*mark));
 
-	if (!obj || !first || !self || !total || !mark || !idx)
-		goto out;
+	if (!obj || !first || !self || !total || !mark) {
+		free(obj), free(first), free(self), free(total), free(mark);
+		return -1;
+	}
 	/* frames -> object numbers; first[k] is a frame of object k, for its name */
 	for (size_t i = 0; i < rep->nframes; i++) {
 		const char *ob = rep->frames[i].object;
@@ -173,6 +171,34 @@ static void print_objects(const struct report *rep, const struct report_opts *o,
 			total[obj[f[d]]] += sv[st];
 		}
 	}
+	free(obj), free(mark);
+	*nobj_out = nobj;
+	*first_out = first;
+	*self_out = self;
+	*total_out = total;
+	return 0;
+}
+
+const char *views_object_name(const char *object)
+{
+	return object ? object : "[no object: Java code]";
+}
+
+/*
+ * The objects (shared libraries, executables, the kernel) by the samples whose leaf is in them
+ * (self) and whose stack passes through them (total), as `perf report --sort dso` lists them.
+ */
+static void print_objects(const struct report *rep, const struct report_opts *o, FILE *out,
+                          const uint64_t *sv, int top)
+{
+	size_t nobj;
+	uint32_t *first, *idx;
+	uint64_t *self, *total;
+
+	if (views_object_totals(rep, sv, &nobj, &first, &self, &total))
+		return;
+	if (!(idx = calloc(nobj ? nobj : 1, sizeof(*idx))))
+		goto out;
 	for (size_t k = 0; k < nobj; k++)
 		idx[k] = (uint32_t)k;
 	sort_key = self;
@@ -181,16 +207,15 @@ static void print_objects(const struct report *rep, const struct report_opts *o,
 	fprintf(out, "%10s %6s %10s %6s  %s\n", "SELF", "%", "TOTAL", "%", "OBJECT");
 	for (size_t i = 0; i < nobj && (int)i < top; i++) {
 		uint32_t k = idx[i];
-		const char *name = rep->frames[first[k]].object;
 
 		if (!total[k])
 			break;
 		fprintf(out, "%10llu %5.1f%% %10llu %5.1f%%  %s\n", (unsigned long long)self[k],
 		        pct(self[k], rep->total), (unsigned long long)total[k],
-		        pct(total[k], rep->total), name ? name : "[no object: Java code]");
+		        pct(total[k], rep->total), views_object_name(rep->frames[first[k]].object));
 	}
 out:
-	free(obj), free(first), free(self), free(total), free(mark), free(idx);
+	free(first), free(self), free(total), free(idx);
 }
 
 static int cmp_thread_value(const void *a, const void *b)

@@ -228,21 +228,27 @@ static enum lfr_leaf_rule rule_of(struct elfobj *o, uint64_t vaddr, uint64_t *sl
 	return r;
 }
 
-enum lfr_leaf_rule lfr_sym_leaf_caller(struct lfr_sym *sym, uint32_t tgid, uint64_t pc, uint64_t sp,
-                                       const uint64_t *words, uint32_t nr_words, uint64_t *ret_addr)
+/* lfr_sym_leaf_caller(), also telling the stack word the rule reads (-1: none). */
+static enum lfr_leaf_rule leaf_caller(struct lfr_sym *sym, uint32_t tgid, uint64_t pc, uint64_t sp,
+                                      const uint64_t *words, uint32_t nr_words, uint64_t *ret_addr,
+                                      int *word)
 {
 	uint64_t vaddr, slot = 0;
 	struct elfobj *o = sym_user_obj(sym, tgid, pc, &vaddr);
 	enum lfr_leaf_rule r;
 
+	*word = -1;
 	if (!o)
 		return LFR_LEAF_UNKNOWN;
 	r = rule_of(o, vaddr, &slot);
 	if (r != LFR_LEAF_CALLER)
 		return r;
 	/* The return address lies at sp + 8 * slot, which must not wrap. */
-	if (sp > UINT64_MAX - 8 * (slot + 1))
+	if (sp > UINT64_MAX - 8 * (slot + 1)) {
+		*word = -2;
 		return LFR_LEAF_UNKNOWN;
+	}
+	*word = slot < INT32_MAX ? (int)slot : INT32_MAX;
 	/* Beyond the words the kernel could copy: never guessed. */
 	if (!words || slot >= nr_words)
 		return LFR_LEAF_UNKNOWN;
@@ -250,15 +256,26 @@ enum lfr_leaf_rule lfr_sym_leaf_caller(struct lfr_sym *sym, uint32_t tgid, uint6
 	return LFR_LEAF_CALLER;
 }
 
-enum lfr_leaf_fix lfr_sym_fix_leaf(struct lfr_sym *sym, uint32_t tgid, const uint64_t *ips,
-                                   uint32_t nr, uint64_t sp, const uint64_t *words,
-                                   uint32_t nr_words, uint64_t *out, uint32_t cap, uint32_t *nr_out)
+enum lfr_leaf_rule lfr_sym_leaf_caller(struct lfr_sym *sym, uint32_t tgid, uint64_t pc, uint64_t sp,
+                                       const uint64_t *words, uint32_t nr_words, uint64_t *ret_addr)
+{
+	int word;
+
+	return leaf_caller(sym, tgid, pc, sp, words, nr_words, ret_addr, &word);
+}
+
+enum lfr_leaf_fix lfr_sym_fix_leaf_word(struct lfr_sym *sym, uint32_t tgid, const uint64_t *ips,
+                                        uint32_t nr, uint64_t sp, const uint64_t *words,
+                                        uint32_t nr_words, uint64_t *out, uint32_t cap,
+                                        uint32_t *nr_out, int *word)
 {
 	uint64_t ra = 0;
-	enum lfr_leaf_rule r = nr ? lfr_sym_leaf_caller(sym, tgid, ips[0], sp, words, nr_words, &ra)
-	                          : LFR_LEAF_UNKNOWN;
+	enum lfr_leaf_rule r = LFR_LEAF_UNKNOWN;
 	uint32_t n = nr < cap ? nr : cap;
 
+	*word = -1;
+	if (nr)
+		r = leaf_caller(sym, tgid, ips[0], sp, words, nr_words, &ra, word);
 	if (r == LFR_LEAF_CALLER && cap >= 2 && !(nr >= 2 && ips[1] == ra)) {
 		out[0] = ips[0];
 		out[1] = ra;
@@ -274,4 +291,14 @@ enum lfr_leaf_fix lfr_sym_fix_leaf(struct lfr_sym *sym, uint32_t tgid, const uin
 	if (r == LFR_LEAF_CALLER)
 		return cap >= 2 ? LFR_LEAF_PRESENT : LFR_LEAF_UNCERTAIN;
 	return r == LFR_LEAF_FP_OK ? LFR_LEAF_KEPT : LFR_LEAF_UNCERTAIN;
+}
+
+enum lfr_leaf_fix lfr_sym_fix_leaf(struct lfr_sym *sym, uint32_t tgid, const uint64_t *ips,
+                                   uint32_t nr, uint64_t sp, const uint64_t *words,
+                                   uint32_t nr_words, uint64_t *out, uint32_t cap, uint32_t *nr_out)
+{
+	int word;
+
+	return lfr_sym_fix_leaf_word(sym, tgid, ips, nr, sp, words, nr_words, out, cap, nr_out,
+	                             &word);
 }

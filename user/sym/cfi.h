@@ -58,4 +58,15 @@ enum lfr_leaf_fix lfr_sym_fix_leaf(struct lfr_sym *sym, uint32_t tgid, const uin
                                    uint32_t nr_words, uint64_t *out, uint32_t cap,
                                    uint32_t *nr_out);
 
+/*
+ * lfr_sym_fix_leaf(), also telling which stack word the leaf rule read (*word, an index into
+ * words, -1 when the outcome depends on the addresses and mappings alone, -2 when it depends
+ * on sp too): a chain fixed with the same addresses and the same value of that word (or the
+ * same lack of it, when *word >= nr_words) comes out the same.
+ */
+enum lfr_leaf_fix lfr_sym_fix_leaf_word(struct lfr_sym *sym, uint32_t tgid, const uint64_t *ips,
+                                        uint32_t nr, uint64_t sp, const uint64_t *words,
+                                        uint32_t nr_words, uint64_t *out, uint32_t cap,
+                                        uint32_t *nr_out, int *word);
+
 #endif

@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Stacks already written, by their raw addresses (see raw_stacks.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "record/raw_stacks.h"
+
+#define RAW_ENTRIES (1u << 15)
+#define RAW_IPS (1u << 20)
+
+struct raw_stack_entry {
+	struct raw_stack_val v;
+	uint32_t tgid, map_gen, flags;
+	uint16_t nr_kernel, nr_user;
+	uint32_t ips_off; /* kernel then user addresses in c->ips */
+	int32_t word;     /* the stack word the leaf rule read, or -1 */
+	bool had_word;    /* it was copied: its value was word_val */
+	uint64_t word_val;
+};
+
+void raw_stack_hash(struct raw_stack_key *k)
+{
+	uint64_t h =
+	    hashtab_hash((uint64_t)k->tgid << 32 | k->map_gen,
+	                 (uint64_t)k->flags << 32 | (uint64_t)k->nr_kernel << 16 | k->nr_user);
+
+	/* one multiply per address: this runs for every sample */
+	for (uint32_t i = 0; i < k->nr_kernel; i++)
+		h = (h ^ k->kernel_ips[i]) * 0x9e3779b97f4a7c15ull;
+	for (uint32_t i = 0; i < k->nr_user; i++)
+		h = (h ^ k->user_ips[i]) * 0x9e3779b97f4a7c15ull;
+	k->hash = h ^ h >> 29;
+}
+
+static bool same(const struct raw_stacks *c, const struct raw_stack_entry *e,
+                 const struct raw_stack_key *k)
+{
+	const uint64_t *ips = c->ips + e->ips_off;
+
+	if (e->word >= 0 &&
+	    ((uint32_t)e->word < k->nr_words ? !e->had_word || k->words[e->word] != e->word_val
+	                                     : e->had_word))
+		return false;
+	return e->tgid == k->tgid && e->map_gen == k->map_gen && e->flags == k->flags &&
+	       e->nr_kernel == k->nr_kernel && e->nr_user == k->nr_user &&
+	       !memcmp(ips, k->kernel_ips, k->nr_kernel * sizeof(uint64_t)) &&
+	       !memcmp(ips + k->nr_kernel, k->user_ips, k->nr_user * sizeof(uint64_t));
+}
+
+const struct raw_stack_val *raw_stacks_find(const struct raw_stacks *c,
+                                            const struct raw_stack_key *k, uint64_t *salt)
+{
+	for (*salt = 0;; (*salt)++) {
+		const struct hashtab_slot *s = hashtab_get(&c->index, k->hash, *salt);
+
+		if (!s)
+			return NULL;
+		if (same(c, &c->entries[s->v - 1], k))
+			return &c->entries[s->v - 1].v;
+	}
+}
+
+void raw_stacks_add(struct raw_stacks *c, const struct raw_stack_key *k, uint64_t salt,
+                    const struct raw_stack_val *v, int word)
+{
+	uint32_t n = (uint32_t)k->nr_kernel + k->nr_user;
+	struct hashtab_slot *s;
+	bool fresh;
+
+	if (!c->entries) {
+		c->entries = malloc(RAW_ENTRIES * sizeof(*c->entries));
+		c->ips = malloc(RAW_IPS * sizeof(*c->ips));
+		if (!c->entries || !c->ips) {
+			free(c->entries);
+			free(c->ips);
+			c->entries = NULL;
+			c->ips = NULL;
+			return;
+		}
+	}
+	if (n > RAW_IPS)
+		return;
+	if (c->used == RAW_ENTRIES || c->ips_used + n > RAW_IPS) {
+		/* Full: start over (the JFR pools keep every stack; only the shortcut is lost). */
+		hashtab_clear(&c->index);
+		c->used = c->ips_used = 0;
+		salt = 0;
+	}
+	s = hashtab_put(&c->index, k->hash, salt, &fresh);
+	if (!s)
+		return;
+	memcpy(c->ips + c->ips_used, k->kernel_ips, k->nr_kernel * sizeof(uint64_t));
+	memcpy(c->ips + c->ips_used + k->nr_kernel, k->user_ips, k->nr_user * sizeof(uint64_t));
+	c->entries[c->used] = (struct raw_stack_entry){
+	    .v = *v,
+	    .tgid = k->tgid,
+	    .map_gen = k->map_gen,
+	    .flags = k->flags,
+	    .nr_kernel = k->nr_kernel,
+	    .nr_user = k->nr_user,
+	    .ips_off = c->ips_used,
+	    .word = word,
+	    .had_word = word >= 0 && (uint32_t)word < k->nr_words,
+	    .word_val = word >= 0 && (uint32_t)word < k->nr_words ? k->words[word] : 0,
+	};
+	s->v = ++c->used;
+	c->ips_used += n;
+}
+
+void raw_stacks_free(struct raw_stacks *c)
+{
+	hashtab_free(&c->index);
+	free(c->entries);
+	free(c->ips);
+	*c = (struct raw_stacks){0};
+}

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Stacks already written, keyed by their addresses exactly as the module recorded them (leaf pc
+ * included): a sample that repeats one is written without naming a frame, fixing its leaf or
+ * hashing named frames.  Only stacks whose naming depends on nothing but those addresses and the
+ * process's mappings are kept (the caller decides); the cache is dropped whole when it fills.
+ */
+#ifndef LFR_RECORD_RAW_STACKS_H
+#define LFR_RECORD_RAW_STACKS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "lib/hashtab.h"
+
+/* The raw key of a stack: its process and mapping generation, flags, then its addresses. */
+struct raw_stack_key {
+	uint32_t tgid, map_gen, flags;
+	uint16_t nr_kernel, nr_user;
+	const uint64_t *kernel_ips, *user_ips;
+	const uint64_t *words; /* the stack words the walk copied, for the leaf rule */
+	uint32_t nr_words;
+	uint64_t hash; /* raw_stack_hash() */
+};
+
+/* What a stack was written as. */
+struct raw_stack_val {
+	uint64_t stack;   /* JFR stack key */
+	uint32_t frames;  /* frames written */
+	uint32_t unnamed; /* of those, frames that kept their address */
+	bool incomplete;  /* written with truncated = true */
+	uint8_t leaf_fix; /* what the leaf rule did (enum lfr_leaf_fix) */
+};
+
+struct raw_stacks {
+	struct hashtab index; /* (hash, salt) -> entry index + 1 */
+	struct raw_stack_entry *entries;
+	uint64_t *ips;
+	uint32_t used, ips_used;
+};
+
+void raw_stack_hash(struct raw_stack_key *k);
+/* The value of k, or NULL (then *salt is where raw_stacks_add() puts it). */
+const struct raw_stack_val *raw_stacks_find(const struct raw_stacks *c,
+                                            const struct raw_stack_key *k, uint64_t *salt);
+/*
+ * Remembers k (found absent with salt) as v.  word: the stack word the leaf rule read (an index
+ * into k->words, or -1); a later key matches only with the same value there, or with the same
+ * lack of it.  A failed allocation only loses the shortcut.
+ */
+void raw_stacks_add(struct raw_stacks *c, const struct raw_stack_key *k, uint64_t salt,
+                    const struct raw_stack_val *v, int word);
+void raw_stacks_free(struct raw_stacks *c);
+
+#endif
