@@ -248,7 +248,11 @@ struct lfr_session *lfr_session_create(struct lfr_config *cfg, u32 portid,
 	INIT_LIST_HEAD(&s->node);
 	init_waitqueue_head(&s->wq);
 	INIT_WORK(&s->notify_work, lfr_notify_fn);
-	lfr_unwind_init(&s->unwind, s->cfg.unwind_max_kb);
+	if (lfr_unwind_init(&s->unwind, s->cfg.unwind_max_kb)) {
+		NL_SET_ERR_MSG(extack, "out of memory for the unwind tables' index");
+		lfr_session_free(s);
+		return ERR_PTR(-ENOMEM);
+	}
 
 	err = lfr_budget_charge(s, extack);
 	if (err) {

@@ -4,6 +4,7 @@
  * family.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -623,16 +624,22 @@ static int write_all(int fd, const void *buf, size_t len, off_t off)
 	return 0;
 }
 
-/* The table in a memfd: what the kernel reads it from (a netlink message would cap its size). */
+/*
+ * The table in a sealed memfd: what the kernel reads it from (a netlink message would cap its
+ * size; the seals tell it the bytes can neither change nor make it wait on a file system).
+ */
 static int table_memfd(const struct lfr_unwind_hdr *hdr, const struct lfr_unwind_row *rows)
 {
-	int fd = memfd_create("lfr-unwind", MFD_CLOEXEC), err;
+	int fd = memfd_create("lfr-unwind", MFD_CLOEXEC | MFD_ALLOW_SEALING), err;
 
 	if (fd < 0)
 		return -errno;
 	err = write_all(fd, hdr, sizeof(*hdr), 0);
 	if (!err)
 		err = write_all(fd, rows, (size_t)hdr->nr_rows * sizeof(*rows), sizeof(*hdr));
+	if (!err &&
+	    fcntl(fd, F_ADD_SEALS, F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE))
+		err = -errno;
 	if (err) {
 		close(fd);
 		return err;
