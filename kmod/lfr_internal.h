@@ -210,6 +210,7 @@ struct lfr_charge {
 	unsigned long user_pages;
 	struct mm_struct *mm;		/* mm->pinned_vm beyond the allowance */
 	unsigned long mm_pages;
+	u64 bytes;			/* in the module's total (max_total_mb) */
 };
 
 /* Process and thread targets, by identity (target.c). */
@@ -224,6 +225,7 @@ struct lfr_targets {
  * of its pointer in the probes' tables (sampler.c, task_events.c).
  */
 #define LFR_MAX_RUNNING		8
+#define LFR_MAX_DRAINING	8	/* START is EBUSY with as many */
 
 /*
  * A probe's table of running sessions: a slot's pointer is published under
