@@ -7,6 +7,7 @@
  *                       to their starter
  *   lfr-nl unwind       UNWIND_ADD: bad descriptors and tables refused, the cap, eviction
  *   lfr-nl unwind-count UNWIND_ADD of LFR_UNWIND_MAX_TABLES + 1 tables: one is dropped
+ *   lfr-nl status       STATUS: totals in the reply, per-CPU counters as a dump that sums to them
  *   lfr-nl owner        STOP and ABANDON of another user's session are refused, STATUS is not
  *   lfr-nl memlock ALLOWED TOO_MANY   as uid 65534 with CAP_PERFMON and RLIMIT_MEMLOCK 0: a
  *                       session of ALLOWED ring pages starts, one of TOO_MANY is refused (EPERM),
@@ -34,12 +35,14 @@ int main(int argc, char **argv)
 		return check_unwind();
 	if (argc >= 2 && !strcmp(argv[1], "unwind-count"))
 		return check_unwind_count();
+	if (argc >= 2 && !strcmp(argv[1], "status"))
+		return check_status();
 	if (argc >= 4 && !strcmp(argv[1], "memlock"))
 		return check_memlock((uint32_t)strtoul(argv[2], NULL, 10),
 		                     (uint32_t)strtoul(argv[3], NULL, 10));
 	if (argc >= 2 && !strcmp(argv[1], "fuzz"))
 		return fuzz_main(argc - 1, argv + 1);
-	fprintf(stderr, "usage: lfr-nl overrun|listen|mmap|owner|unwind|unwind-count|memlock A B|"
-	                "fuzz [-t SECONDS] [-n MESSAGES] [-r]\n");
+	fprintf(stderr, "usage: lfr-nl overrun|listen|mmap|owner|status|unwind|unwind-count|"
+	                "memlock A B|fuzz [-t SECONDS] [-n MESSAGES] [-r]\n");
 	return 2;
 }

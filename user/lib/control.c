@@ -561,6 +561,26 @@ int lfr_ctl_status(struct lfr_ctl *c, int64_t session, struct lfr_status *out, s
 		lfr_status_free(out);
 		return -1;
 	}
+	/*
+	 * The per-CPU counters come as a dump (one message per CPU), so that the reply's size does
+	 * not grow with the number of CPUs; a module before that put them in the reply.
+	 */
+	if (out->info.id && !out->ncpus) {
+		struct lfr_session_info dumped = {0};
+		struct reply d = {&dumped, out, false};
+
+		nlh = lfr_genl_msg(&c->genl, buf, LFR_CMD_STATUS, NLM_F_DUMP);
+		mnl_attr_put_u32(nlh, LFR_A_SESSION_ID, out->info.id);
+		if (request(c, nlh, "STATUS (per CPU)", reply_cb, &d, e) < 0 ||
+		    check_reply(&d, "STATUS (per CPU)", e) < 0) {
+			/* the session was forgotten meanwhile: its totals stand alone */
+			if (e->code != ENOENT) {
+				lfr_status_free(out);
+				return -1;
+			}
+			lfr_error_clear(e);
+		}
+	}
 	return 0;
 }
 

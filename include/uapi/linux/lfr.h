@@ -117,17 +117,23 @@
  *   the attributes of the START reply, then
  *   LFR_A_COUNTERS nest   the totals: one u64 attribute per counter, the
  *                         attribute type being the enum lfr_counter value,
- *   LFR_A_CPU nest        repeated, one per possible CPU:
- *     LFR_CPU_A_ID       u32
- *     LFR_CPU_A_COUNTERS nest (as LFR_A_COUNTERS, for this CPU)
  *   LFR_A_SESSIONS nest   every session the module keeps (running,
  *                         draining, or stopped since the last START), one
  *                         LFR_A_SESSION_ID u32 each, newest first: STATUS
  *                         each by id for its state and figures.
  *   When no session exists the reply has LFR_A_STATE = LFR_STATE_IDLE and an
  *   empty LFR_A_SESSIONS only.
+ *   The reply's size does not depend on the number of CPUs.  The per-CPU
+ *   counters come from STATUS with NLM_F_DUMP (LFR_A_SESSION_ID optional,
+ *   as above; ENOENT with no such session): one LFR_CMD_STATUS message per
+ *   possible CPU, several in one read as they fit, then NLMSG_DONE; each has
+ *   LFR_A_SESSION_ID, LFR_A_STATE and
+ *   LFR_A_CPU nest
+ *     LFR_CPU_A_ID       u32
+ *     LFR_CPU_A_COUNTERS nest (as LFR_A_COUNTERS, for this CPU; no gauges)
  *   Counters are per CPU where the event was counted (ticks on the CPU of
- *   the interrupt, commits on the CPU whose ring got the record).
+ *   the interrupt, commits on the CPU whose ring got the record).  A module
+ *   before the dump put the LFR_A_CPU nests in the reply.
  *
  * LFR_CMD_UNWIND_ADD: give a session the unwind table of one object file,
  *   so that its walks unwind through that object's code from its call frame
