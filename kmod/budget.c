@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * lfr: what a session may cost.  START computes everything the session
- * allocates and refuses it above the module's cap (max_session_mb), and
+ * allocates and refuses it above the module's cap (max_session_mb) or when
+ * all sessions not yet freed would hold more than max_total_mb, and
  * charges the ring pages, which stay resident while mapped, as locked
  * memory the way perf charges its buffers: each user has an allowance of
  * mlock_kb per online CPU (perf_event_mlock_kb's meaning) in
@@ -22,6 +23,13 @@
 static unsigned int max_session_mb = 256;
 module_param(max_session_mb, uint, 0644);
 MODULE_PARM_DESC(max_session_mb, "memory one session may allocate, MiB (default 256)");
+
+static unsigned int max_total_mb = 1024;
+module_param(max_total_mb, uint, 0644);
+MODULE_PARM_DESC(max_total_mb, "memory all sessions not yet freed (running, draining, or stopped and kept) may hold together, MiB (default 1024)");
+
+/* What the sessions not yet freed hold (lfr_session_bytes of each). */
+static atomic64_t lfr_total_bytes = ATOMIC64_INIT(0);
 
 static unsigned int mlock_kb = 516;
 module_param(mlock_kb, uint, 0644);
@@ -56,9 +64,10 @@ int lfr_budget_charge(struct lfr_session *s, struct netlink_ext_ack *extack)
 	struct lfr_charge *ch = &s->charge;
 	unsigned long pages = lfr_ring_pages_total(&s->cfg);
 	unsigned long allowance, locked, extra = 0;
+	u64 bytes = lfr_session_bytes(&s->cfg);
 	struct user_struct *user;
 
-	if (lfr_session_bytes(&s->cfg) > (u64)READ_ONCE(max_session_mb) << 20) {
+	if (bytes > (u64)READ_ONCE(max_session_mb) << 20) {
 		NL_SET_ERR_MSG(extack, "the session needs more memory than the module's cap (parameter lfr.max_session_mb, default 256 MiB): use fewer ring pages or threads, or raise /sys/module/lfr/parameters/max_session_mb");
 		return -ENOMEM;
 	}
@@ -76,6 +85,15 @@ int lfr_budget_charge(struct lfr_session *s, struct netlink_ext_ack *extack)
 		NL_SET_ERR_MSG(extack, "the rings exceed the locked-memory allowance (lfr.mlock_kb per CPU, then RLIMIT_MEMLOCK): use fewer ring pages, raise 'ulimit -l', or grant CAP_IPC_LOCK");
 		return -EPERM;
 	}
+	/* STARTs are serialized by lfr_lock; frees only lower the total */
+	if (atomic64_read(&lfr_total_bytes) + bytes >
+	    (u64)READ_ONCE(max_total_mb) << 20) {
+		free_uid(user);
+		NL_SET_ERR_MSG(extack, "with this session, the sessions not yet freed (running, draining, or stopped and kept) would hold more memory than the module's total cap (parameter lfr.max_total_mb, default 1024 MiB): stop one ('lfr stop -S ID' also gives up a draining one's walks), or raise /sys/module/lfr/parameters/max_total_mb");
+		return -ENOSPC;
+	}
+	atomic64_add(bytes, &lfr_total_bytes);
+	ch->bytes = bytes;
 	atomic_long_add(pages - extra, &user->locked_vm);
 	ch->user = user;
 	ch->user_pages = pages - extra;
@@ -101,5 +119,6 @@ void lfr_budget_uncharge(struct lfr_session *s)
 		atomic_long_sub(ch->user_pages, &ch->user->locked_vm);
 		free_uid(ch->user);
 	}
+	atomic64_sub(ch->bytes, &lfr_total_bytes);
 	memset(ch, 0, sizeof(*ch));
 }

@@ -19,7 +19,7 @@ int lfr_cgroups_get(struct lfr_session *s, struct netlink_ext_ack *extack)
 
 	if (!n)
 		return 0;
-	s->cgroups = kcalloc(n, sizeof(*s->cgroups), GFP_KERNEL);
+	s->cgroups = kcalloc(n, sizeof(*s->cgroups), GFP_KERNEL_ACCOUNT);
 	if (!s->cgroups)
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {

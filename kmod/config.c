@@ -158,17 +158,17 @@ static int lfr_parse_targets(struct nlattr *nest, struct lfr_config *cfg,
 		return -E2BIG;
 	}
 	if (ntg) {
-		cfg->tgids = kcalloc(ntg, sizeof(u32), GFP_KERNEL);
+		cfg->tgids = kcalloc(ntg, sizeof(u32), GFP_KERNEL_ACCOUNT);
 		if (!cfg->tgids)
 			return -ENOMEM;
 	}
 	if (ntid) {
-		cfg->tids = kcalloc(ntid, sizeof(u32), GFP_KERNEL);
+		cfg->tids = kcalloc(ntid, sizeof(u32), GFP_KERNEL_ACCOUNT);
 		if (!cfg->tids)
 			return -ENOMEM;
 	}
 	if (ncg) {
-		cfg->cgroup_ids = kcalloc(ncg, sizeof(u64), GFP_KERNEL);
+		cfg->cgroup_ids = kcalloc(ncg, sizeof(u64), GFP_KERNEL_ACCOUNT);
 		if (!cfg->cgroup_ids)
 			return -ENOMEM;
 	}

@@ -71,12 +71,15 @@ static int lfr_put_counters(struct sk_buff *skb, int type, struct lfr_session *s
 	return 0;
 }
 
-/* @state: the state to report (START builds its reply before it starts). */
+/*
+ * @state: the state to report (START builds its reply before it starts).
+ * @full: with the totals of the counters (STATUS); the per-CPU ones are the
+ * dump's (lfr_dump_status), so that the reply's size does not grow with the
+ * number of CPUs.
+ */
 static int lfr_put_session(struct sk_buff *skb, struct lfr_session *s,
 			   u32 state, bool full)
 {
-	int cpu;
-
 	if (nla_put_u32(skb, LFR_A_SESSION_ID, s->id) ||
 	    nla_put_u32(skb, LFR_A_STATE, state) ||
 	    nla_put_u64_64bit(skb, LFR_A_PERIOD_NS, s->cfg.period_ns, LFR_A_PAD) ||
@@ -95,26 +98,21 @@ static int lfr_put_session(struct sk_buff *skb, struct lfr_session *s,
 		return 0;
 	if (lfr_put_counters(skb, LFR_A_COUNTERS, s, -1))
 		return -EMSGSIZE;
-	for_each_possible_cpu(cpu) {
-		struct nlattr *nest = nla_nest_start(skb, LFR_A_CPU);
-
-		if (!nest || nla_put_u32(skb, LFR_CPU_A_ID, cpu) ||
-		    lfr_put_counters(skb, LFR_CPU_A_COUNTERS, s, cpu))
-			return -EMSGSIZE;
-		nla_nest_end(skb, nest);
-	}
 	return 0;
 }
 
+static size_t lfr_counters_size(void)
+{
+	return nla_total_size(0) +
+	       (LFR_CTR_MAX + 1) * nla_total_size_64bit(sizeof(u64));
+}
+
+/* The session's attributes and the list of ids in 1024 bytes, then totals. */
 static size_t lfr_reply_size(bool full)
 {
-	size_t ctr = nla_total_size(0) +
-		     (LFR_CTR_MAX + 1) * nla_total_size_64bit(sizeof(u64));
-
 	if (!full)
 		return NLMSG_GOODSIZE;
-	return 1024 + ctr + num_possible_cpus() *
-	       (nla_total_size(0) + nla_total_size(sizeof(u32)) + ctr);
+	return 1024 + lfr_counters_size();
 }
 
 /* STATUS: the ids of the sessions kept, newest first (the newest 64). */
@@ -342,6 +340,74 @@ static int lfr_cmd_status(struct sk_buff *skb, struct genl_info *info)
  * UNWIND_ADD reads the table outside lfr_lock, on a reference: a STOP that
  * comes meanwhile only means the table is never used.
  */
+/*
+ * STATUS with NLM_F_DUMP: the per-CPU counters of a session (LFR_A_SESSION_ID,
+ * else the newest), one message per possible CPU, as many in each buffer as
+ * fit.  cb->args[0]: the session's id once chosen, cb->args[1]: the next CPU.
+ * Each call finds the session again under lfr_lock: a session dropped
+ * meanwhile ends the dump.
+ */
+static int lfr_dump_status(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	const struct nlattr *a;
+	struct lfr_session *s;
+	unsigned int cpu;
+
+	mutex_lock(&lfr_lock);
+	if (!cb->args[0]) {
+		/* the first call runs in the sender's context */
+		if (!netlink_capable(cb->skb, CAP_PERFMON) &&
+		    !netlink_capable(cb->skb, CAP_SYS_ADMIN)) {
+			mutex_unlock(&lfr_lock);
+			NL_SET_ERR_MSG(cb->extack, "lfr needs CAP_PERFMON or CAP_SYS_ADMIN: run as root or grant the capability");
+			return -EPERM;
+		}
+		/* validated by genetlink against lfr_policy */
+		a = nlmsg_find_attr(cb->nlh, GENL_HDRLEN, LFR_A_SESSION_ID);
+		s = a ? lfr_session_find(nla_get_u32(a)) : lfr_session_newest();
+		if (!s) {
+			mutex_unlock(&lfr_lock);
+			NL_SET_ERR_MSG(cb->extack, "no such session");
+			return -ENOENT;
+		}
+		cb->args[0] = s->id;
+		cb->args[1] = cpumask_first(cpu_possible_mask);
+	} else {
+		s = lfr_session_find(cb->args[0]);
+	}
+	if (s)
+		lfr_session_get(s);
+	mutex_unlock(&lfr_lock);
+	if (!s)
+		return 0;
+	for (cpu = cb->args[1]; cpu < nr_cpu_ids;
+	     cpu = cpumask_next(cpu, cpu_possible_mask)) {
+		void *hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
+					cb->nlh->nlmsg_seq, &lfr_family,
+					NLM_F_MULTI, LFR_CMD_STATUS);
+		struct nlattr *nest;
+
+		if (!hdr)
+			break;
+		if (nla_put_u32(skb, LFR_A_SESSION_ID, s->id) ||
+		    nla_put_u32(skb, LFR_A_STATE, atomic_read(&s->state))) {
+			genlmsg_cancel(skb, hdr);
+			break;
+		}
+		nest = nla_nest_start(skb, LFR_A_CPU);
+		if (!nest || nla_put_u32(skb, LFR_CPU_A_ID, cpu) ||
+		    lfr_put_counters(skb, LFR_CPU_A_COUNTERS, s, cpu)) {
+			genlmsg_cancel(skb, hdr);
+			break;
+		}
+		nla_nest_end(skb, nest);
+		genlmsg_end(skb, hdr);
+	}
+	cb->args[1] = cpu;
+	lfr_session_put(s);
+	return skb->len;
+}
+
 static int lfr_cmd_unwind_add(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr **a = info->attrs;
@@ -392,7 +458,8 @@ static int lfr_cmd_notify(struct sk_buff *skb, struct genl_info *info)
 static const struct genl_small_ops lfr_ops[] = {
 	{ .cmd = LFR_CMD_START, .doit = lfr_cmd_start },
 	{ .cmd = LFR_CMD_STOP, .doit = lfr_cmd_stop },
-	{ .cmd = LFR_CMD_STATUS, .doit = lfr_cmd_status },
+	{ .cmd = LFR_CMD_STATUS, .doit = lfr_cmd_status,
+	  .dumpit = lfr_dump_status },
 	{ .cmd = LFR_CMD_NOTIFY, .doit = lfr_cmd_notify },
 	{ .cmd = LFR_CMD_UNWIND_ADD, .doit = lfr_cmd_unwind_add },
 };

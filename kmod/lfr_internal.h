@@ -13,6 +13,7 @@
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/prandom.h>
+#include <linux/rhashtable-types.h>
 #include <linux/spinlock.h>
 #include <linux/task_work.h>
 #include <linux/wait.h>
@@ -209,6 +210,7 @@ struct lfr_charge {
 	unsigned long user_pages;
 	struct mm_struct *mm;		/* mm->pinned_vm beyond the allowance */
 	unsigned long mm_pages;
+	u64 bytes;			/* in the module's total (max_total_mb) */
 };
 
 /* Process and thread targets, by identity (target.c). */
@@ -223,6 +225,7 @@ struct lfr_targets {
  * of its pointer in the probes' tables (sampler.c, task_events.c).
  */
 #define LFR_MAX_RUNNING		8
+#define LFR_MAX_DRAINING	8	/* START is EBUSY with as many */
 
 /*
  * A probe's table of running sessions: a slot's pointer is published under
@@ -249,13 +252,12 @@ lfr_next_published(struct lfr_session __rcu **table, int *i)
 #define lfr_for_each_published(table, s, i)				\
 	for ((i) = 0; ((s) = lfr_next_published(table, &(i))); (i)++)
 
-#define LFR_UNWIND_HASH_BITS	8
-#define LFR_UNWIND_BUCKETS	(1 << LFR_UNWIND_HASH_BITS)
-
 /* A session's unwind tables (unwind_tables.c). */
 struct lfr_unwind {
-	struct mutex lock;		/* adding and evicting */
-	struct hlist_head buckets[LFR_UNWIND_BUCKETS]; /* RCU for walks */
+	struct mutex lock;		/* adding, loading and evicting */
+	struct rhashtable ht;		/* by inode, RCU for walks */
+	bool ht_ready;
+	struct list_head clock;		/* eviction order, under lock */
 	u32 nr;				/* tables, read by walks */
 	u64 bytes;
 	u64 max_bytes;
@@ -350,7 +352,7 @@ void lfr_walk_pool_put(struct lfr_walk_pool *p, void *buf);
 void lfr_walk_pool_free(struct lfr_walk_pool *p);
 void lfr_session_event(struct lfr_session *s, enum lfr_event ev);
 
-void lfr_unwind_init(struct lfr_unwind *u, u32 max_kb);
+int lfr_unwind_init(struct lfr_unwind *u, u32 max_kb);
 void lfr_unwind_free(struct lfr_unwind *u);
 int lfr_unwind_add(struct lfr_session *s, int obj_fd, int table_fd,
 		   struct netlink_ext_ack *extack);

@@ -19,14 +19,18 @@ static void lfr_ring_wake(struct irq_work *w)
 
 struct lfr_ring *lfr_ring_alloc(struct lfr_session *s, int cpu)
 {
-	struct lfr_ring *r = kzalloc(sizeof(*r), GFP_KERNEL);
+	struct lfr_ring *r = kzalloc(sizeof(*r), GFP_KERNEL_ACCOUNT);
 
 	if (!r)
 		return NULL;
 	r->s = s;
 	r->size = (u64)s->cfg.ring_pages << PAGE_SHIFT;
 	r->map_size = PAGE_SIZE + r->size;
-	r->base = vmalloc_user(r->map_size);
+	/*
+	 * Zeroed (it is mapped to user space) and charged to the starter's
+	 * memory cgroup; dev.c maps it page by page, so no VM_USERMAP.
+	 */
+	r->base = __vmalloc(r->map_size, GFP_KERNEL_ACCOUNT | __GFP_ZERO);
 	if (!r->base) {
 		kfree(r);
 		return NULL;

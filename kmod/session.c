@@ -222,6 +222,21 @@ static int lfr_next_id(void)
 	return -EBUSY;
 }
 
+/*
+ * DRAINING sessions keep all their memory until their last queued walk
+ * runs or is given up, which a thread blocked in the kernel may put off
+ * for ever: without a cap, STOP after STOP would pile them up.
+ */
+static int lfr_sessions_draining(void)
+{
+	struct lfr_session *s;
+	int n = 0;
+
+	list_for_each_entry(s, &lfr_sessions, node)
+		n += atomic_read(&s->state) == LFR_STATE_DRAINING;
+	return n;
+}
+
 struct lfr_session *lfr_session_create(struct lfr_config *cfg, u32 portid,
 				       struct netlink_ext_ack *extack)
 {
@@ -229,12 +244,17 @@ struct lfr_session *lfr_session_create(struct lfr_config *cfg, u32 portid,
 	int cpu, id, err;
 
 	lockdep_assert_held(&lfr_lock);
+	if (lfr_sessions_draining() >= LFR_MAX_DRAINING) {
+		NL_SET_ERR_MSG(extack, "8 stopped sessions are still draining (their queued stack walks wait for threads blocked in the kernel): give up their walks with 'lfr stop -S ID' first ('lfr status' lists them)");
+		return ERR_PTR(-EBUSY);
+	}
 	id = lfr_next_id();
 	if (id < 0) {
 		NL_SET_ERR_MSG(extack, "no free session id");
 		return ERR_PTR(id);
 	}
-	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	/* everything a session allocates is charged to the starter's memcg */
+	s = kzalloc(sizeof(*s), GFP_KERNEL_ACCOUNT);
 	if (!s)
 		return ERR_PTR(-ENOMEM);
 	refcount_set(&s->ref, 1);
@@ -248,17 +268,22 @@ struct lfr_session *lfr_session_create(struct lfr_config *cfg, u32 portid,
 	INIT_LIST_HEAD(&s->node);
 	init_waitqueue_head(&s->wq);
 	INIT_WORK(&s->notify_work, lfr_notify_fn);
-	lfr_unwind_init(&s->unwind, s->cfg.unwind_max_kb);
+	if (lfr_unwind_init(&s->unwind, s->cfg.unwind_max_kb)) {
+		NL_SET_ERR_MSG(extack, "out of memory for the unwind tables' index");
+		lfr_session_free(s);
+		return ERR_PTR(-ENOMEM);
+	}
 
 	err = lfr_budget_charge(s, extack);
 	if (err) {
 		lfr_session_free(s);
 		return ERR_PTR(err);
 	}
-	s->ctr = alloc_percpu(struct lfr_counters);
-	s->pcpu = alloc_percpu(struct lfr_pcpu);
-	s->rings = kcalloc(nr_cpu_ids, sizeof(*s->rings), GFP_KERNEL);
-	s->seen = vzalloc(LFR_SEEN_SLOTS * sizeof(u64));
+	s->ctr = alloc_percpu_gfp(struct lfr_counters, GFP_KERNEL_ACCOUNT);
+	s->pcpu = alloc_percpu_gfp(struct lfr_pcpu, GFP_KERNEL_ACCOUNT);
+	s->rings = kcalloc(nr_cpu_ids, sizeof(*s->rings), GFP_KERNEL_ACCOUNT);
+	s->seen = __vmalloc(LFR_SEEN_SLOTS * sizeof(u64),
+			    GFP_KERNEL_ACCOUNT | __GFP_ZERO);
 	s->seen_mask = LFR_SEEN_SLOTS - 1;
 	if (!s->ctr || !s->pcpu || !s->rings || !s->seen)
 		goto nomem;

@@ -33,7 +33,7 @@ static int lfr_get_pids(const u32 *ids, u32 nr, enum pid_type type,
 	*out = NULL;
 	if (!nr)
 		return 0;
-	pids = kcalloc(nr, sizeof(*pids), GFP_KERNEL);
+	pids = kcalloc(nr, sizeof(*pids), GFP_KERNEL_ACCOUNT);
 	if (!pids)
 		return -ENOMEM;
 	*out = pids;

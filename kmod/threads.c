@@ -42,7 +42,9 @@ int lfr_threads_init(struct lfr_threads *tt, u32 max)
 {
 	u32 cap = roundup_pow_of_two(max * 2);
 
-	tt->slots = vzalloc(array_size(cap, sizeof(*tt->slots)));
+	/* charged to the starter's memory cgroup, as everything a session holds */
+	tt->slots = __vmalloc(array_size(cap, sizeof(*tt->slots)),
+			      GFP_KERNEL_ACCOUNT | __GFP_ZERO);
 	if (!tt->slots)
 		return -ENOMEM;
 	tt->mask = cap - 1;

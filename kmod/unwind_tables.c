@@ -1,34 +1,41 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * lfr: a session's unwind tables (LFR_CMD_UNWIND_ADD).  User space builds
- * one table per object file from its CFI and hands it over with a
- * descriptor of the object, which names the inode the table is for.  Walks
- * find a mapping's table by that inode under RCU; adding takes the
- * session's mutex and, over the session's cap, drops the tables used least
- * recently (freed after a grace period, so a walk may finish with one).
- * A table is kept by the identity of its inode (device, number,
- * generation) and the ctime user space built it at, not by a reference:
- * a file changed since then no longer matches and its code is walked by
- * frame pointers.
+ * one table per object file from its CFI and hands it over in a sealed
+ * memfd with a descriptor of the object, which names the inode the table
+ * is for.  Walks find a mapping's table by that inode in an rhashtable
+ * under RCU; adding takes the session's mutex, which also bounds the
+ * tables being loaded to one per session, and, over the session's caps
+ * (bytes, LFR_UNWIND_MAX_TABLES), drops tables in second-chance order
+ * (freed after a grace period, so a walk may finish with one).  A table is
+ * kept by the identity of its inode (device, number, generation) and the
+ * ctime user space built it at, not by a reference: a file changed since
+ * then no longer matches and its code is walked by frame pointers.
  */
+#include <linux/fcntl.h>
 #include <linux/file.h>
 #include <linux/fs.h>
-#include <linux/hash.h>
-#include <linux/jiffies.h>
 #include <linux/mm.h>
-#include <linux/rculist.h>
+#include <linux/rhashtable.h>
+#include <linux/shmem_fs.h>
 #include <linux/slab.h>
 #include "lfr_internal.h"
 #include "unwind_rows.h"
 
-struct lfr_unwind_table {
-	struct hlist_node node;		/* in u->buckets, RCU */
-	struct rcu_head rcu;
-	dev_t dev;
+/* What a table is found by; compared whole (no padding). */
+struct lfr_unwind_key {
 	unsigned long ino;
+	u32 dev;
 	u32 generation;
+};
+
+struct lfr_unwind_table {
+	struct rhash_head node;		/* in u->ht, RCU */
+	struct list_head clock;		/* in u->clock, under u->lock */
+	struct rcu_head rcu;
+	struct lfr_unwind_key key;
 	struct timespec64 ctime;
-	unsigned long last_used;	/* jiffies, written by walks */
+	bool used;			/* set by walks, cleared by eviction */
 	size_t bytes;
 	u32 nr;
 	u32 hint_bits;
@@ -48,60 +55,74 @@ static size_t lfr_unwind_table_size(u64 nr)
 	       (sizeof(u32) << lfr_unwind_hint_bits(nr));
 }
 
-void lfr_unwind_init(struct lfr_unwind *u, u32 max_kb)
+static const struct rhashtable_params lfr_unwind_params = {
+	.key_len = sizeof(struct lfr_unwind_key),
+	.key_offset = offsetof(struct lfr_unwind_table, key),
+	.head_offset = offsetof(struct lfr_unwind_table, node),
+	.automatic_shrinking = true,
+};
+
+int lfr_unwind_init(struct lfr_unwind *u, u32 max_kb)
 {
+	int err;
+
 	mutex_init(&u->lock);
+	INIT_LIST_HEAD(&u->clock);
 	u->max_bytes = (u64)max_kb << 10;
+	if (!u->max_bytes)
+		return 0;
+	err = rhashtable_init(&u->ht, &lfr_unwind_params);
+	if (err)
+		return err;
+	u->ht_ready = true;
+	return 0;
+}
+
+static void lfr_unwind_free_one(void *ptr, void *arg)
+{
+	kvfree(ptr);
 }
 
 void lfr_unwind_free(struct lfr_unwind *u)
 {
-	struct lfr_unwind_table *t;
-	struct hlist_node *tmp;
-	int i;
-
 	/* The session's last reference: no walk runs any more. */
-	for (i = 0; i < LFR_UNWIND_BUCKETS; i++)
-		hlist_for_each_entry_safe(t, tmp, &u->buckets[i], node)
-			kvfree(t);
+	if (u->ht_ready)
+		rhashtable_free_and_destroy(&u->ht, lfr_unwind_free_one, NULL);
 	mutex_destroy(&u->lock);
 }
 
-static u32 lfr_unwind_hash(dev_t dev, unsigned long ino)
+static void lfr_unwind_key_of(struct lfr_unwind_key *k,
+			      const struct inode *inode)
 {
-	return hash_64(((u64)dev << 32) ^ ino, LFR_UNWIND_HASH_BITS);
-}
-
-static bool lfr_unwind_is(const struct lfr_unwind_table *t,
-			  const struct inode *inode,
-			  const struct timespec64 *ctime)
-{
-	return t->ino == inode->i_ino && t->dev == inode->i_sb->s_dev &&
-	       t->generation == inode->i_generation &&
-	       timespec64_equal(&t->ctime, ctime);
+	memset(k, 0, sizeof(*k));
+	k->ino = inode->i_ino;
+	k->dev = inode->i_sb->s_dev;
+	k->generation = inode->i_generation;
 }
 
 const struct lfr_unwind_table *lfr_unwind_find(struct lfr_unwind *u,
 					       struct inode *inode)
 {
 	struct lfr_unwind_table *t;
+	struct lfr_unwind_key key;
 	struct timespec64 ctime;
-	u32 h = lfr_unwind_hash(inode->i_sb->s_dev, inode->i_ino);
 
 	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "unwind table lookup without RCU");
+	/* no table was ever added: the table may not even exist */
+	if (!READ_ONCE(u->nr))
+		return NULL;
+	lfr_unwind_key_of(&key, inode);
+	t = rhashtable_lookup(&u->ht, &key, lfr_unwind_params);
+	if (!t)
+		return NULL;
 	/* racy with a change of the file: a torn ctime only fails to match */
 	ctime = data_race(inode_get_ctime(inode));
-	hlist_for_each_entry_rcu(t, &u->buckets[h], node) {
-		unsigned long now = jiffies;
-
-		if (!lfr_unwind_is(t, inode, &ctime))
-			continue;
-		/* one store per tick at most: walks on every CPU read it */
-		if (READ_ONCE(t->last_used) != now)
-			WRITE_ONCE(t->last_used, now);
-		return t;
-	}
-	return NULL;
+	if (!timespec64_equal(&t->ctime, &ctime))
+		return NULL;
+	/* one store until eviction clears it: walks on every CPU read it */
+	if (!READ_ONCE(t->used))
+		WRITE_ONCE(t->used, true);
+	return t;
 }
 
 enum lfr_row_found lfr_unwind_row(const struct lfr_unwind_table *t, u64 off,
@@ -113,25 +134,37 @@ enum lfr_row_found lfr_unwind_row(const struct lfr_unwind_table *t, u64 off,
 					   t->hint_bits, off, out);
 }
 
-/* Drops the table used least recently; under u->lock. */
+/* Unlinks @t, freed after a grace period; under u->lock. */
+static void lfr_unwind_drop(struct lfr_unwind *u, struct lfr_unwind_table *t)
+{
+	rhashtable_remove_fast(&u->ht, &t->node, lfr_unwind_params);
+	list_del(&t->clock);
+	WRITE_ONCE(u->nr, u->nr - 1);
+	WRITE_ONCE(u->bytes, u->bytes - t->bytes);
+	kvfree_rcu(t, rcu);
+}
+
+/*
+ * Drops one table, in second-chance order: the oldest that no walk found
+ * since the hand last passed it.  A table found meanwhile goes round once
+ * more, at most one round in all, so that walks setting the bits again and
+ * again cannot keep the hand turning.  Under u->lock, with u->nr > 0.
+ */
 static void lfr_unwind_evict_one(struct lfr_session *s)
 {
 	struct lfr_unwind *u = &s->unwind;
-	struct lfr_unwind_table *t, *old = NULL;
-	int i;
+	struct lfr_unwind_table *t;
+	u32 n;
 
-	for (i = 0; i < LFR_UNWIND_BUCKETS; i++)
-		hlist_for_each_entry(t, &u->buckets[i], node)
-			if (!old || time_before(READ_ONCE(t->last_used),
-						READ_ONCE(old->last_used)))
-				old = t;
-	if (!old)
-		return;
-	hlist_del_rcu(&old->node);
-	WRITE_ONCE(u->nr, u->nr - 1);
-	WRITE_ONCE(u->bytes, u->bytes - old->bytes);
+	for (n = 0;; n++) {
+		t = list_first_entry(&u->clock, struct lfr_unwind_table, clock);
+		if (n >= u->nr || !READ_ONCE(t->used))
+			break;
+		WRITE_ONCE(t->used, false);
+		list_move_tail(&t->clock, &u->clock);
+	}
+	lfr_unwind_drop(u, t);
 	lfr_count(s, LFR_CTR_UNWIND_EVICTED, 1);
-	kvfree_rcu(old, rcu);
 }
 
 static int lfr_read_all(struct file *f, void *buf, size_t len, loff_t *pos)
@@ -147,7 +180,24 @@ static int lfr_read_all(struct file *f, void *buf, size_t len, loff_t *pos)
 	return 0;
 }
 
-/* The table from @tf into a new object, checked; ERR_PTR with extack. */
+/*
+ * Only a memfd sealed against writing, shrinking and growing: it is read
+ * from memory (no file system that may hang, as a network or FUSE file
+ * could while generic netlink's lock is held), and neither its size nor its
+ * bytes change between the checks and the read.  Seals are never removed.
+ */
+static bool lfr_table_sealed(struct file *f)
+{
+	const unsigned int need = F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW;
+
+	return shmem_file(f) &&
+	       (READ_ONCE(SHMEM_I(file_inode(f))->seals) & need) == need;
+}
+
+/*
+ * The table from @tf into a new object, checked; ERR_PTR with extack.
+ * Under u->lock: one table per session is being loaded at a time.
+ */
 static struct lfr_unwind_table *lfr_unwind_load(struct lfr_session *s,
 						struct file *tf,
 						struct lfr_unwind_hdr *h,
@@ -161,7 +211,12 @@ static struct lfr_unwind_table *lfr_unwind_load(struct lfr_session *s,
 	u64 nr;
 	int err;
 
-	if (!S_ISREG(file_inode(tf)->i_mode) || size < (loff_t)sizeof(*h) ||
+	lockdep_assert_held(&s->unwind.lock);
+	if (!lfr_table_sealed(tf)) {
+		NL_SET_ERR_MSG(extack, "the table descriptor is not a memfd sealed with F_SEAL_WRITE, F_SEAL_SHRINK and F_SEAL_GROW");
+		return ERR_PTR(-EINVAL);
+	}
+	if (size < (loff_t)sizeof(*h) ||
 	    (size - sizeof(*h)) % sizeof(struct lfr_unwind_row)) {
 		NL_SET_ERR_MSG(extack, "the table descriptor is not a file of a header and whole rows");
 		return ERR_PTR(-EINVAL);
@@ -179,6 +234,7 @@ static struct lfr_unwind_table *lfr_unwind_load(struct lfr_session *s,
 	}
 	t->nr = nr;
 	t->bytes = lfr_unwind_table_size(nr);
+	t->used = false;
 	t->hint_bits = lfr_unwind_hint_bits(nr);
 	t->hints = (u32 *)&t->rows[nr];
 	memset(t->hints, 0, sizeof(u32) << t->hint_bits);
@@ -204,16 +260,45 @@ fail:
 	return ERR_PTR(err);
 }
 
+/* Under u->lock: adds @t (the caller frees it unless it returns 0). */
+static int lfr_unwind_insert(struct lfr_session *s, struct lfr_unwind_table *t,
+			     struct netlink_ext_ack *extack)
+{
+	struct lfr_unwind *u = &s->unwind;
+	struct lfr_unwind_table *old;
+	int err;
+
+	old = rhashtable_lookup_fast(&u->ht, &t->key, lfr_unwind_params);
+	if (old && timespec64_equal(&old->ctime, &t->ctime)) {
+		NL_SET_ERR_MSG(extack, "the session already has a table for this object");
+		return -EEXIST;
+	}
+	/* the file changed since @old was built: it matches no more */
+	if (old)
+		lfr_unwind_drop(u, old);
+	while (u->nr && (u->bytes + t->bytes > u->max_bytes ||
+			 u->nr >= LFR_UNWIND_MAX_TABLES))
+		lfr_unwind_evict_one(s);
+	err = rhashtable_lookup_insert_fast(&u->ht, &t->node, lfr_unwind_params);
+	if (err) {
+		NL_SET_ERR_MSG(extack, "out of memory for the unwind table's index");
+		return err;
+	}
+	list_add_tail(&t->clock, &u->clock);
+	WRITE_ONCE(u->bytes, u->bytes + t->bytes);
+	WRITE_ONCE(u->nr, u->nr + 1);
+	return 0;
+}
+
 int lfr_unwind_add(struct lfr_session *s, int obj_fd, int table_fd,
 		   struct netlink_ext_ack *extack)
 {
 	struct lfr_unwind *u = &s->unwind;
-	struct lfr_unwind_table *t, *it;
+	struct lfr_unwind_table *t;
 	struct lfr_unwind_hdr h;
 	struct file *obj, *tf;
 	struct inode *inode;
 	int err = 0;
-	u32 b;
 
 	obj = fget(obj_fd);
 	if (!obj) {
@@ -232,41 +317,24 @@ int lfr_unwind_add(struct lfr_session *s, int obj_fd, int table_fd,
 		err = -EINVAL;
 		goto out;
 	}
+	mutex_lock(&u->lock);
 	t = lfr_unwind_load(s, tf, &h, extack);
 	if (IS_ERR(t)) {
 		err = PTR_ERR(t);
-		goto out;
+		goto unlock;
 	}
-	t->dev = inode->i_sb->s_dev;
-	t->ino = inode->i_ino;
-	t->generation = inode->i_generation;
+	lfr_unwind_key_of(&t->key, inode);
 	t->ctime = inode_get_ctime(inode);
-	t->last_used = jiffies;
 	if (t->ctime.tv_sec != h.ctime_sec || t->ctime.tv_nsec != h.ctime_nsec) {
 		NL_SET_ERR_MSG(extack, "the object changed after its table was built (ctime): build it again");
-		kvfree(t);
 		err = -ESTALE;
-		goto out;
+	} else {
+		err = lfr_unwind_insert(s, t, extack);
 	}
-	b = lfr_unwind_hash(t->dev, t->ino);
-	mutex_lock(&u->lock);
-	hlist_for_each_entry(it, &u->buckets[b], node) {
-		if (lfr_unwind_is(it, inode, &t->ctime)) {
-			NL_SET_ERR_MSG(extack, "the session already has a table for this object");
-			err = -EEXIST;
-			break;
-		}
-	}
-	if (!err) {
-		while (u->nr && u->bytes + t->bytes > u->max_bytes)
-			lfr_unwind_evict_one(s);
-		hlist_add_head_rcu(&t->node, &u->buckets[b]);
-		WRITE_ONCE(u->nr, u->nr + 1);
-		WRITE_ONCE(u->bytes, u->bytes + t->bytes);
-		t = NULL;
-	}
+	if (err)
+		kvfree(t);
+unlock:
 	mutex_unlock(&u->lock);
-	kvfree(t);
 out:
 	fput(tf);
 	fput(obj);

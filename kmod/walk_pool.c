@@ -17,7 +17,7 @@ int lfr_walk_pool_init(struct lfr_walk_pool *p, size_t size)
 	p->size = size;
 	p->nr = 0;
 	p->cap = 2 * num_possible_cpus() + 2;
-	p->free = kcalloc(p->cap, sizeof(*p->free), GFP_KERNEL);
+	p->free = kcalloc(p->cap, sizeof(*p->free), GFP_KERNEL_ACCOUNT);
 	return p->free ? 0 : -ENOMEM;
 }
 

@@ -10,6 +10,8 @@ int check_listen(void);
 int check_mmap(void);
 int check_memlock(uint32_t allowed, uint32_t too_many);
 int check_unwind(void);
+int check_unwind_count(void);
+int check_status(void);
 int check_owner(void);
 int become_other_user(void);
 int fuzz_main(int argc, char **argv);

@@ -4,8 +4,10 @@
  *   lfr-nl overrun      a START whose reply cannot be delivered leaves no session running
  *   lfr-nl listen       join the event group: exit 0 joined, 13 refused (EPERM)
  *   lfr-nl mmap         /dev/lfr: bad offsets and sizes refused, data read-only, sessions bound
- *   lfr-nl unwind       UNWIND_ADD: bad descriptors and tables refused, the cap, eviction
  *                       to their starter
+ *   lfr-nl unwind       UNWIND_ADD: bad descriptors and tables refused, the cap, eviction
+ *   lfr-nl unwind-count UNWIND_ADD of LFR_UNWIND_MAX_TABLES + 1 tables: one is dropped
+ *   lfr-nl status       STATUS: totals in the reply, per-CPU counters as a dump that sums to them
  *   lfr-nl owner        STOP and ABANDON of another user's session are refused, STATUS is not
  *   lfr-nl memlock ALLOWED TOO_MANY   as uid 65534 with CAP_PERFMON and RLIMIT_MEMLOCK 0: a
  *                       session of ALLOWED ring pages starts, one of TOO_MANY is refused (EPERM),
@@ -31,13 +33,16 @@ int main(int argc, char **argv)
 		return check_owner();
 	if (argc >= 2 && !strcmp(argv[1], "unwind"))
 		return check_unwind();
+	if (argc >= 2 && !strcmp(argv[1], "unwind-count"))
+		return check_unwind_count();
+	if (argc >= 2 && !strcmp(argv[1], "status"))
+		return check_status();
 	if (argc >= 4 && !strcmp(argv[1], "memlock"))
 		return check_memlock((uint32_t)strtoul(argv[2], NULL, 10),
 		                     (uint32_t)strtoul(argv[3], NULL, 10));
 	if (argc >= 2 && !strcmp(argv[1], "fuzz"))
 		return fuzz_main(argc - 1, argv + 1);
-	fprintf(stderr,
-	        "usage: lfr-nl overrun|listen|mmap|owner|unwind|memlock A B|fuzz [-t SECONDS] "
-	        "[-n MESSAGES] [-r]\n");
+	fprintf(stderr, "usage: lfr-nl overrun|listen|mmap|owner|status|unwind|unwind-count|"
+	                "memlock A B|fuzz [-t SECONDS] [-n MESSAGES] [-r]\n");
 	return 2;
 }

@@ -107,7 +107,7 @@ static void check_family_msg(struct nlc *c, struct nlmsghdr *h, struct nlc_answe
 	(void)c;
 }
 
-/* Reads what arrives for SEQ until its ack or error, or MS without anything. */
+/* Reads what arrives for SEQ until its ack, error or end of dump, or MS without anything. */
 static int collect(struct nlc *c, uint32_t seq, struct nlc_answer *a, int ms)
 {
 	struct pollfd p = {.fd = nl_socket_get_fd(c->sk), .events = POLLIN};
@@ -144,7 +144,19 @@ static int collect(struct nlc *c, uint32_t seq, struct nlc_answer *a, int ms)
 					a->acked = true;
 					a->error = -e->error;
 				}
-			} else if (h->nlmsg_type == NLMSG_DONE || h->nlmsg_type == NLMSG_NOOP) {
+			} else if (h->nlmsg_type == NLMSG_DONE) {
+				/* the end of a dump (STATUS's per-CPU counters), with its error */
+				int err = 0;
+
+				if (h->nlmsg_len >= NLMSG_HDRLEN + sizeof(err))
+					memcpy(&err, nlmsg_data(h), sizeof(err));
+				if (err > 0 || err < -4095)
+					invalid(a, "a dump ended with code %d", err);
+				if (h->nlmsg_seq == seq) {
+					a->acked = true;
+					a->error = -err;
+				}
+			} else if (h->nlmsg_type == NLMSG_NOOP) {
 				continue;
 			} else if (c->family && h->nlmsg_type == c->family) {
 				if (h->nlmsg_seq == seq)

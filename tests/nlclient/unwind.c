@@ -2,9 +2,10 @@
 /*
  * lfr-nl unwind: LFR_CMD_UNWIND_ADD's answers, by hand-made tables: missing and bad descriptors,
  * an object that is not a regular file, malformed tables, a stale ctime, a second table for an
- * inode, a table over the session's cap or with no cap, another user (also root on a socket that
- * user opened), a stopped session; and the
- * cap's eviction (the session it leaves is printed, for `lfr status` to show its counters).
+ * inode, a table over the session's cap or with no cap, a table descriptor that is not a sealed
+ * memfd, another user (also root on a socket that user opened), a stopped session; and the caps'
+ * eviction, of bytes and of tables (the sessions they leave are printed, for `lfr status` to show
+ * their counters).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -55,15 +56,22 @@ static uint32_t start(struct nlc *c, int64_t max_kb)
 	return a.id;
 }
 
-/* A memfd holding a table of NR rows for the file OBJ (its ctime), rows spaced by STEP. */
-static int table(int obj, uint32_t nr, uint32_t step,
-                 void (*spoil)(struct lfr_unwind_hdr *, struct lfr_unwind_row *))
+#define SEALS_ALL (F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE)
+
+/*
+ * A table of NR rows for the file OBJ (its ctime), rows spaced by STEP: in FD when it is not -1,
+ * else in a new memfd with the seals SEALS.
+ */
+static int table_in(int fd, unsigned int seals, int obj, uint32_t nr, uint32_t step,
+                    void (*spoil)(struct lfr_unwind_hdr *, struct lfr_unwind_row *))
 {
 	size_t len = sizeof(struct lfr_unwind_hdr) + nr * sizeof(struct lfr_unwind_row);
 	struct lfr_unwind_hdr *h = calloc(1, len);
 	struct lfr_unwind_row *r = (struct lfr_unwind_row *)(h + 1);
 	struct stat st;
-	int fd = memfd_create("lfr-nl-table", MFD_CLOEXEC);
+
+	if (fd == -1)
+		fd = memfd_create("lfr-nl-table", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 
 	if (!h || fd < 0 || fstat(obj, &st))
 		exit(2);
@@ -79,10 +87,17 @@ static int table(int obj, uint32_t nr, uint32_t step,
 	}
 	if (spoil)
 		spoil(h, r);
-	if (write(fd, h, len) != (ssize_t)len)
+	if (write(fd, h, len) != (ssize_t)len || (seals && fcntl(fd, F_ADD_SEALS, seals)))
 		exit(2);
 	free(h);
 	return fd;
+}
+
+/* A sealed memfd holding a table of NR rows for OBJ, rows spaced by STEP. */
+static int table(int obj, uint32_t nr, uint32_t step,
+                 void (*spoil)(struct lfr_unwind_hdr *, struct lfr_unwind_row *))
+{
+	return table_in(-1, SEALS_ALL, obj, nr, step, spoil);
 }
 
 static void bad_magic(struct lfr_unwind_hdr *h, struct lfr_unwind_row *r)
@@ -265,6 +280,23 @@ int check_unwind(void)
 	       "a CFA offset that is not a multiple of 8: EINVAL", 0);
 	expect(add_table(&c, sid, self, 4, stale) == ESTALE, "a table older than its file: ESTALE",
 	       0);
+	/* only a sealed memfd: its bytes cannot change and reading it waits on no file system */
+	t = table_in(-1, 0, self, 4, 16, NULL);
+	st = add(&c, sid, self, t);
+	expect(st == EINVAL, "a good table in a memfd without seals: EINVAL", st);
+	close(t);
+	t = table_in(-1, F_SEAL_SHRINK | F_SEAL_GROW, self, 4, 16, NULL);
+	st = add(&c, sid, self, t);
+	expect(st == EINVAL, "a good table in a memfd that may still be written: EINVAL", st);
+	close(t);
+	t = open("/tmp/lfr-nl-table", O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (t < 0)
+		return 2;
+	unlink("/tmp/lfr-nl-table");
+	table_in(t, 0, self, 4, 16, NULL);
+	st = add(&c, sid, self, t);
+	expect(st == EINVAL, "a good table in a regular file: EINVAL", st);
+	close(t);
 	st = add_table(&c, sid, self, 4, NULL);
 	expect(st == 0, "a good table is taken", st);
 	st = add_table(&c, sid, self, 4, NULL);
@@ -309,6 +341,45 @@ int check_unwind(void)
 		close(t);
 	nlc_stop(&c, evict, false);
 	printf("lfr-nl: eviction session %u\n", evict);
+	nlc_close(&c);
+	return fails ? 1 : 0;
+}
+
+/*
+ * The cap on the number of tables: LFR_UNWIND_MAX_TABLES + 1 one-row tables, each for a file of
+ * its own, well under the session's bytes; the session keeps LFR_UNWIND_MAX_TABLES and has
+ * dropped one (`lfr-nl unwind-count`; the session is printed for `lfr status` to show, which must
+ * come before another START, as the one of `lfr-nl unwind` must).
+ */
+int check_unwind_count(void)
+{
+	char dir[] = "/tmp/lfr-nl-objs.XXXXXX", path[64];
+	struct nlc c;
+	uint32_t sid;
+	int bad = 0, st = 0;
+
+	if (nlc_open(&c) < 0 || !c.family)
+		return 2;
+	sid = start(&c, 2048);
+	if (!sid || !mkdtemp(dir))
+		return 2;
+	for (uint32_t i = 0; i <= LFR_UNWIND_MAX_TABLES; i++) {
+		int obj;
+
+		snprintf(path, sizeof(path), "%s/%u", dir, i);
+		obj = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		if (obj < 0)
+			exit(2);
+		unlink(path);
+		st = add_table(&c, sid, obj, 1, NULL);
+		close(obj);
+		if (st && !bad++)
+			printf("lfr-nl: table %u of the count cap: %s\n", i, strerror(st));
+	}
+	rmdir(dir);
+	expect(!bad, "one table more than LFR_UNWIND_MAX_TABLES is taken, one dropped", bad);
+	nlc_stop(&c, sid, false);
+	printf("lfr-nl: count cap session %u\n", sid);
 	nlc_close(&c);
 	return fails ? 1 : 0;
 }

@@ -4,6 +4,7 @@
  * family.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -560,6 +561,26 @@ int lfr_ctl_status(struct lfr_ctl *c, int64_t session, struct lfr_status *out, s
 		lfr_status_free(out);
 		return -1;
 	}
+	/*
+	 * The per-CPU counters come as a dump (one message per CPU), so that the reply's size does
+	 * not grow with the number of CPUs; a module before that put them in the reply.
+	 */
+	if (out->info.id && !out->ncpus) {
+		struct lfr_session_info dumped = {0};
+		struct reply d = {&dumped, out, false};
+
+		nlh = lfr_genl_msg(&c->genl, buf, LFR_CMD_STATUS, NLM_F_DUMP);
+		mnl_attr_put_u32(nlh, LFR_A_SESSION_ID, out->info.id);
+		if (request(c, nlh, "STATUS (per CPU)", reply_cb, &d, e) < 0 ||
+		    check_reply(&d, "STATUS (per CPU)", e) < 0) {
+			/* the session was forgotten meanwhile: its totals stand alone */
+			if (e->code != ENOENT) {
+				lfr_status_free(out);
+				return -1;
+			}
+			lfr_error_clear(e);
+		}
+	}
 	return 0;
 }
 
@@ -623,16 +644,22 @@ static int write_all(int fd, const void *buf, size_t len, off_t off)
 	return 0;
 }
 
-/* The table in a memfd: what the kernel reads it from (a netlink message would cap its size). */
+/*
+ * The table in a sealed memfd: what the kernel reads it from (a netlink message would cap its
+ * size; the seals tell it the bytes can neither change nor make it wait on a file system).
+ */
 static int table_memfd(const struct lfr_unwind_hdr *hdr, const struct lfr_unwind_row *rows)
 {
-	int fd = memfd_create("lfr-unwind", MFD_CLOEXEC), err;
+	int fd = memfd_create("lfr-unwind", MFD_CLOEXEC | MFD_ALLOW_SEALING), err;
 
 	if (fd < 0)
 		return -errno;
 	err = write_all(fd, hdr, sizeof(*hdr), 0);
 	if (!err)
 		err = write_all(fd, rows, (size_t)hdr->nr_rows * sizeof(*rows), sizeof(*hdr));
+	if (!err &&
+	    fcntl(fd, F_ADD_SEALS, F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE))
+		err = -errno;
 	if (err) {
 		close(fd);
 		return err;

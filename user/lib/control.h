@@ -106,7 +106,8 @@ int lfr_ctl_abandon(struct lfr_ctl *c, uint32_t session, struct lfr_session_info
                     struct lfr_error *e);
 /*
  * UNWIND_ADD: gives session the unwind table (hdr, then hdr->nr_rows rows; sym/unwind_table.h
- * builds them) of the object file open at object_fd, written to a memfd for the kernel to read.
+ * builds them) of the object file open at object_fd, written to a memfd sealed against writing,
+ * shrinking and growing, for the kernel to read.
  * Returns 0 or a negative errno, with the kernel's message in e: -EEXIST when the session has a
  * table for that file already, -ESTALE when the file changed since the table was built,
  * -EOPNOTSUPP from a module without unwind tables.

@@ -31,8 +31,13 @@ static const char *hint_for(int code)
 		return "lfr needs CAP_PERFMON or CAP_SYS_ADMIN: run it as root, or grant the "
 		       "capability (e.g. 'setcap cap_perfmon+ep $(command -v lfr)')";
 	case EBUSY:
-		return "the most sessions that can run at once (8) are running: 'lfr status' "
-		       "lists them and 'lfr stop -S ID' ends one";
+		return "the most sessions that can run at once (8) are running, or 8 stopped ones "
+		       "are still draining: 'lfr status' lists them and 'lfr stop -S ID' ends one "
+		       "(a draining one's queued walks are then given up)";
+	case ENOSPC:
+		return "the sessions lfr.ko keeps hold the most memory it allows them together: "
+		       "'lfr status' lists them and 'lfr stop -S ID' ends one, or raise "
+		       "/sys/module/lfr/parameters/max_total_mb";
 	case ESRCH:
 		return "the process or thread is gone or never existed: check the pid/tid with "
 		       "'ps -eLf'";

@@ -117,17 +117,23 @@
  *   the attributes of the START reply, then
  *   LFR_A_COUNTERS nest   the totals: one u64 attribute per counter, the
  *                         attribute type being the enum lfr_counter value,
- *   LFR_A_CPU nest        repeated, one per possible CPU:
- *     LFR_CPU_A_ID       u32
- *     LFR_CPU_A_COUNTERS nest (as LFR_A_COUNTERS, for this CPU)
  *   LFR_A_SESSIONS nest   every session the module keeps (running,
  *                         draining, or stopped since the last START), one
  *                         LFR_A_SESSION_ID u32 each, newest first: STATUS
  *                         each by id for its state and figures.
  *   When no session exists the reply has LFR_A_STATE = LFR_STATE_IDLE and an
  *   empty LFR_A_SESSIONS only.
+ *   The reply's size does not depend on the number of CPUs.  The per-CPU
+ *   counters come from STATUS with NLM_F_DUMP (LFR_A_SESSION_ID optional,
+ *   as above; ENOENT with no such session): one LFR_CMD_STATUS message per
+ *   possible CPU, several in one read as they fit, then NLMSG_DONE; each has
+ *   LFR_A_SESSION_ID, LFR_A_STATE and
+ *   LFR_A_CPU nest
+ *     LFR_CPU_A_ID       u32
+ *     LFR_CPU_A_COUNTERS nest (as LFR_A_COUNTERS, for this CPU; no gauges)
  *   Counters are per CPU where the event was counted (ticks on the CPU of
- *   the interrupt, commits on the CPU whose ring got the record).
+ *   the interrupt, commits on the CPU whose ring got the record).  A module
+ *   before the dump put the LFR_A_CPU nests in the reply.
  *
  * LFR_CMD_UNWIND_ADD: give a session the unwind table of one object file,
  *   so that its walks unwind through that object's code from its call frame
@@ -137,7 +143,10 @@
  *   LFR_A_UNWIND_OBJECT_FD  u32   an open descriptor of the object file
  *                                 (the table applies to the mappings of
  *                                 exactly this inode)
- *   LFR_A_UNWIND_TABLE_FD   u32   a descriptor of a regular file or memfd
+ *   LFR_A_UNWIND_TABLE_FD   u32   a descriptor of a memfd sealed with
+ *                                 F_SEAL_WRITE, F_SEAL_SHRINK and
+ *                                 F_SEAL_GROW (memfd_create with
+ *                                 MFD_ALLOW_SEALING, then F_ADD_SEALS)
  *                                 holding the table from offset 0: struct
  *                                 lfr_unwind_hdr, then nr_rows struct
  *                                 lfr_unwind_row sorted by start, strictly
@@ -148,13 +157,17 @@
  *   A pc in an object with a table but no rule for it (NONE row, no row
  *   before it) ends the chain with LFR_SAMPLE_F_USER_NO_CFI; objects
  *   without a table are walked by frame pointers, in the same chain.
- *   When adding a table would exceed LFR_A_UNWIND_MAX_KB, the tables used
- *   least recently are dropped first (LFR_CTR_UNWIND_EVICTED).
+ *   When adding a table would exceed LFR_A_UNWIND_MAX_KB or
+ *   LFR_UNWIND_MAX_TABLES tables, tables are dropped first, in
+ *   second-chance order: the oldest that no walk used since the last
+ *   eviction passed it (LFR_CTR_UNWIND_EVICTED).  A table for an inode
+ *   whose ctime changed replaces the one built before the change.
  *   Errors: EEXIST when the session has a table for that inode; ESTALE
  *   when the inode's ctime is no longer the header's (the file changed
  *   after the table was built); EBADF for a bad descriptor; EINVAL for an
- *   object that is not a regular file or a malformed table (the message
- *   says what is wrong); EFBIG for a table larger than the cap;
+ *   object that is not a regular file, a table descriptor that is not a
+ *   sealed memfd, or a malformed table (the message says what is wrong);
+ *   EFBIG for a table larger than the cap;
  *   ENOENT for no such session, ESRCH when it is not running.
  *
  * LFR_CMD_NOTIFY: sent by the kernel to LFR_GENL_MCGRP, never accepted.
@@ -583,6 +596,7 @@ struct lfr_rec_offcpu {
 #define LFR_UNWIND_MAGIC	0x4c465554u	/* "LFUT" */
 #define LFR_UNWIND_VERSION	1
 #define LFR_UNWIND_MAX_ROWS	(1u << 24)
+#define LFR_UNWIND_MAX_TABLES	4096	/* per session */
 
 struct lfr_unwind_hdr {
 	__u32 magic;		/* LFR_UNWIND_MAGIC */
