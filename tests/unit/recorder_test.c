@@ -219,9 +219,12 @@ static void add_ustack(struct env *e, uint64_t walk, uint32_t ticks, uint64_t le
 	assert_int_equal(lfr_recorder_add(e->rec, &u->hdr), 0);
 }
 
-/* A USTACK record with FLAGS and no stack words (as the kernel writes after unwinding by table). */
-static void add_ustack_flags(struct env *e, uint64_t walk, uint64_t leaf_pc, uint64_t ret,
-                             uint32_t flags)
+/*
+ * A USTACK record of walk WALK with FLAGS: NR_USER pcs then NR_WORDS stack words, two values in
+ * all (A, then B).
+ */
+static void add_ustack_two(struct env *e, uint64_t walk, uint32_t flags, uint16_t nr_user,
+                           uint16_t nr_words, uint64_t a, uint64_t b)
 {
 	uint64_t buf[(sizeof(struct lfr_rec_ustack) + 2 * 8) / 8] = {0};
 	struct lfr_rec_ustack *u = (void *)buf;
@@ -234,30 +237,24 @@ static void add_ustack_flags(struct env *e, uint64_t walk, uint64_t leaf_pc, uin
 	u->tid = TGID;
 	u->ticks = 1;
 	u->flags = flags;
-	u->nr_user = 2;
-	u->ips[0] = leaf_pc;
-	u->ips[1] = ret;
+	u->nr_user = nr_user;
+	u->nr_words = nr_words;
+	u->ips[0] = a;
+	u->ips[1] = b;
 	assert_int_equal(lfr_recorder_add(e->rec, &u->hdr), 0);
+}
+
+/* A USTACK record with FLAGS and no stack words (as the kernel writes after unwinding by table). */
+static void add_ustack_flags(struct env *e, uint64_t walk, uint64_t leaf_pc, uint64_t ret,
+                             uint32_t flags)
+{
+	add_ustack_two(e, walk, flags, 2, 0, leaf_pc, ret);
 }
 
 /* The USTACK record of walk WALK: the leaf pc alone, and WORD at sp (the leaf rule's caller). */
 static void add_ustack_word(struct env *e, uint64_t walk, uint64_t leaf_pc, uint64_t word)
 {
-	uint64_t buf[(sizeof(struct lfr_rec_ustack) + 2 * 8) / 8] = {0};
-	struct lfr_rec_ustack *u = (void *)buf;
-
-	u->hdr.type = LFR_REC_USTACK;
-	u->hdr.size = sizeof(buf);
-	u->walk_id = walk;
-	u->time_ns = e->t;
-	u->tgid = TGID;
-	u->tid = TGID;
-	u->ticks = 1;
-	u->nr_user = 1;
-	u->nr_words = 1;
-	u->ips[0] = leaf_pc;
-	u->ips[1] = word;
-	assert_int_equal(lfr_recorder_add(e->rec, &u->hdr), 0);
+	add_ustack_two(e, walk, 0, 1, 1, leaf_pc, word);
 }
 
 static int setup(void **state)
