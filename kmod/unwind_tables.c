@@ -43,10 +43,13 @@ struct lfr_unwind_table {
 	struct lfr_unwind_row rows[];
 };
 
-/* Hints of the row lookup: about one per row, 16 to 1024 of them. */
+/*
+ * Hints of the row lookup: one per 4 to 8 rows, 16 to 1024 of them (a walk
+ * meets few of a table's rows, and they count against the session's bytes).
+ */
 static u32 lfr_unwind_hint_bits(u64 nr)
 {
-	return clamp_t(u32, fls64(nr), 4, 10);
+	return clamp_t(int, fls64(nr) - 3, 4, 10);
 }
 
 static size_t lfr_unwind_table_size(u64 nr)

@@ -53,9 +53,10 @@ grep -q 'event=stopped' "$share/stop-dump.txt" || { echo "stop-drain: FAILED: no
 lfr raw -F 10000 -k -d 2 --drain-timeout 300000 -o "$share/abandon-dump.txt" -- syscalls pipe 8 >pipe3.txt &
 dump_pid=$!
 sid=""
+# (lfr raw -o writes its file only when its session has ended: the session is found by its state)
 for i in $(seq 300); do
-	sid=$(sed -n 's/^session id=\([0-9]*\).*/\1/p' "$share/abandon-dump.txt" 2>/dev/null)
-	[ -n "$sid" ] && [ "$(lfr status -m -S "$sid" | field state)" = draining ] && break
+	sid=$(lfr status -m | awk '/ state=draining/ { for (i = 1; i <= NF; i++) if ($i ~ /^(session|id)=[0-9]+$/) { sub(/^[a-z]*=/, "", $i); print $i; exit } }')
+	[ -n "$sid" ] && break
 	sleep 0.1
 done
 out=$(lfr stop -S "$sid" --timeout 500)
