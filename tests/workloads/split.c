@@ -9,7 +9,7 @@
  * each, so the program knows how the time of the three really split in this run (the ratio of work
  * is only what it aims at: caches, frequency and the host decide the rest).  At the end it prints
  *
- *   split pid=PID loop_tid=TID chain_tid=TID seconds=S iterations=N overhead_ns=O
+ *   split pid=PID loop_tid=TID chain_tid=TID seconds=S iterations=N overhead_ns=O read_ns=R
  *   split: a=49.60 b=30.17 c=20.23
  *   split-raw: a=49.61 b=30.15 c=20.24 (3 of 30579 intervals were stalled)
  *   split-tsc: a=49.80 b=30.05 c=20.15
@@ -36,13 +36,19 @@
  * 18 % instead of 30 %).  Reading that clock is a system call (the vDSO does not serve CPU-time
  * clocks), so the leaves must not read it themselves or they would no longer be leaves, and
  * samples in the vDSO and the kernel would fall inside the measured intervals.  split_loop reads
- * it between the calls instead; each interval then also holds one clock read and a call, whose
- * cost is measured before the loop (back-to-back reads) and subtracted.  The leaves also time
+ * it between the calls instead; each interval then also holds one clock read and a call.  Their
+ * cost is the interval of a fourth leaf without work, split_z, called in the same loop: its mean
+ * (overhead_ns) is subtracted from every interval.  It must be measured there, under the same
+ * sampling: a tick that hits a clock read makes the profiler walk the stack on the way out of
+ * that system call, inside the next interval, and on the debug kernel under emulation that walk
+ * costs far more than the read (back-to-back reads before the loop, read_ns, gave a third to
+ * a fifth of it).  The leaves also time
  * themselves with rdtsc (one instruction, no call), printed as "split-tsc:" for comparison: the
  * two agree on an idle machine, and differ by the preemptions on a busy one.
  *
- * Usage: split SECONDS [START_DELAY_MS]   (START_DELAY_MS: sleep after printing the pid, before
- * the work starts, so that a recorder can attach; default 0)
+ * Usage: split SECONDS [START_DELAY_MS [UNIT]]   (UNIT: iterations of one work unit, default
+ * 200000: larger where a clock read costs much, so that its error weighs less; START_DELAY_MS:
+ * sleep after printing the pid, before the work starts, so that a recorder can attach; default 0)
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -60,18 +66,18 @@
 static volatile sig_atomic_t stop;
 /* Iterations of one work unit; a variable, so that no compiler specializes the leaves on it. */
 static volatile uint64_t unit = 200000;
-uint64_t split_tsc[3], split_ns[3];
+uint64_t split_tsc[4], split_ns[4];
 
-/* Every interval measured, per leaf, for the robust truth (see main). */
-static uint64_t *intervals[3];
+/* Every interval measured, per leaf and for split_z, for the robust truth (see main). */
+static uint64_t *intervals[4];
 static size_t nintervals, capintervals;
 
-static void note_intervals(uint64_t a, uint64_t b, uint64_t c)
+static void note_intervals(uint64_t a, uint64_t b, uint64_t c, uint64_t z)
 {
 	if (nintervals == capintervals) {
 		size_t ncap = capintervals ? 2 * capintervals : 4096;
 
-		for (int i = 0; i < 3; i++) {
+		for (int i = 0; i < 4; i++) {
 			uint64_t *p = realloc(intervals[i], ncap * sizeof(*p));
 
 			if (!p) {
@@ -85,6 +91,7 @@ static void note_intervals(uint64_t a, uint64_t b, uint64_t c)
 	intervals[0][nintervals] = a;
 	intervals[1][nintervals] = b;
 	intervals[2][nintervals] = c;
+	intervals[3][nintervals] = z;
 	nintervals++;
 }
 
@@ -105,7 +112,7 @@ static int cmp_u64(const void *x, const void *y)
  */
 #define STALL_NS 5000000ull
 
-static uint64_t robust_ns(int leaf, uint64_t overhead, size_t *outliers)
+static uint64_t robust_ns(int leaf, size_t *outliers)
 {
 	uint64_t *v = malloc(nintervals * sizeof(*v)), med, sum = 0;
 
@@ -123,7 +130,7 @@ static uint64_t robust_ns(int leaf, uint64_t overhead, size_t *outliers)
 			d = med;
 			(*outliers)++;
 		}
-		sum += d > overhead ? d - overhead : 0;
+		sum += d;
 	}
 	free(v);
 	return sum;
@@ -167,6 +174,19 @@ FN void split_c(uint64_t n)
 	split_tsc[2] += __rdtsc() - t0;
 }
 
+/*
+ * No work: its interval is what every leaf's interval holds besides the leaf's work (a call, a
+ * return, a clock read, and the share of the profiler's cost that falls on them), measured in
+ * the same loop under the same sampling, so that it can be subtracted.
+ */
+FN void split_z(uint64_t n)
+{
+	uint64_t t0 = __rdtsc(), x = n + 3;
+
+	split_sink = x;
+	split_tsc[3] += __rdtsc() - t0;
+}
+
 static uint64_t cpu_ns(void)
 {
 	struct timespec ts;
@@ -175,31 +195,38 @@ static uint64_t cpu_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* Each interval: the leaf, its return, one clock read (subtracted at the end) and the next call. */
+/*
+ * Each interval: a call, the leaf, its return and one clock read.  split_z's interval also holds
+ * the loop's bookkeeping, so that none of it falls on one leaf; its mean is subtracted from every
+ * leaf's intervals at the end.
+ */
 FN uint64_t split_loop(void)
 {
 	uint64_t iterations = 0, t = cpu_ns();
 
 	while (!stop) {
-		uint64_t n = unit, t1, t2, t3;
+		uint64_t n = unit, t0, t1, t2, t3;
 
+		split_z(n);
+		t0 = cpu_ns();
 		split_a(n);
 		t1 = cpu_ns();
 		split_b(n);
 		t2 = cpu_ns();
 		split_c(n);
 		t3 = cpu_ns();
-		split_ns[0] += t1 - t;
+		split_ns[0] += t1 - t0;
 		split_ns[1] += t2 - t1;
 		split_ns[2] += t3 - t2;
-		note_intervals(t1 - t, t2 - t1, t3 - t2);
+		split_ns[3] += t0 - t;
+		note_intervals(t1 - t0, t2 - t1, t3 - t2, t0 - t);
 		t = t3;
 		iterations++;
 	}
 	return iterations;
 }
 
-/* The mean cost of one clock read, from back-to-back reads. */
+/* The mean cost of one clock read, from back-to-back reads (printed for comparison only). */
 static uint64_t read_overhead(void)
 {
 	uint64_t t0 = cpu_ns(), t1 = t0;
@@ -297,6 +324,7 @@ static double now(void)
 int main(int argc, char **argv)
 {
 	int secs = argc > 1 ? atoi(argv[1]) : 0, delay_ms = argc > 2 ? atoi(argv[2]) : 0;
+	long long u = argc > 3 ? atoll(argv[3]) : (long long)unit;
 	struct sigaction sa;
 	uint64_t iterations, sum, tsc, overhead;
 	double pct[3];
@@ -304,10 +332,13 @@ int main(int argc, char **argv)
 	pthread_t t;
 	int err;
 
-	if (argc < 2 || secs < 1 || delay_ms < 0) {
-		fprintf(stderr, "usage: split SECONDS [START_DELAY_MS]  (SECONDS >= 1)\n");
+	if (argc < 2 || secs < 1 || delay_ms < 0 || u < 1) {
+		fprintf(
+		    stderr,
+		    "usage: split SECONDS [START_DELAY_MS [UNIT]]  (SECONDS >= 1, UNIT >= 1)\n");
 		return 2;
 	}
+	unit = (uint64_t)u;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_alarm;
 	sigaction(SIGALRM, &sa, NULL);
@@ -335,8 +366,7 @@ int main(int argc, char **argv)
 	t1 = now();
 	sum = 0;
 	for (int i = 0; i < 3; i++) {
-		split_ns[i] -=
-		    split_ns[i] > iterations * overhead ? iterations * overhead : split_ns[i];
+		split_ns[i] -= split_ns[i] > split_ns[3] ? split_ns[3] : split_ns[i];
 		sum += split_ns[i];
 	}
 	tsc = split_tsc[0] + split_tsc[1] + split_tsc[2];
@@ -344,11 +374,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "split: no time measured (SECONDS too short?)\n");
 		return 1;
 	}
-	uint64_t robust[3], rsum = 0;
+	uint64_t robust[4], rsum = 0;
 	size_t outliers = 0;
 
+	robust[3] = robust_ns(3, &outliers);
 	for (int i = 0; i < 3; i++) {
-		robust[i] = robust_ns(i, overhead, &outliers);
+		robust[i] = robust_ns(i, &outliers);
+		robust[i] -= robust[i] > robust[3] ? robust[3] : robust[i];
 		rsum += robust[i];
 	}
 	if (!rsum) {
@@ -357,14 +389,14 @@ int main(int argc, char **argv)
 	}
 	for (int i = 0; i < 3; i++)
 		pct[i] = 100.0 * (double)robust[i] / (double)rsum;
-	printf(
-	    "split pid=%d loop_tid=%d chain_tid=%d seconds=%.3f iterations=%lu overhead_ns=%lu\n",
-	    (int)getpid(), (int)gettid(), (int)chain_tid, t1 - t0, (unsigned long)iterations,
-	    (unsigned long)overhead);
+	printf("split pid=%d loop_tid=%d chain_tid=%d seconds=%.3f iterations=%lu overhead_ns=%lu "
+	       "read_ns=%lu\n",
+	       (int)getpid(), (int)gettid(), (int)chain_tid, t1 - t0, (unsigned long)iterations,
+	       (unsigned long)(nintervals ? robust[3] / nintervals : 0), (unsigned long)overhead);
 	printf("split: a=%.2f b=%.2f c=%.2f\n", pct[0], pct[1], pct[2]);
 	printf("split-raw: a=%.2f b=%.2f c=%.2f (%zu of %zu intervals were stalled)\n",
 	       100.0 * (double)split_ns[0] / (double)sum, 100.0 * (double)split_ns[1] / (double)sum,
-	       100.0 * (double)split_ns[2] / (double)sum, outliers, 3 * nintervals);
+	       100.0 * (double)split_ns[2] / (double)sum, outliers, 4 * nintervals);
 	printf("split-tsc: a=%.2f b=%.2f c=%.2f\n", 100.0 * (double)split_tsc[0] / (double)tsc,
 	       100.0 * (double)split_tsc[1] / (double)tsc,
 	       100.0 * (double)split_tsc[2] / (double)tsc);

@@ -10,6 +10,26 @@ set -u
 share=${LFR_SHARE:-/tmp}
 fail=0
 field() { tr ' ' '\n' | sed -n "s/^$1=//p" | head -n 1; }
+# Waits until the `syscalls pipe 8` that printed its pid into $1 has all 8 threads asleep in their
+# pipe writes and the running session has a walk pending: from then on the walks stay queued (a
+# handshake, not a time: a loaded debug guest took more than 2 s to get its threads there).
+blocked() {
+	local wpid="" asleep=0 pending=0
+	for i in $(seq 6000); do # 600 s: a liveness bound only
+		[ -z "$wpid" ] && wpid=$(sed -n 's/^syscalls pid=\([0-9]*\).*/\1/p' "$1")
+		if [ -n "$wpid" ]; then
+			asleep=$(cat /proc/"$wpid"/task/*/stat 2>/dev/null | grep -c '(sc-pipe) S ')
+			pending=$(lfr status -m | awk '/ state=running/' | field works_pending)
+			if [ "$asleep" -ge 8 ] && [ "${pending:-0}" -ge 1 ]; then
+				echo "stop-drain: $asleep pipe threads asleep in their writes, $pending walks pending"
+				return 0
+			fi
+		fi
+		sleep 0.1
+	done
+	echo "stop-drain: FAILED: the pipe threads never all slept with a walk pending ($asleep asleep, ${pending:-0} pending)"
+	return 1
+}
 
 lfr raw -F 10000 -k -d 3 --drain-timeout 300000 -o "$share/stop-dump.txt" -- syscalls pipe 8 >pipe.txt &
 dump_pid=$!
@@ -50,8 +70,10 @@ grep -q 'event=stopped' "$share/stop-dump.txt" || { echo "stop-drain: FAILED: no
 
 # lfr stop gives up the walks that stay queued: the session stops although the threads still
 # sleep, and their ticks are counted lost as "abandoned" (the dump's checks still balance).
-lfr raw -F 10000 -k -d 2 --drain-timeout 300000 -o "$share/abandon-dump.txt" -- syscalls pipe 8 >pipe3.txt &
+lfr raw -F 10000 -k --drain-timeout 300000 -o "$share/abandon-dump.txt" -- syscalls pipe 8 >pipe3.txt &
 dump_pid=$!
+blocked pipe3.txt || fail=1
+kill -INT $dump_pid
 sid=""
 # (lfr raw -o writes its file only when its session has ended: the session is found by its state)
 for i in $(seq 300); do
@@ -90,16 +112,21 @@ case "$state" in stopped|draining) ;; *) echo "stop-drain: FAILED: the session k
 kill $bpid
 wait $bpid 2>/dev/null
 
-# lfr record does not wait for threads blocked in the kernel beyond its drain timeout.
-# (the command's threads fill their pipes and block; -d ends the recording, then the command)
+# lfr record does not wait for threads blocked in the kernel beyond its drain timeout.  The
+# recording is ended (SIGINT) once all 8 pipe threads sleep in their writes and a walk is pending:
+# a handshake, not a time (a loaded debug guest took more than 2 s to get its threads there).
+lfr record -F 10000 -k --drain-timeout 1000 -o "$share/pending.jfr" -- syscalls pipe 8 \
+	>pipe2.txt 2>"$share/pending.err" &
+rpid=$!
+blocked pipe2.txt || fail=1
 t0=$(cut -d' ' -f1 /proc/uptime)
-lfr record -F 10000 -k -d 2 --drain-timeout 1000 -o "$share/pending.jfr" -- syscalls pipe 8 \
-	>pipe2.txt 2>"$share/pending.err"
+kill -INT $rpid
+wait $rpid
 rc=$?
 t1=$(cut -d' ' -f1 /proc/uptime)
 lfr status -m >"$share/pending.status"
 cat "$share/pending.err"
-echo "stop-drain: lfr record -d 2 --drain-timeout 1000 took $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }') s; $(cut -d' ' -f1-3 "$share/pending.status") ticks_matched=$(field ticks_matched <"$share/pending.status") works_pending=$(field works_pending <"$share/pending.status")"
+echo "stop-drain: lfr record --drain-timeout 1000 took $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }') s after SIGINT; $(cut -d' ' -f1-3 "$share/pending.status") ticks_matched=$(field ticks_matched <"$share/pending.status") works_pending=$(field works_pending <"$share/pending.status")"
 [ $rc = 0 ] || { echo "stop-drain: FAILED: lfr record exited $rc"; fail=1; }
 # it gave the walks up after the drain timeout it was given (the time it took in all, start-up and
 # tear-down under TCG included, is printed above: a loaded host stretches it, so it is not checked)
