@@ -306,7 +306,7 @@ extern int lfr_cpuhp_state;
 
 static inline bool lfr_counter_valid(int c)
 {
-	return (c >= LFR_CTR_TICKS && c <= LFR_CTR_THREADS_RECLAIMED) ||
+	return (c >= LFR_CTR_TICKS && c <= LFR_CTR_TICKS_SKIPPED) ||
 	       (c > LFR_CTR_LOST_FIRST && c <= LFR_CTR_MAX);
 }
 
