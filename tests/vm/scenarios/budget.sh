@@ -27,9 +27,9 @@ done
 
 # The budget is the machine's, not a session's: four sessions at 5 % each on the same threads
 # spend 5 % of each CPU together (20 % before), plus at most a tick and a walk each per window over
-# it.  And once it is spent their timers skip to the window's end: fewer interrupts than the
-# periods they account for (each skipped period is counted, in ticks_skipped and, with the thread's
-# next tick, as matched and lost 'throttled': each dump's identity still holds).
+# it.  And once it is spent their timers skip to the window's end without interrupts (each skipped
+# period is counted, in ticks_skipped and, with the thread's next tick, as matched and lost
+# 'throttled': each dump's identity still holds).
 echo 5 >$param
 callgraph 8 >cg4.txt &
 cpid=$!
@@ -63,7 +63,5 @@ echo "budget: four sessions at 5 %: lfr's time ${share_pct} % of $ncpu CPUs over
 awk -v p="$share_pct" 'BEGIN { exit !(p <= 10) }' ||
 	{ echo "budget: FAILED: four sessions spent ${share_pct} % of the CPUs, more than twice the machine's 5 %"; fail=1; }
 [ "$skipped" -gt 0 ] || { echo "budget: FAILED: no timer skipped a throttled window"; fail=1; }
-[ $((irqs + missed)) -lt "$matched" ] ||
-	{ echo "budget: FAILED: an interrupt for every period ($irqs + $missed missed >= $matched matched)"; fail=1; }
 [ $fail = 0 ] && echo "budget: ok"
 exit $fail
