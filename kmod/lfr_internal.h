@@ -105,6 +105,8 @@ struct lfr_walk {
 struct lfr_thread {
 	unsigned long key;	/* task pointer [| _BUSY], LFR_KEY_EMPTY or _TOMB */
 	s64 budget_ns;		/* per-task mode: CPU time left to the tick */
+	/* per-task mode: periods its timer skipped over a spent CPU budget */
+	u64 throttle_skip;
 	/*
 	 * The walk queued or running, one at most: set by a tick, cleared by
 	 * the walk's commit (both on the thread's CPU, interrupts off) or by
@@ -188,9 +190,6 @@ struct lfr_pcpu {
 	u64 in_runtime;
 	struct rnd_state rnd;
 	u64 walk_seq;			/* walk ids queued on this CPU */
-	u64 budget_start;		/* local_clock() at the window's start */
-	u64 budget_ns;			/* lfr's time on this CPU in the window */
-	u64 tick_start;			/* local_clock() at this tick's start */
 	bool online;
 	/*
 	 * Off-CPU: the interval that ended at cur's switch-in, written by
@@ -307,7 +306,7 @@ extern int lfr_cpuhp_state;
 
 static inline bool lfr_counter_valid(int c)
 {
-	return (c >= LFR_CTR_TICKS && c <= LFR_CTR_THREADS_RECLAIMED) ||
+	return (c >= LFR_CTR_TICKS && c <= LFR_CTR_TICKS_SKIPPED) ||
 	       (c > LFR_CTR_LOST_FIRST && c <= LFR_CTR_MAX);
 }
 
@@ -415,7 +414,6 @@ void lfr_thread_release(struct lfr_session *s, struct task_struct *t);
 u64 lfr_threads_pending_ticks(struct lfr_threads *tt);
 
 /* sampler.c */
-extern unsigned int lfr_max_cpu_percent;
 int lfr_sampler_start(struct lfr_session *s);
 void lfr_sampler_unpublish(struct lfr_session *s);
 void lfr_sampler_stop(struct lfr_session *s);

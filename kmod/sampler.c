@@ -28,6 +28,7 @@
 #include <linux/tracepoint.h>
 #include <asm/irq_regs.h>
 #include <asm/unwind.h>
+#include "cpu_share.h"
 #include "kstack.h"
 #include "lfr_internal.h"
 
@@ -44,34 +45,6 @@ static struct tracepoint *lfr_tp_switch;
  */
 static struct lfr_session __rcu *lfr_switch_sessions[LFR_MAX_RUNNING];
 static bool lfr_switch_attached;
-
-/*
- * The CPU budget, perf's perf_cpu_time_max_percent for lfr: within each
- * window of LFR_BUDGET_WINDOW_NS, once lfr's own time on a CPU (timer
- * handlers and walks) passed this share of the window, the rest of that
- * window's ticks on the CPU are skipped and counted lost as THROTTLED.
- */
-unsigned int lfr_max_cpu_percent = 25;
-module_param_named(max_cpu_percent, lfr_max_cpu_percent, uint, 0644);
-MODULE_PARM_DESC(max_cpu_percent,
-		 "share of each CPU lfr may spend sampling, percent (0: no limit; default 25, as perf's perf_cpu_time_max_percent)");
-
-#define LFR_BUDGET_WINDOW_NS	(100 * NSEC_PER_MSEC)
-
-/* Hard irq: whether this CPU's budget is spent for the current window. */
-static bool lfr_over_budget(struct lfr_pcpu *pc, u64 now)
-{
-	unsigned int pct = READ_ONCE(lfr_max_cpu_percent);
-
-	if (now - pc->budget_start >= LFR_BUDGET_WINDOW_NS) {
-		pc->budget_start = now;
-		this_cpu_write(pc->s->pcpu->budget_ns, 0);
-		return false;
-	}
-	return pct && pct < 100 &&
-	       this_cpu_read(pc->s->pcpu->budget_ns) * 100 >
-	       (u64)pct * LFR_BUDGET_WINDOW_NS;
-}
 
 static void lfr_find_tp(struct tracepoint *tp, void *priv)
 {
@@ -185,9 +158,10 @@ out_unget:
  * this tick queues or, when one is still queued or running (the thread has
  * not been back in user space since), that one.  @missed periods passed
  * without a tick (a late interrupt): counted lost, never given this stack.
+ * @spent: this CPU's budget is spent, the tick is throttled.
  */
 static void lfr_tick(struct lfr_session *s, struct lfr_thread *e, u32 missed,
-		     ktime_t when)
+		     ktime_t when, bool spent)
 {
 	struct lfr_pcpu *pc = this_cpu_ptr(s->pcpu);
 	struct lfr_rec_tick *r = (struct lfr_rec_tick *)pc->tick_buf;
@@ -198,7 +172,13 @@ static void lfr_tick(struct lfr_session *s, struct lfr_thread *e, u32 missed,
 	int lost = 0;
 
 	lfr_count(s, LFR_CTR_TICKS_MATCHED, 1 + (u64)missed);
-	if (lfr_over_budget(pc, pc->tick_start)) {
+	if (e->throttle_skip) {
+		/* the periods its timer skipped over a spent budget, now passed */
+		lfr_count(s, LFR_CTR_TICKS_MATCHED, e->throttle_skip);
+		lfr_count_lost(s, LFR_LOST_THROTTLED, e->throttle_skip);
+		e->throttle_skip = 0;
+	}
+	if (spent) {
 		lfr_count_lost(s, LFR_LOST_THROTTLED, 1 + (u64)missed);
 		return;
 	}
@@ -402,17 +382,48 @@ static void lfr_offcpu_end(struct lfr_session *s, struct lfr_pcpu *pc,
  * have not ticked for the longest time (threads.c), never one in use.
  */
 static void lfr_sample_any(struct lfr_session *s, struct task_struct *t,
-			   u32 missed, ktime_t now)
+			   u32 missed, ktime_t now, bool spent)
 {
-	struct lfr_thread *e = lfr_thread_pin(s, t, ktime_to_ns(now));
+	struct lfr_thread *e;
 
+	if (spent) {
+		lfr_count(s, LFR_CTR_TICKS_MATCHED, 1 + (u64)missed);
+		lfr_count_lost(s, LFR_LOST_THROTTLED, 1 + (u64)missed);
+		return;
+	}
+	e = lfr_thread_pin(s, t, ktime_to_ns(now));
 	if (e) {
-		lfr_tick(s, e, missed, now);
+		lfr_tick(s, e, missed, now, false);
 		lfr_thread_unpin(e);
 		return;
 	}
 	lfr_count(s, LFR_CTR_TICKS_MATCHED, 1 + (u64)missed);
 	lfr_count_lost(s, LFR_LOST_NO_THREAD_SLOT, 1 + (u64)missed);
+}
+
+/*
+ * Hard irq, this CPU's budget spent: the timer, already forwarded one period,
+ * skips the rest of the window, so that no interrupt is taken for periods
+ * that would only be throttled (as perf stops a throttled event).  In
+ * per-task mode they are @e's periods of CPU time: counted, matched and lost
+ * as throttled, with its next tick, once it has spent them (a thread that
+ * exits first never did); in timer mode they have no thread and are counted
+ * as the session's skipped periods only.  Either way the session counts them
+ * in TICKS_SKIPPED when it skips them.
+ */
+static void lfr_throttle_skip(struct lfr_session *s, struct hrtimer *timer,
+			      ktime_t now, u64 t0, struct lfr_thread *e)
+{
+	u64 until = ktime_to_ns(now) + lfr_cpu_share_left_ns(t0);
+	u64 k = lfr_share_skip(ktime_to_ns(hrtimer_get_expires(timer)), until,
+			       s->cfg.period_ns);
+
+	if (!k)
+		return;
+	hrtimer_add_expires_ns(timer, k * s->cfg.period_ns);
+	lfr_count(s, LFR_CTR_TICKS_SKIPPED, k);
+	if (e)
+		e->throttle_skip += k;
 }
 
 static enum hrtimer_restart lfr_timer_fn(struct hrtimer *timer)
@@ -428,13 +439,14 @@ static enum hrtimer_restart lfr_timer_fn(struct hrtimer *timer)
 	 * (CLOCK_MONOTONIC, the timer's base).
 	 */
 	u64 t0 = local_clock(), overrun;
-	struct lfr_thread *e;
+	struct lfr_thread *e = NULL;
 	ktime_t now;
 	u32 missed;
+	bool spent;
 
 	if (atomic_read(&s->state) != LFR_STATE_RUNNING)
 		return HRTIMER_NORESTART;
-	pc->tick_start = t0;	/* the budget's clock too: one read */
+	spent = lfr_cpu_share_spent(t0);	/* the budget's clock too: one read */
 	lfr_count(s, LFR_CTR_TICKS, 1);
 	/*
 	 * A late interrupt (a long irq-off section, a stalled virtual CPU)
@@ -457,7 +469,7 @@ static enum hrtimer_restart lfr_timer_fn(struct hrtimer *timer)
 		else if (!s->cfg.system && !lfr_is_target(s, t))
 			lfr_count(s, LFR_CTR_SKIP_NOT_TARGET, 1);
 		else
-			lfr_sample_any(s, t, missed, now);
+			lfr_sample_any(s, t, missed, now, spent);
 	} else {
 		e = pc->cur;
 		if (!e || READ_ONCE(e->key) != (unsigned long)t) {
@@ -467,18 +479,20 @@ static enum hrtimer_restart lfr_timer_fn(struct hrtimer *timer)
 		if (t->flags & PF_EXITING)
 			lfr_count(s, LFR_CTR_SKIP_EXITING, 1);
 		else
-			lfr_tick(s, e, missed, now);
+			lfr_tick(s, e, missed, now, spent);
 	}
+	if (spent)
+		lfr_throttle_skip(s, timer, now, t0, e);
 	t0 = local_clock() - t0;
 	lfr_count(s, LFR_CTR_IRQ_NS, t0);
 	lfr_count(s, LFR_CTR_IRQ_COUNT, 1);
-	this_cpu_add(s->pcpu->budget_ns, t0);
+	lfr_cpu_share_charge(t0);
 	return HRTIMER_RESTART;
 out:
 	t0 = local_clock() - t0;
 	lfr_count(s, LFR_CTR_IRQ_NS, t0);
 	lfr_count(s, LFR_CTR_IRQ_COUNT, 1);
-	this_cpu_add(s->pcpu->budget_ns, t0);
+	lfr_cpu_share_charge(t0);
 	return HRTIMER_NORESTART;
 }
 

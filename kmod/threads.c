@@ -94,6 +94,7 @@ static struct lfr_thread *lfr_thread_find(struct lfr_threads *tt,
 static void lfr_thread_clear(struct lfr_thread *e, bool follow, u64 now)
 {
 	e->budget_ns = 0;
+	e->throttle_skip = 0;
 	e->walk = NULL;
 	e->last_exec_id = 0;
 	e->comm_hash = 0;

@@ -18,6 +18,7 @@
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
+#include "cpu_share.h"
 #include "frame_walk.h"
 #include "lfr_internal.h"
 #include "seen.h"
@@ -604,7 +605,7 @@ void lfr_work_fn(struct callback_head *work)
 	if (t->nvcsw + t->nivcsw == switches && ns > 0) {
 		lfr_count(s, LFR_CTR_WORK_NS, ns);
 		lfr_count(s, LFR_CTR_WORK_COUNT, 1);
-		this_cpu_add(s->pcpu->budget_ns, ns);
+		lfr_cpu_share_charge(ns);
 	} else {
 		lfr_count(s, LFR_CTR_WORK_SWITCHED, 1);
 	}

@@ -394,6 +394,13 @@ static void print_summary(struct record *r, const struct lfr_status *st, double 
 	if (rs.lost_pending)
 		fprintf(stderr, "  lost %-18s %" PRIu64 "\n", LFR_LOST_WALK_PENDING_NAME,
 		        rs.lost_pending);
+	if (st->total.v[LFR_CTR_TICKS_SKIPPED])
+		fprintf(
+		    stderr,
+		    "  %" PRIu64
+		    " periods skipped without an interrupt: lfr's time on a CPU passed "
+		    "its budget there (module parameter max_cpu_percent, all sessions together)\n",
+		    st->total.v[LFR_CTR_TICKS_SKIPPED]);
 	if (rs.incomplete)
 		fprintf(stderr,
 		        "  %" PRIu64 " stacks incomplete (depth limit, unreadable stack, or code "

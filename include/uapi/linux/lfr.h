@@ -414,6 +414,7 @@ enum lfr_counter {
 	LFR_CTR_OFFCPU_COMMITTED, /* OFFCPU records whose walk committed */
 	LFR_CTR_OFFCPU_LOST,	/* intervals >= the minimum without a record */
 	LFR_CTR_THREADS_RECLAIMED, /* timer mode: idle threads' entries reused */
+	LFR_CTR_TICKS_SKIPPED,	/* periods timers skipped over a spent CPU budget */
 	/* New counters are appended here, below LFR_CTR_LOST_FIRST. */
 	LFR_CTR_LOST_FIRST = 64, /* LFR_CTR_LOST_FIRST + enum lfr_lost_reason */
 	LFR_CTR_LOST_RING_FULL = LFR_CTR_LOST_FIRST + LFR_LOST_RING_FULL,
