@@ -157,6 +157,7 @@ struct lfr_ring {
 	u32 cpu;
 	u64 lost_total[LFR_LOST_MAX + 1];	/* what ctrl->lost[] shows */
 	u64 lost_count[LFR_LOST_MAX + 1];	/* not yet reported in band */
+	u32 lost_pending;			/* reasons with lost_count set */
 	u64 lost_ticks[LFR_LOST_MAX + 1];
 	bool overflow;			/* OVERFLOW event sent, not yet cleared */
 	struct irq_work wake;
