@@ -16,7 +16,7 @@ static size_t round_blocks(size_t n)
 	return (n + BATCH_BLOCK - 1) / BATCH_BLOCK * BATCH_BLOCK;
 }
 
-/* LEN bytes (whole blocks) aligned to a block, so that each block can be one huge page. */
+/* LEN bytes (whole blocks) aligned to a block. */
 static void *map_blocks(size_t len)
 {
 	size_t span = len + BATCH_BLOCK;
@@ -31,8 +31,7 @@ static void *map_blocks(size_t len)
 	if (head)
 		munmap(p, head);
 	munmap((uint8_t *)start + len, span - head - len);
-	/* both are hints: without huge pages (or before 5.14) the pages come at first touch */
-	madvise((void *)start, len, MADV_HUGEPAGE);
+	/* a hint: before 5.14 the pages come at first touch */
 	madvise((void *)start, len, MADV_POPULATE_WRITE);
 	return (void *)start;
 }

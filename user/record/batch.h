@@ -6,8 +6,10 @@
  * While the recorded threads run, naming stays behind and the records read meanwhile queue up:
  * memory the recorder has never touched, taken at the rate the rings fill.  Taken page by page,
  * that is one page fault per 4 KiB copied, in the reading thread, on the CPUs the recorded threads
- * need.  A mapped batch (batch_map()) is instead whole 2 MiB blocks, aligned, asked for as
- * transparent huge pages and populated in one call: one allocation per block.
+ * need.  A mapped batch (batch_map()) is instead whole blocks, populated in one call.  A block
+ * is 256 KiB, about a fifth of a second of records at 999 Hz on two busy CPUs: the kernel zeroes
+ * every page it populates, and 2 MiB huge-page blocks for the few hundred KiB a hand-over carries
+ * made that zeroing most of the reading thread's time (bench/kprofile).
  */
 #ifndef LFR_RECORD_BATCH_H
 #define LFR_RECORD_BATCH_H
@@ -16,8 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The size (and alignment) of the blocks of a mapped batch: a huge page on x86-64. */
-#define BATCH_BLOCK (2u << 20)
+/* The size (and alignment) of the blocks of a mapped batch. */
+#define BATCH_BLOCK (256u << 10)
 
 /* A copied record: the batch owns its bytes. */
 struct batch {
