@@ -18,17 +18,35 @@ struct raw_stack_entry {
 	uint64_t word_val;
 };
 
+#define RAW_MIX 0x9e3779b97f4a7c15ull
+
+/*
+ * One xor and one multiply per address, four addresses per turn of the loop: this runs for every
+ * sample, and the loop's own count and branch were a third of its instructions.
+ */
+static uint64_t mix_words(uint64_t h, const uint64_t *w, uint32_t n)
+{
+	uint32_t i = 0;
+
+	for (; i + 4 <= n; i += 4) {
+		h = (h ^ w[i]) * RAW_MIX;
+		h = (h ^ w[i + 1]) * RAW_MIX;
+		h = (h ^ w[i + 2]) * RAW_MIX;
+		h = (h ^ w[i + 3]) * RAW_MIX;
+	}
+	for (; i < n; i++)
+		h = (h ^ w[i]) * RAW_MIX;
+	return h;
+}
+
 void raw_stack_hash(struct raw_stack_key *k)
 {
 	uint64_t h =
 	    hashtab_hash((uint64_t)k->tgid << 32 | k->map_gen,
 	                 (uint64_t)k->flags << 32 | (uint64_t)k->nr_kernel << 16 | k->nr_user);
 
-	/* one multiply per address: this runs for every sample */
-	for (uint32_t i = 0; i < k->nr_kernel; i++)
-		h = (h ^ k->kernel_ips[i]) * 0x9e3779b97f4a7c15ull;
-	for (uint32_t i = 0; i < k->nr_user; i++)
-		h = (h ^ k->user_ips[i]) * 0x9e3779b97f4a7c15ull;
+	h = mix_words(h, k->kernel_ips, k->nr_kernel);
+	h = mix_words(h, k->user_ips, k->nr_user);
 	k->hash = h ^ h >> 29;
 }
 
