@@ -429,8 +429,8 @@ int cmd_raw(int argc, char **argv)
 	int ret;
 
 	so->jitter_pct = -1;
-	ret =
-	    cli_parse_options(PROG, opts, sizeof(opts) / sizeof(opts[0]), true, argc, argv, usage);
+	ret = cli_parse_options(PROG, opts, sizeof(opts) / sizeof(opts[0]), CLI_STOP_AT_COMMAND,
+	                        argc, argv, usage);
 	if (ret >= 0)
 		return ret;
 	so->wakeup_any = wakeup_given && !so->wakeup_bytes;

@@ -5,7 +5,6 @@
  */
 #include <ctype.h>
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
@@ -17,6 +16,7 @@
 
 #include "cli/commands.h"
 #include "cli/ctl_util.h"
+#include "cli/options.h"
 #include "cli/runner.h"
 #include "jfr/writer.h"
 #include "lib/cgroup.h"
@@ -441,263 +441,183 @@ static void print_summary(struct record *r, const struct lfr_status *st, double 
 	        r->output, r->output, r->output);
 }
 
+/* --help prints the usage; a bad option, after its message, only where to look */
+static void usage_or_hint(FILE *out)
+{
+	if (out == stdout)
+		usage(stdout);
+	else
+		fprintf(stderr, "Run 'lfr record --help' for the options.\n");
+}
+
+/* perf's -g turns call graphs on, which lfr always records: a bare -g is followed by no number */
+static bool is_number(const char *word)
+{
+	return isdigit((unsigned char)word[0]);
+}
+
+/* -c, --period: perf's count, into period_ns */
+static int period_opt(const char *flag, const char *arg, void *dst)
+{
+	if (!isdigit((unsigned char)arg[0])) {
+		/* -c was the cgroup before it took perf's meaning */
+		fprintf(stderr,
+		        "%s: -c: '%s' is not a number: -c is the sampling period in ns of CPU time "
+		        "(perf's count); the cgroup is -G\n",
+		        PROG, arg);
+		return -1;
+	}
+	return cli_parse_u64(PROG, flag, arg, LFR_MIN_PERIOD_NS, LFR_MAX_PERIOD_NS, dst);
+}
+
+/* --call-graph, into fp_only: perf's "dwarf[,SIZE]" copies stacks; lfr's walk reads the same CFI */
+static int call_graph_opt(const char *flag, const char *arg, void *dst)
+{
+	if (!strcmp(arg, "fp")) {
+		*(bool *)dst = true;
+	} else if (!strcmp(arg, "cfi") || !strcmp(arg, "dwarf") || !strncmp(arg, "dwarf,", 6)) {
+		*(bool *)dst = false;
+	} else {
+		fprintf(
+		    stderr,
+		    "%s: %s: '%s': cfi (the default; perf's 'dwarf') unwinds by the objects' CFI, "
+		    "fp by frame pointers only\n",
+		    PROG, flag, arg);
+		return -1;
+	}
+	return 0;
+}
+
+/* -e: perf's events that count CPU time are what lfr samples anyway */
+static int event_opt(const char *flag, const char *arg, void *dst)
+{
+	(void)dst;
+	if (strcmp(arg, "cpu-clock") && strcmp(arg, "task-clock")) {
+		fprintf(stderr, "%s: %s: '%s': lfr samples CPU time only (cpu-clock, task-clock)\n",
+		        PROG, flag, arg);
+		return -1;
+	}
+	return 0;
+}
+
+/* --off-cpu[=MIN], into offcpu_min_ns */
+static int off_cpu_opt(const char *flag, const char *arg, void *dst)
+{
+	uint64_t *min_ns = dst, ms;
+
+	*min_ns = LFR_DEFAULT_OFFCPU_MIN_NS;
+	if (!arg)
+		return 0;
+	/* a bare number is in ms, as perf's --off-cpu-thresh */
+	if (arg[0] && strspn(arg, "0123456789") == strlen(arg)) {
+		if (cli_parse_u64(PROG, flag, arg, 1, LFR_MAX_OFFCPU_MIN_NS / 1000000, &ms) < 0)
+			return -1;
+		*min_ns = ms * 1000000;
+		return 0;
+	}
+	return cli_parse_duration(PROG, flag, arg, LFR_MIN_OFFCPU_MIN_NS, LFR_MAX_OFFCPU_MIN_NS,
+	                          min_ns);
+}
+
+/* -G, appended to the record's cgroups */
+static int cgroup_opt(const char *flag, const char *arg, void *dst)
+{
+	struct record *r = dst;
+	char why[PATH_MAX + 160];
+	uint64_t *ids = realloc(r->cgroups, (r->ncgroups + 1) * sizeof(*ids));
+
+	if (!ids)
+		return LFR_EXIT_FAILURE;
+	r->cgroups = ids;
+	if (lfr_cgroup_resolve(arg, NULL, &ids[r->ncgroups], why, sizeof(why)) < 0) {
+		fprintf(stderr, "%s: %s: %s\n", PROG, flag, why);
+		return -1;
+	}
+	r->ncgroups++;
+	return 0;
+}
+
+/* --events, into sample_events */
+static int events_opt(const char *flag, const char *arg, void *dst)
+{
+	unsigned *events = dst;
+
+	if (!strcmp(arg, "execution"))
+		*events = LFR_JFR_SAMPLE_EXECUTION;
+	else if (!strcmp(arg, "cpu-time"))
+		*events = LFR_JFR_SAMPLE_CPU_TIME;
+	else if (!strcmp(arg, "both"))
+		*events = LFR_JFR_SAMPLE_ALL;
+	else {
+		fprintf(stderr, "%s: %s: '%s' is not execution, cpu-time or both\n", PROG, flag,
+		        arg);
+		return -1;
+	}
+	return 0;
+}
+
+/* Returns -1 when the recording can start, else the exit status. */
 static int parse(struct record *r, int argc, char **argv, char ***cmd)
 {
-	enum {
-		O_CHUNK_SIZE = 256,
-		O_CHUNK_AGE,
-		O_RING,
-		O_THREADS,
-		O_DRAIN,
-		O_EVENTS,
-		O_CALL_GRAPH,
-		O_REPOSITORY,
-		O_MAX_AGE,
-		O_MAX_SIZE,
-		O_UNWIND_MAX,
-		O_OFF_CPU,
-	};
-	static const struct option opts[] = {
-	    {"freq", required_argument, NULL, 'F'},
-	    {"period", required_argument, NULL, 'c'},
-	    {"count", required_argument, NULL, 'c'},
-	    {"depth", required_argument, NULL, 'g'},
-	    {"max-stack", required_argument, NULL, 'g'},
-	    {"call-graph", required_argument, NULL, O_CALL_GRAPH},
-	    {"unwind-max", required_argument, NULL, O_UNWIND_MAX},
-	    {"kernel-stacks", no_argument, NULL, 'k'},
-	    {"off-cpu", optional_argument, NULL, O_OFF_CPU},
-	    {"pid", required_argument, NULL, 'p'},
-	    {"tid", required_argument, NULL, 't'},
-	    {"all", no_argument, NULL, 'a'},
-	    {"cgroup", required_argument, NULL, 'G'},
-	    {"output", required_argument, NULL, 'o'},
-	    {"duration", required_argument, NULL, 'd'},
-	    {"chunk-size", required_argument, NULL, O_CHUNK_SIZE},
-	    {"chunk-age", required_argument, NULL, O_CHUNK_AGE},
-	    {"events", required_argument, NULL, O_EVENTS},
-	    {"ring-pages", required_argument, NULL, O_RING},
-	    {"max-threads", required_argument, NULL, O_THREADS},
-	    {"drain-timeout", required_argument, NULL, O_DRAIN},
-	    {"repository", required_argument, NULL, O_REPOSITORY},
-	    {"max-age", required_argument, NULL, O_MAX_AGE},
-	    {"max-size", required_argument, NULL, O_MAX_SIZE},
-	    {"quiet", no_argument, NULL, 'q'},
-	    {"help", no_argument, NULL, 'h'},
-	    {0},
-	};
 	struct cli_runner *run = &r->run;
-	const char *output = NULL;
+	struct lfr_start_opts *so = &run->start;
+	struct cli_ids pids = {&run->tgids, &run->ntgids}, tids = {&run->tids, &run->ntids};
+	const char *output = NULL, *repository = NULL;
 	bool unwind_max_set = false;
-	uint64_t v, unwind_max = 0;
-	int c, li = -1;
+	uint64_t unwind_max = 0;
+	/* messages name -F, -p, -t, -G, -d by their letters, -c and -g as they were given */
+	const struct cli_opt opts[] = {
+	    {"freq", 'F', NULL, CLI_OPT_U32, &so->freq_hz, 1, LFR_MAX_FREQ_HZ,
+	     .named = CLI_NAMED_LETTER},
+	    {"period", 'c', NULL, CLI_OPT_CALL, &so->period_ns, .parse = period_opt,
+	     .named = CLI_NAMED_AS_GIVEN},
+	    {"count", 'c'},
+	    {"depth", 'g', NULL, CLI_OPT_U32, &so->user_depth, 1, LFR_MAX_USER_STACK_DEPTH,
+	     .named = CLI_NAMED_AS_GIVEN, .takes = is_number},
+	    {"max-stack", 'g'},
+	    {"call-graph", 0, NULL, CLI_OPT_CALL, &r->fp_only, .parse = call_graph_opt},
+	    {"unwind-max", 0, NULL, CLI_OPT_SIZE, &unwind_max, 0,
+	     (uint64_t)LFR_MAX_UNWIND_MAX_KB << 10, &unwind_max_set},
+	    {"kernel-stacks", 'k', NULL, CLI_OPT_SET, &so->kernel_stack},
+	    {"off-cpu", 0, NULL, CLI_OPT_CALL, &so->offcpu_min_ns, .parse = off_cpu_opt,
+	     .optional = true},
+	    {"pid", 'p', NULL, CLI_OPT_IDS, &pids, .named = CLI_NAMED_LETTER},
+	    {"tid", 't', NULL, CLI_OPT_IDS, &tids, .named = CLI_NAMED_LETTER},
+	    {"all", 'a', NULL, CLI_OPT_SET, &r->system},
+	    {"cgroup", 'G', NULL, CLI_OPT_CALL, r, .parse = cgroup_opt, .named = CLI_NAMED_LETTER},
+	    {"output", 'o', NULL, CLI_OPT_STRING, &output},
+	    {"duration", 'd', NULL, CLI_OPT_SECONDS, &run->duration, 1000000,
+	     366 * 86400000000000ull, .named = CLI_NAMED_LETTER},
+	    {"chunk-size", 0, NULL, CLI_OPT_SIZE, &r->jfr_opts.max_chunk_bytes, 64 << 10,
+	     1ull << 30},
+	    {"chunk-age", 0, NULL, CLI_OPT_NS, &r->jfr_opts.max_chunk_age_ns, 100000000,
+	     7 * 86400000000000ull, &r->chunk_age_set},
+	    {NULL, 'e', NULL, CLI_OPT_CALL, NULL, .parse = event_opt},
+	    {"events", 0, NULL, CLI_OPT_CALL, &r->jfr_opts.sample_events, .parse = events_opt},
+	    {"ring-pages", 0, NULL, CLI_OPT_U32, &so->ring_pages, LFR_MIN_RING_PAGES,
+	     LFR_MAX_RING_PAGES},
+	    {"max-threads", 0, NULL, CLI_OPT_U32, &so->max_threads, LFR_MIN_MAX_THREADS,
+	     LFR_MAX_MAX_THREADS},
+	    {"drain-timeout", 0, NULL, CLI_OPT_MS, &run->drain_timeout_ms, 0, 86400000},
+	    {"repository", 0, NULL, CLI_OPT_STRING, &repository},
+	    {"max-age", 0, NULL, CLI_OPT_NS, &r->jfr_opts.repo_max_age_ns, 1000000000,
+	     366 * 86400000000000ull},
+	    {"max-size", 0, NULL, CLI_OPT_SIZE, &r->jfr_opts.repo_max_bytes, 256 << 10, 1ull << 50},
+	    {"quiet", 'q', NULL, CLI_OPT_SET, &r->quiet},
+	    {"help", 'h', NULL, CLI_OPT_HELP},
+	};
+	int ret =
+	    cli_parse_options(PROG, opts, sizeof(opts) / sizeof(opts[0]),
+	                      CLI_STOP_AT_COMMAND | CLI_OWN_MESSAGES, argc, argv, usage_or_hint);
 
-	/* "+:": stop at the command; report a missing argument as ':' (a bare -g is perf's) */
-	while ((c = getopt_long(argc, argv, "+:F:g:kp:t:c:G:ae:o:d:qh", opts, &li)) != -1) {
-		bool long_opt = li >= 0;
-
-		li = -1;
-		switch (c) {
-		case 'F':
-			if (cli_parse_u64(PROG, "-F", optarg, 1, LFR_MAX_FREQ_HZ, &v) < 0)
-				return LFR_EXIT_USAGE;
-			run->start.freq_hz = (uint32_t)v;
-			break;
-		case 'c':
-			if (!isdigit((unsigned char)optarg[0])) {
-				/* -c was the cgroup before it took perf's meaning */
-				fprintf(
-				    stderr,
-				    "%s: -c: '%s' is not a number: -c is the sampling period in ns "
-				    "of CPU time (perf's count); the cgroup is -G\n",
-				    PROG, optarg);
-				return LFR_EXIT_USAGE;
-			}
-			if (cli_parse_u64(PROG, long_opt ? "--period" : "-c", optarg,
-			                  LFR_MIN_PERIOD_NS, LFR_MAX_PERIOD_NS, &v) < 0)
-				return LFR_EXIT_USAGE;
-			run->start.period_ns = v;
-			break;
-		case 'g':
-			/*
-			 * perf's -g (call graphs on) takes no number: "-g -- ./app" or "-g -p 1"
-			 * hands the next word back.  Stacks are always recorded.
-			 */
-			if (!long_opt && !isdigit((unsigned char)optarg[0]) &&
-			    optarg == argv[optind - 1]) {
-				optind--;
-				break;
-			}
-			if (cli_parse_u64(PROG, long_opt ? "--depth" : "-g", optarg, 1,
-			                  LFR_MAX_USER_STACK_DEPTH, &v) < 0)
-				return LFR_EXIT_USAGE;
-			run->start.user_depth = (uint32_t)v;
-			break;
-		case O_CALL_GRAPH:
-			/* perf's "dwarf[,SIZE]" copies stacks; lfr's walk reads the same CFI */
-			if (!strcmp(optarg, "fp")) {
-				r->fp_only = true;
-			} else if (!strcmp(optarg, "cfi") || !strcmp(optarg, "dwarf") ||
-			           !strncmp(optarg, "dwarf,", 6)) {
-				r->fp_only = false;
-			} else {
-				fprintf(stderr,
-				        "%s: --call-graph: '%s': cfi (the default; perf's 'dwarf') "
-				        "unwinds by the objects' CFI, fp by frame pointers only\n",
-				        PROG, optarg);
-				return LFR_EXIT_USAGE;
-			}
-			break;
-		case O_UNWIND_MAX:
-			if (cli_parse_size(PROG, "--unwind-max", optarg, 0,
-			                   (uint64_t)LFR_MAX_UNWIND_MAX_KB << 10, &unwind_max) < 0)
-				return LFR_EXIT_USAGE;
-			unwind_max_set = true;
-			break;
-		case 'e':
-			if (strcmp(optarg, "cpu-clock") && strcmp(optarg, "task-clock")) {
-				fprintf(stderr,
-				        "%s: -e: '%s': lfr samples CPU time only (cpu-clock, "
-				        "task-clock)\n",
-				        PROG, optarg);
-				return LFR_EXIT_USAGE;
-			}
-			break;
-		case 'k':
-			run->start.kernel_stack = true;
-			break;
-		case O_OFF_CPU:
-			run->start.offcpu_min_ns = LFR_DEFAULT_OFFCPU_MIN_NS;
-			if (!optarg)
-				break;
-			/* a bare number is in ms, as perf's --off-cpu-thresh */
-			if (optarg[0] && strspn(optarg, "0123456789") == strlen(optarg)) {
-				if (cli_parse_u64(PROG, "--off-cpu", optarg, 1,
-				                  LFR_MAX_OFFCPU_MIN_NS / 1000000, &v) < 0)
-					return LFR_EXIT_USAGE;
-				run->start.offcpu_min_ns = v * 1000000;
-			} else if (cli_parse_duration(PROG, "--off-cpu", optarg,
-			                              LFR_MIN_OFFCPU_MIN_NS, LFR_MAX_OFFCPU_MIN_NS,
-			                              &run->start.offcpu_min_ns) < 0) {
-				return LFR_EXIT_USAGE;
-			}
-			break;
-		case 'p':
-			if (cli_parse_ids(PROG, "-p", optarg, &run->tgids, &run->ntgids) < 0)
-				return LFR_EXIT_USAGE;
-			break;
-		case 't':
-			if (cli_parse_ids(PROG, "-t", optarg, &run->tids, &run->ntids) < 0)
-				return LFR_EXIT_USAGE;
-			break;
-		case 'a':
-			r->system = run->start.system = true;
-			break;
-		case 'G': {
-			char why[PATH_MAX + 160];
-			uint64_t *ids = realloc(r->cgroups, (r->ncgroups + 1) * sizeof(*ids));
-
-			if (!ids)
-				return LFR_EXIT_FAILURE;
-			r->cgroups = ids;
-			if (lfr_cgroup_resolve(optarg, NULL, &ids[r->ncgroups], why, sizeof(why)) <
-			    0) {
-				fprintf(stderr, "%s: -%c: %s\n", PROG, c, why);
-				return LFR_EXIT_USAGE;
-			}
-			r->ncgroups++;
-			run->start.cgroup_ids = r->cgroups;
-			run->start.ncgroups = r->ncgroups;
-			break;
-		}
-		case 'o':
-			output = optarg;
-			break;
-		case O_REPOSITORY:
-			r->repository = r->jfr_opts.repository = true;
-			r->output = optarg;
-			break;
-		case O_MAX_AGE:
-			if (cli_parse_duration(PROG, "--max-age", optarg, 1000000000,
-			                       366 * 86400000000000ull, &v) < 0)
-				return LFR_EXIT_USAGE;
-			r->jfr_opts.repo_max_age_ns = v;
-			break;
-		case O_MAX_SIZE:
-			if (cli_parse_size(PROG, "--max-size", optarg, 256 << 10, 1ull << 50, &v) <
-			    0)
-				return LFR_EXIT_USAGE;
-			r->jfr_opts.repo_max_bytes = v;
-			break;
-		case 'd':
-			if (cli_parse_duration(PROG, "-d", optarg, 1000000, 366 * 86400000000000ull,
-			                       &v) < 0)
-				return LFR_EXIT_USAGE;
-			run->duration = (double)v / 1e9;
-			break;
-		case O_CHUNK_SIZE:
-			if (cli_parse_size(PROG, "--chunk-size", optarg, 64 << 10, 1ull << 30, &v) <
-			    0)
-				return LFR_EXIT_USAGE;
-			r->jfr_opts.max_chunk_bytes = v;
-			break;
-		case O_EVENTS:
-			if (!strcmp(optarg, "execution"))
-				r->jfr_opts.sample_events = LFR_JFR_SAMPLE_EXECUTION;
-			else if (!strcmp(optarg, "cpu-time"))
-				r->jfr_opts.sample_events = LFR_JFR_SAMPLE_CPU_TIME;
-			else if (!strcmp(optarg, "both"))
-				r->jfr_opts.sample_events = LFR_JFR_SAMPLE_ALL;
-			else {
-				fprintf(stderr,
-				        "%s: --events: '%s' is not execution, cpu-time or both\n",
-				        PROG, optarg);
-				return LFR_EXIT_USAGE;
-			}
-			break;
-		case O_CHUNK_AGE:
-			if (cli_parse_duration(PROG, "--chunk-age", optarg, 100000000,
-			                       7 * 86400000000000ull, &v) < 0)
-				return LFR_EXIT_USAGE;
-			r->jfr_opts.max_chunk_age_ns = v;
-			r->chunk_age_set = true;
-			break;
-		case O_RING:
-			if (cli_parse_u64(PROG, "--ring-pages", optarg, LFR_MIN_RING_PAGES,
-			                  LFR_MAX_RING_PAGES, &v) < 0)
-				return LFR_EXIT_USAGE;
-			run->start.ring_pages = (uint32_t)v;
-			break;
-		case O_THREADS:
-			if (cli_parse_u64(PROG, "--max-threads", optarg, LFR_MIN_MAX_THREADS,
-			                  LFR_MAX_MAX_THREADS, &v) < 0)
-				return LFR_EXIT_USAGE;
-			run->start.max_threads = (uint32_t)v;
-			break;
-		case O_DRAIN:
-			if (cli_parse_ms(PROG, "--drain-timeout", optarg, 86400000, &v) < 0)
-				return LFR_EXIT_USAGE;
-			run->drain_timeout_ms = v;
-			break;
-		case 'q':
-			r->quiet = true;
-			break;
-		case 'h':
-			usage(stdout);
-			exit(0);
-		case ':':
-			if (optopt == 'g')
-				break; /* a bare -g at the end: perf's, see above */
-			fprintf(stderr,
-			        "%s: %s needs a value\nRun 'lfr record --help' for the options.\n",
-			        PROG, argv[optind - 1]);
-			return LFR_EXIT_USAGE;
-		default:
-			fprintf(stderr,
-			        "%s: unknown option %s\nRun 'lfr record --help' for the options.\n",
-			        PROG, argv[optind - 1]);
-			return LFR_EXIT_USAGE;
-		}
+	if (ret >= 0)
+		return ret;
+	so->system = r->system;
+	so->cgroup_ids = r->cgroups;
+	so->ncgroups = r->ncgroups;
+	if (repository) {
+		r->repository = r->jfr_opts.repository = true;
+		r->output = repository;
 	}
 	*cmd = optind < argc ? argv + optind : NULL;
 	if (output && r->repository) {
@@ -758,7 +678,7 @@ static int parse(struct record *r, int argc, char **argv, char ***cmd)
 		        PROG);
 		return LFR_EXIT_USAGE;
 	}
-	return 0;
+	return -1;
 }
 
 static int open_outputs(struct record *r)
@@ -812,7 +732,7 @@ int cmd_record(int argc, char **argv)
 	r.run.on_started = on_started;
 	r.run.arg = &r;
 	r.run.start.jitter_pct = -1;
-	if ((ret = parse(&r, argc, argv, &cmd))) {
+	if ((ret = parse(&r, argc, argv, &cmd)) >= 0) {
 		free(r.run.tgids);
 		free(r.run.tids);
 		free(r.cgroups);

@@ -130,32 +130,33 @@ static int add_filter(const char **v, int *n, const char *arg, const char *what)
 	return 0;
 }
 
-static int event_opt(const char *arg, void *dst)
+static int event_opt(const char *flag, const char *arg, void *dst)
 {
 	struct report_opts *o = dst;
 
-	return add_filter(o->events, &o->nevents, arg, "--event");
+	return add_filter(o->events, &o->nevents, arg, flag);
 }
 
-static int thread_opt(const char *arg, void *dst)
+static int thread_opt(const char *flag, const char *arg, void *dst)
 {
 	struct report_opts *o = dst;
 
-	return add_filter(o->threads, &o->nthreads, arg, "--thread");
+	return add_filter(o->threads, &o->nthreads, arg, flag);
 }
 
-static int process_opt(const char *arg, void *dst)
+static int process_opt(const char *flag, const char *arg, void *dst)
 {
 	struct report_opts *o = dst;
 
-	return add_filter(o->processes, &o->nprocesses, arg, "--process");
+	return add_filter(o->processes, &o->nprocesses, arg, flag);
 }
 
 /* --from, --to: seconds since the recording's start, into an int64_t of ns */
-static int time_opt(const char *arg, void *dst)
+static int time_opt(const char *flag, const char *arg, void *dst)
 {
 	int64_t ns = report_parse_duration(arg);
 
+	(void)flag;
 	if (ns < 0) {
 		fprintf(stderr,
 		        "lfr report: bad time '%s': give seconds since the recording start, e.g. "
@@ -168,12 +169,12 @@ static int time_opt(const char *arg, void *dst)
 }
 
 /* --sort: function (sym) or dso (object), into the bool sort_objects */
-static int sort_opt(const char *arg, void *dst)
+static int sort_opt(const char *flag, const char *arg, void *dst)
 {
 	if (!strcmp(arg, "dso") || !strcmp(arg, "object")) {
 		*(bool *)dst = true;
 	} else if (strcmp(arg, "function") && strcmp(arg, "sym")) {
-		fprintf(stderr, "lfr report: bad --sort '%s': give function or dso\n", arg);
+		fprintf(stderr, "lfr report: bad %s '%s': give function or dso\n", flag, arg);
 		return -1;
 	}
 	return 0;
@@ -192,14 +193,14 @@ static int count_opt(const char *arg, int *dst, long max, const char *what)
 	return 0;
 }
 
-static int top_opt(const char *arg, void *dst)
+static int top_opt(const char *flag, const char *arg, void *dst)
 {
-	return count_opt(arg, dst, 1000000, "--top");
+	return count_opt(arg, dst, 1000000, flag);
 }
 
-static int jobs_opt(const char *arg, void *dst)
+static int jobs_opt(const char *flag, const char *arg, void *dst)
 {
-	return count_opt(arg, dst, 1024, "--jobs");
+	return count_opt(arg, dst, 1024, flag);
 }
 
 /* --help prints the usage; a bad option, after getopt's message, only where to look */
@@ -407,8 +408,8 @@ int cmd_report(int argc, char **argv)
 	int ret;
 
 	report_opts_init(&o);
-	ret = cli_parse_options("lfr report", opts, sizeof(opts) / sizeof(opts[0]), false, argc,
-	                        argv, usage_or_hint);
+	ret = cli_parse_options("lfr report", opts, sizeof(opts) / sizeof(opts[0]), 0, argc, argv,
+	                        usage_or_hint);
 	if (ret >= 0)
 		return ret;
 	if (o.off_cpu && (o.nevents || o.value_field)) {

@@ -27,13 +27,28 @@ static const struct cli_opt *find(const struct cli_opt *t, size_t n, int c)
 	return NULL;
 }
 
-/* Reads the argument of o into its destination; 0, or -1 after the reader's message. */
-static int store(const char *prog, const struct cli_opt *o, const char *arg)
+static bool takes_argument(const struct cli_opt *o)
 {
-	char flag[64];
+	return o->type != CLI_OPT_SET && o->type != CLI_OPT_CLEAR && o->type != CLI_OPT_HELP;
+}
+
+/* The option as its messages name it (enum cli_opt_named), given as letter c or a long name. */
+static void flag_of(char *buf, size_t len, const struct cli_opt *o, int c, bool long_form)
+{
+	if (o->name &&
+	    (o->named == CLI_NAMED_LONG || (o->named == CLI_NAMED_AS_GIVEN && long_form)))
+		snprintf(buf, len, "--%s", o->name);
+	else
+		snprintf(buf, len, "-%c", o->named == CLI_NAMED_AS_GIVEN ? c : o->letter);
+}
+
+/* Reads the argument of o into its destination; 0, -1 after the reader's message, or a status. */
+static int store(const char *prog, const struct cli_opt *o, const char *flag, const char *arg)
+{
 	uint64_t v;
 
-	snprintf(flag, sizeof(flag), "--%s", o->name);
+	if (!arg && takes_argument(o) && o->type != CLI_OPT_CALL)
+		return 0; /* left out (optional, takes): nothing to read */
 	switch (o->type) {
 	case CLI_OPT_SET:
 	case CLI_OPT_CLEAR:
@@ -52,14 +67,22 @@ static int store(const char *prog, const struct cli_opt *o, const char *arg)
 			*(int *)o->dst = (int)v;
 		return 0;
 	case CLI_OPT_SIZE32:
+	case CLI_OPT_SIZE:
 		if (cli_parse_size(prog, flag, arg, o->min, o->max, &v))
 			return -1;
-		*(uint32_t *)o->dst = (uint32_t)v;
+		if (o->type == CLI_OPT_SIZE32)
+			*(uint32_t *)o->dst = (uint32_t)v;
+		else
+			*(uint64_t *)o->dst = v;
 		return 0;
 	case CLI_OPT_SECONDS:
+	case CLI_OPT_NS:
 		if (cli_parse_duration(prog, flag, arg, o->min, o->max, &v) < 0)
 			return -1;
-		*(double *)o->dst = (double)v / 1e9;
+		if (o->type == CLI_OPT_SECONDS)
+			*(double *)o->dst = (double)v / 1e9;
+		else
+			*(uint64_t *)o->dst = v;
 		return 0;
 	case CLI_OPT_MS:
 		return cli_parse_ms(prog, flag, arg, o->max, (uint64_t *)o->dst) ? -1 : 0;
@@ -72,51 +95,69 @@ static int store(const char *prog, const struct cli_opt *o, const char *arg)
 		*(const char **)o->dst = arg;
 		return 0;
 	case CLI_OPT_CALL:
-		return o->parse(arg, o->dst) ? -1 : 0;
+		return o->parse(flag, arg, o->dst);
 	case CLI_OPT_HELP:
 		return 0;
 	}
 	return -1;
 }
 
-int cli_parse_options(const char *prog, const struct cli_opt *t, size_t n, bool stop_at_command,
-                      int argc, char **argv, void (*usage)(FILE *out))
+int cli_parse_options(const char *prog, const struct cli_opt *t, size_t n, int flags, int argc,
+                      char **argv, void (*usage)(FILE *out))
 {
 	struct option *longopts = calloc(n + 1, sizeof(*longopts));
-	char *shortopts;
-	size_t k = 0, len = 2;
-	int c, ret = -1;
+	bool own = flags & CLI_OWN_MESSAGES;
+	char *shortopts, flag[64];
+	size_t k = 0, nlong = 0, len = 3;
+	int c, li, ret = -1;
 
-	/* '+', then each option's letter and aliases, each followed by ':' when it takes a value */
+	/* "+:", then each option's letter and aliases, each followed by ':' or "::" for a value */
 	for (size_t i = 0; i < n; i++)
-		len += 2 * (1 + (t[i].aliases ? strlen(t[i].aliases) : 0));
+		len += 3 * (1 + (t[i].aliases ? strlen(t[i].aliases) : 0));
 	shortopts = malloc(len);
 	if (!longopts || !shortopts) {
 		fprintf(stderr, "%s: out of memory\n", prog);
 		ret = LFR_EXIT_FAILURE;
 		goto out;
 	}
-	if (stop_at_command)
+	if (flags & CLI_STOP_AT_COMMAND)
 		shortopts[k++] = '+';
+	if (own)
+		shortopts[k++] = ':'; /* getopt silent, a missing argument told apart */
 	for (size_t i = 0; i < n; i++) {
-		bool arg = t[i].type != CLI_OPT_SET && t[i].type != CLI_OPT_CLEAR &&
-		           t[i].type != CLI_OPT_HELP;
-		const char *a = t[i].aliases ? t[i].aliases : "";
+		/* a further long name of an earlier option is that option to getopt */
+		const struct cli_opt *o = t[i].letter ? find(t, n, t[i].letter) : &t[i];
+		int has_arg = !takes_argument(o) ? no_argument
+		              : o->optional      ? optional_argument
+		                                 : required_argument;
+		const char *a = o->aliases ? o->aliases : "";
 
-		longopts[i] = (struct option){t[i].name, arg ? required_argument : no_argument,
-		                              NULL, value_of(&t[i], i)};
-		for (int l = t[i].letter; l; l = *a ? *a++ : 0) {
+		if (t[i].name)
+			longopts[nlong++] =
+			    (struct option){t[i].name, has_arg, NULL, value_of(o, (size_t)(o - t))};
+		for (int l = o == &t[i] ? o->letter : 0; l; l = *a ? *a++ : 0) {
 			shortopts[k++] = (char)l;
-			if (arg)
+			for (int colons = has_arg; colons > 0; colons--)
 				shortopts[k++] = ':';
 		}
 	}
 	shortopts[k] = '\0';
 	optind = 1;
-	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
-		const struct cli_opt *o = find(t, n, c);
+	while ((li = -1, c = getopt_long(argc, argv, shortopts, longopts, &li)) != -1) {
+		bool missing = own && c == ':';
+		const struct cli_opt *o = find(t, n, missing ? optopt : c);
+		const char *arg = optarg;
+		bool long_form = li >= 0;
+		int err;
 
-		if (!o) {
+		if (missing && o && o->takes) {
+			arg = NULL; /* at the end: the option alone */
+			long_form = !strncmp(argv[optind - 1], "--", 2);
+		} else if (missing || !o) {
+			if (missing)
+				fprintf(stderr, "%s: %s needs a value\n", prog, argv[optind - 1]);
+			else if (own)
+				fprintf(stderr, "%s: unknown option %s\n", prog, argv[optind - 1]);
 			usage(stderr);
 			ret = LFR_EXIT_USAGE;
 			break;
@@ -126,8 +167,13 @@ int cli_parse_options(const char *prog, const struct cli_opt *t, size_t n, bool 
 			ret = LFR_EXIT_OK;
 			break;
 		}
-		if (store(prog, o, optarg)) {
-			ret = LFR_EXIT_USAGE;
+		if (arg && o->takes && !long_form && arg == argv[optind - 1] && !o->takes(arg)) {
+			optind--; /* a word of its own that it does not take: read next */
+			arg = NULL;
+		}
+		flag_of(flag, sizeof(flag), o, missing ? optopt : c, long_form);
+		if ((err = store(prog, o, flag, arg))) {
+			ret = err > 0 ? err : LFR_EXIT_USAGE;
 			break;
 		}
 		if (o->given)
