@@ -17,6 +17,14 @@ enum lfr_frame_verdict {
 /* Reads @len bytes of user memory at @addr into @buf; 0 or -EFAULT. */
 typedef int (*lfr_read_fn)(void *ctx, u64 addr, void *buf, size_t len);
 
+/*
+ * Opens and closes a section in which @lfr_read_fn may run (the live walk's
+ * user-access section: one per frame, as the row lookup between frames is a
+ * call, which must not run inside one).  Open returns false when it cannot.
+ */
+typedef bool (*lfr_open_fn)(void *ctx);
+typedef void (*lfr_close_fn)(void *ctx);
+
 struct lfr_unwind_row;
 
 /* What an unwind-table lookup found for a pc (enum lfr_row_found). */

@@ -16,9 +16,11 @@
 #include <linux/lfr.h>
 #include "frame_check.h"
 
-static inline enum lfr_frame_verdict lfr_frame_check(u64 fp, u64 prev_fp,
-						     u64 sp, bool compat,
-						     u64 limit)
+static __always_inline enum lfr_frame_verdict lfr_frame_check(u64 fp,
+							      u64 prev_fp,
+							      u64 sp,
+							      bool compat,
+							      u64 limit)
 {
 	u64 word = compat ? 4 : 8;
 
@@ -147,19 +149,58 @@ static __always_inline bool lfr_step_fp(struct lfr_uwalk *w, u64 *pc,
 }
 
 /*
+ * One frame of the mixed walk, as the lookup @f of its pc found: by its row,
+ * or by the frame pointer (at the leaf, also by the prologue's rule).
+ * Returns false when the chain ends.
+ */
+static __always_inline bool lfr_step_mixed(struct lfr_uwalk *w,
+					   enum lfr_row_found f,
+					   struct lfr_unwind_row *r, u64 *pc,
+					   u64 *sp, u64 *bp, bool first,
+					   lfr_read_fn read)
+{
+	if (f == LFR_ROW_FOUND) {
+		if (first)
+			w->flags |= LFR_SAMPLE_F_USER_CFI;
+		if (!lfr_step_row(w, r, pc, sp, bp, read))
+			return false;
+		w->frames++;
+		return true;
+	}
+	if (first) {
+		int off = lfr_leaf_ret_offset(w, read);
+
+		/*
+		 * No frame of its own yet, or no longer: rbp is the caller's
+		 * and the return address is at sp + off.
+		 */
+		if (off >= 0) {
+			r->cfa = LFR_UNWIND_CFA_SP;
+			r->cfa_off = off + 8;
+			r->bp = LFR_UNWIND_BP_SAME;
+			return lfr_step_row(w, r, pc, sp, bp, read);
+		}
+	}
+	return lfr_step_fp(w, pc, sp, bp, read);
+}
+
+/*
  * The walk of a 64-bit task whose objects may have unwind tables: each
  * frame is unwound by its object's table where there is one and by the
  * frame pointer elsewhere, in one chain.  The state carried from frame to
  * frame is the caller's pc, sp and rbp, so a frame-pointer frame above a
  * table frame starts from the rbp the table restored.  Every step must
- * move sp up, so the chain cannot loop.
+ * move sp up, so the chain cannot loop.  With @open, each frame's reads
+ * run inside one section, the row lookup outside.
  */
 static __always_inline void lfr_walk_mixed(struct lfr_uwalk *w,
-					   lfr_read_fn read, lfr_row_fn row)
+					   lfr_read_fn read, lfr_row_fn row,
+					   lfr_open_fn open,
+					   lfr_close_fn close)
 {
 	struct lfr_unwind_row r;
 	u64 pc = w->ip, sp = w->sp, bp = w->fp;
-	bool first = true;
+	bool first = true, more;
 
 	for (;;) {
 		enum lfr_row_found f = row(w->row_ctx, first ? pc : pc - 1, &r);
@@ -168,31 +209,15 @@ static __always_inline void lfr_walk_mixed(struct lfr_uwalk *w,
 			w->flags |= LFR_SAMPLE_F_USER_NO_CFI;
 			return;
 		}
-		if (f == LFR_ROW_FOUND) {
-			if (first)
-				w->flags |= LFR_SAMPLE_F_USER_CFI;
-			if (!lfr_step_row(w, &r, &pc, &sp, &bp, read))
-				return;
-			w->frames++;
-		} else if (first) {
-			int off = lfr_leaf_ret_offset(w, read);
-
-			/*
-			 * No frame of its own yet, or no longer: rbp is the
-			 * caller's and the return address is at sp + off.
-			 */
-			if (off >= 0) {
-				r.cfa = LFR_UNWIND_CFA_SP;
-				r.cfa_off = off + 8;
-				r.bp = LFR_UNWIND_BP_SAME;
-				if (!lfr_step_row(w, &r, &pc, &sp, &bp, read))
-					return;
-			} else if (!lfr_step_fp(w, &pc, &sp, &bp, read)) {
-				return;
-			}
-		} else if (!lfr_step_fp(w, &pc, &sp, &bp, read)) {
+		if (open && !open(w->ctx)) {
+			w->flags |= LFR_SAMPLE_F_USER_FAULT;
 			return;
 		}
+		more = lfr_step_mixed(w, f, &r, &pc, &sp, &bp, first, read);
+		if (close)
+			close(w->ctx);
+		if (!more)
+			return;
 		first = false;
 	}
 }
@@ -257,10 +282,14 @@ fault:
 
 /*
  * Walks w's stack with @read and, for a 64-bit task, @row (NULL: frame
- * pointers only).
+ * pointers only); with @row, @open and @close (or NULL) bracket the reads
+ * of each frame (lfr_walk_mixed()).
  */
-static __always_inline void lfr_walk_user(struct lfr_uwalk *w,
-					  lfr_read_fn read, lfr_row_fn row)
+static __always_inline void lfr_walk_user_sections(struct lfr_uwalk *w,
+						   lfr_read_fn read,
+						   lfr_row_fn row,
+						   lfr_open_fn open,
+						   lfr_close_fn close)
 {
 	u64 fp = w->fp;
 	int off;
@@ -272,7 +301,7 @@ static __always_inline void lfr_walk_user(struct lfr_uwalk *w,
 		return;
 	if (row && !w->compat) {
 		w->ips[w->nr++] = w->ip;
-		lfr_walk_mixed(w, read, row);
+		lfr_walk_mixed(w, read, row, open, close);
 		return;
 	}
 	w->ips[w->nr++] = w->ip;
@@ -305,6 +334,13 @@ static __always_inline void lfr_walk_user(struct lfr_uwalk *w,
 		lfr_walk_fp_frames(w, read, fp, true);
 	else
 		lfr_walk_fp_frames(w, read, fp, false);
+}
+
+/* lfr_walk_user_sections() without sections. */
+static __always_inline void lfr_walk_user(struct lfr_uwalk *w,
+					  lfr_read_fn read, lfr_row_fn row)
+{
+	lfr_walk_user_sections(w, read, row, NULL, NULL);
 }
 
 #endif /* LFR_FRAME_WALK_H */

@@ -388,6 +388,21 @@ out:
 }
 
 /*
+ * The user-access section of one frame of a walk with unwind tables: its
+ * reads (lfr_read_user_open()) share one opening, as the frame-pointer
+ * walk's share one for the whole walk; the row lookup runs outside it.
+ */
+static __always_inline bool lfr_uaccess_open(void *ctx)
+{
+	return user_access_begin((void __user *)0, TASK_SIZE_MAX);
+}
+
+static __always_inline void lfr_uaccess_close(void *ctx)
+{
+	user_access_end();
+}
+
+/*
  * Returns 0, or the reason the sample is lost: LFR_LOST_MMAP_LOCK when a
  * fatal signal came while it waited for the mapping lock (a writer may hold
  * it for as long as its I/O takes, and a killed or OOM-victim thread must
@@ -423,7 +438,8 @@ static int lfr_walk(struct lfr_session *s, const struct lfr_walk *wk,
 		pagefault_disable();
 		rcu_read_lock();
 		w.row_ctx = &rc;
-		lfr_walk_user(&w, lfr_read_user, lfr_row_of);
+		lfr_walk_user_sections(&w, lfr_read_user_open, lfr_row_of,
+				       lfr_uaccess_open, lfr_uaccess_close);
 		rcu_read_unlock();
 	} else {
 		pagefault_disable();

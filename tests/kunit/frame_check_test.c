@@ -10,6 +10,9 @@
 struct fake_stack {
 	u64 mem[STK_WORDS];
 	int reads;	/* successful reads */
+	bool sections;	/* the walk opens a section for each frame's reads */
+	bool open;	/* one is open */
+	bool bad;	/* one was closed twice or opened inside another */
 };
 
 static int fake_read(void *ctx, u64 addr, void *buf, size_t len)
@@ -17,6 +20,9 @@ static int fake_read(void *ctx, u64 addr, void *buf, size_t len)
 	struct fake_stack *st = ctx;
 
 	if (addr < STK_BASE || addr + len > STK_BASE + sizeof(st->mem))
+		return -EFAULT;
+	/* a read outside its section faults, as it would without access */
+	if (st->bad || (st->sections && !st->open))
 		return -EFAULT;
 	st->reads++;
 	memcpy(buf, (u8 *)st->mem + (addr - STK_BASE), len);
@@ -26,10 +32,46 @@ static int fake_read(void *ctx, u64 addr, void *buf, size_t len)
 static enum lfr_row_found fake_row(void *ctx, u64 pc,
 				   struct lfr_unwind_row *row);
 
-/* The walk over a fake stack, with fake rows when the test gave rules. */
+static bool fake_open(void *ctx)
+{
+	struct fake_stack *st = ctx;
+
+	if (st->open)
+		st->bad = true;
+	st->open = true;
+	return !st->bad;
+}
+
+static void fake_close(void *ctx)
+{
+	struct fake_stack *st = ctx;
+
+	if (!st->open)
+		st->bad = true;
+	st->open = false;
+}
+
+/* No flag of the walk's: set when a section was left open or misused. */
+#define FAKE_SECTION_LEFT_OPEN	0x80000000u
+
+/*
+ * The walk over a fake stack, with fake rows when the test gave rules; a
+ * walk with rows opens a section for each frame's reads, as the live one
+ * does, and a read outside one fails, as does a row lookup inside one.
+ */
 static void walk_user(struct lfr_uwalk *w)
 {
-	lfr_walk_user(w, fake_read, w->row_ctx ? fake_row : NULL);
+	struct fake_stack *st = w->ctx;
+
+	if (!w->row_ctx) {
+		lfr_walk_user(w, fake_read, NULL);
+		return;
+	}
+	st->sections = true;
+	lfr_walk_user_sections(w, fake_read, fake_row, fake_open, fake_close);
+	if (st->open || st->bad)
+		w->flags |= FAKE_SECTION_LEFT_OPEN;
+	st->sections = false;
 }
 
 static u64 at(int word)
@@ -289,6 +331,7 @@ struct fake_rules {
 	int n;
 	u64 asked[16];
 	int nr_asked;
+	struct fake_stack *st;	/* the walk's: no lookup inside a section */
 };
 
 static enum lfr_row_found fake_row(void *ctx, u64 pc,
@@ -297,6 +340,10 @@ static enum lfr_row_found fake_row(void *ctx, u64 pc,
 	struct fake_rules *f = ctx;
 	int i;
 
+	if (f->st && f->st->open) {
+		f->st->bad = true;
+		return LFR_ROW_NONE;
+	}
 	if (f->nr_asked < ARRAY_SIZE(f->asked))
 		f->asked[f->nr_asked++] = pc;
 	if (pc < 0x500000 || pc >= 0x600000)
@@ -321,6 +368,7 @@ static void mixed_walk(struct lfr_uwalk *w, struct fake_stack *st, u64 *ips,
 	walk_init(w, st, ips, max, fp);
 	w->ip = ip;
 	w->row_ctx = f;
+	f->st = st;
 	walk_user(w);
 }
 
