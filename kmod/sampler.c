@@ -152,6 +152,13 @@ out_unget:
 	return NULL;
 }
 
+/* @n ticks of a target thread, every one lost for @reason. */
+static void lfr_count_matched_lost(struct lfr_session *s, int reason, u64 n)
+{
+	lfr_count(s, LFR_CTR_TICKS_MATCHED, n);
+	lfr_count_lost(s, reason, n);
+}
+
 /*
  * Hard irq, current == the thread of @e: one tick, one TICK record at this
  * instant.  Its user stack is the one the thread's walk will find: the walk
@@ -174,8 +181,7 @@ static void lfr_tick(struct lfr_session *s, struct lfr_thread *e, u32 missed,
 	lfr_count(s, LFR_CTR_TICKS_MATCHED, 1 + (u64)missed);
 	if (e->throttle_skip) {
 		/* the periods its timer skipped over a spent budget, now passed */
-		lfr_count(s, LFR_CTR_TICKS_MATCHED, e->throttle_skip);
-		lfr_count_lost(s, LFR_LOST_THROTTLED, e->throttle_skip);
+		lfr_count_matched_lost(s, LFR_LOST_THROTTLED, e->throttle_skip);
 		e->throttle_skip = 0;
 	}
 	if (spent) {
@@ -387,8 +393,7 @@ static void lfr_sample_any(struct lfr_session *s, struct task_struct *t,
 	struct lfr_thread *e;
 
 	if (spent) {
-		lfr_count(s, LFR_CTR_TICKS_MATCHED, 1 + (u64)missed);
-		lfr_count_lost(s, LFR_LOST_THROTTLED, 1 + (u64)missed);
+		lfr_count_matched_lost(s, LFR_LOST_THROTTLED, 1 + (u64)missed);
 		return;
 	}
 	e = lfr_thread_pin(s, t, ktime_to_ns(now));
@@ -397,8 +402,7 @@ static void lfr_sample_any(struct lfr_session *s, struct task_struct *t,
 		lfr_thread_unpin(e);
 		return;
 	}
-	lfr_count(s, LFR_CTR_TICKS_MATCHED, 1 + (u64)missed);
-	lfr_count_lost(s, LFR_LOST_NO_THREAD_SLOT, 1 + (u64)missed);
+	lfr_count_matched_lost(s, LFR_LOST_NO_THREAD_SLOT, 1 + (u64)missed);
 }
 
 /*
