@@ -440,7 +440,7 @@ static void test_vdso_other_image(void **state)
 	size_t len = base ? own_vdso_len(base) : 0, big = len + 4096;
 	struct lfr_sym_mapping m = {.pid = (uint32_t)getpid(), .path = "[vdso]"};
 	struct lfr_frame f;
-	char *img;
+	char *img, want[32];
 
 	(void)state;
 	if (!fn || !len) {
@@ -460,11 +460,13 @@ static void test_vdso_other_image(void **state)
 	            !strcmp(f.method, "clock_gettime"));
 	assert_int_equal(f.offset, 2);
 
-	/* No process of that pid: nothing to copy. */
+	/* No process of that pid: nothing to copy; the pc keeps its offset in the vDSO. */
 	m.pid = 0x7ffffff0;
 	assert_int_equal(lfr_sym_add_mapping(sym, &m), 0);
 	assert_false(lfr_sym_resolve_user(sym, m.pid, m.start + (fn - base) + 2, &f));
 	assert_string_equal(f.class_name, "[vdso]");
+	snprintf(want, sizeof(want), "0x%llx", (unsigned long long)(fn - base + 2));
+	assert_string_equal(f.method, want);
 	munmap(img, big);
 	lfr_sym_free(sym);
 }

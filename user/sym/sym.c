@@ -954,9 +954,14 @@ static bool resolve_in(struct lfr_sym *sym, struct proc *p, uint64_t pc, struct 
 	 * serial, on the next miss); JIT code not yet in the map is looked up again.
 	 */
 	*cacheable = o && o->ok;
-	/* Memory without a file to look into keeps the pc itself. */
+	/*
+	 * Memory without a file to look into keeps the pc itself; but a vDSO whose image is gone
+	 * keeps its offset, the same in every process of this kernel (its frames add up across
+	 * processes, as named ones would).
+	 */
 	if (!m->path || (m->path[0] != '/' && !(o && o->ok))) {
-		unknown(sym, m->name, pc, LFR_FRAME_NATIVE, f);
+		unknown(sym, m->name, strcmp(m->path ? m->path : "", "[vdso]") ? pc : addr,
+		        LFR_FRAME_NATIVE, f);
 		return false;
 	}
 	unknown(sym, m->name, addr, LFR_FRAME_NATIVE, f);
