@@ -22,6 +22,7 @@ static void varint_known_bytes(void **state)
 	    {127, 1, {0x7f}},
 	    {128, 2, {0x80, 0x01}},
 	    {300, 2, {0xac, 0x02}},
+	    {16383, 2, {0xff, 0x7f}},
 	    {16384, 3, {0x80, 0x80, 0x01}},
 	    /* the 9th byte carries a full 8 bits */
 	    {UINT64_MAX, 9, {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}},
@@ -40,6 +41,18 @@ static void varint_known_bytes(void **state)
 		assert_true(back == cases[i].v);
 		/* one byte short is a truncated number */
 		assert_int_equal(jfr_varint_decode(out, cases[i].n - 1, &back), 0);
+		/* appended to a buffer with room (inline for one or two bytes), and without */
+		for (int room = 0; room < 2; room++) {
+			struct jfr_buf b = {0};
+
+			if (room)
+				assert_true(jfr_buf_reserve(&b, 16));
+			jfr_buf_varint(&b, cases[i].v);
+			assert_false(b.oom);
+			assert_int_equal(b.len, cases[i].n);
+			assert_memory_equal(b.data, cases[i].b, cases[i].n);
+			jfr_buf_free(&b);
+		}
 	}
 }
 

@@ -131,7 +131,7 @@ unsigned jfr_varint_decode(const uint8_t *p, size_t avail, uint64_t *v)
 	return 0;
 }
 
-void jfr_buf_varint(struct jfr_buf *b, uint64_t v)
+void jfr_buf_varint_any(struct jfr_buf *b, uint64_t v)
 {
 	/* encoded in place: every event field is one, so no copy through the stack */
 	if (b->oom || (b->len + JFR_VARINT_MAX > b->cap && !jfr_buf_reserve(b, JFR_VARINT_MAX)))

@@ -44,7 +44,25 @@ void jfr_buf_u8(struct jfr_buf *b, uint8_t v);
 void jfr_buf_be16(struct jfr_buf *b, uint16_t v);
 void jfr_buf_be32(struct jfr_buf *b, uint32_t v);
 void jfr_buf_be64(struct jfr_buf *b, uint64_t v);
-void jfr_buf_varint(struct jfr_buf *b, uint64_t v);
+void jfr_buf_varint_any(struct jfr_buf *b, uint64_t v);
+/*
+ * Appends v as a varint.  Inline for values of one and two bytes (ids, states, sizes): every
+ * field of every event is one, and the call was most of their cost.
+ */
+static inline void jfr_buf_varint(struct jfr_buf *b, uint64_t v)
+{
+	if (v < 0x4000 && !b->oom && b->len + 2 <= b->cap) {
+		if (v < 0x80) {
+			b->data[b->len++] = (uint8_t)v;
+		} else {
+			b->data[b->len] = (uint8_t)(v | 0x80);
+			b->data[b->len + 1] = (uint8_t)(v >> 7);
+			b->len += 2;
+		}
+		return;
+	}
+	jfr_buf_varint_any(b, v);
+}
 /* Appends v as a varint of exactly width bytes (1..9); returns its offset for jfr_patch_varint. */
 size_t jfr_buf_varint_padded(struct jfr_buf *b, uint64_t v, unsigned width);
 /* A JFR string: NULL → null, "" → empty, else UTF-8 with its byte length. */
