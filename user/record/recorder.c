@@ -50,6 +50,9 @@ struct process {
 struct idmap {
 	struct hashtab t; /* id -> object */
 	size_t elem;
+	/* the object last asked for: consecutive records are mostly of one thread and process */
+	uint32_t last_id;
+	void *last;
 };
 
 /*
@@ -161,17 +164,23 @@ struct lfr_recorder {
  */
 #define JIT_WAIT_MAX (64u << 20)
 
-/* The object of id, added when absent; NULL on ENOMEM. */
+/* The object of id, added when absent; NULL on ENOMEM.  Objects live as long as the map. */
 static void *idmap_get(struct idmap *m, uint32_t id)
 {
 	bool fresh;
-	struct hashtab_slot *s = hashtab_put(&m->t, id, 0, &fresh);
+	struct hashtab_slot *s;
 	void *o;
 
+	if (m->last && m->last_id == id)
+		return m->last;
+	s = hashtab_put(&m->t, id, 0, &fresh);
 	if (!s)
 		return NULL;
-	if (!fresh)
-		return (void *)(uintptr_t)s->v;
+	if (!fresh) {
+		m->last_id = id;
+		m->last = (void *)(uintptr_t)s->v;
+		return m->last;
+	}
 	o = calloc(1, m->elem);
 	if (!o) {
 		hashtab_del(&m->t, s);
@@ -190,6 +199,7 @@ static void idmap_free(struct idmap *m, void (*fini)(void *o))
 		free((void *)(uintptr_t)s->v);
 	}
 	hashtab_free(&m->t);
+	m->last = NULL;
 }
 
 static void process_fini(void *o)
