@@ -3,7 +3,6 @@
  * lfr: the START policy and its parsing into a session configuration.
  * No session state here, so KUnit runs it on hand-built messages.
  */
-#include <linux/bsearch.h>
 #include <linux/log2.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
@@ -94,11 +93,6 @@ static int lfr_cmp_u32(const void *a, const void *b)
 	u32 x = *(const u32 *)a, y = *(const u32 *)b;
 
 	return x < y ? -1 : x > y;
-}
-
-bool lfr_config_has_id(const u32 *ids, u32 nr, u32 id)
-{
-	return nr && bsearch(&id, ids, nr, sizeof(*ids), lfr_cmp_u32);
 }
 
 static u32 lfr_sort_unique(u32 *ids, u32 nr)

@@ -66,6 +66,5 @@ extern const struct nla_policy lfr_target_policy[LFR_TARGET_A_MAX + 1];
 int lfr_config_parse(struct nlattr **attrs, struct lfr_config *cfg,
 		     struct netlink_ext_ack *extack);
 void lfr_config_free(struct lfr_config *cfg);
-bool lfr_config_has_id(const u32 *ids, u32 nr, u32 id);
 
 #endif /* LFR_CONFIG_H */

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lfr: per-CPU rings.  One producer per ring: the task_works running on
- * that CPU, each writing with interrupts disabled, so no lock is needed.
- * The reader maps the ring (dev.c) and advances ctrl->tail.
+ * lfr: per-CPU rings.  Every writer of a ring runs on its CPU with
+ * interrupts disabled (the tick's handler, the walks' task_works, the task
+ * events), so no two writes interleave and no lock is needed.  The reader
+ * maps the ring (dev.c) and advances ctrl->tail.
  */
 #include <linux/mm.h>
 #include <linux/slab.h>

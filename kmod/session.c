@@ -30,7 +30,7 @@ DEFINE_MUTEX(lfr_lock);
 static LIST_HEAD(lfr_sessions);
 static u32 lfr_last_id;
 /* The running sessions by slot, under lfr_lock. */
-static struct lfr_session *lfr_running[LFR_MAX_RUNNING];
+static struct lfr_session *lfr_run_slots[LFR_MAX_RUNNING];
 /*
  * Per slot, the port id whose release stops that running session (0: none,
  * or it is detached), written under lfr_lock and read without it by the
@@ -327,7 +327,7 @@ int lfr_session_start(struct lfr_session *s, struct netlink_ext_ack *extack)
 	int err, slot;
 
 	lockdep_assert_held(&lfr_lock);
-	for (slot = 0; slot < LFR_MAX_RUNNING && lfr_running[slot]; slot++)
+	for (slot = 0; slot < LFR_MAX_RUNNING && lfr_run_slots[slot]; slot++)
 		;
 	if (slot == LFR_MAX_RUNNING) {
 		NL_SET_ERR_MSG(extack, "8 sessions are already running (the most at once): stop one first ('lfr status' lists them)");
@@ -361,7 +361,7 @@ int lfr_session_start(struct lfr_session *s, struct netlink_ext_ack *extack)
 		NL_SET_ERR_MSG(extack, "could not attach to the scheduler tracepoints or CPU hotplug");
 		return err;
 	}
-	lfr_running[slot] = s;
+	lfr_run_slots[slot] = s;
 	list_add(&s->node, &lfr_sessions);
 	if (!s->cfg.detached)
 		WRITE_ONCE(lfr_owner_portids[slot], s->owner_portid);
@@ -386,7 +386,7 @@ void lfr_session_stop(struct lfr_session *s)
 	lfr_task_events_unpublish(s);
 	synchronize_rcu();
 	lfr_sampler_stop(s);
-	lfr_running[s->slot] = NULL;
+	lfr_run_slots[s->slot] = NULL;
 	s->slot = -1;
 	/* sampling's share; the walks hold the rest */
 	if (lfr_pending_put(s))

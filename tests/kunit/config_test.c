@@ -1,9 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /* KUnit: the START policy and parsing, on hand-built attribute streams. */
 #include <kunit/test.h>
+#include <linux/bsearch.h>
 #include <linux/skbuff.h>
 #include <net/netlink.h>
 #include "../../kmod/config.c"
+
+/* Whether the sorted ids of a parsed configuration hold @id. */
+static bool has_id(const u32 *ids, u32 nr, u32 id)
+{
+	return nr && bsearch(&id, ids, nr, sizeof(*ids), lfr_cmp_u32);
+}
 
 struct cfg_ctx {
 	struct sk_buff *skb;
@@ -83,8 +90,8 @@ static void lfr_cfg_targets(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, c->cfg.nr_tgids, 3U);
 	KUNIT_EXPECT_EQ(test, c->cfg.tgids[0], 3U);
 	KUNIT_EXPECT_EQ(test, c->cfg.tgids[2], 9U);
-	KUNIT_EXPECT_TRUE(test, lfr_config_has_id(c->cfg.tgids, 3, 5));
-	KUNIT_EXPECT_FALSE(test, lfr_config_has_id(c->cfg.tgids, 3, 4));
+	KUNIT_EXPECT_TRUE(test, has_id(c->cfg.tgids, 3, 5));
+	KUNIT_EXPECT_FALSE(test, has_id(c->cfg.tgids, 3, 4));
 	cfg_done(c);
 
 	/* No targets at all. */
