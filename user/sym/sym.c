@@ -960,8 +960,7 @@ static bool resolve_in(struct lfr_sym *sym, struct proc *p, uint64_t pc, struct 
 	 * processes, as named ones would).
 	 */
 	if (!m->path || (m->path[0] != '/' && !(o && o->ok))) {
-		unknown(sym, m->name, strcmp(m->path ? m->path : "", "[vdso]") ? pc : addr,
-		        LFR_FRAME_NATIVE, f);
+		unknown(sym, m->name, m->path == sym->s_vdso ? addr : pc, LFR_FRAME_NATIVE, f);
 		return false;
 	}
 	unknown(sym, m->name, addr, LFR_FRAME_NATIVE, f);
