@@ -21,6 +21,8 @@ struct strpool_chunk {
 void strpool_init(struct strpool *p)
 {
 	memset(p, 0, sizeof(*p));
+	/* a byte-key set: growth re-homes entries by the hash of their bytes */
+	hashtab_init_bytes(&p->interned);
 }
 
 void strpool_fini(struct strpool *p)
@@ -34,9 +36,7 @@ void strpool_fini(struct strpool *p)
 		c = next;
 	}
 	hashtab_free(&p->interned);
-	memset(p, 0, sizeof(*p));
-	hashtab_init_bytes(&p->interned);
-	hashtab_init_bytes(&p->interned);
+	strpool_init(p);
 }
 
 const char *strpool_add(struct strpool *p, const char *s, size_t len)
