@@ -35,10 +35,21 @@ struct walk {
 	} room;
 };
 
+/*
+ * A reader mostly finds a walk's stack right after its one tick, in the same ring: that tick waits
+ * as the pending one, outside the table, and meets its stack without a lookup.  Anything else
+ * (another tick, a stack of another walk or of several ticks) first moves the pending tick into
+ * the table, and takes the general way.
+ */
 struct lfr_join {
 	struct hashtab walks; /* walk id -> struct walk */
 	uint64_t waiting;
 	struct walk *free; /* finished walks, for reuse */
+	bool pending;      /* pend holds a tick */
+	union {
+		struct lfr_rec_tick tick;
+		uint8_t bytes[TICK_ROOM];
+	} pend;
 };
 
 int lfr_join_new(struct lfr_join **out)
@@ -125,7 +136,8 @@ static int emit(struct walk *w, const struct lfr_rec_ustack *u, const struct lfr
 	    .lost_reason = u->lost_reason,
 	};
 
-	w->joined++;
+	if (w)
+		w->joined++;
 	return fn(ctx, &jd);
 }
 
@@ -152,7 +164,7 @@ static int tick_wait(struct walk *w, const struct lfr_rec_tick *t)
 	return 0;
 }
 
-int lfr_join_tick(struct lfr_join *j, const struct lfr_rec_tick *t, lfr_join_fn fn, void *ctx)
+static int join_tick(struct lfr_join *j, const struct lfr_rec_tick *t, lfr_join_fn fn, void *ctx)
 {
 	struct walk *w = walk_get(j, t->walk_id);
 	int err;
@@ -171,11 +183,44 @@ int lfr_join_tick(struct lfr_join *j, const struct lfr_rec_tick *t, lfr_join_fn 
 	return 0;
 }
 
+/* The pending tick, if any, joins the table (where it was counted as waiting already). */
+static int pend_settle(struct lfr_join *j, lfr_join_fn fn, void *ctx)
+{
+	if (!j->pending)
+		return 0;
+	j->pending = false;
+	j->waiting--;
+	return join_tick(j, &j->pend.tick, fn, ctx);
+}
+
+int lfr_join_tick(struct lfr_join *j, const struct lfr_rec_tick *t, lfr_join_fn fn, void *ctx)
+{
+	int err;
+
+	/* with no walk in the table, the tick cannot meet a stack that came first */
+	if (!j->pending && !j->walks.n && t->hdr.size <= sizeof(j->pend)) {
+		memcpy(&j->pend, t, t->hdr.size);
+		j->pending = true;
+		j->waiting++;
+		return 0;
+	}
+	if ((err = pend_settle(j, fn, ctx)))
+		return err;
+	return join_tick(j, t, fn, ctx);
+}
+
 int lfr_join_ustack(struct lfr_join *j, const struct lfr_rec_ustack *u, lfr_join_fn fn, void *ctx)
 {
 	struct walk *w;
 	int err = 0;
 
+	if (j->pending && j->pend.tick.walk_id == u->walk_id && u->ticks == 1) {
+		j->pending = false;
+		j->waiting--;
+		return emit(NULL, u, &j->pend.tick, fn, ctx);
+	}
+	if ((err = pend_settle(j, fn, ctx)))
+		return err;
 	if (!u->ticks && !hashtab_get(&j->walks, u->walk_id, 0))
 		return 0; /* no tick of it reached the ring */
 	w = walk_get(j, u->walk_id);

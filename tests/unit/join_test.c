@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Ticks joined with their walks' user stacks (lib/join): every order a reader can meet them in
+ * hands out each tick exactly once, with its own walk's stack; the tick waiting for the stack right
+ * after it, ticks of other walks between, stacks first, walks of several ticks, and the count of
+ * ticks still waiting.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "lib/join.h"
+
+struct seen {
+	unsigned int n;
+	uint64_t tick_time[64], walk[64], user0[64];
+};
+
+static int on_joined(void *ctx, const struct lfr_joined *j)
+{
+	struct seen *s = ctx;
+
+	assert_true(s->n < 64);
+	assert_int_equal(j->tick->walk_id, j->ustack->walk_id);
+	assert_ptr_equal(j->kernel_ips, j->tick->ips);
+	s->tick_time[s->n] = j->tick->time_ns;
+	s->walk[s->n] = j->ustack->walk_id;
+	s->user0[s->n] = j->ustack->nr_user ? j->user_ips[0] : 0;
+	s->n++;
+	return 0;
+}
+
+/* A tick of WALK at TIME with NK kernel pcs. */
+static int tick(struct lfr_join *j, struct seen *s, uint64_t walk, uint64_t time, unsigned int nk)
+{
+	uint64_t buf[(sizeof(struct lfr_rec_tick) + 8 * 8) / 8] = {0};
+	struct lfr_rec_tick *t = (void *)buf;
+
+	t->hdr.type = LFR_REC_TICK;
+	t->hdr.size = (uint32_t)(sizeof(*t) + nk * 8);
+	t->time_ns = time;
+	t->walk_id = walk;
+	t->nr_kernel = (uint16_t)nk;
+	for (unsigned int i = 0; i < nk; i++)
+		t->ips[i] = 0xffffffff81000000ull + time * 16 + i;
+	return lfr_join_tick(j, t, on_joined, s);
+}
+
+/* The stack of WALK, shared by TICKS ticks, its first user pc PC. */
+static int ustack(struct lfr_join *j, struct seen *s, uint64_t walk, uint32_t ticks, uint64_t pc)
+{
+	uint64_t buf[(sizeof(struct lfr_rec_ustack) + 2 * 8) / 8] = {0};
+	struct lfr_rec_ustack *u = (void *)buf;
+
+	u->hdr.type = LFR_REC_USTACK;
+	u->hdr.size = sizeof(buf);
+	u->walk_id = walk;
+	u->ticks = ticks;
+	u->nr_user = 2;
+	u->ips[0] = pc;
+	u->ips[1] = pc + 0x100;
+	return lfr_join_ustack(j, u, on_joined, s);
+}
+
+static void test_tick_then_its_stack(void **state)
+{
+	struct lfr_join *j;
+	struct seen s = {0};
+
+	(void)state;
+	assert_int_equal(lfr_join_new(&j), 0);
+	for (uint64_t w = 1; w <= 20; w++) {
+		assert_int_equal(tick(j, &s, w, w * 10, (unsigned int)(w % 3)), 0);
+		assert_int_equal(lfr_join_waiting(j), 1);
+		assert_int_equal(ustack(j, &s, w, 1, 0x400000 + w), 0);
+		assert_int_equal(lfr_join_waiting(j), 0);
+		assert_int_equal(s.n, w);
+		assert_int_equal(s.tick_time[w - 1], w * 10);
+		assert_int_equal(s.user0[w - 1], 0x400000 + w);
+	}
+	lfr_join_free(j);
+}
+
+static void test_every_other_order(void **state)
+{
+	struct lfr_join *j;
+	struct seen s = {0};
+
+	(void)state;
+	assert_int_equal(lfr_join_new(&j), 0);
+	/* ticks of two walks, then their stacks in the other order */
+	assert_int_equal(tick(j, &s, 1, 10, 1), 0);
+	assert_int_equal(tick(j, &s, 2, 20, 0), 0);
+	assert_int_equal(lfr_join_waiting(j), 2);
+	assert_int_equal(ustack(j, &s, 2, 1, 0x2000), 0);
+	assert_int_equal(ustack(j, &s, 1, 1, 0x1000), 0);
+	assert_int_equal(s.n, 2);
+	assert_int_equal(s.walk[0], 2);
+	assert_int_equal(s.walk[1], 1);
+	assert_int_equal(lfr_join_waiting(j), 0);
+
+	/* a tick waiting when the stack of another walk comes first: both wait, then join */
+	assert_int_equal(tick(j, &s, 3, 30, 2), 0);
+	assert_int_equal(ustack(j, &s, 4, 1, 0x4000), 0);
+	assert_int_equal(s.n, 2);
+	assert_int_equal(tick(j, &s, 4, 40, 0), 0);
+	assert_int_equal(s.n, 3);
+	assert_int_equal(s.walk[2], 4);
+	assert_int_equal(ustack(j, &s, 3, 1, 0x3000), 0);
+	assert_int_equal(s.n, 4);
+	assert_int_equal(s.tick_time[3], 30);
+
+	/* a walk shared by three ticks: two before its stack, one after */
+	assert_int_equal(tick(j, &s, 5, 50, 1), 0);
+	assert_int_equal(tick(j, &s, 5, 51, 1), 0);
+	assert_int_equal(ustack(j, &s, 5, 3, 0x5000), 0);
+	assert_int_equal(s.n, 6);
+	assert_int_equal(lfr_join_waiting(j), 0);
+	assert_int_equal(tick(j, &s, 5, 52, 1), 0);
+	assert_int_equal(s.n, 7);
+	assert_int_equal(s.tick_time[6], 52);
+	assert_int_equal(s.user0[6], 0x5000);
+
+	/* one tick waiting for a stack of two ticks: the second tick joins it later */
+	assert_int_equal(tick(j, &s, 6, 60, 0), 0);
+	assert_int_equal(ustack(j, &s, 6, 2, 0x6000), 0);
+	assert_int_equal(s.n, 8);
+	assert_int_equal(tick(j, &s, 7, 70, 0), 0); /* another walk's tick between */
+	assert_int_equal(tick(j, &s, 6, 61, 0), 0);
+	assert_int_equal(s.n, 9);
+	assert_int_equal(s.tick_time[8], 61);
+	assert_int_equal(lfr_join_waiting(j), 1);
+
+	/* a stack of no tick that reached the ring joins nothing; a tick never walked waits */
+	assert_int_equal(ustack(j, &s, 8, 0, 0x8000), 0);
+	assert_int_equal(s.n, 9);
+	assert_int_equal(ustack(j, &s, 7, 1, 0x7000), 0);
+	assert_int_equal(s.n, 10);
+	assert_int_equal(tick(j, &s, 9, 90, 3), 0);
+	assert_int_equal(lfr_join_waiting(j), 1);
+	lfr_join_free(j);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_tick_then_its_stack),
+	    cmocka_unit_test(test_every_other_order),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
