@@ -1145,15 +1145,30 @@ static int ref(struct lfr_jfr_writer *w, int pool, uint64_t key, const char *wha
 	return 0;
 }
 
+static void seg_ticks(struct lfr_jfr_writer *w, uint64_t ticks)
+{
+	if (!w->seg_events || ticks < w->seg_min_ticks)
+		w->seg_min_ticks = ticks;
+	if (!w->seg_events || ticks > w->seg_max_ticks)
+		w->seg_max_ticks = ticks;
+}
+
 static void begin(struct lfr_jfr_writer *w, uint16_t type, uint64_t ticks)
 {
 	jfr_buf_reset(&w->tmp);
 	jfr_buf_varint(&w->tmp, type);
 	jfr_buf_varint(&w->tmp, ticks);
-	if (!w->seg_events || ticks < w->seg_min_ticks)
-		w->seg_min_ticks = ticks;
-	if (!w->seg_events || ticks > w->seg_max_ticks)
-		w->seg_max_ticks = ticks;
+	seg_ticks(w, ticks);
+}
+
+/* The event counted, and the events flushed once they fill the buffer. */
+static int committed(struct lfr_jfr_writer *w)
+{
+	w->seg_events++;
+	w->st.events++;
+	if (w->ev.len >= w->opt.auto_flush_bytes)
+		return lfr_jfr_flush(w);
+	return 0;
 }
 
 static int commit(struct lfr_jfr_writer *w)
@@ -1162,11 +1177,34 @@ static int commit(struct lfr_jfr_writer *w)
 	jfr_buf_put(&w->ev, w->tmp.data, w->tmp.len);
 	if (w->tmp.oom || w->ev.oom)
 		return nomem(w, "buffering an event");
-	w->seg_events++;
-	w->st.events++;
-	if (w->ev.len >= w->opt.auto_flush_bytes)
-		return lfr_jfr_flush(w);
-	return 0;
+	return committed(w);
+}
+
+/*
+ * An event of a few varints, less than 128 bytes in all, is written in place among the events:
+ * its size, one byte, is set once its fields are in (no copy, no size computed twice).
+ */
+#define SMALL_EVENT_MAX 127
+
+static size_t begin_small(struct lfr_jfr_writer *w, uint16_t type, uint64_t ticks)
+{
+	size_t at = w->ev.len;
+
+	if (jfr_buf_reserve(&w->ev, SMALL_EVENT_MAX)) {
+		w->ev.data[w->ev.len++] = 0;
+		jfr_buf_varint(&w->ev, type);
+		jfr_buf_varint(&w->ev, ticks);
+	}
+	seg_ticks(w, ticks);
+	return at;
+}
+
+static int commit_small(struct lfr_jfr_writer *w, size_t at)
+{
+	if (w->ev.oom)
+		return nomem(w, "buffering an event");
+	w->ev.data[at] = (uint8_t)(w->ev.len - at);
+	return committed(w);
 }
 
 int lfr_jfr_execution_sample(struct lfr_jfr_writer *w, uint64_t ticks, uint64_t thread,
@@ -1180,12 +1218,14 @@ int lfr_jfr_execution_sample(struct lfr_jfr_writer *w, uint64_t ticks, uint64_t 
 		return fail(w, EINVAL, "invalid thread state %d", (int)state);
 	if ((err = ref(w, P_THREAD, thread, "thread")) || (err = ref(w, P_STACK, stack, "stack")))
 		return err;
-	begin(w, T_EXECUTION_SAMPLE, ticks);
-	jfr_buf_varint(&w->tmp, thread);
-	jfr_buf_varint(&w->tmp, stack);
-	jfr_buf_varint(&w->tmp, state);
+	/* at most 1 + 2 + 4 x 9 bytes */
+	size_t at = begin_small(w, T_EXECUTION_SAMPLE, ticks);
+
+	jfr_buf_varint(&w->ev, thread);
+	jfr_buf_varint(&w->ev, stack);
+	jfr_buf_varint(&w->ev, state);
 	w->st.samples++;
-	return commit(w);
+	return commit_small(w, at);
 }
 
 int lfr_jfr_off_cpu(struct lfr_jfr_writer *w, uint64_t start, uint64_t duration, uint64_t thread,
