@@ -63,7 +63,7 @@ enum lfr_walk_state {
 /*
  * A walk's state word: the state in its low bits and, above them, the
  * object's generation, which each tick that queues a walk in it advances.
- * Objects are reused as soon as their walk ends (walk_slot.c), so STOP,
+ * Objects are reused as soon as their walk ends (walk_obj.c), so STOP,
  * which finds a walk through its thread's entry without owning it, may hold
  * an object that has become another walk meanwhile: its claim then fails.
  */
@@ -77,7 +77,7 @@ struct lfr_thread;
  * One queued stack walk: the task_work of a tick and what the walk needs of
  * it.  Small and apart from the session: a walk given up by STOP (its thread
  * blocked in the kernel, maybe for good) keeps only this object until the
- * thread runs it, not the session's rings and tables (walk_slot.c).  Reused
+ * thread runs it, not the session's rings and tables (walk_obj.c).  Reused
  * by the next tick on its CPU once the walk ends, and only ever freed after
  * an RCU grace period: STOP and STATUS read it through its thread's entry
  * under rcu_read_lock() and check its generation and owner.
@@ -221,18 +221,18 @@ struct lfr_targets {
 };
 
 /*
- * Sessions sampling at once.  Each running session holds one slot, the index
- * of its pointer in the probes' tables (sampler.c, task_events.c).
+ * Sessions sampling at once.  Each running session holds one run index, the
+ * index of its pointer in the probes' tables (sampler.c, task_events.c).
  */
 #define LFR_MAX_RUNNING		8
 #define LFR_MAX_DRAINING	8	/* START is EBUSY with as many */
 
 /*
- * A probe's table of running sessions: a slot's pointer is published under
+ * A probe's table of running sessions: a session's pointer is published under
  * lfr_lock and read by the probes under RCU-sched (they run with preemption
  * or interrupts off); after clearing it, a synchronize_rcu() makes sure no
  * probe still works for that session.  The first session published in
- * @table at or after slot *@i, or NULL:
+ * @table at or after index *@i, or NULL:
  */
 struct lfr_session;
 
@@ -270,7 +270,7 @@ struct lfr_session {
 	u32 id;
 	atomic_t state;			/* enum lfr_state */
 	struct lfr_config cfg;
-	int slot;			/* while running: 0..LFR_MAX_RUNNING-1 */
+	int run_idx;		/* while running: 0..LFR_MAX_RUNNING-1 */
 	u32 owner_portid;
 	kuid_t owner_euid;		/* START sender: may map the rings */
 	struct list_head node;		/* lfr_sessions, under lfr_lock */
@@ -426,12 +426,12 @@ int lfr_sampler_init(void);
 /* unwind.c */
 void lfr_work_fn(struct callback_head *work);
 
-/* walk_slot.c */
-int lfr_walk_slots_init(void);
-void lfr_walk_slots_exit(void);
-struct lfr_walk *lfr_walk_slot_get(void);
-void lfr_walk_slot_unget(struct lfr_walk *w);
-void lfr_walk_slot_done(struct lfr_walk *w);
+/* walk_obj.c */
+int lfr_walk_objs_init(void);
+void lfr_walk_objs_exit(void);
+struct lfr_walk *lfr_walk_obj_get(void);
+void lfr_walk_obj_unget(struct lfr_walk *w);
+void lfr_walk_obj_done(struct lfr_walk *w);
 
 /*
  * A tick queues a walk in @w (hard irq, before publishing it): a new

@@ -74,12 +74,12 @@ static int __init lfr_init(void)
 	err = lfr_sampler_init();
 	if (err)
 		return err;
-	err = lfr_walk_slots_init();
+	err = lfr_walk_objs_init();
 	if (err)
 		return err;
 	lfr_wq = alloc_workqueue("lfr", WQ_UNBOUND, 0);
 	if (!lfr_wq) {
-		lfr_walk_slots_exit();
+		lfr_walk_objs_exit();
 		return -ENOMEM;
 	}
 	err = cpuhp_setup_state_multi(CPUHP_AP_ONLINE_DYN, "lfr:online",
@@ -101,7 +101,7 @@ out_cpuhp:
 	cpuhp_remove_multi_state(lfr_cpuhp_state);
 out_wq:
 	destroy_workqueue(lfr_wq);
-	lfr_walk_slots_exit();
+	lfr_walk_objs_exit();
 	return err;
 }
 
@@ -122,7 +122,7 @@ static void __exit lfr_exit(void)
 	lfr_dev_exit();
 	cpuhp_remove_multi_state(lfr_cpuhp_state);
 	destroy_workqueue(lfr_wq);
-	lfr_walk_slots_exit();
+	lfr_walk_objs_exit();
 	pr_info("unloaded\n");
 }
 

@@ -29,10 +29,10 @@
 DEFINE_MUTEX(lfr_lock);
 static LIST_HEAD(lfr_sessions);
 static u32 lfr_last_id;
-/* The running sessions by slot, under lfr_lock. */
-static struct lfr_session *lfr_run_slots[LFR_MAX_RUNNING];
+/* The running sessions by run index, under lfr_lock. */
+static struct lfr_session *lfr_run_sessions[LFR_MAX_RUNNING];
 /*
- * Per slot, the port id whose release stops that running session (0: none,
+ * Per run index, the port id whose release stops that running session (0: none,
  * or it is detached), written under lfr_lock and read without it by the
  * socket-close notifier, which sees every generic netlink socket of the
  * machine.  A socket cannot close while its own START runs.
@@ -128,7 +128,7 @@ bool lfr_pending_put(struct lfr_session *s)
  * them any more (their TICK records are in the rings: readers drop ticks
  * whose walk never comes).  Their session references are dropped here, so
  * the session is freed without waiting for them; a task_work that starts
- * later loses the claim and only frees its small object (walk_slot.c),
+ * later loses the claim and only frees its small object (walk_obj.c),
  * then drops the module reference taken for it here (this walk's pending
  * count held the module until now).
  */
@@ -264,7 +264,7 @@ struct lfr_session *lfr_session_create(struct lfr_config *cfg, u32 portid,
 	s->owner_portid = portid;
 	s->owner_euid = current_euid();	/* genetlink runs in the sender */
 	atomic_set(&s->state, LFR_STATE_IDLE);
-	s->slot = -1;
+	s->run_idx = -1;
 	INIT_LIST_HEAD(&s->node);
 	init_waitqueue_head(&s->wq);
 	INIT_WORK(&s->notify_work, lfr_notify_fn);
@@ -324,12 +324,12 @@ int lfr_sessions_running(struct lfr_session **s)
 
 int lfr_session_start(struct lfr_session *s, struct netlink_ext_ack *extack)
 {
-	int err, slot;
+	int err, idx;
 
 	lockdep_assert_held(&lfr_lock);
-	for (slot = 0; slot < LFR_MAX_RUNNING && lfr_run_slots[slot]; slot++)
+	for (idx = 0; idx < LFR_MAX_RUNNING && lfr_run_sessions[idx]; idx++)
 		;
-	if (slot == LFR_MAX_RUNNING) {
+	if (idx == LFR_MAX_RUNNING) {
 		NL_SET_ERR_MSG(extack, "8 sessions are already running (the most at once): stop one first ('lfr status' lists them)");
 		return -EBUSY;
 	}
@@ -342,7 +342,7 @@ int lfr_session_start(struct lfr_session *s, struct netlink_ext_ack *extack)
 		NL_SET_ERR_MSG(extack, "lfr is being unloaded");
 		return -ENODEV;
 	}
-	s->slot = slot;
+	s->run_idx = idx;
 	atomic_set(&s->pending, 1);
 	atomic_set(&s->state, LFR_STATE_RUNNING);
 	/* Children forked from here on are followed before sampling starts. */
@@ -356,15 +356,15 @@ int lfr_session_start(struct lfr_session *s, struct netlink_ext_ack *extack)
 	}
 	if (err) {
 		atomic_set(&s->state, LFR_STATE_STOPPED);
-		s->slot = -1;
+		s->run_idx = -1;
 		lfr_module_put_deferred();
 		NL_SET_ERR_MSG(extack, "could not attach to the scheduler tracepoints or CPU hotplug");
 		return err;
 	}
-	lfr_run_slots[slot] = s;
+	lfr_run_sessions[idx] = s;
 	list_add(&s->node, &lfr_sessions);
 	if (!s->cfg.detached)
-		WRITE_ONCE(lfr_owner_portids[slot], s->owner_portid);
+		WRITE_ONCE(lfr_owner_portids[idx], s->owner_portid);
 	lfr_session_event(s, LFR_EVENT_STARTED);
 	return 0;
 }
@@ -375,7 +375,7 @@ void lfr_session_stop(struct lfr_session *s)
 	if (atomic_cmpxchg(&s->state, LFR_STATE_RUNNING, LFR_STATE_DRAINING) !=
 	    LFR_STATE_RUNNING)
 		return;
-	WRITE_ONCE(lfr_owner_portids[s->slot], 0);
+	WRITE_ONCE(lfr_owner_portids[s->run_idx], 0);
 	lfr_session_event(s, LFR_EVENT_DRAINING);
 	/*
 	 * Both probe tables at once, one grace period: the free probe of task
@@ -386,8 +386,8 @@ void lfr_session_stop(struct lfr_session *s)
 	lfr_task_events_unpublish(s);
 	synchronize_rcu();
 	lfr_sampler_stop(s);
-	lfr_run_slots[s->slot] = NULL;
-	s->slot = -1;
+	lfr_run_sessions[s->run_idx] = NULL;
+	s->run_idx = -1;
 	/* sampling's share; the walks hold the rest */
 	if (lfr_pending_put(s))
 		lfr_module_put_deferred();	/* a command or module exit */
