@@ -22,6 +22,7 @@
 
 #include "compat.h"
 #include "config.h"
+#include "core.h"
 #include "frame_check.h"
 #include "ring_index.h"
 
@@ -146,8 +147,30 @@ struct lfr_threads {
 	raw_spinlock_t lock;	/* keys written, slots given back */
 };
 
+/*
+ * What a ring needs of its owner, given at allocation: the ring calls
+ * nothing of the session's but @full.
+ */
+struct lfr_ring_owner {
+	struct lfr_session *owner;	/* only passed to @full */
+	/*
+	 * The ring was found full, the first time since it last was not; on
+	 * the ring's CPU, interrupts off (hard irq or a walk's commit).
+	 */
+	void (*full)(struct lfr_session *owner, u32 cpu);
+	wait_queue_head_t *wq;		/* woken when wakeup_bytes are ready */
+	struct lfr_counters __percpu *ctr;	/* RECORDS_LOST */
+	u32 session_id;
+	u32 pages;			/* of data, a power of two */
+	u32 wakeup_bytes;
+};
+
 struct lfr_ring {
-	struct lfr_session *s;
+	struct lfr_session *owner;
+	void (*full)(struct lfr_session *owner, u32 cpu);
+	wait_queue_head_t *wq;
+	struct lfr_counters __percpu *ctr;
+	u32 wakeup_bytes;
 	void *base;			/* vmalloc_user: ctrl page + data */
 	struct lfr_ring_ctrl *ctrl;
 	u8 *data;
@@ -300,10 +323,6 @@ struct lfr_session {
 	u32 overflow_cpu;		/* last ring found full */
 };
 
-extern struct mutex lfr_lock;
-void lfr_module_put_deferred(void);
-extern struct workqueue_struct *lfr_wq;
-extern int lfr_cpuhp_state;
 
 static inline bool lfr_counter_valid(int c)
 {
@@ -318,9 +337,15 @@ static inline bool lfr_counter_gauge(int c)
 	       c == LFR_CTR_UNWIND_BYTES;
 }
 
+static inline void lfr_counters_add(struct lfr_counters __percpu *c, int ctr,
+				    u64 n)
+{
+	this_cpu_add(c->c[ctr], n);
+}
+
 static inline void lfr_count(struct lfr_session *s, int ctr, u64 n)
 {
-	this_cpu_add(s->ctr->c[ctr], n);
+	lfr_counters_add(s->ctr, ctr, n);
 }
 
 static inline void lfr_count_lost(struct lfr_session *s, int reason, u64 ticks)
@@ -329,6 +354,12 @@ static inline void lfr_count_lost(struct lfr_session *s, int reason, u64 ticks)
 }
 
 /* session.c */
+typedef void (*lfr_event_fn)(struct lfr_session *s, enum lfr_event ev);
+void lfr_sessions_event_sink(lfr_event_fn fn);
+struct lfr_session *lfr_session_alloc(u32 id, struct lfr_config *cfg,
+				      u32 portid,
+				      struct netlink_ext_ack *extack);
+/* registry.c */
 struct lfr_session *lfr_session_create(struct lfr_config *cfg, u32 portid,
 				       struct netlink_ext_ack *extack);
 int lfr_session_start(struct lfr_session *s, struct netlink_ext_ack *extack);
@@ -419,9 +450,9 @@ int lfr_sampler_start(struct lfr_session *s);
 void lfr_sampler_unpublish(struct lfr_session *s);
 void lfr_sampler_stop(struct lfr_session *s);
 void lfr_sampler_exit(void);
-int lfr_cpuhp_online(unsigned int cpu, struct hlist_node *node);
-int lfr_cpuhp_offline(unsigned int cpu, struct hlist_node *node);
 int lfr_sampler_init(void);
+int lfr_sampler_hotplug_init(void);
+void lfr_sampler_hotplug_exit(void);
 
 /* unwind.c */
 void lfr_work_fn(struct callback_head *work);
@@ -466,7 +497,7 @@ static inline bool lfr_walk_claim(struct lfr_walk *w, unsigned long old,
 }
 
 /* ring.c */
-struct lfr_ring *lfr_ring_alloc(struct lfr_session *s, int cpu);
+struct lfr_ring *lfr_ring_alloc(const struct lfr_ring_owner *o, int cpu);
 void lfr_ring_free(struct lfr_ring *r);
 int lfr_ring_write(struct lfr_ring *r, const void *rec, u32 len);
 void lfr_ring_lost(struct lfr_ring *r, int reason, u64 ticks);
@@ -480,6 +511,5 @@ void lfr_dev_exit(void);
 int lfr_genl_init(void);
 void lfr_genl_quiesce(void);
 void lfr_genl_exit(void);
-void lfr_genl_notify(struct lfr_session *s, enum lfr_event ev);
 
 #endif /* LFR_INTERNAL_H */

@@ -602,7 +602,7 @@ static void lfr_kick_cpu(void *data)
 		lfr_switch_in(s, pc, current, true);
 }
 
-int lfr_cpuhp_online(unsigned int cpu, struct hlist_node *node)
+static int lfr_cpuhp_online(unsigned int cpu, struct hlist_node *node)
 {
 	struct lfr_session *s = hlist_entry(node, struct lfr_session, cpuhp_node);
 	struct lfr_pcpu *pc = per_cpu_ptr(s->pcpu, cpu);
@@ -616,7 +616,7 @@ int lfr_cpuhp_online(unsigned int cpu, struct hlist_node *node)
 	return 0;
 }
 
-int lfr_cpuhp_offline(unsigned int cpu, struct hlist_node *node)
+static int lfr_cpuhp_offline(unsigned int cpu, struct hlist_node *node)
 {
 	struct lfr_session *s = hlist_entry(node, struct lfr_session, cpuhp_node);
 	struct lfr_pcpu *pc = per_cpu_ptr(s->pcpu, cpu);
@@ -627,6 +627,27 @@ int lfr_cpuhp_offline(unsigned int cpu, struct hlist_node *node)
 	local_irq_enable();
 	hrtimer_cancel(&pc->timer);
 	return 0;
+}
+
+/* The multi-instance hotplug state; each running session is an instance. */
+static int lfr_cpuhp_state = -1;
+
+/* Module init: the CPU-hotplug callbacks of every session's timers. */
+int lfr_sampler_hotplug_init(void)
+{
+	int err = cpuhp_setup_state_multi(CPUHP_AP_ONLINE_DYN, "lfr:online",
+					  lfr_cpuhp_online, lfr_cpuhp_offline);
+
+	if (err < 0)
+		return err;
+	lfr_cpuhp_state = err;
+	return 0;
+}
+
+/* Module exit, every session stopped. */
+void lfr_sampler_hotplug_exit(void)
+{
+	cpuhp_remove_multi_state(lfr_cpuhp_state);
 }
 
 int lfr_sampler_start(struct lfr_session *s)
