@@ -10,7 +10,13 @@
 #include <linux/netlink.h>
 #include <net/genetlink.h>
 #include <net/net_namespace.h>
-#include "lfr_internal.h"
+#include "config.h"
+#include "core.h"
+#include "counters.h"
+#include "genl.h"
+#include "registry.h"
+#include "session.h"
+#include "unwind_tables.h"
 
 static struct genl_family lfr_family;
 static bool lfr_genl_up;	/* under lfr_lock: START allowed, notify sent */

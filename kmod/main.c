@@ -3,7 +3,13 @@
 #include <linux/init.h>
 #include <linux/module.h>
 #include <linux/workqueue.h>
-#include "lfr_internal.h"
+#include "core.h"
+#include "dev.h"
+#include "genl.h"
+#include "registry.h"
+#include "sampler.h"
+#include "task_events.h"
+#include "walk_obj.h"
 
 static int __init lfr_init(void)
 {

@@ -11,7 +11,19 @@
 #include <linux/module.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
-#include "lfr_internal.h"
+#include "cgroup_filter.h"
+#include "core.h"
+#include "probes.h"
+#include "registry.h"
+#include "sampler.h"
+#include "session.h"
+#include "target.h"
+#include "task_events.h"
+#include "threads.h"
+#include "walk_obj.h"
+
+/* DRAINING sessions at once: START is EBUSY with as many. */
+#define LFR_MAX_DRAINING	8
 
 static LIST_HEAD(lfr_sessions);
 static u32 lfr_last_id;

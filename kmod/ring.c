@@ -9,7 +9,9 @@
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
 #include <linux/vmalloc.h>
-#include "lfr_internal.h"
+#include "counters.h"
+#include "ring.h"
+#include "ring_index.h"
 
 static void lfr_ring_wake(struct irq_work *w)
 {

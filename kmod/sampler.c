@@ -25,12 +25,23 @@
 #include <linux/sched/clock.h>
 #include <linux/sched/task_stack.h>
 #include <linux/stacktrace.h>
+#include <linux/task_work.h>
 #include <linux/tracepoint.h>
 #include <asm/irq_regs.h>
 #include <asm/unwind.h>
+#include "compat.h"
+#include "core.h"
 #include "cpu_share.h"
 #include "kstack.h"
-#include "lfr_internal.h"
+#include "probes.h"
+#include "ring.h"
+#include "sampler.h"
+#include "session.h"
+#include "target.h"
+#include "task_events.h"
+#include "threads.h"
+#include "unwind.h"
+#include "walk_obj.h"
 
 static struct tracepoint *lfr_tp_switch;
 

@@ -28,7 +28,19 @@
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
-#include "lfr_internal.h"
+#include "budget.h"
+#include "cgroup_filter.h"
+#include "config.h"
+#include "core.h"
+#include "counters.h"
+#include "ring.h"
+#include "sampler.h"
+#include "seen.h"
+#include "session.h"
+#include "target.h"
+#include "threads.h"
+#include "unwind_tables.h"
+#include "walk_pool.h"
 
 void lfr_session_get(struct lfr_session *s)
 {

@@ -13,7 +13,14 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 #include <linux/tracepoint.h>
-#include "lfr_internal.h"
+#include "compat.h"
+#include "core.h"
+#include "probes.h"
+#include "ring.h"
+#include "session.h"
+#include "target.h"
+#include "task_events.h"
+#include "threads.h"
 
 static struct tracepoint *lfr_tp_fork, *lfr_tp_exit, *lfr_tp_exec,
 			 *lfr_tp_rename, *lfr_tp_free;

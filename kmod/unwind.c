@@ -18,12 +18,19 @@
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
+#include "core.h"
 #include "cpu_share.h"
 #include "frame_walk.h"
-#include "lfr_internal.h"
+#include "ring.h"
 #include "seen.h"
+#include "session.h"
+#include "threads.h"
+#include "unwind.h"
+#include "unwind_tables.h"
 #include "walk_check.h"
 #include "walk_lock.h"
+#include "walk_obj.h"
+#include "walk_pool.h"
 
 #define LFR_MAX_NEW_MAPS	8
 #define LFR_MMAP_REC_MAX	(sizeof(struct lfr_rec_mmap) + 256)

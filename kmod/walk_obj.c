@@ -22,7 +22,7 @@
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
-#include "lfr_internal.h"
+#include "walk_obj.h"
 
 #define LFR_WALK_CACHE	32
 
