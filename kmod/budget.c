@@ -18,7 +18,13 @@
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/user.h>
-#include "lfr_internal.h"
+#include "budget.h"
+#include "counters.h"
+#include "ring.h"
+#include "sampler.h"
+#include "seen.h"
+#include "session.h"
+#include "threads.h"
 
 static unsigned int max_session_mb = 256;
 module_param(max_session_mb, uint, 0644);

@@ -11,7 +11,8 @@
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
-#include "lfr_internal.h"
+#include "cgroup_filter.h"
+#include "session.h"
 
 int lfr_cgroups_get(struct lfr_session *s, struct netlink_ext_ack *extack)
 {

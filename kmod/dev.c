@@ -15,7 +15,11 @@
 #include <linux/poll.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
-#include "lfr_internal.h"
+#include "core.h"
+#include "dev.h"
+#include "registry.h"
+#include "ring.h"
+#include "session.h"
 
 /* Page within a ring: the mmap offset's low 32 bits (LFR_MMAP_OFFSET). */
 #define LFR_MMAP_RING_PAGES_MASK	((1UL << (32 - PAGE_SHIFT)) - 1)

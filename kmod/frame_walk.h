@@ -113,6 +113,36 @@ fault:
 }
 
 /*
+ * Reads the frame record at @fp, {next fp, return address}, in the word
+ * size of @compat (a constant): 0, or -EFAULT.  The one read of both
+ * frame-pointer walks: the loop of lfr_walk_fp_frames() and the single
+ * step of the mixed walk (lfr_step_fp()).  Each keeps its own checks: the
+ * step lfr_frame_check()'s against the sp the mixed walk carries (a table
+ * row moves it), the loop one range per frame.
+ */
+static __always_inline int lfr_fp_record(struct lfr_uwalk *w, lfr_read_fn read,
+					 u64 fp, const bool compat, u64 *next,
+					 u64 *ret)
+{
+	if (compat) {
+		u32 f[2];
+
+		if (read(w->ctx, fp, f, sizeof(f)))
+			return -EFAULT;
+		*next = f[0];
+		*ret = f[1];
+	} else {
+		u64 f[2];
+
+		if (read(w->ctx, fp, f, sizeof(f)))
+			return -EFAULT;
+		*next = f[0];
+		*ret = f[1];
+	}
+	return 0;
+}
+
+/*
  * One step by the frame pointer: the frame record {saved rbp, return
  * address} at rbp.  rbp == 0 is the outermost frame, as in the plain walk.
  */
@@ -121,7 +151,7 @@ static __always_inline bool lfr_step_fp(struct lfr_uwalk *w, u64 *pc,
 {
 	enum lfr_frame_verdict v = lfr_frame_check(*bp, 0, *sp, false,
 						   w->limit);
-	u64 f[2];
+	u64 next, ret;
 
 	if (v == LFR_FRAME_END)
 		return false;
@@ -129,11 +159,11 @@ static __always_inline bool lfr_step_fp(struct lfr_uwalk *w, u64 *pc,
 		w->flags |= LFR_SAMPLE_F_USER_BAD_FRAME;
 		return false;
 	}
-	if (read(w->ctx, *bp, f, sizeof(f))) {
+	if (lfr_fp_record(w, read, *bp, false, &next, &ret)) {
 		w->flags |= LFR_SAMPLE_F_USER_FAULT;
 		return false;
 	}
-	if (!f[1]) {
+	if (!ret) {
 		w->flags |= LFR_SAMPLE_F_USER_BAD_FRAME;
 		return false;
 	}
@@ -141,10 +171,10 @@ static __always_inline bool lfr_step_fp(struct lfr_uwalk *w, u64 *pc,
 		w->flags |= LFR_SAMPLE_F_USER_TRUNCATED;
 		return false;
 	}
-	w->ips[w->nr++] = f[1];
-	*pc = f[1];
+	w->ips[w->nr++] = ret;
+	*pc = ret;
 	*sp = *bp + 16;
-	*bp = f[0];
+	*bp = next;
 	return true;
 }
 
@@ -250,21 +280,8 @@ static __always_inline void lfr_walk_fp_frames(struct lfr_uwalk *w,
 			w->flags |= LFR_SAMPLE_F_USER_TRUNCATED;
 			break;
 		}
-		if (compat) {
-			u32 f[2];
-
-			if (read(w->ctx, fp, f, sizeof(f)))
-				goto fault;
-			next = f[0];
-			ret = f[1];
-		} else {
-			u64 f[2];
-
-			if (read(w->ctx, fp, f, sizeof(f)))
-				goto fault;
-			next = f[0];
-			ret = f[1];
-		}
+		if (lfr_fp_record(w, read, fp, compat, &next, &ret))
+			goto fault;
 		if (!ret) {
 			w->flags |= LFR_SAMPLE_F_USER_BAD_FRAME;
 			break;

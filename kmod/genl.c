@@ -10,7 +10,13 @@
 #include <linux/netlink.h>
 #include <net/genetlink.h>
 #include <net/net_namespace.h>
-#include "lfr_internal.h"
+#include "config.h"
+#include "core.h"
+#include "counters.h"
+#include "genl.h"
+#include "registry.h"
+#include "session.h"
+#include "unwind_tables.h"
 
 static struct genl_family lfr_family;
 static bool lfr_genl_up;	/* under lfr_lock: START allowed, notify sent */
@@ -478,7 +484,7 @@ static struct genl_family lfr_family __ro_after_init = {
 	.n_mcgrps = ARRAY_SIZE(lfr_mcgrps),
 };
 
-void lfr_genl_notify(struct lfr_session *s, enum lfr_event ev)
+static void lfr_genl_notify(struct lfr_session *s, enum lfr_event ev)
 {
 	struct sk_buff *msg;
 	void *hdr;
@@ -531,6 +537,7 @@ int lfr_genl_init(void)
 		genl_unregister_family(&lfr_family);
 		return err;
 	}
+	lfr_sessions_event_sink(lfr_genl_notify);
 	mutex_lock(&lfr_lock);
 	lfr_genl_up = true;
 	mutex_unlock(&lfr_lock);
@@ -549,5 +556,6 @@ void lfr_genl_quiesce(void)
 /* After lfr_wq was drained: nothing sends on the family any more. */
 void lfr_genl_exit(void)
 {
+	lfr_sessions_event_sink(NULL);
 	genl_unregister_family(&lfr_family);
 }

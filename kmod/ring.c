@@ -9,23 +9,30 @@
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
 #include <linux/vmalloc.h>
-#include "lfr_internal.h"
+#include "counters.h"
+#include "ring.h"
+#include "ring_index.h"
 
 static void lfr_ring_wake(struct irq_work *w)
 {
 	struct lfr_ring *r = container_of(w, struct lfr_ring, wake);
 
-	wake_up_interruptible_all(&r->s->wq);
+	wake_up_interruptible_all(r->wq);
 }
 
-struct lfr_ring *lfr_ring_alloc(struct lfr_session *s, int cpu)
+/* @o: what the ring needs of its owner, copied into it. */
+struct lfr_ring *lfr_ring_alloc(const struct lfr_ring_owner *o, int cpu)
 {
 	struct lfr_ring *r = kzalloc(sizeof(*r), GFP_KERNEL_ACCOUNT);
 
 	if (!r)
 		return NULL;
-	r->s = s;
-	r->size = (u64)s->cfg.ring_pages << PAGE_SHIFT;
+	r->owner = o->owner;
+	r->full = o->full;
+	r->wq = o->wq;
+	r->ctr = o->ctr;
+	r->wakeup_bytes = o->wakeup_bytes;
+	r->size = (u64)o->pages << PAGE_SHIFT;
 	r->map_size = PAGE_SIZE + r->size;
 	/*
 	 * Zeroed (it is mapped to user space) and charged to the starter's
@@ -40,12 +47,12 @@ struct lfr_ring *lfr_ring_alloc(struct lfr_session *s, int cpu)
 	r->data = (u8 *)r->base + PAGE_SIZE;
 	r->ctrl->magic = LFR_RING_MAGIC;
 	r->ctrl->version = LFR_RING_VERSION;
-	r->ctrl->session_id = s->id;
+	r->ctrl->session_id = o->session_id;
 	r->ctrl->cpu = cpu;
 	r->cpu = cpu;
 	r->ctrl->data_offset = PAGE_SIZE;
 	r->ctrl->data_size = r->size;
-	r->ctrl->wakeup_bytes = s->cfg.wakeup_bytes;
+	r->ctrl->wakeup_bytes = o->wakeup_bytes;
 	init_irq_work(&r->wake, lfr_ring_wake);
 	return r;
 }
@@ -70,7 +77,7 @@ bool lfr_ring_readable(struct lfr_ring *r)
 	u64 used = head - tail;
 
 	return used && used <= r->size &&
-	       used >= max_t(u64, r->s->cfg.wakeup_bytes, 1);
+	       used >= max_t(u64, r->wakeup_bytes, 1);
 }
 
 /*
@@ -138,7 +145,7 @@ static void lfr_ring_flush_lost(struct lfr_ring *r)
 		r->lost_count[i] = 0;
 		r->lost_ticks[i] = 0;
 		r->lost_pending &= ~BIT(i);
-		lfr_count(r->s, LFR_CTR_RECORDS_LOST, 1);
+		lfr_counters_add(r->ctr, LFR_CTR_RECORDS_LOST, 1);
 	}
 }
 
@@ -166,14 +173,13 @@ int lfr_ring_write(struct lfr_ring *r, const void *rec, u32 len)
 	if (err) {
 		if (!r->overflow) {
 			r->overflow = true;
-			WRITE_ONCE(r->s->overflow_cpu, r->cpu);
-			lfr_session_event(r->s, LFR_EVENT_OVERFLOW);
+			r->full(r->owner, r->cpu);
 		}
 		return -ENOSPC;
 	}
 	r->overflow = false;
 	if (lfr_ring_used(r->head, READ_ONCE(r->ctrl->tail)) >=
-	    max_t(u64, r->s->cfg.wakeup_bytes, 1))
+	    max_t(u64, r->wakeup_bytes, 1))
 		irq_work_queue(&r->wake);
 	return 0;
 }

@@ -15,7 +15,7 @@
  * The timer handler only snapshots: user registers, optional kernel stack,
  * time, ids; then queues the thread's task_work (unwind.c).  Nothing is
  * allocated; the only lock is the workqueue's raw pool lock, when the tick
- * takes its CPU's last walk object and queues the refill (walk_slot.c).
+ * takes its CPU's last walk object and queues the refill (walk_obj.c).
  */
 #include <linux/cpuhotplug.h>
 #include <linux/mm_types.h>
@@ -25,19 +25,30 @@
 #include <linux/sched/clock.h>
 #include <linux/sched/task_stack.h>
 #include <linux/stacktrace.h>
+#include <linux/task_work.h>
 #include <linux/tracepoint.h>
 #include <asm/irq_regs.h>
 #include <asm/unwind.h>
+#include "compat.h"
+#include "core.h"
 #include "cpu_share.h"
 #include "kstack.h"
-#include "lfr_internal.h"
+#include "probes.h"
+#include "ring.h"
+#include "sampler.h"
+#include "session.h"
+#include "target.h"
+#include "task_events.h"
+#include "threads.h"
+#include "unwind.h"
+#include "walk_obj.h"
 
 static struct tracepoint *lfr_tp_switch;
 
 /*
  * The sched_switch probe is attached by the first per-task session and stays
  * attached until the module is unloaded; per-task sessions come and go
- * through this table, by slot (lfr_for_each_published; the probe runs with
+ * through this table, by run index (lfr_for_each_published; the probe runs with
  * interrupts off).  Attaching and detaching rewrite __schedule's text (a
  * static key and a static call): done once per module lifetime instead of at
  * every START and STOP, while the machine's busiest code path runs on every
@@ -104,7 +115,7 @@ static struct lfr_walk *lfr_queue_walk(struct lfr_session *s,
 {
 	struct task_struct *t = current;
 	struct pt_regs *uregs = regs && user_mode(regs) ? regs : task_pt_regs(t);
-	struct lfr_walk *w = lfr_walk_slot_get();
+	struct lfr_walk *w = lfr_walk_obj_get();
 	struct lfr_snapshot *sn;
 
 	if (!w) {
@@ -148,7 +159,7 @@ static struct lfr_walk *lfr_queue_walk(struct lfr_session *s,
 	lfr_count(s, LFR_CTR_SAMPLES_TAKEN, 1);
 	return w;
 out_unget:
-	lfr_walk_slot_unget(w);
+	lfr_walk_obj_unget(w);
 	return NULL;
 }
 
@@ -602,7 +613,7 @@ static void lfr_kick_cpu(void *data)
 		lfr_switch_in(s, pc, current, true);
 }
 
-int lfr_cpuhp_online(unsigned int cpu, struct hlist_node *node)
+static int lfr_cpuhp_online(unsigned int cpu, struct hlist_node *node)
 {
 	struct lfr_session *s = hlist_entry(node, struct lfr_session, cpuhp_node);
 	struct lfr_pcpu *pc = per_cpu_ptr(s->pcpu, cpu);
@@ -616,7 +627,7 @@ int lfr_cpuhp_online(unsigned int cpu, struct hlist_node *node)
 	return 0;
 }
 
-int lfr_cpuhp_offline(unsigned int cpu, struct hlist_node *node)
+static int lfr_cpuhp_offline(unsigned int cpu, struct hlist_node *node)
 {
 	struct lfr_session *s = hlist_entry(node, struct lfr_session, cpuhp_node);
 	struct lfr_pcpu *pc = per_cpu_ptr(s->pcpu, cpu);
@@ -627,6 +638,27 @@ int lfr_cpuhp_offline(unsigned int cpu, struct hlist_node *node)
 	local_irq_enable();
 	hrtimer_cancel(&pc->timer);
 	return 0;
+}
+
+/* The multi-instance hotplug state; each running session is an instance. */
+static int lfr_cpuhp_state = -1;
+
+/* Module init: the CPU-hotplug callbacks of every session's timers. */
+int lfr_sampler_hotplug_init(void)
+{
+	int err = cpuhp_setup_state_multi(CPUHP_AP_ONLINE_DYN, "lfr:online",
+					  lfr_cpuhp_online, lfr_cpuhp_offline);
+
+	if (err < 0)
+		return err;
+	lfr_cpuhp_state = err;
+	return 0;
+}
+
+/* Module exit, every session stopped. */
+void lfr_sampler_hotplug_exit(void)
+{
+	cpuhp_remove_multi_state(lfr_cpuhp_state);
 }
 
 int lfr_sampler_start(struct lfr_session *s)
@@ -657,7 +689,7 @@ int lfr_sampler_start(struct lfr_session *s)
 				return err;
 			lfr_switch_attached = true;
 		}
-		rcu_assign_pointer(lfr_switch_sessions[s->slot], s);
+		rcu_assign_pointer(lfr_switch_sessions[s->run_idx], s);
 	}
 	s->probes_on = true;
 	err = cpuhp_state_add_instance(lfr_cpuhp_state, &s->cpuhp_node);
@@ -690,7 +722,7 @@ void lfr_sampler_unpublish(struct lfr_session *s)
 	if (!s->probes_on)
 		return;
 	if (!lfr_timer_mode(s))
-		RCU_INIT_POINTER(lfr_switch_sessions[s->slot], NULL);
+		RCU_INIT_POINTER(lfr_switch_sessions[s->run_idx], NULL);
 	s->probes_on = false;
 }
 

@@ -11,6 +11,9 @@
  */
 #define LFR_SEEN_GONE	2ULL
 
+/* The slots of a session's table (session.c allocates it, budget.c counts it). */
+#define LFR_SEEN_SLOTS	16384
+
 bool lfr_seen(const u64 *seen, u32 mask, u64 h);
 /* Marks @h; true when it was not marked before. */
 bool lfr_seen_first(u64 *seen, u32 mask, u64 h);

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lfr: sessions.  A session owns its configuration, per-CPU rings, thread
- * table and counters; it is reference counted:
- *   - the registry (lfr_sessions) holds one reference until the session is
+ * lfr: the session object.  A session owns its configuration, per-CPU
+ * rings, thread table and counters; it is reference counted:
+ *   - the registry (registry.c) holds one reference until the session is
  *     replaced by a later START or the module goes away;
  *   - every queued stack walk holds one;
  *   - every /dev/lfr file bound to it holds one (mappings keep the file);
@@ -12,42 +12,35 @@
  * it again.  From START until then the session holds one module reference:
  * walks run module code from a task_work, so the module must stay while any
  * may still run.  One reference per session, not one per walk: the last one
- * is dropped after an RCU-tasks grace period (main.c), which a put per walk
+ * is dropped after an RCU-tasks grace period (core.c), which a put per walk
  * kept running back to back.  Whatever drops the last pending count hands
  * that reference over (lfr_pending_put() returns true), a walk as its very
  * last statement.
+ *
+ * What works for a session (the sampler, the walks, the task events, the
+ * commands) calls down into this file; it calls only what a session owns
+ * (rings, tables, charges) and sends its events through the function the
+ * netlink family set (lfr_sessions_event_sink()).
  */
 #include <linux/cred.h>
 #include <linux/mm.h>
-#include <linux/module.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
-#include "lfr_internal.h"
-
-DEFINE_MUTEX(lfr_lock);
-static LIST_HEAD(lfr_sessions);
-static u32 lfr_last_id;
-/* The running sessions by slot, under lfr_lock. */
-static struct lfr_session *lfr_run_slots[LFR_MAX_RUNNING];
-/*
- * Per slot, the port id whose release stops that running session (0: none,
- * or it is detached), written under lfr_lock and read without it by the
- * socket-close notifier, which sees every generic netlink socket of the
- * machine.  A socket cannot close while its own START runs.
- */
-static u32 lfr_owner_portids[LFR_MAX_RUNNING];
-
-bool lfr_portid_owns_session(u32 portid)
-{
-	int i;
-
-	for (i = 0; i < LFR_MAX_RUNNING; i++)
-		if (READ_ONCE(lfr_owner_portids[i]) == portid)
-			return true;
-	return false;
-}
+#include "budget.h"
+#include "cgroup_filter.h"
+#include "config.h"
+#include "core.h"
+#include "counters.h"
+#include "ring.h"
+#include "sampler.h"
+#include "seen.h"
+#include "session.h"
+#include "target.h"
+#include "threads.h"
+#include "unwind_tables.h"
+#include "walk_pool.h"
 
 void lfr_session_get(struct lfr_session *s)
 {
@@ -82,14 +75,27 @@ void lfr_session_put(struct lfr_session *s)
 		lfr_session_free(s);
 }
 
+/* Where session events go (genl.c's multicast), or NULL; see lfr_wq. */
+static lfr_event_fn lfr_event_sink;
+
+/*
+ * Sets the function that sends session events, from lfr_wq (NULL: none);
+ * the caller flushes lfr_wq before what it set goes away.
+ */
+void lfr_sessions_event_sink(lfr_event_fn fn)
+{
+	WRITE_ONCE(lfr_event_sink, fn);
+}
+
 static void lfr_notify_fn(struct work_struct *w)
 {
 	struct lfr_session *s = container_of(w, struct lfr_session, notify_work);
+	lfr_event_fn sink = READ_ONCE(lfr_event_sink);
 	int ev;
 
 	for (ev = LFR_EVENT_STARTED; ev <= LFR_EVENT_OVERFLOW; ev++)
-		if (test_and_clear_bit(ev, &s->notify_bits))
-			lfr_genl_notify(s, ev);
+		if (test_and_clear_bit(ev, &s->notify_bits) && sink)
+			sink(s, ev);
 	lfr_session_put(s);
 }
 
@@ -100,6 +106,13 @@ void lfr_session_event(struct lfr_session *s, enum lfr_event ev)
 	refcount_inc(&s->ref);
 	if (!queue_work(lfr_wq, &s->notify_work))
 		refcount_dec(&s->ref);	/* already queued: the caller holds one */
+}
+
+/* A ring of @s was found full (ring.c): an OVERFLOW event names its CPU. */
+static void lfr_session_ring_full(struct lfr_session *s, u32 cpu)
+{
+	WRITE_ONCE(s->overflow_cpu, cpu);
+	lfr_session_event(s, LFR_EVENT_OVERFLOW);
 }
 
 /*
@@ -119,63 +132,6 @@ bool lfr_pending_put(struct lfr_session *s)
 	wake_up_interruptible_all(&s->wq);
 	lfr_session_put(s);
 	return true;
-}
-
-/*
- * STOP with LFR_A_ABANDON: the walks still queued are given up; their
- * threads have stayed in the kernel since their tick (blocked in system
- * calls) and may stay there for good.  Sampling is off, so no tick joins
- * them any more (their TICK records are in the rings: readers drop ticks
- * whose walk never comes).  Their session references are dropped here, so
- * the session is freed without waiting for them; a task_work that starts
- * later loses the claim and only frees its small object (walk_slot.c),
- * then drops the module reference taken for it here (this walk's pending
- * count held the module until now).
- */
-void lfr_session_abandon(struct lfr_session *s)
-{
-	struct lfr_threads *tt = &s->threads;
-	u32 i;
-
-	lockdep_assert_held(&lfr_lock);
-	if (atomic_read(&s->state) != LFR_STATE_DRAINING)
-		return;
-	for (i = 0; i <= tt->mask; i++) {
-		struct lfr_thread *e = &tt->slots[i];
-		struct lfr_walk *w;
-		unsigned long old;
-		int ticks = -1, offcpu = 0;
-
-		if (!(i & 4095))
-			cond_resched();	/* up to 2 M slots */
-		/*
-		 * A walk ending now gives its object back for reuse, maybe
-		 * to another thread's or session's walk: only a claim of the
-		 * generation that still belongs to this entry succeeds.
-		 */
-		rcu_read_lock();
-		/* pairs with the tick's release: the walk's fields, then e->walk */
-		w = smp_load_acquire(&e->walk);
-		if (w) {
-			old = atomic_long_read_acquire(&w->state);
-			if (READ_ONCE(w->e) == e && READ_ONCE(w->s) == s &&
-			    lfr_walk_claim(w, old, LFR_WALK_ABANDONED)) {
-				WRITE_ONCE(e->walk, NULL);
-				ticks = atomic_xchg(&w->ticks, 0);
-				offcpu = atomic_xchg(&w->offcpu, 0);
-			}
-		}
-		rcu_read_unlock();
-		if (ticks < 0)
-			continue;
-		lfr_count_lost(s, LFR_LOST_ABANDONED, ticks);
-		lfr_count(s, LFR_CTR_OFFCPU_LOST, offcpu);
-		__module_get(THIS_MODULE);
-		/* a command: module exit waits for it (lfr_module_put_deferred) */
-		if (lfr_pending_put(s))
-			lfr_module_put_deferred();
-		lfr_session_put(s);	/* the walk's; the list holds one */
-	}
 }
 
 u64 lfr_counter_sum(struct lfr_session *s, int ctr)
@@ -203,56 +159,19 @@ u64 lfr_counter_sum(struct lfr_session *s, int ctr)
 	return sum;
 }
 
-static int lfr_next_id(void)
-{
-	struct lfr_session *s;
-	u32 id = lfr_last_id, n;
-
-	for (n = 0; n < LFR_MAX_SESSION_ID; n++) {
-		bool used = false;
-
-		id = id % LFR_MAX_SESSION_ID + 1;
-		list_for_each_entry(s, &lfr_sessions, node)
-			used |= s->id == id;
-		if (!used) {
-			lfr_last_id = id;
-			return id;
-		}
-	}
-	return -EBUSY;
-}
-
 /*
- * DRAINING sessions keep all their memory until their last queued walk
- * runs or is given up, which a thread blocked in the kernel may put off
- * for ever: without a cap, STOP after STOP would pile them up.
+ * A new session @id (IDLE) with configuration @cfg, which it takes over
+ * (*@cfg is left empty), started by @portid: everything it needs
+ * allocated and its memory charged.  ERR_PTR with an extack message.
  */
-static int lfr_sessions_draining(void)
+struct lfr_session *lfr_session_alloc(u32 id, struct lfr_config *cfg,
+				      u32 portid,
+				      struct netlink_ext_ack *extack)
 {
+	struct lfr_ring_owner ro;
 	struct lfr_session *s;
-	int n = 0;
+	int cpu, err;
 
-	list_for_each_entry(s, &lfr_sessions, node)
-		n += atomic_read(&s->state) == LFR_STATE_DRAINING;
-	return n;
-}
-
-struct lfr_session *lfr_session_create(struct lfr_config *cfg, u32 portid,
-				       struct netlink_ext_ack *extack)
-{
-	struct lfr_session *s;
-	int cpu, id, err;
-
-	lockdep_assert_held(&lfr_lock);
-	if (lfr_sessions_draining() >= LFR_MAX_DRAINING) {
-		NL_SET_ERR_MSG(extack, "8 stopped sessions are still draining (their queued stack walks wait for threads blocked in the kernel): give up their walks with 'lfr stop -S ID' first ('lfr status' lists them)");
-		return ERR_PTR(-EBUSY);
-	}
-	id = lfr_next_id();
-	if (id < 0) {
-		NL_SET_ERR_MSG(extack, "no free session id");
-		return ERR_PTR(id);
-	}
 	/* everything a session allocates is charged to the starter's memcg */
 	s = kzalloc(sizeof(*s), GFP_KERNEL_ACCOUNT);
 	if (!s)
@@ -264,7 +183,7 @@ struct lfr_session *lfr_session_create(struct lfr_config *cfg, u32 portid,
 	s->owner_portid = portid;
 	s->owner_euid = current_euid();	/* genetlink runs in the sender */
 	atomic_set(&s->state, LFR_STATE_IDLE);
-	s->slot = -1;
+	s->run_idx = -1;
 	INIT_LIST_HEAD(&s->node);
 	init_waitqueue_head(&s->wq);
 	INIT_WORK(&s->notify_work, lfr_notify_fn);
@@ -287,8 +206,17 @@ struct lfr_session *lfr_session_create(struct lfr_config *cfg, u32 portid,
 	s->seen_mask = LFR_SEEN_SLOTS - 1;
 	if (!s->ctr || !s->pcpu || !s->rings || !s->seen)
 		goto nomem;
+	ro = (struct lfr_ring_owner){
+		.owner = s,
+		.full = lfr_session_ring_full,
+		.wq = &s->wq,
+		.ctr = s->ctr,
+		.session_id = s->id,
+		.pages = s->cfg.ring_pages,
+		.wakeup_bytes = s->cfg.wakeup_bytes,
+	};
 	for_each_possible_cpu(cpu) {
-		s->rings[cpu] = lfr_ring_alloc(s, cpu);
+		s->rings[cpu] = lfr_ring_alloc(&ro, cpu);
 		if (!s->rings[cpu])
 			goto nomem;
 	}
@@ -303,169 +231,4 @@ nomem:
 	NL_SET_ERR_MSG(extack, "out of memory for the rings or thread table: use fewer ring pages or threads");
 	lfr_session_free(s);
 	return ERR_PTR(-ENOMEM);
-}
-
-/* The number of running sessions, and in *@s the newest of them (or NULL). */
-int lfr_sessions_running(struct lfr_session **s)
-{
-	struct lfr_session *it;
-	int n = 0;
-
-	lockdep_assert_held(&lfr_lock);
-	*s = NULL;
-	list_for_each_entry(it, &lfr_sessions, node) {
-		if (atomic_read(&it->state) != LFR_STATE_RUNNING)
-			continue;
-		if (!n++)
-			*s = it;
-	}
-	return n;
-}
-
-int lfr_session_start(struct lfr_session *s, struct netlink_ext_ack *extack)
-{
-	int err, slot;
-
-	lockdep_assert_held(&lfr_lock);
-	for (slot = 0; slot < LFR_MAX_RUNNING && lfr_run_slots[slot]; slot++)
-		;
-	if (slot == LFR_MAX_RUNNING) {
-		NL_SET_ERR_MSG(extack, "8 sessions are already running (the most at once): stop one first ('lfr status' lists them)");
-		return -EBUSY;
-	}
-	err = lfr_targets_get(s, extack);
-	if (!err)
-		err = lfr_cgroups_get(s, extack);
-	if (err)
-		return err;
-	if (!try_module_get(THIS_MODULE)) {
-		NL_SET_ERR_MSG(extack, "lfr is being unloaded");
-		return -ENODEV;
-	}
-	s->slot = slot;
-	atomic_set(&s->pending, 1);
-	atomic_set(&s->state, LFR_STATE_RUNNING);
-	/* Children forked from here on are followed before sampling starts. */
-	err = lfr_task_events_start(s);
-	if (!err) {
-		err = lfr_sampler_start(s);
-		if (err) {
-			lfr_task_events_unpublish(s);
-			synchronize_rcu();
-		}
-	}
-	if (err) {
-		atomic_set(&s->state, LFR_STATE_STOPPED);
-		s->slot = -1;
-		lfr_module_put_deferred();
-		NL_SET_ERR_MSG(extack, "could not attach to the scheduler tracepoints or CPU hotplug");
-		return err;
-	}
-	lfr_run_slots[slot] = s;
-	list_add(&s->node, &lfr_sessions);
-	if (!s->cfg.detached)
-		WRITE_ONCE(lfr_owner_portids[slot], s->owner_portid);
-	lfr_session_event(s, LFR_EVENT_STARTED);
-	return 0;
-}
-
-void lfr_session_stop(struct lfr_session *s)
-{
-	lockdep_assert_held(&lfr_lock);
-	if (atomic_cmpxchg(&s->state, LFR_STATE_RUNNING, LFR_STATE_DRAINING) !=
-	    LFR_STATE_RUNNING)
-		return;
-	WRITE_ONCE(lfr_owner_portids[s->slot], 0);
-	lfr_session_event(s, LFR_EVENT_DRAINING);
-	/*
-	 * Both probe tables at once, one grace period: the free probe of task
-	 * events releases what the switch probe claimed, and neither works
-	 * for this session after it.
-	 */
-	lfr_sampler_unpublish(s);
-	lfr_task_events_unpublish(s);
-	synchronize_rcu();
-	lfr_sampler_stop(s);
-	lfr_run_slots[s->slot] = NULL;
-	s->slot = -1;
-	/* sampling's share; the walks hold the rest */
-	if (lfr_pending_put(s))
-		lfr_module_put_deferred();	/* a command or module exit */
-}
-
-struct lfr_session *lfr_session_find(u32 id)
-{
-	struct lfr_session *s;
-
-	lockdep_assert_held(&lfr_lock);
-	list_for_each_entry(s, &lfr_sessions, node)
-		if (s->id == id)
-			return s;
-	return NULL;
-}
-
-struct lfr_session *lfr_session_newest(void)
-{
-	lockdep_assert_held(&lfr_lock);
-	return list_first_entry_or_null(&lfr_sessions, struct lfr_session, node);
-}
-
-/* The ids of the sessions kept, newest first, at most @max; the count. */
-int lfr_session_ids(u32 *ids, int max)
-{
-	struct lfr_session *s;
-	int n = 0;
-
-	lockdep_assert_held(&lfr_lock);
-	list_for_each_entry(s, &lfr_sessions, node)
-		if (n < max)
-			ids[n++] = s->id;
-	return n;
-}
-
-/*
- * Forgets STOPPED sessions (their counters were final) that no reader has
- * bound: a recorder whose session stopped while another one starts still
- * reads its final counters by id.
- */
-void lfr_session_drop_finished(void)
-{
-	struct lfr_session *s, *n;
-
-	lockdep_assert_held(&lfr_lock);
-	list_for_each_entry_safe(s, n, &lfr_sessions, node) {
-		if (atomic_read(&s->state) != LFR_STATE_STOPPED ||
-		    atomic_read(&s->readers))
-			continue;
-		list_del_init(&s->node);
-		lfr_session_put(s);
-	}
-}
-
-void lfr_sessions_release_portid(u32 portid)
-{
-	struct lfr_session *s;
-
-	mutex_lock(&lfr_lock);
-	list_for_each_entry(s, &lfr_sessions, node)
-		if (s->owner_portid == portid && !s->cfg.detached)
-			lfr_session_stop(s);
-	mutex_unlock(&lfr_lock);
-}
-
-/*
- * Module exit: the module reference count is zero, so no walk is queued and
- * no file is open; stopping is immediate.
- */
-void lfr_sessions_shutdown(void)
-{
-	struct lfr_session *s, *n;
-
-	mutex_lock(&lfr_lock);
-	list_for_each_entry_safe(s, n, &lfr_sessions, node) {
-		lfr_session_stop(s);
-		list_del_init(&s->node);
-		lfr_session_put(s);
-	}
-	mutex_unlock(&lfr_lock);
 }

@@ -14,7 +14,10 @@
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
-#include "lfr_internal.h"
+#include "cgroup_filter.h"
+#include "session.h"
+#include "target.h"
+#include "threads.h"
 
 static int lfr_cmp_ptr(const void *a, const void *b)
 {

@@ -13,7 +13,14 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 #include <linux/tracepoint.h>
-#include "lfr_internal.h"
+#include "compat.h"
+#include "core.h"
+#include "probes.h"
+#include "ring.h"
+#include "session.h"
+#include "target.h"
+#include "task_events.h"
+#include "threads.h"
 
 static struct tracepoint *lfr_tp_fork, *lfr_tp_exit, *lfr_tp_exec,
 			 *lfr_tp_rename, *lfr_tp_free;
@@ -22,7 +29,7 @@ static struct tracepoint *lfr_tp_fork, *lfr_tp_exit, *lfr_tp_exec,
  * As sampler.c's sched_switch probe, these probes are attached by the first
  * session and stay until the module is unloaded, so that START and STOP never
  * rewrite the fork, exit and exec paths while other CPUs run them; the
- * running sessions are found through this table, by slot
+ * running sessions are found through this table, by run index
  * (lfr_for_each_published).
  */
 static struct lfr_session __rcu *lfr_task_sessions[LFR_MAX_RUNNING];
@@ -258,7 +265,7 @@ int lfr_task_events_start(struct lfr_session *s)
 	err = lfr_task_events_attach();
 	if (err)
 		return err;
-	rcu_assign_pointer(lfr_task_sessions[s->slot], s);
+	rcu_assign_pointer(lfr_task_sessions[s->run_idx], s);
 	s->task_probes_on = true;
 	return 0;
 }
@@ -269,7 +276,7 @@ void lfr_task_events_unpublish(struct lfr_session *s)
 	lockdep_assert_held(&lfr_lock);
 	if (!s->task_probes_on)
 		return;
-	RCU_INIT_POINTER(lfr_task_sessions[s->slot], NULL);
+	RCU_INIT_POINTER(lfr_task_sessions[s->run_idx], NULL);
 	s->task_probes_on = false;
 }
 

@@ -34,7 +34,9 @@
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/vmalloc.h>
-#include "lfr_internal.h"
+#include "session.h"
+#include "threads.h"
+#include "walk_obj.h"
 
 #define LFR_PROBE_MAX 64
 

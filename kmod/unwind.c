@@ -18,12 +18,19 @@
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
+#include "core.h"
 #include "cpu_share.h"
 #include "frame_walk.h"
-#include "lfr_internal.h"
+#include "ring.h"
 #include "seen.h"
+#include "session.h"
+#include "threads.h"
+#include "unwind.h"
+#include "unwind_tables.h"
 #include "walk_check.h"
 #include "walk_lock.h"
+#include "walk_obj.h"
+#include "walk_pool.h"
 
 #define LFR_MAX_NEW_MAPS	8
 #define LFR_MMAP_REC_MAX	(sizeof(struct lfr_rec_mmap) + 256)
@@ -83,9 +90,9 @@ fault:
 
 /*
  * The frame-pointer walk reads inside one user-access section opened for
- * all of user space (lfr_walk()): each load keeps its exception-table fixup
- * and its own bounds test, but the section is not opened and closed, nor
- * speculation fenced, at every frame.  No call may happen inside it.
+ * all of user space (lfr_user_stack()): each load keeps its exception-table
+ * fixup and its own bounds test, but the section is not opened and closed,
+ * nor speculation fenced, at every frame.  No call may happen inside it.
  */
 static __always_inline int lfr_read_user_open(void *ctx, u64 addr, void *buf,
 					      size_t len)
@@ -403,13 +410,15 @@ static __always_inline void lfr_uaccess_close(void *ctx)
 }
 
 /*
- * Returns 0, or the reason the sample is lost: LFR_LOST_MMAP_LOCK when a
- * fatal signal came while it waited for the mapping lock (a writer may hold
- * it for as long as its I/O takes, and a killed or OOM-victim thread must
- * not wait for it).
+ * The user stack of @wk's snapshot into @b: its pcs (frame_walk.h), the
+ * stack words and the records of mappings not yet described.  Returns 0,
+ * or the reason the sample is lost: LFR_LOST_MMAP_LOCK when a fatal signal
+ * came while it waited for the mapping lock (a writer may hold it for as
+ * long as its I/O takes, and a killed or OOM-victim thread must not wait
+ * for it).
  */
-static int lfr_walk(struct lfr_session *s, const struct lfr_walk *wk,
-		    struct lfr_walk_buf *b)
+static int lfr_user_stack(struct lfr_session *s, const struct lfr_walk *wk,
+			  struct lfr_walk_buf *b)
 {
 	const struct lfr_snapshot *sn = &wk->snap;
 	struct lfr_rec_ustack *r = b->rec;
@@ -594,7 +603,7 @@ void lfr_work_fn(struct callback_head *work)
 	 * the last statement (lfr_module_put_deferred()).
 	 */
 	if (!lfr_walk_claim(w, old, LFR_WALK_RUNNING)) {
-		lfr_walk_slot_done(w);
+		lfr_walk_obj_done(w);
 		lfr_module_put_deferred();
 		return;
 	}
@@ -605,7 +614,7 @@ void lfr_work_fn(struct callback_head *work)
 		if (!b.rec)
 			lost = LFR_LOST_NOMEM;
 		else
-			lost = lfr_walk(s, w, &b);
+			lost = lfr_user_stack(s, w, &b);
 	}
 	lfr_commit(s, w, &b, lost);
 	lfr_walk_pool_put(&s->walk_bufs, b.rec);
@@ -637,7 +646,7 @@ void lfr_work_fn(struct callback_head *work)
 	 * the module runs after it but this function's return
 	 * (lfr_module_put_deferred()).
 	 */
-	lfr_walk_slot_done(w);
+	lfr_walk_obj_done(w);
 	lfr_session_put(s);
 	last = lfr_pending_put(s);
 	if (last)

@@ -19,8 +19,9 @@
 #include <linux/rhashtable.h>
 #include <linux/shmem_fs.h>
 #include <linux/slab.h>
-#include "lfr_internal.h"
+#include "session.h"
 #include "unwind_rows.h"
+#include "unwind_tables.h"
 
 /* What a table is found by; compared whole (no padding). */
 struct lfr_unwind_key {

@@ -10,7 +10,8 @@
 
 #include <linux/ptrace.h>
 #include <linux/sched.h>
-#include "lfr_internal.h"
+#include <linux/lfr.h>
+#include "walk_obj.h"
 
 /*
  * 0 when @sn may be walked in @t, or the reason its ticks are lost:

@@ -9,7 +9,7 @@
  */
 #include <linux/cpumask.h>
 #include <linux/slab.h>
-#include "lfr_internal.h"
+#include "walk_pool.h"
 
 int lfr_walk_pool_init(struct lfr_walk_pool *p, size_t size)
 {

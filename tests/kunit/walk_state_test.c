@@ -5,7 +5,7 @@
  * giving a walk up) must fail, and each walk is claimed exactly once.
  */
 #include <kunit/test.h>
-#include "lfr_internal.h"
+#include "walk_obj.h"
 
 static unsigned long lfr_state(struct lfr_walk *w)
 {

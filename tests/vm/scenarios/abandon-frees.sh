@@ -1,5 +1,5 @@
 # A session whose walks STOP gave up is freed although their threads stay blocked: a queued walk
-# holds only its own small object (kmod/walk_slot.c), not the session's rings and tables.  A
+# holds only its own small object (kmod/walk_obj.c), not the session's rings and tables.  A
 # detached system-wide session samples `syscalls pipe` threads while they copy into full pipes,
 # and they block there with their walks queued; `lfr stop --timeout` gives the walks up; the next
 # START forgets the stopped session.  The rings are vmalloc memory: VmallocUsed (/proc/meminfo)

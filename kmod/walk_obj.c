@@ -22,7 +22,7 @@
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
-#include "lfr_internal.h"
+#include "walk_obj.h"
 
 #define LFR_WALK_CACHE	32
 
@@ -88,7 +88,7 @@ static void lfr_walk_refill_fn(struct work_struct *work)
 }
 
 /* Module init, before any session: half of every CPU's cache. */
-int lfr_walk_slots_init(void)
+int lfr_walk_objs_init(void)
 {
 	int cpu;
 
@@ -101,7 +101,7 @@ int lfr_walk_slots_init(void)
 			struct lfr_walk *w = kzalloc(sizeof(*w), GFP_KERNEL);
 
 			if (!w) {
-				lfr_walk_slots_exit();
+				lfr_walk_objs_exit();
 				return -ENOMEM;
 			}
 			c->free[c->nr++] = w;
@@ -114,7 +114,7 @@ int lfr_walk_slots_init(void)
  * Module exit: no walk is queued (each holds a module reference) and no
  * timer runs, so no refill is queued after its cancel.
  */
-void lfr_walk_slots_exit(void)
+void lfr_walk_objs_exit(void)
 {
 	int cpu;
 
@@ -134,7 +134,7 @@ void lfr_walk_slots_exit(void)
  * queues the refill (queue_work_on() only takes the pool's raw lock with
  * interrupts off, legal here), so the cache is seldom found empty.
  */
-struct lfr_walk *lfr_walk_slot_get(void)
+struct lfr_walk *lfr_walk_obj_get(void)
 {
 	struct lfr_walk_cache *c = this_cpu_ptr(&lfr_walk_cache);
 	struct lfr_walk *w = NULL;
@@ -148,7 +148,7 @@ struct lfr_walk *lfr_walk_slot_get(void)
 }
 
 /* Hard irq: an object that was not queued after all (never published). */
-void lfr_walk_slot_unget(struct lfr_walk *w)
+void lfr_walk_obj_unget(struct lfr_walk *w)
 {
 	if (!lfr_walk_cache_fill(this_cpu_ptr(&lfr_walk_cache), &w, 1))
 		kfree_rcu(w, rcu);
@@ -158,7 +158,7 @@ void lfr_walk_slot_unget(struct lfr_walk *w)
  * Process context, the walk's end (its last use of @w): gives @w back to
  * this CPU's cache and tops the cache up when it runs low.
  */
-void lfr_walk_slot_done(struct lfr_walk *w)
+void lfr_walk_obj_done(struct lfr_walk *w)
 {
 	unsigned long flags;
 	unsigned int nr;

@@ -5,11 +5,11 @@
  * work tops the cache up from process context.
  */
 #include <kunit/test.h>
-#include "../../kmod/walk_slot.c"
+#include "../../kmod/walk_obj.c"
 
 #define TRIES (2 * LFR_WALK_CACHE)
 
-static void lfr_walk_slot_empty_allocates_nothing(struct kunit *test)
+static void lfr_walk_obj_empty_allocates_nothing(struct kunit *test)
 {
 	struct lfr_walk **got;
 	unsigned int n = 0, i, left;
@@ -17,12 +17,12 @@ static void lfr_walk_slot_empty_allocates_nothing(struct kunit *test)
 
 	got = kunit_kcalloc(test, TRIES, sizeof(*got), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, got);
-	KUNIT_ASSERT_EQ(test, lfr_walk_slots_init(), 0);
+	KUNIT_ASSERT_EQ(test, lfr_walk_objs_init(), 0);
 	/* as the timer handler: interrupts off, on one CPU */
 	local_irq_disable();
 	cpu = smp_processor_id();
 	for (i = 0; i < TRIES; i++) {
-		got[n] = lfr_walk_slot_get();
+		got[n] = lfr_walk_obj_get();
 		if (got[n])
 			n++;
 	}
@@ -35,17 +35,17 @@ static void lfr_walk_slot_empty_allocates_nothing(struct kunit *test)
 		KUNIT_EXPECT_GE(test, left, (unsigned int)LFR_WALK_CACHE / 2);
 	for (i = 0; i < n; i++)
 		kfree(got[i]);
-	lfr_walk_slots_exit();
+	lfr_walk_objs_exit();
 }
 
-static struct kunit_case lfr_walk_slot_cases[] = {
-	KUNIT_CASE(lfr_walk_slot_empty_allocates_nothing),
+static struct kunit_case lfr_walk_obj_cases[] = {
+	KUNIT_CASE(lfr_walk_obj_empty_allocates_nothing),
 	{}
 };
 
-static struct kunit_suite lfr_walk_slot_suite = {
-	.name = "lfr_walk_slot",
-	.test_cases = lfr_walk_slot_cases,
+static struct kunit_suite lfr_walk_obj_suite = {
+	.name = "lfr_walk_obj",
+	.test_cases = lfr_walk_obj_cases,
 };
 
-kunit_test_suite(lfr_walk_slot_suite);
+kunit_test_suite(lfr_walk_obj_suite);

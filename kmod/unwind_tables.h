@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* lfr: a session's unwind tables (unwind_tables.c). */
+#ifndef LFR_UNWIND_TABLES_H
+#define LFR_UNWIND_TABLES_H
+
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/rhashtable-types.h>
+#include <linux/types.h>
+#include <linux/lfr.h>
+#include "frame_check.h"
+
+struct inode;
+struct lfr_session;
+struct lfr_unwind_table;
+struct netlink_ext_ack;
+
+struct lfr_unwind {
+	struct mutex lock;		/* adding, loading and evicting */
+	struct rhashtable ht;		/* by inode, RCU for walks */
+	bool ht_ready;
+	struct list_head clock;		/* eviction order, under lock */
+	u32 nr;				/* tables, read by walks */
+	u64 bytes;
+	u64 max_bytes;
+};
+
+int lfr_unwind_init(struct lfr_unwind *u, u32 max_kb);
+void lfr_unwind_free(struct lfr_unwind *u);
+int lfr_unwind_add(struct lfr_session *s, int obj_fd, int table_fd,
+		   struct netlink_ext_ack *extack);
+/* Under rcu_read_lock(); the table stays valid until rcu_read_unlock(). */
+const struct lfr_unwind_table *lfr_unwind_find(struct lfr_unwind *u,
+					       struct inode *inode);
+enum lfr_row_found lfr_unwind_row(const struct lfr_unwind_table *t, u64 off,
+				  struct lfr_unwind_row *out);
+
+#endif /* LFR_UNWIND_TABLES_H */
