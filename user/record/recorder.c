@@ -127,8 +127,9 @@ struct lfr_recorder {
 	bool named_ok;
 	struct raw_stack_val named;
 	struct lfr_sym *sym;
-	struct batch in;           /* records added since the last hand-over (the reading side) */
-	struct hashtab looked;     /* processes whose command line was read (the reading side) */
+	struct batch in;       /* records added since the last hand-over (the reading side) */
+	struct hashtab looked; /* processes whose command line was read (the reading side) */
+	uint32_t looked_last;  /* the one looked at last: most records are of the same process */
 	struct batch cur, waiting; /* waiting: samples held back one batch for their mapping */
 	struct idmap threads, procs;
 	struct behind *behind; /* naming runs on a thread of its own */
@@ -309,8 +310,13 @@ static int look_at_process(struct lfr_recorder *r, uint32_t tgid)
 	ssize_t n = -1;
 	int fd;
 
-	seen = tgid ? hashtab_put(&r->looked, tgid, 0, &fresh) : NULL;
-	if (!seen || !fresh)
+	if (!tgid || tgid == r->looked_last)
+		return 0;
+	seen = hashtab_put(&r->looked, tgid, 0, &fresh);
+	if (!seen)
+		return 0;
+	r->looked_last = tgid;
+	if (!fresh)
 		return 0;
 	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/cmdline", tgid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
