@@ -82,6 +82,31 @@ static void test_byte_keys(void **state)
 	assert_true(t.bytes);
 }
 
+/* A zeroed table takes the kind of its first key: byte keys stay found across every growth. */
+static void test_zeroed_table_takes_byte_keys(void **state)
+{
+	struct hashtab t = {0};
+	char keys[2000][16];
+	bool fresh;
+
+	(void)state;
+	for (int i = 0; i < 2000; i++) {
+		snprintf(keys[i], sizeof(keys[i]), "k%d", i);
+		assert_non_null(hashtab_put_bytes(&t, keys[i], strlen(keys[i]), &fresh));
+		assert_true(fresh);
+	}
+	assert_true(t.bytes);
+	for (int i = 0; i < 2000; i++) {
+		char probe[16];
+
+		snprintf(probe, sizeof(probe), "k%d", i);
+		assert_ptr_equal(
+		    (const char *)(uintptr_t)hashtab_get_bytes(&t, probe, strlen(probe))->b,
+		    keys[i]);
+	}
+	hashtab_free(&t);
+}
+
 /* Deletion must keep every other key reachable, also inside runs of colliding homes. */
 static void test_delete_against_model(void **state)
 {
@@ -163,6 +188,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_integer_keys),
 	    cmocka_unit_test(test_byte_keys),
+	    cmocka_unit_test(test_zeroed_table_takes_byte_keys),
 	    cmocka_unit_test(test_delete_against_model),
 	    cmocka_unit_test(test_delete_byte_keys),
 	};

@@ -89,7 +89,18 @@ struct hashtab_slot *hashtab_put_hashed(struct hashtab *t, uint64_t a, uint64_t 
 
 struct hashtab_slot *hashtab_put_bytes(struct hashtab *t, const void *key, size_t len, bool *fresh)
 {
-	struct hashtab_slot *s = hashtab_get_bytes(t, key, len);
+	struct hashtab_slot *s;
+
+	/*
+	 * The kind of key decides where growth re-homes an entry: a zeroed table takes the kind of
+	 * its first key, and byte keys in a table of integer keys are a bug, not a miss.
+	 */
+	if (!t->bytes) {
+		if (t->n)
+			abort();
+		t->bytes = true;
+	}
+	s = hashtab_get_bytes(t, key, len);
 
 	if (s) {
 		*fresh = false;

@@ -6,9 +6,9 @@
  *
  *  - integer keys: the pair (a, b); v is the caller's value and n, set to 1 on insertion, is free
  *    for the caller to use as a counter (it must stay non-zero);
- *  - byte keys (a table initialized with hashtab_init_bytes): a is the hash of the bytes, b points
- *    to them (the caller keeps them alive as long as the entry), n is their length + 1, v the
- * value.
+ *  - byte keys (a table initialized with hashtab_init_bytes, or a zeroed one whose first key is
+ *    bytes): a is the hash of the bytes, b points to them (the caller keeps them alive as long as
+ *    the entry), n is their length + 1, v the value.
  *
  * Slots move when the table grows and when an entry is deleted: keep values, not slot pointers.
  */
