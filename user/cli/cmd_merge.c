@@ -34,8 +34,8 @@ static void usage(FILE *out)
 	        "                        temporary name beside it and renamed once\n"
 	        "                        complete; it may not be one of the inputs\n"
 	        "  -q, --quiet           no summary\n\n"
-	        "A chunk whose events do not parse (a block a crash zeroed) is left out and\n"
-	        "named on stderr; the others are kept.\n\n"
+	        "A chunk whose events, metadata or constant pools do not parse (a block a crash\n"
+	        "zeroed) is left out and named on stderr; the others are kept.\n\n"
 	        "Example:\n"
 	        "  lfr merge -o both.jfr jvm.jfr lfr.jfr && jfr summary both.jfr\n\n"
 	        "Exit status: 0; 2 bad usage; 6 a file could not be read or written; 8 a file\n"
@@ -72,9 +72,14 @@ static int put(struct merge *m, const void *p, size_t n)
 	return 0;
 }
 
+/* load(): the chunk's header holds (so the next chunk is found), its metadata or pools do not */
+#define LOAD_DAMAGED (-1)
+
 /*
  * Loads the chunk at off of file r, or says why not.  A header that does not check out after a
- * first complete chunk is what a killed recorder leaves: lfr repair cuts it.
+ * first complete chunk is what a killed recorder leaves: lfr repair cuts it.  A chunk whose header
+ * holds but whose metadata or constant pools do not parse (a block a crash zeroed) is
+ * LOAD_DAMAGED, with its size in ch->size and the reason in r->err.
  */
 static int load(struct jfr_reader *r, const char *file, uint64_t off, struct jfr_chunk *ch)
 {
@@ -101,8 +106,8 @@ static int load(struct jfr_reader *r, const char *file, uint64_t off, struct jfr
 		return LFR_EXIT_FORMAT;
 	}
 	if (jfr_chunk_load(r, off, ch)) {
-		fprintf(stderr, "%s: %s\n", PROG, r->err);
-		return LFR_EXIT_FORMAT;
+		ch->size = ch->size ? ch->size : r->size - off; /* set by the header that held */
+		return LOAD_DAMAGED;
 	}
 	return 0;
 }
@@ -121,7 +126,24 @@ static int merge_file(struct merge *m, const char *file, int pass)
 	for (uint64_t off = 0; !ret && (off < r->size || off == 0);) {
 		struct jfr_chunk ch;
 
-		if ((ret = load(r, file, off, &ch)))
+		ret = load(r, file, off, &ch);
+		if (ret == LOAD_DAMAGED) {
+			/* whose it is is not known: told (and counted) by the first pass only */
+			if (pass == 0) {
+				fprintf(stderr,
+				        "%s: %s: left out the damaged chunk at offset %" PRIu64
+				        " (%s)\n",
+				        PROG, file, off, r->err + strlen(r->name) + 2);
+				m->damaged++;
+			}
+			r->failed = false;
+			r->err[0] = 0;
+			ret = 0;
+			off += ch.size;
+			jfr_chunk_release(&ch);
+			continue;
+		}
+		if (ret)
 			break;
 		bool lfr = jfr_chunk_is_lfr(&ch);
 
