@@ -39,6 +39,11 @@ static struct netlink_range_validation lfr_offcpu_range = {
 	.max = LFR_MAX_OFFCPU_MIN_NS,
 };
 
+static struct netlink_range_validation lfr_latency_range = {
+	.min = LFR_MIN_LATENCY_MIN_NS,
+	.max = LFR_MAX_LATENCY_MIN_NS,
+};
+
 static struct netlink_range_validation lfr_fd_range = {
 	.max = INT_MAX,
 };
@@ -86,6 +91,8 @@ const struct nla_policy lfr_policy[LFR_A_MAX + 1] = {
 	[LFR_A_UNWIND_OBJECT_FD] = NLA_POLICY_FULL_RANGE(NLA_U32, &lfr_fd_range),
 	[LFR_A_UNWIND_TABLE_FD] = NLA_POLICY_FULL_RANGE(NLA_U32, &lfr_fd_range),
 	[LFR_A_OFFCPU_MIN_NS] = NLA_POLICY_FULL_RANGE(NLA_U64, &lfr_offcpu_range),
+	[LFR_A_LATENCY_MIN_NS] =
+		NLA_POLICY_FULL_RANGE(NLA_U64, &lfr_latency_range),
 };
 
 static int lfr_cmp_u32(const void *a, const void *b)
@@ -264,6 +271,8 @@ int lfr_config_parse(struct nlattr **attrs, struct lfr_config *cfg,
 		cfg->unwind_max_kb = nla_get_u32(attrs[LFR_A_UNWIND_MAX_KB]);
 	if (attrs[LFR_A_OFFCPU_MIN_NS])
 		cfg->offcpu_min_ns = nla_get_u64(attrs[LFR_A_OFFCPU_MIN_NS]);
+	if (attrs[LFR_A_LATENCY_MIN_NS])
+		cfg->latency_min_ns = nla_get_u64(attrs[LFR_A_LATENCY_MIN_NS]);
 	cfg->kernel_stack = nla_get_flag(attrs[LFR_A_KERNEL_STACK]);
 	cfg->detached = nla_get_flag(attrs[LFR_A_DETACHED]);
 	err = lfr_check_ring_fits(attrs, cfg, ring_bytes, extack);

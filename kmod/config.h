@@ -16,6 +16,7 @@ struct lfr_config {
 	u32 jitter_pct;
 	u32 unwind_max_kb;	/* memory for unwind tables, KiB */
 	u64 offcpu_min_ns;	/* 0: no off-CPU intervals */
+	u64 latency_min_ns;	/* 0: no sampling latencies */
 	bool kernel_stack;
 	bool detached;
 	bool system;

@@ -97,6 +97,9 @@ static int lfr_put_session(struct sk_buff *skb, struct lfr_session *s,
 	    (s->cfg.offcpu_min_ns &&
 	     nla_put_u64_64bit(skb, LFR_A_OFFCPU_MIN_NS, s->cfg.offcpu_min_ns,
 			       LFR_A_PAD)) ||
+	    (s->cfg.latency_min_ns &&
+	     nla_put_u64_64bit(skb, LFR_A_LATENCY_MIN_NS, s->cfg.latency_min_ns,
+			       LFR_A_PAD)) ||
 	    (s->cfg.kernel_stack && nla_put_flag(skb, LFR_A_KERNEL_STACK)) ||
 	    (s->cfg.detached && nla_put_flag(skb, LFR_A_DETACHED)))
 		return -EMSGSIZE;

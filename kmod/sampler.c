@@ -128,6 +128,7 @@ static struct lfr_walk *lfr_queue_walk(struct lfr_session *s,
 	sn->ip = instruction_pointer(uregs);
 	sn->sp = user_stack_pointer(uregs);
 	sn->bp = uregs->bp;
+	sn->in_kernel = uregs != regs;
 	sn->time_ns = now;
 	sn->walk_id = ((u64)smp_processor_id() << 40) | ++pc->walk_seq;
 	sn->tgid = t->tgid;

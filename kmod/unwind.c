@@ -17,6 +17,7 @@
 #include <linux/sched/clock.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
+#include <linux/timekeeping.h>
 #include <linux/uaccess.h>
 #include "core.h"
 #include "cpu_share.h"
@@ -500,18 +501,47 @@ static void lfr_ustack_header(const struct lfr_walk *w,
 	r->lost_reason = lost_reason;
 }
 
+/*
+ * The sampling latency of @w's walk, when its tick interrupted the kernel
+ * and the walk runs at least the session's minimum after it: filled in @l
+ * (whose size stays 0 otherwise).  CLOCK_MONOTONIC, as the tick's time.
+ */
+static void lfr_fill_latency(const struct lfr_session *s,
+			     const struct lfr_walk *w,
+			     struct lfr_rec_latency *l)
+{
+	const struct lfr_snapshot *sn = &w->snap;
+	u64 now;
+
+	if (!s->cfg.latency_min_ns || !sn->in_kernel)
+		return;
+	now = ktime_get_ns();
+	if (now < sn->time_ns || now - sn->time_ns < s->cfg.latency_min_ns)
+		return;
+	l->hdr.type = LFR_REC_LATENCY;
+	l->hdr.size = sizeof(*l);
+	l->time_ns = now;
+	l->tick_ns = sn->time_ns;
+	l->walk_id = sn->walk_id;
+	l->tgid = sn->tgid;
+	l->tid = sn->tid;
+}
+
 static void lfr_commit(struct lfr_session *s, struct lfr_walk *w,
 		       struct lfr_walk_buf *b, int lost_reason)
 {
 	struct lfr_thread *e = w->e;
 	struct lfr_rec_ustack lost_rec, *r = b->rec ? b->rec : &lost_rec;
 	struct lfr_rec_comm comm = {};
+	struct lfr_rec_latency lat = {};
 	struct lfr_ring *ring;
 	unsigned long flags;
 	u32 off, ticks, offcpu, i;
 
-	if (!lost_reason)
+	if (!lost_reason) {
 		lfr_fill_comm(e, w, &comm);
+		lfr_fill_latency(s, w, &lat);
+	}
 	lfr_ustack_header(w, r, lost_reason);
 
 	/*
@@ -551,6 +581,17 @@ static void lfr_commit(struct lfr_session *s, struct lfr_walk *w,
 			e->seen = false;	/* try again next sample */
 		} else {
 			lfr_count(s, LFR_CTR_RECORDS_COMM, 1);
+		}
+	}
+	/* before the USTACK record, on its ring: a reader has it by then */
+	if (lat.hdr.size) {
+		lat.cpu = smp_processor_id();
+		if (lfr_ring_write(ring, &lat, sizeof(lat))) {
+			lfr_ring_lost(ring, LFR_LOST_AUX_RING_FULL, 0);
+			lfr_count_lost(s, LFR_LOST_AUX_RING_FULL, 1);
+			lfr_count(s, LFR_CTR_LATENCY_LOST, 1);
+		} else {
+			lfr_count(s, LFR_CTR_LATENCY, 1);
 		}
 	}
 	if (lfr_ring_write(ring, r, r->hdr.size)) {

@@ -25,6 +25,7 @@ struct lfr_snapshot {
 	struct mm_struct *mm;	/* identity only, never dereferenced */
 	u64 exec_id;
 	u32 tgid, tid, flags;
+	bool in_kernel;		/* the tick interrupted the kernel */
 };
 
 /*

@@ -191,6 +191,8 @@ int main(int argc, char **argv)
 		                      1200000));
 		CHECK(lfr_jfr_off_cpu(w, t0 + step * 2, 1500000, threads[2], stacks[2],
 		                      "uninterruptible", 5, 1300000));
+		/* a sampling latency of 7.5 ms: a tick in read() walked at the return */
+		CHECK(lfr_jfr_sampling_latency(w, t0 + step * 3, 7500000, threads[2], stacks[2]));
 		close_or_die();
 		expect_common(300);
 		printf("expect lost 3\nexpect lost_total 8\nexpect chunks 1\n");

@@ -212,6 +212,9 @@ static void lfr_cfg_limits(struct kunit *test)
 		/* a valid minimum, but these cases are system-wide */
 		{ LFR_A_OFFCPU_MIN_NS, LFR_DEFAULT_OFFCPU_MIN_NS, true,
 		  -EOPNOTSUPP },
+		{ LFR_A_LATENCY_MIN_NS, LFR_MIN_LATENCY_MIN_NS - 1, true, -ERANGE },
+		{ LFR_A_LATENCY_MIN_NS, LFR_MAX_LATENCY_MIN_NS + 1, true, -ERANGE },
+		{ LFR_A_LATENCY_MIN_NS, LFR_MIN_LATENCY_MIN_NS, true, 0 },
 		{ LFR_A_SESSION_ID, 0, false, -ERANGE },
 		{ LFR_A_STATE, 1, false, -EINVAL },	/* reply-only */
 		{ LFR_A_COUNTERS, 1, false, -EINVAL },	/* reply-only */
@@ -270,6 +273,32 @@ static void lfr_cfg_offcpu(struct kunit *test)
 	c = cfg_new(test);
 	nla_put_u32(c->skb, LFR_A_OFFCPU_MIN_NS, 2500000);
 	put_targets(c->skb, false, pid, 1);
+	KUNIT_EXPECT_LT(test, cfg_parse(c), 0);
+	KUNIT_EXPECT_NOT_NULL(test, c->ext._msg);
+	cfg_done(c);
+}
+
+/* Sampling latencies: any target, system-wide too; the minimum is kept as given. */
+static void lfr_cfg_latency(struct kunit *test)
+{
+	struct cfg_ctx *c = cfg_new(test);
+
+	nla_put_u64_64bit(c->skb, LFR_A_LATENCY_MIN_NS, 2500000, LFR_A_PAD);
+	put_targets(c->skb, true, NULL, 0);
+	KUNIT_ASSERT_EQ(test, cfg_parse(c), 0);
+	KUNIT_EXPECT_EQ(test, c->cfg.latency_min_ns, 2500000ULL);
+	cfg_done(c);
+
+	c = cfg_new(test);
+	put_targets(c->skb, true, NULL, 0);
+	KUNIT_ASSERT_EQ(test, cfg_parse(c), 0);
+	KUNIT_EXPECT_EQ(test, c->cfg.latency_min_ns, 0ULL);
+	cfg_done(c);
+
+	/* a u32 where a u64 belongs */
+	c = cfg_new(test);
+	nla_put_u32(c->skb, LFR_A_LATENCY_MIN_NS, 2500000);
+	put_targets(c->skb, true, NULL, 0);
 	KUNIT_EXPECT_LT(test, cfg_parse(c), 0);
 	KUNIT_EXPECT_NOT_NULL(test, c->ext._msg);
 	cfg_done(c);
@@ -415,6 +444,7 @@ static struct kunit_case lfr_cfg_cases[] = {
 	KUNIT_CASE(lfr_cfg_targets),
 	KUNIT_CASE(lfr_cfg_limits),
 	KUNIT_CASE(lfr_cfg_offcpu),
+	KUNIT_CASE(lfr_cfg_latency),
 	KUNIT_CASE(lfr_cfg_shapes),
 	KUNIT_CASE(lfr_cfg_ring_fits),
 	KUNIT_CASE(lfr_cfg_ring_half),

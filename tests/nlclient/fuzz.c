@@ -155,6 +155,7 @@ static void put_attr(struct abuf *b, uint64_t *s)
 		break;
 	case LFR_A_PERIOD_NS:
 	case LFR_A_OFFCPU_MIN_NS:
+	case LFR_A_LATENCY_MIN_NS:
 	case LFR_A_COUNTERS:
 	case LFR_A_PAD:
 		put_value(b, s, t, 8);

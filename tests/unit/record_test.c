@@ -95,6 +95,28 @@ static void test_mmap(void **state)
 	assert_int_equal(lfr_record_decode(&m->hdr, &r, why, sizeof(why)), -1);
 }
 
+/* A sampling latency decodes; one whose walk precedes its tick, or that is cut short, does not. */
+static void test_latency(void **state)
+{
+	struct lfr_rec_latency *l = (void *)buf;
+	struct lfr_record r;
+
+	(void)state;
+	memset(buf, 0, sizeof(buf));
+	l->hdr.type = LFR_REC_LATENCY;
+	l->hdr.size = sizeof(*l);
+	l->tick_ns = 1000;
+	l->time_ns = 3000;
+	assert_int_equal(lfr_record_decode(&l->hdr, &r, why, sizeof(why)), 0);
+	assert_ptr_equal(r.latency, l);
+	l->time_ns = 999;
+	assert_int_equal(lfr_record_decode(&l->hdr, &r, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "before its tick"));
+	l->time_ns = 3000;
+	l->hdr.size = sizeof(*l) - 8;
+	assert_int_equal(lfr_record_decode(&l->hdr, &r, why, sizeof(why)), -1);
+}
+
 static void test_comm_lost_pad_unknown(void **state)
 {
 	struct lfr_rec_comm *c = (void *)buf;
@@ -229,7 +251,7 @@ static void test_names(void **state)
 	/* every counter and every reason has a name; the gap below LFR_CTR_LOST_FIRST is kept for
 	 * new counters */
 	for (unsigned int i = LFR_CTR_TICKS; i <= LFR_CTR_MAX; i++) {
-		if (i > LFR_CTR_TICKS_SKIPPED && i < LFR_CTR_LOST_FIRST) {
+		if (i > LFR_CTR_LATENCY_LOST && i < LFR_CTR_LOST_FIRST) {
 			assert_false(lfr_counter_known(i));
 			continue;
 		}
@@ -246,6 +268,7 @@ int main(void)
 	    cmocka_unit_test(test_sample),
 	    cmocka_unit_test(test_sample_malformed),
 	    cmocka_unit_test(test_mmap),
+	    cmocka_unit_test(test_latency),
 	    cmocka_unit_test(test_comm_lost_pad_unknown),
 	    cmocka_unit_test(test_accounting_balances),
 	    cmocka_unit_test(test_accounting_malformed),

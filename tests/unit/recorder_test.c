@@ -688,6 +688,87 @@ static void test_offcpu_joined_with_their_walks(void **state)
 	report_free(rep);
 }
 
+/* The LATENCY record of walk WALK: its tick at TICK, the walk DUR ns later. */
+static void add_latency(struct env *e, uint64_t walk, uint64_t tick, uint64_t dur)
+{
+	struct lfr_rec_latency l = {.hdr = {LFR_REC_LATENCY, sizeof(l)},
+	                            .time_ns = tick + dur,
+	                            .tick_ns = tick,
+	                            .walk_id = walk,
+	                            .tgid = TGID,
+	                            .tid = TGID};
+
+	assert_int_equal(lfr_recorder_add(e->rec, &l.hdr), 0);
+}
+
+/*
+ * Sampling latencies are written with the sample of their walk's first tick (its kernel stack and
+ * the walk's user stack): one whose tick is read before its walk, one whose tick comes after it
+ * (another CPU's ring) with a stack named before, and one whose tick was lost, counted apart. lfr
+ * report --latency sums them by duration and lists the longest first.
+ */
+static void test_latency_written_with_its_first_tick(void **state)
+{
+	struct env *e = *state;
+	uintptr_t leaf = (uintptr_t)recorder_test_leaf, caller = (uintptr_t)recorder_test_caller;
+	struct lfr_recorder_stats st;
+	struct report_opts o;
+	struct report *rep;
+	struct jfr_reader *r;
+	char err[256], *text = NULL;
+	size_t len = 0;
+	uint64_t t1, t2;
+	FILE *f;
+
+	add_own_code_mapping(e);
+	add_tick(e, 0xa1, 0, 0xffffffff81000000);
+	t1 = e->t;
+	add_tick(e, 0xa1, 0, 0xffffffff81000010); /* merged: the thread stayed in the kernel */
+	add_latency(e, 0xa1, t1, 5000000);
+	add_ustack(e, 0xa1, 2, leaf + 1, caller + 6, 0);
+	e->t += 10;
+	t2 = e->t + 1;
+	add_latency(e, 0xb2, t2, 2000000);
+	add_ustack(e, 0xb2, 1, leaf + 1, caller + 6, 0);
+	add_tick(e, 0xb2, 0, 0xffffffff81000000);
+	assert_int_equal(e->t, t2);
+	add_latency(e, 0xc3, e->t + 5, 3000000);
+	assert_int_equal(lfr_recorder_process(e->rec, true), 0);
+	lfr_recorder_get_stats(e->rec, &st);
+	assert_int_equal(st.events, 3);
+	assert_int_equal(st.latencies, 2);
+	assert_int_equal(st.latency_ns, 7000000);
+	assert_int_equal(st.latency_max_ns, 5000000);
+	assert_int_equal(st.latency_unmatched, 1);
+	assert_int_equal(lfr_jfr_close(e->w, NULL, 0), 0);
+	e->w = NULL;
+
+	r = jfr_open_file(e->path, err, sizeof(err));
+	assert_non_null(r);
+	report_opts_init(&o);
+	o.latency = true;
+	o.timeline = true;
+	o.events[o.nevents++] = "lfr.SamplingLatency";
+	o.value_field = "duration";
+	assert_int_equal(report_read(r, &o, &rep), 0);
+	jfr_close(r);
+	assert_int_equal(rep->total, 7000000);
+	assert_int_equal(rep->matched_events, 2);
+	f = open_memstream(&text, &len);
+	assert_non_null(f);
+	report_print_text(rep, &o, f);
+	fclose(f);
+	/* the longest first, each with the kernel function its tick interrupted */
+	const char *longest = strstr(text, "Longest sampling latencies");
+	assert_non_null(longest);
+	const char *first = strstr(longest, "5.000"), *second = strstr(longest, "2.000");
+	assert_non_null(first);
+	assert_non_null(second);
+	assert_true(first < second);
+	report_free(rep);
+	free(text);
+}
+
 /* A TASK record of KIND for the test's thread at time WHEN, naming it COMM. */
 static void add_task(struct env *e, uint32_t kind, uint64_t when, const char *comm)
 {
@@ -1123,6 +1204,8 @@ int main(void)
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_stop_ends_the_wait_for_naming, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_offcpu_joined_with_their_walks, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_latency_written_with_its_first_tick, setup,
+	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_stripped_object_told_and_named_later, setup,
 	                                    teardown),
 	};

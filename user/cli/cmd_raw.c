@@ -241,6 +241,16 @@ static void print_record(FILE *out, const struct lfr_ring *ring, const struct lf
 		fputc('\n', out);
 		break;
 	}
+	case LFR_REC_LATENCY: {
+		const struct lfr_rec_latency *l = r->latency;
+
+		fprintf(out,
+		        "latency time=%" PRIu64 " tick=%" PRIu64 " walk=%" PRIu64
+		        " cpu=%u pid=%u tid=%u\n",
+		        (uint64_t)l->time_ns, (uint64_t)l->tick_ns, (uint64_t)l->walk_id, l->cpu,
+		        l->tgid, l->tid);
+		break;
+	}
 	case LFR_REC_PAD:
 		break;
 	default:

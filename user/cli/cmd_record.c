@@ -101,6 +101,12 @@ static void usage(FILE *out)
 	    "                         why (sleeping, uninterruptible, preempted), the kernel\n"
 	    "                         stack it left with and its user stack; shorter ones are\n"
 	    "                         counted per thread.  A command, -p or -t only\n"
+	    "      --latency[=MIN]    also record sampling latencies: a tick that interrupts a\n"
+	    "                         thread in the kernel until the thread returns to user\n"
+	    "                         space and walks its stack, when that takes MIN or more\n"
+	    "                         (as --off-cpu's MIN; default 1 ms), as one\n"
+	    "                         lfr.SamplingLatency event with the kernel stack the tick\n"
+	    "                         interrupted (implies -k)\n"
 	    "  -d, --duration TIME    stop after TIME: seconds (1.5) or with a unit (500ms, 2m, "
 	    "1h)\n"
 	    "                         (default: when COMMAND exits, when every\n"
@@ -387,6 +393,14 @@ static void print_summary(struct record *r, const struct lfr_status *st, double 
 		        (double)rs.off_cpu_ns / 1e9, st->total.v[LFR_CTR_OFFCPU_SHORT],
 		        (double)st->total.v[LFR_CTR_OFFCPU_SHORT_NS] / 1e9,
 		        st->total.v[LFR_CTR_OFFCPU_LOST] + rs.off_cpu_lost);
+	if (r->run.start.latency_min_ns)
+		fprintf(stderr,
+		        "  sampling latency: %" PRIu64 " of %.3f ms or more (longest %.3f ms, mean "
+		        "%.3f ms), %" PRIu64 " without their tick\n",
+		        rs.latencies, (double)r->run.start.latency_min_ns / 1e6,
+		        (double)rs.latency_max_ns / 1e6,
+		        rs.latencies ? (double)rs.latency_ns / 1e6 / (double)rs.latencies : 0.0,
+		        st->total.v[LFR_CTR_LATENCY_LOST] + rs.latency_unmatched);
 	for (unsigned int i = 1; i <= LFR_LOST_MAX; i++)
 		if (rs.lost_ticks[i])
 			fprintf(stderr, "  lost %-18s %" PRIu64 "\n", lfr_lost_reason_name(i),
@@ -519,6 +533,24 @@ static int off_cpu_opt(const char *flag, const char *arg, void *dst)
 	                          min_ns);
 }
 
+/* --latency[=MIN], into latency_min_ns: MIN as --off-cpu's */
+static int latency_opt(const char *flag, const char *arg, void *dst)
+{
+	uint64_t *min_ns = dst, ms;
+
+	*min_ns = LFR_DEFAULT_LATENCY_MIN_NS;
+	if (!arg)
+		return 0;
+	if (arg[0] && strspn(arg, "0123456789") == strlen(arg)) {
+		if (cli_parse_u64(PROG, flag, arg, 1, LFR_MAX_LATENCY_MIN_NS / 1000000, &ms) < 0)
+			return -1;
+		*min_ns = ms * 1000000;
+		return 0;
+	}
+	return cli_parse_duration(PROG, flag, arg, LFR_MIN_LATENCY_MIN_NS, LFR_MAX_LATENCY_MIN_NS,
+	                          min_ns);
+}
+
 /* -G, appended to the record's cgroups */
 static int cgroup_opt(const char *flag, const char *arg, void *dst)
 {
@@ -580,6 +612,8 @@ static int parse(struct record *r, int argc, char **argv, char ***cmd)
 	     (uint64_t)LFR_MAX_UNWIND_MAX_KB << 10, &unwind_max_set},
 	    {"kernel-stacks", 'k', NULL, CLI_OPT_SET, &so->kernel_stack},
 	    {"off-cpu", 0, NULL, CLI_OPT_CALL, &so->offcpu_min_ns, .parse = off_cpu_opt,
+	     .optional = true},
+	    {"latency", 0, NULL, CLI_OPT_CALL, &so->latency_min_ns, .parse = latency_opt,
 	     .optional = true},
 	    {"pid", 'p', NULL, CLI_OPT_IDS, &pids, .named = CLI_NAMED_LETTER},
 	    {"tid", 't', NULL, CLI_OPT_IDS, &tids, .named = CLI_NAMED_LETTER},
@@ -665,6 +699,9 @@ static int parse(struct record *r, int argc, char **argv, char ***cmd)
 		        PROG);
 		return LFR_EXIT_USAGE;
 	}
+	/* a latency is reported with the kernel stack its tick interrupted */
+	if (run->start.latency_min_ns)
+		run->start.kernel_stack = true;
 	if (run->start.offcpu_min_ns && (r->system || r->ncgroups)) {
 		fprintf(stderr,
 		        "%s: --off-cpu records the threads of a command, -p or -t; not yet -a or "

@@ -63,6 +63,11 @@ static void report_usage(FILE *out)
 	    "                       of lfr record --off-cpu by their duration in ns, by stack\n"
 	    "                       (the kernel stack the thread left the CPU with, then its\n"
 	    "                       user stack) and thread (--event lfr.OffCpu --value duration)\n"
+	    "      --latency        sampling latency instead of CPU samples: the\n"
+	    "                       lfr.SamplingLatency events of lfr record --latency by their\n"
+	    "                       duration in ns (from a tick in the kernel until the thread\n"
+	    "                       returned to user space), by stack and thread, and in text\n"
+	    "                       the longest ones each with its kernel stack\n"
 	    "  -n, --top N          rows in the top lists (default 20)\n"
 	    "  -s, --sort KEY       text: 'function' (the default: top functions, each with its\n"
 	    "                       object) or 'dso' (top objects: libraries, executables, the\n"
@@ -397,6 +402,7 @@ int cmd_report(int argc, char **argv)
 	    {"to", 0, NULL, CLI_OPT_CALL, &o.to_ns, .parse = time_opt},
 	    {"value", 0, NULL, CLI_OPT_STRING, &o.value_field},
 	    {"off-cpu", 0, NULL, CLI_OPT_SET, &o.off_cpu},
+	    {"latency", 0, NULL, CLI_OPT_SET, &o.latency},
 	    {"top", 'n', NULL, CLI_OPT_CALL, &o.top, .parse = top_opt},
 	    {"sort", 's', NULL, CLI_OPT_CALL, &o.sort_objects, .parse = sort_opt},
 	    {"threads", 0, NULL, CLI_OPT_SET, &o.thread_roots},
@@ -417,6 +423,15 @@ int cmd_report(int argc, char **argv)
 		        "lfr report: --off-cpu is --event lfr.OffCpu --value duration: give "
 		        "it without --event and --value\n");
 		return LFR_EXIT_USAGE;
+	}
+	if (o.latency && (o.nevents || o.value_field || o.off_cpu)) {
+		fprintf(stderr, "lfr report: --latency is --event lfr.SamplingLatency --value "
+		                "duration: give it without --event, --value and --off-cpu\n");
+		return LFR_EXIT_USAGE;
+	}
+	if (o.latency) {
+		o.events[o.nevents++] = "lfr.SamplingLatency";
+		o.value_field = "duration";
 	}
 	if (o.off_cpu) {
 		o.events[o.nevents++] = "lfr.OffCpu";
@@ -458,7 +473,8 @@ int cmd_report(int argc, char **argv)
 		return LFR_EXIT_USAGE;
 	}
 	/* samples in time order: speedscope's, and the HTML page's timeline */
-	o.timeline = print == report_print_speedscope || print == report_print_html;
+	o.timeline = print == report_print_speedscope || print == report_print_html ||
+	             (o.latency && print == report_print_text);
 	if (o.thread_roots && (!print || pprof)) {
 		fprintf(stderr,
 		        "lfr report: --threads splits the text, collapsed, html and speedscope "

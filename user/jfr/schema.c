@@ -157,6 +157,13 @@ static const struct jfr_field_def f_off_cpu[] = {
     {"shortDuration", T_LONG, 0, U_NANOS_SPAN, "Short Intervals Duration",
      "Their total length so far"},
 };
+static const struct jfr_field_def f_sampling_latency[] = {
+    START_TIME,
+    {"duration", T_LONG, 0, U_TICKS_TIMESPAN, "Duration", NULL},
+    {"eventThread", T_THREAD, F_CP, U_NONE, "Thread", NULL},
+    {"stackTrace", T_STACK_TRACE, F_CP, U_NONE, "Stack Trace",
+     "The kernel stack the tick interrupted, above the user stack the thread returned to"},
+};
 static const struct jfr_field_def f_cpu_information[] = {
     START_TIME,
     {"cpu", T_STRING, 0, U_NONE, "Type", NULL},
@@ -423,6 +430,15 @@ const struct jfr_type_def jfr_schema[] = {
      "A thread off the CPU from its switch-out to its switch-in, with the stack it left with",
      {"lfr"},
      FIELDS(f_off_cpu)},
+    {T_SAMPLING_LATENCY,
+     "lfr.SamplingLatency",
+     EVENT,
+     0,
+     "Sampling Latency",
+     "A tick that interrupted a thread in the kernel, until the thread returned to user space "
+     "and walked its user stack",
+     {"lfr"},
+     FIELDS(f_sampling_latency)},
 };
 const unsigned jfr_schema_len = N(jfr_schema);
 

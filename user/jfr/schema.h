@@ -74,6 +74,7 @@ enum jfr_type_id {
 	T_ACTIVE_SETTING,
 	T_OBJECT_FILE,
 	T_OFF_CPU,
+	T_SAMPLING_LATENCY,
 };
 
 /* Field flags. */

@@ -1249,6 +1249,24 @@ int lfr_jfr_off_cpu(struct lfr_jfr_writer *w, uint64_t start, uint64_t duration,
 	return commit(w);
 }
 
+int lfr_jfr_sampling_latency(struct lfr_jfr_writer *w, uint64_t start, uint64_t duration,
+                             uint64_t thread, uint64_t stack)
+{
+	int err;
+
+	if ((err = check_live(w)))
+		return err;
+	if ((err = ref(w, P_THREAD, thread, "thread")) || (err = ref(w, P_STACK, stack, "stack")))
+		return err;
+	begin(w, T_SAMPLING_LATENCY, start);
+	if (start + duration > w->seg_max_ticks)
+		w->seg_max_ticks = start + duration;
+	jfr_buf_varint(&w->tmp, duration);
+	jfr_buf_varint(&w->tmp, thread);
+	jfr_buf_varint(&w->tmp, stack);
+	return commit(w);
+}
+
 static unsigned sample_events(const struct lfr_jfr_writer *w)
 {
 	return w->opt.sample_events ? w->opt.sample_events : LFR_JFR_SAMPLE_DEFAULT;

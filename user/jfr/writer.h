@@ -159,6 +159,12 @@ int lfr_jfr_thread_samples_lost(struct lfr_jfr_writer *w, uint64_t ticks, uint64
  */
 int lfr_jfr_off_cpu(struct lfr_jfr_writer *w, uint64_t start, uint64_t duration, uint64_t thread,
                     uint64_t stack, const char *state, uint64_t short_count, uint64_t short_ns);
+/*
+ * lfr.SamplingLatency: a tick at START interrupted THREAD in the kernel (STACK: that kernel stack,
+ * then the user stack) and its walk ran DURATION ticks later, on the way back to user space.
+ */
+int lfr_jfr_sampling_latency(struct lfr_jfr_writer *w, uint64_t start, uint64_t duration,
+                             uint64_t thread, uint64_t stack);
 int lfr_jfr_lost_samples(struct lfr_jfr_writer *w, uint64_t ticks, const char *reason,
                          uint64_t count);
 int lfr_jfr_thread_start(struct lfr_jfr_writer *w, uint64_t ticks, uint64_t thread,

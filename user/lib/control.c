@@ -60,6 +60,8 @@ static const char *const counter_names[LFR_CTR_MAX + 1] = {
     [LFR_CTR_OFFCPU_LOST] = "offcpu_lost",
     [LFR_CTR_THREADS_RECLAIMED] = "threads_reclaimed",
     [LFR_CTR_TICKS_SKIPPED] = "ticks_skipped",
+    [LFR_CTR_LATENCY] = "latency",
+    [LFR_CTR_LATENCY_LOST] = "latency_lost",
     [LFR_CTR_LOST_FIRST] = "lost_unspec",
     [LFR_CTR_LOST_RING_FULL] = "lost_ring_full",
     [LFR_CTR_LOST_NO_THREAD_SLOT] = "lost_no_thread_slot",
@@ -131,6 +133,7 @@ static const char *const attr_names[LFR_A_MAX + 1] = {
     [LFR_A_UNWIND_OBJECT_FD] = "unwind_object_fd",
     [LFR_A_UNWIND_TABLE_FD] = "unwind_table_fd",
     [LFR_A_OFFCPU_MIN_NS] = "offcpu_min_ns",
+    [LFR_A_LATENCY_MIN_NS] = "latency_min_ns",
 };
 
 static const char *const target_names[LFR_TARGET_A_MAX + 1] = {
@@ -377,6 +380,7 @@ static int reply_attr_cb(const struct nlattr *a, void *data)
 	switch (type) {
 	case LFR_A_PERIOD_NS:
 	case LFR_A_OFFCPU_MIN_NS:
+	case LFR_A_LATENCY_MIN_NS:
 		want = MNL_TYPE_U64;
 		break;
 	case LFR_A_KERNEL_STACK:
@@ -419,6 +423,9 @@ static int reply_attr_cb(const struct nlattr *a, void *data)
 		break;
 	case LFR_A_OFFCPU_MIN_NS:
 		in->offcpu_min_ns = mnl_attr_get_u64(a);
+		break;
+	case LFR_A_LATENCY_MIN_NS:
+		in->latency_min_ns = mnl_attr_get_u64(a);
 		break;
 	case LFR_A_DETACHED:
 		in->detached = true;
@@ -494,6 +501,8 @@ int lfr_ctl_start(struct lfr_ctl *c, const struct lfr_start_opts *o, struct lfr_
 		mnl_attr_put_u32(nlh, LFR_A_JITTER_PCT, (uint32_t)o->jitter_pct);
 	if (o->offcpu_min_ns)
 		mnl_attr_put_u64(nlh, LFR_A_OFFCPU_MIN_NS, o->offcpu_min_ns);
+	if (o->latency_min_ns)
+		mnl_attr_put_u64(nlh, LFR_A_LATENCY_MIN_NS, o->latency_min_ns);
 	if (o->unwind_max_kb || o->no_unwind)
 		mnl_attr_put_u32(nlh, LFR_A_UNWIND_MAX_KB, o->no_unwind ? 0 : o->unwind_max_kb);
 	nest = mnl_attr_nest_start(nlh, LFR_A_TARGETS);

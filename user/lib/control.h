@@ -41,10 +41,11 @@ struct lfr_start_opts {
 	size_t ntids;
 	const uint64_t *cgroup_ids; /* cgroup v2 ids (lfr_cgroup_resolve) */
 	size_t ncgroups;
-	bool follow_children;   /* children of target threads become targets */
-	uint32_t unwind_max_kb; /* memory for unwind tables, KiB; 0: the module's default */
-	bool no_unwind;         /* no unwind tables (LFR_A_UNWIND_MAX_KB 0): frame pointers only */
-	uint64_t offcpu_min_ns; /* off-CPU intervals of at least this many ns; 0: none */
+	bool follow_children;    /* children of target threads become targets */
+	uint32_t unwind_max_kb;  /* memory for unwind tables, KiB; 0: the module's default */
+	bool no_unwind;          /* no unwind tables (LFR_A_UNWIND_MAX_KB 0): frame pointers only */
+	uint64_t offcpu_min_ns;  /* off-CPU intervals of at least this many ns; 0: none */
+	uint64_t latency_min_ns; /* sampling latencies of at least this many ns; 0: none */
 };
 
 /* What START and STATUS report about a session. */
@@ -57,7 +58,8 @@ struct lfr_session_info {
 	uint32_t nr_cpu_ids;
 	bool kernel_stack;
 	bool detached;
-	uint64_t offcpu_min_ns; /* 0: no off-CPU intervals */
+	uint64_t offcpu_min_ns;  /* 0: no off-CPU intervals */
+	uint64_t latency_min_ns; /* 0: no sampling latencies */
 };
 
 struct lfr_counters {

@@ -66,6 +66,16 @@ int lfr_record_decode(const struct lfr_rec_header *h, struct lfr_record *out, ch
 		out->offcpu = o;
 		return 0;
 	}
+	case LFR_REC_LATENCY: {
+		const struct lfr_rec_latency *l = (const void *)h;
+
+		if (h->size < sizeof(*l))
+			return bad(why, whylen, h, "too short for a sampling latency");
+		if (l->tick_ns > l->time_ns)
+			return bad(why, whylen, h, "the walk runs before its tick");
+		out->latency = l;
+		return 0;
+	}
 	case LFR_REC_USTACK: {
 		const struct lfr_rec_ustack *u = (const void *)h;
 
@@ -175,6 +185,9 @@ void lfr_accounting_add(struct lfr_accounting *a, const struct lfr_rec_header *h
 	case LFR_REC_MMAP:
 		a->mmaps++;
 		break;
+	case LFR_REC_LATENCY:
+		a->latencies++;
+		break;
 	case LFR_REC_COMM:
 		a->comms++;
 		break;
@@ -239,6 +252,9 @@ int lfr_accounting_reconcile(const struct lfr_accounting *a, const struct lfr_co
 		fails += check(out, "missed_read", "read", a->missed, "lost_missed",
 		               t->v[LFR_CTR_LOST_MISSED]);
 	}
+	if (a->latencies || t->v[LFR_CTR_LATENCY])
+		fails += check(out, "latency_read", "read", a->latencies, "latency",
+		               t->v[LFR_CTR_LATENCY]);
 	fails += check(out, "works_pending", "pending", t->v[LFR_CTR_WORKS_PENDING], "zero", 0);
 	fails += check(out, "ticks_pending", "pending", t->v[LFR_CTR_TICKS_PENDING], "zero", 0);
 	fails += check(out, "malformed", "records", a->malformed, "zero", 0);

@@ -39,6 +39,7 @@ struct lfr_record {
 		const struct lfr_rec_task *task;
 		const struct lfr_rec_tick *tick;     /* ips: tick->nr_kernel kernel pcs */
 		const struct lfr_rec_offcpu *offcpu; /* ips: offcpu->nr_kernel kernel pcs */
+		const struct lfr_rec_latency *latency;
 		struct {
 			const struct lfr_rec_ustack *r;
 			const __u64 *ips;   /* r->nr_user, leaf first */
@@ -63,6 +64,7 @@ struct lfr_accounting {
 	uint64_t ticks;                               /* TICK records */
 	uint64_t missed;                              /* periods they say were missed */
 	uint64_t ustacks;                             /* USTACK records */
+	uint64_t latencies;                           /* LATENCY records */
 	uint64_t ustack_lost_ticks[LFR_LOST_MAX + 1]; /* ticks of USTACKs without a stack */
 	uint64_t mmaps, comms, pads, tasks;
 	uint64_t lost_records;                 /* LOST records */

@@ -118,7 +118,10 @@ struct stack_entry {
 struct lfr_recorder {
 	struct lfr_jfr_writer *w;
 	const struct lfr_rec_offcpu *off; /* write_sample writes this interval, not a sample */
-	struct hashtab stack_index;       /* (hash, salt) -> index in stacks + 1 */
+	/* LATENCY records waiting for their first tick: (tid, tick time) -> walk time */
+	struct hashtab latencies;
+	uint64_t lat_ns; /* != 0: write_event writes this sampling latency after its sample */
+	struct hashtab stack_index; /* (hash, salt) -> index in stacks + 1 */
 	struct stack_entry *stacks;
 	uint64_t *stack_ips;
 	size_t stacks_used, stack_ips_used;
@@ -240,6 +243,7 @@ void lfr_recorder_free(struct lfr_recorder *r)
 	stop_behind(r);
 	batch_free(&r->in);
 	hashtab_free(&r->looked);
+	hashtab_free(&r->latencies);
 	batch_free(&r->cur);
 	batch_free(&r->waiting);
 	batch_free(&r->jit_wait);
@@ -885,6 +889,16 @@ static int write_event(struct lfr_recorder *r, const struct lfr_rec_sample *s, u
 			return err;
 		r->st.events++;
 	}
+	if (r->lat_ns) {
+		err = lfr_jfr_sampling_latency(r->w, s->time_ns, r->lat_ns, thread, stack);
+		if (err)
+			return err;
+		r->st.latencies++;
+		r->st.latency_ns += r->lat_ns;
+		if (r->lat_ns > r->st.latency_max_ns)
+			r->st.latency_max_ns = r->lat_ns;
+		r->lat_ns = 0;
+	}
 	r->st.samples++;
 	if (s->time_ns > r->last_time)
 		r->last_time = s->time_ns;
@@ -932,6 +946,48 @@ static int write_task(struct lfr_recorder *r, const struct lfr_rec_task *k)
 		return err;
 	r->st.thread_starts++;
 	return lfr_jfr_thread_start(r->w, k->time_ns, thread, parent);
+}
+
+/*
+ * A sampling latency waits for the first tick of its walk, whose kernel stack it is written with:
+ * that tick reaches the join no earlier than the walk's USTACK record, which follows the LATENCY
+ * record on its ring.  A latency whose tick was lost waits until the table is full, then all
+ * waiting ones are counted and dropped.
+ */
+#define LATENCIES_MAX 65536u
+
+static int note_latency(struct lfr_recorder *r, const struct lfr_rec_latency *l)
+{
+	struct hashtab_slot *slot;
+	bool fresh;
+
+	if (r->latencies.n >= LATENCIES_MAX) {
+		r->st.latency_unmatched += r->latencies.n;
+		hashtab_clear(&r->latencies);
+	}
+	slot = hashtab_put(&r->latencies, l->tid, l->tick_ns, &fresh);
+	if (!slot)
+		return -ENOMEM;
+	slot->v = l->time_ns - l->tick_ns;
+	if (!slot->v)
+		slot->v = 1;
+	return 0;
+}
+
+/* The latency that waits for tick T, taken out of the table (0: none). */
+static uint64_t take_latency(struct lfr_recorder *r, const struct lfr_rec_tick *t)
+{
+	struct hashtab_slot *slot;
+	uint64_t ns;
+
+	if (!r->latencies.n || t->hdr.type != LFR_REC_TICK || !(t->flags & LFR_SAMPLE_F_IN_KERNEL))
+		return 0;
+	slot = hashtab_get(&r->latencies, t->tid, t->time_ns);
+	if (!slot)
+		return 0;
+	ns = slot->v;
+	hashtab_del(&r->latencies, slot);
+	return ns;
 }
 
 static int write_lost(struct lfr_recorder *r, const struct lfr_rec_lost *l)
@@ -1055,8 +1111,10 @@ static int on_joined(void *ctx, const struct lfr_joined *j)
 		r->st.unnamed += seen->unnamed;
 		r->st.stack_hits++;
 		r->off = j->offcpu;
+		r->lat_ns = take_latency(r, t);
 		err = write_event(r, &ev, seen->stack, seen->incomplete, th, p);
 		r->off = NULL;
+		r->lat_ns = 0;
 		return err;
 	}
 	/*
@@ -1110,8 +1168,12 @@ static int on_joined(void *ctx, const struct lfr_joined *j)
 	rec.sample.user_ips = s->ips + nk;
 	r->off = j->offcpu;
 	r->named_ok = false;
+	r->lat_ns = take_latency(r, t);
 	err = write_sample(r, &rec);
 	r->off = NULL;
+	/* not written: the sample waits for a perf map (its stack is not known yet) */
+	r->st.latency_unmatched += r->lat_ns != 0;
+	r->lat_ns = 0;
 	if (!err && raw_ok && r->named_ok) {
 		r->named.leaf_fix = (uint8_t)leaf_fix;
 		raw_stacks_add(&r->raw, &rk, raw_salt, &r->named, leaf_word);
@@ -1157,14 +1219,15 @@ static int apply(struct lfr_recorder *r, struct batch *b, int pass, bool final, 
 		/* each pass decodes only the records it applies (a bad one is counted once) */
 		if (pass == 0 && (h->type == LFR_REC_TICK || h->type == LFR_REC_USTACK ||
 		                  h->type == LFR_REC_OFFCPU || h->type == LFR_REC_SAMPLE ||
-		                  h->type == LFR_REC_LOST))
+		                  h->type == LFR_REC_LOST || h->type == LFR_REC_LATENCY))
 			continue;
 		if (pass == 1 && (h->type == LFR_REC_COMM || h->type == LFR_REC_MMAP))
 			continue;
 		if (lfr_record_decode(h, &rec, why, sizeof(why))) {
 			r->st.malformed += pass == 0 || h->type == LFR_REC_TICK ||
 			                   h->type == LFR_REC_OFFCPU || h->type == LFR_REC_USTACK ||
-			                   h->type == LFR_REC_SAMPLE || h->type == LFR_REC_LOST;
+			                   h->type == LFR_REC_SAMPLE || h->type == LFR_REC_LOST ||
+			                   h->type == LFR_REC_LATENCY;
 			continue;
 		}
 		if (pass == 0) {
@@ -1190,6 +1253,8 @@ static int apply(struct lfr_recorder *r, struct batch *b, int pass, bool final, 
 			r->hold = hold;
 			r->final = final;
 			err = lfr_join_ustack(r->join, rec.ustack.r, on_joined, r);
+		} else if (rec.type == LFR_REC_LATENCY) {
+			err = note_latency(r, rec.latency);
 		} else if (rec.type == LFR_REC_LOST) {
 			err = write_lost(r, rec.lost);
 		} else if (rec.type == LFR_REC_TASK) {
@@ -1269,8 +1334,11 @@ static int process_cur(struct lfr_recorder *r, bool final)
 		err = jit_release(r, final);
 	if (!err)
 		err = write_batch_losses(r);
-	if (final)
+	if (final) {
 		r->st.unjoined = lfr_join_waiting(r->join);
+		r->st.latency_unmatched += r->latencies.n;
+		hashtab_clear(&r->latencies);
+	}
 	return err;
 }
 

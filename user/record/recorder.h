@@ -52,6 +52,10 @@ struct lfr_recorder_stats {
 	uint64_t off_cpu;        /* lfr.OffCpu events written */
 	uint64_t off_cpu_ns;     /* their total duration */
 	uint64_t off_cpu_lost;   /* OFFCPU records whose walk found no user stack */
+	uint64_t latencies;      /* lfr.SamplingLatency events written */
+	uint64_t latency_ns;     /* their total duration */
+	uint64_t latency_max_ns; /* the longest */
+	uint64_t latency_unmatched; /* LATENCY records whose first tick was not written */
 };
 
 /* w and sym stay owned by the caller and must outlive the recorder. */

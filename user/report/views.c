@@ -88,6 +88,8 @@ static const char *value_unit(const struct report_opts *o)
 {
 	if (o->off_cpu)
 		return "off-CPU ns";
+	if (o->latency)
+		return "latency ns";
 	return o->value_field ? o->value_field : "samples";
 }
 
@@ -254,6 +256,14 @@ void report_print_header(const struct report *rep, const struct report_opts *o, 
 		    (unsigned long long)rep->total, (double)rep->total / 1e9,
 		    (unsigned long long)rep->matched_events, rep->selected, rep->nthreads,
 		    rep->nthreads == 1 ? "" : "s", rep->nstacks);
+	else if (o->latency)
+		fprintf(
+		    out,
+		    "Sampling latency: %llu ns (%.3f s) in %llu ticks (%s) of %zu thread%s, %zu "
+		    "distinct stacks",
+		    (unsigned long long)rep->total, (double)rep->total / 1e9,
+		    (unsigned long long)rep->matched_events, rep->selected, rep->nthreads,
+		    rep->nthreads == 1 ? "" : "s", rep->nstacks);
 	else
 		fprintf(out, "Samples: %llu %s of %s in %zu thread%s, %zu distinct stacks",
 		        (unsigned long long)rep->total, o->value_field ? o->value_field : "events",
@@ -270,6 +280,65 @@ void report_print_header(const struct report *rep, const struct report_opts *o, 
 			    out,
 			    "Off-CPU intervals: %llu lfr.OffCpu events (lfr report --off-cpu)\n",
 			    (unsigned long long)rep->evtypes[i].count);
+		else if (!strcmp(rep->evtypes[i].name, "lfr.SamplingLatency"))
+			fprintf(out,
+			        "Sampling latencies: %llu lfr.SamplingLatency events (lfr report "
+			        "--latency)\n",
+			        (unsigned long long)rep->evtypes[i].count);
+}
+
+static int cmp_timed_value(const void *a, const void *b)
+{
+	const struct report_timed *x = *(const struct report_timed *const *)a;
+	const struct report_timed *y = *(const struct report_timed *const *)b;
+
+	if (x->value != y->value)
+		return x->value < y->value ? 1 : -1;
+	return x->nanos < y->nanos ? -1 : x->nanos > y->nanos;
+}
+
+/*
+ * --latency: the longest sampling latencies one by one, with the kernel functions their tick
+ * interrupted (leaf first) and the user function the thread returned to.
+ */
+static void print_longest(const struct report *rep, FILE *out, int top)
+{
+	const struct report_timed **v = malloc((rep->ntimed ? rep->ntimed : 1) * sizeof(*v));
+
+	if (!v)
+		return;
+	for (size_t i = 0; i < rep->ntimed; i++)
+		v[i] = &rep->timed[i];
+	qsort(v, rep->ntimed, sizeof(*v), cmp_timed_value);
+	fprintf(out, "\nLongest sampling latencies\n%12s %12s %10s  %s\n", "LATENCY ms", "AT s",
+	        "TID", "THREAD: KERNEL STACK AT THE TICK (LEAF FIRST) -> USER LEAF");
+	for (size_t i = 0; i < rep->ntimed && (int)i < top; i++) {
+		const struct report_thread *th = &rep->threads[v[i]->thread];
+		const struct report_stack *st = &rep->stacks[v[i]->stack];
+		int kernel = 0;
+		const char *user = NULL;
+
+		fprintf(out, "%12.3f %12.3f %10lld  %s:", (double)v[i]->value / 1e6,
+		        (double)v[i]->nanos / 1e9, (long long)th->tid, th->name);
+		for (uint32_t k = 0; k < st->depth; k++) {
+			const struct report_frame *f =
+			    &rep->frames[rep->stack_frames[st->first + k]];
+
+			if (f->kind != RF_KERNEL) {
+				user = f->name;
+				break;
+			}
+			if (kernel++ < 4)
+				fprintf(out, "%s %s", kernel > 1 ? " <-" : "", f->name);
+		}
+		if (kernel > 4)
+			fprintf(out, " <- ...");
+		fprintf(out, " -> %s\n", user ? user : "?");
+	}
+	if (rep->ntimed > (size_t)top)
+		fprintf(out, "%12s %12s %10s  ... %zu more (--top)\n", "", "", "",
+		        rep->ntimed - top);
+	free(v);
 }
 
 static void print_threads(const struct report *rep, const struct report_opts *o, FILE *out, int top)
@@ -379,6 +448,8 @@ void report_print_text(const struct report *rep, const struct report_opts *o, FI
 		free(sv);
 		print_threads(rep, o, out, o->top);
 	} else if (views_frame_totals(rep, &self, &total) == 0) {
+		if (o->latency)
+			print_longest(rep, out, o->top);
 		print_top(rep, o, out, "self", self, self, total, o->top);
 		print_top(rep, o, out, "total", total, self, total, o->top);
 		free(self);

@@ -59,6 +59,13 @@
  *                                 counted per thread.  Per-task targets
  *                                 only (TGID, TID): EOPNOTSUPP with SYSTEM
  *                                 or CGROUP_ID.  Echoed in the reply.
+ *   LFR_A_LATENCY_MIN_NS    u64   also record sampling latencies: when a
+ *                                 tick interrupted a target thread in the
+ *                                 kernel and its walk ran at least this
+ *                                 many ns later (LFR_MIN_LATENCY_MIN_NS ..
+ *                                 LFR_MAX_LATENCY_MIN_NS), one
+ *                                 LFR_REC_LATENCY record.  Any target.
+ *                                 Echoed in the reply.
  *   LFR_A_UNWIND_MAX_KB     u32   memory the session's unwind tables may
  *                                 hold, KiB (0 .. 1048576, default
  *                                 LFR_DEFAULT_UNWIND_MAX_KB); see
@@ -260,6 +267,9 @@
 #define LFR_DEFAULT_OFFCPU_MIN_NS	1000000ULL
 #define LFR_MIN_OFFCPU_MIN_NS		1000ULL
 #define LFR_MAX_OFFCPU_MIN_NS		60000000000ULL
+#define LFR_DEFAULT_LATENCY_MIN_NS	1000000ULL
+#define LFR_MIN_LATENCY_MIN_NS		1000ULL
+#define LFR_MAX_LATENCY_MIN_NS		60000000000ULL
 
 enum lfr_cmd {
 	LFR_CMD_UNSPEC,
@@ -298,6 +308,7 @@ enum lfr_attr {
 	LFR_A_UNWIND_OBJECT_FD,	/* u32 */
 	LFR_A_UNWIND_TABLE_FD,	/* u32 */
 	LFR_A_OFFCPU_MIN_NS,	/* u64 */
+	LFR_A_LATENCY_MIN_NS,	/* u64 */
 	__LFR_A_MAX,
 };
 #define LFR_A_MAX (__LFR_A_MAX - 1)
@@ -415,6 +426,8 @@ enum lfr_counter {
 	LFR_CTR_OFFCPU_LOST,	/* intervals >= the minimum without a record */
 	LFR_CTR_THREADS_RECLAIMED, /* timer mode: idle threads' entries reused */
 	LFR_CTR_TICKS_SKIPPED,	/* periods timers skipped over a spent CPU budget */
+	LFR_CTR_LATENCY,	/* LATENCY records written */
+	LFR_CTR_LATENCY_LOST,	/* latencies >= the minimum without a record */
 	/* New counters are appended here, below LFR_CTR_LOST_FIRST. */
 	LFR_CTR_LOST_FIRST = 64, /* LFR_CTR_LOST_FIRST + enum lfr_lost_reason */
 	LFR_CTR_LOST_RING_FULL = LFR_CTR_LOST_FIRST + LFR_LOST_RING_FULL,
@@ -481,6 +494,7 @@ enum lfr_rec_type {
 	LFR_REC_TICK,		/* struct lfr_rec_tick */
 	LFR_REC_USTACK,		/* struct lfr_rec_ustack */
 	LFR_REC_OFFCPU,		/* struct lfr_rec_offcpu */
+	LFR_REC_LATENCY,	/* struct lfr_rec_latency */
 };
 
 struct lfr_rec_header {
@@ -584,6 +598,26 @@ struct lfr_rec_offcpu {
 	__u64 short_count;
 	__u64 short_ns;
 	__u64 ips[];			/* nr_kernel kernel pcs, leaf first */
+};
+
+/*
+ * The sampling latency of one walk (LFR_A_LATENCY_MIN_NS): a tick at
+ * tick_ns interrupted the thread in the kernel and queued walk_id, which
+ * ran when the thread returned to user space, at time_ns (both
+ * CLOCK_MONOTONIC), at least the session's minimum later.  Written by the
+ * walk on the ring of its CPU, just before its USTACK record; the
+ * walk's ticks (TICK records, the first one at tick_ns) give the kernel
+ * stack the thread had then.  Not counted in the USTACK's ticks.
+ */
+struct lfr_rec_latency {
+	struct lfr_rec_header hdr;	/* LFR_REC_LATENCY */
+	__u64 time_ns;			/* the walk: back to user space */
+	__u64 tick_ns;			/* the tick that queued the walk */
+	__u64 walk_id;
+	__u32 cpu;			/* of the walk */
+	__u32 tgid;
+	__u32 tid;
+	__u32 reserved;
 };
 
 /*

@@ -1,0 +1,179 @@
+#!/usr/bin/env python3
+# Checks a recording of tests/workloads/latency.c made with lfr record --latency=MIN against the
+# read() calls the workload timed itself in the same run:
+#
+#   latency-check.py FILE.jfr --workload-output latency.txt --min-ns MIN [--report R] [--jfr-tool J]
+#
+# The JDK's `jfr print --json` reads the file.  Every check is an identity within the run, never a
+# threshold of seconds, so that a loaded host or the slow debug kernel cannot fail it:
+#   - each lfr.SamplingLatency event of the reading thread that starts within the timed calls'
+#     span lies inside one timed read() call: its tick after the call began, its walk (tick +
+#     duration) before the call returned; at most one per call (one walk per return to user
+#     space), none shorter than MIN (the thread's start-up, before the first call, has its own:
+#     page faults, exec; they are only counted);
+#   - each is written with its tick's sample: a jdk.ExecutionSample of the same thread at the same
+#     instant exists, the first of that call;
+#   - every call whose first sample came at least 2 x MIN before the call returned has its event
+#     (the walk runs at the return, after the last of the call's ticks);
+#   - its stack: the kernel's urandom read path above read_urandom <- read_loop <- main;
+#   - with --report (lfr report --latency's text): its total is exactly the sum of the durations
+#     and its longest row is the longest event.
+# Exit status: 0 when every check passes, 1 when one fails, 2 for bad usage or an unreadable file.
+import argparse
+import datetime
+import json
+import os
+import re
+import struct
+import subprocess
+import sys
+
+KERNEL_PATH = re.compile(r"urandom_read|get_random_bytes_user|chacha|_get_random_bytes|crng")
+
+
+def parse_output(path):
+    text = open(path).read()
+    m = re.search(r"^latency pid=(\d+) tid=(\d+) calls=(\d+)", text, re.M)
+    if not m:
+        raise ValueError(f"{path}: no 'latency pid=' line")
+    calls = [(int(a), int(b)) for a, b in re.findall(r"^call start=(\d+) end=(\d+)", text, re.M)]
+    if len(calls) != int(m.group(3)):
+        raise ValueError(f"{path}: {len(calls)} call lines, {m.group(3)} calls")
+    return int(m.group(2)), calls
+
+
+def nanos(v):
+    """A duration as jfr print --json writes it: a number of ns, or ISO-8601 (PT0.300123S)."""
+    if isinstance(v, (int, float)):
+        return int(v)
+    m = re.fullmatch(r"(-)?PT(?:(\d+)H)?(?:(\d+)M)?(?:([\d.]+)S)?", v)
+    if not m:
+        raise ValueError(f"not a duration: {v!r}")
+    ns = (int(m.group(2) or 0) * 3600 + int(m.group(3) or 0) * 60) * 10**9
+    if m.group(4):
+        whole, _, frac = m.group(4).partition(".")
+        ns += int(whole) * 10**9 + int((frac + "000000000")[:9])
+    return -ns if m.group(1) else ns
+
+
+def chunk_clock(path):
+    """(startNanos, startTicks, ticksPerSecond) of the file's first chunk header."""
+    with open(path, "rb") as f:
+        h = f.read(64)
+    if len(h) < 64 or h[:4] != b"FLR\0":
+        raise ValueError(f"{path}: not a JFR file")
+    start_nanos, _, start_ticks, tps = struct.unpack(">qqqq", h[32:64])
+    return start_nanos, start_ticks, tps
+
+
+def ticks_of(v, clock):
+    """An instant as lfr's ticks (CLOCK_MONOTONIC ns): printed as ticks, or as a UTC time."""
+    if isinstance(v, (int, float)):
+        return int(v)
+    m = re.fullmatch(r"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d+))?Z", v)
+    if not m:
+        raise ValueError(f"not an instant: {v!r}")
+    secs = int(datetime.datetime.fromisoformat(m.group(1) + "+00:00").timestamp())
+    epoch = secs * 10**9 + int(((m.group(2) or "") + "000000000")[:9])
+    start_nanos, start_ticks, tps = clock
+    return start_ticks + (epoch - start_nanos) * tps // 10**9
+
+
+def main():
+    ap = argparse.ArgumentParser(description="Checks an lfr record --latency recording of latency.")
+    ap.add_argument("jfr")
+    ap.add_argument("--workload-output", required=True)
+    ap.add_argument("--min-ns", type=int, required=True)
+    ap.add_argument("--report", help="the text of lfr report --latency of the same file")
+    ap.add_argument("--jfr-tool", default=os.environ.get("JFR", "/usr/bin/jfr"))
+    args = ap.parse_args()
+    try:
+        tid, calls = parse_output(args.workload_output)
+        clock = chunk_clock(args.jfr)
+    except (OSError, ValueError) as e:
+        print(f"latency-check: {e}", file=sys.stderr)
+        return 2
+    p = subprocess.run([args.jfr_tool, "print", "--json", "--stack-depth", "300", "--events",
+                        "lfr.SamplingLatency,jdk.ExecutionSample", args.jfr],
+                       capture_output=True, text=True)
+    if p.returncode != 0:
+        print(f"latency-check: {args.jfr_tool} print failed: {p.stderr.strip()}", file=sys.stderr)
+        return 2
+    events = json.loads(p.stdout)["recording"]["events"]
+    ok = True
+
+    def fail(msg):
+        nonlocal ok
+        ok = False
+        print(f"latency-check: FAILED: {msg}")
+
+    def thread(e, field):
+        return (e.get(field) or {}).get("osThreadId")
+
+    lat = [e["values"] for e in events if e["type"] == "lfr.SamplingLatency"]
+    mine = [e for e in lat if thread(e, "eventThread") == tid]
+    samples = sorted(ticks_of(e["values"]["startTime"], clock) for e in events
+                     if e["type"] == "jdk.ExecutionSample"
+                     and thread(e["values"], "sampledThread") == tid)
+    sample_set = set(samples)
+    first = []  # the first sample of each call, or None
+    for start, end in calls:
+        inside = [s for s in samples if start <= s <= end]
+        first.append(inside[0] if inside else None)
+    per_call = [0] * len(calls)
+    total = longest = outside = 0
+    for e in mine:
+        t0 = ticks_of(e["startTime"], clock)
+        d = nanos(e["duration"])
+        total += d
+        longest = max(longest, d)
+        if t0 < calls[0][0] or t0 > calls[-1][1]:
+            outside += 1
+            continue
+        where = [i for i, (s, end) in enumerate(calls) if s <= t0 and t0 + d <= end]
+        if len(where) != 1:
+            fail(f"a latency [{t0}, {t0 + d}] inside no timed read() call")
+            continue
+        i = where[0]
+        per_call[i] += 1
+        if d < args.min_ns:
+            fail(f"a latency of {d} ns, below the minimum {args.min_ns}")
+        if t0 not in sample_set:
+            fail(f"the latency at {t0} has no sample of its tick")
+        elif t0 != first[i]:
+            fail(f"the latency at {t0} is not of call {i}'s first tick ({first[i]})")
+        fr = (e.get("stackTrace") or {}).get("frames") or []
+        kern = [f["method"]["name"] for f in fr if f.get("type") == "Kernel"]
+        user = [f["method"]["name"] for f in fr if f.get("type") != "Kernel"]
+        if not any(KERNEL_PATH.search(k) for k in kern):
+            fail(f"the latency at {t0} lacks the urandom read path in its kernel stack: {kern[:8]}")
+        want = ["read_urandom", "read_loop", "main"]
+        if [u for u in user if u in want] != want:
+            fail(f"the latency at {t0} has the user stack {user}, not read_urandom <- read_loop <- main")
+    due = [i for i, f in enumerate(first) if f is not None and calls[i][1] - f >= 2 * args.min_ns]
+    missing = [i for i in due if per_call[i] == 0]
+    twice = [i for i, n in enumerate(per_call) if n > 1]
+    print(f"latency-check: {len(calls)} read() calls of tid {tid}, {len(mine)} latencies "
+          f"({len(lat)} in all, {outside} before or after the calls), {len(due)} calls long "
+          f"enough to need one; total {total} ns, longest {longest} ns")
+    if twice:
+        fail(f"calls with more than one latency: {twice}")
+    if missing:
+        fail(f"calls without their latency: {missing} of {len(due)}")
+    if not due:
+        fail("no read() call was long enough to check (larger reads, or a lower minimum)")
+    if args.report:
+        text = open(args.report).read()
+        m = re.search(r"^Sampling latency: (\d+) ns", text, re.M)
+        if not m or int(m.group(1)) != sum(nanos(e["duration"]) for e in lat):
+            fail(f"lfr report --latency's total {m and m.group(1)} is not the sum of the events")
+        rows = re.findall(r"^\s+([\d.]+)\s+[\d.]+\s+\d+\s+\S.*->", text.split(
+            "Longest sampling latencies", 1)[-1], re.M)
+        if not rows or abs(float(rows[0]) * 1e6 - max(nanos(e["duration"]) for e in lat)) > 1e3:
+            fail(f"lfr report --latency's longest row {rows[:1]} is not the longest event")
+    print("latency-check: " + ("ok" if ok else "FAILED"))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
