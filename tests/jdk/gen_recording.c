@@ -193,6 +193,9 @@ int main(int argc, char **argv)
 		                      "uninterruptible", 5, 1300000));
 		/* a sampling latency of 7.5 ms: a tick in read() walked at the return */
 		CHECK(lfr_jfr_sampling_latency(w, t0 + step * 3, 7500000, threads[2], stacks[2]));
+		/* a wall-clock sample of the thread waiting in read() (lfr record --wall) */
+		CHECK(lfr_jfr_native_sample(w, t0 + step * 4, threads[2], stacks[2],
+		                            LFR_JFR_STATE_SLEEPING));
 		close_or_die();
 		expect_common(300);
 		printf("expect lost 3\nexpect lost_total 8\nexpect chunks 1\n");

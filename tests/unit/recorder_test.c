@@ -688,6 +688,49 @@ static void test_offcpu_joined_with_their_walks(void **state)
 	report_free(rep);
 }
 
+/*
+ * --wall: off-CPU intervals become one jdk.NativeMethodSample per period of a thread's time off the
+ * CPU, the remainder carried to its next interval (3.5 + 2.5 periods: 3 + 3 samples); lfr.OffCpu
+ * events only at --off-cpu's minimum.  lfr report --wall counts them with the CPU sample.
+ */
+static void test_wall_samples_of_offcpu_time(void **state)
+{
+	struct env *e = *state;
+	uintptr_t leaf = (uintptr_t)recorder_test_leaf, caller = (uintptr_t)recorder_test_caller;
+	struct lfr_recorder_stats st;
+	struct report_opts o;
+	struct report *rep;
+	struct jfr_reader *r;
+	char err[256];
+
+	lfr_recorder_set_period(e->rec, 1000000);
+	lfr_recorder_set_wall(e->rec, 3000000);
+	add_own_code_mapping(e);
+	add_tick(e, 0xa1, 0, 0xffffffff81000000);
+	add_offcpu(e, 0xa1, 3500000, LFR_OFFCPU_SLEEPING, 0xffffffff81000010);
+	add_ustack(e, 0xa1, 2, leaf + 1, caller + 6, 0);
+	add_offcpu(e, 0xb2, 2500000, LFR_OFFCPU_PREEMPTED, 0xffffffff81000020);
+	add_ustack(e, 0xb2, 1, leaf + 2, caller + 6, 0);
+	assert_int_equal(lfr_recorder_process(e->rec, true), 0);
+	lfr_recorder_get_stats(e->rec, &st);
+	assert_int_equal(st.events, 1);
+	assert_int_equal(st.wall_samples, 6);
+	assert_int_equal(st.off_cpu, 1); /* the 2.5 ms interval is below the 3 ms minimum */
+	assert_int_equal(lfr_jfr_close(e->w, NULL, 0), 0);
+	e->w = NULL;
+
+	r = jfr_open_file(e->path, err, sizeof(err));
+	assert_non_null(r);
+	report_opts_init(&o);
+	o.wall = true;
+	o.events[o.nevents++] = "jdk.ExecutionSample";
+	o.events[o.nevents++] = "jdk.NativeMethodSample";
+	assert_int_equal(report_read(r, &o, &rep), 0);
+	jfr_close(r);
+	assert_int_equal(rep->total, 7);
+	report_free(rep);
+}
+
 /* The LATENCY record of walk WALK: its tick at TICK, the walk DUR ns later. */
 static void add_latency(struct env *e, uint64_t walk, uint64_t tick, uint64_t dur)
 {
@@ -1206,6 +1249,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_offcpu_joined_with_their_walks, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_latency_written_with_its_first_tick, setup,
 	                                    teardown),
+	    cmocka_unit_test_setup_teardown(test_wall_samples_of_offcpu_time, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_stripped_object_told_and_named_later, setup,
 	                                    teardown),
 	};

@@ -21,8 +21,10 @@
  *   offcpu: f_ns=... g_ns=... h_ns=... f_n=N g_n=N h_n=N        (off the CPU: wall - CPU)
  *   offcpu-wall: f_ns=... g_ns=... h_ns=...                      (wall time of the calls)
  *   offcpu-spin: cpu_ns=... (the spinning thread's CPU time, CLOCK_THREAD_CPUTIME_ID)
+ *   offcpu-threads: wait_loop_wall_ns=... spin_wall_ns=...  (wall time of wait_loop, of spin_main)
  *
- * which tests/vm/scenarios/offcpu-check.py compares with the lfr.OffCpu events of a recording.
+ * which tests/vm/scenarios/offcpu-check.py compares with the lfr.OffCpu events of a recording, and
+ * tests/vm/scenarios/wall-check.py with the wall-clock samples of lfr record --wall.
  *
  * Usage: offcpu ROUNDS
  */
@@ -43,7 +45,7 @@ static volatile int stop;
 static int req[2], data[2];
 static uint32_t futex_word;
 static pid_t spin_tid, feed_tid;
-static uint64_t spin_cpu_ns;
+static uint64_t spin_cpu_ns, spin_wall_ns;
 
 static uint64_t now_ns(clockid_t c)
 {
@@ -92,9 +94,10 @@ FN static void g(struct wait *w)
 {
 	char c = 'r';
 
+	/* the request is inside the clock: the thread may be preempted in it, off the CPU in g */
+	wait_begin(w);
 	if (write(req[1], &c, 1) != 1)
 		exit(1);
-	wait_begin(w);
 	if (read(data[0], &c, 1) != 1)
 		exit(1);
 	wait_end(w);
@@ -151,10 +154,13 @@ FN static void spin(void)
 FN static void *spin_main(void *arg)
 {
 	(void)arg;
+	uint64_t m0 = now_ns(CLOCK_MONOTONIC);
+
 	spin_tid = (pid_t)syscall(SYS_gettid);
 	pthread_setname_np(pthread_self(), "offcpu-spin");
 	spin();
 	spin_cpu_ns = now_ns(CLOCK_THREAD_CPUTIME_ID);
+	spin_wall_ns = now_ns(CLOCK_MONOTONIC) - m0;
 	return NULL;
 }
 
@@ -187,7 +193,11 @@ int main(int argc, char **argv)
 	if (pthread_create(&spin_t, NULL, spin_main, NULL) ||
 	    pthread_create(&feed_t, NULL, feeder, NULL))
 		return 2;
+	uint64_t m0 = now_ns(CLOCK_MONOTONIC);
+
 	wait_loop(rounds, sum, wall, n);
+	uint64_t loop_ns = now_ns(CLOCK_MONOTONIC) - m0;
+
 	stop = 1;
 	if (write(req[1], &c, 1) != 1)
 		return 2;
@@ -201,5 +211,7 @@ int main(int argc, char **argv)
 	printf("offcpu-wall: f_ns=%llu g_ns=%llu h_ns=%llu\n", (unsigned long long)wall[0],
 	       (unsigned long long)wall[1], (unsigned long long)wall[2]);
 	printf("offcpu-spin: cpu_ns=%llu\n", (unsigned long long)spin_cpu_ns);
+	printf("offcpu-threads: wait_loop_wall_ns=%llu spin_wall_ns=%llu\n",
+	       (unsigned long long)loop_ns, (unsigned long long)spin_wall_ns);
 	return 0;
 }

@@ -53,6 +53,8 @@ struct record {
 	bool fp_only;                     /* --call-graph fp or --unwind-max 0: no unwind tables */
 	struct lfr_unwind_loader *unwind; /* the session's unwind tables, unless fp_only */
 	bool unsupported_told;            /* the module without tables was reported already */
+	uint32_t wall_hz;                 /* --wall HZ: wall-clock samples at HZ; 0: none */
+	uint64_t off_cpu_events_min;      /* with --wall: --off-cpu's minimum, UINT64_MAX: none */
 };
 
 static void usage(FILE *out)
@@ -101,6 +103,12 @@ static void usage(FILE *out)
 	    "                         why (sleeping, uninterruptible, preempted), the kernel\n"
 	    "                         stack it left with and its user stack; shorter ones are\n"
 	    "                         counted per thread.  A command, -p or -t only\n"
+	    "      --wall HZ          wall-clock samples: every target thread is sampled HZ\n"
+	    "                         times per second of wall time whatever it does: on the\n"
+	    "                         CPU by its CPU samples (-F HZ), off it as\n"
+	    "                         jdk.NativeMethodSample events with its state (sleeping,\n"
+	    "                         or runnable when preempted) and the stacks it waits with\n"
+	    "                         (lfr report --wall).  A command, -p or -t only\n"
 	    "      --latency[=MIN]    also record sampling latencies: a tick that interrupts a\n"
 	    "                         thread in the kernel until the thread returns to user\n"
 	    "                         space and walks its stack, when that takes MIN or more\n"
@@ -254,6 +262,7 @@ static int write_header_events(struct record *r)
 	       lfr_jfr_os_information(r->w, now, NULL) ?:
 	       lfr_jfr_cpu_information(r->w, now, NULL) ?:
 	       (lfr_recorder_set_period(r->rec, r->run.info.period_ns),
+	        r->wall_hz ? lfr_recorder_set_wall(r->rec, r->off_cpu_events_min) : (void)0,
 	        lfr_jfr_sampler_settings(r->w, now, r->run.info.period_ns, r->run.info.user_depth,
 	                                 r->run.info.kernel_stack, r->target));
 }
@@ -385,7 +394,13 @@ static void print_summary(struct record *r, const struct lfr_status *st, double 
 	        "%s: %" PRIu64 " samples (%" PRIu64 " stack walks) of %s in %.1f s, %" PRIu64
 	        " lost\n",
 	        PROG, rs.events, rs.samples, r->target, secs, lost_total(&rs));
-	if (r->run.start.offcpu_min_ns)
+	if (r->wall_hz)
+		fprintf(stderr,
+		        "  wall clock: %" PRIu64
+		        " samples off the CPU (jdk.NativeMethodSample) beside "
+		        "the CPU samples, %" PRIu64 " intervals without a stack\n",
+		        rs.wall_samples, st->total.v[LFR_CTR_OFFCPU_LOST] + rs.off_cpu_lost);
+	if (r->run.start.offcpu_min_ns && !r->wall_hz)
 		fprintf(stderr,
 		        "  off-CPU: %" PRIu64 " intervals of %.3f ms or more (%.3f s), %" PRIu64
 		        " shorter (%.3f s), %" PRIu64 " without a stack\n",
@@ -393,6 +408,17 @@ static void print_summary(struct record *r, const struct lfr_status *st, double 
 		        (double)rs.off_cpu_ns / 1e9, st->total.v[LFR_CTR_OFFCPU_SHORT],
 		        (double)st->total.v[LFR_CTR_OFFCPU_SHORT_NS] / 1e9,
 		        st->total.v[LFR_CTR_OFFCPU_LOST] + rs.off_cpu_lost);
+	else if (r->wall_hz && r->off_cpu_events_min != UINT64_MAX)
+		/* every interval came from the module; the minimum was applied here */
+		fprintf(stderr,
+		        "  off-CPU: %" PRIu64 " intervals of %.3f ms or more (%.3f s) of %" PRIu64
+		        " (%.3f s)\n",
+		        rs.off_cpu, (double)r->off_cpu_events_min / 1e6,
+		        (double)rs.off_cpu_ns / 1e9,
+		        st->total.v[LFR_CTR_OFFCPU] + st->total.v[LFR_CTR_OFFCPU_SHORT],
+		        (double)(st->total.v[LFR_CTR_OFFCPU_NS] +
+		                 st->total.v[LFR_CTR_OFFCPU_SHORT_NS]) /
+		            1e9);
 	if (r->run.start.latency_min_ns)
 		fprintf(stderr,
 		        "  sampling latency: %" PRIu64 " of %.3f ms or more (longest %.3f ms, mean "
@@ -615,6 +641,7 @@ static int parse(struct record *r, int argc, char **argv, char ***cmd)
 	     .optional = true},
 	    {"latency", 0, NULL, CLI_OPT_CALL, &so->latency_min_ns, .parse = latency_opt,
 	     .optional = true},
+	    {"wall", 0, NULL, CLI_OPT_U32, &r->wall_hz, 1, LFR_MAX_FREQ_HZ},
 	    {"pid", 'p', NULL, CLI_OPT_IDS, &pids, .named = CLI_NAMED_LETTER},
 	    {"tid", 't', NULL, CLI_OPT_IDS, &tids, .named = CLI_NAMED_LETTER},
 	    {"all", 'a', NULL, CLI_OPT_SET, &r->system},
@@ -702,12 +729,25 @@ static int parse(struct record *r, int argc, char **argv, char ***cmd)
 	/* a latency is reported with the kernel stack its tick interrupted */
 	if (run->start.latency_min_ns)
 		run->start.kernel_stack = true;
-	if (run->start.offcpu_min_ns && (r->system || r->ncgroups)) {
+	if ((run->start.offcpu_min_ns || r->wall_hz) && (r->system || r->ncgroups)) {
 		fprintf(stderr,
-		        "%s: --off-cpu records the threads of a command, -p or -t; not yet -a or "
+		        "%s: %s records the threads of a command, -p or -t; not yet -a or "
 		        "-G\n",
-		        PROG);
+		        PROG, r->wall_hz ? "--wall" : "--off-cpu");
 		return LFR_EXIT_USAGE;
+	}
+	if (r->wall_hz) {
+		/* the time off the CPU is sampled from every interval the module records */
+		if ((run->start.freq_hz && run->start.freq_hz != r->wall_hz) ||
+		    run->start.period_ns) {
+			fprintf(stderr, "%s: --wall HZ samples the CPU at HZ too: drop -F or -c\n",
+			        PROG);
+			return LFR_EXIT_USAGE;
+		}
+		run->start.freq_hz = r->wall_hz;
+		r->off_cpu_events_min =
+		    run->start.offcpu_min_ns ? run->start.offcpu_min_ns : UINT64_MAX;
+		run->start.offcpu_min_ns = LFR_MIN_OFFCPU_MIN_NS;
 	}
 	if (r->system && (*cmd || run->ntgids || run->ntids || r->ncgroups)) {
 		fprintf(stderr,

@@ -63,6 +63,8 @@ static void report_usage(FILE *out)
 	    "                       of lfr record --off-cpu by their duration in ns, by stack\n"
 	    "                       (the kernel stack the thread left the CPU with, then its\n"
 	    "                       user stack) and thread (--event lfr.OffCpu --value duration)\n"
+	    "      --wall           wall-clock samples of lfr record --wall: the CPU samples\n"
+	    "                       and the samples off the CPU (jdk.NativeMethodSample) together\n"
 	    "      --latency        sampling latency instead of CPU samples: the\n"
 	    "                       lfr.SamplingLatency events of lfr record --latency by their\n"
 	    "                       duration in ns (from a tick in the kernel until the thread\n"
@@ -403,6 +405,7 @@ int cmd_report(int argc, char **argv)
 	    {"value", 0, NULL, CLI_OPT_STRING, &o.value_field},
 	    {"off-cpu", 0, NULL, CLI_OPT_SET, &o.off_cpu},
 	    {"latency", 0, NULL, CLI_OPT_SET, &o.latency},
+	    {"wall", 0, NULL, CLI_OPT_SET, &o.wall},
 	    {"top", 'n', NULL, CLI_OPT_CALL, &o.top, .parse = top_opt},
 	    {"sort", 's', NULL, CLI_OPT_CALL, &o.sort_objects, .parse = sort_opt},
 	    {"threads", 0, NULL, CLI_OPT_SET, &o.thread_roots},
@@ -428,6 +431,17 @@ int cmd_report(int argc, char **argv)
 		fprintf(stderr, "lfr report: --latency is --event lfr.SamplingLatency --value "
 		                "duration: give it without --event, --value and --off-cpu\n");
 		return LFR_EXIT_USAGE;
+	}
+	if (o.wall && (o.nevents || o.value_field || o.off_cpu || o.latency)) {
+		fprintf(stderr,
+		        "lfr report: --wall is --event jdk.ExecutionSample --event "
+		        "jdk.NativeMethodSample: give it without --event, --value, --off-cpu "
+		        "and --latency\n");
+		return LFR_EXIT_USAGE;
+	}
+	if (o.wall) {
+		o.events[o.nevents++] = "jdk.ExecutionSample";
+		o.events[o.nevents++] = "jdk.NativeMethodSample";
 	}
 	if (o.latency) {
 		o.events[o.nevents++] = "lfr.SamplingLatency";

@@ -1249,6 +1249,25 @@ int lfr_jfr_off_cpu(struct lfr_jfr_writer *w, uint64_t start, uint64_t duration,
 	return commit(w);
 }
 
+int lfr_jfr_native_sample(struct lfr_jfr_writer *w, uint64_t ticks, uint64_t thread, uint64_t stack,
+                          enum lfr_jfr_thread_state state)
+{
+	int err;
+
+	if ((err = check_live(w)))
+		return err;
+	if (state < 1 || state > LFR_JFR_STATE_COUNT)
+		return fail(w, EINVAL, "invalid thread state %d", (int)state);
+	if ((err = ref(w, P_THREAD, thread, "thread")) || (err = ref(w, P_STACK, stack, "stack")))
+		return err;
+	size_t at = begin_small(w, T_NATIVE_METHOD_SAMPLE, ticks);
+
+	jfr_buf_varint(&w->ev, thread);
+	jfr_buf_varint(&w->ev, stack);
+	jfr_buf_varint(&w->ev, state);
+	return commit_small(w, at);
+}
+
 int lfr_jfr_sampling_latency(struct lfr_jfr_writer *w, uint64_t start, uint64_t duration,
                              uint64_t thread, uint64_t stack)
 {

@@ -160,6 +160,12 @@ int lfr_jfr_thread_samples_lost(struct lfr_jfr_writer *w, uint64_t ticks, uint64
 int lfr_jfr_off_cpu(struct lfr_jfr_writer *w, uint64_t start, uint64_t duration, uint64_t thread,
                     uint64_t stack, const char *state, uint64_t short_count, uint64_t short_ns);
 /*
+ * jdk.NativeMethodSample: a wall-clock sample of THREAD while it was off the CPU (lfr record
+ * --wall), with STACK (the kernel stack it left with, then its user stack) and STATE.
+ */
+int lfr_jfr_native_sample(struct lfr_jfr_writer *w, uint64_t ticks, uint64_t thread, uint64_t stack,
+                          enum lfr_jfr_thread_state state);
+/*
  * lfr.SamplingLatency: a tick at START interrupted THREAD in the kernel (STACK: that kernel stack,
  * then the user stack) and its walk ran DURATION ticks later, on the way back to user space.
  */

@@ -31,7 +31,9 @@ struct thread {
 	uint64_t comm_time; /* when the name was given: an older record does not undo it */
 	uint64_t key;       /* 0: not written since the name or the process name changed */
 	uint32_t proc_gen;
-	uint64_t samples, missed; /* ticks joined, and periods their ticks said were missed */
+	uint64_t samples, missed;   /* ticks joined, and periods their ticks said were missed */
+	uint64_t wall_carry;        /* --wall: off-CPU time not yet given a sample, < one period */
+	uint64_t short_n, short_ns; /* --wall: intervals below the lfr.OffCpu minimum */
 };
 
 /* A process: the name of its main thread, which the JFR thread group shows. */
@@ -152,7 +154,9 @@ struct lfr_recorder {
 	uint64_t lost_batch[LFR_LOST_MAX + 1]; /* per-tick losses of this batch, one event each */
 	uint64_t replays;                      /* pairs held back for their mapping so far */
 	uint64_t period_ns;                    /* the session's sampling period */
-	uint64_t added;                        /* ring records added (the reading side) */
+	bool wall;                             /* off-CPU intervals become wall-clock samples */
+	uint64_t off_cpu_min_ns; /* lfr.OffCpu events for intervals at least this long */
+	uint64_t added;          /* ring records added (the reading side) */
 	/* samples with code in anonymous memory that no perf map names yet, held until their
 	 * process's map names something, the process exits or the recording ends (a JVM run with
 	 * -XX:+DumpPerfMapAtExit writes its map only then); jit_met: the stack being named has such
@@ -845,6 +849,33 @@ static int write_sample(struct lfr_recorder *r, const struct lfr_record *rec)
 }
 
 /*
+ * --wall: the wall-clock samples of off-CPU interval O of thread TH, one per period of the thread's
+ * off-CPU time (its remainder carried to the thread's next interval), as jdk.NativeMethodSample
+ * events with the interval's stack; a preempted thread is runnable, any other waits.  Its time on
+ * the CPU is sampled by its CPU samples, one per period of CPU time.
+ */
+static int write_wall(struct lfr_recorder *r, struct thread *th, const struct lfr_rec_offcpu *o,
+                      uint64_t thread, uint64_t stack)
+{
+	uint64_t len = o->time_ns - o->start_ns, p = r->period_ns;
+	enum lfr_jfr_thread_state state =
+	    o->state == LFR_OFFCPU_PREEMPTED ? LFR_JFR_STATE_RUNNABLE : LFR_JFR_STATE_SLEEPING;
+	uint64_t n, carry = th->wall_carry;
+	int err;
+
+	if (!p)
+		return 0;
+	n = (carry + len) / p;
+	for (uint64_t k = 0; k < n; k++)
+		if ((err = lfr_jfr_native_sample(r->w, o->start_ns + (k + 1) * p - carry, thread,
+		                                 stack, state)))
+			return err;
+	th->wall_carry = carry + len - n * p;
+	r->st.wall_samples += n;
+	return 0;
+}
+
+/*
  * The event of a sample (or of an off-CPU interval, r->off) whose stack is written; th and p are
  * its thread and process when the caller has them (else NULL: looked up).
  */
@@ -868,11 +899,21 @@ static int write_event(struct lfr_recorder *r, const struct lfr_rec_sample *s, u
 		static const char *const states[__LFR_OFFCPU_STATE_MAX] = {
 		    "other", "sleeping", "uninterruptible", "preempted", "idle"};
 		const struct lfr_rec_offcpu *o = r->off;
+		uint64_t len = o->time_ns - o->start_ns;
 
+		if (r->wall && (err = write_wall(r, th, o, thread, stack)))
+			return err;
+		if (len < r->off_cpu_min_ns) {
+			/* --wall asked the module for every interval; --off-cpu's minimum is here
+			 */
+			th->short_n++;
+			th->short_ns += len;
+			return 0;
+		}
 		err =
-		    lfr_jfr_off_cpu(r->w, o->start_ns, o->time_ns - o->start_ns, thread, stack,
+		    lfr_jfr_off_cpu(r->w, o->start_ns, len, thread, stack,
 		                    o->state < __LFR_OFFCPU_STATE_MAX ? states[o->state] : "other",
-		                    o->short_count, o->short_ns);
+		                    o->short_count + th->short_n, o->short_ns + th->short_ns);
 		if (err)
 			return err;
 		r->st.off_cpu++;
@@ -1695,6 +1736,12 @@ size_t lfr_recorder_busiest(const struct lfr_recorder *r, struct lfr_thread_rate
 void lfr_recorder_set_period(struct lfr_recorder *r, uint64_t period_ns)
 {
 	r->period_ns = period_ns;
+}
+
+void lfr_recorder_set_wall(struct lfr_recorder *r, uint64_t off_cpu_min_ns)
+{
+	r->wall = true;
+	r->off_cpu_min_ns = off_cpu_min_ns;
 }
 
 void lfr_recorder_get_stats(const struct lfr_recorder *r, struct lfr_recorder_stats *st)

@@ -39,6 +39,8 @@ struct report_opts {
 	bool timeline;     /* keep every sample's time (report.timed): speedscope, pprof */
 	bool off_cpu;      /* lfr.OffCpu by duration: off-CPU time in ns (events and
 	                    * value_field are set to match) */
+	bool wall;         /* wall-clock samples: jdk.ExecutionSample and jdk.NativeMethodSample
+	                    * (events are set to match) */
 	bool latency;      /* lfr.SamplingLatency by duration, and the longest ones (text);
 	                    * events, value_field and timeline are set to match */
 };

@@ -256,6 +256,12 @@ void report_print_header(const struct report *rep, const struct report_opts *o, 
 		    (unsigned long long)rep->total, (double)rep->total / 1e9,
 		    (unsigned long long)rep->matched_events, rep->selected, rep->nthreads,
 		    rep->nthreads == 1 ? "" : "s", rep->nstacks);
+	else if (o->wall)
+		fprintf(out,
+		        "Wall-clock samples: %llu (%s: on and off the CPU) of %zu thread%s, %zu "
+		        "distinct stacks",
+		        (unsigned long long)rep->total, rep->selected, rep->nthreads,
+		        rep->nthreads == 1 ? "" : "s", rep->nstacks);
 	else if (o->latency)
 		fprintf(
 		    out,
@@ -279,6 +285,12 @@ void report_print_header(const struct report *rep, const struct report_opts *o, 
 			fprintf(
 			    out,
 			    "Off-CPU intervals: %llu lfr.OffCpu events (lfr report --off-cpu)\n",
+			    (unsigned long long)rep->evtypes[i].count);
+		else if (!strcmp(rep->evtypes[i].name, "jdk.NativeMethodSample"))
+			fprintf(
+			    out,
+			    "Samples in native code or off the CPU: %llu jdk.NativeMethodSample "
+			    "events (with the CPU samples: lfr report --wall)\n",
 			    (unsigned long long)rep->evtypes[i].count);
 		else if (!strcmp(rep->evtypes[i].name, "lfr.SamplingLatency"))
 			fprintf(out,

@@ -1,0 +1,21 @@
+# Wall-clock samples: `offcpu` (one thread waits in f, g, h for known times, another spins; each
+# measures itself) recorded with `lfr record --wall 999`; wall.host checks each thread's and each
+# function's samples, on and off the CPU, against the workload's own wall times
+# (tests/vm/scenarios/wall-check.py).
+set -u
+share=${LFR_SHARE:-/tmp}
+fail=0
+lfr record --wall 999 -o "$share/wall.jfr" -- offcpu 3 >"$share/offcpu.txt" 2>"$share/wall.err"
+rc=$?
+cat "$share/offcpu.txt"
+grep -E 'samples|lost|wall clock|tid ' "$share/wall.err"
+[ $rc = 0 ] || { echo "wall: FAILED: lfr record exited $rc"; cat "$share/wall.err"; fail=1; }
+# per-task targets only, and one rate: -a and a second rate say so and exit with the usage status
+for args in "-a --wall 99" "--wall 99 -F 49 -p 1"; do
+	lfr record $args -d 1 -o "$share/none.jfr" 2>"$share/usage.err"
+	rc=$?
+	if [ $rc != 2 ] || ! grep -q -- '--wall' "$share/usage.err"; then
+		echo "wall: FAILED: lfr record $args exited $rc"; cat "$share/usage.err"; fail=1
+	fi
+done
+exit $fail
