@@ -29,7 +29,9 @@ static void usage(FILE *out)
 	        "event at its own instant: first every chunk of the files that are not lfr's\n"
 	        "(a JVM's -XX:StartFlightRecording file), in the order given and unchanged,\n"
 	        "then every chunk of lfr's files with its ticks rebased onto the clock of the\n"
-	        "first chunk (JDK 25 reads every chunk with the first chunk's clock).\n\n"
+	        "first chunk (JDK 25 reads every chunk with the first chunk's clock).  The\n"
+	        "others' files must be one JVM's: a file whose ticks count from another origin\n"
+	        "(another JVM's start) is refused.\n\n"
 	        "  -o, --output OUT      the file to write (mode 0640): written under a\n"
 	        "                        temporary name beside it and renamed once\n"
 	        "                        complete; it may not be one of the inputs\n"
@@ -39,7 +41,8 @@ static void usage(FILE *out)
 	        "Example:\n"
 	        "  lfr merge -o both.jfr jvm.jfr lfr.jfr && jfr summary both.jfr\n\n"
 	        "Exit status: 0; 2 bad usage; 6 a file could not be read or written; 8 a file\n"
-	        "is not a finished JFR recording, or lfr's chunks do not count ns.\n");
+	        "is not a finished JFR recording, lfr's chunks do not count ns, or the others'\n"
+	        "files are two JVMs'.\n");
 }
 
 struct merge {
@@ -51,6 +54,9 @@ struct merge {
 	struct jfr_chunk first; /* the output's first chunk (header fields) */
 	uint64_t chunks, moved, damaged;
 	int64_t dmin, dmax;
+	/* the clock pair of the last chunk copied unchanged, and its file (NULL before it) */
+	int64_t prev_nanos, prev_ticks, prev_tps;
+	const char *prev_file;
 };
 
 static int put(struct merge *m, const void *p, size_t n)
@@ -112,6 +118,44 @@ static int load(struct jfr_reader *r, const char *file, uint64_t off, struct jfr
 	return 0;
 }
 
+/*
+ * Whether a chunk that is not lfr's, copied unchanged, counts its ticks from the origin of those
+ * copied before it: JDK 17 and 25 read every chunk with the first chunk's clock pair, so another
+ * JVM's recording (ticks from its own start) would read that far off.  The chunks of one file are
+ * its JVM's (their pairs differ by the ns between two clock reads); the first of each further file
+ * must be within 1 ms of the last one copied.  Returns 0, or the exit status after saying why.
+ */
+static int same_origin(struct merge *m, const char *file, const struct jfr_chunk *ch)
+{
+	long double d = (long double)ch->start_nanos - (long double)m->prev_nanos -
+	                ((long double)ch->start_ticks - (long double)m->prev_ticks) * 1e9L /
+	                    (long double)ch->ticks_per_second;
+
+	if (m->prev_file && m->prev_file != file &&
+	    (ch->ticks_per_second != m->prev_tps || d > 1e6L || d < -1e6L)) {
+		if (ch->ticks_per_second != m->prev_tps)
+			fprintf(stderr,
+			        "%s: %s: counts %" PRId64
+			        " ticks per second, %s before it %" PRId64,
+			        PROG, file, ch->ticks_per_second, m->prev_file, m->prev_tps);
+		else
+			fprintf(
+			    stderr,
+			    "%s: %s: its ticks count from %.6Lf s %s those of %s (another JVM's "
+			    "recording): JDK 17 and 25 would read its events %.6Lf s %s",
+			    PROG, file, d < 0 ? -d / 1e9L : d / 1e9L, d < 0 ? "before" : "after",
+			    m->prev_file, d < 0 ? -d / 1e9L : d / 1e9L, d < 0 ? "late" : "early");
+		fprintf(stderr,
+		        "; lfr merge moves only lfr's chunks: give the recording of one JVM\n");
+		return LFR_EXIT_FORMAT;
+	}
+	m->prev_nanos = ch->start_nanos;
+	m->prev_ticks = ch->start_ticks;
+	m->prev_tps = ch->ticks_per_second;
+	m->prev_file = file;
+	return 0;
+}
+
 /* pass 0 copies the chunks that are not lfr's, pass 1 rebases lfr's. */
 static int merge_file(struct merge *m, const char *file, int pass)
 {
@@ -155,6 +199,8 @@ static int merge_file(struct merge *m, const char *file, int pass)
 			r->failed = false;
 			r->err[0] = 0;
 			m->damaged++;
+		} else if (!lfr && pass == 0 && (ret = same_origin(m, file, &ch))) {
+			/* said */
 		} else if (lfr == (pass == 1)) {
 			int64_t delta = 0;
 

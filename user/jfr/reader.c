@@ -130,7 +130,7 @@ static int read_at(int fd, uint8_t *data, uint64_t off, uint64_t len, const char
  */
 static uint64_t copy_length(int fd, const uint8_t *h, uint64_t off, uint64_t size)
 {
-	uint64_t csize = be(h + 8, 8);
+	uint64_t csize = be(h + JFR_H_SIZE, 8);
 	struct stat st;
 
 	if (memcmp(h, "FLR\0", 4) || csize < JFR_CHUNK_HEADER_SIZE || csize > (1ULL << 40))
@@ -192,7 +192,7 @@ static uint64_t changed_chunk(int fd, const uint8_t *data, uint64_t size)
 	uint64_t off = 0;
 
 	while (size - off >= sizeof(h) && !memcmp(data + off, "FLR\0", 4)) {
-		uint64_t csize = be(data + off + 8, 8);
+		uint64_t csize = be(data + off + JFR_H_SIZE, 8);
 
 		if (pread(fd, h, sizeof(h), (off_t)off) != (ssize_t)sizeof(h) ||
 		    memcmp(h, data + off, sizeof(h)))
@@ -1185,17 +1185,17 @@ int jfr_chunk_header(struct jfr_chunk *ch, const uint8_t *h, uint64_t left, char
 		snprintf(why, n, "no chunk magic \"FLR\\0\": not a JFR file or a corrupt chunk");
 		return -1;
 	}
-	ch->major = be(h + 4, 2);
-	ch->minor = be(h + 6, 2);
-	ch->size = be(h + 8, 8);
-	ch->cp_off = be(h + 16, 8);
-	ch->meta_off = be(h + 24, 8);
-	ch->start_nanos = be(h + 32, 8);
-	ch->duration_nanos = be(h + 40, 8);
-	ch->start_ticks = be(h + 48, 8);
-	ch->ticks_per_second = be(h + 56, 8);
-	ch->state = h[64];
-	ch->flags = be(h + 66, 2);
+	ch->major = be(h + JFR_H_MAJOR, 2);
+	ch->minor = be(h + JFR_H_MINOR, 2);
+	ch->size = be(h + JFR_H_SIZE, 8);
+	ch->cp_off = be(h + JFR_H_CP_OFFSET, 8);
+	ch->meta_off = be(h + JFR_H_META_OFFSET, 8);
+	ch->start_nanos = be(h + JFR_H_START_NANOS, 8);
+	ch->duration_nanos = be(h + JFR_H_DURATION, 8);
+	ch->start_ticks = be(h + JFR_H_START_TICKS, 8);
+	ch->ticks_per_second = be(h + JFR_H_TPS, 8);
+	ch->state = h[JFR_H_STATE];
+	ch->flags = be(h + JFR_H_FLAGS, 2);
 	if (ch->major != 2 && ch->major != 1) {
 		*at = 4;
 		snprintf(why, n, "unsupported JFR version %u.%u (2.x is read)", ch->major,

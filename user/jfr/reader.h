@@ -21,6 +21,19 @@
 #include "lib/hashtab.h"
 
 #define JFR_CHUNK_HEADER_SIZE 68
+/* The chunk header's fields, big-endian, at these offsets: read by jfr_chunk_header() alone, and
+ * written by the writer, rebasing and the repository's dump. */
+#define JFR_H_MAJOR 4
+#define JFR_H_MINOR 6
+#define JFR_H_SIZE 8
+#define JFR_H_CP_OFFSET 16
+#define JFR_H_META_OFFSET 24
+#define JFR_H_START_NANOS 32
+#define JFR_H_DURATION 40
+#define JFR_H_START_TICKS 48
+#define JFR_H_TPS 56
+#define JFR_H_STATE 64
+#define JFR_H_FLAGS 66
 #define JFR_EVENT_METADATA 0
 #define JFR_EVENT_CHECKPOINT 1
 

@@ -12,11 +12,6 @@
 
 #include "jfr/rebase.h"
 
-#define H_SIZE 8
-#define H_CP_OFFSET 16
-#define H_META_OFFSET 24
-#define H_START_TICKS 48
-
 /* Old chunk offset -> new chunk offset of every event start (a wrapped event's too), in increasing
  * old order: events are rebuilt in file order. */
 struct offmap {
@@ -251,16 +246,17 @@ int jfr_rebase_chunk(struct jfr_reader *r, const struct jfr_chunk *ch, int64_t d
 	}
 	uint8_t *h = out->data + start;
 
-	jfr_put_be64(h + H_SIZE, out->len - start);
-	jfr_put_be64(h + H_CP_OFFSET, cp);
-	jfr_put_be64(h + H_META_OFFSET, meta);
+	jfr_put_be64(h + JFR_H_SIZE, out->len - start);
+	jfr_put_be64(h + JFR_H_CP_OFFSET, cp);
+	jfr_put_be64(h + JFR_H_META_OFFSET, meta);
 	int64_t start_ticks;
 
 	if (__builtin_add_overflow(ch->start_ticks, delta, &start_ticks)) {
-		fail(&rb, H_START_TICKS, "the chunk's start ticks moved past the range of ticks");
+		fail(&rb, JFR_H_START_TICKS,
+		     "the chunk's start ticks moved past the range of ticks");
 		goto out;
 	}
-	jfr_put_be64(h + H_START_TICKS, (uint64_t)start_ticks);
+	jfr_put_be64(h + JFR_H_START_TICKS, (uint64_t)start_ticks);
 	ret = 0;
 out:
 	if (ret)

@@ -16,8 +16,6 @@
 #include "jfr/repository.h"
 #include "lib/outfile.h"
 
-#define HEADER_SIZE 68
-#define H_SIZE 8
 /* the writer's terminator after the last checkpoint: an event of size 2 and type 0 */
 #define TERM_SIZE 2
 
@@ -75,7 +73,7 @@ static int read_full(int fd, void *buf, size_t n, uint64_t off)
 /* Describes the chunk file name in dir; -ENOENT when it is gone. */
 static int describe(int dirfd, const char *name, struct lfr_jfr_repo_chunk *c)
 {
-	uint8_t h[HEADER_SIZE];
+	uint8_t h[JFR_CHUNK_HEADER_SIZE];
 	struct stat st;
 	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	int err = 0;
@@ -379,7 +377,7 @@ static int chunk_extent(int fd, uint8_t *h, uint64_t file_size, uint64_t *len)
 	unsigned used, at;
 	struct jfr_chunk ch;
 	char why[128];
-	int err = read_full(fd, h, HEADER_SIZE, 0);
+	int err = read_full(fd, h, JFR_CHUNK_HEADER_SIZE, 0);
 
 	if (err)
 		return err;
@@ -388,7 +386,7 @@ static int chunk_extent(int fd, uint8_t *h, uint64_t file_size, uint64_t *len)
 	size = ch.size;
 	cp = (uint64_t)ch.cp_off;
 	*len = size;
-	if (cp < HEADER_SIZE || cp >= size || size - cp < sizeof(b) ||
+	if (cp < JFR_CHUNK_HEADER_SIZE || cp >= size || size - cp < sizeof(b) ||
 	    read_full(fd, b, sizeof(b), cp))
 		return 0;
 	used = jfr_varint_decode(b, sizeof(b), &cp_size);
@@ -400,7 +398,7 @@ static int chunk_extent(int fd, uint8_t *h, uint64_t file_size, uint64_t *len)
 	if (read_full(fd, t, TERM_SIZE, term) || t[0] != TERM_SIZE || t[1] != 0)
 		return 0;
 	*len = term + TERM_SIZE;
-	jfr_put_be64(h + H_SIZE, *len);
+	jfr_put_be64(h + JFR_H_SIZE, *len);
 	return 0;
 }
 
@@ -493,7 +491,7 @@ static bool chunk_readable(const uint8_t *buf, uint64_t len, const char *name, c
 static int copy_chunk(int dirfd, const char *name, int out, struct clock_origin *first,
                       struct lfr_jfr_dump_stats *stats, char *err, size_t errlen)
 {
-	uint8_t h[HEADER_SIZE];
+	uint8_t h[JFR_CHUNK_HEADER_SIZE];
 	struct stat st;
 	uint64_t len = 0;
 	uint8_t *buf = NULL, *data;
@@ -522,7 +520,7 @@ static int copy_chunk(int dirfd, const char *name, int out, struct clock_origin 
 	}
 	if (read_full(fd, buf, len, 0))
 		goto out; /* finished shorter meanwhile: cannot happen, the cut is at its content */
-	memcpy(buf, h, HEADER_SIZE);
+	memcpy(buf, h, JFR_CHUNK_HEADER_SIZE);
 	char why[256];
 
 	if (!chunk_readable(buf, len, name, why, sizeof(why))) {

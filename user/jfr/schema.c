@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "jfr/schema.h"
+#include "lib/hashtab.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 #define FIELDS(a) a, N(a)
@@ -678,17 +679,6 @@ static void tree(struct meta_ctx *c, int64_t gmt_offset_ms)
 	element(c, "region", region, 3, 0);
 }
 
-static uint64_t fnv1a(const uint8_t *p, size_t n)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	for (size_t i = 0; i < n; i++) {
-		h ^= p[i];
-		h *= 0x100000001b3ULL;
-	}
-	return h;
-}
-
 uint64_t jfr_metadata_build(struct jfr_buf *out, uint64_t start_ticks, int64_t gmt_offset_ms)
 {
 	struct meta_ctx c = {.out = out};
@@ -709,7 +699,8 @@ uint64_t jfr_metadata_build(struct jfr_buf *out, uint64_t start_ticks, int64_t g
 
 	/* A stable id derived from the content, kept positive and far from the small ids a JVM
 	 * uses. */
-	id = (fnv1a(body.data, body.len) & 0x3fffffffffffffffULL) | 0x4000000000000000ULL;
+	id = (hashtab_hash_bytes(body.data, body.len) & 0x3fffffffffffffffULL) |
+	     0x4000000000000000ULL;
 	size_t start = out->len;
 	size_t size_off = jfr_buf_varint_padded(out, 0, 5);
 	jfr_buf_varint(out, 0); /* type: metadata */

@@ -45,12 +45,12 @@
 
 #include "jfr/encode.h"
 #include "jfr/pool.h"
+#include "jfr/reader.h"
 #include "jfr/repository.h"
 #include "jfr/schema.h"
 #include "jfr/writer.h"
 #include "lib/outfile.h"
 
-#define HEADER_SIZE 68
 #define TICKS_PER_SECOND 1000000000ULL
 /* A filler: padded 5-byte size, type 1, then five zero varints so that a reader parsing it as a
  * checkpoint (the JDK's streaming parser does) finds an empty one. */
@@ -63,17 +63,6 @@
 
 #define FLAG_COMPRESSED_INTS 1
 #define FLAG_FINAL_CHUNK 2
-
-/* chunk header field offsets */
-#define H_SIZE 8
-#define H_CP_OFFSET 16
-#define H_META_OFFSET 24
-#define H_START_NANOS 32
-#define H_DURATION 40
-#define H_START_TICKS 48
-#define H_TPS 56
-#define H_STATE 64
-#define H_FLAGS 66
 
 enum { P_SYMBOL, P_CLASS, P_METHOD, P_STACK, P_THREAD, P_GROUP, P_COUNT };
 
@@ -564,7 +553,7 @@ static int build_checkpoint(struct lfr_jfr_writer *w, uint64_t at, uint64_t prev
 static int build_chunk(struct lfr_jfr_writer *w, uint64_t at, uint64_t end, uint64_t ticks,
                        uint64_t *term, uint64_t *cp)
 {
-	uint64_t meta_off = HEADER_SIZE + FILLER_MIN;
+	uint64_t meta_off = JFR_CHUNK_HEADER_SIZE + FILLER_MIN;
 	uint64_t cp_off = meta_off + w->meta.len;
 	int err;
 
@@ -604,7 +593,7 @@ static int grow(struct lfr_jfr_writer *w, uint64_t end)
 	if (!err)
 		err = io_truncate(w, end, "extending the file");
 	if (!err)
-		err = io_u64(w, w->start + H_SIZE, end - w->start, "writing the chunk size");
+		err = io_u64(w, w->start + JFR_H_SIZE, end - w->start, "writing the chunk size");
 	if (!err)
 		w->end = end;
 	return err;
@@ -651,7 +640,7 @@ static int rotate(struct lfr_jfr_writer *w, uint64_t now)
 	if (w->opt.repository)
 		return rotate_file(w, now, ticks);
 	/* the new chunk's start lies inside the old filler; make room for it there first */
-	uint64_t need = next + HEADER_SIZE + w->meta.len + 4096 + FILLER_MIN + 8;
+	uint64_t need = next + JFR_CHUNK_HEADER_SIZE + w->meta.len + 4096 + FILLER_MIN + 8;
 	err = grow(w, need > w->end ? need + (w->opt.max_chunk_bytes / 4) : 0);
 	if (err)
 		return err;
@@ -661,11 +650,11 @@ static int rotate(struct lfr_jfr_writer *w, uint64_t now)
 	if (!err)
 		err = io_write(w, w->seg.data, w->seg.len, next, "writing a new chunk");
 	if (!err)
-		err = io_u64(w, old_start + H_SIZE, next - old_start, "ending a chunk");
+		err = io_u64(w, old_start + JFR_H_SIZE, next - old_start, "ending a chunk");
 	if (!err)
 		err = io_filler_size(w, old_filler, next - old_filler);
 	if (!err)
-		err = io_u64(w, old_start + H_DURATION, duration, "writing a chunk duration");
+		err = io_u64(w, old_start + JFR_H_DURATION, duration, "writing a chunk duration");
 	if (err)
 		return err;
 	w->start = next;
@@ -790,14 +779,15 @@ static int end_chunk_file(struct lfr_jfr_writer *w, uint64_t now, bool final)
 
 	jfr_put_be16(flags, FLAG_COMPRESSED_INTS | FLAG_FINAL_CHUNK);
 	if (final)
-		err = io_write(w, flags, 2, w->start + H_FLAGS, "flagging the final chunk");
+		err = io_write(w, flags, 2, w->start + JFR_H_FLAGS, "flagging the final chunk");
 	/* drop the filler: the chunk ends at its content, the file at the chunk */
 	if (!err)
-		err = io_u64(w, w->start + H_SIZE, w->filler - w->start, "writing the chunk size");
+		err = io_u64(w, w->start + JFR_H_SIZE, w->filler - w->start,
+		             "writing the chunk size");
 	if (!err)
 		err = io_truncate(w, w->filler, "trimming the file");
 	if (!err && !final)
-		err = io_u64(w, w->start + H_DURATION, duration, "writing a chunk duration");
+		err = io_u64(w, w->start + JFR_H_DURATION, duration, "writing a chunk duration");
 	if (!err && (final || w->opt.sync) && fdatasync(w->fd) < 0)
 		err = fail_io(w, errno, "fdatasync", 0);
 	if (w->fd >= 0 && close(w->fd) < 0 && !err)
@@ -1625,7 +1615,7 @@ int lfr_jfr_flush(struct lfr_jfr_writer *w)
 	if ((err = check_live(w)))
 		return err;
 	if (!w->seg_events)
-		return io_u64(w, w->start + H_DURATION, chunk_duration(w, now),
+		return io_u64(w, w->start + JFR_H_DURATION, chunk_duration(w, now),
 		              "writing a chunk duration")
 		           ?: repo_flushed(w, now);
 
@@ -1668,11 +1658,11 @@ int lfr_jfr_flush(struct lfr_jfr_writer *w)
 	 */
 	static const uint8_t retired = 1;
 	if ((err = io_write(w, w->seg.data, w->seg.len, ev_at, "writing events")) ||
-	    (err =
-	         io_u64(w, w->start + H_CP_OFFSET, cp_at - w->start, "publishing a checkpoint")) ||
+	    (err = io_u64(w, w->start + JFR_H_CP_OFFSET, cp_at - w->start,
+	                  "publishing a checkpoint")) ||
 	    (err = io_filler_size(w, w->filler, FILLER_MIN)) ||
 	    (err = io_write(w, &retired, 1, w->term + 1, "retiring a terminator")) ||
-	    (err = io_u64(w, w->start + H_DURATION, chunk_duration(w, now),
+	    (err = io_u64(w, w->start + JFR_H_DURATION, chunk_duration(w, now),
 	                  "writing a chunk duration")))
 		return err;
 	if (w->opt.sync && fdatasync(w->fd) < 0)
