@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "jfr/encode.h"
+#include "lib/varint.h"
 
 void jfr_buf_free(struct jfr_buf *b)
 {
@@ -79,18 +80,7 @@ unsigned jfr_varint_len(uint64_t v)
 
 unsigned jfr_varint_encode(uint8_t *out, uint64_t v)
 {
-	unsigned n = 0;
-
-	while (n < JFR_VARINT_MAX - 1) {
-		if (v < 0x80) {
-			out[n++] = (uint8_t)v;
-			return n;
-		}
-		out[n++] = (uint8_t)(v | 0x80);
-		v >>= 7;
-	}
-	out[n++] = (uint8_t)v; /* the 9th byte carries the top 8 bits */
-	return n;
+	return varint_encode(out, v, JFR_VARINT_MAX); /* the 9th byte carries the top 8 bits */
 }
 
 bool jfr_varint_encode_padded(uint8_t *out, uint64_t v, unsigned width)

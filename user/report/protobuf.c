@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "report/protobuf.h"
+#include "lib/varint.h"
 
 enum { WT_VARINT = 0, WT_LEN = 2 };
 
@@ -42,11 +43,7 @@ void pb_raw_varint(struct pb_buf *b, uint64_t v)
 {
 	if (!reserve(b, 10))
 		return;
-	while (v >= 0x80) {
-		b->data[b->len++] = (uint8_t)(v | 0x80);
-		v >>= 7;
-	}
-	b->data[b->len++] = (uint8_t)v;
+	b->len += varint_encode(b->data + b->len, v, 10);
 }
 
 void pb_uint(struct pb_buf *b, unsigned field, uint64_t v)
