@@ -1,0 +1,67 @@
+# The in-VM half of bench/offcpu-cost: pingpong without a profiler, under perf (sched_switch with
+# call chains) and under lfr (--off-cpu=1us, and the default minimum), and for the cost of
+# following a thread's switches at all, both sampling its CPU time at 1 Hz only, in rotating
+# order, in one boot.  One "offcpu-cost" line per run for bench/offcpu-cost-report.py.
+#   offcpu-cost-guest.sh ROUNDS RUNS
+set -u
+rounds=$1 runs=$2
+share=${LFR_SHARE:?}
+pdir=/tmp/perf
+cp -r "$share/perf" "$pdir"
+perf() { "$pdir/ld-linux-x86-64.so.2" --library-path "$pdir" "$pdir/perf" "$@"; }
+grep -q " /sys/kernel/tracing " /proc/mounts || mount -t tracefs nodev /sys/kernel/tracing
+echo "offcpu-cost: kernel $(uname -r), $(nproc) CPUs; lfr.ko $(cat /sys/module/lfr/version), $(perf version 2>&1)"
+
+ctr() { # NAME "STATUS LINE": a counter of lfr status -m
+	echo "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"
+}
+
+run() { # MODE
+	mode=$1 ev="" rc="" st=""
+	case $mode in
+	none)
+		pingpong "$rounds" >/tmp/pp.txt 2>/tmp/pp.err
+		rc=$? ;;
+	perf)
+		perf record -e sched:sched_switch -g -o /tmp/p.data -- pingpong "$rounds" \
+			>/tmp/pp.txt 2>/tmp/pp.err
+		rc=$?
+		ev=$(perf report -i /tmp/p.data --stats 2>/dev/null | awk '
+			$1 == "SAMPLE" && $2 == "events:" && s == "" { s = $3 }
+			$1 == "LOST_SAMPLES" { ls = $3 } $1 == "LOST" { l = $3 }
+			END { printf "events=%d lost=%d", s, l + ls }')
+		ev="$ev bytes=$(stat -c %s /tmp/p.data)"
+		rm -f /tmp/p.data ;;
+	perf-cpu)
+		perf record -e cpu-clock -F 1 -g -o /tmp/p.data -- pingpong "$rounds" \
+			>/tmp/pp.txt 2>/tmp/pp.err
+		rc=$?
+		rm -f /tmp/p.data ;;
+	lfr-cpu)
+		lfr record -F 1 -q -o /tmp/l.jfr -- pingpong "$rounds" >/tmp/pp.txt 2>/tmp/pp.err
+		rc=$?
+		rm -f /tmp/l.jfr ;;
+	lfr-1us|lfr-1ms)
+		min=1us
+		[ "$mode" = lfr-1ms ] && min=1ms
+		lfr record -F 1 --off-cpu=$min -q -o /tmp/l.jfr -- pingpong "$rounds" \
+			>/tmp/pp.txt 2>/tmp/pp.err
+		rc=$?
+		st=$(lfr status -m | grep '^status ')
+		ev="events=$(ctr offcpu "$st") short=$(ctr offcpu_short "$st") lost=$(ctr offcpu_lost "$st") bytes=$(stat -c %s /tmp/l.jfr)"
+		rm -f /tmp/l.jfr ;;
+	esac
+	echo "offcpu-cost mode=$mode run=$run rc=$rc $ev | $(grep -h '^pingpong ' /tmp/pp.txt)"
+}
+
+for run in $(seq "$runs"); do
+	run none
+	# rotate the order, so that no profiler always follows another
+	case $((run % 3)) in
+	0) order="perf lfr-1us lfr-1ms perf-cpu lfr-cpu" ;;
+	1) order="lfr-1us lfr-1ms perf lfr-cpu perf-cpu" ;;
+	*) order="lfr-1ms perf lfr-1us perf-cpu lfr-cpu" ;;
+	esac
+	for m in $order; do run "$m"; done
+done
+echo "offcpu-cost: done"

@@ -1,0 +1,50 @@
+# SPDX-License-Identifier: GPL-2.0
+"""bench/offcpu-cost's table from the guest's "offcpu-cost" lines: medians per mode of the
+workload's time, the events recorded, and the slowdown per event against the runs without a
+profiler.  offcpu-cost-report.py FILE CLOCK"""
+import re
+import sys
+
+from medians import fmt, med
+
+MODES = [("none", "no profiler"),
+         ("perf", "perf record -e sched:sched_switch -g"),
+         ("lfr-1us", "lfr record --off-cpu=1us"),
+         ("lfr-1ms", "lfr record --off-cpu (1 ms: counted only)"),
+         ("perf-cpu", "perf record -e cpu-clock -F 1 -g (no off-CPU)"),
+         ("lfr-cpu", "lfr record -F 1 (no off-CPU)")]
+
+
+def main():
+    runs = {}
+    for line in open(sys.argv[1]):
+        kv = dict(re.findall(r"(\w+)=(\S+)", line))
+        if kv.get("rc") != "0" or "ns" not in kv:
+            continue
+        runs.setdefault(kv["mode"], []).append(kv)
+    base = med([int(r["ns"]) for r in runs.get("none", [])])
+    rounds = next((int(r["rounds"]) for rs in runs.values() for r in rs), 0)
+    print(f"# bench/offcpu-cost: pingpong {rounds} round trips ({sys.argv[2]})\n")
+    print("| profiler | runs | time ms (median, min-max) | events | short | lost | bytes/event "
+          "| slowdown | ns per event |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for mode, label in MODES:
+        rs = runs.get(mode, [])
+        if not rs:
+            continue
+        ns = [int(r["ns"]) for r in rs]
+        t = med(ns)
+        ev = med([int(r["events"]) for r in rs if r.get("events")])
+        short = med([int(r["short"]) for r in rs if r.get("short", "").isdigit()])
+        lost = med([int(r["lost"]) for r in rs if r.get("lost", "").isdigit()])
+        by = med([int(r["bytes"]) / int(r["events"]) for r in rs
+                  if r.get("bytes") and r.get("events") and int(r["events"])])
+        slow = 100.0 * (t - base) / base if base and mode != "none" else None
+        per = (t - base) / ev if base and ev and mode != "none" else None
+        print(f"| {label} | {len(rs)} | {t / 1e6:.1f} ({min(ns) / 1e6:.1f}-{max(ns) / 1e6:.1f}) "
+              f"| {fmt(ev, '.0f')} | {fmt(short, '.0f')} | {fmt(lost, '.0f')} | {fmt(by, '.0f')} "
+              f"| {fmt(slow, '+.1f')}{'' if slow is None else ' %'} | {fmt(per, '.0f')} |")
+
+
+if __name__ == "__main__":
+    main()
