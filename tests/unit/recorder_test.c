@@ -640,6 +640,22 @@ static void add_offcpu(struct env *e, uint64_t walk, uint64_t dur, uint32_t stat
 	assert_int_equal(lfr_recorder_add(e->rec, &o->hdr), 0);
 }
 
+/* Closes the test's recording and reads it back as lfr report does with O. */
+static struct report *closed_file_report(struct env *e, const struct report_opts *o)
+{
+	struct report *rep = NULL;
+	struct jfr_reader *r;
+	char err[256];
+
+	assert_int_equal(lfr_jfr_close(e->w, NULL, 0), 0);
+	e->w = NULL;
+	r = jfr_open_file(e->path, err, sizeof(err));
+	assert_non_null(r);
+	assert_int_equal(report_read(r, o, &rep), 0);
+	jfr_close(r);
+	return rep;
+}
+
 /*
  * Off-CPU intervals join their walks as ticks do: one shares its walk with a tick (the USTACK
  * counts both), one comes after its stack, one's walk found no stack; they become lfr.OffCpu events
@@ -652,8 +668,6 @@ static void test_offcpu_joined_with_their_walks(void **state)
 	struct lfr_recorder_stats st;
 	struct report_opts o;
 	struct report *rep;
-	struct jfr_reader *r;
-	char err[256];
 
 	add_own_code_mapping(e);
 	add_tick(e, 0xa1, 0, 0xffffffff81000000);
@@ -672,17 +686,11 @@ static void test_offcpu_joined_with_their_walks(void **state)
 	assert_int_equal(st.off_cpu_lost, 1);
 	assert_int_equal(st.unjoined, 0);
 	assert_int_equal(st.lost_ticks[LFR_LOST_EXIT], 0); /* an interval is not a tick */
-	assert_int_equal(lfr_jfr_close(e->w, NULL, 0), 0);
-	e->w = NULL;
-
-	r = jfr_open_file(e->path, err, sizeof(err));
-	assert_non_null(r);
 	report_opts_init(&o);
 	o.off_cpu = true;
 	o.events[o.nevents++] = "lfr.OffCpu";
 	o.value_field = "duration";
-	assert_int_equal(report_read(r, &o, &rep), 0);
-	jfr_close(r);
+	rep = closed_file_report(e, &o);
 	assert_int_equal(rep->total, 500000000);
 	assert_int_equal(rep->matched_events, 2);
 	report_free(rep);
@@ -700,8 +708,6 @@ static void test_wall_samples_of_offcpu_time(void **state)
 	struct lfr_recorder_stats st;
 	struct report_opts o;
 	struct report *rep;
-	struct jfr_reader *r;
-	char err[256];
 
 	lfr_recorder_set_period(e->rec, 1000000);
 	lfr_recorder_set_wall(e->rec, 3000000);
@@ -716,17 +722,11 @@ static void test_wall_samples_of_offcpu_time(void **state)
 	assert_int_equal(st.events, 1);
 	assert_int_equal(st.wall_samples, 6);
 	assert_int_equal(st.off_cpu, 1); /* the 2.5 ms interval is below the 3 ms minimum */
-	assert_int_equal(lfr_jfr_close(e->w, NULL, 0), 0);
-	e->w = NULL;
-
-	r = jfr_open_file(e->path, err, sizeof(err));
-	assert_non_null(r);
 	report_opts_init(&o);
 	o.wall = true;
 	o.events[o.nevents++] = "jdk.ExecutionSample";
 	o.events[o.nevents++] = "jdk.NativeMethodSample";
-	assert_int_equal(report_read(r, &o, &rep), 0);
-	jfr_close(r);
+	rep = closed_file_report(e, &o);
 	assert_int_equal(rep->total, 7);
 	report_free(rep);
 }
@@ -757,8 +757,7 @@ static void test_latency_written_with_its_first_tick(void **state)
 	struct lfr_recorder_stats st;
 	struct report_opts o;
 	struct report *rep;
-	struct jfr_reader *r;
-	char err[256], *text = NULL;
+	char *text = NULL;
 	size_t len = 0;
 	uint64_t t1, t2;
 	FILE *f;
@@ -783,18 +782,12 @@ static void test_latency_written_with_its_first_tick(void **state)
 	assert_int_equal(st.latency_ns, 7000000);
 	assert_int_equal(st.latency_max_ns, 5000000);
 	assert_int_equal(st.latency_unmatched, 1);
-	assert_int_equal(lfr_jfr_close(e->w, NULL, 0), 0);
-	e->w = NULL;
-
-	r = jfr_open_file(e->path, err, sizeof(err));
-	assert_non_null(r);
 	report_opts_init(&o);
 	o.latency = true;
 	o.timeline = true;
 	o.events[o.nevents++] = "lfr.SamplingLatency";
 	o.value_field = "duration";
-	assert_int_equal(report_read(r, &o, &rep), 0);
-	jfr_close(r);
+	rep = closed_file_report(e, &o);
 	assert_int_equal(rep->total, 7000000);
 	assert_int_equal(rep->matched_events, 2);
 	f = open_memstream(&text, &len);

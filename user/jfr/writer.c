@@ -1197,8 +1197,9 @@ static int commit_small(struct lfr_jfr_writer *w, size_t at)
 	return committed(w);
 }
 
-int lfr_jfr_execution_sample(struct lfr_jfr_writer *w, uint64_t ticks, uint64_t thread,
-                             uint64_t stack, enum lfr_jfr_thread_state state)
+/* A thread's sample of TYPE (jdk.ExecutionSample, jdk.NativeMethodSample): thread, stack, state. */
+static int thread_sample(struct lfr_jfr_writer *w, uint16_t type, uint64_t ticks, uint64_t thread,
+                         uint64_t stack, enum lfr_jfr_thread_state state)
 {
 	int err;
 
@@ -1209,17 +1210,33 @@ int lfr_jfr_execution_sample(struct lfr_jfr_writer *w, uint64_t ticks, uint64_t 
 	if ((err = ref(w, P_THREAD, thread, "thread")) || (err = ref(w, P_STACK, stack, "stack")))
 		return err;
 	/* at most 1 + 2 + 4 x 9 bytes */
-	size_t at = begin_small(w, T_EXECUTION_SAMPLE, ticks);
+	size_t at = begin_small(w, type, ticks);
 
 	jfr_buf_varint(&w->ev, thread);
 	jfr_buf_varint(&w->ev, stack);
 	jfr_buf_varint(&w->ev, state);
-	w->st.samples++;
+	w->st.samples += type == T_EXECUTION_SAMPLE;
 	return commit_small(w, at);
 }
 
-int lfr_jfr_off_cpu(struct lfr_jfr_writer *w, uint64_t start, uint64_t duration, uint64_t thread,
-                    uint64_t stack, const char *state, uint64_t short_count, uint64_t short_ns)
+int lfr_jfr_execution_sample(struct lfr_jfr_writer *w, uint64_t ticks, uint64_t thread,
+                             uint64_t stack, enum lfr_jfr_thread_state state)
+{
+	return thread_sample(w, T_EXECUTION_SAMPLE, ticks, thread, stack, state);
+}
+
+int lfr_jfr_native_sample(struct lfr_jfr_writer *w, uint64_t ticks, uint64_t thread, uint64_t stack,
+                          enum lfr_jfr_thread_state state)
+{
+	return thread_sample(w, T_NATIVE_METHOD_SAMPLE, ticks, thread, stack, state);
+}
+
+/*
+ * Begins a duration event of TYPE with a thread and a stack (lfr.OffCpu, lfr.SamplingLatency):
+ * start, duration, eventThread, stackTrace; the caller adds its other fields and commits.
+ */
+static int begin_thread_span(struct lfr_jfr_writer *w, uint16_t type, uint64_t start,
+                             uint64_t duration, uint64_t thread, uint64_t stack)
 {
 	int err;
 
@@ -1227,53 +1244,33 @@ int lfr_jfr_off_cpu(struct lfr_jfr_writer *w, uint64_t start, uint64_t duration,
 		return err;
 	if ((err = ref(w, P_THREAD, thread, "thread")) || (err = ref(w, P_STACK, stack, "stack")))
 		return err;
-	begin(w, T_OFF_CPU, start);
+	begin(w, type, start);
 	if (start + duration > w->seg_max_ticks)
 		w->seg_max_ticks = start + duration;
 	jfr_buf_varint(&w->tmp, duration);
 	jfr_buf_varint(&w->tmp, thread);
 	jfr_buf_varint(&w->tmp, stack);
+	return 0;
+}
+
+int lfr_jfr_off_cpu(struct lfr_jfr_writer *w, uint64_t start, uint64_t duration, uint64_t thread,
+                    uint64_t stack, const char *state, uint64_t short_count, uint64_t short_ns)
+{
+	int err = begin_thread_span(w, T_OFF_CPU, start, duration, thread, stack);
+
+	if (err)
+		return err;
 	jfr_buf_string(&w->tmp, state ? state : "other");
 	jfr_buf_varint(&w->tmp, short_count);
 	jfr_buf_varint(&w->tmp, short_ns);
 	return commit(w);
 }
 
-int lfr_jfr_native_sample(struct lfr_jfr_writer *w, uint64_t ticks, uint64_t thread, uint64_t stack,
-                          enum lfr_jfr_thread_state state)
-{
-	int err;
-
-	if ((err = check_live(w)))
-		return err;
-	if (state < 1 || state > LFR_JFR_STATE_COUNT)
-		return fail(w, EINVAL, "invalid thread state %d", (int)state);
-	if ((err = ref(w, P_THREAD, thread, "thread")) || (err = ref(w, P_STACK, stack, "stack")))
-		return err;
-	size_t at = begin_small(w, T_NATIVE_METHOD_SAMPLE, ticks);
-
-	jfr_buf_varint(&w->ev, thread);
-	jfr_buf_varint(&w->ev, stack);
-	jfr_buf_varint(&w->ev, state);
-	return commit_small(w, at);
-}
-
 int lfr_jfr_sampling_latency(struct lfr_jfr_writer *w, uint64_t start, uint64_t duration,
                              uint64_t thread, uint64_t stack)
 {
-	int err;
-
-	if ((err = check_live(w)))
-		return err;
-	if ((err = ref(w, P_THREAD, thread, "thread")) || (err = ref(w, P_STACK, stack, "stack")))
-		return err;
-	begin(w, T_SAMPLING_LATENCY, start);
-	if (start + duration > w->seg_max_ticks)
-		w->seg_max_ticks = start + duration;
-	jfr_buf_varint(&w->tmp, duration);
-	jfr_buf_varint(&w->tmp, thread);
-	jfr_buf_varint(&w->tmp, stack);
-	return commit(w);
+	return begin_thread_span(w, T_SAMPLING_LATENCY, start, duration, thread, stack)
+	           ?: commit(w);
 }
 
 static unsigned sample_events(const struct lfr_jfr_writer *w)

@@ -22,12 +22,12 @@
 # Exit status: 0 when every check passes, 1 when one fails, 2 for bad usage or an unreadable file.
 import argparse
 import datetime
-import json
 import os
 import re
 import struct
-import subprocess
 import sys
+
+from jfr_json import JfrError, events as jfr_events, names, nanos, tid
 
 # the read() system call the workload timed (its first tick may come before the urandom code,
 # in the permission checks of vfs_read)
@@ -44,20 +44,6 @@ def parse_output(path):
     if len(calls) != int(m.group(3)):
         raise ValueError(f"{path}: {len(calls)} call lines, {m.group(3)} calls")
     return int(m.group(2)), calls
-
-
-def nanos(v):
-    """A duration as jfr print --json writes it: a number of ns, or ISO-8601 (PT0.300123S)."""
-    if isinstance(v, (int, float)):
-        return int(v)
-    m = re.fullmatch(r"(-)?PT(?:(\d+)H)?(?:(\d+)M)?(?:([\d.]+)S)?", v)
-    if not m:
-        raise ValueError(f"not a duration: {v!r}")
-    ns = (int(m.group(2) or 0) * 3600 + int(m.group(3) or 0) * 60) * 10**9
-    if m.group(4):
-        whole, _, frac = m.group(4).partition(".")
-        ns += int(whole) * 10**9 + int((frac + "000000000")[:9])
-    return -ns if m.group(1) else ns
 
 
 def chunk_clock(path):
@@ -92,18 +78,16 @@ def main():
     ap.add_argument("--jfr-tool", default=os.environ.get("JFR", "/usr/bin/jfr"))
     args = ap.parse_args()
     try:
-        tid, calls = parse_output(args.workload_output)
+        reader, calls = parse_output(args.workload_output)
         clock = chunk_clock(args.jfr)
     except (OSError, ValueError) as e:
         print(f"latency-check: {e}", file=sys.stderr)
         return 2
-    p = subprocess.run([args.jfr_tool, "print", "--json", "--stack-depth", "300", "--events",
-                        "lfr.SamplingLatency,jdk.ExecutionSample", args.jfr],
-                       capture_output=True, text=True)
-    if p.returncode != 0:
-        print(f"latency-check: {args.jfr_tool} print failed: {p.stderr.strip()}", file=sys.stderr)
+    try:
+        events = jfr_events(args.jfr_tool, args.jfr, ["lfr.SamplingLatency", "jdk.ExecutionSample"])
+    except JfrError as e:
+        print(f"latency-check: {e}", file=sys.stderr)
         return 2
-    events = json.loads(p.stdout)["recording"]["events"]
     ok = True
 
     def fail(msg):
@@ -111,14 +95,10 @@ def main():
         ok = False
         print(f"latency-check: FAILED: {msg}")
 
-    def thread(e, field):
-        return (e.get(field) or {}).get("osThreadId")
-
-    lat = [e["values"] for e in events if e["type"] == "lfr.SamplingLatency"]
-    mine = [e for e in lat if thread(e, "eventThread") == tid]
-    samples = sorted(ticks_of(e["values"]["startTime"], clock) for e in events
-                     if e["type"] == "jdk.ExecutionSample"
-                     and thread(e["values"], "sampledThread") == tid)
+    lat = [v for t, v in events if t == "lfr.SamplingLatency"]
+    mine = [v for v in lat if tid(v, "eventThread") == reader]
+    samples = sorted(ticks_of(v["startTime"], clock) for t, v in events
+                     if t == "jdk.ExecutionSample" and tid(v, "sampledThread") == reader)
     sample_set = set(samples)
     first = []  # the first sample of each call, or None
     for start, end in calls:
@@ -146,9 +126,7 @@ def main():
             fail(f"the latency at {t0} has no sample of its tick")
         elif t0 != first[i]:
             fail(f"the latency at {t0} is not of call {i}'s first tick ({first[i]})")
-        fr = (e.get("stackTrace") or {}).get("frames") or []
-        kern = [f["method"]["name"] for f in fr if f.get("type") == "Kernel"]
-        user = [f["method"]["name"] for f in fr if f.get("type") != "Kernel"]
+        kern, user = names(e, True), names(e, False)
         urandom += any(URANDOM.search(k) for k in kern)
         if not any(KERNEL_PATH.search(k) for k in kern):
             fail(f"the latency at {t0} lacks the read() path in its kernel stack: {kern[:8]}")
@@ -158,7 +136,7 @@ def main():
     due = [i for i, f in enumerate(first) if f is not None and calls[i][1] - f >= 2 * args.min_ns]
     missing = [i for i in due if per_call[i] == 0]
     twice = [i for i, n in enumerate(per_call) if n > 1]
-    print(f"latency-check: {len(calls)} read() calls of tid {tid}, {len(mine)} latencies "
+    print(f"latency-check: {len(calls)} read() calls of tid {reader}, {len(mine)} latencies "
           f"({len(lat)} in all, {outside} before or after the calls), {len(due)} calls long "
           f"enough to need one; total {total} ns, longest {longest} ns")
     print(f"latency-check: {urandom} of them with the urandom code in their kernel stack")

@@ -26,11 +26,11 @@
 #     interval in spin() but in lfr's own walk (waiting for the mapping lock).
 # Exit status: 0 when every check passes, 1 when one fails, 2 for bad usage or an unreadable file.
 import argparse
-import json
 import os
 import re
-import subprocess
 import sys
+
+from jfr_json import JfrError, events as jfr_events, frames, nanos, tid
 
 FUNCS = ("f", "g", "h")
 
@@ -53,28 +53,6 @@ def parse_output(path):
     }
 
 
-def nanos(v):
-    """A duration as jfr print --json writes it: a number of ns, or ISO-8601 (PT0.300123S)."""
-    if isinstance(v, (int, float)):
-        return int(v)
-    m = re.fullmatch(r"(-)?PT(?:(\d+)H)?(?:(\d+)M)?(?:([\d.]+)S)?", v)
-    if not m:
-        raise ValueError(f"not a duration: {v!r}")
-    ns = (int(m.group(2) or 0) * 3600 + int(m.group(3) or 0) * 60) * 10**9
-    if m.group(4):
-        whole, _, frac = m.group(4).partition(".")
-        ns += int(whole) * 10**9 + int((frac + "000000000")[:9])
-    return -ns if m.group(1) else ns
-
-
-def frames(e):
-    return (e.get("stackTrace") or {}).get("frames") or []
-
-
-def tid(e, field):
-    return (e.get(field) or {}).get("osThreadId")
-
-
 def main():
     ap = argparse.ArgumentParser(description="Checks an --off-cpu recording of offcpu.")
     ap.add_argument("jfr")
@@ -89,16 +67,15 @@ def main():
     except (OSError, ValueError) as e:
         print(f"offcpu-check: {e}", file=sys.stderr)
         return 2
-    p = subprocess.run([args.jfr_tool, "print", "--json", "--stack-depth", "300", "--events",
-                        "lfr.OffCpu,jdk.ExecutionSample,lfr.LostSamples", args.jfr],
-                       capture_output=True, text=True)
-    if p.returncode != 0:
-        print(f"offcpu-check: {args.jfr_tool} print failed: {p.stderr.strip()}", file=sys.stderr)
+    try:
+        events = jfr_events(args.jfr_tool, args.jfr,
+                            ["lfr.OffCpu", "jdk.ExecutionSample", "lfr.LostSamples"])
+    except JfrError as e:
+        print(f"offcpu-check: {e}", file=sys.stderr)
         return 2
-    events = json.loads(p.stdout)["recording"]["events"]
-    off = [e["values"] for e in events if e["type"] == "lfr.OffCpu"]
-    samples = [e["values"] for e in events if e["type"] == "jdk.ExecutionSample"]
-    lost = sum(e["values"].get("count", 0) for e in events if e["type"] == "lfr.LostSamples")
+    off = [v for t, v in events if t == "lfr.OffCpu"]
+    samples = [v for t, v in events if t == "jdk.ExecutionSample"]
+    lost = sum(v.get("count", 0) for t, v in events if t == "lfr.LostSamples")
     ok = True
 
     def fail(msg):

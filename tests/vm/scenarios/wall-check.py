@@ -20,11 +20,11 @@
 #   - with --report (lfr report --wall's text): its total is exactly the number of both events.
 # Exit status: 0 when every check passes, 1 when one fails, 2 for bad usage or an unreadable file.
 import argparse
-import json
 import os
 import re
-import subprocess
 import sys
+
+from jfr_json import JfrError, events as jfr_events, names, tid
 
 FUNCS = ("f", "g", "h")
 
@@ -61,16 +61,14 @@ def main():
     except (OSError, ValueError) as e:
         print(f"wall-check: {e}", file=sys.stderr)
         return 2
-    p = subprocess.run([args.jfr_tool, "print", "--json", "--stack-depth", "300", "--events",
-                        "jdk.ExecutionSample,jdk.NativeMethodSample,lfr.LostSamples", args.jfr],
-                       capture_output=True, text=True)
-    if p.returncode != 0:
-        print(f"wall-check: {args.jfr_tool} print failed: {p.stderr.strip()}", file=sys.stderr)
+    try:
+        events = jfr_events(args.jfr_tool, args.jfr,
+                            ["jdk.ExecutionSample", "jdk.NativeMethodSample", "lfr.LostSamples"])
+    except JfrError as e:
+        print(f"wall-check: {e}", file=sys.stderr)
         return 2
-    events = json.loads(p.stdout)["recording"]["events"]
-    lost = sum(e["values"].get("count", 0) for e in events if e["type"] == "lfr.LostSamples")
-    samples = [(e["type"], e["values"]) for e in events
-               if e["type"] in ("jdk.ExecutionSample", "jdk.NativeMethodSample")]
+    lost = sum(v.get("count", 0) for t, v in events if t == "lfr.LostSamples")
+    samples = [(t, v) for t, v in events if t in ("jdk.ExecutionSample", "jdk.NativeMethodSample")]
     ok = True
 
     def fail(msg):
@@ -78,12 +76,8 @@ def main():
         ok = False
         print(f"wall-check: FAILED: {msg}")
 
-    def of(tid):
-        return [(t, v) for t, v in samples if (v.get("sampledThread") or {}).get("osThreadId") == tid]
-
-    def names(v, kernel):
-        fr = (v.get("stackTrace") or {}).get("frames") or []
-        return [f["method"]["name"] for f in fr if (f.get("type") == "Kernel") == kernel]
+    def of(thread):
+        return [(t, v) for t, v in samples if tid(v, "sampledThread") == thread]
 
     def state(v):
         s = v.get("state")
