@@ -552,7 +552,7 @@ static int record_lost(struct report *rep, struct jfr_reader *r, const struct jf
 	l->field = field ? strdup(field) : NULL;
 	l->events = 1;
 	l->amount = amount > 0 ? amount : 0;
-	if (!l->type || !l->reason) {
+	if (!l->type || !l->reason || (field && !l->field)) {
 		rep->nlost--;
 		free(l->type);
 		free(l->reason);
@@ -885,8 +885,8 @@ static int job_prepare(struct priv *pv, struct jfr_reader *r, struct job *j)
 	const struct jfr_meta *m = j->ch.meta;
 	uint64_t max_id = 0;
 
-	j->nplans = m->ntypes;
 	j->plans = calloc(m->ntypes ? m->ntypes : 1, sizeof(*j->plans));
+	j->nplans = j->plans ? m->ntypes : 0; /* job_free frees as many */
 	j->ncnt = r->ntype_names ? r->ntype_names : 1;
 	j->cnt = calloc(j->ncnt, sizeof(*j->cnt));
 	j->bytes = calloc(j->ncnt, sizeof(*j->bytes));
@@ -1155,24 +1155,32 @@ static int cmp_evtype(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-static void finish(struct report *rep, struct priv *pv, struct jfr_reader *r)
+/* An event type's count, its name copied; false when out of memory. */
+static bool add_evtype(struct report *rep, const char *name, uint64_t count, uint64_t bytes)
+{
+	char *copy = strdup(name);
+
+	if (!copy)
+		return false;
+	rep->evtypes[rep->nevtypes++] = (struct report_evtype){copy, count, bytes};
+	return true;
+}
+
+/* The event type counts and the selection's name; -1 when out of memory. */
+static int finish(struct report *rep, struct priv *pv, struct jfr_reader *r)
 {
 	size_t n = 2;
 	for (size_t i = 0; i < r->ntype_names && i < pv->ncnt; i++)
 		n += pv->cnt[i] > 0;
 	rep->evtypes = calloc(n, sizeof(*rep->evtypes));
 	if (!rep->evtypes)
-		return;
+		return -1;
 	for (size_t i = 0; i < r->ntype_names && i < pv->ncnt; i++)
-		if (pv->cnt[i])
-			rep->evtypes[rep->nevtypes++] = (struct report_evtype){
-			    strdup(r->type_names[i]), pv->cnt[i], pv->bytes[i]};
-	if (pv->meta_cnt)
-		rep->evtypes[rep->nevtypes++] =
-		    (struct report_evtype){strdup("jdk.Metadata"), pv->meta_cnt, pv->meta_bytes};
-	if (pv->cp_cnt)
-		rep->evtypes[rep->nevtypes++] =
-		    (struct report_evtype){strdup("jdk.CheckPoint"), pv->cp_cnt, pv->cp_bytes};
+		if (pv->cnt[i] && !add_evtype(rep, r->type_names[i], pv->cnt[i], pv->bytes[i]))
+			return -1;
+	if ((pv->meta_cnt && !add_evtype(rep, "jdk.Metadata", pv->meta_cnt, pv->meta_bytes)) ||
+	    (pv->cp_cnt && !add_evtype(rep, "jdk.CheckPoint", pv->cp_cnt, pv->cp_bytes)))
+		return -1;
 	qsort(rep->evtypes, rep->nevtypes, sizeof(*rep->evtypes), cmp_evtype);
 	const char *sel = "jdk.ExecutionSample";
 	if (pv->o->nevents) {
@@ -1184,6 +1192,7 @@ static void finish(struct report *rep, struct priv *pv, struct jfr_reader *r)
 	} else {
 		snprintf(rep->selected, sizeof(rep->selected), "%s", sel);
 	}
+	return 0;
 }
 
 /*
@@ -1280,7 +1289,8 @@ int report_read(struct jfr_reader *r, const struct report_opts *o, struct report
 			rc = load_rc;
 	}
 	free(jobs);
-	finish(rep, pv, r);
+	if (finish(rep, pv, r) < 0 && !rc)
+		rc = jfr_fail(r, 0, "out of memory");
 	if (rep->ntimed)
 		qsort(rep->timed, rep->ntimed, sizeof(*rep->timed), cmp_timed);
 	return rc;
