@@ -3,9 +3,9 @@
  * An LD_PRELOAD shim for tests/report/oom: with LFR_FAIL_ALLOC=N in the environment, the Nth
  * allocation of the process (malloc, calloc, realloc, counted from 1) and every one after it fail
  * with ENOMEM, so that a run can be made to meet an out-of-memory at any point; with
- * LFR_FAIL_ALLOC_ONCE=N only the Nth fails (a transient shortage the program must not hide).  Without it, or
- * before the Nth, the C library's own functions serve the call.  With LFR_COUNT_ALLOC set it
- * prints "allocations N" on stderr at exit: how many the run made.
+ * LFR_FAIL_ALLOC_ONCE=N only the Nth fails (a transient shortage the program must not hide).
+ * Without it, or before the Nth, the C library's own functions serve the call.  With
+ * LFR_COUNT_ALLOC set it prints "allocations N" on stderr at exit: how many the run made.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
