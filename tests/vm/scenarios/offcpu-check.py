@@ -22,8 +22,8 @@
 #     event's duration, and f, g and h are among its functions;
 #   - the spinning thread's CPU samples: its jdk.ExecutionSample count is its CPU time (printed by
 #     the workload) times HZ within PCT percent (plus the recording's counted losses), every one
-#     under spin_main in spin() (or the clock reads and naming around it), and no sleeping
-#     interval in spin() but in lfr's own walk (waiting for the mapping lock).
+#     under spin_main in spin() (or spin_main's own code, the clock reads and naming around it),
+#     and no sleeping interval in spin() but in lfr's own walk (waiting for the mapping lock).
 # Exit status: 0 when every check passes, 1 when one fails, 2 for bad usage or an unreadable file.
 import argparse
 import os
