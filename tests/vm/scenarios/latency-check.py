@@ -13,7 +13,8 @@
 #     page faults, exec; they are only counted; so has a tick that lands in lfr's own walk at a
 #     call's return, lfr_work_fn in its kernel stack: counted apart);
 #   - each is written with its tick's sample: a jdk.ExecutionSample of the same thread at the same
-#     instant exists, the first of that call;
+#     instant exists, the first of that call inside read() (a tick between the workload's clock
+#     read and the system call is walked before the call: in user space, or in a page fault);
 #   - every call whose first sample came at least 2 x MIN before the call returned has its event
 #     (the walk runs at the return, after the last of the call's ticks);
 #   - its stack: the kernel's read() path (vfs_read) above read_urandom <- read_loop <- main, and
@@ -98,9 +99,14 @@ def main():
 
     lat = [v for t, v in events if t == "lfr.SamplingLatency"]
     mine = [v for v in lat if tid(v, "eventThread") == reader]
-    samples = sorted(ticks_of(v["startTime"], clock) for t, v in events
-                     if t == "jdk.ExecutionSample" and tid(v, "sampledThread") == reader)
-    sample_set = set(samples)
+    # the samples of ticks inside read() (with -k, its path in their kernel stack): a tick between
+    # the workload's clock read and the system call is in user space, walked at once, and one in
+    # a page fault there (the first call binds read) returns to user space before the call
+    mine_samples = [v for t, v in events
+                    if t == "jdk.ExecutionSample" and tid(v, "sampledThread") == reader]
+    samples = sorted(ticks_of(v["startTime"], clock) for v in mine_samples
+                     if any(KERNEL_PATH.search(k) for k in names(v, True)))
+    sample_set = set(ticks_of(v["startTime"], clock) for v in mine_samples)
     first = []  # the first sample of each call, or None
     for start, end in calls:
         inside = [s for s in samples if start <= s <= end]
