@@ -540,41 +540,39 @@ static int event_opt(const char *flag, const char *arg, void *dst)
 	return 0;
 }
 
+/*
+ * An optional minimum duration, --off-cpu[=MIN] and --latency[=MIN]: DEF without MIN; a bare
+ * number is in ms, as perf's --off-cpu-thresh, otherwise a duration with its unit.
+ */
+static int min_duration(const char *flag, const char *arg, uint64_t *min_ns, uint64_t def,
+                        uint64_t lo, uint64_t hi)
+{
+	uint64_t ms;
+
+	*min_ns = def;
+	if (!arg)
+		return 0;
+	if (arg[0] && strspn(arg, "0123456789") == strlen(arg)) {
+		if (cli_parse_u64(PROG, flag, arg, 1, hi / 1000000, &ms) < 0)
+			return -1;
+		*min_ns = ms * 1000000;
+		return 0;
+	}
+	return cli_parse_duration(PROG, flag, arg, lo, hi, min_ns);
+}
+
 /* --off-cpu[=MIN], into offcpu_min_ns */
 static int off_cpu_opt(const char *flag, const char *arg, void *dst)
 {
-	uint64_t *min_ns = dst, ms;
-
-	*min_ns = LFR_DEFAULT_OFFCPU_MIN_NS;
-	if (!arg)
-		return 0;
-	/* a bare number is in ms, as perf's --off-cpu-thresh */
-	if (arg[0] && strspn(arg, "0123456789") == strlen(arg)) {
-		if (cli_parse_u64(PROG, flag, arg, 1, LFR_MAX_OFFCPU_MIN_NS / 1000000, &ms) < 0)
-			return -1;
-		*min_ns = ms * 1000000;
-		return 0;
-	}
-	return cli_parse_duration(PROG, flag, arg, LFR_MIN_OFFCPU_MIN_NS, LFR_MAX_OFFCPU_MIN_NS,
-	                          min_ns);
+	return min_duration(flag, arg, dst, LFR_DEFAULT_OFFCPU_MIN_NS, LFR_MIN_OFFCPU_MIN_NS,
+	                    LFR_MAX_OFFCPU_MIN_NS);
 }
 
-/* --latency[=MIN], into latency_min_ns: MIN as --off-cpu's */
+/* --latency[=MIN], into latency_min_ns */
 static int latency_opt(const char *flag, const char *arg, void *dst)
 {
-	uint64_t *min_ns = dst, ms;
-
-	*min_ns = LFR_DEFAULT_LATENCY_MIN_NS;
-	if (!arg)
-		return 0;
-	if (arg[0] && strspn(arg, "0123456789") == strlen(arg)) {
-		if (cli_parse_u64(PROG, flag, arg, 1, LFR_MAX_LATENCY_MIN_NS / 1000000, &ms) < 0)
-			return -1;
-		*min_ns = ms * 1000000;
-		return 0;
-	}
-	return cli_parse_duration(PROG, flag, arg, LFR_MIN_LATENCY_MIN_NS, LFR_MAX_LATENCY_MIN_NS,
-	                          min_ns);
+	return min_duration(flag, arg, dst, LFR_DEFAULT_LATENCY_MIN_NS, LFR_MIN_LATENCY_MIN_NS,
+	                    LFR_MAX_LATENCY_MIN_NS);
 }
 
 /* -G, appended to the record's cgroups */
