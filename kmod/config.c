@@ -284,12 +284,6 @@ int lfr_config_parse(struct nlattr **attrs, struct lfr_config *cfg,
 		lfr_config_free(cfg);
 		return err;
 	}
-	if (cfg->offcpu_min_ns && (cfg->system || cfg->nr_cgroups)) {
-		NL_SET_ERR_MSG_ATTR(extack, attrs[LFR_A_OFFCPU_MIN_NS],
-				    "off-CPU intervals need per-task targets (tgids, tids), not system-wide or cgroup targets");
-		lfr_config_free(cfg);
-		return -EOPNOTSUPP;
-	}
 	return 0;
 }
 

@@ -46,7 +46,8 @@
 static struct tracepoint *lfr_tp_switch;
 
 /*
- * The sched_switch probe is attached by the first per-task session and stays
+ * The sched_switch probe is attached by the first session that needs it (a
+ * per-task session, or a timer-mode one with off-CPU intervals) and stays
  * attached until the module is unloaded; per-task sessions come and go
  * through this table, by run index (lfr_for_each_published; the probe runs with
  * interrupts off).  Attaching and detaching rewrite __schedule's text (a
@@ -56,6 +57,12 @@ static struct tracepoint *lfr_tp_switch;
  */
 static struct lfr_session __rcu *lfr_switch_sessions[LFR_MAX_RUNNING];
 static bool lfr_switch_attached;
+
+/* Per-task sessions, and timer-mode ones with off-CPU intervals. */
+static bool lfr_uses_switch(const struct lfr_session *s)
+{
+	return !lfr_timer_mode(s) || s->cfg.offcpu_min_ns;
+}
 
 static void lfr_find_tp(struct tracepoint *tp, void *priv)
 {
@@ -302,6 +309,7 @@ static void lfr_offcpu_fn(struct irq_work *work)
 	struct lfr_rec_offcpu *r = (struct lfr_rec_offcpu *)pc->off_buf;
 	struct lfr_session *s = pc->s;
 	struct lfr_thread *e = pc->off_e;
+	bool pinned = false;
 	struct lfr_walk *w;
 	int lost = 0;
 
@@ -309,9 +317,19 @@ static void lfr_offcpu_fn(struct irq_work *work)
 		return;
 	pc->off_e = NULL;
 	if (atomic_read(&s->state) != LFR_STATE_RUNNING ||
-	    READ_ONCE(e->key) != (unsigned long)current ||
 	    !lfr_user_thread(current))
 		goto lost;
+	if (lfr_timer_mode(s)) {
+		/* pinned as a tick pins it: the walk's owner */
+		if (pc->off_key != (unsigned long)current)
+			goto lost;
+		e = lfr_thread_pin(s, current, pc->off_end);
+		if (!e)
+			goto lost;
+		pinned = true;
+	} else if (READ_ONCE(e->key) != (unsigned long)current) {
+		goto lost;
+	}
 	w = READ_ONCE(e->walk);
 	if (!w) {
 		/* the user registers are the ones saved at kernel entry */
@@ -337,9 +355,12 @@ static void lfr_offcpu_fn(struct irq_work *work)
 		goto lost;
 	}
 	atomic_inc(&w->offcpu);
-	return;
+	goto out;
 lost:
 	lfr_count(s, LFR_CTR_OFFCPU_LOST, 1);
+out:
+	if (pinned)
+		lfr_thread_unpin(e);
 }
 
 static u8 lfr_offcpu_state(bool preempt, unsigned int state)
@@ -356,9 +377,10 @@ static u8 lfr_offcpu_state(bool preempt, unsigned int state)
 }
 
 /*
- * Per-task mode, irqs off: @e's thread is switched in at @now after being
- * off the CPU since its switch-out.  Long intervals are written by the
- * CPU's off_work once the switch is done; short ones are counted.
+ * Irqs off: @e's thread @t is switched in at @now after being off the CPU
+ * since its switch-out.  Long intervals are written by the CPU's off_work
+ * once the switch is done; short ones are counted.  In timer mode @e is
+ * pinned by the caller.
  */
 static void lfr_offcpu_end(struct lfr_session *s, struct lfr_pcpu *pc,
 			   struct lfr_thread *e, struct task_struct *t, u64 now)
@@ -388,10 +410,51 @@ static void lfr_offcpu_end(struct lfr_session *s, struct lfr_pcpu *pc,
 	r->nr_kernel = lfr_task_kstack(t, r->ips, &ktrunc);
 	r->flags = ktrunc ? LFR_SAMPLE_F_KERNEL_TRUNCATED : 0;
 	pc->off_e = e;
+	pc->off_key = (unsigned long)t;
 	pc->off_start = start;
 	pc->off_end = now;
 	pc->off_state = e->off_state;
 	irq_work_queue(&pc->off_work);
+}
+
+/*
+ * Timer mode with off-CPU intervals, irqs off, on this CPU: @prev leaves
+ * it, @next comes.  A target's switch-out is stamped in its entry (made
+ * now if it has none: a thread that waits before its first tick has its
+ * interval too); its switch-in ends the interval if its entry is still
+ * there (a full table may have taken it over: counted lost then).
+ */
+static void lfr_timer_switch(struct lfr_session *s, struct lfr_pcpu *pc,
+			     struct task_struct *prev,
+			     struct task_struct *next, bool preempt,
+			     unsigned int prev_state)
+{
+	bool out = lfr_user_thread(prev) && lfr_is_target(s, prev);
+	bool in = pc->online && lfr_user_thread(next) &&
+		  lfr_is_target(s, next);
+	struct lfr_thread *e;
+	u64 now;
+
+	if (!out && !in)
+		return;
+	now = ktime_get_ns();
+	if (out) {
+		e = lfr_thread_pin(s, prev, now);
+		if (e) {
+			e->off_start = now;
+			e->off_state = lfr_offcpu_state(preempt, prev_state);
+			lfr_thread_unpin(e);
+		} else {
+			lfr_count(s, LFR_CTR_SWITCH_NO_SLOT, 1);
+		}
+	}
+	if (in) {
+		e = lfr_thread_pin_found(s, next, now);
+		if (e) {
+			lfr_offcpu_end(s, pc, e, next, now);
+			lfr_thread_unpin(e);
+		}
+	}
 }
 
 /*
@@ -599,6 +662,11 @@ static void lfr_probe_switch(void *data, bool preempt, struct task_struct *prev,
 		if (atomic_read(&s->state) != LFR_STATE_RUNNING)
 			continue;
 		pc = this_cpu_ptr(s->pcpu);
+		if (lfr_timer_mode(s)) {
+			lfr_timer_switch(s, pc, prev, next, preempt,
+					 prev_state);
+			continue;
+		}
 		lfr_switch_out(s, pc, prev, preempt, prev_state);
 		lfr_switch_in(s, pc, next, false);
 	}
@@ -682,7 +750,7 @@ int lfr_sampler_start(struct lfr_session *s)
 	 * start until after its stop (lfr_session_start/stop).
 	 */
 	lockdep_assert_held(&lfr_lock);
-	if (!lfr_timer_mode(s)) {
+	if (lfr_uses_switch(s)) {
 		if (!lfr_switch_attached) {
 			err = tracepoint_probe_register(lfr_tp_switch,
 							lfr_probe_switch, NULL);
@@ -722,7 +790,7 @@ void lfr_sampler_unpublish(struct lfr_session *s)
 	lockdep_assert_held(&lfr_lock);
 	if (!s->probes_on)
 		return;
-	if (!lfr_timer_mode(s))
+	if (lfr_uses_switch(s))
 		RCU_INIT_POINTER(lfr_switch_sessions[s->run_idx], NULL);
 	s->probes_on = false;
 }

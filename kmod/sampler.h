@@ -38,11 +38,15 @@ struct lfr_pcpu {
 	u64 walk_seq;			/* walk ids queued on this CPU */
 	bool online;
 	/*
-	 * Off-CPU: the interval that ended at cur's switch-in, written by
-	 * off_work (hard irq, right after the switch, current == cur).
+	 * Off-CPU: the interval that ended at a target's switch-in, written
+	 * by off_work (hard irq, right after the switch, current is that
+	 * thread).  Per-task mode: off_e is the thread's entry (cur).  Timer
+	 * mode: off_e only says one is pending (its entry may be taken over
+	 * before off_work runs, which pins it again by off_key, the task).
 	 */
 	struct irq_work off_work;
 	struct lfr_thread *off_e;
+	unsigned long off_key;
 	u64 off_start, off_end;
 	u32 off_state;
 	u64 tick_buf[LFR_TICK_REC_MAX / sizeof(u64)];

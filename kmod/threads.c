@@ -161,9 +161,11 @@ static void lfr_thread_remove(struct lfr_threads *tt, struct lfr_thread *e)
  * made: the entry among the slots of @key's probe whose thread ticked least
  * recently and that nothing refers to is given back, so that @key gets a
  * slot (that one, or an earlier free one of its probe).  False if there is
- * none.
+ * none.  *@off: the entry taken over was off the CPU since a switch-out
+ * (an off-CPU interval that will never be measured).
  */
-static bool lfr_thread_reclaim(struct lfr_threads *tt, unsigned long key)
+static bool lfr_thread_reclaim(struct lfr_threads *tt, unsigned long key,
+			       bool *off)
 {
 	u32 i = hash_long(key, 32) & tt->mask, n;
 	struct lfr_thread *e, *best = NULL;
@@ -195,6 +197,7 @@ static bool lfr_thread_reclaim(struct lfr_threads *tt, unsigned long key)
 		smp_store_release(&best->key, best_key);
 		return false;
 	}
+	*off = best->off_start != 0;
 	lfr_thread_remove(tt, best);
 	return true;
 }
@@ -207,14 +210,17 @@ static struct lfr_thread *lfr_thread_create(struct lfr_session *s,
 	bool reclaim = (key & LFR_KEY_BUSY) && !follow;
 	struct lfr_thread *e;
 	unsigned long flags;
+	bool off = false;
 
 	if (!reclaim && atomic_read(&tt->used) >= tt->max)
 		return NULL;	/* full: no lock taken on every switch-in */
 	raw_spin_lock_irqsave(&tt->lock, flags);
 	e = lfr_thread_insert(tt, key, follow, now);
-	if (!e && reclaim && lfr_thread_reclaim(tt, lfr_thread_key(key))) {
+	if (!e && reclaim && lfr_thread_reclaim(tt, lfr_thread_key(key), &off)) {
 		e = lfr_thread_insert(tt, key, follow, now);
 		lfr_count(s, LFR_CTR_THREADS_RECLAIMED, 1);
+		if (off)
+			lfr_count(s, LFR_CTR_OFFCPU_LOST, 1);
 	}
 	raw_spin_unlock_irqrestore(&tt->lock, flags);
 	return e;
@@ -251,12 +257,15 @@ struct lfr_thread *lfr_thread_follow(struct lfr_session *s,
 }
 
 /*
- * Timer mode, hard irq, @t == current: @t's entry, pinned until
- * lfr_thread_unpin(), created or taken over if it has none; NULL when its
- * probe has no free slot and no entry to take over.  @now: the tick's time.
+ * Timer mode, interrupts off, @t == current or @t being switched in:
+ * @t's entry, pinned until lfr_thread_unpin(), created or taken over if it
+ * has none and @create; NULL when it has none and none is made (its probe
+ * has no free slot and no entry to take over).  @now: the time of the
+ * tick or switch, which marks the entry as used.
  */
-struct lfr_thread *lfr_thread_pin(struct lfr_session *s,
-				  struct task_struct *t, u64 now)
+static struct lfr_thread *lfr_thread_pin_of(struct lfr_session *s,
+					    struct task_struct *t, u64 now,
+					    bool create)
 {
 	unsigned long key = (unsigned long)t, k;
 	struct lfr_thread *e, *slot;
@@ -264,8 +273,8 @@ struct lfr_thread *lfr_thread_pin(struct lfr_session *s,
 	for (;;) {
 		e = lfr_thread_find(&s->threads, key, &slot);
 		if (!e)
-			return lfr_thread_create(s, key | LFR_KEY_BUSY, false,
-						 now);
+			return create ? lfr_thread_create(s, key | LFR_KEY_BUSY,
+							  false, now) : NULL;
 		k = READ_ONCE(e->key);
 		if (k == key && cmpxchg(&e->key, key, key | LFR_KEY_BUSY) == key)
 			break;
@@ -277,6 +286,18 @@ struct lfr_thread *lfr_thread_pin(struct lfr_session *s,
 	}
 	WRITE_ONCE(e->last_ns, now);
 	return e;
+}
+
+struct lfr_thread *lfr_thread_pin(struct lfr_session *s,
+				  struct task_struct *t, u64 now)
+{
+	return lfr_thread_pin_of(s, t, now, true);
+}
+
+struct lfr_thread *lfr_thread_pin_found(struct lfr_session *s,
+					struct task_struct *t, u64 now)
+{
+	return lfr_thread_pin_of(s, t, now, false);
 }
 
 /*

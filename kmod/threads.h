@@ -36,8 +36,9 @@ struct lfr_thread {
 	bool seen;
 	bool follow;		/* created by a target: a target itself */
 	/*
-	 * Off-CPU intervals (per-task mode): the last switch-out and why, and
-	 * the intervals shorter than the session's minimum so far.
+	 * Off-CPU intervals: the last switch-out and why, and the intervals
+	 * shorter than the session's minimum so far (in timer mode, since the
+	 * entry was made: a reclaimed entry starts again).
 	 */
 	u8 off_state;		/* enum lfr_offcpu_state */
 	u64 off_start;		/* ns, 0: on the CPU or not known */
@@ -72,6 +73,9 @@ struct lfr_thread *lfr_thread_follow(struct lfr_session *s,
 				     struct task_struct *child);
 struct lfr_thread *lfr_thread_pin(struct lfr_session *s,
 				  struct task_struct *t, u64 now);
+/* As lfr_thread_pin(), but only an entry @t has already: none is made. */
+struct lfr_thread *lfr_thread_pin_found(struct lfr_session *s,
+					struct task_struct *t, u64 now);
 
 /* Hard irq, the tick that pinned @e ends. */
 static inline void lfr_thread_unpin(struct lfr_thread *e)

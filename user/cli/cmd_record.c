@@ -102,13 +102,15 @@ static void usage(FILE *out)
 	    "                         one lfr.OffCpu event: start, duration,\n"
 	    "                         why (sleeping, uninterruptible, preempted), the kernel\n"
 	    "                         stack it left with and its user stack; shorter ones are\n"
-	    "                         counted per thread.  A command, -p or -t only\n"
+	    "                         counted per thread.  Any target; with -a or -G a\n"
+	    "                         thread's time off the CPU counts from its first\n"
+	    "                         switch out in the recording\n"
 	    "      --wall HZ          wall-clock samples: every target thread is sampled HZ\n"
 	    "                         times per second of wall time whatever it does: on the\n"
 	    "                         CPU by its CPU samples (-F HZ), off it as\n"
 	    "                         jdk.NativeMethodSample events with its state (sleeping,\n"
 	    "                         or runnable when preempted) and the stacks it waits with\n"
-	    "                         (lfr report --wall).  A command, -p or -t only\n"
+	    "                         (lfr report --wall).  Any target, as --off-cpu\n"
 	    "      --latency[=MIN]    also record sampling latencies: a tick that interrupts a\n"
 	    "                         thread in the kernel until the thread returns to user\n"
 	    "                         space and walks its stack, when that takes MIN or more\n"
@@ -727,13 +729,6 @@ static int parse(struct record *r, int argc, char **argv, char ***cmd)
 	/* a latency is reported with the kernel stack its tick interrupted */
 	if (run->start.latency_min_ns)
 		run->start.kernel_stack = true;
-	if ((run->start.offcpu_min_ns || r->wall_hz) && (r->system || r->ncgroups)) {
-		fprintf(stderr,
-		        "%s: %s records the threads of a command, -p or -t; not yet -a or "
-		        "-G\n",
-		        PROG, r->wall_hz ? "--wall" : "--off-cpu");
-		return LFR_EXIT_USAGE;
-	}
 	if (r->wall_hz) {
 		/* the time off the CPU is sampled from every interval the module records */
 		if ((run->start.freq_hz && run->start.freq_hz != r->wall_hz) ||

@@ -56,9 +56,10 @@
  *                                 least this many ns (LFR_MIN_OFFCPU_MIN_NS
  *                                 .. LFR_MAX_OFFCPU_MIN_NS), one
  *                                 LFR_REC_OFFCPU record; shorter ones are
- *                                 counted per thread.  Per-task targets
- *                                 only (TGID, TID): EOPNOTSUPP with SYSTEM
- *                                 or CGROUP_ID.  Echoed in the reply.
+ *                                 counted per thread.  Any target kind
+ *                                 (with SYSTEM or CGROUP_ID, a thread's
+ *                                 count starts when it first switches
+ *                                 out).  Echoed in the reply.
  *   LFR_A_LATENCY_MIN_NS    u64   also record sampling latencies: when a
  *                                 tick interrupted a target thread in the
  *                                 kernel and its walk ran at least this

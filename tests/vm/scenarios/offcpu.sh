@@ -3,6 +3,7 @@
 # itself) while a second thread spins.  lfr records it with --off-cpu (and CPU samples at 999 Hz);
 # offcpu.host checks each function's off-CPU time against the workload's own figures, the user
 # and kernel stacks of every interval, and the spinning thread's CPU samples against its CPU time.
+# Then the same with -G, the workload in a cgroup (the timer-mode sampler).
 set -u
 share=${LFR_SHARE:-/tmp}
 rounds=4
@@ -14,10 +15,20 @@ cat "$share/offcpu.txt"
 grep -E 'samples|lost|off-CPU|tid ' "$share/offcpu.err"
 [ $rc = 0 ] || { echo "offcpu: FAILED: lfr record exited $rc"; cat "$share/offcpu.err"; fail=1; }
 lfr status -m >"$share/status.txt" 2>&1
-# per-task targets only in this version: -a and -G say so and exit with the usage status
-lfr record -a --off-cpu -d 1 -o "$share/none.jfr" 2>"$share/usage.err"
+# The same workload in a cgroup, recorded with -G: the timer-mode sampler, with the sched_switch
+# probe stamping the switches of the cgroup's threads.  The recording is stopped (SIGINT) once
+# the workload has exited: a handshake, not a time.
+cg=/sys/fs/cgroup/lfroff
+mkdir -p $cg
+lfr record -F 999 --off-cpu -G lfroff -o "$share/offcpu-cg.jfr" 2>"$share/offcpu-cg.err" &
+rec=$!
+for i in $(seq 6000); do lfr status -m | grep -q 'state=running' && break; sleep 0.1; done # liveness bound only
+sh -c "echo \$\$ >$cg/cgroup.procs; exec offcpu $rounds" >"$share/offcpu-cg.txt"
+kill -INT $rec
+wait $rec
 rc=$?
-if [ $rc != 2 ] || ! grep -q 'not yet -a' "$share/usage.err"; then
-	echo "offcpu: FAILED: lfr record -a --off-cpu exited $rc"; cat "$share/usage.err"; fail=1
-fi
+cat "$share/offcpu-cg.txt"
+grep -E 'samples|lost|off-CPU' "$share/offcpu-cg.err"
+[ $rc = 0 ] || { echo "offcpu: FAILED: lfr record -G exited $rc"; cat "$share/offcpu-cg.err"; fail=1; }
+rmdir $cg
 exit $fail

@@ -10,8 +10,8 @@ rc=$?
 cat "$share/offcpu.txt"
 grep -E 'samples|lost|wall clock|tid ' "$share/wall.err"
 [ $rc = 0 ] || { echo "wall: FAILED: lfr record exited $rc"; cat "$share/wall.err"; fail=1; }
-# per-task targets only, and one rate: -a and a second rate say so and exit with the usage status
-for args in "-a --wall 99" "--wall 99 -F 49 -p 1"; do
+# one rate: a second rate says so and exits with the usage status
+for args in "--wall 99 -F 49 -p 1"; do
 	lfr record $args -d 1 -o "$share/none.jfr" 2>"$share/usage.err"
 	rc=$?
 	if [ $rc != 2 ] || ! grep -q -- '--wall' "$share/usage.err"; then
