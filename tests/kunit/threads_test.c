@@ -4,7 +4,7 @@
  * where no key's probe runs through them, so lookups of absent keys stay
  * short; lookups stay right through any order of inserts and releases; a
  * timer-mode table that is full takes over the entry that ticked least
- * recently, never one in use.
+ * recently, never one in use, and counts an off-CPU interval it cuts.
  */
 #include <kunit/test.h>
 #include <linux/percpu.h>
@@ -44,6 +44,16 @@ static u64 lfr_reclaimed(struct lfr_session *s)
 
 	for_each_possible_cpu(cpu)
 		sum += per_cpu_ptr(s->ctr, cpu)->c[LFR_CTR_THREADS_RECLAIMED];
+	return sum;
+}
+
+static u64 lfr_offcpu_lost(struct lfr_session *s)
+{
+	u64 sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += per_cpu_ptr(s->ctr, cpu)->c[LFR_CTR_OFFCPU_LOST];
 	return sum;
 }
 
@@ -192,11 +202,48 @@ static void lfr_threads_pinned_kept(struct kunit *test)
 	lfr_threads_session_free(s);
 }
 
+/*
+ * Timer mode with off-CPU intervals: a switch-in pins only an entry its
+ * thread has (none is made for it), and an entry taken over while its
+ * thread was off the CPU counts that interval lost, once.
+ */
+static void lfr_threads_offcpu_pins(struct kunit *test)
+{
+	struct lfr_session *s = lfr_threads_session(test, MAXT);
+	struct lfr_thread *e;
+	unsigned int i;
+
+	KUNIT_EXPECT_NULL(test, lfr_thread_pin_found(s, lfr_fake_task(0), 1));
+	KUNIT_EXPECT_EQ(test, atomic_read(&s->threads.used), 0);
+	/* thread 0 switches out at 2 (its entry made), the others tick */
+	e = lfr_thread_pin(s, lfr_fake_task(0), 2);
+	KUNIT_ASSERT_NOT_NULL(test, e);
+	e->off_start = 2;
+	lfr_thread_unpin(e);
+	KUNIT_EXPECT_PTR_EQ(test, lfr_thread_pin_found(s, lfr_fake_task(0), 3),
+			    e);
+	KUNIT_EXPECT_EQ(test, e->last_ns, 3ULL);
+	lfr_thread_unpin(e);
+	for (i = 1; i < MAXT; i++)
+		KUNIT_ASSERT_NOT_NULL(test, lfr_tick_at(s, i, 100 + i));
+	KUNIT_EXPECT_EQ(test, lfr_offcpu_lost(s), 0ULL);
+	/* a newcomer takes thread 0's entry over: its interval is lost */
+	KUNIT_ASSERT_NOT_NULL(test, lfr_tick_at(s, MAXT, 200));
+	KUNIT_EXPECT_NULL(test, lfr_thread_pin_found(s, lfr_fake_task(0), 201));
+	KUNIT_EXPECT_EQ(test, lfr_offcpu_lost(s), 1ULL);
+	/* the others were on the CPU: taken over, nothing more is lost */
+	for (i = MAXT + 1; i < 2 * MAXT; i++)
+		KUNIT_ASSERT_NOT_NULL(test, lfr_tick_at(s, i, 300 + i));
+	KUNIT_EXPECT_EQ(test, lfr_offcpu_lost(s), 1ULL);
+	lfr_threads_session_free(s);
+}
+
 static struct kunit_case lfr_threads_cases[] = {
 	KUNIT_CASE(lfr_threads_no_tombstones_left),
 	KUNIT_CASE(lfr_threads_lookups_stay_right),
 	KUNIT_CASE(lfr_threads_reclaim_least_recent),
 	KUNIT_CASE(lfr_threads_pinned_kept),
+	KUNIT_CASE(lfr_threads_offcpu_pins),
 	{}
 };
 

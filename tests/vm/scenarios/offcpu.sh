@@ -3,7 +3,8 @@
 # itself) while a second thread spins.  lfr records it with --off-cpu (and CPU samples at 999 Hz);
 # offcpu.host checks each function's off-CPU time against the workload's own figures, the user
 # and kernel stacks of every interval, and the spinning thread's CPU samples against its CPU time.
-# Then the same with -G, the workload in a cgroup (the timer-mode sampler).
+# Then the same with -G, the workload in a cgroup (the timer-mode sampler), and with -a into a
+# repository, as the always-on service records, dumped.
 set -u
 share=${LFR_SHARE:-/tmp}
 rounds=4
@@ -31,4 +32,19 @@ cat "$share/offcpu-cg.txt"
 grep -E 'samples|lost|off-CPU' "$share/offcpu-cg.err"
 [ $rc = 0 ] || { echo "offcpu: FAILED: lfr record -G exited $rc"; cat "$share/offcpu-cg.err"; fail=1; }
 rmdir $cg
+
+# The always-on service's way, with --off-cpu in its options: every thread (-a) into a repository
+# of chunk files, dumped after the workload has exited (a handshake, not a time).
+repo=/tmp/offcpu-repo
+lfr record -a -q -F 49 --off-cpu --chunk-age 1s --repository "$repo" --max-age 10m \
+	2>"$share/offcpu-all.err" &
+rec=$!
+for i in $(seq 6000); do lfr status -m | grep -q 'state=running' && break; sleep 0.1; done # liveness bound only
+offcpu "$rounds" >"$share/offcpu-all.txt"
+kill -INT $rec
+wait $rec
+rc=$?
+[ $rc = 0 ] || { echo "offcpu: FAILED: lfr record -a --repository exited $rc"; cat "$share/offcpu-all.err"; fail=1; }
+lfr dump -o "$share/offcpu-all.jfr" "$repo" || { echo "offcpu: FAILED: lfr dump"; fail=1; }
+rm -rf "$repo"
 exit $fail
