@@ -116,6 +116,7 @@ struct stack_entry {
 	(LFR_SAMPLE_F_USER_TRUNCATED | LFR_SAMPLE_F_USER_FAULT | LFR_SAMPLE_F_USER_BAD_FRAME |     \
 	 LFR_SAMPLE_F_USER_NO_CFI | LFR_SAMPLE_F_KERNEL_TRUNCATED)
 #define STACK_IPS (1u << 21)
+#define LOOKED_RECENT 64u
 
 struct lfr_recorder {
 	struct lfr_jfr_writer *w;
@@ -134,7 +135,9 @@ struct lfr_recorder {
 	struct lfr_sym *sym;
 	struct batch in;       /* records added since the last hand-over (the reading side) */
 	struct hashtab looked; /* processes whose command line was read (the reading side) */
-	uint32_t looked_last;  /* the one looked at last: most records are of the same process */
+	/* some looked at lately, by their low bits: the records of a ring's few busy processes
+	 * interleave, and each record asks */
+	uint32_t looked_recent[LOOKED_RECENT];
 	struct batch cur, waiting; /* waiting: samples held back one batch for their mapping */
 	struct idmap threads, procs;
 	struct behind *behind; /* naming runs on a thread of its own */
@@ -304,12 +307,10 @@ static void set_cmdline(struct process *p, char *cmdline)
 /*
  * A process seen for the first time: read its command line now, while it most likely lives
  * (records arrive within a poll interval; their batch is applied a second or more later), and
- * pass it on in the batch.
+ * pass it on in the batch.  Out of line: its buffer is not set up for every record that asks.
  */
-static int look_at_process(struct lfr_recorder *r, uint32_t tgid)
+static __attribute__((noinline)) int read_cmdline(struct lfr_recorder *r, uint32_t tgid)
 {
-	struct hashtab_slot *seen;
-	bool fresh = false;
 	char path[32];
 	union {
 		struct rec_cmdline rec;
@@ -318,14 +319,6 @@ static int look_at_process(struct lfr_recorder *r, uint32_t tgid)
 	ssize_t n = -1;
 	int fd;
 
-	if (!tgid || tgid == r->looked_last)
-		return 0;
-	seen = hashtab_put(&r->looked, tgid, 0, &fresh);
-	if (!seen)
-		return 0;
-	r->looked_last = tgid;
-	if (!fresh)
-		return 0;
 	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/cmdline", tgid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd >= 0) {
@@ -339,6 +332,21 @@ static int look_at_process(struct lfr_recorder *r, uint32_t tgid)
 	u.rec.tgid = tgid;
 	u.rec.len = (uint32_t)n;
 	return in_push(r, &u.rec, u.rec.hdr.size);
+}
+
+/* Every record with a process asks (the command line is read on the process's first). */
+static inline int look_at_process(struct lfr_recorder *r, uint32_t tgid)
+{
+	struct hashtab_slot *seen;
+	bool fresh = false;
+
+	if (!tgid || r->looked_recent[tgid % LOOKED_RECENT] == tgid)
+		return 0;
+	seen = hashtab_put(&r->looked, tgid, 0, &fresh);
+	if (!seen)
+		return 0;
+	r->looked_recent[tgid % LOOKED_RECENT] = tgid;
+	return fresh ? read_cmdline(r, tgid) : 0;
 }
 
 static void apply_cmdline(struct lfr_recorder *r, const struct rec_cmdline *c)
