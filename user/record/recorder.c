@@ -1260,6 +1260,21 @@ static int apply(struct lfr_recorder *r, struct batch *b, int pass, bool final, 
 		int err = 0;
 
 		off += h->size;
+		/* the two records of every sample, checked inline, without the decoder's copy */
+		if (pass == 1 && h->type == LFR_REC_TICK && lfr_record_tick_ok(h)) {
+			r->hold = hold;
+			r->final = final;
+			if ((err = lfr_join_tick(r->join, (const void *)h, on_joined, r)))
+				return err;
+			continue;
+		}
+		if (pass == 1 && h->type == LFR_REC_USTACK && lfr_record_ustack_ok(h)) {
+			r->hold = hold;
+			r->final = final;
+			if ((err = lfr_join_ustack(r->join, (const void *)h, on_joined, r)))
+				return err;
+			continue;
+		}
 		if (h->type == REC_CMDLINE) {
 			if (pass == 0)
 				apply_cmdline(r, (const struct rec_cmdline *)h);
