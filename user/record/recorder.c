@@ -48,13 +48,18 @@ struct process {
 	char *cmdline;       /* arguments joined by spaces, or NULL */
 };
 
+#define IDMAP_RECENT 64u
+
 /* Objects keyed by a non-zero u32 id (tid or tgid), each allocated zeroed with its id set. */
 struct idmap {
 	struct hashtab t; /* id -> object */
 	size_t elem;
-	/* the object last asked for: consecutive records are mostly of one thread and process */
-	uint32_t last_id;
-	void *last;
+	/* objects asked for lately, by the low bits of their ids: the records of a ring are mostly
+	 * of a few threads and processes, interleaved, and an object never moves */
+	struct idmap_recent {
+		uint32_t id;
+		void *o;
+	} recent[IDMAP_RECENT];
 };
 
 /*
@@ -175,31 +180,41 @@ struct lfr_recorder {
  */
 #define JIT_WAIT_MAX (64u << 20)
 
-/* The object of id, added when absent; NULL on ENOMEM.  Objects live as long as the map. */
-static void *idmap_get(struct idmap *m, uint32_t id)
+/* idmap_get() of an object not asked for lately: looked up, or added. */
+static void *idmap_find(struct idmap *m, uint32_t id)
 {
+	struct idmap_recent *c = &m->recent[id % IDMAP_RECENT];
 	bool fresh;
-	struct hashtab_slot *s;
+	struct hashtab_slot *s = hashtab_put(&m->t, id, 0, &fresh);
 	void *o;
 
-	if (m->last && m->last_id == id)
-		return m->last;
-	s = hashtab_put(&m->t, id, 0, &fresh);
 	if (!s)
 		return NULL;
 	if (!fresh) {
-		m->last_id = id;
-		m->last = (void *)(uintptr_t)s->v;
-		return m->last;
+		o = (void *)(uintptr_t)s->v;
+	} else {
+		o = calloc(1, m->elem);
+		if (!o) {
+			hashtab_del(&m->t, s);
+			return NULL;
+		}
+		memcpy(o, &id, sizeof(id));
+		s->v = (uint64_t)(uintptr_t)o;
 	}
-	o = calloc(1, m->elem);
-	if (!o) {
-		hashtab_del(&m->t, s);
-		return NULL;
-	}
-	memcpy(o, &id, sizeof(id));
-	s->v = (uint64_t)(uintptr_t)o;
+	c->id = id;
+	c->o = o;
 	return o;
+}
+
+/*
+ * The object of id, added when absent; NULL on ENOMEM.  Objects live as long as the map.  Inline:
+ * each sample asks for its thread and process.
+ */
+static inline void *idmap_get(struct idmap *m, uint32_t id)
+{
+	const struct idmap_recent *c = &m->recent[id % IDMAP_RECENT];
+
+	return c->o && c->id == id ? c->o : idmap_find(m, id);
 }
 
 static void idmap_free(struct idmap *m, void (*fini)(void *o))
@@ -210,7 +225,7 @@ static void idmap_free(struct idmap *m, void (*fini)(void *o))
 		free((void *)(uintptr_t)s->v);
 	}
 	hashtab_free(&m->t);
-	m->last = NULL;
+	memset(m->recent, 0, sizeof(m->recent));
 }
 
 static void process_fini(void *o)
