@@ -617,8 +617,8 @@ static int apply_mmap(struct lfr_recorder *r, const struct lfr_rec_mmap *m, cons
 	return err == -ENOMEM ? err : 0;
 }
 
-static int thread_key_of(struct lfr_recorder *r, struct thread *t, struct process *p, uint32_t tid,
-                         uint32_t tgid, uint64_t *key);
+static inline int thread_key_of(struct lfr_recorder *r, struct thread *t, struct process *p,
+                                uint32_t tid, uint32_t tgid, uint64_t *key);
 
 static int thread_key(struct lfr_recorder *r, uint32_t tid, uint32_t tgid, uint64_t *key)
 {
@@ -630,16 +630,12 @@ static int thread_key(struct lfr_recorder *r, uint32_t tid, uint32_t tgid, uint6
 	return thread_key_of(r, t, p, tid, tgid, key);
 }
 
-/* thread_key() of thread T (tid) in process P (tgid), both already looked up. */
-static int thread_key_of(struct lfr_recorder *r, struct thread *t, struct process *p, uint32_t tid,
-                         uint32_t tgid, uint64_t *key)
+/* thread_key_of() of a thread not written since its name or its process's name changed. */
+static int thread_key_new(struct lfr_recorder *r, struct thread *t, struct process *p, uint32_t tid,
+                          uint32_t tgid, uint64_t *key)
 {
 	char name[32], proc[32];
 
-	if (t->key && t->tgid == tgid && t->proc_gen == p->gen) {
-		*key = t->key;
-		return 0;
-	}
 	if (!t->comm[0])
 		snprintf(name, sizeof(name), "[%" PRIu32 "]", tid);
 	else
@@ -651,6 +647,20 @@ static int thread_key_of(struct lfr_recorder *r, struct thread *t, struct proces
 
 	*key = t->key;
 	return err;
+}
+
+/*
+ * thread_key() of thread T (tid) in process P (tgid), both already looked up.  Inline: every sample
+ * asks, and its thread is mostly written already.
+ */
+static inline int thread_key_of(struct lfr_recorder *r, struct thread *t, struct process *p,
+                                uint32_t tid, uint32_t tgid, uint64_t *key)
+{
+	if (t->key && t->tgid == tgid && t->proc_gen == p->gen) {
+		*key = t->key;
+		return 0;
+	}
+	return thread_key_new(r, t, p, tid, tgid, key);
 }
 
 static int describe_process(struct lfr_recorder *r, uint32_t tgid, uint64_t ticks);
