@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/varint.h"
+
 #define JFR_VARINT_MAX 9
 
 /* JFR string encodings (first byte of every string value). */
@@ -62,6 +64,11 @@ static inline void jfr_buf_varint(struct jfr_buf *b, uint64_t v)
 		return;
 	}
 	jfr_buf_varint_any(b, v);
+}
+/* Writes v as a varint at p, which has room for JFR_VARINT_MAX bytes; returns the byte after it. */
+static inline uint8_t *jfr_put_varint(uint8_t *p, uint64_t v)
+{
+	return p + varint_encode(p, v, JFR_VARINT_MAX);
 }
 /* Appends v as a varint of exactly width bytes (1..9); returns its offset for jfr_patch_varint. */
 size_t jfr_buf_varint_padded(struct jfr_buf *b, uint64_t v, unsigned width);

@@ -1118,7 +1118,17 @@ static int commit_sticky(struct lfr_jfr_writer *w, uint16_t type, uint16_t group
 	return err ? err : commit(w);
 }
 
-static int ref(struct lfr_jfr_writer *w, int pool, uint64_t key, const char *what)
+/* A reference to an entry that the current segment has not referenced yet. */
+static int ref_new(struct lfr_jfr_writer *w, int pool, uint64_t key, struct pool_entry *e)
+{
+	e->seg = w->seg_seq;
+	if (keyvec_push(&w->seg_refs[pool], key))
+		return nomem(w, "recording a reference");
+	return 0;
+}
+
+/* Inline: every event refers to its thread and stack, mostly ones already referenced. */
+static inline int ref(struct lfr_jfr_writer *w, int pool, uint64_t key, const char *what)
 {
 	struct pool_entry *e;
 
@@ -1127,12 +1137,7 @@ static int ref(struct lfr_jfr_writer *w, int pool, uint64_t key, const char *wha
 	e = pool_get(&w->pools[pool], key);
 	if (!e)
 		return fail(w, EINVAL, "unknown %s key %llu", what, (unsigned long long)key);
-	if (e->seg != w->seg_seq) {
-		e->seg = w->seg_seq;
-		if (keyvec_push(&w->seg_refs[pool], key))
-			return nomem(w, "recording a reference");
-	}
-	return 0;
+	return e->seg == w->seg_seq ? 0 : ref_new(w, pool, key, e);
 }
 
 static void seg_ticks(struct lfr_jfr_writer *w, uint64_t ticks)
@@ -1170,37 +1175,14 @@ static int commit(struct lfr_jfr_writer *w)
 	return committed(w);
 }
 
-/*
- * An event of a few varints, less than 128 bytes in all, is written in place among the events:
- * its size, one byte, is set once its fields are in (no copy, no size computed twice).
- */
+/* An event of a few varints, less than 128 bytes in all: its size is one byte. */
 #define SMALL_EVENT_MAX 127
-
-static size_t begin_small(struct lfr_jfr_writer *w, uint16_t type, uint64_t ticks)
-{
-	size_t at = w->ev.len;
-
-	if (jfr_buf_reserve(&w->ev, SMALL_EVENT_MAX)) {
-		w->ev.data[w->ev.len++] = 0;
-		jfr_buf_varint(&w->ev, type);
-		jfr_buf_varint(&w->ev, ticks);
-	}
-	seg_ticks(w, ticks);
-	return at;
-}
-
-static int commit_small(struct lfr_jfr_writer *w, size_t at)
-{
-	if (w->ev.oom)
-		return nomem(w, "buffering an event");
-	w->ev.data[at] = (uint8_t)(w->ev.len - at);
-	return committed(w);
-}
 
 /* A thread's sample of TYPE (jdk.ExecutionSample, jdk.NativeMethodSample): thread, stack, state. */
 static int thread_sample(struct lfr_jfr_writer *w, uint16_t type, uint64_t ticks, uint64_t thread,
                          uint64_t stack, enum lfr_jfr_thread_state state)
 {
+	uint8_t *at, *p;
 	int err;
 
 	if ((err = check_live(w)))
@@ -1209,14 +1191,24 @@ static int thread_sample(struct lfr_jfr_writer *w, uint16_t type, uint64_t ticks
 		return fail(w, EINVAL, "invalid thread state %d", (int)state);
 	if ((err = ref(w, P_THREAD, thread, "thread")) || (err = ref(w, P_STACK, stack, "stack")))
 		return err;
-	/* at most 1 + 2 + 4 x 9 bytes */
-	size_t at = begin_small(w, type, ticks);
-
-	jfr_buf_varint(&w->ev, thread);
-	jfr_buf_varint(&w->ev, stack);
-	jfr_buf_varint(&w->ev, state);
+	/*
+	 * at most 1 + 2 + 4 x 9 bytes, encoded through one pointer after one check for room: this
+	 * runs once per sample, and a buffer call per field was most of its cost
+	 */
+	if (w->ev.oom ||
+	    (w->ev.len + SMALL_EVENT_MAX > w->ev.cap && !jfr_buf_reserve(&w->ev, SMALL_EVENT_MAX)))
+		return nomem(w, "buffering an event");
+	at = w->ev.data + w->ev.len;
+	p = jfr_put_varint(at + 1, type);
+	p = jfr_put_varint(p, ticks);
+	p = jfr_put_varint(p, thread);
+	p = jfr_put_varint(p, stack);
+	p = jfr_put_varint(p, state);
+	*at = (uint8_t)(p - at);
+	w->ev.len += (size_t)(p - at);
+	seg_ticks(w, ticks);
 	w->st.samples += type == T_EXECUTION_SAMPLE;
-	return commit_small(w, at);
+	return committed(w);
 }
 
 int lfr_jfr_execution_sample(struct lfr_jfr_writer *w, uint64_t ticks, uint64_t thread,
@@ -1278,10 +1270,24 @@ static unsigned sample_events(const struct lfr_jfr_writer *w)
 	return w->opt.sample_events ? w->opt.sample_events : LFR_JFR_SAMPLE_DEFAULT;
 }
 
+static int sample_events_of(struct lfr_jfr_writer *w, unsigned set, uint64_t ticks, uint64_t thread,
+                            uint64_t stack, enum lfr_jfr_thread_state state, uint64_t period_ns);
+
 int lfr_jfr_sample(struct lfr_jfr_writer *w, uint64_t ticks, uint64_t thread, uint64_t stack,
                    enum lfr_jfr_thread_state state, uint64_t period_ns)
 {
 	unsigned set = sample_events(w);
+
+	/* the default: one event, a call of its own (no registers saved for the other) */
+	if (set == LFR_JFR_SAMPLE_EXECUTION)
+		return thread_sample(w, T_EXECUTION_SAMPLE, ticks, thread, stack, state);
+	return sample_events_of(w, set, ticks, thread, stack, state, period_ns);
+}
+
+/* lfr_jfr_sample() with the events of SET, the CPU-time sample among them. */
+static int sample_events_of(struct lfr_jfr_writer *w, unsigned set, uint64_t ticks, uint64_t thread,
+                            uint64_t stack, enum lfr_jfr_thread_state state, uint64_t period_ns)
+{
 	int err;
 
 	if (set & LFR_JFR_SAMPLE_EXECUTION) {

@@ -48,6 +48,27 @@ struct lfr_record {
 	};
 };
 
+/*
+ * Whether a TICK, or a USTACK, record passes lfr_record_decode: inline, for the two records of
+ * every sample (the reasons of a malformed one are the decoder's to tell).
+ */
+static inline bool lfr_record_tick_ok(const struct lfr_rec_header *h)
+{
+	const struct lfr_rec_tick *t = (const void *)h;
+
+	return h->size >= sizeof(*t) && !(h->size % 8) &&
+	       sizeof(*t) + (uint64_t)t->nr_kernel * sizeof(uint64_t) <= h->size;
+}
+
+static inline bool lfr_record_ustack_ok(const struct lfr_rec_header *h)
+{
+	const struct lfr_rec_ustack *u = (const void *)h;
+
+	return h->size >= sizeof(*u) && !(h->size % 8) &&
+	       sizeof(*u) + ((uint64_t)u->nr_user + u->nr_words) * sizeof(uint64_t) <= h->size &&
+	       u->lost_reason <= LFR_LOST_MAX;
+}
+
 /* Returns 0, or -1 with the reason in WHY when the record is malformed. */
 int lfr_record_decode(const struct lfr_rec_header *h, struct lfr_record *out, char *why,
                       size_t whylen);

@@ -53,27 +53,20 @@ int batch_map(struct batch *b, size_t cap)
 	return 0;
 }
 
-int batch_push(struct batch *b, const void *rec, size_t size)
+int batch_grow(struct batch *b, size_t size)
 {
-	if (!batch_fits(b, size)) {
-		size_t ncap = b->cap ? b->cap * 2 : 1 << 20;
+	size_t ncap = b->cap ? b->cap * 2 : 1 << 20;
 
-		while (ncap < b->len + size)
-			ncap *= 2;
-		if (b->mapped) {
-			if (batch_map(b, ncap))
-				return -ENOMEM;
-		} else {
-			uint8_t *nb = realloc(b->buf, ncap);
+	while (ncap < b->len + size)
+		ncap *= 2;
+	if (b->mapped)
+		return batch_map(b, ncap);
+	uint8_t *nb = realloc(b->buf, ncap);
 
-			if (!nb)
-				return -ENOMEM;
-			b->buf = nb;
-			b->cap = ncap;
-		}
-	}
-	memcpy(b->buf + b->len, rec, size);
-	b->len += size;
+	if (!nb)
+		return -ENOMEM;
+	b->buf = nb;
+	b->cap = ncap;
 	return 0;
 }
 

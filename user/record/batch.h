@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* The size (and alignment) of the blocks of a mapped batch. */
 #define BATCH_BLOCK (256u << 10)
@@ -32,13 +33,28 @@ struct batch {
 /* Gives B a mapped buffer of at least CAP bytes (whole blocks), populated; 0 or -ENOMEM. */
 int batch_map(struct batch *b, size_t cap);
 
-/* Appends SIZE bytes at REC, growing the buffer (a mapped one stays mapped); 0 or -ENOMEM. */
-int batch_push(struct batch *b, const void *rec, size_t size);
-
 /* Whether SIZE more bytes fit without growing. */
 static inline bool batch_fits(const struct batch *b, size_t size)
 {
 	return b->len + size <= b->cap;
+}
+
+/* Makes room for SIZE more bytes (a mapped buffer stays mapped); 0 or -ENOMEM. */
+int batch_grow(struct batch *b, size_t size);
+
+/*
+ * Appends SIZE bytes at REC, growing the buffer when needed; 0 or -ENOMEM.  Inline: every record
+ * read is copied once.
+ */
+static inline int batch_push(struct batch *b, const void *rec, size_t size)
+{
+	int err;
+
+	if (!batch_fits(b, size) && (err = batch_grow(b, size)))
+		return err;
+	memcpy(b->buf + b->len, rec, size);
+	b->len += size;
+	return 0;
 }
 
 /* Exchanges the bytes of two batches (not their places in a list). */

@@ -48,13 +48,18 @@ struct process {
 	char *cmdline;       /* arguments joined by spaces, or NULL */
 };
 
+#define IDMAP_RECENT 64u
+
 /* Objects keyed by a non-zero u32 id (tid or tgid), each allocated zeroed with its id set. */
 struct idmap {
 	struct hashtab t; /* id -> object */
 	size_t elem;
-	/* the object last asked for: consecutive records are mostly of one thread and process */
-	uint32_t last_id;
-	void *last;
+	/* objects asked for lately, by the low bits of their ids: the records of a ring are mostly
+	 * of a few threads and processes, interleaved, and an object never moves */
+	struct idmap_recent {
+		uint32_t id;
+		void *o;
+	} recent[IDMAP_RECENT];
 };
 
 /*
@@ -116,6 +121,7 @@ struct stack_entry {
 	(LFR_SAMPLE_F_USER_TRUNCATED | LFR_SAMPLE_F_USER_FAULT | LFR_SAMPLE_F_USER_BAD_FRAME |     \
 	 LFR_SAMPLE_F_USER_NO_CFI | LFR_SAMPLE_F_KERNEL_TRUNCATED)
 #define STACK_IPS (1u << 21)
+#define LOOKED_RECENT 64u
 
 struct lfr_recorder {
 	struct lfr_jfr_writer *w;
@@ -134,7 +140,9 @@ struct lfr_recorder {
 	struct lfr_sym *sym;
 	struct batch in;       /* records added since the last hand-over (the reading side) */
 	struct hashtab looked; /* processes whose command line was read (the reading side) */
-	uint32_t looked_last;  /* the one looked at last: most records are of the same process */
+	/* some looked at lately, by their low bits: the records of a ring's few busy processes
+	 * interleave, and each record asks */
+	uint32_t looked_recent[LOOKED_RECENT];
 	struct batch cur, waiting; /* waiting: samples held back one batch for their mapping */
 	struct idmap threads, procs;
 	struct behind *behind; /* naming runs on a thread of its own */
@@ -172,31 +180,41 @@ struct lfr_recorder {
  */
 #define JIT_WAIT_MAX (64u << 20)
 
-/* The object of id, added when absent; NULL on ENOMEM.  Objects live as long as the map. */
-static void *idmap_get(struct idmap *m, uint32_t id)
+/* idmap_get() of an object not asked for lately: looked up, or added. */
+static void *idmap_find(struct idmap *m, uint32_t id)
 {
+	struct idmap_recent *c = &m->recent[id % IDMAP_RECENT];
 	bool fresh;
-	struct hashtab_slot *s;
+	struct hashtab_slot *s = hashtab_put(&m->t, id, 0, &fresh);
 	void *o;
 
-	if (m->last && m->last_id == id)
-		return m->last;
-	s = hashtab_put(&m->t, id, 0, &fresh);
 	if (!s)
 		return NULL;
 	if (!fresh) {
-		m->last_id = id;
-		m->last = (void *)(uintptr_t)s->v;
-		return m->last;
+		o = (void *)(uintptr_t)s->v;
+	} else {
+		o = calloc(1, m->elem);
+		if (!o) {
+			hashtab_del(&m->t, s);
+			return NULL;
+		}
+		memcpy(o, &id, sizeof(id));
+		s->v = (uint64_t)(uintptr_t)o;
 	}
-	o = calloc(1, m->elem);
-	if (!o) {
-		hashtab_del(&m->t, s);
-		return NULL;
-	}
-	memcpy(o, &id, sizeof(id));
-	s->v = (uint64_t)(uintptr_t)o;
+	c->id = id;
+	c->o = o;
 	return o;
+}
+
+/*
+ * The object of id, added when absent; NULL on ENOMEM.  Objects live as long as the map.  Inline:
+ * each sample asks for its thread and process.
+ */
+static inline void *idmap_get(struct idmap *m, uint32_t id)
+{
+	const struct idmap_recent *c = &m->recent[id % IDMAP_RECENT];
+
+	return c->o && c->id == id ? c->o : idmap_find(m, id);
 }
 
 static void idmap_free(struct idmap *m, void (*fini)(void *o))
@@ -207,7 +225,7 @@ static void idmap_free(struct idmap *m, void (*fini)(void *o))
 		free((void *)(uintptr_t)s->v);
 	}
 	hashtab_free(&m->t);
-	m->last = NULL;
+	memset(m->recent, 0, sizeof(m->recent));
 }
 
 static void process_fini(void *o)
@@ -304,12 +322,10 @@ static void set_cmdline(struct process *p, char *cmdline)
 /*
  * A process seen for the first time: read its command line now, while it most likely lives
  * (records arrive within a poll interval; their batch is applied a second or more later), and
- * pass it on in the batch.
+ * pass it on in the batch.  Out of line: its buffer is not set up for every record that asks.
  */
-static int look_at_process(struct lfr_recorder *r, uint32_t tgid)
+static __attribute__((noinline)) int read_cmdline(struct lfr_recorder *r, uint32_t tgid)
 {
-	struct hashtab_slot *seen;
-	bool fresh = false;
 	char path[32];
 	union {
 		struct rec_cmdline rec;
@@ -318,14 +334,6 @@ static int look_at_process(struct lfr_recorder *r, uint32_t tgid)
 	ssize_t n = -1;
 	int fd;
 
-	if (!tgid || tgid == r->looked_last)
-		return 0;
-	seen = hashtab_put(&r->looked, tgid, 0, &fresh);
-	if (!seen)
-		return 0;
-	r->looked_last = tgid;
-	if (!fresh)
-		return 0;
 	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/cmdline", tgid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd >= 0) {
@@ -339,6 +347,21 @@ static int look_at_process(struct lfr_recorder *r, uint32_t tgid)
 	u.rec.tgid = tgid;
 	u.rec.len = (uint32_t)n;
 	return in_push(r, &u.rec, u.rec.hdr.size);
+}
+
+/* Every record with a process asks (the command line is read on the process's first). */
+static inline int look_at_process(struct lfr_recorder *r, uint32_t tgid)
+{
+	struct hashtab_slot *seen;
+	bool fresh = false;
+
+	if (!tgid || r->looked_recent[tgid % LOOKED_RECENT] == tgid)
+		return 0;
+	seen = hashtab_put(&r->looked, tgid, 0, &fresh);
+	if (!seen)
+		return 0;
+	r->looked_recent[tgid % LOOKED_RECENT] = tgid;
+	return fresh ? read_cmdline(r, tgid) : 0;
 }
 
 static void apply_cmdline(struct lfr_recorder *r, const struct rec_cmdline *c)
@@ -594,8 +617,8 @@ static int apply_mmap(struct lfr_recorder *r, const struct lfr_rec_mmap *m, cons
 	return err == -ENOMEM ? err : 0;
 }
 
-static int thread_key_of(struct lfr_recorder *r, struct thread *t, struct process *p, uint32_t tid,
-                         uint32_t tgid, uint64_t *key);
+static inline int thread_key_of(struct lfr_recorder *r, struct thread *t, struct process *p,
+                                uint32_t tid, uint32_t tgid, uint64_t *key);
 
 static int thread_key(struct lfr_recorder *r, uint32_t tid, uint32_t tgid, uint64_t *key)
 {
@@ -607,16 +630,12 @@ static int thread_key(struct lfr_recorder *r, uint32_t tid, uint32_t tgid, uint6
 	return thread_key_of(r, t, p, tid, tgid, key);
 }
 
-/* thread_key() of thread T (tid) in process P (tgid), both already looked up. */
-static int thread_key_of(struct lfr_recorder *r, struct thread *t, struct process *p, uint32_t tid,
-                         uint32_t tgid, uint64_t *key)
+/* thread_key_of() of a thread not written since its name or its process's name changed. */
+static int thread_key_new(struct lfr_recorder *r, struct thread *t, struct process *p, uint32_t tid,
+                          uint32_t tgid, uint64_t *key)
 {
 	char name[32], proc[32];
 
-	if (t->key && t->tgid == tgid && t->proc_gen == p->gen) {
-		*key = t->key;
-		return 0;
-	}
 	if (!t->comm[0])
 		snprintf(name, sizeof(name), "[%" PRIu32 "]", tid);
 	else
@@ -628,6 +647,20 @@ static int thread_key_of(struct lfr_recorder *r, struct thread *t, struct proces
 
 	*key = t->key;
 	return err;
+}
+
+/*
+ * thread_key() of thread T (tid) in process P (tgid), both already looked up.  Inline: every sample
+ * asks, and its thread is mostly written already.
+ */
+static inline int thread_key_of(struct lfr_recorder *r, struct thread *t, struct process *p,
+                                uint32_t tid, uint32_t tgid, uint64_t *key)
+{
+	if (t->key && t->tgid == tgid && t->proc_gen == p->gen) {
+		*key = t->key;
+		return 0;
+	}
+	return thread_key_new(r, t, p, tid, tgid, key);
 }
 
 static int describe_process(struct lfr_recorder *r, uint32_t tgid, uint64_t ticks);
@@ -1252,6 +1285,21 @@ static int apply(struct lfr_recorder *r, struct batch *b, int pass, bool final, 
 		int err = 0;
 
 		off += h->size;
+		/* the two records of every sample, checked inline, without the decoder's copy */
+		if (pass == 1 && h->type == LFR_REC_TICK && lfr_record_tick_ok(h)) {
+			r->hold = hold;
+			r->final = final;
+			if ((err = lfr_join_tick(r->join, (const void *)h, on_joined, r)))
+				return err;
+			continue;
+		}
+		if (pass == 1 && h->type == LFR_REC_USTACK && lfr_record_ustack_ok(h)) {
+			r->hold = hold;
+			r->final = final;
+			if ((err = lfr_join_ustack(r->join, (const void *)h, on_joined, r)))
+				return err;
+			continue;
+		}
 		if (h->type == REC_CMDLINE) {
 			if (pass == 0)
 				apply_cmdline(r, (const struct rec_cmdline *)h);
