@@ -13,6 +13,7 @@
 #include "cli/options.h"
 #include "lib/outfile.h"
 #include "report/diff.h"
+#include "report/html_views.h"
 #include "report/report.h"
 
 static void report_usage(FILE *out)
@@ -542,6 +543,19 @@ int cmd_report(int argc, char **argv)
 			        (unsigned long long)rep->nchunks, rep->nchunks == 1 ? "" : "s");
 		status = LFR_EXIT_FORMAT;
 	}
+	/*
+	 * The page without a view option holds every view the recording has data for (CPU,
+	 * off-CPU, wall): read before the output is opened, so that a failure leaves it as it was
+	 */
+	struct report_html_views views = {.n = 0};
+	if (rep && rc == 0 && print == report_print_html && !o.nevents && !o.value_field &&
+	    report_html_views_read(r, rep, &o, debuginfod, &views)) {
+		fprintf(stderr, "lfr report: %s\n", r->err);
+		report_html_views_free(&views);
+		report_free(rep);
+		jfr_close(r);
+		return LFR_EXIT_FAILURE;
+	}
 	if (rep && (rc == 0 || rep->nchunks)) {
 		struct lfr_outfile of = {.fd = -1};
 		FILE *out = stdout;
@@ -549,26 +563,28 @@ int cmd_report(int argc, char **argv)
 
 		if (output && lfr_outfile_open(&of, output, 0640, err, sizeof(err))) {
 			fprintf(stderr, "lfr report: %s\n", err);
-			report_free(rep);
-			jfr_close(r);
-			return LFR_EXIT_IO;
+			status = LFR_EXIT_IO;
+			goto done;
 		}
 		if (output && !(out = fdopen(of.fd, "w"))) {
 			fprintf(stderr, "lfr report: cannot write %s: %s\n", output,
 			        strerror(errno));
 			lfr_outfile_abort(&of);
-			report_free(rep);
-			jfr_close(r);
-			return LFR_EXIT_IO;
+			status = LFR_EXIT_IO;
+			goto done;
 		}
 		if (pprof)
 			failed = report_print_pprof(rep, &o, out);
+		else if (views.n > 1)
+			report_print_html_views(views.v, views.n, out);
 		else if (print)
 			print(rep, &o, out);
 		else
 			report_print_summary(rep, out);
 		status = finish_output(out, output, &of, failed, status);
 	}
+done:
+	report_html_views_free(&views);
 	report_free(rep);
 	jfr_close(r);
 	return status;
