@@ -553,13 +553,22 @@ int cmd_report(int argc, char **argv)
 	 * off-CPU, wall): read before the output is opened, so that a failure leaves it as it was
 	 */
 	struct report_html_views views = {.n = 0};
-	if (rep && rc == 0 && print == report_print_html && !o.nevents && !o.value_field &&
-	    report_html_views_read(r, rep, &o, debuginfod, &views)) {
-		fprintf(stderr, "lfr report: %s\n", r->err);
-		report_html_views_free(&views);
-		report_free(rep);
-		jfr_close(r);
-		return LFR_EXIT_FAILURE;
+	if (rep && rc == 0 && print == report_print_html && !o.nevents && !o.value_field) {
+		bool failed = report_html_views_read(r, rep, &o, &views) < 0;
+		if (failed)
+			fprintf(stderr, "lfr report: %s\n", r->err);
+		/* the objects left unnamed are the CPU view's too: said once, above */
+		for (size_t i = 1; !failed && i < views.n; i++)
+			if (report_name_frames(views.own[i], NULL, debuginfod)) {
+				fprintf(stderr, "lfr report: out of memory naming frames\n");
+				failed = true;
+			}
+		if (failed) {
+			report_html_views_free(&views);
+			report_free(rep);
+			jfr_close(r);
+			return LFR_EXIT_FAILURE;
+		}
 	}
 	if (rep && (rc == 0 || rep->nchunks)) {
 		struct lfr_outfile of = {.fd = -1};

@@ -4,7 +4,6 @@
  * are read in passes of their own over the same file, as `lfr report --off-cpu` and `--wall`
  * read them: a page's off-CPU or wall view then holds exactly what those reports show.
  */
-#include <stdio.h>
 #include <string.h>
 
 #include "report/html_views.h"
@@ -44,8 +43,7 @@ static bool has_events(const struct report *rep, const char *type)
 }
 
 /* Reads the view the options o select into vs's next slot. */
-static int read_view(struct jfr_reader *r, struct report_html_views *vs, struct report_opts *o,
-                     bool debuginfod)
+static int read_view(struct jfr_reader *r, struct report_html_views *vs, struct report_opts *o)
 {
 	size_t i = vs->n;
 	struct report *rep = NULL;
@@ -57,19 +55,11 @@ static int read_view(struct jfr_reader *r, struct report_html_views *vs, struct 
 	vs->own[i] = rep;
 	vs->v[i].rep = rep;
 	vs->n++;
-	if (rc < 0)
-		return -1;
-	/* the objects left unnamed are the CPU view's too: said once, by the caller */
-	if (report_name_frames(rep, NULL, debuginfod)) {
-		snprintf(r->err, sizeof(r->err), "out of memory naming frames");
-		return -1;
-	}
-	return 0;
+	return rc < 0 ? -1 : 0;
 }
 
 int report_html_views_read(struct jfr_reader *r, const struct report *cpu,
-                           const struct report_opts *o, bool debuginfod,
-                           struct report_html_views *vs)
+                           const struct report_opts *o, struct report_html_views *vs)
 {
 	struct report_opts vo;
 	int rc = 0;
@@ -84,14 +74,14 @@ int report_html_views_read(struct jfr_reader *r, const struct report *cpu,
 		vo.off_cpu = true;
 		vo.events[vo.nevents++] = "lfr.OffCpu";
 		vo.value_field = "duration"; /* ns in lfr's files, as lfr report --off-cpu sums */
-		rc = read_view(r, vs, &vo, debuginfod);
+		rc = read_view(r, vs, &vo);
 	}
 	if (!rc && has_events(cpu, "jdk.NativeMethodSample")) {
 		vo = *o;
 		vo.wall = true;
 		vo.events[vo.nevents++] = "jdk.ExecutionSample";
 		vo.events[vo.nevents++] = "jdk.NativeMethodSample";
-		rc = read_view(r, vs, &vo, debuginfod);
+		rc = read_view(r, vs, &vo);
 	}
 	return rc;
 }

@@ -8,7 +8,6 @@
 #ifndef LFR_REPORT_HTML_VIEWS_H
 #define LFR_REPORT_HTML_VIEWS_H
 
-#include <stdbool.h>
 #include <stddef.h>
 
 #include "report/report.h"
@@ -25,13 +24,12 @@ struct report_html_views {
 
 /*
  * Fills vs with the CPU view cpu (read from r with o, which selects no view) and the views the
- * recording has events for, read from r with o's filters and their frames named as cpu's were
- * (debuginfod as report_name_frames takes it).  Returns 0, or -1 with the reason in r->err (a
- * read or the naming failed); vs is to be freed either way.
+ * recording has events for, read from r with o's filters (vs->own[1...]: their frames are still
+ * to be named as cpu's were).  Returns 0, or -1 with the reason in r->err; vs is to be freed
+ * either way.
  */
 int report_html_views_read(struct jfr_reader *r, const struct report *cpu,
-                           const struct report_opts *o, bool debuginfod,
-                           struct report_html_views *vs);
+                           const struct report_opts *o, struct report_html_views *vs);
 void report_html_views_free(struct report_html_views *vs);
 
 #endif
