@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libFuzzer target for the JFR reader, every `lfr report` view and its filters, the strict
- * checker built on the same reader, `lfr report --diff`, and `lfr merge`'s rebasing of chunks: any
- * input must either be read or be rejected with an error naming an offset, without crashing,
- * leaking or reading out of bounds.
+ * libFuzzer target for the JFR reader, every `lfr report` view and its filters, the HTML page of
+ * several views, the strict checker built on the same reader, `lfr report --diff`, and `lfr
+ * merge`'s rebasing of chunks: any input must either be read or be rejected with an error naming
+ * an offset, without crashing, leaking or reading out of bounds.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -14,6 +14,7 @@
 #include "jfr/reader.h"
 #include "jfr/rebase.h"
 #include "report/diff.h"
+#include "report/html_views.h"
 #include "report/report.h"
 
 static FILE *sink;
@@ -60,6 +61,31 @@ static void filtered(const uint8_t *data, size_t size, const struct report *whol
 			if (report_print_pprof_diff(whole, rep, &o, sink))
 				abort();
 		}
+	}
+	report_free(rep);
+	jfr_close(r);
+}
+
+/*
+ * The HTML page of `lfr report -f html` without a view option: the CPU samples and the off-CPU and
+ * wall views the input has events for, each read in a pass of its own over the same reader.
+ */
+static void views(const uint8_t *data, size_t size)
+{
+	struct jfr_reader *r = jfr_open_mem(data, size, "fuzz");
+	struct report_html_views vs;
+	struct report_opts o;
+	struct report *rep = NULL;
+
+	if (!r)
+		return;
+	report_opts_init(&o);
+	if (report_read(r, &o, &rep) == 0) {
+		if (report_html_views_read(r, rep, &o, &vs) < 0 &&
+		    (!strstr(r->err, ": offset ") || !r->failed))
+			abort();
+		report_print_html_views(vs.v, vs.n, sink);
+		report_html_views_free(&vs);
 	}
 	report_free(rep);
 	jfr_close(r);
@@ -123,6 +149,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	filtered(data, size, rep);
 	report_free(rep);
 	jfr_close(r);
+	views(data, size);
 	rebased(data, size);
 
 	/* the reader with the checker's hooks (not a subset of the report's reading: the checker

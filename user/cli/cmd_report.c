@@ -13,6 +13,7 @@
 #include "cli/options.h"
 #include "lib/outfile.h"
 #include "report/diff.h"
+#include "report/html_views.h"
 #include "report/report.h"
 
 static void report_usage(FILE *out)
@@ -32,7 +33,10 @@ static void report_usage(FILE *out)
 	    "  -f, --format FMT     text (default), collapsed (folded stacks for flamegraph.pl "
 	    "and\n"
 	    "                       speedscope), html (one self-contained page: flame graph,\n"
-	    "                       timeline, top functions), "
+	    "                       timeline, top functions; without --off-cpu, --wall,\n"
+	    "                       --latency, --event or --value it holds the CPU samples and,\n"
+	    "                       when the recording has them, the off-CPU time and the\n"
+	    "                       wall-clock samples, with buttons that switch between them), "
 	    "pprof\n"
 	    "                       (gzipped profile.proto for `go tool pprof`), speedscope "
 	    "(JSON for\n"
@@ -62,7 +66,9 @@ static void report_usage(FILE *out)
 	    "      --off-cpu        off-CPU time instead of CPU samples: the lfr.OffCpu events\n"
 	    "                       of lfr record --off-cpu by their duration in ns, by stack\n"
 	    "                       (the kernel stack the thread left the CPU with, then its\n"
-	    "                       user stack) and thread (--event lfr.OffCpu --value duration)\n"
+	    "                       user stack) and thread (--event lfr.OffCpu --value duration);\n"
+	    "                       pprof's sample type off-cpu/nanoseconds, speedscope's unit\n"
+	    "                       nanoseconds\n"
 	    "      --wall           wall-clock samples of lfr record --wall: the CPU samples\n"
 	    "                       and the samples off the CPU (jdk.NativeMethodSample) together\n"
 	    "      --latency        sampling latency instead of CPU samples: the\n"
@@ -542,6 +548,28 @@ int cmd_report(int argc, char **argv)
 			        (unsigned long long)rep->nchunks, rep->nchunks == 1 ? "" : "s");
 		status = LFR_EXIT_FORMAT;
 	}
+	/*
+	 * The page without a view option holds every view the recording has data for (CPU,
+	 * off-CPU, wall): read before the output is opened, so that a failure leaves it as it was
+	 */
+	struct report_html_views views = {.n = 0};
+	if (rep && rc == 0 && print == report_print_html && !o.nevents && !o.value_field) {
+		bool failed = report_html_views_read(r, rep, &o, &views) < 0;
+		if (failed)
+			fprintf(stderr, "lfr report: %s\n", r->err);
+		/* the objects left unnamed are the CPU view's too: said once, above */
+		for (size_t i = 1; !failed && i < views.n; i++)
+			if (report_name_frames(views.own[i], NULL, debuginfod)) {
+				fprintf(stderr, "lfr report: out of memory naming frames\n");
+				failed = true;
+			}
+		if (failed) {
+			report_html_views_free(&views);
+			report_free(rep);
+			jfr_close(r);
+			return LFR_EXIT_FAILURE;
+		}
+	}
 	if (rep && (rc == 0 || rep->nchunks)) {
 		struct lfr_outfile of = {.fd = -1};
 		FILE *out = stdout;
@@ -549,26 +577,28 @@ int cmd_report(int argc, char **argv)
 
 		if (output && lfr_outfile_open(&of, output, 0640, err, sizeof(err))) {
 			fprintf(stderr, "lfr report: %s\n", err);
-			report_free(rep);
-			jfr_close(r);
-			return LFR_EXIT_IO;
+			status = LFR_EXIT_IO;
+			goto done;
 		}
 		if (output && !(out = fdopen(of.fd, "w"))) {
 			fprintf(stderr, "lfr report: cannot write %s: %s\n", output,
 			        strerror(errno));
 			lfr_outfile_abort(&of);
-			report_free(rep);
-			jfr_close(r);
-			return LFR_EXIT_IO;
+			status = LFR_EXIT_IO;
+			goto done;
 		}
 		if (pprof)
 			failed = report_print_pprof(rep, &o, out);
+		else if (views.n > 1)
+			report_print_html_views(views.v, views.n, out);
 		else if (print)
 			print(rep, &o, out);
 		else
 			report_print_summary(rep, out);
 		status = finish_output(out, output, &of, failed, status);
 	}
+done:
+	report_html_views_free(&views);
 	report_free(rep);
 	jfr_close(r);
 	return status;

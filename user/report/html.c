@@ -6,8 +6,10 @@
  * counts and percentages) and the inverted (callers / icicle) view, optionally with one root per
  * thread, a timeline of the samples per thread over which a time range is selected (the views are
  * then rebuilt from that range's samples), and the top functions by self as the text view has
- * them.  Opening it with "#selftest" makes the page exercise those interactions and report in the
- * DOM.
+ * them.  A page may hold several views of one recording (CPU samples, off-CPU time, wall-clock
+ * samples: report/html_views.c), each with its own frames and samples, and buttons that switch
+ * everything between them.  Opening it with "#selftest" makes the page exercise those interactions
+ * in every view and report in the DOM.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +32,7 @@ static const char page_head[] =
     "header .info { color: #555; }\n"
     "button, input { font: inherit; }\n"
     "button.on { background: #335; color: #fff; }\n"
+    "#views { margin-right: 8px; }\n"
     "#search { width: 220px; }\n"
     "#match { color: #a30; }\n"
     "#crumbs { padding: 4px 12px; color: #555; min-height: 16px; }\n"
@@ -60,6 +63,7 @@ static const char page_head[] =
     "<body>\n"
     "<header>\n"
     "<h1>lfr flame graph</h1>\n"
+    "<span id=\"views\" hidden></span>\n"
     "<span class=\"info\" id=\"info\"></span>\n"
     "<button id=\"b-flame\" class=\"on\">Flame graph</button>\n"
     "<button id=\"b-callers\">Callers (inverted)</button>\n"
@@ -93,7 +97,15 @@ static const char page_tail[] =
     "<script>\n"
     "\"use strict\";\n"
     "(function () {\n"
-    "const D = JSON.parse(document.getElementById(\"data\").textContent);\n"
+    "// The page's views (CPU samples, off-CPU time, wall-clock samples, ...), each with its own "
+    "frames,\n"
+    "// stacks and samples: D is the one shown.  The URL's hash holds words joined by \"+\": "
+    "selftest,\n"
+    "// callers, and the id of the view to open with.\n"
+    "const VIEWS = JSON.parse(document.getElementById(\"data\").textContent).views;\n"
+    "const HASH = location.hash.slice(1).split(\"+\");\n"
+    "let view = Math.max(0, VIEWS.findIndex(v => HASH.includes(v.id)));\n"
+    "let D = VIEWS[view];\n"
     "const H = 16, KINDS = [\"Java\", \"Native\", \"C++\", \"Kernel\"];\n"
     "let inverted = false, perThread = false, zoom = null, tree = null, query = null;\n"
     "const graph = document.getElementById(\"graph\"), tip = document.getElementById(\"tip\");\n"
@@ -194,6 +206,15 @@ static const char page_tail[] =
     "}\n"
     "\n"
     "function pct(v, t) { return t ? (100 * v / t).toFixed(2) + \"%\" : \"0%\"; }\n"
+    "// A value with the view's unit; time in ns is also given in s, ms or us, which a reader "
+    "takes in.\n"
+    "function amount(v) {\n"
+    "  const s = v.toLocaleString() + \" \" + D.unit;\n"
+    "  if (D.unit !== \"ns\") return s;\n"
+    "  const [d, u] = v >= 1e9 ? [1e9, \" s\"] : v >= 1e6 ? [1e6, \" ms\"] : [1e3, \" "
+    "\\u00b5s\"];\n"
+    "  return s + \" (\" + (v / d).toFixed(3) + u + \")\";\n"
+    "}\n"
     "\n"
     "function maxDepth(n, w, scale) {\n"
     "  let m = n.d;\n"
@@ -254,7 +275,7 @@ static const char page_tail[] =
     "    if (hit) sum += n.v;\n"
     "    for (const c of n.c.values()) walk(c, under || hit);\n"
     "  })(tree, false);\n"
-    "  m.textContent = \"Matched: \" + sum.toLocaleString() + \" \" + D.unit + \" (\" + pct(sum, "
+    "  m.textContent = \"Matched: \" + amount(sum) + \" (\" + pct(sum, "
     "tree.v) + \")\";\n"
     "}\n"
     "\n"
@@ -288,9 +309,9 @@ static const char page_tail[] =
     "  const z = zoom || tree;\n"
     "  tip.textContent = n.name + (n.kind >= 0 ? \"  [\" + KINDS[n.kind] + \"]\" : \"\") + \"\\n\" "
     "+\n"
-    "    n.v.toLocaleString() + \" \" + D.unit + \" (\" + pct(n.v, tree.v) + \" of all\" +\n"
+    "    amount(n.v) + \" (\" + pct(n.v, tree.v) + \" of all\" +\n"
     "    (zoom ? \", \" + pct(n.v, z.v) + \" of zoomed\" : \"\") + \")\\nself: \" + "
-    "self.toLocaleString() +\n"
+    "amount(self) +\n"
     "    \" (\" + pct(self, tree.v) + \")\" + (inverted ? \"\\ninverted: frames below are "
     "callers\" : \"\") +\n"
     "    (B ? \"\\nBASE: \" + pct(n.b, baseTree().v) + \" \\u2192 NEW: \" + pct(n.v, tree.v) + \" "
@@ -337,13 +358,16 @@ static const char page_tail[] =
     "let range = null;\n"
     "const tl = document.getElementById(\"timeline\"), tlc = tl.getContext(\"2d\");\n"
     "const TL_ROW = 14, TL_LABEL = 160, tlThreads = [];\n"
-    "(function () {\n"
+    "// the busiest threads of the view shown\n"
+    "function tlRank() {\n"
     "  const per = new Map();\n"
+    "  tlThreads.length = 0;\n"
     "  for (const s of D.timed) per.set(s[2], (per.get(s[2]) || 0) + s[3]);\n"
     "  for (const [t, v] of per) tlThreads.push([t, v]);\n"
     "  tlThreads.sort((a, b) => b[1] - a[1] || a[0] - b[0]);\n"
     "  tlThreads.length = Math.min(tlThreads.length, 12);\n"
-    "})();\n"
+    "}\n"
+    "tlRank();\n"
     "function tlX(b) { return TL_LABEL + b * (tl.width - TL_LABEL) / D.buckets; }\n"
     "function drawTimeline() {\n"
     "  tl.width = Math.max(graph.clientWidth, 300);\n"
@@ -507,13 +531,55 @@ static const char page_tail[] =
     "  document.getElementById(\"b-threads\").parentNode.hidden = true;\n"
     "  document.title = \"lfr diff\";\n"
     "}\n"
-    "document.getElementById(\"info\").textContent = D.title + \" \\u2014 \" + "
-    "D.total.toLocaleString() + \" \" + D.unit +\n"
-    "  \" of \" + D.events + \", \" + D.threads.length + \" threads\" +\n"
-    "  (B ? \" \\u2014 against \" + B.title + \" (\" + B.total.toLocaleString() + \" \" + D.unit + "
-    "\"): red grew, blue shrank\" : \"\");\n"
+    "// The header: what the view shown counts, its total and unit.\n"
+    "function describe() {\n"
+    "  document.getElementById(\"info\").textContent = (D.label && (VIEWS.length > 1 || D.id !== "
+    "\"cpu\") ? D.label + \": \" : \"\") + D.title +\n"
+    "    \" \\u2014 \" + amount(D.total) + \" of \" + D.events + \", \" + D.threads.length + \" "
+    "threads\" +\n"
+    "    (B ? \" \\u2014 against \" + B.title + \" (\" + amount(B.total) + \"): red grew, blue "
+    "shrank\" : \"\");\n"
+    "  const th = document.querySelectorAll(\"#top thead th\");\n"
+    "  const unit = D.unit === \"samples\" ? \"\" : \" (\" + D.unit + \")\";\n"
+    "  th[0].textContent = \"Self\" + unit;\n"
+    "  th[2].textContent = \"Total\" + unit;\n"
+    "  if (!B) document.title = D.label && VIEWS.length > 1 ? \"lfr flame graph: \" + D.label : "
+    "\"lfr flame graph\";\n"
+    "}\n"
+    "// With two views or more, buttons switch the page between them: the flame graph, the callers "
+    "view,\n"
+    "// the timeline and the top functions are rebuilt from the view's samples.  The search stays, "
+    "and\n"
+    "// the selected time range when both views cut the recording alike.\n"
+    "function showView(i) {\n"
+    "  const V = VIEWS[i];\n"
+    "  if (range && (V.buckets !== D.buckets || V.bucketNs !== D.bucketNs)) range = null;\n"
+    "  D = V;\n"
+    "  view = i;\n"
+    "  for (const b of document.querySelectorAll(\"#views button\")) b.classList.toggle(\"on\", "
+    "+b.dataset.v === i);\n"
+    "  tlRank();\n"
+    "  describe();\n"
+    "  drawTimeline();\n"
+    "  rebuild();\n"
+    "}\n"
+    "if (VIEWS.length > 1) {\n"
+    "  const box = document.getElementById(\"views\");\n"
+    "  VIEWS.forEach((v, i) => {\n"
+    "    const b = document.createElement(\"button\");\n"
+    "    b.id = \"v-\" + v.id;\n"
+    "    b.dataset.v = i;\n"
+    "    b.textContent = v.name;\n"
+    "    b.title = v.label;\n"
+    "    b.classList.toggle(\"on\", i === view);\n"
+    "    b.onclick = () => showView(i);\n"
+    "    box.appendChild(b);\n"
+    "  });\n"
+    "  box.hidden = false;\n"
+    "}\n"
+    "describe();\n"
     "perThread = D.threadRoots;\n"
-    "if (location.hash === \"#callers\") {\n"
+    "if (HASH.includes(\"callers\")) {\n"
     "  inverted = true;\n"
     "  document.getElementById(\"b-flame\").classList.remove(\"on\");\n"
     "  document.getElementById(\"b-callers\").classList.add(\"on\");\n"
@@ -525,11 +591,12 @@ static const char page_tail[] =
     "st.dataset.ok = \"1\";\n"
     "st.dataset.frames = String(nodes.length);\n"
     "st.textContent = \"rendered \" + nodes.length + \" frames\";\n"
-    "// \"#selftest\" exercises zoom, search, hover and the callers view, and records the outcome "
-    "in the\n"
+    "// \"#selftest\" exercises zoom, search, hover, the callers view and a time range in each "
+    "view (the\n"
+    "// one the page opened with last, so that it ends as it opened), and records the outcome in "
+    "the\n"
     "// DOM, for headless browser tests.\n"
-    "if (location.hash === \"#selftest\") {\n"
-    "  const fails = [];\n"
+    "function selftestView(fails) {\n"
     "  const rootEl = graph.querySelector(\".f\");\n"
     "  const first = Array.from(graph.querySelectorAll(\".f\")).find(el => nodes[+el.dataset.i] "
     "!== tree);\n"
@@ -544,6 +611,8 @@ static const char page_tail[] =
     "    again.dispatchEvent(new MouseEvent(\"mousemove\", { bubbles: true, clientX: 5, clientY: 5 "
     "}));\n"
     "    if (!tip.textContent.includes(\"%\")) fails.push(\"tooltip without percentage\");\n"
+    "    if (!tip.textContent.includes(\" \" + D.unit + \" (\")) fails.push(\"tooltip without the "
+    "unit \" + D.unit);\n"
     "    document.getElementById(\"b-reset\").click();\n"
     "    if (zoom) fails.push(\"reset did not unzoom\");\n"
     "  } else fails.push(\"no frame to zoom\");\n"
@@ -589,6 +658,28 @@ static const char page_tail[] =
     "    st.dataset.grew = String(grew);\n"
     "    st.dataset.shrank = String(shrank);\n"
     "  }\n"
+    "}\n"
+    "if (HASH.includes(\"selftest\")) {\n"
+    "  const fails = [], totals = [], opened = view;\n"
+    "  const order = VIEWS.map((v, i) => i).filter(i => i !== opened).concat([opened]);\n"
+    "  for (const i of order) {\n"
+    "    const name = VIEWS.length > 1 ? VIEWS[i].id + \": \" : \"\";\n"
+    "    if (VIEWS.length > 1) {\n"
+    "      document.getElementById(\"v-\" + VIEWS[i].id).click();\n"
+    "      if (D !== VIEWS[i] || view !== i) fails.push(name + \"its button did not show it\");\n"
+    "      const info = document.getElementById(\"info\").textContent;\n"
+    "      if (!info.startsWith(D.label + \": \") || !info.includes(\" \" + amount(D.total) + \" "
+    "of \"))\n"
+    "        fails.push(name + \"the header says \" + info);\n"
+    "      if (!document.getElementById(\"v-\" + D.id).classList.contains(\"on\")) fails.push(name "
+    "+ \"button not on\");\n"
+    "    }\n"
+    "    const f = [];\n"
+    "    selftestView(f);\n"
+    "    for (const m of f) fails.push(name + m);\n"
+    "    totals.push(D.id + \"=\" + tree.v);\n"
+    "  }\n"
+    "  st.dataset.views = totals.join(\" \");\n"
     "  st.dataset.selftest = fails.length ? \"fail: \" + fails.join(\"; \") : \"pass\";\n"
     "}\n"
     "})();\n"
@@ -712,17 +803,32 @@ static void print_base(const struct report *base, FILE *out)
 	free(sv);
 }
 
-static void print_html(const struct report *rep, const struct report *base_rep,
-                       const struct report_opts *o, FILE *out)
+/* What a view's values count, for the page's labels: samples, ns of time, or the --value field. */
+static const char *view_unit(const struct report_opts *o)
 {
+	if (o->off_cpu || o->latency)
+		return "ns";
+	return o->value_field ? o->value_field : "samples";
+}
 
-	fputs(page_head, out);
-	fputs("{\"title\":", out);
+/* One view's data: the page's D while it is shown. */
+static void print_view(const struct report_html_view *v, const struct report *base_rep, FILE *out)
+{
+	const struct report *rep = v->rep;
+	const struct report_opts *o = v->o;
+
+	fputs("{\"id\":", out);
+	report_json_string(out, v->id ? v->id : "");
+	fputs(",\"name\":", out);
+	report_json_string(out, v->name ? v->name : "");
+	fputs(",\"label\":", out);
+	report_json_string(out, v->label ? v->label : "");
+	fputs(",\"title\":", out);
 	report_json_string(out, file_name(rep->path));
 	fputs(",\"events\":", out);
 	report_json_string(out, rep->selected);
 	fputs(",\"unit\":", out);
-	report_json_string(out, o->value_field ? o->value_field : "samples");
+	report_json_string(out, view_unit(o));
 	fprintf(out, ",\"total\":%llu,\"threadRoots\":%s,\n", (unsigned long long)rep->total,
 	        o->thread_roots ? "true" : "false");
 	print_frames(rep, out);
@@ -748,16 +854,48 @@ static void print_html(const struct report *rep, const struct report *base_rep,
 	if (base_rep)
 		print_base(base_rep, out);
 	fputs("}", out);
+}
+
+/* The page: its views in the order given, the first shown when it opens. */
+static void print_page(const struct report_html_view *v, size_t n, const struct report *base_rep,
+                       FILE *out)
+{
+	fputs(page_head, out);
+	fputs("{\"views\":[", out);
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			fputs(",\n", out);
+		print_view(&v[i], base_rep, out);
+	}
+	fputs("]}", out);
 	fputs(page_tail, out);
+}
+
+/* The one view an option selected: its kind names it (no switch is drawn for one view). */
+static struct report_html_view one_view(const struct report *rep, const struct report_opts *o)
+{
+	struct report_html_view v = {.rep = rep, .o = o};
+
+	report_html_view_kind(o, &v);
+	return v;
 }
 
 void report_print_html(const struct report *rep, const struct report_opts *o, FILE *out)
 {
-	print_html(rep, NULL, o, out);
+	struct report_html_view v = one_view(rep, o);
+
+	print_page(&v, 1, NULL, out);
+}
+
+void report_print_html_views(const struct report_html_view *views, size_t n, FILE *out)
+{
+	print_page(views, n, NULL, out);
 }
 
 void report_print_html_diff(const struct report *base, const struct report *cur,
                             const struct report_opts *o, FILE *out)
 {
-	print_html(cur, base, o, out);
+	struct report_html_view v = one_view(cur, o);
+
+	print_page(&v, 1, base, out);
 }

@@ -157,11 +157,29 @@ static void put_frames(struct pb_buf *p, struct pb_buf *msg, struct pb_buf *sub,
 	}
 }
 
+/*
+ * The sample type and its unit: off-CPU time and sampling latency are ns (pprof then prints them
+ * as durations), anything else a count of events or the sum of the --value field.
+ */
+static const char *sample_type(const struct report_opts *o)
+{
+	if (o->off_cpu)
+		return "off-cpu";
+	if (o->latency)
+		return "latency";
+	return o->value_field ? o->value_field : "samples";
+}
+
+static const char *sample_unit(const struct report_opts *o)
+{
+	return o->off_cpu || o->latency ? "nanoseconds" : "count";
+}
+
 static void put_fixed_strings(struct pb_buf *p, const struct report_opts *o)
 {
 	pb_string(p, PROFILE_STRING_TABLE, "");
-	pb_string(p, PROFILE_STRING_TABLE, o->value_field ? o->value_field : "samples");
-	pb_string(p, PROFILE_STRING_TABLE, "count");
+	pb_string(p, PROFILE_STRING_TABLE, sample_type(o));
+	pb_string(p, PROFILE_STRING_TABLE, sample_unit(o));
 	pb_string(p, PROFILE_STRING_TABLE, "thread");
 	pb_string(p, PROFILE_STRING_TABLE, "tid");
 	pb_string(p, PROFILE_STRING_TABLE, "pid");
@@ -333,16 +351,15 @@ int report_print_pprof_diff(const struct report *base, const struct report *cur,
 	char line[1024];
 	for (int side = 0; side < 2; side++) {
 		snprintf(line, sizeof(line), "%s %s: %llu %s of %s", side ? "NEW" : "BASE",
-		         reps[side]->path, (unsigned long long)reps[side]->total,
-		         o->value_field ? o->value_field : "samples", reps[side]->selected);
+		         reps[side]->path, (unsigned long long)reps[side]->total, sample_type(o),
+		         reps[side]->selected);
 		pb_string(&p, PROFILE_STRING_TABLE, line);
 		pb_uint(&p, PROFILE_COMMENT, s_comment++);
 	}
 	snprintf(line, sizeof(line),
 	         "lfr report --diff: NEW minus BASE; BASE's %s (label pprof::base) scaled to NEW's "
 	         "total%s",
-	         o->value_field ? o->value_field : "samples",
-	         cpu ? ", its cpu time not scaled" : "");
+	         sample_type(o), cpu ? ", its cpu time not scaled" : "");
 	pb_string(&p, PROFILE_STRING_TABLE, line);
 	pb_uint(&p, PROFILE_COMMENT, s_comment);
 	pb_uint(&p, PROFILE_TIME_NANOS, (uint64_t)cur->start_nanos);

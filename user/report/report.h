@@ -180,6 +180,20 @@ void report_print_summary(const struct report *rep, FILE *out);
 void report_print_collapsed(const struct report *rep, const struct report_opts *o, FILE *out);
 void report_print_html(const struct report *rep, const struct report_opts *o, FILE *out);
 /*
+ * One view of the HTML page: what it shows (id "cpu", "off-cpu", "wall", "latency" or "events",
+ * name on its button, label before its totals) and its samples as read with o.
+ */
+struct report_html_view {
+	const char *id, *name, *label;
+	const struct report *rep;
+	const struct report_opts *o;
+};
+/* The id, name and label of the view the options o select (report/html_views.c). */
+void report_html_view_kind(const struct report_opts *o, struct report_html_view *v);
+/* One page holding the views, the first shown when it opens, with a control that switches the
+ * flame graph, timeline and tables between them when there are two or more. */
+void report_print_html_views(const struct report_html_view *views, size_t n, FILE *out);
+/*
  * s as a JSON string literal (report/json.c).  '<', '>' and '&' are escaped too, so that no name
  * can close the HTML page's <script> element.
  */

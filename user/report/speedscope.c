@@ -13,8 +13,8 @@
 #include "report/report.h"
 
 /* One profile of the samples of thread (all threads when thread < 0). */
-static void profile(const struct report *rep, bool value_field, long thread, const char *name,
-                    FILE *out)
+static void profile(const struct report *rep, const struct report_opts *o, long thread,
+                    const char *name, FILE *out)
 {
 	uint64_t total = 0;
 	bool first = true;
@@ -22,10 +22,13 @@ static void profile(const struct report *rep, bool value_field, long thread, con
 	fputs("{\"type\":\"sampled\",\"name\":", out);
 	report_json_string(out, name);
 	/* samples of a known period (lfr's) weigh their CPU time: count x period */
-	const uint64_t period = value_field || rep->period_ns <= 0 ? 1 : (uint64_t)rep->period_ns;
+	const uint64_t period =
+	    o->value_field || rep->period_ns <= 0 ? 1 : (uint64_t)rep->period_ns;
+	/* off-CPU time and sampling latency are durations in ns already */
+	const bool nanos = period > 1 || o->off_cpu || o->latency;
 
 	fprintf(out, ",\"unit\":\"%s\",\"startValue\":0,\"samples\":[",
-	        period > 1 ? "nanoseconds" : "none");
+	        nanos ? "nanoseconds" : "none");
 	for (size_t i = 0; i < rep->ntimed; i++) {
 		const struct report_timed *t = &rep->timed[i];
 		if (thread >= 0 && t->thread != (uint32_t)thread)
@@ -79,7 +82,7 @@ void report_print_speedscope(const struct report *rep, const struct report_opts 
 	fputs("]},\"profiles\":[", out);
 	if (!o->thread_roots) {
 		snprintf(name, sizeof(name), "%s (all threads)", base ? base + 1 : rep->path);
-		profile(rep, o->value_field, -1, name, out);
+		profile(rep, o, -1, name, out);
 	} else {
 		uint32_t *idx = malloc((rep->nthreads ? rep->nthreads : 1) * sizeof(*idx));
 		size_t n = 0;
@@ -98,7 +101,7 @@ void report_print_speedscope(const struct report *rep, const struct report_opts 
 			         (long long)t->tid);
 			if (i)
 				fputc(',', out);
-			profile(rep, o->value_field, idx[i], name, out);
+			profile(rep, o, idx[i], name, out);
 		}
 		free(idx);
 	}
