@@ -467,8 +467,14 @@ static int lfr_user_stack(struct lfr_session *s, const struct lfr_walk *wk,
 	if (!w.row_ctx && lfr_walk_lock_mm(mm))
 		return LFR_LOST_MMAP_LOCK;
 	r->flags = sn->flags | w.flags;
-	r->nr_user = lfr_collect_maps(s, b, w.row_ctx ? &rc.memo : NULL, w.ips,
-				      w.nr, sn->time_ns, &r->flags);
+	/*
+	 * The memo of the mappings looked up: the walk's with unwind tables,
+	 * empty for a frame-pointer walk, whose chain mostly leaves the
+	 * program for libc and comes back to it (_start) at its outermost
+	 * frames: one lookup less.
+	 */
+	r->nr_user = lfr_collect_maps(s, b, &rc.memo, w.ips, w.nr, sn->time_ns,
+				      &r->flags);
 	/* the words follow the pcs kept */
 	if (r->nr_words && r->nr_user < w.nr)
 		memmove(r->ips + r->nr_user, r->ips + w.nr,
