@@ -19,7 +19,8 @@
 
 struct seen {
 	unsigned int n;
-	uint64_t tick_time[64], walk[64], user0[64];
+	uint64_t tick_time[64], walk[64], user0[64], kernel0[64];
+	const void *kernel_ips[64];
 };
 
 static int on_joined(void *ctx, const struct lfr_joined *j)
@@ -32,16 +33,20 @@ static int on_joined(void *ctx, const struct lfr_joined *j)
 	s->tick_time[s->n] = j->tick->time_ns;
 	s->walk[s->n] = j->ustack->walk_id;
 	s->user0[s->n] = j->ustack->nr_user ? j->user_ips[0] : 0;
+	s->kernel0[s->n] = j->tick->nr_kernel ? j->kernel_ips[0] : 0;
+	s->kernel_ips[s->n] = j->kernel_ips;
 	s->n++;
 	return 0;
 }
 
-/* A tick of WALK at TIME with NK kernel pcs. */
-static int tick(struct lfr_join *j, struct seen *s, uint64_t walk, uint64_t time, unsigned int nk)
+#define TICK_WORDS ((sizeof(struct lfr_rec_tick) + 8 * 8) / 8)
+
+/* Writes into BUF a tick of WALK at TIME with NK kernel pcs. */
+static struct lfr_rec_tick *tick_rec(uint64_t *buf, uint64_t walk, uint64_t time, unsigned int nk)
 {
-	uint64_t buf[(sizeof(struct lfr_rec_tick) + 8 * 8) / 8] = {0};
 	struct lfr_rec_tick *t = (void *)buf;
 
+	memset(buf, 0, TICK_WORDS * 8);
 	t->hdr.type = LFR_REC_TICK;
 	t->hdr.size = (uint32_t)(sizeof(*t) + nk * 8);
 	t->time_ns = time;
@@ -49,7 +54,18 @@ static int tick(struct lfr_join *j, struct seen *s, uint64_t walk, uint64_t time
 	t->nr_kernel = (uint16_t)nk;
 	for (unsigned int i = 0; i < nk; i++)
 		t->ips[i] = 0xffffffff81000000ull + time * 16 + i;
-	return lfr_join_tick(j, t, on_joined, s);
+	return t;
+}
+
+/* A tick of WALK at TIME with NK kernel pcs, its record gone once fed (as a ring's). */
+static int tick(struct lfr_join *j, struct seen *s, uint64_t walk, uint64_t time, unsigned int nk)
+{
+	uint64_t buf[TICK_WORDS];
+	int err = lfr_join_tick(j, tick_rec(buf, walk, time, nk), on_joined, s);
+
+	lfr_join_keep(j);
+	memset(buf, 0xa5, sizeof(buf));
+	return err;
 }
 
 /* The stack of WALK, shared by TICKS ticks, its first user pc PC. */
@@ -147,11 +163,65 @@ static void test_every_other_order(void **state)
 	lfr_join_free(j);
 }
 
+/*
+ * A tick waiting for the stack right after it is held by its address: joined there without a copy,
+ * or, once lfr_join_keep() was called, from a copy that outlives the caller's record.
+ */
+static void test_tick_held_until_kept(void **state)
+{
+	uint64_t buf[TICK_WORDS];
+	struct lfr_join *j;
+	struct seen s = {0};
+
+	(void)state;
+	assert_int_equal(lfr_join_new(&j), 0);
+	assert_int_equal(lfr_join_tick(j, tick_rec(buf, 1, 10, 2), on_joined, &s), 0);
+	assert_int_equal(ustack(j, &s, 1, 1, 0x1000), 0);
+	assert_int_equal(s.n, 1);
+	assert_ptr_equal(s.kernel_ips[0], ((struct lfr_rec_tick *)(void *)buf)->ips);
+
+	/* kept, then the caller's record is overwritten before its stack comes */
+	assert_int_equal(lfr_join_tick(j, tick_rec(buf, 2, 20, 2), on_joined, &s), 0);
+	lfr_join_keep(j);
+	lfr_join_keep(j); /* twice: still the one copy */
+	tick_rec(buf, 99, 990, 1);
+	assert_int_equal(lfr_join_waiting(j), 1);
+	assert_int_equal(ustack(j, &s, 2, 1, 0x2000), 0);
+	assert_int_equal(s.n, 2);
+	assert_int_equal(s.tick_time[1], 20);
+	assert_int_equal(s.walk[1], 2);
+	assert_int_equal(s.kernel0[1], 0xffffffff81000000ull + 20 * 16);
+	assert_ptr_not_equal(s.kernel_ips[1], ((struct lfr_rec_tick *)(void *)buf)->ips);
+
+	/* kept, then another walk's tick moves it into the table before either stack comes */
+	assert_int_equal(lfr_join_tick(j, tick_rec(buf, 3, 30, 1), on_joined, &s), 0);
+	lfr_join_keep(j);
+	tick_rec(buf, 4, 40, 1);
+	assert_int_equal(lfr_join_tick(j, (void *)buf, on_joined, &s), 0);
+	lfr_join_keep(j);
+	memset(buf, 0xa5, sizeof(buf));
+	assert_int_equal(lfr_join_waiting(j), 2);
+	assert_int_equal(ustack(j, &s, 4, 1, 0x4000), 0);
+	assert_int_equal(ustack(j, &s, 3, 1, 0x3000), 0);
+	assert_int_equal(s.n, 4);
+	assert_int_equal(s.tick_time[2], 40);
+	assert_int_equal(s.tick_time[3], 30);
+	assert_int_equal(s.kernel0[3], 0xffffffff81000000ull + 30 * 16);
+	assert_int_equal(lfr_join_waiting(j), 0);
+
+	/* a tick kept and never joined is freed with the join */
+	assert_int_equal(lfr_join_tick(j, tick_rec(buf, 5, 50, 0), on_joined, &s), 0);
+	lfr_join_keep(j);
+	assert_int_equal(lfr_join_waiting(j), 1);
+	lfr_join_free(j);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_tick_then_its_stack),
 	    cmocka_unit_test(test_every_other_order),
+	    cmocka_unit_test(test_tick_held_until_kept),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

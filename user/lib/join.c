@@ -39,17 +39,18 @@ struct walk {
  * A reader mostly finds a walk's stack right after its one tick, in the same ring: that tick waits
  * as the pending one, outside the table, and meets its stack without a lookup.  Anything else
  * (another tick, a stack of another walk or of several ticks) first moves the pending tick into
- * the table, and takes the general way.
+ * the table, and takes the general way.  The pending tick is the caller's record itself, not a
+ * copy, until lfr_join_keep() copies it into own.
  */
 struct lfr_join {
 	struct hashtab walks; /* walk id -> struct walk */
 	uint64_t waiting;
-	struct walk *free; /* finished walks, for reuse */
-	bool pending;      /* pend holds a tick */
+	struct walk *free;               /* finished walks, for reuse */
+	const struct lfr_rec_tick *pend; /* the pending tick, or NULL */
 	union {
 		struct lfr_rec_tick tick;
 		uint8_t bytes[TICK_ROOM];
-	} pend;
+	} own;
 };
 
 int lfr_join_new(struct lfr_join **out)
@@ -186,11 +187,13 @@ static int join_tick(struct lfr_join *j, const struct lfr_rec_tick *t, lfr_join_
 /* The pending tick, if any, joins the table (where it was counted as waiting already). */
 static int pend_settle(struct lfr_join *j, lfr_join_fn fn, void *ctx)
 {
-	if (!j->pending)
+	const struct lfr_rec_tick *t = j->pend;
+
+	if (!t)
 		return 0;
-	j->pending = false;
+	j->pend = NULL;
 	j->waiting--;
-	return join_tick(j, &j->pend.tick, fn, ctx);
+	return join_tick(j, t, fn, ctx);
 }
 
 int lfr_join_tick(struct lfr_join *j, const struct lfr_rec_tick *t, lfr_join_fn fn, void *ctx)
@@ -198,9 +201,8 @@ int lfr_join_tick(struct lfr_join *j, const struct lfr_rec_tick *t, lfr_join_fn 
 	int err;
 
 	/* with no walk in the table, the tick cannot meet a stack that came first */
-	if (!j->pending && !j->walks.n && t->hdr.size <= sizeof(j->pend)) {
-		memcpy(&j->pend, t, t->hdr.size);
-		j->pending = true;
+	if (!j->pend && !j->walks.n && t->hdr.size <= sizeof(j->own)) {
+		j->pend = t;
 		j->waiting++;
 		return 0;
 	}
@@ -214,10 +216,12 @@ int lfr_join_ustack(struct lfr_join *j, const struct lfr_rec_ustack *u, lfr_join
 	struct walk *w;
 	int err = 0;
 
-	if (j->pending && j->pend.tick.walk_id == u->walk_id && u->ticks == 1) {
-		j->pending = false;
+	if (j->pend && j->pend->walk_id == u->walk_id && u->ticks == 1) {
+		const struct lfr_rec_tick *t = j->pend;
+
+		j->pend = NULL;
 		j->waiting--;
-		return emit(NULL, u, &j->pend.tick, fn, ctx);
+		return emit(NULL, u, t, fn, ctx);
 	}
 	if ((err = pend_settle(j, fn, ctx)))
 		return err;
@@ -251,6 +255,14 @@ int lfr_join_ustack(struct lfr_join *j, const struct lfr_rec_ustack *u, lfr_join
 int lfr_join_offcpu(struct lfr_join *j, const struct lfr_rec_offcpu *o, lfr_join_fn fn, void *ctx)
 {
 	return lfr_join_tick(j, (const struct lfr_rec_tick *)(const void *)o, fn, ctx);
+}
+
+void lfr_join_keep(struct lfr_join *j)
+{
+	if (j->pend && j->pend != &j->own.tick) {
+		memcpy(&j->own, j->pend, j->pend->hdr.size);
+		j->pend = &j->own.tick;
+	}
 }
 
 uint64_t lfr_join_waiting(const struct lfr_join *j)

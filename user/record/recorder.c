@@ -1275,7 +1275,8 @@ static int write_batch_losses(struct lfr_recorder *r)
 }
 
 /* Walks the records of B; pass 0 applies names and mappings, pass 1 writes samples and losses. */
-static int apply(struct lfr_recorder *r, struct batch *b, int pass, bool final, struct batch *hold)
+static int apply_records(struct lfr_recorder *r, struct batch *b, int pass, bool final,
+                         struct batch *hold)
 {
 	char why[128];
 
@@ -1353,6 +1354,16 @@ static int apply(struct lfr_recorder *r, struct batch *b, int pass, bool final, 
 			return err;
 	}
 	return 0;
+}
+
+static int apply(struct lfr_recorder *r, struct batch *b, int pass, bool final, struct batch *hold)
+{
+	int err = apply_records(r, b, pass, final, hold);
+
+	/* the join may hold a tick of B by its address; B is reused or freed next */
+	if (pass == 1)
+		lfr_join_keep(r->join);
+	return err;
 }
 
 /*
