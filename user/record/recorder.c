@@ -332,7 +332,7 @@ static __attribute__((noinline)) int read_cmdline(struct lfr_recorder *r, uint32
 		char bytes[sizeof(struct rec_cmdline) + 4096];
 	} u;
 	ssize_t n = -1;
-	int fd;
+	int fd, err;
 
 	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/cmdline", tgid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -346,7 +346,9 @@ static __attribute__((noinline)) int read_cmdline(struct lfr_recorder *r, uint32
 	u.rec.hdr.size = (uint32_t)((sizeof(u.rec) + (size_t)n + 7) & ~(size_t)7);
 	u.rec.tgid = tgid;
 	u.rec.len = (uint32_t)n;
-	return in_push(r, &u.rec, u.rec.hdr.size);
+	err = in_push(r, &u.rec, u.rec.hdr.size);
+	r->in.names = true;
+	return err;
 }
 
 /* Every record with a process asks (the command line is read on the process's first). */
@@ -372,6 +374,11 @@ static void apply_cmdline(struct lfr_recorder *r, const struct rec_cmdline *c)
 		p->cmdline = join_args(c->args, c->len);
 }
 
+/* Records that name nothing: pass 0 of apply() passes over them. */
+#define SAMPLE_TYPES                                                                               \
+	(1u << LFR_REC_TICK | 1u << LFR_REC_USTACK | 1u << LFR_REC_OFFCPU | 1u << LFR_REC_SAMPLE | \
+	 1u << LFR_REC_LOST | 1u << LFR_REC_LATENCY)
+
 int lfr_recorder_add(struct lfr_recorder *r, const struct lfr_rec_header *h)
 {
 	uint32_t tgid = 0;
@@ -388,7 +395,10 @@ int lfr_recorder_add(struct lfr_recorder *r, const struct lfr_rec_header *h)
 	if ((err = look_at_process(r, tgid)))
 		return err;
 	r->added++;
-	return in_push(r, h, h->size);
+	err = in_push(r, h, h->size);
+	/* after the push: a full batch was handed over before it */
+	r->in.names |= h->type >= 32 || !(SAMPLE_TYPES >> h->type & 1);
+	return err;
 }
 
 static enum lfr_jfr_frame_type jfr_frame_type(enum lfr_frame_type t)
@@ -1307,9 +1317,7 @@ static int apply_records(struct lfr_recorder *r, struct batch *b, int pass, bool
 			continue;
 		}
 		/* each pass decodes only the records it applies (a bad one is counted once) */
-		if (pass == 0 && (h->type == LFR_REC_TICK || h->type == LFR_REC_USTACK ||
-		                  h->type == LFR_REC_OFFCPU || h->type == LFR_REC_SAMPLE ||
-		                  h->type == LFR_REC_LOST || h->type == LFR_REC_LATENCY))
+		if (pass == 0 && h->type < 32 && (SAMPLE_TYPES >> h->type & 1))
 			continue;
 		if (pass == 1 && (h->type == LFR_REC_COMM || h->type == LFR_REC_MMAP))
 			continue;
@@ -1417,13 +1425,13 @@ static int process_cur(struct lfr_recorder *r, bool final)
 
 	r->waiting = (struct batch){0};
 	/* Names and mappings of this batch first: held samples may need them. */
-	err = apply(r, &r->cur, 0, final, NULL);
+	err = r->cur.names ? apply(r, &r->cur, 0, final, NULL) : 0;
 	if (!err)
 		err = apply(r, &held, 1, true, NULL);
 	if (!err)
 		err = apply(r, &r->cur, 1, final, &next);
 	batch_free(&held);
-	r->cur.len = 0;
+	batch_reset(&r->cur);
 	r->waiting = next;
 	if (!err && final && r->waiting.len) {
 		err = apply(r, &r->waiting, 1, true, NULL);
@@ -1525,7 +1533,8 @@ static void *naming_thread(void *arg)
 			batch_swap(q, &r->cur);
 			if (!err)
 				err = process_cur(r, false);
-			r->cur.len = 0; /* after an error: keep taking, the reading never waits */
+			/* after an error: keep taking, the reading never waits */
+			batch_reset(&r->cur);
 			batch_swap(q, &r->cur);
 			/* a long list is flushed on the way, about once a second */
 			pthread_mutex_lock(&b->lock);
