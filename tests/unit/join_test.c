@@ -216,12 +216,64 @@ static void test_tick_held_until_kept(void **state)
 	lfr_join_free(j);
 }
 
+/*
+ * Walks of several ticks, again and again: the ticks after a walk's first wait in buffers given
+ * back when the walk is joined and taken again by the next; a tick longer than any the module
+ * writes waits too.
+ */
+static void test_walks_of_several_ticks(void **state)
+{
+	uint64_t big[(sizeof(struct lfr_rec_tick) + 100 * 8) / 8] = {0};
+	struct lfr_rec_tick *b = (void *)big;
+	struct lfr_join *j;
+	struct seen s = {0};
+
+	(void)state;
+	assert_int_equal(lfr_join_new(&j), 0);
+	for (uint64_t w = 1; w <= 12; w++) {
+		unsigned int n0 = s.n;
+
+		for (uint64_t k = 0; k < 4; k++)
+			assert_int_equal(
+			    tick(j, &s, w, w * 100 + k, (unsigned int)(1 + (w + k) % 8)), 0);
+		assert_int_equal(lfr_join_waiting(j), 4);
+		assert_int_equal(ustack(j, &s, w, 4, 0x1000 * w), 0);
+		assert_int_equal(s.n, n0 + 4);
+		for (uint64_t k = 0; k < 4; k++) {
+			assert_int_equal(s.tick_time[n0 + k], w * 100 + k);
+			assert_int_equal(s.kernel0[n0 + k],
+			                 0xffffffff81000000ull + (w * 100 + k) * 16);
+			assert_int_equal(s.user0[n0 + k], 0x1000 * w);
+		}
+		assert_int_equal(lfr_join_waiting(j), 0);
+		s.n = 0;
+	}
+
+	/* the second tick of a walk, longer than a tick's room */
+	assert_int_equal(tick(j, &s, 20, 2000, 1), 0);
+	b->hdr.type = LFR_REC_TICK;
+	b->hdr.size = sizeof(big);
+	b->time_ns = 2001;
+	b->walk_id = 20;
+	b->nr_kernel = 100;
+	b->ips[0] = 0xffffffff82000000ull;
+	assert_int_equal(lfr_join_tick(j, b, on_joined, &s), 0);
+	lfr_join_keep(j);
+	memset(big, 0, sizeof(big));
+	assert_int_equal(ustack(j, &s, 20, 2, 0x2000), 0);
+	assert_int_equal(s.n, 2);
+	assert_int_equal(s.tick_time[1], 2001);
+	assert_int_equal(s.kernel0[1], 0xffffffff82000000ull);
+	lfr_join_free(j);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_tick_then_its_stack),
 	    cmocka_unit_test(test_every_other_order),
 	    cmocka_unit_test(test_tick_held_until_kept),
+	    cmocka_unit_test(test_walks_of_several_ticks),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

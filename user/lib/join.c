@@ -46,6 +46,7 @@ struct lfr_join {
 	struct hashtab walks; /* walk id -> struct walk */
 	uint64_t waiting;
 	struct walk *free;               /* finished walks, for reuse */
+	void *spare;                     /* TICK_ROOM buffers, each begins with the next one */
 	const struct lfr_rec_tick *pend; /* the pending tick, or NULL */
 	union {
 		struct lfr_rec_tick tick;
@@ -59,21 +60,52 @@ int lfr_join_new(struct lfr_join **out)
 	return *out ? 0 : -ENOMEM;
 }
 
-/* Empties W for reuse: what it allocated is freed, the walk itself kept. */
-static void walk_clear(struct walk *w)
+/*
+ * Room for a tick beyond a walk's first: a walk of several ticks is one in 8 or so, and each of
+ * its ticks but the first would cost an allocation.  Buffers of TICK_ROOM are kept for reuse.
+ */
+static struct lfr_rec_tick *tick_room(struct lfr_join *j, uint32_t size)
 {
-	for (size_t i = 0; i < w->nticks; i++)
-		if (w->ticks[i] != &w->room.tick)
-			free(w->ticks[i]);
+	void *c = j->spare;
+
+	if (size > TICK_ROOM)
+		return malloc(size);
+	if (!c)
+		return malloc(TICK_ROOM);
+	memcpy(&j->spare, c, sizeof(j->spare));
+	return c;
+}
+
+/* Gives back the ticks W waits with. */
+static void walk_ticks_put(struct lfr_join *j, struct walk *w)
+{
+	for (size_t i = 0; i < w->nticks; i++) {
+		struct lfr_rec_tick *c = w->ticks[i];
+
+		if (c == &w->room.tick)
+			continue;
+		if (c->hdr.size > TICK_ROOM) {
+			free(c);
+			continue;
+		}
+		memcpy(c, &j->spare, sizeof(j->spare));
+		j->spare = c;
+	}
 	w->nticks = 0;
+}
+
+/* Empties W for reuse: what it holds is given back or freed, the walk itself kept. */
+static void walk_clear(struct lfr_join *j, struct walk *w)
+{
+	walk_ticks_put(j, w);
 	w->joined = 0;
 	free(w->u);
 	w->u = NULL;
 }
 
-static void walk_free(struct walk *w)
+static void walk_free(struct lfr_join *j, struct walk *w)
 {
-	walk_clear(w);
+	walk_clear(j, w);
 	free(w->ticks);
 	free(w);
 }
@@ -83,10 +115,14 @@ void lfr_join_free(struct lfr_join *j)
 	if (!j)
 		return;
 	for (struct hashtab_slot *s = NULL; (s = hashtab_next(&j->walks, s));)
-		walk_free((struct walk *)(uintptr_t)s->v);
+		walk_free(j, (struct walk *)(uintptr_t)s->v);
 	for (struct walk *w = j->free, *next; w; w = next) {
 		next = w->next_free;
-		walk_free(w);
+		walk_free(j, w);
+	}
+	for (void *c = j->spare, *next; c; c = next) {
+		memcpy(&next, c, sizeof(next));
+		free(c);
 	}
 	hashtab_free(&j->walks);
 	free(j);
@@ -117,7 +153,7 @@ static struct walk *walk_get(struct lfr_join *j, uint64_t id)
 static void walk_done(struct lfr_join *j, struct walk *w)
 {
 	hashtab_del(&j->walks, hashtab_get(&j->walks, w->id, 0));
-	walk_clear(w);
+	walk_clear(j, w);
 	w->next_free = j->free;
 	j->free = w;
 }
@@ -143,7 +179,7 @@ static int emit(struct walk *w, const struct lfr_rec_ustack *u, const struct lfr
 }
 
 /* Keeps a copy of tick T until its walk's stack comes. */
-static int tick_wait(struct walk *w, const struct lfr_rec_tick *t)
+static int tick_wait(struct lfr_join *j, struct walk *w, const struct lfr_rec_tick *t)
 {
 	struct lfr_rec_tick *c;
 
@@ -158,7 +194,7 @@ static int tick_wait(struct walk *w, const struct lfr_rec_tick *t)
 	}
 	if (!w->nticks && t->hdr.size <= sizeof(w->room))
 		c = &w->room.tick;
-	else if (!(c = malloc(t->hdr.size)))
+	else if (!(c = tick_room(j, t->hdr.size)))
 		return -ENOMEM;
 	memcpy(c, t, t->hdr.size);
 	w->ticks[w->nticks++] = c;
@@ -178,7 +214,7 @@ static int join_tick(struct lfr_join *j, const struct lfr_rec_tick *t, lfr_join_
 			walk_done(j, w);
 		return err;
 	}
-	if ((err = tick_wait(w, t)))
+	if ((err = tick_wait(j, w, t)))
 		return err;
 	j->waiting++;
 	return 0;
@@ -241,10 +277,7 @@ int lfr_join_ustack(struct lfr_join *j, const struct lfr_rec_ustack *u, lfr_join
 		return 0;
 	}
 	/* ticks of it are still to come (or an error stopped the joining): it waits for them */
-	for (size_t i = 0; i < w->nticks; i++)
-		if (w->ticks[i] != &w->room.tick)
-			free(w->ticks[i]);
-	w->nticks = 0;
+	walk_ticks_put(j, w);
 	w->u = malloc(u->hdr.size);
 	if (!w->u)
 		return err ? err : -ENOMEM;
