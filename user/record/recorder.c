@@ -918,6 +918,88 @@ static int write_wall(struct lfr_recorder *r, struct thread *th, const struct lf
 	return 0;
 }
 
+/* The lfr.SamplingLatency event of r->lat_ns, after its tick's sample. */
+static __attribute__((noinline)) int write_latency(struct lfr_recorder *r, uint64_t time,
+                                                   uint64_t thread, uint64_t stack)
+{
+	int err = lfr_jfr_sampling_latency(r->w, time, r->lat_ns, thread, stack);
+
+	if (err)
+		return err;
+	r->st.latencies++;
+	r->st.latency_ns += r->lat_ns;
+	if (r->lat_ns > r->st.latency_max_ns)
+		r->st.latency_max_ns = r->lat_ns;
+	r->lat_ns = 0;
+	return 0;
+}
+
+/*
+ * The events of a CPU sample whose stack is written: WEIGHT execution samples (a SAMPLE record of
+ * lfr.ko before TICK/USTACK may stand for several ticks; 0 is 1), then its sampling latency.
+ * Inline: nearly every sample is written here, with its thread and process at hand.
+ */
+static inline int write_cpu_sample(struct lfr_recorder *r, uint64_t time, uint32_t tid,
+                                   uint32_t tgid, uint32_t weight, uint64_t stack, bool incomplete,
+                                   struct thread *th, struct process *p)
+{
+	uint64_t thread;
+	uint32_t i = 0;
+	int err;
+
+	r->st.incomplete += incomplete;
+	if ((!p->described && (err = describe_process(r, tgid, time))) ||
+	    (err = thread_key_of(r, th, p, tid, tgid, &thread)))
+		return err;
+	do {
+		err =
+		    lfr_jfr_sample(r->w, time, thread, stack, LFR_JFR_STATE_RUNNABLE, r->period_ns);
+		if (err)
+			return err;
+		r->st.events++;
+	} while (++i < weight);
+	if (r->lat_ns && (err = write_latency(r, time, thread, stack)))
+		return err;
+	r->st.samples++;
+	if (time > r->last_time)
+		r->last_time = time;
+	return 0;
+}
+
+/* The events of off-CPU interval r->off of thread TH, whose stack is written. */
+static int write_off_cpu(struct lfr_recorder *r, uint64_t stack, bool incomplete, struct thread *th,
+                         struct process *p)
+{
+	static const char *const states[__LFR_OFFCPU_STATE_MAX] = {
+	    "other", "sleeping", "uninterruptible", "preempted", "idle"};
+	const struct lfr_rec_offcpu *o = r->off;
+	uint64_t len = o->time_ns - o->start_ns, thread;
+	int err;
+
+	r->st.incomplete += incomplete;
+	if ((!p->described && (err = describe_process(r, o->tgid, o->time_ns))) ||
+	    (err = thread_key_of(r, th, p, o->tid, o->tgid, &thread)))
+		return err;
+	if (r->wall && (err = write_wall(r, th, o, thread, stack)))
+		return err;
+	if (len < r->off_cpu_min_ns) {
+		/* --wall asked the module for every interval; --off-cpu's minimum is here */
+		th->short_n++;
+		th->short_ns += len;
+		return 0;
+	}
+	err = lfr_jfr_off_cpu(r->w, o->start_ns, len, thread, stack,
+	                      o->state < __LFR_OFFCPU_STATE_MAX ? states[o->state] : "other",
+	                      o->short_count + th->short_n, o->short_ns + th->short_ns);
+	if (err)
+		return err;
+	r->st.off_cpu++;
+	r->st.off_cpu_ns += o->time_ns - o->start_ns;
+	if (o->time_ns > r->last_time)
+		r->last_time = o->time_ns;
+	return 0;
+}
+
 /*
  * The event of a sample (or of an off-CPU interval, r->off) whose stack is written; th and p are
  * its thread and process when the caller has them (else NULL: looked up).
@@ -925,68 +1007,16 @@ static int write_wall(struct lfr_recorder *r, struct thread *th, const struct lf
 static int write_event(struct lfr_recorder *r, const struct lfr_rec_sample *s, uint64_t stack,
                        bool incomplete, struct thread *th, struct process *p)
 {
-	uint64_t thread;
-	int err;
-
-	r->st.incomplete += incomplete;
 	if (!th)
 		th = idmap_get(&r->threads, s->tid);
 	if (!p)
 		p = process_of(r, s->tgid);
 	if (!th || !p)
 		return -ENOMEM;
-	if ((!p->described && (err = describe_process(r, s->tgid, s->time_ns))) ||
-	    (err = thread_key_of(r, th, p, s->tid, s->tgid, &thread)))
-		return err;
-	if (r->off) {
-		static const char *const states[__LFR_OFFCPU_STATE_MAX] = {
-		    "other", "sleeping", "uninterruptible", "preempted", "idle"};
-		const struct lfr_rec_offcpu *o = r->off;
-		uint64_t len = o->time_ns - o->start_ns;
-
-		if (r->wall && (err = write_wall(r, th, o, thread, stack)))
-			return err;
-		if (len < r->off_cpu_min_ns) {
-			/* --wall asked the module for every interval; --off-cpu's minimum is here
-			 */
-			th->short_n++;
-			th->short_ns += len;
-			return 0;
-		}
-		err =
-		    lfr_jfr_off_cpu(r->w, o->start_ns, len, thread, stack,
-		                    o->state < __LFR_OFFCPU_STATE_MAX ? states[o->state] : "other",
-		                    o->short_count + th->short_n, o->short_ns + th->short_ns);
-		if (err)
-			return err;
-		r->st.off_cpu++;
-		r->st.off_cpu_ns += o->time_ns - o->start_ns;
-		if (o->time_ns > r->last_time)
-			r->last_time = o->time_ns;
-		return 0;
-	}
-	/* A SAMPLE record of lfr.ko before TICK/USTACK may stand for several ticks (its weight). */
-	for (uint32_t i = 0; i < (s->weight ? s->weight : 1); i++) {
-		err = lfr_jfr_sample(r->w, s->time_ns, thread, stack, LFR_JFR_STATE_RUNNABLE,
-		                     r->period_ns);
-		if (err)
-			return err;
-		r->st.events++;
-	}
-	if (r->lat_ns) {
-		err = lfr_jfr_sampling_latency(r->w, s->time_ns, r->lat_ns, thread, stack);
-		if (err)
-			return err;
-		r->st.latencies++;
-		r->st.latency_ns += r->lat_ns;
-		if (r->lat_ns > r->st.latency_max_ns)
-			r->st.latency_max_ns = r->lat_ns;
-		r->lat_ns = 0;
-	}
-	r->st.samples++;
-	if (s->time_ns > r->last_time)
-		r->last_time = s->time_ns;
-	return 0;
+	if (r->off)
+		return write_off_cpu(r, stack, incomplete, th, p);
+	return write_cpu_sample(r, s->time_ns, s->tid, s->tgid, s->weight, stack, incomplete, th,
+	                        p);
 }
 
 static int thread_key(struct lfr_recorder *r, uint32_t tid, uint32_t tgid, uint64_t *key);
@@ -1058,13 +1088,14 @@ static int note_latency(struct lfr_recorder *r, const struct lfr_rec_latency *l)
 	return 0;
 }
 
-/* The latency that waits for tick T, taken out of the table (0: none). */
-static uint64_t take_latency(struct lfr_recorder *r, const struct lfr_rec_tick *t)
+/* take_latency() while latencies wait. */
+static __attribute__((noinline)) uint64_t find_latency(struct lfr_recorder *r,
+                                                       const struct lfr_rec_tick *t)
 {
 	struct hashtab_slot *slot;
 	uint64_t ns;
 
-	if (!r->latencies.n || t->hdr.type != LFR_REC_TICK || !(t->flags & LFR_SAMPLE_F_IN_KERNEL))
+	if (t->hdr.type != LFR_REC_TICK || !(t->flags & LFR_SAMPLE_F_IN_KERNEL))
 		return 0;
 	slot = hashtab_get(&r->latencies, t->tid, t->time_ns);
 	if (!slot)
@@ -1072,6 +1103,12 @@ static uint64_t take_latency(struct lfr_recorder *r, const struct lfr_rec_tick *
 	ns = slot->v;
 	hashtab_del(&r->latencies, slot);
 	return ns;
+}
+
+/* The latency that waits for tick T, taken out of the table (0: none).  Mostly none waits. */
+static inline uint64_t take_latency(struct lfr_recorder *r, const struct lfr_rec_tick *t)
+{
+	return r->latencies.n ? find_latency(r, t) : 0;
 }
 
 static int write_lost(struct lfr_recorder *r, const struct lfr_rec_lost *l)
@@ -1185,19 +1222,26 @@ static int on_joined(void *ctx, const struct lfr_joined *j)
 	seen = raw_stacks_find(&r->raw, &rk, &raw_salt);
 	if (seen) {
 		/* Named before from the same addresses: nothing to name, fix or hash again. */
-		struct lfr_rec_sample ev = {
-		    .time_ns = t->time_ns, .tgid = t->tgid, .tid = t->tid, .cpu = t->cpu};
-
 		r->st.raw_hits++;
-		r->st.leaf_inserted += seen->leaf_fix == LFR_LEAF_INSERTED;
-		r->st.leaf_uncertain += seen->leaf_fix == LFR_LEAF_UNCERTAIN;
+		if (seen->leaf_fix != LFR_LEAF_KEPT) {
+			r->st.leaf_inserted += seen->leaf_fix == LFR_LEAF_INSERTED;
+			r->st.leaf_uncertain += seen->leaf_fix == LFR_LEAF_UNCERTAIN;
+		}
 		r->st.frames += seen->frames;
 		r->st.unnamed += seen->unnamed;
 		r->st.stack_hits++;
-		r->off = j->offcpu;
 		r->lat_ns = take_latency(r, t);
-		err = write_event(r, &ev, seen->stack, seen->incomplete, th, p);
-		r->off = NULL;
+		if (th) /* a tick of its thread, as nearly every one is */
+			err = write_cpu_sample(r, t->time_ns, t->tid, t->tgid, 1, seen->stack,
+			                       seen->incomplete, th, p);
+		else {
+			struct lfr_rec_sample ev = {
+			    .time_ns = t->time_ns, .tgid = t->tgid, .tid = t->tid, .cpu = t->cpu};
+
+			r->off = j->offcpu;
+			err = write_event(r, &ev, seen->stack, seen->incomplete, NULL, p);
+			r->off = NULL;
+		}
 		r->lat_ns = 0;
 		return err;
 	}
