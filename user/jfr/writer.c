@@ -1270,8 +1270,10 @@ static unsigned sample_events(const struct lfr_jfr_writer *w)
 	return w->opt.sample_events ? w->opt.sample_events : LFR_JFR_SAMPLE_DEFAULT;
 }
 
-static int sample_events_of(struct lfr_jfr_writer *w, unsigned set, uint64_t ticks, uint64_t thread,
-                            uint64_t stack, enum lfr_jfr_thread_state state, uint64_t period_ns);
+/* Out of line: inlined, its registers were saved for every sample of the default. */
+static __attribute__((noinline)) int
+sample_events_of(struct lfr_jfr_writer *w, unsigned set, uint64_t ticks, uint64_t thread,
+                 uint64_t stack, enum lfr_jfr_thread_state state, uint64_t period_ns);
 
 int lfr_jfr_sample(struct lfr_jfr_writer *w, uint64_t ticks, uint64_t thread, uint64_t stack,
                    enum lfr_jfr_thread_state state, uint64_t period_ns)
