@@ -284,8 +284,11 @@ void lfr_recorder_free(struct lfr_recorder *r)
 
 static int hand_over(struct lfr_recorder *r, bool end);
 
-/* A record copied by the reading side; a full batch first goes to the naming thread. */
-static int in_push(struct lfr_recorder *r, const void *rec, size_t size)
+/*
+ * A record copied by the reading side; a full batch first goes to the naming thread.  NAMES: the
+ * record names something (the batch it lands in is marked).
+ */
+static int in_push(struct lfr_recorder *r, const void *rec, size_t size, bool names)
 {
 	if (r->behind && r->in.len && !batch_fits(&r->in, size)) {
 		int err = hand_over(r, false);
@@ -293,6 +296,7 @@ static int in_push(struct lfr_recorder *r, const void *rec, size_t size)
 		if (err && err != -ENOMEM)
 			return err; /* -ENOMEM: no batch to take; this one grows */
 	}
+	r->in.names |= names;
 	return batch_push(&r->in, rec, size);
 }
 
@@ -332,7 +336,7 @@ static __attribute__((noinline)) int read_cmdline(struct lfr_recorder *r, uint32
 		char bytes[sizeof(struct rec_cmdline) + 4096];
 	} u;
 	ssize_t n = -1;
-	int fd, err;
+	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/cmdline", tgid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -346,9 +350,7 @@ static __attribute__((noinline)) int read_cmdline(struct lfr_recorder *r, uint32
 	u.rec.hdr.size = (uint32_t)((sizeof(u.rec) + (size_t)n + 7) & ~(size_t)7);
 	u.rec.tgid = tgid;
 	u.rec.len = (uint32_t)n;
-	err = in_push(r, &u.rec, u.rec.hdr.size);
-	r->in.names = true;
-	return err;
+	return in_push(r, &u.rec, u.rec.hdr.size, true);
 }
 
 /* Every record with a process asks (the command line is read on the process's first). */
@@ -382,23 +384,26 @@ static void apply_cmdline(struct lfr_recorder *r, const struct rec_cmdline *c)
 int lfr_recorder_add(struct lfr_recorder *r, const struct lfr_rec_header *h)
 {
 	uint32_t tgid = 0;
+	bool names = false;
 	int err;
 
-	if (h->type == LFR_REC_TICK && h->size >= sizeof(struct lfr_rec_tick))
+	if (h->type == LFR_REC_TICK && h->size >= sizeof(struct lfr_rec_tick)) {
 		tgid = ((const struct lfr_rec_tick *)h)->tgid;
-	else if (h->type == LFR_REC_OFFCPU && h->size >= sizeof(struct lfr_rec_offcpu))
+	} else if (h->type == LFR_REC_USTACK) {
+		/* the other record of every sample: no process, no name */
+	} else if (h->type == LFR_REC_OFFCPU && h->size >= sizeof(struct lfr_rec_offcpu)) {
 		tgid = ((const struct lfr_rec_offcpu *)h)->tgid;
-	else if (h->type == LFR_REC_SAMPLE && h->size >= sizeof(struct lfr_rec_sample))
+	} else if (h->type == LFR_REC_SAMPLE && h->size >= sizeof(struct lfr_rec_sample)) {
 		tgid = ((const struct lfr_rec_sample *)h)->tgid;
-	else if (h->type == LFR_REC_TASK && h->size >= sizeof(struct lfr_rec_task))
-		tgid = ((const struct lfr_rec_task *)h)->tgid;
+	} else {
+		if (h->type == LFR_REC_TASK && h->size >= sizeof(struct lfr_rec_task))
+			tgid = ((const struct lfr_rec_task *)h)->tgid;
+		names = h->type >= 32 || !(SAMPLE_TYPES >> h->type & 1);
+	}
 	if ((err = look_at_process(r, tgid)))
 		return err;
 	r->added++;
-	err = in_push(r, h, h->size);
-	/* after the push: a full batch was handed over before it */
-	r->in.names |= h->type >= 32 || !(SAMPLE_TYPES >> h->type & 1);
-	return err;
+	return in_push(r, h, h->size, names);
 }
 
 static enum lfr_jfr_frame_type jfr_frame_type(enum lfr_frame_type t)
