@@ -102,12 +102,15 @@ struct behind {
 
 /*
  * A stack already written, keyed by the raw record (process, mapping generation, flags, the
- * callers' addresses) and the leaf's method: a sample repeating it names one frame, not all.  Its
- * addresses live in stack_ips; the whole cache is dropped when either fills up.
+ * callers' addresses) and the leaf's method: a sample repeating it names one frame, not all.  With
+ * a kernel stack, the user stack's leaf is keyed by its method too: the tick that interrupted the
+ * kernel (a page fault, say) left it anywhere in a function.  Its addresses live in stack_ips; the
+ * whole cache is dropped when either fills up.
  */
 struct stack_entry {
-	uint64_t key;  /* JFR stack key */
-	uint64_t leaf; /* method key of the leaf frame (its pc moves within a hot function) */
+	uint64_t key;   /* JFR stack key */
+	uint64_t leaf;  /* method key of the leaf frame (its pc moves within a hot function) */
+	uint64_t uleaf; /* method key of the user leaf below a kernel stack, else 0 */
 	uint32_t tgid, map_gen;
 	uint32_t ips_off;
 	uint16_t nr_kernel, nr_user;
@@ -680,11 +683,23 @@ static inline int thread_key_of(struct lfr_recorder *r, struct thread *t, struct
 
 static int describe_process(struct lfr_recorder *r, uint32_t tgid, uint64_t ticks);
 
+/*
+ * The frame of S whose method keys the stack cache besides the leaf's: the user leaf below a kernel
+ * stack, or 0 (none) when the sample has no kernel or no user frames, or N frames end before it.
+ */
+static uint32_t user_leaf_at(const struct lfr_rec_sample *s, size_t n)
+{
+	return s->nr_kernel && s->nr_user && s->nr_kernel < n ? s->nr_kernel : 0;
+}
+
 static uint64_t stack_hash(const struct lfr_rec_sample *s, uint32_t map_gen, uint32_t trunc,
-                           uint64_t leaf)
+                           uint64_t leaf, uint32_t ul, uint64_t uleaf)
 {
 	uint32_t n = (uint32_t)s->nr_kernel + s->nr_user;
-	uint64_t h = hashtab_hash_bytes(s->ips + 1, (n - 1) * sizeof(uint64_t));
+	uint64_t h =
+	    ul ? hashtab_hash(hashtab_hash_bytes(s->ips + 1, (ul - 1) * sizeof(uint64_t)) ^ uleaf,
+	                      hashtab_hash_bytes(s->ips + ul + 1, (n - ul - 1) * sizeof(uint64_t)))
+	       : hashtab_hash_bytes(s->ips + 1, (n - 1) * sizeof(uint64_t));
 
 	h = hashtab_hash(h, leaf) ^
 	    hashtab_hash((uint64_t)s->tgid << 32 | map_gen,
@@ -697,10 +712,12 @@ static uint64_t stack_hash(const struct lfr_rec_sample *s, uint32_t map_gen, uin
  * collide are told apart by a salt, the second key of the index.
  */
 static struct stack_entry *stack_lookup(struct lfr_recorder *r, const struct lfr_rec_sample *s,
-                                        uint32_t map_gen, uint32_t trunc, uint64_t leaf, uint64_t h,
-                                        uint64_t *salt)
+                                        uint32_t map_gen, uint32_t trunc, uint64_t leaf,
+                                        uint32_t ul, uint64_t uleaf, uint64_t h, uint64_t *salt)
 {
 	uint32_t n = (uint32_t)s->nr_kernel + s->nr_user;
+	/* the addresses compared: all but the leaf's, and but the user leaf's when it has one */
+	uint32_t n1 = ul ? ul - 1 : n - 1, skip = ul ? 1 : 0;
 
 	for (*salt = 0;; (*salt)++) {
 		struct hashtab_slot *slot = hashtab_get(&r->stack_index, h, *salt);
@@ -708,16 +725,20 @@ static struct stack_entry *stack_lookup(struct lfr_recorder *r, const struct lfr
 		if (!slot)
 			return NULL;
 		struct stack_entry *e = &r->stacks[slot->v - 1];
-		if (e->leaf == leaf && e->tgid == s->tgid && e->map_gen == map_gen &&
-		    e->trunc == trunc && e->nr_kernel == s->nr_kernel && e->nr_user == s->nr_user &&
-		    !memcmp(r->stack_ips + e->ips_off, s->ips + 1, (n - 1) * sizeof(uint64_t)))
+		const uint64_t *ips = r->stack_ips + e->ips_off;
+
+		if (e->leaf == leaf && e->uleaf == uleaf && e->tgid == s->tgid &&
+		    e->map_gen == map_gen && e->trunc == trunc && e->nr_kernel == s->nr_kernel &&
+		    e->nr_user == s->nr_user && !memcmp(ips, s->ips + 1, n1 * sizeof(uint64_t)) &&
+		    !memcmp(ips + n1 + skip, s->ips + 1 + n1 + skip,
+		            (n - 1 - n1 - skip) * sizeof(uint64_t)))
 			return e;
 	}
 }
 
 static void stack_remember(struct lfr_recorder *r, const struct lfr_rec_sample *s, uint32_t map_gen,
-                           uint32_t trunc, uint64_t leaf, uint64_t h, uint64_t salt, uint64_t key,
-                           uint32_t unnamed, bool incomplete)
+                           uint32_t trunc, uint64_t leaf, uint64_t uleaf, uint64_t h, uint64_t salt,
+                           uint64_t key, uint32_t unnamed, bool incomplete)
 {
 	uint32_t n = (uint32_t)s->nr_kernel + s->nr_user - 1;
 	struct hashtab_slot *slot;
@@ -742,6 +763,7 @@ static void stack_remember(struct lfr_recorder *r, const struct lfr_rec_sample *
 	r->stacks[r->stacks_used] = (struct stack_entry){
 	    .key = key,
 	    .leaf = leaf,
+	    .uleaf = uleaf,
 	    .tgid = s->tgid,
 	    .map_gen = map_gen,
 	    .ips_off = (uint32_t)r->stack_ips_used,
@@ -836,9 +858,11 @@ static int write_sample(struct lfr_recorder *r, const struct lfr_record *rec)
 	const struct lfr_rec_sample *s = rec->sample.r;
 	struct process *p = process_of(r, s->tgid);
 	uint32_t trunc = s->flags & STACK_TRUNC_FLAGS, unnamed0 = (uint32_t)r->st.unnamed;
+	uint64_t unnamed_before = r->st.unnamed;
 	size_t n = (size_t)s->nr_kernel + s->nr_user;
 	struct stack_entry *hit = NULL;
-	uint64_t stack, h = 0, salt = 0;
+	uint64_t stack, h = 0, salt = 0, uleaf = 0;
+	uint32_t ul;
 	int err;
 
 	if (!p)
@@ -847,22 +871,29 @@ static int write_sample(struct lfr_recorder *r, const struct lfr_record *rec)
 		n = MAX_FRAMES;
 	bool incomplete = trunc != 0, root = false;
 
+	ul = user_leaf_at(s, n);
 	r->st.frames += n;
 	r->jit_met = false;
 	if (n && (err = name_frame(r, rec, 0, &r->frames[0], n == 1 ? &root : NULL)))
 		return err;
+	if (ul && (err = name_frame(r, rec, ul, &r->frames[ul], ul == n - 1 ? &root : NULL)))
+		return err;
+	if (ul)
+		uleaf = r->frames[ul];
 	if (n) {
-		h = stack_hash(s, p->map_gen, trunc, r->frames[0]);
-		hit = stack_lookup(r, s, p->map_gen, trunc, r->frames[0], h, &salt);
+		h = stack_hash(s, p->map_gen, trunc, r->frames[0], ul, uleaf);
+		hit = stack_lookup(r, s, p->map_gen, trunc, r->frames[0], ul, uleaf, h, &salt);
 	}
 	if (hit) {
 		stack = hit->key;
 		incomplete = hit->incomplete;
-		r->st.unnamed += hit->unnamed;
+		/* the entry counts every frame of the stack, the leaves named here included */
+		r->st.unnamed = unnamed_before + hit->unnamed;
 		r->st.stack_hits++;
 	} else {
 		for (unsigned int i = 1; i < n; i++)
-			if ((err = name_frame(r, rec, i, &r->frames[i], i == n - 1 ? &root : NULL)))
+			if (i != ul &&
+			    (err = name_frame(r, rec, i, &r->frames[i], i == n - 1 ? &root : NULL)))
 				return err;
 		/* A copy of the record waits, also in the batch of its process's exit (whose end
 		 * reads the map again at once); held samples are named again when written. */
@@ -881,7 +912,7 @@ static int write_sample(struct lfr_recorder *r, const struct lfr_record *rec)
 			return err;
 		/* a stack that a perf map may yet name is named again each time */
 		if (n && n == (size_t)s->nr_kernel + s->nr_user && !r->jit_met)
-			stack_remember(r, s, p->map_gen, trunc, r->frames[0], h, salt, stack,
+			stack_remember(r, s, p->map_gen, trunc, r->frames[0], uleaf, h, salt, stack,
 			               (uint32_t)r->st.unnamed - unnamed0, incomplete);
 	}
 	if (n && n == (size_t)s->nr_kernel + s->nr_user && !r->jit_met) {
