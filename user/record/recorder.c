@@ -357,13 +357,11 @@ static __attribute__((noinline)) int read_cmdline(struct lfr_recorder *r, uint32
 }
 
 /* Every record with a process asks (the command line is read on the process's first). */
-static inline int look_at_process(struct lfr_recorder *r, uint32_t tgid)
+static int look_at_process(struct lfr_recorder *r, uint32_t tgid)
 {
 	struct hashtab_slot *seen;
 	bool fresh = false;
 
-	if (!tgid || r->looked_recent[tgid % LOOKED_RECENT] == tgid)
-		return 0;
 	seen = hashtab_put(&r->looked, tgid, 0, &fresh);
 	if (!seen)
 		return 0;
@@ -384,11 +382,22 @@ static void apply_cmdline(struct lfr_recorder *r, const struct rec_cmdline *c)
 	(1u << LFR_REC_TICK | 1u << LFR_REC_USTACK | 1u << LFR_REC_OFFCPU | 1u << LFR_REC_SAMPLE | \
 	 1u << LFR_REC_LOST | 1u << LFR_REC_LATENCY)
 
+/* lfr_recorder_add() of a record whose process was not looked at lately. */
+static __attribute__((noinline)) int
+add_looked_at(struct lfr_recorder *r, const struct lfr_rec_header *h, uint32_t tgid, bool names)
+{
+	int err = look_at_process(r, tgid);
+
+	if (err)
+		return err;
+	r->added++;
+	return in_push(r, h, h->size, names);
+}
+
 int lfr_recorder_add(struct lfr_recorder *r, const struct lfr_rec_header *h)
 {
 	uint32_t tgid = 0;
 	bool names = false;
-	int err;
 
 	if (h->type == LFR_REC_TICK && h->size >= sizeof(struct lfr_rec_tick)) {
 		tgid = ((const struct lfr_rec_tick *)h)->tgid;
@@ -403,8 +412,9 @@ int lfr_recorder_add(struct lfr_recorder *r, const struct lfr_rec_header *h)
 			tgid = ((const struct lfr_rec_task *)h)->tgid;
 		names = h->type >= 32 || !(SAMPLE_TYPES >> h->type & 1);
 	}
-	if ((err = look_at_process(r, tgid)))
-		return err;
+	/* mostly of a process looked at lately: then no call but the push, at the end */
+	if (tgid && r->looked_recent[tgid % LOOKED_RECENT] != tgid)
+		return add_looked_at(r, h, tgid, names);
 	r->added++;
 	return in_push(r, h, h->size, names);
 }
