@@ -1380,6 +1380,11 @@ static int apply_records(struct lfr_recorder *r, struct batch *b, int pass, bool
 {
 	char why[128];
 
+	/* for the samples' callbacks (on_joined(), take_sample()) */
+	if (pass == 1) {
+		r->hold = hold;
+		r->final = final;
+	}
 	for (size_t off = 0; off + sizeof(struct lfr_rec_header) <= b->len;) {
 		const struct lfr_rec_header *h = (const void *)(b->buf + off);
 		struct lfr_record rec;
@@ -1388,15 +1393,11 @@ static int apply_records(struct lfr_recorder *r, struct batch *b, int pass, bool
 		off += h->size;
 		/* the two records of every sample, checked inline, without the decoder's copy */
 		if (pass == 1 && h->type == LFR_REC_TICK && lfr_record_tick_ok(h)) {
-			r->hold = hold;
-			r->final = final;
 			if ((err = lfr_join_tick(r->join, (const void *)h, on_joined, r)))
 				return err;
 			continue;
 		}
 		if (pass == 1 && h->type == LFR_REC_USTACK && lfr_record_ustack_ok(h)) {
-			r->hold = hold;
-			r->final = final;
 			if ((err = lfr_join_ustack(r->join, (const void *)h, on_joined, r)))
 				return err;
 			continue;
@@ -1426,20 +1427,12 @@ static int apply_records(struct lfr_recorder *r, struct batch *b, int pass, bool
 			else if (rec.type == LFR_REC_TASK)
 				err = apply_task(r, rec.task);
 		} else if (rec.type == LFR_REC_SAMPLE) {
-			r->hold = hold;
-			r->final = final;
 			err = take_sample(r, h, &rec);
 		} else if (rec.type == LFR_REC_TICK) {
-			r->hold = hold;
-			r->final = final;
 			err = lfr_join_tick(r->join, rec.tick, on_joined, r);
 		} else if (rec.type == LFR_REC_OFFCPU) {
-			r->hold = hold;
-			r->final = final;
 			err = lfr_join_offcpu(r->join, rec.offcpu, on_joined, r);
 		} else if (rec.type == LFR_REC_USTACK) {
-			r->hold = hold;
-			r->final = final;
 			err = lfr_join_ustack(r->join, rec.ustack.r, on_joined, r);
 		} else if (rec.type == LFR_REC_LATENCY) {
 			err = note_latency(r, rec.latency);
