@@ -209,6 +209,20 @@ static void test_tick_held_until_kept(void **state)
 	assert_int_equal(s.kernel0[3], 0xffffffff81000000ull + 30 * 16);
 	assert_int_equal(lfr_join_waiting(j), 0);
 
+	/* two ticks of one walk held by their addresses, then kept: the copies are joined */
+	uint64_t buf2[TICK_WORDS];
+
+	assert_int_equal(lfr_join_tick(j, tick_rec(buf, 6, 60, 1), on_joined, &s), 0);
+	assert_int_equal(lfr_join_tick(j, tick_rec(buf2, 6, 61, 2), on_joined, &s), 0);
+	lfr_join_keep(j);
+	memset(buf, 0xa5, sizeof(buf));
+	memset(buf2, 0xa5, sizeof(buf2));
+	assert_int_equal(ustack(j, &s, 6, 2, 0x6000), 0);
+	assert_int_equal(s.n, 6);
+	assert_int_equal(s.tick_time[4], 60);
+	assert_int_equal(s.tick_time[5], 61);
+	assert_int_equal(s.kernel0[5], 0xffffffff81000000ull + 61 * 16);
+
 	/* a tick kept and never joined is freed with the join */
 	assert_int_equal(lfr_join_tick(j, tick_rec(buf, 5, 50, 0), on_joined, &s), 0);
 	lfr_join_keep(j);
@@ -248,6 +262,31 @@ static void test_walks_of_several_ticks(void **state)
 		assert_int_equal(lfr_join_waiting(j), 0);
 		s.n = 0;
 	}
+
+	/* more ticks of one walk than wait outside the table, all joined in the order they came */
+	for (uint64_t k = 0; k < 12; k++)
+		assert_int_equal(tick(j, &s, 30, 3000 + k, 1), 0);
+	assert_int_equal(lfr_join_waiting(j), 12);
+	assert_int_equal(ustack(j, &s, 30, 12, 0x3000), 0);
+	assert_int_equal(s.n, 12);
+	for (uint64_t k = 0; k < 12; k++) {
+		assert_int_equal(s.tick_time[k], 3000 + k);
+		assert_int_equal(s.kernel0[k], 0xffffffff81000000ull + (3000 + k) * 16);
+	}
+	assert_int_equal(lfr_join_waiting(j), 0);
+	s.n = 0;
+
+	/* three ticks, then their stack, which counts a fourth tick still to come */
+	for (uint64_t k = 0; k < 3; k++)
+		assert_int_equal(tick(j, &s, 31, 3100 + k, 2), 0);
+	assert_int_equal(ustack(j, &s, 31, 4, 0x3100), 0);
+	assert_int_equal(s.n, 3);
+	assert_int_equal(lfr_join_waiting(j), 0);
+	assert_int_equal(tick(j, &s, 31, 3103, 2), 0);
+	assert_int_equal(s.n, 4);
+	assert_int_equal(s.tick_time[3], 3103);
+	assert_int_equal(s.user0[3], 0x3100);
+	s.n = 0;
 
 	/* the second tick of a walk, longer than a tick's room */
 	assert_int_equal(tick(j, &s, 20, 2000, 1), 0);

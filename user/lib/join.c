@@ -36,22 +36,26 @@ struct walk {
 };
 
 /*
- * A reader mostly finds a walk's stack right after its one tick, in the same ring: that tick waits
- * as the pending one, outside the table, and meets its stack without a lookup.  Anything else
- * (another tick, a stack of another walk or of several ticks) first moves the pending tick into
- * the table, and takes the general way.  The pending tick is the caller's record itself, not a
- * copy, until lfr_join_keep() copies it into own.
+ * A reader mostly finds a walk's stack right after its ticks, in the same ring: one tick, or a few
+ * of a thread that stayed in the kernel, one after the other.  Those ticks wait as the pending
+ * ones, outside the table, and meet their stack without a lookup.  Anything else (a tick of
+ * another walk, a stack of another walk or of other ticks, more ticks than PEND_MAX) first moves
+ * the pending ticks into the table, and takes the general way.  A pending tick is the caller's
+ * record itself, not a copy, until lfr_join_keep() copies it into own.
  */
+#define PEND_MAX 8
+
 struct lfr_join {
 	struct hashtab walks; /* walk id -> struct walk */
 	uint64_t waiting;
-	struct walk *free;               /* finished walks, for reuse */
-	void *spare;                     /* TICK_ROOM buffers, each begins with the next one */
-	const struct lfr_rec_tick *pend; /* the pending tick, or NULL */
+	struct walk *free; /* finished walks, for reuse */
+	void *spare;       /* TICK_ROOM buffers, each begins with the next */
+	unsigned npend;    /* pending ticks, all of one walk */
+	const struct lfr_rec_tick *pend[PEND_MAX]; /* in the order they came */
 	union {
 		struct lfr_rec_tick tick;
 		uint8_t bytes[TICK_ROOM];
-	} own;
+	} own[PEND_MAX]; /* pend[i]'s copy, once kept */
 };
 
 int lfr_join_new(struct lfr_join **out)
@@ -220,16 +224,17 @@ static int join_tick(struct lfr_join *j, const struct lfr_rec_tick *t, lfr_join_
 	return 0;
 }
 
-/* The pending tick, if any, joins the table (where it was counted as waiting already). */
+/* The pending ticks, if any, join the table (where they were counted as waiting already). */
 static int pend_settle(struct lfr_join *j, lfr_join_fn fn, void *ctx)
 {
-	const struct lfr_rec_tick *t = j->pend;
+	unsigned n = j->npend;
+	int err = 0;
 
-	if (!t)
-		return 0;
-	j->pend = NULL;
-	j->waiting--;
-	return join_tick(j, t, fn, ctx);
+	j->npend = 0;
+	j->waiting -= n;
+	for (unsigned i = 0; i < n && !err; i++)
+		err = join_tick(j, j->pend[i], fn, ctx);
+	return err;
 }
 
 int lfr_join_tick(struct lfr_join *j, const struct lfr_rec_tick *t, lfr_join_fn fn, void *ctx)
@@ -237,8 +242,9 @@ int lfr_join_tick(struct lfr_join *j, const struct lfr_rec_tick *t, lfr_join_fn 
 	int err;
 
 	/* with no walk in the table, the tick cannot meet a stack that came first */
-	if (!j->pend && !j->walks.n && t->hdr.size <= sizeof(j->own)) {
-		j->pend = t;
+	if (!j->walks.n && t->hdr.size <= sizeof(j->own[0]) &&
+	    (!j->npend || (j->npend < PEND_MAX && j->pend[0]->walk_id == t->walk_id))) {
+		j->pend[j->npend++] = t;
 		j->waiting++;
 		return 0;
 	}
@@ -252,12 +258,14 @@ int lfr_join_ustack(struct lfr_join *j, const struct lfr_rec_ustack *u, lfr_join
 	struct walk *w;
 	int err = 0;
 
-	if (j->pend && j->pend->walk_id == u->walk_id && u->ticks == 1) {
-		const struct lfr_rec_tick *t = j->pend;
+	if (j->npend && j->pend[0]->walk_id == u->walk_id && u->ticks == j->npend) {
+		unsigned n = j->npend;
 
-		j->pend = NULL;
-		j->waiting--;
-		return emit(NULL, u, t, fn, ctx);
+		j->npend = 0;
+		j->waiting -= n;
+		for (unsigned i = 0; i < n && !err; i++)
+			err = emit(NULL, u, j->pend[i], fn, ctx);
+		return err;
 	}
 	if ((err = pend_settle(j, fn, ctx)))
 		return err;
@@ -292,10 +300,11 @@ int lfr_join_offcpu(struct lfr_join *j, const struct lfr_rec_offcpu *o, lfr_join
 
 void lfr_join_keep(struct lfr_join *j)
 {
-	if (j->pend && j->pend != &j->own.tick) {
-		memcpy(&j->own, j->pend, j->pend->hdr.size);
-		j->pend = &j->own.tick;
-	}
+	for (unsigned i = 0; i < j->npend; i++)
+		if (j->pend[i] != &j->own[i].tick) {
+			memcpy(&j->own[i], j->pend[i], j->pend[i]->hdr.size);
+			j->pend[i] = &j->own[i].tick;
+		}
 }
 
 uint64_t lfr_join_waiting(const struct lfr_join *j)
