@@ -287,13 +287,11 @@ void lfr_recorder_free(struct lfr_recorder *r)
 
 static int hand_over(struct lfr_recorder *r, bool end);
 
-/*
- * A record copied by the reading side; a full batch first goes to the naming thread.  NAMES: the
- * record names something (the batch it lands in is marked).
- */
-static int in_push(struct lfr_recorder *r, const void *rec, size_t size, bool names)
+/* in_push() of a record that does not fit: a full batch first goes to the naming thread. */
+static __attribute__((noinline)) int in_push_full(struct lfr_recorder *r, const void *rec,
+                                                  size_t size, bool names)
 {
-	if (r->behind && r->in.len && !batch_fits(&r->in, size)) {
+	if (r->behind && r->in.len) {
 		int err = hand_over(r, false);
 
 		if (err && err != -ENOMEM)
@@ -301,6 +299,23 @@ static int in_push(struct lfr_recorder *r, const void *rec, size_t size, bool na
 	}
 	r->in.names |= names;
 	return batch_push(&r->in, rec, size);
+}
+
+/*
+ * A record copied by the reading side.  NAMES: the record names something (the batch it lands in
+ * is marked).  Inline, the copy last: every record read comes here.
+ */
+static inline int in_push(struct lfr_recorder *r, const void *rec, size_t size, bool names)
+{
+	uint8_t *at;
+
+	if (!batch_fits(&r->in, size))
+		return in_push_full(r, rec, size, names);
+	at = r->in.buf + r->in.len;
+	r->in.len += size;
+	r->in.names |= names;
+	memcpy(at, rec, size);
+	return 0;
 }
 
 /* Arguments (NUL-separated, LEN bytes) joined by spaces into a new string; NULL when empty. */
