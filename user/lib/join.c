@@ -237,10 +237,17 @@ static int pend_settle(struct lfr_join *j, lfr_join_fn fn, void *ctx)
 	return err;
 }
 
+/* lfr_join_tick() the general way.  Out of line: the pending way then saves no registers. */
+static __attribute__((noinline)) int tick_general(struct lfr_join *j, const struct lfr_rec_tick *t,
+                                                  lfr_join_fn fn, void *ctx)
+{
+	int err = pend_settle(j, fn, ctx);
+
+	return err ? err : join_tick(j, t, fn, ctx);
+}
+
 int lfr_join_tick(struct lfr_join *j, const struct lfr_rec_tick *t, lfr_join_fn fn, void *ctx)
 {
-	int err;
-
 	/* with no walk in the table, the tick cannot meet a stack that came first */
 	if (!j->walks.n && t->hdr.size <= sizeof(j->own[0]) &&
 	    (!j->npend || (j->npend < PEND_MAX && j->pend[0]->walk_id == t->walk_id))) {
@@ -248,9 +255,7 @@ int lfr_join_tick(struct lfr_join *j, const struct lfr_rec_tick *t, lfr_join_fn 
 		j->waiting++;
 		return 0;
 	}
-	if ((err = pend_settle(j, fn, ctx)))
-		return err;
-	return join_tick(j, t, fn, ctx);
+	return tick_general(j, t, fn, ctx);
 }
 
 int lfr_join_ustack(struct lfr_join *j, const struct lfr_rec_ustack *u, lfr_join_fn fn, void *ctx)
