@@ -1274,13 +1274,12 @@ static int on_joined(void *ctx, const struct lfr_joined *j)
 	};
 	int leaf_word = -1;
 	const struct raw_stack_val *seen;
-	uint64_t raw_salt;
 
 	if (!p)
 		return -ENOMEM;
 	rk.map_gen = p->map_gen;
 	raw_stack_hash(&rk);
-	seen = raw_stacks_find(&r->raw, &rk, &raw_salt);
+	seen = raw_stacks_find(&r->raw, &rk);
 	if (seen) {
 		/* Named before from the same addresses: nothing to name, fix or hash again. */
 		r->st.raw_hits++;
@@ -1365,7 +1364,7 @@ static int on_joined(void *ctx, const struct lfr_joined *j)
 	r->lat_ns = 0;
 	if (!err && raw_ok && r->named_ok) {
 		r->named.leaf_fix = (uint8_t)leaf_fix;
-		raw_stacks_add(&r->raw, &rk, raw_salt, &r->named, leaf_word);
+		raw_stacks_add(&r->raw, &rk, &r->named, leaf_word);
 	}
 	return err;
 }
