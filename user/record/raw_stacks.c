@@ -76,7 +76,8 @@ static bool same(const struct raw_stacks *c, const struct raw_stack_entry *e,
 		return false;
 	return e->tgid == k->tgid && e->map_gen == k->map_gen && e->flags == k->flags &&
 	       e->nr_kernel == k->nr_kernel && e->nr_user == k->nr_user &&
-	       !memcmp(ips, k->kernel_ips, k->nr_kernel * sizeof(uint64_t)) &&
+	       /* most stacks have no kernel part: no call for it */
+	       (!k->nr_kernel || !memcmp(ips, k->kernel_ips, k->nr_kernel * sizeof(uint64_t))) &&
 	       !memcmp(ips + k->nr_kernel, k->user_ips, k->nr_user * sizeof(uint64_t));
 }
 
