@@ -1221,90 +1221,22 @@ static int defer_pair(struct lfr_recorder *r, const struct lfr_joined *j)
  * A tick with its user stack: one sample at the tick's instant, its own kernel stack and the
  * user stack its walk found.  Periods the tick says were missed are losses of their own.
  */
-static int on_joined(void *ctx, const struct lfr_joined *j)
+/*
+ * on_joined() of a pair whose raw stack is not known yet (RK, hashed): its stack is named and
+ * written, and remembered by its raw addresses.  Out of line: the known ones, nearly all, need
+ * none of its state.
+ */
+static __attribute__((noinline)) int
+join_new_stack(struct lfr_recorder *r, const struct lfr_joined *j, struct raw_stack_key *rk)
 {
-	struct lfr_recorder *r = ctx;
 	const struct lfr_rec_tick *t = j->tick;
 	struct lfr_rec_sample *s = (void *)r->synth;
-	uint32_t nk = t->nr_kernel, nu = j->lost_reason ? 0 : j->ustack->nr_user;
-	bool replay = t->walk_id & REPLAY_WALK;
-	struct thread *th = NULL;
+	uint32_t nk = rk->nr_kernel, nu = rk->nr_user;
+	int leaf_word = -1;
 	struct lfr_frame leaf;
 	struct lfr_record rec;
 	int err;
 
-	if (j->offcpu) {
-		if (j->lost_reason) {
-			r->st.off_cpu_lost++;
-			return 0;
-		}
-	} else if (!replay) {
-		uint64_t key;
-
-		th = idmap_get(&r->threads, t->tid);
-		if (!th)
-			return -ENOMEM;
-		if (!th->tgid)
-			th->tgid = t->tgid;
-		th->missed += t->missed;
-		th->samples += !j->lost_reason;
-		if (t->missed)
-			r->lost_batch[LFR_LOST_MISSED] += t->missed;
-		/* The thread's own losses, for the JDK's jdk.CPUTimeSamplesLost (when written). */
-		if (t->missed + !!j->lost_reason &&
-		    ((err = thread_key(r, t->tid, t->tgid, &key)) ||
-		     (err = lfr_jfr_thread_samples_lost(r->w, t->time_ns, key,
-		                                        t->missed + !!j->lost_reason))))
-			return err;
-	}
-	if (j->lost_reason) {
-		r->lost_batch[j->lost_reason]++;
-		return 0;
-	}
-	struct process *p = process_of(r, t->tgid);
-	struct raw_stack_key rk = {
-	    .tgid = t->tgid,
-	    .flags = (t->flags | j->ustack->flags) & (STACK_TRUNC_FLAGS | LFR_SAMPLE_F_USER_CFI),
-	    .nr_kernel = (uint16_t)nk,
-	    .nr_user = (uint16_t)nu,
-	    .kernel_ips = (const uint64_t *)j->kernel_ips,
-	    .user_ips = (const uint64_t *)j->user_ips,
-	    .words = (const uint64_t *)j->words,
-	    .nr_words = j->ustack->nr_words,
-	};
-	int leaf_word = -1;
-	const struct raw_stack_val *seen;
-
-	if (!p)
-		return -ENOMEM;
-	rk.map_gen = p->map_gen;
-	raw_stack_hash(&rk);
-	seen = raw_stacks_find(&r->raw, &rk);
-	if (seen) {
-		/* Named before from the same addresses: nothing to name, fix or hash again. */
-		r->st.raw_hits++;
-		if (seen->leaf_fix != LFR_LEAF_KEPT) {
-			r->st.leaf_inserted += seen->leaf_fix == LFR_LEAF_INSERTED;
-			r->st.leaf_uncertain += seen->leaf_fix == LFR_LEAF_UNCERTAIN;
-		}
-		r->st.frames += seen->frames;
-		r->st.unnamed += seen->unnamed;
-		r->st.stack_hits++;
-		r->lat_ns = take_latency(r, t);
-		if (th) /* a tick of its thread, as nearly every one is */
-			err = write_cpu_sample(r, t->time_ns, t->tid, t->tgid, 1, seen->stack,
-			                       seen->incomplete, th, p);
-		else {
-			struct lfr_rec_sample ev = {
-			    .time_ns = t->time_ns, .tgid = t->tgid, .tid = t->tid, .cpu = t->cpu};
-
-			r->off = j->offcpu;
-			err = write_event(r, &ev, seen->stack, seen->incomplete, NULL, p);
-			r->off = NULL;
-		}
-		r->lat_ns = 0;
-		return err;
-	}
 	/*
 	 * The leaf rule needs the mapping of the interrupted pc; it may still be on its way on
 	 * another CPU's ring: replay the pair with the next batch, once.
@@ -1364,9 +1296,92 @@ static int on_joined(void *ctx, const struct lfr_joined *j)
 	r->lat_ns = 0;
 	if (!err && raw_ok && r->named_ok) {
 		r->named.leaf_fix = (uint8_t)leaf_fix;
-		raw_stacks_add(&r->raw, &rk, &r->named, leaf_word);
+		raw_stacks_add(&r->raw, rk, &r->named, leaf_word);
 	}
 	return err;
+}
+
+static int on_joined(void *ctx, const struct lfr_joined *j)
+{
+	struct lfr_recorder *r = ctx;
+	const struct lfr_rec_tick *t = j->tick;
+	uint32_t nk = t->nr_kernel, nu = j->lost_reason ? 0 : j->ustack->nr_user;
+	bool replay = t->walk_id & REPLAY_WALK;
+	struct thread *th = NULL;
+	int err;
+
+	if (j->offcpu) {
+		if (j->lost_reason) {
+			r->st.off_cpu_lost++;
+			return 0;
+		}
+	} else if (!replay) {
+		uint64_t key;
+
+		th = idmap_get(&r->threads, t->tid);
+		if (!th)
+			return -ENOMEM;
+		if (!th->tgid)
+			th->tgid = t->tgid;
+		th->missed += t->missed;
+		th->samples += !j->lost_reason;
+		if (t->missed)
+			r->lost_batch[LFR_LOST_MISSED] += t->missed;
+		/* The thread's own losses, for the JDK's jdk.CPUTimeSamplesLost (when written). */
+		if (t->missed + !!j->lost_reason &&
+		    ((err = thread_key(r, t->tid, t->tgid, &key)) ||
+		     (err = lfr_jfr_thread_samples_lost(r->w, t->time_ns, key,
+		                                        t->missed + !!j->lost_reason))))
+			return err;
+	}
+	if (j->lost_reason) {
+		r->lost_batch[j->lost_reason]++;
+		return 0;
+	}
+	struct process *p = process_of(r, t->tgid);
+	struct raw_stack_key rk = {
+	    .tgid = t->tgid,
+	    .flags = (t->flags | j->ustack->flags) & (STACK_TRUNC_FLAGS | LFR_SAMPLE_F_USER_CFI),
+	    .nr_kernel = (uint16_t)nk,
+	    .nr_user = (uint16_t)nu,
+	    .kernel_ips = (const uint64_t *)j->kernel_ips,
+	    .user_ips = (const uint64_t *)j->user_ips,
+	    .words = (const uint64_t *)j->words,
+	    .nr_words = j->ustack->nr_words,
+	};
+	const struct raw_stack_val *seen;
+
+	if (!p)
+		return -ENOMEM;
+	rk.map_gen = p->map_gen;
+	raw_stack_hash(&rk);
+	seen = raw_stacks_find(&r->raw, &rk);
+	if (seen) {
+		/* Named before from the same addresses: nothing to name, fix or hash again. */
+		r->st.raw_hits++;
+		if (seen->leaf_fix != LFR_LEAF_KEPT) {
+			r->st.leaf_inserted += seen->leaf_fix == LFR_LEAF_INSERTED;
+			r->st.leaf_uncertain += seen->leaf_fix == LFR_LEAF_UNCERTAIN;
+		}
+		r->st.frames += seen->frames;
+		r->st.unnamed += seen->unnamed;
+		r->st.stack_hits++;
+		r->lat_ns = take_latency(r, t);
+		if (th) /* a tick of its thread, as nearly every one is */
+			err = write_cpu_sample(r, t->time_ns, t->tid, t->tgid, 1, seen->stack,
+			                       seen->incomplete, th, p);
+		else {
+			struct lfr_rec_sample ev = {
+			    .time_ns = t->time_ns, .tgid = t->tgid, .tid = t->tid, .cpu = t->cpu};
+
+			r->off = j->offcpu;
+			err = write_event(r, &ev, seen->stack, seen->incomplete, NULL, p);
+			r->off = NULL;
+		}
+		r->lat_ns = 0;
+		return err;
+	}
+	return join_new_stack(r, j, &rk);
 }
 
 /* The per-tick losses of a batch, one event per reason. */
