@@ -103,12 +103,19 @@ static void test_malloc_growth_and_swap(void **state)
 
 	assert_int_equal(batch_map(&m, 10), 0);
 	assert_int_equal(batch_push(&m, "abcdefgh", 8), 0);
+	m.names = true;
 	batch_swap(&a, &m);
 	assert_true(a.mapped);
 	assert_false(m.mapped);
+	assert_true(a.names); /* the mark goes with the records */
+	assert_false(m.names);
 	assert_int_equal(a.len, 8);
 	assert_memory_equal(a.buf, "abcdefgh", 8);
 	assert_int_equal(m.len, 600 * sizeof(rec));
+	batch_reset(&a);
+	assert_int_equal(a.len, 0);
+	assert_false(a.names);
+	assert_true(a.cap >= 8);
 	/* each is freed as what it is: ASan reports a munmap'd buffer given to free() */
 	batch_free(&a);
 	batch_free(&m);

@@ -19,7 +19,8 @@
 
 struct seen {
 	unsigned int n;
-	uint64_t tick_time[64], walk[64], user0[64];
+	uint64_t tick_time[64], walk[64], user0[64], kernel0[64];
+	const void *kernel_ips[64];
 };
 
 static int on_joined(void *ctx, const struct lfr_joined *j)
@@ -32,16 +33,20 @@ static int on_joined(void *ctx, const struct lfr_joined *j)
 	s->tick_time[s->n] = j->tick->time_ns;
 	s->walk[s->n] = j->ustack->walk_id;
 	s->user0[s->n] = j->ustack->nr_user ? j->user_ips[0] : 0;
+	s->kernel0[s->n] = j->tick->nr_kernel ? j->kernel_ips[0] : 0;
+	s->kernel_ips[s->n] = j->kernel_ips;
 	s->n++;
 	return 0;
 }
 
-/* A tick of WALK at TIME with NK kernel pcs. */
-static int tick(struct lfr_join *j, struct seen *s, uint64_t walk, uint64_t time, unsigned int nk)
+#define TICK_WORDS ((sizeof(struct lfr_rec_tick) + 8 * 8) / 8)
+
+/* Writes into BUF a tick of WALK at TIME with NK kernel pcs. */
+static struct lfr_rec_tick *tick_rec(uint64_t *buf, uint64_t walk, uint64_t time, unsigned int nk)
 {
-	uint64_t buf[(sizeof(struct lfr_rec_tick) + 8 * 8) / 8] = {0};
 	struct lfr_rec_tick *t = (void *)buf;
 
+	memset(buf, 0, TICK_WORDS * 8);
 	t->hdr.type = LFR_REC_TICK;
 	t->hdr.size = (uint32_t)(sizeof(*t) + nk * 8);
 	t->time_ns = time;
@@ -49,7 +54,18 @@ static int tick(struct lfr_join *j, struct seen *s, uint64_t walk, uint64_t time
 	t->nr_kernel = (uint16_t)nk;
 	for (unsigned int i = 0; i < nk; i++)
 		t->ips[i] = 0xffffffff81000000ull + time * 16 + i;
-	return lfr_join_tick(j, t, on_joined, s);
+	return t;
+}
+
+/* A tick of WALK at TIME with NK kernel pcs, its record gone once fed (as a ring's). */
+static int tick(struct lfr_join *j, struct seen *s, uint64_t walk, uint64_t time, unsigned int nk)
+{
+	uint64_t buf[TICK_WORDS];
+	int err = lfr_join_tick(j, tick_rec(buf, walk, time, nk), on_joined, s);
+
+	lfr_join_keep(j);
+	memset(buf, 0xa5, sizeof(buf));
+	return err;
 }
 
 /* The stack of WALK, shared by TICKS ticks, its first user pc PC. */
@@ -147,11 +163,156 @@ static void test_every_other_order(void **state)
 	lfr_join_free(j);
 }
 
+/*
+ * A tick waiting for the stack right after it is held by its address: joined there without a copy,
+ * or, once lfr_join_keep() was called, from a copy that outlives the caller's record.
+ */
+static void test_tick_held_until_kept(void **state)
+{
+	uint64_t buf[TICK_WORDS];
+	struct lfr_join *j;
+	struct seen s = {0};
+
+	(void)state;
+	assert_int_equal(lfr_join_new(&j), 0);
+	assert_int_equal(lfr_join_tick(j, tick_rec(buf, 1, 10, 2), on_joined, &s), 0);
+	assert_int_equal(ustack(j, &s, 1, 1, 0x1000), 0);
+	assert_int_equal(s.n, 1);
+	assert_ptr_equal(s.kernel_ips[0], ((struct lfr_rec_tick *)(void *)buf)->ips);
+
+	/* kept, then the caller's record is overwritten before its stack comes */
+	assert_int_equal(lfr_join_tick(j, tick_rec(buf, 2, 20, 2), on_joined, &s), 0);
+	lfr_join_keep(j);
+	lfr_join_keep(j); /* twice: still the one copy */
+	tick_rec(buf, 99, 990, 1);
+	assert_int_equal(lfr_join_waiting(j), 1);
+	assert_int_equal(ustack(j, &s, 2, 1, 0x2000), 0);
+	assert_int_equal(s.n, 2);
+	assert_int_equal(s.tick_time[1], 20);
+	assert_int_equal(s.walk[1], 2);
+	assert_int_equal(s.kernel0[1], 0xffffffff81000000ull + 20 * 16);
+	assert_ptr_not_equal(s.kernel_ips[1], ((struct lfr_rec_tick *)(void *)buf)->ips);
+
+	/* kept, then another walk's tick moves it into the table before either stack comes */
+	assert_int_equal(lfr_join_tick(j, tick_rec(buf, 3, 30, 1), on_joined, &s), 0);
+	lfr_join_keep(j);
+	tick_rec(buf, 4, 40, 1);
+	assert_int_equal(lfr_join_tick(j, (void *)buf, on_joined, &s), 0);
+	lfr_join_keep(j);
+	memset(buf, 0xa5, sizeof(buf));
+	assert_int_equal(lfr_join_waiting(j), 2);
+	assert_int_equal(ustack(j, &s, 4, 1, 0x4000), 0);
+	assert_int_equal(ustack(j, &s, 3, 1, 0x3000), 0);
+	assert_int_equal(s.n, 4);
+	assert_int_equal(s.tick_time[2], 40);
+	assert_int_equal(s.tick_time[3], 30);
+	assert_int_equal(s.kernel0[3], 0xffffffff81000000ull + 30 * 16);
+	assert_int_equal(lfr_join_waiting(j), 0);
+
+	/* two ticks of one walk held by their addresses, then kept: the copies are joined */
+	uint64_t buf2[TICK_WORDS];
+
+	assert_int_equal(lfr_join_tick(j, tick_rec(buf, 6, 60, 1), on_joined, &s), 0);
+	assert_int_equal(lfr_join_tick(j, tick_rec(buf2, 6, 61, 2), on_joined, &s), 0);
+	lfr_join_keep(j);
+	memset(buf, 0xa5, sizeof(buf));
+	memset(buf2, 0xa5, sizeof(buf2));
+	assert_int_equal(ustack(j, &s, 6, 2, 0x6000), 0);
+	assert_int_equal(s.n, 6);
+	assert_int_equal(s.tick_time[4], 60);
+	assert_int_equal(s.tick_time[5], 61);
+	assert_int_equal(s.kernel0[5], 0xffffffff81000000ull + 61 * 16);
+
+	/* a tick kept and never joined is freed with the join */
+	assert_int_equal(lfr_join_tick(j, tick_rec(buf, 5, 50, 0), on_joined, &s), 0);
+	lfr_join_keep(j);
+	assert_int_equal(lfr_join_waiting(j), 1);
+	lfr_join_free(j);
+}
+
+/*
+ * Walks of several ticks, again and again: the ticks after a walk's first wait in buffers given
+ * back when the walk is joined and taken again by the next; a tick longer than any the module
+ * writes waits too.
+ */
+static void test_walks_of_several_ticks(void **state)
+{
+	uint64_t big[(sizeof(struct lfr_rec_tick) + 100 * 8) / 8] = {0};
+	struct lfr_rec_tick *b = (void *)big;
+	struct lfr_join *j;
+	struct seen s = {0};
+
+	(void)state;
+	assert_int_equal(lfr_join_new(&j), 0);
+	for (uint64_t w = 1; w <= 12; w++) {
+		unsigned int n0 = s.n;
+
+		for (uint64_t k = 0; k < 4; k++)
+			assert_int_equal(
+			    tick(j, &s, w, w * 100 + k, (unsigned int)(1 + (w + k) % 8)), 0);
+		assert_int_equal(lfr_join_waiting(j), 4);
+		assert_int_equal(ustack(j, &s, w, 4, 0x1000 * w), 0);
+		assert_int_equal(s.n, n0 + 4);
+		for (uint64_t k = 0; k < 4; k++) {
+			assert_int_equal(s.tick_time[n0 + k], w * 100 + k);
+			assert_int_equal(s.kernel0[n0 + k],
+			                 0xffffffff81000000ull + (w * 100 + k) * 16);
+			assert_int_equal(s.user0[n0 + k], 0x1000 * w);
+		}
+		assert_int_equal(lfr_join_waiting(j), 0);
+		s.n = 0;
+	}
+
+	/* more ticks of one walk than wait outside the table, all joined in the order they came */
+	for (uint64_t k = 0; k < 12; k++)
+		assert_int_equal(tick(j, &s, 30, 3000 + k, 1), 0);
+	assert_int_equal(lfr_join_waiting(j), 12);
+	assert_int_equal(ustack(j, &s, 30, 12, 0x3000), 0);
+	assert_int_equal(s.n, 12);
+	for (uint64_t k = 0; k < 12; k++) {
+		assert_int_equal(s.tick_time[k], 3000 + k);
+		assert_int_equal(s.kernel0[k], 0xffffffff81000000ull + (3000 + k) * 16);
+	}
+	assert_int_equal(lfr_join_waiting(j), 0);
+	s.n = 0;
+
+	/* three ticks, then their stack, which counts a fourth tick still to come */
+	for (uint64_t k = 0; k < 3; k++)
+		assert_int_equal(tick(j, &s, 31, 3100 + k, 2), 0);
+	assert_int_equal(ustack(j, &s, 31, 4, 0x3100), 0);
+	assert_int_equal(s.n, 3);
+	assert_int_equal(lfr_join_waiting(j), 0);
+	assert_int_equal(tick(j, &s, 31, 3103, 2), 0);
+	assert_int_equal(s.n, 4);
+	assert_int_equal(s.tick_time[3], 3103);
+	assert_int_equal(s.user0[3], 0x3100);
+	s.n = 0;
+
+	/* the second tick of a walk, longer than a tick's room */
+	assert_int_equal(tick(j, &s, 20, 2000, 1), 0);
+	b->hdr.type = LFR_REC_TICK;
+	b->hdr.size = sizeof(big);
+	b->time_ns = 2001;
+	b->walk_id = 20;
+	b->nr_kernel = 100;
+	b->ips[0] = 0xffffffff82000000ull;
+	assert_int_equal(lfr_join_tick(j, b, on_joined, &s), 0);
+	lfr_join_keep(j);
+	memset(big, 0, sizeof(big));
+	assert_int_equal(ustack(j, &s, 20, 2, 0x2000), 0);
+	assert_int_equal(s.n, 2);
+	assert_int_equal(s.tick_time[1], 2001);
+	assert_int_equal(s.kernel0[1], 0xffffffff82000000ull);
+	lfr_join_free(j);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_tick_then_its_stack),
 	    cmocka_unit_test(test_every_other_order),
+	    cmocka_unit_test(test_tick_held_until_kept),
+	    cmocka_unit_test(test_walks_of_several_ticks),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -157,6 +157,27 @@ static void add_sample_flags(struct env *e, uint64_t leaf_pc, uint64_t ret, uint
 	assert_int_equal(lfr_recorder_add(e->rec, &s->hdr), 0);
 }
 
+/* A SAMPLE record of a tick in the kernel at KPC, the thread's user stack LEAF_PC <- RET. */
+static void add_sample_in_kernel(struct env *e, uint64_t kpc, uint64_t leaf_pc, uint64_t ret)
+{
+	uint64_t buf[(sizeof(struct lfr_rec_sample) + 3 * 8) / 8 + 1] = {0};
+	struct lfr_rec_sample *s = (void *)buf;
+
+	s->hdr.type = LFR_REC_SAMPLE;
+	s->hdr.size = sizeof(*s) + 3 * 8;
+	s->time_ns = ++e->t;
+	s->tgid = TGID;
+	s->tid = TGID;
+	s->weight = 1;
+	s->flags = LFR_SAMPLE_F_IN_KERNEL;
+	s->nr_kernel = 1;
+	s->nr_user = 2;
+	s->ips[0] = kpc;
+	s->ips[1] = leaf_pc;
+	s->ips[2] = ret;
+	assert_int_equal(lfr_recorder_add(e->rec, &s->hdr), 0);
+}
+
 static void add_sample(struct env *e, uint64_t leaf_pc, uint64_t ret, uint32_t weight)
 {
 	add_sample_flags(e, leaf_pc, ret, weight, 0);
@@ -654,6 +675,61 @@ static struct report *closed_file_report(struct env *e, const struct report_opts
 	assert_int_equal(report_read(r, o, &rep), 0);
 	jfr_close(r);
 	return rep;
+}
+
+/*
+ * Below a kernel stack, the user stack's leaf moving inside its function (a page fault's pc, say)
+ * finds the stack written before by the two leaves' methods; another user leaf function, or
+ * another caller, is another stack.
+ */
+static void test_user_leaf_below_the_kernel_cached_by_method(void **state)
+{
+	struct env *e = *state;
+	uintptr_t leaf = (uintptr_t)recorder_test_leaf, caller = (uintptr_t)recorder_test_caller;
+	uintptr_t start = (uintptr_t)__libc_start_call_main;
+	uint64_t kpc = 0xffffffff81000100ull;
+	struct lfr_recorder_stats st;
+	struct lfr_jfr_stats js;
+	struct report_opts o;
+	struct report *rep;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	add_own_code_mapping(e);
+	add_sample_in_kernel(e, kpc, leaf + 1, caller + 6);
+	add_sample_in_kernel(e, kpc, leaf + 2, caller + 6);
+	add_sample_in_kernel(e, kpc, leaf + 3, caller + 6);
+	assert_int_equal(lfr_recorder_process(e->rec, false), 0);
+	lfr_recorder_get_stats(e->rec, &st);
+	lfr_jfr_get_stats(e->w, &js);
+	assert_int_equal(st.samples, 3);
+	assert_int_equal(st.stack_hits, 2);
+	assert_int_equal(st.frames, 9);
+	assert_int_equal(js.stack_traces, 1);
+
+	/* the user leaf in another function; then the first leaf with another caller */
+	add_sample_in_kernel(e, kpc, caller + 1, start + 6);
+	add_sample_in_kernel(e, kpc, leaf + 1, start + 6);
+	add_sample_in_kernel(e, kpc, leaf + 4, start + 6);
+	assert_int_equal(lfr_recorder_process(e->rec, true), 0);
+	lfr_recorder_get_stats(e->rec, &st);
+	lfr_jfr_get_stats(e->w, &js);
+	assert_int_equal(st.samples, 6);
+	assert_int_equal(st.stack_hits, 3);
+	assert_int_equal(js.stack_traces, 3);
+	report_opts_init(&o);
+	rep = closed_file_report(e, &o);
+	f = open_memstream(&text, &len);
+	assert_non_null(f);
+	report_print_collapsed(rep, &o, f);
+	fclose(f);
+	/* the samples found in the cache carry their own user leaf's function */
+	assert_non_null(strstr(text, "recorder_test_caller;recorder_test_leaf"));
+	assert_non_null(strstr(text, "__libc_start_call_main;recorder_test_caller"));
+	assert_non_null(strstr(text, "__libc_start_call_main;recorder_test_leaf"));
+	report_free(rep);
+	free(text);
 }
 
 /*
@@ -1222,6 +1298,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_stacks_named_cached_and_invalidated, setup,
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_seen_addresses_name_nothing, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_user_leaf_below_the_kernel_cached_by_method, setup,
+	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_jit_samples_wait_for_the_map_written_at_exit,
 	                                    setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_jit_samples_written_at_once_when_waiting_is_off,

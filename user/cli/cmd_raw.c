@@ -279,6 +279,8 @@ static int on_record(const struct lfr_ring *ring, const struct lfr_rec_header *h
 		              ? lfr_join_tick(d->join, r.tick, print_joined, d)
 		              : lfr_join_ustack(d->join, r.ustack.r, print_joined, d);
 
+		/* the record's place in the ring is given back once this returns */
+		lfr_join_keep(d->join);
 		return err ? -1 : 0;
 	}
 	if (!d->quiet)

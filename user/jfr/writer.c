@@ -1178,27 +1178,17 @@ static int commit(struct lfr_jfr_writer *w)
 /* An event of a few varints, less than 128 bytes in all: its size is one byte. */
 #define SMALL_EVENT_MAX 127
 
-/* A thread's sample of TYPE (jdk.ExecutionSample, jdk.NativeMethodSample): thread, stack, state. */
-static int thread_sample(struct lfr_jfr_writer *w, uint16_t type, uint64_t ticks, uint64_t thread,
-                         uint64_t stack, enum lfr_jfr_thread_state state)
+/*
+ * The bytes of a thread's sample of TYPE at the end of the events, after the checks: at most 1 + 2
+ * + 4 x 9 bytes, encoded through one pointer after one check for room (by the caller): this runs
+ * once per sample, and a buffer call per field was most of its cost.
+ */
+static inline void put_thread_sample(struct lfr_jfr_writer *w, uint16_t type, uint64_t ticks,
+                                     uint64_t thread, uint64_t stack,
+                                     enum lfr_jfr_thread_state state)
 {
-	uint8_t *at, *p;
-	int err;
+	uint8_t *at = w->ev.data + w->ev.len, *p;
 
-	if ((err = check_live(w)))
-		return err;
-	if (state < 1 || state > LFR_JFR_STATE_COUNT)
-		return fail(w, EINVAL, "invalid thread state %d", (int)state);
-	if ((err = ref(w, P_THREAD, thread, "thread")) || (err = ref(w, P_STACK, stack, "stack")))
-		return err;
-	/*
-	 * at most 1 + 2 + 4 x 9 bytes, encoded through one pointer after one check for room: this
-	 * runs once per sample, and a buffer call per field was most of its cost
-	 */
-	if (w->ev.oom ||
-	    (w->ev.len + SMALL_EVENT_MAX > w->ev.cap && !jfr_buf_reserve(&w->ev, SMALL_EVENT_MAX)))
-		return nomem(w, "buffering an event");
-	at = w->ev.data + w->ev.len;
 	p = jfr_put_varint(at + 1, type);
 	p = jfr_put_varint(p, ticks);
 	p = jfr_put_varint(p, thread);
@@ -1208,6 +1198,50 @@ static int thread_sample(struct lfr_jfr_writer *w, uint16_t type, uint64_t ticks
 	w->ev.len += (size_t)(p - at);
 	seg_ticks(w, ticks);
 	w->st.samples += type == T_EXECUTION_SAMPLE;
+}
+
+/* thread_sample() when any check may fail or a reference is new to the segment. */
+static __attribute__((noinline)) int thread_sample_checked(struct lfr_jfr_writer *w, uint16_t type,
+                                                           uint64_t ticks, uint64_t thread,
+                                                           uint64_t stack,
+                                                           enum lfr_jfr_thread_state state)
+{
+	int err;
+
+	if ((err = check_live(w)))
+		return err;
+	if (state < 1 || state > LFR_JFR_STATE_COUNT)
+		return fail(w, EINVAL, "invalid thread state %d", (int)state);
+	if ((err = ref(w, P_THREAD, thread, "thread")) || (err = ref(w, P_STACK, stack, "stack")))
+		return err;
+	if (w->ev.oom ||
+	    (w->ev.len + SMALL_EVENT_MAX > w->ev.cap && !jfr_buf_reserve(&w->ev, SMALL_EVENT_MAX)))
+		return nomem(w, "buffering an event");
+	put_thread_sample(w, type, ticks, thread, stack, state);
+	return committed(w);
+}
+
+/* Whether KEY (0: none) is referenced by the current segment already. */
+static inline bool ref_current(struct lfr_jfr_writer *w, int pool, uint64_t key)
+{
+	const struct pool_entry *e;
+
+	return !key || ((e = pool_get(&w->pools[pool], key)) && e->seg == w->seg_seq);
+}
+
+/*
+ * A thread's sample of TYPE (jdk.ExecutionSample, jdk.NativeMethodSample): thread, stack, state.
+ * Mostly every check passes and both references are known to the segment: that way has no call
+ * but the flush, at the end, and saves only the registers the encoding needs.
+ */
+static int thread_sample(struct lfr_jfr_writer *w, uint16_t type, uint64_t ticks, uint64_t thread,
+                         uint64_t stack, enum lfr_jfr_thread_state state)
+{
+	if (w->dead || state < 1 || state > LFR_JFR_STATE_COUNT ||
+	    !ref_current(w, P_THREAD, thread) || !ref_current(w, P_STACK, stack) || w->ev.oom ||
+	    w->ev.len + SMALL_EVENT_MAX > w->ev.cap)
+		return thread_sample_checked(w, type, ticks, thread, stack, state);
+	put_thread_sample(w, type, ticks, thread, stack, state);
 	return committed(w);
 }
 
@@ -1270,8 +1304,10 @@ static unsigned sample_events(const struct lfr_jfr_writer *w)
 	return w->opt.sample_events ? w->opt.sample_events : LFR_JFR_SAMPLE_DEFAULT;
 }
 
-static int sample_events_of(struct lfr_jfr_writer *w, unsigned set, uint64_t ticks, uint64_t thread,
-                            uint64_t stack, enum lfr_jfr_thread_state state, uint64_t period_ns);
+/* Out of line: inlined, its registers were saved for every sample of the default. */
+static __attribute__((noinline)) int
+sample_events_of(struct lfr_jfr_writer *w, unsigned set, uint64_t ticks, uint64_t thread,
+                 uint64_t stack, enum lfr_jfr_thread_state state, uint64_t period_ns);
 
 int lfr_jfr_sample(struct lfr_jfr_writer *w, uint64_t ticks, uint64_t thread, uint64_t stack,
                    enum lfr_jfr_thread_state state, uint64_t period_ns)

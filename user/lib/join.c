@@ -36,20 +36,26 @@ struct walk {
 };
 
 /*
- * A reader mostly finds a walk's stack right after its one tick, in the same ring: that tick waits
- * as the pending one, outside the table, and meets its stack without a lookup.  Anything else
- * (another tick, a stack of another walk or of several ticks) first moves the pending tick into
- * the table, and takes the general way.
+ * A reader mostly finds a walk's stack right after its ticks, in the same ring: one tick, or a few
+ * of a thread that stayed in the kernel, one after the other.  Those ticks wait as the pending
+ * ones, outside the table, and meet their stack without a lookup.  Anything else (a tick of
+ * another walk, a stack of another walk or of other ticks, more ticks than PEND_MAX) first moves
+ * the pending ticks into the table, and takes the general way.  A pending tick is the caller's
+ * record itself, not a copy, until lfr_join_keep() copies it into own.
  */
+#define PEND_MAX 8
+
 struct lfr_join {
 	struct hashtab walks; /* walk id -> struct walk */
 	uint64_t waiting;
 	struct walk *free; /* finished walks, for reuse */
-	bool pending;      /* pend holds a tick */
+	void *spare;       /* TICK_ROOM buffers, each begins with the next */
+	unsigned npend;    /* pending ticks, all of one walk */
+	const struct lfr_rec_tick *pend[PEND_MAX]; /* in the order they came */
 	union {
 		struct lfr_rec_tick tick;
 		uint8_t bytes[TICK_ROOM];
-	} pend;
+	} own[PEND_MAX]; /* pend[i]'s copy, once kept */
 };
 
 int lfr_join_new(struct lfr_join **out)
@@ -58,21 +64,52 @@ int lfr_join_new(struct lfr_join **out)
 	return *out ? 0 : -ENOMEM;
 }
 
-/* Empties W for reuse: what it allocated is freed, the walk itself kept. */
-static void walk_clear(struct walk *w)
+/*
+ * Room for a tick beyond a walk's first: a walk of several ticks is one in 8 or so, and each of
+ * its ticks but the first would cost an allocation.  Buffers of TICK_ROOM are kept for reuse.
+ */
+static struct lfr_rec_tick *tick_room(struct lfr_join *j, uint32_t size)
 {
-	for (size_t i = 0; i < w->nticks; i++)
-		if (w->ticks[i] != &w->room.tick)
-			free(w->ticks[i]);
+	void *c = j->spare;
+
+	if (size > TICK_ROOM)
+		return malloc(size);
+	if (!c)
+		return malloc(TICK_ROOM);
+	memcpy(&j->spare, c, sizeof(j->spare));
+	return c;
+}
+
+/* Gives back the ticks W waits with. */
+static void walk_ticks_put(struct lfr_join *j, struct walk *w)
+{
+	for (size_t i = 0; i < w->nticks; i++) {
+		struct lfr_rec_tick *c = w->ticks[i];
+
+		if (c == &w->room.tick)
+			continue;
+		if (c->hdr.size > TICK_ROOM) {
+			free(c);
+			continue;
+		}
+		memcpy(c, &j->spare, sizeof(j->spare));
+		j->spare = c;
+	}
 	w->nticks = 0;
+}
+
+/* Empties W for reuse: what it holds is given back or freed, the walk itself kept. */
+static void walk_clear(struct lfr_join *j, struct walk *w)
+{
+	walk_ticks_put(j, w);
 	w->joined = 0;
 	free(w->u);
 	w->u = NULL;
 }
 
-static void walk_free(struct walk *w)
+static void walk_free(struct lfr_join *j, struct walk *w)
 {
-	walk_clear(w);
+	walk_clear(j, w);
 	free(w->ticks);
 	free(w);
 }
@@ -82,10 +119,14 @@ void lfr_join_free(struct lfr_join *j)
 	if (!j)
 		return;
 	for (struct hashtab_slot *s = NULL; (s = hashtab_next(&j->walks, s));)
-		walk_free((struct walk *)(uintptr_t)s->v);
+		walk_free(j, (struct walk *)(uintptr_t)s->v);
 	for (struct walk *w = j->free, *next; w; w = next) {
 		next = w->next_free;
-		walk_free(w);
+		walk_free(j, w);
+	}
+	for (void *c = j->spare, *next; c; c = next) {
+		memcpy(&next, c, sizeof(next));
+		free(c);
 	}
 	hashtab_free(&j->walks);
 	free(j);
@@ -116,7 +157,7 @@ static struct walk *walk_get(struct lfr_join *j, uint64_t id)
 static void walk_done(struct lfr_join *j, struct walk *w)
 {
 	hashtab_del(&j->walks, hashtab_get(&j->walks, w->id, 0));
-	walk_clear(w);
+	walk_clear(j, w);
 	w->next_free = j->free;
 	j->free = w;
 }
@@ -142,7 +183,7 @@ static int emit(struct walk *w, const struct lfr_rec_ustack *u, const struct lfr
 }
 
 /* Keeps a copy of tick T until its walk's stack comes. */
-static int tick_wait(struct walk *w, const struct lfr_rec_tick *t)
+static int tick_wait(struct lfr_join *j, struct walk *w, const struct lfr_rec_tick *t)
 {
 	struct lfr_rec_tick *c;
 
@@ -157,7 +198,7 @@ static int tick_wait(struct walk *w, const struct lfr_rec_tick *t)
 	}
 	if (!w->nticks && t->hdr.size <= sizeof(w->room))
 		c = &w->room.tick;
-	else if (!(c = malloc(t->hdr.size)))
+	else if (!(c = tick_room(j, t->hdr.size)))
 		return -ENOMEM;
 	memcpy(c, t, t->hdr.size);
 	w->ticks[w->nticks++] = c;
@@ -177,36 +218,44 @@ static int join_tick(struct lfr_join *j, const struct lfr_rec_tick *t, lfr_join_
 			walk_done(j, w);
 		return err;
 	}
-	if ((err = tick_wait(w, t)))
+	if ((err = tick_wait(j, w, t)))
 		return err;
 	j->waiting++;
 	return 0;
 }
 
-/* The pending tick, if any, joins the table (where it was counted as waiting already). */
+/* The pending ticks, if any, join the table (where they were counted as waiting already). */
 static int pend_settle(struct lfr_join *j, lfr_join_fn fn, void *ctx)
 {
-	if (!j->pending)
-		return 0;
-	j->pending = false;
-	j->waiting--;
-	return join_tick(j, &j->pend.tick, fn, ctx);
+	unsigned n = j->npend;
+	int err = 0;
+
+	j->npend = 0;
+	j->waiting -= n;
+	for (unsigned i = 0; i < n && !err; i++)
+		err = join_tick(j, j->pend[i], fn, ctx);
+	return err;
+}
+
+/* lfr_join_tick() the general way.  Out of line: the pending way then saves no registers. */
+static __attribute__((noinline)) int tick_general(struct lfr_join *j, const struct lfr_rec_tick *t,
+                                                  lfr_join_fn fn, void *ctx)
+{
+	int err = pend_settle(j, fn, ctx);
+
+	return err ? err : join_tick(j, t, fn, ctx);
 }
 
 int lfr_join_tick(struct lfr_join *j, const struct lfr_rec_tick *t, lfr_join_fn fn, void *ctx)
 {
-	int err;
-
 	/* with no walk in the table, the tick cannot meet a stack that came first */
-	if (!j->pending && !j->walks.n && t->hdr.size <= sizeof(j->pend)) {
-		memcpy(&j->pend, t, t->hdr.size);
-		j->pending = true;
+	if (!j->walks.n && t->hdr.size <= sizeof(j->own[0]) &&
+	    (!j->npend || (j->npend < PEND_MAX && j->pend[0]->walk_id == t->walk_id))) {
+		j->pend[j->npend++] = t;
 		j->waiting++;
 		return 0;
 	}
-	if ((err = pend_settle(j, fn, ctx)))
-		return err;
-	return join_tick(j, t, fn, ctx);
+	return tick_general(j, t, fn, ctx);
 }
 
 int lfr_join_ustack(struct lfr_join *j, const struct lfr_rec_ustack *u, lfr_join_fn fn, void *ctx)
@@ -214,10 +263,14 @@ int lfr_join_ustack(struct lfr_join *j, const struct lfr_rec_ustack *u, lfr_join
 	struct walk *w;
 	int err = 0;
 
-	if (j->pending && j->pend.tick.walk_id == u->walk_id && u->ticks == 1) {
-		j->pending = false;
-		j->waiting--;
-		return emit(NULL, u, &j->pend.tick, fn, ctx);
+	if (j->npend && j->pend[0]->walk_id == u->walk_id && u->ticks == j->npend) {
+		unsigned n = j->npend;
+
+		j->npend = 0;
+		j->waiting -= n;
+		for (unsigned i = 0; i < n && !err; i++)
+			err = emit(NULL, u, j->pend[i], fn, ctx);
+		return err;
 	}
 	if ((err = pend_settle(j, fn, ctx)))
 		return err;
@@ -237,10 +290,7 @@ int lfr_join_ustack(struct lfr_join *j, const struct lfr_rec_ustack *u, lfr_join
 		return 0;
 	}
 	/* ticks of it are still to come (or an error stopped the joining): it waits for them */
-	for (size_t i = 0; i < w->nticks; i++)
-		if (w->ticks[i] != &w->room.tick)
-			free(w->ticks[i]);
-	w->nticks = 0;
+	walk_ticks_put(j, w);
 	w->u = malloc(u->hdr.size);
 	if (!w->u)
 		return err ? err : -ENOMEM;
@@ -251,6 +301,15 @@ int lfr_join_ustack(struct lfr_join *j, const struct lfr_rec_ustack *u, lfr_join
 int lfr_join_offcpu(struct lfr_join *j, const struct lfr_rec_offcpu *o, lfr_join_fn fn, void *ctx)
 {
 	return lfr_join_tick(j, (const struct lfr_rec_tick *)(const void *)o, fn, ctx);
+}
+
+void lfr_join_keep(struct lfr_join *j)
+{
+	for (unsigned i = 0; i < j->npend; i++)
+		if (j->pend[i] != &j->own[i].tick) {
+			memcpy(&j->own[i], j->pend[i], j->pend[i]->hdr.size);
+			j->pend[i] = &j->own[i].tick;
+		}
 }
 
 uint64_t lfr_join_waiting(const struct lfr_join *j)

@@ -34,12 +34,19 @@ void lfr_join_free(struct lfr_join *j);
 /*
  * Feed a TICK or a USTACK record (already checked by lfr_record_decode).  FN is called for every
  * tick whose pair is now complete; its non-zero return is passed back.  Returns 0, -ENOMEM, or
- * FN's value.
+ * FN's value.  A tick may be held by its address, not copied: the caller's record must stay as
+ * it is until another record is fed or lfr_join_keep() is called.
  */
 int lfr_join_tick(struct lfr_join *j, const struct lfr_rec_tick *t, lfr_join_fn fn, void *ctx);
 /* An OFFCPU record joins its walk like a tick: handed out with tick and offcpu set to it. */
 int lfr_join_offcpu(struct lfr_join *j, const struct lfr_rec_offcpu *o, lfr_join_fn fn, void *ctx);
 int lfr_join_ustack(struct lfr_join *j, const struct lfr_rec_ustack *u, lfr_join_fn fn, void *ctx);
+
+/*
+ * Copies what the join still holds of the records fed so far: call it before their memory is
+ * reused or freed (a reader's batch of records, a ring's records consumed).
+ */
+void lfr_join_keep(struct lfr_join *j);
 
 /*
  * Ticks still waiting for their walk: walks not yet run, given up by STOP, or whose USTACK record

@@ -75,7 +75,9 @@ void batch_swap(struct batch *a, struct batch *b)
 	struct batch t = *a;
 
 	a->buf = b->buf, a->len = b->len, a->cap = b->cap, a->mapped = b->mapped;
+	a->names = b->names;
 	b->buf = t.buf, b->len = t.len, b->cap = t.cap, b->mapped = t.mapped;
+	b->names = t.names;
 }
 
 void batch_free(struct batch *b)
@@ -86,5 +88,5 @@ void batch_free(struct batch *b)
 		free(b->buf);
 	b->buf = NULL;
 	b->len = b->cap = 0;
-	b->mapped = false;
+	b->mapped = b->names = false;
 }

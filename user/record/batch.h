@@ -26,7 +26,10 @@
 struct batch {
 	uint8_t *buf;
 	size_t len, cap;
-	bool mapped;        /* buf is whole blocks of its own mapping, not malloc's */
+	bool mapped; /* buf is whole blocks of its own mapping, not malloc's */
+	/* set by whoever pushes a record that names something (a thread, a mapping): a batch
+	 * without one is read once, not twice */
+	bool names;
 	struct batch *next; /* in the naming thread's queue, or among the spare ones */
 };
 
@@ -59,6 +62,13 @@ static inline int batch_push(struct batch *b, const void *rec, size_t size)
 
 /* Exchanges the bytes of two batches (not their places in a list). */
 void batch_swap(struct batch *a, struct batch *b);
+
+/* Empties B, its buffer kept. */
+static inline void batch_reset(struct batch *b)
+{
+	b->len = 0;
+	b->names = false;
+}
 
 /* Frees the buffer; B is empty afterwards. */
 void batch_free(struct batch *b);

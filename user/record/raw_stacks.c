@@ -3,10 +3,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/hashtab.h"
 #include "record/raw_stacks.h"
 
 #define RAW_ENTRIES (1u << 15)
 #define RAW_IPS (1u << 20)
+/*
+ * The index: twice as many slots as entries, found by the top bits of the key's hash (a product's
+ * best mixed bits), the next slot on a collision.  Entries are never removed one by one, only all
+ * at once.
+ */
+#define RAW_SLOT_BITS 16
+#define RAW_SLOTS (1u << RAW_SLOT_BITS)
+_Static_assert(RAW_SLOTS >= 2 * RAW_ENTRIES, "the index stays at most half full");
+
+struct raw_stack_slot {
+	uint64_t hash;
+	uint32_t e; /* entry index + 1; 0: empty */
+};
 
 struct raw_stack_entry {
 	struct raw_stack_val v;
@@ -21,19 +35,21 @@ struct raw_stack_entry {
 #define RAW_MIX 0x9e3779b97f4a7c15ull
 
 /*
- * One xor and one multiply per address, four addresses per turn of the loop, which a pointer
- * counts: this runs for every sample, and the loop's own count and branch, then the index kept
- * apart from the pointer, were a third of its instructions.
+ * One multiply per two addresses, four addresses per turn of the loop, which a pointer counts: the
+ * first of a pair is mixed in before the multiply, the second added after it and mixed by the next
+ * one (the caller multiplies once more at the end).  Weaker than a multiply per address, but a
+ * collision costs only a probe: the addresses are compared in full.  This runs for every sample;
+ * the loop's own count and branch, then the index kept apart from the pointer, were a third of its
+ * instructions once; it is inlined, two calls per sample cost 8 more.
  */
-static uint64_t mix_words(uint64_t h, const uint64_t *w, uint32_t n)
+static inline __attribute__((always_inline)) uint64_t mix_words(uint64_t h, const uint64_t *w,
+                                                                uint32_t n)
 {
 	const uint64_t *end = w + n, *end4 = w + (n & ~3u);
 
 	for (; w != end4; w += 4) {
-		h = (h ^ w[0]) * RAW_MIX;
-		h = (h ^ w[1]) * RAW_MIX;
-		h = (h ^ w[2]) * RAW_MIX;
-		h = (h ^ w[3]) * RAW_MIX;
+		h = (h ^ w[0]) * RAW_MIX + w[1];
+		h = (h ^ w[2]) * RAW_MIX + w[3];
 	}
 	for (; w != end; w++)
 		h = (h ^ *w) * RAW_MIX;
@@ -47,7 +63,7 @@ void raw_stack_hash(struct raw_stack_key *k)
 	                 (uint64_t)k->flags << 32 | (uint64_t)k->nr_kernel << 16 | k->nr_user);
 
 	h = mix_words(h, k->kernel_ips, k->nr_kernel);
-	h = mix_words(h, k->user_ips, k->nr_user);
+	h = mix_words(h, k->user_ips, k->nr_user) * RAW_MIX;
 	k->hash = h ^ h >> 29;
 }
 
@@ -62,38 +78,43 @@ static bool same(const struct raw_stacks *c, const struct raw_stack_entry *e,
 		return false;
 	return e->tgid == k->tgid && e->map_gen == k->map_gen && e->flags == k->flags &&
 	       e->nr_kernel == k->nr_kernel && e->nr_user == k->nr_user &&
-	       !memcmp(ips, k->kernel_ips, k->nr_kernel * sizeof(uint64_t)) &&
+	       /* most stacks have no kernel part: no call for it */
+	       (!k->nr_kernel || !memcmp(ips, k->kernel_ips, k->nr_kernel * sizeof(uint64_t))) &&
 	       !memcmp(ips + k->nr_kernel, k->user_ips, k->nr_user * sizeof(uint64_t));
 }
 
 const struct raw_stack_val *raw_stacks_find(const struct raw_stacks *c,
-                                            const struct raw_stack_key *k, uint64_t *salt)
+                                            const struct raw_stack_key *k)
 {
-	for (*salt = 0;; (*salt)++) {
-		const struct hashtab_slot *s = hashtab_get(&c->index, k->hash, *salt);
+	if (!c->index)
+		return NULL;
+	for (uint32_t i = (uint32_t)(k->hash >> (64 - RAW_SLOT_BITS));;
+	     i = (i + 1) & (RAW_SLOTS - 1)) {
+		const struct raw_stack_slot *s = &c->index[i];
 
-		if (!s)
+		if (!s->e)
 			return NULL;
-		if (same(c, &c->entries[s->v - 1], k))
-			return &c->entries[s->v - 1].v;
+		if (s->hash == k->hash && same(c, &c->entries[s->e - 1], k))
+			return &c->entries[s->e - 1].v;
 	}
 }
 
-void raw_stacks_add(struct raw_stacks *c, const struct raw_stack_key *k, uint64_t salt,
+void raw_stacks_add(struct raw_stacks *c, const struct raw_stack_key *k,
                     const struct raw_stack_val *v, int word)
 {
-	uint32_t n = (uint32_t)k->nr_kernel + k->nr_user;
-	struct hashtab_slot *s;
-	bool fresh;
+	uint32_t n = (uint32_t)k->nr_kernel + k->nr_user, i;
 
 	if (!c->entries) {
 		c->entries = malloc(RAW_ENTRIES * sizeof(*c->entries));
 		c->ips = malloc(RAW_IPS * sizeof(*c->ips));
-		if (!c->entries || !c->ips) {
+		c->index = calloc(RAW_SLOTS, sizeof(*c->index));
+		if (!c->entries || !c->ips || !c->index) {
 			free(c->entries);
 			free(c->ips);
+			free(c->index);
 			c->entries = NULL;
 			c->ips = NULL;
+			c->index = NULL;
 			return;
 		}
 	}
@@ -101,13 +122,12 @@ void raw_stacks_add(struct raw_stacks *c, const struct raw_stack_key *k, uint64_
 		return;
 	if (c->used == RAW_ENTRIES || c->ips_used + n > RAW_IPS) {
 		/* Full: start over (the JFR pools keep every stack; only the shortcut is lost). */
-		hashtab_clear(&c->index);
+		memset(c->index, 0, RAW_SLOTS * sizeof(*c->index));
 		c->used = c->ips_used = 0;
-		salt = 0;
 	}
-	s = hashtab_put(&c->index, k->hash, salt, &fresh);
-	if (!s)
-		return;
+	for (i = (uint32_t)(k->hash >> (64 - RAW_SLOT_BITS)); c->index[i].e;
+	     i = (i + 1) & (RAW_SLOTS - 1))
+		;
 	memcpy(c->ips + c->ips_used, k->kernel_ips, k->nr_kernel * sizeof(uint64_t));
 	memcpy(c->ips + c->ips_used + k->nr_kernel, k->user_ips, k->nr_user * sizeof(uint64_t));
 	c->entries[c->used] = (struct raw_stack_entry){
@@ -122,13 +142,13 @@ void raw_stacks_add(struct raw_stacks *c, const struct raw_stack_key *k, uint64_
 	    .had_word = word >= 0 && (uint32_t)word < k->nr_words,
 	    .word_val = word >= 0 && (uint32_t)word < k->nr_words ? k->words[word] : 0,
 	};
-	s->v = ++c->used;
+	c->index[i] = (struct raw_stack_slot){.hash = k->hash, .e = ++c->used};
 	c->ips_used += n;
 }
 
 void raw_stacks_free(struct raw_stacks *c)
 {
-	hashtab_free(&c->index);
+	free(c->index);
 	free(c->entries);
 	free(c->ips);
 	*c = (struct raw_stacks){0};

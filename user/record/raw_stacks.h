@@ -11,8 +11,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "lib/hashtab.h"
-
 /* The raw key of a stack: its process and mapping generation, flags, then its addresses. */
 struct raw_stack_key {
 	uint32_t tgid, map_gen, flags;
@@ -33,22 +31,22 @@ struct raw_stack_val {
 };
 
 struct raw_stacks {
-	struct hashtab index; /* (hash, salt) -> entry index + 1 */
+	struct raw_stack_slot *index; /* by hash, open addressing */
 	struct raw_stack_entry *entries;
 	uint64_t *ips;
 	uint32_t used, ips_used;
 };
 
 void raw_stack_hash(struct raw_stack_key *k);
-/* The value of k, or NULL (then *salt is where raw_stacks_add() puts it). */
+/* The value of k, or NULL. */
 const struct raw_stack_val *raw_stacks_find(const struct raw_stacks *c,
-                                            const struct raw_stack_key *k, uint64_t *salt);
+                                            const struct raw_stack_key *k);
 /*
- * Remembers k (found absent with salt) as v.  word: the stack word the leaf rule read (an index
- * into k->words, or -1); a later key matches only with the same value there, or with the same
- * lack of it.  A failed allocation only loses the shortcut.
+ * Remembers k (found absent) as v.  word: the stack word the leaf rule read (an index into
+ * k->words, or -1); a later key matches only with the same value there, or with the same lack of
+ * it.  A failed allocation only loses the shortcut.
  */
-void raw_stacks_add(struct raw_stacks *c, const struct raw_stack_key *k, uint64_t salt,
+void raw_stacks_add(struct raw_stacks *c, const struct raw_stack_key *k,
                     const struct raw_stack_val *v, int word);
 void raw_stacks_free(struct raw_stacks *c);
 

@@ -102,12 +102,15 @@ struct behind {
 
 /*
  * A stack already written, keyed by the raw record (process, mapping generation, flags, the
- * callers' addresses) and the leaf's method: a sample repeating it names one frame, not all.  Its
- * addresses live in stack_ips; the whole cache is dropped when either fills up.
+ * callers' addresses) and the leaf's method: a sample repeating it names one frame, not all.  With
+ * a kernel stack, the user stack's leaf is keyed by its method too: the tick that interrupted the
+ * kernel (a page fault, say) left it anywhere in a function.  Its addresses live in stack_ips; the
+ * whole cache is dropped when either fills up.
  */
 struct stack_entry {
-	uint64_t key;  /* JFR stack key */
-	uint64_t leaf; /* method key of the leaf frame (its pc moves within a hot function) */
+	uint64_t key;   /* JFR stack key */
+	uint64_t leaf;  /* method key of the leaf frame (its pc moves within a hot function) */
+	uint64_t uleaf; /* method key of the user leaf below a kernel stack, else 0 */
 	uint32_t tgid, map_gen;
 	uint32_t ips_off;
 	uint16_t nr_kernel, nr_user;
@@ -284,16 +287,35 @@ void lfr_recorder_free(struct lfr_recorder *r)
 
 static int hand_over(struct lfr_recorder *r, bool end);
 
-/* A record copied by the reading side; a full batch first goes to the naming thread. */
-static int in_push(struct lfr_recorder *r, const void *rec, size_t size)
+/* in_push() of a record that does not fit: a full batch first goes to the naming thread. */
+static __attribute__((noinline)) int in_push_full(struct lfr_recorder *r, const void *rec,
+                                                  size_t size, bool names)
 {
-	if (r->behind && r->in.len && !batch_fits(&r->in, size)) {
+	if (r->behind && r->in.len) {
 		int err = hand_over(r, false);
 
 		if (err && err != -ENOMEM)
 			return err; /* -ENOMEM: no batch to take; this one grows */
 	}
+	r->in.names |= names;
 	return batch_push(&r->in, rec, size);
+}
+
+/*
+ * A record copied by the reading side.  NAMES: the record names something (the batch it lands in
+ * is marked).  Inline, the copy last: every record read comes here.
+ */
+static inline int in_push(struct lfr_recorder *r, const void *rec, size_t size, bool names)
+{
+	uint8_t *at;
+
+	if (!batch_fits(&r->in, size))
+		return in_push_full(r, rec, size, names);
+	at = r->in.buf + r->in.len;
+	r->in.len += size;
+	r->in.names |= names;
+	memcpy(at, rec, size);
+	return 0;
 }
 
 /* Arguments (NUL-separated, LEN bytes) joined by spaces into a new string; NULL when empty. */
@@ -346,17 +368,15 @@ static __attribute__((noinline)) int read_cmdline(struct lfr_recorder *r, uint32
 	u.rec.hdr.size = (uint32_t)((sizeof(u.rec) + (size_t)n + 7) & ~(size_t)7);
 	u.rec.tgid = tgid;
 	u.rec.len = (uint32_t)n;
-	return in_push(r, &u.rec, u.rec.hdr.size);
+	return in_push(r, &u.rec, u.rec.hdr.size, true);
 }
 
 /* Every record with a process asks (the command line is read on the process's first). */
-static inline int look_at_process(struct lfr_recorder *r, uint32_t tgid)
+static int look_at_process(struct lfr_recorder *r, uint32_t tgid)
 {
 	struct hashtab_slot *seen;
 	bool fresh = false;
 
-	if (!tgid || r->looked_recent[tgid % LOOKED_RECENT] == tgid)
-		return 0;
 	seen = hashtab_put(&r->looked, tgid, 0, &fresh);
 	if (!seen)
 		return 0;
@@ -372,23 +392,46 @@ static void apply_cmdline(struct lfr_recorder *r, const struct rec_cmdline *c)
 		p->cmdline = join_args(c->args, c->len);
 }
 
+/* Records that name nothing: pass 0 of apply() passes over them. */
+#define SAMPLE_TYPES                                                                               \
+	(1u << LFR_REC_TICK | 1u << LFR_REC_USTACK | 1u << LFR_REC_OFFCPU | 1u << LFR_REC_SAMPLE | \
+	 1u << LFR_REC_LOST | 1u << LFR_REC_LATENCY)
+
+/* lfr_recorder_add() of a record whose process was not looked at lately. */
+static __attribute__((noinline)) int
+add_looked_at(struct lfr_recorder *r, const struct lfr_rec_header *h, uint32_t tgid, bool names)
+{
+	int err = look_at_process(r, tgid);
+
+	if (err)
+		return err;
+	r->added++;
+	return in_push(r, h, h->size, names);
+}
+
 int lfr_recorder_add(struct lfr_recorder *r, const struct lfr_rec_header *h)
 {
 	uint32_t tgid = 0;
-	int err;
+	bool names = false;
 
-	if (h->type == LFR_REC_TICK && h->size >= sizeof(struct lfr_rec_tick))
+	if (h->type == LFR_REC_TICK && h->size >= sizeof(struct lfr_rec_tick)) {
 		tgid = ((const struct lfr_rec_tick *)h)->tgid;
-	else if (h->type == LFR_REC_OFFCPU && h->size >= sizeof(struct lfr_rec_offcpu))
+	} else if (h->type == LFR_REC_USTACK) {
+		/* the other record of every sample: no process, no name */
+	} else if (h->type == LFR_REC_OFFCPU && h->size >= sizeof(struct lfr_rec_offcpu)) {
 		tgid = ((const struct lfr_rec_offcpu *)h)->tgid;
-	else if (h->type == LFR_REC_SAMPLE && h->size >= sizeof(struct lfr_rec_sample))
+	} else if (h->type == LFR_REC_SAMPLE && h->size >= sizeof(struct lfr_rec_sample)) {
 		tgid = ((const struct lfr_rec_sample *)h)->tgid;
-	else if (h->type == LFR_REC_TASK && h->size >= sizeof(struct lfr_rec_task))
-		tgid = ((const struct lfr_rec_task *)h)->tgid;
-	if ((err = look_at_process(r, tgid)))
-		return err;
+	} else {
+		if (h->type == LFR_REC_TASK && h->size >= sizeof(struct lfr_rec_task))
+			tgid = ((const struct lfr_rec_task *)h)->tgid;
+		names = h->type >= 32 || !(SAMPLE_TYPES >> h->type & 1);
+	}
+	/* mostly of a process looked at lately: then no call but the push, at the end */
+	if (tgid && r->looked_recent[tgid % LOOKED_RECENT] != tgid)
+		return add_looked_at(r, h, tgid, names);
 	r->added++;
-	return in_push(r, h, h->size);
+	return in_push(r, h, h->size, names);
 }
 
 static enum lfr_jfr_frame_type jfr_frame_type(enum lfr_frame_type t)
@@ -665,11 +708,23 @@ static inline int thread_key_of(struct lfr_recorder *r, struct thread *t, struct
 
 static int describe_process(struct lfr_recorder *r, uint32_t tgid, uint64_t ticks);
 
+/*
+ * The frame of S whose method keys the stack cache besides the leaf's: the user leaf below a kernel
+ * stack, or 0 (none) when the sample has no kernel or no user frames, or N frames end before it.
+ */
+static uint32_t user_leaf_at(const struct lfr_rec_sample *s, size_t n)
+{
+	return s->nr_kernel && s->nr_user && s->nr_kernel < n ? s->nr_kernel : 0;
+}
+
 static uint64_t stack_hash(const struct lfr_rec_sample *s, uint32_t map_gen, uint32_t trunc,
-                           uint64_t leaf)
+                           uint64_t leaf, uint32_t ul, uint64_t uleaf)
 {
 	uint32_t n = (uint32_t)s->nr_kernel + s->nr_user;
-	uint64_t h = hashtab_hash_bytes(s->ips + 1, (n - 1) * sizeof(uint64_t));
+	uint64_t h =
+	    ul ? hashtab_hash(hashtab_hash_bytes(s->ips + 1, (ul - 1) * sizeof(uint64_t)) ^ uleaf,
+	                      hashtab_hash_bytes(s->ips + ul + 1, (n - ul - 1) * sizeof(uint64_t)))
+	       : hashtab_hash_bytes(s->ips + 1, (n - 1) * sizeof(uint64_t));
 
 	h = hashtab_hash(h, leaf) ^
 	    hashtab_hash((uint64_t)s->tgid << 32 | map_gen,
@@ -682,10 +737,12 @@ static uint64_t stack_hash(const struct lfr_rec_sample *s, uint32_t map_gen, uin
  * collide are told apart by a salt, the second key of the index.
  */
 static struct stack_entry *stack_lookup(struct lfr_recorder *r, const struct lfr_rec_sample *s,
-                                        uint32_t map_gen, uint32_t trunc, uint64_t leaf, uint64_t h,
-                                        uint64_t *salt)
+                                        uint32_t map_gen, uint32_t trunc, uint64_t leaf,
+                                        uint32_t ul, uint64_t uleaf, uint64_t h, uint64_t *salt)
 {
 	uint32_t n = (uint32_t)s->nr_kernel + s->nr_user;
+	/* the addresses compared: all but the leaf's, and but the user leaf's when it has one */
+	uint32_t n1 = ul ? ul - 1 : n - 1, skip = ul ? 1 : 0;
 
 	for (*salt = 0;; (*salt)++) {
 		struct hashtab_slot *slot = hashtab_get(&r->stack_index, h, *salt);
@@ -693,16 +750,20 @@ static struct stack_entry *stack_lookup(struct lfr_recorder *r, const struct lfr
 		if (!slot)
 			return NULL;
 		struct stack_entry *e = &r->stacks[slot->v - 1];
-		if (e->leaf == leaf && e->tgid == s->tgid && e->map_gen == map_gen &&
-		    e->trunc == trunc && e->nr_kernel == s->nr_kernel && e->nr_user == s->nr_user &&
-		    !memcmp(r->stack_ips + e->ips_off, s->ips + 1, (n - 1) * sizeof(uint64_t)))
+		const uint64_t *ips = r->stack_ips + e->ips_off;
+
+		if (e->leaf == leaf && e->uleaf == uleaf && e->tgid == s->tgid &&
+		    e->map_gen == map_gen && e->trunc == trunc && e->nr_kernel == s->nr_kernel &&
+		    e->nr_user == s->nr_user && !memcmp(ips, s->ips + 1, n1 * sizeof(uint64_t)) &&
+		    !memcmp(ips + n1 + skip, s->ips + 1 + n1 + skip,
+		            (n - 1 - n1 - skip) * sizeof(uint64_t)))
 			return e;
 	}
 }
 
 static void stack_remember(struct lfr_recorder *r, const struct lfr_rec_sample *s, uint32_t map_gen,
-                           uint32_t trunc, uint64_t leaf, uint64_t h, uint64_t salt, uint64_t key,
-                           uint32_t unnamed, bool incomplete)
+                           uint32_t trunc, uint64_t leaf, uint64_t uleaf, uint64_t h, uint64_t salt,
+                           uint64_t key, uint32_t unnamed, bool incomplete)
 {
 	uint32_t n = (uint32_t)s->nr_kernel + s->nr_user - 1;
 	struct hashtab_slot *slot;
@@ -727,6 +788,7 @@ static void stack_remember(struct lfr_recorder *r, const struct lfr_rec_sample *
 	r->stacks[r->stacks_used] = (struct stack_entry){
 	    .key = key,
 	    .leaf = leaf,
+	    .uleaf = uleaf,
 	    .tgid = s->tgid,
 	    .map_gen = map_gen,
 	    .ips_off = (uint32_t)r->stack_ips_used,
@@ -821,9 +883,11 @@ static int write_sample(struct lfr_recorder *r, const struct lfr_record *rec)
 	const struct lfr_rec_sample *s = rec->sample.r;
 	struct process *p = process_of(r, s->tgid);
 	uint32_t trunc = s->flags & STACK_TRUNC_FLAGS, unnamed0 = (uint32_t)r->st.unnamed;
+	uint64_t unnamed_before = r->st.unnamed;
 	size_t n = (size_t)s->nr_kernel + s->nr_user;
 	struct stack_entry *hit = NULL;
-	uint64_t stack, h = 0, salt = 0;
+	uint64_t stack, h = 0, salt = 0, uleaf = 0;
+	uint32_t ul;
 	int err;
 
 	if (!p)
@@ -832,22 +896,29 @@ static int write_sample(struct lfr_recorder *r, const struct lfr_record *rec)
 		n = MAX_FRAMES;
 	bool incomplete = trunc != 0, root = false;
 
+	ul = user_leaf_at(s, n);
 	r->st.frames += n;
 	r->jit_met = false;
 	if (n && (err = name_frame(r, rec, 0, &r->frames[0], n == 1 ? &root : NULL)))
 		return err;
+	if (ul && (err = name_frame(r, rec, ul, &r->frames[ul], ul == n - 1 ? &root : NULL)))
+		return err;
+	if (ul)
+		uleaf = r->frames[ul];
 	if (n) {
-		h = stack_hash(s, p->map_gen, trunc, r->frames[0]);
-		hit = stack_lookup(r, s, p->map_gen, trunc, r->frames[0], h, &salt);
+		h = stack_hash(s, p->map_gen, trunc, r->frames[0], ul, uleaf);
+		hit = stack_lookup(r, s, p->map_gen, trunc, r->frames[0], ul, uleaf, h, &salt);
 	}
 	if (hit) {
 		stack = hit->key;
 		incomplete = hit->incomplete;
-		r->st.unnamed += hit->unnamed;
+		/* the entry counts every frame of the stack, the leaves named here included */
+		r->st.unnamed = unnamed_before + hit->unnamed;
 		r->st.stack_hits++;
 	} else {
 		for (unsigned int i = 1; i < n; i++)
-			if ((err = name_frame(r, rec, i, &r->frames[i], i == n - 1 ? &root : NULL)))
+			if (i != ul &&
+			    (err = name_frame(r, rec, i, &r->frames[i], i == n - 1 ? &root : NULL)))
 				return err;
 		/* A copy of the record waits, also in the batch of its process's exit (whose end
 		 * reads the map again at once); held samples are named again when written. */
@@ -866,7 +937,7 @@ static int write_sample(struct lfr_recorder *r, const struct lfr_record *rec)
 			return err;
 		/* a stack that a perf map may yet name is named again each time */
 		if (n && n == (size_t)s->nr_kernel + s->nr_user && !r->jit_met)
-			stack_remember(r, s, p->map_gen, trunc, r->frames[0], h, salt, stack,
+			stack_remember(r, s, p->map_gen, trunc, r->frames[0], uleaf, h, salt, stack,
 			               (uint32_t)r->st.unnamed - unnamed0, incomplete);
 	}
 	if (n && n == (size_t)s->nr_kernel + s->nr_user && !r->jit_met) {
@@ -908,6 +979,88 @@ static int write_wall(struct lfr_recorder *r, struct thread *th, const struct lf
 	return 0;
 }
 
+/* The lfr.SamplingLatency event of r->lat_ns, after its tick's sample. */
+static __attribute__((noinline)) int write_latency(struct lfr_recorder *r, uint64_t time,
+                                                   uint64_t thread, uint64_t stack)
+{
+	int err = lfr_jfr_sampling_latency(r->w, time, r->lat_ns, thread, stack);
+
+	if (err)
+		return err;
+	r->st.latencies++;
+	r->st.latency_ns += r->lat_ns;
+	if (r->lat_ns > r->st.latency_max_ns)
+		r->st.latency_max_ns = r->lat_ns;
+	r->lat_ns = 0;
+	return 0;
+}
+
+/*
+ * The events of a CPU sample whose stack is written: WEIGHT execution samples (a SAMPLE record of
+ * lfr.ko before TICK/USTACK may stand for several ticks; 0 is 1), then its sampling latency.
+ * Inline: nearly every sample is written here, with its thread and process at hand.
+ */
+static inline int write_cpu_sample(struct lfr_recorder *r, uint64_t time, uint32_t tid,
+                                   uint32_t tgid, uint32_t weight, uint64_t stack, bool incomplete,
+                                   struct thread *th, struct process *p)
+{
+	uint64_t thread;
+	uint32_t i = 0;
+	int err;
+
+	r->st.incomplete += incomplete;
+	if ((!p->described && (err = describe_process(r, tgid, time))) ||
+	    (err = thread_key_of(r, th, p, tid, tgid, &thread)))
+		return err;
+	do {
+		err =
+		    lfr_jfr_sample(r->w, time, thread, stack, LFR_JFR_STATE_RUNNABLE, r->period_ns);
+		if (err)
+			return err;
+		r->st.events++;
+	} while (++i < weight);
+	if (r->lat_ns && (err = write_latency(r, time, thread, stack)))
+		return err;
+	r->st.samples++;
+	if (time > r->last_time)
+		r->last_time = time;
+	return 0;
+}
+
+/* The events of off-CPU interval r->off of thread TH, whose stack is written. */
+static int write_off_cpu(struct lfr_recorder *r, uint64_t stack, bool incomplete, struct thread *th,
+                         struct process *p)
+{
+	static const char *const states[__LFR_OFFCPU_STATE_MAX] = {
+	    "other", "sleeping", "uninterruptible", "preempted", "idle"};
+	const struct lfr_rec_offcpu *o = r->off;
+	uint64_t len = o->time_ns - o->start_ns, thread;
+	int err;
+
+	r->st.incomplete += incomplete;
+	if ((!p->described && (err = describe_process(r, o->tgid, o->time_ns))) ||
+	    (err = thread_key_of(r, th, p, o->tid, o->tgid, &thread)))
+		return err;
+	if (r->wall && (err = write_wall(r, th, o, thread, stack)))
+		return err;
+	if (len < r->off_cpu_min_ns) {
+		/* --wall asked the module for every interval; --off-cpu's minimum is here */
+		th->short_n++;
+		th->short_ns += len;
+		return 0;
+	}
+	err = lfr_jfr_off_cpu(r->w, o->start_ns, len, thread, stack,
+	                      o->state < __LFR_OFFCPU_STATE_MAX ? states[o->state] : "other",
+	                      o->short_count + th->short_n, o->short_ns + th->short_ns);
+	if (err)
+		return err;
+	r->st.off_cpu++;
+	r->st.off_cpu_ns += o->time_ns - o->start_ns;
+	if (o->time_ns > r->last_time)
+		r->last_time = o->time_ns;
+	return 0;
+}
+
 /*
  * The event of a sample (or of an off-CPU interval, r->off) whose stack is written; th and p are
  * its thread and process when the caller has them (else NULL: looked up).
@@ -915,68 +1068,16 @@ static int write_wall(struct lfr_recorder *r, struct thread *th, const struct lf
 static int write_event(struct lfr_recorder *r, const struct lfr_rec_sample *s, uint64_t stack,
                        bool incomplete, struct thread *th, struct process *p)
 {
-	uint64_t thread;
-	int err;
-
-	r->st.incomplete += incomplete;
 	if (!th)
 		th = idmap_get(&r->threads, s->tid);
 	if (!p)
 		p = process_of(r, s->tgid);
 	if (!th || !p)
 		return -ENOMEM;
-	if ((!p->described && (err = describe_process(r, s->tgid, s->time_ns))) ||
-	    (err = thread_key_of(r, th, p, s->tid, s->tgid, &thread)))
-		return err;
-	if (r->off) {
-		static const char *const states[__LFR_OFFCPU_STATE_MAX] = {
-		    "other", "sleeping", "uninterruptible", "preempted", "idle"};
-		const struct lfr_rec_offcpu *o = r->off;
-		uint64_t len = o->time_ns - o->start_ns;
-
-		if (r->wall && (err = write_wall(r, th, o, thread, stack)))
-			return err;
-		if (len < r->off_cpu_min_ns) {
-			/* --wall asked the module for every interval; --off-cpu's minimum is here
-			 */
-			th->short_n++;
-			th->short_ns += len;
-			return 0;
-		}
-		err =
-		    lfr_jfr_off_cpu(r->w, o->start_ns, len, thread, stack,
-		                    o->state < __LFR_OFFCPU_STATE_MAX ? states[o->state] : "other",
-		                    o->short_count + th->short_n, o->short_ns + th->short_ns);
-		if (err)
-			return err;
-		r->st.off_cpu++;
-		r->st.off_cpu_ns += o->time_ns - o->start_ns;
-		if (o->time_ns > r->last_time)
-			r->last_time = o->time_ns;
-		return 0;
-	}
-	/* A SAMPLE record of lfr.ko before TICK/USTACK may stand for several ticks (its weight). */
-	for (uint32_t i = 0; i < (s->weight ? s->weight : 1); i++) {
-		err = lfr_jfr_sample(r->w, s->time_ns, thread, stack, LFR_JFR_STATE_RUNNABLE,
-		                     r->period_ns);
-		if (err)
-			return err;
-		r->st.events++;
-	}
-	if (r->lat_ns) {
-		err = lfr_jfr_sampling_latency(r->w, s->time_ns, r->lat_ns, thread, stack);
-		if (err)
-			return err;
-		r->st.latencies++;
-		r->st.latency_ns += r->lat_ns;
-		if (r->lat_ns > r->st.latency_max_ns)
-			r->st.latency_max_ns = r->lat_ns;
-		r->lat_ns = 0;
-	}
-	r->st.samples++;
-	if (s->time_ns > r->last_time)
-		r->last_time = s->time_ns;
-	return 0;
+	if (r->off)
+		return write_off_cpu(r, stack, incomplete, th, p);
+	return write_cpu_sample(r, s->time_ns, s->tid, s->tgid, s->weight, stack, incomplete, th,
+	                        p);
 }
 
 static int thread_key(struct lfr_recorder *r, uint32_t tid, uint32_t tgid, uint64_t *key);
@@ -1048,13 +1149,14 @@ static int note_latency(struct lfr_recorder *r, const struct lfr_rec_latency *l)
 	return 0;
 }
 
-/* The latency that waits for tick T, taken out of the table (0: none). */
-static uint64_t take_latency(struct lfr_recorder *r, const struct lfr_rec_tick *t)
+/* take_latency() while latencies wait. */
+static __attribute__((noinline)) uint64_t find_latency(struct lfr_recorder *r,
+                                                       const struct lfr_rec_tick *t)
 {
 	struct hashtab_slot *slot;
 	uint64_t ns;
 
-	if (!r->latencies.n || t->hdr.type != LFR_REC_TICK || !(t->flags & LFR_SAMPLE_F_IN_KERNEL))
+	if (t->hdr.type != LFR_REC_TICK || !(t->flags & LFR_SAMPLE_F_IN_KERNEL))
 		return 0;
 	slot = hashtab_get(&r->latencies, t->tid, t->time_ns);
 	if (!slot)
@@ -1062,6 +1164,12 @@ static uint64_t take_latency(struct lfr_recorder *r, const struct lfr_rec_tick *
 	ns = slot->v;
 	hashtab_del(&r->latencies, slot);
 	return ns;
+}
+
+/* The latency that waits for tick T, taken out of the table (0: none).  Mostly none waits. */
+static inline uint64_t take_latency(struct lfr_recorder *r, const struct lfr_rec_tick *t)
+{
+	return r->latencies.n ? find_latency(r, t) : 0;
 }
 
 static int write_lost(struct lfr_recorder *r, const struct lfr_rec_lost *l)
@@ -1113,84 +1221,22 @@ static int defer_pair(struct lfr_recorder *r, const struct lfr_joined *j)
  * A tick with its user stack: one sample at the tick's instant, its own kernel stack and the
  * user stack its walk found.  Periods the tick says were missed are losses of their own.
  */
-static int on_joined(void *ctx, const struct lfr_joined *j)
+/*
+ * on_joined() of a pair whose raw stack is not known yet (RK, hashed): its stack is named and
+ * written, and remembered by its raw addresses.  Out of line: the known ones, nearly all, need
+ * none of its state.
+ */
+static __attribute__((noinline)) int
+join_new_stack(struct lfr_recorder *r, const struct lfr_joined *j, struct raw_stack_key *rk)
 {
-	struct lfr_recorder *r = ctx;
 	const struct lfr_rec_tick *t = j->tick;
 	struct lfr_rec_sample *s = (void *)r->synth;
-	uint32_t nk = t->nr_kernel, nu = j->lost_reason ? 0 : j->ustack->nr_user;
-	bool replay = t->walk_id & REPLAY_WALK;
-	struct thread *th = NULL;
+	uint32_t nk = rk->nr_kernel, nu = rk->nr_user;
+	int leaf_word = -1;
 	struct lfr_frame leaf;
 	struct lfr_record rec;
 	int err;
 
-	if (j->offcpu) {
-		if (j->lost_reason) {
-			r->st.off_cpu_lost++;
-			return 0;
-		}
-	} else if (!replay) {
-		uint64_t key;
-
-		th = idmap_get(&r->threads, t->tid);
-		if (!th)
-			return -ENOMEM;
-		if (!th->tgid)
-			th->tgid = t->tgid;
-		th->missed += t->missed;
-		th->samples += !j->lost_reason;
-		if (t->missed)
-			r->lost_batch[LFR_LOST_MISSED] += t->missed;
-		/* The thread's own losses, for the JDK's jdk.CPUTimeSamplesLost (when written). */
-		if (t->missed + !!j->lost_reason &&
-		    ((err = thread_key(r, t->tid, t->tgid, &key)) ||
-		     (err = lfr_jfr_thread_samples_lost(r->w, t->time_ns, key,
-		                                        t->missed + !!j->lost_reason))))
-			return err;
-	}
-	if (j->lost_reason) {
-		r->lost_batch[j->lost_reason]++;
-		return 0;
-	}
-	struct process *p = process_of(r, t->tgid);
-	struct raw_stack_key rk = {
-	    .tgid = t->tgid,
-	    .flags = (t->flags | j->ustack->flags) & (STACK_TRUNC_FLAGS | LFR_SAMPLE_F_USER_CFI),
-	    .nr_kernel = (uint16_t)nk,
-	    .nr_user = (uint16_t)nu,
-	    .kernel_ips = (const uint64_t *)j->kernel_ips,
-	    .user_ips = (const uint64_t *)j->user_ips,
-	    .words = (const uint64_t *)j->words,
-	    .nr_words = j->ustack->nr_words,
-	};
-	int leaf_word = -1;
-	const struct raw_stack_val *seen;
-	uint64_t raw_salt;
-
-	if (!p)
-		return -ENOMEM;
-	rk.map_gen = p->map_gen;
-	raw_stack_hash(&rk);
-	seen = raw_stacks_find(&r->raw, &rk, &raw_salt);
-	if (seen) {
-		/* Named before from the same addresses: nothing to name, fix or hash again. */
-		struct lfr_rec_sample ev = {
-		    .time_ns = t->time_ns, .tgid = t->tgid, .tid = t->tid, .cpu = t->cpu};
-
-		r->st.raw_hits++;
-		r->st.leaf_inserted += seen->leaf_fix == LFR_LEAF_INSERTED;
-		r->st.leaf_uncertain += seen->leaf_fix == LFR_LEAF_UNCERTAIN;
-		r->st.frames += seen->frames;
-		r->st.unnamed += seen->unnamed;
-		r->st.stack_hits++;
-		r->off = j->offcpu;
-		r->lat_ns = take_latency(r, t);
-		err = write_event(r, &ev, seen->stack, seen->incomplete, th, p);
-		r->off = NULL;
-		r->lat_ns = 0;
-		return err;
-	}
 	/*
 	 * The leaf rule needs the mapping of the interrupted pc; it may still be on its way on
 	 * another CPU's ring: replay the pair with the next batch, once.
@@ -1250,9 +1296,92 @@ static int on_joined(void *ctx, const struct lfr_joined *j)
 	r->lat_ns = 0;
 	if (!err && raw_ok && r->named_ok) {
 		r->named.leaf_fix = (uint8_t)leaf_fix;
-		raw_stacks_add(&r->raw, &rk, raw_salt, &r->named, leaf_word);
+		raw_stacks_add(&r->raw, rk, &r->named, leaf_word);
 	}
 	return err;
+}
+
+static int on_joined(void *ctx, const struct lfr_joined *j)
+{
+	struct lfr_recorder *r = ctx;
+	const struct lfr_rec_tick *t = j->tick;
+	uint32_t nk = t->nr_kernel, nu = j->lost_reason ? 0 : j->ustack->nr_user;
+	bool replay = t->walk_id & REPLAY_WALK;
+	struct thread *th = NULL;
+	int err;
+
+	if (j->offcpu) {
+		if (j->lost_reason) {
+			r->st.off_cpu_lost++;
+			return 0;
+		}
+	} else if (!replay) {
+		uint64_t key;
+
+		th = idmap_get(&r->threads, t->tid);
+		if (!th)
+			return -ENOMEM;
+		if (!th->tgid)
+			th->tgid = t->tgid;
+		th->missed += t->missed;
+		th->samples += !j->lost_reason;
+		if (t->missed)
+			r->lost_batch[LFR_LOST_MISSED] += t->missed;
+		/* The thread's own losses, for the JDK's jdk.CPUTimeSamplesLost (when written). */
+		if (t->missed + !!j->lost_reason &&
+		    ((err = thread_key(r, t->tid, t->tgid, &key)) ||
+		     (err = lfr_jfr_thread_samples_lost(r->w, t->time_ns, key,
+		                                        t->missed + !!j->lost_reason))))
+			return err;
+	}
+	if (j->lost_reason) {
+		r->lost_batch[j->lost_reason]++;
+		return 0;
+	}
+	struct process *p = process_of(r, t->tgid);
+	struct raw_stack_key rk = {
+	    .tgid = t->tgid,
+	    .flags = (t->flags | j->ustack->flags) & (STACK_TRUNC_FLAGS | LFR_SAMPLE_F_USER_CFI),
+	    .nr_kernel = (uint16_t)nk,
+	    .nr_user = (uint16_t)nu,
+	    .kernel_ips = (const uint64_t *)j->kernel_ips,
+	    .user_ips = (const uint64_t *)j->user_ips,
+	    .words = (const uint64_t *)j->words,
+	    .nr_words = j->ustack->nr_words,
+	};
+	const struct raw_stack_val *seen;
+
+	if (!p)
+		return -ENOMEM;
+	rk.map_gen = p->map_gen;
+	raw_stack_hash(&rk);
+	seen = raw_stacks_find(&r->raw, &rk);
+	if (seen) {
+		/* Named before from the same addresses: nothing to name, fix or hash again. */
+		r->st.raw_hits++;
+		if (seen->leaf_fix != LFR_LEAF_KEPT) {
+			r->st.leaf_inserted += seen->leaf_fix == LFR_LEAF_INSERTED;
+			r->st.leaf_uncertain += seen->leaf_fix == LFR_LEAF_UNCERTAIN;
+		}
+		r->st.frames += seen->frames;
+		r->st.unnamed += seen->unnamed;
+		r->st.stack_hits++;
+		r->lat_ns = take_latency(r, t);
+		if (th) /* a tick of its thread, as nearly every one is */
+			err = write_cpu_sample(r, t->time_ns, t->tid, t->tgid, 1, seen->stack,
+			                       seen->incomplete, th, p);
+		else {
+			struct lfr_rec_sample ev = {
+			    .time_ns = t->time_ns, .tgid = t->tgid, .tid = t->tid, .cpu = t->cpu};
+
+			r->off = j->offcpu;
+			err = write_event(r, &ev, seen->stack, seen->incomplete, NULL, p);
+			r->off = NULL;
+		}
+		r->lat_ns = 0;
+		return err;
+	}
+	return join_new_stack(r, j, &rk);
 }
 
 /* The per-tick losses of a batch, one event per reason. */
@@ -1275,10 +1404,16 @@ static int write_batch_losses(struct lfr_recorder *r)
 }
 
 /* Walks the records of B; pass 0 applies names and mappings, pass 1 writes samples and losses. */
-static int apply(struct lfr_recorder *r, struct batch *b, int pass, bool final, struct batch *hold)
+static int apply_records(struct lfr_recorder *r, struct batch *b, int pass, bool final,
+                         struct batch *hold)
 {
 	char why[128];
 
+	/* for the samples' callbacks (on_joined(), take_sample()) */
+	if (pass == 1) {
+		r->hold = hold;
+		r->final = final;
+	}
 	for (size_t off = 0; off + sizeof(struct lfr_rec_header) <= b->len;) {
 		const struct lfr_rec_header *h = (const void *)(b->buf + off);
 		struct lfr_record rec;
@@ -1287,15 +1422,11 @@ static int apply(struct lfr_recorder *r, struct batch *b, int pass, bool final, 
 		off += h->size;
 		/* the two records of every sample, checked inline, without the decoder's copy */
 		if (pass == 1 && h->type == LFR_REC_TICK && lfr_record_tick_ok(h)) {
-			r->hold = hold;
-			r->final = final;
 			if ((err = lfr_join_tick(r->join, (const void *)h, on_joined, r)))
 				return err;
 			continue;
 		}
 		if (pass == 1 && h->type == LFR_REC_USTACK && lfr_record_ustack_ok(h)) {
-			r->hold = hold;
-			r->final = final;
 			if ((err = lfr_join_ustack(r->join, (const void *)h, on_joined, r)))
 				return err;
 			continue;
@@ -1306,9 +1437,7 @@ static int apply(struct lfr_recorder *r, struct batch *b, int pass, bool final, 
 			continue;
 		}
 		/* each pass decodes only the records it applies (a bad one is counted once) */
-		if (pass == 0 && (h->type == LFR_REC_TICK || h->type == LFR_REC_USTACK ||
-		                  h->type == LFR_REC_OFFCPU || h->type == LFR_REC_SAMPLE ||
-		                  h->type == LFR_REC_LOST || h->type == LFR_REC_LATENCY))
+		if (pass == 0 && h->type < 32 && (SAMPLE_TYPES >> h->type & 1))
 			continue;
 		if (pass == 1 && (h->type == LFR_REC_COMM || h->type == LFR_REC_MMAP))
 			continue;
@@ -1327,20 +1456,12 @@ static int apply(struct lfr_recorder *r, struct batch *b, int pass, bool final, 
 			else if (rec.type == LFR_REC_TASK)
 				err = apply_task(r, rec.task);
 		} else if (rec.type == LFR_REC_SAMPLE) {
-			r->hold = hold;
-			r->final = final;
 			err = take_sample(r, h, &rec);
 		} else if (rec.type == LFR_REC_TICK) {
-			r->hold = hold;
-			r->final = final;
 			err = lfr_join_tick(r->join, rec.tick, on_joined, r);
 		} else if (rec.type == LFR_REC_OFFCPU) {
-			r->hold = hold;
-			r->final = final;
 			err = lfr_join_offcpu(r->join, rec.offcpu, on_joined, r);
 		} else if (rec.type == LFR_REC_USTACK) {
-			r->hold = hold;
-			r->final = final;
 			err = lfr_join_ustack(r->join, rec.ustack.r, on_joined, r);
 		} else if (rec.type == LFR_REC_LATENCY) {
 			err = note_latency(r, rec.latency);
@@ -1353,6 +1474,16 @@ static int apply(struct lfr_recorder *r, struct batch *b, int pass, bool final, 
 			return err;
 	}
 	return 0;
+}
+
+static int apply(struct lfr_recorder *r, struct batch *b, int pass, bool final, struct batch *hold)
+{
+	int err = apply_records(r, b, pass, final, hold);
+
+	/* the join may hold a tick of B by its address; B is reused or freed next */
+	if (pass == 1)
+		lfr_join_keep(r->join);
+	return err;
 }
 
 /*
@@ -1406,13 +1537,13 @@ static int process_cur(struct lfr_recorder *r, bool final)
 
 	r->waiting = (struct batch){0};
 	/* Names and mappings of this batch first: held samples may need them. */
-	err = apply(r, &r->cur, 0, final, NULL);
+	err = r->cur.names ? apply(r, &r->cur, 0, final, NULL) : 0;
 	if (!err)
 		err = apply(r, &held, 1, true, NULL);
 	if (!err)
 		err = apply(r, &r->cur, 1, final, &next);
 	batch_free(&held);
-	r->cur.len = 0;
+	batch_reset(&r->cur);
 	r->waiting = next;
 	if (!err && final && r->waiting.len) {
 		err = apply(r, &r->waiting, 1, true, NULL);
@@ -1514,7 +1645,8 @@ static void *naming_thread(void *arg)
 			batch_swap(q, &r->cur);
 			if (!err)
 				err = process_cur(r, false);
-			r->cur.len = 0; /* after an error: keep taking, the reading never waits */
+			/* after an error: keep taking, the reading never waits */
+			batch_reset(&r->cur);
 			batch_swap(q, &r->cur);
 			/* a long list is flushed on the way, about once a second */
 			pthread_mutex_lock(&b->lock);
