@@ -208,15 +208,39 @@ static void lfr_add_map(struct lfr_session *s, struct lfr_walk_buf *b,
 }
 
 /*
- * The mappings a walk with unwind tables looked up, for the mapping records
- * made under the same hold of the mapping lock: each is looked up once.
+ * The mappings a walk looked up, for the mapping records made under the
+ * same hold of the mapping lock: each is looked up once, and so is the
+ * unwind table of each (bit i of has_table: table[i] is vma[i]'s, under
+ * the walk's RCU read section).
  */
 #define LFR_VMA_MEMO	4
 
 struct lfr_vma_memo {
 	u32 n;
+	u32 has_table;
 	struct vm_area_struct *vma[LFR_VMA_MEMO];
+	const struct lfr_unwind_table *table[LFR_VMA_MEMO];
 };
+
+/* The unwind table of @vma's file, looked up once per walk. */
+static const struct lfr_unwind_table *
+lfr_table_of(struct lfr_session *s, struct lfr_vma_memo *m,
+	     struct vm_area_struct *vma)
+{
+	const struct lfr_unwind_table *t;
+	u32 i;
+
+	for (i = 0; i < m->n && m->vma[i] != vma; i++)
+		;
+	if (i < m->n && (m->has_table & BIT(i)))
+		return m->table[i];
+	t = lfr_unwind_find(&s->unwind, file_inode(vma->vm_file));
+	if (i < m->n) {
+		m->table[i] = t;
+		m->has_table |= BIT(i);
+	}
+	return t;
+}
 
 /* find_vma(), first among the mappings @m holds (may be NULL). */
 static struct vm_area_struct *lfr_vma_of(struct mm_struct *mm,
@@ -323,8 +347,7 @@ static enum lfr_row_found lfr_row_of(void *ctx, u64 pc,
 		c->hi = vma->vm_end;
 		c->off = ((u64)vma->vm_pgoff << PAGE_SHIFT) - vma->vm_start;
 		if (vma->vm_file && (vma->vm_flags & VM_EXEC))
-			c->t = lfr_unwind_find(&c->s->unwind,
-					       file_inode(vma->vm_file));
+			c->t = lfr_table_of(c->s, &c->memo, vma);
 	}
 	if (!c->t)
 		return LFR_ROW_NO_TABLE;
