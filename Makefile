@@ -63,6 +63,7 @@ bench: deps
 	bench/run
 	bench/truth
 	bench/cost
+	bench/offcpu-cost
 	bench/recorder-cpu
 	bench/always-on
 	bench/unwind
