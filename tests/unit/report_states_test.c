@@ -4,8 +4,8 @@
  * written by lfr's JFR writer (off-CPU intervals with their inline state strings, wall-clock
  * samples with their ThreadState constant-pool keys, over several chunks) read back with the exact
  * value per state, rows that add up to the report's total under thread and time filters, the
- * samples of a type without a state in a row of their own, no table unless asked; a JDK
- * recording's states through its constant pool.
+ * samples of a type without a state in a row of their own, no table unless asked, and the text
+ * view's table; a JDK recording's states through its constant pool.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -175,6 +175,37 @@ static void test_off_cpu_by_state(void **state)
 	unlink(path);
 }
 
+/* The text view: the table after the threads, each row its value, share and state. */
+static void test_off_cpu_text(void **state)
+{
+	struct report_opts o;
+	struct report *rep;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out;
+
+	(void)state;
+	write_off_cpu();
+	off_cpu_opts(&o);
+	rep = read_back(&o);
+	out = open_memstream(&text, &len);
+	assert_non_null(out);
+	report_print_text(rep, &o, out);
+	fclose(out);
+	const char *threads = strstr(text, "\nThreads by off-CPU ns\n");
+	const char *table = strstr(text, "\nOff-CPU by state\nOFF-CPU NS      %  STATE\n"
+	                                 " 320000000  96.5%  sleeping\n"
+	                                 "   7000000   2.1%  idle\n"
+	                                 "   2000000   0.6%  preempted\n"
+	                                 "   1500000   0.5%  uninterruptible\n"
+	                                 "   1000000   0.3%  other\n");
+	if (!threads || !table || table < threads)
+		fail_msg("no by-state table after the threads in:\n%s", text);
+	free(text);
+	report_free(rep);
+	unlink(path);
+}
+
 /*
  * Wall-clock samples: 30 on the CPU (jdk.ExecutionSample, STATE_RUNNABLE), 12 off it
  * (jdk.NativeMethodSample: 8 STATE_SLEEPING, 4 STATE_PARKED), and 5 sampling latencies (a type
@@ -282,6 +313,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_off_cpu_by_state),
+	    cmocka_unit_test(test_off_cpu_text),
 	    cmocka_unit_test(test_wall_by_state),
 	    cmocka_unit_test(test_jdk_states),
 	};

@@ -492,6 +492,8 @@ int cmd_report(int argc, char **argv)
 		        format);
 		return LFR_EXIT_USAGE;
 	}
+	/* the text view's table by state, of the two views whose events say why a thread waited */
+	o.states = print == report_print_text && (o.off_cpu || o.wall);
 	/* samples in time order: speedscope's, and the HTML page's timeline */
 	o.timeline = print == report_print_speedscope || print == report_print_html ||
 	             (o.latency && print == report_print_text);

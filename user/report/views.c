@@ -353,6 +353,16 @@ static void print_longest(const struct report *rep, FILE *out, int top)
 	free(v);
 }
 
+/* The value's column heading: its unit in capitals, at most 10 characters. */
+static void value_column(const struct report_opts *o, char column[11])
+{
+	size_t i;
+
+	for (i = 0; i < 10 && value_unit(o)[i]; i++)
+		column[i] = (char)toupper((unsigned char)value_unit(o)[i]);
+	column[i] = '\0';
+}
+
 static void print_threads(const struct report *rep, const struct report_opts *o, FILE *out, int top)
 {
 	struct report_thread **v = malloc((rep->nthreads ? rep->nthreads : 1) * sizeof(*v));
@@ -361,9 +371,7 @@ static void print_threads(const struct report *rep, const struct report_opts *o,
 
 	if (!v)
 		return;
-	for (i = 0; i < sizeof(column) - 1 && value_unit(o)[i]; i++)
-		column[i] = (char)toupper((unsigned char)value_unit(o)[i]);
-	column[i] = '\0';
+	value_column(o, column);
 	for (i = 0; i < rep->nthreads; i++)
 		v[i] = &rep->threads[i];
 	qsort(v, rep->nthreads, sizeof(*v), cmp_thread_value);
@@ -382,6 +390,26 @@ static void print_threads(const struct report *rep, const struct report_opts *o,
 		fprintf(out, "%10s %6s %10s %10s  ... %zu more threads (--top)\n", "", "", "", "",
 		        rep->nthreads - top);
 	free(v);
+}
+
+/*
+ * --off-cpu and --wall: the value by the state the events give (why the thread was off the CPU,
+ * its thread state), sorted when read, so printed without an allocation.
+ */
+static void print_states(const struct report *rep, const struct report_opts *o, FILE *out, int top)
+{
+	char column[11];
+
+	if (!rep->nstates)
+		return;
+	value_column(o, column);
+	fprintf(out, "\n%s by state\n%10s %6s  %s\n", o->off_cpu ? "Off-CPU" : "Samples", column,
+	        "%", "STATE");
+	for (size_t i = 0; i < rep->nstates && (int)i < top; i++)
+		fprintf(out, "%10llu %5.1f%%  %s\n", (unsigned long long)rep->states[i].value,
+		        pct(rep->states[i].value, rep->total), rep->states[i].name);
+	if (rep->nstates > (size_t)top)
+		fprintf(out, "%10s %6s  ... %zu more states (--top)\n", "", "", rep->nstates - top);
 }
 
 void report_print_lost(const struct report *rep, FILE *out)
@@ -459,6 +487,7 @@ void report_print_text(const struct report *rep, const struct report_opts *o, FI
 			print_objects(rep, o, out, sv, o->top);
 		free(sv);
 		print_threads(rep, o, out, o->top);
+		print_states(rep, o, out, o->top);
 	} else if (views_frame_totals(rep, &self, &total) == 0) {
 		if (o->latency)
 			print_longest(rep, out, o->top);
@@ -467,6 +496,7 @@ void report_print_text(const struct report *rep, const struct report_opts *o, FI
 		free(self);
 		free(total);
 		print_threads(rep, o, out, o->top);
+		print_states(rep, o, out, o->top);
 		if (o->thread_roots)
 			print_per_thread(rep, o, out);
 	}
