@@ -512,8 +512,11 @@ static uint64_t resolve_thread(struct report *rep, struct priv *pv, struct jfr_r
 			return 0;
 		t.name = strdup(name);
 		t.process = proc[0] ? strdup(proc) : NULL;
-		if (!t.name)
+		if (!t.name || (proc[0] && !t.process)) {
+			free(t.name);
+			free(t.process);
 			return 0;
+		}
 		rep->threads[rep->nthreads] = t;
 		g->v = ++rep->nthreads;
 	}
