@@ -190,7 +190,7 @@ static void test_off_cpu_text(void **state)
 	rep = read_back(&o);
 	out = open_memstream(&text, &len);
 	assert_non_null(out);
-	report_print_text(rep, &o, out);
+	assert_int_equal(report_print_text(rep, &o, out), 0);
 	fclose(out);
 	const char *threads = strstr(text, "\nThreads by off-CPU ns\n");
 	const char *table = strstr(text, "\nOff-CPU by state\nOFF-CPU NS      %  STATE\n"

@@ -474,9 +474,10 @@ int cmd_report(int argc, char **argv)
 		return LFR_EXIT_USAGE;
 	}
 	void (*print)(const struct report *, const struct report_opts *, FILE *) = NULL;
-	bool pprof = false;
+	/* text and pprof say when they could not complete (out of memory) */
+	bool pprof = false, text = false;
 	if (!strcmp(format, "text"))
-		print = report_print_text;
+		text = true;
 	else if (!strcmp(format, "collapsed"))
 		print = report_print_collapsed;
 	else if (!strcmp(format, "html"))
@@ -485,7 +486,7 @@ int cmd_report(int argc, char **argv)
 		pprof = true;
 	else if (!strcmp(format, "speedscope"))
 		print = report_print_speedscope;
-	else if (strcmp(format, "summary") && !pprof) {
+	else if (strcmp(format, "summary")) {
 		fprintf(stderr,
 		        "lfr report: unknown format '%s': use text, collapsed, html, pprof, "
 		        "speedscope or summary\n",
@@ -493,11 +494,11 @@ int cmd_report(int argc, char **argv)
 		return LFR_EXIT_USAGE;
 	}
 	/* the text view's table by state, of the two views whose events say why a thread waited */
-	o.states = print == report_print_text && (o.off_cpu || o.wall);
+	o.states = text && (o.off_cpu || o.wall);
 	/* samples in time order: speedscope's, and the HTML page's timeline */
-	o.timeline = print == report_print_speedscope || print == report_print_html ||
-	             (o.latency && print == report_print_text);
-	if (o.thread_roots && (!print || pprof)) {
+	o.timeline =
+	    print == report_print_speedscope || print == report_print_html || (o.latency && text);
+	if (o.thread_roots && !print && !text) {
 		fprintf(stderr,
 		        "lfr report: --threads splits the text, collapsed, html and speedscope "
 		        "views by thread, not %s\n",
@@ -532,14 +533,14 @@ int cmd_report(int argc, char **argv)
 		return LFR_EXIT_USAGE;
 	}
 	/* frames the recording left unnamed, named from debug files (not for the summary) */
-	if (rep && (print || pprof) && report_name_frames(rep, NULL, debuginfod)) {
+	if (rep && (print || pprof || text) && report_name_frames(rep, NULL, debuginfod)) {
 		fprintf(stderr, "lfr report: out of memory naming frames\n");
 		report_free(rep);
 		jfr_close(r);
 		return LFR_EXIT_FAILURE;
 	}
 	/* the text report says it itself */
-	if (rep && rep->unnamed && print != report_print_text)
+	if (rep && rep->unnamed && !text)
 		fprintf(stderr, "lfr report: %s\n", rep->unnamed);
 	int status = LFR_EXIT_OK;
 	if (rc < 0) {
@@ -591,6 +592,8 @@ int cmd_report(int argc, char **argv)
 		}
 		if (pprof)
 			failed = report_print_pprof(rep, &o, out);
+		else if (text && (failed = report_print_text(rep, &o, out)))
+			fprintf(stderr, "lfr report: out of memory writing the text report\n");
 		else if (views.n > 1)
 			report_print_html_views(views.v, views.n, out);
 		else if (print)

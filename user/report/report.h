@@ -190,7 +190,8 @@ bool report_value_field_found(const struct report *rep);
  */
 const char *report_stack_types(const struct report *rep, bool *any_selected);
 
-void report_print_text(const struct report *rep, const struct report_opts *o, FILE *out);
+/* -1 when out of memory: a table is missing, the report must not stand as complete */
+int report_print_text(const struct report *rep, const struct report_opts *o, FILE *out);
 void report_print_summary(const struct report *rep, FILE *out);
 void report_print_collapsed(const struct report *rep, const struct report_opts *o, FILE *out);
 void report_print_html(const struct report *rep, const struct report_opts *o, FILE *out);
