@@ -23,8 +23,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /*
  * The same input through the report's filters (thread, process, time range) and its other views
- * (objects, sample times, pprof, speedscope), with filter values taken from the input so that the
- * fuzzer steers them; and `lfr report --diff` of the whole read (as BASE) and the filtered one.
+ * (objects, sample times, the value by state, pprof, speedscope), with filter values taken from
+ * the input so that the fuzzer steers them; and `lfr report --diff` of the whole read (as BASE)
+ * and the filtered one.
  */
 static void filtered(const uint8_t *data, size_t size, const struct report *whole)
 {
@@ -45,10 +46,16 @@ static void filtered(const uint8_t *data, size_t size, const struct report *whol
 	o.to_ns = (k & 32) ? -1 : o.from_ns + (int64_t)k * 10000000;
 	o.sort_objects = true;
 	o.timeline = true;
+	o.states = true;
 	o.jobs = 1 + (k & 1);
 	if (report_read(r, &o, &rep) < 0 && (!strstr(r->err, ": offset ") || !r->failed))
 		abort();
 	if (rep) {
+		uint64_t sum = 0;
+		for (size_t i = 0; i < rep->nstates; i++)
+			sum += rep->states[i].value;
+		if (rep->nstates && sum != rep->total)
+			abort(); /* the rows by state add up to the total */
 		report_print_text(rep, &o, sink);
 		report_print_collapsed(rep, &o, sink);
 		report_print_pprof(rep, &o, sink);

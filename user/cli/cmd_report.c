@@ -68,9 +68,13 @@ static void report_usage(FILE *out)
 	    "                       (the kernel stack the thread left the CPU with, then its\n"
 	    "                       user stack) and thread (--event lfr.OffCpu --value duration);\n"
 	    "                       pprof's sample type off-cpu/nanoseconds, speedscope's unit\n"
-	    "                       nanoseconds\n"
+	    "                       nanoseconds; in text also \"Off-CPU by state\": the ns\n"
+	    "                       by why the thread left the CPU (sleeping,\n"
+	    "                       uninterruptible, preempted, idle, other)\n"
 	    "      --wall           wall-clock samples of lfr record --wall: the CPU samples\n"
-	    "                       and the samples off the CPU (jdk.NativeMethodSample) together\n"
+	    "                       and the samples off the CPU (jdk.NativeMethodSample)\n"
+	    "                       together; in text also \"Samples by state\": the\n"
+	    "                       samples by thread state (STATE_RUNNABLE, ...)\n"
 	    "      --latency        sampling latency instead of CPU samples: the\n"
 	    "                       lfr.SamplingLatency events of lfr record --latency by their\n"
 	    "                       duration in ns (from a tick in the kernel until the thread\n"
@@ -474,9 +478,10 @@ int cmd_report(int argc, char **argv)
 		return LFR_EXIT_USAGE;
 	}
 	void (*print)(const struct report *, const struct report_opts *, FILE *) = NULL;
-	bool pprof = false;
+	/* text and pprof say when they could not complete (out of memory) */
+	bool pprof = false, text = false;
 	if (!strcmp(format, "text"))
-		print = report_print_text;
+		text = true;
 	else if (!strcmp(format, "collapsed"))
 		print = report_print_collapsed;
 	else if (!strcmp(format, "html"))
@@ -485,17 +490,19 @@ int cmd_report(int argc, char **argv)
 		pprof = true;
 	else if (!strcmp(format, "speedscope"))
 		print = report_print_speedscope;
-	else if (strcmp(format, "summary") && !pprof) {
+	else if (strcmp(format, "summary")) {
 		fprintf(stderr,
 		        "lfr report: unknown format '%s': use text, collapsed, html, pprof, "
 		        "speedscope or summary\n",
 		        format);
 		return LFR_EXIT_USAGE;
 	}
+	/* the text view's table by state, of the two views whose events say why a thread waited */
+	o.states = text && (o.off_cpu || o.wall);
 	/* samples in time order: speedscope's, and the HTML page's timeline */
-	o.timeline = print == report_print_speedscope || print == report_print_html ||
-	             (o.latency && print == report_print_text);
-	if (o.thread_roots && (!print || pprof)) {
+	o.timeline =
+	    print == report_print_speedscope || print == report_print_html || (o.latency && text);
+	if (o.thread_roots && !print && !text) {
 		fprintf(stderr,
 		        "lfr report: --threads splits the text, collapsed, html and speedscope "
 		        "views by thread, not %s\n",
@@ -530,14 +537,14 @@ int cmd_report(int argc, char **argv)
 		return LFR_EXIT_USAGE;
 	}
 	/* frames the recording left unnamed, named from debug files (not for the summary) */
-	if (rep && (print || pprof) && report_name_frames(rep, NULL, debuginfod)) {
+	if (rep && (print || pprof || text) && report_name_frames(rep, NULL, debuginfod)) {
 		fprintf(stderr, "lfr report: out of memory naming frames\n");
 		report_free(rep);
 		jfr_close(r);
 		return LFR_EXIT_FAILURE;
 	}
 	/* the text report says it itself */
-	if (rep && rep->unnamed && print != report_print_text)
+	if (rep && rep->unnamed && !text)
 		fprintf(stderr, "lfr report: %s\n", rep->unnamed);
 	int status = LFR_EXIT_OK;
 	if (rc < 0) {
@@ -589,6 +596,8 @@ int cmd_report(int argc, char **argv)
 		}
 		if (pprof)
 			failed = report_print_pprof(rep, &o, out);
+		else if (text && (failed = report_print_text(rep, &o, out)))
+			fprintf(stderr, "lfr report: out of memory writing the text report\n");
 		else if (views.n > 1)
 			report_print_html_views(views.v, views.n, out);
 		else if (print)

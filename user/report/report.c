@@ -17,13 +17,23 @@
 
 #include "lib/hashtab.h"
 #include "report/report.h"
+#include "report/states.h"
 
 #define DENSE_TYPES 65536 /* type ids below this are looked up in an array */
 #define NAME_MAX_LEN 1024
 #define MAX_JOBS 16 /* chunks scanned in parallel */
 
-enum role { ROLE_COUNT, ROLE_SAMPLE, ROLE_LOST, ROLE_JVMINFO, ROLE_SETTINGS, ROLE_OBJECT };
-enum slot { SLOT_NONE = 0, SLOT_TIME, SLOT_STACK, SLOT_THREAD, SLOT_VALUE };
+/* ROLE_STATE_SAMPLE: a sample type whose state the view shows, scanned apart from ROLE_SAMPLE */
+enum role {
+	ROLE_COUNT,
+	ROLE_SAMPLE,
+	ROLE_STATE_SAMPLE,
+	ROLE_LOST,
+	ROLE_JVMINFO,
+	ROLE_SETTINGS,
+	ROLE_OBJECT
+};
+enum slot { SLOT_NONE = 0, SLOT_TIME, SLOT_STACK, SLOT_THREAD, SLOT_VALUE, SLOT_STATE };
 
 struct plan {
 	const struct jfr_type *t;
@@ -33,6 +43,7 @@ struct plan {
 	uint8_t *slots; /* per field: enum slot */
 	uint8_t *fast;  /* per field: a bare varint (integer or cp key) */
 	int thread_field, stack_field;
+	int state_field; /* report_opts.states and the type has one, else -1 */
 };
 
 struct priv {
@@ -60,7 +71,8 @@ struct priv {
 	size_t tmp_cap;
 	int64_t rec_start;
 	bool have_start;
-	bool value_found; /* a selected type has the --value field */
+	bool value_found;         /* a selected type has the --value field */
+	struct hashtab state_ids; /* report_opts.states: state name -> index + 1 */
 };
 
 void report_opts_init(struct report_opts *o)
@@ -500,8 +512,11 @@ static uint64_t resolve_thread(struct report *rep, struct priv *pv, struct jfr_r
 			return 0;
 		t.name = strdup(name);
 		t.process = proc[0] ? strdup(proc) : NULL;
-		if (!t.name)
+		if (!t.name || (proc[0] && !t.process)) {
+			free(t.name);
+			free(t.process);
 			return 0;
+		}
 		rep->threads[rep->nthreads] = t;
 		g->v = ++rep->nthreads;
 	}
@@ -601,7 +616,7 @@ static int build_plan(struct priv *pv, const struct jfr_type *t, struct plan *p)
 	memset(p, 0, sizeof(*p));
 	p->t = t;
 	p->evidx = t->name_idx;
-	p->thread_field = p->stack_field = -1;
+	p->thread_field = p->stack_field = p->state_field = -1;
 	if (!strcmp(t->name, "jdk.JVMInformation")) {
 		p->role = ROLE_JVMINFO;
 		return 0;
@@ -657,10 +672,19 @@ static int build_plan(struct priv *pv, const struct jfr_type *t, struct plan *p)
 		if (idx[k] + 1 > p->nread)
 			p->nread = idx[k] + 1;
 	}
+	/* the state only when the view shows it: the common CPU samples decode no more fields */
+	int state = o->states ? jfr_field_index(t, "state") : -1;
+	if (state >= 0 && !t->fields[state].array) {
+		p->role = ROLE_STATE_SAMPLE;
+		p->state_field = state;
+		p->slots[state] = SLOT_STATE;
+		if (state + 1 > p->nread)
+			p->nread = state + 1;
+	}
 	for (int i = 0; i < p->nread; i++) {
 		const struct jfr_field *f = &t->fields[i];
 		p->fast[i] =
-		    !f->array &&
+		    i != p->state_field && !f->array &&
 		    (f->cp || (f->type->kind >= JFR_K_CHAR && f->type->kind <= JFR_K_LONG));
 	}
 	return 0;
@@ -781,7 +805,7 @@ static void sample_fields(const struct plan *plans, size_t nplans, const struct 
 	*sf = *tf = NULL;
 	for (size_t i = 0; i < nplans; i++) {
 		const struct plan *p = &plans[i];
-		if (p->role != ROLE_SAMPLE)
+		if (p->role != ROLE_SAMPLE && p->role != ROLE_STATE_SAMPLE)
 			continue;
 		if (!*sf)
 			*sf = &p->t->fields[p->stack_field];
@@ -860,7 +884,8 @@ struct job {
 	uint64_t meta_cnt, meta_bytes, cp_cnt, cp_bytes, sample_events;
 	struct special *special;
 	size_t nspecial, special_cap;
-	struct jfr_reader rr; /* a copy of the reader that receives this chunk's scan error */
+	struct states_job states; /* report_opts.states only */
+	struct jfr_reader rr;     /* a copy of the reader that receives this chunk's scan error */
 	int rc;
 	bool keep_times;
 };
@@ -877,6 +902,7 @@ static void job_free(struct job *j)
 	free(j->bytes);
 	free(j->special);
 	free(j->timed);
+	states_job_free(&j->states);
 	memset(j, 0, sizeof(*j));
 }
 
@@ -917,6 +943,74 @@ static int job_prepare(struct priv *pv, struct jfr_reader *r, struct job *j)
 	j->rr.failed = false;
 	j->rr.err[0] = 0;
 	return hashtab_reserve(&j->agg, BATCH);
+}
+
+/* Rare events (losses, JVM information) are decoded at merge time.  0, or -1 when out of memory. */
+static int note_special(struct job *j, const struct plan *pl, const struct jfr_cur *c)
+{
+	if (grow((void **)&j->special, &j->special_cap, j->nspecial + 1, sizeof(*j->special)))
+		return -1;
+	j->special[j->nspecial++] = (struct special){pl, jfr_cur_off(c)};
+	return 0;
+}
+
+/*
+ * A sample's decoded fields v (indexed by enum slot): counted, and when in the time range put in
+ * the batch (and the timeline).  0, 1 when out of the range, or -1 when out of memory.
+ */
+static inline int add_sample(struct job *j, const uint64_t *v, struct pending *batch, int *nbatch)
+{
+	j->sample_events++;
+	if ((int64_t)v[SLOT_TIME] < j->lo || (int64_t)v[SLOT_TIME] >= j->hi)
+		return 1;
+	/* Samples are added in batches: the slot of each is prefetched when it is decoded
+	 * and updated BATCH events later, so the table's cache misses overlap. */
+	struct pending *e = &batch[(*nbatch)++];
+	e->a = v[SLOT_STACK];
+	e->b = v[SLOT_THREAD];
+	e->v = v[SLOT_VALUE];
+	e->h = hashtab_hash(e->a, e->b);
+	hashtab_prefetch(&j->agg, e->h);
+	if (j->keep_times) {
+		if (grow((void **)&j->timed, &j->timed_cap, j->ntimed + 1, sizeof(*j->timed)))
+			return -1;
+		j->timed[j->ntimed++] = (struct timed_key){(int64_t)v[SLOT_TIME], e->a, e->b, e->v};
+	}
+	if (*nbatch == BATCH && flush_batch(&j->agg, batch, nbatch) < 0)
+		return -1;
+	return 0;
+}
+
+/*
+ * ROLE_STATE_SAMPLE: a sample as add_sample() takes it, and its value added to its thread's sum
+ * in its state, whose key is the bytes of the field (decoded once per chunk, at the merge).  0,
+ * 1 when a field is malformed (the error names its offset), or -1 when out of memory.
+ */
+static int scan_state_sample(struct job *j, const struct plan *pl, struct jfr_cur *c,
+                             struct pending *batch, int *nbatch)
+{
+	uint64_t v[5] = {0, 0, 0, 0, 1};
+	const struct jfr_field *fields = pl->t->fields;
+	const uint8_t *state = NULL, *state_end = NULL;
+
+	for (int i = 0; i < pl->nread; i++) {
+		if (pl->fast[i]) {
+			v[pl->slots[i]] = jfr_varint(c);
+			continue;
+		}
+		if (i == pl->state_field)
+			state = c->p;
+		jfr_skip_field(c, &fields[i]);
+		if (i == pl->state_field)
+			state_end = c->p;
+	}
+	if (c->bad)
+		return 1;
+	int rc = add_sample(j, v, batch, nbatch);
+	if (rc)
+		return rc < 0 ? -1 : 0;
+	return states_job_add(&j->states, &fields[pl->state_field], state,
+	                      (size_t)(state_end - state), v[SLOT_THREAD], v[SLOT_VALUE]);
 }
 
 /* The hot loop: one pass over the chunk's events. */
@@ -974,11 +1068,13 @@ static void job_scan(struct job *j)
 		if (pl->role == ROLE_COUNT)
 			continue;
 		if (pl->role != ROLE_SAMPLE) {
-			/* rare events (losses, JVM information) are decoded at merge time */
-			if (grow((void **)&j->special, &j->special_cap, j->nspecial + 1,
-			         sizeof(*j->special)))
+			int rc = pl->role == ROLE_STATE_SAMPLE
+			             ? scan_state_sample(j, pl, &c, batch, &nbatch)
+			             : note_special(j, pl, &c);
+			if (rc == -1)
 				goto oom;
-			j->special[j->nspecial++] = (struct special){pl, jfr_cur_off(&c)};
+			if (rc)
+				return; /* the error names the offset of the bad field */
 			continue;
 		}
 		/* ROLE_SAMPLE: decode the prefix of fields that holds what is needed */
@@ -992,25 +1088,7 @@ static void job_scan(struct job *j)
 		}
 		if (c.bad)
 			return; /* the error names the offset of the bad field */
-		j->sample_events++;
-		if ((int64_t)v[SLOT_TIME] < j->lo || (int64_t)v[SLOT_TIME] >= j->hi)
-			continue;
-		/* Samples are added in batches: the slot of each is prefetched when it is decoded
-		 * and updated BATCH events later, so the table's cache misses overlap. */
-		struct pending *e = &batch[nbatch++];
-		e->a = v[SLOT_STACK];
-		e->b = v[SLOT_THREAD];
-		e->v = v[SLOT_VALUE];
-		e->h = hashtab_hash(e->a, e->b);
-		hashtab_prefetch(&j->agg, e->h);
-		if (j->keep_times) {
-			if (grow((void **)&j->timed, &j->timed_cap, j->ntimed + 1,
-			         sizeof(*j->timed)))
-				goto oom;
-			j->timed[j->ntimed++] =
-			    (struct timed_key){(int64_t)v[SLOT_TIME], e->a, e->b, e->v};
-		}
-		if (nbatch == BATCH && flush_batch(&j->agg, batch, &nbatch) < 0)
+		if (add_sample(j, v, batch, &nbatch) < 0)
 			goto oom;
 	}
 	if (flush_batch(&j->agg, batch, &nbatch) < 0)
@@ -1019,6 +1097,32 @@ static void job_scan(struct job *j)
 	return;
 oom:
 	jfr_fail(r, j->ch.off, "out of memory");
+}
+
+/* The chunk's by-state sums, their threads filtered as the samples are, added by state name. */
+static int merge_states(struct report *rep, struct priv *pv, struct jfr_reader *r, struct job *j)
+{
+	const struct jfr_field *sf, *tf;
+	const uint64_t end = j->ch.off + j->ch.size;
+
+	sample_fields(j->plans, (size_t)j->nplans, &sf, &tf);
+	for (struct hashtab_slot *s = NULL; (s = hashtab_next(&j->states.sums, s));) {
+		uint64_t th = resolve_thread(rep, pv, r, &j->ch, tf, s->a);
+		if (!th)
+			return -1;
+		if (th == UINT32_MAX)
+			continue; /* filtered out */
+		const struct states_raw *raw = &j->states.raw[s->b];
+		struct jfr_cur c;
+		char name[256];
+		jfr_cur_init(&c, r, (uint64_t)(raw->p - r->data), end);
+		/* null, empty or undecodable: no state */
+		if (value_text(&c, &j->ch, raw->f, name, sizeof(name), 0) <= 0)
+			snprintf(name, sizeof(name), "%s", STATES_NONE);
+		if (states_add(rep, &pv->state_ids, name, s->v) < 0)
+			return -1;
+	}
+	return 0;
 }
 
 /* report.timed: the chunk's samples with their resolved stack and thread (cached by the merge). */
@@ -1098,7 +1202,7 @@ static int job_merge(struct report *rep, struct priv *pv, struct jfr_reader *r, 
 		    record_lost(rep, r, &j->ch, j->special[i].pl->t, j->special[i].off) < 0)
 			return jfr_fail(r, j->ch.off, "out of memory");
 	if (merge_chunk(rep, pv, r, &j->ch, &j->agg, j->plans, j->nplans) < 0 ||
-	    merge_timed(rep, pv, r, j) < 0)
+	    merge_timed(rep, pv, r, j) < 0 || merge_states(rep, pv, r, j) < 0)
 		return jfr_fail(r, j->ch.off, "out of memory");
 	return 0;
 }
@@ -1289,7 +1393,7 @@ int report_read(struct jfr_reader *r, const struct report_opts *o, struct report
 			rc = load_rc;
 	}
 	free(jobs);
-	if (finish(rep, pv, r) < 0 && !rc)
+	if ((finish(rep, pv, r) < 0 || states_finish(rep, &pv->state_ids) < 0) && !rc)
 		rc = jfr_fail(r, 0, "out of memory");
 	if (rep->ntimed)
 		qsort(rep->timed, rep->ntimed, sizeof(*rep->timed), cmp_timed);
@@ -1337,6 +1441,7 @@ void report_free(struct report *rep)
 		hashtab_free(&pv->chunk_threads);
 		hashtab_free(&pv->chunk_stacks);
 		hashtab_free(&pv->chunk_frames);
+		hashtab_free(&pv->state_ids);
 		free(pv->tmp_frames);
 		free(pv->stack_types);
 		free(pv);
@@ -1352,6 +1457,9 @@ void report_free(struct report *rep)
 	free(rep->stack_frames);
 	free(rep->stacks);
 	free(rep->timed);
+	for (size_t i = 0; i < rep->nstates; i++)
+		free(rep->states[i].name);
+	free(rep->states);
 	for (size_t i = 0; i < rep->nthreads; i++) {
 		free(rep->threads[i].name);
 		free(rep->threads[i].process);

@@ -43,6 +43,8 @@ struct report_opts {
 	                    * (events are set to match) */
 	bool latency;      /* lfr.SamplingLatency by duration, and the longest ones (text);
 	                    * events, value_field and timeline are set to match */
+	bool states;       /* the value by the events' state field (report.states): the text
+	                    * view of --off-cpu and --wall; costs the types with the field only */
 };
 
 void report_opts_init(struct report_opts *o);
@@ -91,6 +93,12 @@ struct report_sample {
 struct report_timed {
 	int64_t nanos;
 	uint32_t stack, thread;
+	uint64_t value;
+};
+
+/* A state of the selected events ("sleeping", STATE_RUNNABLE) and its samples' value. */
+struct report_state {
+	char *name;
 	uint64_t value;
 };
 
@@ -143,6 +151,13 @@ struct report {
 	/* with report_opts.timeline: every sample that passed the filters, in time order */
 	struct report_timed *timed;
 	size_t ntimed, timed_cap;
+	/*
+	 * with report_opts.states and when a selected type has a state field: the value of the
+	 * samples that passed the filters by state, largest first, adding up to total (those of
+	 * no state in a row "[no state]"); none otherwise
+	 */
+	struct report_state *states;
+	size_t nstates, states_cap;
 	/* lfr.ObjectFile events, one per distinct (name, path, build-id) */
 	struct report_object *objects;
 	size_t nobjects, objects_cap;
@@ -175,7 +190,8 @@ bool report_value_field_found(const struct report *rep);
  */
 const char *report_stack_types(const struct report *rep, bool *any_selected);
 
-void report_print_text(const struct report *rep, const struct report_opts *o, FILE *out);
+/* -1 when out of memory: a table is missing, the report must not stand as complete */
+int report_print_text(const struct report *rep, const struct report_opts *o, FILE *out);
 void report_print_summary(const struct report *rep, FILE *out);
 void report_print_collapsed(const struct report *rep, const struct report_opts *o, FILE *out);
 void report_print_html(const struct report *rep, const struct report_opts *o, FILE *out);

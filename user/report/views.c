@@ -93,14 +93,13 @@ static const char *value_unit(const struct report_opts *o)
 	return o->value_field ? o->value_field : "samples";
 }
 
-static void print_top_of(const struct report *rep, FILE *out, const char *title,
-                         const uint64_t *key, const uint64_t *self, const uint64_t *total, int top,
-                         uint64_t all)
+static int print_top_of(const struct report *rep, FILE *out, const char *title, const uint64_t *key,
+                        const uint64_t *self, const uint64_t *total, int top, uint64_t all)
 {
 	uint32_t *idx = malloc((rep->nframes ? rep->nframes : 1) * sizeof(*idx));
 
 	if (!idx)
-		return;
+		return -1;
 	for (size_t i = 0; i < rep->nframes; i++)
 		idx[i] = i;
 	sort_key = key;
@@ -121,16 +120,17 @@ static void print_top_of(const struct report *rep, FILE *out, const char *title,
 		        show_obj ? fr->object : "", show_obj ? ")" : "");
 	}
 	free(idx);
+	return 0;
 }
 
-static void print_top(const struct report *rep, const struct report_opts *o, FILE *out,
-                      const char *title, const uint64_t *key, const uint64_t *self,
-                      const uint64_t *total, int top)
+static int print_top(const struct report *rep, const struct report_opts *o, FILE *out,
+                     const char *title, const uint64_t *key, const uint64_t *self,
+                     const uint64_t *total, int top)
 {
 	char t[64];
 
 	snprintf(t, sizeof(t), "%s %s", title, value_unit(o));
-	print_top_of(rep, out, t, key, self, total, top, rep->total);
+	return print_top_of(rep, out, t, key, self, total, top, rep->total);
 }
 
 int views_object_totals(const struct report *rep, const uint64_t *sv, size_t *nobj_out,
@@ -190,15 +190,16 @@ const char *views_object_name(const char *object)
  * The objects (shared libraries, executables, the kernel) by the samples whose leaf is in them
  * (self) and whose stack passes through them (total), as `perf report --sort dso` lists them.
  */
-static void print_objects(const struct report *rep, const struct report_opts *o, FILE *out,
-                          const uint64_t *sv, int top)
+static int print_objects(const struct report *rep, const struct report_opts *o, FILE *out,
+                         const uint64_t *sv, int top)
 {
 	size_t nobj;
 	uint32_t *first, *idx;
 	uint64_t *self, *total;
+	int rc = -1;
 
 	if (views_object_totals(rep, sv, &nobj, &first, &self, &total))
-		return;
+		return -1;
 	if (!(idx = calloc(nobj ? nobj : 1, sizeof(*idx))))
 		goto out;
 	for (size_t k = 0; k < nobj; k++)
@@ -216,8 +217,10 @@ static void print_objects(const struct report *rep, const struct report_opts *o,
 		        pct(self[k], rep->total), (unsigned long long)total[k],
 		        pct(total[k], rep->total), views_object_name(rep->frames[first[k]].object));
 	}
+	rc = 0;
 out:
 	free(first), free(self), free(total), free(idx);
+	return rc;
 }
 
 static int cmp_thread_value(const void *a, const void *b)
@@ -313,12 +316,12 @@ static int cmp_timed_value(const void *a, const void *b)
  * --latency: the longest sampling latencies one by one, with the kernel functions their tick
  * interrupted (leaf first) and the user function the thread returned to.
  */
-static void print_longest(const struct report *rep, FILE *out, int top)
+static int print_longest(const struct report *rep, FILE *out, int top)
 {
 	const struct report_timed **v = malloc((rep->ntimed ? rep->ntimed : 1) * sizeof(*v));
 
 	if (!v)
-		return;
+		return -1;
 	for (size_t i = 0; i < rep->ntimed; i++)
 		v[i] = &rep->timed[i];
 	qsort(v, rep->ntimed, sizeof(*v), cmp_timed_value);
@@ -351,19 +354,28 @@ static void print_longest(const struct report *rep, FILE *out, int top)
 		fprintf(out, "%12s %12s %10s  ... %zu more (--top)\n", "", "", "",
 		        rep->ntimed - top);
 	free(v);
+	return 0;
 }
 
-static void print_threads(const struct report *rep, const struct report_opts *o, FILE *out, int top)
+/* The value's column heading: its unit in capitals, at most 10 characters. */
+static void value_column(const struct report_opts *o, char column[11])
+{
+	size_t i;
+
+	for (i = 0; i < 10 && value_unit(o)[i]; i++)
+		column[i] = (char)toupper((unsigned char)value_unit(o)[i]);
+	column[i] = '\0';
+}
+
+static int print_threads(const struct report *rep, const struct report_opts *o, FILE *out, int top)
 {
 	struct report_thread **v = malloc((rep->nthreads ? rep->nthreads : 1) * sizeof(*v));
 	char column[11];
 	size_t i;
 
 	if (!v)
-		return;
-	for (i = 0; i < sizeof(column) - 1 && value_unit(o)[i]; i++)
-		column[i] = (char)toupper((unsigned char)value_unit(o)[i]);
-	column[i] = '\0';
+		return -1;
+	value_column(o, column);
 	for (i = 0; i < rep->nthreads; i++)
 		v[i] = &rep->threads[i];
 	qsort(v, rep->nthreads, sizeof(*v), cmp_thread_value);
@@ -382,6 +394,27 @@ static void print_threads(const struct report *rep, const struct report_opts *o,
 		fprintf(out, "%10s %6s %10s %10s  ... %zu more threads (--top)\n", "", "", "", "",
 		        rep->nthreads - top);
 	free(v);
+	return 0;
+}
+
+/*
+ * --off-cpu and --wall: the value by the state the events give (why the thread was off the CPU,
+ * its thread state), sorted when read, so printed without an allocation.
+ */
+static void print_states(const struct report *rep, const struct report_opts *o, FILE *out, int top)
+{
+	char column[11];
+
+	if (!rep->nstates)
+		return;
+	value_column(o, column);
+	fprintf(out, "\n%s by state\n%10s %6s  %s\n", o->off_cpu ? "Off-CPU" : "Samples", column,
+	        "%", "STATE");
+	for (size_t i = 0; i < rep->nstates && (int)i < top; i++)
+		fprintf(out, "%10llu %5.1f%%  %s\n", (unsigned long long)rep->states[i].value,
+		        pct(rep->states[i].value, rep->total), rep->states[i].name);
+	if (rep->nstates > (size_t)top)
+		fprintf(out, "%10s %6s  ... %zu more states (--top)\n", "", "", rep->nstates - top);
 }
 
 void report_print_lost(const struct report *rep, FILE *out)
@@ -407,12 +440,13 @@ void report_print_lost(const struct report *rep, FILE *out)
 }
 
 /* --threads: the top functions by self value of each of the top threads, as shares of its own. */
-static void print_per_thread(const struct report *rep, const struct report_opts *o, FILE *out)
+static int print_per_thread(const struct report *rep, const struct report_opts *o, FILE *out)
 {
 	struct report_thread **v = malloc((rep->nthreads ? rep->nthreads : 1) * sizeof(*v));
+	int rc = 0;
 
 	if (!v)
-		return;
+		return -1;
 	for (size_t i = 0; i < rep->nthreads; i++)
 		v[i] = &rep->threads[i];
 	qsort(v, rep->nthreads, sizeof(*v), cmp_thread_value);
@@ -420,25 +454,32 @@ static void print_per_thread(const struct report *rep, const struct report_opts 
 		uint64_t *self, *total;
 		char title[320];
 
-		if (frame_totals_of(rep, v[i] - rep->threads, &self, &total))
+		if (frame_totals_of(rep, v[i] - rep->threads, &self, &total)) {
+			rc = -1;
 			break;
+		}
 		snprintf(title, sizeof(title), "self %s in thread %s (TID %lld, %llu %s)",
 		         value_unit(o), v[i]->name ? v[i]->name : "?", (long long)v[i]->tid,
 		         (unsigned long long)v[i]->value, value_unit(o));
-		print_top_of(rep, out, title, self, self, total, o->top < 10 ? o->top : 10,
-		             v[i]->value);
+		if (print_top_of(rep, out, title, self, self, total, o->top < 10 ? o->top : 10,
+		                 v[i]->value))
+			rc = -1;
 		free(self);
 		free(total);
+		if (rc)
+			break;
 	}
-	if (rep->nthreads > (size_t)o->top)
+	if (!rc && rep->nthreads > (size_t)o->top)
 		fprintf(out, "\n... %zu more threads (--top)\n", rep->nthreads - o->top);
 	free(v);
+	return rc;
 }
 
-void report_print_text(const struct report *rep, const struct report_opts *o, FILE *out)
+int report_print_text(const struct report *rep, const struct report_opts *o, FILE *out)
 {
 	uint64_t *self, *total;
 	bool any;
+	int rc = 0;
 	const char *types = report_stack_types(rep, &any);
 
 	report_print_header(rep, o, out);
@@ -454,23 +495,30 @@ void report_print_text(const struct report *rep, const struct report_opts *o, FI
 			             "--thread/--process/--from/--to.\n");
 	} else if (o->sort_objects) {
 		uint64_t *sv = views_stack_values(rep);
+		bool failed = !sv || print_objects(rep, o, out, sv, o->top) ||
+		              print_threads(rep, o, out, o->top);
 
-		if (sv)
-			print_objects(rep, o, out, sv, o->top);
 		free(sv);
-		print_threads(rep, o, out, o->top);
+		if (failed)
+			return -1;
+		print_states(rep, o, out, o->top);
 	} else if (views_frame_totals(rep, &self, &total) == 0) {
-		if (o->latency)
-			print_longest(rep, out, o->top);
-		print_top(rep, o, out, "self", self, self, total, o->top);
-		print_top(rep, o, out, "total", total, self, total, o->top);
+		if ((o->latency && print_longest(rep, out, o->top)) ||
+		    print_top(rep, o, out, "self", self, self, total, o->top) ||
+		    print_top(rep, o, out, "total", total, self, total, o->top))
+			rc = -1;
 		free(self);
 		free(total);
-		print_threads(rep, o, out, o->top);
-		if (o->thread_roots)
-			print_per_thread(rep, o, out);
+		if (rc || print_threads(rep, o, out, o->top))
+			return -1;
+		print_states(rep, o, out, o->top);
+		if (o->thread_roots && print_per_thread(rep, o, out))
+			return -1;
+	} else {
+		return -1;
 	}
 	report_print_lost(rep, out);
+	return rc;
 }
 
 void report_print_summary(const struct report *rep, FILE *out)
