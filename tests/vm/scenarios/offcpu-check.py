@@ -20,7 +20,8 @@
 #     exactly one of f, g, h (its exact user stack: f, then wait_loop, then main);
 #   - every event has a kernel stack that goes through the scheduler;
 #   - with --report (lfr report --off-cpu's text): its off-CPU total is exactly the sum of every
-#     event's duration, and f, g and h are among its functions;
+#     event's duration, its table by state the events' durations summed by state, and f, g and h
+#     are among its functions;
 #   - the spinning thread's CPU samples: its jdk.ExecutionSample count is its CPU time (printed by
 #     the workload) times HZ within PCT percent (plus the recording's counted losses), every one
 #     under spin_main in spin() (or spin_main's own code, the clock reads and naming around it),
@@ -151,6 +152,17 @@ def main():
         for k in FUNCS:
             if not re.search(rf"\s{k}  \(offcpu\)$", text, re.M):
                 fail(f"lfr report --off-cpu does not list {k} (offcpu)")
+        # by state: each row the sum of the events of that state
+        want_states = {}
+        for e in off:
+            st = e.get("state") or "[no state]"
+            want_states[st] = want_states.get(st, 0) + nanos(e["duration"])
+        part = text.split("Off-CPU by state", 1)
+        rows = dict((st, int(v)) for v, st in re.findall(
+            r"^\s*(\d+)\s+[\d.]+%\s+(\S+)$", part[1].split("\n\n", 1)[0], re.M)) if len(part) > 1 else {}
+        print(f"offcpu-check: lfr report --off-cpu by state: {rows}")
+        if rows != want_states:
+            fail(f"lfr report --off-cpu's table by state {rows} is not the events' {want_states}")
 
     spin = [s for s in samples if tid(s, "sampledThread") == truth["spin"]]
     in_spin = sum(1 for s in spin if "spin" in [f["method"]["name"] for f in frames(s)])
