@@ -37,24 +37,24 @@ static void lfr_threads_session_free(struct lfr_session *s)
 	free_percpu(s->ctr);
 }
 
-static u64 lfr_reclaimed(struct lfr_session *s)
+static u64 lfr_ctr(struct lfr_session *s, int ctr)
 {
 	u64 sum = 0;
 	int cpu;
 
 	for_each_possible_cpu(cpu)
-		sum += per_cpu_ptr(s->ctr, cpu)->c[LFR_CTR_THREADS_RECLAIMED];
+		sum += per_cpu_ptr(s->ctr, cpu)->c[ctr];
 	return sum;
+}
+
+static u64 lfr_reclaimed(struct lfr_session *s)
+{
+	return lfr_ctr(s, LFR_CTR_THREADS_RECLAIMED);
 }
 
 static u64 lfr_offcpu_lost(struct lfr_session *s)
 {
-	u64 sum = 0;
-	int cpu;
-
-	for_each_possible_cpu(cpu)
-		sum += per_cpu_ptr(s->ctr, cpu)->c[LFR_CTR_OFFCPU_LOST];
-	return sum;
+	return lfr_ctr(s, LFR_CTR_OFFCPU_LOST);
 }
 
 static u32 lfr_count_keys(struct lfr_threads *tt, unsigned long key)
