@@ -6,6 +6,7 @@
 #include "core.h"
 #include "dev.h"
 #include "genl.h"
+#include "mm_watch.h"
 #include "registry.h"
 #include "sampler.h"
 #include "task_events.h"
@@ -65,6 +66,7 @@ static void __exit lfr_exit(void)
 	lfr_sampler_hotplug_exit();
 	lfr_core_exit();
 	lfr_walk_objs_exit();
+	lfr_mm_watch_exit();
 	pr_info("unloaded\n");
 }
 

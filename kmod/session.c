@@ -57,6 +57,7 @@ static void lfr_session_free(struct lfr_session *s)
 		kfree(s->rings);
 	}
 	lfr_budget_uncharge(s);
+	lfr_mm_watches_release(&s->watches);
 	lfr_threads_free(&s->threads);
 	lfr_walk_pool_free(&s->walk_bufs);
 	lfr_unwind_free(&s->unwind);
@@ -96,6 +97,9 @@ static void lfr_notify_fn(struct work_struct *w)
 	for (ev = LFR_EVENT_STARTED; ev <= LFR_EVENT_OVERFLOW; ev++)
 		if (test_and_clear_bit(ev, &s->notify_bits) && sink)
 			sink(s, ev);
+	/* no walk runs once STOPPED: the mms watched for them are let go */
+	if (atomic_read(&s->state) == LFR_STATE_STOPPED)
+		lfr_mm_watches_release(&s->watches);
 	lfr_session_put(s);
 }
 
@@ -187,6 +191,7 @@ struct lfr_session *lfr_session_alloc(u32 id, struct lfr_config *cfg,
 	INIT_LIST_HEAD(&s->node);
 	init_waitqueue_head(&s->wq);
 	INIT_WORK(&s->notify_work, lfr_notify_fn);
+	lfr_mm_watches_init(&s->watches);
 	if (lfr_unwind_init(&s->unwind, s->cfg.unwind_max_kb)) {
 		NL_SET_ERR_MSG(extack, "out of memory for the unwind tables' index");
 		lfr_session_free(s);

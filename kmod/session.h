@@ -18,6 +18,7 @@
 #include "budget.h"
 #include "config.h"
 #include "counters.h"
+#include "mm_watch.h"
 #include "target.h"
 #include "threads.h"
 #include "unwind_tables.h"
@@ -56,6 +57,8 @@ struct lfr_session {
 	u32 seen_mask;
 	struct lfr_walk_pool walk_bufs;
 	struct lfr_unwind unwind;
+	struct lfr_mm_watches watches;	/* the mms its walks know */
+	atomic_t mmap_lost;		/* MMAP records lost (ring full) */
 
 	wait_queue_head_t wq;
 	struct work_struct notify_work;

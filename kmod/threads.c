@@ -106,6 +106,9 @@ static void lfr_thread_clear(struct lfr_thread *e, bool follow, u64 now)
 	e->off_start = 0;
 	e->off_short_count = 0;
 	e->off_short_ns = 0;
+	e->xr_watch = NULL;
+	e->xr_n = 0;
+	e->xr_misses = 0;
 }
 
 /*

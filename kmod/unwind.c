@@ -22,6 +22,7 @@
 #include "core.h"
 #include "cpu_share.h"
 #include "frame_walk.h"
+#include "mm_watch.h"
 #include "ring.h"
 #include "seen.h"
 #include "session.h"
@@ -135,7 +136,11 @@ static u64 lfr_image_hash(struct task_struct *t)
 	return lfr_mix(h, t->self_exec_id);
 }
 
-static void lfr_add_map(struct lfr_session *s, struct lfr_walk_buf *b,
+/*
+ * An MMAP record of @vma for this image, unless one was written: true when
+ * the mapping is described (before, or by the record now pending in @b).
+ */
+static bool lfr_add_map(struct lfr_session *s, struct lfr_walk_buf *b,
 			struct vm_area_struct *vma, u64 image, u64 time_ns)
 {
 	struct lfr_rec_mmap *m;
@@ -150,10 +155,10 @@ static void lfr_add_map(struct lfr_session *s, struct lfr_walk_buf *b,
 	h = lfr_mix(h, vma->vm_file ? file_inode(vma->vm_file)->i_ino : 0);
 	h = lfr_mix(h, 0xc4ceb9fe1a85ec53ULL);
 	if (lfr_seen(s->seen, s->seen_mask, h))
-		return;
+		return true;
 	/* No room or no memory now: not marked, so a later sample writes it. */
 	if (b->maps_len + LFR_MMAP_REC_MAX > LFR_MAX_NEW_MAPS * LFR_MMAP_REC_MAX)
-		return;
+		return false;
 	if (!b->maps) {
 		b->maps = kmalloc(LFR_MAX_NEW_MAPS * LFR_MMAP_REC_MAX, GFP_KERNEL);
 		b->path = kmalloc(PATH_MAX, GFP_KERNEL);
@@ -162,11 +167,11 @@ static void lfr_add_map(struct lfr_session *s, struct lfr_walk_buf *b,
 			kfree(b->path);
 			b->maps = NULL;
 			b->path = NULL;
-			return;
+			return false;
 		}
 	}
 	if (!lfr_seen_first(s->seen, s->seen_mask, h))
-		return;
+		return true;	/* another walk's record, pending now */
 	b->map_keys[b->nr_maps++] = h;
 	m = (struct lfr_rec_mmap *)(b->maps + b->maps_len);
 	memset(m, 0, sizeof(*m));
@@ -205,6 +210,37 @@ static void lfr_add_map(struct lfr_session *s, struct lfr_walk_buf *b,
 	memcpy(m->path, name, plen);
 	memset(m->path + plen, 0, len - sizeof(*m) - plen);
 	b->maps_len += len;
+	return true;
+}
+
+/*
+ * The described executable ranges a walk's lookups found (threads.h);
+ * !ok: one was not described, or there were more than LFR_XR_MAX.
+ */
+struct lfr_xr_found {
+	bool ok;
+	u32 n;
+	unsigned long lo[LFR_XR_MAX], hi[LFR_XR_MAX];
+};
+
+static void lfr_xr_add(struct lfr_xr_found *f, struct vm_area_struct *vma,
+		       bool described)
+{
+	u32 i;
+
+	if (!described) {
+		f->ok = false;
+		return;
+	}
+	for (i = 0; i < f->n; i++)
+		if (f->lo[i] == vma->vm_start && f->hi[i] == vma->vm_end)
+			return;
+	if (f->n == LFR_XR_MAX) {
+		f->ok = false;
+		return;
+	}
+	f->lo[f->n] = vma->vm_start;
+	f->hi[f->n++] = vma->vm_end;
 }
 
 /*
@@ -269,12 +305,13 @@ static struct vm_area_struct *lfr_vma_of(struct mm_struct *mm,
  */
 static u32 lfr_collect_maps(struct lfr_session *s, struct lfr_walk_buf *b,
 			    struct lfr_vma_memo *memo, const u64 *ips, u32 nr,
-			    u64 time_ns, u32 *flags)
+			    u64 image, u64 time_ns, u32 *flags,
+			    struct lfr_xr_found *found)
 {
 	struct mm_struct *mm = current->mm;
-	u64 image = lfr_image_hash(current);
 	u64 lo = 0, span = 0;	/* the executable mapping last found */
 	struct vm_area_struct *vma;
+	bool described;
 	u32 i;
 
 	if (!nr)
@@ -282,8 +319,9 @@ static u32 lfr_collect_maps(struct lfr_session *s, struct lfr_walk_buf *b,
 	/* The interrupted pc may lie in any mapping; it is kept as it is. */
 	vma = lfr_vma_of(mm, memo, ips[0]);
 	if (vma && vma->vm_start <= ips[0]) {
-		lfr_add_map(s, b, vma, image, time_ns);
+		described = lfr_add_map(s, b, vma, image, time_ns);
 		if (vma->vm_flags & VM_EXEC) {
+			lfr_xr_add(found, vma, described);
 			lo = vma->vm_start;
 			span = vma->vm_end - vma->vm_start;
 		}
@@ -298,7 +336,7 @@ static u32 lfr_collect_maps(struct lfr_session *s, struct lfr_walk_buf *b,
 			*flags |= LFR_SAMPLE_F_USER_BAD_FRAME;
 			return i;
 		}
-		lfr_add_map(s, b, vma, image, time_ns);
+		lfr_xr_add(found, vma, lfr_add_map(s, b, vma, image, time_ns));
 		lo = vma->vm_start;
 		span = vma->vm_end - vma->vm_start;
 	}
@@ -434,6 +472,102 @@ static __always_inline void lfr_uaccess_close(void *ctx)
 }
 
 /*
+ * The watch of the thread's mm that @e keeps, or NULL: looked for again
+ * after an exec, and at one walk in 64 while none can be had (the
+ * session's table full).  May sleep.
+ */
+static struct lfr_mm_watch *lfr_xr_watch(struct lfr_session *s,
+					 struct lfr_thread *e,
+					 struct mm_struct *mm)
+{
+	u32 epoch = READ_ONCE(s->watches.evictions);
+
+	if (e->xr_watch && e->xr_mm == mm && e->xr_epoch == epoch)
+		return e->xr_watch;
+	e->xr_watch = NULL;
+	e->xr_n = 0;
+	if (e->xr_mm == mm && e->xr_epoch == epoch && e->xr_misses++ % 64)
+		return NULL;
+	e->xr_mm = mm;
+	e->xr_epoch = epoch;
+	e->xr_misses = 1;
+	e->xr_watch = lfr_mm_watch_get(&s->watches, mm);
+	return e->xr_watch;
+}
+
+/*
+ * True when every pc of @ips lies in @e's described executable ranges and
+ * they still hold: the same watch and image, no mapping of the mm changed
+ * and no MMAP record lost since they were found (threads.h).
+ */
+static bool lfr_xr_covers(struct lfr_session *s, const struct lfr_thread *e,
+			  u64 image, const u64 *ips, u32 nr)
+{
+	u64 lo = 0, span = 0;
+	u32 i, j;
+
+	if (!e->xr_n || e->xr_mm != current->mm || e->xr_image != image ||
+	    e->xr_epoch != READ_ONCE(s->watches.evictions) ||
+	    e->xr_lost != (u32)atomic_read(&s->mmap_lost) ||
+	    e->xr_gen != lfr_mm_watch_gen(e->xr_watch))
+		return false;
+	for (i = 0; i < nr; i++) {
+		/* most return addresses lie in the range of the frame before */
+		if (ips[i] - lo < span)
+			continue;
+		for (j = 0; j < e->xr_n; j++)
+			if (ips[i] - e->xr_lo[j] < e->xr_hi[j] - e->xr_lo[j])
+				break;
+		if (j == e->xr_n)
+			return false;
+		lo = e->xr_lo[j];
+		span = e->xr_hi[j] - lo;
+	}
+	return true;
+}
+
+/*
+ * Keeps the ranges a walk's lookups found at generation @gen: added to the
+ * thread's when those still hold at it, in their place otherwise.
+ */
+static void lfr_xr_keep(struct lfr_thread *e, struct lfr_mm_watch *watch,
+			u64 gen, u64 image, u32 lost,
+			const struct lfr_xr_found *f)
+{
+	u32 i, j;
+
+	if (!f->ok || !f->n) {
+		e->xr_n = 0;
+		return;
+	}
+	if (e->xr_n && e->xr_gen == gen && e->xr_image == image &&
+	    e->xr_lost == lost) {
+		for (i = 0; i < f->n; i++) {
+			for (j = 0; j < e->xr_n; j++)
+				if (e->xr_lo[j] == f->lo[i] &&
+				    e->xr_hi[j] == f->hi[i])
+					break;
+			if (j < e->xr_n)
+				continue;
+			if (e->xr_n == LFR_XR_MAX)
+				break;
+			e->xr_lo[e->xr_n] = f->lo[i];
+			e->xr_hi[e->xr_n++] = f->hi[i];
+		}
+		if (i == f->n)
+			return;
+	}
+	e->xr_gen = gen;
+	e->xr_image = image;
+	e->xr_lost = lost;
+	for (i = 0; i < f->n; i++) {
+		e->xr_lo[i] = f->lo[i];
+		e->xr_hi[i] = f->hi[i];
+	}
+	e->xr_n = f->n;
+}
+
+/*
  * The user stack of @wk's snapshot into @b: its pcs (frame_walk.h), the
  * stack words and the records of mappings not yet described.  Returns 0,
  * or the reason the sample is lost: LFR_LOST_MMAP_LOCK when a fatal signal
@@ -459,6 +593,11 @@ static int lfr_user_stack(struct lfr_session *s, const struct lfr_walk *wk,
 
 	struct lfr_row_cache rc = { .s = s, .mm = current->mm };
 	struct mm_struct *mm = current->mm;
+	struct lfr_thread *e = wk->e;
+	struct lfr_xr_found found = { .ok = true };
+	struct lfr_mm_watch *watch = NULL;
+	u64 image, gen = 0;
+	u32 lost = 0;
 
 	/*
 	 * With unwind tables the walk looks up the mapping of every frame:
@@ -487,23 +626,40 @@ static int lfr_user_stack(struct lfr_session *s, const struct lfr_walk *wk,
 	r->nr_words = w.compat || (w.flags & LFR_SAMPLE_F_USER_CFI) ? 0 :
 		lfr_copy_stack_words(sn->sp, r->ips + w.nr, LFR_USTACK_WORDS);
 	pagefault_enable();
-	if (!w.row_ctx && lfr_walk_lock_mm(mm))
-		return LFR_LOST_MMAP_LOCK;
 	r->flags = sn->flags | w.flags;
+	r->sp = sn->sp;
+	image = lfr_image_hash(current);
+	if (!w.row_ctx) {
+		/* pcs in ranges described before: nothing to look up */
+		if (lfr_xr_covers(s, e, image, w.ips, w.nr)) {
+			r->nr_user = w.nr;
+			lfr_count(s, LFR_CTR_WALK_KNOWN_MAPS, 1);
+			return 0;
+		}
+		/* read before the lookups: a change after them moves it */
+		watch = lfr_xr_watch(s, e, mm);
+		if (watch) {
+			gen = lfr_mm_watch_gen(watch);
+			lost = atomic_read(&s->mmap_lost);
+		}
+		if (lfr_walk_lock_mm(mm))
+			return LFR_LOST_MMAP_LOCK;
+	}
 	/*
 	 * The memo of the mappings looked up: the walk's with unwind tables,
 	 * empty for a frame-pointer walk, whose chain mostly leaves the
 	 * program for libc and comes back to it (_start) at its outermost
 	 * frames: one lookup less.
 	 */
-	r->nr_user = lfr_collect_maps(s, b, &rc.memo, w.ips, w.nr, sn->time_ns,
-				      &r->flags);
+	r->nr_user = lfr_collect_maps(s, b, &rc.memo, w.ips, w.nr, image,
+				      sn->time_ns, &r->flags, &found);
 	/* the words follow the pcs kept */
 	if (r->nr_words && r->nr_user < w.nr)
 		memmove(r->ips + r->nr_user, r->ips + w.nr,
 			r->nr_words * sizeof(u64));
-	r->sp = sn->sp;
 	mmap_read_unlock(mm);
+	if (watch)
+		lfr_xr_keep(e, watch, gen, image, lost, &found);
 	if (w.frames)
 		lfr_count(s, LFR_CTR_UNWIND_FRAMES, w.frames);
 	return 0;
@@ -598,6 +754,8 @@ static void lfr_commit(struct lfr_session *s, struct lfr_walk *w,
 			lfr_ring_lost(ring, LFR_LOST_AUX_RING_FULL, 0);
 			lfr_count_lost(s, LFR_LOST_AUX_RING_FULL, 1);
 			lfr_seen_forget(s->seen, s->seen_mask, b->map_keys[i]);
+			/* no thread may take its mapping as described */
+			atomic_inc(&s->mmap_lost);
 		} else {
 			lfr_count(s, LFR_CTR_RECORDS_MMAP, 1);
 		}
