@@ -20,9 +20,9 @@ lfr raw -F 999 -k -p $cg -d $((secs + 60)) -o "$share/fast.txt" &
 fast=$!
 lfr raw -F 499 -p $cg -d $((secs + 60)) -o "$share/slow.txt" &
 slow=$!
-for i in $(seq 600); do [ "$(running)" = 3 ] && break; sleep 0.1; done
-kill -USR1 $cg
 most=0
+for i in $(seq 6000); do [ "$(running)" = 3 ] && most=3 && break; sleep 0.1; done # liveness bound only
+kill -USR1 $cg
 while kill -0 $cg 2>/dev/null; do
 	n=$(running)
 	[ "$n" -gt "$most" ] && most=$n

@@ -24,10 +24,13 @@ plus1() { echo "$((${1%/*} + 1))/$((${1#*/} + 1))"; }
 k0=$(key)
 keys=""
 for i in 1 2 3; do
-	spin 3 >spin$i.txt &
+	# the target spins until the recording is over (a handshake: a loaded host once made a
+	# spin of 3 s end before the session started)
+	spin 600 >spin$i.txt &
 	wpid=$!
 	lfr record -F 999 -p $wpid -d 1 -o "$share/run$i.jfr" 2>"$share/run$i.err"
 	rc=$?
+	kill $wpid
 	wait $wpid
 	st=$(lfr status -m)
 	m=$(echo "$st" | field ticks_matched)
@@ -48,9 +51,10 @@ if [ $have_kcore = 1 ]; then
 	[ "$k_rmmod" = "$k0" ] || { echo "probe-once: FAILED: enable counts $k_rmmod after rmmod, want $k0"; fail=1; }
 fi
 # the reloaded module attaches again
-spin 3 >spin4.txt &
+spin 600 >spin4.txt &
 wpid=$!
 lfr record -F 999 -p $wpid -d 1 -o "$share/run4.jfr" 2>"$share/run4.err" || { echo "probe-once: FAILED: lfr record after reload"; fail=1; }
+kill $wpid
 wait $wpid
 m=$(lfr status -m | field ticks_matched)
 [ "${m:-0}" -gt 0 ] || { echo "probe-once: FAILED: the session after reload sampled nothing"; fail=1; }

@@ -18,10 +18,14 @@ n=$(grep -c '^named pid=' "$share/follow.out")
 [ "$n" = 7 ] || { echo "scoped-follow: FAILED: expected 7 named threads, the workload printed $n"; fail=1; }
 
 # System-wide with kernel stacks: user threads only; kernel threads are counted, not sampled.
-named 4 1 sw >"$share/system.out" &
+# The workload runs until the recording is over, and the recording starts once both its threads
+# have named themselves (handshakes: a loaded host once ended a 4-second workload early).
+named 600 1 sw >"$share/system.out" &
 wl=$!
+for i in $(seq 600); do [ "$(grep -c '^named pid=' "$share/system.out")" -ge 2 ] && break; sleep 0.1; done # liveness bound only
 lfr record -a -k -F 99 -d 2 -o "$share/system.jfr" 2>"$share/system.err"
 rc=$?
+kill $wl
 wait $wl
 cat "$share/system.err"
 [ $rc = 0 ] || { echo "scoped-follow: FAILED: lfr record -a exited $rc"; fail=1; }

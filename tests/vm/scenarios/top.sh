@@ -1,5 +1,5 @@
 # lfr top in the guest, its output a file (so plain tables): `lfr top -n 3 -- split` in a session of
-# its own, and `lfr top --repository` of a continuous recording running beside it.  split's second
+# its own, and `lfr top --repository -p` of a continuous recording running beside it.  split's second
 # thread spins in chain40 (about half of the samples: the line of chain40 in split-chain comes first
 # by self within the 3 refreshes); its first thread splits its time between split_a, split_b and
 # split_c, each of which has its line, and each refresh of the session counts more samples than the
@@ -55,16 +55,18 @@ else
 fi
 
 repo=/tmp/top-repo
-lfr record -a -k --chunk-age 1s --repository "$repo" >"$share/rec.out" 2>&1 &
+lfr record -a -k -F 999 --chunk-age 1s --repository "$repo" >"$share/rec.out" 2>&1 &  # enough samples of split_c (a tenth)
 rec=$!
 split 60 >/dev/null &
 sp=$!
-# the repository's first samples (its first flush), waited for at most 60 s (a liveness bound)
+# the repository's first samples of split (its first flush), waited for at most 60 s (a liveness
+# bound).  The tables keep split's process only (-p): the recording has every thread of the
+# machine, and with -k the kernel's lines could push split_c out of the 12 rows
 for i in $(seq 120); do
-	lfr top -n 1 -w 0 --repository "$repo" 2>/dev/null | head -n 1 | grep -q ': [1-9][0-9]* samples' && break
+	lfr top -n 1 -w 0 --repository "$repo" -p "$sp" 2>/dev/null | head -n 1 | grep -q ': [1-9][0-9]* samples' && break
 	sleep 0.5
 done
-lfr top -n 3 -l 12 --repository "$repo" >"$share/repo.txt" 2>"$share/repo.err"
+lfr top -n 3 -l 12 --repository "$repo" -p "$sp" >"$share/repo.txt" 2>"$share/repo.err"
 rc=$?
 cat "$share/repo.txt"
 if [ $rc = 0 ]; then

@@ -10,7 +10,7 @@ fail=0
 param=/sys/module/lfr/parameters/test_walk_done_sleep_ms
 [ -w $param ] || { echo "walk-unload: FAILED: no $param"; exit 1; }
 echo 1500 >$param
-spin 3 &
+spin 600 &  # until killed below: a loaded host must not end it before the session starts
 spid=$!
 lfr raw -p $spid -F 99 -d 1 -q -o /dev/null >/dev/null 2>err.txt ||
 	{ echo "walk-unload: FAILED: lfr raw: $(cat err.txt)"; fail=1; }
