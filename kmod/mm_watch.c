@@ -3,7 +3,8 @@
  * lfr: the generation of a process's mappings, from an MMU notifier on its
  * mm (see mm_watch.h).  One subscription per mm, found by mmu_notifier_get
  * and shared by the sessions; each session holds one reference per mm it
- * watches, up to LFR_MM_WATCH_MAX, and drops them all once it is STOPPED.
+ * watches, in its slots (LFR_MM_WATCH_MAX), and drops them all once it is
+ * STOPPED.
  */
 #include <linux/mm.h>
 #include <linux/mmap_lock.h>
@@ -55,95 +56,137 @@ static const struct mmu_notifier_ops lfr_mm_ops = {
 	.free_notifier = lfr_mm_free,
 };
 
-void lfr_mm_watches_init(struct lfr_mm_watches *ws)
+int lfr_mm_watches_init(struct lfr_mm_watches *ws)
 {
+	u32 i;
+
 	mutex_init(&ws->lock);
+	ws->slots = kcalloc(LFR_MM_WATCH_MAX, sizeof(*ws->slots),
+			    GFP_KERNEL_ACCOUNT);
+	if (!ws->slots)
+		return -ENOMEM;
+	for (i = 0; i < LFR_MM_WATCH_MAX; i++) {
+		spin_lock_init(&ws->slots[i].lock);
+		seqcount_spinlock_init(&ws->slots[i].seq, &ws->slots[i].lock);
+	}
+	return 0;
 }
 
-/* Under ws->lock: the watch of @mm that @ws holds, or NULL. */
-static struct lfr_mm_watch *lfr_mm_watch_find(struct lfr_mm_watches *ws,
-					      struct mm_struct *mm)
+/* A slot's watch, its ranges emptied; under ws->lock. */
+static void lfr_mm_slot_set(struct lfr_mm_slot *m, struct lfr_mm_watch *w)
 {
-	u32 i;
-
-	for (i = 0; i < ws->n; i++)
-		if (ws->w[i]->mm == mm)
-			return ws->w[i];
-	return NULL;
+	spin_lock(&m->lock);
+	write_seqcount_begin(&m->seq);
+	m->w = w;
+	m->mm = w ? w->mm : NULL;
+	m->n = 0;
+	write_seqcount_end(&m->seq);
+	spin_unlock(&m->lock);
 }
 
-/* Under ws->lock: true when a place is free, made by dropping an mm torn down. */
-static bool lfr_mm_watch_room(struct lfr_mm_watches *ws)
+/* Under ws->lock: the slot of @mm, or -1. */
+static int lfr_mm_slot_find(struct lfr_mm_watches *ws, struct mm_struct *mm)
 {
-	u32 i;
+	int i;
 
-	if (ws->n < LFR_MM_WATCH_MAX)
-		return true;
-	for (i = 0; i < ws->n && !READ_ONCE(ws->w[i]->gone); i++)
-		;
-	if (i == ws->n)
-		return false;
-	WRITE_ONCE(ws->evictions, ws->evictions + 1);
-	mmu_notifier_put(&ws->w[i]->mn);
-	ws->w[i] = ws->w[--ws->n];
-	return true;
+	for (i = 0; i < LFR_MM_WATCH_MAX; i++)
+		if (ws->slots[i].w && ws->slots[i].mm == mm)
+			return i;
+	return -1;
+}
+
+/* Under ws->lock: a free slot, made by giving up an mm torn down; or -1. */
+static int lfr_mm_slot_free(struct lfr_mm_watches *ws)
+{
+	struct lfr_mm_watch *w;
+	int i;
+
+	for (i = 0; i < LFR_MM_WATCH_MAX; i++)
+		if (!ws->slots[i].w)
+			return i;
+	for (i = 0; i < LFR_MM_WATCH_MAX; i++) {
+		w = ws->slots[i].w;
+		if (READ_ONCE(w->gone)) {
+			WRITE_ONCE(ws->evictions, ws->evictions + 1);
+			lfr_mm_slot_set(&ws->slots[i], NULL);
+			mmu_notifier_put(&w->mn);
+			return i;
+		}
+	}
+	return -1;
 }
 
 /*
- * The watch of @mm, current's, taken for @ws if it has none and a place is
- * free (an mm torn down since gives its place up).  May sleep; NULL when
- * none can be had now: the table is full, the session released its
- * watches, or a fatal signal came while waiting for the mapping lock
- * (taken for writing once per mm: a subscription changes the mm).  The
- * mapping lock is never taken under ws->lock, which is taken under
- * lfr_lock (session free), itself taken under the mapping lock (mmap of
- * /dev/lfr).
+ * The slot of @mm, current's, its watch taken for @ws if it has none and a
+ * slot is free.  May sleep; -1 when none can be had now: every slot holds
+ * a live mm, the session released its watches, or a fatal signal came
+ * while waiting for the mapping lock (taken for writing once per mm and
+ * session: a subscription changes the mm).  The mapping lock is never
+ * taken under ws->lock, which is taken under lfr_lock (session free),
+ * itself taken under the mapping lock (mmap of /dev/lfr).
  */
-struct lfr_mm_watch *lfr_mm_watch_get(struct lfr_mm_watches *ws,
-				      struct mm_struct *mm)
+int lfr_mm_watch_get(struct lfr_mm_watches *ws, struct mm_struct *mm)
 {
-	struct lfr_mm_watch *w;
 	struct mmu_notifier *mn;
-	bool room;
+	int i, room = -1;
 
 	mutex_lock(&ws->lock);
-	w = lfr_mm_watch_find(ws, mm);
-	room = !w && !ws->closed && lfr_mm_watch_room(ws);
+	i = lfr_mm_slot_find(ws, mm);
+	if (i < 0 && !ws->closed)
+		room = lfr_mm_slot_free(ws);
 	mutex_unlock(&ws->lock);
-	if (w || !room)
-		return w;
-	/* once per mm and session; a fatal signal ends the wait */
+	if (i >= 0 || room < 0)
+		return i;
+	/* a fatal signal ends the wait */
 	if (mmap_write_lock_killable(mm))
-		return NULL;
+		return -1;
 	mn = mmu_notifier_get_locked(&lfr_mm_ops, mm);
 	mmap_write_unlock(mm);
 	if (IS_ERR(mn))
-		return NULL;
+		return -1;
 	mutex_lock(&ws->lock);
 	/* another thread of the process may have been quicker */
-	w = lfr_mm_watch_find(ws, mm);
-	if (w || ws->closed || !lfr_mm_watch_room(ws)) {
-		mmu_notifier_put(mn);
-	} else {
-		w = container_of(mn, struct lfr_mm_watch, mn);
-		ws->w[ws->n++] = w;
+	i = lfr_mm_slot_find(ws, mm);
+	if (i < 0 && !ws->closed) {
+		i = lfr_mm_slot_free(ws);
+		if (i >= 0) {
+			lfr_mm_slot_set(&ws->slots[i],
+					container_of(mn, struct lfr_mm_watch, mn));
+			mn = NULL;
+		}
 	}
 	mutex_unlock(&ws->lock);
-	return w;
+	if (mn)
+		mmu_notifier_put(mn);
+	return i;
 }
 
-/* Drops every watch of @ws and takes no more; process context. */
+/* Gives every slot up and takes no more; process context, no walk runs. */
 void lfr_mm_watches_release(struct lfr_mm_watches *ws)
 {
+	struct lfr_mm_watch *w;
 	u32 i;
 
+	if (!ws->slots)
+		return;
 	mutex_lock(&ws->lock);
 	ws->closed = true;
 	WRITE_ONCE(ws->evictions, ws->evictions + 1);
-	for (i = 0; i < ws->n; i++)
-		mmu_notifier_put(&ws->w[i]->mn);
-	ws->n = 0;
+	for (i = 0; i < LFR_MM_WATCH_MAX; i++) {
+		w = ws->slots[i].w;
+		if (w) {
+			lfr_mm_slot_set(&ws->slots[i], NULL);
+			mmu_notifier_put(&w->mn);
+		}
+	}
 	mutex_unlock(&ws->lock);
+}
+
+void lfr_mm_watches_free(struct lfr_mm_watches *ws)
+{
+	lfr_mm_watches_release(ws);
+	kfree(ws->slots);
+	ws->slots = NULL;
 }
 
 /* Module exit: the subscriptions' frees (lfr_mm_free) have all run. */
@@ -154,18 +197,22 @@ void lfr_mm_watch_exit(void)
 
 #else /* !CONFIG_MMU_NOTIFIER: no generation, every walk looks up */
 
-void lfr_mm_watches_init(struct lfr_mm_watches *ws)
+int lfr_mm_watches_init(struct lfr_mm_watches *ws)
 {
 	mutex_init(&ws->lock);
+	return 0;
 }
 
-struct lfr_mm_watch *lfr_mm_watch_get(struct lfr_mm_watches *ws,
-				      struct mm_struct *mm)
+int lfr_mm_watch_get(struct lfr_mm_watches *ws, struct mm_struct *mm)
 {
-	return NULL;
+	return -1;
 }
 
 void lfr_mm_watches_release(struct lfr_mm_watches *ws)
+{
+}
+
+void lfr_mm_watches_free(struct lfr_mm_watches *ws)
 {
 }
 

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * lfr: the generation of a process's mappings (mm_watch.c).  An MMU
- * notifier on the mm, shared by every session that watches it, counts each
- * change of its mappings (unmap, protection change, remap, and the page
- * invalidations of reclaim, migration and copy-on-write) and its end.  A
- * walk that found its pcs in executable mappings it had described keeps
- * their ranges with the generation; while the generation stands, a later
- * walk whose pcs lie in them needs neither the mapping lock nor a lookup.
+ * lfr: the generation of a process's mappings, and what a session's walks
+ * described of them (mm_watch.c).  An MMU notifier on the mm, shared by
+ * every session that watches it, counts each change of its mappings
+ * (unmap, protection change, remap, and the page invalidations of reclaim,
+ * migration and copy-on-write) and its end.  A session keeps, per mm (a
+ * slot), the executable ranges its walks found and described, with the
+ * generation then: while it stands, a walk whose pcs all lie in them needs
+ * neither the mapping lock nor a lookup (unwind.c).
  */
 #ifndef LFR_MM_WATCH_H
 #define LFR_MM_WATCH_H
@@ -14,9 +15,15 @@
 #include <linux/atomic.h>
 #include <linux/mmu_notifier.h>
 #include <linux/mutex.h>
+#include <linux/seqlock.h>
+#include <linux/spinlock.h>
 #include <linux/types.h>
 
 #define LFR_MM_WATCH_MAX	64	/* mms a session watches at once */
+#define LFR_XR_MAX		8	/* described executable ranges per mm */
+/* a thread entry's xr_slot when it has none */
+#define LFR_XR_NONE		0xff	/* not looked for yet */
+#define LFR_XR_FULL		0xfe	/* none to be had at xr_epoch */
 
 struct lfr_mm_watch {
 #ifdef CONFIG_MMU_NOTIFIER
@@ -27,25 +34,41 @@ struct lfr_mm_watch {
 	bool gone;		/* the mm's address space was torn down */
 };
 
-/* A session's watches, each holding one reference on its subscription. */
-struct lfr_mm_watches {
-	struct mutex lock;
+/*
+ * A session's slot of one mm: its watch (one reference) and the ranges
+ * described while the watch's generation was gen, for the image (tgid,
+ * start time, exec id) and the session's count of lost MMAP records then.
+ * Written under lock inside seq; walks read it under seq alone.
+ */
+struct lfr_mm_slot {
+	spinlock_t lock;
+	seqcount_spinlock_t seq;
+	struct lfr_mm_watch *w;	/* NULL: free */
+	struct mm_struct *mm;	/* w's, compared before w is followed */
+	u64 gen;
+	u64 image;
+	u32 lost;
 	u32 n;
-	/*
-	 * Watches given up so far (of torn-down mms, for room): a thread
-	 * entry trusts the watch it keeps only while this has not changed,
-	 * since the mm of an evicted watch may be freed and its address
-	 * reused.
-	 */
-	u32 evictions;
-	bool closed;		/* released: no more are taken */
-	struct lfr_mm_watch *w[LFR_MM_WATCH_MAX];
+	unsigned long lo[LFR_XR_MAX], hi[LFR_XR_MAX];
 };
 
-void lfr_mm_watches_init(struct lfr_mm_watches *ws);
-struct lfr_mm_watch *lfr_mm_watch_get(struct lfr_mm_watches *ws,
-				      struct mm_struct *mm);
+/* A session's watches.  slots[] is taken and given up under lock. */
+struct lfr_mm_watches {
+	struct mutex lock;
+	bool closed;		/* released: no more are taken */
+	/*
+	 * Slots given up so far (of torn-down mms, for room; all at the
+	 * release): a thread entry trusts its slot index only while this
+	 * has not changed.
+	 */
+	u32 evictions;
+	struct lfr_mm_slot *slots;	/* LFR_MM_WATCH_MAX */
+};
+
+int lfr_mm_watches_init(struct lfr_mm_watches *ws);
+int lfr_mm_watch_get(struct lfr_mm_watches *ws, struct mm_struct *mm);
 void lfr_mm_watches_release(struct lfr_mm_watches *ws);
+void lfr_mm_watches_free(struct lfr_mm_watches *ws);
 void lfr_mm_watch_exit(void);
 
 static inline u64 lfr_mm_watch_gen(const struct lfr_mm_watch *w)

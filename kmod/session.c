@@ -57,7 +57,7 @@ static void lfr_session_free(struct lfr_session *s)
 		kfree(s->rings);
 	}
 	lfr_budget_uncharge(s);
-	lfr_mm_watches_release(&s->watches);
+	lfr_mm_watches_free(&s->watches);
 	lfr_threads_free(&s->threads);
 	lfr_walk_pool_free(&s->walk_bufs);
 	lfr_unwind_free(&s->unwind);
@@ -191,9 +191,9 @@ struct lfr_session *lfr_session_alloc(u32 id, struct lfr_config *cfg,
 	INIT_LIST_HEAD(&s->node);
 	init_waitqueue_head(&s->wq);
 	INIT_WORK(&s->notify_work, lfr_notify_fn);
-	lfr_mm_watches_init(&s->watches);
-	if (lfr_unwind_init(&s->unwind, s->cfg.unwind_max_kb)) {
-		NL_SET_ERR_MSG(extack, "out of memory for the unwind tables' index");
+	if (lfr_mm_watches_init(&s->watches) ||
+	    lfr_unwind_init(&s->unwind, s->cfg.unwind_max_kb)) {
+		NL_SET_ERR_MSG(extack, "out of memory for the unwind tables' or mappings' index");
 		lfr_session_free(s);
 		return ERR_PTR(-ENOMEM);
 	}

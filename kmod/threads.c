@@ -34,6 +34,7 @@
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/vmalloc.h>
+#include "mm_watch.h"
 #include "session.h"
 #include "threads.h"
 #include "walk_obj.h"
@@ -106,9 +107,7 @@ static void lfr_thread_clear(struct lfr_thread *e, bool follow, u64 now)
 	e->off_start = 0;
 	e->off_short_count = 0;
 	e->off_short_ns = 0;
-	e->xr_watch = NULL;
-	e->xr_n = 0;
-	e->xr_misses = 0;
+	e->xr_slot = LFR_XR_NONE;
 }
 
 /*

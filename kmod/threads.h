@@ -20,10 +20,6 @@ struct task_struct;
  * which pins the entry first (LFR_KEY_BUSY) and takes only one that no
  * walk refers to.
  */
-struct lfr_mm_watch;
-
-#define LFR_XR_MAX	4	/* described executable ranges per thread */
-
 struct lfr_thread {
 	unsigned long key;	/* task pointer [| _BUSY], LFR_KEY_EMPTY or _TOMB */
 	s64 budget_ns;		/* per-task mode: CPU time left to the tick */
@@ -45,26 +41,18 @@ struct lfr_thread {
 	 * entry was made: a reclaimed entry starts again).
 	 */
 	u8 off_state;		/* enum lfr_offcpu_state */
+	/*
+	 * The session's slot of the thread's mm (mm_watch.h: the ranges its
+	 * walks described), valid while the session's evictions are xr_epoch;
+	 * LFR_XR_NONE or LFR_XR_FULL (none to be had then).  In the padding:
+	 * the entry stays as large as it was.
+	 */
+	u8 xr_slot;
+	u32 xr_epoch;
 	u64 off_start;		/* ns, 0: on the CPU or not known */
 	u64 off_short_count;
 	u64 off_short_ns;
 	u64 last_ns;		/* timer mode: the thread's last tick */
-	/*
-	 * The executable mappings of the thread's last stacks, described
-	 * (their MMAP records written) and valid while the mm's generation
-	 * is xr_gen and no MMAP record was lost since (xr_lost): a walk whose
-	 * pcs all lie in them needs no lookup (unwind.c).  Only the thread's
-	 * own walks use them; xr_n 0: none.
-	 */
-	struct lfr_mm_watch *xr_watch;	/* xr_mm's (the session holds it) */
-	struct mm_struct *xr_mm;	/* compared, never followed */
-	u32 xr_epoch;			/* the session's evictions then */
-	u64 xr_gen;
-	u64 xr_image;
-	u32 xr_lost;
-	u32 xr_n;
-	u32 xr_misses;			/* walks without a watch to be had */
-	unsigned long xr_lo[LFR_XR_MAX], xr_hi[LFR_XR_MAX];
 };
 
 #define LFR_KEY_EMPTY	0UL

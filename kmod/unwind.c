@@ -472,99 +472,122 @@ static __always_inline void lfr_uaccess_close(void *ctx)
 }
 
 /*
- * The watch of the thread's mm that @e keeps, or NULL: looked for again
- * after an exec, and at one walk in 64 while none can be had (the
- * session's table full).  May sleep.
+ * The session's slot of the thread's mm (mm_watch.h), or NULL: looked for
+ * again after an exec or a slot given up, and at one walk in 64 while none
+ * can be had.  May sleep.
  */
-static struct lfr_mm_watch *lfr_xr_watch(struct lfr_session *s,
-					 struct lfr_thread *e,
-					 struct mm_struct *mm)
+static struct lfr_mm_slot *lfr_xr_slot(struct lfr_session *s,
+				       struct lfr_thread *e,
+				       struct mm_struct *mm, u64 walk_id)
 {
 	u32 epoch = READ_ONCE(s->watches.evictions);
+	int i;
 
-	if (e->xr_watch && e->xr_mm == mm && e->xr_epoch == epoch)
-		return e->xr_watch;
-	e->xr_watch = NULL;
-	e->xr_n = 0;
-	if (e->xr_mm == mm && e->xr_epoch == epoch && e->xr_misses++ % 64)
-		return NULL;
-	e->xr_mm = mm;
+	if (e->xr_epoch == epoch) {
+		if (e->xr_slot < LFR_MM_WATCH_MAX &&
+		    READ_ONCE(s->watches.slots[e->xr_slot].mm) == mm)
+			return &s->watches.slots[e->xr_slot];
+		if (e->xr_slot == LFR_XR_FULL && walk_id % 64)
+			return NULL;
+	}
+	i = lfr_mm_watch_get(&s->watches, mm);
 	e->xr_epoch = epoch;
-	e->xr_misses = 1;
-	e->xr_watch = lfr_mm_watch_get(&s->watches, mm);
-	return e->xr_watch;
+	e->xr_slot = i < 0 ? LFR_XR_FULL : i;
+	return i < 0 ? NULL : &s->watches.slots[i];
 }
 
 /*
- * True when every pc of @ips lies in @e's described executable ranges and
- * they still hold: the same watch and image, no mapping of the mm changed
- * and no MMAP record lost since they were found (threads.h).
+ * Under @m's seq: true when @m is the current mm's and every pc of @ips
+ * lies in its described ranges, found for this image, with no mapping of
+ * the mm changed and no MMAP record lost since.  @m's watch is followed
+ * only once its mm is known to be current's: a live mm's slot is never
+ * given up while its threads walk.
  */
-static bool lfr_xr_covers(struct lfr_session *s, const struct lfr_thread *e,
-			  u64 image, const u64 *ips, u32 nr)
+static bool lfr_xr_in(const struct lfr_mm_slot *m, u64 image, u32 lost,
+		      const u64 *ips, u32 nr)
 {
 	u64 lo = 0, span = 0;
-	u32 i, j;
+	u32 i, j, n = m->n;
 
-	if (!e->xr_n || e->xr_mm != current->mm || e->xr_image != image ||
-	    e->xr_epoch != READ_ONCE(s->watches.evictions) ||
-	    e->xr_lost != (u32)atomic_read(&s->mmap_lost) ||
-	    e->xr_gen != lfr_mm_watch_gen(e->xr_watch))
+	if (m->mm != current->mm || !n || n > LFR_XR_MAX ||
+	    m->image != image || m->lost != lost ||
+	    m->gen != lfr_mm_watch_gen(m->w))
 		return false;
 	for (i = 0; i < nr; i++) {
 		/* most return addresses lie in the range of the frame before */
 		if (ips[i] - lo < span)
 			continue;
-		for (j = 0; j < e->xr_n; j++)
-			if (ips[i] - e->xr_lo[j] < e->xr_hi[j] - e->xr_lo[j])
+		for (j = 0; j < n; j++)
+			if (ips[i] - m->lo[j] < m->hi[j] - m->lo[j])
 				break;
-		if (j == e->xr_n)
+		if (j == n)
 			return false;
-		lo = e->xr_lo[j];
-		span = e->xr_hi[j] - lo;
+		lo = m->lo[j];
+		span = m->hi[j] - lo;
 	}
 	return true;
 }
 
+/* lfr_xr_in() of @e's slot, if it has one: the walk needs no lookup. */
+static bool lfr_xr_covers(struct lfr_session *s, const struct lfr_thread *e,
+			  u64 image, const u64 *ips, u32 nr)
+{
+	const struct lfr_mm_slot *m;
+	unsigned int seq;
+	u32 lost;
+	bool in;
+
+	if (e->xr_slot >= LFR_MM_WATCH_MAX ||
+	    e->xr_epoch != READ_ONCE(s->watches.evictions))
+		return false;
+	m = &s->watches.slots[e->xr_slot];
+	lost = atomic_read(&s->mmap_lost);
+	do {
+		seq = read_seqcount_begin(&m->seq);
+		in = lfr_xr_in(m, image, lost, ips, nr);
+	} while (read_seqcount_retry(&m->seq, seq));
+	return in;
+}
+
 /*
- * Keeps the ranges a walk's lookups found at generation @gen: added to the
- * thread's when those still hold at it, in their place otherwise.
+ * Keeps in @m the ranges a walk's lookups found at generation @gen: added
+ * to those there when they still hold at it, in their place otherwise.
  */
-static void lfr_xr_keep(struct lfr_thread *e, struct lfr_mm_watch *watch,
-			u64 gen, u64 image, u32 lost,
+static void lfr_xr_keep(struct lfr_mm_slot *m, u64 gen, u64 image, u32 lost,
 			const struct lfr_xr_found *f)
 {
 	u32 i, j;
 
-	if (!f->ok || !f->n) {
-		e->xr_n = 0;
+	if (!f->ok || !f->n)
 		return;
-	}
-	if (e->xr_n && e->xr_gen == gen && e->xr_image == image &&
-	    e->xr_lost == lost) {
+	spin_lock(&m->lock);
+	write_seqcount_begin(&m->seq);
+	if (m->n && m->gen == gen && m->image == image && m->lost == lost) {
 		for (i = 0; i < f->n; i++) {
-			for (j = 0; j < e->xr_n; j++)
-				if (e->xr_lo[j] == f->lo[i] &&
-				    e->xr_hi[j] == f->hi[i])
+			for (j = 0; j < m->n; j++)
+				if (m->lo[j] == f->lo[i] && m->hi[j] == f->hi[i])
 					break;
-			if (j < e->xr_n)
+			if (j < m->n)
 				continue;
-			if (e->xr_n == LFR_XR_MAX)
+			if (m->n == LFR_XR_MAX)
 				break;
-			e->xr_lo[e->xr_n] = f->lo[i];
-			e->xr_hi[e->xr_n++] = f->hi[i];
+			m->lo[m->n] = f->lo[i];
+			m->hi[m->n++] = f->hi[i];
 		}
 		if (i == f->n)
-			return;
+			goto out;
 	}
-	e->xr_gen = gen;
-	e->xr_image = image;
-	e->xr_lost = lost;
+	m->gen = gen;
+	m->image = image;
+	m->lost = lost;
 	for (i = 0; i < f->n; i++) {
-		e->xr_lo[i] = f->lo[i];
-		e->xr_hi[i] = f->hi[i];
+		m->lo[i] = f->lo[i];
+		m->hi[i] = f->hi[i];
 	}
-	e->xr_n = f->n;
+	m->n = f->n;
+out:
+	write_seqcount_end(&m->seq);
+	spin_unlock(&m->lock);
 }
 
 /*
@@ -595,7 +618,7 @@ static int lfr_user_stack(struct lfr_session *s, const struct lfr_walk *wk,
 	struct mm_struct *mm = current->mm;
 	struct lfr_thread *e = wk->e;
 	struct lfr_xr_found found = { .ok = true };
-	struct lfr_mm_watch *watch = NULL;
+	struct lfr_mm_slot *slot = NULL;
 	u64 image, gen = 0;
 	u32 lost = 0;
 
@@ -637,10 +660,12 @@ static int lfr_user_stack(struct lfr_session *s, const struct lfr_walk *wk,
 			return 0;
 		}
 		/* read before the lookups: a change after them moves it */
-		watch = lfr_xr_watch(s, e, mm);
-		if (watch) {
-			gen = lfr_mm_watch_gen(watch);
+		slot = lfr_xr_slot(s, e, mm, sn->walk_id);
+		if (slot && READ_ONCE(slot->w)) {
+			gen = lfr_mm_watch_gen(slot->w);
 			lost = atomic_read(&s->mmap_lost);
+		} else {
+			slot = NULL;
 		}
 		if (lfr_walk_lock_mm(mm))
 			return LFR_LOST_MMAP_LOCK;
@@ -658,8 +683,8 @@ static int lfr_user_stack(struct lfr_session *s, const struct lfr_walk *wk,
 		memmove(r->ips + r->nr_user, r->ips + w.nr,
 			r->nr_words * sizeof(u64));
 	mmap_read_unlock(mm);
-	if (watch)
-		lfr_xr_keep(e, watch, gen, image, lost, &found);
+	if (slot)
+		lfr_xr_keep(slot, gen, image, lost, &found);
 	if (w.frames)
 		lfr_count(s, LFR_CTR_UNWIND_FRAMES, w.frames);
 	return 0;
