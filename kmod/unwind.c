@@ -214,8 +214,8 @@ static bool lfr_add_map(struct lfr_session *s, struct lfr_walk_buf *b,
 }
 
 /*
- * The described executable ranges a walk's lookups found (threads.h);
- * !ok: one was not described, or there were more than LFR_XR_MAX.
+ * The described executable ranges a walk's lookups found, for its mm's
+ * slot (mm_watch.h); !ok: one was not described, or more than LFR_XR_MAX.
  */
 struct lfr_xr_found {
 	bool ok;
