@@ -34,11 +34,18 @@ struct lfr_mm_watch {
 	bool gone;		/* the mm's address space was torn down */
 };
 
+struct lfr_unwind_table;
+
 /*
  * A session's slot of one mm: its watch (one reference) and the ranges
  * described while the watch's generation was gen, for the image (tgid,
  * start time, exec id) and the session's count of lost MMAP records then.
- * Written under lock inside seq; walks read it under seq alone.
+ * With each range, what a walk with unwind tables needs of its mapping:
+ * the file offset of an address less the address, and the mapping's table
+ * (NULL: none), found while the session's tables had seen @tables changes
+ * (lfr_unwind.changes); a walk uses those only at the same count, read in
+ * its RCU read section.  Written under lock inside seq; walks read it
+ * under seq alone.
  */
 struct lfr_mm_slot {
 	spinlock_t lock;
@@ -47,9 +54,12 @@ struct lfr_mm_slot {
 	struct mm_struct *mm;	/* w's, compared before w is followed */
 	u64 gen;
 	u64 image;
+	unsigned long tables;
 	u32 lost;
 	u32 n;
 	unsigned long lo[LFR_XR_MAX], hi[LFR_XR_MAX];
+	u64 off[LFR_XR_MAX];
+	const struct lfr_unwind_table *t[LFR_XR_MAX];
 };
 
 /* A session's watches.  slots[] is taken and given up under lock. */

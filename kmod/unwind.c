@@ -215,16 +215,20 @@ static bool lfr_add_map(struct lfr_session *s, struct lfr_walk_buf *b,
 
 /*
  * The described executable ranges a walk's lookups found, for its mm's
- * slot (mm_watch.h); !ok: one was not described, or more than LFR_XR_MAX.
+ * slot (mm_watch.h), with their file offsets and unwind tables when the
+ * walk used tables; !ok: one was not described, or more than LFR_XR_MAX.
  */
 struct lfr_xr_found {
 	bool ok;
 	u32 n;
 	unsigned long lo[LFR_XR_MAX], hi[LFR_XR_MAX];
+	u64 off[LFR_XR_MAX];
+	const struct lfr_unwind_table *t[LFR_XR_MAX];
 };
 
+/* Adds @vma, whose table is @t, to @f's ranges. */
 static void lfr_xr_add(struct lfr_xr_found *f, struct vm_area_struct *vma,
-		       bool described)
+		       bool described, const struct lfr_unwind_table *t)
 {
 	u32 i;
 
@@ -240,6 +244,8 @@ static void lfr_xr_add(struct lfr_xr_found *f, struct vm_area_struct *vma,
 		return;
 	}
 	f->lo[f->n] = vma->vm_start;
+	f->off[f->n] = ((u64)vma->vm_pgoff << PAGE_SHIFT) - vma->vm_start;
+	f->t[f->n] = t;
 	f->hi[f->n++] = vma->vm_end;
 }
 
@@ -278,6 +284,25 @@ lfr_table_of(struct lfr_session *s, struct lfr_vma_memo *m,
 	return t;
 }
 
+/*
+ * The table of an executable mapping, for its range in the mm's slot: the
+ * walk's (@m), or looked up now; the walk read the session's count of
+ * table changes before, so a table dropped since is never used.
+ */
+static const struct lfr_unwind_table *
+lfr_range_table(struct lfr_session *s, struct lfr_vma_memo *m,
+		struct vm_area_struct *vma)
+{
+	const struct lfr_unwind_table *t;
+
+	if (!vma->vm_file)
+		return NULL;
+	rcu_read_lock();
+	t = lfr_table_of(s, m, vma);
+	rcu_read_unlock();
+	return t;
+}
+
 /* find_vma(), first among the mappings @m holds (may be NULL). */
 static struct vm_area_struct *lfr_vma_of(struct mm_struct *mm,
 					 struct lfr_vma_memo *m, u64 pc)
@@ -306,7 +331,7 @@ static struct vm_area_struct *lfr_vma_of(struct mm_struct *mm,
 static u32 lfr_collect_maps(struct lfr_session *s, struct lfr_walk_buf *b,
 			    struct lfr_vma_memo *memo, const u64 *ips, u32 nr,
 			    u64 image, u64 time_ns, u32 *flags,
-			    struct lfr_xr_found *found)
+			    struct lfr_xr_found *found, bool tables)
 {
 	struct mm_struct *mm = current->mm;
 	u64 lo = 0, span = 0;	/* the executable mapping last found */
@@ -321,7 +346,8 @@ static u32 lfr_collect_maps(struct lfr_session *s, struct lfr_walk_buf *b,
 	if (vma && vma->vm_start <= ips[0]) {
 		described = lfr_add_map(s, b, vma, image, time_ns);
 		if (vma->vm_flags & VM_EXEC) {
-			lfr_xr_add(found, vma, described);
+			lfr_xr_add(found, vma, described, tables ?
+				   lfr_range_table(s, memo, vma) : NULL);
 			lo = vma->vm_start;
 			span = vma->vm_end - vma->vm_start;
 		}
@@ -336,7 +362,8 @@ static u32 lfr_collect_maps(struct lfr_session *s, struct lfr_walk_buf *b,
 			*flags |= LFR_SAMPLE_F_USER_BAD_FRAME;
 			return i;
 		}
-		lfr_xr_add(found, vma, lfr_add_map(s, b, vma, image, time_ns));
+		lfr_xr_add(found, vma, lfr_add_map(s, b, vma, image, time_ns),
+			   tables ? lfr_range_table(s, memo, vma) : NULL);
 		lo = vma->vm_start;
 		span = vma->vm_end - vma->vm_start;
 	}
@@ -503,29 +530,41 @@ static struct lfr_mm_slot *lfr_xr_slot(struct lfr_session *s,
  * only once its mm is known to be current's: a live mm's slot is never
  * given up while its threads walk.
  */
-static bool lfr_xr_in(const struct lfr_mm_slot *m, u64 image, u32 lost,
-		      const u64 *ips, u32 nr)
+static bool lfr_xr_valid(const struct lfr_mm_slot *m, u64 image, u32 lost)
 {
-	u64 lo = 0, span = 0;
-	u32 i, j, n = m->n;
+	return m->mm == current->mm && m->image == image && m->lost == lost &&
+	       m->gen == lfr_mm_watch_gen(m->w);
+}
 
-	if (m->mm != current->mm || !n || n > LFR_XR_MAX ||
-	    m->image != image || m->lost != lost ||
-	    m->gen != lfr_mm_watch_gen(m->w))
-		return false;
+/* Whether every pc of @ips lies in one of the @n ranges [lo, hi). */
+static bool lfr_in_ranges(const unsigned long *lo, const unsigned long *hi,
+			  u32 n, const u64 *ips, u32 nr)
+{
+	u64 start = 0, span = 0;
+	u32 i, j;
+
 	for (i = 0; i < nr; i++) {
 		/* most return addresses lie in the range of the frame before */
-		if (ips[i] - lo < span)
+		if (ips[i] - start < span)
 			continue;
 		for (j = 0; j < n; j++)
-			if (ips[i] - m->lo[j] < m->hi[j] - m->lo[j])
+			if (ips[i] - lo[j] < hi[j] - lo[j])
 				break;
 		if (j == n)
 			return false;
-		lo = m->lo[j];
-		span = m->hi[j] - lo;
+		start = lo[j];
+		span = hi[j] - start;
 	}
 	return true;
+}
+
+static bool lfr_xr_in(const struct lfr_mm_slot *m, u64 image, u32 lost,
+		      const u64 *ips, u32 nr)
+{
+	u32 n = READ_ONCE(m->n);
+
+	return n && n <= LFR_XR_MAX && lfr_xr_valid(m, image, lost) &&
+	       lfr_in_ranges(m->lo, m->hi, n, ips, nr);
 }
 
 /* lfr_xr_in() of @e's slot, if it has one: the walk needs no lookup. */
@@ -550,11 +589,139 @@ static bool lfr_xr_covers(struct lfr_session *s, const struct lfr_thread *e,
 }
 
 /*
- * Keeps in @m the ranges a walk's lookups found at generation @gen: added
- * to those there when they still hold at it, in their place otherwise.
+ * A walk with unwind tables in ranges described before: the slot's ranges
+ * with their file offsets and tables, copied under its seq, stand in for
+ * the mapping lookups (lfr_row_cache).  A pc outside them ends the walk
+ * with @miss set, and it is walked again with the lookups.
+ */
+struct lfr_known_rows {
+	const struct lfr_mm_watch *w;
+	u64 gen;			/* w's, when the ranges were copied */
+	u32 n, cur;			/* ranges; the one last found */
+	bool miss;
+	u64 last_pc;			/* 0, or the pc last found in a table */
+	enum lfr_row_found last_found;
+	struct lfr_unwind_row last_row;
+	unsigned long lo[LFR_XR_MAX], hi[LFR_XR_MAX];
+	u64 off[LFR_XR_MAX];
+	const struct lfr_unwind_table *t[LFR_XR_MAX];
+};
+
+/* Under @m's seq: copies its ranges if they hold for this walk. */
+static bool lfr_known_copy(const struct lfr_mm_slot *m, u64 image, u32 lost,
+			   unsigned long tables, struct lfr_known_rows *k)
+{
+	u32 i;
+
+	k->n = READ_ONCE(m->n);
+	if (!k->n || k->n > LFR_XR_MAX || m->tables != tables ||
+	    !lfr_xr_valid(m, image, lost))
+		return false;
+	k->w = m->w;
+	k->gen = m->gen;
+	for (i = 0; i < k->n; i++) {
+		k->lo[i] = m->lo[i];
+		k->hi[i] = m->hi[i];
+		k->off[i] = m->off[i];
+		k->t[i] = m->t[i];
+	}
+	return true;
+}
+
+static enum lfr_row_found lfr_row_known(void *ctx, u64 pc,
+					struct lfr_unwind_row *row)
+{
+	struct lfr_known_rows *k = ctx;
+	u32 j = k->cur;
+
+	if (pc && pc == k->last_pc) {
+		if (k->last_found == LFR_ROW_FOUND)
+			*row = k->last_row;
+		return k->last_found;
+	}
+	if (pc - k->lo[j] >= k->hi[j] - k->lo[j]) {
+		for (j = 0; j < k->n; j++)
+			if (pc - k->lo[j] < k->hi[j] - k->lo[j])
+				break;
+		if (j == k->n) {
+			k->miss = true;
+			return LFR_ROW_NONE;
+		}
+		k->cur = j;
+	}
+	if (!k->t[j])
+		return LFR_ROW_NO_TABLE;
+	k->last_found = lfr_unwind_row(k->t[j], pc + k->off[j], row);
+	k->last_pc = pc;
+	if (k->last_found == LFR_ROW_FOUND)
+		k->last_row = *row;
+	return k->last_found;
+}
+
+/*
+ * @w walked with unwind tables in the ranges of @e's slot, with page faults
+ * disabled by the caller: true when every pc lies in them and no mapping of
+ * the mm changed before the walk ended.  Its tables are used only while the
+ * session's count of table changes is the one they were found at, read in
+ * the same RCU read section: a table dropped since was dropped after this
+ * section began, and is freed after it ends.
+ */
+static bool lfr_walk_known(struct lfr_session *s, const struct lfr_thread *e,
+			   u64 image, struct lfr_uwalk *w)
+{
+	const struct lfr_mm_slot *m;
+	struct lfr_known_rows k;
+	unsigned long tables;
+	unsigned int seq;
+	u32 lost, i;
+	bool ok;
+
+	if (e->xr_slot >= LFR_MM_WATCH_MAX ||
+	    e->xr_epoch != READ_ONCE(s->watches.evictions))
+		return false;
+	m = &s->watches.slots[e->xr_slot];
+	lost = atomic_read(&s->mmap_lost);
+	rcu_read_lock();
+	tables = READ_ONCE(s->unwind.changes);
+	do {
+		seq = read_seqcount_begin(&m->seq);
+		ok = lfr_known_copy(m, image, lost, tables, &k);
+	} while (read_seqcount_retry(&m->seq, seq));
+	if (ok) {
+		for (i = 0; i < k.n; i++)
+			if (k.t[i])
+				lfr_unwind_used(k.t[i]);
+		k.cur = 0;
+		k.miss = false;
+		k.last_pc = 0;
+		w->row_ctx = &k;
+		lfr_walk_user_sections(w, lfr_read_user_open, lfr_row_known,
+				       lfr_uaccess_open, lfr_uaccess_close);
+		w->row_ctx = NULL;
+		ok = !k.miss && lfr_in_ranges(k.lo, k.hi, k.n, w->ips, w->nr);
+	}
+	rcu_read_unlock();
+	/* the stack was read under the generation the ranges hold at */
+	smp_rmb();
+	return ok && lfr_mm_watch_gen(k.w) == k.gen;
+}
+
+static void lfr_xr_put(struct lfr_mm_slot *m, u32 j,
+		       const struct lfr_xr_found *f, u32 i)
+{
+	m->lo[j] = f->lo[i];
+	m->hi[j] = f->hi[i];
+	m->off[j] = f->off[i];
+	m->t[j] = f->t[i];
+}
+
+/*
+ * Keeps in @m the ranges a walk's lookups found at generation @gen, with
+ * the session's tables at @tables changes: added to those there when they
+ * still hold, in their place otherwise.
  */
 static void lfr_xr_keep(struct lfr_mm_slot *m, u64 gen, u64 image, u32 lost,
-			const struct lfr_xr_found *f)
+			unsigned long tables, const struct lfr_xr_found *f)
 {
 	u32 i, j;
 
@@ -562,7 +729,8 @@ static void lfr_xr_keep(struct lfr_mm_slot *m, u64 gen, u64 image, u32 lost,
 		return;
 	spin_lock(&m->lock);
 	write_seqcount_begin(&m->seq);
-	if (m->n && m->gen == gen && m->image == image && m->lost == lost) {
+	if (m->n && m->gen == gen && m->image == image && m->lost == lost &&
+	    m->tables == tables) {
 		for (i = 0; i < f->n; i++) {
 			for (j = 0; j < m->n; j++)
 				if (m->lo[j] == f->lo[i] && m->hi[j] == f->hi[i])
@@ -571,8 +739,7 @@ static void lfr_xr_keep(struct lfr_mm_slot *m, u64 gen, u64 image, u32 lost,
 				continue;
 			if (m->n == LFR_XR_MAX)
 				break;
-			m->lo[m->n] = f->lo[i];
-			m->hi[m->n++] = f->hi[i];
+			lfr_xr_put(m, m->n++, f, i);
 		}
 		if (i == f->n)
 			goto out;
@@ -580,10 +747,9 @@ static void lfr_xr_keep(struct lfr_mm_slot *m, u64 gen, u64 image, u32 lost,
 	m->gen = gen;
 	m->image = image;
 	m->lost = lost;
-	for (i = 0; i < f->n; i++) {
-		m->lo[i] = f->lo[i];
-		m->hi[i] = f->hi[i];
-	}
+	m->tables = tables;
+	for (i = 0; i < f->n; i++)
+		lfr_xr_put(m, i, f, i);
 	m->n = f->n;
 out:
 	write_seqcount_end(&m->seq);
@@ -619,46 +785,27 @@ static int lfr_user_stack(struct lfr_session *s, const struct lfr_walk *wk,
 	struct lfr_thread *e = wk->e;
 	struct lfr_xr_found found = { .ok = true };
 	struct lfr_mm_slot *slot = NULL;
-	u64 image, gen = 0;
+	bool tables = !w.compat && READ_ONCE(s->unwind.nr), known;
+	u64 image = lfr_image_hash(current), gen = 0;
+	unsigned long changes = 0;
 	u32 lost = 0;
 
-	/*
-	 * With unwind tables the walk looks up the mapping of every frame:
-	 * it runs under the mapping lock, which the mapping records need
-	 * anyway.  The reads do not fault, so holding it costs no waiting.
-	 */
-	if (!w.compat && READ_ONCE(s->unwind.nr)) {
-		if (lfr_walk_lock_mm(mm))
-			return LFR_LOST_MMAP_LOCK;
-		pagefault_disable();
-		rcu_read_lock();
-		w.row_ctx = &rc;
-		lfr_walk_user_sections(&w, lfr_read_user_open, lfr_row_of,
-				       lfr_uaccess_open, lfr_uaccess_close);
-		rcu_read_unlock();
+	pagefault_disable();
+	if (tables) {
+		/* in ranges described before: no lookup, no mapping lock */
+		known = lfr_walk_known(s, e, image, &w);
 	} else {
-		pagefault_disable();
 		if (user_access_begin((void __user *)0, TASK_SIZE_MAX)) {
 			lfr_walk_user(&w, lfr_read_user_open, NULL);
 			user_access_end();
 		} else {
 			lfr_walk_user(&w, lfr_read_user, NULL);
 		}
-	}
-	/* A leaf unwound by its table needs no stack words to find its caller. */
-	r->nr_words = w.compat || (w.flags & LFR_SAMPLE_F_USER_CFI) ? 0 :
-		lfr_copy_stack_words(sn->sp, r->ips + w.nr, LFR_USTACK_WORDS);
-	pagefault_enable();
-	r->flags = sn->flags | w.flags;
-	r->sp = sn->sp;
-	image = lfr_image_hash(current);
-	if (!w.row_ctx) {
 		/* pcs in ranges described before: nothing to look up */
-		if (lfr_xr_covers(s, e, image, w.ips, w.nr)) {
-			r->nr_user = w.nr;
-			lfr_count(s, LFR_CTR_WALK_KNOWN_MAPS, 1);
-			return 0;
-		}
+		known = lfr_xr_covers(s, e, image, w.ips, w.nr);
+	}
+	if (!known) {
+		pagefault_enable();
 		/* read before the lookups: a change after them moves it */
 		slot = lfr_xr_slot(s, e, mm, sn->walk_id);
 		if (slot && READ_ONCE(slot->w)) {
@@ -669,6 +816,34 @@ static int lfr_user_stack(struct lfr_session *s, const struct lfr_walk *wk,
 		}
 		if (lfr_walk_lock_mm(mm))
 			return LFR_LOST_MMAP_LOCK;
+		pagefault_disable();
+	}
+	/*
+	 * Otherwise, with unwind tables the walk looks up the mapping of
+	 * every frame: it runs under the mapping lock, which the mapping
+	 * records need anyway.  The reads do not fault, so holding it costs
+	 * no waiting.
+	 */
+	if (tables && !known) {
+		rcu_read_lock();
+		changes = READ_ONCE(s->unwind.changes);
+		w.row_ctx = &rc;
+		lfr_walk_user_sections(&w, lfr_read_user_open, lfr_row_of,
+				       lfr_uaccess_open, lfr_uaccess_close);
+		rcu_read_unlock();
+	}
+	/* A leaf unwound by its table needs no stack words to find its caller. */
+	r->nr_words = w.compat || (w.flags & LFR_SAMPLE_F_USER_CFI) ? 0 :
+		lfr_copy_stack_words(sn->sp, r->ips + w.nr, LFR_USTACK_WORDS);
+	pagefault_enable();
+	r->flags = sn->flags | w.flags;
+	r->sp = sn->sp;
+	if (w.frames)
+		lfr_count(s, LFR_CTR_UNWIND_FRAMES, w.frames);
+	if (known) {
+		r->nr_user = w.nr;
+		lfr_count(s, LFR_CTR_WALK_KNOWN_MAPS, 1);
+		return 0;
 	}
 	/*
 	 * The memo of the mappings looked up: the walk's with unwind tables,
@@ -677,16 +852,14 @@ static int lfr_user_stack(struct lfr_session *s, const struct lfr_walk *wk,
 	 * frames: one lookup less.
 	 */
 	r->nr_user = lfr_collect_maps(s, b, &rc.memo, w.ips, w.nr, image,
-				      sn->time_ns, &r->flags, &found);
+				      sn->time_ns, &r->flags, &found, tables);
 	/* the words follow the pcs kept */
 	if (r->nr_words && r->nr_user < w.nr)
 		memmove(r->ips + r->nr_user, r->ips + w.nr,
 			r->nr_words * sizeof(u64));
 	mmap_read_unlock(mm);
 	if (slot)
-		lfr_xr_keep(slot, gen, image, lost, &found);
-	if (w.frames)
-		lfr_count(s, LFR_CTR_UNWIND_FRAMES, w.frames);
+		lfr_xr_keep(slot, gen, image, lost, changes, &found);
 	return 0;
 }
 

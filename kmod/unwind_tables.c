@@ -123,10 +123,17 @@ const struct lfr_unwind_table *lfr_unwind_find(struct lfr_unwind *u,
 	ctime = data_race(inode_get_ctime(inode));
 	if (!timespec64_equal(&t->ctime, &ctime))
 		return NULL;
-	/* one store until eviction clears it: walks on every CPU read it */
-	if (!READ_ONCE(t->used))
-		WRITE_ONCE(t->used, true);
+	lfr_unwind_used(t);
 	return t;
+}
+
+void lfr_unwind_used(const struct lfr_unwind_table *t)
+{
+	struct lfr_unwind_table *w = (struct lfr_unwind_table *)t;
+
+	/* one store until eviction clears it: walks on every CPU read it */
+	if (!READ_ONCE(w->used))
+		WRITE_ONCE(w->used, true);
 }
 
 enum lfr_row_found lfr_unwind_row(const struct lfr_unwind_table *t, u64 off,
@@ -145,6 +152,11 @@ static void lfr_unwind_drop(struct lfr_unwind *u, struct lfr_unwind_table *t)
 	list_del(&t->clock);
 	WRITE_ONCE(u->nr, u->nr - 1);
 	WRITE_ONCE(u->bytes, u->bytes - t->bytes);
+	/*
+	 * Before the grace period starts: a walk whose read section sees the
+	 * old count began before it, and may still use @t (unwind.c).
+	 */
+	WRITE_ONCE(u->changes, u->changes + 1);
 	kvfree_rcu(t, rcu);
 }
 
@@ -291,6 +303,8 @@ static int lfr_unwind_insert(struct lfr_session *s, struct lfr_unwind_table *t,
 	list_add_tail(&t->clock, &u->clock);
 	WRITE_ONCE(u->bytes, u->bytes + t->bytes);
 	WRITE_ONCE(u->nr, u->nr + 1);
+	/* a mapping that had no table has one now */
+	WRITE_ONCE(u->changes, u->changes + 1);
 	return 0;
 }
 

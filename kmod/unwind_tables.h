@@ -21,6 +21,12 @@ struct lfr_unwind {
 	bool ht_ready;
 	struct list_head clock;		/* eviction order, under lock */
 	u32 nr;				/* tables, read by walks */
+	/*
+	 * Tables added or dropped so far, changed before a dropped one is
+	 * freed: a table a walk found stays valid for a later walk, in its
+	 * own RCU read section, that reads the same count (mm_watch.h).
+	 */
+	unsigned long changes;
 	u64 bytes;
 	u64 max_bytes;
 };
@@ -34,5 +40,7 @@ const struct lfr_unwind_table *lfr_unwind_find(struct lfr_unwind *u,
 					       struct inode *inode);
 enum lfr_row_found lfr_unwind_row(const struct lfr_unwind_table *t, u64 off,
 				  struct lfr_unwind_row *out);
+/* Marks @t found, for eviction's second chance (lfr_unwind_find() does). */
+void lfr_unwind_used(const struct lfr_unwind_table *t);
 
 #endif /* LFR_UNWIND_TABLES_H */

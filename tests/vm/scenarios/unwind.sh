@@ -60,6 +60,17 @@ cat "$share/cfi.txt" "$share/cfi.err"
 grep -q '  unwind tables: [1-9]' "$share/cfi.err" ||
 	{ echo "unwind: FAILED: no unwind tables loaded"; fail=1; }
 grep -q 'no unwind table for' "$share/cfi.err" && { echo "unwind: FAILED: a table was refused"; fail=1; }
+# The walks in mappings described before took neither the mapping lock nor a lookup (their unwind
+# tables kept with the ranges, kmod/mm_watch.h): after each thread's first walks, all but the
+# walks that met a changed mapping.  Half is far below that and far above 0.
+st=$(lfr status -m | grep '^status ')
+committed=$(echo "$st" | tr ' ' '\n' | sed -n 's/^samples_committed=//p')
+known=$(echo "$st" | tr ' ' '\n' | sed -n 's/^walk_known_maps=//p')
+echo "unwind: $known of $committed walks with tables in known mappings"
+if [ "${known:-0}" -eq 0 ] || [ $((known * 2)) -lt "${committed:-0}" ]; then
+	echo "unwind: FAILED: $known of $committed walks with tables without a lookup"
+	fail=1
+fi
 check cfi strict
 
 # samples + missed periods per thread against the CPU time the workload measured.  Losses of other
