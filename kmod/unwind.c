@@ -389,6 +389,19 @@ struct lfr_row_cache {
 	struct lfr_vma_memo memo;	/* the mappings looked up */
 };
 
+static void lfr_row_cache_init(struct lfr_row_cache *c, struct lfr_session *s,
+			       struct mm_struct *mm)
+{
+	c->s = s;
+	c->mm = mm;
+	c->lo = 0;
+	c->hi = 0;
+	c->t = NULL;
+	c->last_pc = 0;
+	c->memo.n = 0;
+	c->memo.has_table = 0;
+}
+
 static enum lfr_row_found lfr_row_of(void *ctx, u64 pc,
 				     struct lfr_unwind_row *row)
 {
@@ -591,8 +604,11 @@ static bool lfr_xr_covers(struct lfr_session *s, const struct lfr_thread *e,
 /*
  * A walk with unwind tables in ranges described before: the slot's ranges
  * with their file offsets and tables, copied under its seq, stand in for
- * the mapping lookups (lfr_row_cache).  A pc outside them ends the walk
- * with @miss set, and it is walked again with the lookups.
+ * the mapping lookups (lfr_row_cache).  Every pc the walk keeps is looked
+ * up here (the interrupted one as it is, a return address less one): one
+ * outside them ends the walk with @miss set, and it is walked again with
+ * the lookups.  The last pc's row is kept: the frames of a recursion
+ * return to one call site.
  */
 struct lfr_known_rows {
 	const struct lfr_mm_watch *w;
@@ -639,9 +655,14 @@ static enum lfr_row_found lfr_row_known(void *ctx, u64 pc,
 			*row = k->last_row;
 		return k->last_found;
 	}
-	if (pc - k->lo[j] >= k->hi[j] - k->lo[j]) {
+	/*
+	 * @pc and @pc + 1 in one range: the return address a walk keeps is
+	 * the pc looked up plus one, and it must lie in a described mapping
+	 * as lfr_collect_maps() would have it.
+	 */
+	if (pc - k->lo[j] >= k->hi[j] - k->lo[j] - 1) {
 		for (j = 0; j < k->n; j++)
-			if (pc - k->lo[j] < k->hi[j] - k->lo[j])
+			if (pc - k->lo[j] < k->hi[j] - k->lo[j] - 1)
 				break;
 		if (j == k->n) {
 			k->miss = true;
@@ -660,8 +681,8 @@ static enum lfr_row_found lfr_row_known(void *ctx, u64 pc,
 
 /*
  * @w walked with unwind tables in the ranges of @e's slot, with page faults
- * disabled by the caller: true when every pc lies in them and no mapping of
- * the mm changed before the walk ended.  Its tables are used only while the
+ * disabled by the caller: true when every pc was found in them and no
+ * mapping of the mm changed before the walk ended.  Its tables are used only while the
  * session's count of table changes is the one they were found at, read in
  * the same RCU read section: a table dropped since was dropped after this
  * section began, and is freed after it ends.
@@ -670,7 +691,8 @@ static bool lfr_walk_known(struct lfr_session *s, const struct lfr_thread *e,
 			   u64 image, struct lfr_uwalk *w)
 {
 	const struct lfr_mm_slot *m;
-	struct lfr_known_rows k;
+	/* set before it is read (lfr_known_copy()): not zeroed at every walk */
+	struct lfr_known_rows k __uninitialized;
 	unsigned long tables;
 	unsigned int seq;
 	u32 lost, i;
@@ -698,7 +720,7 @@ static bool lfr_walk_known(struct lfr_session *s, const struct lfr_thread *e,
 		lfr_walk_user_sections(w, lfr_read_user_open, lfr_row_known,
 				       lfr_uaccess_open, lfr_uaccess_close);
 		w->row_ctx = NULL;
-		ok = !k.miss && lfr_in_ranges(k.lo, k.hi, k.n, w->ips, w->nr);
+		ok = !k.miss;
 	}
 	rcu_read_unlock();
 	/* the stack was read under the generation the ranges hold at */
@@ -780,10 +802,16 @@ static int lfr_user_stack(struct lfr_session *s, const struct lfr_walk *wk,
 		.ips = r->ips,
 	};
 
-	struct lfr_row_cache rc = { .s = s, .mm = current->mm };
+	/*
+	 * Only a walk that looks its mappings up uses these, and only the
+	 * fields set below before it does: they are not zeroed at every walk
+	 * (with the kernel's zeroing of the stack, that was a few hundred
+	 * bytes per sample).
+	 */
+	struct lfr_row_cache rc __uninitialized;
+	struct lfr_xr_found found __uninitialized;
 	struct mm_struct *mm = current->mm;
 	struct lfr_thread *e = wk->e;
-	struct lfr_xr_found found = { .ok = true };
 	struct lfr_mm_slot *slot = NULL;
 	bool tables = !w.compat && READ_ONCE(s->unwind.nr), known;
 	u64 image = lfr_image_hash(current), gen = 0;
@@ -806,6 +834,9 @@ static int lfr_user_stack(struct lfr_session *s, const struct lfr_walk *wk,
 	}
 	if (!known) {
 		pagefault_enable();
+		lfr_row_cache_init(&rc, s, mm);
+		found.ok = true;
+		found.n = 0;
 		/* read before the lookups: a change after them moves it */
 		slot = lfr_xr_slot(s, e, mm, sn->walk_id);
 		if (slot && READ_ONCE(slot->w)) {
@@ -901,6 +932,7 @@ static void lfr_fill_latency(const struct lfr_session *s,
 	now = ktime_get_ns();
 	if (now < sn->time_ns || now - sn->time_ns < s->cfg.latency_min_ns)
 		return;
+	memset(l, 0, sizeof(*l));
 	l->hdr.type = LFR_REC_LATENCY;
 	l->hdr.size = sizeof(*l);
 	l->time_ns = now;
@@ -914,13 +946,24 @@ static void lfr_commit(struct lfr_session *s, struct lfr_walk *w,
 		       struct lfr_walk_buf *b, int lost_reason)
 {
 	struct lfr_thread *e = w->e;
-	struct lfr_rec_ustack lost_rec, *r = b->rec ? b->rec : &lost_rec;
-	struct lfr_rec_comm comm = {};
-	struct lfr_rec_latency lat = {};
+	struct lfr_rec_ustack lost_rec __uninitialized, *r = b->rec;
+	/*
+	 * Written whole (lfr_fill_comm(), lfr_fill_latency()) when they are
+	 * records; their size says whether they are: not zeroed at every walk.
+	 */
+	struct lfr_rec_comm comm __uninitialized;
+	struct lfr_rec_latency lat __uninitialized;
 	struct lfr_ring *ring;
 	unsigned long flags;
 	u32 off, ticks, offcpu, i;
 
+	if (!r) {
+		/* no buffer: the record of the loss only, from a clean one */
+		memset(&lost_rec, 0, sizeof(lost_rec));
+		r = &lost_rec;
+	}
+	comm.hdr.size = 0;
+	lat.hdr.size = 0;
 	if (!lost_reason) {
 		lfr_fill_comm(e, w, &comm);
 		lfr_fill_latency(s, w, &lat);
@@ -1014,7 +1057,8 @@ void lfr_work_fn(struct callback_head *work)
 	struct lfr_walk *w = container_of(work, struct lfr_walk, work);
 	struct lfr_session *s;
 	struct task_struct *t = current;
-	struct lfr_walk_buf b = {};
+	/* its fields are set below, before any is read: not zeroed */
+	struct lfr_walk_buf b __uninitialized;
 	u64 t0 = local_clock();	/* not ktime_get_ns(): see lfr_timer_fn() */
 	unsigned long switches = t->nvcsw + t->nivcsw;
 	unsigned long old = atomic_long_read(&w->state);
@@ -1034,6 +1078,11 @@ void lfr_work_fn(struct callback_head *work)
 		return;
 	}
 	s = w->s;
+	b.rec = NULL;
+	b.maps = NULL;
+	b.maps_len = 0;
+	b.nr_maps = 0;
+	b.path = NULL;
 	lost = lfr_walk_check(&w->snap, t, task_pt_regs(t));
 	if (!lost) {
 		b.rec = lfr_walk_pool_get(&s->walk_bufs);

@@ -3,7 +3,6 @@
  * lfr: unwind-table rows.  Pure logic, run on the tables user space hands
  * over (checked once, when they arrive) and by every walk (the search).
  */
-#include <linux/compiler.h>
 #include <linux/errno.h>
 #include <linux/limits.h>
 #include <linux/time64.h>
@@ -59,8 +58,7 @@ int lfr_unwind_rows_check(const struct lfr_unwind_hdr *h,
 }
 
 /* The index of the last row starting at or before @off, or U32_MAX. */
-static u32 lfr_unwind_rows_index(const struct lfr_unwind_row *rows, u32 nr,
-				 u64 off)
+u32 lfr_unwind_rows_index(const struct lfr_unwind_row *rows, u32 nr, u64 off)
 {
 	u32 lo = 0, hi = nr;
 
@@ -78,44 +76,10 @@ static u32 lfr_unwind_rows_index(const struct lfr_unwind_row *rows, u32 nr,
 	return lo;
 }
 
-static enum lfr_row_found lfr_unwind_row_at(const struct lfr_unwind_row *rows,
-					    u32 i, struct lfr_unwind_row *out)
-{
-	if (i == U32_MAX)
-		return LFR_ROW_NONE;
-	*out = rows[i];
-	return out->cfa == LFR_UNWIND_CFA_NONE ? LFR_ROW_NONE : LFR_ROW_FOUND;
-}
-
 enum lfr_row_found lfr_unwind_rows_find(const struct lfr_unwind_row *rows,
 					u32 nr, u64 off,
 					struct lfr_unwind_row *out)
 {
 	return lfr_unwind_row_at(rows, lfr_unwind_rows_index(rows, nr, off),
 				 out);
-}
-
-/*
- * The same search, first trying the row that hints[] remembers for offsets
- * of the same hash (a walk meets the same return addresses sample after
- * sample): one probe instead of a binary search.  A hint is only a
- * candidate, checked against the rows themselves, so the hints are shared
- * by walks on every CPU without a lock: a stale or racing one costs the
- * search, never a wrong row.
- */
-enum lfr_row_found lfr_unwind_rows_find_hinted(const struct lfr_unwind_row *rows,
-					       u32 nr, u32 *hints,
-					       u32 hint_bits, u64 off,
-					       struct lfr_unwind_row *out)
-{
-	u32 *hint = &hints[((u32)off * 0x9e3779b1U) >> (32 - hint_bits)];
-	u32 i = READ_ONCE(*hint);
-
-	if (i < nr && rows[i].start <= off &&
-	    (i + 1 == nr || off < rows[i + 1].start))
-		return lfr_unwind_row_at(rows, i, out);
-	i = lfr_unwind_rows_index(rows, nr, off);
-	if (i != U32_MAX)
-		WRITE_ONCE(*hint, i);
-	return lfr_unwind_row_at(rows, i, out);
 }

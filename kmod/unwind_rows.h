@@ -3,6 +3,8 @@
 #ifndef LFR_UNWIND_ROWS_H
 #define LFR_UNWIND_ROWS_H
 
+#include <linux/compiler.h>
+#include <linux/limits.h>
 #include <linux/types.h>
 #include <linux/lfr.h>
 #include "frame_check.h"
@@ -16,18 +18,48 @@ int lfr_unwind_rows_check(const struct lfr_unwind_hdr *h,
 			  const struct lfr_unwind_row *rows, u32 nr,
 			  s64 *bad_row, const char **why);
 
+/* The index of the last row starting at or before @off, or U32_MAX. */
+u32 lfr_unwind_rows_index(const struct lfr_unwind_row *rows, u32 nr, u64 off);
+
+static inline enum lfr_row_found
+lfr_unwind_row_at(const struct lfr_unwind_row *rows, u32 i,
+		  struct lfr_unwind_row *out)
+{
+	if (i == U32_MAX)
+		return LFR_ROW_NONE;
+	*out = rows[i];
+	return out->cfa == LFR_UNWIND_CFA_NONE ? LFR_ROW_NONE : LFR_ROW_FOUND;
+}
+
 /* The rule for file offset @off: the last row starting at or before it. */
 enum lfr_row_found lfr_unwind_rows_find(const struct lfr_unwind_row *rows,
 					u32 nr, u64 off,
 					struct lfr_unwind_row *out);
 
 /*
- * The same with hints: 1 << @hint_bits (1 .. 31) row indexes, any values,
- * updated by the search; see unwind_rows.c.
+ * The same search, first trying the row that @hints (1 << @hint_bits of
+ * them, 1 .. 31, any values) remembers for offsets of the same hash (a
+ * walk meets the same return addresses sample after sample): one probe
+ * instead of a binary search.  A hint is only a candidate, checked against
+ * the rows themselves, so the hints are shared by walks on every CPU
+ * without a lock: a stale or racing one costs the search, never a wrong
+ * row.  Inline: every frame of a walk with unwind tables runs it.
  */
-enum lfr_row_found lfr_unwind_rows_find_hinted(const struct lfr_unwind_row *rows,
-					       u32 nr, u32 *hints,
-					       u32 hint_bits, u64 off,
-					       struct lfr_unwind_row *out);
+static inline enum lfr_row_found
+lfr_unwind_rows_find_hinted(const struct lfr_unwind_row *rows, u32 nr,
+			    u32 *hints, u32 hint_bits, u64 off,
+			    struct lfr_unwind_row *out)
+{
+	u32 *hint = &hints[((u32)off * 0x9e3779b1U) >> (32 - hint_bits)];
+	u32 i = READ_ONCE(*hint);
+
+	if (likely(i < nr && rows[i].start <= off &&
+		   (i + 1 == nr || off < rows[i + 1].start)))
+		return lfr_unwind_row_at(rows, i, out);
+	i = lfr_unwind_rows_index(rows, nr, off);
+	if (i != U32_MAX)
+		WRITE_ONCE(*hint, i);
+	return lfr_unwind_row_at(rows, i, out);
+}
 
 #endif /* LFR_UNWIND_ROWS_H */

@@ -23,27 +23,6 @@
 #include "unwind_rows.h"
 #include "unwind_tables.h"
 
-/* What a table is found by; compared whole (no padding). */
-struct lfr_unwind_key {
-	unsigned long ino;
-	u32 dev;
-	u32 generation;
-};
-
-struct lfr_unwind_table {
-	struct rhash_head node;		/* in u->ht, RCU */
-	struct list_head clock;		/* in u->clock, under u->lock */
-	struct rcu_head rcu;
-	struct lfr_unwind_key key;
-	struct timespec64 ctime;
-	bool used;			/* set by walks, cleared by eviction */
-	size_t bytes;
-	u32 nr;
-	u32 hint_bits;
-	u32 *hints;			/* 1 << hint_bits, after the rows */
-	struct lfr_unwind_row rows[];
-};
-
 /*
  * Hints of the row lookup: one per 4 to 8 rows, 16 to 1024 of them (a walk
  * meets few of a table's rows, and they count against the session's bytes).
@@ -134,15 +113,6 @@ void lfr_unwind_used(const struct lfr_unwind_table *t)
 	/* one store until eviction clears it: walks on every CPU read it */
 	if (!READ_ONCE(w->used))
 		WRITE_ONCE(w->used, true);
-}
-
-enum lfr_row_found lfr_unwind_row(const struct lfr_unwind_table *t, u64 off,
-				  struct lfr_unwind_row *out)
-{
-	if (off > U32_MAX)
-		return LFR_ROW_NONE;
-	return lfr_unwind_rows_find_hinted(t->rows, t->nr, t->hints,
-					   t->hint_bits, off, out);
 }
 
 /* Unlinks @t, freed after a grace period; under u->lock. */

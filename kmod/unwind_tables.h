@@ -6,14 +6,37 @@
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/rhashtable-types.h>
+#include <linux/time64.h>
 #include <linux/types.h>
 #include <linux/lfr.h>
 #include "frame_check.h"
+#include "unwind_rows.h"
 
 struct inode;
 struct lfr_session;
-struct lfr_unwind_table;
 struct netlink_ext_ack;
+
+/* What a table is found by; compared whole (no padding). */
+struct lfr_unwind_key {
+	unsigned long ino;
+	u32 dev;
+	u32 generation;
+};
+
+/* A table: its rows sorted by start, then its hints (unwind_rows.h). */
+struct lfr_unwind_table {
+	struct rhash_head node;		/* in u->ht, RCU */
+	struct list_head clock;		/* in u->clock, under u->lock */
+	struct rcu_head rcu;
+	struct lfr_unwind_key key;
+	struct timespec64 ctime;
+	bool used;			/* set by walks, cleared by eviction */
+	size_t bytes;
+	u32 nr;
+	u32 hint_bits;
+	u32 *hints;			/* 1 << hint_bits, after the rows */
+	struct lfr_unwind_row rows[];
+};
 
 struct lfr_unwind {
 	struct mutex lock;		/* adding, loading and evicting */
@@ -38,8 +61,16 @@ int lfr_unwind_add(struct lfr_session *s, int obj_fd, int table_fd,
 /* Under rcu_read_lock(); the table stays valid until rcu_read_unlock(). */
 const struct lfr_unwind_table *lfr_unwind_find(struct lfr_unwind *u,
 					       struct inode *inode);
-enum lfr_row_found lfr_unwind_row(const struct lfr_unwind_table *t, u64 off,
-				  struct lfr_unwind_row *out);
+/* The rule for file offset @off in @t; inline, as every frame runs it. */
+static inline enum lfr_row_found
+lfr_unwind_row(const struct lfr_unwind_table *t, u64 off,
+	       struct lfr_unwind_row *out)
+{
+	if (off > U32_MAX)
+		return LFR_ROW_NONE;
+	return lfr_unwind_rows_find_hinted(t->rows, t->nr, t->hints,
+					   t->hint_bits, off, out);
+}
 /* Marks @t found, for eviction's second chance (lfr_unwind_find() does). */
 void lfr_unwind_used(const struct lfr_unwind_table *t);
 
