@@ -682,10 +682,10 @@ static enum lfr_row_found lfr_row_known(void *ctx, u64 pc,
 /*
  * @w walked with unwind tables in the ranges of @e's slot, with page faults
  * disabled by the caller: true when every pc was found in them and no
- * mapping of the mm changed before the walk ended.  Its tables are used only while the
- * session's count of table changes is the one they were found at, read in
- * the same RCU read section: a table dropped since was dropped after this
- * section began, and is freed after it ends.
+ * mapping of the mm changed before the walk ended.  Their tables are used
+ * only while the session's count of table changes is the one they were
+ * found at, read in the same RCU read section: a table dropped since was
+ * dropped after this section began, and is freed after it ends.
  */
 static bool lfr_walk_known(struct lfr_session *s, const struct lfr_thread *e,
 			   u64 image, struct lfr_uwalk *w)
