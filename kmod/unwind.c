@@ -580,19 +580,27 @@ static bool lfr_xr_in(const struct lfr_mm_slot *m, u64 image, u32 lost,
 	       lfr_in_ranges(m->lo, m->hi, n, ips, nr);
 }
 
+/* @e's slot, while the index it holds is valid; NULL when it has none. */
+static const struct lfr_mm_slot *lfr_xr_of(struct lfr_session *s,
+					   const struct lfr_thread *e)
+{
+	if (e->xr_slot >= LFR_MM_WATCH_MAX ||
+	    e->xr_epoch != READ_ONCE(s->watches.evictions))
+		return NULL;
+	return &s->watches.slots[e->xr_slot];
+}
+
 /* lfr_xr_in() of @e's slot, if it has one: the walk needs no lookup. */
 static bool lfr_xr_covers(struct lfr_session *s, const struct lfr_thread *e,
 			  u64 image, const u64 *ips, u32 nr)
 {
-	const struct lfr_mm_slot *m;
+	const struct lfr_mm_slot *m = lfr_xr_of(s, e);
 	unsigned int seq;
 	u32 lost;
 	bool in;
 
-	if (e->xr_slot >= LFR_MM_WATCH_MAX ||
-	    e->xr_epoch != READ_ONCE(s->watches.evictions))
+	if (!m)
 		return false;
-	m = &s->watches.slots[e->xr_slot];
 	lost = atomic_read(&s->mmap_lost);
 	do {
 		seq = read_seqcount_begin(&m->seq);
@@ -690,7 +698,7 @@ static enum lfr_row_found lfr_row_known(void *ctx, u64 pc,
 static bool lfr_walk_known(struct lfr_session *s, const struct lfr_thread *e,
 			   u64 image, struct lfr_uwalk *w)
 {
-	const struct lfr_mm_slot *m;
+	const struct lfr_mm_slot *m = lfr_xr_of(s, e);
 	/* set before it is read (lfr_known_copy()): not zeroed at every walk */
 	struct lfr_known_rows k __uninitialized;
 	unsigned long tables;
@@ -698,10 +706,8 @@ static bool lfr_walk_known(struct lfr_session *s, const struct lfr_thread *e,
 	u32 lost, i;
 	bool ok;
 
-	if (e->xr_slot >= LFR_MM_WATCH_MAX ||
-	    e->xr_epoch != READ_ONCE(s->watches.evictions))
+	if (!m)
 		return false;
-	m = &s->watches.slots[e->xr_slot];
 	lost = atomic_read(&s->mmap_lost);
 	rcu_read_lock();
 	tables = READ_ONCE(s->unwind.changes);
