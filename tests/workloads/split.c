@@ -46,9 +46,13 @@
  * themselves with rdtsc (one instruction, no call), printed as "split-tsc:" for comparison: the
  * two agree on an idle machine, and differ by the preemptions on a busy one.
  *
- * Usage: split SECONDS [START_DELAY_MS [UNIT]]   (UNIT: iterations of one work unit, default
- * 200000: larger where a clock read costs much, so that its error weighs less; START_DELAY_MS:
- * sleep after printing the pid, before the work starts, so that a recorder can attach; default 0)
+ * Usage: split SECONDS [START_DELAY_MS [UNIT [CHAIN_SECONDS]]]   (UNIT: iterations of one work
+ * unit, default 200000: larger where a clock read costs much, so that its error weighs less;
+ * START_DELAY_MS: sleep after printing the pid, before the work starts, so that a recorder can
+ * attach; default 0; CHAIN_SECONDS: the chain spins until the loop thread has had that much CPU
+ * time, then its thread ends; default 0: the whole run.  A shorter chain halves what a run
+ * costs an emulated machine whose CPUs take turns, and changes nothing in the split: the truth
+ * is the loop thread's own CPU time)
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -64,6 +68,9 @@
 #define FN __attribute__((noinline, used))
 
 static volatile sig_atomic_t stop;
+/* Ends the chain (chain40 tests it, the loop sets it: see CHAIN_SECONDS). */
+static volatile sig_atomic_t chain_stop;
+static uint64_t chain_ns;
 /* Iterations of one work unit; a variable, so that no compiler specializes the leaves on it. */
 static volatile uint64_t unit = 200000;
 uint64_t split_tsc[4], split_ns[4];
@@ -202,7 +209,7 @@ static uint64_t cpu_ns(void)
  */
 FN uint64_t split_loop(void)
 {
-	uint64_t iterations = 0, t = cpu_ns();
+	uint64_t iterations = 0, t = cpu_ns(), chain_end = t + chain_ns;
 
 	while (!stop) {
 		uint64_t n = unit, t0, t1, t2, t3;
@@ -222,6 +229,8 @@ FN uint64_t split_loop(void)
 		note_intervals(t1 - t0, t2 - t1, t3 - t2, t0 - t);
 		t = t3;
 		iterations++;
+		if (chain_ns && t3 >= chain_end)
+			chain_stop = 1;
 	}
 	return iterations;
 }
@@ -241,7 +250,7 @@ FN void chain40(void)
 {
 	uint64_t x = 1;
 
-	while (!stop)
+	while (!stop && !chain_stop)
 		SPIN(4096, x);
 	split_sink = x;
 }
@@ -325,6 +334,7 @@ int main(int argc, char **argv)
 {
 	int secs = argc > 1 ? atoi(argv[1]) : 0, delay_ms = argc > 2 ? atoi(argv[2]) : 0;
 	long long u = argc > 3 ? atoll(argv[3]) : (long long)unit;
+	int chain_secs = argc > 4 ? atoi(argv[4]) : 0;
 	struct sigaction sa;
 	uint64_t iterations, sum, tsc, overhead;
 	double pct[3];
@@ -332,13 +342,13 @@ int main(int argc, char **argv)
 	pthread_t t;
 	int err;
 
-	if (argc < 2 || secs < 1 || delay_ms < 0 || u < 1) {
-		fprintf(
-		    stderr,
-		    "usage: split SECONDS [START_DELAY_MS [UNIT]]  (SECONDS >= 1, UNIT >= 1)\n");
+	if (argc < 2 || secs < 1 || delay_ms < 0 || u < 1 || chain_secs < 0) {
+		fprintf(stderr, "usage: split SECONDS [START_DELAY_MS [UNIT [CHAIN_SECONDS]]]  "
+		                "(SECONDS >= 1, UNIT >= 1, CHAIN_SECONDS >= 0)\n");
 		return 2;
 	}
 	unit = (uint64_t)u;
+	chain_ns = (uint64_t)chain_secs * 1000000000ull;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_alarm;
 	sigaction(SIGALRM, &sa, NULL);
