@@ -191,8 +191,19 @@ static void sort_entries(struct symtab *t)
 	for (size_t a = 0, b; a < t->n; a = b) {
 		for (b = a + 1; b < t->n && t->v[b].addr == t->v[a].addr; b++)
 			;
-		if (b - a > 1)
+		if (b - a > 8) {
 			qsort_r(t->v + a, b - a, sizeof(*t->v), cmp_ent, t->names);
+			continue;
+		}
+		/* most runs are two or three aliases: an insertion sort, stable as qsort_r's */
+		for (size_t k = a + 1; k < b; k++) {
+			struct symtab_ent e = t->v[k];
+			size_t j = k;
+
+			for (; j > a && cmp_ent(&t->v[j - 1], &e, t->names) > 0; j--)
+				t->v[j] = t->v[j - 1];
+			t->v[j] = e;
+		}
 	}
 }
 
