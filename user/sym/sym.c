@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -74,8 +75,8 @@ struct lfr_sym {
 	size_t n_vdso_copies;
 	struct ksyms ks;
 	uint64_t ks_serial;
-	struct cache_ent *cache;
-	size_t cache_mask;
+	struct cache_ent *cache; /* cache_map() */
+	size_t cache_mask, cache_bytes;
 	uint64_t next_serial;
 	struct lfr_sym_stats st;
 	struct sym_debuginfod *dbgi;
@@ -163,6 +164,25 @@ static char *dup_or(const char *s, const char *def)
 	return strdup(s && *s ? s : def);
 }
 
+/*
+ * The result cache, zeroed: lookups read it before anything is written there.  Its own mapping,
+ * without transparent huge pages: a read of untouched memory where they are allowed maps the huge
+ * zero page, which the kernel allocates and clears (2 MiB) when no process holds it, and the
+ * first write there then splits it; a recording paid that while its first samples came in.  Here
+ * a lookup that misses reads the shared 4 KiB zero page.  NULL without memory.
+ */
+static struct cache_ent *cache_map(size_t entries, size_t *bytes)
+{
+	size_t len = entries * sizeof(struct cache_ent);
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return NULL;
+	madvise(p, len, MADV_NOHUGEPAGE);
+	*bytes = len;
+	return p;
+}
+
 int lfr_sym_new(struct lfr_sym **out, const struct lfr_sym_opts *opts)
 {
 	static const struct lfr_sym_opts none;
@@ -188,7 +208,7 @@ int lfr_sym_new(struct lfr_sym **out, const struct lfr_sym_opts *opts)
 	while (entries < (opts->cache_entries ? opts->cache_entries : 65536u) &&
 	       entries < (1u << 24))
 		entries <<= 1;
-	sym->cache = calloc(entries, sizeof(*sym->cache));
+	sym->cache = cache_map(entries, &sym->cache_bytes);
 	sym->cache_mask = entries - 1;
 	sym->s_unknown = strpool_intern(&sym->pool, "[unknown]", 9);
 	sym->s_kernel = strpool_intern(&sym->pool, "[kernel]", 8);
@@ -235,7 +255,8 @@ void lfr_sym_free(struct lfr_sym *sym)
 		elfobj_fini(&sym->vdso_copies[i]);
 	ksyms_fini(&sym->ks);
 	strpool_fini(&sym->pool);
-	free(sym->cache);
+	if (sym->cache)
+		munmap(sym->cache, sym->cache_bytes);
 	free(sym->debug_dirs);
 	free(sym->proc_dir);
 	free(sym->perf_map_dir);
