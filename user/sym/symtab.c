@@ -195,7 +195,7 @@ static void sort_entries(struct symtab *t)
 			qsort_r(t->v + a, b - a, sizeof(*t->v), cmp_ent, t->names);
 			continue;
 		}
-		/* most runs are two or three aliases: an insertion sort, stable as qsort_r's */
+		/* most runs are two or three aliases: a stable insertion sort */
 		for (size_t k = a + 1; k < b; k++) {
 			struct symtab_ent e = t->v[k];
 			size_t j = k;
