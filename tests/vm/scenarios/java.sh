@@ -21,7 +21,7 @@ for jdk in $jdks; do
 		-XX:+PreserveFramePointer -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit \
 		-XX:CompileCommand=quiet -XX:CompileCommand=dontinline,HotMethod::hot \
 		-XX:StartFlightRecording=filename="$share/jvm-$v.jfr" \
-		-cp "$share" HotMethod 3 >"$share/out-$v.txt" 2>"$share/lfr-$v.err"
+		-cp "$share" HotMethod 1 >"$share/out-$v.txt" 2>"$share/lfr-$v.err"
 	rc=$?
 	cat "$share/out-$v.txt" "$share/lfr-$v.err"
 	[ $rc = 0 ] || { echo "java: FAILED: lfr record -- java (JDK $v) exited $rc"; fail=1; }
