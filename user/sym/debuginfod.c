@@ -80,13 +80,13 @@ static int open_library(struct sym_debuginfod *d)
 		return -1;
 	}
 	/* POSIX's way from a data pointer to a function pointer: copy the bytes */
-	void *b = dlsym(c->lib, "debuginfod_begin"), *f = dlsym(c->lib, "debuginfod_find_debuginfo"),
-	     *e = dlsym(c->lib, "debuginfod_end");
+	void *b = dlsym(c->lib, "debuginfod_begin"),
+	     *f = dlsym(c->lib, "debuginfod_find_debuginfo"), *e = dlsym(c->lib, "debuginfod_end");
 
 	if (!b || !f || !e) {
 		d->down = ENOSYS;
-		snprintf(d->why, sizeof(d->why), "%s lacks debuginfod_begin, _find_debuginfo or _end",
-		         DEBUGINFOD_SONAME);
+		snprintf(d->why, sizeof(d->why),
+		         "%s lacks debuginfod_begin, _find_debuginfo or _end", DEBUGINFOD_SONAME);
 		return -1;
 	}
 	memcpy(&c->begin, &b, sizeof(b));
