@@ -6,10 +6,12 @@
  */
 #include <errno.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/radix.h"
 #include "sym/internal.h"
 
 void symtab_fini(struct symtab *t)
@@ -131,52 +133,11 @@ void symtab_keep_last(struct symtab *t)
 }
 
 /*
- * Orders the entries by address, keeping the order of entries at one address: a least significant
- * digit first radix sort, a byte per pass over the bytes in which the addresses differ (three for
- * a libc).  It replaced a comparison sort of each ELF symbol table, which a recording paid while
- * its command's first samples came in: about 5.6 million instructions for deepstack, libc (6 000
- * symbols with its debug file) and ld.so under bench/kprofile, 0.7 million now.  False without
- * the memory for it.
- */
-static bool radix_by_addr(struct symtab *t)
-{
-	struct symtab_ent *tmp = malloc(t->n * sizeof(*tmp)), *src = t->v, *dst = tmp;
-	uint64_t lo = UINT64_MAX, diff = 0;
-
-	if (!tmp)
-		return false;
-	for (size_t i = 0; i < t->n; i++)
-		if (t->v[i].addr < lo)
-			lo = t->v[i].addr;
-	for (size_t i = 0; i < t->n; i++)
-		diff |= t->v[i].addr - lo;
-	for (unsigned int shift = 0; shift < 64 && diff >> shift; shift += 8) {
-		size_t at[256] = {0}, sum = 0;
-
-		for (size_t i = 0; i < t->n; i++)
-			at[((src[i].addr - lo) >> shift) & 0xff]++;
-		for (size_t d = 0; d < 256; d++) {
-			size_t c = at[d];
-
-			at[d] = sum;
-			sum += c;
-		}
-		for (size_t i = 0; i < t->n; i++)
-			dst[at[((src[i].addr - lo) >> shift) & 0xff]++] = src[i];
-		struct symtab_ent *done = dst;
-
-		dst = src;
-		src = done;
-	}
-	if (src != t->v)
-		memcpy(t->v, src, t->n * sizeof(*t->v));
-	free(tmp);
-	return true;
-}
-
-/*
- * Orders the entries by cmp_ent(): by address (radix_by_addr(), unless they come by address
- * already, as a kernel's do), then each run of one address by the rest of cmp_ent().
+ * Orders the entries by cmp_ent(): by address, unless they come by address already, as a kernel's
+ * do (lib/radix.h: it replaced a comparison sort of each ELF symbol table, which a recording paid
+ * while its command's first samples came in: about 5.6 million instructions for deepstack, libc
+ * with its 6 000 debug symbols and ld.so under bench/kprofile, 0.7 million after), then each run
+ * of one address by the rest of cmp_ent().
  */
 static void sort_entries(struct symtab *t)
 {
@@ -184,7 +145,8 @@ static void sort_entries(struct symtab *t)
 
 	while (i < t->n && t->v[i - 1].addr <= t->v[i].addr)
 		i++;
-	if (i < t->n && !radix_by_addr(t)) {
+	if (i < t->n &&
+	    !radix_sort_u64(t->v, t->n, sizeof(*t->v), offsetof(struct symtab_ent, addr))) {
 		qsort_r(t->v, t->n, sizeof(*t->v), cmp_ent, t->names);
 		return;
 	}
