@@ -19,8 +19,9 @@ typedef int (*lfr_read_fn)(void *ctx, u64 addr, void *buf, size_t len);
 
 /*
  * Opens and closes a section in which @lfr_read_fn may run (the live walk's
- * user-access section: one per frame, as the row lookup between frames is a
- * call, which must not run inside one).  Open returns false when it cannot.
+ * user-access section): one for the whole walk when its row lookup makes no
+ * call, else one per frame with the lookup between them (no call may run
+ * inside one).  Open returns false when it cannot.
  */
 typedef bool (*lfr_open_fn)(void *ctx);
 typedef void (*lfr_close_fn)(void *ctx);
@@ -36,10 +37,11 @@ enum lfr_row_found {
 
 /*
  * Looks up the unwind rule of @pc (the interrupted pc of the leaf, or a
- * return address minus one: the call instruction).
+ * return address minus one: the call instruction).  With LFR_ROW_FOUND,
+ * *@row points to the rule, which stays valid until the walk ends.
  */
 typedef enum lfr_row_found (*lfr_row_fn)(void *ctx, u64 pc,
-					 struct lfr_unwind_row *row);
+					 const struct lfr_unwind_row **row);
 
 struct lfr_uwalk {
 	u64 ip, sp, fp;		/* interrupted user registers */

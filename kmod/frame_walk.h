@@ -13,6 +13,7 @@
 
 #include <linux/compiler.h>
 #include <linux/errno.h>
+#include <linux/limits.h>
 #include <linux/lfr.h>
 #include "frame_check.h"
 
@@ -45,70 +46,102 @@ static __always_inline enum lfr_frame_verdict lfr_frame_check(u64 fp,
  * Returns the byte offset of the return address from sp, or -1 when the
  * pc is elsewhere (the frame pointer is the function's own).
  */
-static __always_inline int lfr_leaf_ret_offset(struct lfr_uwalk *w,
+static __always_inline int lfr_leaf_ret_offset(void *ctx, u64 ip,
+					       const bool compat,
 					       lfr_read_fn read)
 {
 	u8 insn[8];
-	int i = 0, word = w->compat ? 4 : 8;
+	int i = 0, word = compat ? 4 : 8;
 
-	if (read(w->ctx, w->ip, insn, sizeof(insn)))
+	if (read(ctx, ip, insn, sizeof(insn)))
 		return -1;
-	if (!w->compat && insn[0] == 0xf3 && insn[1] == 0x0f &&
+	if (!compat && insn[0] == 0xf3 && insn[1] == 0x0f &&
 	    insn[2] == 0x1e && insn[3] == 0xfa)
 		i = 4;				/* endbr64 */
 	if (insn[i] == 0x55 || insn[i] == 0xc3)
 		return 0;			/* push %bp / ret */
-	if (!w->compat && insn[i] == 0x48 && insn[i + 1] == 0x89 &&
+	if (!compat && insn[i] == 0x48 && insn[i + 1] == 0x89 &&
 	    insn[i + 2] == 0xe5)
 		return word;			/* mov %rsp,%rbp */
-	if (w->compat && insn[i] == 0x89 && insn[i + 1] == 0xe5)
+	if (compat && insn[i] == 0x89 && insn[i + 1] == 0xe5)
 		return word;			/* mov %esp,%ebp */
 	return -1;
 }
 
 /*
- * One step by an unwind-table rule: the caller's sp is the CFA, its pc the
- * word below it, its rbp as the rule says.  Returns false with w->flags set
- * when the chain ends (true at the outermost frame with nothing set).
+ * The state of a walk with unwind tables, in locals of its loop rather than
+ * in struct lfr_uwalk: inlined, they stay in registers, where every store
+ * to the output would otherwise reload the fields of @w (the kernel is
+ * built without strict aliasing).
  */
-static __always_inline bool lfr_step_row(struct lfr_uwalk *w,
-					 const struct lfr_unwind_row *r,
-					 u64 *pc, u64 *sp, u64 *bp,
-					 lfr_read_fn read)
-{
-	u64 cfa, ret, nbp = *bp;
+struct lfr_mixed_state {
+	u64 pc, sp, bp;			/* the frame being unwound */
+	u64 *ips;
+	u64 limit;
+	void *ctx;
+	unsigned int nr, max, frames;
+	u32 flags;
+};
 
-	if (r->cfa == LFR_UNWIND_OUTERMOST)
-		return false;
-	cfa = (r->cfa == LFR_UNWIND_CFA_SP ? *sp : *bp) + (s64)r->cfa_off;
-	/* The caller's frame lies above this one: the stack only grows up. */
-	if (cfa <= *sp || (cfa & 7) || cfa >= w->limit || cfa < 8) {
-		w->flags |= LFR_SAMPLE_F_USER_BAD_FRAME;
+/* Appends @ret to the chain: false when it is full (flagged truncated). */
+static __always_inline bool lfr_mixed_push(struct lfr_mixed_state *m, u64 ret)
+{
+	if (m->nr >= m->max) {
+		m->flags |= LFR_SAMPLE_F_USER_TRUNCATED;
 		return false;
 	}
-	if (read(w->ctx, cfa - 8, &ret, sizeof(ret)))
+	m->ips[m->nr++] = ret;
+	return true;
+}
+
+/*
+ * One step by an unwind-table rule: the caller's sp is the CFA, its pc the
+ * word below it, its rbp as the rule says.  Returns false with m->flags set
+ * when the chain ends (nothing set at the outermost frame).  Both words
+ * are read with @read_in, whose caller has checked the address: the CFA is
+ * 8-aligned and below the limit (a multiple of 8), so the return address
+ * lies whole below it; a saved rbp lies below the CFA (a table's bp_off is
+ * negative: unwind_rows.c), and an offset that wrapped it below 0 fails
+ * that check.
+ */
+static __always_inline bool lfr_step_row(struct lfr_mixed_state *m,
+					 const struct lfr_unwind_row *r,
+					 lfr_read_fn read_in)
+{
+	u64 cfa, ret, at, nbp = m->bp;
+	u8 rule = r->cfa;
+
+	if (rule == LFR_UNWIND_OUTERMOST)
+		return false;
+	cfa = (rule == LFR_UNWIND_CFA_SP ? m->sp : m->bp) + (s64)r->cfa_off;
+	/* The caller's frame lies above this one: the stack only grows up. */
+	if (cfa <= m->sp || (cfa & 7) || cfa >= m->limit)
+		goto bad;
+	if (read_in(m->ctx, cfa - 8, &ret, sizeof(ret)))
 		goto fault;
-	if (r->bp == LFR_UNWIND_BP_AT_CFA) {
-		if (read(w->ctx, cfa + (s64)r->bp_off, &nbp, sizeof(nbp)))
+	rule = r->bp;
+	if (rule == LFR_UNWIND_BP_AT_CFA) {
+		at = cfa + (s64)r->bp_off;
+		if (at >= cfa)
+			goto bad;
+		if (read_in(m->ctx, at, &nbp, sizeof(nbp)))
 			goto fault;
-	} else if (r->bp == LFR_UNWIND_BP_UNDEFINED) {
+	} else if (rule == LFR_UNWIND_BP_UNDEFINED) {
 		nbp = 0;
 	}
-	if (!ret) {
-		w->flags |= LFR_SAMPLE_F_USER_BAD_FRAME;
+	if (!ret)
+		goto bad;
+	if (!lfr_mixed_push(m, ret))
 		return false;
-	}
-	if (w->nr >= w->max) {
-		w->flags |= LFR_SAMPLE_F_USER_TRUNCATED;
-		return false;
-	}
-	w->ips[w->nr++] = ret;
-	*pc = ret;
-	*sp = cfa;
-	*bp = nbp;
+	m->pc = ret;
+	m->sp = cfa;
+	m->bp = nbp;
 	return true;
+bad:
+	m->flags |= LFR_SAMPLE_F_USER_BAD_FRAME;
+	return false;
 fault:
-	w->flags |= LFR_SAMPLE_F_USER_FAULT;
+	m->flags |= LFR_SAMPLE_F_USER_FAULT;
 	return false;
 }
 
@@ -120,21 +153,20 @@ fault:
  * step lfr_frame_check()'s against the sp the mixed walk carries (a table
  * row moves it), the loop one range per frame.
  */
-static __always_inline int lfr_fp_record(struct lfr_uwalk *w, lfr_read_fn read,
-					 u64 fp, const bool compat, u64 *next,
-					 u64 *ret)
+static __always_inline int lfr_fp_record(void *ctx, lfr_read_fn read, u64 fp,
+					 const bool compat, u64 *next, u64 *ret)
 {
 	if (compat) {
 		u32 f[2];
 
-		if (read(w->ctx, fp, f, sizeof(f)))
+		if (read(ctx, fp, f, sizeof(f)))
 			return -EFAULT;
 		*next = f[0];
 		*ret = f[1];
 	} else {
 		u64 f[2];
 
-		if (read(w->ctx, fp, f, sizeof(f)))
+		if (read(ctx, fp, f, sizeof(f)))
 			return -EFAULT;
 		*next = f[0];
 		*ret = f[1];
@@ -146,72 +178,69 @@ static __always_inline int lfr_fp_record(struct lfr_uwalk *w, lfr_read_fn read,
  * One step by the frame pointer: the frame record {saved rbp, return
  * address} at rbp.  rbp == 0 is the outermost frame, as in the plain walk.
  */
-static __always_inline bool lfr_step_fp(struct lfr_uwalk *w, u64 *pc,
-					u64 *sp, u64 *bp, lfr_read_fn read)
+static __always_inline bool lfr_step_fp(struct lfr_mixed_state *m,
+					lfr_read_fn read)
 {
-	enum lfr_frame_verdict v = lfr_frame_check(*bp, 0, *sp, false,
-						   w->limit);
+	enum lfr_frame_verdict v = lfr_frame_check(m->bp, 0, m->sp, false,
+						   m->limit);
 	u64 next, ret;
 
 	if (v == LFR_FRAME_END)
 		return false;
 	if (v != LFR_FRAME_OK) {
-		w->flags |= LFR_SAMPLE_F_USER_BAD_FRAME;
+		m->flags |= LFR_SAMPLE_F_USER_BAD_FRAME;
 		return false;
 	}
-	if (lfr_fp_record(w, read, *bp, false, &next, &ret)) {
-		w->flags |= LFR_SAMPLE_F_USER_FAULT;
+	if (lfr_fp_record(m->ctx, read, m->bp, false, &next, &ret)) {
+		m->flags |= LFR_SAMPLE_F_USER_FAULT;
 		return false;
 	}
 	if (!ret) {
-		w->flags |= LFR_SAMPLE_F_USER_BAD_FRAME;
+		m->flags |= LFR_SAMPLE_F_USER_BAD_FRAME;
 		return false;
 	}
-	if (w->nr >= w->max) {
-		w->flags |= LFR_SAMPLE_F_USER_TRUNCATED;
+	if (!lfr_mixed_push(m, ret))
 		return false;
-	}
-	w->ips[w->nr++] = ret;
-	*pc = ret;
-	*sp = *bp + 16;
-	*bp = next;
+	m->pc = ret;
+	m->sp = m->bp + 16;
+	m->bp = next;
 	return true;
 }
 
 /*
- * One frame of the mixed walk, as the lookup @f of its pc found: by its row,
- * or by the frame pointer (at the leaf, also by the prologue's rule).
- * Returns false when the chain ends.
+ * The leaf's frame in the mixed walk, as the lookup @f of the interrupted
+ * pc found: by its row @r, or by the prologue's rule, or by the frame
+ * pointer.  Returns false when the chain ends.
  */
-static __always_inline bool lfr_step_mixed(struct lfr_uwalk *w,
-					   enum lfr_row_found f,
-					   struct lfr_unwind_row *r, u64 *pc,
-					   u64 *sp, u64 *bp, bool first,
-					   lfr_read_fn read)
+static __always_inline bool lfr_step_leaf(struct lfr_mixed_state *m,
+					  enum lfr_row_found f,
+					  const struct lfr_unwind_row *r,
+					  lfr_read_fn read, lfr_read_fn read_in)
 {
+	int off;
+
 	if (f == LFR_ROW_FOUND) {
-		if (first)
-			w->flags |= LFR_SAMPLE_F_USER_CFI;
-		if (!lfr_step_row(w, r, pc, sp, bp, read))
+		m->flags |= LFR_SAMPLE_F_USER_CFI;
+		if (!lfr_step_row(m, r, read_in))
 			return false;
-		w->frames++;
+		m->frames++;
 		return true;
 	}
-	if (first) {
-		int off = lfr_leaf_ret_offset(w, read);
-
+	off = lfr_leaf_ret_offset(m->ctx, m->pc, false, read);
+	if (off >= 0) {
 		/*
 		 * No frame of its own yet, or no longer: rbp is the caller's
 		 * and the return address is at sp + off.
 		 */
-		if (off >= 0) {
-			r->cfa = LFR_UNWIND_CFA_SP;
-			r->cfa_off = off + 8;
-			r->bp = LFR_UNWIND_BP_SAME;
-			return lfr_step_row(w, r, pc, sp, bp, read);
-		}
+		const struct lfr_unwind_row leaf = {
+			.cfa = LFR_UNWIND_CFA_SP,
+			.cfa_off = off + 8,
+			.bp = LFR_UNWIND_BP_SAME,
+		};
+
+		return lfr_step_row(m, &leaf, read_in);
 	}
-	return lfr_step_fp(w, pc, sp, bp, read);
+	return lfr_step_fp(m, read);
 }
 
 /*
@@ -220,36 +249,86 @@ static __always_inline bool lfr_step_mixed(struct lfr_uwalk *w,
  * frame pointer elsewhere, in one chain.  The state carried from frame to
  * frame is the caller's pc, sp and rbp, so a frame-pointer frame above a
  * table frame starts from the rbp the table restored.  Every step must
- * move sp up, so the chain cannot loop.  With @open, each frame's reads
- * run inside one section, the row lookup outside.
+ * move sp up, so the chain cannot loop.  Above the leaf, the last call
+ * site looked up and its row are kept: the frames of a recursion return to
+ * one call site, and take neither a lookup nor a check of what it found.
+ * With @open, the reads run inside sections: one for the whole walk when
+ * @one_section (the lookup @row makes no call), else one per frame with
+ * the lookup outside.  @read_in reads what the walk has checked lies below
+ * its limit (lfr_step_row()), @read anything else.
  */
 static __always_inline void lfr_walk_mixed(struct lfr_uwalk *w,
-					   lfr_read_fn read, lfr_row_fn row,
+					   lfr_read_fn read, lfr_read_fn read_in,
+					   lfr_row_fn row,
 					   lfr_open_fn open,
-					   lfr_close_fn close)
+					   lfr_close_fn close,
+					   const bool one_section)
 {
-	struct lfr_unwind_row r;
-	u64 pc = w->ip, sp = w->sp, bp = w->fp;
-	bool first = true, more;
+	struct lfr_mixed_state m = {
+		.pc = w->ip, .sp = w->sp, .bp = w->fp,
+		.ips = w->ips, .limit = w->limit, .ctx = w->ctx,
+		.nr = w->nr, .max = w->max,
+	};
+	const struct lfr_unwind_row *r = NULL, *last_r = NULL;
+	/* a return address is never 0: no call site is U64_MAX */
+	u64 last = U64_MAX;
+	enum lfr_row_found f;
+	bool more;
 
-	for (;;) {
-		enum lfr_row_found f = row(w->row_ctx, first ? pc : pc - 1, &r);
-
-		if (f == LFR_ROW_NONE) {
-			w->flags |= LFR_SAMPLE_F_USER_NO_CFI;
-			return;
-		}
-		if (open && !open(w->ctx)) {
-			w->flags |= LFR_SAMPLE_F_USER_FAULT;
-			return;
-		}
-		more = lfr_step_mixed(w, f, &r, &pc, &sp, &bp, first, read);
-		if (close)
-			close(w->ctx);
-		if (!more)
-			return;
-		first = false;
+	if (open && one_section && !open(m.ctx)) {
+		m.flags |= LFR_SAMPLE_F_USER_FAULT;
+		goto out;
 	}
+	f = row(w->row_ctx, m.pc, &r);
+	if (f == LFR_ROW_NONE) {
+		m.flags |= LFR_SAMPLE_F_USER_NO_CFI;
+		goto close;
+	}
+	if (open && !one_section && !open(m.ctx)) {
+		m.flags |= LFR_SAMPLE_F_USER_FAULT;
+		goto out;
+	}
+	more = lfr_step_leaf(&m, f, r, read, read_in);
+	if (close && !one_section)
+		close(m.ctx);
+	while (more) {
+		u64 look = m.pc - 1;
+
+		if (look == last) {
+			/* the row found for it last time */
+			r = last_r;
+			f = LFR_ROW_FOUND;
+		} else {
+			f = row(w->row_ctx, look, &r);
+			if (f == LFR_ROW_NONE) {
+				m.flags |= LFR_SAMPLE_F_USER_NO_CFI;
+				break;
+			}
+			if (f == LFR_ROW_FOUND) {
+				last = look;
+				last_r = r;
+			}
+		}
+		if (open && !one_section && !open(m.ctx)) {
+			m.flags |= LFR_SAMPLE_F_USER_FAULT;
+			break;
+		}
+		if (f == LFR_ROW_FOUND) {
+			more = lfr_step_row(&m, r, read_in);
+			m.frames += more;
+		} else {
+			more = lfr_step_fp(&m, read);
+		}
+		if (close && !one_section)
+			close(m.ctx);
+	}
+close:
+	if (close && one_section)
+		close(m.ctx);
+out:
+	w->nr = m.nr;
+	w->frames = m.frames;
+	w->flags |= m.flags;
 }
 
 /*
@@ -280,7 +359,7 @@ static __always_inline void lfr_walk_fp_frames(struct lfr_uwalk *w,
 			w->flags |= LFR_SAMPLE_F_USER_TRUNCATED;
 			break;
 		}
-		if (lfr_fp_record(w, read, fp, compat, &next, &ret))
+		if (lfr_fp_record(w->ctx, read, fp, compat, &next, &ret))
 			goto fault;
 		if (!ret) {
 			w->flags |= LFR_SAMPLE_F_USER_BAD_FRAME;
@@ -299,14 +378,17 @@ fault:
 
 /*
  * Walks w's stack with @read and, for a 64-bit task, @row (NULL: frame
- * pointers only); with @row, @open and @close (or NULL) bracket the reads
- * of each frame (lfr_walk_mixed()).
+ * pointers only); with @row, @read_in reads what the walk has checked
+ * (lfr_step_row()), and @open and @close (or NULL) bracket the reads: of
+ * the whole walk when @one_section, else of each frame (lfr_walk_mixed()).
  */
 static __always_inline void lfr_walk_user_sections(struct lfr_uwalk *w,
 						   lfr_read_fn read,
+						   lfr_read_fn read_in,
 						   lfr_row_fn row,
 						   lfr_open_fn open,
-						   lfr_close_fn close)
+						   lfr_close_fn close,
+						   const bool one_section)
 {
 	u64 fp = w->fp;
 	int off;
@@ -318,12 +400,14 @@ static __always_inline void lfr_walk_user_sections(struct lfr_uwalk *w,
 		return;
 	if (row && !w->compat) {
 		w->ips[w->nr++] = w->ip;
-		lfr_walk_mixed(w, read, row, open, close);
+		lfr_walk_mixed(w, read, read_in, row, open, close,
+			       one_section);
 		return;
 	}
 	w->ips[w->nr++] = w->ip;
 
-	off = lfr_leaf_ret_offset(w, read);
+	off = w->compat ? lfr_leaf_ret_offset(w->ctx, w->ip, true, read) :
+			  lfr_leaf_ret_offset(w->ctx, w->ip, false, read);
 	if (off >= 0 && w->nr < w->max) {
 		u64 ret = 0;
 		u32 ret32 = 0;
@@ -357,7 +441,7 @@ static __always_inline void lfr_walk_user_sections(struct lfr_uwalk *w,
 static __always_inline void lfr_walk_user(struct lfr_uwalk *w,
 					  lfr_read_fn read, lfr_row_fn row)
 {
-	lfr_walk_user_sections(w, read, row, NULL, NULL);
+	lfr_walk_user_sections(w, read, read, row, NULL, NULL, false);
 }
 
 #endif /* LFR_FRAME_WALK_H */

@@ -119,6 +119,22 @@ fault:
 }
 
 /*
+ * lfr_read_user_open() of an address the walk has checked: below its limit,
+ * which is at most TASK_SIZE_MAX (lfr_step_row()).  8 bytes only.
+ */
+static __always_inline int lfr_read_user_in(void *ctx, u64 addr, void *buf,
+					    size_t len)
+{
+	if (len != sizeof(u64))
+		return -EFAULT;
+	unsafe_get_user(*(u64 *)buf, (const u64 __user *)(unsigned long)addr,
+			fault);
+	return 0;
+fault:
+	return -EFAULT;
+}
+
+/*
  * Keys of the seen table: a multiply-xorshift mix of a few words, a handful
  * of instructions per word (two jhash2 per key were a tenth of the walk).
  */
@@ -383,9 +399,6 @@ struct lfr_row_cache {
 	unsigned long lo, hi;		/* the mapping last looked up */
 	const struct lfr_unwind_table *t; /* its table, or NULL */
 	u64 off;			/* file offset - pc in it */
-	u64 last_pc;			/* 0, or the pc last found in t */
-	enum lfr_row_found last_found;
-	struct lfr_unwind_row last_row;
 	struct lfr_vma_memo memo;	/* the mappings looked up */
 };
 
@@ -397,21 +410,15 @@ static void lfr_row_cache_init(struct lfr_row_cache *c, struct lfr_session *s,
 	c->lo = 0;
 	c->hi = 0;
 	c->t = NULL;
-	c->last_pc = 0;
 	c->memo.n = 0;
 	c->memo.has_table = 0;
 }
 
 static enum lfr_row_found lfr_row_of(void *ctx, u64 pc,
-				     struct lfr_unwind_row *row)
+				     const struct lfr_unwind_row **row)
 {
 	struct lfr_row_cache *c = ctx;
 
-	if (pc && pc == c->last_pc) {
-		if (c->last_found == LFR_ROW_FOUND)
-			*row = c->last_row;
-		return c->last_found;
-	}
 	if (pc < c->lo || pc >= c->hi) {
 		struct vm_area_struct *vma = lfr_vma_of(c->mm, &c->memo, pc);
 
@@ -429,11 +436,7 @@ static enum lfr_row_found lfr_row_of(void *ctx, u64 pc,
 	}
 	if (!c->t)
 		return LFR_ROW_NO_TABLE;
-	c->last_found = lfr_unwind_row(c->t, pc + c->off, row);
-	c->last_pc = pc;
-	if (c->last_found == LFR_ROW_FOUND)
-		c->last_row = *row;
-	return c->last_found;
+	return lfr_unwind_row(c->t, pc + c->off, row);
 }
 
 static u32 lfr_comm_hash(const u32 *comm, u64 exec_id)
@@ -497,9 +500,9 @@ out:
 }
 
 /*
- * The user-access section of one frame of a walk with unwind tables: its
- * reads (lfr_read_user_open()) share one opening, as the frame-pointer
- * walk's share one for the whole walk; the row lookup runs outside it.
+ * The user-access section of a walk with unwind tables: the whole walk's
+ * when its row lookups make no call (lfr_walk_known()), else each frame's,
+ * with the lookup (which may look the mapping up) outside it.
  */
 static __always_inline bool lfr_uaccess_open(void *ctx)
 {
@@ -615,17 +618,14 @@ static bool lfr_xr_covers(struct lfr_session *s, const struct lfr_thread *e,
  * the mapping lookups (lfr_row_cache).  Every pc the walk keeps is looked
  * up here (the interrupted one as it is, a return address less one): one
  * outside them ends the walk with @miss set, and it is walked again with
- * the lookups.  The last pc's row is kept: the frames of a recursion
- * return to one call site.
+ * the lookups.  The lookup makes no call: the walk runs it inside its one
+ * user-access section.
  */
 struct lfr_known_rows {
 	const struct lfr_mm_watch *w;
 	u64 gen;			/* w's, when the ranges were copied */
 	u32 n, cur;			/* ranges; the one last found */
 	bool miss;
-	u64 last_pc;			/* 0, or the pc last found in a table */
-	enum lfr_row_found last_found;
-	struct lfr_unwind_row last_row;
 	unsigned long lo[LFR_XR_MAX], hi[LFR_XR_MAX];
 	u64 off[LFR_XR_MAX];
 	const struct lfr_unwind_table *t[LFR_XR_MAX];
@@ -652,17 +652,12 @@ static bool lfr_known_copy(const struct lfr_mm_slot *m, u64 image, u32 lost,
 	return true;
 }
 
-static enum lfr_row_found lfr_row_known(void *ctx, u64 pc,
-					struct lfr_unwind_row *row)
+static __always_inline enum lfr_row_found
+lfr_row_known(void *ctx, u64 pc, const struct lfr_unwind_row **row)
 {
 	struct lfr_known_rows *k = ctx;
 	u32 j = k->cur;
 
-	if (pc && pc == k->last_pc) {
-		if (k->last_found == LFR_ROW_FOUND)
-			*row = k->last_row;
-		return k->last_found;
-	}
 	/*
 	 * @pc and @pc + 1 in one range: the return address a walk keeps is
 	 * the pc looked up plus one, and it must lie in a described mapping
@@ -680,11 +675,7 @@ static enum lfr_row_found lfr_row_known(void *ctx, u64 pc,
 	}
 	if (!k->t[j])
 		return LFR_ROW_NO_TABLE;
-	k->last_found = lfr_unwind_row(k->t[j], pc + k->off[j], row);
-	k->last_pc = pc;
-	if (k->last_found == LFR_ROW_FOUND)
-		k->last_row = *row;
-	return k->last_found;
+	return lfr_unwind_row(k->t[j], pc + k->off[j], row);
 }
 
 /*
@@ -721,10 +712,11 @@ static bool lfr_walk_known(struct lfr_session *s, const struct lfr_thread *e,
 				lfr_unwind_used(k.t[i]);
 		k.cur = 0;
 		k.miss = false;
-		k.last_pc = 0;
 		w->row_ctx = &k;
-		lfr_walk_user_sections(w, lfr_read_user_open, lfr_row_known,
-				       lfr_uaccess_open, lfr_uaccess_close);
+		lfr_walk_user_sections(w, lfr_read_user_open, lfr_read_user_in,
+				       lfr_row_known,
+				       lfr_uaccess_open, lfr_uaccess_close,
+				       true);
 		w->row_ctx = NULL;
 		ok = !k.miss;
 	}
@@ -865,8 +857,10 @@ static int lfr_user_stack(struct lfr_session *s, const struct lfr_walk *wk,
 		rcu_read_lock();
 		changes = READ_ONCE(s->unwind.changes);
 		w.row_ctx = &rc;
-		lfr_walk_user_sections(&w, lfr_read_user_open, lfr_row_of,
-				       lfr_uaccess_open, lfr_uaccess_close);
+		lfr_walk_user_sections(&w, lfr_read_user_open,
+				       lfr_read_user_in, lfr_row_of,
+				       lfr_uaccess_open, lfr_uaccess_close,
+				       false);
 		rcu_read_unlock();
 	}
 	/* A leaf unwound by its table needs no stack words to find its caller. */

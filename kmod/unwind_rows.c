@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lfr: unwind-table rows.  Pure logic, run on the tables user space hands
- * over (checked once, when they arrive) and by every walk (the search).
+ * lfr: checking the unwind-table rows user space hands over, once, when
+ * they arrive (the search every walk runs is inline: unwind_rows.h).
  */
 #include <linux/errno.h>
 #include <linux/limits.h>
@@ -55,31 +55,4 @@ int lfr_unwind_rows_check(const struct lfr_unwind_hdr *h,
 		}
 	}
 	return 0;
-}
-
-/* The index of the last row starting at or before @off, or U32_MAX. */
-u32 lfr_unwind_rows_index(const struct lfr_unwind_row *rows, u32 nr, u64 off)
-{
-	u32 lo = 0, hi = nr;
-
-	if (!nr || off < rows[0].start)
-		return U32_MAX;
-	/* rows[lo].start <= off < rows[hi].start, rows[nr] being past all */
-	while (hi - lo > 1) {
-		u32 mid = lo + (hi - lo) / 2;
-
-		if (rows[mid].start <= off)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-enum lfr_row_found lfr_unwind_rows_find(const struct lfr_unwind_row *rows,
-					u32 nr, u64 off,
-					struct lfr_unwind_row *out)
-{
-	return lfr_unwind_row_at(rows, lfr_unwind_rows_index(rows, nr, off),
-				 out);
 }

@@ -18,23 +18,50 @@ int lfr_unwind_rows_check(const struct lfr_unwind_hdr *h,
 			  const struct lfr_unwind_row *rows, u32 nr,
 			  s64 *bad_row, const char **why);
 
-/* The index of the last row starting at or before @off, or U32_MAX. */
-u32 lfr_unwind_rows_index(const struct lfr_unwind_row *rows, u32 nr, u64 off);
+/*
+ * The index of the last row starting at or before @off, or U32_MAX.
+ * Inline: a walk runs it inside its user-access section, where no call may
+ * be made.
+ */
+static __always_inline u32
+lfr_unwind_rows_index(const struct lfr_unwind_row *rows, u32 nr, u64 off)
+{
+	u32 lo = 0, hi = nr;
 
-static inline enum lfr_row_found
+	if (!nr || off < rows[0].start)
+		return U32_MAX;
+	/* rows[lo].start <= off < rows[hi].start, rows[nr] being past all */
+	while (hi - lo > 1) {
+		u32 mid = lo + (hi - lo) / 2;
+
+		if (rows[mid].start <= off)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Row @i (U32_MAX: none) as a lookup's result, *@out pointing to it. */
+static __always_inline enum lfr_row_found
 lfr_unwind_row_at(const struct lfr_unwind_row *rows, u32 i,
-		  struct lfr_unwind_row *out)
+		  const struct lfr_unwind_row **out)
 {
 	if (i == U32_MAX)
 		return LFR_ROW_NONE;
-	*out = rows[i];
-	return out->cfa == LFR_UNWIND_CFA_NONE ? LFR_ROW_NONE : LFR_ROW_FOUND;
+	*out = &rows[i];
+	return rows[i].cfa == LFR_UNWIND_CFA_NONE ? LFR_ROW_NONE :
+						    LFR_ROW_FOUND;
 }
 
 /* The rule for file offset @off: the last row starting at or before it. */
-enum lfr_row_found lfr_unwind_rows_find(const struct lfr_unwind_row *rows,
-					u32 nr, u64 off,
-					struct lfr_unwind_row *out);
+static inline enum lfr_row_found
+lfr_unwind_rows_find(const struct lfr_unwind_row *rows, u32 nr, u64 off,
+		     const struct lfr_unwind_row **out)
+{
+	return lfr_unwind_row_at(rows, lfr_unwind_rows_index(rows, nr, off),
+				 out);
+}
 
 /*
  * The same search, first trying the row that @hints (1 << @hint_bits of
@@ -43,12 +70,13 @@ enum lfr_row_found lfr_unwind_rows_find(const struct lfr_unwind_row *rows,
  * instead of a binary search.  A hint is only a candidate, checked against
  * the rows themselves, so the hints are shared by walks on every CPU
  * without a lock: a stale or racing one costs the search, never a wrong
- * row.  Inline: every frame of a walk with unwind tables runs it.
+ * row.  Inline: a walk with unwind tables runs it for each new pc, inside
+ * its user-access section.
  */
-static inline enum lfr_row_found
+static __always_inline enum lfr_row_found
 lfr_unwind_rows_find_hinted(const struct lfr_unwind_row *rows, u32 nr,
 			    u32 *hints, u32 hint_bits, u64 off,
-			    struct lfr_unwind_row *out)
+			    const struct lfr_unwind_row **out)
 {
 	u32 *hint = &hints[((u32)off * 0x9e3779b1U) >> (32 - hint_bits)];
 	u32 i = READ_ONCE(*hint);

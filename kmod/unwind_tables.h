@@ -62,9 +62,9 @@ int lfr_unwind_add(struct lfr_session *s, int obj_fd, int table_fd,
 const struct lfr_unwind_table *lfr_unwind_find(struct lfr_unwind *u,
 					       struct inode *inode);
 /* The rule for file offset @off in @t; inline, as every frame runs it. */
-static inline enum lfr_row_found
+static __always_inline enum lfr_row_found
 lfr_unwind_row(const struct lfr_unwind_table *t, u64 off,
-	       struct lfr_unwind_row *out)
+	       const struct lfr_unwind_row **out)
 {
 	if (off > U32_MAX)
 		return LFR_ROW_NONE;

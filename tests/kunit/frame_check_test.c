@@ -10,7 +10,8 @@
 struct fake_stack {
 	u64 mem[STK_WORDS];
 	int reads;	/* successful reads */
-	bool sections;	/* the walk opens a section for each frame's reads */
+	bool sections;	/* the walk's reads run inside sections */
+	bool one;	/* one for the whole walk: lookups may run inside it */
 	bool open;	/* one is open */
 	bool bad;	/* one was closed twice or opened inside another */
 };
@@ -30,7 +31,7 @@ static int fake_read(void *ctx, u64 addr, void *buf, size_t len)
 }
 
 static enum lfr_row_found fake_row(void *ctx, u64 pc,
-				   struct lfr_unwind_row *row);
+				   const struct lfr_unwind_row **row);
 
 static bool fake_open(void *ctx)
 {
@@ -51,26 +52,50 @@ static void fake_close(void *ctx)
 	st->open = false;
 }
 
-/* No flag of the walk's: set when a section was left open or misused. */
+/* No flags of the walk's: a section left open or misused; modes differ. */
 #define FAKE_SECTION_LEFT_OPEN	0x80000000u
+#define FAKE_MODES_DIFFER	0x40000000u
 
 /*
- * The walk over a fake stack, with fake rows when the test gave rules; a
- * walk with rows opens a section for each frame's reads, as the live one
- * does, and a read outside one fails, as does a row lookup inside one.
+ * The walk over a fake stack, with fake rows when the test gave rules.  A
+ * walk with rows runs twice, as the live walks do: with a section for each
+ * frame's reads and the lookups between them (a lookup inside one fails),
+ * then with one section for the whole walk; a read outside a section
+ * fails.  The second must find what the first found.
  */
 static void walk_user(struct lfr_uwalk *w)
 {
 	struct fake_stack *st = w->ctx;
+	struct lfr_uwalk one = *w;
+	u64 ips[STK_WORDS];
 
 	if (!w->row_ctx) {
 		lfr_walk_user(w, fake_read, NULL);
 		return;
 	}
 	st->sections = true;
-	lfr_walk_user_sections(w, fake_read, fake_row, fake_open, fake_close);
+	lfr_walk_user_sections(w, fake_read, fake_read, fake_row, fake_open,
+			       fake_close, false);
 	if (st->open || st->bad)
 		w->flags |= FAKE_SECTION_LEFT_OPEN;
+	st->open = false;
+	st->bad = false;
+
+	if (one.max > ARRAY_SIZE(ips))
+		one.max = ARRAY_SIZE(ips);
+	one.ips = ips;
+	st->one = true;
+	lfr_walk_user_sections(&one, fake_read, fake_read, fake_row, fake_open,
+			       fake_close, true);
+	if (st->open || st->bad)
+		w->flags |= FAKE_SECTION_LEFT_OPEN;
+	if (one.nr != w->nr || one.frames != w->frames ||
+	    one.flags != (w->flags & ~FAKE_SECTION_LEFT_OPEN) ||
+	    memcmp(ips, w->ips, w->nr * sizeof(u64)))
+		w->flags |= FAKE_MODES_DIFFER;
+	st->one = false;
+	st->open = false;
+	st->bad = false;
 	st->sections = false;
 }
 
@@ -335,23 +360,23 @@ struct fake_rules {
 };
 
 static enum lfr_row_found fake_row(void *ctx, u64 pc,
-				   struct lfr_unwind_row *row)
+				   const struct lfr_unwind_row **row)
 {
 	struct fake_rules *f = ctx;
 	int i;
 
-	if (f->st && f->st->open) {
+	if (f->st && f->st->open && !f->st->one) {
 		f->st->bad = true;
 		return LFR_ROW_NONE;
 	}
-	if (f->nr_asked < ARRAY_SIZE(f->asked))
+	if (f->nr_asked < ARRAY_SIZE(f->asked) && !(f->st && f->st->one))
 		f->asked[f->nr_asked++] = pc;
 	if (pc < 0x500000 || pc >= 0x600000)
 		return LFR_ROW_NO_TABLE;
 	for (i = 0; i < f->n; i++) {
 		if (pc >= f->r[i].lo && pc < f->r[i].hi) {
-			*row = f->r[i].row;
-			return row->cfa == LFR_UNWIND_CFA_NONE ?
+			*row = &f->r[i].row;
+			return f->r[i].row.cfa == LFR_UNWIND_CFA_NONE ?
 			       LFR_ROW_NONE : LFR_ROW_FOUND;
 		}
 	}
@@ -401,6 +426,49 @@ static void lfr_walk_table_only(struct kunit *test)
 	/* The leaf is looked up at its pc, callers at their call. */
 	KUNIT_EXPECT_EQ(test, f.asked[0], 0x500010ULL);
 	KUNIT_EXPECT_EQ(test, f.asked[1], 0x50014fULL);
+}
+
+/*
+ * A recursion: the frames return to one call site, whose row is looked up
+ * once and kept for the frames after it (as in both section modes).
+ */
+static void lfr_walk_table_recursion(struct kunit *test)
+{
+	struct fake_stack *st = kunit_kzalloc(test, sizeof(*st), GFP_KERNEL);
+	static const struct fake_rule rules[] = {
+		{ 0x500000, 0x500200, { .cfa = LFR_UNWIND_CFA_BP, .cfa_off = 16,
+					.bp = LFR_UNWIND_BP_AT_CFA,
+					.bp_off = -16 } },
+		{ 0x500200, 0x500300,
+		  { .cfa = LFR_UNWIND_OUTERMOST } },	/* _start */
+	};
+	struct fake_rules f = { rules, ARRAY_SIZE(rules) };
+	struct lfr_uwalk w;
+	u64 ips[16];
+
+	frame(st, 2, at(6), 0x500150);
+	frame(st, 6, at(10), 0x500150);
+	frame(st, 10, at(14), 0x500150);
+	frame(st, 14, at(18), 0x500250);
+	mixed_walk(&w, st, ips, 16, at(2), 0x500010, &f);
+	KUNIT_EXPECT_EQ(test, w.flags, (u32)LFR_SAMPLE_F_USER_CFI);
+	KUNIT_EXPECT_EQ(test, w.nr, 5U);
+	KUNIT_EXPECT_EQ(test, w.frames, 4U);
+	KUNIT_EXPECT_EQ(test, ips[1], 0x500150ULL);
+	KUNIT_EXPECT_EQ(test, ips[2], 0x500150ULL);
+	KUNIT_EXPECT_EQ(test, ips[3], 0x500150ULL);
+	KUNIT_EXPECT_EQ(test, ips[4], 0x500250ULL);
+	KUNIT_EXPECT_EQ(test, f.nr_asked, 3);
+	KUNIT_EXPECT_EQ(test, f.asked[1], 0x50014fULL);
+	KUNIT_EXPECT_EQ(test, f.asked[2], 0x50024fULL);
+
+	/* cut at the depth cap inside the recursion */
+	f.nr_asked = 0;
+	mixed_walk(&w, st, ips, 3, at(2), 0x500010, &f);
+	KUNIT_EXPECT_EQ(test, w.flags, (u32)(LFR_SAMPLE_F_USER_CFI |
+					     LFR_SAMPLE_F_USER_TRUNCATED));
+	KUNIT_EXPECT_EQ(test, w.nr, 3U);
+	KUNIT_EXPECT_EQ(test, w.frames, 2U);
 }
 
 /*
@@ -538,6 +606,7 @@ static struct kunit_case lfr_frame_cases[] = {
 	KUNIT_CASE(lfr_walk_fault),
 	KUNIT_CASE(lfr_walk_compat),
 	KUNIT_CASE(lfr_walk_table_only),
+	KUNIT_CASE(lfr_walk_table_recursion),
 	KUNIT_CASE(lfr_walk_table_then_fp),
 	KUNIT_CASE(lfr_walk_fp_then_table),
 	KUNIT_CASE(lfr_walk_table_no_rule),

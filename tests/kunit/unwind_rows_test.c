@@ -127,17 +127,19 @@ static void lfr_unwind_rows_search(struct kunit *test)
 		{ 0x1110, LFR_ROW_NONE, 0x1110 },	/* past the end */
 		{ 0xffffffffULL, LFR_ROW_NONE, 0x1110 },
 	};
-	struct lfr_unwind_row r;
+	const struct lfr_unwind_row *r;
 	int i, n;
 
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
-		memset(&r, 0, sizeof(r));
+		r = NULL;
 		KUNIT_EXPECT_EQ_MSG(test, lfr_unwind_rows_find(good_rows,
 				    ARRAY_SIZE(good_rows), cases[i].off, &r),
 				    cases[i].found, "case %d", i);
-		if (cases[i].start)
-			KUNIT_EXPECT_EQ_MSG(test, r.start, cases[i].start,
+		if (cases[i].start) {
+			KUNIT_ASSERT_NOT_NULL(test, r);
+			KUNIT_EXPECT_EQ_MSG(test, r->start, cases[i].start,
 					    "case %d", i);
+		}
 	}
 	/* Every table length, every offset: the last row at or before it. */
 	for (n = 1; n <= ARRAY_SIZE(good_rows); n++) {
@@ -149,14 +151,14 @@ static void lfr_unwind_rows_search(struct kunit *test)
 			for (k = 0; k < n; k++)
 				if (good_rows[k].start <= off)
 					want = k;
-			memset(&r, 0xff, sizeof(r));
+			r = NULL;
 			if (want < 0) {
 				KUNIT_EXPECT_EQ(test, lfr_unwind_rows_find(
 					good_rows, n, off, &r), LFR_ROW_NONE);
 				continue;
 			}
 			lfr_unwind_rows_find(good_rows, n, off, &r);
-			KUNIT_EXPECT_EQ(test, r.start, good_rows[want].start);
+			KUNIT_EXPECT_PTR_EQ(test, r, &good_rows[want]);
 		}
 	}
 	KUNIT_EXPECT_EQ(test, lfr_unwind_rows_find(good_rows, 0, 0x1000, &r),
@@ -182,7 +184,7 @@ static void lfr_unwind_rows_hinted(struct kunit *test)
 			for (j = 0; j < ARRAY_SIZE(hints); j++)
 				hints[j] = seeds[k];
 			for (off = 0xff0; off < 0x1120; off++) {
-				struct lfr_unwind_row a = {}, b = {};
+				const struct lfr_unwind_row *a = NULL, *b = NULL;
 				enum lfr_row_found fa, fb;
 				u32 *hint = &hints[((u32)off * 0x9e3779b1U) >> 30];
 
@@ -193,9 +195,9 @@ static void lfr_unwind_rows_hinted(struct kunit *test)
 				KUNIT_EXPECT_EQ_MSG(test, fa, fb,
 						    "n %d seed %u off %llx",
 						    n, seeds[k], off);
-				KUNIT_EXPECT_EQ_MSG(test, a.start, b.start,
-						    "n %d seed %u off %llx",
-						    n, seeds[k], off);
+				KUNIT_EXPECT_PTR_EQ_MSG(test, a, b,
+							"n %d seed %u off %llx",
+							n, seeds[k], off);
 				if (off < good_rows[0].start)
 					continue;
 				/* the hint now names the row of off */
