@@ -106,6 +106,56 @@ static void test_shared_library(void **state)
 	lfr_sym_free(sym);
 }
 
+static void count_object(const struct lfr_sym_object *o, void *arg)
+{
+	const char **path = arg;
+
+	assert_null(*path); /* one object listed */
+	*path = o->path;
+}
+
+/*
+ * An object read before any process maps it (lfr record's command, before it runs): its mapping,
+ * under a path no file has now, finds it by device and inode, and the mapping's path is the one
+ * shown.  Without the preload, nothing could read that mapping's file.
+ */
+static void test_preloaded_object(void **state)
+{
+	struct lfr_sym *sym = new_sym(0);
+	void *h = fixture_dlopen("libsymfix.so");
+	const char *listed = NULL;
+	struct lfr_sym_stats st;
+	uint64_t add, start, end;
+	struct lfr_frame f;
+
+	(void)state;
+	assert_non_null(h);
+	add = fixture_sym(h, "fix_add");
+	assert_true(add);
+	assert_int_equal(lfr_sym_preload_object(sym, fixture("libsymfix.so")), 0);
+	assert_int_equal(lfr_sym_preload_object(sym, fixture("libsymfix.so")), 0);
+	assert_int_equal(lfr_sym_preload_object(sym, "/nonexistent/libsymfix.so"), -ENOENT);
+	/* not listed nor counted until a process maps it */
+	lfr_sym_get_stats(sym, &st);
+	assert_int_equal(st.objects, 0);
+	lfr_sym_foreach_object(sym, count_object, &listed);
+	assert_null(listed);
+
+	assert_true(add_maps_renamed(sym, FAKE_PID, "/libsymfix.so", "/gone/libsymfix.so", &start,
+	                             &end) >= 1);
+	expect_frame(sym, FAKE_PID, add + 5, "libsymfix.so", "fix_add", 5);
+	assert_true(lfr_sym_resolve_user(sym, FAKE_PID, add, &f));
+	assert_string_equal(f.path, "/gone/libsymfix.so");
+	lfr_sym_get_stats(sym, &st);
+	assert_int_equal(st.objects, 1);
+	assert_int_equal(st.objects_failed, 0);
+	lfr_sym_foreach_object(sym, count_object, &listed);
+	assert_non_null(listed);
+	assert_string_equal(listed, "/gone/libsymfix.so");
+	dlclose(h);
+	lfr_sym_free(sym);
+}
+
 /* PLT stubs are named "function@plt" (the build wrote where objdump saw getpid@plt). */
 static void test_plt_stub(void **state)
 {
@@ -492,6 +542,7 @@ int main(void)
 		cmocka_unit_test(test_pie_after_exit),
 		cmocka_unit_test(test_exec_explicit_records),
 		cmocka_unit_test(test_shared_library),
+		cmocka_unit_test(test_preloaded_object),
 		cmocka_unit_test(test_plt_stub),
 		cmocka_unit_test(test_sized_symbol),
 		cmocka_unit_test(test_unknown_pcs),

@@ -21,6 +21,7 @@
 #include "jfr/writer.h"
 #include "lib/cgroup.h"
 #include "lib/record.h"
+#include "record/program_objects.h"
 #include "record/recorder.h"
 #include "record/unwind_loader.h"
 #include "sym/sym.h"
@@ -351,9 +352,15 @@ static int unwind_add(void *arg, int object_fd, const struct lfr_unwind_table *t
 	return lfr_ctl_unwind_add(&r->run.ctl, r->run.info.id, object_fd, &t->hdr, t->rows, e);
 }
 
+static void preload_symbols(const char *path, void *arg)
+{
+	lfr_sym_preload_object(arg, path); /* else read at its first sample, as any object */
+}
+
 /*
- * Once the session runs: the tables of the command's objects before it runs (so that its first
- * samples have them), the objects of the -p/-t processes queued; objects mapped later come with
+ * Once the session runs: the symbols and unwind tables of the command's objects before it runs
+ * (so that its first samples have the tables, and naming them does not compete with the command
+ * while it starts), the objects of the -p/-t processes queued; objects mapped later come with
  * their MMAP records.  A system-wide or cgroup recording loads what its samples hit that way.
  */
 static void on_started(struct cli_runner *run, char **cmd)
@@ -361,6 +368,9 @@ static void on_started(struct cli_runner *run, char **cmd)
 	struct record *r = run->arg;
 	char err[512];
 
+	/* before the naming thread starts: the symbolizer is this thread's until then */
+	if (cmd)
+		lfr_program_objects(cmd[0], preload_symbols, r->sym, err, sizeof(err));
 	if (r->fp_only || lfr_unwind_loader_new(&r->unwind, unwind_add, r))
 		return;
 	if (cmd)

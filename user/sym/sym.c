@@ -138,6 +138,8 @@ void lfr_sym_foreach_object(const struct lfr_sym *sym,
                             void (*fn)(const struct lfr_sym_object *obj, void *arg), void *arg)
 {
 	for (const struct elfobj *o = sym->obj_list; o; o = o->next) {
+		if (!o->path)
+			continue; /* preloaded, never mapped */
 		struct lfr_sym_object info = {
 		    .path = o->path,
 		    .debug_path = o->debug_path,
@@ -710,6 +712,12 @@ static struct elfobj *mapping_obj(struct lfr_sym *sym, struct proc *p, struct ma
 		return NULL;
 	obj_set_keys(&keys, m);
 	o = obj_lookup(sym, &keys);
+	if (o && !o->path) {
+		/* preloaded (lfr_sym_preload_object()): named as its first mapping has it */
+		o->path = m->path;
+		o->name = m->name;
+		sym->st.objects++;
+	}
 	if (o)
 		return m->obj = o;
 	o = malloc(sizeof(*o));
@@ -731,6 +739,62 @@ static struct elfobj *mapping_obj(struct lfr_sym *sym, struct proc *p, struct ma
 	o->next = sym->obj_list;
 	sym->obj_list = o;
 	return m->obj = o;
+}
+
+int lfr_sym_preload_object(struct lfr_sym *sym, const char *path)
+{
+	struct mapping m = {0};
+	struct elfobj *o;
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st)) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	m.dev = st.st_dev;
+	m.ino = st.st_ino;
+	m.path = strpool_intern(&sym->pool, path, strlen(path));
+	o = calloc(1, sizeof(*o));
+	if (!m.path || !o) {
+		free(o);
+		close(fd);
+		return -ENOMEM;
+	}
+	obj_set_keys(o, &m);
+	if (obj_lookup(sym, o)) {
+		free(o);
+		close(fd);
+		return 0;
+	}
+	/* Not registered when it cannot be read: a mapping tries its own ways then. */
+	err = elfobj_load_fd(sym, o, fd, path, NULL, 0);
+	close(fd);
+	if (err) {
+		elfobj_fini(o);
+		free(o);
+		return err;
+	}
+	o->file_path = m.path;
+	o->file_dev = st.st_dev;
+	o->file_ino = st.st_ino;
+	if (o->build_id_len) {
+		o->key_bid[0] = 'B';
+		memcpy(o->key_bid + 1, o->build_id, o->build_id_len);
+		o->key_bid_len = 1 + o->build_id_len;
+	}
+	err = obj_register(sym, o);
+	if (err) {
+		elfobj_fini(o);
+		free(o);
+		return err;
+	}
+	o->next = sym->obj_list;
+	sym->obj_list = o;
+	return 0;
 }
 
 /* The name to show for entry i of t: interned, demangled when asked and possible. */

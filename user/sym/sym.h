@@ -103,6 +103,12 @@ void lfr_sym_free(struct lfr_sym *sym);
 int lfr_sym_add_mapping(struct lfr_sym *sym, const struct lfr_sym_mapping *m);
 /* Forgets every mapping and the perf map of pid (on exec or exit). */
 void lfr_sym_forget_pid(struct lfr_sym *sym, uint32_t pid);
+/*
+ * Reads the object file at path before any process maps it (the objects a command maps at its
+ * start, before it runs): its first mapping (the same device and inode, or build-id) then finds
+ * its symbols read.  Returns 0 (also when it was read before) or a negative errno.
+ */
+int lfr_sym_preload_object(struct lfr_sym *sym, const char *path);
 /* Adds the executable mappings of a live process from /proc/PID/maps. */
 int lfr_sym_load_proc_maps(struct lfr_sym *sym, uint32_t pid);
 /*
