@@ -146,6 +146,50 @@ fault:
 }
 
 /*
+ * Whether @r is the rule of a call site in a function that keeps a frame
+ * pointer: CFA = rbp + 16, rbp saved at CFA - 16 (its frame record).
+ */
+static __always_inline bool lfr_row_is_frame_record(const struct lfr_unwind_row *r)
+{
+	return r->cfa == LFR_UNWIND_CFA_BP && r->cfa_off == 16 &&
+	       r->bp == LFR_UNWIND_BP_AT_CFA && r->bp_off == -16;
+}
+
+/*
+ * lfr_step_row() by that rule, known beforehand (most frames of code built
+ * with frame pointers): the same checks and reads, without reading the
+ * rule's fields at every frame.
+ */
+static __always_inline bool lfr_step_frame_record(struct lfr_mixed_state *m,
+						  lfr_read_fn read_in)
+{
+	u64 cfa = m->bp + 16, ret, nbp;
+
+	if (cfa <= m->sp || (cfa & 7) || cfa >= m->limit)
+		goto bad;
+	if (read_in(m->ctx, cfa - 8, &ret, sizeof(ret)))
+		goto fault;
+	if (cfa < 16)
+		goto bad;
+	if (read_in(m->ctx, cfa - 16, &nbp, sizeof(nbp)))
+		goto fault;
+	if (!ret)
+		goto bad;
+	if (!lfr_mixed_push(m, ret))
+		return false;
+	m->pc = ret;
+	m->sp = cfa;
+	m->bp = nbp;
+	return true;
+bad:
+	m->flags |= LFR_SAMPLE_F_USER_BAD_FRAME;
+	return false;
+fault:
+	m->flags |= LFR_SAMPLE_F_USER_FAULT;
+	return false;
+}
+
+/*
  * Reads the frame record at @fp, {next fp, return address}, in the word
  * size of @compat (a constant): 0, or -EFAULT.  The one read of both
  * frame-pointer walks: the loop of lfr_walk_fp_frames() and the single
@@ -251,7 +295,8 @@ static __always_inline bool lfr_step_leaf(struct lfr_mixed_state *m,
  * table frame starts from the rbp the table restored.  Every step must
  * move sp up, so the chain cannot loop.  Above the leaf, the last call
  * site looked up and its row are kept: the frames of a recursion return to
- * one call site, and take neither a lookup nor a check of what it found.
+ * one call site, and take neither a lookup nor a check of what it found;
+ * a frame-record rule is stepped without reading the rule.
  * With @open, the reads run inside sections: one for the whole walk when
  * @one_section (the lookup @row makes no call), else one per frame with
  * the lookup outside.  @read_in reads what the walk has checked lies below
@@ -269,11 +314,11 @@ static __always_inline void lfr_walk_mixed(struct lfr_uwalk *w,
 		.ips = w->ips, .limit = w->limit, .ctx = w->ctx,
 		.nr = w->nr, .max = w->max,
 	};
-	const struct lfr_unwind_row *r = NULL, *last_r = NULL;
+	const struct lfr_unwind_row *r = NULL;
 	/* a return address is never 0: no call site is U64_MAX */
 	u64 last = U64_MAX;
 	enum lfr_row_found f;
-	bool more;
+	bool more, record = false;
 
 	if (open && one_section && !open(m.ctx)) {
 		m.flags |= LFR_SAMPLE_F_USER_FAULT;
@@ -295,8 +340,7 @@ static __always_inline void lfr_walk_mixed(struct lfr_uwalk *w,
 		u64 look = m.pc - 1;
 
 		if (look == last) {
-			/* the row found for it last time */
-			r = last_r;
+			/* r is still the row found for it */
 			f = LFR_ROW_FOUND;
 		} else {
 			f = row(w->row_ctx, look, &r);
@@ -304,9 +348,10 @@ static __always_inline void lfr_walk_mixed(struct lfr_uwalk *w,
 				m.flags |= LFR_SAMPLE_F_USER_NO_CFI;
 				break;
 			}
+			last = U64_MAX;
 			if (f == LFR_ROW_FOUND) {
 				last = look;
-				last_r = r;
+				record = lfr_row_is_frame_record(r);
 			}
 		}
 		if (open && !one_section && !open(m.ctx)) {
@@ -314,7 +359,8 @@ static __always_inline void lfr_walk_mixed(struct lfr_uwalk *w,
 			break;
 		}
 		if (f == LFR_ROW_FOUND) {
-			more = lfr_step_row(&m, r, read_in);
+			more = record ? lfr_step_frame_record(&m, read_in) :
+					lfr_step_row(&m, r, read_in);
 			m.frames += more;
 		} else {
 			more = lfr_step_fp(&m, read);

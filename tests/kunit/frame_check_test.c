@@ -469,6 +469,14 @@ static void lfr_walk_table_recursion(struct kunit *test)
 					     LFR_SAMPLE_F_USER_TRUNCATED));
 	KUNIT_EXPECT_EQ(test, w.nr, 3U);
 	KUNIT_EXPECT_EQ(test, w.frames, 2U);
+
+	/* a saved rbp that points down: the chain ends there, as a bad frame */
+	frame(st, 10, at(4), 0x500150);
+	mixed_walk(&w, st, ips, 16, at(2), 0x500010, &f);
+	KUNIT_EXPECT_EQ(test, w.flags, (u32)(LFR_SAMPLE_F_USER_CFI |
+					     LFR_SAMPLE_F_USER_BAD_FRAME));
+	KUNIT_EXPECT_EQ(test, w.nr, 4U);
+	KUNIT_EXPECT_EQ(test, w.frames, 3U);
 }
 
 /*
