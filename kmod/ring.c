@@ -183,3 +183,43 @@ int lfr_ring_write(struct lfr_ring *r, const void *rec, u32 len)
 		irq_work_queue(&r->wake);
 	return 0;
 }
+
+/*
+ * Room for one record of at most @max bytes, written in place at the
+ * returned address by the caller, then published with lfr_ring_publish()
+ * (or left: nothing is then published, and the next record takes the room).
+ * The same caller's rules as lfr_ring_write(); the LOST records pending go
+ * first.  NULL when the room is not there: nothing is counted (the caller
+ * writes the record with lfr_ring_write(), which counts what it loses).
+ */
+void *lfr_ring_reserve(struct lfr_ring *r, u32 max)
+{
+	u32 pad;
+
+	lfr_ring_flush_lost(r);
+	if (r->lost_pending ||
+	    lfr_ring_plan(r->head, READ_ONCE(r->ctrl->tail), r->size, max, &pad))
+		return NULL;
+	/* tail read before the data is written: control dependency above. */
+	if (pad) {
+		struct lfr_rec_header *h =
+			(void *)(r->data + (r->head & (r->size - 1)));
+
+		/* read only once a record after it is published */
+		h->type = LFR_REC_PAD;
+		h->size = pad;
+		r->head += pad;
+	}
+	return r->data + (r->head & (r->size - 1));
+}
+
+/* Publishes the record of @len bytes (a multiple of 8) written at the room. */
+void lfr_ring_publish(struct lfr_ring *r, u32 len)
+{
+	r->head += len;
+	smp_store_release(&r->ctrl->head, r->head);	/* data before head */
+	r->overflow = false;
+	if (lfr_ring_used(r->head, READ_ONCE(r->ctrl->tail)) >=
+	    max_t(u64, r->wakeup_bytes, 1))
+		irq_work_queue(&r->wake);
+}

@@ -53,6 +53,8 @@ struct lfr_ring {
 struct lfr_ring *lfr_ring_alloc(const struct lfr_ring_owner *o, int cpu);
 void lfr_ring_free(struct lfr_ring *r);
 int lfr_ring_write(struct lfr_ring *r, const void *rec, u32 len);
+void *lfr_ring_reserve(struct lfr_ring *r, u32 max);
+void lfr_ring_publish(struct lfr_ring *r, u32 len);
 void lfr_ring_lost(struct lfr_ring *r, int reason, u64 ticks);
 bool lfr_ring_readable(struct lfr_ring *r);
 

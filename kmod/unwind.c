@@ -444,23 +444,31 @@ static u32 lfr_comm_hash(const u32 *comm, u64 exec_id)
 	return jhash2(comm, TASK_COMM_LEN / sizeof(u32), (u32)exec_id);
 }
 
+/*
+ * The thread's name, read without the task's lock: it changes only at exec
+ * and by a rename (which also writes a TASK record), and a torn read only
+ * makes it differ.  Its hash, with the exec it belongs to.
+ */
+static u32 lfr_comm_now(void)
+{
+	struct task_struct *t = current;
+	u32 raw[TASK_COMM_LEN / sizeof(u32)];
+
+	BUILD_BUG_ON(sizeof(t->comm) != sizeof(raw));
+	/* racy with a rename by another thread: checked under the lock after */
+	data_race(memcpy(raw, t->comm, sizeof(raw)));
+	return lfr_comm_hash(raw, t->self_exec_id);
+}
+
 static void lfr_fill_comm(struct lfr_thread *e, const struct lfr_walk *w,
 			  struct lfr_rec_comm *c)
 {
 	struct task_struct *t = current;
 	u32 raw[TASK_COMM_LEN / sizeof(u32)], h;
 
-	/*
-	 * The name is first read without the task's lock: it changes only at
-	 * exec and by a rename (which also writes a TASK record), and a torn
-	 * read only makes it differ.  A name that differs from the one last
-	 * reported is then copied under the lock.
-	 */
-	BUILD_BUG_ON(sizeof(t->comm) != sizeof(raw) ||
-		     sizeof(c->comm) != sizeof(raw));
-	/* racy with a rename by another thread: checked under the lock below */
-	data_race(memcpy(raw, t->comm, sizeof(raw)));
-	h = lfr_comm_hash(raw, t->self_exec_id);
+	/* A name that differs from the one last reported is copied under the lock. */
+	BUILD_BUG_ON(sizeof(c->comm) != sizeof(raw));
+	h = lfr_comm_now();
 	if (e->seen && e->comm_hash == h)
 		return;
 	memset(c, 0, sizeof(*c));
@@ -776,50 +784,43 @@ out:
 	spin_unlock(&m->lock);
 }
 
+/* The walk of @wk's snapshot, to write its pcs at @ips. */
+static void lfr_uwalk_init(struct lfr_uwalk *w, const struct lfr_session *s,
+			   const struct lfr_snapshot *sn, u64 *ips)
+{
+	bool compat = sn->flags & LFR_SAMPLE_F_COMPAT;
+
+	w->ip = sn->ip;
+	w->sp = sn->sp;
+	w->fp = sn->bp;
+	w->compat = compat;
+	w->limit = compat ? 1ULL << 32 : TASK_SIZE_MAX;
+	w->max = s->cfg.user_depth;
+	w->ctx = NULL;
+	w->row_ctx = NULL;
+	w->ips = ips;
+}
+
 /*
- * The user stack of @wk's snapshot into @b: its pcs (frame_walk.h), the
- * stack words and the records of mappings not yet described.  Returns 0,
- * or the reason the sample is lost: LFR_LOST_MMAP_LOCK when a fatal signal
- * came while it waited for the mapping lock (a writer may hold it for as
- * long as its I/O takes, and a killed or OOM-victim thread must not wait
- * for it).
+ * The USTACK record's walk of a thread whose process described, before,
+ * every mapping its pcs lie in (mm_watch.h): no mapping lock, no lookup,
+ * nothing to record but the stack, so it may run with interrupts off, in
+ * place in the ring (lfr_commit_direct()).  Fills @r's pcs, stack words,
+ * flags and sp, and returns true; false when a pc lies elsewhere (@r holds
+ * nothing then: lfr_user_stack() walks again with the lookups).
  */
-static int lfr_user_stack(struct lfr_session *s, const struct lfr_walk *wk,
-			  struct lfr_walk_buf *b)
+static bool lfr_walk_fast(struct lfr_session *s, const struct lfr_walk *wk,
+			  struct lfr_rec_ustack *r)
 {
 	const struct lfr_snapshot *sn = &wk->snap;
-	struct lfr_rec_ustack *r = b->rec;
-	struct lfr_uwalk w = {
-		.ip = sn->ip,
-		.sp = sn->sp,
-		.fp = sn->bp,
-		.compat = !!(sn->flags & LFR_SAMPLE_F_COMPAT),
-		.limit = (sn->flags & LFR_SAMPLE_F_COMPAT) ? 1ULL << 32 :
-							     TASK_SIZE_MAX,
-		.max = s->cfg.user_depth,
-		.ips = r->ips,
-	};
+	struct lfr_uwalk w;
+	bool known;
 
-	/*
-	 * Only a walk that looks its mappings up uses these, and only the
-	 * fields set below before it does: they are not zeroed at every walk
-	 * (with the kernel's zeroing of the stack, that was a few hundred
-	 * bytes per sample).
-	 */
-	struct lfr_row_cache rc __uninitialized;
-	struct lfr_xr_found found __uninitialized;
-	struct mm_struct *mm = current->mm;
-	struct lfr_thread *e = wk->e;
-	struct lfr_mm_slot *slot = NULL;
-	bool tables = !w.compat && READ_ONCE(s->unwind.nr), known;
-	u64 image = lfr_image_hash(current), gen = 0;
-	unsigned long changes = 0;
-	u32 lost = 0;
-
+	lfr_uwalk_init(&w, s, sn, r->ips);
 	pagefault_disable();
-	if (tables) {
+	if (!w.compat && READ_ONCE(s->unwind.nr)) {
 		/* in ranges described before: no lookup, no mapping lock */
-		known = lfr_walk_known(s, e, image, &w);
+		known = lfr_walk_known(s, wk->e, lfr_image_hash(current), &w);
 	} else {
 		if (user_access_begin((void __user *)0, TASK_SIZE_MAX)) {
 			lfr_walk_user(&w, lfr_read_user_open, NULL);
@@ -828,32 +829,80 @@ static int lfr_user_stack(struct lfr_session *s, const struct lfr_walk *wk,
 			lfr_walk_user(&w, lfr_read_user, NULL);
 		}
 		/* pcs in ranges described before: nothing to look up */
-		known = lfr_xr_covers(s, e, image, w.ips, w.nr);
+		known = lfr_xr_covers(s, wk->e, lfr_image_hash(current), w.ips,
+				      w.nr);
 	}
-	if (!known) {
-		pagefault_enable();
-		lfr_row_cache_init(&rc, s, mm);
-		found.ok = true;
-		found.n = 0;
-		/* read before the lookups: a change after them moves it */
-		slot = lfr_xr_slot(s, e, mm, sn->walk_id);
-		if (slot && READ_ONCE(slot->w)) {
-			gen = lfr_mm_watch_gen(slot->w);
-			lost = atomic_read(&s->mmap_lost);
-		} else {
-			slot = NULL;
-		}
-		if (lfr_walk_lock_mm(mm))
-			return LFR_LOST_MMAP_LOCK;
-		pagefault_disable();
-	}
+	/* A leaf unwound by its table needs no stack words to find its caller. */
+	if (known)
+		r->nr_words = w.compat || (w.flags & LFR_SAMPLE_F_USER_CFI) ? 0 :
+			lfr_copy_stack_words(sn->sp, r->ips + w.nr,
+					     LFR_USTACK_WORDS);
+	pagefault_enable();
+	if (!known)
+		return false;
+	r->flags = sn->flags | w.flags;
+	r->sp = sn->sp;
+	r->nr_user = w.nr;
+	if (w.frames)
+		lfr_count(s, LFR_CTR_UNWIND_FRAMES, w.frames);
+	lfr_count(s, LFR_CTR_WALK_KNOWN_MAPS, 1);
+	return true;
+}
+
+/*
+ * The user stack of @wk's snapshot into @b: its pcs (frame_walk.h), the
+ * stack words and the records of mappings not yet described; by
+ * lfr_walk_fast() first unless @fast_failed says it found a pc elsewhere.
+ * Returns 0, or the reason the sample is lost: LFR_LOST_MMAP_LOCK when a
+ * fatal signal came while it waited for the mapping lock (a writer may
+ * hold it for as long as its I/O takes, and a killed or OOM-victim thread
+ * must not wait for it).
+ */
+static int lfr_user_stack(struct lfr_session *s, const struct lfr_walk *wk,
+			  struct lfr_walk_buf *b, bool fast_failed)
+{
+	const struct lfr_snapshot *sn = &wk->snap;
+	struct lfr_rec_ustack *r = b->rec;
+	struct lfr_uwalk w;
 	/*
-	 * Otherwise, with unwind tables the walk looks up the mapping of
-	 * every frame: it runs under the mapping lock, which the mapping
-	 * records need anyway.  The reads do not fault, so holding it costs
-	 * no waiting.
+	 * Only the fields set below before they are read: not zeroed at every
+	 * walk (with the kernel's zeroing of the stack, that was a few
+	 * hundred bytes per sample).
 	 */
-	if (tables && !known) {
+	struct lfr_row_cache rc __uninitialized;
+	struct lfr_xr_found found __uninitialized;
+	struct mm_struct *mm = current->mm;
+	struct lfr_thread *e = wk->e;
+	struct lfr_mm_slot *slot;
+	bool tables = !(sn->flags & LFR_SAMPLE_F_COMPAT) &&
+		      READ_ONCE(s->unwind.nr);
+	u64 image = lfr_image_hash(current), gen = 0;
+	unsigned long changes = 0;
+	u32 lost = 0;
+
+	if (!fast_failed && lfr_walk_fast(s, wk, r))
+		return 0;
+	lfr_uwalk_init(&w, s, sn, r->ips);
+	lfr_row_cache_init(&rc, s, mm);
+	found.ok = true;
+	found.n = 0;
+	/* read before the lookups: a change after them moves it */
+	slot = lfr_xr_slot(s, e, mm, sn->walk_id);
+	if (slot && READ_ONCE(slot->w)) {
+		gen = lfr_mm_watch_gen(slot->w);
+		lost = atomic_read(&s->mmap_lost);
+	} else {
+		slot = NULL;
+	}
+	if (lfr_walk_lock_mm(mm))
+		return LFR_LOST_MMAP_LOCK;
+	pagefault_disable();
+	/*
+	 * With unwind tables the walk looks up the mapping of every frame: it
+	 * runs under the mapping lock, which the mapping records need anyway.
+	 * The reads do not fault, so holding it costs no waiting.
+	 */
+	if (tables) {
 		rcu_read_lock();
 		changes = READ_ONCE(s->unwind.changes);
 		w.row_ctx = &rc;
@@ -862,6 +911,11 @@ static int lfr_user_stack(struct lfr_session *s, const struct lfr_walk *wk,
 				       lfr_uaccess_open, lfr_uaccess_close,
 				       false);
 		rcu_read_unlock();
+	} else if (user_access_begin((void __user *)0, TASK_SIZE_MAX)) {
+		lfr_walk_user(&w, lfr_read_user_open, NULL);
+		user_access_end();
+	} else {
+		lfr_walk_user(&w, lfr_read_user, NULL);
 	}
 	/* A leaf unwound by its table needs no stack words to find its caller. */
 	r->nr_words = w.compat || (w.flags & LFR_SAMPLE_F_USER_CFI) ? 0 :
@@ -871,11 +925,6 @@ static int lfr_user_stack(struct lfr_session *s, const struct lfr_walk *wk,
 	r->sp = sn->sp;
 	if (w.frames)
 		lfr_count(s, LFR_CTR_UNWIND_FRAMES, w.frames);
-	if (known) {
-		r->nr_user = w.nr;
-		lfr_count(s, LFR_CTR_WALK_KNOWN_MAPS, 1);
-		return 0;
-	}
 	/*
 	 * The memo of the mappings looked up: the walk's with unwind tables,
 	 * empty for a frame-pointer walk, whose chain mostly leaves the
@@ -940,6 +989,27 @@ static void lfr_fill_latency(const struct lfr_session *s,
 	l->walk_id = sn->walk_id;
 	l->tgid = sn->tgid;
 	l->tid = sn->tid;
+}
+
+/* A USTACK record @r committed for @ticks ticks and @offcpu intervals. */
+static void lfr_count_committed(struct lfr_session *s,
+				const struct lfr_rec_ustack *r, u32 ticks,
+				u32 offcpu)
+{
+	lfr_count(s, LFR_CTR_OFFCPU_COMMITTED, offcpu);
+	lfr_count(s, LFR_CTR_RECORDS_USTACK, 1);
+	lfr_count(s, LFR_CTR_SAMPLES_COMMITTED, 1);
+	lfr_count(s, LFR_CTR_TICKS_COMMITTED, ticks);
+	if (r->flags & LFR_SAMPLE_F_USER_FAULT)
+		lfr_count(s, LFR_CTR_USER_FAULT, 1);
+	if (r->flags & LFR_SAMPLE_F_USER_BAD_FRAME)
+		lfr_count(s, LFR_CTR_USER_BAD_FRAME, 1);
+	if (r->flags & LFR_SAMPLE_F_USER_TRUNCATED)
+		lfr_count(s, LFR_CTR_USER_TRUNCATED, 1);
+	if (r->flags & LFR_SAMPLE_F_USER_NO_CFI)
+		lfr_count(s, LFR_CTR_USER_NO_CFI, 1);
+	if (r->flags & LFR_SAMPLE_F_COMPAT)
+		lfr_count(s, LFR_CTR_COMPAT, 1);
 }
 
 static void lfr_commit(struct lfr_session *s, struct lfr_walk *w,
@@ -1028,20 +1098,7 @@ static void lfr_commit(struct lfr_session *s, struct lfr_walk *w,
 		lfr_count(s, LFR_CTR_OFFCPU_LOST, offcpu);
 		goto out;
 	}
-	lfr_count(s, LFR_CTR_OFFCPU_COMMITTED, offcpu);
-	lfr_count(s, LFR_CTR_RECORDS_USTACK, 1);
-	lfr_count(s, LFR_CTR_SAMPLES_COMMITTED, 1);
-	lfr_count(s, LFR_CTR_TICKS_COMMITTED, ticks);
-	if (r->flags & LFR_SAMPLE_F_USER_FAULT)
-		lfr_count(s, LFR_CTR_USER_FAULT, 1);
-	if (r->flags & LFR_SAMPLE_F_USER_BAD_FRAME)
-		lfr_count(s, LFR_CTR_USER_BAD_FRAME, 1);
-	if (r->flags & LFR_SAMPLE_F_USER_TRUNCATED)
-		lfr_count(s, LFR_CTR_USER_TRUNCATED, 1);
-	if (r->flags & LFR_SAMPLE_F_USER_NO_CFI)
-		lfr_count(s, LFR_CTR_USER_NO_CFI, 1);
-	if (r->flags & LFR_SAMPLE_F_COMPAT)
-		lfr_count(s, LFR_CTR_COMPAT, 1);
+	lfr_count_committed(s, r, ticks, offcpu);
 out:
 	/*
 	 * The thread's next tick queues a new walk.  The walk's last access
@@ -1050,6 +1107,60 @@ out:
 	 */
 	smp_store_release(&e->walk, NULL);
 	local_irq_restore(flags);
+}
+
+enum lfr_direct {
+	LFR_DIRECT_DONE,	/* committed */
+	LFR_DIRECT_NOT_KNOWN,	/* a pc outside the described ranges */
+	LFR_DIRECT_NOT_TRIED,	/* another record first, or no room */
+};
+
+/*
+ * The commit of a walk that needs no record but its USTACK one (the
+ * thread's name unchanged, no latency to report) and no lookup
+ * (lfr_walk_fast()): walked with interrupts off straight into the room it
+ * takes in this CPU's ring, then published, with no copy.  Interrupts stay
+ * off for the walk (a few microseconds for a deep stack: perf takes its
+ * whole sample in an interrupt).  Anything else takes lfr_commit()'s way.
+ */
+static enum lfr_direct lfr_commit_direct(struct lfr_session *s,
+					 struct lfr_walk *w)
+{
+	const struct lfr_snapshot *sn = &w->snap;
+	struct lfr_thread *e = w->e;
+	u32 max = sizeof(struct lfr_rec_ustack) +
+		  (s->cfg.user_depth + LFR_USTACK_WORDS) * sizeof(u64);
+	struct lfr_rec_ustack *r;
+	struct lfr_ring *ring;
+	unsigned long flags;
+	u32 ticks, offcpu;
+
+	if (!e->seen || e->comm_hash != lfr_comm_now() ||
+	    (s->cfg.latency_min_ns && sn->in_kernel))
+		return LFR_DIRECT_NOT_TRIED;
+	local_irq_save(flags);
+	ring = s->rings[smp_processor_id()];
+	r = lfr_ring_reserve(ring, max);
+	if (!r) {
+		local_irq_restore(flags);
+		return LFR_DIRECT_NOT_TRIED;
+	}
+	if (!lfr_walk_fast(s, w, r)) {
+		/* nothing published: the room is taken again by the next record */
+		local_irq_restore(flags);
+		return LFR_DIRECT_NOT_KNOWN;
+	}
+	lfr_ustack_header(w, r, 0);
+	/* as in lfr_commit(): no tick can join the walk from here on */
+	ticks = atomic_xchg(&w->ticks, 0);
+	offcpu = atomic_xchg(&w->offcpu, 0);
+	r->ticks = ticks + offcpu;
+	lfr_ring_publish(ring, r->hdr.size);
+	lfr_count_committed(s, r, ticks, offcpu);
+	/* the walk's last access to the entry, as in lfr_commit() */
+	smp_store_release(&e->walk, NULL);
+	local_irq_restore(flags);
+	return LFR_DIRECT_DONE;
 }
 
 void lfr_work_fn(struct callback_head *work)
@@ -1062,6 +1173,7 @@ void lfr_work_fn(struct callback_head *work)
 	u64 t0 = local_clock();	/* not ktime_get_ns(): see lfr_timer_fn() */
 	unsigned long switches = t->nvcsw + t->nivcsw;
 	unsigned long old = atomic_long_read(&w->state);
+	enum lfr_direct direct;
 	s64 ns;
 	int lost = 0;
 	bool last;
@@ -1084,17 +1196,21 @@ void lfr_work_fn(struct callback_head *work)
 	b.nr_maps = 0;
 	b.path = NULL;
 	lost = lfr_walk_check(&w->snap, t, task_pt_regs(t));
-	if (!lost) {
-		b.rec = lfr_walk_pool_get(&s->walk_bufs);
-		if (!b.rec)
-			lost = LFR_LOST_NOMEM;
-		else
-			lost = lfr_user_stack(s, w, &b);
+	direct = lost ? LFR_DIRECT_NOT_TRIED : lfr_commit_direct(s, w);
+	if (direct != LFR_DIRECT_DONE) {
+		if (!lost) {
+			b.rec = lfr_walk_pool_get(&s->walk_bufs);
+			if (!b.rec)
+				lost = LFR_LOST_NOMEM;
+			else
+				lost = lfr_user_stack(s, w, &b,
+						      direct == LFR_DIRECT_NOT_KNOWN);
+		}
+		lfr_commit(s, w, &b, lost);
+		lfr_walk_pool_put(&s->walk_bufs, b.rec);
+		kfree(b.maps);
+		kfree(b.path);
 	}
-	lfr_commit(s, w, &b, lost);
-	lfr_walk_pool_put(&s->walk_bufs, b.rec);
-	kfree(b.maps);
-	kfree(b.path);
 
 	/*
 	 * The walk's cost is its CPU time: a walk that was switched out (it may
