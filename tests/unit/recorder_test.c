@@ -935,14 +935,15 @@ static void test_latest_name_wins(void **state)
  * the naming thread, with a queue limit that makes every hand-over wait for it, give the same
  * samples, losses and stacks as applying them in place; the file was flushed by that thread.
  */
-static void test_naming_behind_gives_the_same_file(void **state)
+static void naming_behind(struct env *e, size_t prepared)
 {
-	struct env *e = *state;
 	uintptr_t leaf = (uintptr_t)recorder_test_leaf, caller = (uintptr_t)recorder_test_caller;
 	struct lfr_recorder_stats st;
 	struct lfr_jfr_stats js;
 
 	add_own_code_mapping(e);
+	if (prepared)
+		assert_int_equal(lfr_recorder_prepare(e->rec, prepared), 0);
 	assert_int_equal(lfr_recorder_behind(e->rec, 1, 19, true), 0);
 	for (uint64_t i = 1; i <= 200; i++) {
 		add_tick(e, i, i % 3 == 0, 0);
@@ -964,6 +965,23 @@ static void test_naming_behind_gives_the_same_file(void **state)
 	assert_int_equal(st.records, 1 + 2 * 201); /* the mapping, then the ticks and walks */
 	assert_int_equal(js.stack_traces, 1);
 	assert_true(js.flushes >= 1);
+}
+
+static void test_naming_behind_gives_the_same_file(void **state)
+{
+	naming_behind(*state, 0);
+}
+
+/*
+ * Batches mapped before the recording (lfr_recorder_prepare()) become the queue's spare ones:
+ * the same file, each buffer freed once (ASan), also when no naming thread ever took them.
+ */
+static void test_prepared_batches(void **state)
+{
+	struct env *e = *state;
+
+	naming_behind(e, 3 * BATCH_BLOCK);
+	assert_int_equal(lfr_recorder_prepare(e->rec, 2 * BATCH_BLOCK), 0);
 }
 
 /* The reading side of test_stop_ends_the_wait_for_naming: a tick, then LOST records. */
@@ -1314,6 +1332,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_table_unwound_stacks, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_naming_first_flush_at_the_callers_priority, setup,
 	                                    teardown),
+	    cmocka_unit_test_setup_teardown(test_prepared_batches, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_naming_behind_gives_the_same_file, setup,
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_stop_ends_the_wait_for_naming, setup, teardown),

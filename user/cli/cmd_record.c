@@ -352,6 +352,8 @@ static int unwind_add(void *arg, int object_fd, const struct lfr_unwind_table *t
 	return lfr_ctl_unwind_add(&r->run.ctl, r->run.info.id, object_fd, &t->hdr, t->rows, e);
 }
 
+#define PREPARED_MAX (8u << 20)
+
 static void preload_symbols(const char *path, void *arg)
 {
 	lfr_sym_preload_object(arg, path); /* else read at its first sample, as any object */
@@ -366,11 +368,18 @@ static void preload_symbols(const char *path, void *arg)
 static void on_started(struct cli_runner *run, char **cmd)
 {
 	struct record *r = run->arg;
+	size_t ring_bytes;
 	char err[512];
 
-	/* before the naming thread starts: the symbolizer is this thread's until then */
+	/* before the naming thread starts: the symbolizer and the batches are this thread's */
 	if (cmd)
 		lfr_program_objects(cmd[0], preload_symbols, r->sym, err, sizeof(err));
+	/*
+	 * The batches that queue while naming stays behind (up to about a second of records): as
+	 * much as the rings hold (half a second of records of the full depth), at most 8 MiB
+	 */
+	ring_bytes = (size_t)run->rings.nmapped * run->rings.ring_pages * run->rings.page_size;
+	lfr_recorder_prepare(r->rec, ring_bytes < PREPARED_MAX ? ring_bytes : PREPARED_MAX);
 	if (r->fp_only || lfr_unwind_loader_new(&r->unwind, unwind_add, r))
 		return;
 	if (cmd)

@@ -141,8 +141,9 @@ struct lfr_recorder {
 	bool named_ok;
 	struct raw_stack_val named;
 	struct lfr_sym *sym;
-	struct batch in;       /* records added since the last hand-over (the reading side) */
-	struct hashtab looked; /* processes whose command line was read (the reading side) */
+	struct batch in;        /* records added since the last hand-over (the reading side) */
+	struct batch *prepared; /* mapped before the recording (lfr_recorder_prepare()) */
+	struct hashtab looked;  /* processes whose command line was read (the reading side) */
 	/* some looked at lately, by their low bits: the records of a ring's few busy processes
 	 * interleave, and each record asks */
 	uint32_t looked_recent[LOOKED_RECENT];
@@ -260,6 +261,15 @@ int lfr_recorder_new(struct lfr_recorder **out, struct lfr_jfr_writer *w, struct
 
 static int stop_behind(struct lfr_recorder *r);
 
+static void free_batches(struct batch *q)
+{
+	for (struct batch *next; q; q = next) {
+		next = q->next;
+		batch_free(q);
+		free(q);
+	}
+}
+
 void lfr_recorder_free(struct lfr_recorder *r)
 {
 	if (!r)
@@ -267,6 +277,7 @@ void lfr_recorder_free(struct lfr_recorder *r)
 	r->in.len = 0; /* what was not handed over is dropped, not named */
 	stop_behind(r);
 	batch_free(&r->in);
+	free_batches(r->prepared);
 	hashtab_free(&r->looked);
 	hashtab_free(&r->latencies);
 	batch_free(&r->cur);
@@ -1679,6 +1690,23 @@ static void *naming_thread(void *arg)
 	return NULL;
 }
 
+int lfr_recorder_prepare(struct lfr_recorder *r, size_t bytes)
+{
+	if (!r->in.mapped && batch_map(&r->in, BATCH_BLOCK))
+		return -ENOMEM;
+	for (size_t n = 0; n < bytes; n += BATCH_BLOCK) {
+		struct batch *q = calloc(1, sizeof(*q));
+
+		if (!q || batch_map(q, BATCH_BLOCK)) {
+			free(q);
+			return -ENOMEM;
+		}
+		q->next = r->prepared;
+		r->prepared = q;
+	}
+	return 0;
+}
+
 int lfr_recorder_behind(struct lfr_recorder *r, size_t max_queued, int nice, bool idle)
 {
 	struct behind *b = calloc(1, sizeof(*b));
@@ -1692,6 +1720,8 @@ int lfr_recorder_behind(struct lfr_recorder *r, size_t max_queued, int nice, boo
 		free(b);
 		return -ENOMEM;
 	}
+	b->spare = r->prepared;
+	r->prepared = NULL;
 	b->max_queued = max_queued;
 	b->nice = nice;
 	b->idle_ok = idle;
@@ -1712,6 +1742,7 @@ int lfr_recorder_behind(struct lfr_recorder *r, size_t max_queued, int nice, boo
 	lfr_jfr_get_stats(r->w, &b->js);
 	r->behind = b;
 	if ((err = pthread_create(&b->thread, NULL, naming_thread, r))) {
+		r->prepared = b->spare;
 		r->behind = NULL;
 		pthread_cond_destroy(&b->cond);
 		pthread_mutex_destroy(&b->lock);
@@ -1804,11 +1835,7 @@ static int stop_behind(struct lfr_recorder *r)
 	err = err ?: b->err;
 	pthread_cond_destroy(&b->cond);
 	pthread_mutex_destroy(&b->lock);
-	for (struct batch *q = b->spare, *next; q; q = next) {
-		next = q->next;
-		batch_free(q);
-		free(q);
-	}
+	free_batches(b->spare);
 	free(b);
 	r->behind = NULL;
 	return err;

@@ -96,6 +96,15 @@ int lfr_recorder_process(struct lfr_recorder *r, bool final);
 int lfr_recorder_behind(struct lfr_recorder *r, size_t max_queued, int nice, bool idle);
 
 /*
+ * Maps, before the recording starts, the reading side's first batch and spare ones of BYTES in
+ * all (whole blocks, populated) for lfr_recorder_behind()'s queue: the batches that queue up
+ * while naming stays behind then take no fresh pages, which the kernel zeroes, while the recorded
+ * threads run.  Returns 0 or a negative errno (nothing mapped is lost: batches are mapped as
+ * they are needed otherwise).
+ */
+int lfr_recorder_prepare(struct lfr_recorder *r, size_t bytes);
+
+/*
  * STOP (or NULL: none), set by the caller when the recording is to end, typically from a signal
  * handler: once it is set, a hand-over no longer waits for the naming thread, whatever is queued
  * (what is read after the session's STOP is bounded by the rings' size), and one that already
