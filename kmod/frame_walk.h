@@ -83,14 +83,26 @@ struct lfr_mixed_state {
 	u32 flags;
 };
 
-/* Appends @ret to the chain: false when it is full (flagged truncated). */
-static __always_inline bool lfr_mixed_push(struct lfr_mixed_state *m, u64 ret)
+/*
+ * Moves the walk to the caller it found: its return address @ret appended
+ * to the chain, its sp @cfa, its rbp @nbp.  False when the chain ends there
+ * (a zero return address: a bad frame; or the depth cap).
+ */
+static __always_inline bool lfr_mixed_caller(struct lfr_mixed_state *m,
+					     u64 cfa, u64 ret, u64 nbp)
 {
+	if (!ret) {
+		m->flags |= LFR_SAMPLE_F_USER_BAD_FRAME;
+		return false;
+	}
 	if (m->nr >= m->max) {
 		m->flags |= LFR_SAMPLE_F_USER_TRUNCATED;
 		return false;
 	}
 	m->ips[m->nr++] = ret;
+	m->pc = ret;
+	m->sp = cfa;
+	m->bp = nbp;
 	return true;
 }
 
@@ -129,14 +141,7 @@ static __always_inline bool lfr_step_row(struct lfr_mixed_state *m,
 	} else if (rule == LFR_UNWIND_BP_UNDEFINED) {
 		nbp = 0;
 	}
-	if (!ret)
-		goto bad;
-	if (!lfr_mixed_push(m, ret))
-		return false;
-	m->pc = ret;
-	m->sp = cfa;
-	m->bp = nbp;
-	return true;
+	return lfr_mixed_caller(m, cfa, ret, nbp);
 bad:
 	m->flags |= LFR_SAMPLE_F_USER_BAD_FRAME;
 	return false;
@@ -173,14 +178,7 @@ static __always_inline bool lfr_step_frame_record(struct lfr_mixed_state *m,
 		goto bad;
 	if (read_in(m->ctx, cfa - 16, &nbp, sizeof(nbp)))
 		goto fault;
-	if (!ret)
-		goto bad;
-	if (!lfr_mixed_push(m, ret))
-		return false;
-	m->pc = ret;
-	m->sp = cfa;
-	m->bp = nbp;
-	return true;
+	return lfr_mixed_caller(m, cfa, ret, nbp);
 bad:
 	m->flags |= LFR_SAMPLE_F_USER_BAD_FRAME;
 	return false;
@@ -239,16 +237,7 @@ static __always_inline bool lfr_step_fp(struct lfr_mixed_state *m,
 		m->flags |= LFR_SAMPLE_F_USER_FAULT;
 		return false;
 	}
-	if (!ret) {
-		m->flags |= LFR_SAMPLE_F_USER_BAD_FRAME;
-		return false;
-	}
-	if (!lfr_mixed_push(m, ret))
-		return false;
-	m->pc = ret;
-	m->sp = m->bp + 16;
-	m->bp = next;
-	return true;
+	return lfr_mixed_caller(m, m->bp + 16, ret, next);
 }
 
 /*

@@ -96,6 +96,22 @@ static __always_inline void lfr_ring_copy(void *dst, const void *src, u32 len)
 		d[i] = s[i];
 }
 
+/*
+ * A PAD record of @pad bytes (0: none) up to the end of the data, where a
+ * record would not fit whole; published with the record after it.
+ */
+static void lfr_ring_pad(struct lfr_ring *r, u32 pad)
+{
+	struct lfr_rec_header *h;
+
+	if (!pad)
+		return;
+	h = (void *)(r->data + (r->head & (r->size - 1)));
+	h->type = LFR_REC_PAD;
+	h->size = pad;
+	r->head += pad;
+}
+
 /* Writes one record; interrupts are disabled by the caller. */
 static int lfr_ring_put(struct lfr_ring *r, const void *rec, u32 len)
 {
@@ -107,14 +123,7 @@ static int lfr_ring_put(struct lfr_ring *r, const void *rec, u32 len)
 	if (err)
 		return err;
 	/* tail read before the data is written: control dependency above. */
-	if (pad) {
-		struct lfr_rec_header *h =
-			(void *)(r->data + (r->head & (r->size - 1)));
-
-		h->type = LFR_REC_PAD;
-		h->size = pad;
-		r->head += pad;
-	}
+	lfr_ring_pad(r, pad);
 	lfr_ring_copy(r->data + (r->head & (r->size - 1)), rec, len);
 	r->head += len;
 	smp_store_release(&r->ctrl->head, r->head);	/* data before head */
@@ -201,15 +210,7 @@ void *lfr_ring_reserve(struct lfr_ring *r, u32 max)
 	    lfr_ring_plan(r->head, READ_ONCE(r->ctrl->tail), r->size, max, &pad))
 		return NULL;
 	/* tail read before the data is written: control dependency above. */
-	if (pad) {
-		struct lfr_rec_header *h =
-			(void *)(r->data + (r->head & (r->size - 1)));
-
-		/* read only once a record after it is published */
-		h->type = LFR_REC_PAD;
-		h->size = pad;
-		r->head += pad;
-	}
+	lfr_ring_pad(r, pad);
 	return r->data + (r->head & (r->size - 1));
 }
 
