@@ -151,40 +151,23 @@ fault:
 }
 
 /*
- * Whether @r is the rule of a call site in a function that keeps a frame
- * pointer: CFA = rbp + 16, rbp saved at CFA - 16 (its frame record).
+ * The rule of a call site in a function that keeps a frame pointer (most
+ * frames of code built with them): CFA = rbp + 16, rbp saved at CFA - 16,
+ * its frame record.  lfr_step_row() by this constant row reads no rule.
  */
+static const struct lfr_unwind_row lfr_frame_record_row = {
+	.cfa = LFR_UNWIND_CFA_BP,
+	.cfa_off = 16,
+	.bp = LFR_UNWIND_BP_AT_CFA,
+	.bp_off = -16,
+};
+
 static __always_inline bool lfr_row_is_frame_record(const struct lfr_unwind_row *r)
 {
-	return r->cfa == LFR_UNWIND_CFA_BP && r->cfa_off == 16 &&
-	       r->bp == LFR_UNWIND_BP_AT_CFA && r->bp_off == -16;
-}
-
-/*
- * lfr_step_row() by that rule, known beforehand (most frames of code built
- * with frame pointers): the same checks and reads, without reading the
- * rule's fields at every frame.
- */
-static __always_inline bool lfr_step_frame_record(struct lfr_mixed_state *m,
-						  lfr_read_fn read_in)
-{
-	u64 cfa = m->bp + 16, ret, nbp;
-
-	if (cfa <= m->sp || (cfa & 7) || cfa >= m->limit)
-		goto bad;
-	if (read_in(m->ctx, cfa - 8, &ret, sizeof(ret)))
-		goto fault;
-	if (cfa < 16)
-		goto bad;
-	if (read_in(m->ctx, cfa - 16, &nbp, sizeof(nbp)))
-		goto fault;
-	return lfr_mixed_caller(m, cfa, ret, nbp);
-bad:
-	m->flags |= LFR_SAMPLE_F_USER_BAD_FRAME;
-	return false;
-fault:
-	m->flags |= LFR_SAMPLE_F_USER_FAULT;
-	return false;
+	return r->cfa == lfr_frame_record_row.cfa &&
+	       r->cfa_off == lfr_frame_record_row.cfa_off &&
+	       r->bp == lfr_frame_record_row.bp &&
+	       r->bp_off == lfr_frame_record_row.bp_off;
 }
 
 /*
@@ -348,7 +331,8 @@ static __always_inline void lfr_walk_mixed(struct lfr_uwalk *w,
 			break;
 		}
 		if (f == LFR_ROW_FOUND) {
-			more = record ? lfr_step_frame_record(&m, read_in) :
+			more = record ? lfr_step_row(&m, &lfr_frame_record_row,
+						     read_in) :
 					lfr_step_row(&m, r, read_in);
 			m.frames += more;
 		} else {

@@ -801,6 +801,28 @@ static void lfr_uwalk_init(struct lfr_uwalk *w, const struct lfr_session *s,
 	w->ips = ips;
 }
 
+/* @w by frame pointers only, in one user-access section when it opens. */
+static void lfr_walk_fp_only(struct lfr_uwalk *w)
+{
+	if (user_access_begin((void __user *)0, TASK_SIZE_MAX)) {
+		lfr_walk_user(w, lfr_read_user_open, NULL);
+		user_access_end();
+	} else {
+		lfr_walk_user(w, lfr_read_user, NULL);
+	}
+}
+
+/*
+ * The stack words copied after @w's pcs in @r: none when a table unwound the
+ * leaf (its caller needs none of them).  Page faults disabled by the caller.
+ */
+static void lfr_ustack_words(struct lfr_rec_ustack *r,
+			     const struct lfr_uwalk *w, u64 sp)
+{
+	r->nr_words = w->compat || (w->flags & LFR_SAMPLE_F_USER_CFI) ? 0 :
+		lfr_copy_stack_words(sp, r->ips + w->nr, LFR_USTACK_WORDS);
+}
+
 /*
  * The USTACK record's walk of a thread whose process described, before,
  * every mapping its pcs lie in (mm_watch.h): no mapping lock, no lookup,
@@ -822,21 +844,13 @@ static bool lfr_walk_fast(struct lfr_session *s, const struct lfr_walk *wk,
 		/* in ranges described before: no lookup, no mapping lock */
 		known = lfr_walk_known(s, wk->e, lfr_image_hash(current), &w);
 	} else {
-		if (user_access_begin((void __user *)0, TASK_SIZE_MAX)) {
-			lfr_walk_user(&w, lfr_read_user_open, NULL);
-			user_access_end();
-		} else {
-			lfr_walk_user(&w, lfr_read_user, NULL);
-		}
+		lfr_walk_fp_only(&w);
 		/* pcs in ranges described before: nothing to look up */
 		known = lfr_xr_covers(s, wk->e, lfr_image_hash(current), w.ips,
 				      w.nr);
 	}
-	/* A leaf unwound by its table needs no stack words to find its caller. */
 	if (known)
-		r->nr_words = w.compat || (w.flags & LFR_SAMPLE_F_USER_CFI) ? 0 :
-			lfr_copy_stack_words(sn->sp, r->ips + w.nr,
-					     LFR_USTACK_WORDS);
+		lfr_ustack_words(r, &w, sn->sp);
 	pagefault_enable();
 	if (!known)
 		return false;
@@ -911,15 +925,10 @@ static int lfr_user_stack(struct lfr_session *s, const struct lfr_walk *wk,
 				       lfr_uaccess_open, lfr_uaccess_close,
 				       false);
 		rcu_read_unlock();
-	} else if (user_access_begin((void __user *)0, TASK_SIZE_MAX)) {
-		lfr_walk_user(&w, lfr_read_user_open, NULL);
-		user_access_end();
 	} else {
-		lfr_walk_user(&w, lfr_read_user, NULL);
+		lfr_walk_fp_only(&w);
 	}
-	/* A leaf unwound by its table needs no stack words to find its caller. */
-	r->nr_words = w.compat || (w.flags & LFR_SAMPLE_F_USER_CFI) ? 0 :
-		lfr_copy_stack_words(sn->sp, r->ips + w.nr, LFR_USTACK_WORDS);
+	lfr_ustack_words(r, &w, sn->sp);
 	pagefault_enable();
 	r->flags = sn->flags | w.flags;
 	r->sp = sn->sp;

@@ -354,9 +354,14 @@ static int unwind_add(void *arg, int object_fd, const struct lfr_unwind_table *t
 
 #define PREPARED_MAX (8u << 20)
 
-static void preload_symbols(const char *path, void *arg)
+/* One object of the command, before it runs: its symbols, and its unwind table when loaded. */
+static void load_program_object(const char *path, void *arg)
 {
-	lfr_sym_preload_object(arg, path); /* else read at its first sample, as any object */
+	struct record *r = arg;
+
+	lfr_sym_preload_object(r->sym, path); /* else read at its first sample, as any object */
+	if (r->unwind)
+		lfr_unwind_loader_load_object(r->unwind, path);
 }
 
 /*
@@ -371,19 +376,19 @@ static void on_started(struct cli_runner *run, char **cmd)
 	size_t ring_bytes;
 	char err[512];
 
-	/* before the naming thread starts: the symbolizer and the batches are this thread's */
-	if (cmd)
-		lfr_program_objects(cmd[0], preload_symbols, r->sym, err, sizeof(err));
 	/*
 	 * The batches that queue while naming stays behind (up to about a second of records): as
-	 * much as the rings hold (half a second of records of the full depth), at most 8 MiB
+	 * much as the rings hold (half a second of records of the full depth), at most 8 MiB.
+	 * Before the naming thread starts: the symbolizer and the batches are this thread's.
 	 */
 	ring_bytes = (size_t)run->rings.nmapped * run->rings.ring_pages * run->rings.page_size;
 	lfr_recorder_prepare(r->rec, ring_bytes < PREPARED_MAX ? ring_bytes : PREPARED_MAX);
-	if (r->fp_only || lfr_unwind_loader_new(&r->unwind, unwind_add, r))
-		return;
+	if (!r->fp_only)
+		lfr_unwind_loader_new(&r->unwind, unwind_add, r); /* NULL when it cannot */
 	if (cmd)
-		lfr_unwind_loader_load_program(r->unwind, cmd[0], err, sizeof(err));
+		lfr_program_objects(cmd[0], load_program_object, r, err, sizeof(err));
+	if (!r->unwind)
+		return;
 	warn_unwind(r, false);
 	for (size_t i = 0; i < run->ntgids; i++)
 		if ((pid_t)run->tgids[i] != run->child) /* not exec'd yet: this program */

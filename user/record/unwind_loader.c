@@ -313,22 +313,28 @@ struct program_load {
 	int n;
 };
 
-static void load_program_object(const char *path, void *arg)
+void lfr_unwind_loader_load_object(struct lfr_unwind_loader *l, const char *path)
 {
-	struct program_load *p = arg;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	struct stat st;
 	bool fresh;
 
 	if (fd < 0) {
-		failed(p->l, path, strerror(errno));
+		failed(l, path, strerror(errno));
 		return;
 	}
 	/* the MMAP records of these objects need not queue them again */
 	if (!fstat(fd, &st))
-		hashtab_put(&p->l->queued, st.st_dev, st.st_ino, &fresh);
-	load_fd(p->l, fd, path);
+		hashtab_put(&l->queued, st.st_dev, st.st_ino, &fresh);
+	load_fd(l, fd, path);
 	close(fd);
+}
+
+static void load_program_object(const char *path, void *arg)
+{
+	struct program_load *p = arg;
+
+	lfr_unwind_loader_load_object(p->l, path);
 	p->n++;
 }
 

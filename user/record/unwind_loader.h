@@ -48,6 +48,8 @@ void lfr_unwind_loader_free(struct lfr_unwind_loader *l);
  */
 int lfr_unwind_loader_load_program(struct lfr_unwind_loader *l, const char *cmd, char *err,
                                    size_t errlen);
+/* Loads, now, the table of the object file at path; as lfr_unwind_loader_load_program(). */
+void lfr_unwind_loader_load_object(struct lfr_unwind_loader *l, const char *path);
 
 /*
  * Queues the executable file mappings of process pid, read from /proc/PID/maps now.  Returns
