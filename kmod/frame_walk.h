@@ -171,6 +171,67 @@ static __always_inline bool lfr_row_is_frame_record(const struct lfr_unwind_row 
 }
 
 /*
+ * The frames of a recursion: the caller of the frame at m->pc, a call site
+ * whose rule is the frame record, returns to the same site again and
+ * again.  Steps them as lfr_step_row() by lfr_frame_record_row would, one
+ * after the other, with the state in locals and no lookup: a frame costs
+ * its two loads, its checks and its store.  Returns as lfr_step_row() does;
+ * when the walk goes on, m->pc is the first return address that is not
+ * the site.  Makes no call: it runs inside the walk's user-access section.
+ */
+static __always_inline bool lfr_step_records(struct lfr_mixed_state *m,
+					     lfr_read_fn read_in)
+{
+	const u64 site = m->pc, limit = m->limit;
+	u64 *const first = m->ips + m->nr, *const end = m->ips + m->max;
+	u64 sp = m->sp, bp = m->bp, *p = first, cfa, ret, nbp;
+	bool more = false;
+
+	if (m->nr > m->max)
+		return false;
+	for (;;) {
+		cfa = bp + 16;
+		if (unlikely(cfa <= sp || cfa >= limit || (cfa & 7)))
+			goto bad;
+		if (unlikely(read_in(m->ctx, cfa - 8, &ret, sizeof(ret)) ||
+			     read_in(m->ctx, bp, &nbp, sizeof(nbp))))
+			goto fault;
+		if (likely(ret == site)) {
+			if (unlikely(p == end))
+				goto truncated;
+			*p++ = ret;
+			sp = cfa;
+			bp = nbp;
+			continue;
+		}
+		/* the frame that returns elsewhere: the loop's last */
+		if (!ret)
+			goto bad;
+		if (p == end)
+			goto truncated;
+		*p++ = ret;
+		m->pc = ret;
+		m->sp = cfa;
+		m->bp = nbp;
+		more = true;
+		break;
+	}
+out:
+	m->frames += p - first;
+	m->nr += p - first;
+	return more;
+truncated:
+	m->flags |= LFR_SAMPLE_F_USER_TRUNCATED;
+	goto out;
+bad:
+	m->flags |= LFR_SAMPLE_F_USER_BAD_FRAME;
+	goto out;
+fault:
+	m->flags |= LFR_SAMPLE_F_USER_FAULT;
+	goto out;
+}
+
+/*
  * Reads the frame record at @fp, {next fp, return address}, in the word
  * size of @compat (a constant): 0, or -EFAULT.  The one read of both
  * frame-pointer walks: the loop of lfr_walk_fp_frames() and the single
@@ -311,6 +372,17 @@ static __always_inline void lfr_walk_mixed(struct lfr_uwalk *w,
 	while (more) {
 		u64 look = m.pc - 1;
 
+		if (look == last && record) {
+			/* a recursion by frame records: its own loop */
+			if (open && !one_section && !open(m.ctx)) {
+				m.flags |= LFR_SAMPLE_F_USER_FAULT;
+				break;
+			}
+			more = lfr_step_records(&m, read_in);
+			if (close && !one_section)
+				close(m.ctx);
+			continue;
+		}
 		if (look == last) {
 			/* r is still the row found for it */
 			f = LFR_ROW_FOUND;
@@ -353,53 +425,56 @@ out:
 /*
  * The frame records from @fp up, by frame pointers alone, with the checks
  * of lfr_frame_check() folded into one range per frame: a record lies at or
- * above sp, above the one before, and whole below @limit.  Inlined once per
- * word size (@compat is a constant), so a frame costs about twenty
- * instructions: this loop is most of a frame-pointer walk.
+ * above sp, above the one before, and whole below @limit, so @read_in
+ * reads it.  Inlined once per word size (@compat is a constant), with its
+ * state in locals: this loop is most of a frame-pointer walk.
  */
 static __always_inline void lfr_walk_fp_frames(struct lfr_uwalk *w,
-					       lfr_read_fn read, u64 fp,
+					       lfr_read_fn read_in, u64 fp,
 					       const bool compat)
 {
 	const u64 word = compat ? 4 : 8;
 	u64 lo = w->sp, hi = w->limit - 2 * word;
-	unsigned int nr = w->nr;
+	u64 *const first = w->ips, *const end = w->ips + w->max;
+	u64 *p = first + w->nr;
+	u32 flags = 0;
 
 	if (w->limit < 2 * word)
 		hi = 0;
-	for (; fp; nr++) {
+	while (fp) {
 		u64 next, ret;
 
 		if (fp < lo || fp > hi || (fp & (word - 1))) {
-			w->flags |= LFR_SAMPLE_F_USER_BAD_FRAME;
+			flags = LFR_SAMPLE_F_USER_BAD_FRAME;
 			break;
 		}
-		if (nr >= w->max) {
-			w->flags |= LFR_SAMPLE_F_USER_TRUNCATED;
+		if (p >= end) {
+			flags = LFR_SAMPLE_F_USER_TRUNCATED;
 			break;
 		}
-		if (lfr_fp_record(w->ctx, read, fp, compat, &next, &ret))
-			goto fault;
+		if (lfr_fp_record(w->ctx, read_in, fp, compat, &next, &ret)) {
+			flags = LFR_SAMPLE_F_USER_FAULT;
+			break;
+		}
 		if (!ret) {
-			w->flags |= LFR_SAMPLE_F_USER_BAD_FRAME;
+			flags = LFR_SAMPLE_F_USER_BAD_FRAME;
 			break;
 		}
-		w->ips[nr] = ret;
+		*p++ = ret;
 		lo = fp + 1;
 		fp = next;
 	}
-	w->nr = nr;
-	return;
-fault:
-	w->nr = nr;
-	w->flags |= LFR_SAMPLE_F_USER_FAULT;
+	w->nr = p - first;
+	w->flags |= flags;
 }
 
 /*
  * Walks w's stack with @read and, for a 64-bit task, @row (NULL: frame
- * pointers only); with @row, @read_in reads what the walk has checked
- * (lfr_step_row()), and @open and @close (or NULL) bracket the reads: of
- * the whole walk when @one_section, else of each frame (lfr_walk_mixed()).
+ * pointers only); @read_in reads what the walk has checked lies below its
+ * limit (lfr_step_row(), lfr_walk_fp_frames()).  With @row, @open and
+ * @close (or NULL) bracket the reads: of the whole walk when @one_section,
+ * else of each frame (lfr_walk_mixed()); without, the caller opened the
+ * section the reads need, if any.
  */
 static __always_inline void lfr_walk_user_sections(struct lfr_uwalk *w,
 						   lfr_read_fn read,
@@ -451,9 +526,9 @@ static __always_inline void lfr_walk_user_sections(struct lfr_uwalk *w,
 	}
 
 	if (w->compat)
-		lfr_walk_fp_frames(w, read, fp, true);
+		lfr_walk_fp_frames(w, read_in, fp, true);
 	else
-		lfr_walk_fp_frames(w, read, fp, false);
+		lfr_walk_fp_frames(w, read_in, fp, false);
 }
 
 /* lfr_walk_user_sections() without sections. */

@@ -9,7 +9,6 @@
 #include <linux/compat.h>
 #include <linux/fs.h>
 #include <linux/hash.h>
-#include <linux/jhash.h>
 #include <linux/mm.h>
 #include <linux/mman.h>
 #include <linux/module.h>
@@ -91,18 +90,15 @@ fault:
 }
 
 /*
- * The frame-pointer walk reads inside one user-access section opened for
- * all of user space (lfr_user_stack()): each load keeps its exception-table
- * fixup and its own bounds test, but the section is not opened and closed,
- * nor speculation fenced, at every frame.  No call may happen inside it.
+ * A read inside a user-access section of an address the walk has checked:
+ * its @len bytes lie below the walk's limit, which is at most TASK_SIZE_MAX
+ * (lfr_step_row(), lfr_walk_fp_frames()).
  */
-static __always_inline int lfr_read_user_open(void *ctx, u64 addr, void *buf,
-					      size_t len)
+static __always_inline int lfr_read_user_in(void *ctx, u64 addr, void *buf,
+					    size_t len)
 {
 	const void __user *p = (const void __user *)(unsigned long)addr;
 
-	if (addr > TASK_SIZE_MAX - len)
-		return -EFAULT;
 	if (len == 4) {
 		unsafe_get_user(*(u32 *)buf, (const u32 __user *)p, fault);
 	} else if (len == 8 || len == 16) {
@@ -119,19 +115,18 @@ fault:
 }
 
 /*
- * lfr_read_user_open() of an address the walk has checked: below its limit,
- * which is at most TASK_SIZE_MAX (lfr_step_row()).  8 bytes only.
+ * The frame-pointer walk reads inside one user-access section opened for
+ * all of user space (lfr_user_stack()): each load keeps its exception-table
+ * fixup and its own bounds test, but the section is not opened and closed,
+ * nor speculation fenced, at every frame.  No call may happen inside it.
+ * (A read that the walk checked needs no bounds test: lfr_read_user_in().)
  */
-static __always_inline int lfr_read_user_in(void *ctx, u64 addr, void *buf,
-					    size_t len)
+static __always_inline int lfr_read_user_open(void *ctx, u64 addr, void *buf,
+					      size_t len)
 {
-	if (len != sizeof(u64))
+	if (addr > TASK_SIZE_MAX - len)
 		return -EFAULT;
-	unsafe_get_user(*(u64 *)buf, (const u64 __user *)(unsigned long)addr,
-			fault);
-	return 0;
-fault:
-	return -EFAULT;
+	return lfr_read_user_in(ctx, addr, buf, len);
 }
 
 /*
@@ -439,9 +434,18 @@ static enum lfr_row_found lfr_row_of(void *ctx, u64 pc,
 	return lfr_unwind_row(c->t, pc + c->off, row);
 }
 
+/*
+ * A name and its exec, mixed as the image's keys are (lfr_mix()): every
+ * walk checks it, and jhash2() of the name was a hundred instructions.
+ */
 static u32 lfr_comm_hash(const u32 *comm, u64 exec_id)
 {
-	return jhash2(comm, TASK_COMM_LEN / sizeof(u32), (u32)exec_id);
+	u64 h = lfr_mix(0x4c46522d636f6d6dULL, exec_id);
+
+	BUILD_BUG_ON(TASK_COMM_LEN != 4 * sizeof(u32));
+	h = lfr_mix(h, (u64)comm[1] << 32 | comm[0]);
+	h = lfr_mix(h, (u64)comm[3] << 32 | comm[2]);
+	return (u32)h;
 }
 
 /*
@@ -805,7 +809,8 @@ static void lfr_uwalk_init(struct lfr_uwalk *w, const struct lfr_session *s,
 static void lfr_walk_fp_only(struct lfr_uwalk *w)
 {
 	if (user_access_begin((void __user *)0, TASK_SIZE_MAX)) {
-		lfr_walk_user(w, lfr_read_user_open, NULL);
+		lfr_walk_user_sections(w, lfr_read_user_open, lfr_read_user_in,
+				       NULL, NULL, NULL, false);
 		user_access_end();
 	} else {
 		lfr_walk_user(w, lfr_read_user, NULL);

@@ -470,6 +470,29 @@ static void lfr_walk_table_recursion(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, w.nr, 3U);
 	KUNIT_EXPECT_EQ(test, w.frames, 2U);
 
+	/* cut at the depth cap at the recursion's last frame */
+	mixed_walk(&w, st, ips, 4, at(2), 0x500010, &f);
+	KUNIT_EXPECT_EQ(test, w.flags, (u32)(LFR_SAMPLE_F_USER_CFI |
+					     LFR_SAMPLE_F_USER_TRUNCATED));
+	KUNIT_EXPECT_EQ(test, w.nr, 4U);
+	KUNIT_EXPECT_EQ(test, w.frames, 3U);
+
+	/* a zero return address inside the recursion: a bad frame */
+	frame(st, 14, at(18), 0);
+	mixed_walk(&w, st, ips, 16, at(2), 0x500010, &f);
+	KUNIT_EXPECT_EQ(test, w.flags, (u32)(LFR_SAMPLE_F_USER_CFI |
+					     LFR_SAMPLE_F_USER_BAD_FRAME));
+	KUNIT_EXPECT_EQ(test, w.nr, 4U);
+	KUNIT_EXPECT_EQ(test, w.frames, 3U);
+
+	/* a frame record past the readable stack inside the recursion */
+	frame(st, 10, at(STK_WORDS - 1), 0x500150);
+	mixed_walk(&w, st, ips, 16, at(2), 0x500010, &f);
+	KUNIT_EXPECT_EQ(test, w.flags, (u32)(LFR_SAMPLE_F_USER_CFI |
+					     LFR_SAMPLE_F_USER_FAULT));
+	KUNIT_EXPECT_EQ(test, w.nr, 4U);
+	KUNIT_EXPECT_EQ(test, w.frames, 3U);
+
 	/* a saved rbp that points down: the chain ends there, as a bad frame */
 	frame(st, 10, at(4), 0x500150);
 	mixed_walk(&w, st, ips, 16, at(2), 0x500010, &f);
