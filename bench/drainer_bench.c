@@ -16,7 +16,8 @@
  * frames, and a leaf pc that varies within its function as a hot loop's does.  THREADS threads
  * (default 64) of 4 processes sample in turn; each thread's COMM and each process's mappings
  * come first.  The samples arrive as the module writes them: per stack walk its TICK records, then
- * its USTACK record (the user pcs and 16 stack words); one walk in 8 is shared by 2 to 4 ticks of a
+ * its USTACK record (the user pcs and 16 stack words), which carries the walk's tick when that
+ * tick interrupted user code; one walk in 8 is shared by 2 to 4 ticks of a
  * thread that stayed in the kernel, and those ticks and one in 8 of the others carry 8 kernel pcs
  * from 64 kernel paths.  Ring records are fed in batches of BATCH (default 4096) as the recorder
  * sees a ring drain; time spent building the stream is not measured.  cpu_rate and ns_per_record
@@ -293,7 +294,8 @@ int main(int argc, char **argv)
 	/* A pool of 65536 stack walks as the module writes them: for each, the TICK records that
 	 * refer to it, then its USTACK record.  Most walks have one tick; one in 8 has 2 to 4, as a
 	 * thread that stayed in the kernel between ticks has, and those ticks and one in 8 of the
-	 * others interrupted the kernel and carry KDEPTH kernel pcs. */
+	 * others interrupted the kernel and carry KDEPTH kernel pcs.  The one tick of user code of
+	 * a walk has no TICK record: its USTACK record carries it (LFR_USTACK_F_TICK). */
 	ustack_bytes = sizeof(struct lfr_rec_ustack) + (size_t)(depth + LFR_USTACK_WORDS) * 8;
 	for (int i = 0; i < NWALKS; i++) {
 		struct lfr_rec_ustack *u;
@@ -302,6 +304,7 @@ int main(int argc, char **argv)
 		uint32_t tgid = 1000 + (uint32_t)(t % NPROC);
 		uint32_t tid = t < NPROC ? tgid : 2000 + (uint32_t)t;
 		unsigned int nticks = next() % 8 ? 1 : 2 + (unsigned int)(next() % 3);
+		bool own = nticks == 1 && next() % 8 != 0;
 
 		while (lo < hi) {
 			long mid = (lo + hi) / 2;
@@ -311,8 +314,8 @@ int main(int argc, char **argv)
 			else
 				lo = mid + 1;
 		}
-		for (unsigned int k = 0; k < nticks; k++) {
-			bool in_kernel = nticks > 1 || next() % 8 == 0;
+		for (unsigned int k = own; k < nticks; k++) {
+			bool in_kernel = true;
 			size_t size = sizeof(struct lfr_rec_tick) + (in_kernel ? KDEPTH * 8 : 0);
 			struct lfr_rec_tick *tk = reserve(&stream, size);
 
@@ -335,6 +338,7 @@ int main(int argc, char **argv)
 		u->tgid = tgid;
 		u->tid = tid;
 		u->ticks = nticks;
+		u->flags = own ? LFR_USTACK_F_TICK : 0;
 		u->nr_user = (uint16_t)depth;
 		u->nr_words = LFR_USTACK_WORDS;
 		u->sp = 0x7ffc00000000ULL;
@@ -390,6 +394,10 @@ int main(int argc, char **argv)
 
 				u->time_ns = time_ns;
 				u->walk_id = walk_base + (u->walk_id - 1) % NWALKS + 1;
+				if (u->flags & LFR_USTACK_F_TICK) {
+					time_ns += 10000;
+					fed++;
+				}
 			}
 			if ((e = lfr_recorder_add(rec, h))) {
 				fprintf(stderr, "drainer_bench: add: %s\n", strerror(-e));

@@ -136,8 +136,10 @@ static struct lfr_walk *lfr_queue_walk(struct lfr_session *s,
 	sn->sp = user_stack_pointer(uregs);
 	sn->bp = uregs->bp;
 	sn->in_kernel = uregs != regs;
+	sn->own_tick = false;
 	sn->time_ns = now;
-	sn->walk_id = ((u64)smp_processor_id() << 40) | ++pc->walk_seq;
+	sn->walk_id = ((u64)smp_processor_id() << LFR_WALK_ID_CPU_SHIFT) |
+		      ++pc->walk_seq;
 	sn->tgid = t->tgid;
 	sn->tid = t->pid;
 	sn->mm = t->mm;
@@ -213,6 +215,17 @@ static void lfr_tick(struct lfr_session *s, struct lfr_thread *e, u32 missed,
 		w = lfr_queue_walk(s, pc, e, regs, now, &lost);
 		if (!w) {
 			lfr_count_lost(s, lost, 1 + (u64)missed);
+			return;
+		}
+		/*
+		 * A tick of user code that queued its walk, nearly every one:
+		 * all it would write is in the walk's snapshot, so its USTACK
+		 * record carries it (LFR_USTACK_F_TICK) and nothing is written
+		 * now.
+		 */
+		if (!missed && regs && user_mode(regs)) {
+			w->snap.own_tick = true;
+			atomic_inc(&w->ticks);
 			return;
 		}
 	} else {

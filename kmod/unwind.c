@@ -957,7 +957,10 @@ static int lfr_user_stack(struct lfr_session *s, const struct lfr_walk *wk,
 	return 0;
 }
 
-/* A USTACK record of the walk without a stack: its ticks are lost. */
+/*
+ * The header of @w's USTACK record; with @lost_reason it has no stack, and
+ * its ticks are lost.
+ */
 static void lfr_ustack_header(const struct lfr_walk *w,
 			      struct lfr_rec_ustack *r, int lost_reason)
 {
@@ -969,6 +972,8 @@ static void lfr_ustack_header(const struct lfr_walk *w,
 		r->nr_words = 0;
 		r->sp = sn->sp;
 	}
+	if (sn->own_tick)
+		r->flags |= LFR_USTACK_F_TICK;
 	r->hdr.type = LFR_REC_USTACK;
 	r->hdr.size = sizeof(*r) + (r->nr_user + r->nr_words) * sizeof(u64);
 	r->walk_id = sn->walk_id;

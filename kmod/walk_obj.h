@@ -26,6 +26,7 @@ struct lfr_snapshot {
 	u64 exec_id;
 	u32 tgid, tid, flags;
 	bool in_kernel;		/* the tick interrupted the kernel */
+	bool own_tick;		/* its first tick rides in its USTACK record */
 };
 
 /*

@@ -2,8 +2,8 @@
 /*
  * Ticks joined with their walks' user stacks (lib/join): every order a reader can meet them in
  * hands out each tick exactly once, with its own walk's stack; the tick waiting for the stack right
- * after it, ticks of other walks between, stacks first, walks of several ticks, and the count of
- * ticks still waiting.
+ * after it, ticks of other walks between, stacks first, walks of several ticks, stacks that carry
+ * their walk's first tick, and the count of ticks still waiting.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -20,6 +20,7 @@
 struct seen {
 	unsigned int n;
 	uint64_t tick_time[64], walk[64], user0[64], kernel0[64];
+	uint32_t cpu[64], tid[64], flags[64];
 	const void *kernel_ips[64];
 };
 
@@ -35,6 +36,9 @@ static int on_joined(void *ctx, const struct lfr_joined *j)
 	s->user0[s->n] = j->ustack->nr_user ? j->user_ips[0] : 0;
 	s->kernel0[s->n] = j->tick->nr_kernel ? j->kernel_ips[0] : 0;
 	s->kernel_ips[s->n] = j->kernel_ips;
+	s->cpu[s->n] = j->tick->cpu;
+	s->tid[s->n] = j->tick->tid;
+	s->flags[s->n] = j->tick->flags;
 	s->n++;
 	return 0;
 }
@@ -68,20 +72,37 @@ static int tick(struct lfr_join *j, struct seen *s, uint64_t walk, uint64_t time
 	return err;
 }
 
-/* The stack of WALK, shared by TICKS ticks, its first user pc PC. */
-static int ustack(struct lfr_join *j, struct seen *s, uint64_t walk, uint32_t ticks, uint64_t pc)
+/*
+ * The stack of WALK, shared by TICKS ticks, its first user pc PC; with OWN_TIME, it carries its
+ * first tick, at that time (LFR_USTACK_F_TICK).  Its record is gone once fed.
+ */
+static int ustack_own(struct lfr_join *j, struct seen *s, uint64_t walk, uint32_t ticks,
+                      uint64_t pc, uint64_t own_time)
 {
 	uint64_t buf[(sizeof(struct lfr_rec_ustack) + 2 * 8) / 8] = {0};
 	struct lfr_rec_ustack *u = (void *)buf;
+	int err;
 
 	u->hdr.type = LFR_REC_USTACK;
 	u->hdr.size = sizeof(buf);
 	u->walk_id = walk;
 	u->ticks = ticks;
+	u->time_ns = own_time;
+	u->tgid = 7;
+	u->tid = 8;
+	u->flags =
+	    LFR_SAMPLE_F_COMPAT | LFR_SAMPLE_F_USER_TRUNCATED | (own_time ? LFR_USTACK_F_TICK : 0);
 	u->nr_user = 2;
 	u->ips[0] = pc;
 	u->ips[1] = pc + 0x100;
-	return lfr_join_ustack(j, u, on_joined, s);
+	err = lfr_join_ustack(j, u, on_joined, s);
+	memset(buf, 0xa5, sizeof(buf));
+	return err;
+}
+
+static int ustack(struct lfr_join *j, struct seen *s, uint64_t walk, uint32_t ticks, uint64_t pc)
+{
+	return ustack_own(j, s, walk, ticks, pc, 0);
 }
 
 static void test_tick_then_its_stack(void **state)
@@ -306,6 +327,65 @@ static void test_walks_of_several_ticks(void **state)
 	lfr_join_free(j);
 }
 
+/*
+ * A stack that carries its walk's first tick (the module wrote no TICK record for it): handed out
+ * as that tick, at the stack's time, on the CPU of its walk id, alone or with the walk's other
+ * ticks in any order.
+ */
+static void test_stack_carries_its_tick(void **state)
+{
+	const uint64_t w1 = 3ull << LFR_WALK_ID_CPU_SHIFT | 1;
+	struct lfr_join *j;
+	struct seen s = {0};
+
+	(void)state;
+	assert_int_equal(lfr_join_new(&j), 0);
+	/* its only tick */
+	assert_int_equal(ustack_own(j, &s, w1, 1, 0x1000, 10), 0);
+	assert_int_equal(s.n, 1);
+	assert_int_equal(s.tick_time[0], 10);
+	assert_int_equal(s.walk[0], w1);
+	assert_int_equal(s.cpu[0], 3);
+	assert_int_equal(s.tid[0], 8);
+	assert_int_equal(s.flags[0], LFR_SAMPLE_F_COMPAT); /* a tick's flags only */
+	assert_int_equal(s.kernel0[0], 0);
+	assert_int_equal(s.user0[0], 0x1000);
+	assert_int_equal(lfr_join_waiting(j), 0);
+
+	/* a later tick of the walk waiting right before it */
+	assert_int_equal(tick(j, &s, 2, 21, 1), 0);
+	assert_int_equal(ustack_own(j, &s, 2, 2, 0x2000, 20), 0);
+	assert_int_equal(s.n, 3);
+	assert_int_equal(s.tick_time[1], 20);
+	assert_int_equal(s.tick_time[2], 21);
+	assert_int_equal(s.user0[2], 0x2000);
+	assert_int_equal(lfr_join_waiting(j), 0);
+
+	/* the walk's later ticks after it: the stack waits for them */
+	assert_int_equal(ustack_own(j, &s, 3, 3, 0x3000, 30), 0);
+	assert_int_equal(s.n, 4);
+	assert_int_equal(s.tick_time[3], 30);
+	assert_int_equal(tick(j, &s, 3, 31, 0), 0);
+	assert_int_equal(tick(j, &s, 3, 32, 2), 0);
+	assert_int_equal(s.n, 6);
+	assert_int_equal(s.tick_time[5], 32);
+	assert_int_equal(s.user0[5], 0x3000);
+	assert_int_equal(lfr_join_waiting(j), 0);
+
+	/* a later tick in the table (another walk's came between) */
+	assert_int_equal(tick(j, &s, 4, 41, 1), 0);
+	assert_int_equal(tick(j, &s, 5, 50, 0), 0);
+	assert_int_equal(lfr_join_waiting(j), 2);
+	assert_int_equal(ustack_own(j, &s, 4, 2, 0x4000, 40), 0);
+	assert_int_equal(s.n, 8);
+	assert_int_equal(s.tick_time[6] + s.tick_time[7], 81);
+	assert_int_equal(s.user0[7], 0x4000);
+	assert_int_equal(ustack(j, &s, 5, 1, 0x5000), 0);
+	assert_int_equal(s.n, 9);
+	assert_int_equal(lfr_join_waiting(j), 0);
+	lfr_join_free(j);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -313,6 +393,7 @@ int main(void)
 	    cmocka_unit_test(test_every_other_order),
 	    cmocka_unit_test(test_tick_held_until_kept),
 	    cmocka_unit_test(test_walks_of_several_ticks),
+	    cmocka_unit_test(test_stack_carries_its_tick),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -639,6 +639,61 @@ static void test_ticks_joined_with_their_walks(void **state)
 	assert_int_equal(top[0].missed, 4);
 }
 
+/* The USTACK record of walk WALK that carries its first tick: leaf_pc <- ret, TICKS in all. */
+static void add_ustack_own(struct env *e, uint64_t walk, uint32_t ticks, uint64_t leaf_pc,
+                           uint64_t ret)
+{
+	uint64_t buf[(sizeof(struct lfr_rec_ustack) + 2 * 8) / 8] = {0};
+	struct lfr_rec_ustack *u = (void *)buf;
+
+	u->hdr.type = LFR_REC_USTACK;
+	u->hdr.size = sizeof(buf);
+	u->walk_id = walk;
+	u->time_ns = ++e->t;
+	u->tgid = TGID;
+	u->tid = TGID;
+	u->ticks = ticks;
+	u->flags = LFR_USTACK_F_TICK | LFR_SAMPLE_F_USER_CFI;
+	u->nr_user = 2;
+	u->ips[0] = leaf_pc;
+	u->ips[1] = ret;
+	assert_int_equal(lfr_recorder_add(e->rec, &u->hdr), 0);
+}
+
+/*
+ * Stacks that carry their walk's first tick: one sample each, with the walk's other ticks, and
+ * one held back a batch for its leaf's mapping (replayed as a tick and a stack of their own).
+ */
+static void test_stacks_carrying_their_tick(void **state)
+{
+	struct env *e = *state;
+	uintptr_t leaf = (uintptr_t)recorder_test_leaf, caller = (uintptr_t)recorder_test_caller;
+	struct lfr_recorder_stats st;
+	struct lfr_jfr_stats js;
+
+	add_own_code_mapping(e);
+	add_ustack_own(e, 0xe5, 1, leaf + 2, caller + 6);
+	add_tick(e, 0xf6, 0, 0xffffffff81000000); /* a later tick, in the kernel */
+	add_ustack_own(e, 0xf6, 2, leaf + 1, caller + 6);
+	assert_int_equal(lfr_recorder_process(e->rec, false), 0);
+	lfr_recorder_get_stats(e->rec, &st);
+	assert_int_equal(st.samples, 3);
+	assert_int_equal(st.unjoined, 0);
+
+	add_ustack_own(e, 0x107, 1, 0x7e0000001010, caller + 6); /* no mapping yet */
+	assert_int_equal(lfr_recorder_process(e->rec, false), 0);
+	lfr_recorder_get_stats(e->rec, &st);
+	assert_int_equal(st.samples, 3);
+	assert_int_equal(st.deferred, 1);
+	assert_int_equal(lfr_recorder_process(e->rec, true), 0);
+	lfr_recorder_get_stats(e->rec, &st);
+	lfr_jfr_get_stats(e->w, &js);
+	assert_int_equal(st.samples, 4);
+	assert_int_equal(st.events, 4);
+	assert_int_equal(st.unjoined, 0);
+	assert_int_equal(js.stack_traces, 3);
+}
+
 /* An OFFCPU record of walk WALK: DUR ns off the CPU in STATE, one kernel frame KPC. */
 static void add_offcpu(struct env *e, uint64_t walk, uint64_t dur, uint32_t state, uint64_t kpc)
 {
@@ -1328,6 +1383,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_pending_walks_at_the_end_are_accounted, setup,
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_ticks_joined_with_their_walks, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_stacks_carrying_their_tick, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_latest_name_wins, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_table_unwound_stacks, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_naming_first_flush_at_the_callers_priority, setup,

@@ -258,21 +258,48 @@ int lfr_join_tick(struct lfr_join *j, const struct lfr_rec_tick *t, lfr_join_fn 
 	return tick_general(j, t, fn, ctx);
 }
 
+/* The tick a USTACK record carries (LFR_USTACK_F_TICK), as its TICK record would have it. */
+static void own_tick(const struct lfr_rec_ustack *u, struct lfr_rec_tick *t)
+{
+	*t = (struct lfr_rec_tick){
+	    .hdr = {.type = LFR_REC_TICK, .size = sizeof(*t)},
+	    .time_ns = u->time_ns,
+	    .walk_id = u->walk_id,
+	    .cpu = (uint32_t)(u->walk_id >> LFR_WALK_ID_CPU_SHIFT),
+	    .tgid = u->tgid,
+	    .tid = u->tid,
+	    .flags = u->flags & LFR_SAMPLE_F_COMPAT,
+	};
+}
+
 int lfr_join_ustack(struct lfr_join *j, const struct lfr_rec_ustack *u, lfr_join_fn fn, void *ctx)
 {
+	unsigned own = !!(u->flags & LFR_USTACK_F_TICK);
+	struct lfr_rec_tick own_rec;
 	struct walk *w;
 	int err = 0;
 
-	if (j->npend && j->pend[0]->walk_id == u->walk_id && u->ticks == j->npend) {
+	if (own) {
+		own_tick(u, &own_rec);
+		/* nearly every walk: one tick, which the record itself carries */
+		if (u->ticks == 1)
+			return emit(NULL, u, &own_rec, fn, ctx);
+	}
+	if (j->npend && j->pend[0]->walk_id == u->walk_id && u->ticks == j->npend + own) {
 		unsigned n = j->npend;
 
 		j->npend = 0;
 		j->waiting -= n;
+		if (own)
+			err = emit(NULL, u, &own_rec, fn, ctx);
 		for (unsigned i = 0; i < n && !err; i++)
 			err = emit(NULL, u, j->pend[i], fn, ctx);
 		return err;
 	}
 	if ((err = pend_settle(j, fn, ctx)))
+		return err;
+	/* the carried tick waits with the others, as if its record had come first */
+	if (own && (err = join_tick(j, &own_rec, fn, ctx)))
 		return err;
 	if (!u->ticks && !hashtab_get(&j->walks, u->walk_id, 0))
 		return 0; /* no tick of it reached the ring */

@@ -4,7 +4,9 @@
  * and kernel stack) and one USTACK record per user-stack walk; several ticks share a walk when the
  * thread stayed in the kernel between them.  The two can reach a reader in either order, on
  * different rings.  lfr_join holds each side until the other arrives and hands out one joined
- * sample per tick: the tick's time and kernel stack, the walk's user stack.
+ * sample per tick: the tick's time and kernel stack, the walk's user stack.  A USTACK record with
+ * LFR_USTACK_F_TICK is its walk's first tick too (the module wrote no TICK record for it): that
+ * tick is handed out as a TICK record made from it.
  */
 #ifndef LFR_LIB_JOIN_H
 #define LFR_LIB_JOIN_H

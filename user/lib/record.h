@@ -66,7 +66,7 @@ static inline bool lfr_record_ustack_ok(const struct lfr_rec_header *h)
 
 	return h->size >= sizeof(*u) && !(h->size % 8) &&
 	       sizeof(*u) + ((uint64_t)u->nr_user + u->nr_words) * sizeof(uint64_t) <= h->size &&
-	       u->lost_reason <= LFR_LOST_MAX;
+	       u->lost_reason <= LFR_LOST_MAX && (u->ticks || !(u->flags & LFR_USTACK_F_TICK));
 }
 
 /* Returns 0, or -1 with the reason in WHY when the record is malformed. */

@@ -1224,6 +1224,8 @@ static int defer_pair(struct lfr_recorder *r, const struct lfr_joined *j)
 	u = (void *)(r->hold->buf + off + t->hdr.size);
 	t->walk_id = u->walk_id = id;
 	u->ticks = 1;
+	/* the tick it carried, if it did, is the TICK record pushed above */
+	u->flags &= ~LFR_USTACK_F_TICK;
 	r->st.deferred++;
 	return 0;
 }
@@ -1289,7 +1291,7 @@ join_new_stack(struct lfr_recorder *r, const struct lfr_joined *j, struct raw_st
 	s->tgid = t->tgid;
 	s->tid = t->tid;
 	s->weight = 1;
-	s->flags = t->flags | j->ustack->flags;
+	s->flags = (t->flags | j->ustack->flags) & ~LFR_USTACK_F_TICK;
 	s->nr_kernel = (uint16_t)nk;
 	s->nr_user = (uint16_t)nu;
 	/* built here from records already checked: its layout is right by construction */

@@ -459,7 +459,8 @@ enum lfr_counter {
 #define LFR_MAX_SESSION_ID	0xffff
 
 #define LFR_RING_MAGIC		0x4c465252u	/* "LFRR" */
-#define LFR_RING_VERSION	1
+/* 2: a USTACK record may carry its walk's first tick (LFR_USTACK_F_TICK) */
+#define LFR_RING_VERSION	2
 
 /*
  * The first page of each CPU ring.  Fields the kernel writes are in the
@@ -547,7 +548,9 @@ struct lfr_rec_sample {
  * _COMPAT, _KERNEL_TRUNCATED.  missed: periods of this thread's CPU time
  * (system-wide: of this CPU's time) that passed without a tick because the
  * interrupt came late; they are counted lost as LFR_LOST_MISSED, never
- * given this tick's stack.
+ * given this tick's stack.  A tick of user code that queued its walk and
+ * missed nothing, nearly every tick, has no TICK record: its walk's USTACK
+ * record carries it (LFR_USTACK_F_TICK).
  */
 struct lfr_rec_tick {
 	struct lfr_rec_header hdr;	/* LFR_REC_TICK */
@@ -669,6 +672,12 @@ struct lfr_unwind_row {
 	__u8 bp;		/* enum lfr_unwind_bp */
 };
 
+/* lfr_rec_ustack.flags, besides LFR_SAMPLE_F_*: the record is its first tick too */
+#define LFR_USTACK_F_TICK	(1u << 31)
+
+/* A walk id's bits from this one up: the CPU of the tick that queued it. */
+#define LFR_WALK_ID_CPU_SHIFT	40
+
 /* Words of user stack from sp on copied into each USTACK record. */
 #define LFR_USTACK_WORDS	16
 
@@ -685,7 +694,11 @@ struct lfr_unwind_row {
  * of a function that had no frame at the interrupted pc from the unwind
  * tables of its object; with LFR_SAMPLE_F_USER_CFI the walk did that from
  * the session's table and nr_words is 0.
- * time_ns is the time of the tick that queued the walk.
+ * time_ns is the time of the tick that queued the walk.  With
+ * LFR_USTACK_F_TICK in flags, that tick has no TICK record of its own: the
+ * USTACK record is also that tick (in user code, nothing missed, no kernel
+ * stack), at time_ns on CPU walk_id >> LFR_WALK_ID_CPU_SHIFT, and ticks
+ * counts it.
  */
 struct lfr_rec_ustack {
 	struct lfr_rec_header hdr;	/* LFR_REC_USTACK */
