@@ -112,6 +112,22 @@ static void lfr_ring_pad(struct lfr_ring *r, u32 pad)
 	r->head += pad;
 }
 
+/* Publishes the @len bytes written at the head to the reader. */
+static void lfr_ring_advance(struct lfr_ring *r, u32 len)
+{
+	r->head += len;
+	smp_store_release(&r->ctrl->head, r->head);	/* data before head */
+}
+
+/* After a record was written: the ring has room again; wake the reader at its mark. */
+static void lfr_ring_written(struct lfr_ring *r)
+{
+	r->overflow = false;
+	if (lfr_ring_used(r->head, READ_ONCE(r->ctrl->tail)) >=
+	    max_t(u64, r->wakeup_bytes, 1))
+		irq_work_queue(&r->wake);
+}
+
 /* Writes one record; interrupts are disabled by the caller. */
 static int lfr_ring_put(struct lfr_ring *r, const void *rec, u32 len)
 {
@@ -125,8 +141,7 @@ static int lfr_ring_put(struct lfr_ring *r, const void *rec, u32 len)
 	/* tail read before the data is written: control dependency above. */
 	lfr_ring_pad(r, pad);
 	lfr_ring_copy(r->data + (r->head & (r->size - 1)), rec, len);
-	r->head += len;
-	smp_store_release(&r->ctrl->head, r->head);	/* data before head */
+	lfr_ring_advance(r, len);
 	return 0;
 }
 
@@ -186,10 +201,7 @@ int lfr_ring_write(struct lfr_ring *r, const void *rec, u32 len)
 		}
 		return -ENOSPC;
 	}
-	r->overflow = false;
-	if (lfr_ring_used(r->head, READ_ONCE(r->ctrl->tail)) >=
-	    max_t(u64, r->wakeup_bytes, 1))
-		irq_work_queue(&r->wake);
+	lfr_ring_written(r);
 	return 0;
 }
 
@@ -217,10 +229,6 @@ void *lfr_ring_reserve(struct lfr_ring *r, u32 max)
 /* Publishes the record of @len bytes (a multiple of 8) written at the room. */
 void lfr_ring_publish(struct lfr_ring *r, u32 len)
 {
-	r->head += len;
-	smp_store_release(&r->ctrl->head, r->head);	/* data before head */
-	r->overflow = false;
-	if (lfr_ring_used(r->head, READ_ONCE(r->ctrl->tail)) >=
-	    max_t(u64, r->wakeup_bytes, 1))
-		irq_work_queue(&r->wake);
+	lfr_ring_advance(r, len);
+	lfr_ring_written(r);
 }

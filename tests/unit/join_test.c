@@ -31,6 +31,8 @@ static int on_joined(void *ctx, const struct lfr_joined *j)
 	assert_true(s->n < 64);
 	assert_int_equal(j->tick->walk_id, j->ustack->walk_id);
 	assert_ptr_equal(j->kernel_ips, j->tick->ips);
+	/* the sample's flags: the tick's and its walk's, never the record's carrying of a tick */
+	assert_int_equal(j->flags, (j->tick->flags | j->ustack->flags) & ~LFR_USTACK_F_TICK);
 	s->tick_time[s->n] = j->tick->time_ns;
 	s->walk[s->n] = j->ustack->walk_id;
 	s->user0[s->n] = j->ustack->nr_user ? j->user_ips[0] : 0;

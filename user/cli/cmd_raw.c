@@ -172,7 +172,7 @@ static int print_joined(void *ctx, const struct lfr_joined *j)
 		return 0;
 	fprintf(d->out, "sample time=%" PRIu64 " cpu=%u pid=%u tid=%u weight=1 flags=",
 	        (uint64_t)t->time_ns, t->cpu, t->tgid, t->tid);
-	print_flags(d->out, (t->flags | j->ustack->flags) & ~LFR_USTACK_F_TICK);
+	print_flags(d->out, j->flags);
 	print_ips(d->out, "kernel", j->kernel_ips, t->nr_kernel);
 	print_ips(d->out, "user", j->user_ips, j->ustack->nr_user);
 	fprintf(d->out, " walk=%#" PRIx64 " missed=%u sp=%#" PRIx64, (uint64_t)t->walk_id,

@@ -174,6 +174,7 @@ static int emit(struct walk *w, const struct lfr_rec_ustack *u, const struct lfr
 	    .kernel_ips = o ? o->ips : t->ips,
 	    .user_ips = u->ips,
 	    .words = u->ips + u->nr_user,
+	    .flags = (t->flags | u->flags) & ~LFR_USTACK_F_TICK,
 	    .lost_reason = u->lost_reason,
 	};
 

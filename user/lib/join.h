@@ -25,6 +25,7 @@ struct lfr_joined {
 	const __u64 *kernel_ips; /* tick->nr_kernel */
 	const __u64 *user_ips;   /* ustack->nr_user */
 	const __u64 *words;      /* ustack->nr_words words of the stack from ustack->sp on */
+	uint32_t flags;          /* the sample's LFR_SAMPLE_F_*: the tick's and its walk's */
 	uint32_t lost_reason;    /* != 0: the walk found no stack; the tick is lost for this */
 };
 

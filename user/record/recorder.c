@@ -1291,7 +1291,7 @@ join_new_stack(struct lfr_recorder *r, const struct lfr_joined *j, struct raw_st
 	s->tgid = t->tgid;
 	s->tid = t->tid;
 	s->weight = 1;
-	s->flags = (t->flags | j->ustack->flags) & ~LFR_USTACK_F_TICK;
+	s->flags = j->flags;
 	s->nr_kernel = (uint16_t)nk;
 	s->nr_user = (uint16_t)nu;
 	/* built here from records already checked: its layout is right by construction */
@@ -1354,7 +1354,7 @@ static int on_joined(void *ctx, const struct lfr_joined *j)
 	struct process *p = process_of(r, t->tgid);
 	struct raw_stack_key rk = {
 	    .tgid = t->tgid,
-	    .flags = (t->flags | j->ustack->flags) & (STACK_TRUNC_FLAGS | LFR_SAMPLE_F_USER_CFI),
+	    .flags = j->flags & (STACK_TRUNC_FLAGS | LFR_SAMPLE_F_USER_CFI),
 	    .nr_kernel = (uint16_t)nk,
 	    .nr_user = (uint16_t)nu,
 	    .kernel_ips = (const uint64_t *)j->kernel_ips,
