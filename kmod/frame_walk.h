@@ -11,9 +11,12 @@
 #ifndef LFR_FRAME_WALK_H
 #define LFR_FRAME_WALK_H
 
+#include <linux/build_bug.h>
 #include <linux/compiler.h>
 #include <linux/errno.h>
 #include <linux/limits.h>
+#include <linux/stddef.h>
+#include <linux/string.h>
 #include <linux/lfr.h>
 #include "frame_check.h"
 
@@ -162,12 +165,26 @@ static const struct lfr_unwind_row lfr_frame_record_row = {
 	.bp_off = -16,
 };
 
+/*
+ * A row's rule, its four fields after @start, as one word: rows compared by
+ * rule in one load and one compare (each new call site a walk meets is).
+ */
+static __always_inline u64 lfr_row_rule(const struct lfr_unwind_row *r)
+{
+	u64 rule;
+
+	BUILD_BUG_ON(offsetof(struct lfr_unwind_row, cfa_off) +
+		     sizeof(rule) != sizeof(*r));
+	BUILD_BUG_ON(sizeof(r->cfa_off) + sizeof(r->bp_off) + sizeof(r->cfa) +
+		     sizeof(r->bp) != sizeof(rule));
+	memcpy(&rule, (const u8 *)r + offsetof(struct lfr_unwind_row, cfa_off),
+	       sizeof(rule));
+	return rule;
+}
+
 static __always_inline bool lfr_row_is_frame_record(const struct lfr_unwind_row *r)
 {
-	return r->cfa == lfr_frame_record_row.cfa &&
-	       r->cfa_off == lfr_frame_record_row.cfa_off &&
-	       r->bp == lfr_frame_record_row.bp &&
-	       r->bp_off == lfr_frame_record_row.bp_off;
+	return lfr_row_rule(r) == lfr_row_rule(&lfr_frame_record_row);
 }
 
 /*
@@ -423,20 +440,56 @@ out:
 }
 
 /*
+ * Address ranges every return address of a frame-pointer walk must lie in
+ * (the mappings its process described before): @n ranges [lo, hi).  A
+ * return address outside them all stops the walk with @miss set.
+ */
+struct lfr_pc_ranges {
+	const unsigned long *lo, *hi;
+	u32 n;
+	bool miss;
+};
+
+/*
+ * The range of @in that holds @pc, as *@start and *@span; false, with
+ * @in's miss set, when none does.
+ */
+static __always_inline bool lfr_pc_range(struct lfr_pc_ranges *in, u64 pc,
+					 u64 *start, u64 *span)
+{
+	u32 j;
+
+	for (j = 0; j < in->n; j++) {
+		if (pc - in->lo[j] < in->hi[j] - in->lo[j]) {
+			*start = in->lo[j];
+			*span = in->hi[j] - in->lo[j];
+			return true;
+		}
+	}
+	in->miss = true;
+	return false;
+}
+
+/*
  * The frame records from @fp up, by frame pointers alone, with the checks
  * of lfr_frame_check() folded into one range per frame: a record lies at or
  * above sp, above the one before, and whole below @limit, so @read_in
- * reads it.  Inlined once per word size (@compat is a constant), with its
- * state in locals: this loop is most of a frame-pointer walk.
+ * reads it.  With @in (NULL, a constant, in every other walk), each return
+ * address is checked against its ranges in the same loop: most lie in the
+ * range of the one before, two instructions.  Inlined once per word size
+ * (@compat is a constant), with its state in locals: this loop is most of a
+ * frame-pointer walk.
  */
 static __always_inline void lfr_walk_fp_frames(struct lfr_uwalk *w,
 					       lfr_read_fn read_in, u64 fp,
-					       const bool compat)
+					       const bool compat,
+					       struct lfr_pc_ranges *in)
 {
 	const u64 word = compat ? 4 : 8;
 	u64 lo = w->sp, hi = w->limit - 2 * word;
 	u64 *const first = w->ips, *const end = w->ips + w->max;
 	u64 *p = first + w->nr;
+	u64 start = 0, span = 0;
 	u32 flags = 0;
 
 	if (w->limit < 2 * word)
@@ -460,6 +513,9 @@ static __always_inline void lfr_walk_fp_frames(struct lfr_uwalk *w,
 			flags = LFR_SAMPLE_F_USER_BAD_FRAME;
 			break;
 		}
+		if (in && ret - start >= span &&
+		    !lfr_pc_range(in, ret, &start, &span))
+			break;
 		*p++ = ret;
 		lo = fp + 1;
 		fp = next;
@@ -474,15 +530,18 @@ static __always_inline void lfr_walk_fp_frames(struct lfr_uwalk *w,
  * limit (lfr_step_row(), lfr_walk_fp_frames()).  With @row, @open and
  * @close (or NULL) bracket the reads: of the whole walk when @one_section,
  * else of each frame (lfr_walk_mixed()); without, the caller opened the
- * section the reads need, if any.
+ * section the reads need, if any.  @in: see lfr_walk_fp_frames() (frame
+ * pointers only; the interrupted pc and the leaf's return address, which
+ * come before the loop, are the caller's to check).
  */
-static __always_inline void lfr_walk_user_sections(struct lfr_uwalk *w,
-						   lfr_read_fn read,
-						   lfr_read_fn read_in,
-						   lfr_row_fn row,
-						   lfr_open_fn open,
-						   lfr_close_fn close,
-						   const bool one_section)
+static __always_inline void lfr_walk_user_in(struct lfr_uwalk *w,
+					     lfr_read_fn read,
+					     lfr_read_fn read_in,
+					     lfr_row_fn row,
+					     lfr_open_fn open,
+					     lfr_close_fn close,
+					     const bool one_section,
+					     struct lfr_pc_ranges *in)
 {
 	u64 fp = w->fp;
 	int off;
@@ -526,9 +585,21 @@ static __always_inline void lfr_walk_user_sections(struct lfr_uwalk *w,
 	}
 
 	if (w->compat)
-		lfr_walk_fp_frames(w, read_in, fp, true);
+		lfr_walk_fp_frames(w, read_in, fp, true, in);
 	else
-		lfr_walk_fp_frames(w, read_in, fp, false);
+		lfr_walk_fp_frames(w, read_in, fp, false, in);
+}
+
+static __always_inline void lfr_walk_user_sections(struct lfr_uwalk *w,
+						   lfr_read_fn read,
+						   lfr_read_fn read_in,
+						   lfr_row_fn row,
+						   lfr_open_fn open,
+						   lfr_close_fn close,
+						   const bool one_section)
+{
+	lfr_walk_user_in(w, read, read_in, row, open, close, one_section,
+			 NULL);
 }
 
 /* lfr_walk_user_sections() without sections. */

@@ -586,15 +586,6 @@ static bool lfr_in_ranges(const unsigned long *lo, const unsigned long *hi,
 	return true;
 }
 
-static bool lfr_xr_in(const struct lfr_mm_slot *m, u64 image, u32 lost,
-		      const u64 *ips, u32 nr)
-{
-	u32 n = READ_ONCE(m->n);
-
-	return n && n <= LFR_XR_MAX && lfr_xr_valid(m, image, lost) &&
-	       lfr_in_ranges(m->lo, m->hi, n, ips, nr);
-}
-
 /* @e's slot, while the index it holds is valid; NULL when it has none. */
 static const struct lfr_mm_slot *lfr_xr_of(struct lfr_session *s,
 					   const struct lfr_thread *e)
@@ -603,25 +594,6 @@ static const struct lfr_mm_slot *lfr_xr_of(struct lfr_session *s,
 	    e->xr_epoch != READ_ONCE(s->watches.evictions))
 		return NULL;
 	return &s->watches.slots[e->xr_slot];
-}
-
-/* lfr_xr_in() of @e's slot, if it has one: the walk needs no lookup. */
-static bool lfr_xr_covers(struct lfr_session *s, const struct lfr_thread *e,
-			  u64 image, const u64 *ips, u32 nr)
-{
-	const struct lfr_mm_slot *m = lfr_xr_of(s, e);
-	unsigned int seq;
-	u32 lost;
-	bool in;
-
-	if (!m)
-		return false;
-	lost = atomic_read(&s->mmap_lost);
-	do {
-		seq = read_seqcount_begin(&m->seq);
-		in = lfr_xr_in(m, image, lost, ips, nr);
-	} while (read_seqcount_retry(&m->seq, seq));
-	return in;
 }
 
 /*
@@ -818,6 +790,52 @@ static void lfr_walk_fp_only(struct lfr_uwalk *w)
 }
 
 /*
+ * A frame-pointer walk of a thread whose slot holds ranges for this image:
+ * each return address checked against them in the walk's loop, read where
+ * they are under the slot's seq (numbers only: a write meanwhile fails the
+ * retry and the walk is not used).  True when every pc lies in them, with
+ * no mapping of the mm changed before the walk ended; false sends the walk
+ * to the lookups (lfr_user_stack()).
+ */
+static bool lfr_walk_fp_known(struct lfr_session *s,
+			      const struct lfr_thread *e, u64 image,
+			      struct lfr_uwalk *w)
+{
+	const struct lfr_mm_slot *m = lfr_xr_of(s, e);
+	struct lfr_pc_ranges in;
+	unsigned int seq;
+	u32 lost;
+
+	if (!m)
+		return false;
+	lost = atomic_read(&s->mmap_lost);
+	seq = read_seqcount_begin(&m->seq);
+	in.n = READ_ONCE(m->n);
+	if (!in.n || in.n > LFR_XR_MAX || !lfr_xr_valid(m, image, lost))
+		return false;
+	in.lo = m->lo;
+	in.hi = m->hi;
+	in.miss = false;
+	if (user_access_begin((void __user *)0, TASK_SIZE_MAX)) {
+		lfr_walk_user_in(w, lfr_read_user_open, lfr_read_user_in, NULL,
+				 NULL, NULL, false, &in);
+		user_access_end();
+	} else {
+		lfr_walk_user_in(w, lfr_read_user, lfr_read_user, NULL, NULL,
+				 NULL, false, &in);
+	}
+	if (in.miss)
+		return false;
+	/* the pc and the leaf's return address, before the loop */
+	if (!lfr_in_ranges(m->lo, m->hi, in.n, w->ips, min_t(u32, w->nr, 2)))
+		return false;
+	/* the stack was read under the generation the ranges hold at */
+	smp_rmb();
+	return lfr_xr_valid(m, image, lost) &&
+	       !read_seqcount_retry(&m->seq, seq);
+}
+
+/*
  * The stack words copied after @w's pcs in @r: none when a table unwound the
  * leaf (its caller needs none of them).  Page faults disabled by the caller.
  */
@@ -849,10 +867,9 @@ static bool lfr_walk_fast(struct lfr_session *s, const struct lfr_walk *wk,
 		/* in ranges described before: no lookup, no mapping lock */
 		known = lfr_walk_known(s, wk->e, lfr_image_hash(current), &w);
 	} else {
-		lfr_walk_fp_only(&w);
 		/* pcs in ranges described before: nothing to look up */
-		known = lfr_xr_covers(s, wk->e, lfr_image_hash(current), w.ips,
-				      w.nr);
+		known = lfr_walk_fp_known(s, wk->e, lfr_image_hash(current),
+					  &w);
 	}
 	if (known)
 		lfr_ustack_words(r, &w, sn->sp);

@@ -63,30 +63,35 @@ lfr_unwind_rows_find(const struct lfr_unwind_row *rows, u32 nr, u64 off,
 				 out);
 }
 
+/* A hint that names no offset's row (its index is past every table). */
+#define LFR_UNWIND_NO_HINT	U64_MAX
+
 /*
- * The same search, first trying the row that @hints (1 << @hint_bits of
- * them, 1 .. 31, any values) remembers for offsets of the same hash (a
- * walk meets the same return addresses sample after sample): one probe
- * instead of a binary search.  A hint is only a candidate, checked against
- * the rows themselves, so the hints are shared by walks on every CPU
- * without a lock: a stale or racing one costs the search, never a wrong
- * row.  Inline: a walk with unwind tables runs it for each new pc, inside
- * its user-access section.
+ * The same search, first trying the hint (1 << (32 - @hint_shift) of them)
+ * that the last lookup of an offset of the same hash left: that offset and
+ * the index of its row, in one word.  A walk meets the same return
+ * addresses sample after sample: one load and one compare instead of a
+ * binary search.  The hints are shared by walks on every CPU without a
+ * lock: each is written whole, and only with what a search of these rows
+ * found, so a hint that holds @off holds its row (a racing write costs the
+ * search, never a wrong row); they start as LFR_UNWIND_NO_HINT.  @off is a
+ * 32-bit file offset.  Inline: a walk with unwind tables runs it for each
+ * new pc, inside its user-access section.
  */
 static __always_inline enum lfr_row_found
 lfr_unwind_rows_find_hinted(const struct lfr_unwind_row *rows, u32 nr,
-			    u32 *hints, u32 hint_bits, u64 off,
+			    u64 *hints, u32 hint_shift, u32 off,
 			    const struct lfr_unwind_row **out)
 {
-	u32 *hint = &hints[((u32)off * 0x9e3779b1U) >> (32 - hint_bits)];
-	u32 i = READ_ONCE(*hint);
+	u64 *hint = &hints[(off * 0x9e3779b1U) >> hint_shift];
+	u64 v = READ_ONCE(*hint);
+	u32 i = v >> 32;
 
-	if (likely(i < nr && rows[i].start <= off &&
-		   (i + 1 == nr || off < rows[i + 1].start)))
+	if (likely((u32)v == off && i < nr))
 		return lfr_unwind_row_at(rows, i, out);
 	i = lfr_unwind_rows_index(rows, nr, off);
 	if (i != U32_MAX)
-		WRITE_ONCE(*hint, i);
+		WRITE_ONCE(*hint, (u64)i << 32 | off);
 	return lfr_unwind_row_at(rows, i, out);
 }
 

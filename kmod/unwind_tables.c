@@ -24,18 +24,28 @@
 #include "unwind_tables.h"
 
 /*
- * Hints of the row lookup: one per 4 to 8 rows, 16 to 1024 of them (a walk
- * meets few of a table's rows, and they count against the session's bytes).
+ * Hints of the row lookup: one or two per row, 16 to 4096 of them (8 bytes
+ * each, counted against the session's bytes).  Each holds one offset: the
+ * return addresses a walk meets again and again (a stack of 40 frames in
+ * different functions has 40 of them) must seldom share one, or they take
+ * turns evicting each other and every lookup searches.
  */
 static u32 lfr_unwind_hint_bits(u64 nr)
 {
-	return clamp_t(int, fls64(nr) - 3, 4, 10);
+	return clamp_t(int, fls64(nr) + 1, 4, 12);
+}
+
+/* The rows, then the hints, aligned: each is read and written whole. */
+static size_t lfr_unwind_hints_offset(u64 nr)
+{
+	return ALIGN(struct_size((struct lfr_unwind_table *)NULL, rows, nr),
+		     sizeof(u64));
 }
 
 static size_t lfr_unwind_table_size(u64 nr)
 {
-	return struct_size((struct lfr_unwind_table *)NULL, rows, nr) +
-	       (sizeof(u32) << lfr_unwind_hint_bits(nr));
+	return lfr_unwind_hints_offset(nr) +
+	       (sizeof(u64) << lfr_unwind_hint_bits(nr));
 }
 
 static const struct rhashtable_params lfr_unwind_params = {
@@ -104,15 +114,6 @@ const struct lfr_unwind_table *lfr_unwind_find(struct lfr_unwind *u,
 		return NULL;
 	lfr_unwind_used(t);
 	return t;
-}
-
-void lfr_unwind_used(const struct lfr_unwind_table *t)
-{
-	struct lfr_unwind_table *w = (struct lfr_unwind_table *)t;
-
-	/* one store until eviction clears it: walks on every CPU read it */
-	if (!READ_ONCE(w->used))
-		WRITE_ONCE(w->used, true);
 }
 
 /* Unlinks @t, freed after a grace period; under u->lock. */
@@ -221,9 +222,10 @@ static struct lfr_unwind_table *lfr_unwind_load(struct lfr_session *s,
 	t->nr = nr;
 	t->bytes = lfr_unwind_table_size(nr);
 	t->used = false;
-	t->hint_bits = lfr_unwind_hint_bits(nr);
-	t->hints = (u32 *)&t->rows[nr];
-	memset(t->hints, 0, sizeof(u32) << t->hint_bits);
+	t->hint_shift = 32 - lfr_unwind_hint_bits(nr);
+	t->hints = (u64 *)((u8 *)t + lfr_unwind_hints_offset(nr));
+	/* every hint LFR_UNWIND_NO_HINT: all bits set */
+	memset(t->hints, 0xff, sizeof(u64) << lfr_unwind_hint_bits(nr));
 	err = lfr_read_all(tf, h, sizeof(*h), &pos);
 	if (!err)
 		err = lfr_read_all(tf, t->rows, nr * sizeof(t->rows[0]), &pos);

@@ -33,8 +33,8 @@ struct lfr_unwind_table {
 	bool used;			/* set by walks, cleared by eviction */
 	size_t bytes;
 	u32 nr;
-	u32 hint_bits;
-	u32 *hints;			/* 1 << hint_bits, after the rows */
+	u32 hint_shift;			/* 32 - log2 of the hints */
+	u64 *hints;			/* after the rows (unwind_rows.h) */
 	struct lfr_unwind_row rows[];
 };
 
@@ -69,9 +69,20 @@ lfr_unwind_row(const struct lfr_unwind_table *t, u64 off,
 	if (off > U32_MAX)
 		return LFR_ROW_NONE;
 	return lfr_unwind_rows_find_hinted(t->rows, t->nr, t->hints,
-					   t->hint_bits, off, out);
+					   t->hint_shift, off, out);
 }
-/* Marks @t found, for eviction's second chance (lfr_unwind_find() does). */
-void lfr_unwind_used(const struct lfr_unwind_table *t);
+
+/*
+ * Marks @t found, for eviction's second chance (lfr_unwind_find() does).
+ * Inline: every walk in described ranges marks each of its tables.
+ */
+static inline void lfr_unwind_used(const struct lfr_unwind_table *t)
+{
+	struct lfr_unwind_table *w = (struct lfr_unwind_table *)t;
+
+	/* one store until eviction clears it: walks on every CPU read it */
+	if (!READ_ONCE(w->used))
+		WRITE_ONCE(w->used, true);
+}
 
 #endif /* LFR_UNWIND_TABLES_H */

@@ -142,6 +142,43 @@ static void lfr_walk_complete(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ips[3], 0x401300ULL);
 }
 
+/*
+ * Ranges checked in the frame-pointer loop: the walk keeps the return
+ * addresses that lie in them, switching ranges as it goes, and stops at the
+ * first that lies in none, with miss set; without one outside it walks on.
+ */
+static void lfr_walk_fp_in_ranges(struct kunit *test)
+{
+	struct fake_stack *st = kunit_kzalloc(test, sizeof(*st), GFP_KERNEL);
+	static const unsigned long lo[] = { 0x401000, 0x7f0000 };
+	static const unsigned long hi[] = { 0x402000, 0x7f1000 };
+	struct lfr_pc_ranges in = { .lo = lo, .hi = hi, .n = 2 };
+	struct lfr_uwalk w;
+	u64 ips[16];
+
+	frame(st, 4, at(10), 0x401100);
+	frame(st, 10, at(20), 0x7f0100);
+	frame(st, 20, at(30), 0x401300);
+	frame(st, 30, 0, 0x402000);	/* one past the first range */
+	walk_init(&w, st, ips, 16, at(4));
+	lfr_walk_user_in(&w, fake_read, fake_read, NULL, NULL, NULL, false,
+			 &in);
+	KUNIT_EXPECT_TRUE(test, in.miss);
+	KUNIT_EXPECT_EQ(test, w.nr, 4U);
+	KUNIT_EXPECT_EQ(test, w.flags, 0U);
+	KUNIT_EXPECT_EQ(test, ips[2], 0x7f0100ULL);
+	KUNIT_EXPECT_EQ(test, ips[3], 0x401300ULL);
+
+	frame(st, 30, 0, 0x401fff);
+	in.miss = false;
+	walk_init(&w, st, ips, 16, at(4));
+	lfr_walk_user_in(&w, fake_read, fake_read, NULL, NULL, NULL, false,
+			 &in);
+	KUNIT_EXPECT_FALSE(test, in.miss);
+	KUNIT_EXPECT_EQ(test, w.nr, 5U);
+	KUNIT_EXPECT_EQ(test, ips[4], 0x401fffULL);
+}
+
 static void lfr_walk_cycle(struct kunit *test)
 {
 	struct fake_stack *st = kunit_kzalloc(test, sizeof(*st), GFP_KERNEL);
@@ -629,6 +666,7 @@ static void lfr_walk_table_bad(struct kunit *test)
 static struct kunit_case lfr_frame_cases[] = {
 	KUNIT_CASE(lfr_walk_prologue),
 	KUNIT_CASE(lfr_walk_complete),
+	KUNIT_CASE(lfr_walk_fp_in_ranges),
 	KUNIT_CASE(lfr_walk_cycle),
 	KUNIT_CASE(lfr_walk_misaligned),
 	KUNIT_CASE(lfr_walk_decreasing),

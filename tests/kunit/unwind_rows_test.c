@@ -166,47 +166,54 @@ static void lfr_unwind_rows_search(struct kunit *test)
 }
 
 /*
- * The hinted search finds what the plain one finds, whatever the hints hold
- * (right, stale, out of range), and leaves a hint that the next lookup of
- * the same offset takes without searching.
+ * The hinted search finds what the plain one finds, from hints that name no
+ * row, from hints that other offsets of the same hash left, and from a hint
+ * that the offset itself left; and leaves a hint that names the offset and
+ * its row, which the next lookup of the offset takes without searching.
  */
 static void lfr_unwind_rows_hinted(struct kunit *test)
 {
-	static const u32 seeds[] = { 0, 1, 3, 5, 6, 1000, U32_MAX };
-	u32 hints[4];
-	int n, k;
+	/* hints that name no row, zeroed ones, and off's own from a lookup */
+	enum { NO_HINTS, ZEROED, LOOKED_UP, MODES };
+	u64 hints[4];
+	int n, mode;
 
 	for (n = 1; n <= ARRAY_SIZE(good_rows); n++) {
-		for (k = 0; k < ARRAY_SIZE(seeds); k++) {
-			u64 off;
+		for (mode = 0; mode < MODES; mode++) {
+			u32 off;
 			int j;
 
 			for (j = 0; j < ARRAY_SIZE(hints); j++)
-				hints[j] = seeds[k];
+				hints[j] = mode == NO_HINTS ?
+					   LFR_UNWIND_NO_HINT : 0;
 			for (off = 0xff0; off < 0x1120; off++) {
 				const struct lfr_unwind_row *a = NULL, *b = NULL;
 				enum lfr_row_found fa, fb;
-				u32 *hint = &hints[((u32)off * 0x9e3779b1U) >> 30];
+				u64 *hint = &hints[(off * 0x9e3779b1U) >> 30];
 
 				fa = lfr_unwind_rows_find(good_rows, n, off, &a);
+				if (mode == LOOKED_UP)
+					lfr_unwind_rows_find_hinted(good_rows,
+								    n, hints,
+								    30, off,
+								    &b);
 				fb = lfr_unwind_rows_find_hinted(good_rows, n,
-								 hints, 2,
+								 hints, 30,
 								 off, &b);
 				KUNIT_EXPECT_EQ_MSG(test, fa, fb,
-						    "n %d seed %u off %llx",
-						    n, seeds[k], off);
+						    "n %d mode %d off %x",
+						    n, mode, off);
 				KUNIT_EXPECT_PTR_EQ_MSG(test, a, b,
-							"n %d seed %u off %llx",
-							n, seeds[k], off);
+							"n %d mode %d off %x",
+							n, mode, off);
 				if (off < good_rows[0].start)
 					continue;
-				/* the hint now names the row of off */
-				KUNIT_EXPECT_LT(test, *hint, (u32)n);
-				KUNIT_EXPECT_LE(test,
-						(u64)good_rows[*hint].start,
-						off);
-				KUNIT_EXPECT_TRUE(test, *hint + 1 == n ||
-						  off < good_rows[*hint + 1].start);
+				/* the hint now names off and its row */
+				KUNIT_EXPECT_EQ(test, (u32)*hint, off);
+				KUNIT_EXPECT_LT(test, (u32)(*hint >> 32),
+						(u32)n);
+				KUNIT_EXPECT_PTR_EQ(test,
+						    &good_rows[*hint >> 32], a);
 			}
 		}
 	}

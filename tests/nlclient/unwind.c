@@ -329,13 +329,13 @@ int check_unwind(void)
 	st = add_table(&c, none, self, 4, NULL);
 	expect(st == EFBIG, "a session started without unwind memory: EFBIG", st);
 	nlc_stop(&c, none, false);
-	/* 4 KiB: two tables of 140 rows (1.9 KiB each with their lookup hints); a third drops one
-	 */
+	/* 4 KiB: two tables of 40 rows (1.6 KiB each with their 128 lookup hints); a third drops
+	 * one */
 	evict = start(&c, 4);
-	expect(add_table(&c, evict, self, 140, NULL) == 0, "first table under the cap", 0);
-	expect(add_table(&c, evict, sh, 140, NULL) == 0, "second table under the cap", 0);
+	expect(add_table(&c, evict, self, 40, NULL) == 0, "first table under the cap", 0);
+	expect(add_table(&c, evict, sh, 40, NULL) == 0, "second table under the cap", 0);
 	t = open("/lib/lfr/lfr.ko", O_RDONLY | O_CLOEXEC);
-	st = t < 0 ? -errno : add_table(&c, evict, t, 140, NULL);
+	st = t < 0 ? -errno : add_table(&c, evict, t, 40, NULL);
 	expect(st == 0, "a third table over the cap is taken, one dropped", st);
 	if (t >= 0)
 		close(t);
