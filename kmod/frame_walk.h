@@ -476,9 +476,9 @@ static __always_inline bool lfr_pc_range(struct lfr_pc_ranges *in, u64 pc,
  * above sp, above the one before, and whole below @limit, so @read_in
  * reads it.  With @in (NULL, a constant, in every other walk), each return
  * address is checked against its ranges in the same loop: most lie in the
- * range of the one before, two instructions.  Inlined once per word size
- * (@compat is a constant), with its state in locals: this loop is most of a
- * frame-pointer walk.
+ * range of the one before, a subtraction and a compare.  Inlined once per
+ * word size (@compat is a constant), with its state in locals: this loop is
+ * most of a frame-pointer walk.
  */
 static __always_inline void lfr_walk_fp_frames(struct lfr_uwalk *w,
 					       lfr_read_fn read_in, u64 fp,
