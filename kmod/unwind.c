@@ -777,16 +777,27 @@ static void lfr_uwalk_init(struct lfr_uwalk *w, const struct lfr_session *s,
 	w->ips = ips;
 }
 
-/* @w by frame pointers only, in one user-access section when it opens. */
-static void lfr_walk_fp_only(struct lfr_uwalk *w)
+/*
+ * @w by frame pointers only, in one user-access section when it opens;
+ * with @in (NULL, a constant, for a walk that looks mappings up after), its
+ * return addresses checked against those ranges (lfr_walk_fp_frames()).
+ */
+static __always_inline void lfr_walk_fp_in(struct lfr_uwalk *w,
+					   struct lfr_pc_ranges *in)
 {
 	if (user_access_begin((void __user *)0, TASK_SIZE_MAX)) {
-		lfr_walk_user_sections(w, lfr_read_user_open, lfr_read_user_in,
-				       NULL, NULL, NULL, false);
+		lfr_walk_user_in(w, lfr_read_user_open, lfr_read_user_in, NULL,
+				 NULL, NULL, false, in);
 		user_access_end();
 	} else {
-		lfr_walk_user(w, lfr_read_user, NULL);
+		lfr_walk_user_in(w, lfr_read_user, lfr_read_user, NULL, NULL,
+				 NULL, false, in);
 	}
+}
+
+static void lfr_walk_fp_only(struct lfr_uwalk *w)
+{
+	lfr_walk_fp_in(w, NULL);
 }
 
 /*
@@ -816,14 +827,7 @@ static bool lfr_walk_fp_known(struct lfr_session *s,
 	in.lo = m->lo;
 	in.hi = m->hi;
 	in.miss = false;
-	if (user_access_begin((void __user *)0, TASK_SIZE_MAX)) {
-		lfr_walk_user_in(w, lfr_read_user_open, lfr_read_user_in, NULL,
-				 NULL, NULL, false, &in);
-		user_access_end();
-	} else {
-		lfr_walk_user_in(w, lfr_read_user, lfr_read_user, NULL, NULL,
-				 NULL, false, &in);
-	}
+	lfr_walk_fp_in(w, &in);
 	if (in.miss)
 		return false;
 	/* the pc and the leaf's return address, before the loop */
