@@ -117,21 +117,33 @@ static __always_inline bool lfr_mixed_caller(struct lfr_mixed_state *m,
  * 8-aligned and below the limit (a multiple of 8), so the return address
  * lies whole below it; a saved rbp lies below the CFA (a table's bp_off is
  * negative: unwind_rows.c), and an offset that wrapped it below 0 fails
- * that check.
+ * that check.  @sp_aligned: m->sp is a CFA an earlier step checked (every
+ * frame's but the leaf's), so with a CFA_SP row, whose offset is a positive
+ * multiple of 8 (unwind_rows.c), the CFA is aligned and above sp already:
+ * only the limit is left to check, on the most common rule of code built
+ * without frame pointers.
  */
 static __always_inline bool lfr_step_row(struct lfr_mixed_state *m,
 					 const struct lfr_unwind_row *r,
-					 lfr_read_fn read_in)
+					 lfr_read_fn read_in,
+					 const bool sp_aligned)
 {
 	u64 cfa, ret, at, nbp = m->bp;
 	u8 rule = r->cfa;
 
-	if (rule == LFR_UNWIND_OUTERMOST)
-		return false;
-	cfa = (rule == LFR_UNWIND_CFA_SP ? m->sp : m->bp) + (s64)r->cfa_off;
-	/* The caller's frame lies above this one: the stack only grows up. */
-	if (cfa <= m->sp || (cfa & 7) || cfa >= m->limit)
-		goto bad;
+	if (sp_aligned && rule == LFR_UNWIND_CFA_SP) {
+		cfa = m->sp + (s64)r->cfa_off;
+		if (cfa >= m->limit)
+			goto bad;
+	} else {
+		if (rule == LFR_UNWIND_OUTERMOST)
+			return false;
+		cfa = (rule == LFR_UNWIND_CFA_SP ? m->sp : m->bp) +
+		      (s64)r->cfa_off;
+		/* The caller's frame lies above this one: the stack grows up. */
+		if (cfa <= m->sp || (cfa & 7) || cfa >= m->limit)
+			goto bad;
+	}
 	if (read_in(m->ctx, cfa - 8, &ret, sizeof(ret)))
 		goto fault;
 	rule = r->bp;
@@ -315,7 +327,7 @@ static __always_inline bool lfr_step_leaf(struct lfr_mixed_state *m,
 
 	if (f == LFR_ROW_FOUND) {
 		m->flags |= LFR_SAMPLE_F_USER_CFI;
-		if (!lfr_step_row(m, r, read_in))
+		if (!lfr_step_row(m, r, read_in, false))
 			return false;
 		m->frames++;
 		return true;
@@ -332,7 +344,7 @@ static __always_inline bool lfr_step_leaf(struct lfr_mixed_state *m,
 			.bp = LFR_UNWIND_BP_SAME,
 		};
 
-		return lfr_step_row(m, &leaf, read_in);
+		return lfr_step_row(m, &leaf, read_in, false);
 	}
 	return lfr_step_fp(m, read);
 }
@@ -365,6 +377,7 @@ static __always_inline void lfr_walk_mixed(struct lfr_uwalk *w,
 		.nr = w->nr, .max = w->max,
 	};
 	const struct lfr_unwind_row *r = NULL;
+	void *const row_ctx = w->row_ctx;
 	/* a return address is never 0: no call site is U64_MAX */
 	u64 last = U64_MAX;
 	enum lfr_row_found f;
@@ -374,7 +387,7 @@ static __always_inline void lfr_walk_mixed(struct lfr_uwalk *w,
 		m.flags |= LFR_SAMPLE_F_USER_FAULT;
 		goto out;
 	}
-	f = row(w->row_ctx, m.pc, &r);
+	f = row(row_ctx, m.pc, &r);
 	if (f == LFR_ROW_NONE) {
 		m.flags |= LFR_SAMPLE_F_USER_NO_CFI;
 		goto close;
@@ -389,22 +402,22 @@ static __always_inline void lfr_walk_mixed(struct lfr_uwalk *w,
 	while (more) {
 		u64 look = m.pc - 1;
 
-		if (look == last && record) {
-			/* a recursion by frame records: its own loop */
-			if (open && !one_section && !open(m.ctx)) {
-				m.flags |= LFR_SAMPLE_F_USER_FAULT;
-				break;
+		if (unlikely(look == last)) {
+			if (record) {
+				/* a recursion by frame records: its own loop */
+				if (open && !one_section && !open(m.ctx)) {
+					m.flags |= LFR_SAMPLE_F_USER_FAULT;
+					break;
+				}
+				more = lfr_step_records(&m, read_in);
+				if (close && !one_section)
+					close(m.ctx);
+				continue;
 			}
-			more = lfr_step_records(&m, read_in);
-			if (close && !one_section)
-				close(m.ctx);
-			continue;
-		}
-		if (look == last) {
 			/* r is still the row found for it */
 			f = LFR_ROW_FOUND;
 		} else {
-			f = row(w->row_ctx, look, &r);
+			f = row(row_ctx, look, &r);
 			if (f == LFR_ROW_NONE) {
 				m.flags |= LFR_SAMPLE_F_USER_NO_CFI;
 				break;
@@ -421,8 +434,8 @@ static __always_inline void lfr_walk_mixed(struct lfr_uwalk *w,
 		}
 		if (f == LFR_ROW_FOUND) {
 			more = record ? lfr_step_row(&m, &lfr_frame_record_row,
-						     read_in) :
-					lfr_step_row(&m, r, read_in);
+						     read_in, true) :
+					lfr_step_row(&m, r, read_in, true);
 			m.frames += more;
 		} else {
 			more = lfr_step_fp(&m, read);

@@ -608,11 +608,19 @@ static const struct lfr_mm_slot *lfr_xr_of(struct lfr_session *s,
 struct lfr_known_rows {
 	const struct lfr_mm_watch *w;
 	u64 gen;			/* w's, when the ranges were copied */
-	u32 n, cur;			/* ranges; the one last found */
+	u32 n;				/* ranges */
 	bool miss;
 	unsigned long lo[LFR_XR_MAX], hi[LFR_XR_MAX];
 	u64 off[LFR_XR_MAX];
 	const struct lfr_unwind_table *t[LFR_XR_MAX];
+	/*
+	 * The range last found, for the pcs that follow (most lie in it): its
+	 * start, the span of pcs it takes the short way (0: none, the range
+	 * has no table or file offsets past 32 bits), their table and offset.
+	 */
+	unsigned long cur_lo, cur_span;
+	u64 cur_off;
+	const struct lfr_unwind_table *cur_t;
 };
 
 /* Under @m's seq: copies its ranges if they hold for this walk. */
@@ -640,26 +648,39 @@ static __always_inline enum lfr_row_found
 lfr_row_known(void *ctx, u64 pc, const struct lfr_unwind_row **row)
 {
 	struct lfr_known_rows *k = ctx;
-	u32 j = k->cur;
+	const struct lfr_unwind_table *t;
+	u32 j;
 
+	if (likely(pc - k->cur_lo < k->cur_span)) {
+		t = k->cur_t;
+		return lfr_unwind_rows_find_hinted(t->rows, t->nr, t->hints,
+						   t->hint_shift,
+						   (u32)(pc + k->cur_off), row);
+	}
 	/*
 	 * @pc and @pc + 1 in one range: the return address a walk keeps is
 	 * the pc looked up plus one, and it must lie in a described mapping
 	 * as lfr_collect_maps() would have it.
 	 */
-	if (pc - k->lo[j] >= k->hi[j] - k->lo[j] - 1) {
-		for (j = 0; j < k->n; j++)
-			if (pc - k->lo[j] < k->hi[j] - k->lo[j] - 1)
-				break;
-		if (j == k->n) {
-			k->miss = true;
-			return LFR_ROW_NONE;
-		}
-		k->cur = j;
+	for (j = 0; j < k->n; j++)
+		if (pc - k->lo[j] < k->hi[j] - k->lo[j] - 1)
+			break;
+	if (j == k->n) {
+		k->miss = true;
+		return LFR_ROW_NONE;
 	}
-	if (!k->t[j])
+	t = k->t[j];
+	k->cur_lo = k->lo[j];
+	k->cur_span = 0;
+	if (!t)
 		return LFR_ROW_NO_TABLE;
-	return lfr_unwind_row(k->t[j], pc + k->off[j], row);
+	/* the file offset of its last pc (hi - 2) fits a hint's 32 bits */
+	if (k->hi[j] - 2 + k->off[j] <= U32_MAX) {
+		k->cur_span = k->hi[j] - k->lo[j] - 1;
+		k->cur_off = k->off[j];
+		k->cur_t = t;
+	}
+	return lfr_unwind_row(t, pc + k->off[j], row);
 }
 
 /*
@@ -694,7 +715,8 @@ static bool lfr_walk_known(struct lfr_session *s, const struct lfr_thread *e,
 		for (i = 0; i < k.n; i++)
 			if (k.t[i])
 				lfr_unwind_used(k.t[i]);
-		k.cur = 0;
+		k.cur_lo = 0;
+		k.cur_span = 0;
 		k.miss = false;
 		w->row_ctx = &k;
 		lfr_walk_user_sections(w, lfr_read_user_open, lfr_read_user_in,

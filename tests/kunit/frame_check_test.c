@@ -652,6 +652,24 @@ static void lfr_walk_table_bad(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, w.flags, (u32)(LFR_SAMPLE_F_USER_CFI |
 					     LFR_SAMPLE_F_USER_FAULT));
 
+	/*
+	 * A caller's CFA at the limit: past the leaf, a CFA_SP row's CFA is
+	 * checked against the limit only (sp is a CFA checked before).
+	 */
+	memset(st->mem, 0, sizeof(st->mem));
+	st->mem[0] = 0x500151;
+	st->mem[1] = 0x500152;		/* read only past the limit */
+	walk_init(&w, st, ips, 16, 0);
+	w.ip = 0x500150;
+	w.limit = at(2);
+	w.row_ctx = &f;
+	f.st = st;
+	walk_user(&w);
+	KUNIT_EXPECT_EQ(test, w.nr, 2U);
+	KUNIT_EXPECT_EQ(test, ips[1], 0x500151ULL);
+	KUNIT_EXPECT_EQ(test, w.flags, (u32)(LFR_SAMPLE_F_USER_CFI |
+					     LFR_SAMPLE_F_USER_BAD_FRAME));
+
 	/* Each frame returns into the next row's code: the cap ends it. */
 	memset(st->mem, 0, sizeof(st->mem));
 	st->mem[0] = 0x500151;
