@@ -168,7 +168,7 @@ fault:
 /*
  * The rule of a call site in a function that keeps a frame pointer (most
  * frames of code built with them): CFA = rbp + 16, rbp saved at CFA - 16,
- * its frame record.  lfr_step_row() by this constant row reads no rule.
+ * its frame record: a recursion by it takes lfr_step_records().
  */
 static const struct lfr_unwind_row lfr_frame_record_row = {
 	.cfa = LFR_UNWIND_CFA_BP,
@@ -179,7 +179,7 @@ static const struct lfr_unwind_row lfr_frame_record_row = {
 
 /*
  * A row's rule, its four fields after @start, as one word: rows compared by
- * rule in one load and one compare (each new call site a walk meets is).
+ * rule in one load and one compare (the first frame of each recursion is).
  */
 static __always_inline u64 lfr_row_rule(const struct lfr_unwind_row *r)
 {
@@ -357,8 +357,8 @@ static __always_inline bool lfr_step_leaf(struct lfr_mixed_state *m,
  * table frame starts from the rbp the table restored.  Every step must
  * move sp up, so the chain cannot loop.  Above the leaf, the last call
  * site looked up and its row are kept: the frames of a recursion return to
- * one call site, and take neither a lookup nor a check of what it found;
- * a frame-record rule is stepped without reading the rule.
+ * one call site, and take no lookup; when its rule is the frame record, a
+ * loop of their own (lfr_step_records()).
  * With @open, the reads run inside sections: one for the whole walk when
  * @one_section (the lookup @row makes no call), else one per frame with
  * the lookup outside.  @read_in reads what the walk has checked lies below
@@ -381,7 +381,7 @@ static __always_inline void lfr_walk_mixed(struct lfr_uwalk *w,
 	/* a return address is never 0: no call site is U64_MAX */
 	u64 last = U64_MAX;
 	enum lfr_row_found f;
-	bool more, record = false;
+	bool more;
 
 	if (open && one_section && !open(m.ctx)) {
 		m.flags |= LFR_SAMPLE_F_USER_FAULT;
@@ -402,8 +402,8 @@ static __always_inline void lfr_walk_mixed(struct lfr_uwalk *w,
 	while (more) {
 		u64 look = m.pc - 1;
 
-		if (unlikely(look == last)) {
-			if (record) {
+		if (look == last) {
+			if (lfr_row_is_frame_record(r)) {
 				/* a recursion by frame records: its own loop */
 				if (open && !one_section && !open(m.ctx)) {
 					m.flags |= LFR_SAMPLE_F_USER_FAULT;
@@ -422,20 +422,14 @@ static __always_inline void lfr_walk_mixed(struct lfr_uwalk *w,
 				m.flags |= LFR_SAMPLE_F_USER_NO_CFI;
 				break;
 			}
-			last = U64_MAX;
-			if (f == LFR_ROW_FOUND) {
-				last = look;
-				record = lfr_row_is_frame_record(r);
-			}
+			last = f == LFR_ROW_FOUND ? look : U64_MAX;
 		}
 		if (open && !one_section && !open(m.ctx)) {
 			m.flags |= LFR_SAMPLE_F_USER_FAULT;
 			break;
 		}
 		if (f == LFR_ROW_FOUND) {
-			more = record ? lfr_step_row(&m, &lfr_frame_record_row,
-						     read_in, true) :
-					lfr_step_row(&m, r, read_in, true);
+			more = lfr_step_row(&m, r, read_in, true);
 			m.frames += more;
 		} else {
 			more = lfr_step_fp(&m, read);
