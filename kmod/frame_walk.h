@@ -147,6 +147,8 @@ static __always_inline bool lfr_step_row(struct lfr_mixed_state *m,
 	if (read_in(m->ctx, cfa - 8, &ret, sizeof(ret)))
 		goto fault;
 	rule = r->bp;
+	if (likely(rule == LFR_UNWIND_BP_SAME))
+		return lfr_mixed_caller(m, cfa, ret, nbp);
 	if (rule == LFR_UNWIND_BP_AT_CFA) {
 		at = cfa + (s64)r->bp_off;
 		if (at >= cfa)
