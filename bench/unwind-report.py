@@ -21,12 +21,15 @@ def main():
             if r.get('rc') == '0':
                 runs.append(r)
     none = [r for r in runs if r['prof'] == 'none']
-    # the two threads' work, each relative to its median without a profiler
-    base_s = med([int(r['sorts']) for r in runs if r['prof'] == 'none'])
+    # the two threads' work, each relative to its median without a profiler; the sorting
+    # thread's in calls of its comparator when nofp counts them (a sort is 2 % of a run's work:
+    # counted whole, its runs differed by that much)
+    sk = 'compares' if runs and all('compares' in r for r in runs) else 'sorts'
+    base_s = med([int(r[sk]) for r in runs if r['prof'] == 'none'])
     base_c = med([int(r['chain']) for r in runs if r['prof'] == 'none'])
     noise = None
     if none and base_s and base_c:
-        rel = [(int(r['sorts']) / base_s + int(r['chain']) / base_c) / 2
+        rel = [(int(r[sk]) / base_s + int(r['chain']) / base_c) / 2
                for r in runs if r['prof'] == 'none']
         noise = (max(rel) - min(rel)) * 100
     print('Medians of %d runs without a profiler (noise: spread of their work, %s %%) and of each '
@@ -43,8 +46,8 @@ def main():
     for (prof, hz), rs in sorted(groups.items()):
         slow, samples, leaf, cmp, bps, walk = [], [], [], [], [], []
         for r in rs:
-            if 'sorts' in r and base_s and base_c:
-                slow.append((1 - (int(r['sorts']) / base_s + int(r['chain']) / base_c) / 2) * 100)
+            if sk in r and base_s and base_c:
+                slow.append((1 - (int(r[sk]) / base_s + int(r['chain']) / base_c) / 2) * 100)
             n = int(r.get('perf_samples') or r.get('records_ustack') or 0)
             samples.append(n)
             if int(r.get('leaf', 0)):
