@@ -22,8 +22,9 @@ def main():
                 runs.append(r)
     none = [r for r in runs if r['prof'] == 'none']
     # the two threads' work, each relative to its median without a profiler; the sorting
-    # thread's in calls of its comparator when nofp counts them (a sort is 2 % of a run's work:
-    # counted whole, its runs differed by that much)
+    # thread's in calls of its comparator before the time was up when nofp counts them (a sort is
+    # 2 % of a run's work, and the last one ran on alone after the time: counted in whole sorts,
+    # runs without a profiler differed by 2 to 3 %)
     sk = 'compares' if runs and all('compares' in r for r in runs) else 'sorts'
     base_s = med([int(r[sk]) for r in runs if r['prof'] == 'none'])
     base_c = med([int(r['chain']) for r in runs if r['prof'] == 'none'])

@@ -13,8 +13,10 @@
  *
  *   nofp pid=PID
  *   cputime tid=TID ns=NS name=NAME   (per thread: its whole CPU time, from its creation)
- *   work sorts=N chain=M compares=K   (sorts done, rounds of leaf's loop, calls of cmp: what a
- *                                      profiler slowed; compares counts the sorts' work finely)
+ *   work sorts=N chain=M compares=K   (sorts done, rounds of leaf's loop, calls of cmp before the
+ *                                      time was up: what a profiler slowed; compares counts the
+ *                                      sorting thread's work finely, and not the sort it finishes
+ *                                      after the time, while the other thread has stopped)
  *   done pid=PID
  *
  * Usage: nofp [SECONDS]   (default 5)
@@ -101,7 +103,7 @@ NOINLINE int cmp(const void *a, const void *b)
 {
 	unsigned long x = *(const unsigned int *)a;
 
-	compares++;
+	compares += !stop;
 	for (int i = 0; i < 64; i++)
 		x = x * 31 + (unsigned long)i;
 	sink += x & 1;
