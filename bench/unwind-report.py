@@ -21,17 +21,34 @@ def main():
             if r.get('rc') == '0':
                 runs.append(r)
     none = [r for r in runs if r['prof'] == 'none']
-    # the two threads' work, each relative to its median without a profiler; the sorting
-    # thread's in calls of its comparator before the time was up when nofp counts them (a sort is
-    # 2 % of a run's work, and the last one ran on alone after the time: counted in whole sorts,
-    # runs without a profiler differed by 2 to 3 %)
-    sk = 'compares' if runs and all('compares' in r for r in runs) else 'sorts'
-    base_s = med([int(r[sk]) for r in runs if r['prof'] == 'none'])
-    base_c = med([int(r['chain']) for r in runs if r['prof'] == 'none'])
+    # What a run's two threads did, as CPU time at the rates of the runs without a profiler: each
+    # thread's work (the sorting thread's in calls of its comparator before the time was up, the
+    # other's in rounds of its loop) over its median work per CPU second there.  The two threads
+    # do not get the same share of the CPUs from run to run (41 or 51 sorts in 4 s, by turns),
+    # and each thread's own figure moves with its share: counted so, runs without a profiler
+    # differed by 2.4 %.  Older nofp output (no CPU times): each thread's work relative to its
+    # median, averaged.
+    if runs and all('sort_ns' in r and 'compares' in r for r in runs):
+        def rate(r, key, ns):
+            return int(r[key]) / int(r[ns]) if int(r[ns]) else 0
+        rate_s = med([rate(r, 'compares', 'sort_ns') for r in none])
+        rate_c = med([rate(r, 'chain', 'chain_ns') for r in none])
+
+        def work(r):
+            return int(r['compares']) / rate_s + int(r['chain']) / rate_c
+        ok = bool(none and rate_s and rate_c)
+    else:
+        sk = 'compares' if runs and all('compares' in r for r in runs) else 'sorts'
+        base_s = med([int(r[sk]) for r in none])
+        base_c = med([int(r['chain']) for r in none])
+
+        def work(r):
+            return int(r[sk]) / base_s + int(r['chain']) / base_c
+        ok = bool(none and base_s and base_c)
+    base = med([work(r) for r in none]) if ok else 0
     noise = None
-    if none and base_s and base_c:
-        rel = [(int(r[sk]) / base_s + int(r['chain']) / base_c) / 2
-               for r in runs if r['prof'] == 'none']
+    if ok and base:
+        rel = [work(r) / base for r in none]
         noise = (max(rel) - min(rel)) * 100
     print('Medians of %d runs without a profiler (noise: spread of their work, %s %%) and of each '
           'profiler.  Slowdown: work lost by both threads against the runs without a profiler.  '
@@ -47,8 +64,8 @@ def main():
     for (prof, hz), rs in sorted(groups.items()):
         slow, samples, leaf, cmp, bps, walk = [], [], [], [], [], []
         for r in rs:
-            if sk in r and base_s and base_c:
-                slow.append((1 - (int(r[sk]) / base_s + int(r['chain']) / base_c) / 2) * 100)
+            if base and 'chain' in r:
+                slow.append((1 - work(r) / base) * 100)
             n = int(r.get('perf_samples') or r.get('records_ustack') or 0)
             samples.append(n)
             if int(r.get('leaf', 0)):
