@@ -21,26 +21,32 @@ def main():
             if r.get('rc') == '0':
                 runs.append(r)
     none = [r for r in runs if r['prof'] == 'none']
-    # What a run's two threads did, as CPU time at the rates of the runs without a profiler: each
-    # thread's work (the sorting thread's in calls of its comparator before the time was up, the
-    # other's in rounds of its loop) over its median work per CPU second there.  The two threads
-    # do not get the same share of the CPUs from run to run (41 or 51 sorts in 4 s, by turns),
-    # and each thread's own figure moves with its share: counted so, runs without a profiler
-    # differed by 2.4 %.  Older nofp output (no CPU times): each thread's work relative to its
-    # median, averaged.
-    if runs and all('sort_ns' in r and 'compares' in r for r in runs):
-        def rate(r, key, ns):
-            return int(r[key]) / int(r[ns]) if int(r[ns]) else 0
-        rate_s = med([rate(r, 'compares', 'sort_ns') for r in none])
-        rate_c = med([rate(r, 'chain', 'chain_ns') for r in none])
-
+    # What a run's two threads did, in instructions.  Under -icount the two vCPUs take turns
+    # unevenly, and which thread runs on the faster one changes from run to run: without a
+    # profiler a run did 41 sorts and 38 600 rounds of the chain, or 51 and 31 000.  Each
+    # thread's work is its instructions over a fixed cost per unit, and the two threads' together
+    # are the same in every run without a profiler, so the costs per compare (a) and per round
+    # (b) come from those runs: a * compares + b * chain = 1, least squares (the runs agreed to
+    # 0.05 %).  When their split hardly moved (no second equation), each thread's work relative
+    # to its median, averaged, as before (2.4 % apart in one boot).
+    nofp = [r for r in runs if 'chain' in r]
+    sk = 'compares' if nofp and all('compares' in r for r in nofp) else 'sorts'
+    xs = [int(r[sk]) for r in none]
+    ys = [int(r['chain']) for r in none]
+    sxx = sum(x * x for x in xs)
+    syy = sum(y * y for y in ys)
+    sxy = sum(x * y for x, y in zip(xs, ys))
+    det = sxx * syy - sxy * sxy
+    a = b = 0
+    if len(none) > 1 and det and (max(xs) - min(xs)) > 0.02 * med(xs):
+        a = (sum(xs) * syy - sum(ys) * sxy) / det
+        b = (sum(ys) * sxx - sum(xs) * sxy) / det
+    if a > 0 and b > 0:
         def work(r):
-            return int(r['compares']) / rate_s + int(r['chain']) / rate_c
-        ok = bool(none and rate_s and rate_c)
+            return a * int(r[sk]) + b * int(r['chain'])
+        ok = True
     else:
-        sk = 'compares' if runs and all('compares' in r for r in runs) else 'sorts'
-        base_s = med([int(r[sk]) for r in none])
-        base_c = med([int(r['chain']) for r in none])
+        base_s, base_c = med(xs), med(ys)
 
         def work(r):
             return int(r[sk]) / base_s + int(r['chain']) / base_c

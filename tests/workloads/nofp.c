@@ -13,12 +13,10 @@
  *
  *   nofp pid=PID
  *   cputime tid=TID ns=NS name=NAME   (per thread: its whole CPU time, from its creation)
- *   work sorts=N chain=M compares=K sort_ns=S chain_ns=C
- *        (sorts done, rounds of leaf's loop, calls of cmp before the time was up: what a profiler
- *        slowed; compares counts the sorting thread's work finely, and not the sort it finishes
- *        after the time, while the other thread has stopped; S and C: each thread's CPU time when
- *        the time was up, so that work per CPU second weighs each thread's work whatever share
- *        of the CPUs it got)
+ *   work sorts=N chain=M compares=K   (sorts done, rounds of leaf's loop, calls of cmp before the
+ *                                      time was up: what a profiler slowed; compares counts the
+ *                                      sorting thread's work finely, and not the sort it finishes
+ *                                      after the time, while the other thread has stopped)
  *   done pid=PID
  *
  * Usage: nofp [SECONDS]   (default 5)
@@ -121,18 +119,12 @@ static long long thread_cpu_ns(void)
 	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-static long long chain_ns, sort_ns;
+static long long chain_ns;
 static pid_t chain_tid;
 
 NOINLINE void *chain_main(void *arg)
 {
-	sigset_t alrm;
-
 	(void)arg;
-	/* the alarm's handler runs on the sorting thread, and reads its CPU time */
-	sigemptyset(&alrm);
-	sigaddset(&alrm, SIGALRM);
-	pthread_sigmask(SIG_BLOCK, &alrm, NULL);
 	c40();
 	chain_ns = thread_cpu_ns();
 	chain_tid = gettid();
@@ -143,7 +135,6 @@ NOINLINE void *chain_main(void *arg)
 static void on_alarm(int sig)
 {
 	(void)sig;
-	sort_ns = thread_cpu_ns();
 	stop = 1;
 }
 
@@ -182,8 +173,7 @@ int main(int argc, char **argv)
 	pthread_join(t, NULL);
 	printf("cputime tid=%d ns=%lld name=nofp-sort\n", (int)gettid(), thread_cpu_ns());
 	printf("cputime tid=%d ns=%lld name=nofp-chain\n", (int)chain_tid, chain_ns);
-	printf("work sorts=%lu chain=%lu compares=%lu sort_ns=%lld chain_ns=%lld\n", sorts, rounds,
-	       compares, sort_ns, chain_ns);
+	printf("work sorts=%lu chain=%lu compares=%lu\n", sorts, rounds, compares);
 	printf("done pid=%d\n", (int)getpid());
 	return 0;
 }
