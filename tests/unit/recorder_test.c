@@ -3,10 +3,10 @@
  * The recorder on synthetic ring records: mappings of this very test program name its functions,
  * repeated stacks are written once and then found in the stack cache (only their leaf named
  * again), a new mapping of the process makes its cached stacks stale, ticks are joined with the
- * user stacks of their walks into one event each, losses become lfr.LostSamples, and the module's
- * counted losses are added at the end so that events + lost = ticks matched; the frames of a
- * stripped copy of this program stay unnamed, with an lfr.ObjectFile event that lfr report names
- * them by.
+ * user stacks of their walks into one event each, frames met before in other stacks are not
+ * named again, losses become lfr.LostSamples, and the module's counted losses are added at the
+ * end so that events + lost = ticks matched; the frames of a stripped copy of this program stay
+ * unnamed, with an lfr.ObjectFile event that lfr report names them by.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -385,6 +385,66 @@ static void test_seen_addresses_name_nothing(void **state)
 	assert_int_equal(st.raw_hits, 2); /* walk 5 repeats walk 3; walk 4 does not */
 	assert_int_equal(st.frames, 10);
 	assert_true(js.stack_traces > traces); /* walk 4's caller is another */
+}
+
+/* A SAMPLE record of the user stack PCS[0] <- PCS[1] <- ... (N pcs, at most 4). */
+static void add_sample_pcs(struct env *e, const uint64_t *pcs, uint16_t n)
+{
+	uint64_t buf[(sizeof(struct lfr_rec_sample) + 4 * 8) / 8 + 1] = {0};
+	struct lfr_rec_sample *s = (void *)buf;
+
+	s->hdr.type = LFR_REC_SAMPLE;
+	s->hdr.size = (uint32_t)(sizeof(*s) + n * 8);
+	s->time_ns = ++e->t;
+	s->tgid = TGID;
+	s->tid = TGID;
+	s->weight = 1;
+	s->nr_user = n;
+	memcpy(s->ips, pcs, n * 8);
+	assert_int_equal(lfr_recorder_add(e->rec, &s->hdr), 0);
+}
+
+/*
+ * A stack met for the first time whose frames were all met before, in other stacks, asks the
+ * symbolizer for none of them; a new mapping of the process has them named again.
+ */
+static void test_frames_met_before_not_named_again(void **state)
+{
+	struct env *e = *state;
+	uintptr_t leaf = (uintptr_t)recorder_test_leaf, caller = (uintptr_t)recorder_test_caller,
+	          start = (uintptr_t)__libc_start_call_main;
+	const uint64_t x[] = {leaf + 1, caller + 6, leaf + 4, start + 6},
+	               y[] = {leaf + 1, leaf + 4, caller + 6, start + 6};
+	struct lfr_recorder_stats st;
+	struct lfr_sym_stats before, after;
+	struct lfr_jfr_stats js;
+
+	add_own_code_mapping(e);
+	add_sample_pcs(e, x, 4);
+	assert_int_equal(lfr_recorder_process(e->rec, false), 0);
+	lfr_sym_get_stats(e->sym, &before);
+	add_sample_pcs(e, y, 4);
+	assert_int_equal(lfr_recorder_process(e->rec, false), 0);
+	lfr_sym_get_stats(e->sym, &after);
+	lfr_recorder_get_stats(e->rec, &st);
+	lfr_jfr_get_stats(e->w, &js);
+	assert_int_equal(js.stack_traces, 2); /* another stack, */
+	assert_int_equal(st.stack_hits, 0);
+	assert_int_equal(st.unnamed, 0);
+	/* of frames named before: only the leaf's mapping checked, as every sample's of a batch */
+	assert_int_equal(after.lookups, before.lookups + 1);
+
+	/* the process maps something new over them: each is named again, and differently */
+	before = after;
+	add_self_mapping(e, leaf, "/nonexistent/replacement");
+	add_sample_pcs(e, x, 4);
+	assert_int_equal(lfr_recorder_process(e->rec, true), 0);
+	lfr_sym_get_stats(e->sym, &after);
+	lfr_recorder_get_stats(e->rec, &st);
+	lfr_jfr_get_stats(e->w, &js);
+	assert_int_equal(after.lookups, before.lookups + 4);
+	assert_int_equal(st.unnamed, 4);
+	assert_int_equal(js.stack_traces, 3);
 }
 
 /*
@@ -1371,6 +1431,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_stacks_named_cached_and_invalidated, setup,
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_seen_addresses_name_nothing, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_frames_met_before_not_named_again, setup,
+	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_user_leaf_below_the_kernel_cached_by_method, setup,
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_jit_samples_wait_for_the_map_written_at_exit,

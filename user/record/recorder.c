@@ -119,6 +119,25 @@ struct stack_entry {
 	bool incomplete;  /* written with truncated = true */
 };
 
+/*
+ * A frame named before, by its pc: the method key it got while what its process's pcs (or the
+ * kernel's) resolve to stayed the same (the symbolizer's serial).  A stack met for the first
+ * time is mostly frames met before (a recursion's other path, a caller's other call site): each
+ * then costs a probe, not the symbolizer and the method pool.  Only frames in a file or in the
+ * kernel are kept: code in anonymous memory may be named by a perf map later.
+ */
+struct frame_memo {
+	uint64_t pc; /* as named: a return address less one */
+	uint64_t serial;
+	uint64_t key;  /* method key */
+	uint32_t tgid; /* 0 for a kernel pc */
+	uint8_t used, resolved;
+	uint8_t root_known, root; /* whether a thread begins there, once asked (the last frame) */
+};
+
+#define FRAME_MEMO_BITS 16
+#define FRAME_MEMO (1u << FRAME_MEMO_BITS) /* entries, direct-mapped by pc and process */
+
 #define STACK_ENTRIES (3u << 14)
 #define STACK_TRUNC_FLAGS                                                                          \
 	(LFR_SAMPLE_F_USER_TRUNCATED | LFR_SAMPLE_F_USER_FAULT | LFR_SAMPLE_F_USER_BAD_FRAME |     \
@@ -156,6 +175,7 @@ struct lfr_recorder {
 	 * interned strings, so equal names have equal pointers */
 	struct hashtab methods;
 	struct hashtab objects_told; /* (path, build-id) of lfr.ObjectFile events written */
+	struct frame_memo *memo;     /* FRAME_MEMO entries, or NULL: every frame is named */
 	uint64_t frames[MAX_FRAMES];
 	struct lfr_recorder_stats st;
 	uint64_t last_time;
@@ -255,6 +275,7 @@ int lfr_recorder_new(struct lfr_recorder **out, struct lfr_jfr_writer *w, struct
 	r->threads.elem = sizeof(struct thread);
 	r->procs.elem = sizeof(struct process);
 	r->jit_wait_max = JIT_WAIT_MAX;
+	r->memo = calloc(FRAME_MEMO, sizeof(*r->memo)); /* untouched pages cost nothing */
 	*out = r;
 	return 0;
 }
@@ -287,6 +308,7 @@ void lfr_recorder_free(struct lfr_recorder *r)
 	idmap_free(&r->procs, process_fini);
 	hashtab_free(&r->methods);
 	hashtab_free(&r->objects_told);
+	free(r->memo);
 	hashtab_free(&r->stack_index);
 	free(r->stacks);
 	free(r->stack_ips);
@@ -862,27 +884,51 @@ static int name_frame(struct lfr_recorder *r, const struct lfr_record *rec, unsi
                       uint64_t *key, bool *root)
 {
 	const struct lfr_rec_sample *s = rec->sample.r;
+	bool kernel = i < s->nr_kernel;
+	/* Return addresses point after the call: name the call itself. */
+	uint64_t pc = kernel ? rec->sample.kernel_ips[i]
+	                     : rec->sample.user_ips[i - s->nr_kernel] - (i > s->nr_kernel ? 1 : 0);
+	uint32_t tgid = kernel ? 0 : s->tgid;
+	struct frame_memo *m = NULL;
 	struct lfr_frame f;
 	int err;
 
-	if (i < s->nr_kernel) {
-		lfr_sym_resolve_kernel(r->sym, rec->sample.kernel_ips[i], &f);
-	} else {
-		unsigned int u = i - s->nr_kernel;
-		/* Return addresses point after the call: name the call itself. */
-		uint64_t pc = rec->sample.user_ips[u] - (u ? 1 : 0);
+	if (r->memo) {
+		uint64_t h = (pc ^ (pc >> 23) ^ (uint64_t)tgid << 40) * 0x9e3779b97f4a7c15ull;
 
-		lfr_sym_resolve_user(r->sym, s->tgid, pc, &f);
+		m = &r->memo[h >> (64 - FRAME_MEMO_BITS)];
+		if (m->pc == pc && m->tgid == tgid && m->used && (!root || m->root_known) &&
+		    m->serial == lfr_sym_serial(r->sym, tgid, kernel)) {
+			*key = m->key;
+			r->st.unnamed += !m->resolved;
+			if (root)
+				*root = m->root;
+			return 0;
+		}
 	}
+	if (kernel)
+		lfr_sym_resolve_kernel(r->sym, pc, &f);
+	else
+		lfr_sym_resolve_user(r->sym, s->tgid, pc, &f);
 	if ((err = method_key(r, &f, key)) || (err = tell_object(r, &f, s->time_ns)))
 		return err;
 	r->st.unnamed += !f.resolved;
 	/* in anonymous memory (not in a file, nor where no mapping is known, as a bad frame
 	 * pointer's): JIT code, perhaps named by a perf map later */
-	r->jit_met |=
-	    i >= s->nr_kernel && !f.resolved && !f.path && strcmp(f.class_name, "[unknown]");
+	r->jit_met |= !kernel && !f.resolved && !f.path && strcmp(f.class_name, "[unknown]");
 	if (root)
 		*root = is_thread_root(&f);
+	if (m && (kernel || f.path))
+		*m = (struct frame_memo){
+		    .pc = pc,
+		    .serial = lfr_sym_serial(r->sym, tgid, kernel),
+		    .key = *key,
+		    .tgid = tgid,
+		    .used = 1,
+		    .resolved = f.resolved,
+		    .root_known = root != NULL,
+		    .root = root && *root,
+		};
 	return 0;
 }
 

@@ -983,6 +983,16 @@ uint64_t lfr_sym_perf_map_check(struct lfr_sym *sym, uint32_t pid, bool force)
 	return p->serial;
 }
 
+uint64_t lfr_sym_serial(struct lfr_sym *sym, uint32_t pid, bool kernel)
+{
+	const struct proc *p;
+
+	if (kernel)
+		return sym->ks_serial;
+	p = pid == KERNEL_PID ? NULL : find_proc(sym, pid);
+	return p ? p->serial : 0;
+}
+
 /* The build-id of an object whose pc stayed unnamed: read from it, else the mapping's. */
 static void obj_build_id(const struct elfobj *o, struct lfr_frame *f)
 {

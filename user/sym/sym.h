@@ -144,6 +144,13 @@ bool lfr_sym_resolve_object(struct lfr_sym *sym, const char *path, const uint8_t
  */
 uint64_t lfr_sym_perf_map_check(struct lfr_sym *sym, uint32_t pid, bool force);
 
+/*
+ * What lfr_sym_perf_map_check() returns, without reading anything; with KERNEL true, the same for
+ * the kernel's pcs (pid ignored).  A caller's own memory of what pcs resolved to holds while it
+ * stays the same.
+ */
+uint64_t lfr_sym_serial(struct lfr_sym *sym, uint32_t pid, bool kernel);
+
 /* "Native", "C++", "Kernel", "JIT compiled", "Interpreted". */
 const char *lfr_frame_type_name(enum lfr_frame_type type);
 
