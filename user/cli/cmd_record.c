@@ -777,7 +777,9 @@ static int parse(struct record *r, int argc, char **argv, char ***cmd)
 
 static int open_outputs(struct record *r)
 {
-	struct lfr_sym_opts so = {.flags = LFR_SYM_PROC_MAPS_FALLBACK};
+	/* the recorder names each frame in a file once (lfr_recorder's own memory of frames): its
+	 * symbolizer's cache holds the rest, code in anonymous memory and pcs not named again */
+	struct lfr_sym_opts so = {.flags = LFR_SYM_PROC_MAPS_FALLBACK, .cache_entries = 16384};
 	int err;
 
 	err = lfr_jfr_open(&r->w, r->output, &r->jfr_opts);

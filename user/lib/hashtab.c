@@ -61,6 +61,16 @@ int hashtab_reserve(struct hashtab *t, size_t n)
 	return 0;
 }
 
+int hashtab_prepare(struct hashtab *t, size_t n)
+{
+	if (hashtab_reserve(t, n))
+		return -1;
+	/* a write of each page's first word as it is: an atomic add of 0, one fault per page */
+	for (size_t off = 0; off < t->cap * sizeof(*t->slots); off += 4096)
+		__atomic_fetch_add((uint64_t *)((char *)t->slots + off), 0, __ATOMIC_RELAXED);
+	return 0;
+}
+
 struct hashtab_slot *hashtab_put(struct hashtab *t, uint64_t a, uint64_t b, bool *fresh)
 {
 	return hashtab_put_hashed(t, a, b, hashtab_hash(a, b), fresh);

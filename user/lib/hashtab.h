@@ -100,6 +100,11 @@ void hashtab_del(struct hashtab *t, struct hashtab_slot *s);
 
 /* Makes room for n more keys without growing; -1 on ENOMEM. */
 int hashtab_reserve(struct hashtab *t, size_t n);
+/*
+ * hashtab_reserve() with every page of the slots written now: keys put later, anywhere in the
+ * table, take no fresh page (which the kernel would zero then).  -1 on ENOMEM.
+ */
+int hashtab_prepare(struct hashtab *t, size_t n);
 
 static inline void hashtab_prefetch(const struct hashtab *t, uint64_t h)
 {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Stacks already written, by their raw addresses (see raw_stacks.h). */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -99,25 +100,47 @@ const struct raw_stack_val *raw_stacks_find(const struct raw_stacks *c,
 	}
 }
 
+static int alloc(struct raw_stacks *c)
+{
+	c->entries = malloc(RAW_ENTRIES * sizeof(*c->entries));
+	c->ips = malloc(RAW_IPS * sizeof(*c->ips));
+	c->index = calloc(RAW_SLOTS, sizeof(*c->index));
+	if (!c->entries || !c->ips || !c->index) {
+		free(c->entries);
+		free(c->ips);
+		free(c->index);
+		c->entries = NULL;
+		c->ips = NULL;
+		c->index = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* The part written before the recording: about 6 000 stacks of 40 frames. */
+#define RAW_PREPARED_ENTRIES (1u << 13)
+#define RAW_PREPARED_IPS (1u << 18)
+_Static_assert(RAW_PREPARED_ENTRIES <= RAW_ENTRIES && RAW_PREPARED_IPS <= RAW_IPS,
+               "the prepared part lies within the cache");
+
+int raw_stacks_prepare(struct raw_stacks *c)
+{
+	if (!c->entries && alloc(c))
+		return -ENOMEM;
+	/* the index is probed anywhere: all of it; entries and addresses fill from the start */
+	memset(c->index, 0, RAW_SLOTS * sizeof(*c->index));
+	memset(c->entries, 0, RAW_PREPARED_ENTRIES * sizeof(*c->entries));
+	memset(c->ips, 0, RAW_PREPARED_IPS * sizeof(*c->ips));
+	return 0;
+}
+
 void raw_stacks_add(struct raw_stacks *c, const struct raw_stack_key *k,
                     const struct raw_stack_val *v, int word)
 {
 	uint32_t n = (uint32_t)k->nr_kernel + k->nr_user, i;
 
-	if (!c->entries) {
-		c->entries = malloc(RAW_ENTRIES * sizeof(*c->entries));
-		c->ips = malloc(RAW_IPS * sizeof(*c->ips));
-		c->index = calloc(RAW_SLOTS, sizeof(*c->index));
-		if (!c->entries || !c->ips || !c->index) {
-			free(c->entries);
-			free(c->ips);
-			free(c->index);
-			c->entries = NULL;
-			c->ips = NULL;
-			c->index = NULL;
-			return;
-		}
-	}
+	if (!c->entries && alloc(c))
+		return;
 	if (n > RAW_IPS)
 		return;
 	if (c->used == RAW_ENTRIES || c->ips_used + n > RAW_IPS) {

@@ -48,6 +48,11 @@ const struct raw_stack_val *raw_stacks_find(const struct raw_stacks *c,
  */
 void raw_stacks_add(struct raw_stacks *c, const struct raw_stack_key *k,
                     const struct raw_stack_val *v, int word);
+/*
+ * Allocates the cache and writes its index and its first entries' pages before the recording:
+ * the first stacks of a recording then take no fresh pages.  Returns 0 or -ENOMEM.
+ */
+int raw_stacks_prepare(struct raw_stacks *c);
 void raw_stacks_free(struct raw_stacks *c);
 
 #endif

@@ -135,7 +135,7 @@ struct frame_memo {
 	uint8_t root_known, root; /* whether a thread begins there, once asked (the last frame) */
 };
 
-#define FRAME_MEMO_BITS 16
+#define FRAME_MEMO_BITS 14
 #define FRAME_MEMO (1u << FRAME_MEMO_BITS) /* entries, direct-mapped by pc and process */
 
 #define STACK_ENTRIES (3u << 14)
@@ -275,7 +275,7 @@ int lfr_recorder_new(struct lfr_recorder **out, struct lfr_jfr_writer *w, struct
 	r->threads.elem = sizeof(struct thread);
 	r->procs.elem = sizeof(struct process);
 	r->jit_wait_max = JIT_WAIT_MAX;
-	r->memo = calloc(FRAME_MEMO, sizeof(*r->memo)); /* untouched pages cost nothing */
+	r->memo = calloc(FRAME_MEMO, sizeof(*r->memo));
 	*out = r;
 	return 0;
 }
@@ -794,6 +794,19 @@ static struct stack_entry *stack_lookup(struct lfr_recorder *r, const struct lfr
 	}
 }
 
+static int stacks_alloc(struct lfr_recorder *r)
+{
+	r->stacks = malloc(STACK_ENTRIES * sizeof(*r->stacks));
+	r->stack_ips = malloc(STACK_IPS * sizeof(*r->stack_ips));
+	if (r->stacks && r->stack_ips)
+		return 0;
+	free(r->stacks);
+	free(r->stack_ips);
+	r->stacks = NULL;
+	r->stack_ips = NULL;
+	return -ENOMEM;
+}
+
 static void stack_remember(struct lfr_recorder *r, const struct lfr_rec_sample *s, uint32_t map_gen,
                            uint32_t trunc, uint64_t leaf, uint64_t uleaf, uint64_t h, uint64_t salt,
                            uint64_t key, uint32_t unnamed, bool incomplete)
@@ -802,12 +815,8 @@ static void stack_remember(struct lfr_recorder *r, const struct lfr_rec_sample *
 	struct hashtab_slot *slot;
 	bool fresh;
 
-	if (!r->stacks) {
-		r->stacks = malloc(STACK_ENTRIES * sizeof(*r->stacks));
-		r->stack_ips = malloc(STACK_IPS * sizeof(*r->stack_ips));
-		if (!r->stacks || !r->stack_ips)
-			return; /* no shortcut: every stack is named in full */
-	}
+	if (!r->stacks && stacks_alloc(r))
+		return; /* no shortcut: every stack is named in full */
 	if (r->stacks_used == STACK_ENTRIES || r->stack_ips_used + n > STACK_IPS) {
 		/* Full: start over (the JFR pools keep every stack; only the shortcut is lost). */
 		hashtab_clear(&r->stack_index);
@@ -840,7 +849,8 @@ static bool needs_mapping(struct lfr_recorder *r, const struct lfr_record *rec)
 {
 	struct lfr_frame f;
 
-	if (!rec->sample.r->nr_user)
+	if (!rec->sample.r->nr_user ||
+	    lfr_sym_in_file(r->sym, rec->sample.r->tgid, rec->sample.user_ips[0]))
 		return false;
 	lfr_sym_resolve_user(r->sym, rec->sample.r->tgid, rec->sample.user_ips[0], &f);
 	return !f.path && !f.resolved;
@@ -1300,7 +1310,7 @@ join_new_stack(struct lfr_recorder *r, const struct lfr_joined *j, struct raw_st
 	 * The leaf rule needs the mapping of the interrupted pc; it may still be on its way on
 	 * another CPU's ring: replay the pair with the next batch, once.
 	 */
-	if (nu && r->hold && !r->final) {
+	if (nu && r->hold && !r->final && !lfr_sym_in_file(r->sym, t->tgid, j->user_ips[0])) {
 		lfr_sym_resolve_user(r->sym, t->tgid, j->user_ips[0], &leaf);
 		if (!leaf.path && !leaf.resolved)
 			return defer_pair(r, j);
@@ -1738,10 +1748,29 @@ static void *naming_thread(void *arg)
 	return NULL;
 }
 
+/* Stacks and methods of a recording's first seconds, whose cache pages are written beforehand. */
+#define PREPARED_STACKS (1u << 13)
+#define PREPARED_STACK_IPS (1u << 17)
+#define PREPARED_METHODS (1u << 12)
+_Static_assert(PREPARED_STACKS <= STACK_ENTRIES && PREPARED_STACK_IPS <= STACK_IPS,
+               "the prepared part lies within the cache");
+
 int lfr_recorder_prepare(struct lfr_recorder *r, size_t bytes)
 {
 	if (!r->in.mapped && batch_map(&r->in, BATCH_BLOCK))
 		return -ENOMEM;
+	/*
+	 * The caches' first pages, and all of the tables probed anywhere: naming the first stacks
+	 * of a recording, most of its distinct ones, takes no fresh pages either.
+	 */
+	if (raw_stacks_prepare(&r->raw) || (!r->stacks && stacks_alloc(r)) ||
+	    hashtab_prepare(&r->stack_index, PREPARED_STACKS) ||
+	    hashtab_prepare(&r->methods, PREPARED_METHODS))
+		return -ENOMEM;
+	memset(r->stacks, 0, PREPARED_STACKS * sizeof(*r->stacks));
+	memset(r->stack_ips, 0, PREPARED_STACK_IPS * sizeof(*r->stack_ips));
+	if (r->memo)
+		memset(r->memo, 0, FRAME_MEMO * sizeof(*r->memo));
 	for (size_t n = 0; n < bytes; n += BATCH_BLOCK) {
 		struct batch *q = calloc(1, sizeof(*q));
 

@@ -99,8 +99,9 @@ int lfr_recorder_behind(struct lfr_recorder *r, size_t max_queued, int nice, boo
  * Maps, before the recording starts, the reading side's first batch and spare ones of BYTES in
  * all (whole blocks, populated) for lfr_recorder_behind()'s queue: the batches that queue up
  * while naming stays behind then take no fresh pages, which the kernel zeroes, while the recorded
- * threads run.  Returns 0 or a negative errno (nothing mapped is lost: batches are mapped as
- * they are needed otherwise).
+ * threads run.  The caches of stacks, frames and methods get their first pages (their indexes
+ * all of theirs) the same way.  Returns 0 or a negative errno (nothing mapped is lost: batches
+ * are mapped, and caches filled, as they are needed otherwise).
  */
 int lfr_recorder_prepare(struct lfr_recorder *r, size_t bytes);
 

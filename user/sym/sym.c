@@ -176,7 +176,9 @@ static char *dup_or(const char *s, const char *def)
 static struct cache_ent *cache_map(size_t entries, size_t *bytes)
 {
 	size_t len = entries * sizeof(struct cache_ent);
-	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	/* populated now: its slots are spread over every page, each touched by a pc named later */
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+	               MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 
 	if (p == MAP_FAILED)
 		return NULL;
@@ -981,6 +983,14 @@ uint64_t lfr_sym_perf_map_check(struct lfr_sym *sym, uint32_t pid, bool force)
 	    perfmap_refresh(&p->pm, path, owner))
 		p->serial = sym->next_serial++;
 	return p->serial;
+}
+
+bool lfr_sym_in_file(struct lfr_sym *sym, uint32_t pid, uint64_t pc)
+{
+	struct proc *p = pid == KERNEL_PID ? NULL : find_proc(sym, pid);
+	const struct mapping *m = p ? find_mapping(p, pc) : NULL;
+
+	return m && m->path;
 }
 
 uint64_t lfr_sym_serial(struct lfr_sym *sym, uint32_t pid, bool kernel)

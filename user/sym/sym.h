@@ -145,6 +145,12 @@ bool lfr_sym_resolve_object(struct lfr_sym *sym, const char *path, const uint8_t
 uint64_t lfr_sym_perf_map_check(struct lfr_sym *sym, uint32_t pid, bool force);
 
 /*
+ * Whether pc lies in a mapping of a file known for pid: then lfr_sym_resolve_user() gives it a
+ * path.  Touches no cache: a cheap test of whether a pc's mapping has arrived yet.
+ */
+bool lfr_sym_in_file(struct lfr_sym *sym, uint32_t pid, uint64_t pc);
+
+/*
  * What lfr_sym_perf_map_check() returns, without reading anything; with KERNEL true, the same for
  * the kernel's pcs (pid ignored).  A caller's own memory of what pcs resolved to holds while it
  * stays the same.
