@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The one hash table: integer and byte keys, growth, deletion by backward shift (checked against a
- * plain array as the model, with keys forced into long collision runs), iteration.
+ * The one hash table: integer and byte keys, growth, a table prepared beforehand, deletion by
+ * backward shift (checked against a plain array as the model, with keys forced into long collision
+ * runs), iteration.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -43,6 +44,39 @@ static void test_integer_keys(void **state)
 	hashtab_clear(&t);
 	assert_int_equal(t.n, 0);
 	assert_null(hashtab_get(&t, 5, 35));
+	hashtab_free(&t);
+}
+
+/*
+ * A table prepared for n keys (its slots' pages written beforehand) takes them without growing,
+ * and keeps what it held when prepared again.
+ */
+static void test_prepared_table(void **state)
+{
+	struct hashtab t = {0};
+	struct hashtab_slot *slots;
+	size_t cap;
+	bool fresh;
+
+	(void)state;
+	assert_int_equal(hashtab_prepare(&t, 5000), 0);
+	assert_int_equal(t.n, 0);
+	assert_true(t.cap >= 2 * 5000);
+	slots = t.slots;
+	cap = t.cap;
+	for (uint64_t i = 0; i < 5000; i++)
+		hashtab_put(&t, i, ~i, &fresh)->v = i;
+	assert_ptr_equal(t.slots, slots); /* not grown */
+	assert_int_equal(t.cap, cap);
+	assert_int_equal(hashtab_prepare(&t, 5000), 0);
+	assert_true(t.cap >= 2 * 10000);
+	for (uint64_t i = 0; i < 5000; i++) {
+		struct hashtab_slot *s = hashtab_get(&t, i, ~i);
+
+		assert_non_null(s);
+		assert_int_equal(s->v, i);
+	}
+	assert_int_equal(t.n, 5000);
 	hashtab_free(&t);
 }
 
@@ -187,6 +221,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_integer_keys),
+	    cmocka_unit_test(test_prepared_table),
 	    cmocka_unit_test(test_byte_keys),
 	    cmocka_unit_test(test_zeroed_table_takes_byte_keys),
 	    cmocka_unit_test(test_delete_against_model),

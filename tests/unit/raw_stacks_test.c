@@ -2,7 +2,8 @@
 /*
  * Stacks by their raw addresses (record/raw_stacks): a stack added is found again by the same
  * addresses, process, mapping generation and flags, not by others, also when many keys share a
- * hash; the word the leaf rule read must match; a full cache starts over.
+ * hash; the word the leaf rule read must match; a full cache starts over; a cache prepared
+ * beforehand starts empty.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -127,12 +128,31 @@ static void a_full_cache_starts_over(void **state)
 	raw_stacks_free(&c);
 }
 
+/* A cache prepared before the recording holds nothing yet, and takes stacks as a fresh one does. */
+static void a_prepared_cache_starts_empty(void **state)
+{
+	struct raw_stacks c = {0};
+	struct raw_stack_val v = {.stack = 3};
+	struct raw_stack_key k = key(1);
+
+	(void)state;
+	assert_int_equal(raw_stacks_prepare(&c), 0);
+	raw_stack_hash(&k);
+	assert_null(raw_stacks_find(&c, &k));
+	raw_stacks_add(&c, &k, &v, -1);
+	assert_non_null(raw_stacks_find(&c, &k));
+	assert_int_equal(raw_stacks_find(&c, &k)->stack, 3);
+	assert_int_equal(c.used, 1);
+	raw_stacks_free(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(found_by_the_same_key_only),
 	    cmocka_unit_test(the_leaf_rules_word_must_match),
 	    cmocka_unit_test(a_full_cache_starts_over),
+	    cmocka_unit_test(a_prepared_cache_starts_empty),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
