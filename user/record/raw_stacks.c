@@ -105,16 +105,10 @@ static int alloc(struct raw_stacks *c)
 	c->entries = malloc(RAW_ENTRIES * sizeof(*c->entries));
 	c->ips = malloc(RAW_IPS * sizeof(*c->ips));
 	c->index = calloc(RAW_SLOTS, sizeof(*c->index));
-	if (!c->entries || !c->ips || !c->index) {
-		free(c->entries);
-		free(c->ips);
-		free(c->index);
-		c->entries = NULL;
-		c->ips = NULL;
-		c->index = NULL;
-		return -ENOMEM;
-	}
-	return 0;
+	if (c->entries && c->ips && c->index)
+		return 0;
+	raw_stacks_free(c);
+	return -ENOMEM;
 }
 
 /* The part written before the recording: about 6 000 stacks of 40 frames. */
