@@ -99,6 +99,9 @@ struct hashtab_slot *hashtab_put_hashed(struct hashtab *t, uint64_t a, uint64_t 
 
 struct hashtab_slot *hashtab_put_bytes(struct hashtab *t, const void *key, size_t len, bool *fresh)
 {
+	/* hashed once, for the probe and, when absent, for its slot */
+	uint64_t h = hashtab_hash_bytes(key, len);
+	size_t mask = t->cap - 1, i = h & mask;
 	struct hashtab_slot *s;
 
 	/*
@@ -110,18 +113,22 @@ struct hashtab_slot *hashtab_put_bytes(struct hashtab *t, const void *key, size_
 			abort();
 		t->bytes = true;
 	}
-	s = hashtab_get_bytes(t, key, len);
-
-	if (s) {
-		*fresh = false;
-		return s;
+	if (t->cap)
+		for (; t->slots[i].n; i = (i + 1) & mask) {
+			s = &t->slots[i];
+			if (s->a == h && s->n == len + 1 &&
+			    !memcmp((const void *)(uintptr_t)s->b, key, len)) {
+				*fresh = false;
+				return s;
+			}
+		}
+	if ((t->n + 1) * 2 > t->cap) {
+		if (grow(t) < 0)
+			return NULL;
+		mask = t->cap - 1;
+		for (i = h & mask; t->slots[i].n; i = (i + 1) & mask)
+			;
 	}
-	if ((t->n + 1) * 2 > t->cap && grow(t) < 0)
-		return NULL;
-	uint64_t h = hashtab_hash_bytes(key, len);
-	size_t mask = t->cap - 1, i = h & mask;
-	while (t->slots[i].n)
-		i = (i + 1) & mask;
 	s = &t->slots[i];
 	*s = (struct hashtab_slot){h, (uint64_t)(uintptr_t)key, 0, len + 1};
 	t->n++;
