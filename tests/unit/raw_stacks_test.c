@@ -128,7 +128,10 @@ static void a_full_cache_starts_over(void **state)
 	raw_stacks_free(&c);
 }
 
-/* A cache prepared before the recording holds nothing yet, and takes stacks as a fresh one does. */
+/*
+ * A cache prepared before the recording holds nothing yet and takes stacks as a fresh one does;
+ * prepared again once in use, it keeps them.
+ */
 static void a_prepared_cache_starts_empty(void **state)
 {
 	struct raw_stacks c = {0};
@@ -143,6 +146,10 @@ static void a_prepared_cache_starts_empty(void **state)
 	assert_non_null(raw_stacks_find(&c, &k));
 	assert_int_equal(raw_stacks_find(&c, &k)->stack, 3);
 	assert_int_equal(c.used, 1);
+	/* prepared again once in use: what it holds stays */
+	assert_int_equal(raw_stacks_prepare(&c), 0);
+	assert_non_null(raw_stacks_find(&c, &k));
+	assert_int_equal(raw_stacks_find(&c, &k)->stack, 3);
 	raw_stacks_free(&c);
 }
 

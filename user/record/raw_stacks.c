@@ -121,6 +121,8 @@ int raw_stacks_prepare(struct raw_stacks *c)
 {
 	if (!c->entries && alloc(c))
 		return -ENOMEM;
+	if (c->used)
+		return 0; /* in use: its pages are written already */
 	/* the index is probed anywhere: all of it; entries and addresses fill from the start */
 	memset(c->index, 0, RAW_SLOTS * sizeof(*c->index));
 	memset(c->entries, 0, RAW_PREPARED_ENTRIES * sizeof(*c->entries));

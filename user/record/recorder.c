@@ -1767,10 +1767,12 @@ int lfr_recorder_prepare(struct lfr_recorder *r, size_t bytes)
 	    hashtab_prepare(&r->stack_index, PREPARED_STACKS) ||
 	    hashtab_prepare(&r->methods, PREPARED_METHODS))
 		return -ENOMEM;
-	memset(r->stacks, 0, PREPARED_STACKS * sizeof(*r->stacks));
-	memset(r->stack_ips, 0, PREPARED_STACK_IPS * sizeof(*r->stack_ips));
+	if (!r->stacks_used) { /* (what is in use is written already) */
+		memset(r->stacks, 0, PREPARED_STACKS * sizeof(*r->stacks));
+		memset(r->stack_ips, 0, PREPARED_STACK_IPS * sizeof(*r->stack_ips));
+	}
 	if (r->memo)
-		memset(r->memo, 0, FRAME_MEMO * sizeof(*r->memo));
+		memset(r->memo, 0, FRAME_MEMO * sizeof(*r->memo)); /* forgets nothing but hits */
 	for (size_t n = 0; n < bytes; n += BATCH_BLOCK) {
 		struct batch *q = calloc(1, sizeof(*q));
 
