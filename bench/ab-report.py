@@ -4,20 +4,14 @@
 
 Usage: ab-report.py AB_TXT SECONDS
 """
-import re
 import sys
 
 from medians import fmt, med
-from nofp_work import nofp_work
+from nofp_work import nofp_work, read_runs
 
 
 def main():
-    runs = []
-    for line in open(sys.argv[1], encoding='utf-8', errors='replace'):
-        if line.startswith('unwind '):
-            r = dict(re.findall(r'(\w+)=(\S+)', line))
-            if r.get('rc') == '0':
-                runs.append(r)
+    runs = read_runs(sys.argv[1])
     secs = float(sys.argv[2])
     work, base, noise = nofp_work(runs)
     print('Runs without a profiler: %d (spread of their work %s %%).  Slowdown: the work both '

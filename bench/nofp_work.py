@@ -1,6 +1,19 @@
 # SPDX-License-Identifier: GPL-2.0
 """What a run of tests/workloads/nofp did, weighed (bench/unwind, bench/ab)."""
+import re
+
 from medians import med
+
+
+def read_runs(path):
+    """The runs of PATH's "unwind" lines that exited 0, each a dict of its key=value fields."""
+    runs = []
+    for line in open(path, encoding='utf-8', errors='replace'):
+        if line.startswith('unwind '):
+            r = dict(re.findall(r'(\w+)=(\S+)', line))
+            if r.get('rc') == '0':
+                runs.append(r)
+    return runs
 
 
 def nofp_work(runs):

@@ -4,23 +4,17 @@
 
 Usage: unwind-report.py UNWIND_TXT
 """
-import re
 import sys
 from collections import defaultdict
 
 from medians import fmt, med
-from nofp_work import nofp_work
+from nofp_work import nofp_work, read_runs
 
 
 
 
 def main():
-    runs = []
-    for line in open(sys.argv[1], encoding='utf-8', errors='replace'):
-        if line.startswith('unwind '):
-            r = dict(re.findall(r'(\w+)=(\S+)', line))
-            if r.get('rc') == '0':
-                runs.append(r)
+    runs = read_runs(sys.argv[1])
     none = [r for r in runs if r['prof'] == 'none']
     work, base, noise = nofp_work(runs)
     print('Medians of %d runs without a profiler (noise: spread of their work, %s %%) and of each '
