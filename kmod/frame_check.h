@@ -43,6 +43,43 @@ enum lfr_row_found {
 typedef enum lfr_row_found (*lfr_row_fn)(void *ctx, u64 pc,
 					 const struct lfr_unwind_row **row);
 
+/*
+ * The frames of a walk with unwind tables, kept for the next walk on the CPU
+ * (lfr_walk_mixed()): each frame's pc, sp and rbp, and of the step from it
+ * to the next frame, where it read rbp (0: it did not) and whether a table
+ * row made it.  A walk that reaches one of these states at the same depth
+ * takes the frames after it by reading again only the words their steps
+ * read: the same state, the same words and the same rows give the same
+ * frames.
+ */
+#define LFR_MEMO_FRAMES 64
+
+struct lfr_memo_frame {
+	u64 pc, sp, bp;
+	u64 bp_at;
+	u32 table;
+};
+
+struct lfr_walk_memo {
+	u32 n;
+	struct lfr_memo_frame f[LFR_MEMO_FRAMES];
+};
+
+/*
+ * A CPU's memo (unwind.c): the frames of @task's last walk, with the ranges
+ * and tables it was walked in (struct lfr_known_rows), followed only by a
+ * walk in the same ones; @last, the task walked last when it was not
+ * @task's (pointers compared only, never followed).
+ */
+struct lfr_walk_memos {
+	const void *task, *last;
+	const void *w;
+	u64 gen, image;
+	unsigned long tables;
+	u32 lost;
+	struct lfr_walk_memo m;
+};
+
 struct lfr_uwalk {
 	u64 ip, sp, fp;		/* interrupted user registers */
 	bool compat;		/* 32-bit frames {u32 next_fp, u32 ret} */
@@ -54,6 +91,13 @@ struct lfr_uwalk {
 	unsigned int nr;	/* out */
 	unsigned int frames;	/* out: return addresses found by table rows */
 	u32 flags;		/* out: LFR_SAMPLE_F_USER_* */
+	/*
+	 * With unwind tables, in one section: the frames of an earlier walk,
+	 * followed where this one meets them, and then this walk's (NULL:
+	 * none; its n 0: none to follow).
+	 */
+	struct lfr_walk_memo *memo;
+	unsigned int memo_frames;	/* out: frames taken from the memo */
 };
 
 #endif /* LFR_FRAME_CHECK_H */

@@ -15,6 +15,7 @@
 #include <linux/compiler.h>
 #include <linux/errno.h>
 #include <linux/limits.h>
+#include <linux/minmax.h>
 #include <linux/stddef.h>
 #include <linux/string.h>
 #include <linux/lfr.h>
@@ -87,12 +88,68 @@ struct lfr_mixed_state {
 };
 
 /*
+ * A walk's memo (struct lfr_walk_memo), apart from its state: a walk
+ * without one passes NULL, a constant, and has none of its code.
+ */
+struct lfr_memo_state {
+	struct lfr_walk_memo *memo;	/* this walk's frames */
+	u32 n;				/* the last walk's frames in it */
+	unsigned int frames;		/* frames taken from it */
+	bool join;			/* the last frame is the memo's */
+};
+
+/*
+ * Keeps in @ms's memo the step from frame @i - 1 (where it read rbp: @at,
+ * 0 when nowhere; by a table row: @table) and the state it found, frame
+ * @i's (0 < @i <= LFR_MEMO_FRAMES).  When that state is the one the last
+ * walk had at the same depth, the walk may follow it (ms->join).
+ */
+static __always_inline void lfr_memo_keep(struct lfr_memo_state *ms, u32 i,
+					  u64 at, u32 table, u64 pc, u64 sp,
+					  u64 bp)
+{
+	struct lfr_memo_frame *f = &ms->memo->f[i - 1];
+
+	f->bp_at = at;
+	f->table = table;
+	if (i < LFR_MEMO_FRAMES) {
+		f++;
+		ms->join = i < ms->n && f->pc == pc && f->sp == sp &&
+			   f->bp == bp;
+		f->pc = pc;
+		f->sp = sp;
+		f->bp = bp;
+	}
+}
+
+/*
+ * lfr_memo_keep() inside a recursion, which the walk does not follow from
+ * (it would have followed from the recursion's start): no comparison.
+ */
+static __always_inline void lfr_memo_put(struct lfr_memo_state *ms, u32 i,
+					 u64 at, u64 pc, u64 sp, u64 bp)
+{
+	struct lfr_memo_frame *f = &ms->memo->f[i - 1];
+
+	f->bp_at = at;
+	f->table = 1;
+	if (i < LFR_MEMO_FRAMES) {
+		f[1].pc = pc;
+		f[1].sp = sp;
+		f[1].bp = bp;
+	}
+}
+
+/*
  * Moves the walk to the caller it found: its return address @ret appended
- * to the chain, its sp @cfa, its rbp @nbp.  False when the chain ends there
- * (a zero return address: a bad frame; or the depth cap).
+ * to the chain, its sp @cfa, its rbp @nbp (read at @at, or 0: not read), by
+ * a table row when @table.  False when the chain ends there (a zero return
+ * address: a bad frame; or the depth cap).
  */
 static __always_inline bool lfr_mixed_caller(struct lfr_mixed_state *m,
-					     u64 cfa, u64 ret, u64 nbp)
+					     struct lfr_memo_state *ms,
+					     u64 cfa, u64 ret, u64 nbp, u64 at,
+					     u32 table)
 {
 	if (!ret) {
 		m->flags |= LFR_SAMPLE_F_USER_BAD_FRAME;
@@ -102,6 +159,8 @@ static __always_inline bool lfr_mixed_caller(struct lfr_mixed_state *m,
 		m->flags |= LFR_SAMPLE_F_USER_TRUNCATED;
 		return false;
 	}
+	if (ms && m->nr <= LFR_MEMO_FRAMES)
+		lfr_memo_keep(ms, m->nr, at, table, ret, cfa, nbp);
 	m->ips[m->nr++] = ret;
 	m->pc = ret;
 	m->sp = cfa;
@@ -121,12 +180,14 @@ static __always_inline bool lfr_mixed_caller(struct lfr_mixed_state *m,
  * frame's but the leaf's), so with a CFA_SP row, whose offset is a positive
  * multiple of 8 (unwind_rows.c), the CFA is aligned and above sp already:
  * only the limit is left to check, on the most common rule of code built
- * without frame pointers.
+ * without frame pointers.  @table: the row is a table's (the memo counts
+ * the frame as one).
  */
 static __always_inline bool lfr_step_row(struct lfr_mixed_state *m,
+					 struct lfr_memo_state *ms,
 					 const struct lfr_unwind_row *r,
 					 lfr_read_fn read_in,
-					 const bool sp_aligned)
+					 const bool sp_aligned, const u32 table)
 {
 	u64 cfa, ret, at, nbp = m->bp;
 	u8 rule = r->cfa;
@@ -148,17 +209,18 @@ static __always_inline bool lfr_step_row(struct lfr_mixed_state *m,
 		goto fault;
 	rule = r->bp;
 	if (likely(rule == LFR_UNWIND_BP_SAME))
-		return lfr_mixed_caller(m, cfa, ret, nbp);
+		return lfr_mixed_caller(m, ms, cfa, ret, nbp, 0, table);
 	if (rule == LFR_UNWIND_BP_AT_CFA) {
 		at = cfa + (s64)r->bp_off;
 		if (at >= cfa)
 			goto bad;
 		if (read_in(m->ctx, at, &nbp, sizeof(nbp)))
 			goto fault;
-	} else if (rule == LFR_UNWIND_BP_UNDEFINED) {
-		nbp = 0;
+		return lfr_mixed_caller(m, ms, cfa, ret, nbp, at, table);
 	}
-	return lfr_mixed_caller(m, cfa, ret, nbp);
+	if (rule == LFR_UNWIND_BP_UNDEFINED)
+		nbp = 0;
+	return lfr_mixed_caller(m, ms, cfa, ret, nbp, 0, table);
 bad:
 	m->flags |= LFR_SAMPLE_F_USER_BAD_FRAME;
 	return false;
@@ -211,6 +273,7 @@ static __always_inline bool lfr_row_is_frame_record(const struct lfr_unwind_row 
  * the site.  Makes no call: it runs inside the walk's user-access section.
  */
 static __always_inline bool lfr_step_records(struct lfr_mixed_state *m,
+					     struct lfr_memo_state *ms,
 					     lfr_read_fn read_in)
 {
 	const u64 site = m->pc, limit = m->limit;
@@ -230,6 +293,8 @@ static __always_inline bool lfr_step_records(struct lfr_mixed_state *m,
 		if (likely(ret == site)) {
 			if (unlikely(p == end))
 				goto truncated;
+			if (ms && p - m->ips <= LFR_MEMO_FRAMES)
+				lfr_memo_put(ms, p - m->ips, bp, ret, cfa, nbp);
 			*p++ = ret;
 			sp = cfa;
 			bp = nbp;
@@ -240,6 +305,8 @@ static __always_inline bool lfr_step_records(struct lfr_mixed_state *m,
 			goto bad;
 		if (p == end)
 			goto truncated;
+		if (ms && p - m->ips <= LFR_MEMO_FRAMES)
+			lfr_memo_keep(ms, p - m->ips, bp, 1, ret, cfa, nbp);
 		*p++ = ret;
 		m->pc = ret;
 		m->sp = cfa;
@@ -296,6 +363,7 @@ static __always_inline int lfr_fp_record(void *ctx, lfr_read_fn read, u64 fp,
  * address} at rbp.  rbp == 0 is the outermost frame, as in the plain walk.
  */
 static __always_inline bool lfr_step_fp(struct lfr_mixed_state *m,
+					struct lfr_memo_state *ms,
 					lfr_read_fn read)
 {
 	enum lfr_frame_verdict v = lfr_frame_check(m->bp, 0, m->sp, false,
@@ -312,7 +380,7 @@ static __always_inline bool lfr_step_fp(struct lfr_mixed_state *m,
 		m->flags |= LFR_SAMPLE_F_USER_FAULT;
 		return false;
 	}
-	return lfr_mixed_caller(m, m->bp + 16, ret, next);
+	return lfr_mixed_caller(m, ms, m->bp + 16, ret, next, m->bp, 0);
 }
 
 /*
@@ -321,6 +389,7 @@ static __always_inline bool lfr_step_fp(struct lfr_mixed_state *m,
  * pointer.  Returns false when the chain ends.
  */
 static __always_inline bool lfr_step_leaf(struct lfr_mixed_state *m,
+					  struct lfr_memo_state *ms,
 					  enum lfr_row_found f,
 					  const struct lfr_unwind_row *r,
 					  lfr_read_fn read, lfr_read_fn read_in)
@@ -329,7 +398,7 @@ static __always_inline bool lfr_step_leaf(struct lfr_mixed_state *m,
 
 	if (f == LFR_ROW_FOUND) {
 		m->flags |= LFR_SAMPLE_F_USER_CFI;
-		if (!lfr_step_row(m, r, read_in, false))
+		if (!lfr_step_row(m, ms, r, read_in, false, 1))
 			return false;
 		m->frames++;
 		return true;
@@ -346,9 +415,56 @@ static __always_inline bool lfr_step_leaf(struct lfr_mixed_state *m,
 			.bp = LFR_UNWIND_BP_SAME,
 		};
 
-		return lfr_step_row(m, &leaf, read_in, false);
+		return lfr_step_row(m, ms, &leaf, read_in, false, 0);
 	}
-	return lfr_step_fp(m, read);
+	return lfr_step_fp(m, ms, read);
+}
+
+/*
+ * The frames after the one the walk has reached, which is the last walk's
+ * at the same depth (m->join): each taken as long as the words its step
+ * read hold what they held, with no lookup and nothing written to the memo
+ * (it holds them already).  On the first that differs, the walk goes on by
+ * the rows from the state it has.  False when the chain ends (the depth
+ * cap).  Makes no call: it runs inside the walk's user-access section.
+ */
+static __always_inline bool lfr_memo_follow(struct lfr_mixed_state *m,
+					    struct lfr_memo_state *ms,
+					    lfr_read_fn read_in)
+{
+	/* in locals: a store to the chain may alias any field of @m */
+	const struct lfr_memo_frame *a = &ms->memo->f[m->nr - 1];
+	const struct lfr_memo_frame *const end = &ms->memo->f[ms->n - 1];
+	u64 *const first = m->ips + m->nr, *const cap = m->ips + m->max;
+	u64 *p = first, word;
+	u32 frames = 0;
+	bool more = true;
+
+	ms->join = false;
+	for (; a < end; a++) {
+		const struct lfr_memo_frame *b = a + 1;
+
+		if (read_in(m->ctx, b->sp - 8, &word, sizeof(word)) ||
+		    word != b->pc)
+			break;
+		if (a->bp_at && (read_in(m->ctx, a->bp_at, &word,
+					 sizeof(word)) || word != b->bp))
+			break;
+		if (unlikely(p >= cap)) {
+			m->flags |= LFR_SAMPLE_F_USER_TRUNCATED;
+			more = false;
+			break;
+		}
+		*p++ = b->pc;
+		frames += a->table;
+	}
+	m->nr += p - first;
+	m->frames += frames;
+	ms->frames += p - first;
+	m->pc = a->pc;
+	m->sp = a->sp;
+	m->bp = a->bp;
+	return more;
 }
 
 /*
@@ -364,20 +480,29 @@ static __always_inline bool lfr_step_leaf(struct lfr_mixed_state *m,
  * With @open, the reads run inside sections: one for the whole walk when
  * @one_section (the lookup @row makes no call), else one per frame with
  * the lookup outside.  @read_in reads what the walk has checked lies below
- * its limit (lfr_step_row()), @read anything else.
+ * its limit (lfr_step_row()), @read anything else.  With @memo (a
+ * constant: a walk without one has none of its code), in one section or
+ * none, the walk follows w->memo's frames from where it meets them
+ * (lfr_memo_follow()) and keeps its own there.
  */
 static __always_inline void lfr_walk_mixed(struct lfr_uwalk *w,
 					   lfr_read_fn read, lfr_read_fn read_in,
 					   lfr_row_fn row,
 					   lfr_open_fn open,
 					   lfr_close_fn close,
-					   const bool one_section)
+					   const bool one_section,
+					   const bool memo)
 {
 	struct lfr_mixed_state m = {
 		.pc = w->ip, .sp = w->sp, .bp = w->fp,
 		.ips = w->ips, .limit = w->limit, .ctx = w->ctx,
 		.nr = w->nr, .max = w->max,
 	};
+	struct lfr_memo_state mst = {
+		.memo = w->memo,
+	};
+	struct lfr_memo_state *const ms = memo && (one_section || !open) ?
+					  &mst : NULL;
 	const struct lfr_unwind_row *r = NULL;
 	void *const row_ctx = w->row_ctx;
 	/* a return address is never 0: no call site is U64_MAX */
@@ -385,6 +510,12 @@ static __always_inline void lfr_walk_mixed(struct lfr_uwalk *w,
 	enum lfr_row_found f;
 	bool more;
 
+	if (ms) {
+		ms->n = ms->memo->n;
+		ms->memo->f[0].pc = m.pc;
+		ms->memo->f[0].sp = m.sp;
+		ms->memo->f[0].bp = m.bp;
+	}
 	if (open && one_section && !open(m.ctx)) {
 		m.flags |= LFR_SAMPLE_F_USER_FAULT;
 		goto out;
@@ -398,12 +529,18 @@ static __always_inline void lfr_walk_mixed(struct lfr_uwalk *w,
 		m.flags |= LFR_SAMPLE_F_USER_FAULT;
 		goto out;
 	}
-	more = lfr_step_leaf(&m, f, r, read, read_in);
+	more = lfr_step_leaf(&m, ms, f, r, read, read_in);
 	if (close && !one_section)
 		close(m.ctx);
 	while (more) {
-		u64 look = m.pc - 1;
+		u64 look;
 
+		if (ms && ms->join) {
+			if (!lfr_memo_follow(&m, ms, read_in))
+				break;
+			last = U64_MAX;
+		}
+		look = m.pc - 1;
 		if (look == last) {
 			if (lfr_row_is_frame_record(r)) {
 				/* a recursion by frame records: its own loop */
@@ -411,7 +548,7 @@ static __always_inline void lfr_walk_mixed(struct lfr_uwalk *w,
 					m.flags |= LFR_SAMPLE_F_USER_FAULT;
 					break;
 				}
-				more = lfr_step_records(&m, read_in);
+				more = lfr_step_records(&m, ms, read_in);
 				if (close && !one_section)
 					close(m.ctx);
 				continue;
@@ -431,10 +568,10 @@ static __always_inline void lfr_walk_mixed(struct lfr_uwalk *w,
 			break;
 		}
 		if (f == LFR_ROW_FOUND) {
-			more = lfr_step_row(&m, r, read_in, true);
+			more = lfr_step_row(&m, ms, r, read_in, true, 1);
 			m.frames += more;
 		} else {
-			more = lfr_step_fp(&m, read);
+			more = lfr_step_fp(&m, ms, read);
 		}
 		if (close && !one_section)
 			close(m.ctx);
@@ -443,8 +580,11 @@ close:
 	if (close && one_section)
 		close(m.ctx);
 out:
+	if (ms)
+		ms->memo->n = min_t(u32, m.nr, LFR_MEMO_FRAMES);
 	w->nr = m.nr;
 	w->frames = m.frames;
+	w->memo_frames = ms ? ms->frames : 0;
 	w->flags |= m.flags;
 }
 
@@ -541,16 +681,18 @@ static __always_inline void lfr_walk_fp_frames(struct lfr_uwalk *w,
  * else of each frame (lfr_walk_mixed()); without, the caller opened the
  * section the reads need, if any.  @in: see lfr_walk_fp_frames() (frame
  * pointers only; the interrupted pc and the leaf's return address, which
- * come before the loop, are the caller's to check).
+ * come before the loop, are the caller's to check).  @memo: see
+ * lfr_walk_mixed().
  */
-static __always_inline void lfr_walk_user_in(struct lfr_uwalk *w,
-					     lfr_read_fn read,
-					     lfr_read_fn read_in,
-					     lfr_row_fn row,
-					     lfr_open_fn open,
-					     lfr_close_fn close,
-					     const bool one_section,
-					     struct lfr_pc_ranges *in)
+static __always_inline void lfr_walk_user_any(struct lfr_uwalk *w,
+					      lfr_read_fn read,
+					      lfr_read_fn read_in,
+					      lfr_row_fn row,
+					      lfr_open_fn open,
+					      lfr_close_fn close,
+					      const bool one_section,
+					      struct lfr_pc_ranges *in,
+					      const bool memo)
 {
 	u64 fp = w->fp;
 	int off;
@@ -558,12 +700,13 @@ static __always_inline void lfr_walk_user_in(struct lfr_uwalk *w,
 	w->nr = 0;
 	w->flags = 0;
 	w->frames = 0;
+	w->memo_frames = 0;
 	if (!w->max)
 		return;
 	if (row && !w->compat) {
 		w->ips[w->nr++] = w->ip;
 		lfr_walk_mixed(w, read, read_in, row, open, close,
-			       one_section);
+			       one_section, memo);
 		return;
 	}
 	w->ips[w->nr++] = w->ip;
@@ -597,6 +740,34 @@ static __always_inline void lfr_walk_user_in(struct lfr_uwalk *w,
 		lfr_walk_fp_frames(w, read_in, fp, true, in);
 	else
 		lfr_walk_fp_frames(w, read_in, fp, false, in);
+}
+
+static __always_inline void lfr_walk_user_in(struct lfr_uwalk *w,
+					     lfr_read_fn read,
+					     lfr_read_fn read_in,
+					     lfr_row_fn row,
+					     lfr_open_fn open,
+					     lfr_close_fn close,
+					     const bool one_section,
+					     struct lfr_pc_ranges *in)
+{
+	lfr_walk_user_any(w, read, read_in, row, open, close, one_section, in,
+			  false);
+}
+
+/*
+ * The walk with unwind tables in one section (@open and @close bracket
+ * it), following and keeping w->memo (lfr_walk_mixed()).
+ */
+static __always_inline void lfr_walk_user_memo(struct lfr_uwalk *w,
+					       lfr_read_fn read,
+					       lfr_read_fn read_in,
+					       lfr_row_fn row,
+					       lfr_open_fn open,
+					       lfr_close_fn close)
+{
+	lfr_walk_user_any(w, read, read_in, row, open, close, true, NULL,
+			  true);
 }
 
 static __always_inline void lfr_walk_user_sections(struct lfr_uwalk *w,

@@ -33,6 +33,7 @@
 #include "config.h"
 #include "core.h"
 #include "counters.h"
+#include "frame_check.h"
 #include "ring.h"
 #include "sampler.h"
 #include "seen.h"
@@ -55,6 +56,11 @@ static void lfr_session_free(struct lfr_session *s)
 		for_each_possible_cpu(cpu)
 			lfr_ring_free(s->rings[cpu]);
 		kfree(s->rings);
+	}
+	if (s->memos) {
+		for_each_possible_cpu(cpu)
+			kfree(s->memos[cpu]);
+		kfree(s->memos);
 	}
 	lfr_budget_uncharge(s);
 	lfr_mm_watches_free(&s->watches);
@@ -206,10 +212,11 @@ struct lfr_session *lfr_session_alloc(u32 id, struct lfr_config *cfg,
 	s->ctr = alloc_percpu_gfp(struct lfr_counters, GFP_KERNEL_ACCOUNT);
 	s->pcpu = alloc_percpu_gfp(struct lfr_pcpu, GFP_KERNEL_ACCOUNT);
 	s->rings = kcalloc(nr_cpu_ids, sizeof(*s->rings), GFP_KERNEL_ACCOUNT);
+	s->memos = kcalloc(nr_cpu_ids, sizeof(*s->memos), GFP_KERNEL_ACCOUNT);
 	s->seen = __vmalloc(LFR_SEEN_SLOTS * sizeof(u64),
 			    GFP_KERNEL_ACCOUNT | __GFP_ZERO);
 	s->seen_mask = LFR_SEEN_SLOTS - 1;
-	if (!s->ctr || !s->pcpu || !s->rings || !s->seen)
+	if (!s->ctr || !s->pcpu || !s->rings || !s->memos || !s->seen)
 		goto nomem;
 	ro = (struct lfr_ring_owner){
 		.owner = s,
@@ -222,7 +229,10 @@ struct lfr_session *lfr_session_alloc(u32 id, struct lfr_config *cfg,
 	};
 	for_each_possible_cpu(cpu) {
 		s->rings[cpu] = lfr_ring_alloc(&ro, cpu);
-		if (!s->rings[cpu])
+		s->memos[cpu] = kzalloc_node(sizeof(*s->memos[cpu]),
+					     GFP_KERNEL_ACCOUNT,
+					     cpu_to_node(cpu));
+		if (!s->rings[cpu] || !s->memos[cpu])
 			goto nomem;
 	}
 	if (lfr_threads_init(&s->threads, s->cfg.max_threads))

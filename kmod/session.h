@@ -28,6 +28,7 @@ struct cgroup;
 struct lfr_pcpu;
 struct lfr_ring;
 struct netlink_ext_ack;
+struct lfr_walk_memos;
 
 struct lfr_session {
 	refcount_t ref;
@@ -52,6 +53,7 @@ struct lfr_session {
 	struct lfr_counters __percpu *ctr;
 	struct lfr_pcpu __percpu *pcpu;
 	struct lfr_ring **rings;	/* nr_cpu_ids, possible CPUs only */
+	struct lfr_walk_memos **memos;	/* nr_cpu_ids, possible CPUs only */
 	struct lfr_threads threads;
 	u64 *seen;			/* mapping/name records written */
 	u32 seen_mask;

@@ -689,10 +689,16 @@ lfr_row_known(void *ctx, u64 pc, const struct lfr_unwind_row **row)
  * mapping of the mm changed before the walk ended.  Their tables are used
  * only while the session's count of table changes is the one they were
  * found at, read in the same RCU read section: a table dropped since was
- * dropped after this section began, and is freed after it ends.
+ * dropped after this section began, and is freed after it ends.  With
+ * @memos (a constant: lfr_walk_known_memo(); this CPU's, interrupts off),
+ * the walk follows the last walk's frames where it meets them at the same
+ * depth, when that walk had the same ranges, tables and mappings
+ * (frame_walk.h: lfr_memo_follow()), and keeps its own.
  */
-static bool lfr_walk_known(struct lfr_session *s, const struct lfr_thread *e,
-			   u64 image, struct lfr_uwalk *w)
+static __always_inline bool lfr_walk_known_in(struct lfr_session *s,
+					      const struct lfr_thread *e,
+					      u64 image, struct lfr_uwalk *w,
+					      struct lfr_walk_memos *memos)
 {
 	const struct lfr_mm_slot *m = lfr_xr_of(s, e);
 	/* set before it is read (lfr_known_copy()): not zeroed at every walk */
@@ -719,17 +725,79 @@ static bool lfr_walk_known(struct lfr_session *s, const struct lfr_thread *e,
 		k.cur_span = 0;
 		k.miss = false;
 		w->row_ctx = &k;
-		lfr_walk_user_sections(w, lfr_read_user_open, lfr_read_user_in,
-				       lfr_row_known,
-				       lfr_uaccess_open, lfr_uaccess_close,
-				       true);
+		if (memos) {
+			if (memos->w != k.w || memos->gen != k.gen ||
+			    memos->tables != tables ||
+			    memos->image != image || memos->lost != lost)
+				memos->m.n = 0;
+			w->memo = &memos->m;
+			lfr_walk_user_memo(w, lfr_read_user_open,
+					   lfr_read_user_in, lfr_row_known,
+					   lfr_uaccess_open,
+					   lfr_uaccess_close);
+			w->memo = NULL;
+		} else {
+			lfr_walk_user_sections(w, lfr_read_user_open,
+					       lfr_read_user_in, lfr_row_known,
+					       lfr_uaccess_open,
+					       lfr_uaccess_close, true);
+		}
 		w->row_ctx = NULL;
 		ok = !k.miss;
 	}
 	rcu_read_unlock();
 	/* the stack was read under the generation the ranges hold at */
 	smp_rmb();
-	return ok && lfr_mm_watch_gen(k.w) == k.gen;
+	ok = ok && lfr_mm_watch_gen(k.w) == k.gen;
+	if (memos && ok) {
+		/* the frames it kept are this walk's */
+		memos->w = k.w;
+		memos->gen = k.gen;
+		memos->tables = tables;
+		memos->image = image;
+		memos->lost = lost;
+	} else if (memos) {
+		memos->m.n = 0;
+	}
+	return ok;
+}
+
+static noinline bool lfr_walk_known(struct lfr_session *s,
+				    const struct lfr_thread *e, u64 image,
+				    struct lfr_uwalk *w)
+{
+	return lfr_walk_known_in(s, e, image, w, NULL);
+}
+
+static noinline bool lfr_walk_known_memo(struct lfr_session *s,
+					 const struct lfr_thread *e, u64 image,
+					 struct lfr_uwalk *w,
+					 struct lfr_walk_memos *memos)
+{
+	return lfr_walk_known_in(s, e, image, w, memos);
+}
+
+/*
+ * This CPU's memo for a walk of current's (interrupts off: the walk's
+ * alone), or NULL: a memo is taken over by a thread walked twice in a row
+ * on the CPU, not thrown back and forth by threads that take turns.
+ */
+static struct lfr_walk_memos *lfr_memos_for(struct lfr_session *s)
+{
+	struct lfr_walk_memos *memos;
+
+	if (!irqs_disabled())
+		return NULL;
+	memos = s->memos[smp_processor_id()];
+	if (memos->task == current)
+		return memos;
+	if (memos->last != current) {
+		memos->last = current;
+		return NULL;
+	}
+	memos->task = current;
+	memos->m.n = 0;
+	return memos;
 }
 
 static void lfr_xr_put(struct lfr_mm_slot *m, u32 j,
@@ -797,6 +865,8 @@ static void lfr_uwalk_init(struct lfr_uwalk *w, const struct lfr_session *s,
 	w->ctx = NULL;
 	w->row_ctx = NULL;
 	w->ips = ips;
+	w->memo = NULL;
+	w->memo_frames = 0;
 }
 
 /*
@@ -891,7 +961,13 @@ static bool lfr_walk_fast(struct lfr_session *s, const struct lfr_walk *wk,
 	pagefault_disable();
 	if (!w.compat && READ_ONCE(s->unwind.nr)) {
 		/* in ranges described before: no lookup, no mapping lock */
-		known = lfr_walk_known(s, wk->e, lfr_image_hash(current), &w);
+		struct lfr_walk_memos *memos = lfr_memos_for(s);
+
+		known = memos ? lfr_walk_known_memo(s, wk->e,
+						    lfr_image_hash(current),
+						    &w, memos) :
+				lfr_walk_known(s, wk->e, lfr_image_hash(current),
+					       &w);
 	} else {
 		/* pcs in ranges described before: nothing to look up */
 		known = lfr_walk_fp_known(s, wk->e, lfr_image_hash(current),
@@ -907,6 +983,8 @@ static bool lfr_walk_fast(struct lfr_session *s, const struct lfr_walk *wk,
 	r->nr_user = w.nr;
 	if (w.frames)
 		lfr_count(s, LFR_CTR_UNWIND_FRAMES, w.frames);
+	if (w.memo_frames)
+		lfr_count(s, LFR_CTR_UNWIND_MEMO_FRAMES, w.memo_frames);
 	lfr_count(s, LFR_CTR_WALK_KNOWN_MAPS, 1);
 	return true;
 }

@@ -2,6 +2,7 @@
 /* KUnit: frame-pointer walk on synthetic user stacks. */
 #include <kunit/test.h>
 #include <linux/module.h>
+#include <linux/slab.h>
 #include "../../kmod/frame_walk.h"
 
 #define STK_BASE	0x7ffd0000ULL
@@ -55,6 +56,76 @@ static void fake_close(void *ctx)
 /* No flags of the walk's: a section left open or misused; modes differ. */
 #define FAKE_SECTION_LEFT_OPEN	0x80000000u
 #define FAKE_MODES_DIFFER	0x40000000u
+#define FAKE_MEMO_DIFFERS	0x20000000u
+
+/* The walk of @w in one section, following @memo and kept in it. */
+static void memo_walk_of(struct lfr_uwalk *w, u64 *ips,
+			 struct lfr_walk_memo *memo)
+{
+	struct fake_stack *st = w->ctx;
+
+	w->ips = ips;
+	w->memo = memo;
+	st->sections = true;
+	st->one = true;
+	if (memo)
+		lfr_walk_user_memo(w, fake_read, fake_read, fake_row, fake_open,
+				   fake_close);
+	else
+		lfr_walk_user_sections(w, fake_read, fake_read, fake_row,
+				       fake_open, fake_close, true);
+	if (st->open || st->bad)
+		w->flags |= FAKE_SECTION_LEFT_OPEN;
+	st->one = false;
+	st->open = false;
+	st->bad = false;
+	st->sections = false;
+}
+
+static bool same_walk(const struct lfr_uwalk *a, const struct lfr_uwalk *b)
+{
+	return a->nr == b->nr && a->frames == b->frames &&
+	       a->flags == b->flags &&
+	       !memcmp(a->ips, b->ips, a->nr * sizeof(u64));
+}
+
+/*
+ * Kept in a memo, then walked again following it, twice: each walk finds
+ * what @one (the walk in one section, without a memo) found, and the walks
+ * after the first take their frames past the leaf's caller from the memo.
+ */
+static noinline void memo_rounds(struct lfr_uwalk *w,
+				 const struct lfr_uwalk *one)
+{
+	struct lfr_walk_memo *m = kzalloc(sizeof(*m), GFP_KERNEL);
+	u64 *buf = kcalloc(2 * STK_WORDS, sizeof(u64), GFP_KERNEL);
+	struct lfr_uwalk a = *one, b;
+	int i;
+
+	if (!m || !buf) {
+		kfree(m);
+		kfree(buf);
+		w->flags |= FAKE_MEMO_DIFFERS;
+		return;
+	}
+	memo_walk_of(&a, buf, m);
+	if (a.memo_frames)
+		w->flags |= FAKE_MEMO_DIFFERS;
+	for (i = 0; i < 2; i++) {
+		u32 n = m->n;
+
+		b = *one;
+		memo_walk_of(&b, buf + STK_WORDS, m);
+		/* (a memo that ended at a recursion grows by a frame) */
+		if (!same_walk(&a, &b) || m->n < n ||
+		    b.memo_frames != (n > 2 ? n - 2 : 0))
+			w->flags |= FAKE_MEMO_DIFFERS;
+	}
+	if (!same_walk(&a, one))
+		w->flags |= FAKE_MEMO_DIFFERS;
+	kfree(buf);
+	kfree(m);
+}
 
 /*
  * The walk over a fake stack, with fake rows when the test gave rules.  A
@@ -97,6 +168,8 @@ static void walk_user(struct lfr_uwalk *w)
 	st->open = false;
 	st->bad = false;
 	st->sections = false;
+
+	memo_rounds(w, &one);
 }
 
 static u64 at(int word)
@@ -393,6 +466,7 @@ struct fake_rules {
 	int n;
 	u64 asked[16];
 	int nr_asked;
+	int looked;	/* lookups, in either mode */
 	struct fake_stack *st;	/* the walk's: no lookup inside a section */
 };
 
@@ -406,6 +480,7 @@ static enum lfr_row_found fake_row(void *ctx, u64 pc,
 		f->st->bad = true;
 		return LFR_ROW_NONE;
 	}
+	f->looked++;
 	if (f->nr_asked < ARRAY_SIZE(f->asked) && !(f->st && f->st->one))
 		f->asked[f->nr_asked++] = pc;
 	if (pc < 0x500000 || pc >= 0x600000)
@@ -681,6 +756,220 @@ static void lfr_walk_table_bad(struct kunit *test)
 					     LFR_SAMPLE_F_USER_TRUNCATED));
 }
 
+/*
+ * A chain of table frames (four words each, their callers' return
+ * addresses at 0x500150), from the leaf at word @leaf up to _start's code.
+ */
+static const struct fake_rule memo_rules[] = {
+	{ 0x500000, 0x500100, SP_ROW(16) },	/* leaf: ret at sp + 8 */
+	{ 0x500100, 0x500200, SP_ROW(32) },
+	{ 0x500200, 0x500300, { .cfa = LFR_UNWIND_OUTERMOST } },
+	{ 0x500300, 0x500400, { .cfa = LFR_UNWIND_CFA_SP, .cfa_off = 32,
+				.bp = LFR_UNWIND_BP_AT_CFA, .bp_off = -16 } },
+};
+
+static void memo_chain(struct fake_stack *st, int leaf, int frames)
+{
+	int i, w = leaf + 1;
+
+	for (i = 0; i < frames; i++, w += 4)
+		st->mem[w] = 0x500150;
+	st->mem[w] = 0x500250;
+}
+
+static void memo_init(struct lfr_uwalk *w, struct fake_stack *st, u64 *ips,
+		      int leaf, u64 ip, struct fake_rules *f)
+{
+	walk_init(w, st, ips, 64, 0x1234);
+	w->sp = at(leaf);
+	w->ip = ip;
+	w->row_ctx = f;
+	f->st = st;
+}
+
+/*
+ * The same chain under another leaf pc: the frames past the leaf's caller
+ * come from the memo, with two lookups (the leaf's, the outermost's).
+ */
+static void lfr_walk_memo_follows(struct kunit *test)
+{
+	struct fake_stack *st = kunit_kzalloc(test, sizeof(*st), GFP_KERNEL);
+	struct lfr_walk_memo *m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
+	struct fake_rules f = { memo_rules, ARRAY_SIZE(memo_rules) };
+	u64 *ips = kunit_kzalloc(test, 2 * 64 * sizeof(u64), GFP_KERNEL);
+	u64 *ips2 = ips + 64;
+	struct lfr_uwalk w, fresh;
+
+	memo_chain(st, 0, 20);
+	memo_init(&w, st, ips, 0, 0x500010, &f);
+	memo_walk_of(&w, ips, m);
+	KUNIT_EXPECT_EQ(test, w.nr, 22U);
+	KUNIT_EXPECT_EQ(test, w.frames, 21U);
+	KUNIT_EXPECT_EQ(test, w.memo_frames, 0U);
+	KUNIT_EXPECT_EQ(test, m->n, 22U);
+
+	f.looked = 0;
+	memo_init(&w, st, ips, 0, 0x500020, &f);
+	memo_walk_of(&w, ips, m);
+	KUNIT_EXPECT_EQ(test, w.nr, 22U);
+	KUNIT_EXPECT_EQ(test, w.frames, 21U);
+	KUNIT_EXPECT_EQ(test, w.flags, (u32)LFR_SAMPLE_F_USER_CFI);
+	KUNIT_EXPECT_EQ(test, w.memo_frames, 20U);
+	KUNIT_EXPECT_EQ(test, f.looked, 2);
+	KUNIT_EXPECT_EQ(test, ips[0], 0x500020ULL);
+	KUNIT_EXPECT_EQ(test, ips[21], 0x500250ULL);
+	memo_init(&fresh, st, ips2, 0, 0x500020, &f);
+	memo_walk_of(&fresh, ips2, NULL);
+	KUNIT_EXPECT_TRUE(test, same_walk(&w, &fresh));
+
+	/* cut by a lower depth cap while following */
+	memo_init(&w, st, ips, 0, 0x500020, &f);
+	w.max = 10;
+	memo_walk_of(&w, ips, m);
+	KUNIT_EXPECT_EQ(test, w.nr, 10U);
+	KUNIT_EXPECT_EQ(test, w.frames, 9U);
+	KUNIT_EXPECT_EQ(test, w.flags, (u32)(LFR_SAMPLE_F_USER_CFI |
+					     LFR_SAMPLE_F_USER_TRUNCATED));
+	KUNIT_EXPECT_EQ(test, w.memo_frames, 8U);
+}
+
+/*
+ * A return address changed since the memo was kept: the memo is followed up
+ * to it, and the walk goes on by the rows from there, as one without it.
+ */
+static void lfr_walk_memo_changed(struct kunit *test)
+{
+	struct fake_stack *st = kunit_kzalloc(test, sizeof(*st), GFP_KERNEL);
+	struct lfr_walk_memo *m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
+	struct fake_rules f = { memo_rules, ARRAY_SIZE(memo_rules) };
+	u64 *ips = kunit_kzalloc(test, 2 * 64 * sizeof(u64), GFP_KERNEL);
+	u64 *ips2 = ips + 64;
+	struct lfr_uwalk w, fresh;
+
+	memo_chain(st, 0, 20);
+	memo_init(&w, st, ips, 0, 0x500010, &f);
+	memo_walk_of(&w, ips, m);
+	/* frame 9's caller is now _start: the chain ends 12 frames sooner */
+	st->mem[1 + 4 * 8] = 0x500250;
+	memo_init(&w, st, ips, 0, 0x500010, &f);
+	memo_walk_of(&w, ips, m);
+	memo_init(&fresh, st, ips2, 0, 0x500010, &f);
+	memo_walk_of(&fresh, ips2, NULL);
+	KUNIT_EXPECT_TRUE(test, same_walk(&w, &fresh));
+	KUNIT_EXPECT_EQ(test, w.nr, 10U);
+	KUNIT_EXPECT_EQ(test, w.memo_frames, 7U);
+	KUNIT_EXPECT_EQ(test, ips[9], 0x500250ULL);
+	/* and the memo it kept is the new chain's */
+	KUNIT_EXPECT_EQ(test, m->n, 10U);
+
+	/* a zero return address where the memo had one: a bad frame */
+	memo_chain(st, 0, 20);
+	memo_init(&w, st, ips, 0, 0x500010, &f);
+	memo_walk_of(&w, ips, m);
+	st->mem[1 + 4 * 12] = 0;
+	memo_init(&w, st, ips, 0, 0x500010, &f);
+	memo_walk_of(&w, ips, m);
+	memo_init(&fresh, st, ips2, 0, 0x500010, &f);
+	memo_walk_of(&fresh, ips2, NULL);
+	KUNIT_EXPECT_TRUE(test, same_walk(&w, &fresh));
+	KUNIT_EXPECT_EQ(test, w.flags, (u32)(LFR_SAMPLE_F_USER_CFI |
+					     LFR_SAMPLE_F_USER_BAD_FRAME));
+	KUNIT_EXPECT_EQ(test, w.nr, 13U);
+}
+
+/*
+ * A saved rbp changed since the memo was kept: a row restored it from the
+ * stack and the frame-pointer frames above start from it, so the memo's
+ * frames past it are not taken.
+ */
+static void lfr_walk_memo_saved_bp(struct kunit *test)
+{
+	struct fake_stack *st = kunit_kzalloc(test, sizeof(*st), GFP_KERNEL);
+	struct lfr_walk_memo *m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
+	struct fake_rules f = { memo_rules, ARRAY_SIZE(memo_rules) };
+	u64 *ips = kunit_kzalloc(test, 2 * 64 * sizeof(u64), GFP_KERNEL);
+	u64 *ips2 = ips + 64;
+	struct lfr_uwalk w, fresh;
+
+	/* leaf (ret at word 1), a frame at 0x500350 saving rbp, FP frames */
+	st->mem[1] = 0x500350;		/* CFA at(2): frame 1 */
+	st->mem[4] = at(20);		/* CFA at(6) - 16: saved rbp */
+	st->mem[5] = 0x401100;		/* CFA at(6) - 8 */
+	frame(st, 20, at(30), 0x401200);
+	frame(st, 30, 0, 0x401300);
+	frame(st, 40, at(50), 0x401400);
+	frame(st, 50, 0, 0x401500);
+	memo_init(&w, st, ips, 0, 0x500010, &f);
+	memo_walk_of(&w, ips, m);
+	KUNIT_EXPECT_EQ(test, w.nr, 5U);
+	KUNIT_EXPECT_EQ(test, ips[3], 0x401200ULL);
+
+	st->mem[4] = at(40);
+	memo_init(&w, st, ips, 0, 0x500010, &f);
+	memo_walk_of(&w, ips, m);
+	memo_init(&fresh, st, ips2, 0, 0x500010, &f);
+	memo_walk_of(&fresh, ips2, NULL);
+	KUNIT_EXPECT_TRUE(test, same_walk(&w, &fresh));
+	KUNIT_EXPECT_EQ(test, w.nr, 5U);
+	KUNIT_EXPECT_EQ(test, ips[3], 0x401400ULL);
+	KUNIT_EXPECT_EQ(test, ips[4], 0x401500ULL);
+	/* frame 2's rbp is not the memo's: nothing followed */
+	KUNIT_EXPECT_EQ(test, w.memo_frames, 0U);
+
+	/* a frame record's saved rbp changed above a followed part */
+	memo_walk_of(&w, ips, m);
+	KUNIT_EXPECT_EQ(test, w.memo_frames, 3U);
+	frame(st, 40, at(52), 0x401400);
+	frame(st, 52, 0, 0x401600);
+	memo_init(&w, st, ips, 0, 0x500010, &f);
+	memo_walk_of(&w, ips, m);
+	memo_init(&fresh, st, ips2, 0, 0x500010, &f);
+	memo_walk_of(&fresh, ips2, NULL);
+	KUNIT_EXPECT_TRUE(test, same_walk(&w, &fresh));
+	KUNIT_EXPECT_EQ(test, ips[4], 0x401600ULL);
+	/* frame 2 followed, not frame 3, whose rbp was read from the record */
+	KUNIT_EXPECT_EQ(test, w.memo_frames, 1U);
+}
+
+/*
+ * A deeper stack under the same callers (a recursion two levels deeper):
+ * its frames meet the memo's at other depths, and are walked by the rows;
+ * the next walk at its depth follows it.
+ */
+static void lfr_walk_memo_deeper(struct kunit *test)
+{
+	struct fake_stack *st = kunit_kzalloc(test, sizeof(*st), GFP_KERNEL);
+	struct lfr_walk_memo *m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
+	struct fake_rules f = { memo_rules, ARRAY_SIZE(memo_rules) };
+	u64 *ips = kunit_kzalloc(test, 2 * 64 * sizeof(u64), GFP_KERNEL);
+	u64 *ips2 = ips + 64;
+	struct lfr_uwalk w, fresh;
+
+	memo_chain(st, 0, 20);
+	/* from the frame at word 8: its leaf's return address at word 9 */
+	memo_init(&w, st, ips, 8, 0x500010, &f);
+	memo_walk_of(&w, ips, m);
+	KUNIT_EXPECT_EQ(test, w.nr, 20U);
+	/* from word 0, two frames deeper */
+	memo_init(&w, st, ips, 0, 0x500010, &f);
+	memo_walk_of(&w, ips, m);
+	memo_init(&fresh, st, ips2, 0, 0x500010, &f);
+	memo_walk_of(&fresh, ips2, NULL);
+	KUNIT_EXPECT_TRUE(test, same_walk(&w, &fresh));
+	KUNIT_EXPECT_EQ(test, w.nr, 22U);
+	KUNIT_EXPECT_EQ(test, w.memo_frames, 0U);
+	memo_init(&w, st, ips, 0, 0x500020, &f);
+	memo_walk_of(&w, ips, m);
+	KUNIT_EXPECT_EQ(test, w.nr, 22U);
+	KUNIT_EXPECT_EQ(test, w.memo_frames, 20U);
+	/* and shallower again */
+	memo_init(&w, st, ips, 8, 0x500010, &f);
+	memo_walk_of(&w, ips, m);
+	KUNIT_EXPECT_EQ(test, w.nr, 20U);
+	KUNIT_EXPECT_EQ(test, w.memo_frames, 0U);
+	KUNIT_EXPECT_EQ(test, ips[19], 0x500250ULL);
+}
+
 static struct kunit_case lfr_frame_cases[] = {
 	KUNIT_CASE(lfr_walk_prologue),
 	KUNIT_CASE(lfr_walk_complete),
@@ -698,6 +987,10 @@ static struct kunit_case lfr_frame_cases[] = {
 	KUNIT_CASE(lfr_walk_fp_then_table),
 	KUNIT_CASE(lfr_walk_table_no_rule),
 	KUNIT_CASE(lfr_walk_table_bad),
+	KUNIT_CASE(lfr_walk_memo_follows),
+	KUNIT_CASE(lfr_walk_memo_changed),
+	KUNIT_CASE(lfr_walk_memo_saved_bp),
+	KUNIT_CASE(lfr_walk_memo_deeper),
 	{}
 };
 
