@@ -123,24 +123,6 @@ static __always_inline void lfr_memo_keep(struct lfr_memo_state *ms, u32 i,
 }
 
 /*
- * lfr_memo_keep() inside a recursion, which the walk does not follow from
- * (it would have followed from the recursion's start): no comparison.
- */
-static __always_inline void lfr_memo_put(struct lfr_memo_state *ms, u32 i,
-					 u64 at, u64 pc, u64 sp, u64 bp)
-{
-	struct lfr_memo_frame *f = &ms->memo->f[i - 1];
-
-	f->bp_at = at;
-	f->table = 1;
-	if (i < LFR_MEMO_FRAMES) {
-		f[1].pc = pc;
-		f[1].sp = sp;
-		f[1].bp = bp;
-	}
-}
-
-/*
  * Moves the walk to the caller it found: its return address @ret appended
  * to the chain, its sp @cfa, its rbp @nbp (read at @at, or 0: not read), by
  * a table row when @table.  False when the chain ends there (a zero return
@@ -279,6 +261,12 @@ static __always_inline bool lfr_step_records(struct lfr_mixed_state *m,
 	const u64 site = m->pc, limit = m->limit;
 	u64 *const first = m->ips + m->nr, *const end = m->ips + m->max;
 	u64 sp = m->sp, bp = m->bp, *p = first, cfa, ret, nbp;
+	/*
+	 * the memo's frame of the one unwound, kept as lfr_memo_keep() would
+	 * but with no comparison: the walk would have followed the memo from
+	 * the recursion's start
+	 */
+	struct lfr_memo_frame *mf = ms ? &ms->memo->f[m->nr - 1] : NULL;
 	bool more = false;
 
 	if (m->nr > m->max)
@@ -293,8 +281,14 @@ static __always_inline bool lfr_step_records(struct lfr_mixed_state *m,
 		if (likely(ret == site)) {
 			if (unlikely(p == end))
 				goto truncated;
-			if (ms && p - m->ips <= LFR_MEMO_FRAMES)
-				lfr_memo_put(ms, p - m->ips, bp, ret, cfa, nbp);
+			if (ms && mf < &ms->memo->f[LFR_MEMO_FRAMES - 1]) {
+				mf->bp_at = bp;
+				mf->table = 1;
+				mf++;
+				mf->pc = ret;
+				mf->sp = cfa;
+				mf->bp = nbp;
+			}
 			*p++ = ret;
 			sp = cfa;
 			bp = nbp;
