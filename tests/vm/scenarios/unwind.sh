@@ -71,6 +71,17 @@ if [ "${known:-0}" -eq 0 ] || [ $((known * 2)) -lt "${committed:-0}" ]; then
 	echo "unwind: FAILED: $known of $committed walks with tables without a lookup"
 	fail=1
 fi
+# Walks of a thread walked just before on its CPU took frames from that walk's memo (frame_walk.h:
+# lfr_memo_follow()); the chains checked below are those walks' too.
+memo=$(echo "$st" | tr ' ' '
+' | sed -n 's/^unwind_memo_frames=//p')
+frames=$(echo "$st" | tr ' ' '
+' | sed -n 's/^unwind_frames=//p')
+echo "unwind: $memo of $frames return addresses by tables taken from the last walk's memo"
+if [ "${memo:-0}" -eq 0 ]; then
+	echo "unwind: FAILED: no frame taken from a memo"
+	fail=1
+fi
 check cfi strict
 
 # samples + missed periods per thread against the CPU time the workload measured.  Losses of other
