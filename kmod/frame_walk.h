@@ -675,18 +675,18 @@ static __always_inline void lfr_walk_fp_frames(struct lfr_uwalk *w,
  * else of each frame (lfr_walk_mixed()); without, the caller opened the
  * section the reads need, if any.  @in: see lfr_walk_fp_frames() (frame
  * pointers only; the interrupted pc and the leaf's return address, which
- * come before the loop, are the caller's to check).  @memo: see
- * lfr_walk_mixed().
+ * come before the loop, are the caller's to check).  @memo (with @row,
+ * in one section): the walk follows and keeps w->memo (lfr_walk_mixed()).
  */
-static __always_inline void lfr_walk_user_any(struct lfr_uwalk *w,
-					      lfr_read_fn read,
-					      lfr_read_fn read_in,
-					      lfr_row_fn row,
-					      lfr_open_fn open,
-					      lfr_close_fn close,
-					      const bool one_section,
-					      struct lfr_pc_ranges *in,
-					      const bool memo)
+static __always_inline void lfr_walk_user_in(struct lfr_uwalk *w,
+					     lfr_read_fn read,
+					     lfr_read_fn read_in,
+					     lfr_row_fn row,
+					     lfr_open_fn open,
+					     lfr_close_fn close,
+					     const bool one_section,
+					     struct lfr_pc_ranges *in,
+					     const bool memo)
 {
 	u64 fp = w->fp;
 	int off;
@@ -736,34 +736,6 @@ static __always_inline void lfr_walk_user_any(struct lfr_uwalk *w,
 		lfr_walk_fp_frames(w, read_in, fp, false, in);
 }
 
-static __always_inline void lfr_walk_user_in(struct lfr_uwalk *w,
-					     lfr_read_fn read,
-					     lfr_read_fn read_in,
-					     lfr_row_fn row,
-					     lfr_open_fn open,
-					     lfr_close_fn close,
-					     const bool one_section,
-					     struct lfr_pc_ranges *in)
-{
-	lfr_walk_user_any(w, read, read_in, row, open, close, one_section, in,
-			  false);
-}
-
-/*
- * The walk with unwind tables in one section (@open and @close bracket
- * it), following and keeping w->memo (lfr_walk_mixed()).
- */
-static __always_inline void lfr_walk_user_memo(struct lfr_uwalk *w,
-					       lfr_read_fn read,
-					       lfr_read_fn read_in,
-					       lfr_row_fn row,
-					       lfr_open_fn open,
-					       lfr_close_fn close)
-{
-	lfr_walk_user_any(w, read, read_in, row, open, close, true, NULL,
-			  true);
-}
-
 static __always_inline void lfr_walk_user_sections(struct lfr_uwalk *w,
 						   lfr_read_fn read,
 						   lfr_read_fn read_in,
@@ -773,7 +745,7 @@ static __always_inline void lfr_walk_user_sections(struct lfr_uwalk *w,
 						   const bool one_section)
 {
 	lfr_walk_user_in(w, read, read_in, row, open, close, one_section,
-			 NULL);
+			 NULL, false);
 }
 
 /* lfr_walk_user_sections() without sections. */

@@ -731,10 +731,10 @@ static __always_inline bool lfr_walk_known_in(struct lfr_session *s,
 			    memos->image != image || memos->lost != lost)
 				memos->m.n = 0;
 			w->memo = &memos->m;
-			lfr_walk_user_memo(w, lfr_read_user_open,
-					   lfr_read_user_in, lfr_row_known,
-					   lfr_uaccess_open,
-					   lfr_uaccess_close);
+			lfr_walk_user_in(w, lfr_read_user_open,
+					 lfr_read_user_in, lfr_row_known,
+					 lfr_uaccess_open, lfr_uaccess_close,
+					 true, NULL, true);
 			w->memo = NULL;
 		} else {
 			lfr_walk_user_sections(w, lfr_read_user_open,
@@ -879,11 +879,11 @@ static __always_inline void lfr_walk_fp_in(struct lfr_uwalk *w,
 {
 	if (user_access_begin((void __user *)0, TASK_SIZE_MAX)) {
 		lfr_walk_user_in(w, lfr_read_user_open, lfr_read_user_in, NULL,
-				 NULL, NULL, false, in);
+				 NULL, NULL, false, in, false);
 		user_access_end();
 	} else {
 		lfr_walk_user_in(w, lfr_read_user, lfr_read_user, NULL, NULL,
-				 NULL, false, in);
+				 NULL, false, in, false);
 	}
 }
 

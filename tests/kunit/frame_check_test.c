@@ -68,12 +68,8 @@ static void memo_walk_of(struct lfr_uwalk *w, u64 *ips,
 	w->memo = memo;
 	st->sections = true;
 	st->one = true;
-	if (memo)
-		lfr_walk_user_memo(w, fake_read, fake_read, fake_row, fake_open,
-				   fake_close);
-	else
-		lfr_walk_user_sections(w, fake_read, fake_read, fake_row,
-				       fake_open, fake_close, true);
+	lfr_walk_user_in(w, fake_read, fake_read, fake_row, fake_open,
+			 fake_close, true, NULL, memo);
 	if (st->open || st->bad)
 		w->flags |= FAKE_SECTION_LEFT_OPEN;
 	st->one = false;
@@ -235,7 +231,7 @@ static void lfr_walk_fp_in_ranges(struct kunit *test)
 	frame(st, 30, 0, 0x402000);	/* one past the first range */
 	walk_init(&w, st, ips, 16, at(4));
 	lfr_walk_user_in(&w, fake_read, fake_read, NULL, NULL, NULL, false,
-			 &in);
+			 &in, false);
 	KUNIT_EXPECT_TRUE(test, in.miss);
 	KUNIT_EXPECT_EQ(test, w.nr, 4U);
 	KUNIT_EXPECT_EQ(test, w.flags, 0U);
@@ -246,7 +242,7 @@ static void lfr_walk_fp_in_ranges(struct kunit *test)
 	in.miss = false;
 	walk_init(&w, st, ips, 16, at(4));
 	lfr_walk_user_in(&w, fake_read, fake_read, NULL, NULL, NULL, false,
-			 &in);
+			 &in, false);
 	KUNIT_EXPECT_FALSE(test, in.miss);
 	KUNIT_EXPECT_EQ(test, w.nr, 5U);
 	KUNIT_EXPECT_EQ(test, ips[4], 0x401fffULL);
@@ -777,14 +773,41 @@ static void memo_chain(struct fake_stack *st, int leaf, int frames)
 	st->mem[w] = 0x500250;
 }
 
-static void memo_init(struct lfr_uwalk *w, struct fake_stack *st, u64 *ips,
-		      int leaf, u64 ip, struct fake_rules *f)
+/* A memo test: its stack, memo, rules, and the walks' outputs. */
+struct memo_case {
+	struct fake_stack st;
+	struct lfr_walk_memo m;
+	struct fake_rules f;
+	u64 ips[64], fresh_ips[64];
+	struct lfr_uwalk w;
+};
+
+static struct memo_case *memo_case(struct kunit *test)
 {
-	walk_init(w, st, ips, 64, 0x1234);
-	w->sp = at(leaf);
-	w->ip = ip;
-	w->row_ctx = f;
-	f->st = st;
+	struct memo_case *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+
+	c->f = (struct fake_rules){ memo_rules, ARRAY_SIZE(memo_rules),
+				    .st = &c->st };
+	return c;
+}
+
+/*
+ * c->w walked from word @leaf, pc @ip, through c->m; and again without a
+ * memo, which must find the same chain.
+ */
+static void memo_walk(struct kunit *test, struct memo_case *c, int leaf,
+		      u64 ip)
+{
+	struct lfr_uwalk fresh;
+
+	walk_init(&c->w, &c->st, c->ips, 64, 0x1234);
+	c->w.sp = at(leaf);
+	c->w.ip = ip;
+	c->w.row_ctx = &c->f;
+	fresh = c->w;
+	memo_walk_of(&c->w, c->ips, &c->m);
+	memo_walk_of(&fresh, c->fresh_ips, NULL);
+	KUNIT_EXPECT_TRUE(test, same_walk(&c->w, &fresh));
 }
 
 /*
@@ -793,44 +816,39 @@ static void memo_init(struct lfr_uwalk *w, struct fake_stack *st, u64 *ips,
  */
 static void lfr_walk_memo_follows(struct kunit *test)
 {
-	struct fake_stack *st = kunit_kzalloc(test, sizeof(*st), GFP_KERNEL);
-	struct lfr_walk_memo *m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
-	struct fake_rules f = { memo_rules, ARRAY_SIZE(memo_rules) };
-	u64 *ips = kunit_kzalloc(test, 2 * 64 * sizeof(u64), GFP_KERNEL);
-	u64 *ips2 = ips + 64;
-	struct lfr_uwalk w, fresh;
+	struct memo_case *c = memo_case(test);
 
-	memo_chain(st, 0, 20);
-	memo_init(&w, st, ips, 0, 0x500010, &f);
-	memo_walk_of(&w, ips, m);
-	KUNIT_EXPECT_EQ(test, w.nr, 22U);
-	KUNIT_EXPECT_EQ(test, w.frames, 21U);
-	KUNIT_EXPECT_EQ(test, w.memo_frames, 0U);
-	KUNIT_EXPECT_EQ(test, m->n, 22U);
+	memo_chain(&c->st, 0, 20);
+	memo_walk(test, c, 0, 0x500010);
+	KUNIT_EXPECT_EQ(test, c->w.nr, 22U);
+	KUNIT_EXPECT_EQ(test, c->w.frames, 21U);
+	KUNIT_EXPECT_EQ(test, c->w.memo_frames, 0U);
+	KUNIT_EXPECT_EQ(test, c->m.n, 22U);
 
-	f.looked = 0;
-	memo_init(&w, st, ips, 0, 0x500020, &f);
-	memo_walk_of(&w, ips, m);
-	KUNIT_EXPECT_EQ(test, w.nr, 22U);
-	KUNIT_EXPECT_EQ(test, w.frames, 21U);
-	KUNIT_EXPECT_EQ(test, w.flags, (u32)LFR_SAMPLE_F_USER_CFI);
-	KUNIT_EXPECT_EQ(test, w.memo_frames, 20U);
-	KUNIT_EXPECT_EQ(test, f.looked, 2);
-	KUNIT_EXPECT_EQ(test, ips[0], 0x500020ULL);
-	KUNIT_EXPECT_EQ(test, ips[21], 0x500250ULL);
-	memo_init(&fresh, st, ips2, 0, 0x500020, &f);
-	memo_walk_of(&fresh, ips2, NULL);
-	KUNIT_EXPECT_TRUE(test, same_walk(&w, &fresh));
+	c->f.looked = 0;
+	walk_init(&c->w, &c->st, c->ips, 64, 0x1234);
+	c->w.ip = 0x500020;
+	c->w.row_ctx = &c->f;
+	memo_walk_of(&c->w, c->ips, &c->m);
+	KUNIT_EXPECT_EQ(test, c->f.looked, 2);
+	KUNIT_EXPECT_EQ(test, c->w.memo_frames, 20U);
+	memo_walk(test, c, 0, 0x500020);
+	KUNIT_EXPECT_EQ(test, c->w.nr, 22U);
+	KUNIT_EXPECT_EQ(test, c->w.frames, 21U);
+	KUNIT_EXPECT_EQ(test, c->w.flags, (u32)LFR_SAMPLE_F_USER_CFI);
+	KUNIT_EXPECT_EQ(test, c->ips[0], 0x500020ULL);
+	KUNIT_EXPECT_EQ(test, c->ips[21], 0x500250ULL);
 
 	/* cut by a lower depth cap while following */
-	memo_init(&w, st, ips, 0, 0x500020, &f);
-	w.max = 10;
-	memo_walk_of(&w, ips, m);
-	KUNIT_EXPECT_EQ(test, w.nr, 10U);
-	KUNIT_EXPECT_EQ(test, w.frames, 9U);
-	KUNIT_EXPECT_EQ(test, w.flags, (u32)(LFR_SAMPLE_F_USER_CFI |
-					     LFR_SAMPLE_F_USER_TRUNCATED));
-	KUNIT_EXPECT_EQ(test, w.memo_frames, 8U);
+	walk_init(&c->w, &c->st, c->ips, 10, 0x1234);
+	c->w.ip = 0x500020;
+	c->w.row_ctx = &c->f;
+	memo_walk_of(&c->w, c->ips, &c->m);
+	KUNIT_EXPECT_EQ(test, c->w.nr, 10U);
+	KUNIT_EXPECT_EQ(test, c->w.frames, 9U);
+	KUNIT_EXPECT_EQ(test, c->w.flags, (u32)(LFR_SAMPLE_F_USER_CFI |
+						LFR_SAMPLE_F_USER_TRUNCATED));
+	KUNIT_EXPECT_EQ(test, c->w.memo_frames, 8U);
 }
 
 /*
@@ -839,42 +857,27 @@ static void lfr_walk_memo_follows(struct kunit *test)
  */
 static void lfr_walk_memo_changed(struct kunit *test)
 {
-	struct fake_stack *st = kunit_kzalloc(test, sizeof(*st), GFP_KERNEL);
-	struct lfr_walk_memo *m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
-	struct fake_rules f = { memo_rules, ARRAY_SIZE(memo_rules) };
-	u64 *ips = kunit_kzalloc(test, 2 * 64 * sizeof(u64), GFP_KERNEL);
-	u64 *ips2 = ips + 64;
-	struct lfr_uwalk w, fresh;
+	struct memo_case *c = memo_case(test);
 
-	memo_chain(st, 0, 20);
-	memo_init(&w, st, ips, 0, 0x500010, &f);
-	memo_walk_of(&w, ips, m);
+	memo_chain(&c->st, 0, 20);
+	memo_walk(test, c, 0, 0x500010);
 	/* frame 9's caller is now _start: the chain ends 12 frames sooner */
-	st->mem[1 + 4 * 8] = 0x500250;
-	memo_init(&w, st, ips, 0, 0x500010, &f);
-	memo_walk_of(&w, ips, m);
-	memo_init(&fresh, st, ips2, 0, 0x500010, &f);
-	memo_walk_of(&fresh, ips2, NULL);
-	KUNIT_EXPECT_TRUE(test, same_walk(&w, &fresh));
-	KUNIT_EXPECT_EQ(test, w.nr, 10U);
-	KUNIT_EXPECT_EQ(test, w.memo_frames, 7U);
-	KUNIT_EXPECT_EQ(test, ips[9], 0x500250ULL);
+	c->st.mem[1 + 4 * 8] = 0x500250;
+	memo_walk(test, c, 0, 0x500010);
+	KUNIT_EXPECT_EQ(test, c->w.nr, 10U);
+	KUNIT_EXPECT_EQ(test, c->w.memo_frames, 7U);
+	KUNIT_EXPECT_EQ(test, c->ips[9], 0x500250ULL);
 	/* and the memo it kept is the new chain's */
-	KUNIT_EXPECT_EQ(test, m->n, 10U);
+	KUNIT_EXPECT_EQ(test, c->m.n, 10U);
 
 	/* a zero return address where the memo had one: a bad frame */
-	memo_chain(st, 0, 20);
-	memo_init(&w, st, ips, 0, 0x500010, &f);
-	memo_walk_of(&w, ips, m);
-	st->mem[1 + 4 * 12] = 0;
-	memo_init(&w, st, ips, 0, 0x500010, &f);
-	memo_walk_of(&w, ips, m);
-	memo_init(&fresh, st, ips2, 0, 0x500010, &f);
-	memo_walk_of(&fresh, ips2, NULL);
-	KUNIT_EXPECT_TRUE(test, same_walk(&w, &fresh));
-	KUNIT_EXPECT_EQ(test, w.flags, (u32)(LFR_SAMPLE_F_USER_CFI |
-					     LFR_SAMPLE_F_USER_BAD_FRAME));
-	KUNIT_EXPECT_EQ(test, w.nr, 13U);
+	memo_chain(&c->st, 0, 20);
+	memo_walk(test, c, 0, 0x500010);
+	c->st.mem[1 + 4 * 12] = 0;
+	memo_walk(test, c, 0, 0x500010);
+	KUNIT_EXPECT_EQ(test, c->w.flags, (u32)(LFR_SAMPLE_F_USER_CFI |
+						LFR_SAMPLE_F_USER_BAD_FRAME));
+	KUNIT_EXPECT_EQ(test, c->w.nr, 13U);
 }
 
 /*
@@ -884,12 +887,8 @@ static void lfr_walk_memo_changed(struct kunit *test)
  */
 static void lfr_walk_memo_saved_bp(struct kunit *test)
 {
-	struct fake_stack *st = kunit_kzalloc(test, sizeof(*st), GFP_KERNEL);
-	struct lfr_walk_memo *m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
-	struct fake_rules f = { memo_rules, ARRAY_SIZE(memo_rules) };
-	u64 *ips = kunit_kzalloc(test, 2 * 64 * sizeof(u64), GFP_KERNEL);
-	u64 *ips2 = ips + 64;
-	struct lfr_uwalk w, fresh;
+	struct memo_case *c = memo_case(test);
+	struct fake_stack *st = &c->st;
 
 	/* leaf (ret at word 1), a frame at 0x500350 saving rbp, FP frames */
 	st->mem[1] = 0x500350;		/* CFA at(2): frame 1 */
@@ -899,36 +898,27 @@ static void lfr_walk_memo_saved_bp(struct kunit *test)
 	frame(st, 30, 0, 0x401300);
 	frame(st, 40, at(50), 0x401400);
 	frame(st, 50, 0, 0x401500);
-	memo_init(&w, st, ips, 0, 0x500010, &f);
-	memo_walk_of(&w, ips, m);
-	KUNIT_EXPECT_EQ(test, w.nr, 5U);
-	KUNIT_EXPECT_EQ(test, ips[3], 0x401200ULL);
+	memo_walk(test, c, 0, 0x500010);
+	KUNIT_EXPECT_EQ(test, c->w.nr, 5U);
+	KUNIT_EXPECT_EQ(test, c->ips[3], 0x401200ULL);
 
 	st->mem[4] = at(40);
-	memo_init(&w, st, ips, 0, 0x500010, &f);
-	memo_walk_of(&w, ips, m);
-	memo_init(&fresh, st, ips2, 0, 0x500010, &f);
-	memo_walk_of(&fresh, ips2, NULL);
-	KUNIT_EXPECT_TRUE(test, same_walk(&w, &fresh));
-	KUNIT_EXPECT_EQ(test, w.nr, 5U);
-	KUNIT_EXPECT_EQ(test, ips[3], 0x401400ULL);
-	KUNIT_EXPECT_EQ(test, ips[4], 0x401500ULL);
+	memo_walk(test, c, 0, 0x500010);
+	KUNIT_EXPECT_EQ(test, c->w.nr, 5U);
+	KUNIT_EXPECT_EQ(test, c->ips[3], 0x401400ULL);
+	KUNIT_EXPECT_EQ(test, c->ips[4], 0x401500ULL);
 	/* frame 2's rbp is not the memo's: nothing followed */
-	KUNIT_EXPECT_EQ(test, w.memo_frames, 0U);
+	KUNIT_EXPECT_EQ(test, c->w.memo_frames, 0U);
 
 	/* a frame record's saved rbp changed above a followed part */
-	memo_walk_of(&w, ips, m);
-	KUNIT_EXPECT_EQ(test, w.memo_frames, 3U);
+	memo_walk(test, c, 0, 0x500010);
+	KUNIT_EXPECT_EQ(test, c->w.memo_frames, 3U);
 	frame(st, 40, at(52), 0x401400);
 	frame(st, 52, 0, 0x401600);
-	memo_init(&w, st, ips, 0, 0x500010, &f);
-	memo_walk_of(&w, ips, m);
-	memo_init(&fresh, st, ips2, 0, 0x500010, &f);
-	memo_walk_of(&fresh, ips2, NULL);
-	KUNIT_EXPECT_TRUE(test, same_walk(&w, &fresh));
-	KUNIT_EXPECT_EQ(test, ips[4], 0x401600ULL);
+	memo_walk(test, c, 0, 0x500010);
+	KUNIT_EXPECT_EQ(test, c->ips[4], 0x401600ULL);
 	/* frame 2 followed, not frame 3, whose rbp was read from the record */
-	KUNIT_EXPECT_EQ(test, w.memo_frames, 1U);
+	KUNIT_EXPECT_EQ(test, c->w.memo_frames, 1U);
 }
 
 /*
@@ -938,36 +928,23 @@ static void lfr_walk_memo_saved_bp(struct kunit *test)
  */
 static void lfr_walk_memo_deeper(struct kunit *test)
 {
-	struct fake_stack *st = kunit_kzalloc(test, sizeof(*st), GFP_KERNEL);
-	struct lfr_walk_memo *m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
-	struct fake_rules f = { memo_rules, ARRAY_SIZE(memo_rules) };
-	u64 *ips = kunit_kzalloc(test, 2 * 64 * sizeof(u64), GFP_KERNEL);
-	u64 *ips2 = ips + 64;
-	struct lfr_uwalk w, fresh;
+	struct memo_case *c = memo_case(test);
 
-	memo_chain(st, 0, 20);
+	memo_chain(&c->st, 0, 20);
 	/* from the frame at word 8: its leaf's return address at word 9 */
-	memo_init(&w, st, ips, 8, 0x500010, &f);
-	memo_walk_of(&w, ips, m);
-	KUNIT_EXPECT_EQ(test, w.nr, 20U);
+	memo_walk(test, c, 8, 0x500010);
+	KUNIT_EXPECT_EQ(test, c->w.nr, 20U);
 	/* from word 0, two frames deeper */
-	memo_init(&w, st, ips, 0, 0x500010, &f);
-	memo_walk_of(&w, ips, m);
-	memo_init(&fresh, st, ips2, 0, 0x500010, &f);
-	memo_walk_of(&fresh, ips2, NULL);
-	KUNIT_EXPECT_TRUE(test, same_walk(&w, &fresh));
-	KUNIT_EXPECT_EQ(test, w.nr, 22U);
-	KUNIT_EXPECT_EQ(test, w.memo_frames, 0U);
-	memo_init(&w, st, ips, 0, 0x500020, &f);
-	memo_walk_of(&w, ips, m);
-	KUNIT_EXPECT_EQ(test, w.nr, 22U);
-	KUNIT_EXPECT_EQ(test, w.memo_frames, 20U);
+	memo_walk(test, c, 0, 0x500010);
+	KUNIT_EXPECT_EQ(test, c->w.nr, 22U);
+	KUNIT_EXPECT_EQ(test, c->w.memo_frames, 0U);
+	memo_walk(test, c, 0, 0x500020);
+	KUNIT_EXPECT_EQ(test, c->w.memo_frames, 20U);
 	/* and shallower again */
-	memo_init(&w, st, ips, 8, 0x500010, &f);
-	memo_walk_of(&w, ips, m);
-	KUNIT_EXPECT_EQ(test, w.nr, 20U);
-	KUNIT_EXPECT_EQ(test, w.memo_frames, 0U);
-	KUNIT_EXPECT_EQ(test, ips[19], 0x500250ULL);
+	memo_walk(test, c, 8, 0x500010);
+	KUNIT_EXPECT_EQ(test, c->w.nr, 20U);
+	KUNIT_EXPECT_EQ(test, c->w.memo_frames, 0U);
+	KUNIT_EXPECT_EQ(test, c->ips[19], 0x500250ULL);
 }
 
 static struct kunit_case lfr_frame_cases[] = {
