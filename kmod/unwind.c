@@ -725,6 +725,10 @@ static __always_inline bool lfr_walk_known_in(struct lfr_session *s,
 		k.cur_span = 0;
 		k.miss = false;
 		w->row_ctx = &k;
+		/*
+		 * Two calls rather than one with a memo flag: measured, the
+		 * one call cost 30-40 more instructions a walk (one vCPU).
+		 */
 		if (memos) {
 			if (memos->w != k.w || memos->gen != k.gen ||
 			    memos->tables != tables ||
