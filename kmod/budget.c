@@ -52,8 +52,10 @@ u64 lfr_session_bytes(const struct lfr_config *cfg)
 	u64 cpus = num_possible_cpus();
 	u64 slots = roundup_pow_of_two(2 * (u64)cfg->max_threads);
 	u64 thread = sizeof(struct lfr_thread);
-	u64 walk = sizeof(struct lfr_rec_ustack) +
-		   sizeof(u64) * ((u64)cfg->user_depth + LFR_USTACK_WORDS);
+	u64 walk = lfr_config_ustack_max(cfg);
+	/* the index of thread contexts, and what fills it at most */
+	u64 ctx = cfg->thread_ctx ? 2 * LFR_CTX_MAX_PROCS * sizeof(void *) +
+				    LFR_CTX_MAX_PROCS * 128 : 0;
 
 	return sizeof(struct lfr_session) +
 	       lfr_ring_pages_total(cfg) * PAGE_SIZE +
@@ -62,7 +64,7 @@ u64 lfr_session_bytes(const struct lfr_config *cfg)
 	       nr_cpu_ids * sizeof(struct lfr_ring *) +
 	       slots * thread +
 	       LFR_SEEN_SLOTS * sizeof(u64) +
-	       (2 * cpus + 2) * (walk + sizeof(void *));
+	       (2 * cpus + 2) * (walk + sizeof(void *)) + ctx;
 }
 
 int lfr_budget_charge(struct lfr_session *s, struct netlink_ext_ack *extack)

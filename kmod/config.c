@@ -8,6 +8,7 @@
 #include <linux/sort.h>
 #include <linux/lfr.h>
 #include "config.h"
+#include "ctx_parse.h"
 
 /* Not const: 6.1's nla_policy points to a mutable range. */
 static struct netlink_range_validation lfr_period_range = {
@@ -93,6 +94,8 @@ const struct nla_policy lfr_policy[LFR_A_MAX + 1] = {
 	[LFR_A_OFFCPU_MIN_NS] = NLA_POLICY_FULL_RANGE(NLA_U64, &lfr_offcpu_range),
 	[LFR_A_LATENCY_MIN_NS] =
 		NLA_POLICY_FULL_RANGE(NLA_U64, &lfr_latency_range),
+	[LFR_A_THREAD_CTX] = { .type = NLA_FLAG },
+	[LFR_A_CTX] = NLA_POLICY_NESTED(lfr_ctx_policy),
 };
 
 static int lfr_cmp_u32(const void *a, const void *b)
@@ -220,6 +223,11 @@ int lfr_config_parse(struct nlattr **attrs, struct lfr_config *cfg,
 				    "abandon is an attribute of STOP");
 		return -EINVAL;
 	}
+	if (attrs[LFR_A_CTX]) {
+		NL_SET_ERR_MSG_ATTR(extack, attrs[LFR_A_CTX],
+				    "a thread context location is an attribute of CTX_ADD");
+		return -EINVAL;
+	}
 	if (attrs[LFR_A_UNWIND_OBJECT_FD] || attrs[LFR_A_UNWIND_TABLE_FD]) {
 		NL_SET_ERR_MSG_ATTR(extack, attrs[LFR_A_UNWIND_OBJECT_FD] ?:
 				    attrs[LFR_A_UNWIND_TABLE_FD],
@@ -275,6 +283,7 @@ int lfr_config_parse(struct nlattr **attrs, struct lfr_config *cfg,
 		cfg->latency_min_ns = nla_get_u64(attrs[LFR_A_LATENCY_MIN_NS]);
 	cfg->kernel_stack = nla_get_flag(attrs[LFR_A_KERNEL_STACK]);
 	cfg->detached = nla_get_flag(attrs[LFR_A_DETACHED]);
+	cfg->thread_ctx = nla_get_flag(attrs[LFR_A_THREAD_CTX]);
 	err = lfr_check_ring_fits(attrs, cfg, ring_bytes, extack);
 	if (err)
 		return err;

@@ -3,6 +3,7 @@
 #ifndef LFR_CONFIG_H
 #define LFR_CONFIG_H
 
+#include <linux/math.h>
 #include <linux/types.h>
 #include <net/netlink.h>
 #include <linux/lfr.h>
@@ -19,6 +20,7 @@ struct lfr_config {
 	u64 latency_min_ns;	/* 0: no sampling latencies */
 	bool kernel_stack;
 	bool detached;
+	bool thread_ctx;	/* LFR_A_THREAD_CTX: read thread contexts */
 	bool system;
 	bool follow_children;
 	u32 nr_tgids, nr_tids, nr_cgroups;
@@ -44,12 +46,26 @@ static inline u64 lfr_config_max_record(u32 user_depth, bool kernel_stack)
 	return max(ustack, tick);
 }
 
+/* The room a thread context takes at the end of a USTACK record. */
+#define LFR_CTX_ROOM	(sizeof(struct lfr_ustack_ctx) + \
+			 round_up(LFR_CTX_ATTRS_MAX, 8))
+
+/* The largest USTACK record of a session: its stack, its thread context. */
+static inline u64 lfr_config_ustack_max(const struct lfr_config *cfg)
+{
+	return sizeof(struct lfr_rec_ustack) +
+	       8 * ((u64)cfg->user_depth + LFR_USTACK_WORDS) +
+	       (cfg->thread_ctx ? LFR_CTX_ROOM : 0);
+}
+
 /* An OFFCPU record always carries a whole kernel stack. */
 static inline u64 lfr_config_max_record_offcpu(const struct lfr_config *cfg)
 {
 	u64 offcpu = sizeof(struct lfr_rec_offcpu) +
 		     8 * LFR_MAX_KERNEL_STACK_DEPTH;
-	u64 other = lfr_config_max_record(cfg->user_depth, cfg->kernel_stack);
+	u64 other = max(lfr_config_max_record(cfg->user_depth,
+					      cfg->kernel_stack),
+			lfr_config_ustack_max(cfg));
 
 	return cfg->offcpu_min_ns ? max(offcpu, other) : other;
 }

@@ -12,10 +12,12 @@
 #include <net/net_namespace.h>
 #include "config.h"
 #include "core.h"
+#include "ctx_parse.h"
 #include "counters.h"
 #include "genl.h"
 #include "registry.h"
 #include "session.h"
+#include "thread_ctx.h"
 #include "unwind_tables.h"
 
 static struct genl_family lfr_family;
@@ -101,7 +103,8 @@ static int lfr_put_session(struct sk_buff *skb, struct lfr_session *s,
 	     nla_put_u64_64bit(skb, LFR_A_LATENCY_MIN_NS, s->cfg.latency_min_ns,
 			       LFR_A_PAD)) ||
 	    (s->cfg.kernel_stack && nla_put_flag(skb, LFR_A_KERNEL_STACK)) ||
-	    (s->cfg.detached && nla_put_flag(skb, LFR_A_DETACHED)))
+	    (s->cfg.detached && nla_put_flag(skb, LFR_A_DETACHED)) ||
+	    (s->cfg.thread_ctx && nla_put_flag(skb, LFR_A_THREAD_CTX)))
 		return -EMSGSIZE;
 	if (!full)
 		return 0;
@@ -458,6 +461,50 @@ static int lfr_cmd_unwind_add(struct sk_buff *skb, struct genl_info *info)
 	return err;
 }
 
+/* CTX_ADD looks at the process's mappings outside lfr_lock, on a reference. */
+static int lfr_cmd_ctx_add(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr **a = info->attrs;
+	struct lfr_ctx_spec spec;
+	struct lfr_session *s;
+	int err;
+
+	err = lfr_check_perm(skb, info);
+	if (err)
+		return err;
+	if (!a[LFR_A_SESSION_ID]) {
+		NL_SET_ERR_MSG(info->extack, "CTX_ADD needs a session id");
+		return -EINVAL;
+	}
+	err = lfr_ctx_parse(a[LFR_A_CTX], lfr_ctx_tls_below_tp, &spec,
+			    info->extack);
+	if (err)
+		return err;
+	mutex_lock(&lfr_lock);
+	s = lfr_pick(info, false);
+	if (!IS_ERR(s))
+		lfr_session_get(s);
+	mutex_unlock(&lfr_lock);
+	if (IS_ERR(s))
+		return PTR_ERR(s);
+	if (!lfr_may_control(skb, s)) {
+		NL_SET_ERR_MSG(info->extack, "only the user who started the session may tell it where thread contexts are");
+		err = -EPERM;
+	} else if (atomic_read(&s->state) != LFR_STATE_RUNNING) {
+		NL_SET_ERR_MSG_ATTR(info->extack, a[LFR_A_SESSION_ID],
+				    "the session is not running");
+		err = -ESRCH;
+	} else if (!s->cfg.thread_ctx) {
+		NL_SET_ERR_MSG_ATTR(info->extack, a[LFR_A_SESSION_ID],
+				    "the session was started without thread contexts (LFR_A_THREAD_CTX)");
+		err = -EOPNOTSUPP;
+	} else {
+		err = lfr_ctx_add(s, &spec, info->extack);
+	}
+	lfr_session_put(s);
+	return err;
+}
+
 static int lfr_cmd_notify(struct sk_buff *skb, struct genl_info *info)
 {
 	NL_SET_ERR_MSG(info->extack, "LFR_CMD_NOTIFY is only sent by the kernel");
@@ -471,6 +518,7 @@ static const struct genl_small_ops lfr_ops[] = {
 	  .dumpit = lfr_dump_status },
 	{ .cmd = LFR_CMD_NOTIFY, .doit = lfr_cmd_notify },
 	{ .cmd = LFR_CMD_UNWIND_ADD, .doit = lfr_cmd_unwind_add },
+	{ .cmd = LFR_CMD_CTX_ADD, .doit = lfr_cmd_ctx_add },
 };
 
 static struct genl_family lfr_family __ro_after_init = {

@@ -39,6 +39,7 @@
 #include "seen.h"
 #include "session.h"
 #include "target.h"
+#include "thread_ctx.h"
 #include "threads.h"
 #include "unwind_tables.h"
 #include "walk_pool.h"
@@ -66,6 +67,7 @@ static void lfr_session_free(struct lfr_session *s)
 	lfr_mm_watches_free(&s->watches);
 	lfr_threads_free(&s->threads);
 	lfr_walk_pool_free(&s->walk_bufs);
+	lfr_ctx_procs_free(&s->ctx);
 	lfr_unwind_free(&s->unwind);
 	lfr_cgroups_put(s);
 	lfr_targets_put(s);
@@ -198,8 +200,9 @@ struct lfr_session *lfr_session_alloc(u32 id, struct lfr_config *cfg,
 	init_waitqueue_head(&s->wq);
 	INIT_WORK(&s->notify_work, lfr_notify_fn);
 	if (lfr_mm_watches_init(&s->watches) ||
-	    lfr_unwind_init(&s->unwind, s->cfg.unwind_max_kb)) {
-		NL_SET_ERR_MSG(extack, "out of memory for the unwind tables' or mappings' index");
+	    lfr_unwind_init(&s->unwind, s->cfg.unwind_max_kb) ||
+	    lfr_ctx_procs_init(&s->ctx, s->cfg.thread_ctx)) {
+		NL_SET_ERR_MSG(extack, "out of memory for the unwind tables', mappings' or thread contexts' index");
 		lfr_session_free(s);
 		return ERR_PTR(-ENOMEM);
 	}
@@ -237,9 +240,7 @@ struct lfr_session *lfr_session_alloc(u32 id, struct lfr_config *cfg,
 	}
 	if (lfr_threads_init(&s->threads, s->cfg.max_threads))
 		goto nomem;
-	if (lfr_walk_pool_init(&s->walk_bufs, sizeof(struct lfr_rec_ustack) +
-			       sizeof(u64) * (s->cfg.user_depth +
-					      LFR_USTACK_WORDS)))
+	if (lfr_walk_pool_init(&s->walk_bufs, lfr_config_ustack_max(&s->cfg)))
 		goto nomem;
 	return s;
 nomem:

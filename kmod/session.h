@@ -20,6 +20,7 @@
 #include "counters.h"
 #include "mm_watch.h"
 #include "target.h"
+#include "thread_ctx.h"
 #include "threads.h"
 #include "unwind_tables.h"
 #include "walk_pool.h"
@@ -61,6 +62,7 @@ struct lfr_session {
 	struct lfr_unwind unwind;
 	struct lfr_mm_watches watches;	/* the mms its walks know */
 	atomic_t mmap_lost;		/* MMAP records lost (ring full) */
+	struct lfr_ctx_procs ctx;	/* thread_ctx.c: LFR_CMD_CTX_ADD */
 
 	wait_queue_head_t wq;
 	struct work_struct notify_work;

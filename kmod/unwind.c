@@ -25,6 +25,8 @@
 #include "ring.h"
 #include "seen.h"
 #include "session.h"
+#include "thread_ctx.h"
+#include "thread_ctx_read.h"
 #include "threads.h"
 #include "unwind.h"
 #include "unwind_tables.h"
@@ -1109,6 +1111,22 @@ static void lfr_ustack_header(const struct lfr_walk *w,
 }
 
 /*
+ * The thread context @c (thread_ctx.c) at the end of @r, whose header is
+ * written: the record's flags and size say it is there.
+ */
+static void lfr_ustack_ctx(struct lfr_rec_ustack *r,
+			   const struct lfr_ustack_ctx *c)
+{
+	u8 *at = (u8 *)r + r->hdr.size;
+	u32 n = sizeof(*c) + c->attrs_len, size = lfr_ctx_rec_size(c);
+
+	memcpy(at, c, n);
+	memset(at + n, 0, size - n);
+	r->flags |= LFR_USTACK_F_CTX;
+	r->hdr.size += size;
+}
+
+/*
  * The sampling latency of @w's walk, when its tick interrupted the kernel
  * and the walk runs at least the session's minimum after it: filled in @l
  * (whose size stays 0 otherwise).  CLOCK_MONOTONIC, as the tick's time.
@@ -1157,7 +1175,8 @@ static void lfr_count_committed(struct lfr_session *s,
 }
 
 static void lfr_commit(struct lfr_session *s, struct lfr_walk *w,
-		       struct lfr_walk_buf *b, int lost_reason)
+		       struct lfr_walk_buf *b, int lost_reason,
+		       const struct lfr_ustack_ctx *ctx)
 {
 	struct lfr_thread *e = w->e;
 	struct lfr_rec_ustack lost_rec __uninitialized, *r = b->rec;
@@ -1183,6 +1202,8 @@ static void lfr_commit(struct lfr_session *s, struct lfr_walk *w,
 		lfr_fill_latency(s, w, &lat);
 	}
 	lfr_ustack_header(w, r, lost_reason);
+	if (ctx && !lost_reason)
+		lfr_ustack_ctx(r, ctx);
 
 	/*
 	 * Ticks of this thread come only on the CPU it runs on, this one:
@@ -1268,12 +1289,14 @@ enum lfr_direct {
  * whole sample in an interrupt).  Anything else takes lfr_commit()'s way.
  */
 static enum lfr_direct lfr_commit_direct(struct lfr_session *s,
-					 struct lfr_walk *w)
+					 struct lfr_walk *w,
+					 const struct lfr_ustack_ctx *ctx)
 {
 	const struct lfr_snapshot *sn = &w->snap;
 	struct lfr_thread *e = w->e;
 	u32 max = sizeof(struct lfr_rec_ustack) +
-		  (s->cfg.user_depth + LFR_USTACK_WORDS) * sizeof(u64);
+		  (s->cfg.user_depth + LFR_USTACK_WORDS) * sizeof(u64) +
+		  (ctx ? lfr_ctx_rec_size(ctx) : 0);
 	struct lfr_rec_ustack *r;
 	struct lfr_ring *ring;
 	unsigned long flags;
@@ -1295,6 +1318,8 @@ static enum lfr_direct lfr_commit_direct(struct lfr_session *s,
 		return LFR_DIRECT_NOT_KNOWN;
 	}
 	lfr_ustack_header(w, r, 0);
+	if (ctx)
+		lfr_ustack_ctx(r, ctx);
 	/* as in lfr_commit(): no tick can join the walk from here on */
 	ticks = atomic_xchg(&w->ticks, 0);
 	offcpu = atomic_xchg(&w->offcpu, 0);
@@ -1314,6 +1339,9 @@ void lfr_work_fn(struct callback_head *work)
 	struct task_struct *t = current;
 	/* its fields are set below, before any is read: not zeroed */
 	struct lfr_walk_buf b __uninitialized;
+	/* read before the walk when the process has one; not zeroed */
+	union lfr_ctx_copy ctx __uninitialized;
+	const struct lfr_ustack_ctx *c = NULL;
 	u64 t0 = local_clock();	/* not ktime_get_ns(): see lfr_timer_fn() */
 	unsigned long switches = t->nvcsw + t->nivcsw;
 	unsigned long old = atomic_long_read(&w->state);
@@ -1340,7 +1368,11 @@ void lfr_work_fn(struct callback_head *work)
 	b.nr_maps = 0;
 	b.path = NULL;
 	lost = lfr_walk_check(&w->snap, t, task_pt_regs(t));
-	direct = lost ? LFR_DIRECT_NOT_TRIED : lfr_commit_direct(s, w);
+	/* before the walk, which may run with interrupts off: it may fault */
+	if (!lost && !(w->snap.flags & LFR_SAMPLE_F_COMPAT) &&
+	    lfr_ctx_get(s, &ctx))
+		c = &ctx.c;
+	direct = lost ? LFR_DIRECT_NOT_TRIED : lfr_commit_direct(s, w, c);
 	if (direct != LFR_DIRECT_DONE) {
 		if (!lost) {
 			b.rec = lfr_walk_pool_get(&s->walk_bufs);
@@ -1350,7 +1382,7 @@ void lfr_work_fn(struct callback_head *work)
 				lost = lfr_user_stack(s, w, &b,
 						      direct == LFR_DIRECT_NOT_KNOWN);
 		}
-		lfr_commit(s, w, &b, lost);
+		lfr_commit(s, w, &b, lost, c);
 		lfr_walk_pool_put(&s->walk_bufs, b.rec);
 		kfree(b.maps);
 		kfree(b.path);

@@ -438,7 +438,46 @@ static void lfr_cfg_ring_half(struct kunit *test)
 	}
 }
 
+/*
+ * LFR_A_THREAD_CTX: the flag, and room at the end of a USTACK record for a whole context (the
+ * ring must hold two such records); a context location is CTX_ADD's, not START's.
+ */
+static void lfr_cfg_thread_ctx(struct kunit *test)
+{
+	struct cfg_ctx *c = cfg_new(test);
+	struct nlattr *nest;
+
+	nla_put_flag(c->skb, LFR_A_THREAD_CTX);
+	put_targets(c->skb, true, NULL, 0);
+	KUNIT_ASSERT_EQ(test, cfg_parse(c), 0);
+	KUNIT_EXPECT_TRUE(test, c->cfg.thread_ctx);
+	KUNIT_EXPECT_EQ(test, lfr_config_ustack_max(&c->cfg),
+			(u64)(sizeof(struct lfr_rec_ustack) +
+			      8 * (LFR_DEFAULT_USER_STACK_DEPTH + LFR_USTACK_WORDS) +
+			      sizeof(struct lfr_ustack_ctx) + 616));
+	cfg_done(c);
+
+	/* depth 489 fills half of a 2-page ring without a context, not with one */
+	c = cfg_new(test);
+	nla_put_u32(c->skb, LFR_A_RING_PAGES, 2);
+	nla_put_u32(c->skb, LFR_A_USER_STACK_DEPTH, 489);
+	nla_put_flag(c->skb, LFR_A_THREAD_CTX);
+	put_targets(c->skb, true, NULL, 0);
+	KUNIT_EXPECT_EQ(test, cfg_parse(c), -EINVAL);
+	cfg_done(c);
+
+	c = cfg_new(test);
+	nest = nla_nest_start(c->skb, LFR_A_CTX);
+	nla_put_u32(c->skb, LFR_CTX_A_PID, 1);
+	nla_nest_end(c->skb, nest);
+	put_targets(c->skb, true, NULL, 0);
+	KUNIT_EXPECT_EQ(test, cfg_parse(c), -EINVAL);
+	KUNIT_EXPECT_NOT_NULL(test, c->ext._msg);
+	cfg_done(c);
+}
+
 static struct kunit_case lfr_cfg_cases[] = {
+	KUNIT_CASE(lfr_cfg_thread_ctx),
 	KUNIT_CASE(lfr_cfg_defaults),
 	KUNIT_CASE(lfr_cfg_targets),
 	KUNIT_CASE(lfr_cfg_limits),

@@ -71,6 +71,11 @@
  *                                 hold, KiB (0 .. 1048576, default
  *                                 LFR_DEFAULT_UNWIND_MAX_KB); see
  *                                 LFR_CMD_UNWIND_ADD.  0: no tables.
+ *   LFR_A_THREAD_CTX        flag  also read the OpenTelemetry thread context
+ *                                 (OTEP 4947) of every walk's thread in the
+ *                                 processes given with LFR_CMD_CTX_ADD: its
+ *                                 USTACK records carry it (struct
+ *                                 lfr_ustack_ctx).  Echoed in the reply.
  *   LFR_A_TARGETS           nest  what to sample (required), containing:
  *     LFR_TARGET_A_SYSTEM        flag  every user thread of the machine
  *     LFR_TARGET_A_TGID          u32   a process (all its threads, current
@@ -178,6 +183,45 @@
  *   EFBIG for a table larger than the cap;
  *   ENOENT for no such session, ESRCH when it is not running.
  *
+ * LFR_CMD_CTX_ADD: tell a session started with LFR_A_THREAD_CTX where one
+ *   process keeps its thread-local otel_thread_ctx_v1 (OTEP 4947), so that
+ *   every walk of its threads reads the record that variable points to.
+ *   LFR_A_SESSION_ID        u32   the session (required; RUNNING, by its
+ *                                 START sender or CAP_SYS_ADMIN)
+ *   LFR_A_CTX               nest  (required), enum lfr_ctx_attr:
+ *     LFR_CTX_A_PID         u32   the process (its tgid in the sender's pid
+ *                                 namespace; required)
+ *     LFR_CTX_A_ACCESS      u32   enum lfr_ctx_access (required)
+ *     LFR_CTX_A_OFFSET      s64   STATIC: the variable's offset from the
+ *                                 thread pointer; otherwise added to the
+ *                                 offset the slot gives (default 0)
+ *     LFR_CTX_A_SLOT        u64   the address of the GOT slot or TLS
+ *                                 descriptor (required but for STATIC)
+ *     LFR_CTX_A_OBJECT_ADDR u64   an address inside a mapping of the object
+ *                                 that defines the variable (required)
+ *     LFR_CTX_A_OBJECT_INO  u64   that object's inode, and its device as in
+ *     LFR_CTX_A_OBJECT_DEV  u32   /proc/PID/maps (major << 20 | minor): the
+ *                                 mapping at OBJECT_ADDR, and at SLOT, must
+ *                                 be of this file, or ESTALE (the process
+ *                                 exec'd or unmapped it meanwhile)
+ *     LFR_CTX_A_DTV_OFFSET  s32   where the thread's DTV pointer lies,
+ *                                 from the thread pointer (DTV and TLSDESC
+ *                                 with a dynamic block)
+ *     LFR_CTX_A_DTV_STRIDE  u32   bytes per DTV entry, 8 or 16
+ *     LFR_CTX_A_DTV_COUNT   s32   index of the DTV entry holding the
+ *                                 number of modules (-1, 0, or
+ *                                 LFR_CTX_DTV_NO_COUNT)
+ *   The process is bound by its identity and image: after an exec the
+ *   registration no longer applies (register the new image again); a
+ *   second CTX_ADD for the same process replaces the first.  Only walks
+ *   read memory, each in its own thread, with the thread's own rights.
+ *   Reply: the netlink ack only.  Errors: EINVAL (a missing or malformed
+ *   attribute, an access kind the architecture does not have), ESRCH (no
+ *   such process, or not one the session's user may record), ESTALE (see
+ *   OBJECT_DEV), ENOSPC (LFR_CTX_MAX_PROCS processes registered and none
+ *   of them gone), ENOENT for no such session, ESRCH when it is not running
+ *   or EOPNOTSUPP without LFR_A_THREAD_CTX.
+ *
  * LFR_CMD_NOTIFY: sent by the kernel to LFR_GENL_MCGRP, never accepted.
  *   LFR_A_SESSION_ID u32, LFR_A_STATE u32, LFR_A_EVENT u32 (enum lfr_event),
  *   LFR_A_CPU_ID u32 (for LFR_EVENT_OVERFLOW: the CPU whose ring was full).
@@ -279,6 +323,7 @@ enum lfr_cmd {
 	LFR_CMD_STATUS,
 	LFR_CMD_NOTIFY,
 	LFR_CMD_UNWIND_ADD,
+	LFR_CMD_CTX_ADD,
 	__LFR_CMD_MAX,
 };
 #define LFR_CMD_MAX (__LFR_CMD_MAX - 1)
@@ -310,6 +355,8 @@ enum lfr_attr {
 	LFR_A_UNWIND_TABLE_FD,	/* u32 */
 	LFR_A_OFFCPU_MIN_NS,	/* u64 */
 	LFR_A_LATENCY_MIN_NS,	/* u64 */
+	LFR_A_THREAD_CTX,	/* flag */
+	LFR_A_CTX,		/* nest, enum lfr_ctx_attr */
 	__LFR_A_MAX,
 };
 #define LFR_A_MAX (__LFR_A_MAX - 1)
@@ -325,6 +372,52 @@ enum lfr_target_attr {
 	__LFR_TARGET_A_MAX,
 };
 #define LFR_TARGET_A_MAX (__LFR_TARGET_A_MAX - 1)
+
+enum lfr_ctx_attr {
+	LFR_CTX_A_UNSPEC,
+	LFR_CTX_A_PAD,
+	LFR_CTX_A_PID,			/* u32 */
+	LFR_CTX_A_ACCESS,		/* u32, enum lfr_ctx_access */
+	LFR_CTX_A_OFFSET,		/* s64 */
+	LFR_CTX_A_SLOT,			/* u64 */
+	LFR_CTX_A_OBJECT_ADDR,		/* u64 */
+	LFR_CTX_A_OBJECT_INO,		/* u64 */
+	LFR_CTX_A_OBJECT_DEV,		/* u32 */
+	LFR_CTX_A_DTV_OFFSET,		/* s32 */
+	LFR_CTX_A_DTV_STRIDE,		/* u32 */
+	LFR_CTX_A_DTV_COUNT,		/* s32 */
+	__LFR_CTX_A_MAX,
+};
+#define LFR_CTX_A_MAX (__LFR_CTX_A_MAX - 1)
+
+/*
+ * How a process's otel_thread_ctx_v1 is found from a thread's thread
+ * pointer (x86-64: the fs base; arm64: TPIDR_EL0), "tp" below:
+ */
+enum lfr_ctx_access {
+	LFR_CTX_ACCESS_UNSPEC,
+	/* static TLS of the executable (local-exec): at tp + offset */
+	LFR_CTX_ACCESS_STATIC,
+	/* initial-exec: the GOT slot holds the offset: tp + *slot + offset */
+	LFR_CTX_ACCESS_TPOFF_SLOT,
+	/*
+	 * general-dynamic (GNU dialect): the GOT slot holds the module id and
+	 * the next word the offset in its block: DTV[*slot] + slot[1] + offset
+	 */
+	LFR_CTX_ACCESS_DTV_SLOT,
+	/*
+	 * TLSDESC (GNU2 dialect): the descriptor's second word is, for a
+	 * module in static TLS, the offset from tp (a negative number on
+	 * x86-64, below LFR_CTX_TLSDESC_STATIC_MAX on arm64), else a pointer
+	 * to {module id, offset}: tp + arg + offset, or DTV[id] + off + offset
+	 */
+	LFR_CTX_ACCESS_TLSDESC,
+	__LFR_CTX_ACCESS_MAX,
+};
+
+#define LFR_CTX_MAX_PROCS		1024	/* per session */
+#define LFR_CTX_DTV_NO_COUNT		0x7fffffff
+#define LFR_CTX_TLSDESC_STATIC_MAX	0x100000000ULL
 
 enum lfr_cpu_attr {
 	LFR_CPU_A_UNSPEC,
@@ -431,6 +524,14 @@ enum lfr_counter {
 	LFR_CTR_LATENCY_LOST,	/* latencies >= the minimum without a record */
 	LFR_CTR_WALK_KNOWN_MAPS, /* walks without a mapping lookup (mm_watch.h) */
 	LFR_CTR_UNWIND_MEMO_FRAMES, /* return addresses from the last walk's memo */
+	LFR_CTR_CTX,		/* walks that read a thread context (valid) */
+	LFR_CTR_CTX_NULL,	/* walks: otel_thread_ctx_v1 was NULL */
+	LFR_CTR_CTX_INVALID,	/* walks: the record's valid byte was not 1 */
+	LFR_CTR_CTX_FAULT,	/* walks: its memory could not be read */
+	LFR_CTR_CTX_CHANGED,	/* walks: the record changed while read */
+	LFR_CTR_CTX_NO_BLOCK,	/* walks: the thread has no block for the module */
+	LFR_CTR_CTX_FAULTED_IN,	/* context reads that faulted a page in */
+	LFR_CTR_SKIP_CREDS,	/* ticks on threads of another user (unprivileged) */
 	/* New counters are appended here, below LFR_CTR_LOST_FIRST. */
 	LFR_CTR_LOST_FIRST = 64, /* LFR_CTR_LOST_FIRST + enum lfr_lost_reason */
 	LFR_CTR_LOST_RING_FULL = LFR_CTR_LOST_FIRST + LFR_LOST_RING_FULL,
@@ -679,6 +780,9 @@ struct lfr_unwind_row {
 /* A walk id's bits from this one up: the CPU of the tick that queued it. */
 #define LFR_WALK_ID_CPU_SHIFT	40
 
+/* lfr_rec_ustack.flags: the record ends with a struct lfr_ustack_ctx */
+#define LFR_USTACK_F_CTX	(1u << 30)
+
 /* Words of user stack from sp on copied into each USTACK record. */
 #define LFR_USTACK_WORDS	16
 
@@ -714,6 +818,43 @@ struct lfr_rec_ustack {
 	__u16 nr_words;
 	__u64 sp;			/* user sp at the tick */
 	__u64 ips[];			/* nr_user ips, then nr_words words */
+};
+
+/* lfr_ustack_ctx.state: what the walk found (LFR_CMD_CTX_ADD) */
+enum lfr_ctx_state {
+	LFR_CTX_NONE,		/* not read (no registration) */
+	LFR_CTX_VALID,		/* a record with valid == 1: ids and attrs */
+	LFR_CTX_NULL,		/* otel_thread_ctx_v1 was NULL: no context */
+	LFR_CTX_INVALID,	/* the record's valid byte was not 1 */
+	LFR_CTX_FAULT,		/* the variable or record could not be read */
+	LFR_CTX_CHANGED,	/* the record changed while it was read */
+	LFR_CTX_NO_BLOCK,	/* no TLS block of the module in this thread */
+	__LFR_CTX_STATE_MAX,
+};
+
+/* The OTEP's record: its fixed part, then attrs_size bytes of attributes. */
+#define LFR_CTX_RECORD_HEAD	28
+#define LFR_CTX_RECORD_MAX	640
+#define LFR_CTX_ATTRS_MAX	(LFR_CTX_RECORD_MAX - LFR_CTX_RECORD_HEAD)
+
+/*
+ * The thread context of a walk's thread at its tick, at the end of its
+ * USTACK record (after the words) when the record has LFR_USTACK_F_CTX:
+ * every walk of a process registered with LFR_CMD_CTX_ADD has one.  With
+ * state LFR_CTX_VALID, trace_id, span_id and trace_flags are the record's
+ * (W3C byte order) and attrs[] its attrs-data, attrs_len bytes of the
+ * attrs_size the record declared (at most LFR_CTX_ATTRS_MAX: a longer one
+ * is cut); otherwise they are 0.  attrs[] is padded with zeros to 8 bytes.
+ */
+struct lfr_ustack_ctx {
+	__u8 state;			/* enum lfr_ctx_state */
+	__u8 trace_flags;
+	__u16 attrs_len;
+	__u16 attrs_size;
+	__u16 reserved;
+	__u8 trace_id[16];
+	__u8 span_id[8];
+	__u8 attrs[];
 };
 
 /* lfr_rec_mmap.flags */
