@@ -64,6 +64,14 @@ static const char *const counter_names[LFR_CTR_MAX + 1] = {
     [LFR_CTR_LATENCY_LOST] = "latency_lost",
     [LFR_CTR_WALK_KNOWN_MAPS] = "walk_known_maps",
     [LFR_CTR_UNWIND_MEMO_FRAMES] = "unwind_memo_frames",
+    [LFR_CTR_CTX] = "ctx",
+    [LFR_CTR_CTX_NULL] = "ctx_null",
+    [LFR_CTR_CTX_INVALID] = "ctx_invalid",
+    [LFR_CTR_CTX_FAULT] = "ctx_fault",
+    [LFR_CTR_CTX_CHANGED] = "ctx_changed",
+    [LFR_CTR_CTX_NO_BLOCK] = "ctx_no_block",
+    [LFR_CTR_CTX_FAULTED_IN] = "ctx_faulted_in",
+    [LFR_CTR_SKIP_CREDS] = "skip_creds",
     [LFR_CTR_LOST_FIRST] = "lost_unspec",
     [LFR_CTR_LOST_RING_FULL] = "lost_ring_full",
     [LFR_CTR_LOST_NO_THREAD_SLOT] = "lost_no_thread_slot",
@@ -136,6 +144,8 @@ static const char *const attr_names[LFR_A_MAX + 1] = {
     [LFR_A_UNWIND_TABLE_FD] = "unwind_table_fd",
     [LFR_A_OFFCPU_MIN_NS] = "offcpu_min_ns",
     [LFR_A_LATENCY_MIN_NS] = "latency_min_ns",
+    [LFR_A_THREAD_CTX] = "thread_ctx",
+    [LFR_A_CTX] = "ctx",
 };
 
 static const char *const target_names[LFR_TARGET_A_MAX + 1] = {
@@ -387,6 +397,7 @@ static int reply_attr_cb(const struct nlattr *a, void *data)
 		break;
 	case LFR_A_KERNEL_STACK:
 	case LFR_A_DETACHED:
+	case LFR_A_THREAD_CTX:
 		want = MNL_TYPE_FLAG;
 		break;
 	case LFR_A_COUNTERS:
@@ -431,6 +442,9 @@ static int reply_attr_cb(const struct nlattr *a, void *data)
 		break;
 	case LFR_A_DETACHED:
 		in->detached = true;
+		break;
+	case LFR_A_THREAD_CTX:
+		in->thread_ctx = true;
 		break;
 	case LFR_A_COUNTERS:
 		if (r->status && lfr_counters_parse(a, &r->status->total) < 0)
@@ -493,6 +507,8 @@ int lfr_ctl_start(struct lfr_ctl *c, const struct lfr_start_opts *o, struct lfr_
 		mnl_attr_put(nlh, LFR_A_KERNEL_STACK, 0, NULL);
 	if (o->detached)
 		mnl_attr_put(nlh, LFR_A_DETACHED, 0, NULL);
+	if (o->thread_ctx)
+		mnl_attr_put(nlh, LFR_A_THREAD_CTX, 0, NULL);
 	if (o->ring_pages)
 		mnl_attr_put_u32(nlh, LFR_A_RING_PAGES, o->ring_pages);
 	if (o->wakeup_bytes || o->wakeup_any)
@@ -706,6 +722,42 @@ int lfr_ctl_unwind_add(struct lfr_ctl *c, uint32_t session, int object_fd,
 		snprintf(e->hint, sizeof(e->hint),
 		         "the loaded lfr module predates unwind tables: stacks are walked by frame "
 		         "pointers only; load a newer lfr.ko");
+	return e->code ? -e->code : -EIO;
+}
+
+int lfr_ctl_ctx_add(struct lfr_ctl *c, uint32_t session, const struct lfr_ctx_loc *l,
+                    struct lfr_error *e)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh = lfr_genl_msg(&c->genl, buf, LFR_CMD_CTX_ADD, 0);
+	struct nlattr *nest;
+	int ret;
+
+	mnl_attr_put_u32(nlh, LFR_A_SESSION_ID, session);
+	nest = mnl_attr_nest_start(nlh, LFR_A_CTX);
+	mnl_attr_put_u32(nlh, LFR_CTX_A_PID, l->pid);
+	mnl_attr_put_u32(nlh, LFR_CTX_A_ACCESS, l->access);
+	if (l->offset)
+		mnl_attr_put_u64(nlh, LFR_CTX_A_OFFSET, (uint64_t)l->offset);
+	if (l->access != LFR_CTX_ACCESS_STATIC)
+		mnl_attr_put_u64(nlh, LFR_CTX_A_SLOT, l->slot);
+	mnl_attr_put_u64(nlh, LFR_CTX_A_OBJECT_ADDR, l->object_addr);
+	mnl_attr_put_u64(nlh, LFR_CTX_A_OBJECT_INO, l->object_ino);
+	mnl_attr_put_u32(nlh, LFR_CTX_A_OBJECT_DEV, l->object_dev);
+	if (l->access == LFR_CTX_ACCESS_DTV_SLOT || l->access == LFR_CTX_ACCESS_TLSDESC) {
+		mnl_attr_put_u32(nlh, LFR_CTX_A_DTV_OFFSET, (uint32_t)l->dtv_offset);
+		mnl_attr_put_u32(nlh, LFR_CTX_A_DTV_STRIDE, l->dtv_stride);
+		mnl_attr_put_u32(nlh, LFR_CTX_A_DTV_COUNT, (uint32_t)l->dtv_count);
+	}
+	mnl_attr_nest_end(nlh, nest);
+	ret = request(c, nlh, "CTX_ADD", NULL, NULL, e);
+	if (ret == 0)
+		return 0;
+	if (e->code == EOPNOTSUPP)
+		snprintf(
+		    e->hint, sizeof(e->hint),
+		    "the session was started without thread contexts, or the loaded lfr module "
+		    "predates them: load a newer lfr.ko");
 	return e->code ? -e->code : -EIO;
 }
 

@@ -46,6 +46,7 @@ struct lfr_start_opts {
 	bool no_unwind;          /* no unwind tables (LFR_A_UNWIND_MAX_KB 0): frame pointers only */
 	uint64_t offcpu_min_ns;  /* off-CPU intervals of at least this many ns; 0: none */
 	uint64_t latency_min_ns; /* sampling latencies of at least this many ns; 0: none */
+	bool thread_ctx;         /* read thread contexts of the processes given by CTX_ADD */
 };
 
 /* What START and STATUS report about a session. */
@@ -60,6 +61,7 @@ struct lfr_session_info {
 	bool detached;
 	uint64_t offcpu_min_ns;  /* 0: no off-CPU intervals */
 	uint64_t latency_min_ns; /* 0: no sampling latencies */
+	bool thread_ctx;         /* the session reads thread contexts */
 };
 
 struct lfr_counters {
@@ -117,6 +119,28 @@ int lfr_ctl_abandon(struct lfr_ctl *c, uint32_t session, struct lfr_session_info
 int lfr_ctl_unwind_add(struct lfr_ctl *c, uint32_t session, int object_fd,
                        const struct lfr_unwind_hdr *hdr, const struct lfr_unwind_row *rows,
                        struct lfr_error *e);
+
+/* Where one process keeps its OpenTelemetry thread context (LFR_CMD_CTX_ADD's LFR_A_CTX). */
+struct lfr_ctx_loc {
+	uint32_t pid;
+	uint32_t access; /* enum lfr_ctx_access */
+	int64_t offset;
+	uint64_t slot;
+	uint64_t object_addr, object_ino;
+	uint32_t object_dev; /* major << 20 | minor */
+	int32_t dtv_offset;
+	uint32_t dtv_stride;
+	int32_t dtv_count;
+};
+
+/*
+ * CTX_ADD: tells session where process l->pid keeps otel_thread_ctx_v1.  Returns 0 or a negative
+ * errno with the kernel's message in e: -ESTALE when the object is no longer mapped as said (the
+ * process exec'd), -ESRCH when the process is gone, -EOPNOTSUPP for a session started without
+ * thread_ctx.
+ */
+int lfr_ctl_ctx_add(struct lfr_ctl *c, uint32_t session, const struct lfr_ctx_loc *l,
+                    struct lfr_error *e);
 
 /* session < 0: the newest session.  Free with lfr_status_free. */
 int lfr_ctl_status(struct lfr_ctl *c, int64_t session, struct lfr_status *out, struct lfr_error *e);

@@ -87,6 +87,8 @@ int lfr_record_decode(const struct lfr_rec_header *h, struct lfr_record *out, ch
 			return bad(why, whylen, h, "an unknown loss reason");
 		if ((u->flags & LFR_USTACK_F_TICK) && !u->ticks)
 			return bad(why, whylen, h, "it carries a tick but counts none");
+		if ((u->flags & LFR_USTACK_F_CTX) && !lfr_ustack_ctx(u))
+			return bad(why, whylen, h, "its thread context runs past its size");
 		out->ustack.r = u;
 		out->ustack.ips = u->ips;
 		out->ustack.words = u->ips + u->nr_user;

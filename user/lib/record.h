@@ -69,6 +69,23 @@ static inline bool lfr_record_ustack_ok(const struct lfr_rec_header *h)
 	       u->lost_reason <= LFR_LOST_MAX && (u->ticks || !(u->flags & LFR_USTACK_F_TICK));
 }
 
+/*
+ * The thread context at the end of a USTACK record (LFR_USTACK_F_CTX), or NULL when it has none or
+ * it does not fit in the record's size.
+ */
+static inline const struct lfr_ustack_ctx *lfr_ustack_ctx(const struct lfr_rec_ustack *u)
+{
+	uint64_t at = sizeof(*u) + ((uint64_t)u->nr_user + u->nr_words) * sizeof(uint64_t);
+	const struct lfr_ustack_ctx *c;
+
+	if (!(u->flags & LFR_USTACK_F_CTX) || at + sizeof(*c) > u->hdr.size)
+		return NULL;
+	c = (const void *)((const char *)u + at);
+	if (at + sizeof(*c) + c->attrs_len > u->hdr.size || c->attrs_len > LFR_CTX_ATTRS_MAX)
+		return NULL;
+	return c;
+}
+
 /* Returns 0, or -1 with the reason in WHY when the record is malformed. */
 int lfr_record_decode(const struct lfr_rec_header *h, struct lfr_record *out, char *why,
                       size_t whylen);
