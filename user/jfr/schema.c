@@ -187,6 +187,23 @@ static const struct jfr_field_def f_sampler_settings[] = {
     {"target", T_STRING, 0, U_NONE, "Target", "The processes or threads sampled"},
 };
 
+static const struct jfr_field_def f_trace_context_t[] = {
+    {"traceId", T_STRING, 0, U_NONE, "Trace ID", "W3C trace id, 32 hex digits"},
+    {"spanId", T_STRING, 0, U_NONE, "Span ID", "W3C span id, 16 hex digits"},
+    {"traceFlags", T_BYTE, 0, U_NONE, "Trace Flags", "W3C trace flags (bit 0: sampled)"},
+    {"attributes", T_CONTEXT_ATTRIBUTE, F_ARRAY, U_NONE, "Attributes",
+     "The record's attributes, keys named by the process context's attribute key map"},
+};
+static const struct jfr_field_def f_context_attribute[] = {
+    {"key", T_STRING, 0, U_NONE, "Key", NULL},
+    {"value", T_STRING, 0, U_NONE, "Value", NULL},
+};
+static const struct jfr_field_def f_trace_context[] = {
+    START_TIME,
+    {"sampledThread", T_THREAD, F_CP, U_NONE, "Thread", NULL},
+    {"context", T_TRACE_CONTEXT_T, F_CP, U_NONE, "Trace Context", NULL},
+};
+
 /* JDK 25 (JEP 509), in the JDK's field order and with its annotations. */
 static const struct jfr_field_def f_cpu_time_sample[] = {
     START_TIME,
@@ -292,6 +309,22 @@ const struct jfr_type_def jfr_schema[] = {
      {NULL},
      FIELDS(f_thread_state)},
     {T_SYMBOL, "jdk.types.Symbol", NULL, 1, "Symbol", NULL, {NULL}, FIELDS(f_symbol)},
+    {T_TRACE_CONTEXT_T,
+     "lfr.types.TraceContext",
+     NULL,
+     0,
+     "Trace Context",
+     "An OpenTelemetry thread context (OTEP 4947): the trace and span a thread ran for",
+     {NULL},
+     FIELDS(f_trace_context_t)},
+    {T_CONTEXT_ATTRIBUTE,
+     "lfr.types.ContextAttribute",
+     NULL,
+     0,
+     "Context Attribute",
+     NULL,
+     {NULL},
+     FIELDS(f_context_attribute)},
 
     {T_ANN_LABEL, "jdk.jfr.Label", ANNOTATION, 0, NULL, NULL, {NULL}, FIELDS(f_value)},
     {T_ANN_DESCRIPTION, "jdk.jfr.Description", ANNOTATION, 0, NULL, NULL, {NULL}, FIELDS(f_value)},
@@ -449,6 +482,16 @@ const struct jfr_type_def jfr_schema[] = {
      "and walked its user stack",
      {"lfr"},
      FIELDS(f_sampling_latency)},
+    {T_TRACE_CONTEXT,
+     "lfr.TraceContext",
+     EVENT,
+     0,
+     "Trace Context",
+     "The OpenTelemetry thread context of sampledThread at startTime: every sample event of that "
+     "thread at that instant (jdk.ExecutionSample, jdk.CPUTimeSample, jdk.NativeMethodSample, "
+     "lfr.OffCpu, lfr.SamplingLatency) ran for this trace and span",
+     {"lfr"},
+     FIELDS(f_trace_context)},
 };
 const unsigned jfr_schema_len = N(jfr_schema);
 

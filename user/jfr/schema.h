@@ -36,6 +36,8 @@ enum jfr_type_id {
 	T_FRAME_TYPE,
 	T_THREAD_STATE,
 	T_SYMBOL,
+	T_TRACE_CONTEXT_T = 40, /* lfr.types.TraceContext */
+	T_CONTEXT_ATTRIBUTE,    /* lfr.types.ContextAttribute */
 
 	/* annotations */
 	T_ANN_LABEL = 50,
@@ -76,6 +78,7 @@ enum jfr_type_id {
 	T_OFF_CPU,
 	T_SAMPLING_LATENCY,
 	T_NATIVE_METHOD_SAMPLE,
+	T_TRACE_CONTEXT, /* lfr.TraceContext */
 };
 
 /* Field flags. */

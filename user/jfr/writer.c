@@ -64,7 +64,7 @@
 #define FLAG_COMPRESSED_INTS 1
 #define FLAG_FINAL_CHUNK 2
 
-enum { P_SYMBOL, P_CLASS, P_METHOD, P_STACK, P_THREAD, P_GROUP, P_COUNT };
+enum { P_SYMBOL, P_CLASS, P_METHOD, P_STACK, P_THREAD, P_GROUP, P_CONTEXT, P_COUNT };
 
 static const char *const frame_type_names[LFR_JFR_FRAME_TYPE_COUNT + 1] = {
     NULL, "Interpreted", "JIT compiled", "Inlined", "Native", "C++", "Kernel",
@@ -390,6 +390,52 @@ static void mark(struct lfr_jfr_writer *w, int pool, uint64_t key)
 	}
 }
 
+/*
+ * A trace context's blob (lfr_jfr_context()): trace id (16 bytes), span id (8), flags (1), then
+ * each attribute as a key and a value, each a 2-byte length and its bytes.
+ */
+#define CTX_HEAD 25
+
+static void put_hex(struct jfr_buf *b, const uint8_t *p, size_t n)
+{
+	static const char digits[] = "0123456789abcdef";
+	char hex[32];
+
+	for (size_t i = 0; i < n; i++) {
+		hex[2 * i] = digits[p[i] >> 4];
+		hex[2 * i + 1] = digits[p[i] & 15];
+	}
+	jfr_buf_string_n(b, hex, 2 * n);
+}
+
+static size_t ctx_attr_count(const struct pool_entry *e)
+{
+	size_t n = 0;
+
+	for (uint32_t off = CTX_HEAD; off + 2 <= e->len; n++) {
+		uint16_t len;
+
+		memcpy(&len, e->blob + off, 2);
+		off += 2 + len;
+	}
+	return n / 2;
+}
+
+static void put_context(struct jfr_buf *b, const struct pool_entry *e)
+{
+	put_hex(b, e->blob, 16);
+	put_hex(b, e->blob + 16, 8);
+	jfr_buf_u8(b, e->blob[24]);
+	jfr_buf_varint(b, ctx_attr_count(e));
+	for (uint32_t off = CTX_HEAD; off + 2 <= e->len;) {
+		uint16_t len;
+
+		memcpy(&len, e->blob + off, 2);
+		jfr_buf_string_n(b, (const char *)e->blob + off + 2, len);
+		off += 2 + len;
+	}
+}
+
 static void put_pool_values(struct lfr_jfr_writer *w, struct jfr_buf *b, int pool)
 {
 	struct keyvec *v = &w->emit[pool];
@@ -459,13 +505,17 @@ static void put_pool_values(struct lfr_jfr_writer *w, struct jfr_buf *b, int poo
 			jfr_buf_varint(b, 0); /* parent */
 			jfr_buf_string_n(b, (const char *)e->blob + 4, e->len - 4);
 			break;
+		case P_CONTEXT:
+			put_context(b, e);
+			break;
 		}
 	}
 }
 
 static const uint16_t pool_type[P_COUNT] = {
-    [P_SYMBOL] = T_SYMBOL,     [P_CLASS] = T_CLASS,   [P_METHOD] = T_METHOD,
-    [P_STACK] = T_STACK_TRACE, [P_THREAD] = T_THREAD, [P_GROUP] = T_THREAD_GROUP,
+    [P_SYMBOL] = T_SYMBOL,           [P_CLASS] = T_CLASS,   [P_METHOD] = T_METHOD,
+    [P_STACK] = T_STACK_TRACE,       [P_THREAD] = T_THREAD, [P_GROUP] = T_THREAD_GROUP,
+    [P_CONTEXT] = T_TRACE_CONTEXT_T,
 };
 
 /*
@@ -501,6 +551,8 @@ static int build_checkpoint(struct lfr_jfr_writer *w, uint64_t at, uint64_t prev
 			mark(w, P_STACK, w->seg_refs[P_STACK].k[i]);
 		for (size_t i = 0; i < w->seg_refs[P_THREAD].n; i++)
 			mark(w, P_THREAD, w->seg_refs[P_THREAD].k[i]);
+		for (size_t i = 0; i < w->seg_refs[P_CONTEXT].n; i++)
+			mark(w, P_CONTEXT, w->seg_refs[P_CONTEXT].k[i]);
 		if (w->cp.oom) {
 			jfr_buf_free(&pools);
 			return nomem(w, "collecting pool entries");
@@ -1053,6 +1105,41 @@ int lfr_jfr_thread(struct lfr_jfr_writer *w, uint32_t tid, uint32_t tgid, const 
 	return *key ? 0 : nomem(w, "interning a thread");
 }
 
+int lfr_jfr_context(struct lfr_jfr_writer *w, const uint8_t trace_id[16], const uint8_t span_id[8],
+                    uint8_t flags, const struct lfr_jfr_attr *attrs, size_t nattrs, uint64_t *key)
+{
+	uint8_t small[1024], *blob = small;
+	size_t len = CTX_HEAD, need = CTX_HEAD;
+	int err;
+
+	*key = 0;
+	if ((err = check_live(w)))
+		return err;
+	if (nattrs > LFR_JFR_CONTEXT_MAX_ATTRS)
+		return fail(w, EINVAL, "a trace context with %zu attributes", nattrs);
+	for (size_t i = 0; i < nattrs; i++)
+		need += 4 + (size_t)attrs[i].key_len + attrs[i].value_len;
+	if (need > sizeof(small) && !(blob = malloc(need)))
+		return nomem(w, "interning a trace context");
+	memcpy(blob, trace_id, 16);
+	memcpy(blob + 16, span_id, 8);
+	blob[24] = flags;
+	for (size_t i = 0; i < nattrs; i++) {
+		const char *kv[2] = {attrs[i].key, attrs[i].value};
+		uint16_t kvlen[2] = {attrs[i].key_len, attrs[i].value_len};
+
+		for (int j = 0; j < 2; j++) {
+			memcpy(blob + len, &kvlen[j], 2);
+			memcpy(blob + len + 2, kv[j], kvlen[j]);
+			len += 2 + (size_t)kvlen[j];
+		}
+	}
+	*key = pool_intern(&w->pools[P_CONTEXT], blob, len);
+	if (blob != small)
+		free(blob);
+	return *key ? 0 : nomem(w, "interning a trace context");
+}
+
 /* ---- events ---- */
 
 /* Forgets the repeated events an earlier call of the same function left. */
@@ -1297,6 +1384,23 @@ int lfr_jfr_sampling_latency(struct lfr_jfr_writer *w, uint64_t start, uint64_t 
 {
 	return begin_thread_span(w, T_SAMPLING_LATENCY, start, duration, thread, stack)
 	           ?: commit(w);
+}
+
+int lfr_jfr_trace_context(struct lfr_jfr_writer *w, uint64_t ticks, uint64_t thread,
+                          uint64_t context)
+{
+	int err;
+
+	if ((err = check_live(w)))
+		return err;
+	if ((err = ref(w, P_THREAD, thread, "thread")) ||
+	    (err = ref(w, P_CONTEXT, context, "trace context")))
+		return err;
+	begin(w, T_TRACE_CONTEXT, ticks);
+	jfr_buf_varint(&w->tmp, thread);
+	jfr_buf_varint(&w->tmp, context);
+	w->st.contexts++;
+	return commit(w);
 }
 
 static unsigned sample_events(const struct lfr_jfr_writer *w)

@@ -87,11 +87,12 @@ struct lfr_jfr_options {
 };
 
 struct lfr_jfr_stats {
-	uint64_t chunks;  /* chunks started (including the current one) */
-	uint64_t flushes; /* flushes that wrote data */
-	uint64_t events;  /* events added */
-	uint64_t samples; /* jdk.ExecutionSample events */
-	uint64_t bytes;   /* logical file size after the last flush */
+	uint64_t chunks;   /* chunks started (including the current one) */
+	uint64_t flushes;  /* flushes that wrote data */
+	uint64_t events;   /* events added */
+	uint64_t samples;  /* jdk.ExecutionSample events */
+	uint64_t contexts; /* lfr.TraceContext events */
+	uint64_t bytes;    /* logical file size after the last flush */
 	uint64_t symbols, classes, methods, stack_traces, threads; /* distinct pool entries */
 	uint64_t repo_bytes, repo_chunks; /* a repository's size and chunk files, after eviction */
 	uint64_t evicted;                 /* chunk files a repository's limits removed */
@@ -136,6 +137,28 @@ int lfr_jfr_thread(struct lfr_jfr_writer *w, uint32_t tid, uint32_t tgid, const 
  */
 int lfr_jfr_object_file(struct lfr_jfr_writer *w, uint64_t ticks, const char *name,
                         const char *path, const uint8_t *build_id, size_t build_id_len);
+
+/* An attribute of a trace context: key and value bytes (UTF-8, not NUL-terminated). */
+struct lfr_jfr_attr {
+	const char *key, *value;
+	uint8_t key_len, value_len;
+};
+
+/* The most attributes a context record holds (2 bytes each at least, in 612 bytes). */
+#define LFR_JFR_CONTEXT_MAX_ATTRS 306
+
+/*
+ * An OpenTelemetry thread context (lfr.types.TraceContext): trace and span ids (W3C bytes, written
+ * in hex), trace flags and attributes.  Equal content gives the equal key.
+ */
+int lfr_jfr_context(struct lfr_jfr_writer *w, const uint8_t trace_id[16], const uint8_t span_id[8],
+                    uint8_t flags, const struct lfr_jfr_attr *attrs, size_t nattrs, uint64_t *key);
+/*
+ * lfr.TraceContext: the samples of THREAD at TICKS (every sample event of that thread at that
+ * instant) ran in CONTEXT (a key of lfr_jfr_context()).
+ */
+int lfr_jfr_trace_context(struct lfr_jfr_writer *w, uint64_t ticks, uint64_t thread,
+                          uint64_t context);
 
 /* Events.  ticks: CLOCK_MONOTONIC ns.  Key arguments may be 0 (null) where the JDK allows it. */
 int lfr_jfr_execution_sample(struct lfr_jfr_writer *w, uint64_t ticks, uint64_t thread,
