@@ -21,6 +21,7 @@
 #include "jfr/writer.h"
 #include "lib/cgroup.h"
 #include "lib/record.h"
+#include "record/ctx_finder.h"
 #include "record/program_objects.h"
 #include "record/recorder.h"
 #include "record/unwind_loader.h"
@@ -55,7 +56,11 @@ struct record {
 	struct lfr_unwind_loader *unwind; /* the session's unwind tables, unless fp_only */
 	bool unsupported_told;            /* the module without tables was reported already */
 	uint32_t wall_hz;                 /* --wall HZ: wall-clock samples at HZ; 0: none */
-	uint64_t off_cpu_events_min;      /* with --wall: --off-cpu's minimum, UINT64_MAX: none */
+	bool no_ctx;                      /* --no-thread-context */
+	struct lfr_ctx_finder *ctx;       /* the processes' thread contexts, unless no_ctx */
+	struct lfr_ctl ctx_ctl;           /* the finder's own control socket */
+	bool ctx_ctl_open;
+	uint64_t off_cpu_events_min; /* with --wall: --off-cpu's minimum, UINT64_MAX: none */
 };
 
 static void usage(FILE *out)
@@ -118,6 +123,10 @@ static void usage(FILE *out)
 	    "                         (as --off-cpu's MIN; default 1 ms), as one\n"
 	    "                         lfr.SamplingLatency event with the kernel stack the tick\n"
 	    "                         interrupted (implies -k)\n"
+	    "      --no-thread-context  do not read the OpenTelemetry thread context (the trace\n"
+	    "                         and span of every sample, with its attributes, from\n"
+	    "                         processes that publish otel_thread_ctx_v1, OTEP 4947:\n"
+	    "                         lfr.TraceContext events; lfr report --span, --trace)\n"
 	    "  -d, --duration TIME    stop after TIME: seconds (1.5) or with a unit (500ms, 2m, "
 	    "1h)\n"
 	    "                         (default: when COMMAND exits, when every\n"
@@ -172,6 +181,8 @@ static int on_record(const struct lfr_ring *ring, const struct lfr_rec_header *h
 	(void)ring;
 	if (r->unwind && h->type == LFR_REC_MMAP)
 		lfr_unwind_loader_queue_mmap(r->unwind, (const struct lfr_rec_mmap *)h);
+	if (r->ctx)
+		lfr_ctx_finder_record(r->ctx, h);
 	if (r->err)
 		return 0; /* keep consuming: the session must not stall on full rings */
 	r->err = lfr_recorder_add(r->rec, h);
@@ -352,6 +363,83 @@ static int unwind_add(void *arg, int object_fd, const struct lfr_unwind_table *t
 	return lfr_ctl_unwind_add(&r->run.ctl, r->run.info.id, object_fd, &t->hdr, t->rows, e);
 }
 
+static int ctx_add(void *arg, const struct lfr_ctx_loc *l, struct lfr_error *e)
+{
+	struct record *r = arg;
+
+	return lfr_ctl_ctx_add(&r->ctx_ctl, r->run.info.id, l, e);
+}
+
+/*
+ * The thread contexts' finder, with a control socket of its own (the unwind loader's requests
+ * go through the session's): the -p processes now, every other one at its first record.
+ */
+static void start_ctx_finder(struct record *r)
+{
+	struct cli_runner *run = &r->run;
+	struct lfr_error e;
+
+	if (!run->info.thread_ctx)
+		return;
+	memset(&e, 0, sizeof(e));
+	if (lfr_ctl_open(&r->ctx_ctl, &e)) {
+		fprintf(stderr, "%s: warning: no thread contexts: %s\n", PROG, e.msg);
+		return;
+	}
+	r->ctx_ctl_open = true;
+	if (lfr_ctx_finder_new(&r->ctx, ctx_add, r))
+		return;
+	for (size_t i = 0; i < run->ntgids; i++)
+		if ((pid_t)run->tgids[i] != run->child)
+			lfr_ctx_finder_queue(r->ctx, run->tgids[i]);
+	if (lfr_ctx_finder_start(r->ctx, r->repository ? 0 : 19)) {
+		lfr_ctx_finder_free(r->ctx);
+		r->ctx = NULL;
+	}
+}
+
+/* Ends the finder (its thread, then its socket), before the session stops. */
+static void stop_ctx_finder(struct record *r)
+{
+	if (r->ctx)
+		lfr_ctx_finder_stop(r->ctx);
+	if (r->ctx_ctl_open)
+		lfr_ctl_close(&r->ctx_ctl);
+	r->ctx_ctl_open = false;
+}
+
+/* What the recording found of the processes' thread contexts. */
+static void print_ctx(const struct record *r, const struct lfr_recorder_stats *rs)
+{
+	struct lfr_ctx_finder_stats fs;
+	uint64_t without = 0;
+
+	if (!r->ctx)
+		return;
+	lfr_ctx_finder_get_stats(r->ctx, &fs);
+	for (unsigned int i = LFR_CTX_NULL; i < __LFR_CTX_STATE_MAX; i++)
+		without += rs->ctx[i];
+	if (!fs.registered && !fs.failed)
+		return;
+	fprintf(stderr,
+	        "  thread contexts: %" PRIu64 " process%s; %" PRIu64 " samples with one, %" PRIu64
+	        " without (null %" PRIu64 ", invalid %" PRIu64 ", unreadable %" PRIu64
+	        ", changed while read %" PRIu64 ", no TLS block %" PRIu64 ")\n",
+	        fs.registered, fs.registered == 1 ? "" : "es", rs->ctx[LFR_CTX_VALID], without,
+	        rs->ctx[LFR_CTX_NULL], rs->ctx[LFR_CTX_INVALID], rs->ctx[LFR_CTX_FAULT],
+	        rs->ctx[LFR_CTX_CHANGED], rs->ctx[LFR_CTX_NO_BLOCK]);
+	if (rs->ctx_attrs_unnamed)
+		fprintf(stderr,
+		        "  %" PRIu64 " context attributes left out: their key has no name in the "
+		        "process context's threadlocal.attribute_key_map\n",
+		        rs->ctx_attrs_unnamed);
+	if (fs.failed)
+		fprintf(stderr,
+		        "%s: warning: the thread context of %" PRIu64
+		        " process%s is not read: %s\n",
+		        PROG, fs.failed, fs.failed == 1 ? "" : "es", fs.first_failure);
+}
+
 #define PREPARED_MAX (8u << 20)
 
 /* One object of the command, before it runs: its symbols, and its unwind table when loaded. */
@@ -387,6 +475,7 @@ static void on_started(struct cli_runner *run, char **cmd)
 		lfr_unwind_loader_new(&r->unwind, unwind_add, r); /* NULL when it cannot */
 	if (cmd)
 		lfr_program_objects(cmd[0], load_program_object, r, err, sizeof(err));
+	start_ctx_finder(r);
 	if (!r->unwind)
 		return;
 	warn_unwind(r, false);
@@ -478,6 +567,7 @@ static void print_summary(struct record *r, const struct lfr_status *st, double 
 	fprintf(stderr, "  %" PRIu64 " process%s, %" PRIu64 " threads started, %" PRIu64 " ended\n",
 	        rs.processes, rs.processes == 1 ? "" : "es", rs.thread_starts, rs.thread_ends);
 	print_unwind(r, st);
+	print_ctx(r, &rs);
 	print_rates(r);
 	if (r->rings.ring_pages)
 		fprintf(stderr,
@@ -666,6 +756,7 @@ static int parse(struct record *r, int argc, char **argv, char ***cmd)
 	    {"latency", 0, NULL, CLI_OPT_CALL, &so->latency_min_ns, .parse = latency_opt,
 	     .optional = true},
 	    {"wall", 0, NULL, CLI_OPT_U32, &r->wall_hz, 1, LFR_MAX_FREQ_HZ},
+	    {"no-thread-context", 0, NULL, CLI_OPT_SET, &r->no_ctx},
 	    {"pid", 'p', NULL, CLI_OPT_IDS, &pids, .named = CLI_NAMED_LETTER},
 	    {"tid", 't', NULL, CLI_OPT_IDS, &tids, .named = CLI_NAMED_LETTER},
 	    {"all", 'a', NULL, CLI_OPT_SET, &r->system},
@@ -737,6 +828,7 @@ static int parse(struct record *r, int argc, char **argv, char ***cmd)
 	if (unwind_max_set && !unwind_max)
 		r->fp_only = true;
 	run->start.no_unwind = r->fp_only;
+	run->start.thread_ctx = !r->no_ctx;
 	run->start.unwind_max_kb = (uint32_t)((unwind_max + 1023) >> 10);
 	if (run->start.freq_hz && run->start.period_ns) {
 		fprintf(stderr, "%s: give -F or -c (--period), not both\n", PROG);
@@ -808,6 +900,9 @@ static void close_outputs(struct record *r)
 {
 	lfr_unwind_loader_free(r->unwind); /* before the control socket it uses closes */
 	r->unwind = NULL;
+	stop_ctx_finder(r);
+	lfr_ctx_finder_free(r->ctx);
+	r->ctx = NULL;
 	lfr_recorder_free(r->rec);
 	lfr_sym_free(r->sym);
 	lfr_jfr_abandon(r->w);
@@ -872,6 +967,7 @@ int cmd_record(int argc, char **argv)
 	/* the loader's requests share the control socket the stop goes through */
 	if (r.unwind)
 		lfr_unwind_loader_quiesce(r.unwind); /* not the table it builds: the stop waits */
+	stop_ctx_finder(&r);
 	if (!ret)
 		ret = cli_runner_finish(&r.run, &st);
 	if (!r.err)

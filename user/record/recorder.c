@@ -18,6 +18,7 @@
 #include "lib/join.h"
 #include "lib/record.h"
 #include "record/batch.h"
+#include "record/process_ctx.h"
 #include "record/raw_stacks.h"
 #include "record/recorder.h"
 #include "sym/cfi.h"
@@ -46,6 +47,10 @@ struct process {
 	bool gone;           /* its main thread exited */
 	uint64_t sym_serial; /* lfr_sym_perf_map_check() when its held samples were last named */
 	char *cmdline;       /* arguments joined by spaces, or NULL */
+	/* its thread contexts' attribute key map (OTEP 4719), read when a context first needs a
+	 * key it lacks, again at most once a second */
+	struct lfr_key_map *keys;
+	uint64_t keys_read_ns;
 };
 
 #define IDMAP_RECENT 64u
@@ -180,6 +185,12 @@ struct lfr_recorder {
 	struct lfr_recorder_stats st;
 	uint64_t last_time;
 	struct lfr_join *join;
+	/* the thread context of the sample being written (its USTACK record's), or NULL */
+	const struct lfr_ustack_ctx *ctx;
+	/* the last context written and its key: a thread's samples mostly repeat it */
+	uint8_t last_ctx[sizeof(struct lfr_ustack_ctx) + LFR_CTX_ATTRS_MAX];
+	uint32_t last_ctx_len, last_ctx_tgid;
+	uint64_t last_ctx_key;
 	uint64_t *synth;    /* a joined tick as a SAMPLE record */
 	struct batch *hold; /* of the batch being applied: samples waiting for a mapping */
 	bool final;
@@ -254,7 +265,12 @@ static void idmap_free(struct idmap *m, void (*fini)(void *o))
 
 static void process_fini(void *o)
 {
-	free(((struct process *)o)->cmdline);
+	struct process *p = o;
+
+	free(p->cmdline);
+	if (p->keys)
+		lfr_key_map_free(p->keys);
+	free(p->keys);
 }
 
 int lfr_recorder_new(struct lfr_recorder **out, struct lfr_jfr_writer *w, struct lfr_sym *sym)
@@ -266,7 +282,8 @@ int lfr_recorder_new(struct lfr_recorder **out, struct lfr_jfr_writer *w, struct
 		return -ENOMEM;
 	r->w = w;
 	r->sym = sym;
-	r->synth = malloc(sizeof(struct lfr_rec_sample) + MAX_FRAMES * sizeof(uint64_t));
+	r->synth = malloc(sizeof(struct lfr_rec_sample) + MAX_FRAMES * sizeof(uint64_t) +
+	                  sizeof(struct lfr_ustack_ctx) + LFR_CTX_ATTRS_MAX + 8);
 	if (!r->synth || lfr_join_new(&r->join)) {
 		free(r->synth);
 		free(r);
@@ -651,6 +668,9 @@ static int apply_task(struct lfr_recorder *r, const struct lfr_rec_task *k)
 			return -ENOMEM;
 		set_cmdline(p, join_args(k->args, k->args_len));
 		p->described = false; /* a new command line */
+		if (p->keys)
+			lfr_key_map_free(p->keys); /* a new image publishes its own */
+		p->keys_read_ns = 0;
 		break;
 	}
 	case LFR_TASK_RENAME:
@@ -1020,6 +1040,102 @@ static int write_sample(struct lfr_recorder *r, const struct lfr_record *rec)
 }
 
 /*
+ * A SAMPLE record's flag of the recorder's own, never the module's: its thread context follows its
+ * addresses (a sample held back for a perf map keeps its context).
+ */
+#define SAMPLE_F_CTX (1u << 31)
+
+static uint64_t mono_ns(void);
+
+/* The key map of process p, read now when it may have grown since it was last read. */
+static const struct lfr_key_map *key_map(struct process *p, bool refresh)
+{
+	uint64_t now;
+	char why[256];
+
+	if (p->keys && !refresh)
+		return p->keys;
+	now = mono_ns();
+	if (p->keys_read_ns && now - p->keys_read_ns < 1000000000ull)
+		return p->keys;
+	p->keys_read_ns = now;
+	if (!p->keys && !(p->keys = calloc(1, sizeof(*p->keys))))
+		return NULL;
+	if (lfr_process_ctx_key_map(p->tgid, p->keys, why, sizeof(why)) < 0)
+		lfr_key_map_free(p->keys);
+	return p->keys;
+}
+
+/*
+ * The attributes of context C (entries: key index, value length, value) named by the key map of
+ * process p into out: an index the map lacks is left out (OTEP 4947), after one more read of the
+ * map; of an index given twice the last value stands.  Returns how many.
+ */
+static size_t ctx_attrs(struct lfr_recorder *r, const struct lfr_ustack_ctx *c, struct process *p,
+                        struct lfr_jfr_attr *out)
+{
+	const struct lfr_key_map *m = key_map(p, false);
+	size_t n = 0;
+
+	for (int pass = 0; pass < 2; pass++) {
+		const uint8_t *a = c->attrs, *end = c->attrs + c->attrs_len;
+		bool missing = false;
+
+		n = 0;
+		for (; end - a >= 2 && (size_t)(end - a - 2) >= a[1]; a += 2 + a[1]) {
+			size_t i;
+
+			if (!m || a[0] >= m->n) {
+				missing = true;
+				continue;
+			}
+			for (i = 0; i < n && out[i].key != m->keys[a[0]]; i++)
+				;
+			out[i] = (struct lfr_jfr_attr){
+			    .key = m->keys[a[0]],
+			    .value = (const char *)a + 2,
+			    .key_len = (uint8_t)strnlen(m->keys[a[0]], 255),
+			    .value_len = a[1],
+			};
+			n += i == n;
+		}
+		if (!missing || pass)
+			break;
+		m = key_map(p, true);
+		r->st.ctx_attrs_unnamed += pass;
+	}
+	return n;
+}
+
+/* The lfr.TraceContext event of the sample of THREAD at TIME, when its walk read a context. */
+static __attribute__((noinline)) int write_context(struct lfr_recorder *r, uint64_t time,
+                                                   uint64_t thread, uint32_t tgid)
+{
+	const struct lfr_ustack_ctx *c = r->ctx;
+	uint32_t len = (uint32_t)sizeof(*c) + c->attrs_len;
+	struct lfr_jfr_attr attrs[LFR_CTX_ATTRS_MAX / 2];
+	struct process *p;
+	size_t n;
+	int err;
+
+	r->st.ctx[c->state < __LFR_CTX_STATE_MAX ? c->state : LFR_CTX_NONE]++;
+	if (c->state != LFR_CTX_VALID)
+		return 0;
+	if (len != r->last_ctx_len || tgid != r->last_ctx_tgid || memcmp(c, r->last_ctx, len)) {
+		if (!(p = process_of(r, tgid)))
+			return -ENOMEM;
+		n = c->attrs_len ? ctx_attrs(r, c, p, attrs) : 0;
+		if ((err = lfr_jfr_context(r->w, c->trace_id, c->span_id, c->trace_flags, attrs, n,
+		                           &r->last_ctx_key)))
+			return err;
+		memcpy(r->last_ctx, c, len);
+		r->last_ctx_len = len;
+		r->last_ctx_tgid = tgid;
+	}
+	return lfr_jfr_trace_context(r->w, time, thread, r->last_ctx_key);
+}
+
+/*
  * --wall: the wall-clock samples of off-CPU interval O of thread TH, one per period of the thread's
  * off-CPU time (its remainder carried to the thread's next interval), as jdk.NativeMethodSample
  * events with the interval's stack; a preempted thread is runnable, any other waits.  Its time on
@@ -1037,10 +1153,13 @@ static int write_wall(struct lfr_recorder *r, struct thread *th, const struct lf
 	if (!p)
 		return 0;
 	n = (carry + len) / p;
-	for (uint64_t k = 0; k < n; k++)
-		if ((err = lfr_jfr_native_sample(r->w, o->start_ns + (k + 1) * p - carry, thread,
-		                                 stack, state)))
+	for (uint64_t k = 0; k < n; k++) {
+		uint64_t t = o->start_ns + (k + 1) * p - carry;
+
+		if ((err = lfr_jfr_native_sample(r->w, t, thread, stack, state)) ||
+		    (r->ctx && (err = write_context(r, t, thread, o->tgid))))
 			return err;
+	}
 	th->wall_carry = carry + len - n * p;
 	r->st.wall_samples += n;
 	return 0;
@@ -1086,6 +1205,8 @@ static inline int write_cpu_sample(struct lfr_recorder *r, uint64_t time, uint32
 			return err;
 		r->st.events++;
 	} while (++i < weight);
+	if (r->ctx && (err = write_context(r, time, thread, tgid)))
+		return err;
 	if (r->lat_ns && (err = write_latency(r, time, thread, stack)))
 		return err;
 	r->st.samples++;
@@ -1119,6 +1240,8 @@ static int write_off_cpu(struct lfr_recorder *r, uint64_t stack, bool incomplete
 	err = lfr_jfr_off_cpu(r->w, o->start_ns, len, thread, stack,
 	                      o->state < __LFR_OFFCPU_STATE_MAX ? states[o->state] : "other",
 	                      o->short_count + th->short_n, o->short_ns + th->short_ns);
+	if (!err && r->ctx)
+		err = write_context(r, o->start_ns, thread, o->tgid);
 	if (err)
 		return err;
 	r->st.off_cpu++;
@@ -1250,15 +1373,32 @@ static int write_lost(struct lfr_recorder *r, const struct lfr_rec_lost *l)
 	return lfr_jfr_lost_samples(r->w, l->time_ns, lfr_lost_reason_name(l->reason), ticks);
 }
 
+/* The thread context a SAMPLE record of the recorder's own carries after its addresses. */
+static const struct lfr_ustack_ctx *sample_ctx(const struct lfr_rec_sample *s)
+{
+	uint64_t at = sizeof(*s) + ((uint64_t)s->nr_kernel + s->nr_user) * sizeof(uint64_t);
+	const struct lfr_ustack_ctx *c = (const void *)((const char *)s + at);
+
+	if (!(s->flags & SAMPLE_F_CTX) || at + sizeof(*c) > s->hdr.size ||
+	    at + sizeof(*c) + c->attrs_len > s->hdr.size || c->attrs_len > LFR_CTX_ATTRS_MAX)
+		return NULL;
+	return c;
+}
+
 /* A sample now, or held back one batch while its user pc has no mapping yet. */
 static int take_sample(struct lfr_recorder *r, const struct lfr_rec_header *h,
                        const struct lfr_record *rec)
 {
+	int err;
+
 	if (r->hold && !r->final && needs_mapping(r, rec)) {
 		r->st.deferred++;
 		return batch_push(r->hold, h, h->size);
 	}
-	return write_sample(r, rec);
+	r->ctx = sample_ctx(rec->sample.r);
+	err = write_sample(r, rec);
+	r->ctx = NULL;
+	return err;
 }
 
 /* Walk ids of pairs replayed by the recorder itself: the module's have the top bit clear. */
@@ -1350,6 +1490,15 @@ join_new_stack(struct lfr_recorder *r, const struct lfr_joined *j, struct raw_st
 	s->flags = j->flags;
 	s->nr_kernel = (uint16_t)nk;
 	s->nr_user = (uint16_t)nu;
+	if (r->ctx) {
+		/* a copy held for a perf map keeps it (sample_ctx()) */
+		uint32_t n = (uint32_t)sizeof(*r->ctx) + r->ctx->attrs_len;
+
+		memcpy((char *)s + s->hdr.size, r->ctx, n);
+		memset((char *)s + s->hdr.size + n, 0, (8 - n % 8) % 8);
+		s->hdr.size += (n + 7) / 8 * 8;
+		s->flags |= SAMPLE_F_CTX;
+	}
 	/* built here from records already checked: its layout is right by construction */
 	rec = (struct lfr_record){.type = LFR_REC_SAMPLE, .size = s->hdr.size};
 	rec.sample.r = s;
@@ -1370,9 +1519,22 @@ join_new_stack(struct lfr_recorder *r, const struct lfr_joined *j, struct raw_st
 	return err;
 }
 
+static int on_joined_ctx(struct lfr_recorder *r, const struct lfr_joined *j);
+
+/* The thread context of the pair, when its walk read one, stands while its events are written. */
 static int on_joined(void *ctx, const struct lfr_joined *j)
 {
 	struct lfr_recorder *r = ctx;
+	int err;
+
+	r->ctx = j->lost_reason ? NULL : lfr_ustack_ctx(j->ustack);
+	err = on_joined_ctx(r, j);
+	r->ctx = NULL;
+	return err;
+}
+
+static int on_joined_ctx(struct lfr_recorder *r, const struct lfr_joined *j)
+{
 	const struct lfr_rec_tick *t = j->tick;
 	uint32_t nk = t->nr_kernel, nu = j->lost_reason ? 0 : j->ustack->nr_user;
 	bool replay = t->walk_id & REPLAY_WALK;

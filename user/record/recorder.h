@@ -57,6 +57,10 @@ struct lfr_recorder_stats {
 	uint64_t latency_ns;     /* their total duration */
 	uint64_t latency_max_ns; /* the longest */
 	uint64_t latency_unmatched; /* LATENCY records whose first tick was not written */
+	/* samples (events) of processes whose thread context is read, by what the walk found
+	 * (enum lfr_ctx_state); those with LFR_CTX_VALID have an lfr.TraceContext event */
+	uint64_t ctx[__LFR_CTX_STATE_MAX];
+	uint64_t ctx_attrs_unnamed; /* context attributes left out: no key name for their index */
 };
 
 /* w and sym stay owned by the caller and must outlive the recorder. */
