@@ -80,10 +80,16 @@ static void report_usage(FILE *out)
 	    "                       duration in ns (from a tick in the kernel until the thread\n"
 	    "                       returned to user space), by stack and thread, and in text\n"
 	    "                       the longest ones each with its kernel stack\n"
+	    "      --span ID        only the samples that ran in OpenTelemetry span ID (16 hex\n"
+	    "                       digits; the lfr.TraceContext of lfr record; repeatable)\n"
+	    "      --trace ID       only the samples that ran in trace ID (32 hex digits;\n"
+	    "                       repeatable; with --span: either)\n"
 	    "  -n, --top N          rows in the top lists (default 20)\n"
 	    "  -s, --sort KEY       text: 'function' (the default: top functions, each with its\n"
-	    "                       object) or 'dso' (top objects: libraries, executables, the\n"
-	    "                       kernel; with --diff the changes of the objects' shares)\n"
+	    "                       object), 'dso' (top objects: libraries, executables, the\n"
+	    "                       kernel; with --diff the changes of the objects' shares),\n"
+	    "                       'span' (top spans: each span's samples, its trace and\n"
+	    "                       attributes, and its top functions) or 'trace' (top traces)\n"
 	    "      --threads        text: each top thread's top functions; collapsed/html: one\n"
 	    "                       root frame per thread; speedscope: one profile per\n"
 	    "                       thread (not with summary and pprof)\n"
@@ -116,6 +122,7 @@ static void report_usage(FILE *out)
 	    "  lfr report --format speedscope -o rec.speedscope.json rec.jfr\n"
 	    "  lfr report --event jdk.NativeMethodSample --process 4242 rec.jfr\n"
 	    "  lfr report --off-cpu --thread worker rec.jfr\n"
+	    "  lfr report -s span rec.jfr; lfr report --span 00f067aa0ba902b7 rec.jfr\n"
 	    "  lfr report --diff before.jfr after.jfr\n"
 	    "  lfr report --diff --format html -o diff.html before.jfr after.jfr\n"
 	    "  lfr report --diff -f pprof -o diff.pb.gz before.jfr after.jfr && go tool pprof "
@@ -185,16 +192,48 @@ static int time_opt(const char *flag, const char *arg, void *dst)
 	return 0;
 }
 
-/* --sort: function (sym) or dso (object), into the bool sort_objects */
+/* --sort: function (sym), dso (object), span or trace */
 static int sort_opt(const char *flag, const char *arg, void *dst)
 {
+	struct report_opts *o = dst;
+
 	if (!strcmp(arg, "dso") || !strcmp(arg, "object")) {
-		*(bool *)dst = true;
+		o->sort_objects = true;
+	} else if (!strcmp(arg, "span")) {
+		o->sort_ctx = REPORT_BY_SPAN;
+	} else if (!strcmp(arg, "trace")) {
+		o->sort_ctx = REPORT_BY_TRACE;
 	} else if (strcmp(arg, "function") && strcmp(arg, "sym")) {
-		fprintf(stderr, "lfr report: bad %s '%s': give function or dso\n", flag, arg);
+		fprintf(stderr, "lfr report: bad %s '%s': give function, dso, span or trace\n",
+		        flag, arg);
 		return -1;
 	}
 	return 0;
+}
+
+/* --span, --trace: DIGITS hex digits (W3C ids, as lfr.types.TraceContext writes them) */
+static int id_opt(const char *flag, const char *arg, const char **v, int *n, size_t digits)
+{
+	if (strlen(arg) != digits || strspn(arg, "0123456789abcdefABCDEF") != digits) {
+		fprintf(stderr, "lfr report: bad %s '%s': give the id as %zu hex digits\n", flag,
+		        arg, digits);
+		return -1;
+	}
+	return add_filter(v, n, arg, flag);
+}
+
+static int span_opt(const char *flag, const char *arg, void *dst)
+{
+	struct report_opts *o = dst;
+
+	return id_opt(flag, arg, o->spans, &o->nspans, 16);
+}
+
+static int trace_opt(const char *flag, const char *arg, void *dst)
+{
+	struct report_opts *o = dst;
+
+	return id_opt(flag, arg, o->traces, &o->ntraces, 32);
 }
 
 static int count_opt(const char *arg, int *dst, long max, const char *what)
@@ -332,6 +371,11 @@ static int report_diff(struct report_opts *o, bool debuginfod, const char *forma
 		        format);
 		return LFR_EXIT_USAGE;
 	}
+	if (o->sort_ctx) {
+		fprintf(stderr, "lfr report: --diff compares functions or objects, not spans: "
+		                "select a span's samples of each with --span\n");
+		return LFR_EXIT_USAGE;
+	}
 	if (o->thread_roots) {
 		fprintf(stderr, "lfr report: --diff compares functions, not threads: the threads "
 		                "of two recordings are not the same; select them with --thread\n");
@@ -417,7 +461,9 @@ int cmd_report(int argc, char **argv)
 	    {"latency", 0, NULL, CLI_OPT_SET, &o.latency},
 	    {"wall", 0, NULL, CLI_OPT_SET, &o.wall},
 	    {"top", 'n', NULL, CLI_OPT_CALL, &o.top, .parse = top_opt},
-	    {"sort", 's', NULL, CLI_OPT_CALL, &o.sort_objects, .parse = sort_opt},
+	    {"sort", 's', NULL, CLI_OPT_CALL, &o, .parse = sort_opt},
+	    {"span", 0, NULL, CLI_OPT_CALL, &o, .parse = span_opt},
+	    {"trace", 0, NULL, CLI_OPT_CALL, &o, .parse = trace_opt},
 	    {"threads", 0, NULL, CLI_OPT_SET, &o.thread_roots},
 	    {"no-debuginfod", 0, NULL, CLI_OPT_CLEAR, &debuginfod},
 	    {"jobs", 'j', NULL, CLI_OPT_CALL, &o.jobs, .parse = jobs_opt},
@@ -499,6 +545,13 @@ int cmd_report(int argc, char **argv)
 	}
 	/* the text view's table by state, of the two views whose events say why a thread waited */
 	o.states = text && (o.off_cpu || o.wall);
+	/* each sample's trace context: pprof's labels, the page's trace filter */
+	o.contexts = pprof || print == report_print_html;
+	if (o.sort_ctx && !text) {
+		fprintf(stderr, "lfr report: -s %s is a table of the text view\n",
+		        o.sort_ctx == REPORT_BY_SPAN ? "span" : "trace");
+		return LFR_EXIT_USAGE;
+	}
 	/* samples in time order: speedscope's, and the HTML page's timeline */
 	o.timeline =
 	    print == report_print_speedscope || print == report_print_html || (o.latency && text);

@@ -70,6 +70,8 @@ static const char page_head[] =
     "<label><input type=\"checkbox\" id=\"b-threads\"> per thread</label>\n"
     "<button id=\"b-reset\">Reset zoom</button>\n"
     "<input id=\"search\" placeholder=\"Search (regex)\" autocomplete=\"off\">\n"
+    "<select id=\"trace\" title=\"only the samples of one trace (lfr.TraceContext)\" "
+    "hidden></select>\n"
     "<span id=\"match\"></span>\n"
     "</header>\n"
     "<div id=\"tlbar\"><span id=\"range\"></span> <button id=\"b-all\">All time</button></div>\n"
@@ -426,14 +428,45 @@ static const char page_tail[] =
     "  dragFrom = null;\n"
     "});\n"
     "document.getElementById(\"b-all\").onclick = () => setRange(null);\n"
-    "// The samples the views use: all of them, or those of the selected range.\n"
+    "// The samples the views use: all of them, or those of the selected range; of the trace "
+    "chosen\n"
+    "// (D.contexts[s[3]]: [trace id, span id, attributes]; 0 is no context), or of every one.\n"
+    "let trace = null;\n"
+    "function inTrace(c) { return trace === null || (c > 0 && D.contexts[c][0] === trace); }\n"
     "function selectedSamples() {\n"
-    "  if (!range) return D.samples;\n"
+    "  if (!range && trace === null) return D.samples;\n"
     "  const out = [];\n"
-    "  for (const s of D.timed) if (s[0] >= range[0] && s[0] <= range[1]) out.push([s[1], s[2], "
-    "s[3]]);\n"
+    "  if (!range) { for (const s of D.samples) if (inTrace(s[3])) out.push(s); return out; }\n"
+    "  for (const s of D.timed) if (s[0] >= range[0] && s[0] <= range[1] && inTrace(s[4]))\n"
+    "    out.push([s[1], s[2], s[3], s[4]]);\n"
     "  return out;\n"
     "}\n"
+    "// The trace list of the view shown: its traces by their samples, none when it has none.\n"
+    "const traceSel = document.getElementById(\"trace\");\n"
+    "function fillTraces() {\n"
+    "  const per = new Map();\n"
+    "  for (const s of D.samples) if (s[3] > 0) {\n"
+    "    const t = D.contexts[s[3]][0];\n"
+    "    per.set(t, (per.get(t) || 0) + s[2]);\n"
+    "  }\n"
+    "  if (trace !== null && !per.has(trace)) trace = null;\n"
+    "  traceSel.textContent = \"\";\n"
+    "  const all = document.createElement(\"option\");\n"
+    "  all.value = \"\";\n"
+    "  all.textContent = \"all traces (\" + per.size + \")\";\n"
+    "  traceSel.appendChild(all);\n"
+    "  for (const [t, v] of Array.from(per).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : "
+    "1))) {\n"
+    "    const o = document.createElement(\"option\");\n"
+    "    o.value = t;\n"
+    "    o.textContent = \"trace \" + t + \" (\" + amount(v) + \")\";\n"
+    "    traceSel.appendChild(o);\n"
+    "  }\n"
+    "  traceSel.value = trace === null ? \"\" : trace;\n"
+    "  traceSel.hidden = !per.size;\n"
+    "}\n"
+    "function setTrace(t) { trace = t || null; traceSel.value = t || \"\"; rebuild(); }\n"
+    "traceSel.onchange = () => setTrace(traceSel.value);\n"
     "// The text view's top functions: self = leaf, total = on the stack (once per sample).\n"
     "function drawTop(samples) {\n"
     "  const self = new Map(), total = new Map();\n"
@@ -560,6 +593,7 @@ static const char page_tail[] =
     "+b.dataset.v === i);\n"
     "  tlRank();\n"
     "  describe();\n"
+    "  fillTraces();\n"
     "  drawTimeline();\n"
     "  rebuild();\n"
     "}\n"
@@ -585,6 +619,7 @@ static const char page_tail[] =
     "  document.getElementById(\"b-callers\").classList.add(\"on\");\n"
     "}\n"
     "document.getElementById(\"b-threads\").checked = perThread;\n"
+    "fillTraces();\n"
     "drawTimeline();\n"
     "rebuild();\n"
     "const st = document.getElementById(\"status\");\n"
@@ -640,6 +675,18 @@ static const char page_tail[] =
     "  st.dataset.rangeSamples = String(tree.v);\n"
     "  document.getElementById(\"b-all\").click();\n"
     "  if (tree.v !== D.total) fails.push(\"all time: \" + tree.v + \", want \" + D.total);\n"
+    "  // a trace: the graph holds exactly the samples of its contexts, then all again\n"
+    "  if (traceSel.options.length > 1) {\n"
+    "    const t = traceSel.options[1].value;\n"
+    "    let want = 0;\n"
+    "    for (const s of D.samples) if (s[3] > 0 && D.contexts[s[3]][0] === t) want += s[2];\n"
+    "    setTrace(t);\n"
+    "    if (!want || tree.v !== want) fails.push(\"trace \" + t + \": \" + tree.v + \", want \" + "
+    "want);\n"
+    "    st.dataset.traceSamples = String(tree.v);\n"
+    "    setTrace(\"\");\n"
+    "    if (tree.v !== D.total) fails.push(\"all traces: \" + tree.v + \", want \" + D.total);\n"
+    "  }\n"
     "  if (B) {\n"
     "    // the differential colouring: the frames that grew are drawn red, those that "
     "shrank blue\n"
@@ -696,7 +743,9 @@ static int cmp_timed_key(const void *a, const void *b)
 
 	if (x->stack != y->stack)
 		return x->stack < y->stack ? -1 : 1;
-	return x->thread < y->thread ? -1 : x->thread > y->thread;
+	if (x->thread != y->thread)
+		return x->thread < y->thread ? -1 : 1;
+	return x->ctx < y->ctx ? -1 : x->ctx > y->ctx;
 }
 
 /*
@@ -735,8 +784,9 @@ static void print_timed(const struct report *rep, FILE *out)
 			for (; e < n && !cmp_timed_key(&tmp[e], &tmp[k]); e++)
 				v += tmp[e].value;
 			if (v)
-				fprintf(out, "%s[%lld,%u,%u,%llu]", first ? "" : ",", (long long)b,
-				        tmp[k].stack, tmp[k].thread, (unsigned long long)v);
+				fprintf(out, "%s[%lld,%u,%u,%llu,%u]", first ? "" : ",",
+				        (long long)b, tmp[k].stack, tmp[k].thread,
+				        (unsigned long long)v, tmp[k].ctx);
 			first = false;
 			k = e;
 		}
@@ -745,6 +795,34 @@ static void print_timed(const struct report *rep, FILE *out)
 		fprintf(stderr, "lfr report: out of memory: the timeline is empty\n");
 	free(tmp);
 	fputs("]", out);
+}
+
+/* The trace contexts the samples refer to: [trace id, span id, attributes]; [0] is none. */
+static void print_contexts(const struct report *rep, FILE *out)
+{
+	fputs("\"contexts\":[null", out);
+	for (size_t i = 1; i < rep->ncontexts; i++) {
+		const struct report_context *c = &rep->contexts[i];
+		const char *a = c->attrs;
+
+		fputs(",[", out);
+		report_json_string(out, c->trace_id);
+		fputc(',', out);
+		report_json_string(out, c->span_id);
+		fputs(",{", out);
+		for (unsigned int k = 0; k < c->nattrs; k++) {
+			const char *v = a + strlen(a) + 1;
+
+			if (k)
+				fputc(',', out);
+			report_json_string(out, a);
+			fputc(':', out);
+			report_json_string(out, v);
+			a = v + strlen(v) + 1;
+		}
+		fputs("}]", out);
+	}
+	fputs("],\n", out);
 }
 
 static const char *file_name(const char *path)
@@ -846,10 +924,11 @@ static void print_view(const struct report_html_view *v, const struct report *ba
 		const struct report_sample *s = &rep->samples[i];
 		if (!s->value)
 			continue;
-		fprintf(out, "%s[%u,%u,%llu]", n++ ? "," : "", s->stack, s->thread,
-		        (unsigned long long)s->value);
+		fprintf(out, "%s[%u,%u,%llu,%u]", n++ ? "," : "", s->stack, s->thread,
+		        (unsigned long long)s->value, s->ctx);
 	}
 	fputs("],\n", out);
+	print_contexts(rep, out);
 	print_timed(rep, out);
 	if (base_rep)
 		print_base(base_rep, out);

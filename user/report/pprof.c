@@ -4,8 +4,10 @@
  * proto/profile.proto), gzipped, for `go tool pprof` and the tools that read its format.
  *
  * One Function and one Location per report frame (ids = frame index + 1), one Sample per (stack,
- * thread) with the summed value and the thread as labels; the string table holds the fixed
- * strings, then every frame name, then every thread name, so indices are computed, not searched.
+ * thread, trace context) with the summed value and the thread as labels, and the context's as
+ * Pyroscope's span profiles take them: trace_id, span_id (hex) and each of its attributes; the
+ * string table holds the fixed strings, then every frame name, then every thread name, then each
+ * context's ids and attributes, so indices are computed, not searched.
  *
  * With --diff, the one profile `go tool pprof -normalize -diff_base BASE NEW` builds from two:
  * NEW's samples, then BASE's negated and labelled pprof::base=true, so that pprof shows each
@@ -69,6 +71,8 @@ enum {
 	S_NANOS,
 	S_DIFF_BASE,
 	S_TRUE,
+	S_TRACE_ID,
+	S_SPAN_ID,
 	S_KIND0,
 	S_FIXED = S_KIND0 + 4
 };
@@ -187,6 +191,8 @@ static void put_fixed_strings(struct pb_buf *p, const struct report_opts *o)
 	pb_string(p, PROFILE_STRING_TABLE, "nanoseconds");
 	pb_string(p, PROFILE_STRING_TABLE, "pprof::base");
 	pb_string(p, PROFILE_STRING_TABLE, "true");
+	pb_string(p, PROFILE_STRING_TABLE, "trace_id");
+	pb_string(p, PROFILE_STRING_TABLE, "span_id");
 	for (int k = 0; k < 4; k++)
 		pb_string(p, PROFILE_STRING_TABLE, kind_names[k]);
 }
@@ -240,17 +246,58 @@ static int finish(struct pb_buf *p, bool oom, FILE *out)
 	return 0;
 }
 
+/*
+ * The first string of each context (report.contexts: its trace id, span id, then its attributes'
+ * keys and values), from s0 on; NULL when out of memory.
+ */
+static uint64_t *context_strings(const struct report *rep, uint64_t s0)
+{
+	uint64_t *first = malloc((rep->ncontexts ? rep->ncontexts : 1) * sizeof(*first));
+
+	for (size_t i = 1; first && i < rep->ncontexts; i++) {
+		first[i] = s0;
+		s0 += 2 + 2 * (uint64_t)rep->contexts[i].nattrs;
+	}
+	return first;
+}
+
+static void put_context_strings(struct pb_buf *p, const struct report *rep)
+{
+	for (size_t i = 1; i < rep->ncontexts; i++) {
+		const struct report_context *c = &rep->contexts[i];
+		const char *a = c->attrs;
+
+		pb_string(p, PROFILE_STRING_TABLE, c->trace_id);
+		pb_string(p, PROFILE_STRING_TABLE, c->span_id);
+		for (unsigned int k = 0; k < 2 * c->nattrs; k++, a += strlen(a) + 1)
+			pb_string(p, PROFILE_STRING_TABLE, a);
+	}
+}
+
+/* The labels of context cx (strings from first[cx] on). */
+static void context_labels(struct pb_buf *msg, struct pb_buf *lab, const struct report *rep,
+                           const uint64_t *first, uint32_t cx)
+{
+	uint64_t s = first[cx];
+
+	label_str(msg, lab, S_TRACE_ID, s);
+	label_str(msg, lab, S_SPAN_ID, s + 1);
+	for (unsigned int k = 0; k < rep->contexts[cx].nattrs; k++)
+		label_str(msg, lab, s + 2 + 2 * k, s + 3 + 2 * k);
+}
+
 int report_print_pprof(const struct report *rep, const struct report_opts *o, FILE *out)
 {
 	struct pb_buf p = {0}, msg = {0}, sub = {0}, lab = {0};
 	uint64_t *locs = alloc_locs(rep, NULL);
+	const uint64_t s_frames = S_FIXED, s_threads = S_FIXED + rep->nframes;
+	uint64_t *ctx_first = context_strings(rep, s_threads + rep->nthreads);
 	int ret = 0;
 
-	if (!locs) {
+	if (!locs || !ctx_first) {
 		ret = finish(&p, true, out);
 		goto out;
 	}
-	const uint64_t s_frames = S_FIXED, s_threads = S_FIXED + rep->nframes;
 
 	/* samples of a known period (lfr's) stand for CPU time too: count x period */
 	const int64_t period = o->value_field ? 0 : rep->period_ns;
@@ -268,6 +315,8 @@ int report_print_pprof(const struct report *rep, const struct report_opts *o, FI
 		label_num(&msg, &lab, S_TID, t->tid);
 		if (t->pid >= 0)
 			label_num(&msg, &lab, S_PID, t->pid);
+		if (s->ctx && s->ctx < rep->ncontexts)
+			context_labels(&msg, &lab, rep, ctx_first, s->ctx);
 		pb_message(&p, PROFILE_SAMPLE, &msg);
 	}
 	put_frames(&p, &msg, &sub, rep, 0, s_frames);
@@ -276,11 +325,13 @@ int report_print_pprof(const struct report *rep, const struct report_opts *o, FI
 	for (size_t i = 0; i < rep->nthreads; i++)
 		pb_string(&p, PROFILE_STRING_TABLE,
 		          rep->threads[i].name ? rep->threads[i].name : "");
+	put_context_strings(&p, rep);
 	pb_uint(&p, PROFILE_TIME_NANOS, (uint64_t)rep->start_nanos);
 	pb_uint(&p, PROFILE_DURATION_NANOS, (uint64_t)report_span_nanos(rep));
 	ret = finish(&p, msg.oom || sub.oom || lab.oom, out);
 out:
 	free(locs);
+	free(ctx_first);
 	pb_free(&p);
 	pb_free(&msg);
 	pb_free(&sub);

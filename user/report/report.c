@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "lib/hashtab.h"
+#include "report/contexts.h"
 #include "report/report.h"
 #include "report/states.h"
 
@@ -73,6 +74,7 @@ struct priv {
 	bool have_start;
 	bool value_found;         /* a selected type has the --value field */
 	struct hashtab state_ids; /* report_opts.states: state name -> index + 1 */
+	struct hashtab ctx_ids;   /* report_opts.contexts: a context's bytes -> its index */
 };
 
 void report_opts_init(struct report_opts *o)
@@ -814,9 +816,28 @@ static void sample_fields(const struct plan *plans, size_t nplans, const struct 
 	}
 }
 
+/*
+ * A sample's second key: its thread key, and with contexts the dense index of its context in the
+ * bits above CTX_SHIFT (a thread key that reaches them keeps no context).
+ */
+#define CTX_SHIFT 48
+
+static inline uint64_t sample_thread_key(const struct ctx_chunk *cc, uint64_t b)
+{
+	return cc->on ? b & ((1ull << CTX_SHIFT) - 1) : b;
+}
+
+/* The report's context of a sample's second key B: 0 for none, UINT32_MAX out of memory. */
+static uint32_t sample_ctx(struct report *rep, struct priv *pv, struct jfr_reader *r,
+                           const struct jfr_chunk *ch, struct ctx_chunk *cc, uint64_t b)
+{
+	return cc->on ? ctx_chunk_global(cc, rep, &pv->ctx_ids, r, ch, (uint32_t)(b >> CTX_SHIFT))
+	              : 0;
+}
+
 static int merge_chunk(struct report *rep, struct priv *pv, struct jfr_reader *r,
                        const struct jfr_chunk *ch, const struct hashtab *agg, struct plan *plans,
-                       size_t nplans)
+                       size_t nplans, struct ctx_chunk *cc)
 {
 	const struct jfr_field *sf, *tf;
 
@@ -825,7 +846,7 @@ static int merge_chunk(struct report *rep, struct priv *pv, struct jfr_reader *r
 		struct hashtab_slot *s = &agg->slots[i];
 		if (!s->n)
 			continue;
-		uint64_t th = resolve_thread(rep, pv, r, ch, tf, s->b);
+		uint64_t th = resolve_thread(rep, pv, r, ch, tf, sample_thread_key(cc, s->b));
 		if (!th)
 			return -1;
 		if (th == UINT32_MAX)
@@ -833,8 +854,12 @@ static int merge_chunk(struct report *rep, struct priv *pv, struct jfr_reader *r
 		uint32_t st = resolve_stack(rep, pv, r, ch, sf, s->a);
 		if (st == UINT32_MAX)
 			return -1;
+		uint32_t cx = sample_ctx(rep, pv, r, ch, cc, s->b);
+		if (cx == UINT32_MAX)
+			return -1;
 		bool fresh;
-		struct hashtab_slot *g = hashtab_put(&pv->sample_ids, st, th - 1, &fresh);
+		struct hashtab_slot *g =
+		    hashtab_put(&pv->sample_ids, st, (th - 1) | (uint64_t)cx << 32, &fresh);
 		if (!g)
 			return -1;
 		if (fresh) {
@@ -842,9 +867,11 @@ static int merge_chunk(struct report *rep, struct priv *pv, struct jfr_reader *r
 			         sizeof(*rep->samples)))
 				return -1;
 			rep->samples[rep->nsamples] =
-			    (struct report_sample){st, (uint32_t)(th - 1), 0};
+			    (struct report_sample){st, (uint32_t)(th - 1), 0, cx};
 			g->v = ++rep->nsamples;
 		}
+		if (cx)
+			rep->contexts[cx].value += s->v;
 		rep->samples[g->v - 1].value += s->v;
 		rep->threads[th - 1].value += s->v;
 		rep->matched_events += s->n;
@@ -885,6 +912,7 @@ struct job {
 	struct special *special;
 	size_t nspecial, special_cap;
 	struct states_job states; /* report_opts.states only */
+	struct ctx_chunk ctx;     /* the samples' trace contexts, when the options use them */
 	struct jfr_reader rr;     /* a copy of the reader that receives this chunk's scan error */
 	int rc;
 	bool keep_times;
@@ -903,6 +931,7 @@ static void job_free(struct job *j)
 	free(j->special);
 	free(j->timed);
 	states_job_free(&j->states);
+	ctx_chunk_free(&j->ctx);
 	memset(j, 0, sizeof(*j));
 }
 
@@ -939,6 +968,8 @@ static int job_prepare(struct priv *pv, struct jfr_reader *r, struct job *j)
 	if (o->to_ns >= 0)
 		j->hi = jfr_nanos_to_ticks(&j->ch, jfr_sat_add(pv->rec_start, o->to_ns));
 	j->keep_times = o->timeline;
+	if (ctx_chunk_prepare(&j->ctx, r, &j->ch, o) < 0)
+		return -1;
 	j->rr = *r;
 	j->rr.failed = false;
 	j->rr.err[0] = 0;
@@ -965,9 +996,19 @@ static inline int add_sample(struct job *j, const uint64_t *v, struct pending *b
 		return 1;
 	/* Samples are added in batches: the slot of each is prefetched when it is decoded
 	 * and updated BATCH events later, so the table's cache misses overlap. */
+	uint64_t b = v[SLOT_THREAD];
+	/* the context the sample ran in (lfr.TraceContext of its thread and instant) */
+	if (j->ctx.on || j->ctx.filter) {
+		uint32_t cx = j->ctx.on ? ctx_chunk_of(&j->ctx, b, v[SLOT_TIME]) : 0;
+
+		if (j->ctx.filter && (!cx || !j->ctx.pass[cx]))
+			return 1;
+		if (j->ctx.on && !(b >> CTX_SHIFT))
+			b |= (uint64_t)cx << CTX_SHIFT;
+	}
 	struct pending *e = &batch[(*nbatch)++];
 	e->a = v[SLOT_STACK];
-	e->b = v[SLOT_THREAD];
+	e->b = b;
 	e->v = v[SLOT_VALUE];
 	e->h = hashtab_hash(e->a, e->b);
 	hashtab_prefetch(&j->agg, e->h);
@@ -1024,6 +1065,10 @@ static void job_scan(struct job *j)
 	int nbatch = 0;
 
 	j->rc = -1;
+	/* the contexts first: a sample's lfr.TraceContext may come after it; a malformed event is
+	 * reported by the pass below */
+	if (ctx_chunk_scan(&j->ctx, r, &j->ch) < 0)
+		goto oom;
 	while (p < end) {
 		struct jfr_cur c = {.p = p, .end = end, .r = r};
 		uint64_t size = jfr_varint(&c);
@@ -1133,7 +1178,8 @@ static int merge_timed(struct report *rep, struct priv *pv, struct jfr_reader *r
 	sample_fields(j->plans, (size_t)j->nplans, &sf, &tf);
 	for (size_t i = 0; i < j->ntimed; i++) {
 		const struct timed_key *k = &j->timed[i];
-		uint64_t th = resolve_thread(rep, pv, r, &j->ch, tf, k->b);
+		uint64_t th =
+		    resolve_thread(rep, pv, r, &j->ch, tf, sample_thread_key(&j->ctx, k->b));
 		if (!th)
 			return -1;
 		if (th == UINT32_MAX)
@@ -1144,9 +1190,12 @@ static int merge_timed(struct report *rep, struct priv *pv, struct jfr_reader *r
 		if (grow((void **)&rep->timed, &rep->timed_cap, rep->ntimed + 1,
 		         sizeof(*rep->timed)))
 			return -1;
+		uint32_t cx = sample_ctx(rep, pv, r, &j->ch, &j->ctx, k->b);
+		if (cx == UINT32_MAX)
+			return -1;
 		rep->timed[rep->ntimed++] = (struct report_timed){
 		    jfr_sat_sub(jfr_ticks_to_nanos(&j->ch, k->ticks), pv->rec_start), st,
-		    (uint32_t)(th - 1), k->v};
+		    (uint32_t)(th - 1), k->v, cx};
 	}
 	return 0;
 }
@@ -1201,7 +1250,7 @@ static int job_merge(struct report *rep, struct priv *pv, struct jfr_reader *r, 
 		if (j->special[i].pl->role == ROLE_LOST &&
 		    record_lost(rep, r, &j->ch, j->special[i].pl->t, j->special[i].off) < 0)
 			return jfr_fail(r, j->ch.off, "out of memory");
-	if (merge_chunk(rep, pv, r, &j->ch, &j->agg, j->plans, j->nplans) < 0 ||
+	if (merge_chunk(rep, pv, r, &j->ch, &j->agg, j->plans, j->nplans, &j->ctx) < 0 ||
 	    merge_timed(rep, pv, r, j) < 0 || merge_states(rep, pv, r, j) < 0)
 		return jfr_fail(r, j->ch.off, "out of memory");
 	return 0;
@@ -1442,6 +1491,7 @@ void report_free(struct report *rep)
 		hashtab_free(&pv->chunk_stacks);
 		hashtab_free(&pv->chunk_frames);
 		hashtab_free(&pv->state_ids);
+		hashtab_free(&pv->ctx_ids);
 		free(pv->tmp_frames);
 		free(pv->stack_types);
 		free(pv);
@@ -1466,6 +1516,7 @@ void report_free(struct report *rep)
 	}
 	free(rep->threads);
 	free(rep->samples);
+	report_contexts_free(rep);
 	for (size_t i = 0; i < rep->nevtypes; i++)
 		free((char *)rep->evtypes[i].name);
 	free(rep->evtypes);

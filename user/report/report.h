@@ -45,7 +45,17 @@ struct report_opts {
 	                    * events, value_field and timeline are set to match */
 	bool states;       /* the value by the events' state field (report.states): the text
 	                    * view of --off-cpu and --wall; costs the types with the field only */
+	/* trace context filters (lfr.TraceContext): only samples whose span id is one of spans
+	 * or whose trace id is one of traces (hex digits, any case) */
+	const char *spans[REPORT_MAX_FILTERS];
+	int nspans;
+	const char *traces[REPORT_MAX_FILTERS];
+	int ntraces;
+	bool contexts;    /* keep each sample's context (report.contexts, sample.ctx) */
+	uint8_t sort_ctx; /* text: REPORT_BY_SPAN or REPORT_BY_TRACE instead of functions */
 };
+
+enum { REPORT_BY_FUNCTION, REPORT_BY_SPAN, REPORT_BY_TRACE };
 
 void report_opts_init(struct report_opts *o);
 
@@ -87,6 +97,7 @@ struct report_thread {
 struct report_sample {
 	uint32_t stack, thread;
 	uint64_t value;
+	uint32_t ctx; /* index in report.contexts, 0: none (or report_opts.contexts unset) */
 };
 
 /* One sample in time (report_opts.timeline): ns since the recording's start. */
@@ -94,6 +105,22 @@ struct report_timed {
 	int64_t nanos;
 	uint32_t stack, thread;
 	uint64_t value;
+	uint32_t ctx;
+};
+
+/*
+ * A trace context (lfr.types.TraceContext): ids in lower-case hex, trace flags, and its
+ * attributes as nattrs pairs of NUL-terminated key and value in attrs.
+ */
+struct report_context {
+	char trace_id[33], span_id[17];
+	uint8_t flags;
+	unsigned int nattrs;
+	char *attrs;
+	size_t attrs_len;
+	uint64_t value; /* of the samples that passed the filters */
+	char *key;      /* private: the bytes it is interned by */
+	size_t key_len;
 };
 
 /* A state of the selected events ("sleeping", STATE_RUNNABLE) and its samples' value. */
@@ -146,6 +173,9 @@ struct report {
 	size_t nthreads, threads_cap;
 	struct report_sample *samples;
 	size_t nsamples, samples_cap;
+	/* with report_opts.contexts: the contexts of the samples; [0] is "none" */
+	struct report_context *contexts;
+	size_t ncontexts, contexts_cap;
 	struct report_lost *lost;
 	size_t nlost;
 	/* with report_opts.timeline: every sample that passed the filters, in time order */

@@ -367,6 +367,104 @@ static void value_column(const struct report_opts *o, char column[11])
 	column[i] = '\0';
 }
 
+/* A context's attributes as "k=v, k=v" (cut to n bytes). */
+static void context_attrs(const struct report_context *c, char *buf, size_t n)
+{
+	size_t off = 0;
+	const char *p = c->attrs;
+
+	buf[0] = 0;
+	for (unsigned int i = 0; i < c->nattrs && p && off < n; i++) {
+		const char *v = p + strlen(p) + 1;
+		int w = snprintf(buf + off, n - off, "%s%s=%s", i ? ", " : "", p, v);
+
+		if (w < 0)
+			break;
+		off += (size_t)w;
+		p = v + strlen(v) + 1;
+	}
+}
+
+static int cmp_context_value(const void *a, const void *b)
+{
+	const struct report_context *x = *(struct report_context *const *)a;
+	const struct report_context *y = *(struct report_context *const *)b;
+
+	if (x->value != y->value)
+		return x->value < y->value ? 1 : -1;
+	return strcmp(x->span_id, y->span_id);
+}
+
+/*
+ * -s span: the spans (OpenTelemetry trace contexts) by the value of their samples, with their
+ * trace and attributes; -s trace: the traces, each the sum of its spans.  Then the samples that
+ * ran in no context.
+ */
+static int print_contexts(const struct report *rep, const struct report_opts *o, FILE *out, int top)
+{
+	size_t n = rep->ncontexts > 1 ? rep->ncontexts - 1 : 0, rows = 0;
+	struct report_context **v = malloc((n ? n : 1) * sizeof(*v)), *t = NULL;
+	uint64_t in_ctx = 0;
+	char column[11], attrs[160];
+	bool traces = o->sort_ctx == REPORT_BY_TRACE;
+
+	if (!v)
+		return -1;
+	value_column(o, column);
+	for (size_t i = 0; i < n; i++) {
+		v[i] = &rep->contexts[i + 1];
+		in_ctx += v[i]->value;
+	}
+	if (traces) {
+		/* one row per trace: its spans' values summed into a copy of its first */
+		if (!(t = calloc(n ? n : 1, sizeof(*t)))) {
+			free(v);
+			return -1;
+		}
+		for (size_t i = 0; i < n; i++) {
+			size_t k;
+
+			for (k = 0; k < rows && strcmp(t[k].trace_id, v[i]->trace_id); k++)
+				;
+			if (k == rows) {
+				memcpy(t[rows].trace_id, v[i]->trace_id, sizeof(t[rows].trace_id));
+				rows++;
+			}
+			t[k].value += v[i]->value;
+			t[k].nattrs++; /* its spans */
+		}
+		for (size_t k = 0; k < rows; k++)
+			v[k] = &t[k];
+	} else {
+		rows = n;
+	}
+	qsort(v, rows, sizeof(*v), cmp_context_value);
+	if (traces)
+		fprintf(out, "\nTop traces by %s\n%10s %6s  %-32s %6s\n", value_unit(o), column,
+		        "%", "TRACE", "SPANS");
+	else
+		fprintf(out, "\nTop spans by %s\n%10s %6s  %-16s %-32s %s\n", value_unit(o), column,
+		        "%", "SPAN", "TRACE", "ATTRIBUTES");
+	for (size_t i = 0; i < rows && (int)i < top && v[i]->value; i++) {
+		if (traces) {
+			fprintf(out, "%10llu %5.1f%%  %-32s %6u\n", (unsigned long long)v[i]->value,
+			        pct(v[i]->value, rep->total), v[i]->trace_id, v[i]->nattrs);
+			continue;
+		}
+		context_attrs(v[i], attrs, sizeof(attrs));
+		fprintf(out, "%10llu %5.1f%%  %-16s %-32s %s\n", (unsigned long long)v[i]->value,
+		        pct(v[i]->value, rep->total), v[i]->span_id, v[i]->trace_id, attrs);
+	}
+	if (rows > (size_t)top)
+		fprintf(out, "%10s %6s  ... %zu more %s (--top)\n", "", "", rows - top,
+		        traces ? "traces" : "spans");
+	fprintf(out, "%10llu %5.1f%%  [no trace context]\n",
+	        (unsigned long long)(rep->total - in_ctx), pct(rep->total - in_ctx, rep->total));
+	free(v);
+	free(t);
+	return 0;
+}
+
 static int print_threads(const struct report *rep, const struct report_opts *o, FILE *out, int top)
 {
 	struct report_thread **v = malloc((rep->nthreads ? rep->nthreads : 1) * sizeof(*v));
@@ -493,6 +591,10 @@ int report_print_text(const struct report *rep, const struct report_opts *o, FIL
 		else
 			fprintf(out, "\nNo samples pass the filters; widen "
 			             "--thread/--process/--from/--to.\n");
+	} else if (o->sort_ctx) {
+		if (print_contexts(rep, o, out, o->top) || print_threads(rep, o, out, o->top))
+			return -1;
+		print_states(rep, o, out, o->top);
 	} else if (o->sort_objects) {
 		uint64_t *sv = views_stack_values(rep);
 		bool failed = !sv || print_objects(rep, o, out, sv, o->top) ||
