@@ -110,6 +110,28 @@ static void lost(const char *reason, unsigned n)
 	lost_total += n;
 }
 
+/*
+ * The OpenTelemetry contexts of worker-1's first sample and worker-2's second (lfr record's
+ * lfr.TraceContext): trace 0102...10, spans a1...a8 (with an attribute) and b1...b8.
+ */
+static void trace_contexts(void)
+{
+	uint8_t trace[16], span1[8], span2[8];
+	struct lfr_jfr_attr attr = {"http.route", "/checkout", 10, 9};
+	uint64_t c1, c2;
+
+	for (int i = 0; i < 16; i++)
+		trace[i] = (uint8_t)(i + 1);
+	for (int i = 0; i < 8; i++) {
+		span1[i] = (uint8_t)(0xa1 + i);
+		span2[i] = (uint8_t)(0xb1 + i);
+	}
+	CHECK(lfr_jfr_context(w, trace, span1, 1, &attr, 1, &c1));
+	CHECK(lfr_jfr_context(w, trace, span2, 0, NULL, 0, &c2));
+	CHECK(lfr_jfr_trace_context(w, t0 + step, threads[0], c1));
+	CHECK(lfr_jfr_trace_context(w, t0 + step * 5, threads[1], c2));
+}
+
 static void close_or_die(void)
 {
 	char err[512];
@@ -196,6 +218,7 @@ int main(int argc, char **argv)
 		/* a wall-clock sample of the thread waiting in read() (lfr record --wall) */
 		CHECK(lfr_jfr_native_sample(w, t0 + step * 4, threads[2], stacks[2],
 		                            LFR_JFR_STATE_SLEEPING));
+		trace_contexts();
 		close_or_die();
 		expect_common(300);
 		printf("expect lost 3\nexpect lost_total 8\nexpect chunks 1\n");

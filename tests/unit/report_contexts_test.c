@@ -48,6 +48,9 @@ static void write_recording(void)
 {
 	struct lfr_jfr_options opt = {.max_chunk_age_ns = 1};
 	const struct lfr_jfr_attr route = {"http.route", "/a", 10, 2};
+	/* what a W3C baggage string must escape: separators, blanks, '%', quotes, non-ASCII */
+	const struct lfr_jfr_attr odd[2] = {{"db.statement", "a,b=c;d %e\\", 12, 11},
+	                                    {"k\"ey", "caf\xc3\xa9", 4, 5}};
 	uint64_t m[3], st[3], th[2], c1, c2, c3, t = 1000;
 	struct lfr_jfr_writer *w;
 	int fd;
@@ -65,7 +68,7 @@ static void write_recording(void)
 	assert_int_equal(lfr_jfr_thread(w, 11, 10, "worker-a", "app", &th[0]), 0);
 	assert_int_equal(lfr_jfr_thread(w, 12, 10, "worker-b", "app", &th[1]), 0);
 	assert_int_equal(lfr_jfr_context(w, T1, S1, 1, &route, 1, &c1), 0);
-	assert_int_equal(lfr_jfr_context(w, T1, S2, 1, NULL, 0, &c2), 0);
+	assert_int_equal(lfr_jfr_context(w, T1, S2, 1, odd, 2, &c2), 0);
 	assert_int_equal(lfr_jfr_context(w, T2, S3, 0, NULL, 0, &c3), 0);
 	for (int half = 0; half < 2; half++) {
 		for (int i = 0; i < 3 - half; i++, t += 10) { /* 3 + 2 in S1 */
@@ -196,7 +199,13 @@ static void test_by_context(void **state)
 	assert_int_equal(c->nattrs, 1);
 	assert_string_equal(c->attrs, "http.route");
 	assert_string_equal(c->attrs + strlen("http.route") + 1, "/a");
-	assert_int_equal(context_of(rep, S2_HEX)->value, 3);
+	assert_non_null(c = context_of(rep, S2_HEX));
+	assert_int_equal(c->value, 3);
+	assert_int_equal(c->nattrs, 2);
+	assert_string_equal(c->attrs, "db.statement");
+	assert_string_equal(c->attrs + 13, "a,b=c;d %e\\");
+	assert_string_equal(c->attrs + 13 + 12, "k\"ey");
+	assert_string_equal(c->attrs + 13 + 12 + 5, "caf\xc3\xa9");
 	assert_int_equal(context_of(rep, S3_HEX)->value, 2);
 	for (size_t i = 0; i < rep->nsamples; i++)
 		if (!strcmp(rep->frames[rep->stack_frames[rep->stacks[rep->samples[i].stack].first]]

@@ -191,12 +191,9 @@ static const struct jfr_field_def f_trace_context_t[] = {
     {"traceId", T_STRING, 0, U_NONE, "Trace ID", "W3C trace id, 32 hex digits"},
     {"spanId", T_STRING, 0, U_NONE, "Span ID", "W3C span id, 16 hex digits"},
     {"traceFlags", T_BYTE, 0, U_NONE, "Trace Flags", "W3C trace flags (bit 0: sampled)"},
-    {"attributes", T_CONTEXT_ATTRIBUTE, F_ARRAY, U_NONE, "Attributes",
-     "The record's attributes, keys named by the process context's attribute key map"},
-};
-static const struct jfr_field_def f_context_attribute[] = {
-    {"key", T_STRING, 0, U_NONE, "Key", NULL},
-    {"value", T_STRING, 0, U_NONE, "Value", NULL},
+    {"attributes", T_STRING, 0, U_NONE, "Attributes",
+     "The record's attributes as a W3C baggage string (key=value,key=value; percent-encoded), "
+     "keys named by the process context's attribute key map"},
 };
 static const struct jfr_field_def f_trace_context[] = {
     START_TIME,
@@ -317,14 +314,6 @@ const struct jfr_type_def jfr_schema[] = {
      "An OpenTelemetry thread context (OTEP 4947): the trace and span a thread ran for",
      {NULL},
      FIELDS(f_trace_context_t)},
-    {T_CONTEXT_ATTRIBUTE,
-     "lfr.types.ContextAttribute",
-     NULL,
-     0,
-     "Context Attribute",
-     NULL,
-     {NULL},
-     FIELDS(f_context_attribute)},
 
     {T_ANN_LABEL, "jdk.jfr.Label", ANNOTATION, 0, NULL, NULL, {NULL}, FIELDS(f_value)},
     {T_ANN_DESCRIPTION, "jdk.jfr.Description", ANNOTATION, 0, NULL, NULL, {NULL}, FIELDS(f_value)},

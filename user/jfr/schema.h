@@ -37,7 +37,6 @@ enum jfr_type_id {
 	T_THREAD_STATE,
 	T_SYMBOL,
 	T_TRACE_CONTEXT_T = 40, /* lfr.types.TraceContext */
-	T_CONTEXT_ATTRIBUTE,    /* lfr.types.ContextAttribute */
 
 	/* annotations */
 	T_ANN_LABEL = 50,

@@ -32,6 +32,7 @@
  * content and the file to the chunk.  Those last two steps each leave one moment, between two
  * consecutive system calls, where the file is not readable; Documentation/jfr-writer.md says more.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -408,32 +409,79 @@ static void put_hex(struct jfr_buf *b, const uint8_t *p, size_t n)
 	jfr_buf_string_n(b, hex, 2 * n);
 }
 
-static size_t ctx_attr_count(const struct pool_entry *e)
+/*
+ * Whether byte c stands for itself in a W3C baggage key (a token character) or value (a
+ * baggage-octet); '%' never does.
+ */
+static bool baggage_plain(unsigned char c, bool key)
 {
-	size_t n = 0;
+	if (c == '%' || c <= 0x20 || c >= 0x7f)
+		return false;
+	if (key)
+		return isalnum(c) || strchr("!#$&'*+-.^_`|~", c);
+	return c != '"' && c != ',' && c != ';' && c != '\\';
+}
 
-	for (uint32_t off = CTX_HEAD; off + 2 <= e->len; n++) {
+/*
+ * Appends (when b is not NULL) the bytes p[0..n) as a baggage key or value; returns their
+ * encoded length.
+ */
+static size_t baggage_put(struct jfr_buf *b, const uint8_t *p, size_t n, bool key)
+{
+	static const char digits[] = "0123456789ABCDEF";
+	size_t o = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		char esc[3] = {'%', digits[p[i] >> 4], digits[p[i] & 15]};
+		bool plain = baggage_plain(p[i], key);
+
+		if (b)
+			jfr_buf_put(b, plain ? (const char *)p + i : esc, plain ? 1 : 3);
+		o += plain ? 1 : 3;
+	}
+	return o;
+}
+
+/* The attributes of a context's blob as a baggage string, appended when b is not NULL; its length.
+ */
+static size_t baggage(struct jfr_buf *b, const struct pool_entry *e)
+{
+	size_t o = 0;
+	int i = 0;
+
+	for (uint32_t off = CTX_HEAD; off + 2 <= e->len; i++) {
 		uint16_t len;
 
 		memcpy(&len, e->blob + off, 2);
+		if (i) {
+			if (b)
+				jfr_buf_u8(b, (i & 1) ? '=' : ',');
+			o++;
+		}
+		o += baggage_put(b, e->blob + off + 2, len, !(i & 1));
 		off += 2 + len;
 	}
-	return n / 2;
+	return o;
 }
 
+/*
+ * The attributes are one W3C baggage string (key=value,key=value, percent-encoded): a string
+ * field, which every reader prints (the JDK's jfr print cannot print an array of structs).
+ */
 static void put_context(struct jfr_buf *b, const struct pool_entry *e)
 {
+	size_t n = baggage(NULL, e);
+
 	put_hex(b, e->blob, 16);
 	put_hex(b, e->blob + 16, 8);
 	jfr_buf_u8(b, e->blob[24]);
-	jfr_buf_varint(b, ctx_attr_count(e));
-	for (uint32_t off = CTX_HEAD; off + 2 <= e->len;) {
-		uint16_t len;
-
-		memcpy(&len, e->blob + off, 2);
-		jfr_buf_string_n(b, (const char *)e->blob + off + 2, len);
-		off += 2 + len;
+	if (!n) {
+		jfr_buf_u8(b, JFR_STR_EMPTY);
+		return;
 	}
+	jfr_buf_u8(b, JFR_STR_UTF8); /* ASCII */
+	jfr_buf_varint(b, n);
+	baggage(b, e);
 }
 
 static void put_pool_values(struct lfr_jfr_writer *w, struct jfr_buf *b, int pool)

@@ -40,39 +40,69 @@ static int read_field_string(struct jfr_reader *r, const struct jfr_chunk *ch,
 	return jfr_read_string(&c, ch, buf, n);
 }
 
-/* The attributes array: each element's key and value, appended to d->attrs. */
+static int hexval(int c)
+{
+	return c >= '0' && c <= '9'   ? c - '0'
+	       : c >= 'a' && c <= 'f' ? c - 'a' + 10
+	       : c >= 'A' && c <= 'F' ? c - 'A' + 10
+	                              : -1;
+}
+
+/* Percent-decodes s[0..n) into out (room for n + 1), trimmed of blanks; its length. */
+static size_t unescape(const char *s, size_t n, char *out)
+{
+	size_t o = 0;
+
+	while (n && (*s == ' ' || *s == '\t'))
+		s++, n--;
+	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+		n--;
+	for (size_t i = 0; i < n; i++) {
+		int hi, lo;
+
+		if (s[i] == '%' && i + 2 < n && (hi = hexval(s[i + 1])) >= 0 &&
+		    (lo = hexval(s[i + 2])) >= 0) {
+			out[o++] = (char)(hi << 4 | lo);
+			i += 2;
+		} else {
+			out[o++] = s[i];
+		}
+	}
+	out[o] = 0;
+	return o;
+}
+
+/*
+ * The attributes, a W3C baggage string (key=value,key=value, percent-encoded; a member's
+ * ";properties" ignored): each key and value, NUL-terminated, appended to d->attrs.
+ */
 static void read_attrs(struct jfr_reader *r, const struct jfr_chunk *ch, const struct jfr_type *t,
                        uint64_t off, struct decoded *d)
 {
-	struct jfr_cur c;
-	const struct jfr_field *f = jfr_value_field(r, ch, t, off, "attributes", &c);
-	uint64_t n;
+	char s[8192];
+	const char *p = s;
 
-	if (!f || !f->array || f->cp || f->type->kind != JFR_K_COMPLEX)
+	if (read_field_string(r, ch, t, off, "attributes", s, sizeof(s)) < 0)
 		return;
-	n = jfr_varint(&c);
-	for (uint64_t i = 0; i < n && !c.bad; i++) {
-		char kv[2][1024] = {"", ""};
+	while (*p) {
+		size_t n = strcspn(p, ","), klen = strcspn(p, "=;"), vlen;
+		char key[1024], value[1024];
 
-		for (int k = 0; k < f->type->nfields && !c.bad; k++) {
-			const struct jfr_field *ef = &f->type->fields[k];
-			int which = !strcmp(ef->name, "key")     ? 0
-			            : !strcmp(ef->name, "value") ? 1
-			                                         : -1;
+		if (klen < n && p[klen] == '=' && klen < sizeof(key) &&
+		    n - klen - 1 < sizeof(value)) {
+			vlen = strcspn(p + klen + 1, ";,");
+			unescape(p, klen, key);
+			unescape(p + klen + 1, vlen, value);
+			size_t kl = strlen(key) + 1, vl = strlen(value) + 1;
 
-			if (which >= 0 && ef->type->kind == JFR_K_STRING && !ef->array && !ef->cp)
-				jfr_read_string(&c, ch, kv[which], sizeof(kv[which]));
-			else
-				jfr_skip_field(&c, ef);
+			if (key[0] && d->attrs_len + kl + vl <= sizeof(d->attrs)) {
+				memcpy(d->attrs + d->attrs_len, key, kl);
+				memcpy(d->attrs + d->attrs_len + kl, value, vl);
+				d->attrs_len += kl + vl;
+				d->nattrs++;
+			}
 		}
-		size_t kl = strlen(kv[0]) + 1, vl = strlen(kv[1]) + 1;
-
-		if (c.bad || !kv[0][0] || d->attrs_len + kl + vl > sizeof(d->attrs))
-			break;
-		memcpy(d->attrs + d->attrs_len, kv[0], kl);
-		memcpy(d->attrs + d->attrs_len + kl, kv[1], vl);
-		d->attrs_len += kl + vl;
-		d->nattrs++;
+		p += n + (p[n] == ',');
 	}
 }
 

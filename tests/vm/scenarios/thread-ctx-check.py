@@ -20,12 +20,23 @@
 import argparse
 import re
 import sys
+import urllib.parse
 
 from jfr_json import JfrError, events as jfr_events, names, tid
 
 TAGS = {"ctx-swap": 0xA1, "ctx-valid": 0xA2, "ctx-rewrite": 0xA3}
 SPAN_FN = re.compile(r"^span_(?:rewrite_)?([123])$")
 
+
+def baggage(s):
+    """The attributes of a W3C baggage string (key=value,key=value, percent-encoded)."""
+    out = {}
+    for member in (s or "").split(","):
+        kv = member.split(";")[0]
+        if "=" in kv:
+            k, v = kv.split("=", 1)
+            out[urllib.parse.unquote(k.strip())] = urllib.parse.unquote(v.strip())
+    return out
 
 def parse_output(path):
     text = open(path).read()
@@ -74,7 +85,7 @@ def main():
             continue
         nctx += 1
         c = v["context"]
-        attrs = {x["key"]: x["value"] for x in (c.get("attributes") or [])}
+        attrs = baggage(c.get("attributes"))
         ctx[(tid(v, "sampledThread"), v["startTime"])] = (c["traceId"], c["spanId"], attrs)
     fails = []
     count = {}  # (thread, what) -> samples
