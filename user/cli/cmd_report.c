@@ -649,9 +649,11 @@ int cmd_report(int argc, char **argv)
 		}
 		if (pprof)
 			failed = report_print_pprof(rep, &o, out);
-		else if (text && (failed = report_print_text(rep, &o, out)))
-			fprintf(stderr, "lfr report: out of memory writing the text report\n");
-		else if (views.n > 1)
+		else if (text) {
+			if ((failed = report_print_text(rep, &o, out)))
+				fprintf(stderr,
+				        "lfr report: out of memory writing the text report\n");
+		} else if (views.n > 1)
 			report_print_html_views(views.v, views.n, out);
 		else if (print)
 			print(rep, &o, out);
