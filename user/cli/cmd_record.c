@@ -566,6 +566,10 @@ static void print_summary(struct record *r, const struct lfr_status *st, double 
 		        rs.frames - rs.unnamed, rs.frames);
 	fprintf(stderr, "  %" PRIu64 " process%s, %" PRIu64 " threads started, %" PRIu64 " ended\n",
 	        rs.processes, rs.processes == 1 ? "" : "es", rs.thread_starts, rs.thread_ends);
+	if (rs.in_containers)
+		fprintf(stderr,
+		        "  %" PRIu64 " of them in a container or pod (lfr report -s container)\n",
+		        rs.in_containers);
 	print_unwind(r, st);
 	print_ctx(r, &rs);
 	print_rates(r);

@@ -145,6 +145,17 @@ static const struct jfr_field_def f_object_file[] = {
     {"path", T_STRING, 0, U_NONE, "Path", "The file as it was mapped"},
     {"buildId", T_STRING, 0, U_NONE, "Build ID", "The GNU build-id, in hex; empty when none"},
 };
+static const struct jfr_field_def f_process_cgroup[] = {
+    START_TIME,
+    {"pid", T_STRING, 0, U_NONE, "Process Identifier", "As jdk.SystemProcess gives it"},
+    {"cgroup", T_STRING, 0, U_NONE, "Cgroup", "The process's cgroup v2 path (/proc/PID/cgroup)"},
+    {"containerId", T_STRING, 0, U_NONE, "Container ID",
+     "OpenTelemetry's container.id: the runtime's 64 hex digits, from the cgroup; empty when none"},
+    {"podUid", T_STRING, 0, U_NONE, "Pod UID",
+     "OpenTelemetry's k8s.pod.uid, from the cgroup; empty when none"},
+    {"runtime", T_STRING, 0, U_NONE, "Container Runtime",
+     "docker, containerd, cri-o or podman, as the cgroup's name says; empty when it does not"},
+};
 static const struct jfr_field_def f_off_cpu[] = {
     START_TIME,
     {"duration", T_LONG, 0, U_TICKS_TIMESPAN, "Duration", NULL},
@@ -436,6 +447,15 @@ const struct jfr_type_def jfr_schema[] = {
      {"Flight Recorder"},
      FIELDS(f_active_setting),
      SETTINGS(s_enabled)},
+    {T_PROCESS_CGROUP,
+     "lfr.ProcessCgroup",
+     EVENT,
+     0,
+     "Process Cgroup",
+     "The cgroup v2 of a process image (once per jdk.SystemProcess), and the container and "
+     "Kubernetes pod it names",
+     {"lfr"},
+     FIELDS(f_process_cgroup)},
     {T_OBJECT_FILE,
      "lfr.ObjectFile",
      EVENT,

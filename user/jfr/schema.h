@@ -78,6 +78,7 @@ enum jfr_type_id {
 	T_SAMPLING_LATENCY,
 	T_NATIVE_METHOD_SAMPLE,
 	T_TRACE_CONTEXT, /* lfr.TraceContext */
+	T_PROCESS_CGROUP, /* lfr.ProcessCgroup */
 };
 
 /* Field flags. */

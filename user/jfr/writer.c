@@ -84,6 +84,7 @@ struct lost_reason {
 /* An information event repeated at the start of every chunk: its payload after the start time. */
 struct sticky {
 	uint16_t type, group; /* group: the public function that wrote it, which replaces it */
+	uint32_t key;         /* lfr.ProcessCgroup: its pid, whose exit drops it */
 	struct jfr_buf body;
 };
 
@@ -1204,6 +1205,20 @@ static void sticky_drop(struct lfr_jfr_writer *w, uint16_t group)
 	w->nsticky = j;
 }
 
+/* Forgets the repeated event of group with key (a process's). */
+static void sticky_drop_key(struct lfr_jfr_writer *w, uint16_t group, uint32_t key)
+{
+	size_t j = 0;
+
+	for (size_t i = 0; i < w->nsticky; i++) {
+		if (w->sticky[i].group == group && w->sticky[i].key == key)
+			jfr_buf_free(&w->sticky[i].body);
+		else
+			w->sticky[j++] = w->sticky[i];
+	}
+	w->nsticky = j;
+}
+
 /* Keeps the event being built in tmp (its payload from body_off on) for the next chunks. */
 static int sticky_keep(struct lfr_jfr_writer *w, uint16_t type, uint16_t group, size_t body_off)
 {
@@ -1642,6 +1657,36 @@ int lfr_jfr_system_process(struct lfr_jfr_writer *w, uint64_t ticks, uint32_t pi
 	jfr_buf_string(&w->tmp, id);
 	jfr_buf_string(&w->tmp, command_line ? command_line : "");
 	return commit(w);
+}
+
+int lfr_jfr_process_cgroup(struct lfr_jfr_writer *w, uint64_t ticks, uint32_t pid,
+                           const char *cgroup, const char *container_id, const char *pod_uid,
+                           const char *runtime)
+{
+	char id[16];
+	size_t off;
+	int err;
+
+	if ((err = check_live(w)))
+		return err;
+	snprintf(id, sizeof(id), "%u", pid);
+	sticky_drop_key(w, T_PROCESS_CGROUP, pid);
+	begin(w, T_PROCESS_CGROUP, ticks);
+	off = w->tmp.len;
+	jfr_buf_string(&w->tmp, id);
+	jfr_buf_string(&w->tmp, cgroup ? cgroup : "");
+	jfr_buf_string(&w->tmp, container_id ? container_id : "");
+	jfr_buf_string(&w->tmp, pod_uid ? pod_uid : "");
+	jfr_buf_string(&w->tmp, runtime ? runtime : "");
+	if ((err = sticky_keep(w, T_PROCESS_CGROUP, T_PROCESS_CGROUP, off)))
+		return err;
+	w->sticky[w->nsticky - 1].key = pid;
+	return commit(w);
+}
+
+void lfr_jfr_process_gone(struct lfr_jfr_writer *w, uint32_t pid)
+{
+	sticky_drop_key(w, T_PROCESS_CGROUP, pid);
 }
 
 int lfr_jfr_object_file(struct lfr_jfr_writer *w, uint64_t ticks, const char *name,

@@ -216,6 +216,18 @@ int lfr_jfr_os_information(struct lfr_jfr_writer *w, uint64_t ticks, const char 
  * line. */
 int lfr_jfr_system_process(struct lfr_jfr_writer *w, uint64_t ticks, uint32_t pid,
                            const char *command_line);
+/*
+ * lfr.ProcessCgroup: process PID's cgroup v2 path and the container id, pod uid and runtime it
+ * names (lib/container_id.h; "" or NULL: none).
+ */
+int lfr_jfr_process_cgroup(struct lfr_jfr_writer *w, uint64_t ticks, uint32_t pid,
+                           const char *cgroup, const char *container_id, const char *pod_uid,
+                           const char *runtime);
+/*
+ * lfr.ProcessCgroup is written again at the start of every chunk (so that a chunk read alone, as
+ * lfr top reads the newest, names its processes' containers) until its process is gone.
+ */
+void lfr_jfr_process_gone(struct lfr_jfr_writer *w, uint32_t pid);
 /* cpu/description NULL: taken from /proc/cpuinfo; counts 0: taken from the system. */
 struct lfr_jfr_cpu_info {
 	const char *cpu, *description;

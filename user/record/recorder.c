@@ -14,6 +14,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "lib/container_id.h"
 #include "lib/hashtab.h"
 #include "lib/join.h"
 #include "lib/record.h"
@@ -47,6 +48,7 @@ struct process {
 	bool gone;           /* its main thread exited */
 	uint64_t sym_serial; /* lfr_sym_perf_map_check() when its held samples were last named */
 	char *cmdline;       /* arguments joined by spaces, or NULL */
+	char *cgroup;        /* its cgroup v2 path (lfr.ProcessCgroup), or NULL */
 	/* its thread contexts' attribute key map (OTEP 4719), read when a context first needs a
 	 * key it lacks, again at most once a second */
 	struct lfr_key_map *keys;
@@ -77,6 +79,14 @@ struct rec_cmdline {
 	struct lfr_rec_header hdr;
 	uint32_t tgid, len; /* len bytes of NUL-separated arguments follow */
 	char args[];
+};
+
+/* Another: the cgroup v2 path of a process, read from /proc with its command line and at exec. */
+#define REC_CGROUP 0x10001u
+struct rec_cgroup {
+	struct lfr_rec_header hdr;
+	uint32_t tgid, len; /* len bytes of the path follow, then a NUL */
+	char path[];
 };
 
 /*
@@ -268,6 +278,7 @@ static void process_fini(void *o)
 	struct process *p = o;
 
 	free(p->cmdline);
+	free(p->cgroup);
 	if (p->keys)
 		lfr_key_map_free(p->keys);
 	free(p->keys);
@@ -421,17 +432,43 @@ static __attribute__((noinline)) int read_cmdline(struct lfr_recorder *r, uint32
 	return in_push(r, &u.rec, u.rec.hdr.size, true);
 }
 
+/*
+ * The cgroup of a process, read when it first appeared in the rings and at its execs (a process
+ * moved into a cgroup before it exec'd, as container runtimes do), passed on in the batch.
+ */
+static __attribute__((noinline)) int read_cgroup(struct lfr_recorder *r, uint32_t tgid)
+{
+	union {
+		struct rec_cgroup rec;
+		char bytes[sizeof(struct rec_cgroup) + 4096];
+	} u;
+	size_t n;
+
+	if (lfr_proc_cgroup(NULL, tgid, u.rec.path, sizeof(u.bytes) - sizeof(u.rec)))
+		return 0;
+	n = strlen(u.rec.path);
+	u.rec.hdr.type = REC_CGROUP;
+	u.rec.hdr.size = (uint32_t)((sizeof(u.rec) + n + 1 + 7) & ~(size_t)7);
+	u.rec.tgid = tgid;
+	u.rec.len = (uint32_t)n;
+	return in_push(r, &u.rec, u.rec.hdr.size, true);
+}
+
 /* Every record with a process asks (the command line is read on the process's first). */
 static int look_at_process(struct lfr_recorder *r, uint32_t tgid)
 {
 	struct hashtab_slot *seen;
 	bool fresh = false;
+	int err;
 
 	seen = hashtab_put(&r->looked, tgid, 0, &fresh);
 	if (!seen)
 		return 0;
 	r->looked_recent[tgid % LOOKED_RECENT] = tgid;
-	return fresh ? read_cmdline(r, tgid) : 0;
+	if (!fresh)
+		return 0;
+	err = read_cmdline(r, tgid);
+	return err ? err : read_cgroup(r, tgid);
 }
 
 static void apply_cmdline(struct lfr_recorder *r, const struct rec_cmdline *c)
@@ -440,6 +477,18 @@ static void apply_cmdline(struct lfr_recorder *r, const struct rec_cmdline *c)
 
 	if (p && !p->cmdline)
 		p->cmdline = join_args(c->args, c->len);
+}
+
+/* The latest read wins: an exec's re-read follows a move into another cgroup. */
+static void apply_cgroup(struct lfr_recorder *r, const struct rec_cgroup *c)
+{
+	struct process *p = idmap_get(&r->procs, c->tgid);
+	char *path;
+
+	if (!p || c->hdr.size < sizeof(*c) + c->len + 1 || !(path = strndup(c->path, c->len)))
+		return;
+	free(p->cgroup);
+	p->cgroup = path;
 }
 
 /* Records that name nothing: pass 0 of apply() passes over them. */
@@ -473,8 +522,14 @@ int lfr_recorder_add(struct lfr_recorder *r, const struct lfr_rec_header *h)
 	} else if (h->type == LFR_REC_SAMPLE && h->size >= sizeof(struct lfr_rec_sample)) {
 		tgid = ((const struct lfr_rec_sample *)h)->tgid;
 	} else {
-		if (h->type == LFR_REC_TASK && h->size >= sizeof(struct lfr_rec_task))
-			tgid = ((const struct lfr_rec_task *)h)->tgid;
+		if (h->type == LFR_REC_TASK && h->size >= sizeof(struct lfr_rec_task)) {
+			const struct lfr_rec_task *k = (const struct lfr_rec_task *)h;
+			int err;
+
+			tgid = k->tgid;
+			if (k->kind == LFR_TASK_EXEC && (err = read_cgroup(r, tgid)))
+				return err;
+		}
 		names = h->type >= 32 || !(SAMPLE_TYPES >> h->type & 1);
 	}
 	/* mostly of a process looked at lately: then no call but the push, at the end */
@@ -638,20 +693,27 @@ static int apply_task(struct lfr_recorder *r, const struct lfr_rec_task *k)
 			/* a new process runs its parent's image until it execs (one lookup at a
 			 * time: a lookup may grow the table and move the entries) */
 			struct process *p = process_of(r, k->ptgid);
-			char *copy;
+			char *copy, *cg;
 
 			if (!p)
 				return -ENOMEM;
 			copy = p->cmdline ? strdup(p->cmdline) : NULL;
+			cg = p->cgroup ? strdup(p->cgroup) : NULL;
 			p = process_of(r, k->tgid);
 			if (!p) {
 				free(copy);
+				free(cg);
 				return -ENOMEM;
 			}
 			if (!p->cmdline)
 				p->cmdline = copy;
 			else
 				free(copy);
+			/* its own, read from /proc, unless it was gone by then */
+			if (!p->cgroup)
+				p->cgroup = cg;
+			else
+				free(cg);
 			p->gone = false; /* a pid used again */
 		}
 		/* A name given later in the same batch wins: apply only to threads not seen yet. */
@@ -682,6 +744,8 @@ static int apply_task(struct lfr_recorder *r, const struct lfr_rec_task *k)
 			if (!p)
 				return -ENOMEM;
 			p->gone = true;
+			/* its lfr.ProcessCgroup is not repeated in later chunks */
+			lfr_jfr_process_gone(r->w, k->tgid);
 		}
 		return 0;
 	default:
@@ -1275,12 +1339,16 @@ static int thread_key(struct lfr_recorder *r, uint32_t tid, uint32_t tgid, uint6
 /*
  * jdk.SystemProcess once per process image: the command line from the module's EXEC record, else
  * the parent's (a fork that did not exec), else /proc/PID/cmdline read when the process was first
- * seen; a process known by none of these is described by its name in brackets, as ps does.
+ * seen; a process known by none of these is described by its name in brackets, as ps does.  With
+ * it lfr.ProcessCgroup: its cgroup (read with the command line, and at its exec) and the container
+ * and pod it names.
  */
 static int describe_process(struct lfr_recorder *r, uint32_t tgid, uint64_t ticks)
 {
 	struct process *p = process_of(r, tgid);
 	char line[LFR_COMM_LEN + 2];
+	struct lfr_container_id c;
+	int err;
 
 	if (!p)
 		return -ENOMEM;
@@ -1289,7 +1357,12 @@ static int describe_process(struct lfr_recorder *r, uint32_t tgid, uint64_t tick
 	p->described = true;
 	snprintf(line, sizeof(line), "[%s]", p->comm[0] ? p->comm : "?");
 	r->st.processes++;
-	return lfr_jfr_system_process(r->w, ticks, tgid, p->cmdline ? p->cmdline : line);
+	err = lfr_jfr_system_process(r->w, ticks, tgid, p->cmdline ? p->cmdline : line);
+	if (err || !p->cgroup)
+		return err;
+	if (lfr_container_id_parse(p->cgroup, &c))
+		r->st.in_containers++;
+	return lfr_jfr_process_cgroup(r->w, ticks, tgid, p->cgroup, c.id, c.pod_uid, c.runtime);
 }
 
 /* jdk.ThreadStart (with the creating thread) and jdk.ThreadEnd. */
@@ -1665,6 +1738,11 @@ static int apply_records(struct lfr_recorder *r, struct batch *b, int pass, bool
 		if (h->type == REC_CMDLINE) {
 			if (pass == 0)
 				apply_cmdline(r, (const struct rec_cmdline *)h);
+			continue;
+		}
+		if (h->type == REC_CGROUP) {
+			if (pass == 0)
+				apply_cgroup(r, (const struct rec_cgroup *)h);
 			continue;
 		}
 		/* each pass decodes only the records it applies (a bad one is counted once) */

@@ -49,6 +49,7 @@ struct lfr_recorder_stats {
 	uint64_t thread_starts;  /* jdk.ThreadStart events written */
 	uint64_t thread_ends;    /* jdk.ThreadEnd events written */
 	uint64_t processes;      /* jdk.SystemProcess events written (one per process image) */
+	uint64_t in_containers;  /* of them, in a container or pod (lfr.ProcessCgroup names one) */
 	uint64_t off_cpu;        /* lfr.OffCpu events written */
 	uint64_t off_cpu_ns;     /* their total duration */
 	uint64_t off_cpu_lost;   /* OFFCPU records whose walk found no user stack */
