@@ -88,8 +88,10 @@ static void report_usage(FILE *out)
 	    "  -s, --sort KEY       text: 'function' (the default: top functions, each with its\n"
 	    "                       object), 'dso' (top objects: libraries, executables, the\n"
 	    "                       kernel; with --diff the changes of the objects' shares),\n"
-	    "                       'span' (top spans: each span's samples, its trace and\n"
-	    "                       attributes, and its top functions) or 'trace' (top traces)\n"
+	    "                       'span' (top spans by samples, each with its trace and\n"
+	    "                       attributes), 'trace' (top traces by samples) or\n"
+	    "                       'container' (top containers and Kubernetes pods, from\n"
+	    "                       each process's cgroup: lfr.ProcessCgroup)\n"
 	    "      --threads        text: each top thread's top functions; collapsed/html: one\n"
 	    "                       root frame per thread; speedscope: one profile per\n"
 	    "                       thread (not with summary and pprof)\n"
@@ -203,8 +205,11 @@ static int sort_opt(const char *flag, const char *arg, void *dst)
 		o->sort_ctx = REPORT_BY_SPAN;
 	} else if (!strcmp(arg, "trace")) {
 		o->sort_ctx = REPORT_BY_TRACE;
+	} else if (!strcmp(arg, "container")) {
+		o->sort_containers = true;
 	} else if (strcmp(arg, "function") && strcmp(arg, "sym")) {
-		fprintf(stderr, "lfr report: bad %s '%s': give function, dso, span or trace\n",
+		fprintf(stderr,
+		        "lfr report: bad %s '%s': give function, dso, span, trace or container\n",
 		        flag, arg);
 		return -1;
 	}
@@ -371,9 +376,9 @@ static int report_diff(struct report_opts *o, bool debuginfod, const char *forma
 		        format);
 		return LFR_EXIT_USAGE;
 	}
-	if (o->sort_ctx) {
-		fprintf(stderr, "lfr report: --diff compares functions or objects, not spans: "
-		                "select a span's samples of each with --span\n");
+	if (o->sort_ctx || o->sort_containers) {
+		fprintf(stderr, "lfr report: --diff compares functions or objects, not spans or "
+		                "containers: select a span's samples of each with --span\n");
 		return LFR_EXIT_USAGE;
 	}
 	if (o->thread_roots) {
@@ -547,9 +552,11 @@ int cmd_report(int argc, char **argv)
 	o.states = text && (o.off_cpu || o.wall);
 	/* each sample's trace context: pprof's labels, the page's trace filter */
 	o.contexts = pprof || print == report_print_html;
-	if (o.sort_ctx && !text) {
+	if ((o.sort_ctx || o.sort_containers) && !text) {
 		fprintf(stderr, "lfr report: -s %s is a table of the text view\n",
-		        o.sort_ctx == REPORT_BY_SPAN ? "span" : "trace");
+		        o.sort_containers              ? "container"
+		        : o.sort_ctx == REPORT_BY_SPAN ? "span"
+		                                       : "trace");
 		return LFR_EXIT_USAGE;
 	}
 	/* samples in time order: speedscope's, and the HTML page's timeline */

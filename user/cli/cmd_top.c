@@ -310,12 +310,23 @@ static void thread_name(const struct report *rep, uint32_t thread, char *buf, si
 	snprintf(buf, n, "%s/%lld", th->name ? th->name : "?", (long long)th->tid);
 }
 
+/*
+ * The process: name/pid, and its container (the short id docker ps shows) or, for a process of
+ * a Kubernetes pod outside any container, its pod (lfr.ProcessCgroup).
+ */
 static void process_name(const struct report *rep, uint32_t thread, char *buf, size_t n)
 {
 	const struct report_thread *th = &rep->threads[thread];
+	const struct report_cgroup *c = report_cgroup_of(rep, th->pid);
 
 	if (th->pid < 0)
 		snprintf(buf, n, "?");
+	else if (c && c->container_id[0])
+		snprintf(buf, n, "%s/%lld %.12s", th->process ? th->process : "?",
+		         (long long)th->pid, c->container_id);
+	else if (c && c->pod_uid[0])
+		snprintf(buf, n, "%s/%lld pod %.8s", th->process ? th->process : "?",
+		         (long long)th->pid, c->pod_uid);
 	else
 		snprintf(buf, n, "%s/%lld", th->process ? th->process : "?", (long long)th->pid);
 }
@@ -356,7 +367,7 @@ static void row_text(const struct top_view *v, const struct top_row *r, char *bu
 
 #define HEADER                                                                                     \
 	"  SELF%  TOTAL%  FUNCTION                                     THREAD/TID           "      \
-	"PROCESS/PID"
+	"PROCESS/PID CONTAINER"
 
 static void print_text(struct top_view *v, FILE *out)
 {

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/container_id.h"
 #include "lib/hashtab.h"
 #include "report/contexts.h"
 #include "report/report.h"
@@ -32,7 +33,8 @@ enum role {
 	ROLE_LOST,
 	ROLE_JVMINFO,
 	ROLE_SETTINGS,
-	ROLE_OBJECT
+	ROLE_OBJECT,
+	ROLE_CGROUP
 };
 enum slot { SLOT_NONE = 0, SLOT_TIME, SLOT_STACK, SLOT_THREAD, SLOT_VALUE, SLOT_STATE };
 
@@ -631,6 +633,10 @@ static int build_plan(struct priv *pv, const struct jfr_type *t, struct plan *p)
 		p->role = ROLE_OBJECT;
 		return 0;
 	}
+	if (!strcmp(t->name, "lfr.ProcessCgroup")) {
+		p->role = ROLE_CGROUP;
+		return 0;
+	}
 	if (is_event_type(t) && is_lost_type(t)) {
 		p->role = ROLE_LOST;
 		return 0;
@@ -779,6 +785,61 @@ static int note_object(struct report *rep, struct jfr_reader *r, const struct jf
 	}
 	rep->nobjects++;
 	return 0;
+}
+
+/*
+ * An lfr.ProcessCgroup event: the cgroup of process pid, and its container and pod.  A later
+ * event of the same pid (an exec into another cgroup, a pid used again) replaces it.
+ */
+static int note_cgroup(struct report *rep, struct jfr_reader *r, const struct jfr_chunk *ch,
+                       const struct jfr_type *t, uint64_t off)
+{
+	char pid[24], path[4096], id[LFR_CONTAINER_ID_LEN + 1], pod[LFR_POD_UID_LEN + 1],
+	    runtime[16];
+	struct report_cgroup *c = NULL;
+	char *end;
+	long long n;
+
+	if (field_text(r, ch, t, off, "pid", pid, sizeof(pid)) <= 0 ||
+	    field_text(r, ch, t, off, "cgroup", path, sizeof(path)) < 0)
+		return 0;
+	n = strtoll(pid, &end, 10);
+	if (*end || n <= 0)
+		return 0;
+	if (field_text(r, ch, t, off, "containerId", id, sizeof(id)) < 0)
+		id[0] = 0;
+	if (field_text(r, ch, t, off, "podUid", pod, sizeof(pod)) < 0)
+		pod[0] = 0;
+	if (field_text(r, ch, t, off, "runtime", runtime, sizeof(runtime)) < 0)
+		runtime[0] = 0;
+	for (size_t i = 0; i < rep->ncgroups && !c; i++)
+		if (rep->cgroups[i].pid == n)
+			c = &rep->cgroups[i];
+	if (!c) {
+		if (grow((void **)&rep->cgroups, &rep->cgroups_cap, rep->ncgroups + 1,
+		         sizeof(*rep->cgroups)))
+			return -1;
+		c = &rep->cgroups[rep->ncgroups++];
+		memset(c, 0, sizeof(*c));
+		c->pid = n;
+	}
+	free(c->path);
+	if (!(c->path = strdup(path))) {
+		rep->ncgroups--;
+		return -1;
+	}
+	snprintf(c->container_id, sizeof(c->container_id), "%s", id);
+	snprintf(c->pod_uid, sizeof(c->pod_uid), "%s", pod);
+	snprintf(c->runtime, sizeof(c->runtime), "%s", runtime);
+	return 0;
+}
+
+const struct report_cgroup *report_cgroup_of(const struct report *rep, int64_t pid)
+{
+	for (size_t i = 0; pid > 0 && i < rep->ncgroups; i++)
+		if (rep->cgroups[i].pid == pid)
+			return &rep->cgroups[i];
+	return NULL;
 }
 
 /* The sampling period lfr.SamplerSettings gives; periods that differ leave it unknown. */
@@ -1247,6 +1308,10 @@ static int job_merge(struct report *rep, struct priv *pv, struct jfr_reader *r, 
 		    note_object(rep, r, &j->ch, j->special[i].pl->t, j->special[i].off) < 0)
 			return jfr_fail(r, j->ch.off, "out of memory");
 	for (size_t i = 0; i < j->nspecial; i++)
+		if (j->special[i].pl->role == ROLE_CGROUP &&
+		    note_cgroup(rep, r, &j->ch, j->special[i].pl->t, j->special[i].off) < 0)
+			return jfr_fail(r, j->ch.off, "out of memory");
+	for (size_t i = 0; i < j->nspecial; i++)
 		if (j->special[i].pl->role == ROLE_LOST &&
 		    record_lost(rep, r, &j->ch, j->special[i].pl->t, j->special[i].off) < 0)
 			return jfr_fail(r, j->ch.off, "out of memory");
@@ -1503,6 +1568,9 @@ void report_free(struct report *rep)
 		free(rep->objects[i].name), free(rep->objects[i].path),
 		    free(rep->objects[i].build_id);
 	free(rep->objects);
+	for (size_t i = 0; i < rep->ncgroups; i++)
+		free(rep->cgroups[i].path);
+	free(rep->cgroups);
 	free(rep->unnamed);
 	free(rep->stack_frames);
 	free(rep->stacks);

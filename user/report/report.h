@@ -51,8 +51,9 @@ struct report_opts {
 	int nspans;
 	const char *traces[REPORT_MAX_FILTERS];
 	int ntraces;
-	bool contexts;    /* keep each sample's context (report.contexts, sample.ctx) */
-	uint8_t sort_ctx; /* text: REPORT_BY_SPAN or REPORT_BY_TRACE instead of functions */
+	bool contexts;        /* keep each sample's context (report.contexts, sample.ctx) */
+	uint8_t sort_ctx;     /* text: REPORT_BY_SPAN or REPORT_BY_TRACE instead of functions */
+	bool sort_containers; /* text: the top containers and pods (lfr.ProcessCgroup) */
 };
 
 enum { REPORT_BY_FUNCTION, REPORT_BY_SPAN, REPORT_BY_TRACE };
@@ -139,6 +140,18 @@ struct report_object {
 	char *name, *path, *build_id; /* build_id: hex, "" when unknown */
 };
 
+/* An lfr.ProcessCgroup event: a process's cgroup and the container and pod it names. */
+struct report_cgroup {
+	int64_t pid;
+	char *path;
+	char container_id[65]; /* "" when none */
+	char pod_uid[37];      /* "" when none */
+	char runtime[16];      /* "" when unknown */
+};
+
+/* The container of process pid (its lfr.ProcessCgroup), or NULL. */
+const struct report_cgroup *report_cgroup_of(const struct report *rep, int64_t pid);
+
 struct report_lost {
 	char *type, *reason, *field;
 	uint64_t events, amount;
@@ -191,6 +204,9 @@ struct report {
 	/* lfr.ObjectFile events, one per distinct (name, path, build-id) */
 	struct report_object *objects;
 	size_t nobjects, objects_cap;
+	/* lfr.ProcessCgroup events, the latest of each pid */
+	struct report_cgroup *cgroups;
+	size_t ncgroups, cgroups_cap;
 	/* report_name_frames(): frames named, and the objects whose frames stayed unnamed and why
 	 * ("2 objects unnamed: /usr/bin/app (build-id ab12..): ..."), NULL when none */
 	uint64_t frames_named;

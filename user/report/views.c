@@ -465,6 +465,109 @@ static int print_contexts(const struct report *rep, const struct report_opts *o,
 	return 0;
 }
 
+/* One row of -s container: a container (or a pod without one), its value and busiest process. */
+struct container_row {
+	const struct report_cgroup *c; /* NULL: the processes in none */
+	uint64_t value, top_value;
+	const char *top_process;
+	int64_t top_pid;
+	size_t processes;
+};
+
+static bool same_container(const struct report_cgroup *a, const struct report_cgroup *b)
+{
+	if (!a || !b)
+		return a == b;
+	return !strcmp(a->container_id, b->container_id) && !strcmp(a->pod_uid, b->pod_uid);
+}
+
+static int cmp_container_row(const void *a, const void *b)
+{
+	const struct container_row *x = a, *y = b;
+
+	if (!x->c != !y->c)
+		return x->c ? -1 : 1; /* "[no container]" last */
+	return x->value < y->value ? 1 : x->value > y->value ? -1 : 0;
+}
+
+/*
+ * -s container: the value of the samples by container (OpenTelemetry container.id) and
+ * Kubernetes pod (k8s.pod.uid), from each process's lfr.ProcessCgroup, each with its runtime,
+ * number of processes and busiest process; then the processes in none.
+ */
+static int print_containers(const struct report *rep, const struct report_opts *o, FILE *out,
+                            int top)
+{
+	struct container_row *rows = calloc(rep->nthreads + 1, sizeof(*rows));
+	size_t n = 0, shown = 0;
+	char column[11];
+	int64_t *pids = calloc(rep->nthreads + 1, sizeof(*pids));
+	size_t npids = 0;
+
+	if (!rows || !pids) {
+		free(rows);
+		free(pids);
+		return -1;
+	}
+	value_column(o, column);
+	for (size_t i = 0; i < rep->nthreads; i++) {
+		const struct report_thread *t = &rep->threads[i];
+		const struct report_cgroup *c = report_cgroup_of(rep, t->pid);
+		size_t k;
+		bool new_pid = true;
+
+		if (c && !c->container_id[0] && !c->pod_uid[0])
+			c = NULL;
+		for (k = 0; k < n && !same_container(rows[k].c, c); k++)
+			;
+		if (k == n)
+			rows[n++].c = c;
+		rows[k].value += t->value;
+		for (size_t p = 0; p < npids && new_pid; p++)
+			new_pid = pids[p] != t->pid;
+		if (new_pid) {
+			pids[npids++] = t->pid;
+			rows[k].processes++;
+		}
+		if (t->value > rows[k].top_value || !rows[k].top_process) {
+			rows[k].top_value = t->value;
+			rows[k].top_process = t->process ? t->process : t->name;
+			rows[k].top_pid = t->pid;
+		}
+	}
+	qsort(rows, n, sizeof(*rows), cmp_container_row);
+	fprintf(out, "\nTop containers by %s\n%10s %6s  %-12s %-36s %-10s %5s  %s\n", value_unit(o),
+	        column, "%", "CONTAINER", "POD", "RUNTIME", "PROCS", "BUSIEST PROCESS");
+	for (size_t i = 0; i < n; i++) {
+		const struct container_row *r = &rows[i];
+
+		if (r->c && (int)shown++ >= top)
+			continue;
+		if (!r->c) {
+			fprintf(out, "%10llu %5.1f%%  [no container] %zu process%s\n",
+			        (unsigned long long)r->value, pct(r->value, rep->total),
+			        r->processes, r->processes == 1 ? "" : "es");
+			continue;
+		}
+		fprintf(out, "%10llu %5.1f%%  %-12.12s %-36s %-10s %5zu  %s [%lld]\n",
+		        (unsigned long long)r->value, pct(r->value, rep->total),
+		        r->c->container_id[0] ? r->c->container_id : "-",
+		        r->c->pod_uid[0] ? r->c->pod_uid : "-",
+		        r->c->runtime[0] ? r->c->runtime : "-", r->processes,
+		        r->top_process ? r->top_process : "?", (long long)r->top_pid);
+	}
+	if (shown > (size_t)top)
+		fprintf(out, "%10s %6s  ... %zu more containers (--top)\n", "", "", shown - top);
+	if (!rep->ncgroups)
+		fprintf(out,
+		        "%10s %6s  (the recording has no lfr.ProcessCgroup events: lfr record "
+		        "writes them)\n",
+		        "", "");
+	free(rows);
+	free(pids);
+	return 0;
+}
+
 static int print_threads(const struct report *rep, const struct report_opts *o, FILE *out, int top)
 {
 	struct report_thread **v = malloc((rep->nthreads ? rep->nthreads : 1) * sizeof(*v));
@@ -593,6 +696,10 @@ int report_print_text(const struct report *rep, const struct report_opts *o, FIL
 			             "--thread/--process/--from/--to.\n");
 	} else if (o->sort_ctx) {
 		if (print_contexts(rep, o, out, o->top) || print_threads(rep, o, out, o->top))
+			return -1;
+		print_states(rep, o, out, o->top);
+	} else if (o->sort_containers) {
+		if (print_containers(rep, o, out, o->top) || print_threads(rep, o, out, o->top))
 			return -1;
 		print_states(rep, o, out, o->top);
 	} else if (o->sort_objects) {
