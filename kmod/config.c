@@ -57,6 +57,8 @@ const struct nla_policy lfr_target_policy[LFR_TARGET_A_MAX + 1] = {
 	[LFR_TARGET_A_TID] = NLA_POLICY_MIN(NLA_U32, 1),
 	[LFR_TARGET_A_CGROUP_ID] = { .type = NLA_U64 },
 	[LFR_TARGET_A_FOLLOW_CHILDREN] = { .type = NLA_FLAG },
+	[LFR_TARGET_A_CGROUP_PROCS_FD] =
+		NLA_POLICY_FULL_RANGE(NLA_U32, &lfr_fd_range),
 };
 
 #define LFR_REPLY_ONLY { .type = NLA_REJECT, \
@@ -96,6 +98,7 @@ const struct nla_policy lfr_policy[LFR_A_MAX + 1] = {
 		NLA_POLICY_FULL_RANGE(NLA_U64, &lfr_latency_range),
 	[LFR_A_THREAD_CTX] = { .type = NLA_FLAG },
 	[LFR_A_CTX] = NLA_POLICY_NESTED(lfr_ctx_policy),
+	[LFR_A_KERNEL_PROOF_FD] = NLA_POLICY_FULL_RANGE(NLA_U32, &lfr_fd_range),
 };
 
 static int lfr_cmp_u32(const void *a, const void *b)
@@ -119,7 +122,7 @@ static u32 lfr_sort_unique(u32 *ids, u32 nr)
 static int lfr_parse_targets(struct nlattr *nest, struct lfr_config *cfg,
 			     struct netlink_ext_ack *extack)
 {
-	u32 ntg = 0, ntid = 0, ncg = 0;
+	u32 ntg = 0, ntid = 0, ncg = 0, nfd = 0;
 	struct nlattr *a;
 	int rem;
 
@@ -141,6 +144,9 @@ static int lfr_parse_targets(struct nlattr *nest, struct lfr_config *cfg,
 		case LFR_TARGET_A_CGROUP_ID:
 			ncg++;
 			break;
+		case LFR_TARGET_A_CGROUP_PROCS_FD:
+			nfd++;
+			break;
 		case LFR_TARGET_A_FOLLOW_CHILDREN:
 			cfg->follow_children = true;
 			break;
@@ -149,15 +155,15 @@ static int lfr_parse_targets(struct nlattr *nest, struct lfr_config *cfg,
 			return -EINVAL;
 		}
 	}
-	if (cfg->system && (ntg || ntid || ncg)) {
+	if (cfg->system && (ntg || ntid || ncg || nfd)) {
 		NL_SET_ERR_MSG_ATTR(extack, nest, "system-wide cannot be combined with tgid, tid or cgroup targets");
 		return -EINVAL;
 	}
-	if (!cfg->system && !ntg && !ntid && !ncg) {
+	if (!cfg->system && !ntg && !ntid && !ncg && !nfd) {
 		NL_SET_ERR_MSG_ATTR(extack, nest, "no target: give tgids, tids, cgroups or system-wide");
 		return -EINVAL;
 	}
-	if (ntg + ntid + ncg > LFR_MAX_TARGETS) {
+	if (ntg + ntid + ncg + nfd > LFR_MAX_TARGETS) {
 		NL_SET_ERR_MSG_ATTR(extack, nest, "too many targets (max LFR_MAX_TARGETS)");
 		return -E2BIG;
 	}
@@ -171,9 +177,14 @@ static int lfr_parse_targets(struct nlattr *nest, struct lfr_config *cfg,
 		if (!cfg->tids)
 			return -ENOMEM;
 	}
-	if (ncg) {
-		cfg->cgroup_ids = kcalloc(ncg, sizeof(u64), GFP_KERNEL_ACCOUNT);
+	if (ncg + nfd) {
+		cfg->cgroup_ids = kcalloc(ncg + nfd, sizeof(u64), GFP_KERNEL_ACCOUNT);
 		if (!cfg->cgroup_ids)
+			return -ENOMEM;
+	}
+	if (nfd) {
+		cfg->cgroup_fds = kcalloc(nfd, sizeof(u32), GFP_KERNEL_ACCOUNT);
+		if (!cfg->cgroup_fds)
 			return -ENOMEM;
 	}
 	nla_for_each_nested(a, nest, rem) {
@@ -183,6 +194,8 @@ static int lfr_parse_targets(struct nlattr *nest, struct lfr_config *cfg,
 			cfg->tids[cfg->nr_tids++] = nla_get_u32(a);
 		else if (nla_type(a) == LFR_TARGET_A_CGROUP_ID)
 			cfg->cgroup_ids[cfg->nr_cgroups++] = nla_get_u64(a);
+		else if (nla_type(a) == LFR_TARGET_A_CGROUP_PROCS_FD)
+			cfg->cgroup_fds[cfg->nr_cgroup_fds++] = nla_get_u32(a);
 	}
 	cfg->nr_tgids = lfr_sort_unique(cfg->tgids, cfg->nr_tgids);
 	cfg->nr_tids = lfr_sort_unique(cfg->tids, cfg->nr_tids);
@@ -218,6 +231,7 @@ int lfr_config_parse(struct nlattr **attrs, struct lfr_config *cfg,
 	int err;
 
 	memset(cfg, 0, sizeof(*cfg));
+	cfg->kernel_proof_fd = -1;
 	if (attrs[LFR_A_ABANDON]) {
 		NL_SET_ERR_MSG_ATTR(extack, attrs[LFR_A_ABANDON],
 				    "abandon is an attribute of STOP");
@@ -284,6 +298,8 @@ int lfr_config_parse(struct nlattr **attrs, struct lfr_config *cfg,
 	cfg->kernel_stack = nla_get_flag(attrs[LFR_A_KERNEL_STACK]);
 	cfg->detached = nla_get_flag(attrs[LFR_A_DETACHED]);
 	cfg->thread_ctx = nla_get_flag(attrs[LFR_A_THREAD_CTX]);
+	if (attrs[LFR_A_KERNEL_PROOF_FD])
+		cfg->kernel_proof_fd = nla_get_u32(attrs[LFR_A_KERNEL_PROOF_FD]);
 	err = lfr_check_ring_fits(attrs, cfg, ring_bytes, extack);
 	if (err)
 		return err;
@@ -301,10 +317,13 @@ void lfr_config_free(struct lfr_config *cfg)
 	kfree(cfg->tgids);
 	kfree(cfg->tids);
 	kfree(cfg->cgroup_ids);
+	kfree(cfg->cgroup_fds);
 	cfg->tgids = NULL;
 	cfg->tids = NULL;
 	cfg->cgroup_ids = NULL;
+	cfg->cgroup_fds = NULL;
 	cfg->nr_tgids = 0;
 	cfg->nr_tids = 0;
 	cfg->nr_cgroups = 0;
+	cfg->nr_cgroup_fds = 0;
 }

@@ -23,10 +23,13 @@ struct lfr_config {
 	bool thread_ctx;	/* LFR_A_THREAD_CTX: read thread contexts */
 	bool system;
 	bool follow_children;
-	u32 nr_tgids, nr_tids, nr_cgroups;
+	u32 nr_tgids, nr_tids, nr_cgroups, nr_cgroup_fds;
 	u32 *tgids;		/* sorted, unique */
 	u32 *tids;		/* sorted, unique */
-	u64 *cgroup_ids;	/* as given; duplicates are harmless */
+	/* as given; duplicates are harmless; room for the fds' cgroups after them */
+	u64 *cgroup_ids;
+	u32 *cgroup_fds;	/* cgroup.procs descriptors (permission.c) */
+	s32 kernel_proof_fd;	/* LFR_A_KERNEL_PROOF_FD, or -1 */
 };
 
 /*

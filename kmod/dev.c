@@ -3,8 +3,10 @@
  * lfr: /dev/lfr.  mmap() maps one CPU ring of a session (the offset encodes
  * session and CPU, see LFR_MMAP_OFFSET); the first mapping binds the file
  * to that session and the file keeps the session, hence its rings, alive.
- * Only the session's starter (or CAP_SYS_ADMIN) may bind; data pages are
- * mapped read-only.  poll() waits for any ring of the bound session.
+ * Only the session's starter (or CAP_SYS_ADMIN) may bind, and a file opened
+ * without CAP_PERFMON only to a session started without it (permission.c);
+ * data pages are mapped read-only.  poll() waits for any ring of the bound
+ * session.
  */
 #include <linux/capability.h>
 #include <linux/cred.h>
@@ -17,6 +19,7 @@
 #include <linux/vmalloc.h>
 #include "core.h"
 #include "dev.h"
+#include "permission.h"
 #include "registry.h"
 #include "ring.h"
 #include "session.h"
@@ -27,17 +30,20 @@
 struct lfr_file {
 	struct mutex lock;
 	struct lfr_session *s;
+	bool privileged;	/* opened with CAP_PERFMON */
 };
 
 static int lfr_dev_open(struct inode *inode, struct file *file)
 {
+	bool privileged = perfmon_capable();
 	struct lfr_file *f;
 
-	if (!perfmon_capable())
+	if (!privileged && !lfr_perm_unprivileged_on())
 		return -EPERM;
 	f = kzalloc(sizeof(*f), GFP_KERNEL);
 	if (!f)
 		return -ENOMEM;
+	f->privileged = privileged;
 	mutex_init(&f->lock);
 	file->private_data = f;
 	return 0;
@@ -96,12 +102,19 @@ static int lfr_map_ring(struct vm_area_struct *vma, struct lfr_ring *r)
 /*
  * Only the user who started a session (same effective uid as the START
  * sender) or CAP_SYS_ADMIN may attach to it: a reader moves the tail, so
- * it decides what the producer may overwrite.
+ * it decides what the producer may overwrite.  A file opened without
+ * CAP_PERFMON attaches only to a session started without it: the same uid
+ * may have started a privileged one (a CAP_PERFMON program of that user),
+ * whose rings hold other users' samples.
  */
 static bool lfr_may_attach(struct file *file, struct lfr_session *s)
 {
-	return uid_eq(file->f_cred->euid, s->owner_euid) ||
-	       file_ns_capable(file, &init_user_ns, CAP_SYS_ADMIN);
+	struct lfr_file *f = file->private_data;
+
+	if (file_ns_capable(file, &init_user_ns, CAP_SYS_ADMIN))
+		return true;
+	return uid_eq(file->f_cred->euid, s->owner_euid) &&
+	       (f->privileged || s->user.on);
 }
 
 static int lfr_dev_mmap(struct file *file, struct vm_area_struct *vma)
@@ -183,7 +196,8 @@ static struct miscdevice lfr_misc = {
 	.minor = MISC_DYNAMIC_MINOR,
 	.name = "lfr",
 	.fops = &lfr_fops,
-	.mode = 0600,
+	/* open() checks: CAP_PERFMON, or users' own sessions (permission.c) */
+	.mode = 0666,
 };
 
 int lfr_dev_init(void)

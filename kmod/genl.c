@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * lfr: the generic netlink family "lfr" (protocol in include/uapi/linux/lfr.h).
- * Initial network namespace only; CAP_PERFMON or CAP_SYS_ADMIN required for
- * every command, checked with netlink_capable() (socket opener and sender).
+ * Every network namespace; CAP_PERFMON or CAP_SYS_ADMIN in the initial user
+ * namespace for every command on every session, checked with
+ * netlink_capable() (socket opener and sender), or, with the module
+ * parameter unprivileged, a user's own cgroups and sessions (permission.c).
  */
 #include <linux/capability.h>
 #include <linux/cred.h>
@@ -15,6 +17,7 @@
 #include "ctx_parse.h"
 #include "counters.h"
 #include "genl.h"
+#include "permission.h"
 #include "registry.h"
 #include "session.h"
 #include "thread_ctx.h"
@@ -37,13 +40,13 @@ static const struct genl_multicast_group lfr_mcgrps[] = {
 #endif
 };
 
-static int lfr_check_perm(struct sk_buff *skb, struct genl_info *info)
+/*
+ * Whether a sender sees a session: a privileged one every session, any
+ * other the sessions it started (by effective uid, as it may map them).
+ */
+static bool lfr_sees(bool privileged, struct lfr_session *s)
 {
-	if (netlink_capable(skb, CAP_PERFMON) ||
-	    netlink_capable(skb, CAP_SYS_ADMIN))
-		return 0;
-	NL_SET_ERR_MSG(info->extack, "lfr needs CAP_PERFMON or CAP_SYS_ADMIN: run as root or grant the capability");
-	return -EPERM;
+	return privileged || uid_eq(current_euid(), s->owner_euid);
 }
 
 /*
@@ -201,9 +204,10 @@ static int lfr_cmd_start(struct sk_buff *skb, struct genl_info *info)
 	struct sk_buff *reply;
 	struct lfr_session *s;
 	struct lfr_config cfg;
+	bool privileged;
 	int err;
 
-	err = lfr_check_perm(skb, info);
+	err = lfr_perm_caller(skb, info, &privileged);
 	if (err)
 		return err;
 	err = lfr_config_parse(info->attrs, &cfg, info->extack);
@@ -215,6 +219,11 @@ static int lfr_cmd_start(struct sk_buff *skb, struct genl_info *info)
 		lfr_config_free(&cfg);
 		return -EINVAL;
 	}
+	err = lfr_perm_start(&cfg, privileged, info->extack);
+	if (err) {
+		lfr_config_free(&cfg);
+		return err;
+	}
 	mutex_lock(&lfr_lock);
 	if (!lfr_genl_up) {
 		NL_SET_ERR_MSG(info->extack, "the lfr module is being unloaded");
@@ -222,11 +231,16 @@ static int lfr_cmd_start(struct sk_buff *skb, struct genl_info *info)
 		goto out;
 	}
 	lfr_session_drop_finished();
+	err = lfr_perm_admit(&cfg, privileged, info->extack);
+	if (err)
+		goto out;
 	s = lfr_session_create(&cfg, info->snd_portid, info->extack);
 	if (IS_ERR(s)) {
 		err = PTR_ERR(s);
 		goto out;
 	}
+	s->owner_net = genl_info_net(info);
+	lfr_perm_user(&s->user, privileged);
 	/*
 	 * The reply is built before the session starts, so START never
 	 * reports a failure for a session that runs; if it cannot be
@@ -258,26 +272,35 @@ out:
 }
 
 /*
- * The session a STOP or STATUS names: by id, else the only running one (STOP)
- * or the newest (STATUS: NULL when there is none).  ERR_PTR on error.
+ * The session a STOP or STATUS names among those the sender sees: by id,
+ * else the only running one (STOP) or the newest (STATUS: NULL when there
+ * is none).  ERR_PTR on error.
  */
-static struct lfr_session *lfr_pick(struct genl_info *info, bool running)
+static struct lfr_session *lfr_pick(struct genl_info *info, bool running,
+				    bool privileged)
 {
 	struct nlattr *a = info->attrs[LFR_A_SESSION_ID];
-	struct lfr_session *s;
-	int n;
+	struct lfr_session *s = NULL, *it = NULL;
+	int n = 0;
 
 	if (a) {
 		s = lfr_session_find(nla_get_u32(a));
-		if (!s) {
+		if (!s || !lfr_sees(privileged, s)) {
 			NL_SET_ERR_MSG_ATTR(info->extack, a, "no such session");
 			return ERR_PTR(-ENOENT);
 		}
 		return s;
 	}
+	while ((it = lfr_session_next(it))) {
+		if (!lfr_sees(privileged, it))
+			continue;
+		if (!running)
+			return it;
+		if (atomic_read(&it->state) == LFR_STATE_RUNNING && !n++)
+			s = it;
+	}
 	if (!running)
-		return lfr_session_newest();
-	n = lfr_sessions_running(&s);
+		return NULL;
 	if (!n) {
 		NL_SET_ERR_MSG(info->extack, "no session is running");
 		return ERR_PTR(-ENOENT);
@@ -292,13 +315,14 @@ static struct lfr_session *lfr_pick(struct genl_info *info, bool running)
 static int lfr_cmd_stop(struct sk_buff *skb, struct genl_info *info)
 {
 	struct lfr_session *s;
+	bool privileged;
 	int err;
 
-	err = lfr_check_perm(skb, info);
+	err = lfr_perm_caller(skb, info, &privileged);
 	if (err)
 		return err;
 	mutex_lock(&lfr_lock);
-	s = lfr_pick(info, true);
+	s = lfr_pick(info, true, privileged);
 	if (IS_ERR(s)) {
 		err = PTR_ERR(s);
 	} else if (!lfr_may_control(skb, s)) {
@@ -316,11 +340,12 @@ static int lfr_cmd_stop(struct sk_buff *skb, struct genl_info *info)
 
 static int lfr_cmd_status(struct sk_buff *skb, struct genl_info *info)
 {
+	struct lfr_session *s, *it = NULL;
 	struct lfr_id_list ids;
-	struct lfr_session *s;
+	bool privileged;
 	int err;
 
-	err = lfr_check_perm(skb, info);
+	err = lfr_perm_caller(skb, info, &privileged);
 	if (err)
 		return err;
 	if (info->attrs[LFR_A_ABANDON]) {
@@ -333,14 +358,17 @@ static int lfr_cmd_status(struct sk_buff *skb, struct genl_info *info)
 	 * outside lfr_lock, on a reference (the session's memory stays).
 	 */
 	mutex_lock(&lfr_lock);
-	s = lfr_pick(info, false);
+	s = lfr_pick(info, false, privileged);
 	if (IS_ERR(s)) {
 		mutex_unlock(&lfr_lock);
 		return PTR_ERR(s);
 	}
 	if (s)
 		lfr_session_get(s);
-	ids.n = lfr_session_ids(ids.ids, LFR_MAX_LISTED);
+	ids.n = 0;
+	while ((it = lfr_session_next(it)) && ids.n < LFR_MAX_LISTED)
+		if (lfr_sees(privileged, it))
+			ids.ids[ids.n++] = it->id;
 	mutex_unlock(&lfr_lock);
 	err = lfr_reply(info, LFR_CMD_STATUS, s, true, &ids);
 	if (s)
@@ -361,22 +389,31 @@ static int lfr_cmd_status(struct sk_buff *skb, struct genl_info *info)
  */
 static int lfr_dump_status(struct sk_buff *skb, struct netlink_callback *cb)
 {
+	struct genl_info info = { .extack = cb->extack };
 	const struct nlattr *a;
-	struct lfr_session *s;
+	struct lfr_session *s = NULL;
 	unsigned int cpu;
+	bool privileged;
+	int err;
 
 	mutex_lock(&lfr_lock);
 	if (!cb->args[0]) {
 		/* the first call runs in the sender's context */
-		if (!netlink_capable(cb->skb, CAP_PERFMON) &&
-		    !netlink_capable(cb->skb, CAP_SYS_ADMIN)) {
+		err = lfr_perm_caller(cb->skb, &info, &privileged);
+		if (err) {
 			mutex_unlock(&lfr_lock);
-			NL_SET_ERR_MSG(cb->extack, "lfr needs CAP_PERFMON or CAP_SYS_ADMIN: run as root or grant the capability");
-			return -EPERM;
+			return err;
 		}
 		/* validated by genetlink against lfr_policy */
 		a = nlmsg_find_attr(cb->nlh, GENL_HDRLEN, LFR_A_SESSION_ID);
-		s = a ? lfr_session_find(nla_get_u32(a)) : lfr_session_newest();
+		if (a)
+			s = lfr_session_find(nla_get_u32(a));
+		else
+			while ((s = lfr_session_next(s)) &&
+			       !lfr_sees(privileged, s))
+				;
+		if (s && !lfr_sees(privileged, s))
+			s = NULL;
 		if (!s) {
 			mutex_unlock(&lfr_lock);
 			NL_SET_ERR_MSG(cb->extack, "no such session");
@@ -424,9 +461,10 @@ static int lfr_cmd_unwind_add(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr **a = info->attrs;
 	struct lfr_session *s;
+	bool privileged;
 	int err;
 
-	err = lfr_check_perm(skb, info);
+	err = lfr_perm_caller(skb, info, &privileged);
 	if (err)
 		return err;
 	if (!a[LFR_A_SESSION_ID] || !a[LFR_A_UNWIND_OBJECT_FD] ||
@@ -435,7 +473,7 @@ static int lfr_cmd_unwind_add(struct sk_buff *skb, struct genl_info *info)
 		return -EINVAL;
 	}
 	mutex_lock(&lfr_lock);
-	s = lfr_pick(info, false);
+	s = lfr_pick(info, false, privileged);
 	if (!IS_ERR(s))
 		lfr_session_get(s);
 	mutex_unlock(&lfr_lock);
@@ -467,9 +505,10 @@ static int lfr_cmd_ctx_add(struct sk_buff *skb, struct genl_info *info)
 	struct nlattr **a = info->attrs;
 	struct lfr_ctx_spec spec;
 	struct lfr_session *s;
+	bool privileged;
 	int err;
 
-	err = lfr_check_perm(skb, info);
+	err = lfr_perm_caller(skb, info, &privileged);
 	if (err)
 		return err;
 	if (!a[LFR_A_SESSION_ID]) {
@@ -481,7 +520,7 @@ static int lfr_cmd_ctx_add(struct sk_buff *skb, struct genl_info *info)
 	if (err)
 		return err;
 	mutex_lock(&lfr_lock);
-	s = lfr_pick(info, false);
+	s = lfr_pick(info, false, privileged);
 	if (!IS_ERR(s))
 		lfr_session_get(s);
 	mutex_unlock(&lfr_lock);
@@ -526,7 +565,7 @@ static struct genl_family lfr_family __ro_after_init = {
 	.version = LFR_GENL_VERSION,
 	.maxattr = LFR_A_MAX,
 	.policy = lfr_policy,
-	.netnsok = false,
+	.netnsok = true,	/* containers: permission.c decides */
 	.parallel_ops = true,	/* each command takes lfr_lock as it needs */
 	.module = THIS_MODULE,
 	.small_ops = lfr_ops,
@@ -567,9 +606,8 @@ static int lfr_netlink_event(struct notifier_block *nb, unsigned long event,
 	 * the owner of a running session takes lfr_lock.
 	 */
 	if (event == NETLINK_URELEASE && n->protocol == NETLINK_GENERIC &&
-	    net_eq(n->net, &init_net) && n->portid &&
-	    lfr_portid_owns_session(n->portid))
-		lfr_sessions_release_portid(n->portid);
+	    n->portid && lfr_portid_owns_session(n->net, n->portid))
+		lfr_sessions_release_portid(n->net, n->portid);
 	return NOTIFY_DONE;
 }
 

@@ -36,13 +36,16 @@ static struct lfr_session *lfr_run_sessions[LFR_MAX_RUNNING];
  * machine.  A socket cannot close while its own START runs.
  */
 static u32 lfr_owner_portids[LFR_MAX_RUNNING];
+/* and its network namespace: port ids are per namespace (a key only) */
+static const struct net *lfr_owner_nets[LFR_MAX_RUNNING];
 
-bool lfr_portid_owns_session(u32 portid)
+bool lfr_portid_owns_session(const struct net *net, u32 portid)
 {
 	int i;
 
 	for (i = 0; i < LFR_MAX_RUNNING; i++)
-		if (READ_ONCE(lfr_owner_portids[i]) == portid)
+		if (READ_ONCE(lfr_owner_portids[i]) == portid &&
+		    READ_ONCE(lfr_owner_nets[i]) == net)
 			return true;
 	return false;
 }
@@ -156,23 +159,6 @@ struct lfr_session *lfr_session_create(struct lfr_config *cfg, u32 portid,
 	return lfr_session_alloc(id, cfg, portid, extack);
 }
 
-/* The number of running sessions, and in *@s the newest of them (or NULL). */
-int lfr_sessions_running(struct lfr_session **s)
-{
-	struct lfr_session *it;
-	int n = 0;
-
-	lockdep_assert_held(&lfr_lock);
-	*s = NULL;
-	list_for_each_entry(it, &lfr_sessions, node) {
-		if (atomic_read(&it->state) != LFR_STATE_RUNNING)
-			continue;
-		if (!n++)
-			*s = it;
-	}
-	return n;
-}
-
 int lfr_session_start(struct lfr_session *s, struct netlink_ext_ack *extack)
 {
 	int err, idx;
@@ -214,8 +200,10 @@ int lfr_session_start(struct lfr_session *s, struct netlink_ext_ack *extack)
 	}
 	lfr_run_sessions[idx] = s;
 	list_add(&s->node, &lfr_sessions);
-	if (!s->cfg.detached)
+	if (!s->cfg.detached) {
+		WRITE_ONCE(lfr_owner_nets[idx], s->owner_net);
 		WRITE_ONCE(lfr_owner_portids[idx], s->owner_portid);
+	}
 	lfr_session_event(s, LFR_EVENT_STARTED);
 	return 0;
 }
@@ -255,23 +243,14 @@ struct lfr_session *lfr_session_find(u32 id)
 	return NULL;
 }
 
-struct lfr_session *lfr_session_newest(void)
+struct lfr_session *lfr_session_next(struct lfr_session *prev)
 {
 	lockdep_assert_held(&lfr_lock);
-	return list_first_entry_or_null(&lfr_sessions, struct lfr_session, node);
-}
-
-/* The ids of the sessions kept, newest first, at most @max; the count. */
-int lfr_session_ids(u32 *ids, int max)
-{
-	struct lfr_session *s;
-	int n = 0;
-
-	lockdep_assert_held(&lfr_lock);
-	list_for_each_entry(s, &lfr_sessions, node)
-		if (n < max)
-			ids[n++] = s->id;
-	return n;
+	if (!prev)
+		return list_first_entry_or_null(&lfr_sessions,
+						 struct lfr_session, node);
+	return list_is_last(&prev->node, &lfr_sessions) ? NULL :
+	       list_next_entry(prev, node);
 }
 
 /*
@@ -293,13 +272,14 @@ void lfr_session_drop_finished(void)
 	}
 }
 
-void lfr_sessions_release_portid(u32 portid)
+void lfr_sessions_release_portid(const struct net *net, u32 portid)
 {
 	struct lfr_session *s;
 
 	mutex_lock(&lfr_lock);
 	list_for_each_entry(s, &lfr_sessions, node)
-		if (s->owner_portid == portid && !s->cfg.detached)
+		if (s->owner_portid == portid && s->owner_net == net &&
+		    !s->cfg.detached)
 			lfr_session_stop(s);
 	mutex_unlock(&lfr_lock);
 }

@@ -10,6 +10,7 @@
 
 struct lfr_config;
 struct lfr_session;
+struct net;
 struct netlink_ext_ack;
 
 struct lfr_session *lfr_session_create(struct lfr_config *cfg, u32 portid,
@@ -18,12 +19,11 @@ int lfr_session_start(struct lfr_session *s, struct netlink_ext_ack *extack);
 void lfr_session_stop(struct lfr_session *s);
 void lfr_session_abandon(struct lfr_session *s);
 struct lfr_session *lfr_session_find(u32 id);	/* under lfr_lock */
-int lfr_sessions_running(struct lfr_session **newest);	/* under lfr_lock */
-int lfr_session_ids(u32 *ids, int max);		/* under lfr_lock */
-struct lfr_session *lfr_session_newest(void);	/* under lfr_lock */
 void lfr_session_drop_finished(void);		/* under lfr_lock */
-void lfr_sessions_release_portid(u32 portid);
-bool lfr_portid_owns_session(u32 portid);	/* lock-free */
+void lfr_sessions_release_portid(const struct net *net, u32 portid);
+bool lfr_portid_owns_session(const struct net *net, u32 portid); /* lock-free */
+/* Every session kept, newest first: NULL starts, NULL ends.  Under lfr_lock. */
+struct lfr_session *lfr_session_next(struct lfr_session *prev);
 void lfr_sessions_shutdown(void);
 
 #endif /* LFR_REGISTRY_H */

@@ -140,8 +140,8 @@ static struct lfr_walk *lfr_queue_walk(struct lfr_session *s,
 	sn->time_ns = now;
 	sn->walk_id = ((u64)smp_processor_id() << LFR_WALK_ID_CPU_SHIFT) |
 		      ++pc->walk_seq;
-	sn->tgid = t->tgid;
-	sn->tid = t->pid;
+	sn->tgid = lfr_rec_tgid(&s->user, t);
+	sn->tid = lfr_rec_tid(&s->user, t);
 	sn->mm = t->mm;
 	sn->exec_id = t->self_exec_id;
 	w->s = s;
@@ -236,8 +236,8 @@ static void lfr_tick(struct lfr_session *s, struct lfr_thread *e, u32 missed,
 	r->time_ns = now;
 	r->walk_id = w->snap.walk_id;
 	r->cpu = smp_processor_id();
-	r->tgid = current->tgid;
-	r->tid = current->pid;
+	r->tgid = lfr_rec_tgid(&s->user, current);
+	r->tid = lfr_rec_tid(&s->user, current);
 	r->flags = w->snap.flags;
 	r->missed = missed;
 	r->nr_kernel = 0;
@@ -354,8 +354,8 @@ static void lfr_offcpu_fn(struct irq_work *work)
 	r->time_ns = pc->off_end;
 	r->walk_id = w->snap.walk_id;
 	r->cpu = smp_processor_id();
-	r->tgid = current->tgid;
-	r->tid = current->pid;
+	r->tgid = lfr_rec_tgid(&s->user, current);
+	r->tid = lfr_rec_tid(&s->user, current);
 	r->flags |= w->snap.flags & LFR_SAMPLE_F_COMPAT;
 	r->state = pc->off_state;
 	r->reserved = 0;

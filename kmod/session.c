@@ -68,6 +68,7 @@ static void lfr_session_free(struct lfr_session *s)
 	lfr_threads_free(&s->threads);
 	lfr_walk_pool_free(&s->walk_bufs);
 	lfr_ctx_procs_free(&s->ctx);
+	lfr_perm_user_put(&s->user);
 	lfr_unwind_free(&s->unwind);
 	lfr_cgroups_put(s);
 	lfr_targets_put(s);

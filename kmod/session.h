@@ -19,6 +19,7 @@
 #include "config.h"
 #include "counters.h"
 #include "mm_watch.h"
+#include "permission.h"
 #include "target.h"
 #include "thread_ctx.h"
 #include "threads.h"
@@ -38,7 +39,9 @@ struct lfr_session {
 	struct lfr_config cfg;
 	int run_idx;		/* while running: 0..LFR_MAX_RUNNING-1 */
 	u32 owner_portid;
+	const struct net *owner_net;	/* of owner_portid (a key only) */
 	kuid_t owner_euid;		/* START sender: may map the rings */
+	struct lfr_user user;		/* permission.h: a starter without privileges */
 	struct list_head node;		/* lfr_sessions, under lfr_lock */
 	struct hlist_node cpuhp_node;
 	bool cpuhp_added;

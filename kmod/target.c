@@ -100,10 +100,26 @@ static bool lfr_has_pid(struct pid **pids, u32 nr, struct pid *p)
  * @t is current, the next task of a context switch, or a task in a fork,
  * exit, exec or rename probe: its signal struct and pids are stable.
  */
+/*
+ * A session without privileges has cgroup targets only (permission.c), and
+ * of the threads in them samples its starter's only.
+ */
+static bool lfr_is_user_target(struct lfr_session *s, struct task_struct *t)
+{
+	if (!s->nr_cgroups || !lfr_cgroup_match(s, t))
+		return false;
+	if (lfr_user_may_sample(&s->user, t))
+		return true;
+	lfr_count(s, LFR_CTR_SKIP_CREDS, 1);
+	return false;
+}
+
 bool lfr_is_target(struct lfr_session *s, struct task_struct *t)
 {
 	struct lfr_thread *e;
 
+	if (unlikely(s->user.on))
+		return lfr_is_user_target(s, t);
 	if (s->cfg.system ||
 	    lfr_has_pid(s->targets.tgids, s->targets.nr_tgids, task_tgid(t)) ||
 	    lfr_has_pid(s->targets.tids, s->targets.nr_tids, task_pid(t)))

@@ -107,11 +107,11 @@ static void lfr_task_record(struct lfr_session *s, struct task_struct *t,
 	rec->hdr.size = len;
 	rec->time_ns = ktime_get_ns();
 	rec->kind = kind;
-	rec->tgid = t->tgid;
-	rec->tid = t->pid;
+	rec->tgid = lfr_rec_tgid(&s->user, t);
+	rec->tid = lfr_rec_tid(&s->user, t);
 	if (parent) {
-		rec->ptgid = parent->tgid;
-		rec->ptid = parent->pid;
+		rec->ptgid = lfr_rec_tgid(&s->user, parent);
+		rec->ptid = lfr_rec_tid(&s->user, parent);
 	}
 	/* comm is always NUL-terminated within its 16 bytes. */
 	memcpy(rec->comm, comm ? comm : t->comm, LFR_COMM_LEN);

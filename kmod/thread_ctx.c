@@ -156,10 +156,11 @@ static int lfr_ctx_free_slot(struct lfr_ctx_procs *t, const void *mm,
 
 /*
  * The image of @task as its walks will see it: its mm (as a key) and exec
- * id, once the object's mappings were found where user space said.
+ * id, once the object's mappings were found where user space said.  For a
+ * session without privileges (@user_only), one whose memory may be dumped.
  */
 static int lfr_ctx_image(struct task_struct *task,
-			 const struct lfr_ctx_spec *spec,
+			 const struct lfr_ctx_spec *spec, bool user_only,
 			 struct lfr_ctx_proc *p, struct netlink_ext_ack *extack)
 {
 	u64 exec_id = READ_ONCE(task->self_exec_id);
@@ -172,6 +173,11 @@ static int lfr_ctx_image(struct task_struct *task,
 	mm = get_task_mm(task);
 	if (!mm) {
 		NL_SET_ERR_MSG(extack, "the process has no memory (exiting, or a kernel thread)");
+		return -ESRCH;
+	}
+	if (user_only && get_dumpable(mm) != SUID_DUMP_USER) {
+		mmput(mm);
+		NL_SET_ERR_MSG(extack, "not a process of the user who started the session");
 		return -ESRCH;
 	}
 	if (mmap_read_lock_killable(mm)) {
@@ -223,7 +229,12 @@ int lfr_ctx_add(struct lfr_session *s, const struct lfr_ctx_spec *spec,
 		return -ESRCH;
 	}
 	p->pid = get_pid(task_tgid(task));
-	err = lfr_ctx_image(task, spec, p, extack);
+	/* a session without privileges reads its starter's processes only */
+	err = s->user.on && !lfr_user_may_sample(&s->user, task) ? -ESRCH : 0;
+	if (err)
+		NL_SET_ERR_MSG(extack, "not a process of the user who started the session");
+	else
+		err = lfr_ctx_image(task, spec, s->user.on, p, extack);
 	put_task_struct(task);
 	if (err) {
 		lfr_ctx_proc_free(p);

@@ -208,7 +208,7 @@ static bool lfr_add_map(struct lfr_session *s, struct lfr_walk_buf *b,
 	m->hdr.type = LFR_REC_MMAP;
 	m->hdr.size = len;
 	m->time_ns = time_ns;
-	m->tgid = current->tgid;
+	m->tgid = lfr_rec_tgid(&s->user, current);
 	if (vma->vm_flags & VM_EXEC)
 		m->flags |= LFR_MMAP_F_EXEC;
 	m->start = vma->vm_start;
@@ -486,8 +486,8 @@ static void lfr_fill_comm(struct lfr_thread *e, const struct lfr_walk *w,
 	c->hdr.type = LFR_REC_COMM;
 	c->hdr.size = sizeof(*c);
 	c->time_ns = w->snap.time_ns;
-	c->tgid = t->tgid;
-	c->tid = t->pid;
+	c->tgid = lfr_rec_tgid(&w->s->user, t);
+	c->tid = lfr_rec_tid(&w->s->user, t);
 	if (e->seen && e->last_exec_id != t->self_exec_id)
 		c->flags |= LFR_COMM_F_EXEC;
 	e->seen = true;

@@ -476,7 +476,57 @@ static void lfr_cfg_thread_ctx(struct kunit *test)
 	cfg_done(c);
 }
 
+/*
+ * A cgroup by its cgroup.procs descriptor (permission.c resolves it): kept apart from the ids,
+ * room made for its id after them; the descriptor of perf's consent to kernel stacks.
+ */
+static void lfr_cfg_procs_fds(struct kunit *test)
+{
+	struct cfg_ctx *c = cfg_new(test);
+	struct nlattr *nest;
+
+	nla_put_u32(c->skb, LFR_A_KERNEL_PROOF_FD, 7);
+	nest = nla_nest_start(c->skb, LFR_A_TARGETS);
+	nla_put_u64_64bit(c->skb, LFR_TARGET_A_CGROUP_ID, 1234, LFR_TARGET_A_PAD);
+	nla_put_u32(c->skb, LFR_TARGET_A_CGROUP_PROCS_FD, 5);
+	nla_put_u32(c->skb, LFR_TARGET_A_CGROUP_PROCS_FD, 6);
+	nla_nest_end(c->skb, nest);
+	KUNIT_ASSERT_EQ(test, cfg_parse(c), 0);
+	KUNIT_EXPECT_EQ(test, c->cfg.nr_cgroups, 1u);
+	KUNIT_EXPECT_EQ(test, c->cfg.cgroup_ids[0], 1234ULL);
+	KUNIT_EXPECT_EQ(test, c->cfg.nr_cgroup_fds, 2u);
+	KUNIT_EXPECT_EQ(test, c->cfg.cgroup_fds[0], 5u);
+	KUNIT_EXPECT_EQ(test, c->cfg.cgroup_fds[1], 6u);
+	KUNIT_EXPECT_EQ(test, c->cfg.kernel_proof_fd, 7);
+	/* room for both descriptors' ids after the one given */
+	KUNIT_EXPECT_GE(test, ksize(c->cfg.cgroup_ids), 3 * sizeof(u64));
+	cfg_done(c);
+
+	/* without them: no proof (-1), no descriptor */
+	c = cfg_new(test);
+	put_targets(c->skb, true, NULL, 0);
+	KUNIT_ASSERT_EQ(test, cfg_parse(c), 0);
+	KUNIT_EXPECT_EQ(test, c->cfg.kernel_proof_fd, -1);
+	KUNIT_EXPECT_EQ(test, c->cfg.nr_cgroup_fds, 0u);
+	cfg_done(c);
+
+	/* with the whole system: refused; a descriptor out of range: refused by the policy */
+	c = cfg_new(test);
+	nest = nla_nest_start(c->skb, LFR_A_TARGETS);
+	nla_put_flag(c->skb, LFR_TARGET_A_SYSTEM);
+	nla_put_u32(c->skb, LFR_TARGET_A_CGROUP_PROCS_FD, 5);
+	nla_nest_end(c->skb, nest);
+	KUNIT_EXPECT_EQ(test, cfg_parse(c), -EINVAL);
+	cfg_done(c);
+	c = cfg_new(test);
+	nla_put_u32(c->skb, LFR_A_KERNEL_PROOF_FD, 0x80000000u);
+	put_targets(c->skb, true, NULL, 0);
+	KUNIT_EXPECT_EQ(test, cfg_parse(c), -ERANGE);
+	cfg_done(c);
+}
+
 static struct kunit_case lfr_cfg_cases[] = {
+	KUNIT_CASE(lfr_cfg_procs_fds),
 	KUNIT_CASE(lfr_cfg_thread_ctx),
 	KUNIT_CASE(lfr_cfg_defaults),
 	KUNIT_CASE(lfr_cfg_targets),

@@ -13,11 +13,23 @@
  * 1. Control: generic netlink family LFR_GENL_NAME ("lfr"), version
  *    LFR_GENL_VERSION, multicast group LFR_GENL_MCGRP ("events").
  *
- * The family lives in the initial network namespace only.  Every command
- * requires CAP_PERFMON or CAP_SYS_ADMIN in the initial user namespace,
- * checked on both the socket opener and the sender; anyone else gets
- * EPERM.  Joining LFR_GENL_MCGRP requires CAP_SYS_ADMIN (on kernels with
- * GENL_MCAST_CAP_SYS_ADMIN; EPERM otherwise).  Attributes are validated strictly (unknown attributes, wrong
+ * The family answers in every network namespace.  A sender with CAP_PERFMON
+ * or CAP_SYS_ADMIN in the initial user namespace (checked on both the socket
+ * opener and the sender) may use every command on every session.  Anyone
+ * else gets EPERM, unless the module parameter unprivileged is 1: then a
+ * user may START a session whose targets are only cgroups it may write,
+ * each given by a descriptor of its cgroup.procs opened for writing
+ * (LFR_TARGET_A_CGROUP_PROCS_FD: a cgroup delegated to the user, inside its
+ * cgroup namespace), which samples only the threads whose user and group ids
+ * (real, effective, saved, fs) are the sender's real ones and that may be
+ * dumped; no kernel stacks, off-CPU intervals or sampling latencies unless
+ * LFR_A_KERNEL_PROOF_FD shows perf lets the sender profile the kernel; at
+ * most the module parameters' user_max_freq_hz, user_max_sessions and
+ * user_max_mb; and see, stop and give unwind tables and thread contexts to
+ * its own sessions only (Documentation/kernel.md, "Recording without
+ * privileges").  Joining LFR_GENL_MCGRP requires CAP_SYS_ADMIN (on kernels
+ * with GENL_MCAST_CAP_SYS_ADMIN; EPERM otherwise); events are sent in the
+ * initial network namespace only.  Attributes are validated strictly (unknown attributes, wrong
  * lengths, trailing data and out-of-range values are rejected); every
  * rejection carries an extended-ack message naming the attribute.
  *
@@ -71,6 +83,13 @@
  *                                 hold, KiB (0 .. 1048576, default
  *                                 LFR_DEFAULT_UNWIND_MAX_KB); see
  *                                 LFR_CMD_UNWIND_ADD.  0: no tables.
+ *   LFR_A_KERNEL_PROOF_FD   u32   a perf event descriptor the sender opened
+ *                                 (perf_event_open, any event, exclude_kernel
+ *                                 0): perf's own check that it may profile the
+ *                                 kernel (kernel.perf_event_paranoid <= 1 or
+ *                                 CAP_PERFMON).  A sender without privileges
+ *                                 needs it for LFR_A_KERNEL_STACK,
+ *                                 LFR_A_OFFCPU_MIN_NS and LFR_A_LATENCY_MIN_NS.
  *   LFR_A_THREAD_CTX        flag  also read the OpenTelemetry thread context
  *                                 (OTEP 4947) of every walk's thread in the
  *                                 processes given with LFR_CMD_CTX_ADD: its
@@ -86,6 +105,11 @@
  *                                      cgroup2 mount); every thread in it
  *                                      or in a descendant cgroup at the
  *                                      moment of a tick; may repeat
+ *     LFR_TARGET_A_CGROUP_PROCS_FD u32  a descriptor of a cgroup v2's
+ *                                      cgroup.procs opened for writing: that
+ *                                      cgroup, as CGROUP_ID, and the proof
+ *                                      that the sender may move processes
+ *                                      into it; may repeat
  *     LFR_TARGET_A_FOLLOW_CHILDREN flag  threads and processes created by
  *                                      a target thread (fork, clone) become
  *                                      targets before their first
@@ -357,6 +381,7 @@ enum lfr_attr {
 	LFR_A_LATENCY_MIN_NS,	/* u64 */
 	LFR_A_THREAD_CTX,	/* flag */
 	LFR_A_CTX,		/* nest, enum lfr_ctx_attr */
+	LFR_A_KERNEL_PROOF_FD,	/* u32 */
 	__LFR_A_MAX,
 };
 #define LFR_A_MAX (__LFR_A_MAX - 1)
@@ -369,6 +394,7 @@ enum lfr_target_attr {
 	LFR_TARGET_A_TID,		/* u32 */
 	LFR_TARGET_A_CGROUP_ID,		/* u64 */
 	LFR_TARGET_A_FOLLOW_CHILDREN,	/* flag */
+	LFR_TARGET_A_CGROUP_PROCS_FD,	/* u32 */
 	__LFR_TARGET_A_MAX,
 };
 #define LFR_TARGET_A_MAX (__LFR_TARGET_A_MAX - 1)
