@@ -68,6 +68,28 @@ static void test_memory_budget_caps(void **state)
 	assert_true(s.seconds < LFR_RING_BUDGET_S);
 }
 
+/* A user without CAP_PERFMON: the rings and their control pages within its locked memory. */
+static void test_locked_budget_caps(void **state)
+{
+	struct lfr_ring_size_in in = {.freq_hz = 999, .ncpus = 2};
+	struct lfr_ring_size s;
+
+	(void)state;
+	lfr_ring_size_choose(&in, &s);
+	assert_int_equal(s.ring_pages, 256);
+	/* 516 KiB per CPU and no RLIMIT_MEMLOCK: 128 + 1 pages each, 256 + 1 would not fit */
+	in.budget = 2 * 516 * 1024;
+	lfr_ring_size_choose(&in, &s);
+	check_invariants(&s, 4096);
+	assert_int_equal(s.ring_pages, 128);
+	assert_true(s.capped);
+	assert_true(2 * (s.ring_pages + 1) * 4096ull <= in.budget);
+	/* a budget above the default total changes nothing */
+	in.budget = 1ull << 40;
+	lfr_ring_size_choose(&in, &s);
+	assert_int_equal(s.ring_pages, 256);
+}
+
 static void test_module_limit_caps(void **state)
 {
 	struct lfr_ring_size_in in = {
@@ -93,6 +115,7 @@ int main(void)
 	    cmocka_unit_test(test_default_rate_keeps_module_default),
 	    cmocka_unit_test(test_high_rate_holds_budget),
 	    cmocka_unit_test(test_memory_budget_caps),
+	    cmocka_unit_test(test_locked_budget_caps),
 	    cmocka_unit_test(test_module_limit_caps),
 	};
 

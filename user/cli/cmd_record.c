@@ -17,6 +17,7 @@
 #include "cli/commands.h"
 #include "cli/ctl_util.h"
 #include "cli/options.h"
+#include "cli/privileges.h"
 #include "cli/runner.h"
 #include "jfr/writer.h"
 #include "lib/cgroup.h"
@@ -50,6 +51,10 @@ struct record {
 	char target[256];  /* what is recorded, for the settings event and the summary */
 	uint64_t *cgroups; /* cgroup v2 ids */
 	size_t ncgroups;
+	/* without CAP_PERFMON: cgroups by their cgroup.procs open for writing, and their paths */
+	int *cgroup_fds;
+	const char **cgroup_paths;
+	size_t ncgroup_fds;
 	/* the ring size chosen by default; ring_pages 0 with --ring-pages */
 	struct lfr_ring_size rings;
 	bool fp_only;                     /* --call-graph fp or --unwind-max 0: no unwind tables */
@@ -256,6 +261,9 @@ static void describe_target(struct record *r, char **cmd)
 	for (size_t i = 0; i < r->ncgroups && off < sizeof(r->target); i++)
 		off += snprintf(r->target + off, sizeof(r->target) - off, "%scgroup %" PRIu64,
 		                off ? ", " : "", r->cgroups[i]);
+	for (size_t i = 0; i < r->ncgroup_fds && off < sizeof(r->target); i++)
+		off += snprintf(r->target + off, sizeof(r->target) - off, "%scgroup %s",
+		                off ? ", " : "", r->cgroup_paths[i]);
 }
 
 static int write_header_events(struct record *r)
@@ -695,13 +703,50 @@ static int latency_opt(const char *flag, const char *arg, void *dst)
 	                    LFR_MAX_LATENCY_MIN_NS);
 }
 
+/*
+ * -G without CAP_PERFMON: the cgroup's cgroup.procs opened for writing, which proves to the
+ * module that the cgroup is delegated to this user (1); 0 when it cannot be opened (the id goes,
+ * and the module refuses it with its reason after this one).
+ */
+static int cgroup_procs_opt(struct record *r, const char *flag, const char *arg)
+{
+	char why[PATH_MAX + 160];
+	int fd = lfr_cgroup_procs_open(arg, NULL, why, sizeof(why));
+	int *fds = realloc(r->cgroup_fds, (r->ncgroup_fds + 1) * sizeof(*fds));
+	const char **paths = realloc(r->cgroup_paths, (r->ncgroup_fds + 1) * sizeof(*paths));
+
+	if (fds)
+		r->cgroup_fds = fds;
+	if (paths)
+		r->cgroup_paths = paths;
+	if (fd < 0) {
+		fprintf(
+		    stderr,
+		    "%s: note: %s %s: %s: without CAP_PERFMON only a cgroup delegated to you (one "
+		    "whose cgroup.procs you may write) may be recorded\n",
+		    PROG, flag, arg, why);
+		return 0;
+	}
+	if (!fds || !paths) {
+		close(fd);
+		return -1;
+	}
+	fds[r->ncgroup_fds] = fd;
+	paths[r->ncgroup_fds++] = arg;
+	return 1;
+}
+
 /* -G, appended to the record's cgroups */
 static int cgroup_opt(const char *flag, const char *arg, void *dst)
 {
 	struct record *r = dst;
 	char why[PATH_MAX + 160];
-	uint64_t *ids = realloc(r->cgroups, (r->ncgroups + 1) * sizeof(*ids));
+	uint64_t *ids;
+	int by_fd = cli_privileged() ? 0 : cgroup_procs_opt(r, flag, arg);
 
+	if (by_fd)
+		return by_fd > 0 ? 0 : LFR_EXIT_FAILURE;
+	ids = realloc(r->cgroups, (r->ncgroups + 1) * sizeof(*ids));
 	if (!ids)
 		return LFR_EXIT_FAILURE;
 	r->cgroups = ids;
@@ -730,6 +775,23 @@ static int events_opt(const char *flag, const char *arg, void *dst)
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * Kernel stacks (and off-CPU intervals and latencies, which carry them) without CAP_PERFMON: a
+ * perf event opened without exclude_kernel shows the module that perf allows this user the
+ * kernel; without it the module refuses them, with its reason after this one.
+ */
+static void kernel_proof(struct cli_runner *run)
+{
+	struct lfr_start_opts *so = &run->start;
+	char why[256];
+
+	if ((!so->kernel_stack && !so->offcpu_min_ns && !so->latency_min_ns) || cli_privileged())
+		return;
+	so->kernel_proof_fd = cli_kernel_proof(why, sizeof(why));
+	if (so->kernel_proof_fd < 0)
+		fprintf(stderr, "%s: note: kernel stacks: %s\n", PROG, why);
 }
 
 /* Returns -1 when the recording can start, else the exit status. */
@@ -795,6 +857,8 @@ static int parse(struct record *r, int argc, char **argv, char ***cmd)
 	so->system = r->system;
 	so->cgroup_ids = r->cgroups;
 	so->ncgroups = r->ncgroups;
+	so->cgroup_procs_fds = r->cgroup_fds;
+	so->ncgroup_procs_fds = r->ncgroup_fds;
 	if (repository) {
 		r->repository = r->jfr_opts.repository = true;
 		r->output = repository;
@@ -838,7 +902,7 @@ static int parse(struct record *r, int argc, char **argv, char ***cmd)
 		fprintf(stderr, "%s: give -F or -c (--period), not both\n", PROG);
 		return LFR_EXIT_USAGE;
 	}
-	if (!*cmd && !run->ntgids && !run->ntids && !r->ncgroups && !r->system) {
+	if (!*cmd && !run->ntgids && !run->ntids && !r->ncgroups && !r->ncgroup_fds && !r->system) {
 		fprintf(stderr,
 		        "%s: say what to record: -- COMMAND [ARGS...], -p PID, -t TID, "
 		        "-G CGROUP or -a\n"
@@ -862,12 +926,13 @@ static int parse(struct record *r, int argc, char **argv, char ***cmd)
 		    run->start.offcpu_min_ns ? run->start.offcpu_min_ns : UINT64_MAX;
 		run->start.offcpu_min_ns = LFR_MIN_OFFCPU_MIN_NS;
 	}
-	if (r->system && (*cmd || run->ntgids || run->ntids || r->ncgroups)) {
+	if (r->system && (*cmd || run->ntgids || run->ntids || r->ncgroups || r->ncgroup_fds)) {
 		fprintf(stderr,
 		        "%s: -a records every thread already; drop -p, -t, -G or the command\n",
 		        PROG);
 		return LFR_EXIT_USAGE;
 	}
+	kernel_proof(run);
 	return -1;
 }
 
@@ -912,6 +977,18 @@ static void close_outputs(struct record *r)
 	lfr_jfr_abandon(r->w);
 }
 
+/* The cgroups given and what proves the user's rights to them and to the kernel. */
+static void free_targets(struct record *r)
+{
+	for (size_t i = 0; i < r->ncgroup_fds; i++)
+		close(r->cgroup_fds[i]);
+	if (r->run.start.kernel_proof_fd > 0)
+		close(r->run.start.kernel_proof_fd);
+	free(r->cgroups);
+	free(r->cgroup_fds);
+	free(r->cgroup_paths);
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct record r = {
@@ -930,7 +1007,7 @@ int cmd_record(int argc, char **argv)
 	if ((ret = parse(&r, argc, argv, &cmd)) >= 0) {
 		free(r.run.tgids);
 		free(r.run.tids);
-		free(r.cgroups);
+		free_targets(&r);
 		return ret;
 	}
 	cli_default_rings(&r.run.start, &r.rings);
@@ -938,7 +1015,7 @@ int cmd_record(int argc, char **argv)
 	if ((ret = open_outputs(&r))) {
 		close_outputs(&r);
 		cli_runner_close(&r.run);
-		free(r.cgroups);
+		free_targets(&r);
 		return ret;
 	}
 	r.start_ticks = lfr_jfr_now();
@@ -947,7 +1024,7 @@ int cmd_record(int argc, char **argv)
 		/* nothing was recorded: the writer leaves no file behind and keeps an old one */
 		close_outputs(&r);
 		cli_runner_close(&r.run);
-		free(r.cgroups);
+		free_targets(&r);
 		return ret;
 	}
 	describe_target(&r, cmd);
@@ -1005,6 +1082,6 @@ int cmd_record(int argc, char **argv)
 	lfr_status_free(&st);
 	close_outputs(&r);
 	cli_runner_close(&r.run);
-	free(r.cgroups);
+	free_targets(&r);
 	return ret;
 }

@@ -9,6 +9,7 @@
 
 #include "cli/commands.h"
 #include "cli/ctl_util.h"
+#include "cli/privileges.h"
 #include "report/report.h"
 
 int cli_exit_status(const struct lfr_error *e)
@@ -258,6 +259,9 @@ void cli_default_rings(struct lfr_start_opts *o, struct lfr_ring_size *out)
 	*out = (struct lfr_ring_size){0};
 	if (o->ring_pages)
 		return;
+	/* a user without privileges locks the rings within its allowance */
+	if (!cli_privileged())
+		in.budget = cli_locked_budget();
 	lfr_ring_size_choose(&in, out);
 	o->ring_pages = out->ring_pages;
 	if (!o->wakeup_bytes && !o->wakeup_any)

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
+#include <unistd.h>
 
 #include "lib/cgroup.h"
 
@@ -57,16 +58,43 @@ static int parse_id(const char *arg, uint64_t *id)
 	return errno || *end || end == arg ? -1 : 0;
 }
 
+/* The directory of a cgroup path ARG, absolute or relative to MOUNT (NULL: the cgroup2 mount). */
+static int cgroup_path(const char *arg, const char *mount, char *path, size_t len, char *why,
+                       size_t whylen)
+{
+	char mbuf[PATH_MAX];
+
+	if (arg[0] == '/') {
+		snprintf(path, len, "%s", arg);
+	} else {
+		if (!mount) {
+			if (lfr_cgroup2_mount(NULL, mbuf, sizeof(mbuf))) {
+				snprintf(why, whylen,
+				         "no cgroup2 file system is mounted (mount -t cgroup2 none "
+				         "/sys/fs/cgroup), so '%s' names no cgroup",
+				         arg);
+				return -ENOENT;
+			}
+			mount = mbuf;
+		}
+		if ((size_t)snprintf(path, len, "%s/%s", mount, arg) >= len) {
+			snprintf(why, whylen, "cgroup path too long");
+			return -ENAMETOOLONG;
+		}
+	}
+	return 0;
+}
+
 int lfr_cgroup_resolve(const char *arg, const char *mount, uint64_t *id, char *why, size_t whylen)
 {
-	char path[PATH_MAX], mbuf[PATH_MAX];
+	char path[PATH_MAX];
 	struct {
 		struct file_handle fh;
 		unsigned char bytes[MAX_HANDLE_SZ];
 	} h;
 	struct statfs sfs;
 	struct stat st;
-	int mount_id;
+	int mount_id, ret;
 
 	if (!*arg) {
 		snprintf(why, whylen, "empty cgroup: give a path or an id");
@@ -79,24 +107,8 @@ int lfr_cgroup_resolve(const char *arg, const char *mount, uint64_t *id, char *w
 		}
 		return 0;
 	}
-	if (arg[0] == '/') {
-		snprintf(path, sizeof(path), "%s", arg);
-	} else {
-		if (!mount) {
-			if (lfr_cgroup2_mount(NULL, mbuf, sizeof(mbuf))) {
-				snprintf(why, whylen,
-				         "no cgroup2 file system is mounted (mount -t cgroup2 none "
-				         "/sys/fs/cgroup), so '%s' names no cgroup",
-				         arg);
-				return -ENOENT;
-			}
-			mount = mbuf;
-		}
-		if ((size_t)snprintf(path, sizeof(path), "%s/%s", mount, arg) >= sizeof(path)) {
-			snprintf(why, whylen, "cgroup path too long");
-			return -ENAMETOOLONG;
-		}
-	}
+	if ((ret = cgroup_path(arg, mount, path, sizeof(path), why, whylen)))
+		return ret;
 	if (stat(path, &st) < 0) {
 		int err = errno;
 
@@ -132,4 +144,37 @@ int lfr_cgroup_resolve(const char *arg, const char *mount, uint64_t *id, char *w
 	else
 		*id = (uint64_t)st.st_ino;
 	return 0;
+}
+
+int lfr_cgroup_procs_open(const char *arg, const char *mount, char *why, size_t whylen)
+{
+	char path[PATH_MAX];
+	struct statfs sfs;
+	uint64_t id;
+	int fd, err;
+
+	if (!*arg || parse_id(arg, &id) == 0) {
+		snprintf(why, whylen,
+		         "a cgroup id names no cgroup.procs file: give the cgroup's path");
+		return -ENOENT;
+	}
+	if ((err = cgroup_path(arg, mount, path, sizeof(path), why, whylen)))
+		return err;
+	if (strlen(path) + sizeof("/cgroup.procs") > sizeof(path)) {
+		snprintf(why, whylen, "cgroup path too long");
+		return -ENAMETOOLONG;
+	}
+	strcat(path, "/cgroup.procs");
+	fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0) {
+		err = errno;
+		snprintf(why, whylen, "%s: %s", path, strerror(err));
+		return -err;
+	}
+	if (fstatfs(fd, &sfs) < 0 || (uint32_t)sfs.f_type != CGROUP2_MAGIC) {
+		close(fd);
+		snprintf(why, whylen, "%s is not inside a cgroup2 file system", path);
+		return -EMEDIUMTYPE;
+	}
+	return fd;
 }

@@ -23,4 +23,12 @@ int lfr_cgroup2_mount(const char *mountinfo, char *buf, size_t len);
  */
 int lfr_cgroup_resolve(const char *arg, const char *mount, uint64_t *id, char *why, size_t whylen);
 
+/*
+ * Opens the cgroup.procs of the cgroup v2 ARG names (a path, as lfr_cgroup_resolve takes it) for
+ * writing, as the module's proof that the caller may move processes into it (a cgroup delegated
+ * to it): the descriptor, or a negative errno with a message in WHY (-ENOENT for an id, which
+ * names no file).
+ */
+int lfr_cgroup_procs_open(const char *arg, const char *mount, char *why, size_t whylen);
+
 #endif

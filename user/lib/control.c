@@ -146,6 +146,7 @@ static const char *const attr_names[LFR_A_MAX + 1] = {
     [LFR_A_LATENCY_MIN_NS] = "latency_min_ns",
     [LFR_A_THREAD_CTX] = "thread_ctx",
     [LFR_A_CTX] = "ctx",
+    [LFR_A_KERNEL_PROOF_FD] = "kernel_proof_fd",
 };
 
 static const char *const target_names[LFR_TARGET_A_MAX + 1] = {
@@ -154,6 +155,7 @@ static const char *const target_names[LFR_TARGET_A_MAX + 1] = {
     [LFR_TARGET_A_TID] = "targets.tid",
     [LFR_TARGET_A_CGROUP_ID] = "targets.cgroup_id",
     [LFR_TARGET_A_FOLLOW_CHILDREN] = "targets.follow_children",
+    [LFR_TARGET_A_CGROUP_PROCS_FD] = "targets.cgroup_procs_fd",
 };
 
 #define NAME_OR(table, i, buf, fmt)                                                                \
@@ -509,6 +511,8 @@ int lfr_ctl_start(struct lfr_ctl *c, const struct lfr_start_opts *o, struct lfr_
 		mnl_attr_put(nlh, LFR_A_DETACHED, 0, NULL);
 	if (o->thread_ctx)
 		mnl_attr_put(nlh, LFR_A_THREAD_CTX, 0, NULL);
+	if (o->kernel_proof_fd > 0)
+		mnl_attr_put_u32(nlh, LFR_A_KERNEL_PROOF_FD, (uint32_t)o->kernel_proof_fd);
 	if (o->ring_pages)
 		mnl_attr_put_u32(nlh, LFR_A_RING_PAGES, o->ring_pages);
 	if (o->wakeup_bytes || o->wakeup_any)
@@ -532,6 +536,9 @@ int lfr_ctl_start(struct lfr_ctl *c, const struct lfr_start_opts *o, struct lfr_
 		mnl_attr_put_u32(nlh, LFR_TARGET_A_TID, o->tids[i]);
 	for (size_t i = 0; i < o->ncgroups; i++)
 		mnl_attr_put_u64(nlh, LFR_TARGET_A_CGROUP_ID, o->cgroup_ids[i]);
+	for (size_t i = 0; i < o->ncgroup_procs_fds; i++)
+		mnl_attr_put_u32(nlh, LFR_TARGET_A_CGROUP_PROCS_FD,
+		                 (uint32_t)o->cgroup_procs_fds[i]);
 	if (o->follow_children)
 		mnl_attr_put(nlh, LFR_TARGET_A_FOLLOW_CHILDREN, 0, NULL);
 	mnl_attr_nest_end(nlh, nest);

@@ -41,6 +41,13 @@ struct lfr_start_opts {
 	size_t ntids;
 	const uint64_t *cgroup_ids; /* cgroup v2 ids (lfr_cgroup_resolve) */
 	size_t ncgroups;
+	/* cgroups by descriptors of their cgroup.procs open for writing (lfr_cgroup_procs_open): a
+	 * user without CAP_PERFMON names its delegated cgroups so */
+	const int *cgroup_procs_fds;
+	size_t ncgroup_procs_fds;
+	/* a perf event opened without exclude_kernel: perf's consent to kernel stacks for a user
+	 * without CAP_PERFMON (cli_kernel_proof()); 0 or less: none */
+	int kernel_proof_fd;
 	bool follow_children;    /* children of target threads become targets */
 	uint32_t unwind_max_kb;  /* memory for unwind tables, KiB; 0: the module's default */
 	bool no_unwind;          /* no unwind tables (LFR_A_UNWIND_MAX_KB 0): frame pointers only */

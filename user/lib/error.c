@@ -63,11 +63,33 @@ static const char *hint_for(int code)
 
 /* The module's reason for refusing a session to a user who holds the capability. */
 #define NOT_THE_OWNER "only the user who started the session"
+/* Its reasons for refusing what a user without it asked (kmod/permission.c). */
+#define UNPRIVILEGED "without CAP_PERFMON"
+#define KERNEL_STACKS "kernel stacks"
+#define USER_MEMORY "your sessions would hold more memory"
 
 void lfr_error_default_hint(struct lfr_error *e)
 {
 	if (e->hint[0] || !e->code)
 		return;
+	if (e->code == EPERM && (!strncmp(e->msg, UNPRIVILEGED, strlen(UNPRIVILEGED)) ||
+	                         !strncmp(e->msg, KERNEL_STACKS, strlen(KERNEL_STACKS)))) {
+		snprintf(
+		    e->hint, sizeof(e->hint),
+		    "without CAP_PERFMON you may record the cgroups delegated to you, your own "
+		    "threads in them: lfr record -G PATH of a cgroup whose cgroup.procs you may "
+		    "write; kernel stacks need kernel.perf_event_paranoid <= 1 (see "
+		    "Documentation/install.md)");
+		return;
+	}
+	if (e->code == ENOMEM && !strncmp(e->msg, USER_MEMORY, strlen(USER_MEMORY))) {
+		snprintf(
+		    e->hint, sizeof(e->hint),
+		    "ask for fewer ring pages (--ring-pages), threads (--max-threads) or unwind "
+		    "memory (--unwind-max), stop another of your sessions, or have an "
+		    "administrator raise /sys/module/lfr/parameters/user_max_mb");
+		return;
+	}
 	if (e->code == EPERM && !strncmp(e->msg, NOT_THE_OWNER, strlen(NOT_THE_OWNER))) {
 		snprintf(e->hint, sizeof(e->hint),
 		         "the session belongs to another user: end it as that user, or as root "

@@ -31,6 +31,9 @@ void lfr_ring_size_choose(const struct lfr_ring_size_in *in, struct lfr_ring_siz
 	while (pages < need && pages < LFR_MAX_RING_PAGES)
 		pages <<= 1;
 	cap = LFR_RING_BUDGET_TOTAL / (ncpus * page);
+	/* locked memory: each ring's control page counts too */
+	if (in->budget && in->budget / (ncpus * page) <= cap)
+		cap = in->budget / (ncpus * page) > 1 ? in->budget / (ncpus * page) - 1 : 1;
 	out->capped = pages >= LFR_MAX_RING_PAGES && pages < need;
 	while (pages > LFR_DEFAULT_RING_PAGES && pages > cap) {
 		pages >>= 1;

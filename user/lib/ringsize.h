@@ -28,6 +28,7 @@ struct lfr_ring_size_in {
 	bool kernel_stack;
 	uint32_t ncpus;     /* rings the session will have (0 counts as 1) */
 	uint32_t page_size; /* 0: 4096 */
+	uint64_t budget;    /* bytes all rings may take (locked memory); 0: LFR_RING_BUDGET_TOTAL */
 };
 
 struct lfr_ring_size {
