@@ -13,6 +13,10 @@ int check_unwind(void);
 int check_unwind_count(void);
 int check_status(void);
 int check_owner(void);
+int check_unpriv(const char *cgroup, uint32_t root_session);
+int check_map(uint32_t session, uint32_t ring_pages);
+int check_privmap(void);
+int check_netns_portid(void);
 int become_other_user(void);
 int fuzz_main(int argc, char **argv);
 

@@ -12,6 +12,13 @@
  *   lfr-nl memlock ALLOWED TOO_MANY   as uid 65534 with CAP_PERFMON and RLIMIT_MEMLOCK 0: a
  *                       session of ALLOWED ring pages starts, one of TOO_MANY is refused (EPERM),
  *                       and the charge of a freed session is given back
+ *   lfr-nl unpriv CGROUP ROOT_SESSION   as a user without CAP_PERFMON whose delegated cgroup is
+ *                       CGROUP: every way in the module closes to it, then what it may do
+ *   lfr-nl map SESSION [RING_PAGES]   maps CPU 0's ring of SESSION (default 8 pages): exit 0
+ *                       mapped, 13 EACCES, 1 otherwise
+ *   lfr-nl privmap      uid 65534 without CAP_PERFMON maps not the session it started with it
+ *   lfr-nl netns-portid a socket of the owner's port id closing in another network namespace
+ *                       stops no session (exit 2: no network namespaces)
  *   lfr-nl fuzz [-t SECONDS] [-n MESSAGES] [-r]   the fuzzer (-r: also rmmod/insmod)
  */
 #include <stdio.h>
@@ -40,9 +47,20 @@ int main(int argc, char **argv)
 	if (argc >= 4 && !strcmp(argv[1], "memlock"))
 		return check_memlock((uint32_t)strtoul(argv[2], NULL, 10),
 		                     (uint32_t)strtoul(argv[3], NULL, 10));
+	if (argc >= 4 && !strcmp(argv[1], "unpriv"))
+		return check_unpriv(argv[2], (uint32_t)strtoul(argv[3], NULL, 10));
+	if (argc >= 2 && !strcmp(argv[1], "privmap"))
+		return check_privmap();
+	if (argc >= 2 && !strcmp(argv[1], "netns-portid"))
+		return check_netns_portid();
+	if (argc >= 3 && !strcmp(argv[1], "map"))
+		return check_map((uint32_t)strtoul(argv[2], NULL, 10),
+		                 argc >= 4 ? (uint32_t)strtoul(argv[3], NULL, 10) : 8);
 	if (argc >= 2 && !strcmp(argv[1], "fuzz"))
 		return fuzz_main(argc - 1, argv + 1);
 	fprintf(stderr, "usage: lfr-nl overrun|listen|mmap|owner|status|unwind|unwind-count|"
-	                "memlock A B|fuzz [-t SECONDS] [-n MESSAGES] [-r]\n");
+	                "memlock A B|unpriv CGROUP ROOT_SESSION|map "
+	                "SESSION [RING_PAGES]|privmap|netns-portid|fuzz [-t SECONDS] "
+	                "[-n MESSAGES] [-r]\n");
 	return 2;
 }
