@@ -17,6 +17,7 @@
 #include "jfr/check.h"
 #include "jfr/reader.h"
 #include "lib/hashtab.h"
+#include "lib/regular_file.h"
 
 struct ctx {
 	struct jfr_reader *rd;
@@ -309,12 +310,13 @@ int lfr_jfr_check_file(const char *path, struct lfr_jfr_check_result *r, char *e
 	 */
 	struct stat st;
 	uint8_t *data = NULL;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = lfr_open_regular(path, O_RDONLY, &st);
 	int ret = -1;
 
 	memset(r, 0, sizeof(*r));
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+	if (fd < 0) {
+		snprintf(err, errlen, "%s: %s", path,
+		         fd == -ENODEV ? "not a regular file" : strerror(-fd));
 		goto out;
 	}
 	if (!st.st_size) {

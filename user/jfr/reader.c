@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "jfr/reader.h"
+#include "lib/regular_file.h"
 
 #define MAX_DEPTH 32 /* nesting of metadata elements and of inline values */
 
@@ -265,20 +266,20 @@ struct jfr_reader *jfr_open_fd(int fd, uint64_t size, const char *path, char *er
 struct jfr_reader *jfr_open_file(const char *path, char *err, size_t errlen)
 {
 	struct stat st;
-	/* O_NONBLOCK: a FIFO opened for reading would wait for a writer */
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	/* a regular file only, never opened otherwise: a FIFO would wait for a writer, a device
+	 * act on its open (a link another user planted at lfr.jfr may name either) */
+	int fd = lfr_open_regular(path, O_RDONLY, &st);
 
-	if (fd < 0) {
-		snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
-		return NULL;
-	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+	if (fd == -ENODEV) {
 		snprintf(
 		    err, errlen,
 		    "%s: not a regular file (a FIFO, a device or a directory): name a recording "
 		    "file",
 		    path);
-		close(fd);
+		return NULL;
+	}
+	if (fd < 0) {
+		snprintf(err, errlen, "%s: cannot open: %s", path, strerror(-fd));
 		return NULL;
 	}
 	struct jfr_reader *r = jfr_open_fd(fd, (uint64_t)st.st_size, path, err, errlen);

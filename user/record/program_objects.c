@@ -11,6 +11,7 @@
 
 #include <gelf.h>
 
+#include "lib/regular_file.h"
 #include "record/program_objects.h"
 #include "sym/cfi_rule.h"
 
@@ -43,17 +44,17 @@ static Elf *open_x86_64(const char *path, int *fd)
 	struct stat st;
 	Elf *e;
 
-	*fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (*fd < 0)
+	/* a path the program's own RPATH may name: a regular file only */
+	*fd = lfr_open_regular(path, O_RDONLY, &st);
+	if (*fd < 0) {
+		*fd = -1;
 		return NULL;
-	if (fstat(*fd, &st) || !S_ISREG(st.st_mode))
-		goto fail;
+	}
 	e = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
 	if (e && elf_kind(e) == ELF_K_ELF && cfi_elf_is_x86_64(e))
 		return e;
 	if (e)
 		elf_end(e);
-fail:
 	close(*fd);
 	*fd = -1;
 	return NULL;
@@ -248,7 +249,7 @@ static bool script_interpreter(const char *path, char *out, size_t outlen)
 {
 	char line[256];
 	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = lfr_open_regular(path, O_RDONLY, NULL);
 	size_t start, len;
 
 	if (fd < 0)

@@ -19,6 +19,7 @@
 #include <elfutils/libdwelf.h>
 #include <gelf.h>
 
+#include "lib/regular_file.h"
 #include "sym/cfi.h"
 #include "sym/cfi_rule.h"
 #include "sym/internal.h"
@@ -77,12 +78,11 @@ static Elf *open_elf(const char *path, dev_t dev, ino_t ino, bool check)
 {
 	struct stat st;
 	Elf *e = NULL;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = lfr_open_regular(path, O_RDONLY, &st);
 
 	if (fd < 0)
 		return NULL;
-	if (!fstat(fd, &st) && S_ISREG(st.st_mode) &&
-	    (!check || (st.st_dev == dev && st.st_ino == ino))) {
+	if (!check || (st.st_dev == dev && st.st_ino == ino)) {
 		e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 		if (e && (elf_kind(e) != ELF_K_ELF || elf_cntl(e, ELF_C_FDREAD))) {
 			elf_end(e);
