@@ -50,7 +50,8 @@ static Elf *open_x86_64(const char *path, int *fd)
 		*fd = -1;
 		return NULL;
 	}
-	e = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
+	/* read, not mapped: a file cut meanwhile is an error, not SIGBUS (sym/elfobj.c) */
+	e = elf_begin(*fd, ELF_C_READ, NULL);
 	if (e && elf_kind(e) == ELF_K_ELF && cfi_elf_is_x86_64(e))
 		return e;
 	if (e)
@@ -76,21 +77,23 @@ static bool is_x86_64_elf(const char *path)
 static int read_dyn(const char *path, struct dyn *d)
 {
 	Elf_Scn *scn = NULL;
-	size_t nph, rawlen;
-	const char *raw;
+	size_t nph;
 	int fd, ret = 0;
 	Elf *e = open_x86_64(path, &fd);
 
 	memset(d, 0, sizeof(*d));
 	if (!e)
 		return -1;
-	raw = elf_rawfile(e, &rawlen);
-	for (size_t i = 0; raw && !elf_getphdrnum(e, &nph) && i < nph; i++) {
+	for (size_t i = 0; !d->interp && !elf_getphdrnum(e, &nph) && i < nph; i++) {
+		char interp[PATH_MAX];
 		GElf_Phdr ph;
 
+		/* the interpreter's path alone, read from the file (not the whole file into memory)
+		 */
 		if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_INTERP && ph.p_filesz &&
-		    ph.p_offset < rawlen && ph.p_filesz <= rawlen - ph.p_offset)
-			d->interp = strndup(raw + ph.p_offset, ph.p_filesz);
+		    ph.p_filesz <= sizeof(interp) && ph.p_offset <= INT64_MAX &&
+		    pread(fd, interp, ph.p_filesz, (off_t)ph.p_offset) == (ssize_t)ph.p_filesz)
+			d->interp = strndup(interp, ph.p_filesz);
 	}
 	while ((scn = elf_nextscn(e, scn))) {
 		GElf_Shdr sh;

@@ -6,8 +6,9 @@
  *
  * CFI comes from libdw: the object's .eh_frame (what the C library's own unwinder uses), else its
  * .debug_frame, else the .debug_frame of its separate debug file.  The file is opened again on the
- * first pc that needs it (the symbol reader closed it), read into memory by libelf (mapped) and
- * kept with the object, without a file descriptor, for the symbolizer's lifetime.
+ * first pc that needs it (the symbol reader closed it), the sections libdw keeps read into memory
+ * by libelf (with pread, not mapped: a file cut later cannot raise SIGBUS) and kept with the
+ * object, without a file descriptor, for the symbolizer's lifetime.
  */
 #include <fcntl.h>
 #include <stdlib.h>
@@ -71,26 +72,45 @@ void cfi_free(struct cfi *c)
 
 /*
  * Opens an ELF file for its CFI; when dev/ino are given the file must still be that one (a file
- * replaced since it was read describes other code).  libelf reads what it needs before the
- * descriptor is closed, so no descriptor stays open per object.
+ * replaced since it was read describes other code).  The file is read, not mapped: one cut
+ * meanwhile would raise SIGBUS through a mapping (sym/elfobj.c).  *fd stays open until
+ * let_go() once what is kept has been read.
  */
-static Elf *open_elf(const char *path, dev_t dev, ino_t ino, bool check)
+static Elf *open_elf(const char *path, dev_t dev, ino_t ino, bool check, int *fd)
 {
 	struct stat st;
 	Elf *e = NULL;
-	int fd = lfr_open_regular(path, O_RDONLY, &st);
 
-	if (fd < 0)
+	*fd = lfr_open_regular(path, O_RDONLY, &st);
+	if (*fd < 0) {
+		*fd = -1;
 		return NULL;
+	}
 	if (!check || (st.st_dev == dev && st.st_ino == ino)) {
-		e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-		if (e && (elf_kind(e) != ELF_K_ELF || elf_cntl(e, ELF_C_FDREAD))) {
+		e = elf_begin(*fd, ELF_C_READ, NULL);
+		if (e && elf_kind(e) != ELF_K_ELF) {
 			elf_end(e);
 			e = NULL;
 		}
 	}
-	close(fd);
+	if (!e) {
+		close(*fd);
+		*fd = -1;
+	}
 	return e;
+}
+
+/*
+ * Closes the file of e once libdw has read what it keeps (the CFI sections, and with DWARF the
+ * .debug_* sections): no descriptor stays open per object, and libelf reads nothing more.
+ */
+static void let_go(Elf *e, int *fd)
+{
+	if (e)
+		elf_cntl(e, ELF_C_FDDONE);
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
 }
 
 /* A debug file still describes the object when their build-ids match (checked when it was read). */
@@ -116,11 +136,14 @@ static struct cfi *cfi_load(struct elfobj *o)
 
 	if (!c)
 		return NULL;
+	int fd = -1;
+
 	if (o->image)
 		c->elf = elf_memory(o->image, o->image_len);
 	else if (o->file_path && !o->debug_only)
-		c->elf = open_elf(o->file_path, o->file_dev, o->file_ino, true);
+		c->elf = open_elf(o->file_path, o->file_dev, o->file_ino, true, &fd);
 	if (c->elf && !cfi_elf_is_x86_64(c->elf)) {
+		let_go(c->elf, &fd);
 		cfi_free(c);
 		return NULL;
 	}
@@ -129,12 +152,14 @@ static struct cfi *cfi_load(struct elfobj *o)
 		if (has_debug_frame(c->elf))
 			c->dw = dwarf_begin_elf(c->elf, DWARF_C_READ, NULL);
 	}
+	let_go(c->elf, &fd);
 	/* The debug file's .eh_frame is empty (NOBITS); only its .debug_frame counts. */
 	if (o->debug_path) {
-		c->dbg_elf = open_elf(o->debug_path, 0, 0, false);
+		c->dbg_elf = open_elf(o->debug_path, 0, 0, false, &fd);
 		if (c->dbg_elf && cfi_elf_is_x86_64(c->dbg_elf) && same_build_id(c->dbg_elf, o) &&
 		    has_debug_frame(c->dbg_elf))
 			c->dbg_dw = dwarf_begin_elf(c->dbg_elf, DWARF_C_READ, NULL);
+		let_go(c->dbg_elf, &fd);
 	}
 	return c;
 }

@@ -214,7 +214,7 @@ static bool debug_try(struct debug_file *d, const struct stat *same_as, const ui
 	}
 	if (same_as && st.st_dev == same_as->st_dev && st.st_ino == same_as->st_ino)
 		goto fail;
-	d->elf = elf_begin(d->fd, ELF_C_READ_MMAP, NULL);
+	d->elf = elf_begin(d->fd, ELF_C_READ, NULL); /* read, not mapped: see elfobj_load_fd() */
 	if (!d->elf || elf_kind(d->elf) != ELF_K_ELF || !has_section(d->elf, SHT_SYMTAB))
 		goto fail;
 	got_len = get_build_id(d->elf, got, sizeof(got));
@@ -476,7 +476,11 @@ int elfobj_load_fd(struct lfr_sym *sym, struct elfobj *o, int fd, const char *op
 		return -errno;
 	if (!S_ISREG(st.st_mode))
 		return -ENOEXEC;
-	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	/*
+	 * Read with pread, not mapped: a file cut while it is read (a library an upgrade truncates,
+	 * a debug file rewritten) is then an error, not SIGBUS on the first page past its new end.
+	 */
+	e = elf_begin(fd, ELF_C_READ, NULL);
 	if (!e)
 		return -ENOEXEC;
 	err = load_elf(sym, o, e, &st, open_path, want, want_len);

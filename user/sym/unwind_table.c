@@ -532,7 +532,8 @@ int lfr_unwind_table_build(int fd, struct lfr_unwind_table *t, char *err, size_t
 	if (!S_ISREG(st.st_mode))
 		return fail(&b, -ENOEXEC, "not a regular file");
 	elf_version(EV_CURRENT);
-	b.elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	/* read, not mapped: a file cut meanwhile is an error, not SIGBUS (sym/elfobj.c) */
+	b.elf = elf_begin(fd, ELF_C_READ, NULL);
 	if (!b.elf || elf_kind(b.elf) != ELF_K_ELF || !gelf_getehdr(b.elf, &eh)) {
 		ret = fail(&b, -ENOEXEC, "not an ELF file");
 		goto out;
