@@ -217,11 +217,12 @@ static void existing_file_survives(void **state)
 	check_ok(&r);
 	assert_int_equal(r.events, 10);
 
-	/* a new file abandoned without data is not left behind */
+	/* a new file abandoned without data is not left behind (unnamed where the file system has
+	 * O_TMPFILE, else a temporary name beside it) */
 	unlink(path);
 	OK(lfr_jfr_open(&w, path, NULL));
 	assert_int_equal(access(path, F_OK), -1);
-	assert_int_equal(temps(), 1);
+	assert_true(temps() <= 1);
 	lfr_jfr_abandon(w);
 	assert_int_equal(access(path, F_OK), -1);
 	assert_int_equal(temps(), 0);

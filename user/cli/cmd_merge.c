@@ -32,9 +32,10 @@ static void usage(FILE *out)
 	        "first chunk (JDK 25 reads every chunk with the first chunk's clock).  The\n"
 	        "others' files must be one JVM's: a file whose ticks count from another origin\n"
 	        "(another JVM's start) is refused.\n\n"
-	        "  -o, --output OUT      the file to write (mode 0640): written under a\n"
-	        "                        temporary name beside it and renamed once\n"
-	        "                        complete; it may not be one of the inputs\n"
+	        "  -o, --output OUT      the file to write (mode 0640; - standard output): a\n"
+	        "                        new file renamed over OUT once complete; not one of\n"
+	        "                        the inputs; an OUT that is no regular file, or\n"
+	        "                        another user's in a sticky directory, is refused\n"
 	        "  -q, --quiet           no summary\n\n"
 	        "A chunk whose events, metadata or constant pools do not parse (a block a crash\n"
 	        "zeroed) is left out and named on stderr; the others are kept.\n\n"
@@ -256,7 +257,7 @@ int cmd_merge(int argc, char **argv)
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
 	};
-	struct merge m = {.fd = -1};
+	struct merge m = {.fd = -1, .file = LFR_OUTFILE_INIT};
 	bool quiet = false;
 	int c, ret = 0;
 
@@ -294,7 +295,7 @@ int cmd_merge(int argc, char **argv)
 	}
 	char err[512];
 
-	if (lfr_outfile_open(&m.file, m.out, 0640, err, sizeof(err))) {
+	if (lfr_outfile_open(&m.file, m.out, LFR_OUTFILE_STDOUT, 0640, err, sizeof(err))) {
 		fprintf(stderr, "%s: %s\n", PROG, err);
 		return LFR_EXIT_IO;
 	}
@@ -317,16 +318,19 @@ int cmd_merge(int argc, char **argv)
 	jfr_buf_free(&m.buf);
 	if (ret || quiet)
 		return ret;
-	printf("%s: wrote %s: %" PRIu64 " chunk%s from %d file%s, %" PRIu64 " of lfr's moved by ",
-	       PROG, m.out, m.chunks, m.chunks == 1 ? "" : "s", argc - optind,
-	       argc - optind == 1 ? "" : "s", m.moved);
+	/* the recording itself may be on standard output */
+	FILE *say = strcmp(m.out, "-") ? stdout : stderr;
+	fprintf(say,
+	        "%s: wrote %s: %" PRIu64 " chunk%s from %d file%s, %" PRIu64 " of lfr's moved by ",
+	        PROG, strcmp(m.out, "-") ? m.out : "standard output", m.chunks,
+	        m.chunks == 1 ? "" : "s", argc - optind, argc - optind == 1 ? "" : "s", m.moved);
 	if (m.dmin == m.dmax)
-		printf("%+.6f s", (double)m.dmin / 1e9);
+		fprintf(say, "%+.6f s", (double)m.dmin / 1e9);
 	else
-		printf("%+.6f to %+.6f s", (double)m.dmin / 1e9, (double)m.dmax / 1e9);
+		fprintf(say, "%+.6f to %+.6f s", (double)m.dmin / 1e9, (double)m.dmax / 1e9);
 	if (m.damaged)
-		printf("; %" PRIu64 " damaged chunk%s left out", m.damaged,
-		       m.damaged == 1 ? "" : "s");
-	printf("\n");
+		fprintf(say, "; %" PRIu64 " damaged chunk%s left out", m.damaged,
+		        m.damaged == 1 ? "" : "s");
+	fprintf(say, "\n");
 	return LFR_EXIT_OK;
 }

@@ -70,7 +70,9 @@ static void usage(FILE *out)
 	    "      --no-events        do not listen to the module's state-change notifications\n"
 	    "      --no-check         exit 0 even when the accounting does not balance\n"
 	    "  -q, --quiet            no record lines, only the counters and checks\n"
-	    "  -o, --output FILE      write the lines to FILE instead of standard output\n"
+	    "  -o, --output FILE      write the lines to FILE instead of standard output (a new\n"
+	    "                         file renamed over FILE once the session ends; no FIFO,\n"
+	    "                         link or device, nor another user's file in /tmp)\n"
 	    "  -h, --help             this text\n\n"
 	    "With -- COMMAND, the command is started and sampled as the target process from its\n"
 	    "first instruction, with every process and thread it starts.\n\n"
@@ -435,7 +437,7 @@ int cmd_raw(int argc, char **argv)
 	    {"help", 'h', NULL, CLI_OPT_HELP},
 	};
 	struct lfr_ring_size rings;
-	struct lfr_outfile of = {.fd = -1};
+	struct lfr_outfile of = LFR_OUTFILE_INIT;
 	char err[512];
 	char **cmd = NULL;
 	int ret;
@@ -471,7 +473,7 @@ int cmd_raw(int argc, char **argv)
 	}
 	/* written beside the target and renamed over it once complete: a session that did not
 	 * start, or a failed write, leaves an existing file as it was */
-	if (output && lfr_outfile_open(&of, output, 0640, err, sizeof(err))) {
+	if (output && lfr_outfile_open(&of, output, LFR_OUTFILE_STDOUT, 0640, err, sizeof(err))) {
 		fprintf(stderr, "%s: %s\n", PROG, err);
 		return LFR_EXIT_IO;
 	}

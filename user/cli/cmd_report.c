@@ -43,9 +43,11 @@ static void report_usage(FILE *out)
 	    "                       speedscope, samples in time order), summary (event counts "
 	    "and\n"
 	    "                       sizes per type, like `jfr summary`)\n"
-	    "  -o, --output FILE    write to FILE instead of standard output (not\n"
-	    "                       the input file; mode 0640, replaced only once\n"
-	    "                       the report is complete)\n"
+	    "  -o, --output FILE    write to FILE instead of standard output (-: standard\n"
+	    "                       output; not the input file; mode 0640, replaced only\n"
+	    "                       once the report is complete; a FILE that is no regular\n"
+	    "                       file, or another user's in a sticky directory such as\n"
+	    "                       /tmp, is refused)\n"
 	    "  -e, --event TYPE     aggregate the stack traces of events of TYPE (repeatable; "
 	    "default\n"
 	    "                       jdk.ExecutionSample; 'all' = every type with a stackTrace "
@@ -359,23 +361,22 @@ static int report_diff(struct report_opts *o, bool debuginfod, const char *forma
 	o->timeline = html;
 	struct jfr_reader *r[2] = {NULL, NULL};
 	struct report *rep[2] = {NULL, NULL};
+	struct lfr_outfile of = LFR_OUTFILE_INIT;
 	int status = LFR_EXIT_OK;
+	/* the output is checked before the reading: a target refused is refused at once */
+	if (output && lfr_outfile_open(&of, output, 0, 0640, err, sizeof(err))) {
+		fprintf(stderr, "lfr report: %s\n", err);
+		return LFR_EXIT_IO;
+	}
 	for (int i = 0; i < 2 && status == LFR_EXIT_OK; i++)
 		status = diff_read(files[i], o, debuginfod, &r[i], &rep[i]);
 	if (status == LFR_EXIT_OK) {
-		struct lfr_outfile of = {.fd = -1};
 		FILE *out = stdout;
 		int failed = 0;
 
-		if (output && lfr_outfile_open(&of, output, 0640, err, sizeof(err))) {
-			fprintf(stderr, "lfr report: %s\n", err);
-			status = LFR_EXIT_IO;
-			goto done;
-		}
 		if (output && !(out = fdopen(of.fd, "w"))) {
 			fprintf(stderr, "lfr report: cannot write %s: %s\n", output,
 			        strerror(errno));
-			lfr_outfile_abort(&of);
 			status = LFR_EXIT_IO;
 			goto done;
 		}
@@ -390,6 +391,7 @@ static int report_diff(struct report_opts *o, bool debuginfod, const char *forma
 		status = finish_output(out, output, &of, failed, status);
 	}
 done:
+	lfr_outfile_abort(&of);
 	for (int i = 0; i < 2; i++) {
 		report_free(rep[i]);
 		if (r[i])
@@ -461,6 +463,8 @@ int cmd_report(int argc, char **argv)
 		o.events[o.nevents++] = "lfr.OffCpu";
 		o.value_field = "duration"; /* ticks: ns in lfr's files (1e9 ticks per second) */
 	}
+	if (output && !strcmp(output, "-")) /* standard output, as without -o */
+		output = NULL;
 	if (diff)
 		return report_diff(&o, debuginfod, format, output, argc - optind, argv + optind);
 	if (optind < argc - 1) {
@@ -515,13 +519,22 @@ int cmd_report(int argc, char **argv)
 		return LFR_EXIT_USAGE;
 	}
 
+	/* the output is checked before the reading: a target refused is refused at once */
+	struct lfr_outfile of = LFR_OUTFILE_INIT;
+	if (output && lfr_outfile_open(&of, output, 0, 0640, err, sizeof(err))) {
+		fprintf(stderr, "lfr report: %s\n", err);
+		return LFR_EXIT_IO;
+	}
+	struct report_html_views views = {.n = 0};
+	struct report *rep = NULL;
+	int status = LFR_EXIT_OK;
 	struct jfr_reader *r = jfr_open_file(input, err, sizeof(err));
 	if (!r) {
 		fprintf(stderr, "lfr report: %s%s\n", err,
 		        optind < argc ? "" : ": name the recording to read: lfr report FILE.jfr");
-		return LFR_EXIT_IO;
+		status = LFR_EXIT_IO;
+		goto done;
 	}
-	struct report *rep = NULL;
 	int rc = report_read(r, &o, &rep);
 	bool any_selected = false;
 
@@ -532,21 +545,18 @@ int cmd_report(int argc, char **argv)
 		        "lfr report: --value %s: no event of %s has a field %s: name a numeric "
 		        "field of the sample events (e.g. weight)\n",
 		        o.value_field, rep->selected, o.value_field);
-		report_free(rep);
-		jfr_close(r);
-		return LFR_EXIT_USAGE;
+		status = LFR_EXIT_USAGE;
+		goto done;
 	}
 	/* frames the recording left unnamed, named from debug files (not for the summary) */
 	if (rep && (print || pprof || text) && report_name_frames(rep, NULL, debuginfod)) {
 		fprintf(stderr, "lfr report: out of memory naming frames\n");
-		report_free(rep);
-		jfr_close(r);
-		return LFR_EXIT_FAILURE;
+		status = LFR_EXIT_FAILURE;
+		goto done;
 	}
 	/* the text report says it itself */
 	if (rep && rep->unnamed && !text)
 		fprintf(stderr, "lfr report: %s\n", rep->unnamed);
-	int status = LFR_EXIT_OK;
 	if (rc < 0) {
 		fprintf(stderr, "lfr report: %s\n", r->err);
 		if (rep && rep->nchunks)
@@ -557,9 +567,9 @@ int cmd_report(int argc, char **argv)
 	}
 	/*
 	 * The page without a view option holds every view the recording has data for (CPU,
-	 * off-CPU, wall): read before the output is opened, so that a failure leaves it as it was
+	 * off-CPU, wall): all read before anything is written, so that a failure leaves an old
+	 * output as it was
 	 */
-	struct report_html_views views = {.n = 0};
 	if (rep && rc == 0 && print == report_print_html && !o.nevents && !o.value_field) {
 		bool failed = report_html_views_read(r, rep, &o, &views) < 0;
 		if (failed)
@@ -571,26 +581,17 @@ int cmd_report(int argc, char **argv)
 				failed = true;
 			}
 		if (failed) {
-			report_html_views_free(&views);
-			report_free(rep);
-			jfr_close(r);
-			return LFR_EXIT_FAILURE;
+			status = LFR_EXIT_FAILURE;
+			goto done;
 		}
 	}
 	if (rep && (rc == 0 || rep->nchunks)) {
-		struct lfr_outfile of = {.fd = -1};
 		FILE *out = stdout;
 		int failed = 0;
 
-		if (output && lfr_outfile_open(&of, output, 0640, err, sizeof(err))) {
-			fprintf(stderr, "lfr report: %s\n", err);
-			status = LFR_EXIT_IO;
-			goto done;
-		}
 		if (output && !(out = fdopen(of.fd, "w"))) {
 			fprintf(stderr, "lfr report: cannot write %s: %s\n", output,
 			        strerror(errno));
-			lfr_outfile_abort(&of);
 			status = LFR_EXIT_IO;
 			goto done;
 		}
@@ -607,8 +608,10 @@ int cmd_report(int argc, char **argv)
 		status = finish_output(out, output, &of, failed, status);
 	}
 done:
+	lfr_outfile_abort(&of);
 	report_html_views_free(&views);
 	report_free(rep);
-	jfr_close(r);
+	if (r)
+		jfr_close(r);
 	return status;
 }

@@ -547,7 +547,7 @@ static void draw(struct top_view *v, struct top_screen *s)
 static void write_shown(struct top_view *v, struct top_screen *s)
 {
 	char path[64], err[512], buf[65536];
-	struct lfr_outfile of;
+	struct lfr_outfile of = LFR_OUTFILE_INIT;
 	time_t now = time(NULL);
 	struct tm tm;
 	ssize_t n;
@@ -560,7 +560,7 @@ static void write_shown(struct top_view *v, struct top_screen *s)
 	gmtime_r(&now, &tm);
 	strftime(path, sizeof(path), "lfr-top-%Y%m%d-%H%M%S.jfr", &tm);
 	in = open(v->dump, O_RDONLY | O_CLOEXEC);
-	if (in < 0 || lfr_outfile_open(&of, path, 0640, err, sizeof(err))) {
+	if (in < 0 || lfr_outfile_open(&of, path, 0, 0640, err, sizeof(err))) {
 		snprintf(s->msg, sizeof(s->msg), "cannot write %s: %s", path,
 		         in < 0 ? strerror(errno) : err);
 		if (in >= 0)

@@ -572,7 +572,7 @@ int lfr_jfr_repo_dump(const char *dir, const char *out, int64_t since_nanos,
                       struct lfr_jfr_dump_stats *st, char *err, size_t errlen)
 {
 	struct lfr_jfr_repo_chunk *v;
-	struct lfr_outfile of = {.fd = -1};
+	struct lfr_outfile of = LFR_OUTFILE_INIT;
 	struct clock_origin first = {0};
 	size_t n;
 	int dfd = -1, ofd = -1;
@@ -589,7 +589,7 @@ int lfr_jfr_repo_dump(const char *dir, const char *out, int64_t since_nanos,
 	}
 	struct stat ost, cst;
 
-	for (size_t i = 0; i < n && !stat(out, &ost); i++) {
+	for (size_t i = 0; i < n && strcmp(out, "-") && !stat(out, &ost); i++) {
 		if (!fstatat(dfd, v[i].name, &cst, AT_SYMLINK_NOFOLLOW) &&
 		    ost.st_dev == cst.st_dev && ost.st_ino == cst.st_ino) {
 			ret = -EEXIST;
@@ -601,7 +601,7 @@ int lfr_jfr_repo_dump(const char *dir, const char *out, int64_t since_nanos,
 		}
 	}
 	/* 0640 as the repository's chunks: the recording holds every command line */
-	ret = lfr_outfile_open(&of, out, 0640, err, errlen);
+	ret = lfr_outfile_open(&of, out, LFR_OUTFILE_STDOUT, 0640, err, errlen);
 	if (ret)
 		goto out;
 	ofd = of.fd;

@@ -88,8 +88,9 @@ struct lfr_jfr_dump_stats {
 };
 
 /*
- * Writes the chunks of dir that end at or after since_nanos (0: all of them) to out, oldest first,
- * as one recording (lib/outfile.h: renamed to out once complete, mode 0640).  The chunk being
+ * Writes the chunks of dir that end at or after since_nanos (0: all of them) to out ("-": standard
+ * output), oldest first, as one recording (lib/outfile.h: renamed to out once complete, mode
+ * 0640).  The chunk being
  * written is copied as of its writer's last flush, without the room preallocated after it.  A
  * chunk whose header or events do not parse is left out and counted in st->damaged.  A chunk whose
  * ticks count from another origin than the first chunk's (a recording of an earlier boot: lfr's

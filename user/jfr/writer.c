@@ -87,14 +87,14 @@ struct sticky {
 };
 
 struct lfr_jfr_writer {
-	char *path;       /* the file the recording replaces, or the repository directory */
-	char *tmp_path;   /* the new file's temporary name until the first flush with events renames
-	                   * it to path (NAME.tmp in a repository) */
-	char *chunk_path; /* in a repository: the file of the current chunk */
+	char *path;             /* the file the recording replaces, or the repository directory */
+	struct lfr_outfile out; /* not in a repository: the new file until it is closed */
+	char *tmp_path;         /* in a repository: NAME.tmp until its first chunk is written */
+	char *chunk_path;       /* in a repository: the file of the current chunk */
 	struct lfr_jfr_repo repo;
-	int fd;
+	int fd; /* the file written: a duplicate of out.fd, which publishing needs */
 	bool dead;
-	bool published; /* a flush with events happened (and tmp_path was renamed to path) */
+	bool published; /* a flush with events happened (and the file is at path) */
 	char err[512];
 	struct lfr_jfr_options opt;
 	int64_t io_budget;             /* fault injection: bytes of I/O left, -1 = unlimited */
@@ -682,41 +682,43 @@ static int local_gmt_offset_ms(int64_t *out)
 
 /*
  * The file appears at path only once the recording has something in it, complete: the writer
- * writes a new file under a unique temporary name beside path (lib/outfile.h) until the first
- * flush with events renames it to path (a reader never sees a first chunk half written, an
+ * writes a new file (lib/outfile.h: unnamed, or under a unique temporary name beside path) until
+ * the first flush with events puts it at path (a reader never sees a first chunk half written, an
  * existing file is replaced only then, and no file of another name is touched).  A path that
- * exists and is no regular file (a device) is opened as is.
+ * exists and is no regular file (a FIFO, a device, a link) is refused.
  */
 static int create_file(struct lfr_jfr_writer *w)
 {
-	struct lfr_outfile of;
-	char err[256];
+	char err[384];
 
 	/* 0640: a recording holds every command line and thread name */
-	int ret = lfr_outfile_open(&of, w->path, 0640, err, sizeof(err));
+	int ret = lfr_outfile_open(&w->out, w->path, 0, 0640, err, sizeof(err));
 
+	if (!ret) {
+		/* the writer closes its own descriptor when the file ends; publishing needs one */
+		w->fd = fcntl(w->out.fd, F_DUPFD_CLOEXEC, 3);
+		ret = w->fd < 0 ? -errno : 0;
+		if (ret)
+			snprintf(err, sizeof(err), "opening %s: %s", w->path, strerror(errno));
+	}
 	if (ret) {
 		w->dead = true;
 		return fail(w, -ret, "%s", err);
 	}
-	/* the writer publishes the file itself, at its first flush */
-	w->fd = of.fd;
-	w->tmp_path = of.tmp;
-	of.fd = -1;
-	of.tmp = NULL;
-	lfr_outfile_abort(&of);
 	return 0;
 }
 
-/* Gives path the recording's data: the temporary file replaces the old file now. */
+/* Gives path the recording's data: the new file replaces the old file now. */
 static int publish(struct lfr_jfr_writer *w)
 {
+	char err[384];
+	int ret;
+
 	if (w->published)
 		return 0;
-	if (w->tmp_path && rename(w->tmp_path, w->path) < 0) {
+	if (!w->opt.repository && (ret = lfr_outfile_publish(&w->out, err, sizeof(err)))) {
 		w->dead = true;
-		return fail(w, errno, "cannot rename %s to %s: %s", w->tmp_path, w->path,
-		            strerror(errno));
+		return fail(w, -ret, "%s", err);
 	}
 	w->published = true;
 	return 0;
@@ -848,10 +850,8 @@ static void unpublish(struct lfr_jfr_writer *w)
 			unlink(w->chunk_path);
 		return;
 	}
-	if (w->published)
-		return;
-	if (w->tmp_path)
-		unlink(w->tmp_path);
+	/* removes the new file unless it was published; closes it either way */
+	lfr_outfile_abort(&w->out);
 }
 
 int lfr_jfr_open(struct lfr_jfr_writer **out, const char *path, const struct lfr_jfr_options *opt)
@@ -867,6 +867,7 @@ int lfr_jfr_open(struct lfr_jfr_writer **out, const char *path, const struct lfr
 	for (int p = 0; p < P_COUNT; p++)
 		pool_init(&w->pools[p]);
 	w->repo.lock_fd = -1;
+	w->out = (struct lfr_outfile)LFR_OUTFILE_INIT;
 	w->io_budget = -1;
 	w->fault_op = -1;
 	if (opt)
@@ -1741,6 +1742,7 @@ static void free_writer(struct lfr_jfr_writer *w)
 	jfr_buf_free(&w->cp);
 	jfr_buf_free(&w->seg);
 	lfr_jfr_repo_close(&w->repo);
+	lfr_outfile_abort(&w->out); /* published or abandoned by now: only closes it */
 	free(w->path);
 	free(w->tmp_path);
 	free(w->chunk_path);
