@@ -83,8 +83,9 @@ static void usage(FILE *out)
 	        "  lfr top --repository /var/lib/lfr/repository\n"
 	        "  lfr top -n 3 | head -n 30\n\n"
 	        "Exit status: 0; 2 bad usage; 6 the repository could not be read; 8 its chunks\n"
-	        "do not parse; a session that could not start: lfr record's (3 no module, 4 no\n"
-	        "permission, 5 no such target).\n",
+	        "do not parse; 10 chunk files that could not be read were left out of the view\n"
+	        "(named on the screen and on stderr); a session that could not start: lfr\n"
+	        "record's (3 no module, 4 no permission, 5 no such target).\n",
 	        LFR_DEFAULT_REPOSITORY);
 }
 
@@ -106,6 +107,10 @@ struct top_view {
 	uint64_t lost; /* samples lost in the chunks read */
 	char err[512]; /* why the last refresh read nothing */
 	int exit_code; /* of the last failed refresh */
+	/* chunk files the last refresh could not read (empty: none), and whether any refresh met
+	 * some: lfr top then ends with LFR_EXIT_PARTIAL */
+	char unreadable[900], told[900], seen[900];
+	bool partial;
 };
 
 static volatile sig_atomic_t interrupted;
@@ -239,9 +244,19 @@ static int load(struct top_view *v)
 	/* whole chunks: those that end within the window of the newest end */
 	int64_t since = v->window_ns ? newest - (int64_t)v->window_ns : 0;
 	rc = lfr_jfr_repo_dump(v->dir, v->dump, since > 0 ? since : 0, &st, v->err, sizeof(v->err));
+	v->unreadable[0] = 0;
 	if (rc) {
 		v->exit_code = rc == -EUCLEAN ? LFR_EXIT_FORMAT : LFR_EXIT_IO;
+		v->partial |= rc == -EIO; /* none of them could be read */
 		return -1;
+	}
+	if (st.unreadable) {
+		/* shown, never silently: the view lacks their samples */
+		snprintf(v->unreadable, sizeof(v->unreadable),
+		         "left out %" PRIu64 " chunk file%s that could not be read: %s",
+		         st.unreadable, st.unreadable == 1 ? "" : "s", st.unreadable_names);
+		snprintf(v->seen, sizeof(v->seen), "%s", v->unreadable);
+		v->partial = true;
 	}
 	v->have_dump = true;
 	struct jfr_reader *r = jfr_open_file(v->dump, v->err, sizeof(v->err));
@@ -411,6 +426,11 @@ static int run_text(struct top_view *v)
 		if (build(v))
 			return LFR_EXIT_FAILURE;
 		print_text(v, stdout);
+		if (strcmp(v->unreadable, v->told)) {
+			if (v->unreadable[0])
+				fprintf(stderr, "%s: %s\n", PROG, v->unreadable);
+			snprintf(v->told, sizeof(v->told), "%s", v->unreadable);
+		}
 		if (ferror(stdout) || ended)
 			break;
 	}
@@ -495,6 +515,8 @@ static void draw(struct top_view *v, struct top_screen *s)
 		status_line(v, st, sizeof(st));
 		put_line(y++, st, 0);
 	}
+	if (v->unreadable[0])
+		put_line(y++, v->unreadable, A_BOLD);
 	int bottom = LINES - 2; /* the message line, then the keys */
 	if (v->rep && v->o.zoom == TOP_ALL) {
 		put_line(y++, HEADER, A_REVERSE);
@@ -922,7 +944,15 @@ int cmd_top(int argc, char **argv)
 			return LFR_EXIT_FAILURE;
 		}
 	}
-	rc = text || !isatty(STDOUT_FILENO) ? run_text(&v) : run_screen(&v);
+	bool screen = !text && isatty(STDOUT_FILENO);
+	rc = screen ? run_screen(&v) : run_text(&v);
+	/* what was shown lacked chunks it could not read: said on the screen (then again once it
+	 * is gone) or on stderr, and in the exit status */
+	if (v.partial && rc == LFR_EXIT_OK) {
+		rc = LFR_EXIT_PARTIAL;
+		if (screen && v.seen[0])
+			fprintf(stderr, "%s: %s\n", PROG, v.seen);
+	}
 	session_stop(&v);
 	if (v.child > 0 && (rc || session_exit(&v)))
 		session_log(&v);

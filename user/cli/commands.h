@@ -15,6 +15,7 @@ enum lfr_exit {
 	LFR_EXIT_BUSY = 7,     /* another session holds what was asked for */
 	LFR_EXIT_FORMAT = 8,   /* an input file is malformed */
 	LFR_EXIT_NODATA = 9,   /* lfr report --diff: an input has no samples to compare */
+	LFR_EXIT_PARTIAL = 10, /* input files left out, unreadable: the output holds the rest */
 };
 
 /* Where the lfr service's continuous recording keeps its chunks: lfr dump's default. */

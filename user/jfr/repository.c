@@ -52,6 +52,51 @@ static bool is_chunk_name(const char *s)
 	return !s[i];
 }
 
+/* The start time a chunk file's name gives (epoch ns); the name is a chunk name (is_chunk_name). */
+static int64_t name_nanos(const char *s)
+{
+	struct tm tm = {0};
+	int64_t ns = 0;
+
+	tm.tm_year = atoi(s) - 1900;
+	tm.tm_mon = atoi(s + 5) - 1;
+	tm.tm_mday = atoi(s + 8);
+	tm.tm_hour = atoi(s + 11);
+	tm.tm_min = atoi(s + 14);
+	tm.tm_sec = atoi(s + 17);
+	for (int i = 20; i < 29; i++)
+		ns = ns * 10 + (s[i] - '0');
+	return (int64_t)timegm(&tm) * 1000000000 + ns;
+}
+
+static const char *file_kind(unsigned type)
+{
+	switch (type) {
+	case S_IFIFO:
+		return "a FIFO";
+	case S_IFDIR:
+		return "a directory";
+	case S_IFCHR:
+		return "a character device";
+	case S_IFBLK:
+		return "a block device";
+	case S_IFSOCK:
+		return "a socket";
+	default:
+		return "no regular file";
+	}
+}
+
+void lfr_jfr_repo_why(const struct lfr_jfr_repo_chunk *c, char *buf, size_t n)
+{
+	if (c->err == ELOOP)
+		snprintf(buf, n, "a symbolic link, not followed");
+	else if (c->err)
+		snprintf(buf, n, "%s", strerror(c->err));
+	else
+		snprintf(buf, n, "%s, not a regular file", file_kind(c->type));
+}
+
 static int read_full(int fd, void *buf, size_t n, uint64_t off)
 {
 	uint8_t *p = buf;
@@ -70,21 +115,38 @@ static int read_full(int fd, void *buf, size_t n, uint64_t off)
 	return 0;
 }
 
-/* Describes the chunk file name in dir; -ENOENT when it is gone. */
+/*
+ * Describes the chunk file name in dir; -ENOENT when it is gone.  A file that cannot be read is
+ * described as unreadable, and why.
+ */
 static int describe(int dirfd, const char *name, struct lfr_jfr_repo_chunk *c)
 {
 	uint8_t h[JFR_CHUNK_HEADER_SIZE];
 	struct stat st;
-	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	/* O_NONBLOCK, O_NOCTTY: a FIFO or a device under a chunk's name is never waited on */
+	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	int err = 0;
 
 	memset(c, 0, sizeof(*c));
 	snprintf(c->name, sizeof(c->name), "%.*s", (int)sizeof(c->name) - 1, name);
 	c->done = true;
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		err = -EINVAL;
+	/* until the header says otherwise (a file it cannot read keeps its name's time) */
+	c->start_nanos = c->end_nanos = name_nanos(name);
+	if (fd < 0) {
+		if (errno == ENOENT)
+			return -ENOENT;
+		c->unreadable = true;
+		c->err = errno;
+		return 0;
+	}
+	if (fstat(fd, &st) < 0) {
+		c->unreadable = true;
+		c->err = errno;
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		c->unreadable = true;
+		c->type = (unsigned)(st.st_mode & S_IFMT);
 		goto out;
 	}
 	c->bytes = (uint64_t)st.st_size;
@@ -93,13 +155,18 @@ static int describe(int dirfd, const char *name, struct lfr_jfr_repo_chunk *c)
 	unsigned at;
 
 	/* the reader's header checks: a file they reject is no chunk of a writer's */
-	if (!read_full(fd, h, sizeof(h), 0) &&
-	    !jfr_chunk_header(&ch, h, c->bytes, why, sizeof(why), &at)) {
+	err = read_full(fd, h, sizeof(h), 0);
+	if (err && err != -ENODATA) { /* not short: an error reading it */
+		c->unreadable = true;
+		c->err = -err;
+		err = 0;
+	} else if (!err && !jfr_chunk_header(&ch, h, c->bytes, why, sizeof(why), &at)) {
 		c->chunk = true;
 		c->start_nanos = ch.start_nanos;
 		c->end_nanos =
 		    jfr_sat_add(ch.start_nanos, ch.duration_nanos > 0 ? ch.duration_nanos : 0);
 	}
+	err = 0;
 out:
 	close(fd);
 	return err;
@@ -455,6 +522,21 @@ static void damaged(struct lfr_jfr_dump_stats *st, const char *name, const char 
 		strcat(st->damaged_names, ", ...");
 }
 
+/* Notes a chunk file the dump leaves out because it cannot be read, and why. */
+static void unreadable(struct lfr_jfr_dump_stats *st, const struct lfr_jfr_repo_chunk *c)
+{
+	size_t len = strlen(st->unreadable_names);
+	char why[96], item[LFR_JFR_REPO_NAME_MAX + 112];
+
+	st->unreadable++;
+	lfr_jfr_repo_why(c, why, sizeof(why));
+	snprintf(item, sizeof(item), "%s%s (%s)", len ? ", " : "", c->name, why);
+	if (len + strlen(item) + 6 < sizeof(st->unreadable_names))
+		strcat(st->unreadable_names, item);
+	else if (len + 5 < sizeof(st->unreadable_names) && !strstr(st->unreadable_names, "..."))
+		strcat(st->unreadable_names, ", ...");
+}
+
 /*
  * Whether the chunk in buf (len bytes) loads and every one of its events parses; why says what
  * does not otherwise.
@@ -483,14 +565,15 @@ static bool chunk_readable(const uint8_t *buf, uint64_t len, const char *name, c
 }
 
 /*
- * Appends the chunk of the file name in dir to out; 1 when it is gone, 2 when it does not parse
- * (noted in stats).  The first
+ * Appends the chunk of the file c in dir to out; 1 when it is gone, 2 when it does not parse
+ * (noted in stats), 3 when it cannot be read (c says why).  The first
  * chunk copied sets *first; a later chunk whose ticks count from another origin (by a millisecond
  * or more: two clock readings of one boot differ by microseconds) is rebased onto it.
  */
-static int copy_chunk(int dirfd, const char *name, int out, struct clock_origin *first,
+static int copy_chunk(int dirfd, struct lfr_jfr_repo_chunk *c, int out, struct clock_origin *first,
                       struct lfr_jfr_dump_stats *stats, char *err, size_t errlen)
 {
+	const char *name = c->name;
 	uint8_t h[JFR_CHUNK_HEADER_SIZE];
 	struct stat st;
 	uint64_t len = 0;
@@ -499,16 +582,32 @@ static int copy_chunk(int dirfd, const char *name, int out, struct clock_origin 
 	struct jfr_chunk hdr;
 	int64_t delta = 0;
 	bool known;
-	int ret = 1;
-	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	int ret = 3, r;
+	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 
-	if (fd < 0)
-		return 1; /* evicted meanwhile */
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+	if (fd < 0) {
+		if (errno == ENOENT)
+			return 1; /* evicted meanwhile */
+		c->err = errno;
+		return 3;
+	}
+	if (fstat(fd, &st) < 0) {
+		c->err = errno;
 		goto out;
-	if (chunk_extent(fd, h, (uint64_t)st.st_size, &len)) {
+	}
+	if (!S_ISREG(st.st_mode)) {
+		c->err = 0;
+		c->type = (unsigned)(st.st_mode & S_IFMT);
+		goto out;
+	}
+	r = chunk_extent(fd, h, (uint64_t)st.st_size, &len);
+	if (r == -EINVAL || r == -ENODATA) {
 		damaged(stats, name, "no complete chunk header");
 		ret = 2;
+		goto out;
+	}
+	if (r) {
+		c->err = -r;
 		goto out;
 	}
 	buf = malloc(len);
@@ -518,8 +617,17 @@ static int copy_chunk(int dirfd, const char *name, int out, struct clock_origin 
 		ret = -ENOMEM;
 		goto out;
 	}
-	if (read_full(fd, buf, len, 0))
-		goto out; /* finished shorter meanwhile: cannot happen, the cut is at its content */
+	r = read_full(fd, buf, len, 0);
+	if (r ==
+	    -ENODATA) { /* finished shorter meanwhile: cannot happen, the cut is at its content */
+		damaged(stats, name, "cut short while it was read");
+		ret = 2;
+		goto out;
+	}
+	if (r) {
+		c->err = -r;
+		goto out;
+	}
 	memcpy(buf, h, JFR_CHUNK_HEADER_SIZE);
 	char why[256];
 
@@ -568,6 +676,18 @@ out:
 	return ret;
 }
 
+/*
+ * Whether chunk i of v (n of them, by start) may end at or after since: its own end when its header
+ * gave one, else (a file that could not be read or parsed, known by its name's time only) the next
+ * chunk's start, before which it ended.
+ */
+static bool in_span(const struct lfr_jfr_repo_chunk *v, size_t n, size_t i, int64_t since)
+{
+	if (!since || v[i].end_nanos >= since)
+		return true;
+	return !v[i].chunk && (i + 1 == n || v[i + 1].start_nanos >= since);
+}
+
 int lfr_jfr_repo_dump(const char *dir, const char *out, int64_t since_nanos,
                       struct lfr_jfr_dump_stats *st, char *err, size_t errlen)
 {
@@ -606,11 +726,17 @@ int lfr_jfr_repo_dump(const char *dir, const char *out, int64_t since_nanos,
 		goto out;
 	ofd = of.fd;
 	for (size_t i = 0; i < n; i++) {
-		if (since_nanos && v[i].end_nanos < since_nanos)
+		if (!in_span(v, n, i, since_nanos))
 			continue;
-		ret = copy_chunk(dfd, v[i].name, ofd, &first, st, err, errlen);
+		if (v[i].unreadable) {
+			unreadable(st, &v[i]);
+			continue;
+		}
+		ret = copy_chunk(dfd, &v[i], ofd, &first, st, err, errlen);
 		if (ret < 0)
 			goto out;
+		if (ret == 3)
+			unreadable(st, &v[i]);
 		if (ret) {
 			st->skipped += ret == 1;
 			continue;
@@ -620,6 +746,13 @@ int lfr_jfr_repo_dump(const char *dir, const char *out, int64_t since_nanos,
 		st->end_nanos = v[i].end_nanos;
 	}
 	ret = 0;
+	if (!st->chunks && st->unreadable) {
+		ret = -EIO;
+		snprintf(err, errlen, "%s: no chunk file of the span could be read: %s%s%s", dir,
+		         st->unreadable_names, st->damaged ? "; damaged: " : "",
+		         st->damaged ? st->damaged_names : "");
+		goto out;
+	}
 	if (!st->chunks && st->damaged) {
 		ret = -EUCLEAN;
 		snprintf(err, errlen, "%s: every chunk that covers the span is damaged: %s (%s)",
