@@ -29,8 +29,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static char dir[PATH_MAX];
-static char in[PATH_MAX + 32], repaired[PATH_MAX + 32], merged[PATH_MAX + 32], repo[PATH_MAX + 32],
-    chunk[PATH_MAX + 80], dumped[PATH_MAX + 32];
+static char in[PATH_MAX + 32], in2[PATH_MAX + 32], repaired[PATH_MAX + 32], merged[PATH_MAX + 32],
+    repo[PATH_MAX + 32], chunk[PATH_MAX + 80], dumped[PATH_MAX + 32];
 /* standard error as it was before libFuzzer closed it for the commands (-close_fd_mask=3) */
 static FILE *diag;
 
@@ -115,6 +115,7 @@ static void reads(const char *path)
 static void cleanup(void)
 {
 	unlink(in);
+	unlink(in2);
 	unlink(repaired);
 	unlink(merged);
 	unlink(dumped);
@@ -139,6 +140,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	if (!mkdtemp(dir))
 		abort();
 	snprintf(in, sizeof(in), "%s/in.jfr", dir);
+	snprintf(in2, sizeof(in2), "%s/in2.jfr", dir);
 	snprintf(repaired, sizeof(repaired), "%s/repaired.jfr", dir);
 	snprintf(merged, sizeof(merged), "%s/merged.jfr", dir);
 	snprintf(repo, sizeof(repo), "%s/repo", dir);
@@ -152,8 +154,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const char *const top[] = {"in.jfr", "repaired.jfr", "merged.jfr", "dumped.jfr",
-	                                  "repo"};
+	static const char *const top[] = {"in.jfr",     "in2.jfr",    "repaired.jfr",
+	                                  "merged.jfr", "dumped.jfr", "repo"};
 	static const char *const chunks[] = {"2026-01-01T00-00-00.000000000Z.jfr"};
 	char err[512];
 	uint8_t *after;
@@ -170,10 +172,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	free(after);
 
-	/* lfr merge of the input with itself */
+	/* lfr merge of the input with a copy of it (the same file twice is refused) */
 	put(in, data, size);
+	put(in2, data, size);
 	{
-		char *argv[] = {"merge", "-q", "-o", merged, in, in, NULL};
+		char *argv[] = {"merge", "-q", "-o", merged, in, in2, NULL};
 
 		if (!run(cmd_merge, 6, argv))
 			reads(merged);

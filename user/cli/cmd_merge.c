@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/commands.h"
@@ -31,7 +32,8 @@ static void usage(FILE *out)
 	        "then every chunk of lfr's files with its ticks rebased onto the clock of the\n"
 	        "first chunk (JDK 25 reads every chunk with the first chunk's clock).  The\n"
 	        "others' files must be one JVM's: a file whose ticks count from another origin\n"
-	        "(another JVM's start) is refused.\n\n"
+	        "(another JVM's start) is refused, and so is a file given twice (by its name\n"
+	        "or through a link): its samples would count twice.\n\n"
 	        "  -o, --output OUT      the file to write (mode 0640; - standard output): a\n"
 	        "                        new file renamed over OUT once complete; not one of\n"
 	        "                        the inputs; an OUT that is no regular file, or\n"
@@ -155,6 +157,63 @@ static int same_origin(struct merge *m, const char *file, const struct jfr_chunk
 	m->prev_tps = ch->ticks_per_second;
 	m->prev_file = file;
 	return 0;
+}
+
+/* A file given, by its identity: the device and inode, then its place on the command line. */
+struct file_id {
+	dev_t dev;
+	ino_t ino;
+	int i;
+};
+
+static int by_identity(const void *a, const void *b)
+{
+	const struct file_id *x = a, *y = b;
+
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	return x->i - y->i;
+}
+
+/*
+ * Whether two of the files are one (the same device and inode: a name given twice, a symbolic or
+ * a hard link): its chunks would be copied twice, every sample counted twice.  Says so.  Sorted
+ * by identity, so any number of files costs n log n.
+ */
+static bool same_file_twice(int n, char **files)
+{
+	struct file_id *v = calloc((size_t)n, sizeof(*v));
+	struct stat st;
+	int k = 0;
+	bool twice = false;
+
+	if (!v)
+		return false; /* the merge itself says what it cannot do */
+	for (int i = 0; i < n; i++)
+		if (!stat(files[i], &st)) /* a file that is not there is the merge's to report */
+			v[k++] = (struct file_id){st.st_dev, st.st_ino, i};
+	qsort(v, (size_t)k, sizeof(*v), by_identity);
+	for (int j = 1; j < k && !twice; j++) {
+		const char *a = files[v[j - 1].i], *b = files[v[j].i];
+
+		if (v[j].dev != v[j - 1].dev || v[j].ino != v[j - 1].ino)
+			continue;
+		twice = true;
+		if (!strcmp(a, b))
+			fprintf(stderr,
+			        "%s: %s is given twice: its chunks would be copied twice, every "
+			        "sample counted twice; name each file once\n",
+			        PROG, a);
+		else
+			fprintf(stderr,
+			        "%s: %s and %s are the same file: its chunks would be copied "
+			        "twice, every sample counted twice; name each file once\n",
+			        PROG, a, b);
+	}
+	free(v);
+	return twice;
 }
 
 /* pass 0 copies the chunks that are not lfr's, pass 1 rebases lfr's. */
@@ -293,6 +352,8 @@ int cmd_merge(int argc, char **argv)
 			return LFR_EXIT_USAGE;
 		}
 	}
+	if (same_file_twice(argc - optind, argv + optind))
+		return LFR_EXIT_USAGE;
 	char err[512];
 
 	if (lfr_outfile_open(&m.file, m.out, LFR_OUTFILE_STDOUT, 0640, err, sizeof(err))) {
