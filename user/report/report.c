@@ -83,10 +83,13 @@ void report_opts_init(struct report_opts *o)
 	o->top = 20;
 }
 
-/* A hash of n bytes under a seed: the same bytes under another seed probe elsewhere. */
+/*
+ * A hash of n bytes under a seed: the same bytes under another seed probe elsewhere.  Keyed: the
+ * bytes are a file's, and equal hashes of different bytes are told apart one by one.
+ */
 static uint64_t hash_bytes(const void *data, size_t n, uint64_t seed)
 {
-	return hashtab_hash(hashtab_hash_bytes(data, n), seed);
+	return hashtab_keyed(hashtab_keyed_bytes(data, n), seed);
 }
 
 static bool all_digits(const char *s)
@@ -969,7 +972,7 @@ static inline int add_sample(struct job *j, const uint64_t *v, struct pending *b
 	e->a = v[SLOT_STACK];
 	e->b = v[SLOT_THREAD];
 	e->v = v[SLOT_VALUE];
-	e->h = hashtab_hash(e->a, e->b);
+	e->h = hashtab_slot_hash(&j->agg, e->a, e->b);
 	hashtab_prefetch(&j->agg, e->h);
 	if (j->keep_times) {
 		if (grow((void **)&j->timed, &j->timed_cap, j->ntimed + 1, sizeof(*j->timed)))
@@ -1342,6 +1345,7 @@ int report_read(struct jfr_reader *r, const struct report_opts *o, struct report
 		return -1;
 	}
 	rep->priv = pv;
+	hashtab_init_trusted(&pv->sample_ids, false); /* the report's own ids */
 	rep->path = strdup(r->name); /* the report outlives its reader */
 	rep->file_size = r->size;
 	if (!rep->path)
