@@ -1113,19 +1113,21 @@ uint64_t jfr_pool_lookup(const struct jfr_chunk *ch, uint64_t type_id, uint64_t 
 	return s ? s->v : 0;
 }
 
+/* The checkpoint at off, which must end by limit (the chunk's end, or the checkpoint after it). */
 static int parse_checkpoint(struct jfr_reader *r, struct jfr_chunk *ch, uint64_t off,
-                            int64_t *delta)
+                            uint64_t limit, int64_t *delta)
 {
 	struct jfr_cur c;
-	uint64_t chunk_end = ch->off + ch->size;
 
-	jfr_cur_init(&c, r, off, chunk_end);
+	jfr_cur_init(&c, r, off, limit);
 	uint64_t size = jfr_varint(&c);
 	if (c.bad)
 		return -1;
-	if (size < 2 || size > chunk_end - off)
-		return jfr_fail(r, off, "checkpoint size %llu does not fit in the chunk",
-		                (unsigned long long)size);
+	if (size < 2 || size > limit - off)
+		return jfr_fail(
+		    r, off, "checkpoint size %llu does not fit %s", (unsigned long long)size,
+		    limit == ch->off + ch->size ? "in the chunk"
+		                                : "before the checkpoint that points at it");
 	c.end = r->data + off + size;
 	uint64_t type = jfr_varint(&c);
 	if (!c.bad && type != JFR_EVENT_CHECKPOINT)
@@ -1241,27 +1243,37 @@ int jfr_chunk_load(struct jfr_reader *r, uint64_t off, struct jfr_chunk *ch)
 		return jfr_fail(r, off + at, "%s", why);
 	if (parse_metadata(r, ch, (struct jfr_meta **)&ch->meta) < 0)
 		return -1;
-	uint64_t cp = ch->off + ch->cp_off;
-	/* each checkpoint takes at least 2 bytes, which bounds the chain even if it loops */
-	uint64_t limit = ch->size / 2 + 1;
+	/*
+	 * The chain runs backwards, from the header's last checkpoint to the first (delta 0), as
+	 * the JDK and lfr write it: each delta leads to a checkpoint that ends before the one that
+	 * points at it, so the chain ends and no byte is read twice, whatever the deltas say.
+	 */
+	uint64_t cp = ch->off + ch->cp_off, limit = ch->off + ch->size;
 	for (;;) {
 		int64_t delta = 0;
-		if (parse_checkpoint(r, ch, cp, &delta) < 0)
+		if (parse_checkpoint(r, ch, cp, limit, &delta) < 0)
 			goto fail;
 		ch->ncheckpoints++;
 		if (!delta)
 			break;
-		if (ch->ncheckpoints >= limit) {
-			jfr_fail(r, cp, "constant-pool chain loops");
-			goto fail;
-		}
-		int64_t next = (int64_t)(cp - ch->off) + delta;
-		if (next < JFR_CHUNK_HEADER_SIZE || (uint64_t)next >= ch->size) {
-			jfr_fail(r, cp, "constant-pool chain points outside the chunk (delta %lld)",
+		/* unsigned: no delta overflows, INT64_MIN included */
+		uint64_t back = -(uint64_t)delta, here = cp - ch->off;
+		if (delta > 0) {
+			jfr_fail(r, cp,
+			         "constant-pool chain points forward (delta %lld): a checkpoint's "
+			         "delta leads back to an earlier one",
 			         (long long)delta);
 			goto fail;
 		}
-		cp = ch->off + next;
+		if (back > here - JFR_CHUNK_HEADER_SIZE) {
+			jfr_fail(
+			    r, cp,
+			    "constant-pool chain points before the chunk's events (delta %lld)",
+			    (long long)delta);
+			goto fail;
+		}
+		limit = cp;
+		cp -= back;
 	}
 	return 0;
 fail:
