@@ -302,6 +302,7 @@ void jfr_close(struct jfr_reader *r)
 		free(b);
 	}
 	free(r->type_names);
+	hashtab_free(&r->type_name_index);
 	free(r->metas);
 	free(r);
 }
@@ -684,19 +685,30 @@ int jfr_field_index(const struct jfr_type *t, const char *name)
 	return -1;
 }
 
+/* The index of a type's name in the reader's table (name lives as long as the reader). */
 static uint32_t intern_type_name(struct jfr_reader *r, const char *name)
 {
-	for (uint32_t i = 0; i < r->ntype_names; i++)
-		if (!strcmp(r->type_names[i], name))
-			return i;
+	bool fresh;
+	struct hashtab_slot *s;
+
+	if (!r->type_name_index.bytes)
+		hashtab_init_bytes(&r->type_name_index);
+	s = hashtab_put_bytes(&r->type_name_index, name, strlen(name), &fresh);
+	if (!s)
+		return UINT32_MAX;
+	if (!fresh)
+		return (uint32_t)s->v;
 	if (r->ntype_names == r->type_names_cap) {
 		uint32_t cap = r->type_names_cap ? r->type_names_cap * 2 : 256;
 		const char **v = realloc(r->type_names, cap * sizeof(*v));
-		if (!v)
+		if (!v) {
+			hashtab_del(&r->type_name_index, s);
 			return UINT32_MAX;
+		}
 		r->type_names = v;
 		r->type_names_cap = cap;
 	}
+	s->v = r->ntype_names;
 	r->type_names[r->ntype_names] = name;
 	return r->ntype_names++;
 }
@@ -1076,12 +1088,30 @@ static int parse_metadata(struct jfr_reader *r, const struct jfr_chunk *ch, stru
 			goto out;
 		}
 	free(state);
-	struct jfr_meta **v = realloc(r->metas, (r->nmetas + 1) * sizeof(*v));
-	if (!v) {
-		jfr_fail(r, off, "out of memory");
-		goto out;
+	/* fields that take no bytes are left out (see struct jfr_type): in place, order kept */
+	for (int i = 0; i < m->ntypes; i++) {
+		struct jfr_type *t = &m->types[i];
+		int n = 0;
+
+		for (int k = 0; k < t->nfields; k++) {
+			const struct jfr_field *f = &t->fields[k];
+
+			if (f->array || f->cp || !f->type->zero_size)
+				t->fields[n++] = *f;
+		}
+		t->nfields = n;
 	}
-	r->metas = v;
+	if (r->nmetas == r->metas_cap) {
+		size_t cap = r->metas_cap ? 2 * r->metas_cap : 8;
+		struct jfr_meta **v = realloc(r->metas, cap * sizeof(*v));
+
+		if (!v) {
+			jfr_fail(r, off, "out of memory");
+			goto out;
+		}
+		r->metas = v;
+		r->metas_cap = cap;
+	}
 	r->metas[r->nmetas++] = m;
 	r->last_meta = m;
 	*out = m;
