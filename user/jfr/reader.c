@@ -320,12 +320,17 @@ static uint64_t be(const uint8_t *p, int n)
 
 /* ---- strings ---- */
 
-/* Appends code point cp as UTF-8 to buf (capacity n, length *len), truncating silently. */
-static void put_utf8(char *buf, size_t n, size_t *len, uint32_t cp)
+/*
+ * Appends code point cp as UTF-8 to buf (capacity n, length *len), truncating silently; what is
+ * not a character (a surrogate, past U+10FFFF) as U+FFFD.
+ */
+static void put_utf8(char *buf, size_t n, size_t *len, uint64_t cp)
 {
 	char tmp[4];
 	size_t k;
 
+	if ((cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+		cp = 0xfffd;
 	if (cp < 0x80) {
 		tmp[0] = cp;
 		k = 1;
@@ -339,7 +344,6 @@ static void put_utf8(char *buf, size_t n, size_t *len, uint32_t cp)
 		tmp[2] = 0x80 | (cp & 0x3f);
 		k = 3;
 	} else {
-		cp = cp > 0x10ffff ? 0xfffd : cp;
 		tmp[0] = 0xf0 | cp >> 18;
 		tmp[1] = 0x80 | (cp >> 12 & 0x3f);
 		tmp[2] = 0x80 | (cp >> 6 & 0x3f);
@@ -350,6 +354,23 @@ static void put_utf8(char *buf, size_t n, size_t *len, uint32_t cp)
 		memcpy(buf + *len, tmp, k);
 		*len += k;
 	}
+}
+
+/* A UTF-16 surrogate pair's code point (hi, lo: the two halves). */
+static uint64_t surrogate_pair(uint64_t hi, uint64_t lo)
+{
+	return 0x10000 + ((hi - 0xd800) << 10) + (lo - 0xdc00);
+}
+
+/*
+ * The surrogate encoded as UTF-8 at p (3 bytes ED A0..BF xx, as Java's modified UTF-8 and CESU-8
+ * write each half of a pair), or 0.
+ */
+static uint32_t utf8_surrogate(const uint8_t *p, uint64_t left)
+{
+	if (left < 3 || p[0] != 0xed || (p[1] & 0xe0) != 0xa0 || (p[2] & 0xc0) != 0x80)
+		return 0;
+	return 0xd000 | (p[1] & 0x3f) << 6 | (p[2] & 0x3f);
 }
 
 /* Reads a string; when ch is NULL (metadata), encoding 2 is an error. */
@@ -400,12 +421,26 @@ static int read_string(struct jfr_cur *c, const struct jfr_chunk *ch, char *buf,
 			             (unsigned long long)count);
 			return -1;
 		}
-		for (uint64_t i = 0; i < count; i++) {
+		for (uint64_t i = 0; i < count && len + 1 < n; i++) {
 			uint8_t b = c->p[i];
-			if (enc == 5 && b >= 0x80)
+			uint32_t hi = enc == 3 ? utf8_surrogate(c->p + i, count - i) : 0;
+
+			if (enc == 5 && b >= 0x80) {
 				put_utf8(buf, n, &len, b);
-			else if (len + 1 < n)
+			} else if (hi) {
+				/* a pair as a JVM writes it: one character; a half alone is none */
+				uint32_t lo = utf8_surrogate(c->p + i + 3, count - i - 3);
+
+				if (hi < 0xdc00 && lo >= 0xdc00) {
+					put_utf8(buf, n, &len, surrogate_pair(hi, lo));
+					i += 3;
+				} else {
+					put_utf8(buf, n, &len, 0xfffd);
+				}
+				i += 2;
+			} else {
 				buf[len++] = b ? b : '?';
+			}
 		}
 		c->p += count;
 		break;
@@ -418,9 +453,22 @@ static int read_string(struct jfr_cur *c, const struct jfr_chunk *ch, char *buf,
 			             (unsigned long long)count);
 			return -1;
 		}
-		for (uint64_t i = 0; i < count && !c->bad; i++) {
-			uint32_t cp = jfr_varint(c);
-			put_utf8(buf, n, &len, cp ? cp : '?');
+		/* UTF-16 code units: a surrogate pair is one character, a half alone none */
+		for (uint64_t i = 0, hi = 0; i < count && !c->bad; i++) {
+			uint64_t u = jfr_varint(c);
+
+			if (hi && u >= 0xdc00 && u <= 0xdfff) {
+				put_utf8(buf, n, &len, surrogate_pair(hi, u));
+				hi = 0;
+				continue;
+			}
+			if (hi)
+				put_utf8(buf, n, &len, 0xfffd);
+			hi = u >= 0xd800 && u <= 0xdbff ? u : 0;
+			if (!hi)
+				put_utf8(buf, n, &len, u ? u : '?');
+			else if (i + 1 == count)
+				put_utf8(buf, n, &len, 0xfffd);
 		}
 		break;
 	default:
