@@ -76,7 +76,7 @@ static int entry_hook(void *arg, const struct jfr_chunk *ch, const struct jfr_ty
 	if (cur.bad)
 		return -1;
 	(void)ch;
-	uint64_t h = hashtab_hash_bytes(c->rd->data + voff, vend - voff);
+	uint64_t h = hashtab_keyed_bytes(c->rd->data + voff, vend - voff);
 	struct hashtab_slot *s = hashtab_put(&c->values, t->id, key, &fresh);
 	if (!s)
 		return jfr_fail(c->rd, voff, "out of memory");

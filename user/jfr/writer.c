@@ -864,8 +864,13 @@ int lfr_jfr_open(struct lfr_jfr_writer **out, const char *path, const struct lfr
 	if (!w)
 		return -ENOMEM;
 	w->fd = -1;
+	/*
+	 * A stack trace's blob is the method keys this writer gave (each checked to exist): lfr's
+	 * own bytes, interned for every new stack lfr record meets, hashed unkeyed.  The others
+	 * hold names from files and processes (symbols, paths, thread names): keyed.
+	 */
 	for (int p = 0; p < P_COUNT; p++)
-		pool_init(&w->pools[p]);
+		pool_init(&w->pools[p], p == P_STACK);
 	w->repo.lock_fd = -1;
 	w->out = (struct lfr_outfile)LFR_OUTFILE_INIT;
 	w->io_budget = -1;

@@ -61,7 +61,10 @@ struct lfr_join {
 int lfr_join_new(struct lfr_join **out)
 {
 	*out = calloc(1, sizeof(**out));
-	return *out ? 0 : -ENOMEM;
+	if (!*out)
+		return -ENOMEM;
+	hashtab_init_trusted(&(*out)->walks, false); /* the module's walk ids */
+	return 0;
 }
 
 /*

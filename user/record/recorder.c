@@ -274,6 +274,15 @@ int lfr_recorder_new(struct lfr_recorder **out, struct lfr_jfr_writer *w, struct
 	}
 	r->threads.elem = sizeof(struct thread);
 	r->procs.elem = sizeof(struct process);
+	/* keys the kernel chose (tids, tgids, tick times) or lfr's own (pointers, stack hashes):
+	 * the unkeyed hash, on the path of every sample */
+	hashtab_init_trusted(&r->threads.t, false);
+	hashtab_init_trusted(&r->procs.t, false);
+	hashtab_init_trusted(&r->latencies, false);
+	hashtab_init_trusted(&r->stack_index, false);
+	hashtab_init_trusted(&r->looked, false);
+	hashtab_init_trusted(&r->methods, false);
+	hashtab_init_trusted(&r->objects_told, false);
 	r->jit_wait_max = JIT_WAIT_MAX;
 	r->memo = calloc(FRAME_MEMO, sizeof(*r->memo));
 	*out = r;

@@ -62,6 +62,9 @@ int lfr_unwind_loader_new(struct lfr_unwind_loader **out, lfr_unwind_add_fn add,
 		return -ENOMEM;
 	l->add = add;
 	l->arg = arg;
+	/* (device, inode) pairs the kernel gave */
+	hashtab_init_trusted(&l->queued, false);
+	hashtab_init_trusted(&l->done, false);
 	pthread_mutex_init(&l->lock, NULL);
 	pthread_cond_init(&l->wake, NULL);
 	pthread_cond_init(&l->idle, NULL);

@@ -54,12 +54,17 @@ struct priv {
 	uint64_t meta_cnt, meta_bytes, cp_cnt, cp_bytes;
 	bool any_selected_type;
 	char *stack_types; /* types with a stackTrace field, for the hint: "a, b, c" */
+	size_t stack_types_len, stack_types_cap;
+	struct hashtab stack_type_ids; /* the reader's type-name indexes in stack_types */
 	/* file-wide interning */
 	struct hashtab
 	    frame_ids; /* (hash(name), kind) -> frame id + 1; collisions probed with salt */
 	struct hashtab stack_ids;  /* (hash(frames), depth) -> stack id + 1 */
 	struct hashtab thread_ids; /* (tid, hash(name)) -> thread id + 1 */
 	struct hashtab sample_ids; /* (stack id, thread id) -> sample index + 1 */
+	struct hashtab object_ids; /* (hash(name), hash(path, build-id)) -> object index + 1 */
+	struct hashtab lost_ids;   /* (hash(reason), type name index) -> index in lost + 1 */
+	size_t lost_cap;
 	/* per chunk */
 	struct hashtab
 	    chunk_threads; /* thread key -> thread id + 1, or UINT32_MAX when filtered out */
@@ -83,10 +88,13 @@ void report_opts_init(struct report_opts *o)
 	o->top = 20;
 }
 
-/* A hash of n bytes under a seed: the same bytes under another seed probe elsewhere. */
+/*
+ * A hash of n bytes under a seed: the same bytes under another seed probe elsewhere.  Keyed: the
+ * bytes are a file's, and equal hashes of different bytes are told apart one by one.
+ */
 static uint64_t hash_bytes(const void *data, size_t n, uint64_t seed)
 {
-	return hashtab_hash(hashtab_hash_bytes(data, n), seed);
+	return hashtab_keyed(hashtab_keyed_bytes(data, n), seed);
 }
 
 static bool all_digits(const char *s)
@@ -536,8 +544,8 @@ static bool is_lost_type(const struct jfr_type *t)
 	return !strncmp(t->name, "lfr.", 4) && jfr_field_index(t, "reason") >= 0;
 }
 
-static int record_lost(struct report *rep, struct jfr_reader *r, const struct jfr_chunk *ch,
-                       const struct jfr_type *t, uint64_t off)
+static int record_lost(struct report *rep, struct priv *pv, struct jfr_reader *r,
+                       const struct jfr_chunk *ch, const struct jfr_type *t, uint64_t off)
 {
 	char reason[256] = "";
 	const char *field = NULL;
@@ -549,18 +557,27 @@ static int record_lost(struct report *rep, struct jfr_reader *r, const struct jf
 			field = lost_amount_fields[i];
 			break;
 		}
-	for (size_t i = 0; i < rep->nlost; i++) {
-		struct report_lost *l = &rep->lost[i];
+	struct hashtab_slot *s;
+	bool fresh;
+
+	for (uint64_t a = hash_bytes(reason, strlen(reason), 0);; a++) {
+		s = hashtab_put(&pv->lost_ids, a, t->name_idx, &fresh);
+		if (!s)
+			return -1;
+		if (fresh)
+			break;
+		struct report_lost *l = &rep->lost[s->v - 1];
 		if (!strcmp(l->type, t->name) && !strcmp(l->reason, reason)) {
 			l->events++;
 			l->amount += amount > 0 ? amount : 0;
 			return 0;
 		}
 	}
-	struct report_lost *v = realloc(rep->lost, (rep->nlost + 1) * sizeof(*v));
-	if (!v)
+	if (grow((void **)&rep->lost, &pv->lost_cap, rep->nlost + 1, sizeof(*rep->lost))) {
+		hashtab_del(&pv->lost_ids, s);
 		return -1;
-	rep->lost = v;
+	}
+	s->v = rep->nlost + 1;
 	struct report_lost *l = &rep->lost[rep->nlost++];
 	l->type = strdup(t->name);
 	l->reason = strdup(reason);
@@ -569,6 +586,7 @@ static int record_lost(struct report *rep, struct jfr_reader *r, const struct jf
 	l->amount = amount > 0 ? amount : 0;
 	if (!l->type || !l->reason || (field && !l->field)) {
 		rep->nlost--;
+		hashtab_del(&pv->lost_ids, s);
 		free(l->type);
 		free(l->reason);
 		free(l->field);
@@ -594,19 +612,31 @@ static bool is_event_type(const struct jfr_type *t)
 	return t->super && !strcmp(t->super, "jdk.jfr.Event");
 }
 
-static void note_stack_type(struct priv *pv, const char *name)
+/* Adds a type with stacks to the hint, once (each chunk declares its types again). */
+static void note_stack_type(struct priv *pv, const struct jfr_type *t)
 {
-	size_t len = pv->stack_types ? strlen(pv->stack_types) : 0, n = strlen(name);
-	char *list;
+	size_t n = strlen(t->name), need = pv->stack_types_len + n + 3;
+	bool fresh;
+	struct hashtab_slot *s = hashtab_put(&pv->stack_type_ids, t->name_idx, 0, &fresh);
 
-	for (const char *s = pv->stack_types; s && (s = strstr(s, name)); s += n)
-		if ((s == pv->stack_types || s[-1] == ' ') && (s[n] == ',' || !s[n]))
-			return; /* listed already (a whole name, not part of a longer one) */
-	list = realloc(pv->stack_types, len + n + 3);
-	if (!list)
+	if (!s || !fresh)
 		return;
-	snprintf(list + len, n + 3, "%s%s", len ? ", " : "", name);
-	pv->stack_types = list;
+	if (need > pv->stack_types_cap) {
+		size_t cap = pv->stack_types_cap ? 2 * pv->stack_types_cap : 256;
+		char *list;
+
+		while (cap < need)
+			cap *= 2;
+		list = realloc(pv->stack_types, cap);
+		if (!list) {
+			hashtab_del(&pv->stack_type_ids, s);
+			return;
+		}
+		pv->stack_types = list;
+		pv->stack_types_cap = cap;
+	}
+	pv->stack_types_len += (size_t)snprintf(pv->stack_types + pv->stack_types_len, n + 3,
+	                                        "%s%s", pv->stack_types_len ? ", " : "", t->name);
 }
 
 static int build_plan(struct priv *pv, const struct jfr_type *t, struct plan *p)
@@ -636,7 +666,7 @@ static int build_plan(struct priv *pv, const struct jfr_type *t, struct plan *p)
 	int stack = jfr_field_index(t, "stackTrace");
 	if (stack < 0 || t->fields[stack].array || !t->fields[stack].cp)
 		return 0;
-	note_stack_type(pv, t->name);
+	note_stack_type(pv, t);
 	if (!selected_type(o, t))
 		return 0;
 	pv->any_selected_type = true;
@@ -750,32 +780,44 @@ static int chunk_jvminfo(struct priv *pv, struct jfr_reader *r, const struct jfr
 }
 
 /* An lfr.ObjectFile event, kept once per distinct (name, path, build-id). */
-static int note_object(struct report *rep, struct jfr_reader *r, const struct jfr_chunk *ch,
-                       const struct jfr_type *t, uint64_t off)
+static int note_object(struct report *rep, struct priv *pv, struct jfr_reader *r,
+                       const struct jfr_chunk *ch, const struct jfr_type *t, uint64_t off)
 {
 	char name[NAME_MAX_LEN], path[4096], bid[2 * 64 + 1];
+	struct hashtab_slot *s;
+	bool fresh;
 
 	if (field_text(r, ch, t, off, "name", name, sizeof(name)) < 0 ||
 	    field_text(r, ch, t, off, "path", path, sizeof(path)) < 0 ||
 	    field_text(r, ch, t, off, "buildId", bid, sizeof(bid)) < 0 || !name[0] ||
 	    path[0] != '/')
 		return 0;
-	for (size_t i = 0; i < rep->nobjects; i++)
-		if (!strcmp(rep->objects[i].name, name) && !strcmp(rep->objects[i].path, path) &&
-		    !strcmp(rep->objects[i].build_id, bid))
+	uint64_t b = hash_bytes(path, strlen(path), hash_bytes(bid, strlen(bid), 0));
+	for (uint64_t a = hash_bytes(name, strlen(name), 0);; a++) {
+		s = hashtab_put(&pv->object_ids, a, b, &fresh);
+		if (!s)
+			return -1;
+		if (fresh)
+			break;
+		const struct report_object *o = &rep->objects[s->v - 1];
+		if (!strcmp(o->name, name) && !strcmp(o->path, path) && !strcmp(o->build_id, bid))
 			return 0;
+	}
 	if (grow((void **)&rep->objects, &rep->objects_cap, rep->nobjects + 1,
-	         sizeof(*rep->objects)))
+	         sizeof(*rep->objects))) {
+		hashtab_del(&pv->object_ids, s);
 		return -1;
+	}
 	struct report_object *o = &rep->objects[rep->nobjects];
 	o->name = strdup(name);
 	o->path = strdup(path);
 	o->build_id = strdup(bid);
 	if (!o->name || !o->path || !o->build_id) {
 		free(o->name), free(o->path), free(o->build_id);
+		hashtab_del(&pv->object_ids, s);
 		return -1;
 	}
-	rep->nobjects++;
+	s->v = ++rep->nobjects;
 	return 0;
 }
 
@@ -913,7 +955,8 @@ static int job_prepare(struct priv *pv, struct jfr_reader *r, struct job *j)
 
 	j->plans = calloc(m->ntypes ? m->ntypes : 1, sizeof(*j->plans));
 	j->nplans = j->plans ? m->ntypes : 0; /* job_free frees as many */
-	j->ncnt = r->ntype_names ? r->ntype_names : 1;
+	/* per type of this chunk (not of the file: a chunk costs what its own metadata holds) */
+	j->ncnt = m->ntypes ? m->ntypes : 1;
 	j->cnt = calloc(j->ncnt, sizeof(*j->cnt));
 	j->bytes = calloc(j->ncnt, sizeof(*j->bytes));
 	if (!j->plans || !j->cnt || !j->bytes)
@@ -969,7 +1012,7 @@ static inline int add_sample(struct job *j, const uint64_t *v, struct pending *b
 	e->a = v[SLOT_STACK];
 	e->b = v[SLOT_THREAD];
 	e->v = v[SLOT_VALUE];
-	e->h = hashtab_hash(e->a, e->b);
+	e->h = hashtab_slot_hash(&j->agg, e->a, e->b);
 	hashtab_prefetch(&j->agg, e->h);
 	if (j->keep_times) {
 		if (grow((void **)&j->timed, &j->timed_cap, j->ntimed + 1, sizeof(*j->timed)))
@@ -1063,8 +1106,8 @@ static void job_scan(struct job *j)
 			         (unsigned long long)type);
 			return;
 		}
-		j->cnt[pl->evidx]++;
-		j->bytes[pl->evidx] += size;
+		j->cnt[pl - j->plans]++;
+		j->bytes[pl - j->plans] += size;
 		if (pl->role == ROLE_COUNT)
 			continue;
 		if (pl->role != ROLE_SAMPLE) {
@@ -1170,11 +1213,11 @@ static int job_merge(struct report *rep, struct priv *pv, struct jfr_reader *r, 
 		r->failed = true;
 		return -1;
 	}
-	if (grow_counts(pv, j->ncnt) < 0)
+	if (grow_counts(pv, r->ntype_names) < 0)
 		return jfr_fail(r, j->ch.off, "out of memory");
-	for (size_t i = 0; i < j->ncnt; i++) {
-		pv->cnt[i] += j->cnt[i];
-		pv->bytes[i] += j->bytes[i];
+	for (int i = 0; i < j->nplans; i++) {
+		pv->cnt[j->plans[i].evidx] += j->cnt[i];
+		pv->bytes[j->plans[i].evidx] += j->bytes[i];
 	}
 	pv->meta_cnt += j->meta_cnt;
 	pv->meta_bytes += j->meta_bytes;
@@ -1195,11 +1238,11 @@ static int job_merge(struct report *rep, struct priv *pv, struct jfr_reader *r, 
 			note_period(rep, r, &j->ch, j->special[i].pl->t, j->special[i].off);
 	for (size_t i = 0; i < j->nspecial; i++)
 		if (j->special[i].pl->role == ROLE_OBJECT &&
-		    note_object(rep, r, &j->ch, j->special[i].pl->t, j->special[i].off) < 0)
+		    note_object(rep, pv, r, &j->ch, j->special[i].pl->t, j->special[i].off) < 0)
 			return jfr_fail(r, j->ch.off, "out of memory");
 	for (size_t i = 0; i < j->nspecial; i++)
 		if (j->special[i].pl->role == ROLE_LOST &&
-		    record_lost(rep, r, &j->ch, j->special[i].pl->t, j->special[i].off) < 0)
+		    record_lost(rep, pv, r, &j->ch, j->special[i].pl->t, j->special[i].off) < 0)
 			return jfr_fail(r, j->ch.off, "out of memory");
 	if (merge_chunk(rep, pv, r, &j->ch, &j->agg, j->plans, j->nplans) < 0 ||
 	    merge_timed(rep, pv, r, j) < 0 || merge_states(rep, pv, r, j) < 0)
@@ -1342,7 +1385,9 @@ int report_read(struct jfr_reader *r, const struct report_opts *o, struct report
 		return -1;
 	}
 	rep->priv = pv;
-	rep->path = strdup(r->name); /* the report outlives its reader */
+	hashtab_init_trusted(&pv->sample_ids, false);     /* the report's own ids */
+	hashtab_init_trusted(&pv->stack_type_ids, false); /* and the reader's */
+	rep->path = strdup(r->name);                      /* the report outlives its reader */
 	rep->file_size = r->size;
 	if (!rep->path)
 		rc = jfr_fail(r, 0, "out of memory");
@@ -1438,6 +1483,9 @@ void report_free(struct report *rep)
 		hashtab_free(&pv->stack_ids);
 		hashtab_free(&pv->thread_ids);
 		hashtab_free(&pv->sample_ids);
+		hashtab_free(&pv->object_ids);
+		hashtab_free(&pv->stack_type_ids);
+		hashtab_free(&pv->lost_ids);
 		hashtab_free(&pv->chunk_threads);
 		hashtab_free(&pv->chunk_stacks);
 		hashtab_free(&pv->chunk_frames);

@@ -211,7 +211,9 @@ void report_html_view_kind(const struct report_opts *o, struct report_html_view 
 void report_print_html_views(const struct report_html_view *views, size_t n, FILE *out);
 /*
  * s as a JSON string literal (report/json.c).  '<', '>' and '&' are escaped too, so that no name
- * can close the HTML page's <script> element.
+ * can close the HTML page's <script> element; bytes that are not UTF-8 (a name cut inside a
+ * character, a file's stray bytes) are written as U+FFFD, so that the output is UTF-8 whatever
+ * the names hold.
  */
 void report_json_string(FILE *out, const char *s);
 /* gzipped profile.proto for `go tool pprof` (report/pprof.c); -1 after saying why on stderr (out

@@ -204,6 +204,7 @@ int lfr_sym_new(struct lfr_sym **out, const struct lfr_sym_opts *opts)
 		return -ENOMEM;
 	strpool_init(&sym->pool);
 	hashtab_init_bytes(&sym->objs);
+	hashtab_init_trusted(&sym->procs, false); /* pids */
 	sym->flags = opts->flags;
 	sym->debug_dirs = dup_or(opts->debug_dirs, "/usr/lib/debug");
 	sym->proc_dir = dup_or(opts->proc_dir, "/proc");
