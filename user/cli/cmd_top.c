@@ -70,8 +70,9 @@ static void usage(FILE *out)
 	        "Columns: SELF%% (samples whose leaf is the function) and TOTAL%% (samples whose\n"
 	        "stack holds it), as shares of the window's samples; the function; the thread\n"
 	        "and the process it ran in.  The status line gives the window's samples, the\n"
-	        "rate achieved (samples per second of the window) and the samples the recording\n"
-	        "lost (in the chunks read).\n\n"
+	        "rate achieved (the samples shown per second of the window: its length, or from\n"
+	        "the start of the chunks read when they cover less) and the samples the\n"
+	        "recording lost (in the chunks read).\n\n"
 	        "Keys: up/down (or k/j) select a line; s sorts by self or by total; z or Enter\n"
 	        "zooms into the selected function: its callers and callees (z again goes down\n"
 	        "into the selected one, Esc or b back to the table); t keeps only the selected\n"
@@ -320,11 +321,15 @@ static void process_name(const struct report *rep, uint32_t thread, char *buf, s
 		snprintf(buf, n, "%s/%lld", th->process ? th->process : "?", (long long)th->pid);
 }
 
-/* The status line: window, samples, rate, losses, sort, filters. */
+/*
+ * The status line: window, samples, rate, losses, sort, filters.  The rate is of the samples
+ * shown (not those left out, kernel-only ones without -k) over the time the window covers.
+ */
 static void status_line(const struct top_view *v, char *buf, size_t n)
 {
 	const struct top_table *t = &v->t;
 	double secs = (double)(t->to_ns - t->from_ns + 1) / 1e9;
+	uint64_t shown = t->events - t->kernel_only;
 	char filt[96] = "";
 
 	if (v->o.tid >= 0)
@@ -332,9 +337,8 @@ static void status_line(const struct top_view *v, char *buf, size_t n)
 	if (v->o.pid >= 0)
 		snprintf(filt + strlen(filt), sizeof(filt) - strlen(filt), ", process %lld",
 		         (long long)v->o.pid);
-	snprintf(buf, n, "%" PRIu64 " samples in %.1f s, %.1f/s, lost %" PRIu64 ", by %s%s",
-	         t->events - t->kernel_only, secs,
-	         t->events && secs > 0 ? (double)t->events / secs : 0, v->lost,
+	snprintf(buf, n, "%" PRIu64 " samples in %.1f s, %.1f/s, lost %" PRIu64 ", by %s%s", shown,
+	         secs, shown && secs > 0 ? (double)shown / secs : 0, v->lost,
 	         v->o.sort == TOP_SORT_SELF ? "self" : "total", filt);
 	if (t->kernel_only) {
 		size_t l = strlen(buf);
