@@ -19,6 +19,7 @@
 #include <string.h>
 #include <time.h>
 #include <dirent.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -146,16 +147,23 @@ static int session_exit(const struct top_view *v)
 
 /*
  * Starts the session: `lfr record --repository DIR` of this very program with the targets given
- * (lfr record's runner and recorder, its stack walks and symbols), its messages into a log.
+ * (lfr record's runner and recorder, its stack walks and symbols), its messages into a log.  The
+ * recorder ends with lfr top however lfr top ends: a SIGTERM when lfr top is gone (killed with
+ * SIGKILL too), its Ctrl-C's way out (it stops its session and writes its last chunk).
  */
 static int session_start(struct top_view *v, char **args)
 {
+	pid_t parent = getpid();
+
 	v->child = fork();
 	if (v->child < 0) {
 		fprintf(stderr, "%s: fork: %s\n", PROG, strerror(errno));
 		return -1;
 	}
 	if (v->child == 0) {
+		/* kept across the exec; a parent gone before it was set is seen by getppid() */
+		if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid() != parent)
+			_exit(LFR_EXIT_FAILURE);
 		int fd = open(v->log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 		int in = open("/dev/null", O_RDONLY | O_CLOEXEC);
 
