@@ -7,7 +7,7 @@
  * Output is valid for the JDK's `jfr` tool.
  *
  *   genjfr -o FILE [-n SAMPLES] [-c CHUNKS] [-t THREADS] [-s STACKS] [-m METHODS] [-r SEED]
- *          [--event NAME] [--lost N] [--split P1,P2,...] [--kernel-only K]
+ *          [--event NAME] [--lost N] [--split P1,P2,...] [--kernel-only K] [--control-names]
  *
  * --event NAME declares the sample event under another name (e.g. lfr.CPUSample) with an extra
  * `weight` field; --lost N adds N lfr.LostSamples events (reason, lostSamples) and N jdk.DataLoss.
@@ -15,7 +15,9 @@
  * exactly Pi percent of the samples (a deterministic round of 100), each with a leaf method of
  * its own; the leaves are printed as "split NAME PERCENT".  --kernel-only K makes every K-th stack
  * one of kernel frames only (a thread interrupted in the kernel, its user stack not walked); their
- * samples are printed as "kernel_only N".
+ * samples are printed as "kernel_only N".  --control-names puts terminal controls (ESC [2J that
+ * clears a screen, ESC ] 0;x BEL that sets its title, CR, LF) into the Java methods' and the
+ * threads' names, the file otherwise the same.
  * The expected per-thread and per-event-type totals are printed to stdout for the tests.
  */
 #include <getopt.h>
@@ -275,8 +277,10 @@ int main(int argc, char **argv)
 					    { "lost", required_argument, NULL, 'l' },
 					    { "split", required_argument, NULL, 'S' },
 					    { "kernel-only", required_argument, NULL, 'K' },
+					    { "control-names", no_argument, NULL, 'C' },
 					    { NULL, 0, NULL, 0 } };
 	int c, nsplit = 0, split[16], kernel_only = 0;
+	const char *ctl = "";
 
 	rng_state = 88172645463325252ull;
 	while ((c = getopt_long(argc, argv, "o:n:c:t:s:m:r:", lo, NULL)) != -1) {
@@ -291,6 +295,7 @@ int main(int argc, char **argv)
 		case 'e': event = optarg; break;
 		case 'l': nlost = atoi(optarg); break;
 		case 'K': kernel_only = atoi(optarg); break;
+		case 'C': ctl = "\x1b[2J\x1b]0;x\x07\r\n"; break;
 		case 'S': {
 			int sum = 0;
 			for (char *p = optarg; *p && nsplit < 16; p += *p == ',') {
@@ -310,7 +315,7 @@ int main(int argc, char **argv)
 		default:
 			fprintf(stderr, "usage: genjfr -o FILE [-n SAMPLES] [-c CHUNKS] [-t THREADS] "
 					"[-s STACKS] [-m METHODS] [-r SEED] [--event NAME] [--lost N] "
-					"[--split P1,P2,...] [--kernel-only K]\n");
+					"[--split P1,P2,...] [--kernel-only K] [--control-names]\n");
 			return 2;
 		}
 	}
@@ -357,7 +362,8 @@ int main(int argc, char **argv)
 		} else {
 			m->cls = 2 + rnd() % (nclasses - 2);
 			m->kind = rnd() % 4 ? FT_JIT : FT_INTERP;
-			snprintf(tmp, sizeof(tmp), "%s%d", verbs[rnd() % 12], i);
+			const char *verb = verbs[rnd() % 12];
+			snprintf(tmp, sizeof(tmp), "%s%s%d", verb, ctl, i);
 		}
 		symbols[nsym++] = strdup(tmp);
 		m->name = nsym;
@@ -503,7 +509,7 @@ int main(int argc, char **argv)
 		put_varint(&b, nthreads);
 		for (int t = 0; t < nthreads; t++) {
 			put_varint(&b, t + 1);
-			snprintf(tmp, sizeof(tmp), "worker-%d", t);
+			snprintf(tmp, sizeof(tmp), "worker%s-%d", ctl, t);
 			put_str(&b, tmp);
 			put_varint(&b, 1000 + t);
 			if (t % 2)

@@ -19,6 +19,7 @@
 #include "lib/outfile.h"
 #include "lib/record.h"
 #include "lib/ring.h"
+#include "report/text_safe.h"
 
 #define PROG "lfr raw"
 
@@ -35,6 +36,7 @@ struct raw {
 	uint32_t nr_cpu_ids;
 	struct lfr_join *join; /* ticks waiting for their user stacks, and the reverse */
 	uint64_t joined, joined_lost, missed;
+	struct text_safe ts; /* names and paths as a terminal may show them */
 };
 
 static void usage(FILE *out)
@@ -182,7 +184,8 @@ static int print_joined(void *ctx, const struct lfr_joined *j)
 	return 0;
 }
 
-static void print_record(FILE *out, const struct lfr_ring *ring, const struct lfr_record *r)
+static void print_record(struct raw *d, FILE *out, const struct lfr_ring *ring,
+                         const struct lfr_record *r)
 {
 	switch (r->type) {
 	case LFR_REC_SAMPLE:
@@ -201,7 +204,7 @@ static void print_record(FILE *out, const struct lfr_ring *ring, const struct lf
 		        " pgoff=%#" PRIx64 " ino=%" PRIu64 " dev=%u:%u flags=%s path=%s\n",
 		        (uint64_t)m->time_ns, m->tgid, (uint64_t)m->start, (uint64_t)m->end,
 		        (uint64_t)m->pgoff, (uint64_t)m->ino, m->dev_major, m->dev_minor, f,
-		        r->mmap.path);
+		        text_safe(&d->ts, r->mmap.path));
 		break;
 	}
 	case LFR_REC_COMM: {
@@ -209,7 +212,8 @@ static void print_record(FILE *out, const struct lfr_ring *ring, const struct lf
 
 		fprintf(out, "comm time=%" PRIu64 " pid=%u tid=%u flags=%s comm=%s\n",
 		        (uint64_t)c->time_ns, c->tgid, c->tid,
-		        (c->flags & LFR_COMM_F_EXEC) ? "exec" : "0", r->comm.comm);
+		        (c->flags & LFR_COMM_F_EXEC) ? "exec" : "0",
+		        text_safe(&d->ts, r->comm.comm));
 		break;
 	}
 	case LFR_REC_LOST: {
@@ -235,9 +239,9 @@ static void print_record(FILE *out, const struct lfr_ring *ring, const struct lf
 		args[n] = '\0';
 		fprintf(out, "task time=%" PRIu64 " kind=%s pid=%u tid=%u ppid=%u ptid=%u comm=%s",
 		        (uint64_t)k->time_ns, k->kind < 4 ? kinds[k->kind] : "unknown", k->tgid,
-		        k->tid, k->ptgid, k->ptid, k->comm);
+		        k->tid, k->ptgid, k->ptid, text_safe(&d->ts, k->comm));
 		if (n)
-			fprintf(out, " args=%s", args);
+			fprintf(out, " args=%s", text_safe(&d->ts, args));
 		fputc('\n', out);
 		break;
 	}
@@ -284,7 +288,7 @@ static int on_record(const struct lfr_ring *ring, const struct lfr_rec_header *h
 		return err ? -1 : 0;
 	}
 	if (!d->quiet)
-		print_record(d->out, ring, &r);
+		print_record(d, d->out, ring, &r);
 	return 0;
 }
 
@@ -518,5 +522,6 @@ int cmd_raw(int argc, char **argv)
 		lfr_ctl_close(&d.mon);
 	free(d.cpu_samples);
 	lfr_join_free(d.join);
+	text_safe_free(&d.ts);
 	return ret;
 }

@@ -24,6 +24,7 @@
 #include "record/program_objects.h"
 #include "record/recorder.h"
 #include "record/unwind_loader.h"
+#include "report/text_safe.h"
 #include "sym/sym.h"
 
 #define PROG "lfr record"
@@ -287,6 +288,8 @@ static void print_rates(const struct record *r)
 	for (size_t i = 0; i < n; i++) {
 		uint64_t periods = top[i].samples + top[i].missed;
 
+		/* a thread names itself: its name reaches the terminal as text_safe.h has it */
+		text_safe_in_place(top[i].comm);
 		fprintf(stderr,
 		        "    tid %-8" PRIu32 " %-16s %8" PRIu64 " samples, %8" PRIu64
 		        " periods missed: %.0f Hz\n",

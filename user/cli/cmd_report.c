@@ -15,6 +15,7 @@
 #include "report/diff.h"
 #include "report/html_views.h"
 #include "report/report.h"
+#include "report/text_safe.h"
 
 static void report_usage(FILE *out)
 {
@@ -288,8 +289,11 @@ static int diff_read(const char *path, const struct report_opts *o, bool debugin
 		fprintf(stderr, "lfr report: out of memory naming frames\n");
 		return LFR_EXIT_FAILURE;
 	}
-	if (rep->unnamed)
-		fprintf(stderr, "lfr report: %s: %s\n", path, rep->unnamed);
+	if (rep->unnamed) {
+		fprintf(stderr, "lfr report: %s: ", path);
+		text_safe_put(stderr, rep->unnamed);
+		fputc('\n', stderr);
+	}
 	bool any_selected = false;
 	const char *types = report_stack_types(rep, &any_selected);
 	if (o->value_field && any_selected && !report_value_field_found(rep)) {
@@ -544,8 +548,11 @@ int cmd_report(int argc, char **argv)
 		return LFR_EXIT_FAILURE;
 	}
 	/* the text report says it itself */
-	if (rep && rep->unnamed && !text)
-		fprintf(stderr, "lfr report: %s\n", rep->unnamed);
+	if (rep && rep->unnamed && !text) {
+		fputs("lfr report: ", stderr);
+		text_safe_put(stderr, rep->unnamed);
+		fputc('\n', stderr);
+	}
 	int status = LFR_EXIT_OK;
 	if (rc < 0) {
 		fprintf(stderr, "lfr report: %s\n", r->err);

@@ -31,6 +31,7 @@
 #include "jfr/repository.h"
 #include "lib/outfile.h"
 #include "report/report.h"
+#include "report/text_safe.h"
 #include "report/top.h"
 
 #define PROG "lfr top"
@@ -364,6 +365,8 @@ static void row_text(const struct top_view *v, const struct top_row *r, char *bu
 	process_name(v->rep, r->thread, pr, sizeof(pr));
 	snprintf(buf, n, "%6.2f%% %6.2f%%  %-44s %-20s %s", pct(r->self, v->t.samples),
 	         pct(r->total, v->t.samples), fn, th, pr);
+	/* the names are the recording's: shown as the text report shows them */
+	text_safe_in_place(buf);
 }
 
 #define HEADER                                                                                     \
@@ -375,7 +378,9 @@ static void print_text(struct top_view *v, FILE *out)
 	char line[512], when[40] = "?";
 
 	if (!v->rep) {
-		fprintf(out, "%s: %s\n\n", PROG, v->err);
+		fprintf(out, "%s: ", PROG);
+		text_safe_put(out, v->err);
+		fputs("\n\n", out);
 		fflush(out);
 		return;
 	}
@@ -384,7 +389,9 @@ static void print_text(struct top_view *v, FILE *out)
 	if (gmtime_r(&secs, &tm))
 		strftime(when, sizeof(when), "%H:%M:%S UTC", &tm);
 	status_line(v, line, sizeof(line));
-	fprintf(out, "%s: %s, up to %s: %s\n%s\n", PROG, v->dir, when, line, HEADER);
+	fprintf(out, "%s: ", PROG);
+	text_safe_put(out, v->dir);
+	fprintf(out, ", up to %s: %s\n%s\n", when, line, HEADER);
 	for (size_t i = 0; i < v->t.nrows && (long)i < v->lines; i++) {
 		row_text(v, &v->t.rows[i], line, sizeof(line));
 		fprintf(out, "%s\n", line);
@@ -479,18 +486,22 @@ static void remember_selection(const struct top_view *v, struct top_screen *s)
 	s->sel_thread = r ? r->thread : TOP_ALL;
 }
 
+/* A line of the screen; what it shows of the recording (names, messages) made safe first. */
 static void put_line(int y, const char *text, int attr)
 {
+	struct text_safe ts = {0};
 	int w = COLS;
 
 	if (y >= LINES)
 		return;
+	text = text_safe(&ts, text);
 	attron(attr);
 	mvaddnstr(y, 0, text, w);
 	if (attr & A_REVERSE) /* the bar spans the width */
 		for (int x = (int)strlen(text); x < w; x++)
 			mvaddch(y, x, ' ');
 	attroff(attr);
+	text_safe_free(&ts);
 }
 
 static void draw(struct top_view *v, struct top_screen *s)

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "report/diff.h"
+#include "report/text_safe.h"
 #include "report/views.h"
 
 /* a function (name, object, kind), or with --sort dso an object (its name, no object) */
@@ -185,8 +186,11 @@ void report_diff_free(struct report_diff *d)
 static void print_side(const char *label, const struct report *r, const char *unit, int64_t period,
                        FILE *out)
 {
-	fprintf(out, "%s %s: %llu %s of %s", label, r->path, (unsigned long long)r->total, unit,
-	        r->selected);
+	struct text_safe ts = {0};
+
+	fprintf(out, "%s %s: %llu %s of %s", label, text_safe(&ts, r->path),
+	        (unsigned long long)r->total, unit, text_safe(&ts, r->selected));
+	text_safe_free(&ts);
 	if (period)
 		fprintf(out, ", period %.3f ms, %.3f s of CPU time", (double)period / 1e6,
 		        (double)r->total * (double)period / 1e9);
@@ -202,6 +206,7 @@ static void print_rows(const struct report_diff *d, const struct report_opts *o,
 	        "DELTA", d->cpu ? "  DELTA CPU" : "", o->sort_objects ? "OBJECT" : "FUNCTION");
 	fprintf(out, "%7s %7s %8s  %7s %7s %8s%s\n", "self%", "self%", "self pp", "total%",
 	        "total%", "total pp", d->cpu ? "     (self)" : "");
+	struct text_safe ts = {0};
 	for (size_t i = 0, shown = 0; i < d->nrows && shown < (size_t)o->top; i++) {
 		const struct report_diff_row *r = &d->rows[i];
 		if (by_self && !r->self[0] && !r->self[1])
@@ -214,12 +219,14 @@ static void print_rows(const struct report_diff *d, const struct report_opts *o,
 			snprintf(cpu, sizeof(cpu), "  %+8.1fms", r->dself_ns / 1e6);
 		fprintf(out, "%6.2f%% %6.2f%% %+8.2f  %6.2f%% %6.2f%% %+8.2f%s  %s%s%s%s%s%s\n",
 		        r->self_pct[0], r->self_pct[1], r->dself, r->total_pct[0], r->total_pct[1],
-		        r->dtotal, cpu, r->name, r->kind == RF_KERNEL ? " [kernel]" : "",
-		        show_obj ? "  (" : "", show_obj ? r->object : "", show_obj ? ")" : "",
+		        r->dtotal, cpu, text_safe(&ts, r->name),
+		        r->kind == RF_KERNEL ? " [kernel]" : "", show_obj ? "  (" : "",
+		        show_obj ? text_safe(&ts, r->object) : "", show_obj ? ")" : "",
 		        !r->total[1]   ? "  [only in BASE]"
 		        : !r->total[0] ? "  [only in NEW]"
 		                       : "");
 	}
+	text_safe_free(&ts);
 }
 
 void report_print_diff_text(const struct report *base, const struct report *cur,
