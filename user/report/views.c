@@ -8,6 +8,7 @@
 
 #include "report/report.h"
 #include "report/text_safe.h"
+#include "report/units.h"
 #include "report/views.h"
 
 /* The value of each stack in the samples of thread (every thread when thread < 0). */
@@ -84,14 +85,13 @@ static double pct(uint64_t v, uint64_t total)
 	return total ? 100.0 * (double)v / (double)total : 0;
 }
 
-/* What the tables count: samples, or the --value field summed. */
-static const char *value_unit(const struct report_opts *o)
+/* What the tables count: samples, or a field summed (report/units.h's words for them). */
+static const char *value_unit(const struct report *rep, const struct report_opts *o)
 {
-	if (o->off_cpu)
-		return "off-CPU ns";
-	if (o->latency)
-		return "latency ns";
-	return o->value_field ? o->value_field : "samples";
+	struct report_units u;
+
+	report_units(rep, o, &u);
+	return u.words;
 }
 
 static int print_top_of(const struct report *rep, FILE *out, const char *title, const uint64_t *key,
@@ -134,7 +134,7 @@ static int print_top(const struct report *rep, const struct report_opts *o, FILE
 {
 	char t[64];
 
-	snprintf(t, sizeof(t), "%s %s", title, value_unit(o));
+	snprintf(t, sizeof(t), "%s %s", title, value_unit(rep, o));
 	return print_top_of(rep, out, t, key, self, total, top, rep->total);
 }
 
@@ -211,7 +211,7 @@ static int print_objects(const struct report *rep, const struct report_opts *o, 
 		idx[k] = (uint32_t)k;
 	sort_key = self;
 	qsort(idx, nobj, sizeof(*idx), cmp_by_key);
-	fprintf(out, "\nTop objects by self %s\n", value_unit(o));
+	fprintf(out, "\nTop objects by self %s\n", value_unit(rep, o));
 	fprintf(out, "%10s %6s %10s %6s  %s\n", "SELF", "%", "TOTAL", "%", "OBJECT");
 	for (size_t i = 0; i < nobj && (int)i < top; i++) {
 		uint32_t k = idx[i];
@@ -371,12 +371,13 @@ static int print_longest(const struct report *rep, FILE *out, int top)
 }
 
 /* The value's column heading: its unit in capitals, at most 10 characters. */
-static void value_column(const struct report_opts *o, char column[11])
+static void value_column(const struct report *rep, const struct report_opts *o, char column[11])
 {
+	const char *unit = value_unit(rep, o);
 	size_t i;
 
-	for (i = 0; i < 10 && value_unit(o)[i]; i++)
-		column[i] = (char)toupper((unsigned char)value_unit(o)[i]);
+	for (i = 0; i < 10 && unit[i]; i++)
+		column[i] = (char)toupper((unsigned char)unit[i]);
 	column[i] = '\0';
 }
 
@@ -389,12 +390,12 @@ static int print_threads(const struct report *rep, const struct report_opts *o, 
 
 	if (!v)
 		return -1;
-	value_column(o, column);
+	value_column(rep, o, column);
 	for (i = 0; i < rep->nthreads; i++)
 		v[i] = &rep->threads[i];
 	qsort(v, rep->nthreads, sizeof(*v), cmp_thread_value);
-	fprintf(out, "\nThreads by %s\n%10s %6s %10s %10s  %s\n", value_unit(o), column, "%", "TID",
-	        "PID", "THREAD");
+	fprintf(out, "\nThreads by %s\n%10s %6s %10s %10s  %s\n", value_unit(rep, o), column, "%",
+	        "TID", "PID", "THREAD");
 	for (i = 0; i < rep->nthreads && (int)i < top; i++) {
 		char pid[32] = "-";
 		if (v[i]->pid >= 0)
@@ -423,7 +424,7 @@ static void print_states(const struct report *rep, const struct report_opts *o, 
 
 	if (!rep->nstates)
 		return;
-	value_column(o, column);
+	value_column(rep, o, column);
 	fprintf(out, "\n%s by state\n%10s %6s  %s\n", o->off_cpu ? "Off-CPU" : "Samples", column,
 	        "%", "STATE");
 	for (size_t i = 0; i < rep->nstates && (int)i < top; i++) {
@@ -482,8 +483,8 @@ static int print_per_thread(const struct report *rep, const struct report_opts *
 			break;
 		}
 		snprintf(title, sizeof(title), "self %s in thread %s (TID %lld, %llu %s)",
-		         value_unit(o), v[i]->name ? v[i]->name : "?", (long long)v[i]->tid,
-		         (unsigned long long)v[i]->value, value_unit(o));
+		         value_unit(rep, o), v[i]->name ? v[i]->name : "?", (long long)v[i]->tid,
+		         (unsigned long long)v[i]->value, value_unit(rep, o));
 		if (print_top_of(rep, out, title, self, self, total, o->top < 10 ? o->top : 10,
 		                 v[i]->value))
 			rc = -1;
