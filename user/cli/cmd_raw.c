@@ -287,6 +287,14 @@ static int on_record(const struct lfr_ring *ring, const struct lfr_rec_header *h
 		lfr_join_keep(d->join);
 		return err ? -1 : 0;
 	}
+	if (r.type == LFR_REC_TASK && r.task->kind == LFR_TASK_EXIT) {
+		/* ticks of the thread still waiting for a stack: given up in a while */
+		int err = lfr_join_exit(d->join, r.task->tid, r.task->time_ns, print_joined, d);
+
+		lfr_join_keep(d->join);
+		if (err)
+			return -1;
+	}
 	if (!d->quiet)
 		print_record(d, d->out, ring, &r);
 	return 0;
@@ -313,7 +321,10 @@ static void read_events_wait(struct raw *d, int timeout_ms)
 /* After every read of the rings, while recording and while the session drains. */
 static void read_events(struct cli_runner *run)
 {
-	read_events_wait(run->arg, 0);
+	struct raw *d = run->arg;
+
+	lfr_join_read(d->join, run->read_ns); /* what a full ring lost is given up */
+	read_events_wait(d, 0);
 }
 
 /* ---- the session ---- */
@@ -322,7 +333,9 @@ static void print_summary(struct raw *d, const struct lfr_status *st, int *fails
 {
 	const struct lfr_accounting *a = &d->acct;
 	uint64_t ring_lost[LFR_LOST_MAX + 1];
+	struct lfr_join_lost jl;
 
+	lfr_join_lost(d->join, &jl);
 	cli_print_status_machine(d->out, st, true);
 	fprintf(d->out,
 	        "read records=%" PRIu64 " samples=%" PRIu64 " ticks=%" PRIu64 " mmaps=%" PRIu64
@@ -333,8 +346,8 @@ static void print_summary(struct raw *d, const struct lfr_status *st, int *fails
 	fprintf(d->out,
 	        "read_join tick_records=%" PRIu64 " ustack_records=%" PRIu64 " joined=%" PRIu64
 	        " joined_lost=%" PRIu64 " unjoined=%" PRIu64 " missed=%" PRIu64 "\n",
-	        a->ticks, a->ustacks, d->joined, d->joined_lost, lfr_join_waiting(d->join),
-	        d->missed);
+	        a->ticks, a->ustacks, d->joined, d->joined_lost,
+	        lfr_join_waiting(d->join) + jl.ticks_superseded + jl.ticks_exited, d->missed);
 	for (uint32_t c = 0; c < d->nr_cpu_ids; c++)
 		fprintf(d->out, "read_cpu cpu=%u samples=%" PRIu64 "\n", c, d->cpu_samples[c]);
 	fprintf(d->out, "read_flag");

@@ -179,6 +179,15 @@ static int on_record(const struct lfr_ring *ring, const struct lfr_rec_header *h
 	return 0;
 }
 
+/* After every read of the rings: how far they were read, for the joining of ticks and stacks. */
+static void on_read(struct cli_runner *run)
+{
+	struct record *r = run->arg;
+
+	if (!r->err)
+		r->err = lfr_recorder_read(r->rec, run->read_ns);
+}
+
 static void human_bytes(char *buf, size_t len, uint64_t b)
 {
 	if (b >= 10ull << 20)
@@ -463,6 +472,14 @@ static void print_summary(struct record *r, const struct lfr_status *st, double 
 	if (rs.lost_pending)
 		fprintf(stderr, "  lost %-18s %" PRIu64 "\n", LFR_LOST_WALK_PENDING_NAME,
 		        rs.lost_pending);
+	if (rs.join_lost.ticks_superseded + rs.join_lost.ticks_exited + rs.join_lost.stacks)
+		fprintf(stderr,
+		        "  given up, the other record lost to a full ring (counted above): %" PRIu64
+		        " ticks without their stack walk (%" PRIu64
+		        " of threads that exited), %" PRIu64 " stack walks without %" PRIu64
+		        " of their ticks\n",
+		        rs.join_lost.ticks_superseded + rs.join_lost.ticks_exited,
+		        rs.join_lost.ticks_exited, rs.join_lost.stacks, rs.join_lost.stack_ticks);
 	if (st->total.v[LFR_CTR_TICKS_SKIPPED])
 		fprintf(
 		    stderr,
@@ -828,6 +845,7 @@ int cmd_record(int argc, char **argv)
 
 	r.run.on_record = on_record;
 	r.run.on_tick = on_tick;
+	r.run.on_wake = on_read;
 	r.run.on_started = on_started;
 	r.run.arg = &r;
 	r.run.start.jitter_pct = -1;
