@@ -1009,6 +1009,44 @@ static void add_task(struct env *e, uint32_t kind, uint64_t when, const char *co
 }
 
 /*
+ * USTACK records lost to a full ring: the tick of a walk whose thread walked again is given up
+ * once every ring was read twice more (lfr_recorder_read()), and the tick of a thread that exited
+ * a grace period after its exit; each counted by its reason, none left waiting.
+ */
+static void test_lost_stacks_given_up(void **state)
+{
+	struct env *e = *state;
+	uintptr_t leaf = (uintptr_t)recorder_test_leaf, caller = (uintptr_t)recorder_test_caller;
+	struct lfr_recorder_stats st;
+
+	add_own_code_mapping(e);
+	add_tick(e, 0x11, 0, 0); /* its USTACK record lost */
+	add_tick(e, 0x12, 0, 0); /* the thread's next walk */
+	add_ustack(e, 0x12, 1, leaf + 1, caller + 6, 0);
+	assert_int_equal(lfr_recorder_read(e->rec, e->t), 0);
+	assert_int_equal(lfr_recorder_process(e->rec, false), 0);
+	lfr_recorder_get_stats(e->rec, &st);
+	assert_int_equal(st.samples, 1);
+	assert_int_equal(st.join_lost.ticks_superseded,
+	                 0); /* its record may be on a ring read next */
+	assert_int_equal(lfr_recorder_read(e->rec, e->t + 1), 0);
+	assert_int_equal(lfr_recorder_process(e->rec, false), 0);
+	lfr_recorder_get_stats(e->rec, &st);
+	assert_int_equal(st.join_lost.ticks_superseded, 1);
+
+	add_tick(e, 0x13, 0, 0); /* the thread's last walk, its USTACK record lost too */
+	add_task(e, LFR_TASK_EXIT, e->t + 1, "worker");
+	assert_int_equal(lfr_recorder_read(e->rec, e->t + 2), 0);
+	assert_int_equal(lfr_recorder_read(e->rec, e->t + 2 + LFR_JOIN_EXIT_GRACE_NS), 0);
+	assert_int_equal(lfr_recorder_process(e->rec, true), 0);
+	lfr_recorder_get_stats(e->rec, &st);
+	assert_int_equal(st.join_lost.ticks_exited, 1);
+	assert_int_equal(st.join_lost.ticks_superseded, 1);
+	assert_int_equal(st.unjoined, 0);
+	assert_int_equal(st.samples, 1);
+}
+
+/*
  * A thread renamed right after its exec, the rename read first (another CPU's ring) and the exec
  * after it, in the same round or the next: the thread keeps the later name.
  */
@@ -1444,6 +1482,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_pending_walks_at_the_end_are_accounted, setup,
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_ticks_joined_with_their_walks, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_lost_stacks_given_up, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_stacks_carrying_their_tick, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_latest_name_wins, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_table_unwound_stacks, setup, teardown),

@@ -19,6 +19,7 @@
 #include "lib/outfile.h"
 #include "lib/record.h"
 #include "lib/ring.h"
+#include "report/text_safe.h"
 
 #define PROG "lfr raw"
 
@@ -35,6 +36,7 @@ struct raw {
 	uint32_t nr_cpu_ids;
 	struct lfr_join *join; /* ticks waiting for their user stacks, and the reverse */
 	uint64_t joined, joined_lost, missed;
+	struct text_safe ts; /* names and paths as a terminal may show them */
 };
 
 static void usage(FILE *out)
@@ -184,7 +186,8 @@ static int print_joined(void *ctx, const struct lfr_joined *j)
 	return 0;
 }
 
-static void print_record(FILE *out, const struct lfr_ring *ring, const struct lfr_record *r)
+static void print_record(struct raw *d, FILE *out, const struct lfr_ring *ring,
+                         const struct lfr_record *r)
 {
 	switch (r->type) {
 	case LFR_REC_SAMPLE:
@@ -203,7 +206,7 @@ static void print_record(FILE *out, const struct lfr_ring *ring, const struct lf
 		        " pgoff=%#" PRIx64 " ino=%" PRIu64 " dev=%u:%u flags=%s path=%s\n",
 		        (uint64_t)m->time_ns, m->tgid, (uint64_t)m->start, (uint64_t)m->end,
 		        (uint64_t)m->pgoff, (uint64_t)m->ino, m->dev_major, m->dev_minor, f,
-		        r->mmap.path);
+		        text_safe(&d->ts, r->mmap.path));
 		break;
 	}
 	case LFR_REC_COMM: {
@@ -211,7 +214,8 @@ static void print_record(FILE *out, const struct lfr_ring *ring, const struct lf
 
 		fprintf(out, "comm time=%" PRIu64 " pid=%u tid=%u flags=%s comm=%s\n",
 		        (uint64_t)c->time_ns, c->tgid, c->tid,
-		        (c->flags & LFR_COMM_F_EXEC) ? "exec" : "0", r->comm.comm);
+		        (c->flags & LFR_COMM_F_EXEC) ? "exec" : "0",
+		        text_safe(&d->ts, r->comm.comm));
 		break;
 	}
 	case LFR_REC_LOST: {
@@ -237,9 +241,9 @@ static void print_record(FILE *out, const struct lfr_ring *ring, const struct lf
 		args[n] = '\0';
 		fprintf(out, "task time=%" PRIu64 " kind=%s pid=%u tid=%u ppid=%u ptid=%u comm=%s",
 		        (uint64_t)k->time_ns, k->kind < 4 ? kinds[k->kind] : "unknown", k->tgid,
-		        k->tid, k->ptgid, k->ptid, k->comm);
+		        k->tid, k->ptgid, k->ptid, text_safe(&d->ts, k->comm));
 		if (n)
-			fprintf(out, " args=%s", args);
+			fprintf(out, " args=%s", text_safe(&d->ts, args));
 		fputc('\n', out);
 		break;
 	}
@@ -285,8 +289,16 @@ static int on_record(const struct lfr_ring *ring, const struct lfr_rec_header *h
 		lfr_join_keep(d->join);
 		return err ? -1 : 0;
 	}
+	if (r.type == LFR_REC_TASK && r.task->kind == LFR_TASK_EXIT) {
+		/* ticks of the thread still waiting for a stack: given up in a while */
+		int err = lfr_join_exit(d->join, r.task->tid, r.task->time_ns, print_joined, d);
+
+		lfr_join_keep(d->join);
+		if (err)
+			return -1;
+	}
 	if (!d->quiet)
-		print_record(d->out, ring, &r);
+		print_record(d, d->out, ring, &r);
 	return 0;
 }
 
@@ -311,7 +323,10 @@ static void read_events_wait(struct raw *d, int timeout_ms)
 /* After every read of the rings, while recording and while the session drains. */
 static void read_events(struct cli_runner *run)
 {
-	read_events_wait(run->arg, 0);
+	struct raw *d = run->arg;
+
+	lfr_join_read(d->join, run->read_ns); /* what a full ring lost is given up */
+	read_events_wait(d, 0);
 }
 
 /* ---- the session ---- */
@@ -320,7 +335,9 @@ static void print_summary(struct raw *d, const struct lfr_status *st, int *fails
 {
 	const struct lfr_accounting *a = &d->acct;
 	uint64_t ring_lost[LFR_LOST_MAX + 1];
+	struct lfr_join_lost jl;
 
+	lfr_join_lost(d->join, &jl);
 	cli_print_status_machine(d->out, st, true);
 	fprintf(d->out,
 	        "read records=%" PRIu64 " samples=%" PRIu64 " ticks=%" PRIu64 " mmaps=%" PRIu64
@@ -331,8 +348,8 @@ static void print_summary(struct raw *d, const struct lfr_status *st, int *fails
 	fprintf(d->out,
 	        "read_join tick_records=%" PRIu64 " ustack_records=%" PRIu64 " joined=%" PRIu64
 	        " joined_lost=%" PRIu64 " unjoined=%" PRIu64 " missed=%" PRIu64 "\n",
-	        a->ticks, a->ustacks, d->joined, d->joined_lost, lfr_join_waiting(d->join),
-	        d->missed);
+	        a->ticks, a->ustacks, d->joined, d->joined_lost,
+	        lfr_join_waiting(d->join) + jl.ticks_superseded + jl.ticks_exited, d->missed);
 	for (uint32_t c = 0; c < d->nr_cpu_ids; c++)
 		fprintf(d->out, "read_cpu cpu=%u samples=%" PRIu64 "\n", c, d->cpu_samples[c]);
 	fprintf(d->out, "read_flag");
@@ -520,5 +537,6 @@ int cmd_raw(int argc, char **argv)
 		lfr_ctl_close(&d.mon);
 	free(d.cpu_samples);
 	lfr_join_free(d.join);
+	text_safe_free(&d.ts);
 	return ret;
 }

@@ -24,6 +24,7 @@
 #include "record/program_objects.h"
 #include "record/recorder.h"
 #include "record/unwind_loader.h"
+#include "report/text_safe.h"
 #include "sym/sym.h"
 
 #define PROG "lfr record"
@@ -180,6 +181,15 @@ static int on_record(const struct lfr_ring *ring, const struct lfr_rec_header *h
 	return 0;
 }
 
+/* After every read of the rings: how far they were read, for the joining of ticks and stacks. */
+static void on_read(struct cli_runner *run)
+{
+	struct record *r = run->arg;
+
+	if (!r->err)
+		r->err = lfr_recorder_read(r->rec, run->read_ns);
+}
+
 static void human_bytes(char *buf, size_t len, uint64_t b)
 {
 	if (b >= 10ull << 20)
@@ -289,6 +299,8 @@ static void print_rates(const struct record *r)
 	for (size_t i = 0; i < n; i++) {
 		uint64_t periods = top[i].samples + top[i].missed;
 
+		/* a thread names itself: its name reaches the terminal as text_safe.h has it */
+		text_safe_in_place(top[i].comm);
 		fprintf(stderr,
 		        "    tid %-8" PRIu32 " %-16s %8" PRIu64 " samples, %8" PRIu64
 		        " periods missed: %.0f Hz\n",
@@ -462,6 +474,14 @@ static void print_summary(struct record *r, const struct lfr_status *st, double 
 	if (rs.lost_pending)
 		fprintf(stderr, "  lost %-18s %" PRIu64 "\n", LFR_LOST_WALK_PENDING_NAME,
 		        rs.lost_pending);
+	if (rs.join_lost.ticks_superseded + rs.join_lost.ticks_exited + rs.join_lost.stacks)
+		fprintf(stderr,
+		        "  given up, the other record lost to a full ring (counted above): %" PRIu64
+		        " ticks without their stack walk (%" PRIu64
+		        " of threads that exited), %" PRIu64 " stack walks without %" PRIu64
+		        " of their ticks\n",
+		        rs.join_lost.ticks_superseded + rs.join_lost.ticks_exited,
+		        rs.join_lost.ticks_exited, rs.join_lost.stacks, rs.join_lost.stack_ticks);
 	if (st->total.v[LFR_CTR_TICKS_SKIPPED])
 		fprintf(
 		    stderr,
@@ -827,6 +847,7 @@ int cmd_record(int argc, char **argv)
 
 	r.run.on_record = on_record;
 	r.run.on_tick = on_tick;
+	r.run.on_wake = on_read;
 	r.run.on_started = on_started;
 	r.run.arg = &r;
 	r.run.start.jitter_pct = -1;

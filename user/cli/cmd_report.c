@@ -15,6 +15,7 @@
 #include "report/diff.h"
 #include "report/html_views.h"
 #include "report/report.h"
+#include "report/text_safe.h"
 
 static void report_usage(FILE *out)
 {
@@ -75,8 +76,10 @@ static void report_usage(FILE *out)
 	    "                       uninterruptible, preempted, idle, other)\n"
 	    "      --wall           wall-clock samples of lfr record --wall: the CPU samples\n"
 	    "                       and the samples off the CPU (jdk.NativeMethodSample)\n"
-	    "                       together; in text also \"Samples by state\": the\n"
-	    "                       samples by thread state (STATE_RUNNABLE, ...)\n"
+	    "                       together; pprof's sample types samples/count and\n"
+	    "                       wall/nanoseconds (without it cpu/nanoseconds), speedscope's\n"
+	    "                       unit nanoseconds of wall-clock time; in text also \"Samples\n"
+	    "                       by state\": the samples by thread state (STATE_RUNNABLE, ...)\n"
 	    "      --latency        sampling latency instead of CPU samples: the\n"
 	    "                       lfr.SamplingLatency events of lfr record --latency by their\n"
 	    "                       duration in ns (from a tick in the kernel until the thread\n"
@@ -106,7 +109,12 @@ static void report_usage(FILE *out)
 	    "                       DEBUGINFOD_URLS for frames the recording left unnamed\n"
 	    "                       (by default they are, after /usr/lib/debug and\n"
 	    "                       .gnu_debuglink; cached in DEBUGINFOD_CACHE_PATH; each\n"
-	    "                       query bounded by DEBUGINFOD_TIMEOUT, default 10 s)\n"
+	    "                       query given up after DEBUGINFOD_MAXTIME seconds in all\n"
+	    "                       (default 30), after DEBUGINFOD_TIMEOUT seconds below\n"
+	    "                       100 KiB/s (default 10) or past DEBUGINFOD_MAXSIZE bytes\n"
+	    "                       (default 1 GiB); a file that is not ELF or has another\n"
+	    "                       build-id is removed from the cache; after a failure no\n"
+	    "                       other object is asked for)\n"
 	    "  -h, --help           show this help\n"
 	    "\n"
 	    "Examples:\n"
@@ -290,8 +298,11 @@ static int diff_read(const char *path, const struct report_opts *o, bool debugin
 		fprintf(stderr, "lfr report: out of memory naming frames\n");
 		return LFR_EXIT_FAILURE;
 	}
-	if (rep->unnamed)
-		fprintf(stderr, "lfr report: %s: %s\n", path, rep->unnamed);
+	if (rep->unnamed) {
+		fprintf(stderr, "lfr report: %s: ", path);
+		text_safe_put(stderr, rep->unnamed);
+		fputc('\n', stderr);
+	}
 	bool any_selected = false;
 	const char *types = report_stack_types(rep, &any_selected);
 	if (o->value_field && any_selected && !report_value_field_found(rep)) {
@@ -555,8 +566,11 @@ int cmd_report(int argc, char **argv)
 		goto done;
 	}
 	/* the text report says it itself */
-	if (rep && rep->unnamed && !text)
-		fprintf(stderr, "lfr report: %s\n", rep->unnamed);
+	if (rep && rep->unnamed && !text) {
+		fputs("lfr report: ", stderr);
+		text_safe_put(stderr, rep->unnamed);
+		fputc('\n', stderr);
+	}
 	if (rc < 0) {
 		fprintf(stderr, "lfr report: %s\n", r->err);
 		if (rep && rep->nchunks)

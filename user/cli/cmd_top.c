@@ -19,6 +19,7 @@
 #include <string.h>
 #include <time.h>
 #include <dirent.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -30,6 +31,7 @@
 #include "jfr/repository.h"
 #include "lib/outfile.h"
 #include "report/report.h"
+#include "report/text_safe.h"
 #include "report/top.h"
 
 #define PROG "lfr top"
@@ -70,8 +72,9 @@ static void usage(FILE *out)
 	        "Columns: SELF%% (samples whose leaf is the function) and TOTAL%% (samples whose\n"
 	        "stack holds it), as shares of the window's samples; the function; the thread\n"
 	        "and the process it ran in.  The status line gives the window's samples, the\n"
-	        "rate achieved (samples per second of the window) and the samples the recording\n"
-	        "lost (in the chunks read).\n\n"
+	        "rate achieved (the samples shown per second of the window: its length, or from\n"
+	        "the start of the chunks read when they cover less) and the samples the\n"
+	        "recording lost (in the chunks read).\n\n"
 	        "Keys: up/down (or k/j) select a line; s sorts by self or by total; z or Enter\n"
 	        "zooms into the selected function: its callers and callees (z again goes down\n"
 	        "into the selected one, Esc or b back to the table); t keeps only the selected\n"
@@ -150,16 +153,23 @@ static int session_exit(const struct top_view *v)
 
 /*
  * Starts the session: `lfr record --repository DIR` of this very program with the targets given
- * (lfr record's runner and recorder, its stack walks and symbols), its messages into a log.
+ * (lfr record's runner and recorder, its stack walks and symbols), its messages into a log.  The
+ * recorder ends with lfr top however lfr top ends: a SIGTERM when lfr top is gone (killed with
+ * SIGKILL too), its Ctrl-C's way out (it stops its session and writes its last chunk).
  */
 static int session_start(struct top_view *v, char **args)
 {
+	pid_t parent = getpid();
+
 	v->child = fork();
 	if (v->child < 0) {
 		fprintf(stderr, "%s: fork: %s\n", PROG, strerror(errno));
 		return -1;
 	}
 	if (v->child == 0) {
+		/* kept across the exec; a parent gone before it was set is seen by getppid() */
+		if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid() != parent)
+			_exit(LFR_EXIT_FAILURE);
 		int fd = open(v->log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 		int in = open("/dev/null", O_RDONLY | O_CLOEXEC);
 
@@ -335,11 +345,15 @@ static void process_name(const struct report *rep, uint32_t thread, char *buf, s
 		snprintf(buf, n, "%s/%lld", th->process ? th->process : "?", (long long)th->pid);
 }
 
-/* The status line: window, samples, rate, losses, sort, filters. */
+/*
+ * The status line: window, samples, rate, losses, sort, filters.  The rate is of the samples
+ * shown (not those left out, kernel-only ones without -k) over the time the window covers.
+ */
 static void status_line(const struct top_view *v, char *buf, size_t n)
 {
 	const struct top_table *t = &v->t;
 	double secs = (double)(t->to_ns - t->from_ns + 1) / 1e9;
+	uint64_t shown = t->events - t->kernel_only;
 	char filt[96] = "";
 
 	if (v->o.tid >= 0)
@@ -347,9 +361,8 @@ static void status_line(const struct top_view *v, char *buf, size_t n)
 	if (v->o.pid >= 0)
 		snprintf(filt + strlen(filt), sizeof(filt) - strlen(filt), ", process %lld",
 		         (long long)v->o.pid);
-	snprintf(buf, n, "%" PRIu64 " samples in %.1f s, %.1f/s, lost %" PRIu64 ", by %s%s",
-	         t->events - t->kernel_only, secs,
-	         t->events && secs > 0 ? (double)t->events / secs : 0, v->lost,
+	snprintf(buf, n, "%" PRIu64 " samples in %.1f s, %.1f/s, lost %" PRIu64 ", by %s%s", shown,
+	         secs, shown && secs > 0 ? (double)shown / secs : 0, v->lost,
 	         v->o.sort == TOP_SORT_SELF ? "self" : "total", filt);
 	if (t->kernel_only) {
 		size_t l = strlen(buf);
@@ -367,6 +380,8 @@ static void row_text(const struct top_view *v, const struct top_row *r, char *bu
 	process_name(v->rep, r->thread, pr, sizeof(pr));
 	snprintf(buf, n, "%6.2f%% %6.2f%%  %-44s %-20s %s", pct(r->self, v->t.samples),
 	         pct(r->total, v->t.samples), fn, th, pr);
+	/* the names are the recording's: shown as the text report shows them */
+	text_safe_in_place(buf);
 }
 
 #define HEADER                                                                                     \
@@ -378,7 +393,9 @@ static void print_text(struct top_view *v, FILE *out)
 	char line[512], when[40] = "?";
 
 	if (!v->rep) {
-		fprintf(out, "%s: %s\n\n", PROG, v->err);
+		fprintf(out, "%s: ", PROG);
+		text_safe_put(out, v->err);
+		fputs("\n\n", out);
 		fflush(out);
 		return;
 	}
@@ -387,7 +404,9 @@ static void print_text(struct top_view *v, FILE *out)
 	if (gmtime_r(&secs, &tm))
 		strftime(when, sizeof(when), "%H:%M:%S UTC", &tm);
 	status_line(v, line, sizeof(line));
-	fprintf(out, "%s: %s, up to %s: %s\n%s\n", PROG, v->dir, when, line, HEADER);
+	fprintf(out, "%s: ", PROG);
+	text_safe_put(out, v->dir);
+	fprintf(out, ", up to %s: %s\n%s\n", when, line, HEADER);
 	for (size_t i = 0; i < v->t.nrows && (long)i < v->lines; i++) {
 		row_text(v, &v->t.rows[i], line, sizeof(line));
 		fprintf(out, "%s\n", line);
@@ -487,18 +506,22 @@ static void remember_selection(const struct top_view *v, struct top_screen *s)
 	s->sel_thread = r ? r->thread : TOP_ALL;
 }
 
+/* A line of the screen; what it shows of the recording (names, messages) made safe first. */
 static void put_line(int y, const char *text, int attr)
 {
+	struct text_safe ts = {0};
 	int w = COLS;
 
 	if (y >= LINES)
 		return;
+	text = text_safe(&ts, text);
 	attron(attr);
 	mvaddnstr(y, 0, text, w);
 	if (attr & A_REVERSE) /* the bar spans the width */
 		for (int x = (int)strlen(text); x < w; x++)
 			mvaddch(y, x, ' ');
 	attroff(attr);
+	text_safe_free(&ts);
 }
 
 static void draw(struct top_view *v, struct top_screen *s)

@@ -75,6 +75,16 @@ struct rec_cmdline {
 };
 
 /*
+ * The reading side's too: every ring was read, from a read that began at start_ns, and the records
+ * before this one are all of it (lfr_recorder_read(); the join gives up what a full ring lost).
+ */
+#define REC_READ 0x10001u
+struct rec_read {
+	struct lfr_rec_header hdr;
+	uint64_t start_ns;
+};
+
+/*
  * Naming behind the reading (lfr_recorder_behind()): the thread that reads the rings only copies
  * records into r->in and hands the batch over; a thread of its own, at the lowest priority,
  * applies the handed-over batches and flushes the file.
@@ -449,6 +459,13 @@ add_looked_at(struct lfr_recorder *r, const struct lfr_rec_header *h, uint32_t t
 		return err;
 	r->added++;
 	return in_push(r, h, h->size, names);
+}
+
+int lfr_recorder_read(struct lfr_recorder *r, uint64_t start_ns)
+{
+	struct rec_read m = {.hdr = {.type = REC_READ, .size = sizeof(m)}, .start_ns = start_ns};
+
+	return in_push(r, &m, sizeof(m), false);
 }
 
 int lfr_recorder_add(struct lfr_recorder *r, const struct lfr_rec_header *h)
@@ -1514,6 +1531,11 @@ static int apply_records(struct lfr_recorder *r, struct batch *b, int pass, bool
 				apply_cmdline(r, (const struct rec_cmdline *)h);
 			continue;
 		}
+		if (h->type == REC_READ) {
+			if (pass == 1)
+				lfr_join_read(r->join, ((const struct rec_read *)h)->start_ns);
+			continue;
+		}
 		/* each pass decodes only the records it applies (a bad one is counted once) */
 		if (pass == 0 && h->type < 32 && (SAMPLE_TYPES >> h->type & 1))
 			continue;
@@ -1547,6 +1569,10 @@ static int apply_records(struct lfr_recorder *r, struct batch *b, int pass, bool
 			err = write_lost(r, rec.lost);
 		} else if (rec.type == LFR_REC_TASK) {
 			err = write_task(r, rec.task);
+			/* ticks of the thread still waiting for a stack: given up in a while */
+			if (!err && rec.task->kind == LFR_TASK_EXIT)
+				err = lfr_join_exit(r->join, rec.task->tid, rec.task->time_ns,
+				                    on_joined, r);
 		}
 		if (err)
 			return err;
@@ -1632,6 +1658,7 @@ static int process_cur(struct lfr_recorder *r, bool final)
 		err = jit_release(r, final);
 	if (!err)
 		err = write_batch_losses(r);
+	lfr_join_lost(r->join, &r->st.join_lost);
 	if (final) {
 		r->st.unjoined = lfr_join_waiting(r->join);
 		r->st.latency_unmatched += r->latencies.n;

@@ -26,6 +26,7 @@
 
 #include "jfr/writer.h"
 #include "lib/control.h"
+#include "lib/join.h"
 #include "sym/sym.h"
 
 struct lfr_recorder;
@@ -41,9 +42,12 @@ struct lfr_recorder_stats {
 	uint64_t incomplete;      /* stacks marked truncated: depth limit, unreadable stack, or an
 	                           * invalid frame short of the thread's start */
 	uint64_t lost_ticks[LFR_LOST_MAX + 1]; /* lost ticks written as events, by reason */
-	uint64_t lost_pending;   /* ticks whose walk had not run when the recording ended */
-	uint64_t malformed;      /* records that failed decoding (skipped) */
-	uint64_t unjoined;       /* TICK records whose walk never came (the module counts them) */
+	uint64_t lost_pending; /* ticks whose walk had not run when the recording ended */
+	uint64_t malformed;    /* records that failed decoding (skipped) */
+	uint64_t unjoined;     /* TICK records whose walk never came (the module counts them) */
+	/* what the join gave up while recording, its other record lost to a full ring (counted by
+	 * the module): without, a recorder running for ever held them for ever */
+	struct lfr_join_lost join_lost;
 	uint64_t leaf_inserted;  /* samples whose leaf's caller came from its CFI (the leaf rule) */
 	uint64_t leaf_uncertain; /* samples whose leaf had no CFI that could tell */
 	uint64_t thread_starts;  /* jdk.ThreadStart events written */
@@ -65,6 +69,12 @@ void lfr_recorder_free(struct lfr_recorder *r);
 
 /* Copies one ring record into the current batch.  Returns 0 or a negative errno. */
 int lfr_recorder_add(struct lfr_recorder *r, const struct lfr_rec_header *h);
+/*
+ * Every ring has been read, by a read that began at START_NS (CLOCK_MONOTONIC), and its records
+ * added: the joining of ticks with their stacks learns what can still come (lfr_join_read()).
+ * Returns 0 or a negative errno.
+ */
+int lfr_recorder_read(struct lfr_recorder *r, uint64_t start_ns);
 
 /*
  * Applies the current batch.  With final, samples still waiting for a mapping are written as they

@@ -118,14 +118,20 @@ int top_build(const struct report *rep, const struct top_opts *o, struct top_tab
 	t->zoom = (struct top_row){.frame = o->zoom, .thread = TOP_ALL};
 	if (!rep->ntimed)
 		return 0;
+	/*
+	 * The window ends at the newest sample and begins window_ns before it, or where the
+	 * recording read begins when it is shorter (0: its first chunk's start, or an earlier
+	 * sample's time): the time its samples cover, not the first sample's (that would leave out
+	 * the period before it, and make one sample a rate of 1e9 per second).
+	 */
 	t->to_ns = rep->timed[0].nanos;
-	for (size_t i = 0; i < rep->ntimed; i++)
+	t->from_ns = 0;
+	for (size_t i = 0; i < rep->ntimed; i++) {
 		if (rep->timed[i].nanos > t->to_ns)
 			t->to_ns = rep->timed[i].nanos;
-	t->from_ns = rep->timed[0].nanos;
-	for (size_t i = 0; i < rep->ntimed; i++)
 		if (rep->timed[i].nanos < t->from_ns)
 			t->from_ns = rep->timed[i].nanos;
+	}
 	if (o->window_ns > 0 && t->to_ns - t->from_ns >= o->window_ns)
 		t->from_ns = t->to_ns - o->window_ns + 1;
 

@@ -7,6 +7,8 @@
 #include <time.h>
 
 #include "report/report.h"
+#include "report/text_safe.h"
+#include "report/units.h"
 #include "report/views.h"
 
 /* The value of each stack in the samples of thread (every thread when thread < 0). */
@@ -83,14 +85,13 @@ static double pct(uint64_t v, uint64_t total)
 	return total ? 100.0 * (double)v / (double)total : 0;
 }
 
-/* What the tables count: samples, or the --value field summed. */
-static const char *value_unit(const struct report_opts *o)
+/* What the tables count: samples, or a field summed (report/units.h's words for them). */
+static const char *value_unit(const struct report *rep, const struct report_opts *o)
 {
-	if (o->off_cpu)
-		return "off-CPU ns";
-	if (o->latency)
-		return "latency ns";
-	return o->value_field ? o->value_field : "samples";
+	struct report_units u;
+
+	report_units(rep, o, &u);
+	return u.words;
 }
 
 static int print_top_of(const struct report *rep, FILE *out, const char *title, const uint64_t *key,
@@ -104,8 +105,11 @@ static int print_top_of(const struct report *rep, FILE *out, const char *title, 
 		idx[i] = i;
 	sort_key = key;
 	qsort(idx, rep->nframes, sizeof(*idx), cmp_by_key);
-	fprintf(out, "\nTop functions by %s\n", title);
-	fprintf(out, "%10s %6s %10s %6s  %s\n", "SELF", "%", "TOTAL", "%", "FUNCTION");
+	struct text_safe ts = {0};
+
+	fprintf(out, "\nTop functions by ");
+	text_safe_put(out, title);
+	fprintf(out, "\n%10s %6s %10s %6s  %s\n", "SELF", "%", "TOTAL", "%", "FUNCTION");
 	for (size_t i = 0; i < rep->nframes && (int)i < top; i++) {
 		uint32_t f = idx[i];
 		if (!key[f])
@@ -115,10 +119,11 @@ static int print_top_of(const struct report *rep, FILE *out, const char *title, 
 
 		fprintf(out, "%10llu %5.1f%% %10llu %5.1f%%  %s%s%s%s%s\n",
 		        (unsigned long long)self[f], pct(self[f], all),
-		        (unsigned long long)total[f], pct(total[f], all), fr->name,
+		        (unsigned long long)total[f], pct(total[f], all), text_safe(&ts, fr->name),
 		        fr->kind == RF_KERNEL ? " [kernel]" : "", show_obj ? "  (" : "",
-		        show_obj ? fr->object : "", show_obj ? ")" : "");
+		        show_obj ? text_safe(&ts, fr->object) : "", show_obj ? ")" : "");
 	}
+	text_safe_free(&ts);
 	free(idx);
 	return 0;
 }
@@ -129,7 +134,7 @@ static int print_top(const struct report *rep, const struct report_opts *o, FILE
 {
 	char t[64];
 
-	snprintf(t, sizeof(t), "%s %s", title, value_unit(o));
+	snprintf(t, sizeof(t), "%s %s", title, value_unit(rep, o));
 	return print_top_of(rep, out, t, key, self, total, top, rep->total);
 }
 
@@ -206,16 +211,18 @@ static int print_objects(const struct report *rep, const struct report_opts *o, 
 		idx[k] = (uint32_t)k;
 	sort_key = self;
 	qsort(idx, nobj, sizeof(*idx), cmp_by_key);
-	fprintf(out, "\nTop objects by self %s\n", value_unit(o));
+	fprintf(out, "\nTop objects by self %s\n", value_unit(rep, o));
 	fprintf(out, "%10s %6s %10s %6s  %s\n", "SELF", "%", "TOTAL", "%", "OBJECT");
 	for (size_t i = 0; i < nobj && (int)i < top; i++) {
 		uint32_t k = idx[i];
 
 		if (!total[k])
 			break;
-		fprintf(out, "%10llu %5.1f%% %10llu %5.1f%%  %s\n", (unsigned long long)self[k],
+		fprintf(out, "%10llu %5.1f%% %10llu %5.1f%%  ", (unsigned long long)self[k],
 		        pct(self[k], rep->total), (unsigned long long)total[k],
-		        pct(total[k], rep->total), views_object_name(rep->frames[first[k]].object));
+		        pct(total[k], rep->total));
+		text_safe_put(out, views_object_name(rep->frames[first[k]].object));
+		fputc('\n', out);
 	}
 	rc = 0;
 out:
@@ -244,12 +251,14 @@ static void format_time(int64_t nanos, char *buf, size_t n)
 
 void report_print_header(const struct report *rep, const struct report_opts *o, FILE *out)
 {
+	struct text_safe ts = {0};
+	const char *selected = text_safe(&ts, rep->selected);
 	char start[64];
 
 	format_time(rep->start_nanos, start, sizeof(start));
-	fprintf(out, "File: %s (%llu bytes, %llu chunk%s), recorded %s for %.3f s\n", rep->path,
-	        (unsigned long long)rep->file_size, (unsigned long long)rep->nchunks,
-	        rep->nchunks == 1 ? "" : "s", start,
+	fprintf(out, "File: %s (%llu bytes, %llu chunk%s), recorded %s for %.3f s\n",
+	        text_safe(&ts, rep->path), (unsigned long long)rep->file_size,
+	        (unsigned long long)rep->nchunks, rep->nchunks == 1 ? "" : "s", start,
 	        ((double)rep->end_nanos - (double)rep->start_nanos) / 1e9);
 	if (o->off_cpu)
 		fprintf(
@@ -257,13 +266,13 @@ void report_print_header(const struct report *rep, const struct report_opts *o, 
 		    "Off-CPU time: %llu ns (%.3f s) in %llu intervals (%s) of %zu thread%s, %zu "
 		    "distinct stacks",
 		    (unsigned long long)rep->total, (double)rep->total / 1e9,
-		    (unsigned long long)rep->matched_events, rep->selected, rep->nthreads,
+		    (unsigned long long)rep->matched_events, selected, rep->nthreads,
 		    rep->nthreads == 1 ? "" : "s", rep->nstacks);
 	else if (o->wall)
 		fprintf(out,
 		        "Wall-clock samples: %llu (%s: on and off the CPU) of %zu thread%s, %zu "
 		        "distinct stacks",
-		        (unsigned long long)rep->total, rep->selected, rep->nthreads,
+		        (unsigned long long)rep->total, selected, rep->nthreads,
 		        rep->nthreads == 1 ? "" : "s", rep->nstacks);
 	else if (o->latency)
 		fprintf(
@@ -271,12 +280,12 @@ void report_print_header(const struct report *rep, const struct report_opts *o, 
 		    "Sampling latency: %llu ns (%.3f s) in %llu ticks (%s) of %zu thread%s, %zu "
 		    "distinct stacks",
 		    (unsigned long long)rep->total, (double)rep->total / 1e9,
-		    (unsigned long long)rep->matched_events, rep->selected, rep->nthreads,
+		    (unsigned long long)rep->matched_events, selected, rep->nthreads,
 		    rep->nthreads == 1 ? "" : "s", rep->nstacks);
 	else
 		fprintf(out, "Samples: %llu %s of %s in %zu thread%s, %zu distinct stacks",
 		        (unsigned long long)rep->total, o->value_field ? o->value_field : "events",
-		        rep->selected, rep->nthreads, rep->nthreads == 1 ? "" : "s", rep->nstacks);
+		        selected, rep->nthreads, rep->nthreads == 1 ? "" : "s", rep->nstacks);
 	if (rep->matched_events != rep->sample_events)
 		fprintf(out, " (%llu of %llu events pass the filters)",
 		        (unsigned long long)rep->matched_events,
@@ -300,6 +309,7 @@ void report_print_header(const struct report *rep, const struct report_opts *o, 
 			        "Sampling latencies: %llu lfr.SamplingLatency events (lfr report "
 			        "--latency)\n",
 			        (unsigned long long)rep->evtypes[i].count);
+	text_safe_free(&ts);
 }
 
 static int cmp_timed_value(const void *a, const void *b)
@@ -319,6 +329,7 @@ static int cmp_timed_value(const void *a, const void *b)
 static int print_longest(const struct report *rep, FILE *out, int top)
 {
 	const struct report_timed **v = malloc((rep->ntimed ? rep->ntimed : 1) * sizeof(*v));
+	struct text_safe ts = {0};
 
 	if (!v)
 		return -1;
@@ -334,7 +345,7 @@ static int print_longest(const struct report *rep, FILE *out, int top)
 		const char *user = NULL;
 
 		fprintf(out, "%12.3f %12.3f %10lld  %s:", (double)v[i]->value / 1e6,
-		        (double)v[i]->nanos / 1e9, (long long)th->tid, th->name);
+		        (double)v[i]->nanos / 1e9, (long long)th->tid, text_safe(&ts, th->name));
 		for (uint32_t k = 0; k < st->depth; k++) {
 			const struct report_frame *f =
 			    &rep->frames[rep->stack_frames[st->first + k]];
@@ -344,55 +355,61 @@ static int print_longest(const struct report *rep, FILE *out, int top)
 				break;
 			}
 			if (kernel++ < 4)
-				fprintf(out, "%s %s", kernel > 1 ? " <-" : "", f->name);
+				fprintf(out, "%s %s", kernel > 1 ? " <-" : "",
+				        text_safe(&ts, f->name));
 		}
 		if (kernel > 4)
 			fprintf(out, " <- ...");
-		fprintf(out, " -> %s\n", user ? user : "?");
+		fprintf(out, " -> %s\n", user ? text_safe(&ts, user) : "?");
 	}
 	if (rep->ntimed > (size_t)top)
 		fprintf(out, "%12s %12s %10s  ... %zu more (--top)\n", "", "", "",
 		        rep->ntimed - top);
+	text_safe_free(&ts);
 	free(v);
 	return 0;
 }
 
 /* The value's column heading: its unit in capitals, at most 10 characters. */
-static void value_column(const struct report_opts *o, char column[11])
+static void value_column(const struct report *rep, const struct report_opts *o, char column[11])
 {
+	const char *unit = value_unit(rep, o);
 	size_t i;
 
-	for (i = 0; i < 10 && value_unit(o)[i]; i++)
-		column[i] = (char)toupper((unsigned char)value_unit(o)[i]);
+	for (i = 0; i < 10 && unit[i]; i++)
+		column[i] = (char)toupper((unsigned char)unit[i]);
 	column[i] = '\0';
 }
 
 static int print_threads(const struct report *rep, const struct report_opts *o, FILE *out, int top)
 {
 	struct report_thread **v = malloc((rep->nthreads ? rep->nthreads : 1) * sizeof(*v));
+	struct text_safe ts = {0};
 	char column[11];
 	size_t i;
 
 	if (!v)
 		return -1;
-	value_column(o, column);
+	value_column(rep, o, column);
 	for (i = 0; i < rep->nthreads; i++)
 		v[i] = &rep->threads[i];
 	qsort(v, rep->nthreads, sizeof(*v), cmp_thread_value);
-	fprintf(out, "\nThreads by %s\n%10s %6s %10s %10s  %s\n", value_unit(o), column, "%", "TID",
-	        "PID", "THREAD");
+	fprintf(out, "\nThreads by %s\n%10s %6s %10s %10s  %s\n", value_unit(rep, o), column, "%",
+	        "TID", "PID", "THREAD");
 	for (i = 0; i < rep->nthreads && (int)i < top; i++) {
 		char pid[32] = "-";
 		if (v[i]->pid >= 0)
 			snprintf(pid, sizeof(pid), "%lld", (long long)v[i]->pid);
-		fprintf(out, "%10llu %5.1f%% %10lld %10s  %s%s%s%s\n",
-		        (unsigned long long)v[i]->value, pct(v[i]->value, rep->total),
-		        (long long)v[i]->tid, pid, v[i]->name, v[i]->process ? " (" : "",
-		        v[i]->process ? v[i]->process : "", v[i]->process ? ")" : "");
+		fprintf(
+		    out, "%10llu %5.1f%% %10lld %10s  %s%s%s%s\n", (unsigned long long)v[i]->value,
+		    pct(v[i]->value, rep->total), (long long)v[i]->tid, pid,
+		    text_safe(&ts, v[i]->name), v[i]->process ? " (" : "",
+		    v[i]->process ? text_safe(&ts, v[i]->process) : "", v[i]->process ? ")" : "");
 	}
 	if (rep->nthreads > (size_t)top)
 		fprintf(out, "%10s %6s %10s %10s  ... %zu more threads (--top)\n", "", "", "", "",
 		        rep->nthreads - top);
+	text_safe_free(&ts);
 	free(v);
 	return 0;
 }
@@ -407,12 +424,15 @@ static void print_states(const struct report *rep, const struct report_opts *o, 
 
 	if (!rep->nstates)
 		return;
-	value_column(o, column);
+	value_column(rep, o, column);
 	fprintf(out, "\n%s by state\n%10s %6s  %s\n", o->off_cpu ? "Off-CPU" : "Samples", column,
 	        "%", "STATE");
-	for (size_t i = 0; i < rep->nstates && (int)i < top; i++)
-		fprintf(out, "%10llu %5.1f%%  %s\n", (unsigned long long)rep->states[i].value,
-		        pct(rep->states[i].value, rep->total), rep->states[i].name);
+	for (size_t i = 0; i < rep->nstates && (int)i < top; i++) {
+		fprintf(out, "%10llu %5.1f%%  ", (unsigned long long)rep->states[i].value,
+		        pct(rep->states[i].value, rep->total));
+		text_safe_put(out, rep->states[i].name);
+		fputc('\n', out);
+	}
 	if (rep->nstates > (size_t)top)
 		fprintf(out, "%10s %6s  ... %zu more states (--top)\n", "", "", rep->nstates - top);
 }
@@ -425,18 +445,22 @@ void report_print_lost(const struct report *rep, FILE *out)
 		        "  none recorded (no jdk.DataLoss or lost-sample events in the file)\n");
 		return;
 	}
+	struct text_safe ts = {0};
+
 	for (size_t i = 0; i < rep->nlost; i++) {
 		const struct report_lost *l = &rep->lost[i];
-		fprintf(out, "  %-28s %8llu event%s", l->type, (unsigned long long)l->events,
-		        l->events == 1 ? "" : "s");
+		fprintf(out, "  %-28s %8llu event%s", text_safe(&ts, l->type),
+		        (unsigned long long)l->events, l->events == 1 ? "" : "s");
 		if (l->field)
 			fprintf(out, ", %s %llu",
-			        !strcmp(l->type, "jdk.DataLoss") ? "bytes" : l->field,
+			        !strcmp(l->type, "jdk.DataLoss") ? "bytes"
+			                                         : text_safe(&ts, l->field),
 			        (unsigned long long)l->amount);
 		if (l->reason[0])
-			fprintf(out, "  reason: %s", l->reason);
+			fprintf(out, "  reason: %s", text_safe(&ts, l->reason));
 		fprintf(out, "\n");
 	}
+	text_safe_free(&ts);
 }
 
 /* --threads: the top functions by self value of each of the top threads, as shares of its own. */
@@ -459,8 +483,8 @@ static int print_per_thread(const struct report *rep, const struct report_opts *
 			break;
 		}
 		snprintf(title, sizeof(title), "self %s in thread %s (TID %lld, %llu %s)",
-		         value_unit(o), v[i]->name ? v[i]->name : "?", (long long)v[i]->tid,
-		         (unsigned long long)v[i]->value, value_unit(o));
+		         value_unit(rep, o), v[i]->name ? v[i]->name : "?", (long long)v[i]->tid,
+		         (unsigned long long)v[i]->value, value_unit(rep, o));
 		if (print_top_of(rep, out, title, self, self, total, o->top < 10 ? o->top : 10,
 		                 v[i]->value))
 			rc = -1;
@@ -483,16 +507,23 @@ int report_print_text(const struct report *rep, const struct report_opts *o, FIL
 	const char *types = report_stack_types(rep, &any);
 
 	report_print_header(rep, o, out);
-	if (rep->unnamed)
-		fprintf(out, "\n%s\n", rep->unnamed);
+	if (rep->unnamed) {
+		fputc('\n', out);
+		text_safe_put(out, rep->unnamed);
+		fputc('\n', out);
+	}
 	if (!rep->total) {
+		struct text_safe ts = {0};
+
 		if (!any)
-			fprintf(out, "\nNo %s events in this file.%s%s%s\n", rep->selected,
-			        types[0] ? " Event types with stack traces here: " : "", types,
-			        types[0] ? " (choose with --event)." : "");
+			fprintf(out, "\nNo %s events in this file.%s%s%s\n",
+			        text_safe(&ts, rep->selected),
+			        types[0] ? " Event types with stack traces here: " : "",
+			        text_safe(&ts, types), types[0] ? " (choose with --event)." : "");
 		else
 			fprintf(out, "\nNo samples pass the filters; widen "
 			             "--thread/--process/--from/--to.\n");
+		text_safe_free(&ts);
 	} else if (o->sort_objects) {
 		uint64_t *sv = views_stack_values(rep);
 		bool failed = !sv || print_objects(rep, o, out, sv, o->top) ||
@@ -524,19 +555,30 @@ int report_print_text(const struct report *rep, const struct report_opts *o, FIL
 void report_print_summary(const struct report *rep, FILE *out)
 {
 	fprintf(out, "%-50s %12s %14s\n", "EVENT TYPE", "COUNT", "SIZE (BYTES)");
+	struct text_safe ts = {0};
+
 	for (size_t i = 0; i < rep->nevtypes; i++)
-		fprintf(out, "%-50s %12llu %14llu\n", rep->evtypes[i].name,
+		fprintf(out, "%-50s %12llu %14llu\n", text_safe(&ts, rep->evtypes[i].name),
 		        (unsigned long long)rep->evtypes[i].count,
 		        (unsigned long long)rep->evtypes[i].bytes);
+	text_safe_free(&ts);
 }
 
-/* Writes a frame name for the folded format: ';' separates frames and '\n' ends lines, so both are
- * replaced; kernel frames get async-profiler's "_[k]" suffix (flamegraph.pl --color=java). */
+/*
+ * Writes a frame name for the folded format: ';' separates frames, so it becomes ':', and the
+ * name is made safe as every text output makes it (text_safe.h: a control character, '\n' that
+ * ends lines among them, becomes a space); kernel frames get async-profiler's "_[k]" suffix
+ * (flamegraph.pl --color=java).
+ */
 void views_put_folded_name(FILE *out, const struct report_frame *f)
 {
-	/* ';' separates frames, and no control byte reaches a terminal */
-	for (const unsigned char *p = (const unsigned char *)f->name; *p; p++)
-		fputc(*p == ';' ? ':' : *p < 0x20 || *p == 0x7f ? ' ' : *p, out);
+	for (const char *p = f->name, *semi;; p = semi + 1) {
+		semi = strchr(p, ';');
+		text_safe_write(out, p, semi ? (size_t)(semi - p) : strlen(p));
+		if (!semi)
+			break;
+		fputc(':', out);
+	}
 	if (f->kind == RF_KERNEL)
 		fputs("_[k]", out);
 }
