@@ -45,11 +45,18 @@ struct lfr_unwind_table;
  * (NULL: none), found while the session's tables had seen @tables changes
  * (lfr_unwind.changes); a walk uses those only at the same count, read in
  * its RCU read section.  Written under lock inside seq; walks read it
- * under seq alone.
+ * under seq alone, some with interrupts off (the commit in place in the
+ * ring, unwind.c).  So both are raw: on PREEMPT_RT a reader of a
+ * seqcount_spinlock_t that finds a write in progress takes the writer's
+ * lock, a sleeping one there, which may not be taken with interrupts off;
+ * a raw writer is never preempted, and its readers only spin.  (The debug
+ * kernel's lockdep cannot see the sleeping variant: without PREEMPT_RT the
+ * reader never takes the lock, and a local_irq_save() section is no wait
+ * context lockdep tracks.)
  */
 struct lfr_mm_slot {
-	spinlock_t lock;
-	seqcount_spinlock_t seq;
+	raw_spinlock_t lock;
+	seqcount_raw_spinlock_t seq;
 	struct lfr_mm_watch *w;	/* NULL: free */
 	struct mm_struct *mm;	/* w's, compared before w is followed */
 	u64 gen;

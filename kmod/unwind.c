@@ -825,7 +825,7 @@ static void lfr_xr_keep(struct lfr_mm_slot *m, u64 gen, u64 image, u32 lost,
 
 	if (!f->ok || !f->n)
 		return;
-	spin_lock(&m->lock);
+	raw_spin_lock(&m->lock);
 	write_seqcount_begin(&m->seq);
 	if (m->n && m->gen == gen && m->image == image && m->lost == lost &&
 	    m->tables == tables) {
@@ -851,7 +851,7 @@ static void lfr_xr_keep(struct lfr_mm_slot *m, u64 gen, u64 image, u32 lost,
 	m->n = f->n;
 out:
 	write_seqcount_end(&m->seq);
-	spin_unlock(&m->lock);
+	raw_spin_unlock(&m->lock);
 }
 
 /* The walk of @wk's snapshot, to write its pcs at @ips. */
