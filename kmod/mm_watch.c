@@ -78,9 +78,15 @@ static void lfr_mm_slot_set(struct lfr_mm_slot *m, struct lfr_mm_watch *w)
 {
 	raw_spin_lock(&m->lock);
 	write_seqcount_begin(&m->seq);
-	m->w = w;
-	m->mm = w ? w->mm : NULL;
 	m->n = 0;
+	if (w) {
+		/* the watch before its mm: lfr_mm_slot_watch() */
+		WRITE_ONCE(m->w, w);
+		smp_store_release(&m->mm, w->mm);
+	} else {
+		WRITE_ONCE(m->mm, NULL);
+		WRITE_ONCE(m->w, NULL);
+	}
 	write_seqcount_end(&m->seq);
 	raw_spin_unlock(&m->lock);
 }

@@ -58,7 +58,7 @@ struct lfr_mm_slot {
 	raw_spinlock_t lock;
 	seqcount_raw_spinlock_t seq;
 	struct lfr_mm_watch *w;	/* NULL: free */
-	struct mm_struct *mm;	/* w's, compared before w is followed */
+	struct mm_struct *mm;	/* w's: lfr_mm_slot_watch() */
 	u64 gen;
 	u64 image;
 	unsigned long tables;
@@ -91,6 +91,23 @@ void lfr_mm_watch_exit(void);
 static inline u64 lfr_mm_watch_gen(const struct lfr_mm_watch *w)
 {
 	return atomic64_read(&w->gen);
+}
+
+/*
+ * @m's watch when @m is @mm's slot, else NULL; any context.  The mm is
+ * read first (acquire) and the watch after it, as lfr_mm_slot_set()
+ * writes them the other way round: a walk that finds its mm in a slot
+ * finds that mm's watch, never the one of the mm the slot held before
+ * (given up, perhaps freed).  A slot is given up only when its mm was torn
+ * down or the session stopped, so it does not change under a walk of its
+ * own mm.
+ */
+static inline struct lfr_mm_watch *
+lfr_mm_slot_watch(const struct lfr_mm_slot *m, const struct mm_struct *mm)
+{
+	if (smp_load_acquire(&m->mm) != mm)
+		return NULL;
+	return READ_ONCE(m->w);
 }
 
 #endif /* LFR_MM_WATCH_H */

@@ -540,7 +540,7 @@ static struct lfr_mm_slot *lfr_xr_slot(struct lfr_session *s,
 
 	if (e->xr_epoch == epoch) {
 		if (e->xr_slot < LFR_MM_WATCH_MAX &&
-		    READ_ONCE(s->watches.slots[e->xr_slot].mm) == mm)
+		    lfr_mm_slot_watch(&s->watches.slots[e->xr_slot], mm))
 			return &s->watches.slots[e->xr_slot];
 		if (e->xr_slot == LFR_XR_FULL && walk_id % 64)
 			return NULL;
@@ -552,16 +552,21 @@ static struct lfr_mm_slot *lfr_xr_slot(struct lfr_session *s,
 }
 
 /*
- * Under @m's seq: true when @m is the current mm's and every pc of @ips
- * lies in its described ranges, found for this image, with no mapping of
- * the mm changed and no MMAP record lost since.  @m's watch is followed
- * only once its mm is known to be current's: a live mm's slot is never
- * given up while its threads walk.
+ * Under @m's seq: its watch when @m is the current mm's and its ranges
+ * were found for this image, with no mapping of the mm changed and no
+ * MMAP record lost since; else NULL.  @m's watch is followed only once its
+ * mm is known to be current's (lfr_mm_slot_watch()): a live mm's slot is
+ * never given up while its threads walk.
  */
-static bool lfr_xr_valid(const struct lfr_mm_slot *m, u64 image, u32 lost)
+static const struct lfr_mm_watch *lfr_xr_valid(const struct lfr_mm_slot *m,
+					       u64 image, u32 lost)
 {
-	return m->mm == current->mm && m->image == image && m->lost == lost &&
-	       m->gen == lfr_mm_watch_gen(m->w);
+	const struct lfr_mm_watch *w = lfr_mm_slot_watch(m, current->mm);
+
+	if (!w || m->image != image || m->lost != lost ||
+	    m->gen != lfr_mm_watch_gen(w))
+		return NULL;
+	return w;
 }
 
 /* Whether every pc of @ips lies in one of the @n ranges [lo, hi). */
@@ -630,10 +635,11 @@ static bool lfr_known_copy(const struct lfr_mm_slot *m, u64 image, u32 lost,
 	u32 i;
 
 	k->n = READ_ONCE(m->n);
-	if (!k->n || k->n > LFR_XR_MAX || m->tables != tables ||
-	    !lfr_xr_valid(m, image, lost))
+	if (!k->n || k->n > LFR_XR_MAX || m->tables != tables)
 		return false;
-	k->w = m->w;
+	k->w = lfr_xr_valid(m, image, lost);
+	if (!k->w)
+		return false;
 	k->gen = m->gen;
 	for (i = 0; i < k->n; i++) {
 		k->lo[i] = m->lo[i];
@@ -1017,6 +1023,7 @@ static int lfr_user_stack(struct lfr_session *s, const struct lfr_walk *wk,
 	struct lfr_xr_found found __uninitialized;
 	struct mm_struct *mm = current->mm;
 	struct lfr_thread *e = wk->e;
+	const struct lfr_mm_watch *watch;
 	struct lfr_mm_slot *slot;
 	bool tables = !(sn->flags & LFR_SAMPLE_F_COMPAT) &&
 		      READ_ONCE(s->unwind.nr);
@@ -1032,8 +1039,9 @@ static int lfr_user_stack(struct lfr_session *s, const struct lfr_walk *wk,
 	found.n = 0;
 	/* read before the lookups: a change after them moves it */
 	slot = lfr_xr_slot(s, e, mm, sn->walk_id);
-	if (slot && READ_ONCE(slot->w)) {
-		gen = lfr_mm_watch_gen(slot->w);
+	watch = slot ? lfr_mm_slot_watch(slot, mm) : NULL;
+	if (watch) {
+		gen = lfr_mm_watch_gen(watch);
 		lost = atomic_read(&s->mmap_lost);
 	} else {
 		slot = NULL;
