@@ -82,11 +82,10 @@ int lfr_sampler_init(void)
 
 static u64 lfr_next_period(struct lfr_session *s, struct lfr_pcpu *pc)
 {
-	u64 p = s->cfg.period_ns, j = div_u64(p * s->cfg.jitter_pct, 100);
+	u64 p = s->cfg.period_ns;
 
-	if (!j)
-		return p;
-	return p - j + prandom_u32_state(&pc->rnd) % (2 * j + 1);
+	return lfr_jittered_period(p, div_u64(p * s->cfg.jitter_pct, 100),
+				   &pc->rnd);
 }
 
 static bool lfr_user_thread(struct task_struct *t)
