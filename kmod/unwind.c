@@ -154,16 +154,22 @@ static u64 lfr_image_hash(struct task_struct *t)
 static bool lfr_add_map(struct lfr_session *s, struct lfr_walk_buf *b,
 			struct vm_area_struct *vma, u64 image, u64 time_ns)
 {
+	struct inode *ino = vma->vm_file ? file_inode(vma->vm_file) : NULL;
 	struct lfr_rec_mmap *m;
-	struct inode *ino = NULL;
 	const char *name;
 	u64 h;
 	u32 len, plen;
 
+	/*
+	 * What the record describes: the range and the file, by device as
+	 * well as inode number (two file systems, two tmpfs mounts say, give
+	 * the same numbers) and generation (a number freed and given again).
+	 */
 	h = lfr_mix(image, vma->vm_start);
 	h = lfr_mix(h, vma->vm_end);
 	h = lfr_mix(h, (u64)vma->vm_pgoff << PAGE_SHIFT);
-	h = lfr_mix(h, vma->vm_file ? file_inode(vma->vm_file)->i_ino : 0);
+	h = lfr_mix(h, ino ? ino->i_ino : 0);
+	h = lfr_mix(h, ino ? (u64)ino->i_sb->s_dev << 32 | ino->i_generation : 0);
 	h = lfr_mix(h, 0xc4ceb9fe1a85ec53ULL);
 	if (lfr_seen(s->seen, s->seen_mask, h))
 		return true;
@@ -187,7 +193,6 @@ static bool lfr_add_map(struct lfr_session *s, struct lfr_walk_buf *b,
 	m = (struct lfr_rec_mmap *)(b->maps + b->maps_len);
 	memset(m, 0, sizeof(*m));
 	if (vma->vm_file) {
-		ino = file_inode(vma->vm_file);
 		name = d_path(&vma->vm_file->f_path, b->path, PATH_MAX);
 		if (IS_ERR(name))
 			name = "//unreachable";
