@@ -34,6 +34,7 @@ struct lfr_mm_watch {
 	bool gone;		/* the mm's address space was torn down */
 };
 
+struct inode;
 struct lfr_unwind_table;
 
 /*
@@ -42,9 +43,10 @@ struct lfr_unwind_table;
  * start time, exec id) and the session's count of lost MMAP records then.
  * With each range, what a walk with unwind tables needs of its mapping:
  * the file offset of an address less the address, and the mapping's table
- * (NULL: none), found while the session's tables had seen @tables changes
- * (lfr_unwind.changes); a walk uses those only at the same count, read in
- * its RCU read section.  Written under lock inside seq; walks read it
+ * (NULL: none) with the file's inode, found while the session's tables had
+ * seen @tables changes (lfr_unwind.changes); a walk uses those only at the
+ * same count, read in its RCU read section, and while the file is the one
+ * the table describes (written in place, it keeps its mapping).  Written under lock inside seq; walks read it
  * under seq alone, some with interrupts off (the commit in place in the
  * ring, unwind.c).  So both are raw: on PREEMPT_RT a reader of a
  * seqcount_spinlock_t that finds a write in progress takes the writer's
@@ -67,6 +69,7 @@ struct lfr_mm_slot {
 	unsigned long lo[LFR_XR_MAX], hi[LFR_XR_MAX];
 	u64 off[LFR_XR_MAX];
 	const struct lfr_unwind_table *t[LFR_XR_MAX];
+	const struct inode *ino[LFR_XR_MAX];
 };
 
 /* A session's watches.  slots[] is taken and given up under lock. */

@@ -240,6 +240,7 @@ struct lfr_xr_found {
 	unsigned long lo[LFR_XR_MAX], hi[LFR_XR_MAX];
 	u64 off[LFR_XR_MAX];
 	const struct lfr_unwind_table *t[LFR_XR_MAX];
+	const struct inode *ino[LFR_XR_MAX];
 };
 
 /* Adds @vma, whose table is @t, to @f's ranges. */
@@ -262,6 +263,7 @@ static void lfr_xr_add(struct lfr_xr_found *f, struct vm_area_struct *vma,
 	f->lo[f->n] = vma->vm_start;
 	f->off[f->n] = ((u64)vma->vm_pgoff << PAGE_SHIFT) - vma->vm_start;
 	f->t[f->n] = t;
+	f->ino[f->n] = t ? file_inode(vma->vm_file) : NULL;
 	f->hi[f->n++] = vma->vm_end;
 }
 
@@ -292,7 +294,7 @@ lfr_table_of(struct lfr_session *s, struct lfr_vma_memo *m,
 		;
 	if (i < m->n && (m->has_table & BIT(i)))
 		return m->table[i];
-	t = lfr_unwind_find(&s->unwind, file_inode(vma->vm_file));
+	t = lfr_unwind_find(s, file_inode(vma->vm_file));
 	if (i < m->n) {
 		m->table[i] = t;
 		m->has_table |= BIT(i);
@@ -623,6 +625,7 @@ struct lfr_known_rows {
 	unsigned long lo[LFR_XR_MAX], hi[LFR_XR_MAX];
 	u64 off[LFR_XR_MAX];
 	const struct lfr_unwind_table *t[LFR_XR_MAX];
+	const struct inode *ino[LFR_XR_MAX];
 	/*
 	 * The range last found, for the pcs that follow (most lie in it): its
 	 * start, the span of pcs it takes the short way (0: none, the range
@@ -651,6 +654,7 @@ static bool lfr_known_copy(const struct lfr_mm_slot *m, u64 image, u32 lost,
 		k->hi[i] = m->hi[i];
 		k->off[i] = m->off[i];
 		k->t[i] = m->t[i];
+		k->ino[i] = m->ino[i];
 	}
 	return true;
 }
@@ -728,10 +732,24 @@ static __always_inline bool lfr_walk_known_in(struct lfr_session *s,
 		seq = read_seqcount_begin(&m->seq);
 		ok = lfr_known_copy(m, image, lost, tables, &k);
 	} while (read_seqcount_retry(&m->seq, seq));
+	/*
+	 * A table kept with its range is used while its file is the one it
+	 * describes: a file written in place keeps its mapping, and the mm's
+	 * generation.  Its inode is read in this RCU read section, in which
+	 * the generation said it was mapped, so it is not freed before the
+	 * section ends.  A changed file sends the walk to the lookups, which
+	 * keep its range without the table.
+	 */
+	for (i = 0; ok && i < k.n; i++) {
+		if (!k.t[i])
+			continue;
+		if (unlikely(!lfr_unwind_current(k.t[i], k.ino[i]))) {
+			lfr_unwind_stale(s, k.t[i]);
+			ok = false;
+		}
+		lfr_unwind_used(k.t[i]);
+	}
 	if (ok) {
-		for (i = 0; i < k.n; i++)
-			if (k.t[i])
-				lfr_unwind_used(k.t[i]);
 		k.cur_lo = 0;
 		k.cur_span = 0;
 		k.miss = false;
@@ -822,12 +840,14 @@ static void lfr_xr_put(struct lfr_mm_slot *m, u32 j,
 	m->hi[j] = f->hi[i];
 	m->off[j] = f->off[i];
 	m->t[j] = f->t[i];
+	m->ino[j] = f->ino[i];
 }
 
 /*
  * Keeps in @m the ranges a walk's lookups found at generation @gen, with
  * the session's tables at @tables changes: added to those there when they
- * still hold, in their place otherwise.
+ * still hold (a range there takes the table its lookup found now: none
+ * once its file changed), in their place otherwise.
  */
 static void lfr_xr_keep(struct lfr_mm_slot *m, u64 gen, u64 image, u32 lost,
 			unsigned long tables, const struct lfr_xr_found *f)
@@ -844,8 +864,11 @@ static void lfr_xr_keep(struct lfr_mm_slot *m, u64 gen, u64 image, u32 lost,
 			for (j = 0; j < m->n; j++)
 				if (m->lo[j] == f->lo[i] && m->hi[j] == f->hi[i])
 					break;
-			if (j < m->n)
+			if (j < m->n) {
+				m->t[j] = f->t[i];
+				m->ino[j] = f->ino[i];
 				continue;
+			}
 			if (m->n == LFR_XR_MAX)
 				break;
 			lfr_xr_put(m, m->n++, f, i);

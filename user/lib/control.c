@@ -64,6 +64,7 @@ static const char *const counter_names[LFR_CTR_MAX + 1] = {
     [LFR_CTR_LATENCY_LOST] = "latency_lost",
     [LFR_CTR_WALK_KNOWN_MAPS] = "walk_known_maps",
     [LFR_CTR_UNWIND_MEMO_FRAMES] = "unwind_memo_frames",
+    [LFR_CTR_UNWIND_STALE] = "unwind_stale",
     [LFR_CTR_LOST_FIRST] = "lost_unspec",
     [LFR_CTR_LOST_RING_FULL] = "lost_ring_full",
     [LFR_CTR_LOST_NO_THREAD_SLOT] = "lost_no_thread_slot",
