@@ -622,6 +622,7 @@ struct lfr_known_rows {
 	u64 gen;			/* w's, when the ranges were copied */
 	u32 n;				/* ranges */
 	bool miss;
+	u32 probes;			/* steps of row searches left */
 	unsigned long lo[LFR_XR_MAX], hi[LFR_XR_MAX];
 	u64 off[LFR_XR_MAX];
 	const struct lfr_unwind_table *t[LFR_XR_MAX];
@@ -668,9 +669,10 @@ lfr_row_known(void *ctx, u64 pc, const struct lfr_unwind_row **row)
 
 	if (likely(pc - k->cur_lo < k->cur_span)) {
 		t = k->cur_t;
-		return lfr_unwind_rows_find_hinted(t->rows, t->nr, t->hints,
-						   t->hint_shift,
-						   (u32)(pc + k->cur_off), row);
+		return lfr_unwind_rows_find_bounded(t->rows, t->nr, t->hints,
+						    t->hint_shift,
+						    (u32)(pc + k->cur_off), row,
+						    &k->probes);
 	}
 	/*
 	 * @pc and @pc + 1 in one range: the return address a walk keeps is
@@ -695,7 +697,71 @@ lfr_row_known(void *ctx, u64 pc, const struct lfr_unwind_row **row)
 		k->cur_off = k->off[j];
 		k->cur_t = t;
 	}
-	return lfr_unwind_row(t, pc + k->off[j], row);
+	if (pc + k->off[j] > U32_MAX)
+		return LFR_ROW_NONE;
+	return lfr_unwind_rows_find_bounded(t->rows, t->nr, t->hints,
+					    t->hint_shift,
+					    (u32)(pc + k->off[j]), row,
+					    &k->probes);
+}
+
+/*
+ * A walk that runs with interrupts off, in place in the ring's room
+ * (lfr_commit_direct()): its interrupts' flags, its depth cap, and the
+ * sample buffer it goes on in once it meets its bound (lfr_irqoff_leave()).
+ */
+struct lfr_irqoff {
+	unsigned long flags;
+	unsigned int max;
+	struct lfr_rec_ustack *buf;
+};
+
+/*
+ * A walk with interrupts off that met its bound (frame_walk.h:
+ * LFR_IRQOFF_FRAMES, LFR_IRQOFF_PROBES): its chain so far moves out of the
+ * ring's room, which any writer on this CPU may take once interrupts are
+ * on, into a sample buffer of the session's pool (no allocation: its lock
+ * is raw), and interrupts come back on; the walk goes on there, and is
+ * committed from it.  False, interrupts still off, when every buffer is
+ * lent: the walk gives up (nothing was published) and is made again with
+ * the lookups.
+ */
+static bool lfr_irqoff_leave(struct lfr_session *s, struct lfr_irqoff *io,
+			     struct lfr_uwalk *w)
+{
+	struct lfr_rec_ustack *buf = lfr_walk_pool_get(&s->walk_bufs);
+
+	if (!buf)
+		return false;
+	memcpy(buf->ips, w->ips, w->nr * sizeof(u64));
+	w->ips = buf->ips;
+	io->buf = buf;
+	lfr_count(s, LFR_CTR_WALK_RESUMED, 1);
+	local_irq_restore(io->flags);
+	return true;
+}
+
+/*
+ * What this CPU's memo holds after a walk that kept its frames there: when
+ * @ok (the walk found every pc in @k's ranges and no mapping changed), the
+ * ranges, tables and image they were walked in; else nothing.
+ */
+static __always_inline void lfr_memos_keep(struct lfr_walk_memos *memos,
+					   bool ok,
+					   const struct lfr_known_rows *k,
+					   unsigned long tables, u64 image,
+					   u32 lost)
+{
+	if (!ok) {
+		memos->m.n = 0;
+		return;
+	}
+	/* the frames it kept are this walk's */
+	memos->w = k->w;
+	memos->gen = k->gen;
+	memos->tables = tables;
+	memos->image = image;
+	memos->lost = lost;
 }
 
 /*
@@ -708,12 +774,15 @@ lfr_row_known(void *ctx, u64 pc, const struct lfr_unwind_row **row)
  * @memos (a constant: lfr_walk_known_memo(); this CPU's, interrupts off),
  * the walk follows the last walk's frames where it meets them at the same
  * depth, when that walk had the same ranges, tables and mappings
- * (frame_walk.h: lfr_memo_follow()), and keeps its own.
+ * (frame_walk.h: lfr_memo_follow()), and keeps its own.  With @io
+ * (interrupts off, the walk in the ring's room) the walk is bounded, and
+ * goes on with interrupts on once it meets the bound (lfr_irqoff_leave()).
  */
 static __always_inline bool lfr_walk_known_in(struct lfr_session *s,
 					      const struct lfr_thread *e,
 					      u64 image, struct lfr_uwalk *w,
-					      struct lfr_walk_memos *memos)
+					      struct lfr_walk_memos *memos,
+					      struct lfr_irqoff *io)
 {
 	const struct lfr_mm_slot *m = lfr_xr_of(s, e);
 	/* set before it is read (lfr_known_copy()): not zeroed at every walk */
@@ -753,6 +822,7 @@ static __always_inline bool lfr_walk_known_in(struct lfr_session *s,
 		k.cur_lo = 0;
 		k.cur_span = 0;
 		k.miss = false;
+		k.probes = io ? LFR_IRQOFF_PROBES : U32_MAX;
 		w->row_ctx = &k;
 		/*
 		 * Two calls rather than one with a memo flag: measured, the
@@ -777,37 +847,56 @@ static __always_inline bool lfr_walk_known_in(struct lfr_session *s,
 		}
 		w->row_ctx = NULL;
 		ok = !k.miss;
+		if (io && ok && lfr_walk_paused(w, io->max)) {
+			/*
+			 * Its bound met with interrupts off: the memo, this
+			 * CPU's, keeps the frames walked so far, while they
+			 * are off; the walk goes on with them on, without it.
+			 */
+			if (memos) {
+				smp_rmb();
+				lfr_memos_keep(memos, lfr_mm_watch_gen(k.w) ==
+					       k.gen, &k, tables, image, lost);
+				memos = NULL;
+			}
+			ok = lfr_irqoff_leave(s, io, w);
+			if (ok) {
+				k.probes = U32_MAX;
+				w->row_ctx = &k;
+				lfr_walk_user_resume(w, lfr_read_user_open,
+						     lfr_read_user_in,
+						     lfr_row_known,
+						     lfr_uaccess_open,
+						     lfr_uaccess_close, true,
+						     NULL);
+				w->row_ctx = NULL;
+				ok = !k.miss;
+			}
+		}
 	}
 	rcu_read_unlock();
 	/* the stack was read under the generation the ranges hold at */
 	smp_rmb();
 	ok = ok && lfr_mm_watch_gen(k.w) == k.gen;
-	if (memos && ok) {
-		/* the frames it kept are this walk's */
-		memos->w = k.w;
-		memos->gen = k.gen;
-		memos->tables = tables;
-		memos->image = image;
-		memos->lost = lost;
-	} else if (memos) {
-		memos->m.n = 0;
-	}
+	if (memos)
+		lfr_memos_keep(memos, ok, &k, tables, image, lost);
 	return ok;
 }
 
 static noinline bool lfr_walk_known(struct lfr_session *s,
 				    const struct lfr_thread *e, u64 image,
-				    struct lfr_uwalk *w)
+				    struct lfr_uwalk *w, struct lfr_irqoff *io)
 {
-	return lfr_walk_known_in(s, e, image, w, NULL);
+	return lfr_walk_known_in(s, e, image, w, NULL, io);
 }
 
 static noinline bool lfr_walk_known_memo(struct lfr_session *s,
 					 const struct lfr_thread *e, u64 image,
 					 struct lfr_uwalk *w,
-					 struct lfr_walk_memos *memos)
+					 struct lfr_walk_memos *memos,
+					 struct lfr_irqoff *io)
 {
-	return lfr_walk_known_in(s, e, image, w, memos);
+	return lfr_walk_known_in(s, e, image, w, memos, io);
 }
 
 /*
@@ -930,17 +1019,32 @@ static void lfr_walk_fp_only(struct lfr_uwalk *w)
 	lfr_walk_fp_in(w, NULL);
 }
 
+/* lfr_walk_fp_in()'s walk, gone on with from where it paused. */
+static void lfr_walk_fp_resume(struct lfr_uwalk *w, struct lfr_pc_ranges *in)
+{
+	if (user_access_begin((void __user *)0, TASK_SIZE_MAX)) {
+		lfr_walk_user_resume(w, lfr_read_user_open, lfr_read_user_in,
+				     NULL, NULL, NULL, false, in);
+		user_access_end();
+	} else {
+		lfr_walk_user_resume(w, lfr_read_user, lfr_read_user, NULL,
+				     NULL, NULL, false, in);
+	}
+}
+
 /*
  * A frame-pointer walk of a thread whose slot holds ranges for this image:
  * each return address checked against them in the walk's loop, read where
  * they are under the slot's seq (numbers only: a write meanwhile fails the
  * retry and the walk is not used).  True when every pc lies in them, with
  * no mapping of the mm changed before the walk ended; false sends the walk
- * to the lookups (lfr_user_stack()).
+ * to the lookups (lfr_user_stack()).  With @io (interrupts off, the walk in
+ * the ring's room) the walk is bounded, and goes on with interrupts on once
+ * it meets the bound (lfr_irqoff_leave()).
  */
 static bool lfr_walk_fp_known(struct lfr_session *s,
 			      const struct lfr_thread *e, u64 image,
-			      struct lfr_uwalk *w)
+			      struct lfr_uwalk *w, struct lfr_irqoff *io)
 {
 	const struct lfr_mm_slot *m = lfr_xr_of(s, e);
 	struct lfr_pc_ranges in;
@@ -960,6 +1064,13 @@ static bool lfr_walk_fp_known(struct lfr_session *s,
 	lfr_walk_fp_in(w, &in);
 	if (in.miss)
 		return false;
+	if (io && lfr_walk_paused(w, io->max)) {
+		if (!lfr_irqoff_leave(s, io, w))
+			return false;
+		lfr_walk_fp_resume(w, &in);
+		if (in.miss)
+			return false;
+	}
 	/* the pc and the leaf's return address, before the loop */
 	if (!lfr_in_ranges(m->lo, m->hi, in.n, w->ips, min_t(u32, w->nr, 2)))
 		return false;
@@ -984,18 +1095,25 @@ static void lfr_ustack_words(struct lfr_rec_ustack *r,
  * The USTACK record's walk of a thread whose process described, before,
  * every mapping its pcs lie in (mm_watch.h): no mapping lock, no lookup,
  * nothing to record but the stack, so it may run with interrupts off, in
- * place in the ring (lfr_commit_direct()).  Fills @r's pcs, stack words,
- * flags and sp, and returns true; false when a pc lies elsewhere (@r holds
- * nothing then: lfr_user_stack() walks again with the lookups).
+ * place in the ring (lfr_commit_direct(), with @io: bounded, and gone on
+ * with interrupts on in io->buf once it met its bound).  Fills @r's pcs,
+ * stack words, flags and sp (io->buf's when it went on there), and returns
+ * true; false when a pc lies elsewhere (@r holds nothing then:
+ * lfr_user_stack() walks again with the lookups).
  */
 static bool lfr_walk_fast(struct lfr_session *s, const struct lfr_walk *wk,
-			  struct lfr_rec_ustack *r)
+			  struct lfr_rec_ustack *r, struct lfr_irqoff *io)
 {
 	const struct lfr_snapshot *sn = &wk->snap;
 	struct lfr_uwalk w;
 	bool known;
 
 	lfr_uwalk_init(&w, s, sn, r->ips);
+	if (io) {
+		io->max = w.max;
+		io->buf = NULL;
+		lfr_walk_bound(&w, LFR_IRQOFF_FRAMES);
+	}
 	pagefault_disable();
 	if (!w.compat && READ_ONCE(s->unwind.nr)) {
 		/* in ranges described before: no lookup, no mapping lock */
@@ -1003,14 +1121,16 @@ static bool lfr_walk_fast(struct lfr_session *s, const struct lfr_walk *wk,
 
 		known = memos ? lfr_walk_known_memo(s, wk->e,
 						    lfr_image_hash(current),
-						    &w, memos) :
+						    &w, memos, io) :
 				lfr_walk_known(s, wk->e, lfr_image_hash(current),
-					       &w);
+					       &w, io);
 	} else {
 		/* pcs in ranges described before: nothing to look up */
 		known = lfr_walk_fp_known(s, wk->e, lfr_image_hash(current),
-					  &w);
+					  &w, io);
 	}
+	if (io && io->buf)
+		r = io->buf;
 	if (known)
 		lfr_ustack_words(r, &w, sn->sp);
 	pagefault_enable();
@@ -1059,7 +1179,7 @@ static int lfr_user_stack(struct lfr_session *s, const struct lfr_walk *wk,
 	unsigned long changes = 0;
 	u32 lost = 0;
 
-	if (!fast_failed && lfr_walk_fast(s, wk, r))
+	if (!fast_failed && lfr_walk_fast(s, wk, r, NULL))
 		return 0;
 	lfr_uwalk_init(&w, s, sn, r->ips);
 	lfr_row_cache_init(&rc, s, mm);
@@ -1293,6 +1413,7 @@ enum lfr_direct {
 	LFR_DIRECT_DONE,	/* committed */
 	LFR_DIRECT_NOT_KNOWN,	/* a pc outside the described ranges */
 	LFR_DIRECT_NOT_TRIED,	/* another record first, or no room */
+	LFR_DIRECT_WALKED,	/* walked, gone on with interrupts on: commit */
 };
 
 /*
@@ -1300,35 +1421,47 @@ enum lfr_direct {
  * thread's name unchanged, no latency to report) and no lookup
  * (lfr_walk_fast()): walked with interrupts off straight into the room it
  * takes in this CPU's ring, then published, with no copy.  Interrupts stay
- * off for the walk (a few microseconds for a deep stack: perf takes its
- * whole sample in an interrupt).  Anything else takes lfr_commit()'s way.
+ * off for at most LFR_IRQOFF_FRAMES frames and LFR_IRQOFF_PROBES steps of
+ * row searches (perf takes its whole sample in an interrupt); a deeper
+ * walk goes on with them on in a sample buffer, *@buf (LFR_DIRECT_WALKED),
+ * which lfr_commit() commits: still one walk, one record.  Anything else
+ * takes lfr_commit()'s way.
  */
 static enum lfr_direct lfr_commit_direct(struct lfr_session *s,
-					 struct lfr_walk *w)
+					 struct lfr_walk *w,
+					 struct lfr_rec_ustack **buf)
 {
 	const struct lfr_snapshot *sn = &w->snap;
 	struct lfr_thread *e = w->e;
 	u32 max = sizeof(struct lfr_rec_ustack) +
 		  (s->cfg.user_depth + LFR_USTACK_WORDS) * sizeof(u64);
 	struct lfr_rec_ustack *r;
+	struct lfr_irqoff io;
 	struct lfr_ring *ring;
-	unsigned long flags;
 	u32 ticks, offcpu;
 
 	if (!e->seen || e->comm_hash != lfr_comm_now() ||
 	    (s->cfg.latency_min_ns && sn->in_kernel))
 		return LFR_DIRECT_NOT_TRIED;
-	local_irq_save(flags);
+	local_irq_save(io.flags);
 	ring = s->rings[smp_processor_id()];
 	r = lfr_ring_reserve(ring, max);
 	if (!r) {
-		local_irq_restore(flags);
+		local_irq_restore(io.flags);
 		return LFR_DIRECT_NOT_TRIED;
 	}
-	if (!lfr_walk_fast(s, w, r)) {
+	if (!lfr_walk_fast(s, w, r, &io)) {
 		/* nothing published: the room is taken again by the next record */
-		local_irq_restore(flags);
+		if (io.buf)
+			lfr_walk_pool_put(&s->walk_bufs, io.buf);
+		else
+			local_irq_restore(io.flags);
 		return LFR_DIRECT_NOT_KNOWN;
+	}
+	if (io.buf) {
+		/* interrupts are on: the room is another record's by now */
+		*buf = io.buf;
+		return LFR_DIRECT_WALKED;
 	}
 	lfr_ustack_header(w, r, 0);
 	/* as in lfr_commit(): no tick can join the walk from here on */
@@ -1339,7 +1472,7 @@ static enum lfr_direct lfr_commit_direct(struct lfr_session *s,
 	lfr_count_committed(s, r, ticks, offcpu);
 	/* the walk's last access to the entry, as in lfr_commit() */
 	smp_store_release(&e->walk, NULL);
-	local_irq_restore(flags);
+	local_irq_restore(io.flags);
 	return LFR_DIRECT_DONE;
 }
 
@@ -1376,9 +1509,10 @@ void lfr_work_fn(struct callback_head *work)
 	b.nr_maps = 0;
 	b.path = NULL;
 	lost = lfr_walk_check(&w->snap, t, task_pt_regs(t));
-	direct = lost ? LFR_DIRECT_NOT_TRIED : lfr_commit_direct(s, w);
+	direct = lost ? LFR_DIRECT_NOT_TRIED : lfr_commit_direct(s, w, &b.rec);
 	if (direct != LFR_DIRECT_DONE) {
-		if (!lost) {
+		/* LFR_DIRECT_WALKED: the stack is in b.rec, with no lookup */
+		if (!lost && direct != LFR_DIRECT_WALKED) {
 			b.rec = lfr_walk_pool_get(&s->walk_bufs);
 			if (!b.rec)
 				lost = LFR_LOST_NOMEM;

@@ -68,6 +68,7 @@ static const char *const counter_names[LFR_CTR_MAX + 1] = {
     [LFR_CTR_OFFCPU_THROTTLED] = "offcpu_throttled",
     [LFR_CTR_OFFCPU_PROBE_NS] = "offcpu_probe_ns",
     [LFR_CTR_OFFCPU_PROBE_COUNT] = "offcpu_probe_count",
+    [LFR_CTR_WALK_RESUMED] = "walk_resumed",
     [LFR_CTR_LOST_FIRST] = "lost_unspec",
     [LFR_CTR_LOST_RING_FULL] = "lost_ring_full",
     [LFR_CTR_LOST_NO_THREAD_SLOT] = "lost_no_thread_slot",

@@ -435,6 +435,7 @@ enum lfr_counter {
 	LFR_CTR_OFFCPU_THROTTLED, /* intervals >= the minimum over the CPU budget */
 	LFR_CTR_OFFCPU_PROBE_NS, /* time on off-CPU intervals: kernel stack, irq_work */
 	LFR_CTR_OFFCPU_PROBE_COUNT,
+	LFR_CTR_WALK_RESUMED,	/* walks gone on with interrupts on past their bound */
 	/* New counters are appended here, below LFR_CTR_LOST_FIRST. */
 	LFR_CTR_LOST_FIRST = 64, /* LFR_CTR_LOST_FIRST + enum lfr_lost_reason */
 	LFR_CTR_LOST_RING_FULL = LFR_CTR_LOST_FIRST + LFR_LOST_RING_FULL,
