@@ -80,8 +80,8 @@ static void lfr_mm_slot_set(struct lfr_mm_slot *m, struct lfr_mm_watch *w)
 	write_seqcount_begin(&m->seq);
 	m->n = 0;
 	if (w) {
-		/* the watch before its mm: lfr_mm_slot_watch() */
 		WRITE_ONCE(m->w, w);
+		/* the watch before its mm: lfr_mm_slot_watch() */
 		smp_store_release(&m->mm, w->mm);
 	} else {
 		WRITE_ONCE(m->mm, NULL);

@@ -108,6 +108,7 @@ static inline u64 lfr_mm_watch_gen(const struct lfr_mm_watch *w)
 static inline struct lfr_mm_watch *
 lfr_mm_slot_watch(const struct lfr_mm_slot *m, const struct mm_struct *mm)
 {
+	/* its mm, then its watch, written the other way (lfr_mm_slot_set()) */
 	if (smp_load_acquire(&m->mm) != mm)
 		return NULL;
 	return READ_ONCE(m->w);
