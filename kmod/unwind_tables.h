@@ -90,6 +90,7 @@ void lfr_unwind_stale(struct lfr_session *s, const struct lfr_unwind_table *t);
 static __always_inline bool lfr_unwind_current(const struct lfr_unwind_table *t,
 					       const struct inode *inode)
 {
+	/* racy with a change of the file: a torn ctime only fails to match */
 	struct timespec64 c = data_race(inode_get_ctime(inode));
 
 	return !READ_ONCE(t->stale) && timespec64_equal(&t->ctime, &c) &&
