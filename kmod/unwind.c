@@ -854,6 +854,7 @@ static __always_inline bool lfr_walk_known_in(struct lfr_session *s,
 			 * are off; the walk goes on with them on, without it.
 			 */
 			if (memos) {
+				/* its stack read under the ranges' generation */
 				smp_rmb();
 				lfr_memos_keep(memos, lfr_mm_watch_gen(k.w) ==
 					       k.gen, &k, tables, image, lost);
