@@ -1,5 +1,6 @@
 # A file written in place after its unwind table was added: `nofp` runs with a copy of libc
-# (LD_LIBRARY_PATH), whose table `lfr record` adds; once its walks use it (a handshake on the
+# (LD_LIBRARY_PATH, which lfr record follows too: it adds the copy's table before nofp runs, as
+# the unwind scenario's); once its walks use it (a handshake on the
 # session's counters), the copy is rewritten in place with its own bytes (dd conv=notrunc): its
 # ctime changes, its inode and mapping do not, so neither the mm's generation nor the table's
 # key moves.  The table no longer describes the file: the module must stop using it (it is
@@ -17,7 +18,7 @@ libc=$(grep -m 1 -o '/[^ ]*/libc\.so\.6' /proc/self/maps 2>/dev/null)
 [ -n "$libc" ] || { echo "unwind-stale: FAILED: no libc.so.6 in the guest"; exit 1; }
 mkdir -p /tmp/lc
 cp "$libc" /tmp/lc/libc.so.6
-lfr record -F 999 -o "$share/stale.jfr" -- sh -c 'LD_LIBRARY_PATH=/tmp/lc exec nofp 3600' \
+LD_LIBRARY_PATH=/tmp/lc lfr record -F 999 -o "$share/stale.jfr" -- nofp 3600 \
 	>"$share/nofp.txt" 2>"$share/record.err" &
 rec=$!
 # until N more samples were committed (the walks went on), or the recording ended
