@@ -120,6 +120,8 @@ const struct lfr_unwind_table *lfr_unwind_find(struct lfr_session *s,
 	t = rhashtable_lookup(&u->ht, &key, lfr_unwind_params);
 	if (!t)
 		return NULL;
+	if (READ_ONCE(t->stale))
+		return NULL;
 	if (!lfr_unwind_current(t, inode)) {
 		lfr_unwind_stale(s, t);
 		return NULL;

@@ -93,7 +93,7 @@ static __always_inline bool lfr_unwind_current(const struct lfr_unwind_table *t,
 	/* racy with a change of the file: a torn ctime only fails to match */
 	struct timespec64 c = data_race(inode_get_ctime(inode));
 
-	return !READ_ONCE(t->stale) && timespec64_equal(&t->ctime, &c) &&
+	return timespec64_equal(&t->ctime, &c) &&
 	       (!t->has_iversion ||
 		inode_peek_iversion(inode) == t->iversion);
 }
