@@ -1048,7 +1048,8 @@ static bool lfr_walk_fp_known(struct lfr_session *s,
 			      struct lfr_uwalk *w, struct lfr_irqoff *io)
 {
 	const struct lfr_mm_slot *m = lfr_xr_of(s, e);
-	struct lfr_pc_ranges in;
+	/* every field set before it is read: not zeroed at every walk */
+	struct lfr_pc_ranges in __uninitialized;
 	unsigned int seq;
 	u32 lost;
 
@@ -1106,7 +1107,8 @@ static bool lfr_walk_fast(struct lfr_session *s, const struct lfr_walk *wk,
 			  struct lfr_rec_ustack *r, struct lfr_irqoff *io)
 {
 	const struct lfr_snapshot *sn = &wk->snap;
-	struct lfr_uwalk w;
+	/* set by lfr_uwalk_init() and the walk: not zeroed at every walk */
+	struct lfr_uwalk w __uninitialized;
 	bool known;
 
 	lfr_uwalk_init(&w, s, sn, r->ips);
@@ -1437,7 +1439,8 @@ static enum lfr_direct lfr_commit_direct(struct lfr_session *s,
 	u32 max = sizeof(struct lfr_rec_ustack) +
 		  (s->cfg.user_depth + LFR_USTACK_WORDS) * sizeof(u64);
 	struct lfr_rec_ustack *r;
-	struct lfr_irqoff io;
+	/* set before it is read (lfr_walk_fast()): not zeroed at every walk */
+	struct lfr_irqoff io __uninitialized;
 	struct lfr_ring *ring;
 	u32 ticks, offcpu;
 
