@@ -24,7 +24,7 @@ struct lfr_config {
 	u32 nr_tgids, nr_tids, nr_cgroups;
 	u32 *tgids;		/* sorted, unique */
 	u32 *tids;		/* sorted, unique */
-	u64 *cgroup_ids;	/* as given; duplicates are harmless */
+	u64 *cgroup_ids;	/* as given (cgroup_filter.c prunes them) */
 };
 
 /*

@@ -33,12 +33,16 @@ enum lfr_row_found {
 	LFR_ROW_FOUND,		/* *row is the pc's rule */
 	LFR_ROW_NO_TABLE,	/* no table for the pc's object: frame pointers */
 	LFR_ROW_NONE,		/* its object's table has no rule for the pc */
+	LFR_ROW_PAUSE,		/* the walk's probes are spent: no search made */
 };
 
 /*
  * Looks up the unwind rule of @pc (the interrupted pc of the leaf, or a
  * return address minus one: the call instruction).  With LFR_ROW_FOUND,
- * *@row points to the rule, which stays valid until the walk ends.
+ * *@row points to the rule, which stays valid until the walk ends.  A
+ * lookup that would pass the walk's budget of row probes (a bounded walk,
+ * frame_walk.h) returns LFR_ROW_PAUSE instead, never for the leaf's pc:
+ * the walk stops before that frame, to go on later.
  */
 typedef enum lfr_row_found (*lfr_row_fn)(void *ctx, u64 pc,
 					 const struct lfr_unwind_row **row);
@@ -98,6 +102,15 @@ struct lfr_uwalk {
 	 */
 	struct lfr_walk_memo *memo;
 	unsigned int memo_frames;	/* out: frames taken from the memo */
+	/*
+	 * out: where the walk stopped short of its chain's end, to go on
+	 * from (lfr_walk_paused(), lfr_walk_user_resume()): the state of its
+	 * last frame (pc, sp, rbp), or for a frame-pointer walk the next frame
+	 * record and the lowest address it may lie at; @paused: a lookup
+	 * found the walk's probes spent (LFR_ROW_PAUSE).
+	 */
+	u64 rs_pc, rs_sp, rs_bp;
+	bool paused;
 };
 
 #endif /* LFR_FRAME_CHECK_H */

@@ -85,6 +85,7 @@ struct lfr_mixed_state {
 	void *ctx;
 	unsigned int nr, max, frames;
 	u32 flags;
+	bool paused;			/* a lookup returned LFR_ROW_PAUSE */
 };
 
 /*
@@ -313,7 +314,14 @@ out:
 	m->nr += p - first;
 	return more;
 truncated:
+	/*
+	 * the state of the last frame kept (all return to the site): a
+	 * bounded walk goes on from it
+	 */
 	m->flags |= LFR_SAMPLE_F_USER_TRUNCATED;
+	m->pc = site;
+	m->sp = sp;
+	m->bp = bp;
 	goto out;
 bad:
 	m->flags |= LFR_SAMPLE_F_USER_BAD_FRAME;
@@ -477,7 +485,11 @@ static __always_inline bool lfr_memo_follow(struct lfr_mixed_state *m,
  * its limit (lfr_step_row()), @read anything else.  With @memo (a
  * constant: a walk without one has none of its code), in one section or
  * none, the walk follows w->memo's frames from where it meets them
- * (lfr_memo_follow()) and keeps its own there.
+ * (lfr_memo_follow()) and keeps its own there.  With @resume (a constant),
+ * the walk goes on from the frame where it paused (w->rs_*: above the
+ * leaf, which it does not walk again), its chain so far in w->ips.  It
+ * leaves its last frame's state in w->rs_*, and w->paused when a lookup
+ * paused it.
  */
 static __always_inline void lfr_walk_mixed(struct lfr_uwalk *w,
 					   lfr_read_fn read, lfr_read_fn read_in,
@@ -485,24 +497,27 @@ static __always_inline void lfr_walk_mixed(struct lfr_uwalk *w,
 					   lfr_open_fn open,
 					   lfr_close_fn close,
 					   const bool one_section,
-					   const bool memo)
+					   const bool memo,
+					   const bool resume)
 {
 	struct lfr_mixed_state m = {
-		.pc = w->ip, .sp = w->sp, .bp = w->fp,
+		.pc = resume ? w->rs_pc : w->ip,
+		.sp = resume ? w->rs_sp : w->sp,
+		.bp = resume ? w->rs_bp : w->fp,
 		.ips = w->ips, .limit = w->limit, .ctx = w->ctx,
-		.nr = w->nr, .max = w->max,
+		.nr = w->nr, .max = w->max, .frames = w->frames,
 	};
 	struct lfr_memo_state mst = {
 		.memo = w->memo,
 	};
-	struct lfr_memo_state *const ms = memo && (one_section || !open) ?
-					  &mst : NULL;
+	struct lfr_memo_state *const ms = memo && !resume &&
+					  (one_section || !open) ? &mst : NULL;
 	const struct lfr_unwind_row *r = NULL;
 	void *const row_ctx = w->row_ctx;
 	/* a return address is never 0: no call site is U64_MAX */
 	u64 last = U64_MAX;
 	enum lfr_row_found f;
-	bool more;
+	bool more = true;
 
 	if (ms) {
 		ms->n = ms->memo->n;
@@ -514,18 +529,20 @@ static __always_inline void lfr_walk_mixed(struct lfr_uwalk *w,
 		m.flags |= LFR_SAMPLE_F_USER_FAULT;
 		goto out;
 	}
-	f = row(row_ctx, m.pc, &r);
-	if (f == LFR_ROW_NONE) {
-		m.flags |= LFR_SAMPLE_F_USER_NO_CFI;
-		goto close;
+	if (!resume) {
+		f = row(row_ctx, m.pc, &r);
+		if (f == LFR_ROW_NONE) {
+			m.flags |= LFR_SAMPLE_F_USER_NO_CFI;
+			goto close;
+		}
+		if (open && !one_section && !open(m.ctx)) {
+			m.flags |= LFR_SAMPLE_F_USER_FAULT;
+			goto out;
+		}
+		more = lfr_step_leaf(&m, ms, f, r, read, read_in);
+		if (close && !one_section)
+			close(m.ctx);
 	}
-	if (open && !one_section && !open(m.ctx)) {
-		m.flags |= LFR_SAMPLE_F_USER_FAULT;
-		goto out;
-	}
-	more = lfr_step_leaf(&m, ms, f, r, read, read_in);
-	if (close && !one_section)
-		close(m.ctx);
 	while (more) {
 		u64 look;
 
@@ -555,6 +572,10 @@ static __always_inline void lfr_walk_mixed(struct lfr_uwalk *w,
 				m.flags |= LFR_SAMPLE_F_USER_NO_CFI;
 				break;
 			}
+			if (f == LFR_ROW_PAUSE) {
+				m.paused = true;
+				break;
+			}
 			last = f == LFR_ROW_FOUND ? look : U64_MAX;
 		}
 		if (open && !one_section && !open(m.ctx)) {
@@ -574,12 +595,17 @@ close:
 	if (close && one_section)
 		close(m.ctx);
 out:
-	if (ms)
+	if (ms) {
 		ms->memo->n = min_t(u32, m.nr, LFR_MEMO_FRAMES);
+		w->memo_frames = ms->frames;
+	}
 	w->nr = m.nr;
 	w->frames = m.frames;
-	w->memo_frames = ms ? ms->frames : 0;
 	w->flags |= m.flags;
+	w->rs_pc = m.pc;
+	w->rs_sp = m.sp;
+	w->rs_bp = m.bp;
+	w->paused = m.paused;
 }
 
 /*
@@ -616,20 +642,22 @@ static __always_inline bool lfr_pc_range(struct lfr_pc_ranges *in, u64 pc,
 /*
  * The frame records from @fp up, by frame pointers alone, with the checks
  * of lfr_frame_check() folded into one range per frame: a record lies at or
- * above sp, above the one before, and whole below @limit, so @read_in
- * reads it.  With @in (NULL, a constant, in every other walk), each return
- * address is checked against its ranges in the same loop: most lie in the
- * range of the one before, a subtraction and a compare.  Inlined once per
- * word size (@compat is a constant), with its state in locals: this loop is
- * most of a frame-pointer walk.
+ * above @lo (sp, then the record before + 1), and whole below @limit, so
+ * @read_in reads it.  With @in (NULL, a constant, in every other walk), each
+ * return address is checked against its ranges in the same loop: most lie
+ * in the range of the one before, a subtraction and a compare.  Inlined
+ * once per word size (@compat is a constant), with its state in locals:
+ * this loop is most of a frame-pointer walk.  Cut by the depth cap, it
+ * leaves the next record and its @lo in w->rs_bp and w->rs_sp, to go on
+ * from (lfr_walk_user_resume()).
  */
 static __always_inline void lfr_walk_fp_frames(struct lfr_uwalk *w,
 					       lfr_read_fn read_in, u64 fp,
-					       const bool compat,
+					       u64 lo, const bool compat,
 					       struct lfr_pc_ranges *in)
 {
 	const u64 word = compat ? 4 : 8;
-	u64 lo = w->sp, hi = w->limit - 2 * word;
+	u64 hi = w->limit - 2 * word;
 	u64 *const first = w->ips, *const end = w->ips + w->max;
 	u64 *p = first + w->nr;
 	u64 start = 0, span = 0;
@@ -646,6 +674,8 @@ static __always_inline void lfr_walk_fp_frames(struct lfr_uwalk *w,
 		}
 		if (p >= end) {
 			flags = LFR_SAMPLE_F_USER_TRUNCATED;
+			w->rs_bp = fp;
+			w->rs_sp = lo;
 			break;
 		}
 		if (lfr_fp_record(w->ctx, read_in, fp, compat, &next, &ret)) {
@@ -695,12 +725,13 @@ static __always_inline void lfr_walk_user_in(struct lfr_uwalk *w,
 	w->flags = 0;
 	w->frames = 0;
 	w->memo_frames = 0;
+	w->paused = false;
 	if (!w->max)
 		return;
 	if (row && !w->compat) {
 		w->ips[w->nr++] = w->ip;
 		lfr_walk_mixed(w, read, read_in, row, open, close,
-			       one_section, memo);
+			       one_section, memo, false);
 		return;
 	}
 	w->ips[w->nr++] = w->ip;
@@ -731,9 +762,71 @@ static __always_inline void lfr_walk_user_in(struct lfr_uwalk *w,
 	}
 
 	if (w->compat)
-		lfr_walk_fp_frames(w, read_in, fp, true, in);
+		lfr_walk_fp_frames(w, read_in, fp, w->sp, true, in);
 	else
-		lfr_walk_fp_frames(w, read_in, fp, false, in);
+		lfr_walk_fp_frames(w, read_in, fp, w->sp, false, in);
+}
+
+/*
+ * A walk bounded: the walks that run with interrupts off (the commit in
+ * place in the ring) walk at most LFR_IRQOFF_FRAMES frames and
+ * LFR_IRQOFF_PROBES steps of row searches (their row lookup counts them:
+ * up to 24 a search in a table of 16 M rows, and a target chooses the
+ * return addresses whose hints collide) before they go on with interrupts
+ * on; so a deep stack costs that much with interrupts off at most, not its
+ * depth (up to LFR_MAX_USER_STACK_DEPTH) times a search.  A frame taken
+ * from a memo or a recursion's loop counts as one.
+ */
+#define LFR_IRQOFF_FRAMES	128
+#define LFR_IRQOFF_PROBES	128
+
+/* Bounds @w's walk to @frames frames (its depth cap stays @w's own). */
+static inline void lfr_walk_bound(struct lfr_uwalk *w, unsigned int frames)
+{
+	w->max = min(w->max, frames);
+}
+
+/*
+ * After a walk bounded to fewer frames than @max, its depth cap: true when
+ * it stopped for its bound (cut there, or a lookup paused it), not at its
+ * chain's end, with @w made ready to go on with lfr_walk_user_resume() up
+ * to @max.
+ */
+static inline bool lfr_walk_paused(struct lfr_uwalk *w, unsigned int max)
+{
+	if (!w->paused && (!(w->flags & LFR_SAMPLE_F_USER_TRUNCATED) ||
+			   w->max >= max))
+		return false;
+	w->flags &= ~LFR_SAMPLE_F_USER_TRUNCATED;
+	w->paused = false;
+	w->max = max;
+	return true;
+}
+
+/*
+ * Goes on with @w's walk from where it paused (lfr_walk_paused()): the same
+ * walk as lfr_walk_user_in() with the same @read, @read_in, @row, sections
+ * and @in, without a memo; its chain so far is kept, the frames after it
+ * are appended.
+ */
+static __always_inline void lfr_walk_user_resume(struct lfr_uwalk *w,
+						 lfr_read_fn read,
+						 lfr_read_fn read_in,
+						 lfr_row_fn row,
+						 lfr_open_fn open,
+						 lfr_close_fn close,
+						 const bool one_section,
+						 struct lfr_pc_ranges *in)
+{
+	if (row && !w->compat) {
+		lfr_walk_mixed(w, read, read_in, row, open, close,
+			       one_section, false, true);
+		return;
+	}
+	if (w->compat)
+		lfr_walk_fp_frames(w, read_in, w->rs_bp, w->rs_sp, true, in);
+	else
+		lfr_walk_fp_frames(w, read_in, w->rs_bp, w->rs_sp, false, in);
 }
 
 static __always_inline void lfr_walk_user_sections(struct lfr_uwalk *w,

@@ -82,11 +82,10 @@ int lfr_sampler_init(void)
 
 static u64 lfr_next_period(struct lfr_session *s, struct lfr_pcpu *pc)
 {
-	u64 p = s->cfg.period_ns, j = div_u64(p * s->cfg.jitter_pct, 100);
+	u64 p = s->cfg.period_ns;
 
-	if (!j)
-		return p;
-	return p - j + prandom_u32_state(&pc->rnd) % (2 * j + 1);
+	return lfr_jittered_period(p, div_u64(p * s->cfg.jitter_pct, 100),
+				   &pc->rnd);
 }
 
 static bool lfr_user_thread(struct task_struct *t)
@@ -309,6 +308,19 @@ static u32 lfr_task_kstack(struct task_struct *t, u64 *ips, bool *truncated)
 }
 
 /*
+ * The off-CPU work since @t0 (local_clock()), in the probe or its irq_work:
+ * counted, and charged to this CPU's budget like the timer handler's.
+ */
+static void lfr_offcpu_charge(struct lfr_session *s, u64 t0)
+{
+	u64 ns = local_clock() - t0;
+
+	lfr_count(s, LFR_CTR_OFFCPU_PROBE_NS, ns);
+	lfr_count(s, LFR_CTR_OFFCPU_PROBE_COUNT, 1);
+	lfr_cpu_share_charge(ns);
+}
+
+/*
  * Hard irq, right after the switch-in that ended an off-CPU interval of
  * pc->off_e's thread, which is current (the work was queued with
  * interrupts off in that switch; it runs when finish_task_switch() enables
@@ -325,9 +337,11 @@ static void lfr_offcpu_fn(struct irq_work *work)
 	bool pinned = false;
 	struct lfr_walk *w;
 	int lost = 0;
+	u64 t0;
 
 	if (!e)
 		return;
+	t0 = local_clock();
 	pc->off_e = NULL;
 	if (atomic_read(&s->state) != LFR_STATE_RUNNING ||
 	    !lfr_user_thread(current))
@@ -374,6 +388,7 @@ lost:
 out:
 	if (pinned)
 		lfr_thread_unpin(e);
+	lfr_offcpu_charge(s, t0);
 }
 
 static u8 lfr_offcpu_state(bool preempt, unsigned int state)
@@ -399,7 +414,7 @@ static void lfr_offcpu_end(struct lfr_session *s, struct lfr_pcpu *pc,
 			   struct lfr_thread *e, struct task_struct *t, u64 now)
 {
 	struct lfr_rec_offcpu *r = (struct lfr_rec_offcpu *)pc->off_buf;
-	u64 start = e->off_start, len;
+	u64 start = e->off_start, len, t0;
 	bool ktrunc;
 
 	e->off_start = 0;
@@ -420,6 +435,17 @@ static void lfr_offcpu_end(struct lfr_session *s, struct lfr_pcpu *pc,
 		lfr_count(s, LFR_CTR_OFFCPU_LOST, 1);
 		return;
 	}
+	/*
+	 * The interval's kernel stack, its irq_work and the walk that irq_work
+	 * queues are lfr's time on this CPU, as a tick and its walk are: none
+	 * of it once the CPU budget is spent (the budget's clock, as the
+	 * timer's: local_clock()).
+	 */
+	t0 = local_clock();
+	if (lfr_cpu_share_spent(t0)) {
+		lfr_count(s, LFR_CTR_OFFCPU_THROTTLED, 1);
+		return;
+	}
 	r->nr_kernel = lfr_task_kstack(t, r->ips, &ktrunc);
 	r->flags = ktrunc ? LFR_SAMPLE_F_KERNEL_TRUNCATED : 0;
 	pc->off_e = e;
@@ -428,6 +454,7 @@ static void lfr_offcpu_end(struct lfr_session *s, struct lfr_pcpu *pc,
 	pc->off_end = now;
 	pc->off_state = e->off_state;
 	irq_work_queue(&pc->off_work);
+	lfr_offcpu_charge(s, t0);
 }
 
 /*

@@ -438,16 +438,20 @@ static void print_summary(struct record *r, const struct lfr_status *st, double 
 		fprintf(stderr,
 		        "  wall clock: %" PRIu64
 		        " samples off the CPU (jdk.NativeMethodSample) beside "
-		        "the CPU samples, %" PRIu64 " intervals without a stack\n",
-		        rs.wall_samples, st->total.v[LFR_CTR_OFFCPU_LOST] + rs.off_cpu_lost);
+		        "the CPU samples, %" PRIu64 " intervals without a stack, %" PRIu64
+		        " over the CPU budget\n",
+		        rs.wall_samples, st->total.v[LFR_CTR_OFFCPU_LOST] + rs.off_cpu_lost,
+		        st->total.v[LFR_CTR_OFFCPU_THROTTLED]);
 	if (r->run.start.offcpu_min_ns && !r->wall_hz)
 		fprintf(stderr,
 		        "  off-CPU: %" PRIu64 " intervals of %.3f ms or more (%.3f s), %" PRIu64
-		        " shorter (%.3f s), %" PRIu64 " without a stack\n",
+		        " shorter (%.3f s), %" PRIu64 " without a stack, %" PRIu64
+		        " over the CPU budget\n",
 		        rs.off_cpu, (double)r->run.start.offcpu_min_ns / 1e6,
 		        (double)rs.off_cpu_ns / 1e9, st->total.v[LFR_CTR_OFFCPU_SHORT],
 		        (double)st->total.v[LFR_CTR_OFFCPU_SHORT_NS] / 1e9,
-		        st->total.v[LFR_CTR_OFFCPU_LOST] + rs.off_cpu_lost);
+		        st->total.v[LFR_CTR_OFFCPU_LOST] + rs.off_cpu_lost,
+		        st->total.v[LFR_CTR_OFFCPU_THROTTLED]);
 	else if (r->wall_hz && r->off_cpu_events_min != UINT64_MAX)
 		/* every interval came from the module; the minimum was applied here */
 		fprintf(stderr,

@@ -431,6 +431,11 @@ enum lfr_counter {
 	LFR_CTR_LATENCY_LOST,	/* latencies >= the minimum without a record */
 	LFR_CTR_WALK_KNOWN_MAPS, /* walks without a mapping lookup (mm_watch.h) */
 	LFR_CTR_UNWIND_MEMO_FRAMES, /* return addresses from the last walk's memo */
+	LFR_CTR_UNWIND_STALE,	/* tables whose file changed since they were added */
+	LFR_CTR_OFFCPU_THROTTLED, /* intervals >= the minimum over the CPU budget */
+	LFR_CTR_OFFCPU_PROBE_NS, /* time on off-CPU intervals: kernel stack, irq_work */
+	LFR_CTR_OFFCPU_PROBE_COUNT,
+	LFR_CTR_WALK_RESUMED,	/* walks gone on with interrupts on past their bound */
 	/* New counters are appended here, below LFR_CTR_LOST_FIRST. */
 	LFR_CTR_LOST_FIRST = 64, /* LFR_CTR_LOST_FIRST + enum lfr_lost_reason */
 	LFR_CTR_LOST_RING_FULL = LFR_CTR_LOST_FIRST + LFR_LOST_RING_FULL,

@@ -120,5 +120,55 @@ lfr record --call-graph fp -F $hz -o "$share/fp.jfr" -- nofp 2 >"$share/fp.txt" 
 	{ echo "unwind: FAILED: lfr record --call-graph fp"; cat "$share/fp.err"; fail=1; }
 grep -q 'unwind tables' "$share/fp.err" && { echo "unwind: FAILED: tables loaded with --call-graph fp"; fail=1; }
 check fp report
+
+# Deep stacks: a walk in known ranges runs with interrupts off (the commit in place in the ring)
+# for at most 128 frames and 128 steps of row searches, then goes on with interrupts on into a
+# buffer (walk_resumed).  `deepstack 300` (a recursion of 298 descend frames under main) recorded
+# with -g 512, by the unwind tables and by frame pointers: every sample in leaf has the whole
+# chain, as a walk without the bound gives it, and walks went on past the bound.
+d=300
+lfr record -F $hz -g 512 -o "$share/deep.jfr" -- deepstack $d 2 >/dev/null 2>"$share/deep.err" ||
+	{ echo "unwind: FAILED: lfr record of deepstack"; cat "$share/deep.err"; fail=1; }
+resumed=$(lfr status -m | grep '^status ' | tr ' ' '\n' | sed -n 's/^walk_resumed=//p')
+lfr report -f collapsed "$share/deep.jfr" >"$share/deep.folded" || { echo "unwind: FAILED: lfr report of deep"; fail=1; }
+awk -v d=$d -v resumed="${resumed:-0}" '
+{
+	n = $NF; stack = $0; sub(/ [0-9]+$/, "", stack)
+	if (stack !~ /;leaf$/) next
+	leaf += n
+	k = gsub(/;descend/, ";descend", stack)
+	if (k == d - 2 && stack ~ /^_start;.*;main;descend/) exact += n
+	else if (bad++ < 3) print "unwind: deep: " k " descend frames: " substr(stack, 1, 120) "..."
+}
+END {
+	printf "unwind: deep (tables): %d samples in leaf, %d with main and all %d descend frames up to _start; %d walks went on past the bound\n",
+	       leaf, exact, d - 2, resumed
+	if (leaf < 100 || exact < leaf) { print "unwind: FAILED: a deep chain by the tables is not whole"; exit 1 }
+	if (resumed < 1) { print "unwind: FAILED: no walk went on past its bound"; exit 1 }
+}' "$share/deep.folded" || fail=1
+lfr raw -F $hz -g 512 -o "$share/deep-fp.txt" -- deepstack $d 2 >/dev/null ||
+	{ echo "unwind: FAILED: lfr raw of deepstack (a check failed?)"; fail=1; }
+grep '^check ' "$share/deep-fp.txt"
+resumed=$(grep '^status ' "$share/deep-fp.txt" | tr ' ' '\n' | sed -n 's/^walk_resumed=//p')
+# by frame pointers: leaf, its caller descend(0), then d - 3 returns into descend from descend:
+# one call site, d - 3 times in a row, nothing lost or doubled where a walk went on
+awk -v d=$d -v resumed="${resumed:-0}" '
+$1 == "sample" {
+	for (i = 2; i <= NF; i++) if ($i ~ /^user=/) { u = substr($i, 6); break }
+	n = split(u, pc, ",")
+	if (n < 100) next
+	deep++
+	run = 1
+	for (i = 4; i <= n && pc[i] == pc[3]; i++) run++
+	if (run == d - 3) exact++
+	else if (bad++ < 3) print "unwind: deep (fp): " run " returns into the recursion in a chain of " n " pcs"
+}
+END {
+	printf "unwind: deep (frame pointers): %d samples past 100 frames, %d with all %d returns into the recursion; %d walks went on past the bound\n",
+	       deep, exact, d - 3, resumed
+	# (a sample while the recursion is built or left at the end has fewer: 1 % for those)
+	if (deep < 50 || exact * 100 < deep * 99) { print "unwind: FAILED: deep chains by frame pointers are not whole"; exit 1 }
+	if (resumed < 1) { print "unwind: FAILED: no frame-pointer walk went on past its bound"; exit 1 }
+}' "$share/deep-fp.txt" || fail=1
 [ $fail = 0 ] && echo "unwind: ok"
 exit $fail
