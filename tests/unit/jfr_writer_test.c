@@ -667,7 +667,7 @@ static void errors_are_reported(void **state)
 	assert_non_null(strstr(lfr_jfr_strerror(w), "unknown method key 99"));
 	assert_int_equal(lfr_jfr_execution_sample(w, 1, 42, 0, LFR_JFR_STATE_RUNNABLE), -EINVAL);
 	assert_int_equal(lfr_jfr_lost_samples(w, 1, "", 1), -EINVAL);
-	assert_int_equal(lfr_jfr_method(w, "x", "y", 0, &k), -EINVAL);
+	assert_int_equal(lfr_jfr_method(w, "x", "y", LFR_JFR_FRAME_TYPE_COUNT, &k), -EINVAL);
 	/* an injected write failure is reported and every later call refuses */
 	OK(lfr_jfr_method(w, "x", "y", LFR_JFR_FRAME_NATIVE, &k));
 	OK(lfr_jfr_execution_sample(w, 1, 0, 0, LFR_JFR_STATE_RUNNABLE));

@@ -66,13 +66,24 @@
 
 enum { P_SYMBOL, P_CLASS, P_METHOD, P_STACK, P_THREAD, P_GROUP, P_COUNT };
 
-static const char *const frame_type_names[LFR_JFR_FRAME_TYPE_COUNT + 1] = {
-    NULL, "Interpreted", "JIT compiled", "Inlined", "Native", "C++", "Kernel",
+static const char *const frame_type_names[LFR_JFR_FRAME_TYPE_COUNT] = {
+    "Interpreted", "JIT compiled", "Inlined", "Native", "C++", "Kernel",
 };
-static const char *const state_names[LFR_JFR_STATE_COUNT + 1] = {
-    NULL,           "STATE_RUNNABLE",       "STATE_SLEEPING",
-    "STATE_PARKED", "STATE_IN_OBJECT_WAIT", "STATE_BLOCKED_ON_MONITOR_ENTER",
-    "STATE_NEW",    "STATE_TERMINATED",
+/*
+ * Thread states: the JDK's names under HotSpot's keys (its JVMTI state bits), so that a file that
+ * joins a JVM's chunks and lfr's names each key one way.
+ */
+static const struct {
+	const char *name;
+	uint16_t key;
+} states[LFR_JFR_STATE_COUNT + 1] = {
+    [LFR_JFR_STATE_RUNNABLE] = {"STATE_RUNNABLE", 5},
+    [LFR_JFR_STATE_SLEEPING] = {"STATE_SLEEPING", 225},
+    [LFR_JFR_STATE_PARKED] = {"STATE_PARKED", 657},
+    [LFR_JFR_STATE_IN_OBJECT_WAIT] = {"STATE_IN_OBJECT_WAIT", 401},
+    [LFR_JFR_STATE_BLOCKED] = {"STATE_BLOCKED_ON_MONITOR_ENTER", 1025},
+    [LFR_JFR_STATE_NEW] = {"STATE_NEW", 0},
+    [LFR_JFR_STATE_TERMINATED] = {"STATE_TERMINATED", 2},
 };
 
 struct lost_reason {
@@ -484,15 +495,15 @@ static int build_checkpoint(struct lfr_jfr_writer *w, uint64_t at, uint64_t prev
 	if (statics) {
 		jfr_buf_varint(&pools, T_FRAME_TYPE);
 		jfr_buf_varint(&pools, LFR_JFR_FRAME_TYPE_COUNT);
-		for (unsigned i = 1; i <= LFR_JFR_FRAME_TYPE_COUNT; i++) {
+		for (unsigned i = 0; i < LFR_JFR_FRAME_TYPE_COUNT; i++) {
 			jfr_buf_varint(&pools, i);
 			jfr_buf_string(&pools, frame_type_names[i]);
 		}
 		jfr_buf_varint(&pools, T_THREAD_STATE);
 		jfr_buf_varint(&pools, LFR_JFR_STATE_COUNT);
 		for (unsigned i = 1; i <= LFR_JFR_STATE_COUNT; i++) {
-			jfr_buf_varint(&pools, i);
-			jfr_buf_string(&pools, state_names[i]);
+			jfr_buf_varint(&pools, states[i].key);
+			jfr_buf_string(&pools, states[i].name);
 		}
 		npools = 2;
 	} else {
@@ -958,7 +969,7 @@ int lfr_jfr_method(struct lfr_jfr_writer *w, const char *object, const char *sym
 	*key = 0;
 	if ((err = check_live(w)))
 		return err;
-	if (!object || !symbol || type < 1 || type > LFR_JFR_FRAME_TYPE_COUNT)
+	if (!object || !symbol || (unsigned)type >= LFR_JFR_FRAME_TYPE_COUNT)
 		return fail(w, EINVAL, "invalid method (object %s, symbol %s, frame type %d)",
 		            object ? object : "NULL", symbol ? symbol : "NULL", (int)type);
 	/*
@@ -1193,7 +1204,7 @@ static inline void put_thread_sample(struct lfr_jfr_writer *w, uint16_t type, ui
 	p = jfr_put_varint(p, ticks);
 	p = jfr_put_varint(p, thread);
 	p = jfr_put_varint(p, stack);
-	p = jfr_put_varint(p, state);
+	p = jfr_put_varint(p, states[state].key);
 	*at = (uint8_t)(p - at);
 	w->ev.len += (size_t)(p - at);
 	seg_ticks(w, ticks);

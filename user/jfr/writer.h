@@ -25,15 +25,19 @@
 
 struct lfr_jfr_writer;
 
-/* Frame types as JDK Mission Control knows them (async-profiler's convention for native frames). */
+/*
+ * Frame types, written with the names JDK Mission Control knows (async-profiler's convention for
+ * native frames) and under async-profiler's ids, which its converter reads instead of the names:
+ * HotSpot's 0-3 for Java code, 4 C++, 5 Kernel (6 is its "C1 compiled", which lfr never writes).
+ */
 enum lfr_jfr_frame_type {
-	LFR_JFR_FRAME_INTERPRETED = 1,
-	LFR_JFR_FRAME_JIT,
-	LFR_JFR_FRAME_INLINED,
-	LFR_JFR_FRAME_NATIVE, /* C code in an object file: "Native" */
-	LFR_JFR_FRAME_CPP,    /* C++ code: "C++" */
-	LFR_JFR_FRAME_KERNEL, /* kernel code: "Kernel" */
-	LFR_JFR_FRAME_TYPE_COUNT = LFR_JFR_FRAME_KERNEL,
+	LFR_JFR_FRAME_INTERPRETED = 0,
+	LFR_JFR_FRAME_JIT = 1,
+	LFR_JFR_FRAME_INLINED = 2,
+	LFR_JFR_FRAME_NATIVE = 3, /* C code in an object file: "Native" */
+	LFR_JFR_FRAME_CPP = 4,    /* C++ code: "C++" */
+	LFR_JFR_FRAME_KERNEL = 5, /* kernel code: "Kernel" */
+	LFR_JFR_FRAME_TYPE_COUNT,
 };
 
 /* Thread states, written with the JDK's names. */

@@ -313,7 +313,8 @@ static uint32_t resolve_frame(struct report *rep, struct priv *pv, struct jfr_re
 		return s->v - 1;
 	char type[64] = "", name[2 * NAME_MAX_LEN + 2], obj[NAME_MAX_LEN];
 	const struct jfr_type *tt = jfr_type_by_id(ch->meta, ttype);
-	uint64_t toff = tt && tkey ? jfr_pool_lookup(ch, ttype, tkey) : 0;
+	/* key 0 is a frame type too: HotSpot's and lfr's "Interpreted" */
+	uint64_t toff = tt ? jfr_pool_lookup(ch, ttype, tkey) : 0;
 	if (toff && tt->nfields) {
 		struct jfr_cur c;
 		jfr_cur_init(&c, r, toff, ch->off + ch->size);
