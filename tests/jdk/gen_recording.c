@@ -97,9 +97,9 @@ static void sample_batch(unsigned n)
 		unsigned k = samples % 3;
 
 		fake_now = t0 + step * (samples + 1);
-		CHECK(lfr_jfr_execution_sample(w, t0 + step * (samples + 1), threads[k], stacks[k],
-		                               k == 2 ? LFR_JFR_STATE_SLEEPING
-		                                      : LFR_JFR_STATE_RUNNABLE));
+		CHECK(
+		    lfr_jfr_execution_sample(w, t0 + step * (samples + 1), threads[k], stacks[k],
+		                             k == 2 ? LFR_JFR_STATE_SLEEPING : LFR_JFR_STATE_CPU));
 		samples++;
 	}
 }
@@ -218,7 +218,7 @@ int main(int argc, char **argv)
 				fake_now = t0 + step * (samples + 1);
 				CHECK(lfr_jfr_execution_sample(w, t0 + step * (samples + 1),
 				                               threads[i % 3], key,
-				                               LFR_JFR_STATE_RUNNABLE));
+				                               LFR_JFR_STATE_CPU));
 				samples++;
 			}
 			sample_batch(30);
@@ -238,8 +238,7 @@ int main(int argc, char **argv)
 
 				CHECK(lfr_jfr_sample(
 				    w, t0 + step * (samples + 1), threads[k], stacks[k],
-				    k == 2 ? LFR_JFR_STATE_SLEEPING : LFR_JFR_STATE_RUNNABLE,
-				    1000000));
+				    k == 2 ? LFR_JFR_STATE_SLEEPING : LFR_JFR_STATE_CPU, 1000000));
 				samples++;
 			}
 			CHECK(lfr_jfr_thread_samples_lost(w, t0 + step * (samples + 1), threads[0],

@@ -792,6 +792,31 @@ static struct report *closed_file_report(struct env *e, const struct report_opts
 }
 
 /*
+ * A CPU sample's jdk.ExecutionSample is in async-profiler's STATE_DEFAULT, the state by which its
+ * converter tells a CPU sampler's samples from wall-clock ones (jfrconv --cpu selects it alone).
+ */
+static void test_cpu_samples_in_state_default(void **state)
+{
+	struct env *e = *state;
+	uintptr_t leaf = (uintptr_t)recorder_test_leaf, caller = (uintptr_t)recorder_test_caller;
+	struct report_opts o;
+	struct report *rep;
+
+	add_own_code_mapping(e);
+	add_sample(e, leaf + 1, caller + 6, 1);
+	add_sample_in_kernel(e, 0xffffffff81000000, leaf + 2, caller + 6);
+	assert_int_equal(lfr_recorder_process(e->rec, true), 0);
+	report_opts_init(&o);
+	o.states = true;
+	rep = closed_file_report(e, &o);
+	assert_int_equal(rep->total, 2);
+	assert_int_equal(rep->nstates, 1);
+	assert_string_equal(rep->states[0].name, "STATE_DEFAULT");
+	assert_int_equal(rep->states[0].value, 2);
+	report_free(rep);
+}
+
+/*
  * Below a kernel stack, the user stack's leaf moving inside its function (a page fault's pc, say)
  * finds the stack written before by the two leaves' methods; another user leaf function, or
  * another caller, is another stack.
@@ -1456,6 +1481,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_offcpu_joined_with_their_walks, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_latency_written_with_its_first_tick, setup,
 	                                    teardown),
+	    cmocka_unit_test_setup_teardown(test_cpu_samples_in_state_default, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_wall_samples_of_offcpu_time, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_stripped_object_told_and_named_later, setup,
 	                                    teardown),

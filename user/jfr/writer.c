@@ -71,12 +71,14 @@ static const char *const frame_type_names[LFR_JFR_FRAME_TYPE_COUNT] = {
 };
 /*
  * Thread states: the JDK's names under HotSpot's keys (its JVMTI state bits), so that a file that
- * joins a JVM's chunks and lfr's names each key one way.
+ * joins a JVM's chunks and lfr's names each key one way; async-profiler's STATE_DEFAULT under a key
+ * no JVM state has.
  */
 static const struct {
 	const char *name;
 	uint16_t key;
 } states[LFR_JFR_STATE_COUNT + 1] = {
+    [LFR_JFR_STATE_CPU] = {"STATE_DEFAULT", 1},
     [LFR_JFR_STATE_RUNNABLE] = {"STATE_RUNNABLE", 5},
     [LFR_JFR_STATE_SLEEPING] = {"STATE_SLEEPING", 225},
     [LFR_JFR_STATE_PARKED] = {"STATE_PARKED", 657},

@@ -40,11 +40,17 @@ enum lfr_jfr_frame_type {
 	LFR_JFR_FRAME_TYPE_COUNT,
 };
 
-/* Thread states, written with the JDK's names. */
+/* Thread states, written with the JDK's names (and async-profiler's for a CPU sample). */
 enum lfr_jfr_thread_state {
-	LFR_JFR_STATE_RUNNABLE = 1, /* STATE_RUNNABLE: on a CPU */
-	LFR_JFR_STATE_SLEEPING,     /* STATE_SLEEPING: waiting in the kernel */
-	LFR_JFR_STATE_PARKED,       /* STATE_PARKED */
+	/*
+	 * STATE_DEFAULT: a CPU sample, taken on the CPU.  async-profiler's state of the samples of
+	 * its CPU sampler, the one its converter's --cpu selects (every other state is a wall-clock
+	 * sample's to it); jdk.ExecutionSample's state in lfr's recordings.
+	 */
+	LFR_JFR_STATE_CPU = 1,
+	LFR_JFR_STATE_RUNNABLE, /* STATE_RUNNABLE: on a CPU, or waiting for one */
+	LFR_JFR_STATE_SLEEPING, /* STATE_SLEEPING: waiting in the kernel */
+	LFR_JFR_STATE_PARKED,   /* STATE_PARKED */
 	LFR_JFR_STATE_IN_OBJECT_WAIT,
 	LFR_JFR_STATE_BLOCKED, /* STATE_BLOCKED_ON_MONITOR_ENTER */
 	LFR_JFR_STATE_NEW,

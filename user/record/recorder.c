@@ -1080,8 +1080,7 @@ static inline int write_cpu_sample(struct lfr_recorder *r, uint64_t time, uint32
 	    (err = thread_key_of(r, th, p, tid, tgid, &thread)))
 		return err;
 	do {
-		err =
-		    lfr_jfr_sample(r->w, time, thread, stack, LFR_JFR_STATE_RUNNABLE, r->period_ns);
+		err = lfr_jfr_sample(r->w, time, thread, stack, LFR_JFR_STATE_CPU, r->period_ns);
 		if (err)
 			return err;
 		r->st.events++;
