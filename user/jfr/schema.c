@@ -99,6 +99,23 @@ static const struct jfr_field_def f_symbol[] = {
 		"duration", T_LONG, 0, U_TICKS_TIMESPAN, "Duration", NULL                          \
 	}
 
+/* The implicit fields of JDK 17's native events (duration, eventThread, stackTrace) where it
+ * declares them: lfr writes them null. */
+#define EVENT_THREAD                                                                               \
+	{                                                                                          \
+		"eventThread", T_THREAD, F_CP, U_NONE, "Event Thread",                             \
+		    "Thread in which event was committed in"                                       \
+	}
+#define EVENT_STACK_TRACE                                                                          \
+	{                                                                                          \
+		"stackTrace", T_STACK_TRACE, F_CP, U_NONE, "Stack Trace",                          \
+		    "Stack Trace starting from the method the event was committed in"              \
+	}
+
+/*
+ * The jdk.* events have the JDK's own fields, JDK 17's where JDK 25 declares others (JMC makes two
+ * types of one whose fields differ between the chunks of a file, a JVM's and lfr's).
+ */
 static const struct jfr_field_def f_execution_sample[] = {
     START_TIME,
     {"sampledThread", T_THREAD, F_CP, U_NONE, "Thread", NULL},
@@ -107,20 +124,21 @@ static const struct jfr_field_def f_execution_sample[] = {
 };
 static const struct jfr_field_def f_thread_start[] = {
     START_TIME,
-    {"eventThread", T_THREAD, F_CP, U_NONE, "Event Thread", NULL},
-    {"stackTrace", T_STACK_TRACE, F_CP, U_NONE, "Stack Trace", NULL},
+    EVENT_THREAD,
+    EVENT_STACK_TRACE,
     {"thread", T_THREAD, F_CP, U_NONE, "New Java Thread", NULL},
     {"parentThread", T_THREAD, F_CP, U_NONE, "Parent Java Thread", NULL},
 };
 static const struct jfr_field_def f_thread_end[] = {
     START_TIME,
-    {"eventThread", T_THREAD, F_CP, U_NONE, "Event Thread", NULL},
-    {"stackTrace", T_STACK_TRACE, F_CP, U_NONE, "Stack Trace", NULL},
+    EVENT_THREAD,
     {"thread", T_THREAD, F_CP, U_NONE, "Java Thread", NULL},
 };
 static const struct jfr_field_def f_active_recording[] = {
     START_TIME,
     DURATION,
+    EVENT_THREAD,
+    EVENT_STACK_TRACE,
     {"id", T_LONG, 0, U_NONE, "Id", NULL},
     {"name", T_STRING, 0, U_NONE, "Name", NULL},
     {"destination", T_STRING, 0, U_NONE, "Destination", NULL},
@@ -203,6 +221,9 @@ static const struct jfr_field_def f_cpu_time_samples_lost[] = {
 };
 static const struct jfr_field_def f_active_setting[] = {
     START_TIME,
+    DURATION,
+    EVENT_THREAD,
+    EVENT_STACK_TRACE,
     {"id", T_LONG, 0, U_NONE, "Event Id", NULL},
     {"name", T_STRING, 0, U_NONE, "Setting Name", NULL},
     {"value", T_STRING, 0, U_NONE, "Setting Value", NULL},

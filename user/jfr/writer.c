@@ -461,10 +461,16 @@ static void put_pool_values(struct lfr_jfr_writer *w, struct jfr_buf *b, int poo
 
 			memcpy(&tid, e->blob, 4);
 			memcpy(&group, e->blob + 8, 8);
+			/*
+			 * JMC shows a thread as its javaThreadId (0 for every thread when lfr wrote
+			 * HotSpot's value for a thread it does not know as a Java thread), and the
+			 * JDK prints a thread with a javaThreadId by its javaName: both are the
+			 * thread's own, its tid and name.
+			 */
 			jfr_buf_string_n(b, (const char *)e->blob + 16, e->len - 16); /* osName */
 			jfr_buf_varint(b, tid);
-			jfr_buf_u8(b, JFR_STR_NULL); /* javaName: not a Java thread */
-			jfr_buf_varint(b, 0);        /* javaThreadId */
+			jfr_buf_string_n(b, (const char *)e->blob + 16, e->len - 16); /* javaName */
+			jfr_buf_varint(b, tid); /* javaThreadId */
 			jfr_buf_varint(b, group);
 			break;
 		}
@@ -1440,8 +1446,7 @@ int lfr_jfr_thread_end(struct lfr_jfr_writer *w, uint64_t ticks, uint64_t thread
 	if ((err = ref(w, P_THREAD, thread, "thread")))
 		return err;
 	begin(w, T_THREAD_END, ticks);
-	jfr_buf_varint(&w->tmp, thread);
-	jfr_buf_varint(&w->tmp, 0);
+	jfr_buf_varint(&w->tmp, thread); /* eventThread */
 	jfr_buf_varint(&w->tmp, thread);
 	return commit(w);
 }
@@ -1457,6 +1462,8 @@ int lfr_jfr_active_recording(struct lfr_jfr_writer *w, uint64_t ticks,
 	begin(w, T_ACTIVE_RECORDING, ticks);
 	size_t off = w->tmp.len;
 	jfr_buf_varint(&w->tmp, 0); /* duration */
+	jfr_buf_varint(&w->tmp, 0); /* eventThread */
+	jfr_buf_varint(&w->tmp, 0); /* stackTrace */
 	jfr_buf_varint(&w->tmp, r->id);
 	jfr_buf_string(&w->tmp, r->name);
 	jfr_buf_string(&w->tmp, r->destination ? r->destination : w->path);
@@ -1594,6 +1601,9 @@ static int active_setting(struct lfr_jfr_writer *w, uint64_t ticks, uint16_t eve
 {
 	begin(w, T_ACTIVE_SETTING, ticks);
 	size_t off = w->tmp.len;
+	jfr_buf_varint(&w->tmp, 0);     /* duration */
+	jfr_buf_varint(&w->tmp, 0);     /* eventThread */
+	jfr_buf_varint(&w->tmp, 0);     /* stackTrace */
 	jfr_buf_varint(&w->tmp, event); /* id: the event type the setting belongs to */
 	jfr_buf_string(&w->tmp, name);
 	jfr_buf_string(&w->tmp, value);
