@@ -683,12 +683,16 @@ static void errors_are_reported(void **state)
 /* lfr_jfr_sample writes the configured event set; the information events open every chunk. */
 static void sample_event_sets_and_repeated_info(void **state)
 {
-	static const unsigned sets[] = {0, LFR_JFR_SAMPLE_EXECUTION, LFR_JFR_SAMPLE_CPU_TIME,
-	                                LFR_JFR_SAMPLE_ALL};
+	static const unsigned sets[] = {0,
+	                                LFR_JFR_SAMPLE_EXECUTION,
+	                                LFR_JFR_SAMPLE_CPU_TIME,
+	                                LFR_JFR_SAMPLE_ALL,
+	                                LFR_JFR_SAMPLE_WALL,
+	                                LFR_JFR_SAMPLE_CPU_TIME | LFR_JFR_SAMPLE_WALL};
 	struct lfr_jfr_check_result r;
 	(void)state;
 
-	for (unsigned i = 0; i < 4; i++) {
+	for (unsigned i = 0; i < sizeof(sets) / sizeof(sets[0]); i++) {
 		struct lfr_jfr_options opt = {.max_chunk_bytes = 64 << 10,
 		                              .sample_events = sets[i]};
 		struct fixture f = {0};
@@ -703,29 +707,35 @@ static void sample_event_sets_and_repeated_info(void **state)
 		for (int round = 0; round < 4; round++) {
 			for (int k = 0; k < 3000; k++)
 				OK(lfr_jfr_sample(f.w, t++, f.thread[k & 1], f.stack[k & 1],
-				                  LFR_JFR_STATE_RUNNABLE, 1000000));
+				                  LFR_JFR_STATE_CPU, 1000000));
 			OK(lfr_jfr_thread_samples_lost(f.w, t, f.thread[0], 2));
 			OK(lfr_jfr_flush(f.w));
 		}
 		OK(lfr_jfr_close(f.w, NULL, 0));
 		check_ok(&r);
-		unsigned set = sets[i] ? sets[i] : LFR_JFR_SAMPLE_DEFAULT;
-		bool es = set & LFR_JFR_SAMPLE_EXECUTION, cts = set & LFR_JFR_SAMPLE_CPU_TIME;
+		/* alone, the wall-clock sample comes with jdk.ExecutionSample */
+		unsigned set =
+		    sets[i] & LFR_JFR_SAMPLE_ALL ? sets[i] : sets[i] | LFR_JFR_SAMPLE_DEFAULT;
+		bool es = set & LFR_JFR_SAMPLE_EXECUTION, cts = set & LFR_JFR_SAMPLE_CPU_TIME,
+		     wcs = set & LFR_JFR_SAMPLE_WALL;
 		assert_true(r.chunks >= 2);
 		assert_int_equal(lfr_jfr_check_count(&r, "jdk.ExecutionSample"), es ? 12000 : 0);
 		assert_int_equal(lfr_jfr_check_count(&r, "jdk.CPUTimeSample"), cts ? 12000 : 0);
+		assert_int_equal(lfr_jfr_check_count(&r, "profiler.WallClockSample"),
+		                 wcs ? 12000 : 0);
 		assert_int_equal(lfr_jfr_check_count(&r, "jdk.CPUTimeSamplesLost"), cts ? 4 : 0);
 		/* the first chunk has both calls, every later one the replacement only */
 		assert_int_equal(lfr_jfr_check_count(&r, "jdk.OSInformation"), r.chunks + 1);
 		assert_int_equal(lfr_jfr_check_count(&r, "jdk.CPUInformation"), r.chunks);
 		assert_int_equal(lfr_jfr_check_count(&r, "lfr.SamplerSettings"), r.chunks);
-		/* 6 settings per sample event type */
+		/* the recording's "event", 6 settings per sample event type and the period of
+		 * jdk.ExecutionSample and profiler.WallClockSample in ns (async-profiler's) */
 		assert_int_equal(lfr_jfr_check_count(&r, "jdk.ActiveSetting"),
-		                 r.chunks * 6 * (es + cts));
+		                 r.chunks * (1 + 6 * (es + cts + wcs) + es + wcs));
 	}
 
 	struct lfr_jfr_writer *w;
-	struct lfr_jfr_options bad = {.sample_events = 4};
+	struct lfr_jfr_options bad = {.sample_events = 8};
 	assert_int_equal(lfr_jfr_open(&w, path, &bad), -EINVAL);
 	assert_non_null(strstr(lfr_jfr_strerror(w), "unknown sample events"));
 	lfr_jfr_abandon(w);

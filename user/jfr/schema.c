@@ -122,6 +122,19 @@ static const struct jfr_field_def f_execution_sample[] = {
     {"stackTrace", T_STACK_TRACE, F_CP, U_NONE, "Stack Trace", NULL},
     {"state", T_THREAD_STATE, F_CP, U_NONE, "Thread State", NULL},
 };
+/*
+ * async-profiler's wall-clock sample, declared as it declares it (src/jfrMetadata.cpp): its
+ * converter reads the fields by position, Pyroscope's parser by name and type.  samples: the
+ * periods the sample stands for (lfr: 1), timeSpan: the time they cover (lfr: 0).
+ */
+static const struct jfr_field_def f_wall_clock_sample[] = {
+    START_TIME,
+    {"sampledThread", T_THREAD, F_CP, U_NONE, "Thread", NULL},
+    {"stackTrace", T_STACK_TRACE, F_CP, U_NONE, "Stack Trace", NULL},
+    {"state", T_THREAD_STATE, F_CP, U_NONE, "Thread State", NULL},
+    {"samples", T_INT, 0, U_UNSIGNED, "Samples", NULL},
+    {"timeSpan", T_LONG, 0, U_TICKS_TIMESPAN, "Time Span", NULL},
+};
 static const struct jfr_field_def f_thread_start[] = {
     START_TIME,
     EVENT_THREAD,
@@ -452,15 +465,16 @@ const struct jfr_type_def jfr_schema[] = {
      "A thread off the CPU from its switch-out to its switch-in, with the stack it left with",
      {"lfr"},
      FIELDS(f_off_cpu)},
-    {T_NATIVE_METHOD_SAMPLE,
-     "jdk.NativeMethodSample",
+    {T_WALL_CLOCK_SAMPLE,
+     "profiler.WallClockSample",
      EVENT,
      0,
-     "Method Profiling Sample Native",
-     "Snapshot of a thread's stack while it is off the CPU (lfr record --wall)",
+     "Wall Clock Sample",
+     "lfr: a wall-clock sample (lfr record --wall), of a thread on the CPU (STATE_RUNNABLE, at the "
+     "instant of its CPU sample) or off it (STATE_SLEEPING, or STATE_RUNNABLE when preempted); "
+     "async-profiler's type, which its converter and Pyroscope read as wall-clock samples",
      {"Java Virtual Machine", "Profiling"},
-     FIELDS(f_execution_sample),
-     SETTINGS(s_execution_sample)},
+     FIELDS(f_wall_clock_sample)},
     {T_SAMPLING_LATENCY,
      "lfr.SamplingLatency",
      EVENT,

@@ -904,7 +904,7 @@ int lfr_jfr_open(struct lfr_jfr_writer **out, const char *path, const struct lfr
 	*out = w;
 	if (!w->path)
 		return nomem(w, "opening");
-	if (w->opt.sample_events & ~(unsigned)LFR_JFR_SAMPLE_ALL) {
+	if (w->opt.sample_events & ~(unsigned)(LFR_JFR_SAMPLE_ALL | LFR_JFR_SAMPLE_WALL)) {
 		w->dead = true;
 		return fail(w, EINVAL, "unknown sample events 0x%x (LFR_JFR_SAMPLE_*)",
 		            w->opt.sample_events);
@@ -1199,8 +1199,8 @@ static int commit(struct lfr_jfr_writer *w)
 
 /*
  * The bytes of a thread's sample of TYPE at the end of the events, after the checks: at most 1 + 2
- * + 4 x 9 bytes, encoded through one pointer after one check for room (by the caller): this runs
- * once per sample, and a buffer call per field was most of its cost.
+ * + 4 x 9 + 2 bytes, encoded through one pointer after one check for room (by the caller): this
+ * runs once per sample, and a buffer call per field was most of its cost.
  */
 static inline void put_thread_sample(struct lfr_jfr_writer *w, uint16_t type, uint64_t ticks,
                                      uint64_t thread, uint64_t stack,
@@ -1213,6 +1213,10 @@ static inline void put_thread_sample(struct lfr_jfr_writer *w, uint16_t type, ui
 	p = jfr_put_varint(p, thread);
 	p = jfr_put_varint(p, stack);
 	p = jfr_put_varint(p, states[state].key);
+	if (type == T_WALL_CLOCK_SAMPLE) {
+		*p++ = 1; /* samples: one period */
+		*p++ = 0; /* timeSpan */
+	}
 	*at = (uint8_t)(p - at);
 	w->ev.len += (size_t)(p - at);
 	seg_ticks(w, ticks);
@@ -1249,7 +1253,8 @@ static inline bool ref_current(struct lfr_jfr_writer *w, int pool, uint64_t key)
 }
 
 /*
- * A thread's sample of TYPE (jdk.ExecutionSample, jdk.NativeMethodSample): thread, stack, state.
+ * A thread's sample of TYPE (jdk.ExecutionSample; profiler.WallClockSample, which adds one period
+ * and no time span): thread, stack, state.
  * Mostly every check passes and both references are known to the segment: that way has no call
  * but the flush, at the end, and saves only the registers the encoding needs.
  */
@@ -1270,10 +1275,10 @@ int lfr_jfr_execution_sample(struct lfr_jfr_writer *w, uint64_t ticks, uint64_t 
 	return thread_sample(w, T_EXECUTION_SAMPLE, ticks, thread, stack, state);
 }
 
-int lfr_jfr_native_sample(struct lfr_jfr_writer *w, uint64_t ticks, uint64_t thread, uint64_t stack,
-                          enum lfr_jfr_thread_state state)
+int lfr_jfr_wall_sample(struct lfr_jfr_writer *w, uint64_t ticks, uint64_t thread, uint64_t stack,
+                        enum lfr_jfr_thread_state state)
 {
-	return thread_sample(w, T_NATIVE_METHOD_SAMPLE, ticks, thread, stack, state);
+	return thread_sample(w, T_WALL_CLOCK_SAMPLE, ticks, thread, stack, state);
 }
 
 /*
@@ -1318,9 +1323,12 @@ int lfr_jfr_sampling_latency(struct lfr_jfr_writer *w, uint64_t start, uint64_t 
 	           ?: commit(w);
 }
 
+/* The sample event set: jdk.ExecutionSample when it names no CPU sample event. */
 static unsigned sample_events(const struct lfr_jfr_writer *w)
 {
-	return w->opt.sample_events ? w->opt.sample_events : LFR_JFR_SAMPLE_DEFAULT;
+	unsigned set = w->opt.sample_events;
+
+	return set & LFR_JFR_SAMPLE_ALL ? set : set | LFR_JFR_SAMPLE_DEFAULT;
 }
 
 /* Out of line: inlined, its registers were saved for every sample of the default. */
@@ -1339,7 +1347,7 @@ int lfr_jfr_sample(struct lfr_jfr_writer *w, uint64_t ticks, uint64_t thread, ui
 	return sample_events_of(w, set, ticks, thread, stack, state, period_ns);
 }
 
-/* lfr_jfr_sample() with the events of SET, the CPU-time sample among them. */
+/* lfr_jfr_sample() with the events of SET, the CPU-time or the wall-clock sample among them. */
 static int sample_events_of(struct lfr_jfr_writer *w, unsigned set, uint64_t ticks, uint64_t thread,
                             uint64_t stack, enum lfr_jfr_thread_state state, uint64_t period_ns)
 {
@@ -1351,22 +1359,30 @@ static int sample_events_of(struct lfr_jfr_writer *w, unsigned set, uint64_t tic
 	} else if ((err = check_live(w))) {
 		return err;
 	}
-	if (!(set & LFR_JFR_SAMPLE_CPU_TIME))
-		return 0;
-	/* the execution sample just written referenced the same thread and stack */
-	if (!(set & LFR_JFR_SAMPLE_EXECUTION) &&
-	    ((err = ref(w, P_THREAD, thread, "thread")) || (err = ref(w, P_STACK, stack, "stack"))))
-		return err;
-	/* startTime, stackTrace, eventThread, failed, samplingPeriod (ticks are ns), biased */
-	begin(w, T_CPU_TIME_SAMPLE, ticks);
-	jfr_buf_varint(&w->tmp, stack);
-	jfr_buf_varint(&w->tmp, thread);
-	jfr_buf_u8(&w->tmp, !stack);
-	jfr_buf_varint(&w->tmp, period_ns);
-	jfr_buf_u8(&w->tmp, 0); /* a timer interrupt, not a safepoint: never biased */
-	if (!(set & LFR_JFR_SAMPLE_EXECUTION))
-		w->st.samples++;
-	return commit(w);
+	if (set & LFR_JFR_SAMPLE_CPU_TIME) {
+		/* the execution sample just written referenced the same thread and stack */
+		if (!(set & LFR_JFR_SAMPLE_EXECUTION) &&
+		    ((err = ref(w, P_THREAD, thread, "thread")) ||
+		     (err = ref(w, P_STACK, stack, "stack"))))
+			return err;
+		/* startTime, stackTrace, eventThread, failed, samplingPeriod (ticks are ns), biased
+		 */
+		begin(w, T_CPU_TIME_SAMPLE, ticks);
+		jfr_buf_varint(&w->tmp, stack);
+		jfr_buf_varint(&w->tmp, thread);
+		jfr_buf_u8(&w->tmp, !stack);
+		jfr_buf_varint(&w->tmp, period_ns);
+		jfr_buf_u8(&w->tmp, 0); /* a timer interrupt, not a safepoint: never biased */
+		if (!(set & LFR_JFR_SAMPLE_EXECUTION))
+			w->st.samples++;
+		if ((err = commit(w)))
+			return err;
+	}
+	/* a thread sampled on the CPU is a runnable thread's wall-clock sample too */
+	if (set & LFR_JFR_SAMPLE_WALL)
+		return thread_sample(w, T_WALL_CLOCK_SAMPLE, ticks, thread, stack,
+		                     LFR_JFR_STATE_RUNNABLE);
+	return 0;
 }
 
 int lfr_jfr_thread_samples_lost(struct lfr_jfr_writer *w, uint64_t ticks, uint64_t thread,
@@ -1624,9 +1640,11 @@ static void format_period(char *buf, size_t n, uint64_t ns, const char *sep)
 int lfr_jfr_sampler_settings(struct lfr_jfr_writer *w, uint64_t ticks, uint64_t period_ns,
                              uint32_t max_depth, bool kernel_stacks, const char *target)
 {
-	static const uint16_t types[] = {T_EXECUTION_SAMPLE, T_CPU_TIME_SAMPLE};
-	static const unsigned bits[] = {LFR_JFR_SAMPLE_EXECUTION, LFR_JFR_SAMPLE_CPU_TIME};
-	char period[32], throttle[32], depth[16];
+	static const uint16_t types[] = {T_EXECUTION_SAMPLE, T_CPU_TIME_SAMPLE,
+	                                 T_WALL_CLOCK_SAMPLE};
+	static const unsigned bits[] = {LFR_JFR_SAMPLE_EXECUTION, LFR_JFR_SAMPLE_CPU_TIME,
+	                                LFR_JFR_SAMPLE_WALL};
+	char period[32], throttle[32], depth[16], ns[24];
 	int err;
 
 	if ((err = check_live(w)))
@@ -1643,12 +1661,24 @@ int lfr_jfr_sampler_settings(struct lfr_jfr_writer *w, uint64_t ticks, uint64_t 
 	format_period(period, sizeof(period), period_ns, " ");
 	format_period(throttle, sizeof(throttle), period_ns, "");
 	snprintf(depth, sizeof(depth), "%u", max_depth);
-	for (unsigned i = 0; i < 2; i++) {
+	snprintf(ns, sizeof(ns), "%llu", (unsigned long long)period_ns);
+	/*
+	 * async-profiler's settings, as it writes them: the recording's "event" (Pyroscope labels
+	 * the profiles with it; "wall" would make it take every jdk.ExecutionSample for a
+	 * wall-clock sample too), the CPU and wall-clock periods in ns ("interval", "wall": its
+	 * converter's OTLP profiles give them as their period).
+	 */
+	if ((err = active_setting(w, ticks, T_ACTIVE_RECORDING, "event", "cpu")))
+		return err;
+	for (unsigned i = 0; i < 3; i++) {
 		uint16_t t = types[i];
 
 		if (!(sample_events(w) & bits[i]))
 			continue;
-		if ((err = active_setting(w, ticks, t, "enabled", "true")) ||
+		if ((t != T_CPU_TIME_SAMPLE &&
+		     (err = active_setting(w, ticks, t,
+		                           t == T_WALL_CLOCK_SAMPLE ? "wall" : "interval", ns))) ||
+		    (err = active_setting(w, ticks, t, "enabled", "true")) ||
 		    (err =
 		         active_setting(w, ticks, t, t == T_CPU_TIME_SAMPLE ? "throttle" : "period",
 		                        t == T_CPU_TIME_SAMPLE ? throttle : period)) ||

@@ -70,6 +70,12 @@ enum lfr_jfr_sample_events {
 	    2, /* jdk.CPUTimeSample (JDK 25): `jfr view cpu-time-hot-methods` */
 	LFR_JFR_SAMPLE_ALL = LFR_JFR_SAMPLE_EXECUTION | LFR_JFR_SAMPLE_CPU_TIME,
 	LFR_JFR_SAMPLE_DEFAULT = LFR_JFR_SAMPLE_EXECUTION,
+	/*
+	 * With either of the above (alone: with jdk.ExecutionSample): a CPU sample is a wall-clock
+	 * sample too, one more event, profiler.WallClockSample in STATE_RUNNABLE (lfr record
+	 * --wall; lfr_jfr_wall_sample() writes those off the CPU).
+	 */
+	LFR_JFR_SAMPLE_WALL = 4,
 };
 
 struct lfr_jfr_options {
@@ -152,8 +158,9 @@ int lfr_jfr_execution_sample(struct lfr_jfr_writer *w, uint64_t ticks, uint64_t 
                              uint64_t stack, enum lfr_jfr_thread_state state);
 /*
  * One CPU sample, written as every event of the options' sample event set (jdk.ExecutionSample by
- * default, jdk.CPUTimeSample too with LFR_JFR_SAMPLE_ALL).  period_ns: the CPU time the sample
- * stands for (the sampling period), jdk.CPUTimeSample's samplingPeriod.
+ * default, jdk.CPUTimeSample too with LFR_JFR_SAMPLE_ALL, profiler.WallClockSample too with
+ * LFR_JFR_SAMPLE_WALL).  period_ns: the CPU time the sample stands for (the sampling period),
+ * jdk.CPUTimeSample's samplingPeriod.
  */
 int lfr_jfr_sample(struct lfr_jfr_writer *w, uint64_t ticks, uint64_t thread, uint64_t stack,
                    enum lfr_jfr_thread_state state, uint64_t period_ns);
@@ -170,11 +177,14 @@ int lfr_jfr_thread_samples_lost(struct lfr_jfr_writer *w, uint64_t ticks, uint64
 int lfr_jfr_off_cpu(struct lfr_jfr_writer *w, uint64_t start, uint64_t duration, uint64_t thread,
                     uint64_t stack, const char *state, uint64_t short_count, uint64_t short_ns);
 /*
- * jdk.NativeMethodSample: a wall-clock sample of THREAD while it was off the CPU (lfr record
- * --wall), with STACK (the kernel stack it left with, then its user stack) and STATE.
+ * profiler.WallClockSample (async-profiler's type, which its converter and Pyroscope's parser read
+ * as wall-clock samples): a wall-clock sample of THREAD while it was off the CPU (lfr record
+ * --wall), with STACK (the kernel stack it left with, then its user stack) and STATE (sleeping, or
+ * runnable when preempted).  Those on the CPU are written by lfr_jfr_sample() with
+ * LFR_JFR_SAMPLE_WALL in the set.
  */
-int lfr_jfr_native_sample(struct lfr_jfr_writer *w, uint64_t ticks, uint64_t thread, uint64_t stack,
-                          enum lfr_jfr_thread_state state);
+int lfr_jfr_wall_sample(struct lfr_jfr_writer *w, uint64_t ticks, uint64_t thread, uint64_t stack,
+                        enum lfr_jfr_thread_state state);
 /*
  * lfr.SamplingLatency: a tick at START interrupted THREAD in the kernel (STACK: that kernel stack,
  * then the user stack) and its walk ran DURATION ticks later, on the way back to user space.
@@ -212,7 +222,10 @@ int lfr_jfr_cpu_information(struct lfr_jfr_writer *w, uint64_t ticks,
                             const struct lfr_jfr_cpu_info *info);
 /*
  * lfr.SamplerSettings, and jdk.ActiveSetting events for each sample event of the set (enabled,
- * period or throttle, stackTrace, stackDepth, kernelStacks, targets) as JMC shows them.
+ * period or throttle, stackTrace, stackDepth, kernelStacks, targets) as JMC shows them, and the
+ * settings async-profiler writes that its converter and Pyroscope's parser read: the recording's
+ * "event" ("cpu"), jdk.ExecutionSample's "interval" and profiler.WallClockSample's "wall" (the
+ * period in ns).
  */
 int lfr_jfr_sampler_settings(struct lfr_jfr_writer *w, uint64_t ticks, uint64_t period_ns,
                              uint32_t max_depth, bool kernel_stacks, const char *target);
