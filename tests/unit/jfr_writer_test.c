@@ -277,6 +277,31 @@ static void pool_dedup(void **state)
 	assert_true(r.time_ordered);
 }
 
+/*
+ * Object names that start with '[' (the kernel's, "[vdso]", a perf tool's "[kernel.kallsyms]"):
+ * JMC reads such a class name as an array's descriptor and throws; the writer drops the brackets,
+ * and the checker, which rejects a name JMC cannot convert, accepts the file.
+ */
+static void object_names_jmc_reads(void **state)
+{
+	static const char *const objects[] = {
+	    "[kernel.kallsyms]", "[vdso]", "[", "[[x]]", "[I", "[]", "a[b]"};
+	struct lfr_jfr_check_result r;
+	struct fixture f;
+	uint64_t k[7], stack, t = 1;
+
+	(void)state;
+	OK(lfr_jfr_open(&f.w, path, NULL));
+	populate(&f);
+	for (unsigned i = 0; i < 7; i++)
+		OK(lfr_jfr_method(f.w, objects[i], "fn", LFR_JFR_FRAME_NATIVE, &k[i]));
+	OK(lfr_jfr_stack(f.w, k, 7, false, &stack));
+	OK(lfr_jfr_execution_sample(f.w, t, f.thread[0], stack, LFR_JFR_STATE_CPU));
+	OK(lfr_jfr_close(f.w, NULL, 0));
+	check_ok(&r);
+	assert_int_equal(lfr_jfr_check_count(&r, "jdk.ExecutionSample"), 1);
+}
+
 static void checkpoint_per_flush(void **state)
 {
 	(void)state;
@@ -748,6 +773,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(empty_recording, setup, teardown),
 	    cmocka_unit_test_setup_teardown(existing_file_survives, setup, teardown),
 	    cmocka_unit_test_setup_teardown(pool_dedup, setup, teardown),
+	    cmocka_unit_test_setup_teardown(object_names_jmc_reads, setup, teardown),
 	    cmocka_unit_test_setup_teardown(checkpoint_per_flush, setup, teardown),
 	    cmocka_unit_test_setup_teardown(rotation_by_size_keeps_keys, setup, teardown),
 	    cmocka_unit_test_setup_teardown(rotation_by_age, setup, teardown),
