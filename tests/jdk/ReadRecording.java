@@ -103,8 +103,7 @@ public class ReadRecording {
             } else {
                 check(got.equals(STACKS.get(name)), name + " stack: " + got);
                 String state = e.getValue("state");
-                check(state.equals(name.equals("gen_workload") ? "STATE_SLEEPING" : "STATE_DEFAULT"),
-                      name + " state " + state);
+                check(state.equals("STATE_DEFAULT"), name + " state " + state);
             }
             Instant ts = e.getStartTime();
             if (last != null) {

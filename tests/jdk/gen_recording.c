@@ -99,7 +99,7 @@ static void sample_batch(unsigned n)
 
 		fake_now = t0 + step * (samples + 1);
 		CHECK(lfr_jfr_sample(w, t0 + step * (samples + 1), threads[k], stacks[k],
-		                     k == 2 ? LFR_JFR_STATE_SLEEPING : LFR_JFR_STATE_CPU, period));
+		                     LFR_JFR_STATE_CPU, period));
 		samples++;
 	}
 }
@@ -239,9 +239,8 @@ int main(int argc, char **argv)
 			for (int i = 0; i < 1500; i++) {
 				unsigned k = samples % 3;
 
-				CHECK(lfr_jfr_sample(
-				    w, t0 + step * (samples + 1), threads[k], stacks[k],
-				    k == 2 ? LFR_JFR_STATE_SLEEPING : LFR_JFR_STATE_CPU, 1000000));
+				CHECK(lfr_jfr_sample(w, t0 + step * (samples + 1), threads[k],
+				                     stacks[k], LFR_JFR_STATE_CPU, 1000000));
 				samples++;
 			}
 			CHECK(lfr_jfr_thread_samples_lost(w, t0 + step * (samples + 1), threads[0],
