@@ -2,7 +2,8 @@
 /*
  * Writes recordings with known content for the JDK-as-referee tests (tests/jdk/run).
  *
- *   gen_recording basic FILE       three threads, three known stacks, every event type, closed
+ *   gen_recording basic FILE       three threads, three known stacks, every event type (the CPU
+ *                                  samples wall-clock samples too), closed
  *   gen_recording chunks FILE      many distinct stacks and a small chunk size: several chunks
  *   gen_recording flushonly FILE   flushed twice and never closed (as after kill -9)
  *   gen_recording cut FILE BYTES   flushed once, then the next flush dies after BYTES bytes of I/O
@@ -97,9 +98,8 @@ static void sample_batch(unsigned n)
 		unsigned k = samples % 3;
 
 		fake_now = t0 + step * (samples + 1);
-		CHECK(lfr_jfr_execution_sample(w, t0 + step * (samples + 1), threads[k], stacks[k],
-		                               k == 2 ? LFR_JFR_STATE_SLEEPING
-		                                      : LFR_JFR_STATE_RUNNABLE));
+		CHECK(lfr_jfr_sample(w, t0 + step * (samples + 1), threads[k], stacks[k],
+		                     LFR_JFR_STATE_CPU, period));
 		samples++;
 	}
 }
@@ -151,6 +151,9 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(mode, "loop"))
 		opt.max_chunk_age_ns = 100000000;
+	/* as lfr record --wall: every CPU sample a wall-clock sample too */
+	if (!strcmp(mode, "basic"))
+		opt.sample_events = LFR_JFR_SAMPLE_WALL;
 
 	if (!strcmp(mode, "cutop"))
 		opt.max_chunk_age_ns = 1;
@@ -194,8 +197,8 @@ int main(int argc, char **argv)
 		/* a sampling latency of 7.5 ms: a tick in read() walked at the return */
 		CHECK(lfr_jfr_sampling_latency(w, t0 + step * 3, 7500000, threads[2], stacks[2]));
 		/* a wall-clock sample of the thread waiting in read() (lfr record --wall) */
-		CHECK(lfr_jfr_native_sample(w, t0 + step * 4, threads[2], stacks[2],
-		                            LFR_JFR_STATE_SLEEPING));
+		CHECK(lfr_jfr_wall_sample(w, t0 + step * 4, threads[2], stacks[2],
+		                          LFR_JFR_STATE_SLEEPING));
 		close_or_die();
 		expect_common(300);
 		printf("expect lost 3\nexpect lost_total 8\nexpect chunks 1\n");
@@ -218,7 +221,7 @@ int main(int argc, char **argv)
 				fake_now = t0 + step * (samples + 1);
 				CHECK(lfr_jfr_execution_sample(w, t0 + step * (samples + 1),
 				                               threads[i % 3], key,
-				                               LFR_JFR_STATE_RUNNABLE));
+				                               LFR_JFR_STATE_CPU));
 				samples++;
 			}
 			sample_batch(30);
@@ -236,10 +239,8 @@ int main(int argc, char **argv)
 			for (int i = 0; i < 1500; i++) {
 				unsigned k = samples % 3;
 
-				CHECK(lfr_jfr_sample(
-				    w, t0 + step * (samples + 1), threads[k], stacks[k],
-				    k == 2 ? LFR_JFR_STATE_SLEEPING : LFR_JFR_STATE_RUNNABLE,
-				    1000000));
+				CHECK(lfr_jfr_sample(w, t0 + step * (samples + 1), threads[k],
+				                     stacks[k], LFR_JFR_STATE_CPU, 1000000));
 				samples++;
 			}
 			CHECK(lfr_jfr_thread_samples_lost(w, t0 + step * (samples + 1), threads[0],

@@ -274,10 +274,12 @@ int main(int argc, char **argv)
 	char tmp[256];
 	struct method *methods = calloc(nmethods, sizeof(*methods));
 	int *class_sym = calloc(nclasses, sizeof(int));
-	/* class 0 = libc.so.6, class 1 = [kernel], the rest Java */
+	/* class 0 = libc.so.6, class 1 = the kernel (named as lfr names it: JMC takes a class name
+	 * that starts with '[' for an array's descriptor and fails on "[kernel.kallsyms]"), the
+	 * rest Java */
 	symbols[nsym++] = strdup("libc.so.6");
 	class_sym[0] = nsym;
-	symbols[nsym++] = strdup("[kernel.kallsyms]");
+	symbols[nsym++] = strdup("kernel");
 	class_sym[1] = nsym;
 	for (int i = 2; i < nclasses; i++) {
 		snprintf(tmp, sizeof(tmp), "%s/%s%d", pkgs[rnd() % 6], nouns[rnd() % 10], i);

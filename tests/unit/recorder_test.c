@@ -792,6 +792,31 @@ static struct report *closed_file_report(struct env *e, const struct report_opts
 }
 
 /*
+ * A CPU sample's jdk.ExecutionSample is in async-profiler's STATE_DEFAULT, the state by which its
+ * converter tells a CPU sampler's samples from wall-clock ones (jfrconv --cpu selects it alone).
+ */
+static void test_cpu_samples_in_state_default(void **state)
+{
+	struct env *e = *state;
+	uintptr_t leaf = (uintptr_t)recorder_test_leaf, caller = (uintptr_t)recorder_test_caller;
+	struct report_opts o;
+	struct report *rep;
+
+	add_own_code_mapping(e);
+	add_sample(e, leaf + 1, caller + 6, 1);
+	add_sample_in_kernel(e, 0xffffffff81000000, leaf + 2, caller + 6);
+	assert_int_equal(lfr_recorder_process(e->rec, true), 0);
+	report_opts_init(&o);
+	o.states = true;
+	rep = closed_file_report(e, &o);
+	assert_int_equal(rep->total, 2);
+	assert_int_equal(rep->nstates, 1);
+	assert_string_equal(rep->states[0].name, "STATE_DEFAULT");
+	assert_int_equal(rep->states[0].value, 2);
+	report_free(rep);
+}
+
+/*
  * Below a kernel stack, the user stack's leaf moving inside its function (a page fault's pc, say)
  * finds the stack written before by the two leaves' methods; another user leaf function, or
  * another caller, is another stack.
@@ -887,18 +912,27 @@ static void test_offcpu_joined_with_their_walks(void **state)
 }
 
 /*
- * --wall: off-CPU intervals become one jdk.NativeMethodSample per period of a thread's time off the
- * CPU, the remainder carried to its next interval (3.5 + 2.5 periods: 3 + 3 samples); lfr.OffCpu
- * events only at --off-cpu's minimum.  lfr report --wall counts them with the CPU sample.
+ * --wall: off-CPU intervals become one profiler.WallClockSample per period of a thread's time off
+ * the CPU, the remainder carried to its next interval (3.5 + 2.5 periods: 3 + 3 samples, sleeping
+ * and runnable); lfr.OffCpu events only at --off-cpu's minimum.  The CPU sample is a wall-clock
+ * sample too (runnable), written by the writer of lfr record --wall (LFR_JFR_SAMPLE_WALL): lfr
+ * report --wall counts the 7 wall-clock samples, not the CPU sample, which lfr report counts.
  */
 static void test_wall_samples_of_offcpu_time(void **state)
 {
 	struct env *e = *state;
 	uintptr_t leaf = (uintptr_t)recorder_test_leaf, caller = (uintptr_t)recorder_test_caller;
+	struct lfr_jfr_options jo = {.sample_events = LFR_JFR_SAMPLE_WALL};
 	struct lfr_recorder_stats st;
 	struct report_opts o;
 	struct report *rep;
+	struct jfr_reader *r;
+	char err[256];
 
+	lfr_recorder_free(e->rec);
+	lfr_jfr_abandon(e->w);
+	assert_int_equal(lfr_jfr_open(&e->w, e->path, &jo), 0);
+	assert_int_equal(lfr_recorder_new(&e->rec, e->w, e->sym), 0);
 	lfr_recorder_set_period(e->rec, 1000000);
 	lfr_recorder_set_wall(e->rec, 3000000);
 	add_own_code_mapping(e);
@@ -913,11 +947,22 @@ static void test_wall_samples_of_offcpu_time(void **state)
 	assert_int_equal(st.wall_samples, 6);
 	assert_int_equal(st.off_cpu, 1); /* the 2.5 ms interval is below the 3 ms minimum */
 	report_opts_init(&o);
-	o.wall = true;
-	o.events[o.nevents++] = "jdk.ExecutionSample";
-	o.events[o.nevents++] = "jdk.NativeMethodSample";
+	report_opts_wall(&o);
+	o.states = true;
 	rep = closed_file_report(e, &o);
 	assert_int_equal(rep->total, 7);
+	assert_int_equal(rep->nstates, 2);
+	for (size_t i = 0; i < rep->nstates; i++)
+		assert_int_equal(rep->states[i].value,
+		                 strcmp(rep->states[i].name, "STATE_SLEEPING") ? 4 : 3);
+	report_free(rep);
+	/* the CPU samples are the jdk.ExecutionSample events alone */
+	report_opts_init(&o);
+	r = jfr_open_file(e->path, err, sizeof(err));
+	assert_non_null(r);
+	assert_int_equal(report_read(r, &o, &rep), 0);
+	jfr_close(r);
+	assert_int_equal(rep->total, 1);
 	report_free(rep);
 }
 
@@ -1495,6 +1540,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_offcpu_joined_with_their_walks, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_latency_written_with_its_first_tick, setup,
 	                                    teardown),
+	    cmocka_unit_test_setup_teardown(test_cpu_samples_in_state_default, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_wall_samples_of_offcpu_time, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_stripped_object_told_and_named_later, setup,
 	                                    teardown),

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * lfr merge: joins a JVM's own recording and lfr's recordings of it into one JFR file that JDK 17
- * and JDK 25 both read on one timeline.  The others' chunks come first, unchanged; lfr's follow,
- * rebased onto the first chunk's clock (jfr/rebase.h), because JDK 25 converts the ticks of every
- * chunk with the first chunk's clock pair.
+ * and JDK 25 both read on one timeline.  The others' chunks come first, unchanged but for a class
+ * name JMC cannot read (jfr/class_names.h); lfr's follow, rebased onto the first chunk's clock
+ * (jfr/rebase.h), because JDK 25 converts the ticks of every chunk with the first chunk's clock
+ * pair.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,6 +17,7 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "jfr/class_names.h"
 #include "jfr/rebase.h"
 #include "jfr/reader.h"
 #include "lib/outfile.h"
@@ -40,7 +42,10 @@ static void usage(FILE *out)
 	        "                        another user's in a sticky directory, is refused\n"
 	        "  -q, --quiet           no summary\n\n"
 	        "A chunk whose events, metadata or constant pools do not parse (a block a crash\n"
-	        "zeroed) is left out and named on stderr; the others are kept.\n\n"
+	        "zeroed) is left out and named on stderr; the others are kept.  A class name\n"
+	        "that JDK Mission Control cannot read (one that starts with '[' and is no\n"
+	        "array's descriptor, as a perf tool's [kernel.kallsyms]) is renamed "
+	        "(kernel.kallsyms).\n\n"
 	        "Example:\n"
 	        "  lfr merge -o both.jfr jvm.jfr lfr.jfr && jfr summary both.jfr\n\n"
 	        "Exit status: 0; 2 bad usage; 6 a file could not be read or written; 8 a file\n"
@@ -55,7 +60,7 @@ struct merge {
 	struct jfr_buf buf;
 	bool have_first;
 	struct jfr_chunk first; /* the output's first chunk (header fields) */
-	uint64_t chunks, moved, damaged;
+	uint64_t chunks, moved, damaged, renamed;
 	int64_t dmin, dmax;
 	/* the clock pair of the last chunk copied unchanged, and its file (NULL before it) */
 	int64_t prev_nanos, prev_ticks, prev_tps;
@@ -250,6 +255,7 @@ static int merge_file(struct merge *m, const char *file, int pass)
 		if (ret)
 			break;
 		bool lfr = jfr_chunk_is_lfr(&ch);
+		int renamed = 0;
 
 		if (lfr == (pass == 1) && jfr_chunk_verify(r, &ch)) {
 			/* its header holds, so the next chunk is found: only this one is lost */
@@ -261,9 +267,15 @@ static int merge_file(struct merge *m, const char *file, int pass)
 			m->damaged++;
 		} else if (!lfr && pass == 0 && (ret = same_origin(m, file, &ch))) {
 			/* said */
+		} else if (lfr == (pass == 1) && (renamed = jfr_chunk_rename_names(r, &ch)) < 0) {
+			fprintf(stderr, "%s: %s: chunk at offset %" PRIu64 ": %s\n", PROG, file,
+			        off, r->err + strlen(r->name) + 2);
+			ret = LFR_EXIT_FORMAT;
 		} else if (lfr == (pass == 1)) {
 			int64_t delta = 0;
 
+			/* the class names JMC cannot read, renamed in the reader's copy */
+			m->renamed += (uint64_t)renamed;
 			if (!m->have_first) {
 				/* its header only: its pools and metadata go with its reader */
 				m->first = ch;
@@ -392,6 +404,9 @@ int cmd_merge(int argc, char **argv)
 	if (m.damaged)
 		fprintf(say, "; %" PRIu64 " damaged chunk%s left out", m.damaged,
 		        m.damaged == 1 ? "" : "s");
+	if (m.renamed)
+		fprintf(say, "; %" PRIu64 " class name%s JMC cannot read renamed ([x] to (x))",
+		        m.renamed, m.renamed == 1 ? "" : "s");
 	fprintf(say, "\n");
 	return LFR_EXIT_OK;
 }

@@ -109,10 +109,11 @@ static void usage(FILE *out)
 	    "                         switch out in the recording\n"
 	    "      --wall HZ          wall-clock samples: every target thread is sampled HZ\n"
 	    "                         times per second of wall time whatever it does: on the\n"
-	    "                         CPU by its CPU samples (-F HZ), off it as\n"
-	    "                         jdk.NativeMethodSample events with its state (sleeping,\n"
-	    "                         or runnable when preempted) and the stacks it waits with\n"
-	    "                         (lfr report --wall).  Any target, as --off-cpu\n"
+	    "                         CPU by its CPU samples (-F HZ), off it with its state\n"
+	    "                         (sleeping, or runnable when preempted) and the stacks it\n"
+	    "                         waits with: profiler.WallClockSample events, as\n"
+	    "                         async-profiler writes them (lfr report --wall).  Any\n"
+	    "                         target, as --off-cpu\n"
 	    "      --latency[=MIN]    also record sampling latencies: a tick that interrupts a\n"
 	    "                         thread in the kernel until the thread returns to user\n"
 	    "                         space and walks its stack, when that takes MIN or more\n"
@@ -437,9 +438,8 @@ static void print_summary(struct record *r, const struct lfr_status *st, double 
 	if (r->wall_hz)
 		fprintf(stderr,
 		        "  wall clock: %" PRIu64
-		        " samples off the CPU (jdk.NativeMethodSample) beside "
-		        "the CPU samples, %" PRIu64 " intervals without a stack, %" PRIu64
-		        " over the CPU budget\n",
+		        " samples off the CPU beside the CPU samples (profiler.WallClockSample), "
+		        "%" PRIu64 " intervals without a stack, %" PRIu64 " over the CPU budget\n",
 		        rs.wall_samples, st->total.v[LFR_CTR_OFFCPU_LOST] + rs.off_cpu_lost,
 		        st->total.v[LFR_CTR_OFFCPU_THROTTLED]);
 	if (r->run.start.offcpu_min_ns && !r->wall_hz)
@@ -788,6 +788,8 @@ static int parse(struct record *r, int argc, char **argv, char ***cmd)
 			return LFR_EXIT_USAGE;
 		}
 		run->start.freq_hz = r->wall_hz;
+		/* every CPU sample is a wall-clock sample too */
+		r->jfr_opts.sample_events |= LFR_JFR_SAMPLE_WALL;
 		r->off_cpu_events_min =
 		    run->start.offcpu_min_ns ? run->start.offcpu_min_ns : UINT64_MAX;
 		run->start.offcpu_min_ns = LFR_MIN_OFFCPU_MIN_NS;

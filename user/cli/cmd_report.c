@@ -53,7 +53,7 @@ static void report_usage(FILE *out)
 	    "default\n"
 	    "                       jdk.ExecutionSample; 'all' = every type with a stackTrace "
 	    "field,\n"
-	    "                       e.g. jdk.NativeMethodSample, jdk.CPUTimeSample, lfr.* "
+	    "                       e.g. profiler.WallClockSample, jdk.CPUTimeSample, lfr.* "
 	    "samples)\n"
 	    "  -t, --thread T       only threads whose OS thread id is T, or whose name contains "
 	    "T\n"
@@ -74,9 +74,10 @@ static void report_usage(FILE *out)
 	    "                       nanoseconds; in text also \"Off-CPU by state\": the ns\n"
 	    "                       by why the thread left the CPU (sleeping,\n"
 	    "                       uninterruptible, preempted, idle, other)\n"
-	    "      --wall           wall-clock samples of lfr record --wall: the CPU samples\n"
-	    "                       and the samples off the CPU (jdk.NativeMethodSample)\n"
-	    "                       together; pprof's sample types samples/count and\n"
+	    "      --wall           wall-clock samples of lfr record --wall: on the CPU and\n"
+	    "                       off it (profiler.WallClockSample; of files of earlier\n"
+	    "                       lfr versions, the CPU samples and jdk.NativeMethodSample\n"
+	    "                       together); pprof's sample types samples/count and\n"
 	    "                       wall/nanoseconds (without it cpu/nanoseconds), speedscope's\n"
 	    "                       unit nanoseconds of wall-clock time; in text also \"Samples\n"
 	    "                       by state\": the samples by thread state (STATE_RUNNABLE, ...)\n"
@@ -124,7 +125,7 @@ static void report_usage(FILE *out)
 	    "  lfr report --format collapsed rec.jfr | flamegraph.pl > rec.svg\n"
 	    "  lfr report --format pprof -o rec.pb.gz rec.jfr && go tool pprof -top rec.pb.gz\n"
 	    "  lfr report --format speedscope -o rec.speedscope.json rec.jfr\n"
-	    "  lfr report --event jdk.NativeMethodSample --process 4242 rec.jfr\n"
+	    "  lfr report --event jdk.CPUTimeSample --process 4242 rec.jfr\n"
 	    "  lfr report --off-cpu --thread worker rec.jfr\n"
 	    "  lfr report --diff before.jfr after.jfr\n"
 	    "  lfr report --diff --format html -o diff.html before.jfr after.jfr\n"
@@ -457,15 +458,12 @@ int cmd_report(int argc, char **argv)
 	}
 	if (o.wall && (o.nevents || o.value_field || o.off_cpu || o.latency)) {
 		fprintf(stderr,
-		        "lfr report: --wall is --event jdk.ExecutionSample --event "
-		        "jdk.NativeMethodSample: give it without --event, --value, --off-cpu "
-		        "and --latency\n");
+		        "lfr report: --wall is --event profiler.WallClockSample: give it without "
+		        "--event, --value, --off-cpu and --latency\n");
 		return LFR_EXIT_USAGE;
 	}
-	if (o.wall) {
-		o.events[o.nevents++] = "jdk.ExecutionSample";
-		o.events[o.nevents++] = "jdk.NativeMethodSample";
-	}
+	if (o.wall)
+		report_opts_wall(&o);
 	if (o.latency) {
 		o.events[o.nevents++] = "lfr.SamplingLatency";
 		o.value_field = "duration";

@@ -99,28 +99,59 @@ static const struct jfr_field_def f_symbol[] = {
 		"duration", T_LONG, 0, U_TICKS_TIMESPAN, "Duration", NULL                          \
 	}
 
+/* The implicit fields of JDK 17's native events (duration, eventThread, stackTrace) where it
+ * declares them: lfr writes them null. */
+#define EVENT_THREAD                                                                               \
+	{                                                                                          \
+		"eventThread", T_THREAD, F_CP, U_NONE, "Event Thread",                             \
+		    "Thread in which event was committed in"                                       \
+	}
+#define EVENT_STACK_TRACE                                                                          \
+	{                                                                                          \
+		"stackTrace", T_STACK_TRACE, F_CP, U_NONE, "Stack Trace",                          \
+		    "Stack Trace starting from the method the event was committed in"              \
+	}
+
+/*
+ * The jdk.* events have the JDK's own fields, JDK 17's where JDK 25 declares others (JMC makes two
+ * types of one whose fields differ between the chunks of a file, a JVM's and lfr's).
+ */
 static const struct jfr_field_def f_execution_sample[] = {
     START_TIME,
     {"sampledThread", T_THREAD, F_CP, U_NONE, "Thread", NULL},
     {"stackTrace", T_STACK_TRACE, F_CP, U_NONE, "Stack Trace", NULL},
     {"state", T_THREAD_STATE, F_CP, U_NONE, "Thread State", NULL},
 };
+/*
+ * async-profiler's wall-clock sample, declared as it declares it (src/jfrMetadata.cpp): its
+ * converter reads the fields by position, Pyroscope's parser by name and type.  samples: the
+ * periods the sample stands for (lfr: 1), timeSpan: the time they cover (lfr: 0).
+ */
+static const struct jfr_field_def f_wall_clock_sample[] = {
+    START_TIME,
+    {"sampledThread", T_THREAD, F_CP, U_NONE, "Thread", NULL},
+    {"stackTrace", T_STACK_TRACE, F_CP, U_NONE, "Stack Trace", NULL},
+    {"state", T_THREAD_STATE, F_CP, U_NONE, "Thread State", NULL},
+    {"samples", T_INT, 0, U_UNSIGNED, "Samples", NULL},
+    {"timeSpan", T_LONG, 0, U_TICKS_TIMESPAN, "Time Span", NULL},
+};
 static const struct jfr_field_def f_thread_start[] = {
     START_TIME,
-    {"eventThread", T_THREAD, F_CP, U_NONE, "Event Thread", NULL},
-    {"stackTrace", T_STACK_TRACE, F_CP, U_NONE, "Stack Trace", NULL},
+    EVENT_THREAD,
+    EVENT_STACK_TRACE,
     {"thread", T_THREAD, F_CP, U_NONE, "New Java Thread", NULL},
     {"parentThread", T_THREAD, F_CP, U_NONE, "Parent Java Thread", NULL},
 };
 static const struct jfr_field_def f_thread_end[] = {
     START_TIME,
-    {"eventThread", T_THREAD, F_CP, U_NONE, "Event Thread", NULL},
-    {"stackTrace", T_STACK_TRACE, F_CP, U_NONE, "Stack Trace", NULL},
+    EVENT_THREAD,
     {"thread", T_THREAD, F_CP, U_NONE, "Java Thread", NULL},
 };
 static const struct jfr_field_def f_active_recording[] = {
     START_TIME,
     DURATION,
+    EVENT_THREAD,
+    EVENT_STACK_TRACE,
     {"id", T_LONG, 0, U_NONE, "Id", NULL},
     {"name", T_STRING, 0, U_NONE, "Name", NULL},
     {"destination", T_STRING, 0, U_NONE, "Destination", NULL},
@@ -203,6 +234,9 @@ static const struct jfr_field_def f_cpu_time_samples_lost[] = {
 };
 static const struct jfr_field_def f_active_setting[] = {
     START_TIME,
+    DURATION,
+    EVENT_THREAD,
+    EVENT_STACK_TRACE,
     {"id", T_LONG, 0, U_NONE, "Event Id", NULL},
     {"name", T_STRING, 0, U_NONE, "Setting Name", NULL},
     {"value", T_STRING, 0, U_NONE, "Setting Value", NULL},
@@ -431,15 +465,16 @@ const struct jfr_type_def jfr_schema[] = {
      "A thread off the CPU from its switch-out to its switch-in, with the stack it left with",
      {"lfr"},
      FIELDS(f_off_cpu)},
-    {T_NATIVE_METHOD_SAMPLE,
-     "jdk.NativeMethodSample",
+    {T_WALL_CLOCK_SAMPLE,
+     "profiler.WallClockSample",
      EVENT,
      0,
-     "Method Profiling Sample Native",
-     "Snapshot of a thread's stack while it is off the CPU (lfr record --wall)",
+     "Wall Clock Sample",
+     "lfr: a wall-clock sample (lfr record --wall), of a thread on the CPU (STATE_RUNNABLE, at the "
+     "instant of its CPU sample) or off it (STATE_SLEEPING, or STATE_RUNNABLE when preempted); "
+     "async-profiler's type, which its converter and Pyroscope read as wall-clock samples",
      {"Java Virtual Machine", "Profiling"},
-     FIELDS(f_execution_sample),
-     SETTINGS(s_execution_sample)},
+     FIELDS(f_wall_clock_sample)},
     {T_SAMPLING_LATENCY,
      "lfr.SamplingLatency",
      EVENT,

@@ -75,7 +75,7 @@ enum jfr_type_id {
 	T_OBJECT_FILE,
 	T_OFF_CPU,
 	T_SAMPLING_LATENCY,
-	T_NATIVE_METHOD_SAMPLE,
+	T_WALL_CLOCK_SAMPLE,
 };
 
 /* Field flags. */

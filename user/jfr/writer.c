@@ -66,13 +66,26 @@
 
 enum { P_SYMBOL, P_CLASS, P_METHOD, P_STACK, P_THREAD, P_GROUP, P_COUNT };
 
-static const char *const frame_type_names[LFR_JFR_FRAME_TYPE_COUNT + 1] = {
-    NULL, "Interpreted", "JIT compiled", "Inlined", "Native", "C++", "Kernel",
+static const char *const frame_type_names[LFR_JFR_FRAME_TYPE_COUNT] = {
+    "Interpreted", "JIT compiled", "Inlined", "Native", "C++", "Kernel",
 };
-static const char *const state_names[LFR_JFR_STATE_COUNT + 1] = {
-    NULL,           "STATE_RUNNABLE",       "STATE_SLEEPING",
-    "STATE_PARKED", "STATE_IN_OBJECT_WAIT", "STATE_BLOCKED_ON_MONITOR_ENTER",
-    "STATE_NEW",    "STATE_TERMINATED",
+/*
+ * Thread states: the JDK's names under HotSpot's keys (its JVMTI state bits), so that a file that
+ * joins a JVM's chunks and lfr's names each key one way; async-profiler's STATE_DEFAULT under a key
+ * no JVM state has.
+ */
+static const struct {
+	const char *name;
+	uint16_t key;
+} states[LFR_JFR_STATE_COUNT + 1] = {
+    [LFR_JFR_STATE_CPU] = {"STATE_DEFAULT", 1},
+    [LFR_JFR_STATE_RUNNABLE] = {"STATE_RUNNABLE", 5},
+    [LFR_JFR_STATE_SLEEPING] = {"STATE_SLEEPING", 225},
+    [LFR_JFR_STATE_PARKED] = {"STATE_PARKED", 657},
+    [LFR_JFR_STATE_IN_OBJECT_WAIT] = {"STATE_IN_OBJECT_WAIT", 401},
+    [LFR_JFR_STATE_BLOCKED] = {"STATE_BLOCKED_ON_MONITOR_ENTER", 1025},
+    [LFR_JFR_STATE_NEW] = {"STATE_NEW", 0},
+    [LFR_JFR_STATE_TERMINATED] = {"STATE_TERMINATED", 2},
 };
 
 struct lost_reason {
@@ -448,10 +461,16 @@ static void put_pool_values(struct lfr_jfr_writer *w, struct jfr_buf *b, int poo
 
 			memcpy(&tid, e->blob, 4);
 			memcpy(&group, e->blob + 8, 8);
+			/*
+			 * JMC shows a thread as its javaThreadId (0 for every thread when lfr wrote
+			 * HotSpot's value for a thread it does not know as a Java thread), and the
+			 * JDK prints a thread with a javaThreadId by its javaName: both are the
+			 * thread's own, its tid and name.
+			 */
 			jfr_buf_string_n(b, (const char *)e->blob + 16, e->len - 16); /* osName */
 			jfr_buf_varint(b, tid);
-			jfr_buf_u8(b, JFR_STR_NULL); /* javaName: not a Java thread */
-			jfr_buf_varint(b, 0);        /* javaThreadId */
+			jfr_buf_string_n(b, (const char *)e->blob + 16, e->len - 16); /* javaName */
+			jfr_buf_varint(b, tid); /* javaThreadId */
 			jfr_buf_varint(b, group);
 			break;
 		}
@@ -484,15 +503,15 @@ static int build_checkpoint(struct lfr_jfr_writer *w, uint64_t at, uint64_t prev
 	if (statics) {
 		jfr_buf_varint(&pools, T_FRAME_TYPE);
 		jfr_buf_varint(&pools, LFR_JFR_FRAME_TYPE_COUNT);
-		for (unsigned i = 1; i <= LFR_JFR_FRAME_TYPE_COUNT; i++) {
+		for (unsigned i = 0; i < LFR_JFR_FRAME_TYPE_COUNT; i++) {
 			jfr_buf_varint(&pools, i);
 			jfr_buf_string(&pools, frame_type_names[i]);
 		}
 		jfr_buf_varint(&pools, T_THREAD_STATE);
 		jfr_buf_varint(&pools, LFR_JFR_STATE_COUNT);
 		for (unsigned i = 1; i <= LFR_JFR_STATE_COUNT; i++) {
-			jfr_buf_varint(&pools, i);
-			jfr_buf_string(&pools, state_names[i]);
+			jfr_buf_varint(&pools, states[i].key);
+			jfr_buf_string(&pools, states[i].name);
 		}
 		npools = 2;
 	} else {
@@ -891,7 +910,7 @@ int lfr_jfr_open(struct lfr_jfr_writer **out, const char *path, const struct lfr
 	*out = w;
 	if (!w->path)
 		return nomem(w, "opening");
-	if (w->opt.sample_events & ~(unsigned)LFR_JFR_SAMPLE_ALL) {
+	if (w->opt.sample_events & ~(unsigned)(LFR_JFR_SAMPLE_ALL | LFR_JFR_SAMPLE_WALL)) {
 		w->dead = true;
 		return fail(w, EINVAL, "unknown sample events 0x%x (LFR_JFR_SAMPLE_*)",
 		            w->opt.sample_events);
@@ -964,7 +983,7 @@ int lfr_jfr_method(struct lfr_jfr_writer *w, const char *object, const char *sym
 	*key = 0;
 	if ((err = check_live(w)))
 		return err;
-	if (!object || !symbol || type < 1 || type > LFR_JFR_FRAME_TYPE_COUNT)
+	if (!object || !symbol || (unsigned)type >= LFR_JFR_FRAME_TYPE_COUNT)
 		return fail(w, EINVAL, "invalid method (object %s, symbol %s, frame type %d)",
 		            object ? object : "NULL", symbol ? symbol : "NULL", (int)type);
 	/*
@@ -1186,8 +1205,8 @@ static int commit(struct lfr_jfr_writer *w)
 
 /*
  * The bytes of a thread's sample of TYPE at the end of the events, after the checks: at most 1 + 2
- * + 4 x 9 bytes, encoded through one pointer after one check for room (by the caller): this runs
- * once per sample, and a buffer call per field was most of its cost.
+ * + 4 x 9 + 2 bytes, encoded through one pointer after one check for room (by the caller): this
+ * runs once per sample, and a buffer call per field was most of its cost.
  */
 static inline void put_thread_sample(struct lfr_jfr_writer *w, uint16_t type, uint64_t ticks,
                                      uint64_t thread, uint64_t stack,
@@ -1199,7 +1218,11 @@ static inline void put_thread_sample(struct lfr_jfr_writer *w, uint16_t type, ui
 	p = jfr_put_varint(p, ticks);
 	p = jfr_put_varint(p, thread);
 	p = jfr_put_varint(p, stack);
-	p = jfr_put_varint(p, state);
+	p = jfr_put_varint(p, states[state].key);
+	if (type == T_WALL_CLOCK_SAMPLE) {
+		*p++ = 1; /* samples: one period */
+		*p++ = 0; /* timeSpan */
+	}
 	*at = (uint8_t)(p - at);
 	w->ev.len += (size_t)(p - at);
 	seg_ticks(w, ticks);
@@ -1236,7 +1259,8 @@ static inline bool ref_current(struct lfr_jfr_writer *w, int pool, uint64_t key)
 }
 
 /*
- * A thread's sample of TYPE (jdk.ExecutionSample, jdk.NativeMethodSample): thread, stack, state.
+ * A thread's sample of TYPE (jdk.ExecutionSample; profiler.WallClockSample, which adds one period
+ * and no time span): thread, stack, state.
  * Mostly every check passes and both references are known to the segment: that way has no call
  * but the flush, at the end, and saves only the registers the encoding needs.
  */
@@ -1257,10 +1281,10 @@ int lfr_jfr_execution_sample(struct lfr_jfr_writer *w, uint64_t ticks, uint64_t 
 	return thread_sample(w, T_EXECUTION_SAMPLE, ticks, thread, stack, state);
 }
 
-int lfr_jfr_native_sample(struct lfr_jfr_writer *w, uint64_t ticks, uint64_t thread, uint64_t stack,
-                          enum lfr_jfr_thread_state state)
+int lfr_jfr_wall_sample(struct lfr_jfr_writer *w, uint64_t ticks, uint64_t thread, uint64_t stack,
+                        enum lfr_jfr_thread_state state)
 {
-	return thread_sample(w, T_NATIVE_METHOD_SAMPLE, ticks, thread, stack, state);
+	return thread_sample(w, T_WALL_CLOCK_SAMPLE, ticks, thread, stack, state);
 }
 
 /*
@@ -1305,9 +1329,12 @@ int lfr_jfr_sampling_latency(struct lfr_jfr_writer *w, uint64_t start, uint64_t 
 	           ?: commit(w);
 }
 
+/* The sample event set: jdk.ExecutionSample when it names no CPU sample event. */
 static unsigned sample_events(const struct lfr_jfr_writer *w)
 {
-	return w->opt.sample_events ? w->opt.sample_events : LFR_JFR_SAMPLE_DEFAULT;
+	unsigned set = w->opt.sample_events;
+
+	return set & LFR_JFR_SAMPLE_ALL ? set : set | LFR_JFR_SAMPLE_DEFAULT;
 }
 
 /* Out of line: inlined, its registers were saved for every sample of the default. */
@@ -1326,7 +1353,7 @@ int lfr_jfr_sample(struct lfr_jfr_writer *w, uint64_t ticks, uint64_t thread, ui
 	return sample_events_of(w, set, ticks, thread, stack, state, period_ns);
 }
 
-/* lfr_jfr_sample() with the events of SET, the CPU-time sample among them. */
+/* lfr_jfr_sample() with the events of SET, the CPU-time or the wall-clock sample among them. */
 static int sample_events_of(struct lfr_jfr_writer *w, unsigned set, uint64_t ticks, uint64_t thread,
                             uint64_t stack, enum lfr_jfr_thread_state state, uint64_t period_ns)
 {
@@ -1338,22 +1365,30 @@ static int sample_events_of(struct lfr_jfr_writer *w, unsigned set, uint64_t tic
 	} else if ((err = check_live(w))) {
 		return err;
 	}
-	if (!(set & LFR_JFR_SAMPLE_CPU_TIME))
-		return 0;
-	/* the execution sample just written referenced the same thread and stack */
-	if (!(set & LFR_JFR_SAMPLE_EXECUTION) &&
-	    ((err = ref(w, P_THREAD, thread, "thread")) || (err = ref(w, P_STACK, stack, "stack"))))
-		return err;
-	/* startTime, stackTrace, eventThread, failed, samplingPeriod (ticks are ns), biased */
-	begin(w, T_CPU_TIME_SAMPLE, ticks);
-	jfr_buf_varint(&w->tmp, stack);
-	jfr_buf_varint(&w->tmp, thread);
-	jfr_buf_u8(&w->tmp, !stack);
-	jfr_buf_varint(&w->tmp, period_ns);
-	jfr_buf_u8(&w->tmp, 0); /* a timer interrupt, not a safepoint: never biased */
-	if (!(set & LFR_JFR_SAMPLE_EXECUTION))
-		w->st.samples++;
-	return commit(w);
+	if (set & LFR_JFR_SAMPLE_CPU_TIME) {
+		/* the execution sample just written referenced the same thread and stack */
+		if (!(set & LFR_JFR_SAMPLE_EXECUTION) &&
+		    ((err = ref(w, P_THREAD, thread, "thread")) ||
+		     (err = ref(w, P_STACK, stack, "stack"))))
+			return err;
+		/* startTime, stackTrace, eventThread, failed, samplingPeriod (ticks are ns), biased
+		 */
+		begin(w, T_CPU_TIME_SAMPLE, ticks);
+		jfr_buf_varint(&w->tmp, stack);
+		jfr_buf_varint(&w->tmp, thread);
+		jfr_buf_u8(&w->tmp, !stack);
+		jfr_buf_varint(&w->tmp, period_ns);
+		jfr_buf_u8(&w->tmp, 0); /* a timer interrupt, not a safepoint: never biased */
+		if (!(set & LFR_JFR_SAMPLE_EXECUTION))
+			w->st.samples++;
+		if ((err = commit(w)))
+			return err;
+	}
+	/* a thread sampled on the CPU is a runnable thread's wall-clock sample too */
+	if (set & LFR_JFR_SAMPLE_WALL)
+		return thread_sample(w, T_WALL_CLOCK_SAMPLE, ticks, thread, stack,
+		                     LFR_JFR_STATE_RUNNABLE);
+	return 0;
 }
 
 int lfr_jfr_thread_samples_lost(struct lfr_jfr_writer *w, uint64_t ticks, uint64_t thread,
@@ -1433,8 +1468,7 @@ int lfr_jfr_thread_end(struct lfr_jfr_writer *w, uint64_t ticks, uint64_t thread
 	if ((err = ref(w, P_THREAD, thread, "thread")))
 		return err;
 	begin(w, T_THREAD_END, ticks);
-	jfr_buf_varint(&w->tmp, thread);
-	jfr_buf_varint(&w->tmp, 0);
+	jfr_buf_varint(&w->tmp, thread); /* eventThread */
 	jfr_buf_varint(&w->tmp, thread);
 	return commit(w);
 }
@@ -1450,6 +1484,8 @@ int lfr_jfr_active_recording(struct lfr_jfr_writer *w, uint64_t ticks,
 	begin(w, T_ACTIVE_RECORDING, ticks);
 	size_t off = w->tmp.len;
 	jfr_buf_varint(&w->tmp, 0); /* duration */
+	jfr_buf_varint(&w->tmp, 0); /* eventThread */
+	jfr_buf_varint(&w->tmp, 0); /* stackTrace */
 	jfr_buf_varint(&w->tmp, r->id);
 	jfr_buf_string(&w->tmp, r->name);
 	jfr_buf_string(&w->tmp, r->destination ? r->destination : w->path);
@@ -1587,6 +1623,9 @@ static int active_setting(struct lfr_jfr_writer *w, uint64_t ticks, uint16_t eve
 {
 	begin(w, T_ACTIVE_SETTING, ticks);
 	size_t off = w->tmp.len;
+	jfr_buf_varint(&w->tmp, 0);     /* duration */
+	jfr_buf_varint(&w->tmp, 0);     /* eventThread */
+	jfr_buf_varint(&w->tmp, 0);     /* stackTrace */
 	jfr_buf_varint(&w->tmp, event); /* id: the event type the setting belongs to */
 	jfr_buf_string(&w->tmp, name);
 	jfr_buf_string(&w->tmp, value);
@@ -1607,9 +1646,11 @@ static void format_period(char *buf, size_t n, uint64_t ns, const char *sep)
 int lfr_jfr_sampler_settings(struct lfr_jfr_writer *w, uint64_t ticks, uint64_t period_ns,
                              uint32_t max_depth, bool kernel_stacks, const char *target)
 {
-	static const uint16_t types[] = {T_EXECUTION_SAMPLE, T_CPU_TIME_SAMPLE};
-	static const unsigned bits[] = {LFR_JFR_SAMPLE_EXECUTION, LFR_JFR_SAMPLE_CPU_TIME};
-	char period[32], throttle[32], depth[16];
+	static const uint16_t types[] = {T_EXECUTION_SAMPLE, T_CPU_TIME_SAMPLE,
+	                                 T_WALL_CLOCK_SAMPLE};
+	static const unsigned bits[] = {LFR_JFR_SAMPLE_EXECUTION, LFR_JFR_SAMPLE_CPU_TIME,
+	                                LFR_JFR_SAMPLE_WALL};
+	char period[32], throttle[32], depth[16], ns[24];
 	int err;
 
 	if ((err = check_live(w)))
@@ -1626,12 +1667,24 @@ int lfr_jfr_sampler_settings(struct lfr_jfr_writer *w, uint64_t ticks, uint64_t 
 	format_period(period, sizeof(period), period_ns, " ");
 	format_period(throttle, sizeof(throttle), period_ns, "");
 	snprintf(depth, sizeof(depth), "%u", max_depth);
-	for (unsigned i = 0; i < 2; i++) {
+	snprintf(ns, sizeof(ns), "%llu", (unsigned long long)period_ns);
+	/*
+	 * async-profiler's settings, as it writes them: the recording's "event" (Pyroscope labels
+	 * the profiles with it; "wall" would make it take every jdk.ExecutionSample for a
+	 * wall-clock sample too), the CPU and wall-clock periods in ns ("interval", "wall": its
+	 * converter's OTLP profiles give them as their period).
+	 */
+	if ((err = active_setting(w, ticks, T_ACTIVE_RECORDING, "event", "cpu")))
+		return err;
+	for (unsigned i = 0; i < 3; i++) {
 		uint16_t t = types[i];
 
 		if (!(sample_events(w) & bits[i]))
 			continue;
-		if ((err = active_setting(w, ticks, t, "enabled", "true")) ||
+		if ((t != T_CPU_TIME_SAMPLE &&
+		     (err = active_setting(w, ticks, t,
+		                           t == T_WALL_CLOCK_SAMPLE ? "wall" : "interval", ns))) ||
+		    (err = active_setting(w, ticks, t, "enabled", "true")) ||
 		    (err =
 		         active_setting(w, ticks, t, t == T_CPU_TIME_SAMPLE ? "throttle" : "period",
 		                        t == T_CPU_TIME_SAMPLE ? throttle : period)) ||

@@ -1047,9 +1047,10 @@ static int write_sample(struct lfr_recorder *r, const struct lfr_record *rec)
 
 /*
  * --wall: the wall-clock samples of off-CPU interval O of thread TH, one per period of the thread's
- * off-CPU time (its remainder carried to the thread's next interval), as jdk.NativeMethodSample
+ * off-CPU time (its remainder carried to the thread's next interval), as profiler.WallClockSample
  * events with the interval's stack; a preempted thread is runnable, any other waits.  Its time on
- * the CPU is sampled by its CPU samples, one per period of CPU time.
+ * the CPU is sampled by its CPU samples, one per period of CPU time, each written as a wall-clock
+ * sample too (the writer's LFR_JFR_SAMPLE_WALL).
  */
 static int write_wall(struct lfr_recorder *r, struct thread *th, const struct lfr_rec_offcpu *o,
                       uint64_t thread, uint64_t stack)
@@ -1064,8 +1065,8 @@ static int write_wall(struct lfr_recorder *r, struct thread *th, const struct lf
 		return 0;
 	n = (carry + len) / p;
 	for (uint64_t k = 0; k < n; k++)
-		if ((err = lfr_jfr_native_sample(r->w, o->start_ns + (k + 1) * p - carry, thread,
-		                                 stack, state)))
+		if ((err = lfr_jfr_wall_sample(r->w, o->start_ns + (k + 1) * p - carry, thread,
+		                               stack, state)))
 			return err;
 	th->wall_carry = carry + len - n * p;
 	r->st.wall_samples += n;
@@ -1106,8 +1107,7 @@ static inline int write_cpu_sample(struct lfr_recorder *r, uint64_t time, uint32
 	    (err = thread_key_of(r, th, p, tid, tgid, &thread)))
 		return err;
 	do {
-		err =
-		    lfr_jfr_sample(r->w, time, thread, stack, LFR_JFR_STATE_RUNNABLE, r->period_ns);
+		err = lfr_jfr_sample(r->w, time, thread, stack, LFR_JFR_STATE_CPU, r->period_ns);
 		if (err)
 			return err;
 		r->st.events++;

@@ -56,7 +56,7 @@ struct lfr_recorder_stats {
 	uint64_t off_cpu;        /* lfr.OffCpu events written */
 	uint64_t off_cpu_ns;     /* their total duration */
 	uint64_t off_cpu_lost;   /* OFFCPU records whose walk found no user stack */
-	uint64_t wall_samples;   /* --wall: jdk.NativeMethodSample events written */
+	uint64_t wall_samples;   /* --wall: profiler.WallClockSample events written off the CPU */
 	uint64_t latencies;      /* lfr.SamplingLatency events written */
 	uint64_t latency_ns;     /* their total duration */
 	uint64_t latency_max_ns; /* the longest */
@@ -159,9 +159,10 @@ void lfr_recorder_get_stats(const struct lfr_recorder *r, struct lfr_recorder_st
 void lfr_recorder_set_period(struct lfr_recorder *r, uint64_t period_ns);
 /*
  * Wall-clock mode (lfr record --wall): every off-CPU interval (the module records them all) also
- * becomes wall-clock samples, one jdk.NativeMethodSample per sampling period of the thread's time
- * off the CPU; lfr.OffCpu events are written only for intervals of at least off_cpu_min_ns
- * (UINT64_MAX: none), the shorter ones counted in their thread's next event.
+ * becomes wall-clock samples, one profiler.WallClockSample per sampling period of the thread's time
+ * off the CPU (the writer, opened with LFR_JFR_SAMPLE_WALL, writes one for every CPU sample);
+ * lfr.OffCpu events are written only for intervals of at least off_cpu_min_ns (UINT64_MAX: none),
+ * the shorter ones counted in their thread's next event.
  */
 void lfr_recorder_set_wall(struct lfr_recorder *r, uint64_t off_cpu_min_ns);
 

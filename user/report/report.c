@@ -53,7 +53,8 @@ struct priv {
 	size_t ncnt;
 	uint64_t meta_cnt, meta_bytes, cp_cnt, cp_bytes;
 	bool any_selected_type;
-	char *stack_types; /* types with a stackTrace field, for the hint: "a, b, c" */
+	unsigned wall_used; /* --wall: the types of report_opts_wall() read, a bit each */
+	char *stack_types;  /* types with a stackTrace field, for the hint: "a, b, c" */
 	size_t stack_types_len, stack_types_cap;
 	struct hashtab stack_type_ids; /* the reader's type-name indexes in stack_types */
 	/* file-wide interning */
@@ -86,6 +87,16 @@ void report_opts_init(struct report_opts *o)
 	o->from_ns = -1;
 	o->to_ns = -1;
 	o->top = 20;
+}
+
+static const char *const wall_types[] = {"profiler.WallClockSample", "jdk.ExecutionSample",
+                                         "jdk.NativeMethodSample"};
+
+void report_opts_wall(struct report_opts *o)
+{
+	o->wall = true;
+	for (int i = 0; i < 3; i++)
+		o->events[o->nevents++] = wall_types[i];
 }
 
 /*
@@ -321,7 +332,8 @@ static uint32_t resolve_frame(struct report *rep, struct priv *pv, struct jfr_re
 		return s->v - 1;
 	char type[64] = "", name[2 * NAME_MAX_LEN + 2], obj[NAME_MAX_LEN];
 	const struct jfr_type *tt = jfr_type_by_id(ch->meta, ttype);
-	uint64_t toff = tt && tkey ? jfr_pool_lookup(ch, ttype, tkey) : 0;
+	/* key 0 is a frame type too: HotSpot's and lfr's "Interpreted" */
+	uint64_t toff = tt ? jfr_pool_lookup(ch, ttype, tkey) : 0;
 	if (toff && tt->nfields) {
 		struct jfr_cur c;
 		jfr_cur_init(&c, r, toff, ch->off + ch->size);
@@ -639,7 +651,13 @@ static void note_stack_type(struct priv *pv, const struct jfr_type *t)
 	                                        "%s%s", pv->stack_types_len ? ", " : "", t->name);
 }
 
-static int build_plan(struct priv *pv, const struct jfr_type *t, struct plan *p)
+/*
+ * build_plan() of type t of a chunk whose metadata declares profiler.WallClockSample (wall_clock):
+ * the wall-clock samples are those events then, and --wall leaves out the CPU samples of the chunk
+ * (which are wall-clock samples in files of lfr before it, with jdk.NativeMethodSample off the
+ * CPU).
+ */
+static int build_plan(struct priv *pv, const struct jfr_type *t, bool wall_clock, struct plan *p)
 {
 	const struct report_opts *o = pv->o;
 
@@ -667,9 +685,13 @@ static int build_plan(struct priv *pv, const struct jfr_type *t, struct plan *p)
 	if (stack < 0 || t->fields[stack].array || !t->fields[stack].cp)
 		return 0;
 	note_stack_type(pv, t);
-	if (!selected_type(o, t))
+	if (!selected_type(o, t) ||
+	    (o->wall && wall_clock && strcmp(t->name, "profiler.WallClockSample")))
 		return 0;
 	pv->any_selected_type = true;
+	for (int i = 0; o->wall && i < 3; i++)
+		if (!strcmp(t->name, wall_types[i]))
+			pv->wall_used |= 1u << i;
 	int thread = jfr_field_index(t, "sampledThread");
 	if (thread < 0)
 		thread = jfr_field_index(t, "eventThread");
@@ -961,8 +983,10 @@ static int job_prepare(struct priv *pv, struct jfr_reader *r, struct job *j)
 	j->bytes = calloc(j->ncnt, sizeof(*j->bytes));
 	if (!j->plans || !j->cnt || !j->bytes)
 		return -1;
+	bool wall_clock = jfr_type_by_name(m, "profiler.WallClockSample") != NULL;
+
 	for (int i = 0; i < m->ntypes; i++) {
-		if (build_plan(pv, &m->types[i], &j->plans[i]) < 0)
+		if (build_plan(pv, &m->types[i], wall_clock, &j->plans[i]) < 0)
 			return -1;
 		if (m->types[i].id > max_id)
 			max_id = m->types[i].id;
@@ -1330,7 +1354,16 @@ static int finish(struct report *rep, struct priv *pv, struct jfr_reader *r)
 		return -1;
 	qsort(rep->evtypes, rep->nevtypes, sizeof(*rep->evtypes), cmp_evtype);
 	const char *sel = "jdk.ExecutionSample";
-	if (pv->o->nevents) {
+	if (pv->o->wall) {
+		/* the types read: of lfr's files, profiler.WallClockSample or the earlier pair */
+		size_t len = 0;
+		rep->selected[0] = 0;
+		unsigned used = pv->wall_used ? pv->wall_used : 1; /* none: the one lfr writes */
+		for (int i = 0; i < 3 && len < sizeof(rep->selected); i++)
+			if (used & 1u << i)
+				len += snprintf(rep->selected + len, sizeof(rep->selected) - len,
+				                "%s%s", len ? "," : "", wall_types[i]);
+	} else if (pv->o->nevents) {
 		size_t len = 0;
 		rep->selected[0] = 0;
 		for (int i = 0; i < pv->o->nevents && len < sizeof(rep->selected); i++)

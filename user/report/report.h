@@ -39,8 +39,8 @@ struct report_opts {
 	bool timeline;     /* keep every sample's time (report.timed): speedscope, pprof */
 	bool off_cpu;      /* lfr.OffCpu by duration: off-CPU time in ns (events and
 	                    * value_field are set to match) */
-	bool wall;         /* wall-clock samples: jdk.ExecutionSample and jdk.NativeMethodSample
-	                    * (events are set to match) */
+	bool wall;         /* wall-clock samples: profiler.WallClockSample (of lfr's files before
+	                    * it: jdk.ExecutionSample and jdk.NativeMethodSample), report_opts_wall() */
 	bool latency;      /* lfr.SamplingLatency by duration, and the longest ones (text);
 	                    * events, value_field and timeline are set to match */
 	bool states;       /* the value by the events' state field (report.states): the text
@@ -48,6 +48,12 @@ struct report_opts {
 };
 
 void report_opts_init(struct report_opts *o);
+/*
+ * --wall: the wall-clock samples of lfr record --wall, profiler.WallClockSample on the CPU and off
+ * it; in a chunk that declares none, jdk.ExecutionSample and jdk.NativeMethodSample (the wall-clock
+ * samples of lfr's earlier files).
+ */
+void report_opts_wall(struct report_opts *o);
 
 struct report;
 /* end_nanos - start_nanos: 0 when negative, INT64_MAX when too large (a corrupt header). */

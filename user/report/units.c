@@ -9,8 +9,9 @@ enum sampled { SAMPLED_NONE, SAMPLED_CPU, SAMPLED_WALL };
 /*
  * The time one counted event stands for, by the event types counted: the sampler's samples of
  * threads on the CPU (jdk.ExecutionSample, or JDK 25's jdk.CPUTimeSample, which lfr writes for
- * the same ticks: one of the two) stand for CPU time; with its samples of threads off the CPU
- * (jdk.NativeMethodSample, written by lfr record --wall only) for wall-clock time.
+ * the same ticks: one of the two) stand for CPU time; the wall-clock samples of lfr record --wall
+ * (profiler.WallClockSample, or, in files of earlier lfr versions, the samples of threads off the
+ * CPU, jdk.NativeMethodSample, with those on it) for wall-clock time.
  */
 static enum sampled sampled_time(const struct report_opts *o)
 {
@@ -24,7 +25,8 @@ static enum sampled sampled_time(const struct report_opts *o)
 
 		if (!strcmp(e, "jdk.ExecutionSample") || !strcmp(e, "jdk.CPUTimeSample"))
 			on_cpu++;
-		else if (!strcmp(e, "jdk.NativeMethodSample"))
+		else if (!strcmp(e, "jdk.NativeMethodSample") ||
+		         !strcmp(e, "profiler.WallClockSample"))
 			off_cpu = true;
 		else
 			return SAMPLED_NONE; /* "all", lfr.OffCpu, another program's events */

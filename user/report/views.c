@@ -298,6 +298,11 @@ void report_print_header(const struct report *rep, const struct report_opts *o, 
 			    out,
 			    "Off-CPU intervals: %llu lfr.OffCpu events (lfr report --off-cpu)\n",
 			    (unsigned long long)rep->evtypes[i].count);
+		else if (!strcmp(rep->evtypes[i].name, "profiler.WallClockSample"))
+			fprintf(out,
+			        "Wall-clock samples: %llu profiler.WallClockSample events (lfr "
+			        "report --wall)\n",
+			        (unsigned long long)rep->evtypes[i].count);
 		else if (!strcmp(rep->evtypes[i].name, "jdk.NativeMethodSample"))
 			fprintf(
 			    out,
