@@ -18,6 +18,7 @@
 #include "cli/ctl_util.h"
 #include "cli/options.h"
 #include "cli/runner.h"
+#include "export/labels.h"
 #include "jfr/writer.h"
 #include "lib/cgroup.h"
 #include "lib/record.h"
@@ -56,6 +57,7 @@ struct record {
 	bool unsupported_told;            /* the module without tables was reported already */
 	uint32_t wall_hz;                 /* --wall HZ: wall-clock samples at HZ; 0: none */
 	uint64_t off_cpu_events_min;      /* with --wall: --off-cpu's minimum, UINT64_MAX: none */
+	struct lfr_labels labels;         /* --label: the recording's own */
 };
 
 static void usage(FILE *out)
@@ -135,6 +137,12 @@ static void usage(FILE *out)
 	    "                         (JDK 25's jdk.CPUTimeSample: 'jfr view "
 	    "cpu-time-hot-methods'),\n"
 	    "                         or both (about twice the bytes per sample)\n"
+	    "      --label KEY=VALUE  a label of the recording (repeatable; KEY=VALUE,... for\n"
+	    "                         several), beside host.name and each process's\n"
+	    "                         service.name, container.id and k8s.pod.uid (read from\n"
+	    "                         its cgroup): lfr.Label events, shown by lfr report -s\n"
+	    "                         LABEL and sent by --export.  service.name=NAME names\n"
+	    "                         every process's service\n"
 	    "  -q, --quiet            no status line and no summary\n\n"
 	    "Continuous recording (a flight recorder; see lfr dump):\n"
 	    "      --repository DIR   record until stopped into DIR, one file per chunk (a new\n"
@@ -260,8 +268,13 @@ static int write_header_events(struct record *r)
 	    .start_ticks = r->start_ticks,
 	};
 	uint64_t now = lfr_jfr_now();
+	struct lfr_labels own;
+	const char *kv[2 * LFR_LABELS_MAX];
 
-	return lfr_jfr_active_recording(r->w, now, &rec) ?:
+	lfr_labels_recording(&r->labels, &own);
+	lfr_recorder_set_labels(r->rec, &r->labels);
+	return lfr_jfr_labels(r->w, now, 0, kv, lfr_labels_kv(&own, kv)) ?:
+	       lfr_jfr_active_recording(r->w, now, &rec) ?:
 	       lfr_jfr_os_information(r->w, now, NULL) ?:
 	       lfr_jfr_cpu_information(r->w, now, NULL) ?:
 	       (lfr_recorder_set_period(r->rec, r->run.info.period_ns),
@@ -619,6 +632,18 @@ static int cgroup_opt(const char *flag, const char *arg, void *dst)
 	return 0;
 }
 
+/* --label KEY=VALUE[,...], added to the recording's labels */
+static int label_opt(const char *flag, const char *arg, void *dst)
+{
+	char why[512];
+
+	if (lfr_labels_parse(dst, arg, why, sizeof(why))) {
+		fprintf(stderr, "%s: %s: %s\n", PROG, flag, why);
+		return -1;
+	}
+	return 0;
+}
+
 /* --events, into sample_events */
 static int events_opt(const char *flag, const char *arg, void *dst)
 {
@@ -688,6 +713,7 @@ static int parse(struct record *r, int argc, char **argv, char ***cmd)
 	    {"max-age", 0, NULL, CLI_OPT_NS, &r->jfr_opts.repo_max_age_ns, 1000000000,
 	     366 * 86400000000000ull},
 	    {"max-size", 0, NULL, CLI_OPT_SIZE, &r->jfr_opts.repo_max_bytes, 256 << 10, 1ull << 50},
+	    {"label", 0, NULL, CLI_OPT_CALL, &r->labels, .parse = label_opt},
 	    {"quiet", 'q', NULL, CLI_OPT_SET, &r->quiet},
 	    {"help", 'h', NULL, CLI_OPT_HELP},
 	};

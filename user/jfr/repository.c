@@ -39,7 +39,7 @@ void lfr_jfr_repo_name(char *buf, int64_t start_nanos)
 	         (unsigned)tm.tm_sec % 100, (unsigned long)ns % 1000000000);
 }
 
-static bool is_chunk_name(const char *s)
+bool lfr_jfr_repo_is_chunk_name(const char *s)
 {
 	size_t i;
 
@@ -131,7 +131,7 @@ int lfr_jfr_repo_list(const char *dir, struct lfr_jfr_repo_chunk **out, size_t *
 		return -e;
 	}
 	while ((de = readdir(d))) {
-		if (!is_chunk_name(de->d_name))
+		if (!lfr_jfr_repo_is_chunk_name(de->d_name))
 			continue;
 		if (cnt == cap) {
 			size_t ncap = cap ? cap * 2 : 64;
@@ -162,7 +162,7 @@ int lfr_jfr_repo_list(const char *dir, struct lfr_jfr_repo_chunk **out, size_t *
  * for a dump, to root) and be writable by nobody else: whoever can write to it can delete the
  * chunks or plant one.  Returns the directory's fd, or a negative errno with a message in err.
  */
-static int open_trusted(const char *dir, bool dump, char *err, size_t errlen)
+int lfr_jfr_repo_open_trusted(const char *dir, bool reader, char *err, size_t errlen)
 {
 	struct stat st;
 	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -190,7 +190,7 @@ static int open_trusted(const char *dir, bool dump, char *err, size_t errlen)
 		close(fd);
 		return ret;
 	}
-	if (st.st_uid != geteuid() && !(dump && st.st_uid == 0)) {
+	if (st.st_uid != geteuid() && !(reader && st.st_uid == 0)) {
 		snprintf(err, errlen,
 		         "the repository %s belongs to uid %u, not to you (uid %u): another user "
 		         "could remove its chunks or plant one; use a directory of your own",
@@ -224,7 +224,7 @@ static void drop_leftovers(const char *dir)
 			continue;
 		memcpy(name, de->d_name, len - 4);
 		name[len - 4] = 0;
-		if (is_chunk_name(name))
+		if (lfr_jfr_repo_is_chunk_name(name))
 			unlinkat(dirfd(d), de->d_name, 0);
 	}
 	if (d)
@@ -245,7 +245,7 @@ int lfr_jfr_repo_open(struct lfr_jfr_repo *r, const char *dir, uint64_t max_byte
 		snprintf(err, errlen, "cannot create the repository %s: %s", dir, strerror(errno));
 		return ret;
 	}
-	int dfd = open_trusted(dir, false, err, errlen);
+	int dfd = lfr_jfr_repo_open_trusted(dir, false, err, errlen);
 
 	if (dfd < 0)
 		return dfd;
@@ -482,6 +482,49 @@ static bool chunk_readable(const uint8_t *buf, uint64_t len, const char *name, c
 	return ok;
 }
 
+int lfr_jfr_repo_read(int dirfd, const char *name, uint8_t **data, uint64_t *len, char *why,
+                      size_t whylen)
+{
+	uint8_t h[JFR_CHUNK_HEADER_SIZE];
+	struct stat st;
+	uint8_t *buf = NULL;
+	int ret = 1;
+	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+
+	*data = NULL;
+	*len = 0;
+	if (fd < 0)
+		return 1; /* evicted meanwhile */
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+		goto out;
+	if (chunk_extent(fd, h, (uint64_t)st.st_size, len)) {
+		snprintf(why, whylen, "no complete chunk header");
+		ret = 2;
+		goto out;
+	}
+	buf = malloc(*len ? *len : 1);
+	if (!buf) {
+		snprintf(why, whylen, "out of memory reading %s (%llu bytes)", name,
+		         (unsigned long long)*len);
+		ret = -ENOMEM;
+		goto out;
+	}
+	if (read_full(fd, buf, *len, 0))
+		goto out; /* finished shorter meanwhile: cannot happen, the cut is at its content */
+	memcpy(buf, h, JFR_CHUNK_HEADER_SIZE);
+	if (!chunk_readable(buf, *len, name, why, whylen)) {
+		ret = 2;
+		goto out;
+	}
+	*data = buf;
+	buf = NULL;
+	ret = 0;
+out:
+	free(buf);
+	close(fd);
+	return ret;
+}
+
 /*
  * Appends the chunk of the file name in dir to out; 1 when it is gone, 2 when it does not parse
  * (noted in stats).  The first
@@ -491,43 +534,22 @@ static bool chunk_readable(const uint8_t *buf, uint64_t len, const char *name, c
 static int copy_chunk(int dirfd, const char *name, int out, struct clock_origin *first,
                       struct lfr_jfr_dump_stats *stats, char *err, size_t errlen)
 {
-	uint8_t h[JFR_CHUNK_HEADER_SIZE];
-	struct stat st;
 	uint64_t len = 0;
 	uint8_t *buf = NULL, *data;
 	struct jfr_buf moved = {0};
 	struct jfr_chunk hdr;
 	int64_t delta = 0;
 	bool known;
-	int ret = 1;
-	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-
-	if (fd < 0)
-		return 1; /* evicted meanwhile */
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
-		goto out;
-	if (chunk_extent(fd, h, (uint64_t)st.st_size, &len)) {
-		damaged(stats, name, "no complete chunk header");
-		ret = 2;
-		goto out;
-	}
-	buf = malloc(len);
-	if (!buf) {
-		snprintf(err, errlen, "out of memory copying %s (%llu bytes)", name,
-		         (unsigned long long)len);
-		ret = -ENOMEM;
-		goto out;
-	}
-	if (read_full(fd, buf, len, 0))
-		goto out; /* finished shorter meanwhile: cannot happen, the cut is at its content */
-	memcpy(buf, h, JFR_CHUNK_HEADER_SIZE);
 	char why[256];
+	int ret = lfr_jfr_repo_read(dirfd, name, &buf, &len, why, sizeof(why));
 
-	if (!chunk_readable(buf, len, name, why, sizeof(why))) {
+	if (ret == 2)
 		damaged(stats, name, why);
-		ret = 2;
-		goto out;
-	}
+	if (ret < 0)
+		snprintf(err, errlen, "%s", why);
+	if (ret)
+		return ret;
+	ret = 1;
 	data = buf;
 	known = ns_header(buf, len, &hdr);
 	if (!first->seen) {
@@ -564,7 +586,6 @@ static int copy_chunk(int dirfd, const char *name, int out, struct clock_origin 
 out:
 	jfr_buf_free(&moved);
 	free(buf);
-	close(fd);
 	return ret;
 }
 
@@ -579,7 +600,7 @@ int lfr_jfr_repo_dump(const char *dir, const char *out, int64_t since_nanos,
 	int ret;
 
 	memset(st, 0, sizeof(*st));
-	dfd = open_trusted(dir, true, err, errlen);
+	dfd = lfr_jfr_repo_open_trusted(dir, true, err, errlen);
 	if (dfd < 0)
 		return dfd;
 	ret = lfr_jfr_repo_list(dir, &v, &n, err, errlen);
