@@ -2,7 +2,8 @@
 /*
  * A minimal protocol buffers encoder (the wire format only): varints, length-delimited fields and
  * packed repeated varints into a growable buffer.  Nested messages are encoded into their own
- * buffer and added with pb_message().  Enough for pprof's profile.proto.
+ * buffer and added with pb_message().  Enough for pprof's profile.proto and OpenTelemetry's
+ * profiles (export/otlp.c), which adds fixed64 fields.
  */
 #ifndef LFR_REPORT_PROTOBUF_H
 #define LFR_REPORT_PROTOBUF_H
@@ -28,5 +29,9 @@ void pb_string(struct pb_buf *b, unsigned field, const char *s);
 void pb_message(struct pb_buf *b, unsigned field, const struct pb_buf *msg);
 /* repeated uint64/int64, packed (one length-delimited field) */
 void pb_packed(struct pb_buf *b, unsigned field, const uint64_t *v, size_t n);
+/* field of wire type 1 (fixed64, sfixed64, double's bits) */
+void pb_fixed64(struct pb_buf *b, unsigned field, uint64_t v);
+/* repeated fixed64, packed */
+void pb_packed_fixed64(struct pb_buf *b, unsigned field, const uint64_t *v, size_t n);
 
 #endif
