@@ -46,6 +46,14 @@ void pb_raw_varint(struct pb_buf *b, uint64_t v)
 	b->len += varint_encode(b->data + b->len, v, 10);
 }
 
+void pb_raw_bytes(struct pb_buf *b, const void *p, size_t n)
+{
+	if (n && reserve(b, n)) {
+		memcpy(b->data + b->len, p, n);
+		b->len += n;
+	}
+}
+
 void pb_uint(struct pb_buf *b, unsigned field, uint64_t v)
 {
 	pb_raw_varint(b, (uint64_t)field << 3 | WT_VARINT);

@@ -21,6 +21,8 @@ struct pb_buf {
 void pb_reset(struct pb_buf *b);
 void pb_free(struct pb_buf *b);
 void pb_raw_varint(struct pb_buf *b, uint64_t v);
+/* n bytes as they are (fields encoded elsewhere) */
+void pb_raw_bytes(struct pb_buf *b, const void *p, size_t n);
 /* field of wire type 0 (int64, uint64, bool, enum); written even when 0 */
 void pb_uint(struct pb_buf *b, unsigned field, uint64_t v);
 /* field of wire type 2 */
