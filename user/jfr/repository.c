@@ -355,6 +355,8 @@ int lfr_jfr_repo_evict(struct lfr_jfr_repo *r, int64_t now_nanos, char *err, siz
 			break;
 		}
 		close(dfd);
+		if (r->on_evict)
+			r->on_evict(r->on_evict_arg, c->name, c->bytes);
 		total -= c->bytes;
 		r->evicted++;
 		r->evicted_bytes += c->bytes;

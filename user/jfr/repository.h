@@ -36,6 +36,10 @@ struct lfr_jfr_repo {
 	struct lfr_jfr_repo_chunk *chunks;
 	size_t n, cap;
 	uint64_t evicted, evicted_bytes; /* files removed by this writer */
+	/* told of every file removed, after its removal (an export following the repository
+	 * counts those it had not delivered, export/follow.h); NULL: none */
+	void (*on_evict)(void *arg, const char *name, uint64_t bytes);
+	void *on_evict_arg;
 };
 
 /* The file name of a chunk that starts at start_nanos (epoch ns); buf holds NAME_MAX bytes. */

@@ -919,6 +919,8 @@ int lfr_jfr_open(struct lfr_jfr_writer **out, const char *path, const struct lfr
 
 		err = lfr_jfr_repo_open(&w->repo, path, w->opt.repo_max_bytes,
 		                        w->opt.repo_max_age_ns, msg, sizeof(msg));
+		w->repo.on_evict = w->opt.on_evict;
+		w->repo.on_evict_arg = w->opt.on_evict_arg;
 		if (err) {
 			w->dead = true;
 			return fail(w, -err, "%s", msg);

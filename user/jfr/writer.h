@@ -77,6 +77,9 @@ struct lfr_jfr_options {
 	 */
 	bool repository;
 	uint64_t repo_max_bytes, repo_max_age_ns;
+	/* told of each chunk file the limits remove (its name, its size); NULL: none */
+	void (*on_evict)(void *arg, const char *name, uint64_t bytes);
+	void *on_evict_arg;
 	/*
 	 * The clocks the writer reads, for recordings whose every time stamp is fixed (tests):
 	 * clock() replaces CLOCK_MONOTONIC (ns, chunk start ticks and durations) and CLOCK_REALTIME
