@@ -73,6 +73,8 @@ static int set_bearer(struct lfr_export_auth *a, const char *token, char *why, s
 		return -1;
 	}
 	snprintf(line, sizeof(line), "Authorization: Bearer %s", token);
+	free(a->basic); /* one way of authenticating: the later */
+	a->basic = NULL;
 	return add_header(a, line, why, whylen);
 }
 
@@ -82,6 +84,14 @@ static int set_basic(struct lfr_export_auth *a, const char *userpw, char *why, s
 		snprintf(why, whylen, "basic authentication is USER:PASSWORD");
 		return -1;
 	}
+	/* one way of authenticating: the later (a bearer's header goes) */
+	for (size_t i = 0; i < a->nheaders; i++)
+		if (!strncasecmp(a->headers[i], "Authorization:", 14)) {
+			free(a->headers[i]);
+			a->headers[i] = a->headers[--a->nheaders];
+			a->headers[a->nheaders] = NULL;
+			break;
+		}
 	free(a->basic);
 	if (!(a->basic = strdup(userpw))) {
 		snprintf(why, whylen, "out of memory");
@@ -90,16 +100,20 @@ static int set_basic(struct lfr_export_auth *a, const char *userpw, char *why, s
 	return 0;
 }
 
-/* One item ("bearer T", "basic U:P", "header N: V") for the kind, or for another (skipped). */
-static int item(struct lfr_export_auth *a, enum lfr_export_kind kind, char *s, char *why,
+/*
+ * One item ("bearer T", "basic U:P", "header N: V"): in pass 0 those for every kind, in pass 1
+ * those for this kind, which so replace them.
+ */
+static int item(struct lfr_export_auth *a, enum lfr_export_kind kind, int pass, char *s, char *why,
                 size_t whylen)
 {
 	const char *kn = lfr_export_kind_name(kind);
 	size_t kl = strlen(kn);
+	bool kinded = !strncmp(s, "otlp:", 5) || !strncmp(s, "pyroscope:", 10);
 
-	if ((!strncmp(s, "otlp:", 5) || !strncmp(s, "pyroscope:", 10))) {
-		if (strncmp(s, kn, kl) || s[kl] != ':')
-			return 0; /* another kind's */
+	if (kinded != pass || (kinded && (strncmp(s, kn, kl) || s[kl] != ':')))
+		return 0; /* another pass's, or another kind's */
+	if (kinded) {
 		s += kl + 1;
 		s += strspn(s, " \t");
 	}
@@ -160,32 +174,55 @@ static char *read_private(const char *file, char *why, size_t whylen)
 	return buf;
 }
 
-static int load_file(struct lfr_export_auth *a, enum lfr_export_kind kind, const char *file,
-                     char *why, size_t whylen)
+/* The lines of the file's bytes (buf, size bytes) of one pass (see item()); 0, or -1 with why. */
+static int load_lines(struct lfr_export_auth *a, enum lfr_export_kind kind, int pass, char *buf,
+                      size_t size, const char *file, char *why, size_t whylen)
 {
-	char *buf = read_private(file, why, whylen), *line, *save = NULL;
 	unsigned no = 0;
-	int rc = 0;
 
-	if (!buf)
-		return -1;
-	for (char *p = buf; (line = strtok_r(p, "\n", &save)) && !rc; p = NULL) {
-		size_t n = strlen(line);
-		char item_why[256];
+	for (char *line = buf, *next; line < buf + size; line = next) {
+		size_t n = strcspn(line, "\n");
+		char item_why[256], *s;
 
+		next = line + n + (line[n] == '\n');
+		line[n] = 0;
 		no++;
 		while (n && (line[n - 1] == '\r' || line[n - 1] == ' ' || line[n - 1] == '\t'))
 			line[--n] = 0;
-		line += strspn(line, " \t");
-		if (!*line || *line == '#')
-			continue;
-		if (item(a, kind, line, item_why, sizeof(item_why))) {
+		s = line + strspn(line, " \t");
+		if (*s && *s != '#' && item(a, kind, pass, s, item_why, sizeof(item_why))) {
 			/* the line itself is not repeated: it may hold a secret */
 			snprintf(why, whylen, "%s line %u: %s", file, no, item_why);
-			rc = -1;
+			return -1;
 		}
 	}
-	explicit_bzero(buf, strlen(buf));
+	return 0;
+}
+
+static int load_file(struct lfr_export_auth *a, enum lfr_export_kind kind, const char *file,
+                     char *why, size_t whylen)
+{
+	char *buf = read_private(file, why, whylen), *copy;
+	size_t size;
+	int rc = -1;
+
+	if (!buf)
+		return -1;
+	size = strlen(buf);
+	copy = malloc(size + 1);
+	if (!copy) {
+		snprintf(why, whylen, "out of memory");
+	} else {
+		/* each pass cuts its own copy of the lines */
+		memcpy(copy, buf, size + 1);
+		rc = load_lines(a, kind, 0, copy, size, file, why, whylen);
+		memcpy(copy, buf, size + 1);
+		if (!rc)
+			rc = load_lines(a, kind, 1, copy, size, file, why, whylen);
+		explicit_bzero(copy, size);
+		free(copy);
+	}
+	explicit_bzero(buf, size);
 	free(buf);
 	return rc;
 }

@@ -12,8 +12,10 @@
  *     pyroscope: basic USER:PASSWORD
  *     otlp: header X-Scope-OrgID: tenant-1
  *
- * It must be a regular file of its reader's (or root's), readable and writable by nobody else
- * (chmod 600): a token another user can read is given away.
+ * The lines for a kind replace those for every kind, whatever their order; of a bearer token and
+ * basic authentication the later (or the kind's) is used.  The file must be a regular file of its
+ * reader's (or root's), readable and writable by nobody else (chmod 600): a token another user
+ * can read is given away.
  */
 #ifndef LFR_EXPORT_CREDENTIALS_H
 #define LFR_EXPORT_CREDENTIALS_H
