@@ -132,7 +132,7 @@ static void send_one(struct job *j, size_t i, const uint8_t *data, size_t len, c
 		    lfr_sender_chunk(o->s, data, len, name, &parts, NULL, NULL, &rep);
 
 		if (r == LFR_SEND_DONE) {
-			o->sent++;
+			o->sent += !rep.refused;
 			o->samples += rep.samples;
 			o->bytes += rep.bytes;
 			if (rep.refused) {
