@@ -471,8 +471,13 @@ int lfr_recorder_add(struct lfr_recorder *r, const struct lfr_rec_header *h)
 
 	if (h->type == LFR_REC_TICK && h->size >= sizeof(struct lfr_rec_tick)) {
 		tgid = ((const struct lfr_rec_tick *)h)->tgid;
-	} else if (h->type == LFR_REC_USTACK) {
-		/* the other record of every sample: no process, no name */
+	} else if (h->type == LFR_REC_USTACK && h->size >= sizeof(struct lfr_rec_ustack)) {
+		/*
+		 * the other record of every sample, which names nothing; the only one of a thread
+		 * that runs in user space, whose ticks queue its walks without a TICK record of
+		 * their own: its process is looked at here, or never
+		 */
+		tgid = ((const struct lfr_rec_ustack *)h)->tgid;
 	} else if (h->type == LFR_REC_OFFCPU && h->size >= sizeof(struct lfr_rec_offcpu)) {
 		tgid = ((const struct lfr_rec_offcpu *)h)->tgid;
 	} else if (h->type == LFR_REC_SAMPLE && h->size >= sizeof(struct lfr_rec_sample)) {
