@@ -114,12 +114,12 @@ static int64_t pid_of(const struct pass *p, uint32_t sample)
 	return p->rep->threads[p->rep->samples[sample].thread].pid;
 }
 
-static const struct pass *sort_pass; /* qsort's: the pass being ordered (one thread encodes) */
-
-static int by_process(const void *a, const void *b)
+/* qsort_r's: the samples x and y of the pass arg by process, then in order */
+static int by_process(const void *a, const void *b, void *arg)
 {
+	const struct pass *p = arg;
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	int64_t px = pid_of(sort_pass, x), py = pid_of(sort_pass, y);
+	int64_t px = pid_of(p, x), py = pid_of(p, y);
 
 	if (px != py)
 		return px < py ? -1 : 1;
@@ -169,8 +169,7 @@ static int index_pass(struct build *b, struct pass *p, enum kind k)
 		/* a CPU or wall sample stands for the period; without one, for one sample */
 		p->val[at] = k == K_OFF_CPU ? t->value : b->period ? (uint64_t)b->period : 1;
 	}
-	sort_pass = p;
-	qsort(p->order, rep->nsamples, sizeof(*p->order), by_process);
+	qsort_r(p->order, rep->nsamples, sizeof(*p->order), by_process, p);
 	rc = 0;
 out:
 	hashtab_free(&ids);
