@@ -8,11 +8,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "export/follow.h"
+
+#define EXPORT_NICE 10
 
 struct pending {
 	char name[LFR_JFR_REPO_NAME_MAX];
@@ -294,6 +298,9 @@ static void *run(void *arg)
 	struct exporter *e = arg;
 	struct lfr_follow *f = e->f;
 
+	/* behind the recording's own threads on a busy machine: what waits is in the spool */
+	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), EXPORT_NICE);
+
 	for (;;) {
 		bool stop, ended;
 		uint64_t deadline;
@@ -421,6 +428,10 @@ int lfr_follow_start(struct lfr_follow **out, const char *dir, const struct lfr_
 			return -1;
 		}
 		f->e[i].started = true;
+		/* for top, ps and the benchmarks: which thread exports where */
+		pthread_setname_np(f->e[i].thread, t[i].kind == LFR_EXPORT_OTLP
+		                                       ? "lfr-export-otlp"
+		                                       : "lfr-export-pyro");
 	}
 	*out = f;
 	return 0;

@@ -13,7 +13,8 @@
  * skipped; one that does not parse, too ("damaged").
  *
  * The threads never touch the recording: they read the files the writer has finished, so a slow
- * or hostile backend delays only its own export (each request is bounded, export/transport.h).
+ * or hostile backend delays only its own export (each request is bounded, export/transport.h);
+ * they run at nice 10, behind the recorder's own threads on a busy machine.
  */
 #ifndef LFR_EXPORT_FOLLOW_H
 #define LFR_EXPORT_FOLLOW_H
