@@ -11,6 +11,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <signal.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -181,6 +182,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	dir = argv[1];
+	/* a client that goes away before its answer is not the end of the server */
+	signal(SIGPIPE, SIG_IGN);
 	a.sin_port = htons(argc > 2 ? (unsigned short)atoi(argv[2]) : 0);
 	s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
