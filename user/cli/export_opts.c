@@ -46,6 +46,8 @@ int cli_export_credentials_opt(const char *flag, const char *arg, void *dst)
 	struct lfr_export_auth a;
 	char why[768];
 
+	if (!*arg) /* none (the service's setting when it names none) */
+		return 0;
 	/* read now, so that a file refused is said before anything starts */
 	if (lfr_export_auth_load(&a, LFR_EXPORT_OTLP, arg, why, sizeof(why))) {
 		fprintf(stderr, "%s: %s: %s\n", x->prog, flag, why);
