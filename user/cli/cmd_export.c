@@ -196,6 +196,11 @@ static int send_file(struct job *j, const char *path)
 		fprintf(stderr, "%s: %s\n", PROG, err);
 		return LFR_EXIT_IO;
 	}
+	if (!r->size) {
+		fprintf(stderr, "%s: %s: empty file: not a JFR recording\n", PROG, path);
+		jfr_close(r);
+		return LFR_EXIT_FORMAT;
+	}
 	for (uint64_t off = 0; off < r->size; k++) {
 		struct jfr_chunk ch;
 		unsigned at;
