@@ -11,8 +11,11 @@
 #include "cli/export_opts.h"
 #include "export/follow.h"
 
-/* At the end, how long the exports may still send what waits (one try each). */
-#define RECORD_EXPORT_DRAIN_NS 10000000000ull
+/*
+ * At the end, how long the exports may still send what waits (one try each): within the 60 s
+ * lfr.service gives the recorder to stop.
+ */
+#define RECORD_EXPORT_DRAIN_NS 30000000000ull
 
 struct record_export {
 	struct cli_export opts; /* --export, --ca-file, --export-credentials */

@@ -301,7 +301,7 @@ static void *run(void *arg)
 	/* behind the recording's own threads on a busy machine: what waits is in the spool */
 	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), EXPORT_NICE);
 
-	for (;;) {
+	for (bool draining = false;;) {
 		bool stop, ended;
 		uint64_t deadline;
 
@@ -310,6 +310,11 @@ static void *run(void *arg)
 		ended = f->ended;
 		deadline = f->deadline;
 		pthread_mutex_unlock(&f->lock);
+		/* the recording has ended: what waits is all there is left to do (where allowed) */
+		if (stop && !draining) {
+			draining = true;
+			setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 0);
+		}
 		count_evicted(e);
 		if (stop && mono_ns() >= deadline)
 			break;
