@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 // The samples of JFR files as the JDK reads them (jdk.jfr.consumer), for tests/export: one line
-// per sample event, "FILE TYPE PID EPOCH_NS DURATION_NS" (the process from lfr's thread group,
-// "NAME [PID]"), and "period FILE NS" per lfr.SamplerSettings.  An independent reading of what
+// per sample event, "FILE TYPE PID EPOCH_NS DURATION_NS NAME" (the process and its name from
+// lfr's thread group, "NAME [PID]"), and "period FILE NS" per lfr.SamplerSettings.  An independent reading of what
 // the backends must have got.
 //   java Samples.java FILE...
 import java.nio.file.Path;
@@ -11,6 +11,11 @@ import jdk.jfr.consumer.RecordedThread;
 import jdk.jfr.consumer.RecordingFile;
 
 public class Samples {
+    static String name(RecordedThread t) {
+        String g = t == null || t.getThreadGroup() == null ? null : t.getThreadGroup().getName();
+        return g == null || g.lastIndexOf(" [") < 0 ? "?" : g.substring(0, g.lastIndexOf(" ["));
+    }
+
     static long pid(RecordedThread t) {
         String g = t == null || t.getThreadGroup() == null ? null : t.getThreadGroup().getName();
         if (g == null || !g.endsWith("]") || g.lastIndexOf(" [") < 0)
@@ -37,7 +42,7 @@ public class Samples {
                     long ns = at.getEpochSecond() * 1_000_000_000L + at.getNano();
                     long dur = sample ? 0 : e.getDuration().toNanos();
                     out.append(f).append(' ').append(type).append(' ').append(pid(t)).append(' ')
-                       .append(ns).append(' ').append(dur).append('\n');
+                       .append(ns).append(' ').append(dur).append(' ').append(name(t)).append('\n');
                 }
             }
         }

@@ -173,7 +173,7 @@ def multipart_jfr(meta, body):
 
 def pyroscope(d, want, args):
     got = collections.defaultdict(collections.Counter)
-    resources, uploads, files = {}, collections.Counter(), []
+    resources, series, uploads, files = {}, {}, collections.Counter(), []
     tmp = tempfile.mkdtemp(prefix="lfr-pyro-")
     for meta, body in delivered(d):
         if meta["path"] != "/ingest":
@@ -210,9 +210,12 @@ def pyroscope(d, want, args):
             pid = int(w[2])
             kind = {"jdk.ExecutionSample": "cpu", "jdk.NativeMethodSample": "wall", "lfr.OffCpu": "off_cpu"}[w[1]]
             got[kind][(pid, int(w[3]), int(w[4]) if kind == "off_cpu" else 0)] += 1
-            prev = resources.setdefault(pid, by_file[w[0]])
+            # a process that exec'd is another process by its name (its series may differ)
+            proc = (pid, line.split(" ", 5)[5] if len(w) > 5 else "?")
+            prev = series.setdefault(proc, by_file[w[0]])
             if prev != by_file[w[0]]:
-                fail("process %d in two series: %s and %s" % (pid, prev, by_file[w[0]]))
+                fail("process %d (%s) in two series: %s and %s" % (pid, proc[1], prev, by_file[w[0]]))
+            resources.setdefault(pid, by_file[w[0]])
     # Pyroscope's wall profile is its parser's reading: the uploads carry the events, compared
     compare("pyroscope", got, want, resources, args, wall_as_events=True)
 
