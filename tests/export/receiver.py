@@ -2,14 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0
 """A test receiver for lfr's exports: an HTTP server on 127.0.0.1 that keeps every request.
 
-    receiver.py DIR [--fail N] [--status CODE]
+    receiver.py DIR [--fail N] [--status CODE] [--hang | --endless | --redirect URL]
 
 Listens on a free port of 127.0.0.1 and writes it to DIR/port once it accepts (the test's
 handshake).  Every POST is kept as DIR/req-NNNNNN.json (method, path, query, headers) and
 DIR/req-NNNNNN.body (the body as it came).  The answer: CODE (default 200) for every request, the
 first N answered 503 when --fail N; the file DIR/status, when present, holds the code to answer
 instead (the test turns the backend "down" and "up" with it).  A 2xx answer to /v1development/profiles
-is an empty ExportProfilesServiceResponse.
+is an empty ExportProfilesServiceResponse.  Hostile ones: --hang keeps every request and never
+answers; --endless answers 200 with a body that does not end; --redirect answers 302 to URL.
 """
 import argparse
 import http.server
@@ -25,6 +26,9 @@ def main():
     ap.add_argument("dir")
     ap.add_argument("--fail", type=int, default=0)
     ap.add_argument("--status", type=int, default=200)
+    ap.add_argument("--hang", action="store_true")
+    ap.add_argument("--endless", action="store_true")
+    ap.add_argument("--redirect")
     a = ap.parse_args()
     lock = threading.Lock()
     count = [0]
@@ -57,6 +61,22 @@ def main():
             with open(base + ".json.tmp", "w") as f:
                 json.dump(meta, f)
             os.rename(base + ".json.tmp", base + ".json")
+            if a.hang:
+                threading.Event().wait()
+            if a.endless:
+                self.send_response(200)
+                self.end_headers()
+                try:
+                    while True:
+                        self.wfile.write(b"x" * 65536)
+                except OSError:
+                    return
+            if a.redirect:
+                self.send_response(302)
+                self.send_header("Location", a.redirect)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
             reply = b"" if code < 300 else b"backend unavailable\n"
             self.send_response(code)
             self.send_header("Content-Length", str(len(reply)))
