@@ -92,6 +92,9 @@ sink_up /tmp/sink "$port" || { echo "export: FAILED: httpsink did not start agai
 until_ok 600 ge $repo otlp sent_chunks $((sent1 + backlog)) &&
 	until_ok 600 ge $repo pyroscope sent_chunks $((sent1 + backlog)) ||
 	{ echo "export: FAILED: the backlog was not delivered"; fail=1; }
+# the recorder stopped once the processes have ended: it sends what waits (for up to 30 s)
+kill $p_checkout $p_db $p_container
+wait $p_checkout $p_db $p_container 2>/dev/null
 kill $rec
 wait $rec
 rc=$?
@@ -116,11 +119,17 @@ wait $sink 2>/dev/null
 sink_up /tmp/sink2 || { echo "export: FAILED: httpsink did not start"; fail=1; }
 port=$(cat /tmp/sink2/port)
 targets="otlp=http://127.0.0.1:$port"
+sh -c "echo \$\$ >$cg/system.slice/checkout.service/cgroup.procs; exec spin 900" &
+p_checkout=$!
+sh -c "echo \$\$ >$cg/system.slice/db.service/cgroup.procs; exec spin 900" &
+p_db=$!
 record $repo cap.err --max-size 256K -F 999 -k
 until_ok 600 ge $repo otlp lost_evicted 2 || { echo "export: FAILED: nothing evicted"; fail=1; }
 rm -f /tmp/sink2/status
 lost=$(st $repo otlp lost_evicted)
 until_ok 300 ge $repo otlp sent_chunks 1 || { echo "export: FAILED: nothing sent after the 503s"; fail=1; }
+kill $p_checkout $p_db
+wait $p_checkout $p_db 2>/dev/null
 kill $rec
 wait $rec
 lfr status -R $repo -m | grep '^export' | tee "$share/cap-status.txt"
@@ -128,6 +137,6 @@ grep -E 'removed by its limits|  export ' "$share/cap.err"
 mkdir -p "$share/cap-repo" "$share/cap-sink"
 cp $repo/*.jfr "$share/cap-repo/"
 cp /tmp/sink2/req-* "$share/cap-sink/"
-kill $sink $p_checkout $p_db $p_container
+kill $sink
 wait 2>/dev/null
 exit $fail
