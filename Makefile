@@ -66,6 +66,7 @@ bench: deps
 	bench/offcpu-cost
 	bench/recorder-cpu
 	bench/always-on
+	bench/export-cost
 	bench/unwind
 	bench/hostcost
 

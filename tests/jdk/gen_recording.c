@@ -88,6 +88,12 @@ static void info_events(void)
 	CHECK(lfr_jfr_os_information(w, t0, NULL));
 	CHECK(lfr_jfr_cpu_information(w, t0, NULL));
 	CHECK(lfr_jfr_sampler_settings(w, t0, period, 127, true, "pid 1000"));
+	/* two labels of the recording, two of the process 1000: four lfr.Label events per chunk */
+	const char *own[] = {"host.name", "gen-host", "env", "test"};
+	const char *proc[] = {"service.name", "gen-service", "container.id",
+	                      "b4d6d161c62525d726fa394b27df30e14f8ea5646313ada576b390de70cfc8cc"};
+	CHECK(lfr_jfr_labels(w, t0, 0, own, 2));
+	CHECK(lfr_jfr_labels(w, t0, 1000, proc, 2));
 	for (int i = 0; i < 3; i++)
 		CHECK(lfr_jfr_thread_start(w, t0, threads[i], i < 2 ? threads[2] : 0));
 }

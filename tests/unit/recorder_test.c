@@ -753,6 +753,49 @@ static void test_stacks_carrying_their_tick(void **state)
 	assert_int_equal(js.stack_traces, 3);
 }
 
+/*
+ * A process seen only through its stacks: a thread that runs in user space queues its walks
+ * without TICK records (each USTACK carries its tick), and the recorder must still look at its
+ * process, whose command line (jdk.SystemProcess) and cgroups (lfr.Label) are read from /proc
+ * when it first appears.  This test's own process is that one: its command line is in the file.
+ */
+static void test_process_seen_by_its_stacks_only(void **state)
+{
+	struct env *e = *state;
+	uint64_t buf[(sizeof(struct lfr_rec_ustack) + 2 * 8) / 8] = {0};
+	struct lfr_rec_ustack *u = (void *)buf;
+	char arg0[4096] = "", *file;
+	size_t len;
+	FILE *f = fopen("/proc/self/cmdline", "r");
+
+	assert_non_null(f);
+	assert_true(fread(arg0, 1, sizeof(arg0) - 1, f) > 0);
+	fclose(f);
+	u->hdr.type = LFR_REC_USTACK;
+	u->hdr.size = sizeof(buf);
+	u->walk_id = 0x99;
+	u->time_ns = ++e->t;
+	u->tgid = u->tid = (uint32_t)getpid();
+	u->ticks = 1;
+	u->flags = LFR_USTACK_F_TICK;
+	u->nr_user = 2;
+	u->ips[0] = (uintptr_t)recorder_test_leaf + 1;
+	u->ips[1] = (uintptr_t)recorder_test_caller + 6;
+	assert_int_equal(lfr_recorder_add(e->rec, &u->hdr), 0);
+	assert_int_equal(lfr_recorder_process(e->rec, true), 0);
+	assert_int_equal(lfr_jfr_close(e->w, NULL, 0), 0);
+	e->w = NULL;
+	f = fopen(e->path, "r");
+	assert_non_null(f);
+	file = calloc(1, 1 << 20);
+	assert_non_null(file);
+	len = fread(file, 1, 1 << 20, f);
+	fclose(f);
+	if (!memmem(file, len, arg0, strlen(arg0)))
+		fail_msg("the command line %s of the process is not in the file", arg0);
+	free(file);
+}
+
 /* An OFFCPU record of walk WALK: DUR ns off the CPU in STATE, one kernel frame KPC. */
 static void add_offcpu(struct env *e, uint64_t walk, uint64_t dur, uint32_t state, uint64_t kpc)
 {
@@ -1529,6 +1572,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_ticks_joined_with_their_walks, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_lost_stacks_given_up, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_stacks_carrying_their_tick, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_process_seen_by_its_stacks_only, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_latest_name_wins, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_table_unwound_stacks, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_naming_first_flush_at_the_callers_priority, setup,

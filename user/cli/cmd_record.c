@@ -16,8 +16,10 @@
 
 #include "cli/commands.h"
 #include "cli/ctl_util.h"
+#include "cli/record_export.h"
 #include "cli/options.h"
 #include "cli/runner.h"
+#include "export/labels.h"
 #include "jfr/writer.h"
 #include "lib/cgroup.h"
 #include "lib/record.h"
@@ -57,6 +59,8 @@ struct record {
 	bool unsupported_told;            /* the module without tables was reported already */
 	uint32_t wall_hz;                 /* --wall HZ: wall-clock samples at HZ; 0: none */
 	uint64_t off_cpu_events_min;      /* with --wall: --off-cpu's minimum, UINT64_MAX: none */
+	struct lfr_labels labels;         /* --label: the recording's own */
+	struct record_export export;      /* --export KIND=URL ...: what follows the repository */
 };
 
 static void usage(FILE *out)
@@ -139,6 +143,12 @@ static void usage(FILE *out)
 	    "                         (JDK 25's jdk.CPUTimeSample: 'jfr view "
 	    "cpu-time-hot-methods'),\n"
 	    "                         or both (about twice the bytes per sample)\n"
+	    "      --label KEY=VALUE  a label of the recording (repeatable; KEY=VALUE,... for\n"
+	    "                         several), beside host.name and each process's\n"
+	    "                         service.name, container.id and k8s.pod.uid (read from\n"
+	    "                         its cgroup): lfr.Label events, shown by lfr report -s\n"
+	    "                         LABEL and sent by --export.  service.name=NAME names\n"
+	    "                         every process's service\n"
 	    "  -q, --quiet            no status line and no summary\n\n"
 	    "Continuous recording (a flight recorder; see lfr dump):\n"
 	    "      --repository DIR   record until stopped into DIR, one file per chunk (a new\n"
@@ -147,7 +157,21 @@ static void usage(FILE *out)
 	    "                         A second recording cannot write to the same DIR\n"
 	    "      --max-age TIME     remove chunks that ended more than TIME ago (10m, 1h)\n"
 	    "      --max-size SIZE    remove the oldest chunks while DIR holds more than SIZE\n"
-	    "                         (64M, 1G; chunks are then at most SIZE / 4)\n\n"
+	    "                         (64M, 1G; chunks are then at most SIZE / 4)\n"
+	    "      --export KIND=URL  also send each finished chunk to a fleet backend\n"
+	    "                         (repeatable; KIND=URL,... for several): otlp=http(s)://\n"
+	    "                         HOST:PORT, an OpenTelemetry Collector's OTLP/HTTP receiver,\n"
+	    "                         or pyroscope=http(s)://HOST:PORT, Pyroscope's ingest API.\n"
+	    "                         DIR is the spool: what a backend has not taken waits there\n"
+	    "                         (within --max-size and --max-age), is sent again with\n"
+	    "                         backoff, in order, also by the next recorder on DIR; lfr\n"
+	    "                         status shows what waits, was sent and was lost\n"
+	    "      --ca-file FILE     with --export: TLS authorities (PEM) instead of the "
+	    "system's\n"
+	    "      --export-credentials FILE\n"
+	    "                         with --export: a bearer token, basic authentication or\n"
+	    "                         headers (see lfr export --help; mode 600), never on the\n"
+	    "                         command line\n\n"
 	    "Tuning:\n"
 	    "      --ring-pages N     data pages per CPU ring (power of two, %u .. %u; default:\n"
 	    "                         enough for 0.5 s of the worst-case record rate of -F\n"
@@ -234,8 +258,10 @@ static void on_tick(struct cli_runner *run)
 		return;
 	lfr_recorder_get_file_stats(r->rec, &js);
 	human_bytes(size, sizeof(size), js.bytes);
-	fprintf(stderr, "\r%s: %6.1f s  %" PRIu64 " samples  %" PRIu64 " lost  %s  %s   ", PROG,
+	fprintf(stderr, "\r%s: %6.1f s  %" PRIu64 " samples  %" PRIu64 " lost  %s  %s", PROG,
 	        cli_now() - r->start_s, st.events, lost_total(&st), size, r->output);
+	record_export_status(&r->export, stderr);
+	fputs("   ", stderr);
 }
 
 static void describe_target(struct record *r, char **cmd)
@@ -273,8 +299,13 @@ static int write_header_events(struct record *r)
 	    .start_ticks = r->start_ticks,
 	};
 	uint64_t now = lfr_jfr_now();
+	struct lfr_labels own;
+	const char *kv[2 * LFR_LABELS_MAX];
 
-	return lfr_jfr_active_recording(r->w, now, &rec) ?:
+	lfr_labels_recording(&r->labels, &own);
+	lfr_recorder_set_labels(r->rec, &r->labels);
+	return lfr_jfr_labels(r->w, now, 0, kv, lfr_labels_kv(&own, kv)) ?:
+	       lfr_jfr_active_recording(r->w, now, &rec) ?:
 	       lfr_jfr_os_information(r->w, now, NULL) ?:
 	       lfr_jfr_cpu_information(r->w, now, NULL) ?:
 	       (lfr_recorder_set_period(r->rec, r->run.info.period_ns),
@@ -523,6 +554,7 @@ static void print_summary(struct record *r, const struct lfr_status *st, double 
 		        PROG, r->output, size, js->repo_chunks, js->repo_chunks == 1 ? "" : "s",
 		        js->evicted);
 		fprintf(stderr, "  write it out: lfr dump %s -o FILE [--last TIME]\n", r->output);
+		record_export_summary(&r->export, stderr);
 		return;
 	}
 	fprintf(stderr, "%s: wrote %s (%s, %" PRIu64 " chunk%s)\n", PROG, r->output, size,
@@ -645,6 +677,18 @@ static int cgroup_opt(const char *flag, const char *arg, void *dst)
 	return 0;
 }
 
+/* --label KEY=VALUE[,...], added to the recording's labels */
+static int label_opt(const char *flag, const char *arg, void *dst)
+{
+	char why[512];
+
+	if (lfr_labels_parse(dst, arg, why, sizeof(why))) {
+		fprintf(stderr, "%s: %s: %s\n", PROG, flag, why);
+		return -1;
+	}
+	return 0;
+}
+
 /* --events, into sample_events */
 static int events_opt(const char *flag, const char *arg, void *dst)
 {
@@ -714,6 +758,11 @@ static int parse(struct record *r, int argc, char **argv, char ***cmd)
 	    {"max-age", 0, NULL, CLI_OPT_NS, &r->jfr_opts.repo_max_age_ns, 1000000000,
 	     366 * 86400000000000ull},
 	    {"max-size", 0, NULL, CLI_OPT_SIZE, &r->jfr_opts.repo_max_bytes, 256 << 10, 1ull << 50},
+	    {"label", 0, NULL, CLI_OPT_CALL, &r->labels, .parse = label_opt},
+	    {"export", 0, NULL, CLI_OPT_CALL, &r->export.opts, .parse = cli_export_target_opt},
+	    {"ca-file", 0, NULL, CLI_OPT_CALL, &r->export.opts, .parse = cli_export_ca_opt},
+	    {"export-credentials", 0, NULL, CLI_OPT_CALL, &r->export,
+	     .parse = cli_export_credentials_opt},
 	    {"quiet", 'q', NULL, CLI_OPT_SET, &r->quiet},
 	    {"help", 'h', NULL, CLI_OPT_HELP},
 	};
@@ -731,6 +780,19 @@ static int parse(struct record *r, int argc, char **argv, char ***cmd)
 		r->output = repository;
 	}
 	*cmd = optind < argc ? argv + optind : NULL;
+	if (r->export.opts.n && !r->repository) {
+		fprintf(
+		    stderr,
+		    "%s: --export sends a continuous recording's chunks as they are finished: give "
+		    "--repository DIR (the exports' spool); a file is sent afterwards with lfr "
+		    "export --to KIND=URL FILE\n",
+		    PROG);
+		return LFR_EXIT_USAGE;
+	}
+	if ((r->export.opts.send.ca_file || r->export.opts.send.credentials) && !r->export.opts.n) {
+		fprintf(stderr, "%s: --ca-file and --export-credentials are for --export\n", PROG);
+		return LFR_EXIT_USAGE;
+	}
 	if (output && r->repository) {
 		fprintf(stderr,
 		        "%s: give -o FILE or --repository DIR, not both (lfr dump DIR -o FILE "
@@ -810,6 +872,8 @@ static int open_outputs(struct record *r)
 	struct lfr_sym_opts so = {.flags = LFR_SYM_PROC_MAPS_FALLBACK, .cache_entries = 16384};
 	int err;
 
+	r->jfr_opts.on_evict = record_export_on_evict;
+	r->jfr_opts.on_evict_arg = &r->export;
 	err = lfr_jfr_open(&r->w, r->output, &r->jfr_opts);
 	if (err) {
 		fprintf(stderr, "%s: %s\n  hint: %s\n", PROG,
@@ -834,6 +898,7 @@ static int open_outputs(struct record *r)
 /* An unpublished writer leaves the file that was at -o (if any) as it was. */
 static void close_outputs(struct record *r)
 {
+	record_export_free(&r->export);    /* stops it first, if it still runs */
 	lfr_unwind_loader_free(r->unwind); /* before the control socket it uses closes */
 	r->unwind = NULL;
 	lfr_recorder_free(r->rec);
@@ -857,6 +922,7 @@ int cmd_record(int argc, char **argv)
 	r.run.on_started = on_started;
 	r.run.arg = &r;
 	r.run.start.jitter_pct = -1;
+	r.export.opts.prog = PROG;
 	if ((ret = parse(&r, argc, argv, &cmd)) >= 0) {
 		free(r.run.tgids);
 		free(r.run.tids);
@@ -865,7 +931,7 @@ int cmd_record(int argc, char **argv)
 	}
 	cli_default_rings(&r.run.start, &r.rings);
 	r.tty = isatty(STDERR_FILENO);
-	if ((ret = open_outputs(&r))) {
+	if ((ret = open_outputs(&r)) || (ret = record_export_start(&r.export, r.output))) {
 		close_outputs(&r);
 		cli_runner_close(&r.run);
 		free(r.cgroups);
@@ -924,8 +990,11 @@ int cmd_record(int argc, char **argv)
 		if (lfr_jfr_close(r.w, err, sizeof(err))) {
 			fprintf(stderr, "%s: %s\n", PROG, err);
 			ret = LFR_EXIT_IO;
-		} else if (!r.quiet) {
-			print_summary(&r, &st, secs, &js);
+		} else {
+			/* every chunk finished: the exports send the last ones now, if they can */
+			record_export_end(&r.export);
+			if (!r.quiet)
+				print_summary(&r, &st, secs, &js);
 		}
 		if (!ret)
 			warn_unwind(&r, true);

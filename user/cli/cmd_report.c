@@ -12,6 +12,7 @@
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "lib/outfile.h"
+#include "export/labels.h"
 #include "report/diff.h"
 #include "report/html_views.h"
 #include "report/report.h"
@@ -89,7 +90,10 @@ static void report_usage(FILE *out)
 	    "  -n, --top N          rows in the top lists (default 20)\n"
 	    "  -s, --sort KEY       text: 'function' (the default: top functions, each with its\n"
 	    "                       object) or 'dso' (top objects: libraries, executables, the\n"
-	    "                       kernel; with --diff the changes of the objects' shares)\n"
+	    "                       kernel; with --diff the changes of the objects' shares),\n"
+	    "                       or a label of the samples' processes: service, container,\n"
+	    "                       pod, host (service.name, container.id, k8s.pod.uid,\n"
+	    "                       host.name) or any other (lfr record --label KEY=VALUE)\n"
 	    "      --threads        text: each top thread's top functions; collapsed/html: one\n"
 	    "                       root frame per thread; speedscope: one profile per\n"
 	    "                       thread (not with summary and pprof)\n"
@@ -196,13 +200,20 @@ static int time_opt(const char *flag, const char *arg, void *dst)
 	return 0;
 }
 
-/* --sort: function (sym) or dso (object), into the bool sort_objects */
+/* --sort: function (sym), dso (object) or a label's name, into the report options */
 static int sort_opt(const char *flag, const char *arg, void *dst)
 {
+	struct report_opts *o = dst;
+
 	if (!strcmp(arg, "dso") || !strcmp(arg, "object")) {
-		*(bool *)dst = true;
+		o->sort_objects = true;
+	} else if (lfr_label_key_valid(arg) && strcmp(arg, "function") && strcmp(arg, "sym")) {
+		o->sort_label = arg;
 	} else if (strcmp(arg, "function") && strcmp(arg, "sym")) {
-		fprintf(stderr, "lfr report: bad %s '%s': give function or dso\n", flag, arg);
+		fprintf(stderr,
+		        "lfr report: bad %s '%s': give function, dso or a label (service, "
+		        "container, pod, host, or a label's name)\n",
+		        flag, arg);
 		return -1;
 	}
 	return 0;
@@ -346,6 +357,13 @@ static int report_diff(struct report_opts *o, bool debuginfod, const char *forma
 		        format);
 		return LFR_EXIT_USAGE;
 	}
+	if (o->sort_label) {
+		fprintf(stderr,
+		        "lfr report: --diff compares functions or objects (-s dso), not the "
+		        "values of a label (-s %s)\n",
+		        o->sort_label);
+		return LFR_EXIT_USAGE;
+	}
 	if (o->thread_roots) {
 		fprintf(stderr, "lfr report: --diff compares functions, not threads: the threads "
 		                "of two recordings are not the same; select them with --thread\n");
@@ -431,7 +449,7 @@ int cmd_report(int argc, char **argv)
 	    {"latency", 0, NULL, CLI_OPT_SET, &o.latency},
 	    {"wall", 0, NULL, CLI_OPT_SET, &o.wall},
 	    {"top", 'n', NULL, CLI_OPT_CALL, &o.top, .parse = top_opt},
-	    {"sort", 's', NULL, CLI_OPT_CALL, &o.sort_objects, .parse = sort_opt},
+	    {"sort", 's', NULL, CLI_OPT_CALL, &o, .parse = sort_opt},
 	    {"threads", 0, NULL, CLI_OPT_SET, &o.thread_roots},
 	    {"no-debuginfod", 0, NULL, CLI_OPT_CLEAR, &debuginfod},
 	    {"jobs", 'j', NULL, CLI_OPT_CALL, &o.jobs, .parse = jobs_opt},

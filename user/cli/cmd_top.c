@@ -68,6 +68,9 @@ static void usage(FILE *out)
 	        "  -k, --kernel          kernel frames too (a session records kernel stacks);\n"
 	        "                        without -k a stack starts at its first user frame and\n"
 	        "                        the samples with kernel frames only are counted apart\n"
+	        "      --label KEY=VALUE only the processes with that label (lfr record's:\n"
+	        "                        service, container, pod, host or a label's name;\n"
+	        "                        lfr report -s KEY lists the values)\n"
 	        "      --text            plain tables even on a terminal\n\n"
 	        "Columns: SELF%% (samples whose leaf is the function) and TOTAL%% (samples whose\n"
 	        "stack holds it), as shares of the window's samples; the function; the thread\n"
@@ -772,7 +775,7 @@ static int run_screen(struct top_view *v)
 
 int cmd_top(int argc, char **argv)
 {
-	enum { O_TEXT = 256 };
+	enum { O_TEXT = 256, O_LABEL };
 	static const struct option opts[] = {
 	    {"repository", required_argument, NULL, 'R'},
 	    {"window", required_argument, NULL, 'w'},
@@ -787,6 +790,7 @@ int cmd_top(int argc, char **argv)
 	    {"all", no_argument, NULL, 'a'},
 	    {"freq", required_argument, NULL, 'F'},
 	    {"text", no_argument, NULL, O_TEXT},
+	    {"label", required_argument, NULL, O_LABEL},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
 	};
@@ -873,6 +877,21 @@ int cmd_top(int argc, char **argv)
 		case O_TEXT:
 			text = true;
 			break;
+		case O_LABEL: {
+			char *eq = strchr(optarg, '=');
+
+			if (!eq || eq == optarg || !eq[1]) {
+				fprintf(stderr,
+				        "%s: --label takes KEY=VALUE (service=nginx, "
+				        "container.id=ID, env=prod), not '%s'\n",
+				        PROG, optarg);
+				return LFR_EXIT_USAGE;
+			}
+			*eq = 0;
+			v.o.label_name = optarg;
+			v.o.label_value = eq + 1;
+			break;
+		}
 		case 'h':
 			usage(stdout);
 			return LFR_EXIT_OK;

@@ -39,7 +39,7 @@ void lfr_jfr_repo_name(char *buf, int64_t start_nanos)
 	         (unsigned)tm.tm_sec % 100, (unsigned long)ns % 1000000000);
 }
 
-static bool is_chunk_name(const char *s)
+bool lfr_jfr_repo_is_chunk_name(const char *s)
 {
 	size_t i;
 
@@ -198,7 +198,7 @@ int lfr_jfr_repo_list(const char *dir, struct lfr_jfr_repo_chunk **out, size_t *
 		return -e;
 	}
 	while ((de = readdir(d))) {
-		if (!is_chunk_name(de->d_name))
+		if (!lfr_jfr_repo_is_chunk_name(de->d_name))
 			continue;
 		if (cnt == cap) {
 			size_t ncap = cap ? cap * 2 : 64;
@@ -229,7 +229,7 @@ int lfr_jfr_repo_list(const char *dir, struct lfr_jfr_repo_chunk **out, size_t *
  * for a dump, to root) and be writable by nobody else: whoever can write to it can delete the
  * chunks or plant one.  Returns the directory's fd, or a negative errno with a message in err.
  */
-static int open_trusted(const char *dir, bool dump, char *err, size_t errlen)
+int lfr_jfr_repo_open_trusted(const char *dir, bool reader, char *err, size_t errlen)
 {
 	struct stat st;
 	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -257,7 +257,7 @@ static int open_trusted(const char *dir, bool dump, char *err, size_t errlen)
 		close(fd);
 		return ret;
 	}
-	if (st.st_uid != geteuid() && !(dump && st.st_uid == 0)) {
+	if (st.st_uid != geteuid() && !(reader && st.st_uid == 0)) {
 		snprintf(err, errlen,
 		         "the repository %s belongs to uid %u, not to you (uid %u): another user "
 		         "could remove its chunks or plant one; use a directory of your own",
@@ -291,7 +291,7 @@ static void drop_leftovers(const char *dir)
 			continue;
 		memcpy(name, de->d_name, len - 4);
 		name[len - 4] = 0;
-		if (is_chunk_name(name))
+		if (lfr_jfr_repo_is_chunk_name(name))
 			unlinkat(dirfd(d), de->d_name, 0);
 	}
 	if (d)
@@ -312,7 +312,7 @@ int lfr_jfr_repo_open(struct lfr_jfr_repo *r, const char *dir, uint64_t max_byte
 		snprintf(err, errlen, "cannot create the repository %s: %s", dir, strerror(errno));
 		return ret;
 	}
-	int dfd = open_trusted(dir, false, err, errlen);
+	int dfd = lfr_jfr_repo_open_trusted(dir, false, err, errlen);
 
 	if (dfd < 0)
 		return dfd;
@@ -422,6 +422,8 @@ int lfr_jfr_repo_evict(struct lfr_jfr_repo *r, int64_t now_nanos, char *err, siz
 			break;
 		}
 		close(dfd);
+		if (r->on_evict)
+			r->on_evict(r->on_evict_arg, c->name, c->bytes);
 		total -= c->bytes;
 		r->evicted++;
 		r->evicted_bytes += c->bytes;
@@ -565,26 +567,24 @@ static bool chunk_readable(const uint8_t *buf, uint64_t len, const char *name, c
 }
 
 /*
- * Appends the chunk of the file c in dir to out; 1 when it is gone, 2 when it does not parse
- * (noted in stats), 3 when it cannot be read (c says why).  The first
- * chunk copied sets *first; a later chunk whose ticks count from another origin (by a millisecond
- * or more: two clock readings of one boot differ by microseconds) is rebased onto it.
+ * Reads the chunk file c->name of dirfd into *data (malloc'ed, len bytes) as of its writer's last
+ * flush: 0; 1 when it is gone; 2 when it does not parse (why); 3 when it cannot be read (c->err,
+ * c->type: lfr_jfr_repo_why()); -ENOMEM (why).
  */
-static int copy_chunk(int dirfd, struct lfr_jfr_repo_chunk *c, int out, struct clock_origin *first,
-                      struct lfr_jfr_dump_stats *stats, char *err, size_t errlen)
+static int read_chunk(int dirfd, struct lfr_jfr_repo_chunk *c, uint8_t **data, uint64_t *len,
+                      char *why, size_t whylen)
 {
-	const char *name = c->name;
 	uint8_t h[JFR_CHUNK_HEADER_SIZE];
 	struct stat st;
-	uint64_t len = 0;
-	uint8_t *buf = NULL, *data;
-	struct jfr_buf moved = {0};
-	struct jfr_chunk hdr;
-	int64_t delta = 0;
-	bool known;
+	uint8_t *buf = NULL;
 	int ret = 3, r;
-	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	/* O_NONBLOCK, O_NOCTTY: a FIFO or a device under a chunk's name is never waited on */
+	int fd = openat(dirfd, c->name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 
+	*data = NULL;
+	*len = 0;
+	c->err = 0;
+	c->type = 0;
 	if (fd < 0) {
 		if (errno == ENOENT)
 			return 1; /* evicted meanwhile */
@@ -596,13 +596,12 @@ static int copy_chunk(int dirfd, struct lfr_jfr_repo_chunk *c, int out, struct c
 		goto out;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		c->err = 0;
 		c->type = (unsigned)(st.st_mode & S_IFMT);
 		goto out;
 	}
-	r = chunk_extent(fd, h, (uint64_t)st.st_size, &len);
+	r = chunk_extent(fd, h, (uint64_t)st.st_size, len);
 	if (r == -EINVAL || r == -ENODATA) {
-		damaged(stats, name, "no complete chunk header");
+		snprintf(why, whylen, "no complete chunk header");
 		ret = 2;
 		goto out;
 	}
@@ -610,17 +609,16 @@ static int copy_chunk(int dirfd, struct lfr_jfr_repo_chunk *c, int out, struct c
 		c->err = -r;
 		goto out;
 	}
-	buf = malloc(len);
+	buf = malloc(*len ? *len : 1);
 	if (!buf) {
-		snprintf(err, errlen, "out of memory copying %s (%llu bytes)", name,
-		         (unsigned long long)len);
+		snprintf(why, whylen, "out of memory reading %s (%llu bytes)", c->name,
+		         (unsigned long long)*len);
 		ret = -ENOMEM;
 		goto out;
 	}
-	r = read_full(fd, buf, len, 0);
-	if (r ==
-	    -ENODATA) { /* finished shorter meanwhile: cannot happen, the cut is at its content */
-		damaged(stats, name, "cut short while it was read");
+	r = read_full(fd, buf, *len, 0);
+	if (r == -ENODATA) { /* finished shorter meanwhile: cannot happen, the cut is at its content */
+		snprintf(why, whylen, "cut short while it was read");
 		ret = 2;
 		goto out;
 	}
@@ -629,13 +627,61 @@ static int copy_chunk(int dirfd, struct lfr_jfr_repo_chunk *c, int out, struct c
 		goto out;
 	}
 	memcpy(buf, h, JFR_CHUNK_HEADER_SIZE);
-	char why[256];
-
-	if (!chunk_readable(buf, len, name, why, sizeof(why))) {
-		damaged(stats, name, why);
+	if (!chunk_readable(buf, *len, c->name, why, whylen)) {
 		ret = 2;
 		goto out;
 	}
+	*data = buf;
+	buf = NULL;
+	ret = 0;
+out:
+	free(buf);
+	close(fd);
+	return ret;
+}
+
+int lfr_jfr_repo_read(int dirfd, const char *name, uint8_t **data, uint64_t *len, char *why,
+                      size_t whylen)
+{
+	struct lfr_jfr_repo_chunk c = {0};
+	char what[96];
+	int ret;
+
+	snprintf(c.name, sizeof(c.name), "%s", name);
+	ret = read_chunk(dirfd, &c, data, len, why, whylen);
+	if (ret != 3)
+		return ret;
+	lfr_jfr_repo_why(&c, what, sizeof(what));
+	snprintf(why, whylen, "%s cannot be read: %s", name, what);
+	return c.err ? -c.err : -EINVAL;
+}
+
+/*
+ * Appends the chunk of the file c in dir to out; 1 when it is gone, 2 when it does not parse
+ * (noted in stats), 3 when it cannot be read (c says why).  The first
+ * chunk copied sets *first; a later chunk whose ticks count from another origin (by a millisecond
+ * or more: two clock readings of one boot differ by microseconds) is rebased onto it.
+ */
+static int copy_chunk(int dirfd, struct lfr_jfr_repo_chunk *c, int out, struct clock_origin *first,
+                      struct lfr_jfr_dump_stats *stats, char *err, size_t errlen)
+{
+	const char *name = c->name;
+	uint64_t len = 0;
+	uint8_t *buf = NULL, *data;
+	struct jfr_buf moved = {0};
+	struct jfr_chunk hdr;
+	int64_t delta = 0;
+	bool known;
+	char why[256];
+	int ret = read_chunk(dirfd, c, &buf, &len, why, sizeof(why));
+
+	if (ret == 2)
+		damaged(stats, name, why);
+	if (ret < 0)
+		snprintf(err, errlen, "%s", why);
+	if (ret)
+		return ret;
+	ret = 1;
 	data = buf;
 	known = ns_header(buf, len, &hdr);
 	if (!first->seen) {
@@ -672,7 +718,6 @@ static int copy_chunk(int dirfd, struct lfr_jfr_repo_chunk *c, int out, struct c
 out:
 	jfr_buf_free(&moved);
 	free(buf);
-	close(fd);
 	return ret;
 }
 
@@ -699,7 +744,7 @@ int lfr_jfr_repo_dump(const char *dir, const char *out, int64_t since_nanos,
 	int ret;
 
 	memset(st, 0, sizeof(*st));
-	dfd = open_trusted(dir, true, err, errlen);
+	dfd = lfr_jfr_repo_open_trusted(dir, true, err, errlen);
 	if (dfd < 0)
 		return dfd;
 	ret = lfr_jfr_repo_list(dir, &v, &n, err, errlen);

@@ -41,6 +41,10 @@ struct lfr_jfr_repo {
 	struct lfr_jfr_repo_chunk *chunks;
 	size_t n, cap;
 	uint64_t evicted, evicted_bytes; /* files removed by this writer */
+	/* told of every file removed, after its removal (an export following the repository
+	 * counts those it had not delivered, export/follow.h); NULL: none */
+	void (*on_evict)(void *arg, const char *name, uint64_t bytes);
+	void *on_evict_arg;
 };
 
 /* The file name of a chunk that starts at start_nanos (epoch ns); buf holds NAME_MAX bytes. */
@@ -48,6 +52,25 @@ void lfr_jfr_repo_name(char *buf, int64_t start_nanos);
 /* Why a chunk file listed unreadable could not be read, in words ("Permission denied", "a FIFO,
  * not a regular file"). */
 void lfr_jfr_repo_why(const struct lfr_jfr_repo_chunk *c, char *buf, size_t n);
+
+/* Whether s is a chunk file's name (what lfr_jfr_repo_name() writes). */
+bool lfr_jfr_repo_is_chunk_name(const char *s);
+
+/*
+ * Opens the repository dir (O_DIRECTORY) after the checks its users make: no symbolic link,
+ * owned by the caller (by root too for a reader: lfr dump, lfr export), writable by nobody
+ * else.  Returns the descriptor, or a negative errno with a message in err.
+ */
+int lfr_jfr_repo_open_trusted(const char *dir, bool reader, char *err, size_t errlen);
+
+/*
+ * Reads the chunk file name of the repository open at dirfd into *data (malloc'ed, len bytes)
+ * as of its writer's last flush (without the room preallocated after it), each of its events
+ * walked as lfr dump does.  Returns 0; 1 when the file is gone (evicted); 2 when it does not
+ * parse (why says what it has); or a negative errno with why set.
+ */
+int lfr_jfr_repo_read(int dirfd, const char *name, uint8_t **data, uint64_t *len, char *why,
+                      size_t whylen);
 
 /*
  * Lists the chunk files of dir, oldest first (*out is malloc'ed, free it).  Files that do not

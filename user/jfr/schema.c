@@ -196,6 +196,13 @@ static const struct jfr_field_def f_sampling_latency[] = {
     {"stackTrace", T_STACK_TRACE, F_CP, U_NONE, "Stack Trace",
      "The kernel stack the tick interrupted, above the user stack the thread returned to"},
 };
+static const struct jfr_field_def f_label[] = {
+    START_TIME,
+    {"pid", T_LONG, 0, U_NONE, "Process Identifier",
+     "The process the label belongs to; 0: every process of the recording"},
+    {"name", T_STRING, 0, U_NONE, "Name", "The label's key: service.name, container.id, ..."},
+    {"value", T_STRING, 0, U_NONE, "Value", NULL},
+};
 static const struct jfr_field_def f_cpu_information[] = {
     START_TIME,
     {"cpu", T_STRING, 0, U_NONE, "Type", NULL},
@@ -484,6 +491,15 @@ const struct jfr_type_def jfr_schema[] = {
      "and walked its user stack",
      {"lfr"},
      FIELDS(f_sampling_latency)},
+    {T_LABEL,
+     "lfr.Label",
+     EVENT,
+     0,
+     "Label",
+     "A label fleet backends group profiles by (OpenTelemetry's resource attributes): of the "
+     "recording (host.name, lfr record --label) or of a process (its service, container, pod)",
+     {"lfr"},
+     FIELDS(f_label)},
 };
 const unsigned jfr_schema_len = N(jfr_schema);
 

@@ -76,6 +76,7 @@ enum jfr_type_id {
 	T_OFF_CPU,
 	T_SAMPLING_LATENCY,
 	T_WALL_CLOCK_SAMPLE,
+	T_LABEL,
 };
 
 /* Field flags. */

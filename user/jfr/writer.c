@@ -46,6 +46,7 @@
 #include "jfr/encode.h"
 #include "jfr/pool.h"
 #include "jfr/reader.h"
+#include "jfr/labels.h"
 #include "jfr/repository.h"
 #include "jfr/schema.h"
 #include "jfr/writer.h"
@@ -141,7 +142,8 @@ struct lfr_jfr_writer {
 	size_t nlost;
 	struct sticky *sticky;
 	size_t nsticky;
-	struct jfr_buf pre; /* the sticky events that open a new chunk, written before ev */
+	struct jfr_buf pre;       /* the sticky events that open a new chunk, written before ev */
+	struct jfr_labels labels; /* the processes' lfr.Label events */
 	struct lfr_jfr_stats st;
 };
 
@@ -942,6 +944,8 @@ int lfr_jfr_open(struct lfr_jfr_writer **out, const char *path, const struct lfr
 
 		err = lfr_jfr_repo_open(&w->repo, path, w->opt.repo_max_bytes,
 		                        w->opt.repo_max_age_ns, msg, sizeof(msg));
+		w->repo.on_evict = w->opt.on_evict;
+		w->repo.on_evict_arg = w->opt.on_evict_arg;
 		if (err) {
 			w->dead = true;
 			return fail(w, -err, "%s", msg);
@@ -1555,6 +1559,55 @@ int lfr_jfr_object_file(struct lfr_jfr_writer *w, uint64_t ticks, const char *na
 	return commit_sticky(w, T_OBJECT_FILE, T_OBJECT_FILE, off);
 }
 
+int lfr_jfr_labels(struct lfr_jfr_writer *w, uint64_t ticks, uint32_t pid, const char *const *kv,
+                   size_t n)
+{
+	int err;
+
+	if ((err = check_live(w)))
+		return err;
+	for (size_t i = 0; i < 2 * n; i++)
+		if (!kv[i] || !kv[i][0] || !jfr_utf8_valid(kv[i], strlen(kv[i])))
+			return fail(w, EINVAL, "invalid label %s", i % 2 ? "value" : "name");
+	if (pid)
+		return jfr_labels_set(&w->labels, pid, kv, n) ? nomem(w, "keeping labels") : 0;
+	sticky_drop(w, T_LABEL);
+	for (size_t i = 0; i < n; i++) {
+		begin(w, T_LABEL, ticks);
+		size_t off = w->tmp.len;
+
+		jfr_buf_varint(&w->tmp, 0);
+		jfr_buf_string(&w->tmp, kv[2 * i]);
+		jfr_buf_string(&w->tmp, kv[2 * i + 1]);
+		if ((err = commit_sticky(w, T_LABEL, T_LABEL, off)))
+			return err;
+	}
+	return 0;
+}
+
+/*
+ * The lfr.Label events of the processes whose threads this segment's events name, for those
+ * not told in this chunk yet (jfr/labels.h): appended to the events, without a flush.
+ */
+static int tell_labels(struct lfr_jfr_writer *w, uint64_t ticks)
+{
+	const struct keyvec *threads = &w->seg_refs[P_THREAD];
+
+	if (!w->labels.n)
+		return 0;
+	for (size_t i = 0; i < threads->n; i++) {
+		const struct pool_entry *e = pool_get(&w->pools[P_THREAD], threads->k[i]);
+		uint32_t tgid;
+		size_t n;
+
+		memcpy(&tgid, e->blob + 4, 4);
+		n = jfr_labels_tell(&w->labels, tgid, w->chunk_seq, ticks, &w->ev);
+		w->seg_events += n;
+		w->st.events += n;
+	}
+	return w->ev.oom ? nomem(w, "buffering labels") : 0;
+}
+
 /* Fills what the caller left out from /proc/cpuinfo and sysconf. */
 static void cpu_defaults(struct lfr_jfr_cpu_info *ci, char *model, size_t msz)
 {
@@ -1724,6 +1777,8 @@ int lfr_jfr_flush(struct lfr_jfr_writer *w)
 		if ((err = rotate(w, now)) || (err = sticky_restate(w)))
 			return err;
 	}
+	if ((err = tell_labels(w, now)))
+		return err;
 	uint64_t ev_at = w->filler + FILLER_MIN;
 	uint64_t cp_at = ev_at + w->pre.len + w->ev.len;
 	if ((err = build_checkpoint(w, cp_at, w->last_cp, false, now)))
@@ -1790,6 +1845,7 @@ static void free_writer(struct lfr_jfr_writer *w)
 	for (size_t i = 0; i < w->nlost; i++)
 		free(w->lost[i].reason);
 	free(w->lost);
+	jfr_labels_free(&w->labels);
 	for (size_t i = 0; i < w->nsticky; i++)
 		jfr_buf_free(&w->sticky[i].body);
 	free(w->sticky);

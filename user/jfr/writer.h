@@ -93,6 +93,9 @@ struct lfr_jfr_options {
 	 */
 	bool repository;
 	uint64_t repo_max_bytes, repo_max_age_ns;
+	/* told of each chunk file the limits remove (its name, its size); NULL: none */
+	void (*on_evict)(void *arg, const char *name, uint64_t bytes);
+	void *on_evict_arg;
 	/*
 	 * The clocks the writer reads, for recordings whose every time stamp is fixed (tests):
 	 * clock() replaces CLOCK_MONOTONIC (ns, chunk start ticks and durations) and CLOCK_REALTIME
@@ -152,6 +155,17 @@ int lfr_jfr_thread(struct lfr_jfr_writer *w, uint32_t tid, uint32_t tgid, const 
  */
 int lfr_jfr_object_file(struct lfr_jfr_writer *w, uint64_t ticks, const char *name,
                         const char *path, const uint8_t *build_id, size_t build_id_len);
+
+/*
+ * lfr.Label: the n key, value pairs of kv (printable UTF-8, none empty) as the labels of process
+ * pid, or with pid 0 of the whole recording (host.name, lfr record --label).  The recording's are
+ * written now and repeated at the start of every later chunk, as the information events; a
+ * process's are written into every chunk that holds an event of one of its threads, once, with
+ * the flush that first writes such an event there, so that each chunk stands alone (lfr export
+ * sends a repository's chunks one by one).  A later call for the same pid replaces its labels.
+ */
+int lfr_jfr_labels(struct lfr_jfr_writer *w, uint64_t ticks, uint32_t pid, const char *const *kv,
+                   size_t n);
 
 /* Events.  ticks: CLOCK_MONOTONIC ns.  Key arguments may be 0 (null) where the JDK allows it. */
 int lfr_jfr_execution_sample(struct lfr_jfr_writer *w, uint64_t ticks, uint64_t thread,

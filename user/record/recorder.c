@@ -19,6 +19,7 @@
 #include "lib/record.h"
 #include "record/batch.h"
 #include "record/raw_stacks.h"
+#include "export/labels.h"
 #include "record/recorder.h"
 #include "sym/cfi.h"
 
@@ -63,14 +64,15 @@ struct idmap {
 };
 
 /*
- * A record of the reading side only, never of the module: the command line of a process, read
- * from /proc when the process first appeared in the rings (it may be gone by the time its batch
- * is applied).
+ * Records of the reading side only, never of the module: a file of a process, read from /proc
+ * when the process first appeared in the rings (it may be gone by the time its batch is applied):
+ * its command line, and its cgroups (what its labels are read from, export/labels.h).
  */
 #define REC_CMDLINE 0x10000u
+#define REC_CGROUP 0x10001u
 struct rec_cmdline {
 	struct lfr_rec_header hdr;
-	uint32_t tgid, len; /* len bytes of NUL-separated arguments follow */
+	uint32_t tgid, len; /* len bytes of the file follow (NUL-separated arguments, text) */
 	char args[];
 };
 
@@ -78,7 +80,7 @@ struct rec_cmdline {
  * The reading side's too: every ring was read, from a read that began at start_ns, and the records
  * before this one are all of it (lfr_recorder_read(); the join gives up what a full ring lost).
  */
-#define REC_READ 0x10001u
+#define REC_READ 0x10002u
 struct rec_read {
 	struct lfr_rec_header hdr;
 	uint64_t start_ns;
@@ -206,6 +208,8 @@ struct lfr_recorder {
 	struct batch jit_wait;
 	size_t jit_wait_max;
 	bool jit_met, jit_release, jit_full, jit_again;
+	/* the user's labels when processes are labelled (lfr_recorder_set_labels()), else NULL */
+	const struct lfr_labels *labels;
 };
 
 /*
@@ -398,9 +402,10 @@ static void set_cmdline(struct process *p, char *cmdline)
  * (records arrive within a poll interval; their batch is applied a second or more later), and
  * pass it on in the batch.  Out of line: its buffer is not set up for every record that asks.
  */
-static __attribute__((noinline)) int read_cmdline(struct lfr_recorder *r, uint32_t tgid)
+static __attribute__((noinline)) int read_proc_file(struct lfr_recorder *r, uint32_t tgid,
+                                                    const char *name, uint32_t type)
 {
-	char path[32];
+	char path[48];
 	union {
 		struct rec_cmdline rec;
 		char bytes[sizeof(struct rec_cmdline) + 4096];
@@ -408,15 +413,15 @@ static __attribute__((noinline)) int read_cmdline(struct lfr_recorder *r, uint32
 	ssize_t n = -1;
 	int fd;
 
-	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/cmdline", tgid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/%s", tgid, name);
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd >= 0) {
 		n = read(fd, u.rec.args, sizeof(u.bytes) - sizeof(u.rec));
 		close(fd);
 	}
 	if (n <= 0)
 		return 0;
-	u.rec.hdr.type = REC_CMDLINE;
+	u.rec.hdr.type = type;
 	u.rec.hdr.size = (uint32_t)((sizeof(u.rec) + (size_t)n + 7) & ~(size_t)7);
 	u.rec.tgid = tgid;
 	u.rec.len = (uint32_t)n;
@@ -433,7 +438,11 @@ static int look_at_process(struct lfr_recorder *r, uint32_t tgid)
 	if (!seen)
 		return 0;
 	r->looked_recent[tgid % LOOKED_RECENT] = tgid;
-	return fresh ? read_cmdline(r, tgid) : 0;
+	if (!fresh)
+		return 0;
+	return read_proc_file(r, tgid, "cmdline", REC_CMDLINE)
+	           ?: r->labels ? read_proc_file(r, tgid, "cgroup", REC_CGROUP)
+	                        : 0;
 }
 
 static void apply_cmdline(struct lfr_recorder *r, const struct rec_cmdline *c)
@@ -442,6 +451,19 @@ static void apply_cmdline(struct lfr_recorder *r, const struct rec_cmdline *c)
 
 	if (p && !p->cmdline)
 		p->cmdline = join_args(c->args, c->len);
+}
+
+/* A process's labels from its cgroups (export/labels.h), kept by the writer for its chunks. */
+static int apply_cgroup(struct lfr_recorder *r, const struct rec_cmdline *c)
+{
+	struct lfr_labels l;
+	const char *kv[2 * LFR_LABELS_MAX];
+
+	lfr_labels_from_cgroup(c->args, c->len, r->labels, &l);
+	if (!l.n)
+		return 0;
+	r->st.labelled++;
+	return lfr_jfr_labels(r->w, r->last_time, c->tgid, kv, lfr_labels_kv(&l, kv));
 }
 
 /* Records that name nothing: pass 0 of apply() passes over them. */
@@ -475,8 +497,13 @@ int lfr_recorder_add(struct lfr_recorder *r, const struct lfr_rec_header *h)
 
 	if (h->type == LFR_REC_TICK && h->size >= sizeof(struct lfr_rec_tick)) {
 		tgid = ((const struct lfr_rec_tick *)h)->tgid;
-	} else if (h->type == LFR_REC_USTACK) {
-		/* the other record of every sample: no process, no name */
+	} else if (h->type == LFR_REC_USTACK && h->size >= sizeof(struct lfr_rec_ustack)) {
+		/*
+		 * the other record of every sample, which names nothing; the only one of a thread
+		 * that runs in user space, whose ticks queue its walks without a TICK record of
+		 * their own: its process is looked at here, or never
+		 */
+		tgid = ((const struct lfr_rec_ustack *)h)->tgid;
 	} else if (h->type == LFR_REC_OFFCPU && h->size >= sizeof(struct lfr_rec_offcpu)) {
 		tgid = ((const struct lfr_rec_offcpu *)h)->tgid;
 	} else if (h->type == LFR_REC_SAMPLE && h->size >= sizeof(struct lfr_rec_sample)) {
@@ -1536,6 +1563,11 @@ static int apply_records(struct lfr_recorder *r, struct batch *b, int pass, bool
 				lfr_join_read(r->join, ((const struct rec_read *)h)->start_ns);
 			continue;
 		}
+		if (h->type == REC_CGROUP) {
+			if (pass == 0 && (err = apply_cgroup(r, (const struct rec_cmdline *)h)))
+				return err;
+			continue;
+		}
 		/* each pass decodes only the records it applies (a bad one is counted once) */
 		if (pass == 0 && h->type < 32 && (SAMPLE_TYPES >> h->type & 1))
 			continue;
@@ -2096,4 +2128,9 @@ void lfr_recorder_get_file_stats(const struct lfr_recorder *r, struct lfr_jfr_st
 void lfr_recorder_jit_wait(struct lfr_recorder *r, size_t max_bytes)
 {
 	r->jit_wait_max = max_bytes;
+}
+
+void lfr_recorder_set_labels(struct lfr_recorder *r, const struct lfr_labels *user)
+{
+	r->labels = user;
 }

@@ -61,6 +61,7 @@ struct lfr_recorder_stats {
 	uint64_t latency_ns;     /* their total duration */
 	uint64_t latency_max_ns; /* the longest */
 	uint64_t latency_unmatched; /* LATENCY records whose first tick was not written */
+	uint64_t labelled;          /* processes whose labels (lfr.Label) were kept */
 };
 
 /* w and sym stay owned by the caller and must outlive the recorder. */
@@ -165,6 +166,15 @@ void lfr_recorder_set_period(struct lfr_recorder *r, uint64_t period_ns);
  * the shorter ones counted in their thread's next event.
  */
 void lfr_recorder_set_wall(struct lfr_recorder *r, uint64_t off_cpu_min_ns);
+
+struct lfr_labels;
+/*
+ * Labels each process with its service, container and pod (export/labels.h), read from its
+ * cgroups when it first appears in the rings, for the writer to carry in every chunk that holds
+ * its events (lfr_jfr_labels()); user: the recording's own labels (a service.name there names
+ * every process), kept by the caller for the recorder's life.  Call before the recording starts.
+ */
+void lfr_recorder_set_labels(struct lfr_recorder *r, const struct lfr_labels *user);
 
 /*
  * A thread's delivered rate: its samples against the periods of its CPU time (samples + missed,

@@ -16,6 +16,8 @@
 #include <string.h>
 
 #include "lib/hashtab.h"
+#include "export/labels.h"
+#include "report/labels.h"
 #include "report/report.h"
 #include "report/states.h"
 
@@ -31,7 +33,8 @@ enum role {
 	ROLE_LOST,
 	ROLE_JVMINFO,
 	ROLE_SETTINGS,
-	ROLE_OBJECT
+	ROLE_OBJECT,
+	ROLE_LABEL,
 };
 enum slot { SLOT_NONE = 0, SLOT_TIME, SLOT_STACK, SLOT_THREAD, SLOT_VALUE, SLOT_STATE };
 
@@ -677,6 +680,10 @@ static int build_plan(struct priv *pv, const struct jfr_type *t, bool wall_clock
 		p->role = ROLE_OBJECT;
 		return 0;
 	}
+	if (!strcmp(t->name, "lfr.Label")) {
+		p->role = ROLE_LABEL;
+		return 0;
+	}
 	if (is_event_type(t) && is_lost_type(t)) {
 		p->role = ROLE_LOST;
 		return 0;
@@ -841,6 +848,20 @@ static int note_object(struct report *rep, struct priv *pv, struct jfr_reader *r
 	}
 	s->v = ++rep->nobjects;
 	return 0;
+}
+
+/* An lfr.Label event; one without its fields is left out. */
+static int note_label(struct report *rep, struct jfr_reader *r, const struct jfr_chunk *ch,
+                      const struct jfr_type *t, uint64_t off)
+{
+	char name[LFR_LABEL_KEY_MAX], value[LFR_LABEL_VALUE_MAX];
+	int64_t pid = -1;
+
+	if (!field_int(r, ch, t, off, "pid", &pid) || pid < 0 ||
+	    field_text(r, ch, t, off, "name", name, sizeof(name)) <= 0 ||
+	    field_text(r, ch, t, off, "value", value, sizeof(value)) <= 0)
+		return 0;
+	return report_note_label(rep, pid, name, value);
 }
 
 /* The sampling period lfr.SamplerSettings gives; periods that differ leave it unknown. */
@@ -1265,6 +1286,10 @@ static int job_merge(struct report *rep, struct priv *pv, struct jfr_reader *r, 
 		    note_object(rep, pv, r, &j->ch, j->special[i].pl->t, j->special[i].off) < 0)
 			return jfr_fail(r, j->ch.off, "out of memory");
 	for (size_t i = 0; i < j->nspecial; i++)
+		if (j->special[i].pl->role == ROLE_LABEL &&
+		    note_label(rep, r, &j->ch, j->special[i].pl->t, j->special[i].off) < 0)
+			return jfr_fail(r, j->ch.off, "out of memory");
+	for (size_t i = 0; i < j->nspecial; i++)
 		if (j->special[i].pl->role == ROLE_LOST &&
 		    record_lost(rep, pv, r, &j->ch, j->special[i].pl->t, j->special[i].off) < 0)
 			return jfr_fail(r, j->ch.off, "out of memory");
@@ -1508,6 +1533,7 @@ void report_free(struct report *rep)
 	if (!rep)
 		return;
 	free(rep->path);
+	report_labels_free(rep);
 	struct priv *pv = rep->priv;
 	if (pv) {
 		free(pv->cnt);

@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "jfr/reader.h"
+#include "lib/hashtab.h"
 
 #define REPORT_MAX_FILTERS 16
 
@@ -45,6 +46,8 @@ struct report_opts {
 	                    * events, value_field and timeline are set to match */
 	bool states;       /* the value by the events' state field (report.states): the text
 	                    * view of --off-cpu and --wall; costs the types with the field only */
+	const char *sort_label; /* text: the value by this label of the samples' processes (-s
+	                         * service, container, pod, host or any label's name) */
 };
 
 void report_opts_init(struct report_opts *o);
@@ -118,6 +121,12 @@ struct report_object {
 	char *name, *path, *build_id; /* build_id: hex, "" when unknown */
 };
 
+/* An lfr.Label event: a label of process pid, or with pid 0 of the recording (report/labels.h). */
+struct report_label {
+	int64_t pid;
+	char *name, *value;
+};
+
 struct report_lost {
 	char *type, *reason, *field;
 	uint64_t events, amount;
@@ -167,6 +176,10 @@ struct report {
 	/* lfr.ObjectFile events, one per distinct (name, path, build-id) */
 	struct report_object *objects;
 	size_t nobjects, objects_cap;
+	/* lfr.Label events, the last value of each (pid, name); label_index: (pid, hash(name)) */
+	struct report_label *labels;
+	size_t nlabels, labels_cap;
+	struct hashtab label_index;
 	/* report_name_frames(): frames named, and the objects whose frames stayed unnamed and why
 	 * ("2 objects unnamed: /usr/bin/app (build-id ab12..): ..."), NULL when none */
 	uint64_t frames_named;

@@ -6,6 +6,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "lib/hashtab.h"
+#include "report/labels.h"
 #include "report/report.h"
 #include "report/text_safe.h"
 #include "report/units.h"
@@ -419,6 +421,95 @@ static int print_threads(const struct report *rep, const struct report_opts *o, 
 	return 0;
 }
 
+struct label_row {
+	char *value; /* the label's value, or NULL: the threads without one */
+	uint64_t sum;
+	size_t threads;
+};
+
+static int cmp_label_row(const void *a, const void *b)
+{
+	const struct label_row *x = a, *y = b;
+
+	if (x->sum != y->sum)
+		return x->sum < y->sum ? 1 : -1;
+	return strcmp(x->value ? x->value : "", y->value ? y->value : "");
+}
+
+/* The rows of print_by_label(), one per value of the threads' label name; -1 when out of memory. */
+static int label_rows(const struct report *rep, const char *name, struct label_row *rows, size_t *n)
+{
+	struct hashtab ids;
+	char buf[32];
+	int rc = 0;
+
+	hashtab_init_bytes(&ids);
+	*n = 0;
+	for (size_t i = 0; i < rep->nthreads && !rc; i++) {
+		const char *v = report_thread_label(rep, &rep->threads[i], name, buf, sizeof(buf));
+		/* no value keys as the one byte string "\n", which no label holds */
+		const char *key = v ? v : "\n";
+		bool fresh;
+		struct hashtab_slot *s = hashtab_get_bytes(&ids, key, strlen(key));
+
+		if (!s) {
+			char *copy = v ? strdup(v) : NULL;
+
+			if (v && !copy) {
+				rc = -1;
+				break;
+			}
+			/* the key's bytes: the row's copy, or the literal */
+			s = hashtab_put_bytes(&ids, copy ? copy : "\n", strlen(key), &fresh);
+			if (!s) {
+				free(copy);
+				rc = -1;
+				break;
+			}
+			rows[*n].value = copy;
+			s->v = ++*n;
+		}
+		rows[s->v - 1].sum += rep->threads[i].value;
+		rows[s->v - 1].threads++;
+	}
+	hashtab_free(&ids);
+	return rc;
+}
+
+/*
+ * -s LABEL: the value by the label of the samples' processes (report/labels.h: a process's own
+ * label, else the recording's; a process outside any service is its own service).
+ */
+static int print_by_label(const struct report *rep, const struct report_opts *o, FILE *out, int top)
+{
+	const char *name = report_label_name(o->sort_label);
+	struct label_row *rows = calloc(rep->nthreads + 1, sizeof(*rows));
+	char column[11];
+	size_t n = 0;
+	int rc;
+
+	if (!rows)
+		return -1;
+	rc = label_rows(rep, name, rows, &n);
+	if (!rc) {
+		qsort(rows, n, sizeof(*rows), cmp_label_row);
+		value_column(o, column);
+		fprintf(out, "\nSamples by %s\n%10s %6s %8s  %s\n", name, column, "%", "THREADS",
+		        name);
+		for (size_t i = 0; i < n && (int)i < top; i++)
+			fprintf(out, "%10llu %5.1f%% %8zu  %s\n", (unsigned long long)rows[i].sum,
+			        pct(rows[i].sum, rep->total), rows[i].threads,
+			        rows[i].value ? rows[i].value : "[none]");
+		if (n > (size_t)top)
+			fprintf(out, "%10s %6s %8s  ... %zu more (--top)\n", "", "", "",
+			        n - (size_t)top);
+	}
+	for (size_t i = 0; i < n; i++)
+		free(rows[i].value);
+	free(rows);
+	return rc;
+}
+
 /*
  * --off-cpu and --wall: the value by the state the events give (why the thread was off the CPU,
  * its thread state), sorted when read, so printed without an allocation.
@@ -529,6 +620,10 @@ int report_print_text(const struct report *rep, const struct report_opts *o, FIL
 			fprintf(out, "\nNo samples pass the filters; widen "
 			             "--thread/--process/--from/--to.\n");
 		text_safe_free(&ts);
+	} else if (o->sort_label) {
+		if (print_by_label(rep, o, out, o->top) || print_threads(rep, o, out, o->top))
+			return -1;
+		print_states(rep, o, out, o->top);
 	} else if (o->sort_objects) {
 		uint64_t *sv = views_stack_values(rep);
 		bool failed = !sv || print_objects(rep, o, out, sv, o->top) ||
