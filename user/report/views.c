@@ -493,13 +493,15 @@ static int print_by_label(const struct report *rep, const struct report_opts *o,
 	rc = label_rows(rep, name, rows, &n);
 	if (!rc) {
 		qsort(rows, n, sizeof(*rows), cmp_label_row);
-		value_column(o, column);
+		value_column(rep, o, column);
 		fprintf(out, "\nSamples by %s\n%10s %6s %8s  %s\n", name, column, "%", "THREADS",
 		        name);
-		for (size_t i = 0; i < n && (int)i < top; i++)
-			fprintf(out, "%10llu %5.1f%% %8zu  %s\n", (unsigned long long)rows[i].sum,
-			        pct(rows[i].sum, rep->total), rows[i].threads,
-			        rows[i].value ? rows[i].value : "[none]");
+		for (size_t i = 0; i < n && (int)i < top; i++) {
+			fprintf(out, "%10llu %5.1f%% %8zu  ", (unsigned long long)rows[i].sum,
+			        pct(rows[i].sum, rep->total), rows[i].threads);
+			text_safe_put(out, rows[i].value ? rows[i].value : "[none]");
+			fputc('\n', out);
+		}
 		if (n > (size_t)top)
 			fprintf(out, "%10s %6s %8s  ... %zu more (--top)\n", "", "", "",
 			        n - (size_t)top);
