@@ -43,7 +43,8 @@ user-arm64:
 
 workloads-arm64:
 	$(MAKE) -C tests/workloads B=$(TOP)/build/arm64/workloads CC=aarch64-linux-gnu-gcc \
-		GCC=aarch64-linux-gnu-gcc CLANG="clang --target=aarch64-linux-gnu"
+		GCC=aarch64-linux-gnu-gcc CLANG="clang --target=aarch64-linux-gnu" \
+		XCFLAGS=-mbranch-protection=standard
 	$(MAKE) -C tests/nlclient B=$(TOP)/build/arm64/nlclient CC=aarch64-linux-gnu-gcc \
 		PKG_CONFIG="env PKG_CONFIG_LIBDIR=/usr/lib/aarch64-linux-gnu/pkgconfig:/usr/share/pkgconfig pkg-config"
 
