@@ -315,9 +315,19 @@ static __always_inline bool lfr_step_row_a64(struct lfr_mixed_state *m,
 
 	if (rule == LFR_UNWIND_OUTERMOST)
 		return false;
-	if (rule == LFR_UNWIND_CFA_SP) {
-		if (m->sp_lower)
+	if (rule == LFR_UNWIND_CFA_SP && m->sp_lower) {
+		/*
+		 * Reached by a frame record, which gives no sp: a function
+		 * whose row saves x29 below the CFA keeps its frame record
+		 * there, at x29 (AAPCS64), so its CFA is x29 - bp_off; its sp
+		 * at the call, CFA - cfa_off, must be at or above the bound.
+		 */
+		if (bp != LFR_UNWIND_BP_AT_CFA)
 			goto bad;
+		cfa = m->bp - (s64)r->bp_off;
+		if (cfa - (s64)r->cfa_off < m->sp || cfa < m->bp)
+			goto bad;
+	} else if (rule == LFR_UNWIND_CFA_SP) {
 		cfa = m->sp + (s64)r->cfa_off;
 	} else {
 		cfa = m->bp + (s64)r->cfa_off;

@@ -255,8 +255,9 @@ static void lfr_a64_lr_not_caller(struct kunit *test)
 
 /*
  * A frame record's step leaves sp unknown (the record may lie anywhere in
- * its frame): a caller whose rule is sp-based is not guessed at, one whose
- * rule is x29-based is followed.
+ * its frame): a caller whose rule is sp-based and keeps no frame record is
+ * not guessed at; one whose sp-based rule saves x29 (its frame record, at
+ * x29) and one whose rule is x29-based are followed.
  */
 static void lfr_a64_fp_then_table(struct kunit *test)
 {
@@ -269,6 +270,11 @@ static void lfr_a64_fp_then_table(struct kunit *test)
 			.bp_off = -16,
 			.bp = A64_BP(LFR_UNWIND_BP_AT_CFA,
 				     LFR_UNWIND_RA_CFA_M8) } },
+	};
+	static const struct a64_rule sp_record[] = {
+		{ 0x600000, 0x600100, { .cfa = LFR_UNWIND_CFA_SP, .cfa_off = 48,
+			.bp_off = -48,
+			.bp = A64_BP(LFR_UNWIND_BP_AT_CFA, LFR_UNWIND_RA_PAIR) } },
 	};
 	struct a64_rules f = { sp_based, ARRAY_SIZE(sp_based) };
 	struct a64_mem *m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
@@ -286,6 +292,14 @@ static void lfr_a64_fp_then_table(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, w.flags, (u32)LFR_SAMPLE_F_USER_BAD_FRAME);
 
 	f.r = fp_based;
+	a64_init(&w, m, ips, A64_CODE + 16, a64_at(2), 0);
+	a64_walk(&w, &f);
+	KUNIT_EXPECT_EQ(test, w.flags, 0U);
+	KUNIT_EXPECT_EQ(test, w.nr, 3U);
+	KUNIT_EXPECT_EQ(test, ips[2], 0x400300ULL);
+
+	/* its record at x29 = word 10, a 48-byte frame: CFA = word 16 */
+	f.r = sp_record;
 	a64_init(&w, m, ips, A64_CODE + 16, a64_at(2), 0);
 	a64_walk(&w, &f);
 	KUNIT_EXPECT_EQ(test, w.flags, 0U);
