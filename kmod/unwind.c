@@ -944,15 +944,12 @@ static bool lfr_walk_fp_known(struct lfr_session *s,
  * words take the room of the last ones (lfr_ustack_header()).  Page faults
  * disabled by the caller.
  */
-#define LFR_NATIVE_USTACK_WORDS \
-	(LFR_USTACK_WORDS - (LFR_ISA_NATIVE == LFR_ISA_ARM64 ? LFR_USTACK_REGS : 0))
-
 static void lfr_ustack_words(struct lfr_rec_ustack *r,
 			     const struct lfr_uwalk *w, u64 sp)
 {
 	r->nr_words = w->compat || (w->flags & LFR_SAMPLE_F_USER_CFI) ? 0 :
 		lfr_copy_stack_words(sp, r->ips + w->nr,
-				     LFR_NATIVE_USTACK_WORDS);
+				     LFR_USTACK_WORDS - LFR_ARCH_USTACK_REGS);
 }
 
 /*
@@ -1107,15 +1104,15 @@ static void lfr_ustack_header(const struct lfr_walk *w,
 		r->nr_user = 0;
 		r->nr_words = 0;
 		r->sp = sn->sp;
-	} else if (LFR_ISA_NATIVE == LFR_ISA_ARM64) {
+	} else if (LFR_ARCH_USTACK_REGS) {
 		/* the leaf rule's registers: its caller may be in x30 */
 		u64 *regs = r->ips + r->nr_user + r->nr_words;
 		u64 mask = lfr_user_pac_mask();
 
-		regs[0] = lfr_ret_addr(LFR_ISA_ARM64, mask, sn->lr);
+		regs[0] = lfr_ret_addr(LFR_ISA_NATIVE, mask, sn->lr);
 		regs[1] = mask;
 		r->flags |= LFR_USTACK_F_REGS;
-		words = LFR_USTACK_REGS;
+		words = LFR_ARCH_USTACK_REGS;
 	}
 	if (sn->own_tick)
 		r->flags |= LFR_USTACK_F_TICK;

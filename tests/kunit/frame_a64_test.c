@@ -163,14 +163,15 @@ static void lfr_a64_leaf_lr(struct kunit *test)
 
 	a64_record(m, 4, 0, SIGNED(0x400200));
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		unsigned int want = 2 + cases[i].lr;	/* with x30: 3 */
+
 		m->code[7] = cases[i].prev;
 		m->code[8] = cases[i].insn;
 		a64_init(&w, m, ips, A64_CODE + 32, a64_at(4),
 			 SIGNED(0x400150));
 		a64_walk(&w, NULL);
 		KUNIT_EXPECT_EQ_MSG(test, w.flags, 0U, "case %d", i);
-		KUNIT_EXPECT_EQ_MSG(test, w.nr, cases[i].lr ? 3U : 2U,
-				    "case %d", i);
+		KUNIT_EXPECT_EQ_MSG(test, w.nr, want, "case %d", i);
 		if (cases[i].lr)
 			KUNIT_EXPECT_EQ_MSG(test, ips[1], 0x400150ULL,
 					    "case %d", i);

@@ -9,6 +9,7 @@
 #define LFR_ARCH_REGS_H
 
 #include <linux/ptrace.h>
+#include <linux/lfr.h>
 #include <asm/cpufeature.h>
 #include <asm/pointer_auth.h>
 
@@ -50,5 +51,12 @@ static __always_inline u64 lfr_user_pac_mask(void)
  * LFR_LOST_COMPAT.
  */
 #define LFR_WALKS_COMPAT	0
+
+/*
+ * USTACK records carry x30 and the PAC mask after the stack words
+ * (LFR_USTACK_F_REGS): the leaf rule of user space takes a frameless
+ * leaf's caller from x30.
+ */
+#define LFR_ARCH_USTACK_REGS	LFR_USTACK_REGS
 
 #endif /* LFR_ARCH_REGS_H */

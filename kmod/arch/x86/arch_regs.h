@@ -8,6 +8,7 @@
 #define LFR_ARCH_REGS_H
 
 #include <linux/ptrace.h>
+#include <linux/lfr.h>
 
 static __always_inline u64 lfr_user_fp(const struct pt_regs *regs)
 {
@@ -32,5 +33,8 @@ static __always_inline u64 lfr_user_pac_mask(void)
 
 /* 32-bit tasks are walked by their {u32 ebp, u32 ret} frames. */
 #define LFR_WALKS_COMPAT	1
+
+/* USTACK records carry no registers: a leaf's caller is on the stack. */
+#define LFR_ARCH_USTACK_REGS	0
 
 #endif /* LFR_ARCH_REGS_H */
