@@ -881,7 +881,9 @@ static __always_inline void lfr_walk_fp_frames(struct lfr_uwalk *w,
  * section the reads need, if any.  @in: see lfr_walk_fp_frames() (frame
  * pointers only; the interrupted pc and the leaf's return address, which
  * come before the loop, are the caller's to check).  @memo (with @row,
- * in one section): the walk follows and keeps w->memo (lfr_walk_mixed()).
+ * in one section): the walk follows and keeps w->memo (lfr_walk_mixed();
+ * x86-64 only).  @isa, a constant: the instruction set's rules (the leaf's
+ * return address on the stack or in x30, PAC stripped on arm64).
  */
 static __always_inline void lfr_walk_user_isa(struct lfr_uwalk *w,
 					      lfr_read_fn read,
