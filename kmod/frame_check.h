@@ -5,6 +5,22 @@
 
 #include <linux/types.h>
 
+/*
+ * The instruction set a walk unwinds, a constant of every inlined walk
+ * (frame_walk.h): the native one in the module, either one in KUnit, whose
+ * synthetic stacks test arm64's rules in the x86-64 debug kernel too.
+ */
+enum lfr_isa {
+	LFR_ISA_X86_64,
+	LFR_ISA_ARM64,
+};
+
+#ifdef CONFIG_ARM64
+#define LFR_ISA_NATIVE	LFR_ISA_ARM64
+#else
+#define LFR_ISA_NATIVE	LFR_ISA_X86_64
+#endif
+
 enum lfr_frame_verdict {
 	LFR_FRAME_OK,
 	LFR_FRAME_END,		/* fp == 0: the outermost frame was reached */
@@ -86,6 +102,13 @@ struct lfr_walk_memos {
 
 struct lfr_uwalk {
 	u64 ip, sp, fp;		/* interrupted user registers */
+	/*
+	 * arm64: the link register x30 at the tick, the return address of a
+	 * function that has not saved it (yet, or again), and the bits of a
+	 * return address that hold its pointer authentication code (PAC), 0
+	 * without; unused on x86-64
+	 */
+	u64 lr, pac_mask;
 	bool compat;		/* 32-bit frames {u32 next_fp, u32 ret} */
 	u64 limit;		/* first address past user space */
 	unsigned int max;	/* entries that fit in @ips (depth cap) */
@@ -107,9 +130,11 @@ struct lfr_uwalk {
 	 * from (lfr_walk_paused(), lfr_walk_user_resume()): the state of its
 	 * last frame (pc, sp, rbp), or for a frame-pointer walk the next frame
 	 * record and the lowest address it may lie at; @paused: a lookup
-	 * found the walk's probes spent (LFR_ROW_PAUSE).
+	 * found the walk's probes spent (LFR_ROW_PAUSE); @rs_sp_lower: arm64,
+	 * that sp is a lower bound of the frame's only (struct lfr_mixed_state).
 	 */
 	u64 rs_pc, rs_sp, rs_bp;
+	bool rs_sp_lower;
 	bool paused;
 };
 

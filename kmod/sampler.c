@@ -28,7 +28,7 @@
 #include <linux/task_work.h>
 #include <linux/tracepoint.h>
 #include <asm/irq_regs.h>
-#include <asm/unwind.h>
+#include "arch_regs.h"
 #include "compat.h"
 #include "core.h"
 #include "cpu_share.h"
@@ -130,10 +130,11 @@ static struct lfr_walk *lfr_queue_walk(struct lfr_session *s,
 	}
 	sn = &w->snap;
 
-	sn->flags = user_64bit_mode(uregs) ? 0 : LFR_SAMPLE_F_COMPAT;
+	sn->flags = lfr_user_compat(uregs) ? LFR_SAMPLE_F_COMPAT : 0;
 	sn->ip = instruction_pointer(uregs);
 	sn->sp = user_stack_pointer(uregs);
-	sn->bp = uregs->bp;
+	sn->bp = lfr_user_fp(uregs);
+	sn->lr = lfr_user_lr(uregs);
 	sn->in_kernel = uregs != regs;
 	sn->own_tick = false;
 	sn->time_ns = now;
@@ -266,47 +267,6 @@ static void lfr_tick(struct lfr_session *s, struct lfr_thread *e, u32 missed,
 }
 
 /*
- * The kernel stack of @t, which is not running (it is being switched in and
- * has not run since its switch-out): the stack it left the CPU with, from
- * __schedule() down to its entry from user space, as /proc/PID/stack shows
- * it (the same walk as arch_stack_walk(), through the unwinder's exported
- * interface: stack_trace_save_tsk() is not exported in 6.1).
- */
-static u32 lfr_task_kstack(struct task_struct *t, u64 *ips, bool *truncated)
-{
-	struct unwind_state st;
-	struct pt_regs *regs;
-	unsigned long addr;
-	u32 n = 0;
-
-	*truncated = false;
-	for (unwind_start(&st, t, NULL, NULL); !unwind_done(&st);
-	     unwind_next_frame(&st)) {
-		regs = unwind_get_entry_regs(&st, NULL);
-		if (regs && user_mode(regs))
-			break;
-		addr = regs ? regs->ip : unwind_get_return_address(&st);
-		if (!addr)
-			break;
-		if (n == LFR_MAX_KERNEL_STACK_DEPTH) {
-			*truncated = true;
-			break;
-		}
-		ips[n++] = addr;
-		if (regs) {
-			addr = unwind_get_return_address(&st);
-			if (!addr)
-				break;
-			if (n == LFR_MAX_KERNEL_STACK_DEPTH) {
-				*truncated = true;
-				break;
-			}
-			ips[n++] = addr;
-		}
-	}
-	return n;
-}
-
 /*
  * The off-CPU work since @t0 (local_clock()), in the probe or its irq_work:
  * counted, and charged to this CPU's budget like the timer handler's.

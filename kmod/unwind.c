@@ -18,6 +18,7 @@
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
 #include <linux/uaccess.h>
+#include "arch_regs.h"
 #include "core.h"
 #include "cpu_share.h"
 #include "frame_walk.h"
@@ -987,6 +988,8 @@ static void lfr_uwalk_init(struct lfr_uwalk *w, const struct lfr_session *s,
 	w->ip = sn->ip;
 	w->sp = sn->sp;
 	w->fp = sn->bp;
+	w->lr = sn->lr;
+	w->pac_mask = lfr_user_pac_mask();
 	w->compat = compat;
 	w->limit = compat ? 1ULL << 32 : TASK_SIZE_MAX;
 	w->max = s->cfg.user_depth;
@@ -1084,13 +1087,16 @@ static bool lfr_walk_fp_known(struct lfr_session *s,
 
 /*
  * The stack words copied after @w's pcs in @r: none when a table unwound the
- * leaf (its caller needs none of them).  Page faults disabled by the caller.
+ * leaf (its caller needs none of them).  On arm64 the record's register
+ * words take the room of the last ones (lfr_ustack_header()).  Page faults
+ * disabled by the caller.
  */
 static void lfr_ustack_words(struct lfr_rec_ustack *r,
 			     const struct lfr_uwalk *w, u64 sp)
 {
 	r->nr_words = w->compat || (w->flags & LFR_SAMPLE_F_USER_CFI) ? 0 :
-		lfr_copy_stack_words(sp, r->ips + w->nr, LFR_USTACK_WORDS);
+		lfr_copy_stack_words(sp, r->ips + w->nr,
+				     LFR_USTACK_WORDS - LFR_ARCH_USTACK_REGS);
 }
 
 /*
@@ -1250,16 +1256,28 @@ static void lfr_ustack_header(const struct lfr_walk *w,
 {
 	const struct lfr_snapshot *sn = &w->snap;
 
+	u32 words = 0;
+
 	if (lost_reason) {
 		r->flags = sn->flags;
 		r->nr_user = 0;
 		r->nr_words = 0;
 		r->sp = sn->sp;
+	} else if (LFR_ARCH_USTACK_REGS) {
+		/* the leaf rule's registers: its caller may be in x30 */
+		u64 *regs = r->ips + r->nr_user + r->nr_words;
+		u64 mask = lfr_user_pac_mask();
+
+		regs[0] = lfr_ret_addr(LFR_ISA_NATIVE, mask, sn->lr);
+		regs[1] = mask;
+		r->flags |= LFR_USTACK_F_REGS;
+		words = LFR_ARCH_USTACK_REGS;
 	}
 	if (sn->own_tick)
 		r->flags |= LFR_USTACK_F_TICK;
 	r->hdr.type = LFR_REC_USTACK;
-	r->hdr.size = sizeof(*r) + (r->nr_user + r->nr_words) * sizeof(u64);
+	r->hdr.size = sizeof(*r) +
+		      (r->nr_user + r->nr_words + words) * sizeof(u64);
 	r->walk_id = sn->walk_id;
 	r->time_ns = sn->time_ns;
 	r->tgid = sn->tgid;

@@ -82,7 +82,7 @@ static void usage(FILE *out)
 	    "to the end of the line):\n"
 	    "  session id=ID period_ns=N user_depth=N nr_cpu_ids=N ring_pages=N\n"
 	    "  sample time=NS cpu=N pid=N tid=N weight=1 flags=F|F|0 kernel=PC,... user=PC,...\n"
-	    "         walk=ID missed=N sp=ADDR words=W,...\n"
+	    "         walk=ID missed=N sp=ADDR words=W,... [regs=LR,PAC_MASK (arm64)]\n"
 	    "       (one per tick: the tick's instant and kernel stack joined with the user stack\n"
 	    "        its walk found; missed = periods before it that a late interrupt missed)\n"
 	    "  tick_lost time=NS cpu=N pid=N tid=N walk=ID missed=N reason=NAME\n"
@@ -144,6 +144,8 @@ static void print_flags(FILE *out, uint32_t flags)
 			continue;
 		if (i < LFR_SAMPLE_NFLAGS)
 			fprintf(out, "%s%s", any ? "|" : "", lfr_sample_flag_name(i));
+		else if (1u << i == LFR_USTACK_F_REGS)
+			fprintf(out, "%sregs", any ? "|" : "");
 		else
 			fprintf(out, "%sbit%u", any ? "|" : "", i);
 		any = true;
@@ -182,6 +184,13 @@ static int print_joined(void *ctx, const struct lfr_joined *j)
 	fprintf(d->out, " walk=%#" PRIx64 " missed=%u sp=%#" PRIx64, (uint64_t)t->walk_id,
 	        t->missed, (uint64_t)j->ustack->sp);
 	print_ips(d->out, "words", j->words, j->ustack->nr_words);
+	/* arm64: the link register and the PAC mask after the words, when the record has them */
+	if ((j->ustack->flags & LFR_USTACK_F_REGS) &&
+	    sizeof(*j->ustack) +
+	            ((uint64_t)j->ustack->nr_user + j->ustack->nr_words + LFR_USTACK_REGS) *
+	                sizeof(uint64_t) <=
+	        j->ustack->hdr.size)
+		print_ips(d->out, "regs", j->words + j->ustack->nr_words, LFR_USTACK_REGS);
 	fputc('\n', d->out);
 	return 0;
 }

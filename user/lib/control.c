@@ -84,6 +84,7 @@ static const char *const counter_names[LFR_CTR_MAX + 1] = {
     [LFR_CTR_LOST_STACK_RING_FULL] = "lost_stack_ring_full",
     [LFR_CTR_LOST_THROTTLED] = "lost_throttled",
     [LFR_CTR_LOST_MMAP_LOCK] = "lost_mmap_lock",
+    [LFR_CTR_LOST_COMPAT] = "lost_compat",
 };
 
 static const char *const reason_names[LFR_LOST_MAX + 1] = {
@@ -102,6 +103,7 @@ static const char *const reason_names[LFR_LOST_MAX + 1] = {
     [LFR_LOST_STACK_RING_FULL] = "stack_ring_full",
     [LFR_LOST_THROTTLED] = "throttled",
     [LFR_LOST_MMAP_LOCK] = "mmap_lock",
+    [LFR_LOST_COMPAT] = "compat",
 };
 
 static const char *const state_names[] = {

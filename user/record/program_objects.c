@@ -16,9 +16,14 @@
 #include "sym/cfi_rule.h"
 
 #define MAX_OBJECTS 1024
-/* The dynamic linker's own list on Debian x86-64, and the generic ones. */
+/* The dynamic linker's own list on Debian (x86-64, arm64), and the generic ones. */
+#if defined(__aarch64__)
+#define DEFAULT_DIRS                                                                               \
+	"/lib/aarch64-linux-gnu:/usr/lib/aarch64-linux-gnu:/lib64:/usr/lib64:/lib:/usr/lib"
+#else
 #define DEFAULT_DIRS                                                                               \
 	"/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu:/lib64:/usr/lib64:/lib:/usr/lib"
+#endif
 
 /* What the dynamic linker reads of one object. */
 struct dyn {
@@ -39,7 +44,8 @@ static void dyn_free(struct dyn *d)
 	memset(d, 0, sizeof(*d));
 }
 
-static Elf *open_x86_64(const char *path, int *fd)
+/* An object of the machine lfr runs on: the only ones its walk unwinds. */
+static Elf *open_native(const char *path, int *fd)
 {
 	struct stat st;
 	Elf *e;
@@ -52,7 +58,7 @@ static Elf *open_x86_64(const char *path, int *fd)
 	}
 	/* read, not mapped: a file cut meanwhile is an error, not SIGBUS (sym/elfobj.c) */
 	e = elf_begin(*fd, ELF_C_READ, NULL);
-	if (e && elf_kind(e) == ELF_K_ELF && cfi_elf_is_x86_64(e))
+	if (e && elf_kind(e) == ELF_K_ELF && cfi_regs_of(e) && cfi_regs_of(e) == cfi_regs_native())
 		return e;
 	if (e)
 		elf_end(e);
@@ -61,10 +67,10 @@ static Elf *open_x86_64(const char *path, int *fd)
 	return NULL;
 }
 
-static bool is_x86_64_elf(const char *path)
+static bool is_native_elf(const char *path)
 {
 	int fd;
-	Elf *e = open_x86_64(path, &fd);
+	Elf *e = open_native(path, &fd);
 
 	if (!e)
 		return false;
@@ -79,7 +85,7 @@ static int read_dyn(const char *path, struct dyn *d)
 	Elf_Scn *scn = NULL;
 	size_t nph;
 	int fd, ret = 0;
-	Elf *e = open_x86_64(path, &fd);
+	Elf *e = open_native(path, &fd);
 
 	memset(d, 0, sizeof(*d));
 	if (!e)
@@ -135,7 +141,7 @@ static int read_dyn(const char *path, struct dyn *d)
 	return ret;
 }
 
-/* dir/name into out when it is an x86-64 ELF file; $ORIGIN in dir is origin. */
+/* dir/name into out when it is an ELF file of this machine; $ORIGIN in dir is origin. */
 static bool try_dir(const char *dir, size_t dirlen, const char *origin, const char *name, char *out,
                     size_t outlen)
 {
@@ -159,10 +165,10 @@ static bool try_dir(const char *dir, size_t dirlen, const char *origin, const ch
 	d[n] = '\0';
 	if ((size_t)snprintf(out, outlen, "%s/%s", n ? d : ".", name) >= outlen)
 		return false;
-	return is_x86_64_elf(out);
+	return is_native_elf(out);
 }
 
-/* The first dir of the colon-separated list where name is an x86-64 ELF file. */
+/* The first dir of the colon-separated list where name is an ELF file of this machine. */
 static bool search(const char *list, const char *origin, const char *name, char *out, size_t outlen)
 {
 	while (list && *list) {
@@ -211,7 +217,7 @@ static bool find_needed(const char *name, const char *path, const struct dyn *d,
 
 	if (strchr(name, '/')) {
 		snprintf(out, outlen, "%s", name);
-		return is_x86_64_elf(out);
+		return is_native_elf(out);
 	}
 	snprintf(origin, sizeof(origin), "%.*s", slash ? (int)(slash - path) : 1,
 	         slash ? path : ".");
@@ -288,10 +294,11 @@ int lfr_program_objects(const char *cmd, void (*fn)(const char *path, void *arg)
 		free(c);
 		return -1;
 	}
-	if (!is_x86_64_elf(prog) && script_interpreter(prog, found, sizeof(found)))
+	if (!is_native_elf(prog) && script_interpreter(prog, found, sizeof(found)))
 		snprintf(prog, sizeof(prog), "%s", found);
-	if (!is_x86_64_elf(prog) || !add(c, prog)) {
-		snprintf(err, errlen, "%s: not an x86-64 ELF program", prog);
+	if (!is_native_elf(prog) || !add(c, prog)) {
+		snprintf(err, errlen, "%s: not an ELF program of this machine (x86-64 or arm64)",
+		         prog);
 		free(c);
 		return -1;
 	}

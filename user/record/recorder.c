@@ -1344,6 +1344,21 @@ static int defer_pair(struct lfr_recorder *r, const struct lfr_joined *j)
  * user stack its walk found.  Periods the tick says were missed are losses of their own.
  */
 /*
+ * The registers an arm64 walk adds after its stack words (LFR_USTACK_F_REGS: the link register
+ * and the PAC mask, for the leaf rule), or NULL.
+ */
+static const uint64_t *ustack_regs(const struct lfr_joined *j)
+{
+	const struct lfr_rec_ustack *u = j->ustack;
+
+	if (j->lost_reason || !(u->flags & LFR_USTACK_F_REGS) ||
+	    sizeof(*u) + ((uint64_t)u->nr_user + u->nr_words + LFR_USTACK_REGS) * sizeof(uint64_t) >
+	        u->hdr.size)
+		return NULL;
+	return (const uint64_t *)j->words + u->nr_words;
+}
+
+/*
  * on_joined() of a pair whose raw stack is not known yet (RK, hashed): its stack is named and
  * written, and remembered by its raw addresses.  Out of line: the known ones, nearly all, need
  * none of its state.
@@ -1384,10 +1399,10 @@ join_new_stack(struct lfr_recorder *r, const struct lfr_joined *j, struct raw_st
 	} else if (nu) {
 		uint32_t n = 0;
 
-		leaf_fix = lfr_sym_fix_leaf_word(r->sym, t->tgid, (const uint64_t *)j->user_ips, nu,
-		                                 j->ustack->sp, (const uint64_t *)j->words,
-		                                 j->ustack->nr_words, (uint64_t *)(s->ips + nk),
-		                                 LFR_MAX_USER_STACK_DEPTH, &n, &leaf_word);
+		leaf_fix = lfr_sym_fix_leaf_regs(
+		    r->sym, t->tgid, (const uint64_t *)j->user_ips, nu, j->ustack->sp,
+		    (const uint64_t *)j->words, j->ustack->nr_words, ustack_regs(j),
+		    (uint64_t *)(s->ips + nk), LFR_MAX_USER_STACK_DEPTH, &n, &leaf_word);
 		r->st.leaf_inserted += leaf_fix == LFR_LEAF_INSERTED;
 		r->st.leaf_uncertain += leaf_fix == LFR_LEAF_UNCERTAIN;
 		raw_ok &= leaf_word >= -1;
@@ -1469,7 +1484,8 @@ static int on_joined(void *ctx, const struct lfr_joined *j)
 	    .kernel_ips = (const uint64_t *)j->kernel_ips,
 	    .user_ips = (const uint64_t *)j->user_ips,
 	    .words = (const uint64_t *)j->words,
-	    .nr_words = j->ustack->nr_words,
+	    /* the registers after them too: the leaf rule may read the link register */
+	    .nr_words = (uint32_t)(j->ustack->nr_words + (ustack_regs(j) ? LFR_USTACK_REGS : 0)),
 	};
 	const struct raw_stack_val *seen;
 
