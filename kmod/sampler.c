@@ -267,7 +267,6 @@ static void lfr_tick(struct lfr_session *s, struct lfr_thread *e, u32 missed,
 }
 
 /*
-/*
  * The off-CPU work since @t0 (local_clock()), in the probe or its irq_work:
  * counted, and charged to this CPU's budget like the timer handler's.
  */
