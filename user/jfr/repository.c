@@ -617,7 +617,8 @@ static int read_chunk(int dirfd, struct lfr_jfr_repo_chunk *c, uint8_t **data, u
 		goto out;
 	}
 	r = read_full(fd, buf, *len, 0);
-	if (r == -ENODATA) { /* finished shorter meanwhile: cannot happen, the cut is at its content */
+	/* finished shorter meanwhile: cannot happen, the cut is at its content */
+	if (r == -ENODATA) {
 		snprintf(why, whylen, "cut short while it was read");
 		ret = 2;
 		goto out;
