@@ -18,6 +18,36 @@ module:
 user:
 	$(MAKE) -C user
 
+# arm64, cross-built on this machine (tests/vm/deps-arm64 installs the cross compiler, the arm64 -dev
+# packages and unpacks Debian's arm64 kernel headers): the module against the stock arm64 kernel's
+# headers (KDIR_ARM64 to name another tree) in build/arm64/kmod/lfr.ko, and the tools and workloads
+# in build/arm64/ (Documentation/install.md, "arm64").
+ARM64_CACHE := $(or $(LFR_CACHE),/var/cache/lfr)/arm64
+ARM64_KVER   = $(shell cat $(ARM64_CACHE)/stock 2>/dev/null)
+KDIR_ARM64  ?= $(ARM64_CACHE)/$(ARM64_KVER)/usr/src/linux-headers-$(ARM64_KVER)
+ARM64_MAKE  := ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-
+ARM64_USER  := CC=aarch64-linux-gnu-gcc AR=aarch64-linux-gnu-ar \
+	PKG_CONFIG="env PKG_CONFIG_LIBDIR=/usr/lib/aarch64-linux-gnu/pkgconfig:/usr/share/pkgconfig pkg-config"
+
+arm64: module-arm64 user-arm64 workloads-arm64
+
+module-arm64:
+	@[ -d "$(KDIR_ARM64)" ] || { echo "no arm64 kernel headers: run tests/vm/deps-arm64 as root, or pass KDIR_ARM64=/path/to/headers"; exit 2; }
+	mkdir -p build/arm64
+	rsync -a --delete --exclude='*.o' --exclude='*.ko' --exclude='*.mod*' --exclude='.*.cmd' \
+		kmod include VERSION build/arm64/
+	$(MAKE) -C $(KDIR_ARM64) M=$(TOP)/build/arm64/kmod $(ARM64_MAKE) LFR_VERSION=$(VERSION) W=1 modules
+
+user-arm64:
+	$(MAKE) -C user VARIANT=arm64 $(ARM64_USER)
+
+workloads-arm64:
+	$(MAKE) -C tests/workloads B=$(TOP)/build/arm64/workloads CC=aarch64-linux-gnu-gcc \
+		GCC=aarch64-linux-gnu-gcc CLANG="clang --target=aarch64-linux-gnu" \
+		XCFLAGS=-mbranch-protection=standard
+	$(MAKE) -C tests/nlclient B=$(TOP)/build/arm64/nlclient CC=aarch64-linux-gnu-gcc \
+		PKG_CONFIG="env PKG_CONFIG_LIBDIR=/usr/lib/aarch64-linux-gnu/pkgconfig:/usr/share/pkgconfig pkg-config"
+
 workloads:
 	$(MAKE) -C tests/workloads
 
@@ -66,6 +96,7 @@ bench: deps
 	bench/offcpu-cost
 	bench/recorder-cpu
 	bench/always-on
+	bench/export-cost
 	bench/unwind
 	bench/hostcost
 
@@ -117,5 +148,5 @@ clean:
 	rm -rf build
 	-[ -n "$(KDIR)" ] && $(MAKE) -C $(KDIR) M=$(TOP)/kmod clean
 
-.PHONY: all module user workloads unit jdk-check report-check kunit dkms-check vm-check deps check demo bench clean install uninstall \
+.PHONY: all module user workloads arm64 module-arm64 user-arm64 workloads-arm64 unit jdk-check report-check kunit dkms-check vm-check deps check demo bench clean install uninstall \
 	dkms-src dkms-install dkms-uninstall

@@ -1,12 +1,13 @@
 # The in-VM half of bench/cost: two-thread workloads at a fixed user depth, run without a profiler,
 # under `perf record` and under `lfr record`, alternating (the order rotates from run to run), in
 # one boot.  One "cost" line per run for bench/cost-report.py.
-#   cost-guest.sh SECONDS RUNS "WORKLOADS" "LFR_OPTIONS" FREQ...   (LFR_OPTIONS "-": none)
+#   cost-guest.sh SECONDS RUNS "WORKLOADS" "LFR_OPTIONS" "PERF_OPTIONS" FREQ...
+#   (LFR_OPTIONS "-": none; PERF_OPTIONS: perf's call-graph option, -g or --call-graph dwarf)
 # A workload is deepDEPTHxTHREADS (tests/workloads/deepstack.c).  perf counts its samples in the
 # guest (`perf report --stats`); lfr's figures come from `lfr status -m` after the recording.
 set -u
-secs=$1 runs=$2 workloads=$3 lfr_opts=$4
-shift 4
+secs=$1 runs=$2 workloads=$3 lfr_opts=$4 perf_opts=$5
+shift 5
 [ "$lfr_opts" = - ] && lfr_opts=""
 share=${LFR_SHARE:?}
 out=$share/cost
@@ -14,8 +15,11 @@ rm -rf "$out"
 mkdir -p "$out"
 pdir=/tmp/perf
 cp -r "$share/perf" "$pdir"
-perf() { "$pdir/ld-linux-x86-64.so.2" --library-path "$pdir" "$pdir/perf" "$@"; }
-echo "cost: kernel $(uname -r), $(nproc) CPUs; lfr.ko $(cat /sys/module/lfr/version), $(perf version 2>&1); lfr record options: ${lfr_opts:-none}"
+# the loader of the guest's machine (x86-64, or arm64: bench/guest-perf DIR arm64)
+ld=ld-linux-x86-64.so.2
+[ "$(uname -m)" = aarch64 ] && ld=ld-linux-aarch64.so.1
+perf() { "$pdir/$ld" --library-path "$pdir" "$pdir/perf" "$@"; }
+echo "cost: kernel $(uname -r) ($(uname -m)), $(nproc) CPUs; lfr.ko $(cat /sys/module/lfr/version), $(perf version 2>&1) ($perf_opts); lfr record options: ${lfr_opts:-none}"
 
 run() { # ID WORKLOAD PROFILER FREQ
 	local id=$1 wl=$2 prof=$3 hz=$4 d t st="" ps="" rc
@@ -27,7 +31,8 @@ run() { # ID WORKLOAD PROFILER FREQ
 		deepstack "$d" "$secs" "$t" >"$out/$id.txt" 2>"$out/$id.err"
 		rc=$? ;;
 	perf)
-		perf record -e cpu-clock -F "$hz" -g -o /tmp/p.data -- deepstack "$d" "$secs" "$t" \
+		# shellcheck disable=SC2086 # the options are words
+		perf record -e cpu-clock -F "$hz" $perf_opts -o /tmp/p.data -- deepstack "$d" "$secs" "$t" \
 			>"$out/$id.txt" 2>"$out/$id.err"
 		rc=$?
 		ps=$(perf report -i /tmp/p.data --stats 2>/dev/null | awk '

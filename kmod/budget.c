@@ -20,11 +20,14 @@
 #include <linux/sched/user.h>
 #include "budget.h"
 #include "counters.h"
+#include "frame_check.h"
+#include "mm_watch.h"
 #include "ring.h"
 #include "sampler.h"
 #include "seen.h"
 #include "session.h"
 #include "threads.h"
+#include "walk_pool.h"
 
 static unsigned int max_session_mb = 256;
 module_param(max_session_mb, uint, 0644);
@@ -46,13 +49,21 @@ static u64 lfr_ring_pages_total(const struct lfr_config *cfg)
 	return (u64)num_possible_cpus() * (cfg->ring_pages + 1);
 }
 
-/* Everything lfr_session_create() and the walks' buffer pool allocate. */
+/*
+ * Everything a session may allocate: what lfr_session_alloc() and START
+ * do (rings, per-CPU data and walk memos, the thread table, the mapping
+ * set, the walks' buffer pool, the target arrays), the slots of the mms
+ * its walks watch with their watches (one per mm, shared by the sessions
+ * that watch it: counted whole for each), and its unwind tables, up to
+ * their cap (LFR_A_UNWIND_MAX_KB).
+ */
 u64 lfr_session_bytes(const struct lfr_config *cfg)
 {
 	u64 cpus = num_possible_cpus();
 	u64 slots = roundup_pow_of_two(2 * (u64)cfg->max_threads);
 	u64 thread = sizeof(struct lfr_thread);
 	u64 walk = lfr_config_ustack_max(cfg);
+	u64 targets = (u64)cfg->nr_tgids + cfg->nr_tids + cfg->nr_cgroups;
 	/* the index of thread contexts, and what fills it at most */
 	u64 ctx = cfg->thread_ctx ? 2 * LFR_CTX_MAX_PROCS * sizeof(void *) +
 				    LFR_CTX_MAX_PROCS * 128 : 0;
@@ -60,11 +71,17 @@ u64 lfr_session_bytes(const struct lfr_config *cfg)
 	return sizeof(struct lfr_session) +
 	       lfr_ring_pages_total(cfg) * PAGE_SIZE +
 	       cpus * (sizeof(struct lfr_ring) + sizeof(struct lfr_counters) +
-		       sizeof(struct lfr_pcpu)) +
-	       nr_cpu_ids * sizeof(struct lfr_ring *) +
+		       sizeof(struct lfr_pcpu) +
+		       sizeof(struct lfr_walk_memos)) +
+	       nr_cpu_ids * (sizeof(struct lfr_ring *) +
+			     sizeof(struct lfr_walk_memos *)) +
 	       slots * thread +
 	       LFR_SEEN_SLOTS * sizeof(u64) +
-	       (2 * cpus + 2) * (walk + sizeof(void *)) + ctx;
+	       (u64)lfr_walk_pool_cap() * (walk + sizeof(void *)) +
+	       targets * sizeof(void *) +
+	       LFR_MM_WATCH_MAX * (sizeof(struct lfr_mm_slot) +
+				   sizeof(struct lfr_mm_watch)) +
+	       ((u64)cfg->unwind_max_kb << 10) + ctx;
 }
 
 int lfr_budget_charge(struct lfr_session *s, struct netlink_ext_ack *extack)
@@ -76,7 +93,7 @@ int lfr_budget_charge(struct lfr_session *s, struct netlink_ext_ack *extack)
 	struct user_struct *user;
 
 	if (bytes > (u64)READ_ONCE(max_session_mb) << 20) {
-		NL_SET_ERR_MSG(extack, "the session needs more memory than the module's cap (parameter lfr.max_session_mb, default 256 MiB): use fewer ring pages or threads, or raise /sys/module/lfr/parameters/max_session_mb");
+		NL_SET_ERR_MSG(extack, "the session needs more memory than the module's cap (parameter lfr.max_session_mb, default 256 MiB): use fewer ring pages or threads, less memory for unwind tables (--unwind-max), or raise /sys/module/lfr/parameters/max_session_mb");
 		return -ENOMEM;
 	}
 	user = get_current_user();

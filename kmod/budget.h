@@ -20,7 +20,7 @@ struct lfr_charge {
 	u64 bytes;			/* in the module's total (max_total_mb) */
 };
 
-/* Everything lfr_session_alloc() and the walks' buffer pool allocate. */
+/* Everything a session may allocate, unwind tables up to their cap. */
 u64 lfr_session_bytes(const struct lfr_config *cfg);
 int lfr_budget_charge(struct lfr_session *s, struct netlink_ext_ack *extack);
 void lfr_budget_uncharge(struct lfr_session *s);

@@ -26,7 +26,7 @@ struct lfr_config {
 	u32 nr_tgids, nr_tids, nr_cgroups, nr_cgroup_fds;
 	u32 *tgids;		/* sorted, unique */
 	u32 *tids;		/* sorted, unique */
-	/* as given; duplicates are harmless; room for the fds' cgroups after them */
+	/* as given (cgroup_filter.c prunes them); room for the fds' cgroups after them */
 	u64 *cgroup_ids;
 	u32 *cgroup_fds;	/* cgroup.procs descriptors (permission.c) */
 	s32 kernel_proof_fd;	/* LFR_A_KERNEL_PROOF_FD, or -1 */

@@ -5,6 +5,22 @@
 
 #include <linux/types.h>
 
+/*
+ * The instruction set a walk unwinds, a constant of every inlined walk
+ * (frame_walk.h): the native one in the module, either one in KUnit, whose
+ * synthetic stacks test arm64's rules in the x86-64 debug kernel too.
+ */
+enum lfr_isa {
+	LFR_ISA_X86_64,
+	LFR_ISA_ARM64,
+};
+
+#ifdef CONFIG_ARM64
+#define LFR_ISA_NATIVE	LFR_ISA_ARM64
+#else
+#define LFR_ISA_NATIVE	LFR_ISA_X86_64
+#endif
+
 enum lfr_frame_verdict {
 	LFR_FRAME_OK,
 	LFR_FRAME_END,		/* fp == 0: the outermost frame was reached */
@@ -33,12 +49,16 @@ enum lfr_row_found {
 	LFR_ROW_FOUND,		/* *row is the pc's rule */
 	LFR_ROW_NO_TABLE,	/* no table for the pc's object: frame pointers */
 	LFR_ROW_NONE,		/* its object's table has no rule for the pc */
+	LFR_ROW_PAUSE,		/* the walk's probes are spent: no search made */
 };
 
 /*
  * Looks up the unwind rule of @pc (the interrupted pc of the leaf, or a
  * return address minus one: the call instruction).  With LFR_ROW_FOUND,
- * *@row points to the rule, which stays valid until the walk ends.
+ * *@row points to the rule, which stays valid until the walk ends.  A
+ * lookup that would pass the walk's budget of row probes (a bounded walk,
+ * frame_walk.h) returns LFR_ROW_PAUSE instead, never for the leaf's pc:
+ * the walk stops before that frame, to go on later.
  */
 typedef enum lfr_row_found (*lfr_row_fn)(void *ctx, u64 pc,
 					 const struct lfr_unwind_row **row);
@@ -82,6 +102,13 @@ struct lfr_walk_memos {
 
 struct lfr_uwalk {
 	u64 ip, sp, fp;		/* interrupted user registers */
+	/*
+	 * arm64: the link register x30 at the tick, the return address of a
+	 * function that has not saved it (yet, or again), and the bits of a
+	 * return address that hold its pointer authentication code (PAC), 0
+	 * without; unused on x86-64
+	 */
+	u64 lr, pac_mask;
 	bool compat;		/* 32-bit frames {u32 next_fp, u32 ret} */
 	u64 limit;		/* first address past user space */
 	unsigned int max;	/* entries that fit in @ips (depth cap) */
@@ -98,6 +125,17 @@ struct lfr_uwalk {
 	 */
 	struct lfr_walk_memo *memo;
 	unsigned int memo_frames;	/* out: frames taken from the memo */
+	/*
+	 * out: where the walk stopped short of its chain's end, to go on
+	 * from (lfr_walk_paused(), lfr_walk_user_resume()): the state of its
+	 * last frame (pc, sp, rbp), or for a frame-pointer walk the next frame
+	 * record and the lowest address it may lie at; @paused: a lookup
+	 * found the walk's probes spent (LFR_ROW_PAUSE); @rs_sp_lower: arm64,
+	 * that sp is a lower bound of the frame's only (struct lfr_mixed_state).
+	 */
+	u64 rs_pc, rs_sp, rs_bp;
+	bool rs_sp_lower;
+	bool paused;
 };
 
 #endif /* LFR_FRAME_CHECK_H */

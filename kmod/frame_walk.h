@@ -11,6 +11,7 @@
 #ifndef LFR_FRAME_WALK_H
 #define LFR_FRAME_WALK_H
 
+#include <linux/bitops.h>
 #include <linux/build_bug.h>
 #include <linux/compiler.h>
 #include <linux/errno.h>
@@ -72,6 +73,74 @@ static __always_inline int lfr_leaf_ret_offset(void *ctx, u64 ip,
 	return -1;
 }
 
+/* The arm64 instructions lfr_a64_leaf_cfa() looks for (A64, little-endian). */
+#define LFR_A64_PACIASP		0xd503233fu
+#define LFR_A64_PACIBSP		0xd503237fu
+#define LFR_A64_BTI_C		0xd503245fu
+#define LFR_A64_BTI_JC		0xd50324dfu
+#define LFR_A64_MOV_FP_SP	0x910003fdu	/* mov x29, sp */
+#define LFR_A64_RET		0xd65f03c0u
+#define LFR_A64_RETAA		0xd65f0bffu
+#define LFR_A64_RETAB		0xd65f0fffu
+#define LFR_A64_AUTIASP		0xd50323bfu
+#define LFR_A64_AUTIBSP		0xd50323ffu
+/* stp x29, x30, [sp, #-n]!, whatever n: its bits 15..21 hold -n / 8 */
+#define LFR_A64_STP_FP_LR_MASK	0xffc07fffu
+#define LFR_A64_STP_FP_LR_PRE	0xa9807bfdu
+
+/*
+ * arm64: whether at @ip the frame pointer x29 still is the caller's and the
+ * return address is in the link register x30: at a function's entry (its
+ * landing pad, its PAC instruction, or the store of its frame record not
+ * yet done), right after that store (before "mov x29, sp"), or at its
+ * return (the frame record loaded back).  Returns the offset of the CFA,
+ * the caller's sp, from sp there, or -1 elsewhere (x29 is the function's
+ * own, or the function keeps no frame record at all: a leaf, which the
+ * leaf rule of user space finds by its CFI).
+ */
+static __always_inline int lfr_a64_leaf_cfa(void *ctx, u64 ip,
+					    lfr_read_fn read)
+{
+	u32 insn;
+
+	if ((ip & 3) || read(ctx, ip, &insn, sizeof(insn)))
+		return -1;
+	switch (insn) {
+	case LFR_A64_PACIASP:
+	case LFR_A64_PACIBSP:
+	case LFR_A64_BTI_C:
+	case LFR_A64_BTI_JC:
+	case LFR_A64_RET:
+	case LFR_A64_RETAA:
+	case LFR_A64_RETAB:
+	case LFR_A64_AUTIASP:
+	case LFR_A64_AUTIBSP:
+		return 0;
+	case LFR_A64_MOV_FP_SP:
+		/* the store before it moved sp down by its frame */
+		if (read(ctx, ip - 4, &insn, sizeof(insn)) ||
+		    (insn & LFR_A64_STP_FP_LR_MASK) != LFR_A64_STP_FP_LR_PRE)
+			return -1;
+		return -sign_extend32((insn >> 15) & 0x7f, 6) * 8;
+	}
+	if ((insn & LFR_A64_STP_FP_LR_MASK) == LFR_A64_STP_FP_LR_PRE)
+		return 0;
+	return -1;
+}
+
+/*
+ * A return address as the walk keeps it: on arm64 without the pointer
+ * authentication code a function built with -mbranch-protection signed it
+ * with (@pac_mask: the bits that hold it, those of the kernel's
+ * ptrauth_user_pac_mask(), which the kernel's own strip clears in a user
+ * address); on x86-64 as it is.
+ */
+static __always_inline u64 lfr_ret_addr(const enum lfr_isa isa, u64 pac_mask,
+					u64 ret)
+{
+	return isa == LFR_ISA_ARM64 ? ret & ~pac_mask : ret;
+}
+
 /*
  * The state of a walk with unwind tables, in locals of its loop rather than
  * in struct lfr_uwalk: inlined, they stay in registers, where every store
@@ -85,6 +154,15 @@ struct lfr_mixed_state {
 	void *ctx;
 	unsigned int nr, max, frames;
 	u32 flags;
+	bool paused;			/* a lookup returned LFR_ROW_PAUSE */
+	/*
+	 * arm64: the link register and the PAC bits (struct lfr_uwalk); and
+	 * whether sp is only a lower bound of the frame's (a frame record's
+	 * step: the record need not lie at the top of its frame), which no
+	 * sp-based rule may use
+	 */
+	u64 lr, pac_mask;
+	bool sp_lower;
 };
 
 /*
@@ -165,15 +243,23 @@ static __always_inline bool lfr_mixed_caller(struct lfr_mixed_state *m,
  * without frame pointers.  @table: the row is a table's (the memo counts
  * the frame as one).
  */
+static __always_inline bool lfr_step_row_a64(struct lfr_mixed_state *m,
+					     const struct lfr_unwind_row *r,
+					     lfr_read_fn read_in,
+					     const bool leaf);
+
 static __always_inline bool lfr_step_row(struct lfr_mixed_state *m,
 					 struct lfr_memo_state *ms,
 					 const struct lfr_unwind_row *r,
 					 lfr_read_fn read_in,
-					 const bool sp_aligned, const u32 table)
+					 const bool sp_aligned, const u32 table,
+					 const enum lfr_isa isa)
 {
 	u64 cfa, ret, at, nbp = m->bp;
 	u8 rule = r->cfa;
 
+	if (isa == LFR_ISA_ARM64)
+		return lfr_step_row_a64(m, r, read_in, !sp_aligned);
 	if (sp_aligned && rule == LFR_UNWIND_CFA_SP) {
 		cfa = m->sp + (s64)r->cfa_off;
 		if (cfa >= m->limit)
@@ -203,6 +289,91 @@ static __always_inline bool lfr_step_row(struct lfr_mixed_state *m,
 	if (rule == LFR_UNWIND_BP_UNDEFINED)
 		nbp = 0;
 	return lfr_mixed_caller(m, ms, cfa, ret, nbp, 0, table);
+bad:
+	m->flags |= LFR_SAMPLE_F_USER_BAD_FRAME;
+	return false;
+fault:
+	m->flags |= LFR_SAMPLE_F_USER_FAULT;
+	return false;
+}
+
+/*
+ * lfr_step_row() on arm64, where the return address may be in the link
+ * register (@leaf: the interrupted frame's row only; a caller's x30 was
+ * overwritten by its call) or anywhere below the CFA (the row's ra rule),
+ * and the CFA is sp itself where nothing is pushed yet.  Every return
+ * address is stripped of its PAC.  No memo: it assumes x86-64's rule,
+ * the return address at CFA - 8.
+ */
+static __always_inline bool lfr_step_row_a64(struct lfr_mixed_state *m,
+					     const struct lfr_unwind_row *r,
+					     lfr_read_fn read_in,
+					     const bool leaf)
+{
+	u8 rule = r->cfa, bp = LFR_UNWIND_BP_RULE(r->bp);
+	u8 ra = LFR_UNWIND_RA_RULE(r->bp);
+	u64 cfa, ret, at = 0, nbp = m->bp;
+
+	if (rule == LFR_UNWIND_OUTERMOST)
+		return false;
+	if (rule == LFR_UNWIND_CFA_SP && m->sp_lower) {
+		/*
+		 * Reached by a frame record, which gives no sp: a function
+		 * whose row saves x29 below the CFA keeps its frame record
+		 * there, at x29 (AAPCS64), so its CFA is x29 - bp_off; its sp
+		 * at the call, CFA - cfa_off, must be at or above the bound.
+		 */
+		if (bp != LFR_UNWIND_BP_AT_CFA)
+			goto bad;
+		cfa = m->bp - (s64)r->bp_off;
+		if (cfa - (s64)r->cfa_off < m->sp || cfa < m->bp)
+			goto bad;
+	} else if (rule == LFR_UNWIND_CFA_SP) {
+		cfa = m->sp + (s64)r->cfa_off;
+	} else {
+		cfa = m->bp + (s64)r->cfa_off;
+	}
+	/* the caller's frame lies above this one; only a leaf's may be sp */
+	if (cfa < m->sp || (cfa == m->sp && !leaf) || (cfa & 7) ||
+	    cfa >= m->limit)
+		goto bad;
+	switch (ra) {
+	case LFR_UNWIND_RA_CFA_M8:
+		at = cfa - 8;
+		break;
+	case LFR_UNWIND_RA_LR:
+		if (!leaf)
+			goto bad;
+		break;
+	case LFR_UNWIND_RA_AT_CFA:
+		at = cfa + (s64)r->bp_off;
+		break;
+	default:	/* LFR_UNWIND_RA_PAIR */
+		at = cfa + (s64)r->bp_off + 8;
+		break;
+	}
+	if (ra == LFR_UNWIND_RA_LR) {
+		ret = m->lr;
+	} else {
+		/* below the CFA, which lies below the limit */
+		if (at >= cfa || at < m->sp)
+			goto bad;
+		if (read_in(m->ctx, at, &ret, sizeof(ret)))
+			goto fault;
+	}
+	ret = lfr_ret_addr(LFR_ISA_ARM64, m->pac_mask, ret);
+	at = 0;
+	if (bp == LFR_UNWIND_BP_AT_CFA && ra != LFR_UNWIND_RA_AT_CFA) {
+		at = cfa + (s64)r->bp_off;
+		if (at >= cfa || at < m->sp)
+			goto bad;
+		if (read_in(m->ctx, at, &nbp, sizeof(nbp)))
+			goto fault;
+	} else if (bp == LFR_UNWIND_BP_UNDEFINED) {
+		nbp = 0;
+	}
+	m->sp_lower = false;
+	return lfr_mixed_caller(m, NULL, cfa, ret, nbp, at, 0);
 bad:
 	m->flags |= LFR_SAMPLE_F_USER_BAD_FRAME;
 	return false;
@@ -256,7 +427,8 @@ static __always_inline bool lfr_row_is_frame_record(const struct lfr_unwind_row 
  */
 static __always_inline bool lfr_step_records(struct lfr_mixed_state *m,
 					     struct lfr_memo_state *ms,
-					     lfr_read_fn read_in)
+					     lfr_read_fn read_in,
+					     const enum lfr_isa isa)
 {
 	const u64 site = m->pc, limit = m->limit;
 	u64 *const first = m->ips + m->nr, *const end = m->ips + m->max;
@@ -278,6 +450,7 @@ static __always_inline bool lfr_step_records(struct lfr_mixed_state *m,
 		if (unlikely(read_in(m->ctx, cfa - 8, &ret, sizeof(ret)) ||
 			     read_in(m->ctx, bp, &nbp, sizeof(nbp))))
 			goto fault;
+		ret = lfr_ret_addr(isa, m->pac_mask, ret);
 		if (likely(ret == site)) {
 			if (unlikely(p == end))
 				goto truncated;
@@ -313,7 +486,14 @@ out:
 	m->nr += p - first;
 	return more;
 truncated:
+	/*
+	 * the state of the last frame kept (all return to the site): a
+	 * bounded walk goes on from it
+	 */
 	m->flags |= LFR_SAMPLE_F_USER_TRUNCATED;
+	m->pc = site;
+	m->sp = sp;
+	m->bp = bp;
 	goto out;
 bad:
 	m->flags |= LFR_SAMPLE_F_USER_BAD_FRAME;
@@ -358,7 +538,8 @@ static __always_inline int lfr_fp_record(void *ctx, lfr_read_fn read, u64 fp,
  */
 static __always_inline bool lfr_step_fp(struct lfr_mixed_state *m,
 					struct lfr_memo_state *ms,
-					lfr_read_fn read)
+					lfr_read_fn read,
+					const enum lfr_isa isa)
 {
 	enum lfr_frame_verdict v = lfr_frame_check(m->bp, 0, m->sp, false,
 						   m->limit);
@@ -374,7 +555,16 @@ static __always_inline bool lfr_step_fp(struct lfr_mixed_state *m,
 		m->flags |= LFR_SAMPLE_F_USER_FAULT;
 		return false;
 	}
-	return lfr_mixed_caller(m, ms, m->bp + 16, ret, next, m->bp, 0);
+	/*
+	 * x86-64 pushes rbp right after the call's return address: the
+	 * caller's sp is rbp + 16.  An arm64 frame record may lie anywhere in
+	 * its frame: rbp + 16 is only a lower bound.
+	 */
+	if (isa == LFR_ISA_ARM64)
+		m->sp_lower = true;
+	return lfr_mixed_caller(m, ms, m->bp + 16,
+				lfr_ret_addr(isa, m->pac_mask, ret), next,
+				m->bp, 0);
 }
 
 /*
@@ -386,16 +576,33 @@ static __always_inline bool lfr_step_leaf(struct lfr_mixed_state *m,
 					  struct lfr_memo_state *ms,
 					  enum lfr_row_found f,
 					  const struct lfr_unwind_row *r,
-					  lfr_read_fn read, lfr_read_fn read_in)
+					  lfr_read_fn read, lfr_read_fn read_in,
+					  const enum lfr_isa isa)
 {
 	int off;
 
 	if (f == LFR_ROW_FOUND) {
 		m->flags |= LFR_SAMPLE_F_USER_CFI;
-		if (!lfr_step_row(m, ms, r, read_in, false, 1))
+		if (!lfr_step_row(m, ms, r, read_in, false, 1, isa))
 			return false;
 		m->frames++;
 		return true;
+	}
+	if (isa == LFR_ISA_ARM64) {
+		off = lfr_a64_leaf_cfa(m->ctx, m->pc, read);
+		if (off >= 0) {
+			/* x29 is the caller's, the return address in x30 */
+			const struct lfr_unwind_row leaf = {
+				.cfa = LFR_UNWIND_CFA_SP,
+				.cfa_off = off,
+				.bp = LFR_UNWIND_BP_SAME |
+				      LFR_UNWIND_RA_LR << LFR_UNWIND_RA_SHIFT,
+			};
+
+			return lfr_step_row(m, ms, &leaf, read_in, false, 0,
+					    isa);
+		}
+		return lfr_step_fp(m, ms, read, isa);
 	}
 	off = lfr_leaf_ret_offset(m->ctx, m->pc, false, read);
 	if (off >= 0) {
@@ -409,9 +616,9 @@ static __always_inline bool lfr_step_leaf(struct lfr_mixed_state *m,
 			.bp = LFR_UNWIND_BP_SAME,
 		};
 
-		return lfr_step_row(m, ms, &leaf, read_in, false, 0);
+		return lfr_step_row(m, ms, &leaf, read_in, false, 0, isa);
 	}
-	return lfr_step_fp(m, ms, read);
+	return lfr_step_fp(m, ms, read, isa);
 }
 
 /*
@@ -477,7 +684,11 @@ static __always_inline bool lfr_memo_follow(struct lfr_mixed_state *m,
  * its limit (lfr_step_row()), @read anything else.  With @memo (a
  * constant: a walk without one has none of its code), in one section or
  * none, the walk follows w->memo's frames from where it meets them
- * (lfr_memo_follow()) and keeps its own there.
+ * (lfr_memo_follow()) and keeps its own there.  With @resume (a constant),
+ * the walk goes on from the frame where it paused (w->rs_*: above the
+ * leaf, which it does not walk again), its chain so far in w->ips.  It
+ * leaves its last frame's state in w->rs_*, and w->paused when a lookup
+ * paused it.
  */
 static __always_inline void lfr_walk_mixed(struct lfr_uwalk *w,
 					   lfr_read_fn read, lfr_read_fn read_in,
@@ -485,24 +696,31 @@ static __always_inline void lfr_walk_mixed(struct lfr_uwalk *w,
 					   lfr_open_fn open,
 					   lfr_close_fn close,
 					   const bool one_section,
-					   const bool memo)
+					   const bool memo,
+					   const bool resume,
+					   const enum lfr_isa isa)
 {
 	struct lfr_mixed_state m = {
-		.pc = w->ip, .sp = w->sp, .bp = w->fp,
+		.pc = resume ? w->rs_pc : w->ip,
+		.sp = resume ? w->rs_sp : w->sp,
+		.bp = resume ? w->rs_bp : w->fp,
 		.ips = w->ips, .limit = w->limit, .ctx = w->ctx,
-		.nr = w->nr, .max = w->max,
+		.nr = w->nr, .max = w->max, .frames = w->frames,
+		.lr = w->lr, .pac_mask = w->pac_mask,
+		.sp_lower = resume && w->rs_sp_lower,
 	};
 	struct lfr_memo_state mst = {
 		.memo = w->memo,
 	};
-	struct lfr_memo_state *const ms = memo && (one_section || !open) ?
-					  &mst : NULL;
+	/* the memo's frames are x86-64's: the return address at CFA - 8 */
+	struct lfr_memo_state *const ms = memo && !resume && isa == LFR_ISA_X86_64 &&
+					  (one_section || !open) ? &mst : NULL;
 	const struct lfr_unwind_row *r = NULL;
 	void *const row_ctx = w->row_ctx;
 	/* a return address is never 0: no call site is U64_MAX */
 	u64 last = U64_MAX;
 	enum lfr_row_found f;
-	bool more;
+	bool more = true;
 
 	if (ms) {
 		ms->n = ms->memo->n;
@@ -514,18 +732,20 @@ static __always_inline void lfr_walk_mixed(struct lfr_uwalk *w,
 		m.flags |= LFR_SAMPLE_F_USER_FAULT;
 		goto out;
 	}
-	f = row(row_ctx, m.pc, &r);
-	if (f == LFR_ROW_NONE) {
-		m.flags |= LFR_SAMPLE_F_USER_NO_CFI;
-		goto close;
+	if (!resume) {
+		f = row(row_ctx, m.pc, &r);
+		if (f == LFR_ROW_NONE) {
+			m.flags |= LFR_SAMPLE_F_USER_NO_CFI;
+			goto close;
+		}
+		if (open && !one_section && !open(m.ctx)) {
+			m.flags |= LFR_SAMPLE_F_USER_FAULT;
+			goto out;
+		}
+		more = lfr_step_leaf(&m, ms, f, r, read, read_in, isa);
+		if (close && !one_section)
+			close(m.ctx);
 	}
-	if (open && !one_section && !open(m.ctx)) {
-		m.flags |= LFR_SAMPLE_F_USER_FAULT;
-		goto out;
-	}
-	more = lfr_step_leaf(&m, ms, f, r, read, read_in);
-	if (close && !one_section)
-		close(m.ctx);
 	while (more) {
 		u64 look;
 
@@ -542,7 +762,7 @@ static __always_inline void lfr_walk_mixed(struct lfr_uwalk *w,
 					m.flags |= LFR_SAMPLE_F_USER_FAULT;
 					break;
 				}
-				more = lfr_step_records(&m, ms, read_in);
+				more = lfr_step_records(&m, ms, read_in, isa);
 				if (close && !one_section)
 					close(m.ctx);
 				continue;
@@ -555,6 +775,10 @@ static __always_inline void lfr_walk_mixed(struct lfr_uwalk *w,
 				m.flags |= LFR_SAMPLE_F_USER_NO_CFI;
 				break;
 			}
+			if (f == LFR_ROW_PAUSE) {
+				m.paused = true;
+				break;
+			}
 			last = f == LFR_ROW_FOUND ? look : U64_MAX;
 		}
 		if (open && !one_section && !open(m.ctx)) {
@@ -562,10 +786,10 @@ static __always_inline void lfr_walk_mixed(struct lfr_uwalk *w,
 			break;
 		}
 		if (f == LFR_ROW_FOUND) {
-			more = lfr_step_row(&m, ms, r, read_in, true, 1);
+			more = lfr_step_row(&m, ms, r, read_in, true, 1, isa);
 			m.frames += more;
 		} else {
-			more = lfr_step_fp(&m, ms, read);
+			more = lfr_step_fp(&m, ms, read, isa);
 		}
 		if (close && !one_section)
 			close(m.ctx);
@@ -574,12 +798,18 @@ close:
 	if (close && one_section)
 		close(m.ctx);
 out:
-	if (ms)
+	if (ms) {
 		ms->memo->n = min_t(u32, m.nr, LFR_MEMO_FRAMES);
+		w->memo_frames = ms->frames;
+	}
 	w->nr = m.nr;
 	w->frames = m.frames;
-	w->memo_frames = ms ? ms->frames : 0;
 	w->flags |= m.flags;
+	w->rs_pc = m.pc;
+	w->rs_sp = m.sp;
+	w->rs_bp = m.bp;
+	w->rs_sp_lower = m.sp_lower;
+	w->paused = m.paused;
 }
 
 /*
@@ -616,20 +846,24 @@ static __always_inline bool lfr_pc_range(struct lfr_pc_ranges *in, u64 pc,
 /*
  * The frame records from @fp up, by frame pointers alone, with the checks
  * of lfr_frame_check() folded into one range per frame: a record lies at or
- * above sp, above the one before, and whole below @limit, so @read_in
- * reads it.  With @in (NULL, a constant, in every other walk), each return
- * address is checked against its ranges in the same loop: most lie in the
- * range of the one before, a subtraction and a compare.  Inlined once per
- * word size (@compat is a constant), with its state in locals: this loop is
- * most of a frame-pointer walk.
+ * above @lo (sp, then the record before + 1), and whole below @limit, so
+ * @read_in reads it.  With @in (NULL, a constant, in every other walk), each
+ * return address is checked against its ranges in the same loop: most lie
+ * in the range of the one before, a subtraction and a compare.  Inlined
+ * once per word size (@compat is a constant), with its state in locals:
+ * this loop is most of a frame-pointer walk.  Cut by the depth cap, it
+ * leaves the next record and its @lo in w->rs_bp and w->rs_sp, to go on
+ * from (lfr_walk_user_resume()).
  */
 static __always_inline void lfr_walk_fp_frames(struct lfr_uwalk *w,
 					       lfr_read_fn read_in, u64 fp,
-					       const bool compat,
-					       struct lfr_pc_ranges *in)
+					       u64 lo, const bool compat,
+					       struct lfr_pc_ranges *in,
+					       const enum lfr_isa isa)
 {
+	const u64 pac_mask = isa == LFR_ISA_ARM64 ? w->pac_mask : 0;
 	const u64 word = compat ? 4 : 8;
-	u64 lo = w->sp, hi = w->limit - 2 * word;
+	u64 hi = w->limit - 2 * word;
 	u64 *const first = w->ips, *const end = w->ips + w->max;
 	u64 *p = first + w->nr;
 	u64 start = 0, span = 0;
@@ -646,12 +880,15 @@ static __always_inline void lfr_walk_fp_frames(struct lfr_uwalk *w,
 		}
 		if (p >= end) {
 			flags = LFR_SAMPLE_F_USER_TRUNCATED;
+			w->rs_bp = fp;
+			w->rs_sp = lo;
 			break;
 		}
 		if (lfr_fp_record(w->ctx, read_in, fp, compat, &next, &ret)) {
 			flags = LFR_SAMPLE_F_USER_FAULT;
 			break;
 		}
+		ret = lfr_ret_addr(isa, pac_mask, ret);
 		if (!ret) {
 			flags = LFR_SAMPLE_F_USER_BAD_FRAME;
 			break;
@@ -676,17 +913,20 @@ static __always_inline void lfr_walk_fp_frames(struct lfr_uwalk *w,
  * section the reads need, if any.  @in: see lfr_walk_fp_frames() (frame
  * pointers only; the interrupted pc and the leaf's return address, which
  * come before the loop, are the caller's to check).  @memo (with @row,
- * in one section): the walk follows and keeps w->memo (lfr_walk_mixed()).
+ * in one section): the walk follows and keeps w->memo (lfr_walk_mixed();
+ * x86-64 only).  @isa, a constant: the instruction set's rules (the leaf's
+ * return address on the stack or in x30, PAC stripped on arm64).
  */
-static __always_inline void lfr_walk_user_in(struct lfr_uwalk *w,
-					     lfr_read_fn read,
-					     lfr_read_fn read_in,
-					     lfr_row_fn row,
-					     lfr_open_fn open,
-					     lfr_close_fn close,
-					     const bool one_section,
-					     struct lfr_pc_ranges *in,
-					     const bool memo)
+static __always_inline void lfr_walk_user_isa(struct lfr_uwalk *w,
+					      lfr_read_fn read,
+					      lfr_read_fn read_in,
+					      lfr_row_fn row,
+					      lfr_open_fn open,
+					      lfr_close_fn close,
+					      const bool one_section,
+					      struct lfr_pc_ranges *in,
+					      const bool memo,
+					      const enum lfr_isa isa)
 {
 	u64 fp = w->fp;
 	int off;
@@ -695,15 +935,33 @@ static __always_inline void lfr_walk_user_in(struct lfr_uwalk *w,
 	w->flags = 0;
 	w->frames = 0;
 	w->memo_frames = 0;
+	w->paused = false;
 	if (!w->max)
 		return;
 	if (row && !w->compat) {
 		w->ips[w->nr++] = w->ip;
 		lfr_walk_mixed(w, read, read_in, row, open, close,
-			       one_section, memo);
+			       one_section, memo, false, isa);
 		return;
 	}
 	w->ips[w->nr++] = w->ip;
+
+	if (isa == LFR_ISA_ARM64) {
+		/* a 64-bit task: arm64's 32-bit ones are not walked */
+		if (lfr_a64_leaf_cfa(w->ctx, w->ip, read) >= 0 &&
+		    w->nr < w->max) {
+			u64 ret = lfr_ret_addr(isa, w->pac_mask, w->lr);
+
+			if (!ret) {
+				w->flags |= LFR_SAMPLE_F_USER_BAD_FRAME;
+				return;
+			}
+			/* the caller's frame is the one x29 points to */
+			w->ips[w->nr++] = ret;
+		}
+		lfr_walk_fp_frames(w, read_in, fp, w->sp, false, in, isa);
+		return;
+	}
 
 	off = w->compat ? lfr_leaf_ret_offset(w->ctx, w->ip, true, read) :
 			  lfr_leaf_ret_offset(w->ctx, w->ip, false, read);
@@ -731,9 +989,88 @@ static __always_inline void lfr_walk_user_in(struct lfr_uwalk *w,
 	}
 
 	if (w->compat)
-		lfr_walk_fp_frames(w, read_in, fp, true, in);
+		lfr_walk_fp_frames(w, read_in, fp, w->sp, true, in, isa);
 	else
-		lfr_walk_fp_frames(w, read_in, fp, false, in);
+		lfr_walk_fp_frames(w, read_in, fp, w->sp, false, in, isa);
+}
+
+/* lfr_walk_user_isa() of the native instruction set. */
+static __always_inline void lfr_walk_user_in(struct lfr_uwalk *w,
+					     lfr_read_fn read,
+					     lfr_read_fn read_in,
+					     lfr_row_fn row,
+					     lfr_open_fn open,
+					     lfr_close_fn close,
+					     const bool one_section,
+					     struct lfr_pc_ranges *in,
+					     const bool memo)
+{
+	lfr_walk_user_isa(w, read, read_in, row, open, close, one_section, in,
+			  memo, LFR_ISA_NATIVE);
+}
+
+/*
+ * A walk bounded: the walks that run with interrupts off (the commit in
+ * place in the ring) walk at most LFR_IRQOFF_FRAMES frames and
+ * LFR_IRQOFF_PROBES steps of row searches (their row lookup counts them:
+ * up to 24 a search in a table of 16 M rows, and a target chooses the
+ * return addresses whose hints collide) before they go on with interrupts
+ * on; so a deep stack costs that much with interrupts off at most, not its
+ * depth (up to LFR_MAX_USER_STACK_DEPTH) times a search.  A frame taken
+ * from a memo or a recursion's loop counts as one.
+ */
+#define LFR_IRQOFF_FRAMES	128
+#define LFR_IRQOFF_PROBES	128
+
+/* Bounds @w's walk to @frames frames (its depth cap stays @w's own). */
+static inline void lfr_walk_bound(struct lfr_uwalk *w, unsigned int frames)
+{
+	w->max = min(w->max, frames);
+}
+
+/*
+ * After a walk bounded to fewer frames than @max, its depth cap: true when
+ * it stopped for its bound (cut there, or a lookup paused it), not at its
+ * chain's end, with @w made ready to go on with lfr_walk_user_resume() up
+ * to @max.
+ */
+static inline bool lfr_walk_paused(struct lfr_uwalk *w, unsigned int max)
+{
+	if (!w->paused && (!(w->flags & LFR_SAMPLE_F_USER_TRUNCATED) ||
+			   w->max >= max))
+		return false;
+	w->flags &= ~LFR_SAMPLE_F_USER_TRUNCATED;
+	w->paused = false;
+	w->max = max;
+	return true;
+}
+
+/*
+ * Goes on with @w's walk from where it paused (lfr_walk_paused()): the same
+ * walk as lfr_walk_user_in() with the same @read, @read_in, @row, sections
+ * and @in, without a memo; its chain so far is kept, the frames after it
+ * are appended.
+ */
+static __always_inline void lfr_walk_user_resume(struct lfr_uwalk *w,
+						 lfr_read_fn read,
+						 lfr_read_fn read_in,
+						 lfr_row_fn row,
+						 lfr_open_fn open,
+						 lfr_close_fn close,
+						 const bool one_section,
+						 struct lfr_pc_ranges *in)
+{
+	if (row && !w->compat) {
+		lfr_walk_mixed(w, read, read_in, row, open, close,
+			       one_section, false, true, LFR_ISA_NATIVE);
+		return;
+	}
+	if (w->compat)
+		lfr_walk_fp_frames(w, read_in, w->rs_bp, w->rs_sp, true, in,
+				   LFR_ISA_NATIVE);
+	else
+		lfr_walk_fp_frames(w, read_in, w->rs_bp, w->rs_sp, false, in,
+				   LFR_ISA_NATIVE);
 }
 
 static __always_inline void lfr_walk_user_sections(struct lfr_uwalk *w,

@@ -6,6 +6,17 @@
 #include <linux/string.h>
 #include <linux/types.h>
 
+struct task_struct;
+
+/*
+ * The kernel stack of @t, which is not running (it is being switched in and
+ * has not run since its switch-out): the stack it left the CPU with, from
+ * the switch down to its entry from user space, as /proc/PID/stack shows
+ * it, at most LFR_MAX_KERNEL_STACK_DEPTH pcs into @ips; *@truncated when
+ * it went on past them.  Its architecture's (arch/ARCH/task_kstack.c).
+ */
+u32 lfr_task_kstack(struct task_struct *t, u64 *ips, bool *truncated);
+
 /*
  * @ips holds the @n return addresses stack_trace_save() found with room for
  * @max: the timer handler's own frames and the irq entry's come first.

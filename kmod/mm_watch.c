@@ -66,8 +66,9 @@ int lfr_mm_watches_init(struct lfr_mm_watches *ws)
 	if (!ws->slots)
 		return -ENOMEM;
 	for (i = 0; i < LFR_MM_WATCH_MAX; i++) {
-		spin_lock_init(&ws->slots[i].lock);
-		seqcount_spinlock_init(&ws->slots[i].seq, &ws->slots[i].lock);
+		raw_spin_lock_init(&ws->slots[i].lock);
+		seqcount_raw_spinlock_init(&ws->slots[i].seq,
+					   &ws->slots[i].lock);
 	}
 	return 0;
 }
@@ -75,13 +76,19 @@ int lfr_mm_watches_init(struct lfr_mm_watches *ws)
 /* A slot's watch, its ranges emptied; under ws->lock. */
 static void lfr_mm_slot_set(struct lfr_mm_slot *m, struct lfr_mm_watch *w)
 {
-	spin_lock(&m->lock);
+	raw_spin_lock(&m->lock);
 	write_seqcount_begin(&m->seq);
-	m->w = w;
-	m->mm = w ? w->mm : NULL;
 	m->n = 0;
+	if (w) {
+		WRITE_ONCE(m->w, w);
+		/* the watch before its mm: lfr_mm_slot_watch() */
+		smp_store_release(&m->mm, w->mm);
+	} else {
+		WRITE_ONCE(m->mm, NULL);
+		WRITE_ONCE(m->w, NULL);
+	}
 	write_seqcount_end(&m->seq);
-	spin_unlock(&m->lock);
+	raw_spin_unlock(&m->lock);
 }
 
 /* Under ws->lock: the slot of @mm, or -1. */

@@ -34,6 +34,7 @@ struct lfr_mm_watch {
 	bool gone;		/* the mm's address space was torn down */
 };
 
+struct inode;
 struct lfr_unwind_table;
 
 /*
@@ -42,16 +43,24 @@ struct lfr_unwind_table;
  * start time, exec id) and the session's count of lost MMAP records then.
  * With each range, what a walk with unwind tables needs of its mapping:
  * the file offset of an address less the address, and the mapping's table
- * (NULL: none), found while the session's tables had seen @tables changes
- * (lfr_unwind.changes); a walk uses those only at the same count, read in
- * its RCU read section.  Written under lock inside seq; walks read it
- * under seq alone.
+ * (NULL: none) with the file's inode, found while the session's tables had
+ * seen @tables changes (lfr_unwind.changes); a walk uses those only at the
+ * same count, read in its RCU read section, and while the file is the one
+ * the table describes (written in place, it keeps its mapping).  Written under lock inside seq; walks read it
+ * under seq alone, some with interrupts off (the commit in place in the
+ * ring, unwind.c).  So both are raw: on PREEMPT_RT a reader of a
+ * seqcount_spinlock_t that finds a write in progress takes the writer's
+ * lock, a sleeping one there, which may not be taken with interrupts off;
+ * a raw writer is never preempted, and its readers only spin.  (The debug
+ * kernel's lockdep cannot see the sleeping variant: without PREEMPT_RT the
+ * reader never takes the lock, and a local_irq_save() section is no wait
+ * context lockdep tracks.)
  */
 struct lfr_mm_slot {
-	spinlock_t lock;
-	seqcount_spinlock_t seq;
+	raw_spinlock_t lock;
+	seqcount_raw_spinlock_t seq;
 	struct lfr_mm_watch *w;	/* NULL: free */
-	struct mm_struct *mm;	/* w's, compared before w is followed */
+	struct mm_struct *mm;	/* w's: lfr_mm_slot_watch() */
 	u64 gen;
 	u64 image;
 	unsigned long tables;
@@ -60,6 +69,7 @@ struct lfr_mm_slot {
 	unsigned long lo[LFR_XR_MAX], hi[LFR_XR_MAX];
 	u64 off[LFR_XR_MAX];
 	const struct lfr_unwind_table *t[LFR_XR_MAX];
+	const struct inode *ino[LFR_XR_MAX];
 };
 
 /* A session's watches.  slots[] is taken and given up under lock. */
@@ -84,6 +94,24 @@ void lfr_mm_watch_exit(void);
 static inline u64 lfr_mm_watch_gen(const struct lfr_mm_watch *w)
 {
 	return atomic64_read(&w->gen);
+}
+
+/*
+ * @m's watch when @m is @mm's slot, else NULL; any context.  The mm is
+ * read first (acquire) and the watch after it, as lfr_mm_slot_set()
+ * writes them the other way round: a walk that finds its mm in a slot
+ * finds that mm's watch, never the one of the mm the slot held before
+ * (given up, perhaps freed).  A slot is given up only when its mm was torn
+ * down or the session stopped, so it does not change under a walk of its
+ * own mm.
+ */
+static inline struct lfr_mm_watch *
+lfr_mm_slot_watch(const struct lfr_mm_slot *m, const struct mm_struct *mm)
+{
+	/* its mm, then its watch, written the other way (lfr_mm_slot_set()) */
+	if (smp_load_acquire(&m->mm) != mm)
+		return NULL;
+	return READ_ONCE(m->w);
 }
 
 #endif /* LFR_MM_WATCH_H */

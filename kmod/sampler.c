@@ -28,7 +28,7 @@
 #include <linux/task_work.h>
 #include <linux/tracepoint.h>
 #include <asm/irq_regs.h>
-#include <asm/unwind.h>
+#include "arch_regs.h"
 #include "compat.h"
 #include "core.h"
 #include "cpu_share.h"
@@ -82,11 +82,10 @@ int lfr_sampler_init(void)
 
 static u64 lfr_next_period(struct lfr_session *s, struct lfr_pcpu *pc)
 {
-	u64 p = s->cfg.period_ns, j = div_u64(p * s->cfg.jitter_pct, 100);
+	u64 p = s->cfg.period_ns;
 
-	if (!j)
-		return p;
-	return p - j + prandom_u32_state(&pc->rnd) % (2 * j + 1);
+	return lfr_jittered_period(p, div_u64(p * s->cfg.jitter_pct, 100),
+				   &pc->rnd);
 }
 
 static bool lfr_user_thread(struct task_struct *t)
@@ -131,10 +130,11 @@ static struct lfr_walk *lfr_queue_walk(struct lfr_session *s,
 	}
 	sn = &w->snap;
 
-	sn->flags = user_64bit_mode(uregs) ? 0 : LFR_SAMPLE_F_COMPAT;
+	sn->flags = lfr_user_compat(uregs) ? LFR_SAMPLE_F_COMPAT : 0;
 	sn->ip = instruction_pointer(uregs);
 	sn->sp = user_stack_pointer(uregs);
-	sn->bp = uregs->bp;
+	sn->bp = lfr_user_fp(uregs);
+	sn->lr = lfr_user_lr(uregs);
 	sn->in_kernel = uregs != regs;
 	sn->own_tick = false;
 	sn->time_ns = now;
@@ -267,45 +267,16 @@ static void lfr_tick(struct lfr_session *s, struct lfr_thread *e, u32 missed,
 }
 
 /*
- * The kernel stack of @t, which is not running (it is being switched in and
- * has not run since its switch-out): the stack it left the CPU with, from
- * __schedule() down to its entry from user space, as /proc/PID/stack shows
- * it (the same walk as arch_stack_walk(), through the unwinder's exported
- * interface: stack_trace_save_tsk() is not exported in 6.1).
+ * The off-CPU work since @t0 (local_clock()), in the probe or its irq_work:
+ * counted, and charged to this CPU's budget like the timer handler's.
  */
-static u32 lfr_task_kstack(struct task_struct *t, u64 *ips, bool *truncated)
+static void lfr_offcpu_charge(struct lfr_session *s, u64 t0)
 {
-	struct unwind_state st;
-	struct pt_regs *regs;
-	unsigned long addr;
-	u32 n = 0;
+	u64 ns = local_clock() - t0;
 
-	*truncated = false;
-	for (unwind_start(&st, t, NULL, NULL); !unwind_done(&st);
-	     unwind_next_frame(&st)) {
-		regs = unwind_get_entry_regs(&st, NULL);
-		if (regs && user_mode(regs))
-			break;
-		addr = regs ? regs->ip : unwind_get_return_address(&st);
-		if (!addr)
-			break;
-		if (n == LFR_MAX_KERNEL_STACK_DEPTH) {
-			*truncated = true;
-			break;
-		}
-		ips[n++] = addr;
-		if (regs) {
-			addr = unwind_get_return_address(&st);
-			if (!addr)
-				break;
-			if (n == LFR_MAX_KERNEL_STACK_DEPTH) {
-				*truncated = true;
-				break;
-			}
-			ips[n++] = addr;
-		}
-	}
-	return n;
+	lfr_count(s, LFR_CTR_OFFCPU_PROBE_NS, ns);
+	lfr_count(s, LFR_CTR_OFFCPU_PROBE_COUNT, 1);
+	lfr_cpu_share_charge(ns);
 }
 
 /*
@@ -325,9 +296,11 @@ static void lfr_offcpu_fn(struct irq_work *work)
 	bool pinned = false;
 	struct lfr_walk *w;
 	int lost = 0;
+	u64 t0;
 
 	if (!e)
 		return;
+	t0 = local_clock();
 	pc->off_e = NULL;
 	if (atomic_read(&s->state) != LFR_STATE_RUNNING ||
 	    !lfr_user_thread(current))
@@ -374,6 +347,7 @@ lost:
 out:
 	if (pinned)
 		lfr_thread_unpin(e);
+	lfr_offcpu_charge(s, t0);
 }
 
 static u8 lfr_offcpu_state(bool preempt, unsigned int state)
@@ -399,7 +373,7 @@ static void lfr_offcpu_end(struct lfr_session *s, struct lfr_pcpu *pc,
 			   struct lfr_thread *e, struct task_struct *t, u64 now)
 {
 	struct lfr_rec_offcpu *r = (struct lfr_rec_offcpu *)pc->off_buf;
-	u64 start = e->off_start, len;
+	u64 start = e->off_start, len, t0;
 	bool ktrunc;
 
 	e->off_start = 0;
@@ -420,6 +394,17 @@ static void lfr_offcpu_end(struct lfr_session *s, struct lfr_pcpu *pc,
 		lfr_count(s, LFR_CTR_OFFCPU_LOST, 1);
 		return;
 	}
+	/*
+	 * The interval's kernel stack, its irq_work and the walk that irq_work
+	 * queues are lfr's time on this CPU, as a tick and its walk are: none
+	 * of it once the CPU budget is spent (the budget's clock, as the
+	 * timer's: local_clock()).
+	 */
+	t0 = local_clock();
+	if (lfr_cpu_share_spent(t0)) {
+		lfr_count(s, LFR_CTR_OFFCPU_THROTTLED, 1);
+		return;
+	}
 	r->nr_kernel = lfr_task_kstack(t, r->ips, &ktrunc);
 	r->flags = ktrunc ? LFR_SAMPLE_F_KERNEL_TRUNCATED : 0;
 	pc->off_e = e;
@@ -428,6 +413,7 @@ static void lfr_offcpu_end(struct lfr_session *s, struct lfr_pcpu *pc,
 	pc->off_end = now;
 	pc->off_state = e->off_state;
 	irq_work_queue(&pc->off_work);
+	lfr_offcpu_charge(s, t0);
 }
 
 /*

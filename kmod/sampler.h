@@ -9,6 +9,7 @@
 #include <linux/hrtimer.h>
 #include <linux/irq_work.h>
 #include <linux/ktime.h>
+#include <linux/math64.h>
 #include <linux/prandom.h>
 #include <linux/types.h>
 #include <linux/lfr.h>
@@ -52,6 +53,26 @@ struct lfr_pcpu {
 	u64 tick_buf[LFR_TICK_REC_MAX / sizeof(u64)];
 	u64 off_buf[LFR_OFFCPU_REC_MAX / sizeof(u64)];
 };
+
+/*
+ * A period uniform in @p +- @j (ns), from @rnd: the offset is a random
+ * fraction of the 2 @j + 1 values, a multiply and a shift (Lemire's
+ * bound, no division).  Its bound passes 2^32 once 2 @j does (4.3 s: a
+ * period over 4.3 s with 50 % jitter), where 32 random bits modulo it
+ * never reached the longer periods; it takes 64 bits then.  Hard irq:
+ * the per-CPU state, no lock.
+ */
+static inline u64 lfr_jittered_period(u64 p, u64 j, struct rnd_state *rnd)
+{
+	u64 r;
+
+	if (!j)
+		return p;
+	r = (u64)prandom_u32_state(rnd) << 32;
+	if (2 * j >= U32_MAX)
+		r |= prandom_u32_state(rnd);
+	return p - j + mul_u64_u64_shr(r, 2 * j + 1, 64);
+}
 
 int lfr_sampler_init(void);
 void lfr_sampler_exit(void);

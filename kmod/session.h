@@ -49,8 +49,13 @@ struct lfr_session {
 	bool task_probes_on;		/* task_events.c */
 	struct lfr_targets targets;
 	struct lfr_charge charge;
-	struct cgroup **cgroups;	/* cgroup_filter.c, held references */
+	/*
+	 * cgroup_filter.c: held references, sorted by address, none inside
+	 * another; bit l of cgroup_levels: one lies at level l (63: or deeper)
+	 */
+	struct cgroup **cgroups;
 	u32 nr_cgroups;
+	u64 cgroup_levels;
 
 	atomic_t pending;		/* queued walks + 1 while sampling */
 	atomic_t readers;		/* /dev/lfr files bound to it */

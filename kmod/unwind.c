@@ -18,6 +18,7 @@
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
 #include <linux/uaccess.h>
+#include "arch_regs.h"
 #include "core.h"
 #include "cpu_share.h"
 #include "frame_walk.h"
@@ -156,16 +157,22 @@ static u64 lfr_image_hash(struct task_struct *t)
 static bool lfr_add_map(struct lfr_session *s, struct lfr_walk_buf *b,
 			struct vm_area_struct *vma, u64 image, u64 time_ns)
 {
+	struct inode *ino = vma->vm_file ? file_inode(vma->vm_file) : NULL;
 	struct lfr_rec_mmap *m;
-	struct inode *ino = NULL;
 	const char *name;
 	u64 h;
 	u32 len, plen;
 
+	/*
+	 * What the record describes: the range and the file, by device as
+	 * well as inode number (two file systems, two tmpfs mounts say, give
+	 * the same numbers) and generation (a number freed and given again).
+	 */
 	h = lfr_mix(image, vma->vm_start);
 	h = lfr_mix(h, vma->vm_end);
 	h = lfr_mix(h, (u64)vma->vm_pgoff << PAGE_SHIFT);
-	h = lfr_mix(h, vma->vm_file ? file_inode(vma->vm_file)->i_ino : 0);
+	h = lfr_mix(h, ino ? ino->i_ino : 0);
+	h = lfr_mix(h, ino ? (u64)ino->i_sb->s_dev << 32 | ino->i_generation : 0);
 	h = lfr_mix(h, 0xc4ceb9fe1a85ec53ULL);
 	if (lfr_seen(s->seen, s->seen_mask, h))
 		return true;
@@ -189,7 +196,6 @@ static bool lfr_add_map(struct lfr_session *s, struct lfr_walk_buf *b,
 	m = (struct lfr_rec_mmap *)(b->maps + b->maps_len);
 	memset(m, 0, sizeof(*m));
 	if (vma->vm_file) {
-		ino = file_inode(vma->vm_file);
 		name = d_path(&vma->vm_file->f_path, b->path, PATH_MAX);
 		if (IS_ERR(name))
 			name = "//unreachable";
@@ -237,6 +243,7 @@ struct lfr_xr_found {
 	unsigned long lo[LFR_XR_MAX], hi[LFR_XR_MAX];
 	u64 off[LFR_XR_MAX];
 	const struct lfr_unwind_table *t[LFR_XR_MAX];
+	const struct inode *ino[LFR_XR_MAX];
 };
 
 /* Adds @vma, whose table is @t, to @f's ranges. */
@@ -259,6 +266,7 @@ static void lfr_xr_add(struct lfr_xr_found *f, struct vm_area_struct *vma,
 	f->lo[f->n] = vma->vm_start;
 	f->off[f->n] = ((u64)vma->vm_pgoff << PAGE_SHIFT) - vma->vm_start;
 	f->t[f->n] = t;
+	f->ino[f->n] = t ? file_inode(vma->vm_file) : NULL;
 	f->hi[f->n++] = vma->vm_end;
 }
 
@@ -289,7 +297,7 @@ lfr_table_of(struct lfr_session *s, struct lfr_vma_memo *m,
 		;
 	if (i < m->n && (m->has_table & BIT(i)))
 		return m->table[i];
-	t = lfr_unwind_find(&s->unwind, file_inode(vma->vm_file));
+	t = lfr_unwind_find(s, file_inode(vma->vm_file));
 	if (i < m->n) {
 		m->table[i] = t;
 		m->has_table |= BIT(i);
@@ -542,7 +550,7 @@ static struct lfr_mm_slot *lfr_xr_slot(struct lfr_session *s,
 
 	if (e->xr_epoch == epoch) {
 		if (e->xr_slot < LFR_MM_WATCH_MAX &&
-		    READ_ONCE(s->watches.slots[e->xr_slot].mm) == mm)
+		    lfr_mm_slot_watch(&s->watches.slots[e->xr_slot], mm))
 			return &s->watches.slots[e->xr_slot];
 		if (e->xr_slot == LFR_XR_FULL && walk_id % 64)
 			return NULL;
@@ -554,16 +562,21 @@ static struct lfr_mm_slot *lfr_xr_slot(struct lfr_session *s,
 }
 
 /*
- * Under @m's seq: true when @m is the current mm's and every pc of @ips
- * lies in its described ranges, found for this image, with no mapping of
- * the mm changed and no MMAP record lost since.  @m's watch is followed
- * only once its mm is known to be current's: a live mm's slot is never
- * given up while its threads walk.
+ * Under @m's seq: its watch when @m is the current mm's and its ranges
+ * were found for this image, with no mapping of the mm changed and no
+ * MMAP record lost since; else NULL.  @m's watch is followed only once its
+ * mm is known to be current's (lfr_mm_slot_watch()): a live mm's slot is
+ * never given up while its threads walk.
  */
-static bool lfr_xr_valid(const struct lfr_mm_slot *m, u64 image, u32 lost)
+static const struct lfr_mm_watch *lfr_xr_valid(const struct lfr_mm_slot *m,
+					       u64 image, u32 lost)
 {
-	return m->mm == current->mm && m->image == image && m->lost == lost &&
-	       m->gen == lfr_mm_watch_gen(m->w);
+	const struct lfr_mm_watch *w = lfr_mm_slot_watch(m, current->mm);
+
+	if (!w || m->image != image || m->lost != lost ||
+	    m->gen != lfr_mm_watch_gen(w))
+		return NULL;
+	return w;
 }
 
 /* Whether every pc of @ips lies in one of the @n ranges [lo, hi). */
@@ -612,9 +625,11 @@ struct lfr_known_rows {
 	u64 gen;			/* w's, when the ranges were copied */
 	u32 n;				/* ranges */
 	bool miss;
+	u32 probes;			/* steps of row searches left */
 	unsigned long lo[LFR_XR_MAX], hi[LFR_XR_MAX];
 	u64 off[LFR_XR_MAX];
 	const struct lfr_unwind_table *t[LFR_XR_MAX];
+	const struct inode *ino[LFR_XR_MAX];
 	/*
 	 * The range last found, for the pcs that follow (most lie in it): its
 	 * start, the span of pcs it takes the short way (0: none, the range
@@ -632,16 +647,18 @@ static bool lfr_known_copy(const struct lfr_mm_slot *m, u64 image, u32 lost,
 	u32 i;
 
 	k->n = READ_ONCE(m->n);
-	if (!k->n || k->n > LFR_XR_MAX || m->tables != tables ||
-	    !lfr_xr_valid(m, image, lost))
+	if (!k->n || k->n > LFR_XR_MAX || m->tables != tables)
 		return false;
-	k->w = m->w;
+	k->w = lfr_xr_valid(m, image, lost);
+	if (!k->w)
+		return false;
 	k->gen = m->gen;
 	for (i = 0; i < k->n; i++) {
 		k->lo[i] = m->lo[i];
 		k->hi[i] = m->hi[i];
 		k->off[i] = m->off[i];
 		k->t[i] = m->t[i];
+		k->ino[i] = m->ino[i];
 	}
 	return true;
 }
@@ -655,9 +672,10 @@ lfr_row_known(void *ctx, u64 pc, const struct lfr_unwind_row **row)
 
 	if (likely(pc - k->cur_lo < k->cur_span)) {
 		t = k->cur_t;
-		return lfr_unwind_rows_find_hinted(t->rows, t->nr, t->hints,
-						   t->hint_shift,
-						   (u32)(pc + k->cur_off), row);
+		return lfr_unwind_rows_find_bounded(t->rows, t->nr, t->hints,
+						    t->hint_shift,
+						    (u32)(pc + k->cur_off), row,
+						    &k->probes);
 	}
 	/*
 	 * @pc and @pc + 1 in one range: the return address a walk keeps is
@@ -682,7 +700,71 @@ lfr_row_known(void *ctx, u64 pc, const struct lfr_unwind_row **row)
 		k->cur_off = k->off[j];
 		k->cur_t = t;
 	}
-	return lfr_unwind_row(t, pc + k->off[j], row);
+	if (pc + k->off[j] > U32_MAX)
+		return LFR_ROW_NONE;
+	return lfr_unwind_rows_find_bounded(t->rows, t->nr, t->hints,
+					    t->hint_shift,
+					    (u32)(pc + k->off[j]), row,
+					    &k->probes);
+}
+
+/*
+ * A walk that runs with interrupts off, in place in the ring's room
+ * (lfr_commit_direct()): its interrupts' flags, its depth cap, and the
+ * sample buffer it goes on in once it meets its bound (lfr_irqoff_leave()).
+ */
+struct lfr_irqoff {
+	unsigned long flags;
+	unsigned int max;
+	struct lfr_rec_ustack *buf;
+};
+
+/*
+ * A walk with interrupts off that met its bound (frame_walk.h:
+ * LFR_IRQOFF_FRAMES, LFR_IRQOFF_PROBES): its chain so far moves out of the
+ * ring's room, which any writer on this CPU may take once interrupts are
+ * on, into a sample buffer of the session's pool (no allocation: its lock
+ * is raw), and interrupts come back on; the walk goes on there, and is
+ * committed from it.  False, interrupts still off, when every buffer is
+ * lent: the walk gives up (nothing was published) and is made again with
+ * the lookups.
+ */
+static bool lfr_irqoff_leave(struct lfr_session *s, struct lfr_irqoff *io,
+			     struct lfr_uwalk *w)
+{
+	struct lfr_rec_ustack *buf = lfr_walk_pool_get(&s->walk_bufs);
+
+	if (!buf)
+		return false;
+	memcpy(buf->ips, w->ips, w->nr * sizeof(u64));
+	w->ips = buf->ips;
+	io->buf = buf;
+	lfr_count(s, LFR_CTR_WALK_RESUMED, 1);
+	local_irq_restore(io->flags);
+	return true;
+}
+
+/*
+ * What this CPU's memo holds after a walk that kept its frames there: when
+ * @ok (the walk found every pc in @k's ranges and no mapping changed), the
+ * ranges, tables and image they were walked in; else nothing.
+ */
+static __always_inline void lfr_memos_keep(struct lfr_walk_memos *memos,
+					   bool ok,
+					   const struct lfr_known_rows *k,
+					   unsigned long tables, u64 image,
+					   u32 lost)
+{
+	if (!ok) {
+		memos->m.n = 0;
+		return;
+	}
+	/* the frames it kept are this walk's */
+	memos->w = k->w;
+	memos->gen = k->gen;
+	memos->tables = tables;
+	memos->image = image;
+	memos->lost = lost;
 }
 
 /*
@@ -695,12 +777,15 @@ lfr_row_known(void *ctx, u64 pc, const struct lfr_unwind_row **row)
  * @memos (a constant: lfr_walk_known_memo(); this CPU's, interrupts off),
  * the walk follows the last walk's frames where it meets them at the same
  * depth, when that walk had the same ranges, tables and mappings
- * (frame_walk.h: lfr_memo_follow()), and keeps its own.
+ * (frame_walk.h: lfr_memo_follow()), and keeps its own.  With @io
+ * (interrupts off, the walk in the ring's room) the walk is bounded, and
+ * goes on with interrupts on once it meets the bound (lfr_irqoff_leave()).
  */
 static __always_inline bool lfr_walk_known_in(struct lfr_session *s,
 					      const struct lfr_thread *e,
 					      u64 image, struct lfr_uwalk *w,
-					      struct lfr_walk_memos *memos)
+					      struct lfr_walk_memos *memos,
+					      struct lfr_irqoff *io)
 {
 	const struct lfr_mm_slot *m = lfr_xr_of(s, e);
 	/* set before it is read (lfr_known_copy()): not zeroed at every walk */
@@ -719,13 +804,28 @@ static __always_inline bool lfr_walk_known_in(struct lfr_session *s,
 		seq = read_seqcount_begin(&m->seq);
 		ok = lfr_known_copy(m, image, lost, tables, &k);
 	} while (read_seqcount_retry(&m->seq, seq));
+	/*
+	 * A table kept with its range is used while its file is the one it
+	 * describes: a file written in place keeps its mapping, and the mm's
+	 * generation.  Its inode is read in this RCU read section, in which
+	 * the generation said it was mapped, so it is not freed before the
+	 * section ends.  A changed file sends the walk to the lookups, which
+	 * keep its range without the table.
+	 */
+	for (i = 0; ok && i < k.n; i++) {
+		if (!k.t[i])
+			continue;
+		if (unlikely(!lfr_unwind_current(k.t[i], k.ino[i]))) {
+			lfr_unwind_stale(s, k.t[i]);
+			ok = false;
+		}
+		lfr_unwind_used(k.t[i]);
+	}
 	if (ok) {
-		for (i = 0; i < k.n; i++)
-			if (k.t[i])
-				lfr_unwind_used(k.t[i]);
 		k.cur_lo = 0;
 		k.cur_span = 0;
 		k.miss = false;
+		k.probes = io ? LFR_IRQOFF_PROBES : U32_MAX;
 		w->row_ctx = &k;
 		/*
 		 * Two calls rather than one with a memo flag: measured, the
@@ -750,37 +850,57 @@ static __always_inline bool lfr_walk_known_in(struct lfr_session *s,
 		}
 		w->row_ctx = NULL;
 		ok = !k.miss;
+		if (io && ok && lfr_walk_paused(w, io->max)) {
+			/*
+			 * Its bound met with interrupts off: the memo, this
+			 * CPU's, keeps the frames walked so far, while they
+			 * are off; the walk goes on with them on, without it.
+			 */
+			if (memos) {
+				/* its stack read under the ranges' generation */
+				smp_rmb();
+				lfr_memos_keep(memos, lfr_mm_watch_gen(k.w) ==
+					       k.gen, &k, tables, image, lost);
+				memos = NULL;
+			}
+			ok = lfr_irqoff_leave(s, io, w);
+			if (ok) {
+				k.probes = U32_MAX;
+				w->row_ctx = &k;
+				lfr_walk_user_resume(w, lfr_read_user_open,
+						     lfr_read_user_in,
+						     lfr_row_known,
+						     lfr_uaccess_open,
+						     lfr_uaccess_close, true,
+						     NULL);
+				w->row_ctx = NULL;
+				ok = !k.miss;
+			}
+		}
 	}
 	rcu_read_unlock();
 	/* the stack was read under the generation the ranges hold at */
 	smp_rmb();
 	ok = ok && lfr_mm_watch_gen(k.w) == k.gen;
-	if (memos && ok) {
-		/* the frames it kept are this walk's */
-		memos->w = k.w;
-		memos->gen = k.gen;
-		memos->tables = tables;
-		memos->image = image;
-		memos->lost = lost;
-	} else if (memos) {
-		memos->m.n = 0;
-	}
+	if (memos)
+		lfr_memos_keep(memos, ok, &k, tables, image, lost);
 	return ok;
 }
 
 static noinline bool lfr_walk_known(struct lfr_session *s,
 				    const struct lfr_thread *e, u64 image,
-				    struct lfr_uwalk *w)
+				    struct lfr_uwalk *w, struct lfr_irqoff *io)
 {
-	return lfr_walk_known_in(s, e, image, w, NULL);
+	return lfr_walk_known_in(s, e, image, w, NULL, io);
 }
 
 static noinline bool lfr_walk_known_memo(struct lfr_session *s,
 					 const struct lfr_thread *e, u64 image,
 					 struct lfr_uwalk *w,
-					 struct lfr_walk_memos *memos)
+					 struct lfr_walk_memos *memos,
+					 struct lfr_irqoff *io)
 {
-	return lfr_walk_known_in(s, e, image, w, memos);
+	return lfr_walk_known_in(s, e, image, w, memos, io);
 }
 
 /*
@@ -813,12 +933,14 @@ static void lfr_xr_put(struct lfr_mm_slot *m, u32 j,
 	m->hi[j] = f->hi[i];
 	m->off[j] = f->off[i];
 	m->t[j] = f->t[i];
+	m->ino[j] = f->ino[i];
 }
 
 /*
  * Keeps in @m the ranges a walk's lookups found at generation @gen, with
  * the session's tables at @tables changes: added to those there when they
- * still hold, in their place otherwise.
+ * still hold (a range there takes the table its lookup found now: none
+ * once its file changed), in their place otherwise.
  */
 static void lfr_xr_keep(struct lfr_mm_slot *m, u64 gen, u64 image, u32 lost,
 			unsigned long tables, const struct lfr_xr_found *f)
@@ -827,7 +949,7 @@ static void lfr_xr_keep(struct lfr_mm_slot *m, u64 gen, u64 image, u32 lost,
 
 	if (!f->ok || !f->n)
 		return;
-	spin_lock(&m->lock);
+	raw_spin_lock(&m->lock);
 	write_seqcount_begin(&m->seq);
 	if (m->n && m->gen == gen && m->image == image && m->lost == lost &&
 	    m->tables == tables) {
@@ -835,8 +957,11 @@ static void lfr_xr_keep(struct lfr_mm_slot *m, u64 gen, u64 image, u32 lost,
 			for (j = 0; j < m->n; j++)
 				if (m->lo[j] == f->lo[i] && m->hi[j] == f->hi[i])
 					break;
-			if (j < m->n)
+			if (j < m->n) {
+				m->t[j] = f->t[i];
+				m->ino[j] = f->ino[i];
 				continue;
+			}
 			if (m->n == LFR_XR_MAX)
 				break;
 			lfr_xr_put(m, m->n++, f, i);
@@ -853,7 +978,7 @@ static void lfr_xr_keep(struct lfr_mm_slot *m, u64 gen, u64 image, u32 lost,
 	m->n = f->n;
 out:
 	write_seqcount_end(&m->seq);
-	spin_unlock(&m->lock);
+	raw_spin_unlock(&m->lock);
 }
 
 /* The walk of @wk's snapshot, to write its pcs at @ips. */
@@ -865,6 +990,8 @@ static void lfr_uwalk_init(struct lfr_uwalk *w, const struct lfr_session *s,
 	w->ip = sn->ip;
 	w->sp = sn->sp;
 	w->fp = sn->bp;
+	w->lr = sn->lr;
+	w->pac_mask = lfr_user_pac_mask();
 	w->compat = compat;
 	w->limit = compat ? 1ULL << 32 : TASK_SIZE_MAX;
 	w->max = s->cfg.user_depth;
@@ -898,20 +1025,36 @@ static void lfr_walk_fp_only(struct lfr_uwalk *w)
 	lfr_walk_fp_in(w, NULL);
 }
 
+/* lfr_walk_fp_in()'s walk, gone on with from where it paused. */
+static void lfr_walk_fp_resume(struct lfr_uwalk *w, struct lfr_pc_ranges *in)
+{
+	if (user_access_begin((void __user *)0, TASK_SIZE_MAX)) {
+		lfr_walk_user_resume(w, lfr_read_user_open, lfr_read_user_in,
+				     NULL, NULL, NULL, false, in);
+		user_access_end();
+	} else {
+		lfr_walk_user_resume(w, lfr_read_user, lfr_read_user, NULL,
+				     NULL, NULL, false, in);
+	}
+}
+
 /*
  * A frame-pointer walk of a thread whose slot holds ranges for this image:
  * each return address checked against them in the walk's loop, read where
  * they are under the slot's seq (numbers only: a write meanwhile fails the
  * retry and the walk is not used).  True when every pc lies in them, with
  * no mapping of the mm changed before the walk ended; false sends the walk
- * to the lookups (lfr_user_stack()).
+ * to the lookups (lfr_user_stack()).  With @io (interrupts off, the walk in
+ * the ring's room) the walk is bounded, and goes on with interrupts on once
+ * it meets the bound (lfr_irqoff_leave()).
  */
 static bool lfr_walk_fp_known(struct lfr_session *s,
 			      const struct lfr_thread *e, u64 image,
-			      struct lfr_uwalk *w)
+			      struct lfr_uwalk *w, struct lfr_irqoff *io)
 {
 	const struct lfr_mm_slot *m = lfr_xr_of(s, e);
-	struct lfr_pc_ranges in;
+	/* every field set before it is read: not zeroed at every walk */
+	struct lfr_pc_ranges in __uninitialized;
 	unsigned int seq;
 	u32 lost;
 
@@ -928,6 +1071,13 @@ static bool lfr_walk_fp_known(struct lfr_session *s,
 	lfr_walk_fp_in(w, &in);
 	if (in.miss)
 		return false;
+	if (io && lfr_walk_paused(w, io->max)) {
+		if (!lfr_irqoff_leave(s, io, w))
+			return false;
+		lfr_walk_fp_resume(w, &in);
+		if (in.miss)
+			return false;
+	}
 	/* the pc and the leaf's return address, before the loop */
 	if (!lfr_in_ranges(m->lo, m->hi, in.n, w->ips, min_t(u32, w->nr, 2)))
 		return false;
@@ -939,31 +1089,42 @@ static bool lfr_walk_fp_known(struct lfr_session *s,
 
 /*
  * The stack words copied after @w's pcs in @r: none when a table unwound the
- * leaf (its caller needs none of them).  Page faults disabled by the caller.
+ * leaf (its caller needs none of them).  On arm64 the record's register
+ * words take the room of the last ones (lfr_ustack_header()).  Page faults
+ * disabled by the caller.
  */
 static void lfr_ustack_words(struct lfr_rec_ustack *r,
 			     const struct lfr_uwalk *w, u64 sp)
 {
 	r->nr_words = w->compat || (w->flags & LFR_SAMPLE_F_USER_CFI) ? 0 :
-		lfr_copy_stack_words(sp, r->ips + w->nr, LFR_USTACK_WORDS);
+		lfr_copy_stack_words(sp, r->ips + w->nr,
+				     LFR_USTACK_WORDS - LFR_ARCH_USTACK_REGS);
 }
 
 /*
  * The USTACK record's walk of a thread whose process described, before,
  * every mapping its pcs lie in (mm_watch.h): no mapping lock, no lookup,
  * nothing to record but the stack, so it may run with interrupts off, in
- * place in the ring (lfr_commit_direct()).  Fills @r's pcs, stack words,
- * flags and sp, and returns true; false when a pc lies elsewhere (@r holds
- * nothing then: lfr_user_stack() walks again with the lookups).
+ * place in the ring (lfr_commit_direct(), with @io: bounded, and gone on
+ * with interrupts on in io->buf once it met its bound).  Fills @r's pcs,
+ * stack words, flags and sp (io->buf's when it went on there), and returns
+ * true; false when a pc lies elsewhere (@r holds nothing then:
+ * lfr_user_stack() walks again with the lookups).
  */
 static bool lfr_walk_fast(struct lfr_session *s, const struct lfr_walk *wk,
-			  struct lfr_rec_ustack *r)
+			  struct lfr_rec_ustack *r, struct lfr_irqoff *io)
 {
 	const struct lfr_snapshot *sn = &wk->snap;
-	struct lfr_uwalk w;
+	/* set by lfr_uwalk_init() and the walk: not zeroed at every walk */
+	struct lfr_uwalk w __uninitialized;
 	bool known;
 
 	lfr_uwalk_init(&w, s, sn, r->ips);
+	if (io) {
+		io->max = w.max;
+		io->buf = NULL;
+		lfr_walk_bound(&w, LFR_IRQOFF_FRAMES);
+	}
 	pagefault_disable();
 	if (!w.compat && READ_ONCE(s->unwind.nr)) {
 		/* in ranges described before: no lookup, no mapping lock */
@@ -971,14 +1132,16 @@ static bool lfr_walk_fast(struct lfr_session *s, const struct lfr_walk *wk,
 
 		known = memos ? lfr_walk_known_memo(s, wk->e,
 						    lfr_image_hash(current),
-						    &w, memos) :
+						    &w, memos, io) :
 				lfr_walk_known(s, wk->e, lfr_image_hash(current),
-					       &w);
+					       &w, io);
 	} else {
 		/* pcs in ranges described before: nothing to look up */
 		known = lfr_walk_fp_known(s, wk->e, lfr_image_hash(current),
-					  &w);
+					  &w, io);
 	}
+	if (io && io->buf)
+		r = io->buf;
 	if (known)
 		lfr_ustack_words(r, &w, sn->sp);
 	pagefault_enable();
@@ -1019,6 +1182,7 @@ static int lfr_user_stack(struct lfr_session *s, const struct lfr_walk *wk,
 	struct lfr_xr_found found __uninitialized;
 	struct mm_struct *mm = current->mm;
 	struct lfr_thread *e = wk->e;
+	const struct lfr_mm_watch *watch;
 	struct lfr_mm_slot *slot;
 	bool tables = !(sn->flags & LFR_SAMPLE_F_COMPAT) &&
 		      READ_ONCE(s->unwind.nr);
@@ -1026,7 +1190,7 @@ static int lfr_user_stack(struct lfr_session *s, const struct lfr_walk *wk,
 	unsigned long changes = 0;
 	u32 lost = 0;
 
-	if (!fast_failed && lfr_walk_fast(s, wk, r))
+	if (!fast_failed && lfr_walk_fast(s, wk, r, NULL))
 		return 0;
 	lfr_uwalk_init(&w, s, sn, r->ips);
 	lfr_row_cache_init(&rc, s, mm);
@@ -1034,8 +1198,9 @@ static int lfr_user_stack(struct lfr_session *s, const struct lfr_walk *wk,
 	found.n = 0;
 	/* read before the lookups: a change after them moves it */
 	slot = lfr_xr_slot(s, e, mm, sn->walk_id);
-	if (slot && READ_ONCE(slot->w)) {
-		gen = lfr_mm_watch_gen(slot->w);
+	watch = slot ? lfr_mm_slot_watch(slot, mm) : NULL;
+	if (watch) {
+		gen = lfr_mm_watch_gen(watch);
 		lost = atomic_read(&s->mmap_lost);
 	} else {
 		slot = NULL;
@@ -1093,16 +1258,28 @@ static void lfr_ustack_header(const struct lfr_walk *w,
 {
 	const struct lfr_snapshot *sn = &w->snap;
 
+	u32 words = 0;
+
 	if (lost_reason) {
 		r->flags = sn->flags;
 		r->nr_user = 0;
 		r->nr_words = 0;
 		r->sp = sn->sp;
+	} else if (LFR_ARCH_USTACK_REGS) {
+		/* the leaf rule's registers: its caller may be in x30 */
+		u64 *regs = r->ips + r->nr_user + r->nr_words;
+		u64 mask = lfr_user_pac_mask();
+
+		regs[0] = lfr_ret_addr(LFR_ISA_NATIVE, mask, sn->lr);
+		regs[1] = mask;
+		r->flags |= LFR_USTACK_F_REGS;
+		words = LFR_ARCH_USTACK_REGS;
 	}
 	if (sn->own_tick)
 		r->flags |= LFR_USTACK_F_TICK;
 	r->hdr.type = LFR_REC_USTACK;
-	r->hdr.size = sizeof(*r) + (r->nr_user + r->nr_words) * sizeof(u64);
+	r->hdr.size = sizeof(*r) +
+		      (r->nr_user + r->nr_words + words) * sizeof(u64);
 	r->walk_id = sn->walk_id;
 	r->time_ns = sn->time_ns;
 	r->tgid = sn->tgid;
@@ -1278,6 +1455,7 @@ enum lfr_direct {
 	LFR_DIRECT_DONE,	/* committed */
 	LFR_DIRECT_NOT_KNOWN,	/* a pc outside the described ranges */
 	LFR_DIRECT_NOT_TRIED,	/* another record first, or no room */
+	LFR_DIRECT_WALKED,	/* walked, gone on with interrupts on: commit */
 };
 
 /*
@@ -1285,12 +1463,16 @@ enum lfr_direct {
  * thread's name unchanged, no latency to report) and no lookup
  * (lfr_walk_fast()): walked with interrupts off straight into the room it
  * takes in this CPU's ring, then published, with no copy.  Interrupts stay
- * off for the walk (a few microseconds for a deep stack: perf takes its
- * whole sample in an interrupt).  Anything else takes lfr_commit()'s way.
+ * off for at most LFR_IRQOFF_FRAMES frames and LFR_IRQOFF_PROBES steps of
+ * row searches (perf takes its whole sample in an interrupt); a deeper
+ * walk goes on with them on in a sample buffer, *@buf (LFR_DIRECT_WALKED),
+ * which lfr_commit() commits: still one walk, one record.  Anything else
+ * takes lfr_commit()'s way.
  */
 static enum lfr_direct lfr_commit_direct(struct lfr_session *s,
 					 struct lfr_walk *w,
-					 const struct lfr_ustack_ctx *ctx)
+					 const struct lfr_ustack_ctx *ctx,
+					 struct lfr_rec_ustack **buf)
 {
 	const struct lfr_snapshot *sn = &w->snap;
 	struct lfr_thread *e = w->e;
@@ -1298,24 +1480,33 @@ static enum lfr_direct lfr_commit_direct(struct lfr_session *s,
 		  (s->cfg.user_depth + LFR_USTACK_WORDS) * sizeof(u64) +
 		  (ctx ? lfr_ctx_rec_size(ctx) : 0);
 	struct lfr_rec_ustack *r;
+	/* set before it is read (lfr_walk_fast()): not zeroed at every walk */
+	struct lfr_irqoff io __uninitialized;
 	struct lfr_ring *ring;
-	unsigned long flags;
 	u32 ticks, offcpu;
 
 	if (!e->seen || e->comm_hash != lfr_comm_now() ||
 	    (s->cfg.latency_min_ns && sn->in_kernel))
 		return LFR_DIRECT_NOT_TRIED;
-	local_irq_save(flags);
+	local_irq_save(io.flags);
 	ring = s->rings[smp_processor_id()];
 	r = lfr_ring_reserve(ring, max);
 	if (!r) {
-		local_irq_restore(flags);
+		local_irq_restore(io.flags);
 		return LFR_DIRECT_NOT_TRIED;
 	}
-	if (!lfr_walk_fast(s, w, r)) {
+	if (!lfr_walk_fast(s, w, r, &io)) {
 		/* nothing published: the room is taken again by the next record */
-		local_irq_restore(flags);
+		if (io.buf)
+			lfr_walk_pool_put(&s->walk_bufs, io.buf);
+		else
+			local_irq_restore(io.flags);
 		return LFR_DIRECT_NOT_KNOWN;
+	}
+	if (io.buf) {
+		/* interrupts are on: the room is another record's by now */
+		*buf = io.buf;
+		return LFR_DIRECT_WALKED;
 	}
 	lfr_ustack_header(w, r, 0);
 	if (ctx)
@@ -1328,7 +1519,7 @@ static enum lfr_direct lfr_commit_direct(struct lfr_session *s,
 	lfr_count_committed(s, r, ticks, offcpu);
 	/* the walk's last access to the entry, as in lfr_commit() */
 	smp_store_release(&e->walk, NULL);
-	local_irq_restore(flags);
+	local_irq_restore(io.flags);
 	return LFR_DIRECT_DONE;
 }
 
@@ -1372,9 +1563,11 @@ void lfr_work_fn(struct callback_head *work)
 	if (!lost && !(w->snap.flags & LFR_SAMPLE_F_COMPAT) &&
 	    lfr_ctx_get(s, &ctx))
 		c = &ctx.c;
-	direct = lost ? LFR_DIRECT_NOT_TRIED : lfr_commit_direct(s, w, c);
+	direct = lost ? LFR_DIRECT_NOT_TRIED :
+			lfr_commit_direct(s, w, c, &b.rec);
 	if (direct != LFR_DIRECT_DONE) {
-		if (!lost) {
+		/* LFR_DIRECT_WALKED: the stack is in b.rec, with no lookup */
+		if (!lost && direct != LFR_DIRECT_WALKED) {
 			b.rec = lfr_walk_pool_get(&s->walk_bufs);
 			if (!b.rec)
 				lost = LFR_LOST_NOMEM;

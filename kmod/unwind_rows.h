@@ -3,6 +3,7 @@
 #ifndef LFR_UNWIND_ROWS_H
 #define LFR_UNWIND_ROWS_H
 
+#include <linux/bitops.h>
 #include <linux/compiler.h>
 #include <linux/limits.h>
 #include <linux/types.h>
@@ -89,6 +90,33 @@ lfr_unwind_rows_find_hinted(const struct lfr_unwind_row *rows, u32 nr,
 
 	if (likely((u32)v == off && i < nr))
 		return lfr_unwind_row_at(rows, i, out);
+	i = lfr_unwind_rows_index(rows, nr, off);
+	if (i != U32_MAX)
+		WRITE_ONCE(*hint, (u64)i << 32 | off);
+	return lfr_unwind_row_at(rows, i, out);
+}
+
+/*
+ * As lfr_unwind_rows_find_hinted(), but a search takes its steps (at most
+ * fls(@nr): the halvings of @nr rows) from *@probes, and one that would
+ * take more than are left is not made: LFR_ROW_PAUSE.  A hint that holds
+ * @off costs none.
+ */
+static __always_inline enum lfr_row_found
+lfr_unwind_rows_find_bounded(const struct lfr_unwind_row *rows, u32 nr,
+			     u64 *hints, u32 hint_shift, u32 off,
+			     const struct lfr_unwind_row **out, u32 *probes)
+{
+	u64 *hint = &hints[(off * 0x9e3779b1U) >> hint_shift];
+	u64 v = READ_ONCE(*hint);
+	u32 i = v >> 32, steps;
+
+	if (likely((u32)v == off && i < nr))
+		return lfr_unwind_row_at(rows, i, out);
+	steps = fls(nr);
+	if (steps > *probes)
+		return LFR_ROW_PAUSE;
+	*probes -= steps;
 	i = lfr_unwind_rows_index(rows, nr, off);
 	if (i != U32_MAX)
 		WRITE_ONCE(*hint, (u64)i << 32 | off);

@@ -9,8 +9,12 @@
  * (bytes, LFR_UNWIND_MAX_TABLES), drops tables in second-chance order
  * (freed after a grace period, so a walk may finish with one).  A table is
  * kept by the identity of its inode (device, number, generation) and the
- * ctime user space built it at, not by a reference: a file changed since
- * then no longer matches and its code is walked by frame pointers.
+ * file's state user space built it at, not by a reference: its ctime and,
+ * where the file system keeps one, its count of changes (i_version, read
+ * when the table is added).  A file changed since, in place too, no longer
+ * matches (lfr_unwind_current()) and its code is walked by frame
+ * pointers: by every lookup, and by every walk that found the table with
+ * its mapping before (unwind.c checks the tables kept with the ranges).
  */
 #include <linux/fcntl.h>
 #include <linux/file.h>
@@ -93,12 +97,20 @@ static void lfr_unwind_key_of(struct lfr_unwind_key *k,
 	k->generation = inode->i_generation;
 }
 
-const struct lfr_unwind_table *lfr_unwind_find(struct lfr_unwind *u,
+void lfr_unwind_stale(struct lfr_session *s, const struct lfr_unwind_table *t)
+{
+	struct lfr_unwind_table *w = (struct lfr_unwind_table *)t;
+
+	if (!test_and_set_bit(0, &w->stale))
+		lfr_count(s, LFR_CTR_UNWIND_STALE, 1);
+}
+
+const struct lfr_unwind_table *lfr_unwind_find(struct lfr_session *s,
 					       struct inode *inode)
 {
+	struct lfr_unwind *u = &s->unwind;
 	struct lfr_unwind_table *t;
 	struct lfr_unwind_key key;
-	struct timespec64 ctime;
 
 	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "unwind table lookup without RCU");
 	/* no table was ever added: the table may not even exist */
@@ -108,10 +120,12 @@ const struct lfr_unwind_table *lfr_unwind_find(struct lfr_unwind *u,
 	t = rhashtable_lookup(&u->ht, &key, lfr_unwind_params);
 	if (!t)
 		return NULL;
-	/* racy with a change of the file: a torn ctime only fails to match */
-	ctime = data_race(inode_get_ctime(inode));
-	if (!timespec64_equal(&t->ctime, &ctime))
+	if (READ_ONCE(t->stale))
 		return NULL;
+	if (!lfr_unwind_current(t, inode)) {
+		lfr_unwind_stale(s, t);
+		return NULL;
+	}
 	lfr_unwind_used(t);
 	return t;
 }
@@ -222,6 +236,7 @@ static struct lfr_unwind_table *lfr_unwind_load(struct lfr_session *s,
 	t->nr = nr;
 	t->bytes = lfr_unwind_table_size(nr);
 	t->used = false;
+	t->stale = 0;
 	t->hint_shift = 32 - lfr_unwind_hint_bits(nr);
 	t->hints = (u64 *)((u8 *)t + lfr_unwind_hints_offset(nr));
 	/* every hint LFR_UNWIND_NO_HINT: all bits set */
@@ -257,7 +272,9 @@ static int lfr_unwind_insert(struct lfr_session *s, struct lfr_unwind_table *t,
 	int err;
 
 	old = rhashtable_lookup_fast(&u->ht, &t->key, lfr_unwind_params);
-	if (old && timespec64_equal(&old->ctime, &t->ctime)) {
+	if (old && !READ_ONCE(old->stale) &&
+	    timespec64_equal(&old->ctime, &t->ctime) &&
+	    old->iversion == t->iversion) {
 		NL_SET_ERR_MSG(extack, "the session already has a table for this object");
 		return -EEXIST;
 	}
@@ -314,6 +331,9 @@ int lfr_unwind_add(struct lfr_session *s, int obj_fd, int table_fd,
 		goto unlock;
 	}
 	lfr_unwind_key_of(&t->key, inode);
+	/* the count first: a change after it moves it, even within a tick */
+	t->has_iversion = IS_I_VERSION(inode);
+	t->iversion = t->has_iversion ? inode_query_iversion(inode) : 0;
 	t->ctime = inode_get_ctime(inode);
 	if (t->ctime.tv_sec != h.ctime_sec || t->ctime.tv_nsec != h.ctime_nsec) {
 		NL_SET_ERR_MSG(extack, "the object changed after its table was built (ctime): build it again");

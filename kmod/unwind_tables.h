@@ -3,6 +3,8 @@
 #ifndef LFR_UNWIND_TABLES_H
 #define LFR_UNWIND_TABLES_H
 
+#include <linux/fs.h>
+#include <linux/iversion.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/rhashtable-types.h>
@@ -29,8 +31,16 @@ struct lfr_unwind_table {
 	struct list_head clock;		/* in u->clock, under u->lock */
 	struct rcu_head rcu;
 	struct lfr_unwind_key key;
+	/*
+	 * The file's state the table describes: its ctime, and its count of
+	 * changes where the file system keeps one (i_version: a change within
+	 * the ctime's granularity, a clock tick, moves it too).
+	 */
 	struct timespec64 ctime;
+	u64 iversion;
+	bool has_iversion;
 	bool used;			/* set by walks, cleared by eviction */
+	unsigned long stale;		/* bit 0: its file changed since */
 	size_t bytes;
 	u32 nr;
 	u32 hint_shift;			/* 32 - log2 of the hints */
@@ -58,9 +68,35 @@ int lfr_unwind_init(struct lfr_unwind *u, u32 max_kb);
 void lfr_unwind_free(struct lfr_unwind *u);
 int lfr_unwind_add(struct lfr_session *s, int obj_fd, int table_fd,
 		   struct netlink_ext_ack *extack);
-/* Under rcu_read_lock(); the table stays valid until rcu_read_unlock(). */
-const struct lfr_unwind_table *lfr_unwind_find(struct lfr_unwind *u,
+/*
+ * Under rcu_read_lock(); the table stays valid until rcu_read_unlock().
+ * NULL when @inode's file changed since its table was added.
+ */
+const struct lfr_unwind_table *lfr_unwind_find(struct lfr_session *s,
 					       struct inode *inode);
+/* Marks @t's file changed: counted once (UNWIND_STALE), found no more. */
+void lfr_unwind_stale(struct lfr_session *s, const struct lfr_unwind_table *t);
+
+/*
+ * Whether @t still describes the file of @inode, whose table it is: its
+ * ctime is the one the table was built at and, where the file system
+ * counts changes, the count is the one it had when the table was added.
+ * A file written in place (pwrite, dd conv=notrunc) keeps its inode and
+ * its mappings (no page is unmapped: the mm's generation stays) but not
+ * its ctime.  Racy with a change: a torn read only fails to match.  Any
+ * context; @inode is a mapped file's, or under RCU (inodes are freed
+ * after a grace period).
+ */
+static __always_inline bool lfr_unwind_current(const struct lfr_unwind_table *t,
+					       const struct inode *inode)
+{
+	/* racy with a change of the file: a torn ctime only fails to match */
+	struct timespec64 c = data_race(inode_get_ctime(inode));
+
+	return timespec64_equal(&t->ctime, &c) &&
+	       (!t->has_iversion ||
+		inode_peek_iversion(inode) == t->iversion);
+}
 /* The rule for file offset @off in @t; inline, as every frame runs it. */
 static __always_inline enum lfr_row_found
 lfr_unwind_row(const struct lfr_unwind_table *t, u64 off,

@@ -11,6 +11,7 @@
 #include <linux/ptrace.h>
 #include <linux/sched.h>
 #include <linux/lfr.h>
+#include "arch_regs.h"
 #include "walk_obj.h"
 
 /*
@@ -36,6 +37,9 @@
  * a signal frame set up after get_signal() ran the task_work queued
  * before the tick) loses the tick as well rather than walk a stack the
  * thread has left.
+ *
+ * LFR_LOST_COMPAT: a 32-bit task where lfr does not walk 32-bit stacks
+ * (arm64: arch_regs.h).
  */
 static inline int lfr_walk_check(const struct lfr_snapshot *sn,
 				 const struct task_struct *t,
@@ -48,9 +52,11 @@ static inline int lfr_walk_check(const struct lfr_snapshot *sn,
 	if (t->mm != sn->mm || t->self_exec_id != sn->exec_id)
 		return LFR_LOST_EXEC;
 	if (instruction_pointer(regs) != sn->ip ||
-	    user_stack_pointer(regs) != sn->sp || regs->bp != sn->bp ||
-	    user_64bit_mode(regs) == compat)
+	    user_stack_pointer(regs) != sn->sp || lfr_user_fp(regs) != sn->bp ||
+	    lfr_user_lr(regs) != sn->lr || lfr_user_compat(regs) != compat)
 		return LFR_LOST_EXEC;
+	if (!LFR_WALKS_COMPAT && compat)
+		return LFR_LOST_COMPAT;
 	return 0;
 }
 

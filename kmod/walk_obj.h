@@ -21,7 +21,8 @@ struct mm_struct;
 struct lfr_snapshot {
 	u64 time_ns;
 	u64 walk_id;
-	u64 ip, sp, bp;
+	u64 ip, sp, bp;		/* bp: the frame pointer, rbp or x29 */
+	u64 lr;			/* arm64's link register x30; 0 on x86-64 */
 	struct mm_struct *mm;	/* identity only, never dereferenced */
 	u64 exec_id;
 	u32 tgid, tid, flags;

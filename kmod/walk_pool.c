@@ -3,9 +3,13 @@
  * lfr: the sample buffers of the deferred walks.  A walk runs in its thread's
  * context and may sleep (page faults), so it cannot borrow a per-CPU buffer;
  * a kmalloc per walk costs an allocation and, on kernels with init_on_alloc
- * (Debian's), zeroing its whole size.  Buffers that walks give back are kept
- * in a small stack, up to about two per CPU, and handed out again as they
- * are: after the first walks no allocation happens at all.
+ * (Debian's), zeroing its whole size.  A session's buffers are allocated at
+ * START, charged to the starter's memory cgroup and counted in the
+ * session's memory (lfr_walk_pool_cap()), and lent to walks and given back
+ * as they are: no walk allocates one, and a walk that finds every one lent
+ * (walks asleep on their mapping lock hold theirs) loses its sample as
+ * NOMEM.  The lock is raw: a commit in place takes a buffer with interrupts
+ * off when its walk goes on with them on (unwind.c).
  */
 #include <linux/cpumask.h>
 #include <linux/slab.h>
@@ -13,36 +17,46 @@
 
 int lfr_walk_pool_init(struct lfr_walk_pool *p, size_t size)
 {
-	spin_lock_init(&p->lock);
+	raw_spin_lock_init(&p->lock);
 	p->size = size;
 	p->nr = 0;
-	p->cap = 2 * num_possible_cpus() + 2;
+	p->cap = lfr_walk_pool_cap();
 	p->free = kcalloc(p->cap, sizeof(*p->free), GFP_KERNEL_ACCOUNT);
-	return p->free ? 0 : -ENOMEM;
+	if (!p->free)
+		return -ENOMEM;
+	for (; p->nr < p->cap; p->nr++) {
+		p->free[p->nr] = kmalloc(size, GFP_KERNEL_ACCOUNT);
+		if (!p->free[p->nr])
+			return -ENOMEM;
+	}
+	return 0;
 }
 
-/* Process context.  NULL when memory is short. */
+/* Any context.  NULL when every buffer is lent. */
 void *lfr_walk_pool_get(struct lfr_walk_pool *p)
 {
+	unsigned long flags;
 	void *buf = NULL;
 
-	spin_lock(&p->lock);
+	raw_spin_lock_irqsave(&p->lock, flags);
 	if (p->nr)
 		buf = p->free[--p->nr];
-	spin_unlock(&p->lock);
-	return buf ?: kmalloc(p->size, GFP_KERNEL);
+	raw_spin_unlock_irqrestore(&p->lock, flags);
+	return buf;
 }
 
 void lfr_walk_pool_put(struct lfr_walk_pool *p, void *buf)
 {
+	unsigned long flags;
+
 	if (!buf)
 		return;
-	spin_lock(&p->lock);
-	if (p->nr < p->cap) {
+	raw_spin_lock_irqsave(&p->lock, flags);
+	if (!WARN_ON_ONCE(p->nr >= p->cap)) {
 		p->free[p->nr++] = buf;
 		buf = NULL;
 	}
-	spin_unlock(&p->lock);
+	raw_spin_unlock_irqrestore(&p->lock, flags);
 	kfree(buf);
 }
 

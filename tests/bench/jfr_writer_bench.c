@@ -139,7 +139,7 @@ int main(int argc, char **argv)
 		}
 		CHECK(lfr_jfr_stack(w, s->frames, s->depth, false, &key));
 		CHECK(lfr_jfr_sample(w, t + i * 10000, threads[next() % NTHREAD], key,
-		                     LFR_JFR_STATE_RUNNABLE, 1000000));
+		                     LFR_JFR_STATE_CPU, 1000000));
 		if (i % 100000 == 99999)
 			CHECK(lfr_jfr_flush(w));
 	}

@@ -8,6 +8,8 @@
 //   java ReadRecording.java cputime FILE N LOST N samples as jdk.CPUTimeSample and
 //                                               jdk.ExecutionSample, LOST in jdk.CPUTimeSamplesLost
 //   java ReadRecording.java schema FILE         prints the declaration of the CPU time events
+//   java ReadRecording.java fields FILE         prints the fields of every jdk.* event type as JMC
+//                                               tells two declarations apart: "TYPE FIELD..."
 //
 // Prints "ok: ..." and exits 0, or prints what differs and exits 1.
 
@@ -92,15 +94,16 @@ public class ReadRecording {
                 continue;
             }
             check(t.getOSThreadId() == TIDS.get(name), name + " osThreadId " + t.getOSThreadId());
-            check(t.getJavaName() == null, name + " javaName " + t.getJavaName());
+            // JMC shows a thread by its javaThreadId, the JDK prints one that has it by its javaName
+            check(name.equals(t.getJavaName()), name + " javaName " + t.getJavaName());
+            check(t.getJavaThreadId() == TIDS.get(name), name + " javaThreadId " + t.getJavaThreadId());
             String got = frames(e.getStackTrace());
             if (got.startsWith("libdeep.so`")) {
                 check(e.getStackTrace().getFrames().size() == 40, "deep stack depth");
             } else {
                 check(got.equals(STACKS.get(name)), name + " stack: " + got);
                 String state = e.getValue("state");
-                check(state.equals(name.equals("gen_workload") ? "STATE_SLEEPING" : "STATE_RUNNABLE"),
-                      name + " state " + state);
+                check(state.equals("STATE_DEFAULT"), name + " state " + state);
             }
             Instant ts = e.getStartTime();
             if (last != null) {
@@ -138,7 +141,7 @@ public class ReadRecording {
     // types and annotations, settings in order with their types and default values.
     static void schema(String file) throws Exception {
         try (RecordingFile f = new RecordingFile(Path.of(file))) {
-            for (String name : List.of("jdk.CPUTimeSample", "jdk.CPUTimeSamplesLost", "jdk.ActiveSetting")) {
+            for (String name : List.of("jdk.CPUTimeSample", "jdk.CPUTimeSamplesLost")) {
                 boolean found = false;
                 for (EventType t : f.readEventTypes()) {
                     if (!t.getName().equals(name)) {
@@ -165,6 +168,46 @@ public class ReadRecording {
                     System.out.println("event " + name + " missing");
                 }
             }
+        }
+    }
+
+    // A field as JMC matches two declarations of one event type (its name, type and the annotations
+    // that make its unit; labels and descriptions are text): "name:type[] @ann(value)...", and the
+    // fields of a struct type within braces.
+    static String field(ValueDescriptor v, int depth) {
+        List<AnnotationElement> units = new ArrayList<>();
+        for (AnnotationElement a : v.getAnnotationElements()) {
+            if (!a.getTypeName().equals("jdk.jfr.Label") && !a.getTypeName().equals("jdk.jfr.Description")) {
+                units.add(a);
+            }
+        }
+        StringBuilder sb = new StringBuilder(v.getName() + ":" + v.getTypeName() + (v.isArray() ? "[]" : ""));
+        if (!units.isEmpty()) {
+            sb.append(' ').append(annotations(units));
+        }
+        if (depth < 2 && !v.getFields().isEmpty()) {
+            List<String> sub = new ArrayList<>();
+            for (ValueDescriptor f : v.getFields()) {
+                sub.add(field(f, depth + 1));
+            }
+            sb.append(" {").append(String.join(", ", sub)).append('}');
+        }
+        return sb.toString();
+    }
+
+    static void fields(String file) throws Exception {
+        try (RecordingFile f = new RecordingFile(Path.of(file))) {
+            Map<String, String> out = new TreeMap<>();
+            for (EventType t : f.readEventTypes()) {
+                if (t.getName().startsWith("jdk.")) {
+                    List<String> fs = new ArrayList<>();
+                    for (ValueDescriptor v : t.getFields()) {
+                        fs.add(field(v, 0));
+                    }
+                    out.put(t.getName(), String.join("; ", fs));
+                }
+            }
+            out.forEach((k, v) -> System.out.println(k + "\t" + v));
         }
     }
 
@@ -211,6 +254,10 @@ public class ReadRecording {
     public static void main(String[] args) throws Exception {
         if (args.length == 2 && args[0].equals("schema")) {
             schema(args[1]);
+            return;
+        }
+        if (args.length == 2 && args[0].equals("fields")) {
+            fields(args[1]);
             return;
         }
         if (args.length < 2) {

@@ -6,7 +6,8 @@
 //   java SameTimes.java JOINED PART...
 //
 // JOINED must hold the events of every PART, in that order (jdk.jfr.consumer.RecordingFile reads
-// chunks in file order), each with the same type, start time and end time to the nanosecond.
+// chunks in file order), each with the same type, start time and end time to the nanosecond, and
+// the same stack: its methods and their frame types (which every chunk names by its own keys).
 // Prints "ok: ..." and exits 0, or what differs and exits 1.
 
 import java.nio.file.Path;
@@ -14,6 +15,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import jdk.jfr.consumer.RecordedEvent;
+import jdk.jfr.consumer.RecordedFrame;
 import jdk.jfr.consumer.RecordingFile;
 
 public class SameTimes {
@@ -27,6 +29,18 @@ public class SameTimes {
         return events;
     }
 
+    static String stack(RecordedEvent e) {
+        if (e.getStackTrace() == null) {
+            return "";
+        }
+        StringBuilder sb = new StringBuilder();
+        for (RecordedFrame f : e.getStackTrace().getFrames()) {
+            sb.append(f.getMethod().getType().getName()).append('.').append(f.getMethod().getName())
+              .append(" [").append(f.getType()).append("];");
+        }
+        return sb.toString();
+    }
+
     public static void main(String[] args) throws Exception {
         List<RecordedEvent> joined = read(args[0]);
         List<RecordedEvent> parts = new ArrayList<>();
@@ -36,11 +50,15 @@ public class SameTimes {
             parts.addAll(part);
             counts.append(i > 1 ? " + " : "").append(part.size());
         }
-        int moved = 0, kinds = 0;
-        String example = "";
+        int moved = 0, kinds = 0, stacks = 0;
+        String example = "", stackExample = "";
         for (int i = 0; i < Math.min(joined.size(), parts.size()); i++) {
             RecordedEvent j = joined.get(i), p = parts.get(i);
             boolean sameType = j.getEventType().getName().equals(p.getEventType().getName());
+            if (sameType && !stack(j).equals(stack(p)) && stacks++ == 0) {
+                stackExample = String.format(" (event %d, %s: %s instead of %s)", i, j.getEventType().getName(),
+                    stack(j), stack(p));
+            }
             if (!sameType) {
                 kinds++;
             } else if (!j.getStartTime().equals(p.getStartTime()) || !j.getEndTime().equals(p.getEndTime())) {
@@ -50,9 +68,10 @@ public class SameTimes {
                 }
             }
         }
-        boolean ok = joined.size() == parts.size() && kinds == 0 && moved == 0;
-        System.out.printf("%s: JDK %d: %d events, parts %s; %d of another type, %d moved%s%n",
-            ok ? "ok" : "FAIL", Runtime.version().feature(), joined.size(), counts, kinds, moved, example);
+        boolean ok = joined.size() == parts.size() && kinds == 0 && moved == 0 && stacks == 0;
+        System.out.printf("%s: JDK %d: %d events, parts %s; %d of another type, %d moved%s, %d with another stack%s%n",
+            ok ? "ok" : "FAIL", Runtime.version().feature(), joined.size(), counts, kinds, moved, example,
+            stacks, stackExample);
         System.exit(ok ? 0 : 1);
     }
 }

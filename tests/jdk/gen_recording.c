@@ -2,7 +2,8 @@
 /*
  * Writes recordings with known content for the JDK-as-referee tests (tests/jdk/run).
  *
- *   gen_recording basic FILE       three threads, three known stacks, every event type, closed
+ *   gen_recording basic FILE       three threads, three known stacks, every event type (the CPU
+ *                                  samples wall-clock samples too), closed
  *   gen_recording chunks FILE      many distinct stacks and a small chunk size: several chunks
  *   gen_recording flushonly FILE   flushed twice and never closed (as after kill -9)
  *   gen_recording cut FILE BYTES   flushed once, then the next flush dies after BYTES bytes of I/O
@@ -87,6 +88,12 @@ static void info_events(void)
 	CHECK(lfr_jfr_os_information(w, t0, NULL));
 	CHECK(lfr_jfr_cpu_information(w, t0, NULL));
 	CHECK(lfr_jfr_sampler_settings(w, t0, period, 127, true, "pid 1000"));
+	/* two labels of the recording, two of the process 1000: four lfr.Label events per chunk */
+	const char *own[] = {"host.name", "gen-host", "env", "test"};
+	const char *proc[] = {"service.name", "gen-service", "container.id",
+	                      "b4d6d161c62525d726fa394b27df30e14f8ea5646313ada576b390de70cfc8cc"};
+	CHECK(lfr_jfr_labels(w, t0, 0, own, 2));
+	CHECK(lfr_jfr_labels(w, t0, 1000, proc, 2));
 	for (int i = 0; i < 3; i++)
 		CHECK(lfr_jfr_thread_start(w, t0, threads[i], i < 2 ? threads[2] : 0));
 }
@@ -97,9 +104,8 @@ static void sample_batch(unsigned n)
 		unsigned k = samples % 3;
 
 		fake_now = t0 + step * (samples + 1);
-		CHECK(lfr_jfr_execution_sample(w, t0 + step * (samples + 1), threads[k], stacks[k],
-		                               k == 2 ? LFR_JFR_STATE_SLEEPING
-		                                      : LFR_JFR_STATE_RUNNABLE));
+		CHECK(lfr_jfr_sample(w, t0 + step * (samples + 1), threads[k], stacks[k],
+		                     LFR_JFR_STATE_CPU, period));
 		samples++;
 	}
 }
@@ -173,6 +179,9 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(mode, "loop"))
 		opt.max_chunk_age_ns = 100000000;
+	/* as lfr record --wall: every CPU sample a wall-clock sample too */
+	if (!strcmp(mode, "basic"))
+		opt.sample_events = LFR_JFR_SAMPLE_WALL;
 
 	if (!strcmp(mode, "cutop"))
 		opt.max_chunk_age_ns = 1;
@@ -216,8 +225,8 @@ int main(int argc, char **argv)
 		/* a sampling latency of 7.5 ms: a tick in read() walked at the return */
 		CHECK(lfr_jfr_sampling_latency(w, t0 + step * 3, 7500000, threads[2], stacks[2]));
 		/* a wall-clock sample of the thread waiting in read() (lfr record --wall) */
-		CHECK(lfr_jfr_native_sample(w, t0 + step * 4, threads[2], stacks[2],
-		                            LFR_JFR_STATE_SLEEPING));
+		CHECK(lfr_jfr_wall_sample(w, t0 + step * 4, threads[2], stacks[2],
+		                          LFR_JFR_STATE_SLEEPING));
 		trace_contexts();
 		close_or_die();
 		expect_common(300);
@@ -241,7 +250,7 @@ int main(int argc, char **argv)
 				fake_now = t0 + step * (samples + 1);
 				CHECK(lfr_jfr_execution_sample(w, t0 + step * (samples + 1),
 				                               threads[i % 3], key,
-				                               LFR_JFR_STATE_RUNNABLE));
+				                               LFR_JFR_STATE_CPU));
 				samples++;
 			}
 			sample_batch(30);
@@ -259,10 +268,8 @@ int main(int argc, char **argv)
 			for (int i = 0; i < 1500; i++) {
 				unsigned k = samples % 3;
 
-				CHECK(lfr_jfr_sample(
-				    w, t0 + step * (samples + 1), threads[k], stacks[k],
-				    k == 2 ? LFR_JFR_STATE_SLEEPING : LFR_JFR_STATE_RUNNABLE,
-				    1000000));
+				CHECK(lfr_jfr_sample(w, t0 + step * (samples + 1), threads[k],
+				                     stacks[k], LFR_JFR_STATE_CPU, 1000000));
 				samples++;
 			}
 			CHECK(lfr_jfr_thread_samples_lost(w, t0 + step * (samples + 1), threads[0],

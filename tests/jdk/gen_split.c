@@ -65,7 +65,7 @@ int main(int argc, char **argv)
 		CHECK(lfr_jfr_stack(w, frames + skip, 4 - skip, false, &key));
 		for (unsigned k = 0; k < n[i]; k++)
 			CHECK(lfr_jfr_execution_sample(w, t += 1000000, loop_thread, key,
-			                               LFR_JFR_STATE_RUNNABLE));
+			                               LFR_JFR_STATE_CPU));
 	}
 	for (int i = 0; i < 40; i++) {
 		char name[16];
@@ -85,11 +85,11 @@ int main(int argc, char **argv)
 			memcpy(bad + 23, chain + 24, 18 * sizeof(*bad));
 			CHECK(lfr_jfr_stack(w, bad, 41, false, &bad_key));
 			CHECK(lfr_jfr_execution_sample(w, t += 1000000, chain_thread, bad_key,
-			                               LFR_JFR_STATE_RUNNABLE));
+			                               LFR_JFR_STATE_CPU));
 			continue;
 		}
 		CHECK(lfr_jfr_execution_sample(w, t += 1000000, chain_thread, key,
-		                               LFR_JFR_STATE_RUNNABLE));
+		                               LFR_JFR_STATE_CPU));
 	}
 	{
 		char err[512];

@@ -139,8 +139,7 @@ static void sample(const uint8_t *p, const uint8_t *end)
 	for (uint32_t i = 0; i < nout; i++)
 		keys[i] = method_of(out[i], i > 0);
 	if (lfr_jfr_stack(w, keys, nout, false, &stack) < 0 ||
-	    lfr_jfr_execution_sample(w, time, thread_of(pid, tid), stack, LFR_JFR_STATE_RUNNABLE) <
-	        0)
+	    lfr_jfr_execution_sample(w, time, thread_of(pid, tid), stack, LFR_JFR_STATE_CPU) < 0)
 		die("sample");
 	nsamples++;
 }

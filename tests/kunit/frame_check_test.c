@@ -464,6 +464,12 @@ struct fake_rules {
 	int nr_asked;
 	int looked;	/* lookups, in either mode */
 	struct fake_stack *st;	/* the walk's: no lookup inside a section */
+	/*
+	 * @bounded: the lookups a walk may still make (each a probe), at 0 a
+	 * lookup pauses it (LFR_ROW_PAUSE)
+	 */
+	bool bounded;
+	int probes;
 };
 
 static enum lfr_row_found fake_row(void *ctx, u64 pc,
@@ -476,6 +482,10 @@ static enum lfr_row_found fake_row(void *ctx, u64 pc,
 		f->st->bad = true;
 		return LFR_ROW_NONE;
 	}
+	if (f->bounded && !f->probes)
+		return LFR_ROW_PAUSE;
+	if (f->bounded)
+		f->probes--;
 	f->looked++;
 	if (f->nr_asked < ARRAY_SIZE(f->asked) && !(f->st && f->st->one))
 		f->asked[f->nr_asked++] = pc;
@@ -947,6 +957,182 @@ static void lfr_walk_memo_deeper(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, c->ips[19], 0x500250ULL);
 }
 
+/*
+ * A walk as the commit in place makes it: bounded to @frames frames and
+ * @probes lookups (with rules), then gone on with from where it paused,
+ * bounded again, until it is done.  Each part's frames and lookups are
+ * within the bound; the number of parts less one in *@pauses.
+ */
+static void bounded_walk(struct kunit *test, struct lfr_uwalk *w,
+			 unsigned int frames, int probes, int *pauses)
+{
+	struct fake_stack *st = w->ctx;
+	struct fake_rules *f = w->row_ctx;
+	unsigned int max = w->max, nr;
+	int looked;
+
+	*pauses = 0;
+	st->sections = !!f;
+	st->one = !!f;
+	if (f) {
+		f->bounded = true;
+		f->probes = probes;
+		looked = f->looked;
+	}
+	lfr_walk_bound(w, frames);
+	if (f)
+		lfr_walk_user_in(w, fake_read, fake_read, fake_row, fake_open,
+				 fake_close, true, NULL, !!w->memo);
+	else
+		lfr_walk_user_in(w, fake_read, fake_read, NULL, NULL, NULL,
+				 false, NULL, false);
+	KUNIT_EXPECT_LE(test, w->nr, frames);
+	while (lfr_walk_paused(w, max)) {
+		(*pauses)++;
+		if (f) {
+			KUNIT_EXPECT_LE(test, f->looked - looked, probes);
+			f->probes = probes;
+			looked = f->looked;
+		}
+		nr = w->nr;
+		lfr_walk_bound(w, nr + frames);
+		if (f)
+			lfr_walk_user_resume(w, fake_read, fake_read, fake_row,
+					     fake_open, fake_close, true, NULL);
+		else
+			lfr_walk_user_resume(w, fake_read, fake_read, NULL,
+					     NULL, NULL, false, NULL);
+		KUNIT_EXPECT_LE(test, w->nr - nr, frames);
+		if (*pauses > STK_WORDS)
+			break;
+	}
+	if (f) {
+		KUNIT_EXPECT_LE(test, f->looked - looked, probes);
+		f->bounded = false;
+		KUNIT_EXPECT_FALSE(test, st->open || st->bad);
+	}
+	st->sections = false;
+	st->one = false;
+	st->open = false;
+	st->bad = false;
+}
+
+/* The chain of a bounded walk is the unbounded walk's, whatever its bound. */
+static void expect_bounded_same(struct kunit *test, const struct lfr_uwalk *init,
+				unsigned int frames, int probes,
+				int min_pauses)
+{
+	u64 *full = kunit_kcalloc(test, STK_WORDS, sizeof(u64), GFP_KERNEL);
+	u64 *part = kunit_kcalloc(test, STK_WORDS, sizeof(u64), GFP_KERNEL);
+	struct lfr_uwalk a = *init, b = *init;
+	int pauses;
+
+	KUNIT_ASSERT_NOT_NULL(test, full);
+	KUNIT_ASSERT_NOT_NULL(test, part);
+	a.ips = full;
+	b.ips = part;
+	if (a.row_ctx) {
+		struct fake_stack *st = a.ctx;
+
+		st->sections = true;
+		st->one = true;
+		lfr_walk_user_in(&a, fake_read, fake_read, fake_row, fake_open,
+				 fake_close, true, NULL, false);
+		st->sections = false;
+		st->one = false;
+	} else {
+		lfr_walk_user(&a, fake_read, NULL);
+	}
+	bounded_walk(test, &b, frames, probes, &pauses);
+	KUNIT_EXPECT_GE(test, pauses, min_pauses);
+	KUNIT_EXPECT_EQ(test, b.nr, a.nr);
+	KUNIT_EXPECT_EQ(test, b.frames, a.frames);
+	KUNIT_EXPECT_EQ(test, b.flags, a.flags);
+	KUNIT_EXPECT_EQ(test, memcmp(full, part, a.nr * sizeof(u64)), 0);
+}
+
+/* Frame pointers, 60 frames: 8 a part, then 2, and the depth cap inside. */
+static void lfr_walk_bounded_fp(struct kunit *test)
+{
+	struct fake_stack *st = kunit_kzalloc(test, sizeof(*st), GFP_KERNEL);
+	struct lfr_uwalk w;
+	int i;
+
+	for (i = 0; i < 60; i++)
+		frame(st, 2 * i, i < 59 ? at(2 * i + 2) : 0, 0x401000 + 16 * i);
+	walk_init(&w, st, NULL, STK_WORDS, at(0));
+	expect_bounded_same(test, &w, 8, 0, 7);
+	expect_bounded_same(test, &w, 2, 0, 30);
+	w.max = 25;
+	expect_bounded_same(test, &w, 8, 0, 3);
+}
+
+/* Table rows, one distinct call site a frame: cut by frames, and by probes. */
+static void lfr_walk_bounded_rows(struct kunit *test)
+{
+	struct fake_stack *st = kunit_kzalloc(test, sizeof(*st), GFP_KERNEL);
+	static const struct fake_rule rules[] = {
+		{ 0x500000, 0x5ff000, SP_ROW(8) },
+		{ 0x5ff000, 0x600000, { .cfa = LFR_UNWIND_OUTERMOST } },
+	};
+	struct fake_rules f = { rules, ARRAY_SIZE(rules), .st = st };
+	struct lfr_uwalk w;
+	int i;
+
+	/* leaf at 0x500010 with its return address at sp: 100 frames */
+	for (i = 0; i < 100; i++)
+		st->mem[i] = 0x500100 + 16 * i;
+	st->mem[100] = 0x5ff010;
+	walk_init(&w, st, NULL, STK_WORDS, 0x1234);
+	w.ip = 0x500010;
+	w.row_ctx = &f;
+	expect_bounded_same(test, &w, 10, 1000, 9);
+	/* a lookup a frame: 3 probes a part, so 34 parts at least */
+	expect_bounded_same(test, &w, 1000, 3, 33);
+	expect_bounded_same(test, &w, 7, 5, 19);
+	/* the leaf's lookup is always made: a bound of 1 probe still walks */
+	expect_bounded_same(test, &w, 1000, 1, 99);
+}
+
+/*
+ * A recursion by frame records (lfr_step_records()'s loop) cut inside, and
+ * a walk that follows a memo, cut inside the frames it takes from it.
+ */
+static void lfr_walk_bounded_loops(struct kunit *test)
+{
+	struct fake_stack *st = kunit_kzalloc(test, sizeof(*st), GFP_KERNEL);
+	static const struct fake_rule rules[] = {
+		{ 0x500000, 0x500200, { .cfa = LFR_UNWIND_CFA_BP, .cfa_off = 16,
+					.bp = LFR_UNWIND_BP_AT_CFA,
+					.bp_off = -16 } },
+		{ 0x500200, 0x500300,
+		  { .cfa = LFR_UNWIND_OUTERMOST } },	/* _start */
+	};
+	struct fake_rules f = { rules, ARRAY_SIZE(rules), .st = st };
+	struct memo_case *c = memo_case(test);
+	struct lfr_uwalk w;
+	int i;
+
+	for (i = 0; i < 50; i++)
+		frame(st, 2 * i, at(2 * i + 2), i < 49 ? 0x500150 : 0x500250);
+	walk_init(&w, st, NULL, STK_WORDS, at(0));
+	w.ip = 0x500010;
+	w.row_ctx = &f;
+	expect_bounded_same(test, &w, 7, 1000, 6);
+	expect_bounded_same(test, &w, 2, 1000, 24);
+
+	/* the memo's chain: kept by a first walk, then followed by parts */
+	memo_chain(&c->st, 0, 30);
+	memo_walk(test, c, 0, 0x500010);
+	walk_init(&w, &c->st, NULL, 64, 0x1234);
+	w.ip = 0x500020;
+	w.row_ctx = &c->f;
+	w.memo = &c->m;
+	expect_bounded_same(test, &w, 16, 1000, 1);
+	/* the memo keeps the frames walked with it: the first part's */
+	KUNIT_EXPECT_EQ(test, c->m.n, 16U);
+}
+
 static struct kunit_case lfr_frame_cases[] = {
 	KUNIT_CASE(lfr_walk_prologue),
 	KUNIT_CASE(lfr_walk_complete),
@@ -968,6 +1154,9 @@ static struct kunit_case lfr_frame_cases[] = {
 	KUNIT_CASE(lfr_walk_memo_changed),
 	KUNIT_CASE(lfr_walk_memo_saved_bp),
 	KUNIT_CASE(lfr_walk_memo_deeper),
+	KUNIT_CASE(lfr_walk_bounded_fp),
+	KUNIT_CASE(lfr_walk_bounded_rows),
+	KUNIT_CASE(lfr_walk_bounded_loops),
 	{}
 };
 

@@ -7,13 +7,17 @@
  * Output is valid for the JDK's `jfr` tool.
  *
  *   genjfr -o FILE [-n SAMPLES] [-c CHUNKS] [-t THREADS] [-s STACKS] [-m METHODS] [-r SEED]
- *          [--event NAME] [--lost N] [--split P1,P2,...]
+ *          [--event NAME] [--lost N] [--split P1,P2,...] [--kernel-only K] [--control-names]
  *
  * --event NAME declares the sample event under another name (e.g. lfr.CPUSample) with an extra
  * `weight` field; --lost N adds N lfr.LostSamples events (reason, lostSamples) and N jdk.DataLoss.
  * --split gives a known split for the --diff tests: only the first stacks are sampled, stack i in
  * exactly Pi percent of the samples (a deterministic round of 100), each with a leaf method of
- * its own; the leaves are printed as "split NAME PERCENT".
+ * its own; the leaves are printed as "split NAME PERCENT".  --kernel-only K makes every K-th stack
+ * one of kernel frames only (a thread interrupted in the kernel, its user stack not walked); their
+ * samples are printed as "kernel_only N".  --control-names puts terminal controls (ESC [2J that
+ * clears a screen, ESC ] 0;x BEL that sets its title, CR, LF) into the Java methods' and the
+ * threads' names, the file otherwise the same.
  * The expected per-thread and per-event-type totals are printed to stdout for the tests.
  */
 #include <getopt.h>
@@ -22,70 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct buf {
-	uint8_t *p;
-	size_t len, cap;
-};
-
-static void need(struct buf *b, size_t n)
-{
-	if (b->len + n <= b->cap)
-		return;
-	size_t cap = b->cap ? b->cap : 4096;
-	while (cap < b->len + n)
-		cap *= 2;
-	b->p = realloc(b->p, cap);
-	if (!b->p) {
-		perror("genjfr");
-		exit(1);
-	}
-	b->cap = cap;
-}
-
-static void put_u8(struct buf *b, uint8_t v)
-{
-	need(b, 1);
-	b->p[b->len++] = v;
-}
-
-static void put_be(struct buf *b, uint64_t v, int n)
-{
-	need(b, n);
-	for (int i = n - 1; i >= 0; i--)
-		b->p[b->len++] = v >> (8 * i);
-}
-
-static void put_varint(struct buf *b, uint64_t v)
-{
-	need(b, 9);
-	for (int i = 0; i < 8; i++) {
-		if (v < 0x80) {
-			b->p[b->len++] = v;
-			return;
-		}
-		b->p[b->len++] = (v & 0x7f) | 0x80;
-		v >>= 7;
-	}
-	b->p[b->len++] = v;
-}
-
-/* A varint padded to 5 bytes, for sizes patched after the fact. */
-static void put_varint5_at(uint8_t *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (v >> (7 * i) & 0x7f) | 0x80;
-	p[4] = v >> 28 & 0x7f;
-}
-
-static void put_str(struct buf *b, const char *s)
-{
-	size_t n = strlen(s);
-	put_u8(b, 3);
-	put_varint(b, n);
-	need(b, n);
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-}
+#include "jfrbuf.h"
 
 /* ---- metadata ---- */
 
@@ -272,8 +213,11 @@ int main(int argc, char **argv)
 	static const struct option lo[] = { { "event", required_argument, NULL, 'e' },
 					    { "lost", required_argument, NULL, 'l' },
 					    { "split", required_argument, NULL, 'S' },
+					    { "kernel-only", required_argument, NULL, 'K' },
+					    { "control-names", no_argument, NULL, 'C' },
 					    { NULL, 0, NULL, 0 } };
-	int c, nsplit = 0, split[16];
+	int c, nsplit = 0, split[16], kernel_only = 0;
+	const char *ctl = "";
 
 	rng_state = 88172645463325252ull;
 	while ((c = getopt_long(argc, argv, "o:n:c:t:s:m:r:", lo, NULL)) != -1) {
@@ -287,6 +231,8 @@ int main(int argc, char **argv)
 		case 'r': rng_state = strtoull(optarg, NULL, 10) * 2654435761u + 1; break;
 		case 'e': event = optarg; break;
 		case 'l': nlost = atoi(optarg); break;
+		case 'K': kernel_only = atoi(optarg); break;
+		case 'C': ctl = "\x1b[2J\x1b]0;x\x07\r\n"; break;
 		case 'S': {
 			int sum = 0;
 			for (char *p = optarg; *p && nsplit < 16; p += *p == ',') {
@@ -306,7 +252,7 @@ int main(int argc, char **argv)
 		default:
 			fprintf(stderr, "usage: genjfr -o FILE [-n SAMPLES] [-c CHUNKS] [-t THREADS] "
 					"[-s STACKS] [-m METHODS] [-r SEED] [--event NAME] [--lost N] "
-					"[--split P1,P2,...]\n");
+					"[--split P1,P2,...] [--kernel-only K] [--control-names]\n");
 			return 2;
 		}
 	}
@@ -328,10 +274,12 @@ int main(int argc, char **argv)
 	char tmp[256];
 	struct method *methods = calloc(nmethods, sizeof(*methods));
 	int *class_sym = calloc(nclasses, sizeof(int));
-	/* class 0 = libc.so.6, class 1 = [kernel], the rest Java */
+	/* class 0 = libc.so.6, class 1 = the kernel (named as lfr names it: JMC takes a class name
+	 * that starts with '[' for an array's descriptor and fails on "[kernel.kallsyms]"), the
+	 * rest Java */
 	symbols[nsym++] = strdup("libc.so.6");
 	class_sym[0] = nsym;
-	symbols[nsym++] = strdup("[kernel.kallsyms]");
+	symbols[nsym++] = strdup("kernel");
 	class_sym[1] = nsym;
 	for (int i = 2; i < nclasses; i++) {
 		snprintf(tmp, sizeof(tmp), "%s/%s%d", pkgs[rnd() % 6], nouns[rnd() % 10], i);
@@ -353,7 +301,8 @@ int main(int argc, char **argv)
 		} else {
 			m->cls = 2 + rnd() % (nclasses - 2);
 			m->kind = rnd() % 4 ? FT_JIT : FT_INTERP;
-			snprintf(tmp, sizeof(tmp), "%s%d", verbs[rnd() % 12], i);
+			const char *verb = verbs[rnd() % 12];
+			snprintf(tmp, sizeof(tmp), "%s%s%d", verb, ctl, i);
 		}
 		symbols[nsym++] = strdup(tmp);
 		m->name = nsym;
@@ -385,6 +334,12 @@ int main(int argc, char **argv)
 		for (int j = 0; j < d; j++)
 			stacks[s][j] = path[d - 1 - j];
 	}
+	/* kernel frames only: entry_SYSCALL_64 -> do_syscall_64 -> schedule (no random draw) */
+	for (int s = kernel_only - 1; kernel_only > 0 && s < nstacks; s += kernel_only) {
+		static const uint32_t kpath[] = { 14, 9, 8 }; /* leaf first */
+		depths[s] = 3;
+		memcpy(stacks[s], kpath, sizeof(kpath));
+	}
 	/* a known split: stack s ends in a method of its own, one of the last ones, which the walks
 	 * above never reach */
 	for (int s = 0; s < nsplit; s++) {
@@ -409,7 +364,7 @@ int main(int argc, char **argv)
 	uint64_t done = 0, ticks = 1000000000ull, lost_total = 0;
 	int64_t start_nanos = 1700000000000000000ll;
 	struct buf b = { 0 };
-	uint64_t weight_total = 0;
+	uint64_t weight_total = 0, kernel_only_samples = 0;
 
 	for (int ch = 0; ch < nchunks; ch++) {
 		b.len = 0;
@@ -456,6 +411,7 @@ int main(int argc, char **argv)
 			}
 			b.p[at] = b.len - at; /* < 128 */
 			per_thread[thread] += w;
+			kernel_only_samples += kernel_only > 0 && lo % kernel_only == kernel_only - 1;
 			weight_total += w;
 		}
 		done += n;
@@ -492,7 +448,7 @@ int main(int argc, char **argv)
 		put_varint(&b, nthreads);
 		for (int t = 0; t < nthreads; t++) {
 			put_varint(&b, t + 1);
-			snprintf(tmp, sizeof(tmp), "worker-%d", t);
+			snprintf(tmp, sizeof(tmp), "worker%s-%d", ctl, t);
 			put_str(&b, tmp);
 			put_varint(&b, 1000 + t);
 			if (t % 2)
@@ -587,6 +543,8 @@ int main(int argc, char **argv)
 	printf("samples %llu\n", (unsigned long long)nsamples);
 	printf("weight %llu\n", (unsigned long long)weight_total);
 	printf("lost %llu\n", (unsigned long long)lost_total);
+	if (kernel_only > 0)
+		printf("kernel_only %llu\n", (unsigned long long)kernel_only_samples);
 	for (int t = 0; t < nthreads; t++)
 		printf("thread worker-%d %d %llu\n", t, 1000 + t, (unsigned long long)per_thread[t]);
 	return 0;

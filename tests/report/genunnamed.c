@@ -68,7 +68,7 @@ int main(int argc, char **argv)
 			return die(w, "method/stack");
 		for (long k = 0; k < count; k++) {
 			now += 1000000;
-			if (lfr_jfr_execution_sample(w, now, thread, skey, LFR_JFR_STATE_RUNNABLE))
+			if (lfr_jfr_execution_sample(w, now, thread, skey, LFR_JFR_STATE_CPU))
 				return die(w, "sample");
 		}
 	}

@@ -2,7 +2,7 @@
 /*
  * The one hash table: integer and byte keys, growth, a table prepared beforehand, deletion by
  * backward shift (checked against a plain array as the model, with keys forced into long collision
- * runs), iteration.
+ * runs), iteration; keys made to share a slot of the unkeyed mix, spread by the keyed hash.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -217,6 +217,77 @@ static void test_delete_byte_keys(void **state)
 	hashtab_free(&t);
 }
 
+/* c^-1 mod 2^64 for an odd c, and x with x ^ x >> s == y: hashtab_hash() undone step by step. */
+static uint64_t inverse(uint64_t c)
+{
+	uint64_t x = c;
+
+	for (int i = 0; i < 6; i++)
+		x *= 2 - c * x;
+	return x;
+}
+
+static uint64_t unxorshift(uint64_t y, int s)
+{
+	uint64_t x = y;
+
+	for (int i = 0; i < 64 / s + 1; i++)
+		x = y ^ x >> s;
+	return x;
+}
+
+/* A b whose hashtab_hash(a, b) is h. */
+static uint64_t preimage(uint64_t a, uint64_t h)
+{
+	h = unxorshift(h, 29) * inverse(0xff51afd7ed558ccdull);
+	h = unxorshift(h, 31) ^ a * 0x9e3779b97f4a7c15ull;
+	return h * inverse(0xc2b2ae3d27d4eb4full) - 0x632be59bd9b4e019ull;
+}
+
+/* The longest run of occupied slots: what a probe may have to walk. */
+static size_t longest_run(const struct hashtab *t)
+{
+	size_t run = 0, best = 0;
+
+	for (size_t i = 0; i < 2 * t->cap; i++) {
+		run = t->slots[i % t->cap].n ? run + 1 : 0;
+		best = run > best ? run : best;
+	}
+	return best < t->cap ? best : t->cap;
+}
+
+/*
+ * Keys chosen so that the unkeyed mix gives them all one slot (what a file can do to a table that
+ * hashes its keys with it): a trusted table puts them in one run, which every probe walks; a table
+ * of the default kind hashes them with its random tables and they spread as any keys do.
+ */
+static void test_keys_made_to_collide(void **state)
+{
+	enum { N = 4096 };
+	struct hashtab fast, keyed = {0};
+	uint64_t seed = 7;
+	bool fresh;
+
+	(void)state;
+	hashtab_init_trusted(&fast, false);
+	for (int i = 0; i < N; i++) {
+		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+		uint64_t k = preimage(11, seed << 24); /* the low 24 bits of its hash: 0 */
+
+		assert_int_equal(hashtab_hash(11, k) & 0xffffff, 0);
+		assert_non_null(hashtab_put(&fast, 11, k, &fresh));
+		assert_non_null(hashtab_put(&keyed, 11, k, &fresh));
+		assert_true(fresh);
+	}
+	assert_int_equal(longest_run(&fast), N);
+	/* 4096 random homes in 8192 or more slots: runs of tens at most */
+	assert_true(longest_run(&keyed) < 100);
+	for (struct hashtab_slot *s = NULL; (s = hashtab_next(&fast, s));)
+		assert_non_null(hashtab_get(&keyed, s->a, s->b));
+	hashtab_free(&fast);
+	hashtab_free(&keyed);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -226,6 +297,7 @@ int main(void)
 	    cmocka_unit_test(test_zeroed_table_takes_byte_keys),
 	    cmocka_unit_test(test_delete_against_model),
 	    cmocka_unit_test(test_delete_byte_keys),
+	    cmocka_unit_test(test_keys_made_to_collide),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2,8 +2,9 @@
 /*
  * The strict checker on small hand-built files: one defect at a time in an otherwise valid
  * recording (a pool key with two values in two chunks, a dangling constant-pool reference, a
- * checkpoint whose size does not match its content, an empty pool, metadata JMC rejects), each
- * rejected with its reason, and the valid files accepted with every count right.
+ * checkpoint whose size does not match its content, an empty pool, metadata JMC rejects, a class
+ * name JMC cannot convert), each rejected with its reason, and the valid files accepted with every
+ * count right.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -28,16 +29,19 @@ struct chunk_spec {
 	uint64_t ref;
 	bool no_region;       /* metadata without its region element */
 	bool bad_element;     /* a "field" element directly in "metadata" */
+	bool thing_is_class;  /* the Thing type named java.lang.Class */
 	int checkpoint_slack; /* added to the checkpoint's size field */
 };
 
+/* clang-format off */
 static const char *const strs[] = {
-    "root",      "metadata", "region",     "class",      "field",
-    "id",        "name",     "superType",  "class",      "constantPool",
-    "true",      "20",       "long",       "21",         "java.lang.String",
-    "22",        "Thing",    "23",         "test.Event", "jdk.jfr.Event",
-    "startTime", "thing",    "simpleType",
+    "root",      "metadata", "region",     "class",           "field",
+    "id",        "name",     "superType",  "class",           "constantPool",
+    "true",      "20",       "long",       "21",              "java.lang.String",
+    "22",        "Thing",    "23",         "test.Event",      "jdk.jfr.Event",
+    "startTime", "thing",    "simpleType", "java.lang.Class",
 };
+/* clang-format on */
 enum {
 	S_ROOT,
 	S_METADATA,
@@ -61,6 +65,8 @@ enum {
 	S_JDK_EVENT,
 	S_START,
 	S_THINGF,
+	S_SIMPLE,
+	S_JCLASS,
 };
 
 /* An element: name, attribute pairs (k, v string indexes), then its children count. */
@@ -102,7 +108,8 @@ static void metadata(struct jfr_buf *b, const struct chunk_spec *s)
 	element(b, S_METADATA, 0, NULL, 4 + s->bad_element);
 	element(b, S_CLASS, 2, (const unsigned[]){S_ID, S_20, S_NAME, S_LONG}, 0);
 	element(b, S_CLASS, 2, (const unsigned[]){S_ID, S_21, S_NAME, S_STRING}, 0);
-	element(b, S_CLASS, 2, (const unsigned[]){S_ID, S_22, S_NAME, S_THING}, 1);
+	element(b, S_CLASS, 2,
+	        (const unsigned[]){S_ID, S_22, S_NAME, s->thing_is_class ? S_JCLASS : S_THING}, 1);
 	element(b, S_FIELD, 2, (const unsigned[]){S_NAME, S_NAME, S_FCLASS, S_21}, 0);
 	element(b, S_CLASS, 3,
 	        (const unsigned[]){S_ID, S_23, S_NAME, S_EVENT, S_SUPER, S_JDK_EVENT}, 2);
@@ -269,6 +276,35 @@ static void metadata_jmc_rejects(void **state)
 	expect_reject(&a, NULL, "metadata element \"field\" inside \"metadata\"");
 }
 
+/*
+ * JMC converts a class name that starts with '[' as an array's field descriptor, and throws on
+ * one that is not ("[kernel.kallsyms]"): lfr must never write one.
+ */
+static void class_name_jmc_cannot_read(void **state)
+{
+	struct chunk_spec a = good;
+	struct lfr_jfr_check_result r;
+	char err[512];
+
+	(void)state;
+	a.thing_is_class = true;
+	a.names[0] = "[kernel.kallsyms]";
+	expect_reject(&a, NULL, "java.lang.Class name \"[kernel.kallsyms]\": JMC reads");
+	a.names[0] = "[";
+	expect_reject(&a, NULL, "java.lang.Class name \"[\"");
+	a.names[0] = "[Ljava/lang/Object";
+	expect_reject(&a, NULL, "java.lang.Class name \"[Ljava/lang/Object\"");
+	/* array descriptors and names without the bracket are what JMC reads */
+	a.names[0] = "[[Ljava/lang/Object;";
+	a.names[1] = "[I";
+	if (check2(&a, NULL, &r, err, sizeof(err)))
+		fail_msg("%s", err);
+	a.names[0] = "kernel.kallsyms";
+	a.names[1] = "libc.so.6";
+	if (check2(&a, NULL, &r, err, sizeof(err)))
+		fail_msg("%s", err);
+}
+
 static void chunk_after_final(void **state)
 {
 	struct jfr_buf b = {0};
@@ -289,7 +325,7 @@ int main(void)
 	    cmocka_unit_test(valid_files_accepted), cmocka_unit_test(pool_key_with_two_values),
 	    cmocka_unit_test(dangling_reference),   cmocka_unit_test(checkpoint_size_mismatch),
 	    cmocka_unit_test(empty_pool),           cmocka_unit_test(metadata_jmc_rejects),
-	    cmocka_unit_test(chunk_after_final),
+	    cmocka_unit_test(chunk_after_final),    cmocka_unit_test(class_name_jmc_cannot_read),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -344,6 +344,73 @@ static void foreign_files_are_not_chunks(void **state)
 	assert_int_equal(check_samples(out, NULL), 2);
 }
 
+/*
+ * Chunk files that cannot be read (a FIFO, a directory or a link under a chunk's name, a file of
+ * mode 000 for a reader that is not root) are neither dropped silently nor waited on: a dump
+ * copies the others, counts and names them with why; when none of the span can be read it fails.
+ * Whether one is in the span is told by its name's time and the next chunk's start.
+ */
+static void unreadable_files_are_named(void **state)
+{
+	(void)state;
+	struct lfr_jfr_options opt = {.repository = true, .max_chunk_age_ns = 1};
+	struct lfr_jfr_repo_chunk *v;
+	struct lfr_jfr_dump_stats ds;
+	struct fixture f;
+	char err[1024], p[160], q[160];
+	size_t n;
+
+	OK(lfr_jfr_open(&f.w, dir, &opt));
+	populate(&f);
+	for (unsigned i = 0; i < 4; i++)
+		flush_samples(&f, 3);
+	OK(lfr_jfr_close(f.w, NULL, 0));
+	OK(lfr_jfr_repo_list(dir, &v, &n, err, sizeof(err)));
+	assert_int_equal(n, 4);
+	/* the second chunk's file becomes a FIFO, the third's a directory */
+	snprintf(p, sizeof(p), "%s/%s", dir, v[1].name);
+	OK(unlink(p));
+	OK(mkfifo(p, 0640));
+	snprintf(q, sizeof(q), "%s/%s", dir, v[2].name);
+	OK(unlink(q));
+	OK(mkdir(q, 0750));
+	/* and one long before them, out of a span that starts at the last chunk */
+	snprintf(p, sizeof(p), "%s/2000-01-01T00-00-00.000000000Z.jfr", dir);
+	OK(symlink("/dev/zero", p));
+
+	OK(lfr_jfr_repo_dump(dir, out, 0, &ds, err, sizeof(err)));
+	assert_int_equal(ds.chunks, 2);
+	assert_int_equal(check_samples(out, NULL), 6);
+	assert_int_equal(ds.unreadable, 3);
+	if (!strstr(ds.unreadable_names, v[1].name) || !strstr(ds.unreadable_names, v[2].name) ||
+	    !strstr(ds.unreadable_names, "(a FIFO, not a regular file)") ||
+	    !strstr(ds.unreadable_names, "(a directory, not a regular file)") ||
+	    !strstr(ds.unreadable_names,
+	            "2000-01-01T00-00-00.000000000Z.jfr (a symbolic link, not followed)"))
+		fail_msg("unreadable chunk files: %s", ds.unreadable_names);
+	/*
+	 * From the third chunk's start: the FIFO before it ended there (the next start), so it may
+	 * hold some of the span, and so may the directory; the link of 2000 ended long before
+	 */
+	OK(lfr_jfr_repo_dump(dir, out, v[2].start_nanos, &ds, err, sizeof(err)));
+	assert_int_equal(ds.chunks, 1);
+	assert_int_equal(ds.unreadable, 2);
+	assert_null(strstr(ds.unreadable_names, "2000-01-01"));
+
+	/* none of the span readable: no dump, every one named */
+	snprintf(p, sizeof(p), "%s/%s", dir, v[3].name);
+	OK(unlink(p));
+	snprintf(p, sizeof(p), "%s/%s", dir, v[0].name);
+	OK(unlink(p));
+	OK(mkfifo(p, 0640));
+	unlink(out);
+	assert_int_equal(lfr_jfr_repo_dump(dir, out, 0, &ds, err, sizeof(err)), -EIO);
+	assert_non_null(strstr(err, "no chunk file of the span could be read"));
+	assert_non_null(strstr(err, v[0].name));
+	assert_int_equal(access(out, F_OK), -1);
+	free(v);
+}
+
 static void names_sort_in_time_order(void **state)
 {
 	(void)state;
@@ -368,6 +435,7 @@ int main(void)
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(untrusted_directories_are_refused, setup, teardown),
 	    cmocka_unit_test_setup_teardown(foreign_files_are_not_chunks, setup, teardown),
+	    cmocka_unit_test_setup_teardown(unreadable_files_are_named, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -3,9 +3,11 @@
  * Ticks joined with their walks' user stacks (lib/join): every order a reader can meet them in
  * hands out each tick exactly once, with its own walk's stack; the tick waiting for the stack right
  * after it, ticks of other walks between, stacks first, walks of several ticks, stacks that carry
- * their walk's first tick, and the count of ticks still waiting.
+ * their walk's first tick, and the count of ticks still waiting; and under ring overflow, the
+ * walks given up, by reason, and the bounded number held, while late records still join.
  */
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -388,6 +390,191 @@ static void test_stack_carries_its_tick(void **state)
 	lfr_join_free(j);
 }
 
+/* ---- giving up what a full ring lost (lfr_join_read(), lfr_join_exit()) ---- */
+
+static int count_joined(void *ctx, const struct lfr_joined *jd)
+{
+	assert_int_equal(jd->tick->walk_id, jd->ustack->walk_id);
+	assert_int_equal(jd->tick->tid, jd->ustack->tid);
+	(*(uint64_t *)ctx)++;
+	return 0;
+}
+
+/* A tick of thread TID's walk WALK at TIME, its record gone once fed. */
+static void tick_of(struct lfr_join *j, uint64_t *n, uint64_t walk, uint32_t tid, uint64_t time)
+{
+	uint64_t buf[TICK_WORDS];
+	struct lfr_rec_tick *t = tick_rec(buf, walk, time, 1);
+
+	t->tid = tid;
+	assert_int_equal(lfr_join_tick(j, t, count_joined, n), 0);
+	lfr_join_keep(j);
+	memset(buf, 0xa5, sizeof(buf));
+}
+
+/* The stack of thread TID's walk WALK, shared by TICKS ticks; with OWN it carries its first. */
+static void stack_of(struct lfr_join *j, uint64_t *n, uint64_t walk, uint32_t tid, uint32_t ticks,
+                     uint64_t time, bool own)
+{
+	uint64_t buf[(sizeof(struct lfr_rec_ustack) + 8) / 8] = {0};
+	struct lfr_rec_ustack *u = (void *)buf;
+
+	u->hdr.type = LFR_REC_USTACK;
+	u->hdr.size = sizeof(buf);
+	u->walk_id = walk;
+	u->ticks = ticks;
+	u->time_ns = time;
+	u->tgid = 7;
+	u->tid = tid;
+	u->flags = own ? LFR_USTACK_F_TICK : 0;
+	u->nr_user = 1;
+	u->ips[0] = 0x401000;
+	assert_int_equal(lfr_join_ustack(j, u, count_joined, n), 0);
+	memset(buf, 0xa5, sizeof(buf));
+}
+
+/*
+ * A reader that runs for ever while the rings overflow: eight threads walk in turn, every third
+ * walk's USTACK record is lost (its tick waits), every fifth of the others has a TICK record lost
+ * (its stack waits for it).  The rings are read once per 16 walks.  The join holds a bounded number
+ * of walks all along; at the end, with one more walk of each thread and two reads, it holds none,
+ * and it gave up exactly the lost ones, by reason.
+ */
+static void test_ring_overflow_bounded(void **state)
+{
+	const uint64_t walks = 30000;
+	uint64_t joined = 0, lost_stacks = 0, lost_ticks = 0, t = 1000, reads = 0, id = 1;
+	size_t most = 0;
+	struct lfr_join_lost lost;
+	struct lfr_join *j;
+
+	(void)state;
+	assert_int_equal(lfr_join_new(&j), 0);
+	for (uint64_t k = 0; k < walks; k++, id++) {
+		uint32_t tid = 100 + (uint32_t)(k % 8);
+
+		t += 1000;
+		if (k % 3 == 0) {
+			tick_of(j, &joined, id, tid, t); /* its USTACK lost */
+			lost_stacks++;
+		} else if (k % 5 == 0) {
+			tick_of(j, &joined, id, tid, t); /* its second tick's TICK lost */
+			stack_of(j, &joined, id, tid, 2, t, false);
+			lost_ticks++;
+		} else {
+			tick_of(j, &joined, id, tid, t);
+			tick_of(j, &joined, id, tid, t + 1);
+			stack_of(j, &joined, id, tid, 2, t, false);
+		}
+		if (k % 16 == 15)
+			lfr_join_read(j, t + 500);
+		reads += k % 16 == 15;
+		if (lfr_join_held(j) > most)
+			most = lfr_join_held(j);
+	}
+	/* one more walk of each thread, carried by its stack, and two reads of every ring */
+	for (uint32_t tid = 100; tid < 108; tid++, id++)
+		stack_of(j, &joined, id, tid, 1, t += 1000, true);
+	lfr_join_read(j, t + 1);
+	lfr_join_read(j, t + 2);
+	lfr_join_lost(j, &lost);
+	print_message("%llu walks, %llu reads: at most %zu held, %llu joined; given up: %llu ticks "
+	              "without their stack, %llu stacks without %llu ticks\n",
+	              (unsigned long long)walks, (unsigned long long)reads, most,
+	              (unsigned long long)joined, (unsigned long long)lost.ticks_superseded,
+	              (unsigned long long)lost.stacks, (unsigned long long)lost.stack_ticks);
+	/* three reads' worth of walks (16 each) at most, and a walk per thread */
+	assert_true(most <= 3 * 16 + 8);
+	assert_int_equal(lfr_join_held(j), 0);
+	assert_int_equal(lfr_join_waiting(j), 0);
+	assert_int_equal(lost.ticks_superseded, lost_stacks);
+	assert_int_equal(lost.ticks_exited, 0);
+	assert_int_equal(lost.stacks, lost_ticks);
+	assert_int_equal(lost.stack_ticks, lost_ticks);
+	assert_int_equal(joined, 2 * (walks - lost_stacks) - lost_ticks + 8);
+	lfr_join_free(j);
+}
+
+/*
+ * What must not be given up: a thread in the kernel whose walk has not run (however many reads);
+ * a stack whose record a ring read earlier held after a later walk of its thread (within two
+ * reads); a tick that comes a read after its stack.
+ */
+static void test_late_records_kept(void **state)
+{
+	struct lfr_join_lost lost;
+	uint64_t joined = 0;
+	struct lfr_join *j;
+
+	(void)state;
+	assert_int_equal(lfr_join_new(&j), 0);
+	/* thread 1 ticks in the kernel and blocks there: read after read, its tick waits */
+	tick_of(j, &joined, 10, 1, 100);
+	for (uint64_t r = 0; r < 50; r++) {
+		tick_of(j, &joined, 1000 + r, 2, 200 + r); /* another thread's walks go on */
+		stack_of(j, &joined, 1000 + r, 2, 1, 200 + r, false);
+		lfr_join_read(j, 300 + r);
+	}
+	assert_int_equal(lfr_join_waiting(j), 1);
+	assert_int_equal(lfr_join_held(j), 1);
+	stack_of(j, &joined, 10, 1, 1, 100, false);
+	assert_int_equal(joined, 51);
+
+	/* thread 3: a tick of walk 20, then its next walk 21, whose record is read first */
+	tick_of(j, &joined, 20, 3, 1000);
+	stack_of(j, &joined, 21, 3, 1, 2000, true);
+	lfr_join_read(j, 2500);
+	stack_of(j, &joined, 20, 3, 1, 1000, false); /* from a ring read after */
+	assert_int_equal(joined, 53);
+
+	/* a stack of two ticks, its second tick a read later */
+	stack_of(j, &joined, 30, 4, 2, 3000, true);
+	lfr_join_read(j, 3500);
+	tick_of(j, &joined, 30, 4, 3001);
+	assert_int_equal(joined, 55);
+	lfr_join_read(j, 4000);
+	lfr_join_read(j, 4500);
+	lfr_join_lost(j, &lost);
+	assert_int_equal(lost.ticks_superseded + lost.ticks_exited + lost.stacks, 0);
+	assert_int_equal(lfr_join_held(j), 0);
+	lfr_join_free(j);
+}
+
+/* Ticks of a thread that exited, their stack lost: given up a grace period after the exit. */
+static void test_exited_thread(void **state)
+{
+	const uint64_t exit_ns = 5000000000ull;
+	struct lfr_join_lost lost;
+	uint64_t joined = 0;
+	struct lfr_join *j;
+
+	(void)state;
+	assert_int_equal(lfr_join_new(&j), 0);
+	tick_of(j, &joined, 40, 5, exit_ns - 10);
+	tick_of(j, &joined, 40, 5, exit_ns - 5); /* pending, settled by the exit */
+	assert_int_equal(lfr_join_exit(j, 5, exit_ns, count_joined, &joined), 0);
+	for (int r = 0; r < 5; r++)
+		lfr_join_read(j, exit_ns + LFR_JOIN_EXIT_GRACE_NS - 1);
+	assert_int_equal(lfr_join_waiting(j), 2);
+	lfr_join_read(j, exit_ns + LFR_JOIN_EXIT_GRACE_NS);
+	lfr_join_lost(j, &lost);
+	assert_int_equal(lost.ticks_exited, 2);
+	assert_int_equal(lost.ticks_superseded, 0);
+	assert_int_equal(lfr_join_waiting(j), 0);
+	assert_int_equal(lfr_join_held(j), 0);
+	assert_int_equal(joined, 0);
+
+	/* a stack that comes within the grace period is joined */
+	tick_of(j, &joined, 41, 6, exit_ns + 1);
+	tick_of(j, &joined, 42, 7, exit_ns + 2); /* another walk: both in the table */
+	assert_int_equal(lfr_join_exit(j, 6, exit_ns + 10, count_joined, &joined), 0);
+	lfr_join_read(j, exit_ns + 20);
+	stack_of(j, &joined, 41, 6, 1, exit_ns + 1, false);
+	stack_of(j, &joined, 42, 7, 1, exit_ns + 2, false);
+	assert_int_equal(joined, 2);
+	lfr_join_free(j);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -396,6 +583,9 @@ int main(void)
 	    cmocka_unit_test(test_tick_held_until_kept),
 	    cmocka_unit_test(test_walks_of_several_ticks),
 	    cmocka_unit_test(test_stack_carries_its_tick),
+	    cmocka_unit_test(test_ring_overflow_bounded),
+	    cmocka_unit_test(test_late_records_kept),
+	    cmocka_unit_test(test_exited_thread),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -51,11 +51,28 @@ static void strings_messages_packed(void **state)
 	pb_free(&m);
 }
 
+/* fixed64: wire type 1, eight bytes little-endian; packed, eight bytes per value */
+static void fixed64(void **state)
+{
+	struct pb_buf b = {0};
+	uint64_t v[] = {1, 0x0102030405060708ull};
+	(void)state;
+
+	pb_fixed64(&b, 3, 0x1122334455667788ull); /* 19 88 77 66 55 44 33 22 11 */
+	pb_packed_fixed64(&b, 5, v, 2);           /* 2a 10 01 00 .. 08 07 .. 01 */
+	static const uint8_t want[] = {0x19, 0x88, 0x77, 0x66, 0x55, 0x44, 0x33, 0x22, 0x11,
+	                               0x2a, 0x10, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	                               0x00, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01};
+	expect_bytes(&b, want, sizeof(want));
+	pb_free(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(varints_and_keys),
 	    cmocka_unit_test(strings_messages_packed),
+	    cmocka_unit_test(fixed64),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

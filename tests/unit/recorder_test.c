@@ -753,6 +753,49 @@ static void test_stacks_carrying_their_tick(void **state)
 	assert_int_equal(js.stack_traces, 3);
 }
 
+/*
+ * A process seen only through its stacks: a thread that runs in user space queues its walks
+ * without TICK records (each USTACK carries its tick), and the recorder must still look at its
+ * process, whose command line (jdk.SystemProcess) and cgroups (lfr.Label) are read from /proc
+ * when it first appears.  This test's own process is that one: its command line is in the file.
+ */
+static void test_process_seen_by_its_stacks_only(void **state)
+{
+	struct env *e = *state;
+	uint64_t buf[(sizeof(struct lfr_rec_ustack) + 2 * 8) / 8] = {0};
+	struct lfr_rec_ustack *u = (void *)buf;
+	char arg0[4096] = "", *file;
+	size_t len;
+	FILE *f = fopen("/proc/self/cmdline", "r");
+
+	assert_non_null(f);
+	assert_true(fread(arg0, 1, sizeof(arg0) - 1, f) > 0);
+	fclose(f);
+	u->hdr.type = LFR_REC_USTACK;
+	u->hdr.size = sizeof(buf);
+	u->walk_id = 0x99;
+	u->time_ns = ++e->t;
+	u->tgid = u->tid = (uint32_t)getpid();
+	u->ticks = 1;
+	u->flags = LFR_USTACK_F_TICK;
+	u->nr_user = 2;
+	u->ips[0] = (uintptr_t)recorder_test_leaf + 1;
+	u->ips[1] = (uintptr_t)recorder_test_caller + 6;
+	assert_int_equal(lfr_recorder_add(e->rec, &u->hdr), 0);
+	assert_int_equal(lfr_recorder_process(e->rec, true), 0);
+	assert_int_equal(lfr_jfr_close(e->w, NULL, 0), 0);
+	e->w = NULL;
+	f = fopen(e->path, "r");
+	assert_non_null(f);
+	file = calloc(1, 1 << 20);
+	assert_non_null(file);
+	len = fread(file, 1, 1 << 20, f);
+	fclose(f);
+	if (!memmem(file, len, arg0, strlen(arg0)))
+		fail_msg("the command line %s of the process is not in the file", arg0);
+	free(file);
+}
+
 /* An OFFCPU record of walk WALK: DUR ns off the CPU in STATE, one kernel frame KPC. */
 static void add_offcpu(struct env *e, uint64_t walk, uint64_t dur, uint32_t state, uint64_t kpc)
 {
@@ -789,6 +832,31 @@ static struct report *closed_file_report(struct env *e, const struct report_opts
 	assert_int_equal(report_read(r, o, &rep), 0);
 	jfr_close(r);
 	return rep;
+}
+
+/*
+ * A CPU sample's jdk.ExecutionSample is in async-profiler's STATE_DEFAULT, the state by which its
+ * converter tells a CPU sampler's samples from wall-clock ones (jfrconv --cpu selects it alone).
+ */
+static void test_cpu_samples_in_state_default(void **state)
+{
+	struct env *e = *state;
+	uintptr_t leaf = (uintptr_t)recorder_test_leaf, caller = (uintptr_t)recorder_test_caller;
+	struct report_opts o;
+	struct report *rep;
+
+	add_own_code_mapping(e);
+	add_sample(e, leaf + 1, caller + 6, 1);
+	add_sample_in_kernel(e, 0xffffffff81000000, leaf + 2, caller + 6);
+	assert_int_equal(lfr_recorder_process(e->rec, true), 0);
+	report_opts_init(&o);
+	o.states = true;
+	rep = closed_file_report(e, &o);
+	assert_int_equal(rep->total, 2);
+	assert_int_equal(rep->nstates, 1);
+	assert_string_equal(rep->states[0].name, "STATE_DEFAULT");
+	assert_int_equal(rep->states[0].value, 2);
+	report_free(rep);
 }
 
 /*
@@ -887,18 +955,27 @@ static void test_offcpu_joined_with_their_walks(void **state)
 }
 
 /*
- * --wall: off-CPU intervals become one jdk.NativeMethodSample per period of a thread's time off the
- * CPU, the remainder carried to its next interval (3.5 + 2.5 periods: 3 + 3 samples); lfr.OffCpu
- * events only at --off-cpu's minimum.  lfr report --wall counts them with the CPU sample.
+ * --wall: off-CPU intervals become one profiler.WallClockSample per period of a thread's time off
+ * the CPU, the remainder carried to its next interval (3.5 + 2.5 periods: 3 + 3 samples, sleeping
+ * and runnable); lfr.OffCpu events only at --off-cpu's minimum.  The CPU sample is a wall-clock
+ * sample too (runnable), written by the writer of lfr record --wall (LFR_JFR_SAMPLE_WALL): lfr
+ * report --wall counts the 7 wall-clock samples, not the CPU sample, which lfr report counts.
  */
 static void test_wall_samples_of_offcpu_time(void **state)
 {
 	struct env *e = *state;
 	uintptr_t leaf = (uintptr_t)recorder_test_leaf, caller = (uintptr_t)recorder_test_caller;
+	struct lfr_jfr_options jo = {.sample_events = LFR_JFR_SAMPLE_WALL};
 	struct lfr_recorder_stats st;
 	struct report_opts o;
 	struct report *rep;
+	struct jfr_reader *r;
+	char err[256];
 
+	lfr_recorder_free(e->rec);
+	lfr_jfr_abandon(e->w);
+	assert_int_equal(lfr_jfr_open(&e->w, e->path, &jo), 0);
+	assert_int_equal(lfr_recorder_new(&e->rec, e->w, e->sym), 0);
 	lfr_recorder_set_period(e->rec, 1000000);
 	lfr_recorder_set_wall(e->rec, 3000000);
 	add_own_code_mapping(e);
@@ -913,11 +990,22 @@ static void test_wall_samples_of_offcpu_time(void **state)
 	assert_int_equal(st.wall_samples, 6);
 	assert_int_equal(st.off_cpu, 1); /* the 2.5 ms interval is below the 3 ms minimum */
 	report_opts_init(&o);
-	o.wall = true;
-	o.events[o.nevents++] = "jdk.ExecutionSample";
-	o.events[o.nevents++] = "jdk.NativeMethodSample";
+	report_opts_wall(&o);
+	o.states = true;
 	rep = closed_file_report(e, &o);
 	assert_int_equal(rep->total, 7);
+	assert_int_equal(rep->nstates, 2);
+	for (size_t i = 0; i < rep->nstates; i++)
+		assert_int_equal(rep->states[i].value,
+		                 strcmp(rep->states[i].name, "STATE_SLEEPING") ? 4 : 3);
+	report_free(rep);
+	/* the CPU samples are the jdk.ExecutionSample events alone */
+	report_opts_init(&o);
+	r = jfr_open_file(e->path, err, sizeof(err));
+	assert_non_null(r);
+	assert_int_equal(report_read(r, &o, &rep), 0);
+	jfr_close(r);
+	assert_int_equal(rep->total, 1);
 	report_free(rep);
 }
 
@@ -1006,6 +1094,44 @@ static void add_task(struct env *e, uint32_t kind, uint64_t when, const char *co
 
 	snprintf(k.comm, sizeof(k.comm), "%s", comm);
 	assert_int_equal(lfr_recorder_add(e->rec, &k.hdr), 0);
+}
+
+/*
+ * USTACK records lost to a full ring: the tick of a walk whose thread walked again is given up
+ * once every ring was read twice more (lfr_recorder_read()), and the tick of a thread that exited
+ * a grace period after its exit; each counted by its reason, none left waiting.
+ */
+static void test_lost_stacks_given_up(void **state)
+{
+	struct env *e = *state;
+	uintptr_t leaf = (uintptr_t)recorder_test_leaf, caller = (uintptr_t)recorder_test_caller;
+	struct lfr_recorder_stats st;
+
+	add_own_code_mapping(e);
+	add_tick(e, 0x11, 0, 0); /* its USTACK record lost */
+	add_tick(e, 0x12, 0, 0); /* the thread's next walk */
+	add_ustack(e, 0x12, 1, leaf + 1, caller + 6, 0);
+	assert_int_equal(lfr_recorder_read(e->rec, e->t), 0);
+	assert_int_equal(lfr_recorder_process(e->rec, false), 0);
+	lfr_recorder_get_stats(e->rec, &st);
+	assert_int_equal(st.samples, 1);
+	assert_int_equal(st.join_lost.ticks_superseded,
+	                 0); /* its record may be on a ring read next */
+	assert_int_equal(lfr_recorder_read(e->rec, e->t + 1), 0);
+	assert_int_equal(lfr_recorder_process(e->rec, false), 0);
+	lfr_recorder_get_stats(e->rec, &st);
+	assert_int_equal(st.join_lost.ticks_superseded, 1);
+
+	add_tick(e, 0x13, 0, 0); /* the thread's last walk, its USTACK record lost too */
+	add_task(e, LFR_TASK_EXIT, e->t + 1, "worker");
+	assert_int_equal(lfr_recorder_read(e->rec, e->t + 2), 0);
+	assert_int_equal(lfr_recorder_read(e->rec, e->t + 2 + LFR_JOIN_EXIT_GRACE_NS), 0);
+	assert_int_equal(lfr_recorder_process(e->rec, true), 0);
+	lfr_recorder_get_stats(e->rec, &st);
+	assert_int_equal(st.join_lost.ticks_exited, 1);
+	assert_int_equal(st.join_lost.ticks_superseded, 1);
+	assert_int_equal(st.unjoined, 0);
+	assert_int_equal(st.samples, 1);
 }
 
 /*
@@ -1444,7 +1570,9 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_pending_walks_at_the_end_are_accounted, setup,
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_ticks_joined_with_their_walks, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_lost_stacks_given_up, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_stacks_carrying_their_tick, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_process_seen_by_its_stacks_only, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_latest_name_wins, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_table_unwound_stacks, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_naming_first_flush_at_the_callers_priority, setup,
@@ -1456,6 +1584,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_offcpu_joined_with_their_walks, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_latency_written_with_its_first_tick, setup,
 	                                    teardown),
+	    cmocka_unit_test_setup_teardown(test_cpu_samples_in_state_default, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_wall_samples_of_offcpu_time, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_stripped_object_told_and_named_later, setup,
 	                                    teardown),

@@ -47,6 +47,14 @@ static struct lfr_jfr_writer *new_recording(uint64_t *stack, uint64_t thread[2])
 	return w;
 }
 
+static uint64_t evcount(const struct report *rep, const char *type)
+{
+	for (size_t i = 0; i < rep->nevtypes; i++)
+		if (!strcmp(rep->evtypes[i].name, type))
+			return rep->evtypes[i].count;
+	return 0;
+}
+
 static struct report *read_back(const struct report_opts *o)
 {
 	char err[512];
@@ -207,9 +215,10 @@ static void test_off_cpu_text(void **state)
 }
 
 /*
- * Wall-clock samples: 30 on the CPU (jdk.ExecutionSample, STATE_RUNNABLE), 12 off it
- * (jdk.NativeMethodSample: 8 STATE_SLEEPING, 4 STATE_PARKED), and 5 sampling latencies (a type
- * with a stack and no state), over two chunks.
+ * Wall-clock samples: 30 on the CPU (profiler.WallClockSample, STATE_RUNNABLE, each with its CPU
+ * sample, a jdk.ExecutionSample in STATE_DEFAULT that --wall leaves out), 12 off it (8
+ * STATE_SLEEPING, 4 STATE_PARKED), and 5 sampling latencies (a type with a stack and no state),
+ * over two chunks.
  */
 static void test_wall_by_state(void **state)
 {
@@ -222,24 +231,24 @@ static void test_wall_by_state(void **state)
 	(void)state;
 	w = new_recording(&stack, th);
 	t = lfr_jfr_now();
-	for (int i = 0; i < 30; i++)
+	for (int i = 0; i < 30; i++) {
 		assert_int_equal(
-		    lfr_jfr_execution_sample(w, t += MS, th[i % 2], stack, LFR_JFR_STATE_RUNNABLE),
-		    0);
+		    lfr_jfr_execution_sample(w, t += MS, th[i % 2], stack, LFR_JFR_STATE_CPU), 0);
+		assert_int_equal(
+		    lfr_jfr_wall_sample(w, t, th[i % 2], stack, LFR_JFR_STATE_RUNNABLE), 0);
+	}
 	assert_int_equal(lfr_jfr_flush(w), 0);
 	for (int i = 0; i < 12; i++)
 		assert_int_equal(
-		    lfr_jfr_native_sample(w, t += MS, th[1], stack,
-		                          i < 8 ? LFR_JFR_STATE_SLEEPING : LFR_JFR_STATE_PARKED),
+		    lfr_jfr_wall_sample(w, t += MS, th[1], stack,
+		                        i < 8 ? LFR_JFR_STATE_SLEEPING : LFR_JFR_STATE_PARKED),
 		    0);
 	for (int i = 0; i < 5; i++)
 		assert_int_equal(lfr_jfr_sampling_latency(w, t += MS, 2 * MS, th[0], stack), 0);
 	assert_int_equal(lfr_jfr_close(w, NULL, 0), 0);
 
 	report_opts_init(&o);
-	o.events[o.nevents++] = "jdk.ExecutionSample";
-	o.events[o.nevents++] = "jdk.NativeMethodSample";
-	o.wall = true;
+	report_opts_wall(&o);
 	o.states = true;
 	rep = read_back(&o);
 	assert_int_equal(rep->nchunks, 2);
@@ -261,11 +270,12 @@ static void test_wall_by_state(void **state)
 
 	/* a selected type without a state: its samples in the row of no state */
 	report_opts_init(&o);
-	o.events[o.nevents++] = "jdk.NativeMethodSample";
+	o.events[o.nevents++] = "profiler.WallClockSample";
 	o.events[o.nevents++] = "lfr.SamplingLatency";
 	o.states = true;
 	rep = read_back(&o);
-	assert_int_equal(rep->total, 17);
+	assert_int_equal(rep->total, 47);
+	assert_int_equal(state_value(rep, "STATE_RUNNABLE"), 30);
 	assert_int_equal(state_value(rep, "STATE_SLEEPING"), 8);
 	assert_int_equal(state_value(rep, "STATE_PARKED"), 4);
 	assert_int_equal(state_value(rep, "[no state]"), 5);
@@ -294,13 +304,15 @@ static void test_jdk_states(void **state)
 	(void)state;
 	if (!r)
 		fail_msg("%s", err);
+	/* no profiler.WallClockSample declared: --wall reads jdk.ExecutionSample and
+	 * jdk.NativeMethodSample, the wall-clock samples of lfr's earlier files */
 	report_opts_init(&o);
-	o.events[o.nevents++] = "jdk.ExecutionSample";
-	o.events[o.nevents++] = "jdk.NativeMethodSample";
-	o.wall = true;
+	report_opts_wall(&o);
 	o.states = true;
 	assert_int_equal(report_read(r, &o, &rep), 0);
 	assert_true(rep->total > 0);
+	assert_int_equal(rep->total, evcount(rep, "jdk.ExecutionSample") +
+	                                 evcount(rep, "jdk.NativeMethodSample"));
 	assert_true(rep->nstates >= 1);
 	for (size_t i = 0; i < rep->nstates; i++)
 		assert_int_equal(strncmp(rep->states[i].name, "STATE_", 6), 0);

@@ -19,6 +19,7 @@
 
 #include <cmocka.h>
 
+#include "jfr/check.h"
 #include "jfr/reader.h"
 #include "report/report.h"
 #include "report/views.h"
@@ -303,6 +304,10 @@ static void test_lfr_events(void **state)
 	assert_true(w->total > n);
 	/* the totals genjfr printed when it wrote the file (-n 3000 -c 3 -t 6 -s 200 -m 300 -r 7
 	 * --event lfr.CPUSample --lost 3): 3000 samples of weight 4002 */
+	struct lfr_jfr_check_result cr;
+	char err[512];
+	if (lfr_jfr_check_file(GENLFR, &cr, err, sizeof(err))) /* JMC reads it too */
+		fail_msg("%s: %s", GENLFR, err);
 	assert_int_equal(n, 3000);
 	assert_int_equal(w->total, 4002);
 	/* native and kernel frames */

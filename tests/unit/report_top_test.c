@@ -119,6 +119,43 @@ static void test_self_total_window(void **state)
 	top_free(&t);
 }
 
+/*
+ * The time the window covers: its length when the samples span more, else from the recording's
+ * start (0) to the newest sample, not from the first sample (one sample would be a rate of one
+ * per nanosecond).
+ */
+static void test_window_span(void **state)
+{
+	(void)state;
+	struct report_timed timed[] = {
+	    {1600000000, 0, 0, 1},
+	    {1700000000, 0, 0, 1},
+	};
+	struct report rep = rep_of(timed, 2);
+	struct top_opts o;
+	struct top_table t;
+
+	top_opts_init(&o);
+	o.window_ns = 5000000000; /* longer than the recording */
+	assert_int_equal(top_build(&rep, &o, &t), 0);
+	assert_int_equal(t.from_ns, 0);
+	assert_int_equal(t.to_ns, 1700000000);
+	top_free(&t);
+	o.window_ns = 0; /* every sample */
+	rep.ntimed = 1;
+	assert_int_equal(top_build(&rep, &o, &t), 0);
+	assert_int_equal(t.from_ns, 0);
+	assert_int_equal(t.to_ns, 1600000000);
+	assert_int_equal(t.events, 1);
+	top_free(&t);
+	o.window_ns = 100000000; /* shorter: exactly its length */
+	rep.ntimed = 2;
+	assert_int_equal(top_build(&rep, &o, &t), 0);
+	assert_int_equal(t.to_ns - t.from_ns + 1, 100000000);
+	assert_int_equal(t.events, 1);
+	top_free(&t);
+}
+
 static void test_kernel_frames(void **state)
 {
 	(void)state;
@@ -245,6 +282,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_self_total_window),
+	    cmocka_unit_test(test_window_span),
 	    cmocka_unit_test(test_kernel_frames),
 	    cmocka_unit_test(test_filters),
 	    cmocka_unit_test(test_zoom),

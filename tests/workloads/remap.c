@@ -3,13 +3,15 @@
  * remap: runs code from one file mapped at an address, then from another file mapped at the same
  * address, so that a profiler must notice that the mapping changed under its samples.
  *
- * Usage: remap DIR SECONDS     (SECONDS per phase)
+ * Usage: remap DIR SECONDS [DIR_B]     (SECONDS per phase)
  *
- * Writes DIR/remap-a.bin and DIR/remap-b.bin (the same small function with a frame record), maps
+ * Writes DIR/remap-a.bin and DIR/remap-b.bin (DIR_B/remap-b.bin when given: another file system
+ * may give it the inode number of the first; the same small function with a frame record), maps
  * the first one executable, calls it in a loop for SECONDS, unmaps it, maps the second one at the
- * same address and does the same.  Prints, with CLOCK_MONOTONIC times in ns:
+ * same address and does the same.  Prints, with CLOCK_MONOTONIC times in ns, the files' inode
+ * numbers and devices:
  *
- *   remap pid=P addr=0xA len=L a=PATH b=PATH
+ *   remap pid=P addr=0xA len=L a=PATH b=PATH a_ino=N a_dev=N b_ino=N b_dev=N
  *   remap phase=b ns=T        (the second mapping is in place from T on)
  *   remap done ns=T
  */
@@ -20,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -79,20 +82,28 @@ __attribute__((noinline)) static void run_phase(void *code, double secs)
 int main(int argc, char **argv)
 {
 	char a[4096], b[4096];
+	struct stat sa, sb;
 	double secs;
 	void *at;
 
-	if (argc != 3) {
-		fprintf(stderr, "usage: remap DIR SECONDS\n");
+	if (argc != 3 && argc != 4) {
+		fprintf(stderr, "usage: remap DIR SECONDS [DIR_B]\n");
 		return 2;
 	}
 	secs = atof(argv[2]);
 	snprintf(a, sizeof(a), "%s/remap-a.bin", argv[1]);
-	snprintf(b, sizeof(b), "%s/remap-b.bin", argv[1]);
+	snprintf(b, sizeof(b), "%s/remap-b.bin", argc == 4 ? argv[3] : argv[1]);
 	write_code(a);
 	write_code(b);
+	if (stat(a, &sa) || stat(b, &sb)) {
+		perror("stat");
+		return 1;
+	}
 	at = map_code(a, NULL);
-	printf("remap pid=%d addr=%p len=4096 a=%s b=%s\n", getpid(), at, a, b);
+	printf(
+	    "remap pid=%d addr=%p len=4096 a=%s b=%s a_ino=%llu a_dev=%llu b_ino=%llu b_dev=%llu\n",
+	    getpid(), at, a, b, (unsigned long long)sa.st_ino, (unsigned long long)sa.st_dev,
+	    (unsigned long long)sb.st_ino, (unsigned long long)sb.st_dev);
 	fflush(stdout);
 	run_phase(at, secs);
 	if (munmap(at, 4096)) {

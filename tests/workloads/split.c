@@ -43,8 +43,9 @@
  * that system call, inside the next interval, and on the debug kernel under emulation that walk
  * costs far more than the read (back-to-back reads before the loop, read_ns, gave a third to
  * a fifth of it).  The leaves also time
- * themselves with rdtsc (one instruction, no call), printed as "split-tsc:" for comparison: the
- * two agree on an idle machine, and differ by the preemptions on a busy one.
+ * themselves with rdtsc (one instruction, no call; on arm64 the virtual counter, cntvct_el0),
+ * printed as "split-tsc:" for comparison: the two agree on an idle machine, and differ by the
+ * preemptions on a busy one.
  *
  * Usage: split SECONDS [START_DELAY_MS [UNIT [CHAIN_SECONDS]]]   (UNIT: iterations of one work
  * unit, default 200000: larger where a clock read costs much, so that its error weighs less;
@@ -63,9 +64,24 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#if defined(__x86_64__) || defined(__i386__)
 #include <x86intrin.h>
+#endif
 
 #define FN __attribute__((noinline, used))
+
+/* The CPU's wall-time counter, read by one instruction. */
+static inline uint64_t ticks(void)
+{
+#if defined(__aarch64__)
+	uint64_t t;
+
+	__asm__ volatile("mrs %0, cntvct_el0" : "=r"(t));
+	return t;
+#else
+	return __rdtsc();
+#endif
+}
 
 static volatile sig_atomic_t stop;
 /* Ends the chain (chain40 tests it, the loop sets it: see CHAIN_SECONDS). */
@@ -156,29 +172,29 @@ volatile uint64_t split_sink;
 
 FN void split_a(uint64_t n)
 {
-	uint64_t t0 = __rdtsc(), x = n;
+	uint64_t t0 = ticks(), x = n;
 
 	SPIN(5 * n, x);
 	split_sink = x;
-	split_tsc[0] += __rdtsc() - t0;
+	split_tsc[0] += ticks() - t0;
 }
 
 FN void split_b(uint64_t n)
 {
-	uint64_t t0 = __rdtsc(), x = n + 1;
+	uint64_t t0 = ticks(), x = n + 1;
 
 	SPIN(3 * n, x);
 	split_sink = x;
-	split_tsc[1] += __rdtsc() - t0;
+	split_tsc[1] += ticks() - t0;
 }
 
 FN void split_c(uint64_t n)
 {
-	uint64_t t0 = __rdtsc(), x = n + 2;
+	uint64_t t0 = ticks(), x = n + 2;
 
 	SPIN(2 * n, x);
 	split_sink = x;
-	split_tsc[2] += __rdtsc() - t0;
+	split_tsc[2] += ticks() - t0;
 }
 
 /*
@@ -188,10 +204,10 @@ FN void split_c(uint64_t n)
  */
 FN void split_z(uint64_t n)
 {
-	uint64_t t0 = __rdtsc(), x = n + 3;
+	uint64_t t0 = ticks(), x = n + 3;
 
 	split_sink = x;
-	split_tsc[3] += __rdtsc() - t0;
+	split_tsc[3] += ticks() - t0;
 }
 
 static uint64_t cpu_ns(void)

@@ -38,7 +38,17 @@ static void *worker(void *arg)
 	(void)arg;
 	printf("uffdstack pid=%d tid=%d region=%p\n", (int)getpid(), (int)gettid(), (void *)region);
 	fflush(stdout);
-	/* rbp into the untouched region, above this thread's stack; no call in the loop. */
+	/* the frame pointer into the untouched region, above this stack; no call in the loop */
+#if defined(__aarch64__)
+	__asm__ volatile("stp x29, x30, [sp, #-16]!\n\t"
+	                 "mov x29, %0\n\t"
+	                 "1: ldr w9, [%1]\n\t"
+	                 "cbz w9, 1b\n\t"
+	                 "ldp x29, x30, [sp], #16"
+	                 :
+	                 : "r"(region + REGION / 2), "r"(&stop)
+	                 : "memory", "x9");
+#else
 	__asm__ volatile("push %%rbp\n\t"
 	                 "mov %0, %%rbp\n\t"
 	                 "1: cmpl $0, (%1)\n\t"
@@ -47,6 +57,7 @@ static void *worker(void *arg)
 	                 :
 	                 : "r"(region + REGION / 2), "r"(&stop)
 	                 : "memory", "cc");
+#endif
 	return NULL;
 }
 

@@ -27,19 +27,24 @@ static void usage(FILE *out)
 	        "service) to one JFR file that jfr, JDK Mission Control and lfr report read.\n"
 	        "The recording goes on; a recording that ended or was killed can be dumped too,\n"
 	        "up to its last flush (at most about a second before).  A chunk file whose\n"
-	        "events do not parse (a block a crash zeroed) is left out and named on stderr.\n\n"
+	        "events do not parse (a block a crash zeroed) is left out and named on stderr,\n"
+	        "as is one that cannot be read (its permissions, an I/O error, a FIFO).\n\n"
 	        "  REPOSITORY            the recording's repository directory (default %s)\n"
 	        "      --last TIME       only the last TIME (30s, 10m, 1h): whole chunks, so the\n"
 	        "                        file starts up to one chunk age earlier (default: all)\n"
-	        "  -o, --output FILE     the file to write (default lfr-dump-DATE-TIME.jfr);\n"
-	        "                        written under a temporary name beside it and\n"
-	        "                        renamed once complete; mode 0640\n"
+	        "  -o, --output FILE     the file to write (default lfr-dump-DATE-TIME.jfr; -\n"
+	        "                        standard output), a new file renamed over FILE once\n"
+	        "                        complete, mode 0640; a FILE that is no regular file\n"
+	        "                        (a FIFO, a link), or another user's in a sticky\n"
+	        "                        directory such as /tmp, is refused\n"
 	        "  -q, --quiet           no summary\n\n"
 	        "Examples:\n"
 	        "  lfr dump --last 5m -o incident.jfr\n"
 	        "  lfr dump /var/lib/lfr-repo -o all.jfr && lfr report all.jfr\n\n"
 	        "Exit status: 0; 1 when no chunk covers the span; 2 bad usage; 6 the repository\n"
-	        "or the file could not be read or written; 8 every chunk of the span is damaged.\n",
+	        "or the file could not be read or written, or no chunk file of the span could\n"
+	        "be read; 8 every chunk of the span is damaged; 10 chunk files of the span that\n"
+	        "could not be read were left out (named on stderr), the others written.\n",
 	        LFR_DEFAULT_REPOSITORY);
 }
 
@@ -125,26 +130,43 @@ int cmd_dump(int argc, char **argv)
 		fprintf(stderr, "%s: left out %" PRIu64 " damaged chunk file%s: %s (%s%s)\n", PROG,
 		        st.damaged, st.damaged == 1 ? "" : "s", st.damaged_names, st.damaged_why,
 		        st.damaged == 1 ? "" : ", the first");
+	/* nothing is lost: what could not be read is named, and the exit status says so */
+	if (st.unreadable)
+		fprintf(stderr,
+		        "%s: left out %" PRIu64
+		        " chunk file%s that could not be read: %s; the dump "
+		        "holds the others (exit %d): make them readable and dump again for all\n",
+		        PROG, st.unreadable, st.unreadable == 1 ? "" : "s", st.unreadable_names,
+		        LFR_EXIT_PARTIAL);
+	ret = st.unreadable ? LFR_EXIT_PARTIAL : LFR_EXIT_OK;
 	if (quiet)
-		return LFR_EXIT_OK;
+		return ret;
+	/* the recording itself may be on standard output */
+	FILE *say = strcmp(out, "-") ? stdout : stderr;
 	utc(from, sizeof(from), st.start_nanos);
 	utc(to, sizeof(to), st.end_nanos);
-	printf("%s: wrote %s: %" PRIu64 " chunk%s, %" PRIu64 " bytes, %.1f s from %s to %s\n", PROG,
-	       out, st.chunks, st.chunks == 1 ? "" : "s", st.bytes,
-	       (double)(st.end_nanos - st.start_nanos) / 1e9, from, to);
+	fprintf(say, "%s: wrote %s: %" PRIu64 " chunk%s, %" PRIu64 " bytes, %.1f s from %s to %s\n",
+	        PROG, strcmp(out, "-") ? out : "standard output", st.chunks,
+	        st.chunks == 1 ? "" : "s", st.bytes, (double)(st.end_nanos - st.start_nanos) / 1e9,
+	        from, to);
 	if (st.skipped)
-		printf("  %" PRIu64 " chunk file%s evicted while the dump read the repository\n",
-		       st.skipped, st.skipped == 1 ? " was" : "s were");
+		fprintf(say,
+		        "  %" PRIu64 " chunk file%s evicted while the dump read the repository\n",
+		        st.skipped, st.skipped == 1 ? " was" : "s were");
 	if (st.rebased)
-		printf("  %" PRIu64 " chunk%s counting from another clock origin (an earlier boot, "
-		       "a clock step) rebased onto the first chunk's clock\n",
-		       st.rebased, st.rebased == 1 ? "" : "s");
+		fprintf(say,
+		        "  %" PRIu64
+		        " chunk%s counting from another clock origin (an earlier boot, "
+		        "a clock step) rebased onto the first chunk's clock\n",
+		        st.rebased, st.rebased == 1 ? "" : "s");
 	if (st.unrebased)
-		printf(
+		fprintf(
+		    say,
 		    "  %" PRIu64 " chunk%s of another clock origin copied as %s (not readable to "
 		    "rebase): JDK 25 misplaces %s events\n",
 		    st.unrebased, st.unrebased == 1 ? "" : "s",
 		    st.unrebased == 1 ? "it is" : "they are", st.unrebased == 1 ? "its" : "their");
-	printf("  look at it: lfr report %s  |  jfr summary %s\n", out, out);
-	return LFR_EXIT_OK;
+	if (strcmp(out, "-"))
+		fprintf(say, "  look at it: lfr report %s  |  jfr summary %s\n", out, out);
+	return ret;
 }

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * lfr merge: joins a JVM's own recording and lfr's recordings of it into one JFR file that JDK 17
- * and JDK 25 both read on one timeline.  The others' chunks come first, unchanged; lfr's follow,
- * rebased onto the first chunk's clock (jfr/rebase.h), because JDK 25 converts the ticks of every
- * chunk with the first chunk's clock pair.
+ * and JDK 25 both read on one timeline.  The others' chunks come first, unchanged but for a class
+ * name JMC cannot read (jfr/class_names.h); lfr's follow, rebased onto the first chunk's clock
+ * (jfr/rebase.h), because JDK 25 converts the ticks of every chunk with the first chunk's clock
+ * pair.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -12,9 +13,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "jfr/class_names.h"
 #include "jfr/rebase.h"
 #include "jfr/reader.h"
 #include "lib/outfile.h"
@@ -31,13 +34,18 @@ static void usage(FILE *out)
 	        "then every chunk of lfr's files with its ticks rebased onto the clock of the\n"
 	        "first chunk (JDK 25 reads every chunk with the first chunk's clock).  The\n"
 	        "others' files must be one JVM's: a file whose ticks count from another origin\n"
-	        "(another JVM's start) is refused.\n\n"
-	        "  -o, --output OUT      the file to write (mode 0640): written under a\n"
-	        "                        temporary name beside it and renamed once\n"
-	        "                        complete; it may not be one of the inputs\n"
+	        "(another JVM's start) is refused, and so is a file given twice (by its name\n"
+	        "or through a link): its samples would count twice.\n\n"
+	        "  -o, --output OUT      the file to write (mode 0640; - standard output): a\n"
+	        "                        new file renamed over OUT once complete; not one of\n"
+	        "                        the inputs; an OUT that is no regular file, or\n"
+	        "                        another user's in a sticky directory, is refused\n"
 	        "  -q, --quiet           no summary\n\n"
 	        "A chunk whose events, metadata or constant pools do not parse (a block a crash\n"
-	        "zeroed) is left out and named on stderr; the others are kept.\n\n"
+	        "zeroed) is left out and named on stderr; the others are kept.  A class name\n"
+	        "that JDK Mission Control cannot read (one that starts with '[' and is no\n"
+	        "array's descriptor, as a perf tool's [kernel.kallsyms]) is renamed "
+	        "(kernel.kallsyms).\n\n"
 	        "Example:\n"
 	        "  lfr merge -o both.jfr jvm.jfr lfr.jfr && jfr summary both.jfr\n\n"
 	        "Exit status: 0; 2 bad usage; 6 a file could not be read or written; 8 a file\n"
@@ -52,7 +60,7 @@ struct merge {
 	struct jfr_buf buf;
 	bool have_first;
 	struct jfr_chunk first; /* the output's first chunk (header fields) */
-	uint64_t chunks, moved, damaged;
+	uint64_t chunks, moved, damaged, renamed;
 	int64_t dmin, dmax;
 	/* the clock pair of the last chunk copied unchanged, and its file (NULL before it) */
 	int64_t prev_nanos, prev_ticks, prev_tps;
@@ -156,6 +164,63 @@ static int same_origin(struct merge *m, const char *file, const struct jfr_chunk
 	return 0;
 }
 
+/* A file given, by its identity: the device and inode, then its place on the command line. */
+struct file_id {
+	dev_t dev;
+	ino_t ino;
+	int i;
+};
+
+static int by_identity(const void *a, const void *b)
+{
+	const struct file_id *x = a, *y = b;
+
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	return x->i - y->i;
+}
+
+/*
+ * Whether two of the files are one (the same device and inode: a name given twice, a symbolic or
+ * a hard link): its chunks would be copied twice, every sample counted twice.  Says so.  Sorted
+ * by identity, so any number of files costs n log n.
+ */
+static bool same_file_twice(int n, char **files)
+{
+	struct file_id *v = calloc((size_t)n, sizeof(*v));
+	struct stat st;
+	int k = 0;
+	bool twice = false;
+
+	if (!v)
+		return false; /* the merge itself says what it cannot do */
+	for (int i = 0; i < n; i++)
+		if (!stat(files[i], &st)) /* a file that is not there is the merge's to report */
+			v[k++] = (struct file_id){st.st_dev, st.st_ino, i};
+	qsort(v, (size_t)k, sizeof(*v), by_identity);
+	for (int j = 1; j < k && !twice; j++) {
+		const char *a = files[v[j - 1].i], *b = files[v[j].i];
+
+		if (v[j].dev != v[j - 1].dev || v[j].ino != v[j - 1].ino)
+			continue;
+		twice = true;
+		if (!strcmp(a, b))
+			fprintf(stderr,
+			        "%s: %s is given twice: its chunks would be copied twice, every "
+			        "sample counted twice; name each file once\n",
+			        PROG, a);
+		else
+			fprintf(stderr,
+			        "%s: %s and %s are the same file: its chunks would be copied "
+			        "twice, every sample counted twice; name each file once\n",
+			        PROG, a, b);
+	}
+	free(v);
+	return twice;
+}
+
 /* pass 0 copies the chunks that are not lfr's, pass 1 rebases lfr's. */
 static int merge_file(struct merge *m, const char *file, int pass)
 {
@@ -190,6 +255,7 @@ static int merge_file(struct merge *m, const char *file, int pass)
 		if (ret)
 			break;
 		bool lfr = jfr_chunk_is_lfr(&ch);
+		int renamed = 0;
 
 		if (lfr == (pass == 1) && jfr_chunk_verify(r, &ch)) {
 			/* its header holds, so the next chunk is found: only this one is lost */
@@ -201,9 +267,15 @@ static int merge_file(struct merge *m, const char *file, int pass)
 			m->damaged++;
 		} else if (!lfr && pass == 0 && (ret = same_origin(m, file, &ch))) {
 			/* said */
+		} else if (lfr == (pass == 1) && (renamed = jfr_chunk_rename_names(r, &ch)) < 0) {
+			fprintf(stderr, "%s: %s: chunk at offset %" PRIu64 ": %s\n", PROG, file,
+			        off, r->err + strlen(r->name) + 2);
+			ret = LFR_EXIT_FORMAT;
 		} else if (lfr == (pass == 1)) {
 			int64_t delta = 0;
 
+			/* the class names JMC cannot read, renamed in the reader's copy */
+			m->renamed += (uint64_t)renamed;
 			if (!m->have_first) {
 				/* its header only: its pools and metadata go with its reader */
 				m->first = ch;
@@ -256,7 +328,7 @@ int cmd_merge(int argc, char **argv)
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
 	};
-	struct merge m = {.fd = -1};
+	struct merge m = {.fd = -1, .file = LFR_OUTFILE_INIT};
 	bool quiet = false;
 	int c, ret = 0;
 
@@ -292,9 +364,11 @@ int cmd_merge(int argc, char **argv)
 			return LFR_EXIT_USAGE;
 		}
 	}
+	if (same_file_twice(argc - optind, argv + optind))
+		return LFR_EXIT_USAGE;
 	char err[512];
 
-	if (lfr_outfile_open(&m.file, m.out, 0640, err, sizeof(err))) {
+	if (lfr_outfile_open(&m.file, m.out, LFR_OUTFILE_STDOUT, 0640, err, sizeof(err))) {
 		fprintf(stderr, "%s: %s\n", PROG, err);
 		return LFR_EXIT_IO;
 	}
@@ -317,16 +391,22 @@ int cmd_merge(int argc, char **argv)
 	jfr_buf_free(&m.buf);
 	if (ret || quiet)
 		return ret;
-	printf("%s: wrote %s: %" PRIu64 " chunk%s from %d file%s, %" PRIu64 " of lfr's moved by ",
-	       PROG, m.out, m.chunks, m.chunks == 1 ? "" : "s", argc - optind,
-	       argc - optind == 1 ? "" : "s", m.moved);
+	/* the recording itself may be on standard output */
+	FILE *say = strcmp(m.out, "-") ? stdout : stderr;
+	fprintf(say,
+	        "%s: wrote %s: %" PRIu64 " chunk%s from %d file%s, %" PRIu64 " of lfr's moved by ",
+	        PROG, strcmp(m.out, "-") ? m.out : "standard output", m.chunks,
+	        m.chunks == 1 ? "" : "s", argc - optind, argc - optind == 1 ? "" : "s", m.moved);
 	if (m.dmin == m.dmax)
-		printf("%+.6f s", (double)m.dmin / 1e9);
+		fprintf(say, "%+.6f s", (double)m.dmin / 1e9);
 	else
-		printf("%+.6f to %+.6f s", (double)m.dmin / 1e9, (double)m.dmax / 1e9);
+		fprintf(say, "%+.6f to %+.6f s", (double)m.dmin / 1e9, (double)m.dmax / 1e9);
 	if (m.damaged)
-		printf("; %" PRIu64 " damaged chunk%s left out", m.damaged,
-		       m.damaged == 1 ? "" : "s");
-	printf("\n");
+		fprintf(say, "; %" PRIu64 " damaged chunk%s left out", m.damaged,
+		        m.damaged == 1 ? "" : "s");
+	if (m.renamed)
+		fprintf(say, "; %" PRIu64 " class name%s JMC cannot read renamed ([x] to (x))",
+		        m.renamed, m.renamed == 1 ? "" : "s");
+	fprintf(say, "\n");
 	return LFR_EXIT_OK;
 }

@@ -19,6 +19,7 @@
 #include "lib/outfile.h"
 #include "lib/record.h"
 #include "lib/ring.h"
+#include "report/text_safe.h"
 
 #define PROG "lfr raw"
 
@@ -35,6 +36,7 @@ struct raw {
 	uint32_t nr_cpu_ids;
 	struct lfr_join *join; /* ticks waiting for their user stacks, and the reverse */
 	uint64_t joined, joined_lost, missed;
+	struct text_safe ts; /* names and paths as a terminal may show them */
 };
 
 static void usage(FILE *out)
@@ -70,7 +72,9 @@ static void usage(FILE *out)
 	    "      --no-events        do not listen to the module's state-change notifications\n"
 	    "      --no-check         exit 0 even when the accounting does not balance\n"
 	    "  -q, --quiet            no record lines, only the counters and checks\n"
-	    "  -o, --output FILE      write the lines to FILE instead of standard output\n"
+	    "  -o, --output FILE      write the lines to FILE instead of standard output (a new\n"
+	    "                         file renamed over FILE once the session ends; no FIFO,\n"
+	    "                         link or device, nor another user's file in /tmp)\n"
 	    "  -h, --help             this text\n\n"
 	    "With -- COMMAND, the command is started and sampled as the target process from its\n"
 	    "first instruction, with every process and thread it starts.\n\n"
@@ -78,7 +82,7 @@ static void usage(FILE *out)
 	    "to the end of the line):\n"
 	    "  session id=ID period_ns=N user_depth=N nr_cpu_ids=N ring_pages=N\n"
 	    "  sample time=NS cpu=N pid=N tid=N weight=1 flags=F|F|0 kernel=PC,... user=PC,...\n"
-	    "         walk=ID missed=N sp=ADDR words=W,...\n"
+	    "         walk=ID missed=N sp=ADDR words=W,... [regs=LR,PAC_MASK (arm64)]\n"
 	    "       (one per tick: the tick's instant and kernel stack joined with the user stack\n"
 	    "        its walk found; missed = periods before it that a late interrupt missed)\n"
 	    "  tick_lost time=NS cpu=N pid=N tid=N walk=ID missed=N reason=NAME\n"
@@ -140,6 +144,8 @@ static void print_flags(FILE *out, uint32_t flags)
 			continue;
 		if (i < LFR_SAMPLE_NFLAGS)
 			fprintf(out, "%s%s", any ? "|" : "", lfr_sample_flag_name(i));
+		else if (1u << i == LFR_USTACK_F_REGS)
+			fprintf(out, "%sregs", any ? "|" : "");
 		else
 			fprintf(out, "%sbit%u", any ? "|" : "", i);
 		any = true;
@@ -178,11 +184,19 @@ static int print_joined(void *ctx, const struct lfr_joined *j)
 	fprintf(d->out, " walk=%#" PRIx64 " missed=%u sp=%#" PRIx64, (uint64_t)t->walk_id,
 	        t->missed, (uint64_t)j->ustack->sp);
 	print_ips(d->out, "words", j->words, j->ustack->nr_words);
+	/* arm64: the link register and the PAC mask after the words, when the record has them */
+	if ((j->ustack->flags & LFR_USTACK_F_REGS) &&
+	    sizeof(*j->ustack) +
+	            ((uint64_t)j->ustack->nr_user + j->ustack->nr_words + LFR_USTACK_REGS) *
+	                sizeof(uint64_t) <=
+	        j->ustack->hdr.size)
+		print_ips(d->out, "regs", j->words + j->ustack->nr_words, LFR_USTACK_REGS);
 	fputc('\n', d->out);
 	return 0;
 }
 
-static void print_record(FILE *out, const struct lfr_ring *ring, const struct lfr_record *r)
+static void print_record(struct raw *d, FILE *out, const struct lfr_ring *ring,
+                         const struct lfr_record *r)
 {
 	switch (r->type) {
 	case LFR_REC_SAMPLE:
@@ -201,7 +215,7 @@ static void print_record(FILE *out, const struct lfr_ring *ring, const struct lf
 		        " pgoff=%#" PRIx64 " ino=%" PRIu64 " dev=%u:%u flags=%s path=%s\n",
 		        (uint64_t)m->time_ns, m->tgid, (uint64_t)m->start, (uint64_t)m->end,
 		        (uint64_t)m->pgoff, (uint64_t)m->ino, m->dev_major, m->dev_minor, f,
-		        r->mmap.path);
+		        text_safe(&d->ts, r->mmap.path));
 		break;
 	}
 	case LFR_REC_COMM: {
@@ -209,7 +223,8 @@ static void print_record(FILE *out, const struct lfr_ring *ring, const struct lf
 
 		fprintf(out, "comm time=%" PRIu64 " pid=%u tid=%u flags=%s comm=%s\n",
 		        (uint64_t)c->time_ns, c->tgid, c->tid,
-		        (c->flags & LFR_COMM_F_EXEC) ? "exec" : "0", r->comm.comm);
+		        (c->flags & LFR_COMM_F_EXEC) ? "exec" : "0",
+		        text_safe(&d->ts, r->comm.comm));
 		break;
 	}
 	case LFR_REC_LOST: {
@@ -235,9 +250,9 @@ static void print_record(FILE *out, const struct lfr_ring *ring, const struct lf
 		args[n] = '\0';
 		fprintf(out, "task time=%" PRIu64 " kind=%s pid=%u tid=%u ppid=%u ptid=%u comm=%s",
 		        (uint64_t)k->time_ns, k->kind < 4 ? kinds[k->kind] : "unknown", k->tgid,
-		        k->tid, k->ptgid, k->ptid, k->comm);
+		        k->tid, k->ptgid, k->ptid, text_safe(&d->ts, k->comm));
 		if (n)
-			fprintf(out, " args=%s", args);
+			fprintf(out, " args=%s", text_safe(&d->ts, args));
 		fputc('\n', out);
 		break;
 	}
@@ -283,8 +298,16 @@ static int on_record(const struct lfr_ring *ring, const struct lfr_rec_header *h
 		lfr_join_keep(d->join);
 		return err ? -1 : 0;
 	}
+	if (r.type == LFR_REC_TASK && r.task->kind == LFR_TASK_EXIT) {
+		/* ticks of the thread still waiting for a stack: given up in a while */
+		int err = lfr_join_exit(d->join, r.task->tid, r.task->time_ns, print_joined, d);
+
+		lfr_join_keep(d->join);
+		if (err)
+			return -1;
+	}
 	if (!d->quiet)
-		print_record(d->out, ring, &r);
+		print_record(d, d->out, ring, &r);
 	return 0;
 }
 
@@ -309,7 +332,10 @@ static void read_events_wait(struct raw *d, int timeout_ms)
 /* After every read of the rings, while recording and while the session drains. */
 static void read_events(struct cli_runner *run)
 {
-	read_events_wait(run->arg, 0);
+	struct raw *d = run->arg;
+
+	lfr_join_read(d->join, run->read_ns); /* what a full ring lost is given up */
+	read_events_wait(d, 0);
 }
 
 /* ---- the session ---- */
@@ -318,7 +344,9 @@ static void print_summary(struct raw *d, const struct lfr_status *st, int *fails
 {
 	const struct lfr_accounting *a = &d->acct;
 	uint64_t ring_lost[LFR_LOST_MAX + 1];
+	struct lfr_join_lost jl;
 
+	lfr_join_lost(d->join, &jl);
 	cli_print_status_machine(d->out, st, true);
 	fprintf(d->out,
 	        "read records=%" PRIu64 " samples=%" PRIu64 " ticks=%" PRIu64 " mmaps=%" PRIu64
@@ -329,8 +357,8 @@ static void print_summary(struct raw *d, const struct lfr_status *st, int *fails
 	fprintf(d->out,
 	        "read_join tick_records=%" PRIu64 " ustack_records=%" PRIu64 " joined=%" PRIu64
 	        " joined_lost=%" PRIu64 " unjoined=%" PRIu64 " missed=%" PRIu64 "\n",
-	        a->ticks, a->ustacks, d->joined, d->joined_lost, lfr_join_waiting(d->join),
-	        d->missed);
+	        a->ticks, a->ustacks, d->joined, d->joined_lost,
+	        lfr_join_waiting(d->join) + jl.ticks_superseded + jl.ticks_exited, d->missed);
 	for (uint32_t c = 0; c < d->nr_cpu_ids; c++)
 		fprintf(d->out, "read_cpu cpu=%u samples=%" PRIu64 "\n", c, d->cpu_samples[c]);
 	fprintf(d->out, "read_flag");
@@ -435,7 +463,7 @@ int cmd_raw(int argc, char **argv)
 	    {"help", 'h', NULL, CLI_OPT_HELP},
 	};
 	struct lfr_ring_size rings;
-	struct lfr_outfile of = {.fd = -1};
+	struct lfr_outfile of = LFR_OUTFILE_INIT;
 	char err[512];
 	char **cmd = NULL;
 	int ret;
@@ -471,7 +499,7 @@ int cmd_raw(int argc, char **argv)
 	}
 	/* written beside the target and renamed over it once complete: a session that did not
 	 * start, or a failed write, leaves an existing file as it was */
-	if (output && lfr_outfile_open(&of, output, 0640, err, sizeof(err))) {
+	if (output && lfr_outfile_open(&of, output, LFR_OUTFILE_STDOUT, 0640, err, sizeof(err))) {
 		fprintf(stderr, "%s: %s\n", PROG, err);
 		return LFR_EXIT_IO;
 	}
@@ -518,5 +546,6 @@ int cmd_raw(int argc, char **argv)
 		lfr_ctl_close(&d.mon);
 	free(d.cpu_samples);
 	lfr_join_free(d.join);
+	text_safe_free(&d.ts);
 	return ret;
 }

@@ -16,9 +16,11 @@
 
 #include "cli/commands.h"
 #include "cli/ctl_util.h"
+#include "cli/record_export.h"
 #include "cli/options.h"
 #include "cli/privileges.h"
 #include "cli/runner.h"
+#include "export/labels.h"
 #include "jfr/writer.h"
 #include "lib/cgroup.h"
 #include "lib/record.h"
@@ -26,6 +28,7 @@
 #include "record/program_objects.h"
 #include "record/recorder.h"
 #include "record/unwind_loader.h"
+#include "report/text_safe.h"
 #include "sym/sym.h"
 
 #define PROG "lfr record"
@@ -65,7 +68,9 @@ struct record {
 	struct lfr_ctx_finder *ctx;       /* the processes' thread contexts, unless no_ctx */
 	struct lfr_ctl ctx_ctl;           /* the finder's own control socket */
 	bool ctx_ctl_open;
-	uint64_t off_cpu_events_min; /* with --wall: --off-cpu's minimum, UINT64_MAX: none */
+	uint64_t off_cpu_events_min;      /* with --wall: --off-cpu's minimum, UINT64_MAX: none */
+	struct lfr_labels labels;         /* --label: the recording's own */
+	struct record_export export;      /* --export KIND=URL ...: what follows the repository */
 };
 
 static void usage(FILE *out)
@@ -118,10 +123,11 @@ static void usage(FILE *out)
 	    "                         switch out in the recording\n"
 	    "      --wall HZ          wall-clock samples: every target thread is sampled HZ\n"
 	    "                         times per second of wall time whatever it does: on the\n"
-	    "                         CPU by its CPU samples (-F HZ), off it as\n"
-	    "                         jdk.NativeMethodSample events with its state (sleeping,\n"
-	    "                         or runnable when preempted) and the stacks it waits with\n"
-	    "                         (lfr report --wall).  Any target, as --off-cpu\n"
+	    "                         CPU by its CPU samples (-F HZ), off it with its state\n"
+	    "                         (sleeping, or runnable when preempted) and the stacks it\n"
+	    "                         waits with: profiler.WallClockSample events, as\n"
+	    "                         async-profiler writes them (lfr report --wall).  Any\n"
+	    "                         target, as --off-cpu\n"
 	    "      --latency[=MIN]    also record sampling latencies: a tick that interrupts a\n"
 	    "                         thread in the kernel until the thread returns to user\n"
 	    "                         space and walks its stack, when that takes MIN or more\n"
@@ -138,7 +144,9 @@ static void usage(FILE *out)
 	    "                         -p process is gone, or on Ctrl-C)\n\n"
 	    "Output:\n"
 	    "  -o, --output FILE      the JFR file (default lfr.jfr; an existing one is\n"
-	    "                         replaced at the first flush, kept if that fails);\n"
+	    "                         replaced at the first flush, kept if that fails; a\n"
+	    "                         FILE that is no regular file, or another user's in a\n"
+	    "                         sticky directory such as /tmp, is refused);\n"
 	    "                         complete after each flush (about once a second), so\n"
 	    "                         a killed recording keeps its samples up to then\n"
 	    "      --chunk-size SIZE  start a new chunk past this size: bytes, or with K, M or G\n"
@@ -149,6 +157,12 @@ static void usage(FILE *out)
 	    "                         (JDK 25's jdk.CPUTimeSample: 'jfr view "
 	    "cpu-time-hot-methods'),\n"
 	    "                         or both (about twice the bytes per sample)\n"
+	    "      --label KEY=VALUE  a label of the recording (repeatable; KEY=VALUE,... for\n"
+	    "                         several), beside host.name and each process's\n"
+	    "                         service.name, container.id and k8s.pod.uid (read from\n"
+	    "                         its cgroup): lfr.Label events, shown by lfr report -s\n"
+	    "                         LABEL and sent by --export.  service.name=NAME names\n"
+	    "                         every process's service\n"
 	    "  -q, --quiet            no status line and no summary\n\n"
 	    "Continuous recording (a flight recorder; see lfr dump):\n"
 	    "      --repository DIR   record until stopped into DIR, one file per chunk (a new\n"
@@ -157,7 +171,21 @@ static void usage(FILE *out)
 	    "                         A second recording cannot write to the same DIR\n"
 	    "      --max-age TIME     remove chunks that ended more than TIME ago (10m, 1h)\n"
 	    "      --max-size SIZE    remove the oldest chunks while DIR holds more than SIZE\n"
-	    "                         (64M, 1G; chunks are then at most SIZE / 4)\n\n"
+	    "                         (64M, 1G; chunks are then at most SIZE / 4)\n"
+	    "      --export KIND=URL  also send each finished chunk to a fleet backend\n"
+	    "                         (repeatable; KIND=URL,... for several): otlp=http(s)://\n"
+	    "                         HOST:PORT, an OpenTelemetry Collector's OTLP/HTTP receiver,\n"
+	    "                         or pyroscope=http(s)://HOST:PORT, Pyroscope's ingest API.\n"
+	    "                         DIR is the spool: what a backend has not taken waits there\n"
+	    "                         (within --max-size and --max-age), is sent again with\n"
+	    "                         backoff, in order, also by the next recorder on DIR; lfr\n"
+	    "                         status shows what waits, was sent and was lost\n"
+	    "      --ca-file FILE     with --export: TLS authorities (PEM) instead of the "
+	    "system's\n"
+	    "      --export-credentials FILE\n"
+	    "                         with --export: a bearer token, basic authentication or\n"
+	    "                         headers (see lfr export --help; mode 600), never on the\n"
+	    "                         command line\n\n"
 	    "Tuning:\n"
 	    "      --ring-pages N     data pages per CPU ring (power of two, %u .. %u; default:\n"
 	    "                         enough for 0.5 s of the worst-case record rate of -F\n"
@@ -192,6 +220,15 @@ static int on_record(const struct lfr_ring *ring, const struct lfr_rec_header *h
 		return 0; /* keep consuming: the session must not stall on full rings */
 	r->err = lfr_recorder_add(r->rec, h);
 	return 0;
+}
+
+/* After every read of the rings: how far they were read, for the joining of ticks and stacks. */
+static void on_read(struct cli_runner *run)
+{
+	struct record *r = run->arg;
+
+	if (!r->err)
+		r->err = lfr_recorder_read(r->rec, run->read_ns);
 }
 
 static void human_bytes(char *buf, size_t len, uint64_t b)
@@ -237,8 +274,10 @@ static void on_tick(struct cli_runner *run)
 		return;
 	lfr_recorder_get_file_stats(r->rec, &js);
 	human_bytes(size, sizeof(size), js.bytes);
-	fprintf(stderr, "\r%s: %6.1f s  %" PRIu64 " samples  %" PRIu64 " lost  %s  %s   ", PROG,
+	fprintf(stderr, "\r%s: %6.1f s  %" PRIu64 " samples  %" PRIu64 " lost  %s  %s", PROG,
 	        cli_now() - r->start_s, st.events, lost_total(&st), size, r->output);
+	record_export_status(&r->export, stderr);
+	fputs("   ", stderr);
 }
 
 static void describe_target(struct record *r, char **cmd)
@@ -279,8 +318,13 @@ static int write_header_events(struct record *r)
 	    .start_ticks = r->start_ticks,
 	};
 	uint64_t now = lfr_jfr_now();
+	struct lfr_labels own;
+	const char *kv[2 * LFR_LABELS_MAX];
 
-	return lfr_jfr_active_recording(r->w, now, &rec) ?:
+	lfr_labels_recording(&r->labels, &own);
+	lfr_recorder_set_labels(r->rec, &r->labels);
+	return lfr_jfr_labels(r->w, now, 0, kv, lfr_labels_kv(&own, kv)) ?:
+	       lfr_jfr_active_recording(r->w, now, &rec) ?:
 	       lfr_jfr_os_information(r->w, now, NULL) ?:
 	       lfr_jfr_cpu_information(r->w, now, NULL) ?:
 	       (lfr_recorder_set_period(r->rec, r->run.info.period_ns),
@@ -306,6 +350,8 @@ static void print_rates(const struct record *r)
 	for (size_t i = 0; i < n; i++) {
 		uint64_t periods = top[i].samples + top[i].missed;
 
+		/* a thread names itself: its name reaches the terminal as text_safe.h has it */
+		text_safe_in_place(top[i].comm);
 		fprintf(stderr,
 		        "    tid %-8" PRIu32 " %-16s %8" PRIu64 " samples, %8" PRIu64
 		        " periods missed: %.0f Hz\n",
@@ -520,17 +566,20 @@ static void print_summary(struct record *r, const struct lfr_status *st, double 
 	if (r->wall_hz)
 		fprintf(stderr,
 		        "  wall clock: %" PRIu64
-		        " samples off the CPU (jdk.NativeMethodSample) beside "
-		        "the CPU samples, %" PRIu64 " intervals without a stack\n",
-		        rs.wall_samples, st->total.v[LFR_CTR_OFFCPU_LOST] + rs.off_cpu_lost);
+		        " samples off the CPU beside the CPU samples (profiler.WallClockSample), "
+		        "%" PRIu64 " intervals without a stack, %" PRIu64 " over the CPU budget\n",
+		        rs.wall_samples, st->total.v[LFR_CTR_OFFCPU_LOST] + rs.off_cpu_lost,
+		        st->total.v[LFR_CTR_OFFCPU_THROTTLED]);
 	if (r->run.start.offcpu_min_ns && !r->wall_hz)
 		fprintf(stderr,
 		        "  off-CPU: %" PRIu64 " intervals of %.3f ms or more (%.3f s), %" PRIu64
-		        " shorter (%.3f s), %" PRIu64 " without a stack\n",
+		        " shorter (%.3f s), %" PRIu64 " without a stack, %" PRIu64
+		        " over the CPU budget\n",
 		        rs.off_cpu, (double)r->run.start.offcpu_min_ns / 1e6,
 		        (double)rs.off_cpu_ns / 1e9, st->total.v[LFR_CTR_OFFCPU_SHORT],
 		        (double)st->total.v[LFR_CTR_OFFCPU_SHORT_NS] / 1e9,
-		        st->total.v[LFR_CTR_OFFCPU_LOST] + rs.off_cpu_lost);
+		        st->total.v[LFR_CTR_OFFCPU_LOST] + rs.off_cpu_lost,
+		        st->total.v[LFR_CTR_OFFCPU_THROTTLED]);
 	else if (r->wall_hz && r->off_cpu_events_min != UINT64_MAX)
 		/* every interval came from the module; the minimum was applied here */
 		fprintf(stderr,
@@ -557,6 +606,14 @@ static void print_summary(struct record *r, const struct lfr_status *st, double 
 	if (rs.lost_pending)
 		fprintf(stderr, "  lost %-18s %" PRIu64 "\n", LFR_LOST_WALK_PENDING_NAME,
 		        rs.lost_pending);
+	if (rs.join_lost.ticks_superseded + rs.join_lost.ticks_exited + rs.join_lost.stacks)
+		fprintf(stderr,
+		        "  given up, the other record lost to a full ring (counted above): %" PRIu64
+		        " ticks without their stack walk (%" PRIu64
+		        " of threads that exited), %" PRIu64 " stack walks without %" PRIu64
+		        " of their ticks\n",
+		        rs.join_lost.ticks_superseded + rs.join_lost.ticks_exited,
+		        rs.join_lost.ticks_exited, rs.join_lost.stacks, rs.join_lost.stack_ticks);
 	if (st->total.v[LFR_CTR_TICKS_SKIPPED])
 		fprintf(
 		    stderr,
@@ -574,10 +631,6 @@ static void print_summary(struct record *r, const struct lfr_status *st, double 
 		        rs.frames - rs.unnamed, rs.frames);
 	fprintf(stderr, "  %" PRIu64 " process%s, %" PRIu64 " threads started, %" PRIu64 " ended\n",
 	        rs.processes, rs.processes == 1 ? "" : "es", rs.thread_starts, rs.thread_ends);
-	if (rs.in_containers)
-		fprintf(stderr,
-		        "  %" PRIu64 " of them in a container or pod (lfr report -s container)\n",
-		        rs.in_containers);
 	print_unwind(r, st);
 	print_ctx(r, &rs);
 	print_rates(r);
@@ -599,6 +652,7 @@ static void print_summary(struct record *r, const struct lfr_status *st, double 
 		        PROG, r->output, size, js->repo_chunks, js->repo_chunks == 1 ? "" : "s",
 		        js->evicted);
 		fprintf(stderr, "  write it out: lfr dump %s -o FILE [--last TIME]\n", r->output);
+		record_export_summary(&r->export, stderr);
 		return;
 	}
 	fprintf(stderr, "%s: wrote %s (%s, %" PRIu64 " chunk%s)\n", PROG, r->output, size,
@@ -758,6 +812,18 @@ static int cgroup_opt(const char *flag, const char *arg, void *dst)
 	return 0;
 }
 
+/* --label KEY=VALUE[,...], added to the recording's labels */
+static int label_opt(const char *flag, const char *arg, void *dst)
+{
+	char why[512];
+
+	if (lfr_labels_parse(dst, arg, why, sizeof(why))) {
+		fprintf(stderr, "%s: %s: %s\n", PROG, flag, why);
+		return -1;
+	}
+	return 0;
+}
+
 /* --events, into sample_events */
 static int events_opt(const char *flag, const char *arg, void *dst)
 {
@@ -845,6 +911,11 @@ static int parse(struct record *r, int argc, char **argv, char ***cmd)
 	    {"max-age", 0, NULL, CLI_OPT_NS, &r->jfr_opts.repo_max_age_ns, 1000000000,
 	     366 * 86400000000000ull},
 	    {"max-size", 0, NULL, CLI_OPT_SIZE, &r->jfr_opts.repo_max_bytes, 256 << 10, 1ull << 50},
+	    {"label", 0, NULL, CLI_OPT_CALL, &r->labels, .parse = label_opt},
+	    {"export", 0, NULL, CLI_OPT_CALL, &r->export.opts, .parse = cli_export_target_opt},
+	    {"ca-file", 0, NULL, CLI_OPT_CALL, &r->export.opts, .parse = cli_export_ca_opt},
+	    {"export-credentials", 0, NULL, CLI_OPT_CALL, &r->export,
+	     .parse = cli_export_credentials_opt},
 	    {"quiet", 'q', NULL, CLI_OPT_SET, &r->quiet},
 	    {"help", 'h', NULL, CLI_OPT_HELP},
 	};
@@ -864,6 +935,19 @@ static int parse(struct record *r, int argc, char **argv, char ***cmd)
 		r->output = repository;
 	}
 	*cmd = optind < argc ? argv + optind : NULL;
+	if (r->export.opts.n && !r->repository) {
+		fprintf(
+		    stderr,
+		    "%s: --export sends a continuous recording's chunks as they are finished: give "
+		    "--repository DIR (the exports' spool); a file is sent afterwards with lfr "
+		    "export --to KIND=URL FILE\n",
+		    PROG);
+		return LFR_EXIT_USAGE;
+	}
+	if ((r->export.opts.send.ca_file || r->export.opts.send.credentials) && !r->export.opts.n) {
+		fprintf(stderr, "%s: --ca-file and --export-credentials are for --export\n", PROG);
+		return LFR_EXIT_USAGE;
+	}
 	if (output && r->repository) {
 		fprintf(stderr,
 		        "%s: give -o FILE or --repository DIR, not both (lfr dump DIR -o FILE "
@@ -922,6 +1006,8 @@ static int parse(struct record *r, int argc, char **argv, char ***cmd)
 			return LFR_EXIT_USAGE;
 		}
 		run->start.freq_hz = r->wall_hz;
+		/* every CPU sample is a wall-clock sample too */
+		r->jfr_opts.sample_events |= LFR_JFR_SAMPLE_WALL;
 		r->off_cpu_events_min =
 		    run->start.offcpu_min_ns ? run->start.offcpu_min_ns : UINT64_MAX;
 		run->start.offcpu_min_ns = LFR_MIN_OFFCPU_MIN_NS;
@@ -943,6 +1029,8 @@ static int open_outputs(struct record *r)
 	struct lfr_sym_opts so = {.flags = LFR_SYM_PROC_MAPS_FALLBACK, .cache_entries = 16384};
 	int err;
 
+	r->jfr_opts.on_evict = record_export_on_evict;
+	r->jfr_opts.on_evict_arg = &r->export;
 	err = lfr_jfr_open(&r->w, r->output, &r->jfr_opts);
 	if (err) {
 		fprintf(stderr, "%s: %s\n  hint: %s\n", PROG,
@@ -967,6 +1055,7 @@ static int open_outputs(struct record *r)
 /* An unpublished writer leaves the file that was at -o (if any) as it was. */
 static void close_outputs(struct record *r)
 {
+	record_export_free(&r->export);    /* stops it first, if it still runs */
 	lfr_unwind_loader_free(r->unwind); /* before the control socket it uses closes */
 	r->unwind = NULL;
 	stop_ctx_finder(r);
@@ -1001,9 +1090,11 @@ int cmd_record(int argc, char **argv)
 
 	r.run.on_record = on_record;
 	r.run.on_tick = on_tick;
+	r.run.on_wake = on_read;
 	r.run.on_started = on_started;
 	r.run.arg = &r;
 	r.run.start.jitter_pct = -1;
+	r.export.opts.prog = PROG;
 	if ((ret = parse(&r, argc, argv, &cmd)) >= 0) {
 		free(r.run.tgids);
 		free(r.run.tids);
@@ -1012,7 +1103,7 @@ int cmd_record(int argc, char **argv)
 	}
 	cli_default_rings(&r.run.start, &r.rings);
 	r.tty = isatty(STDERR_FILENO);
-	if ((ret = open_outputs(&r))) {
+	if ((ret = open_outputs(&r)) || (ret = record_export_start(&r.export, r.output))) {
 		close_outputs(&r);
 		cli_runner_close(&r.run);
 		free_targets(&r);
@@ -1072,8 +1163,11 @@ int cmd_record(int argc, char **argv)
 		if (lfr_jfr_close(r.w, err, sizeof(err))) {
 			fprintf(stderr, "%s: %s\n", PROG, err);
 			ret = LFR_EXIT_IO;
-		} else if (!r.quiet) {
-			print_summary(&r, &st, secs, &js);
+		} else {
+			/* every chunk finished: the exports send the last ones now, if they can */
+			record_export_end(&r.export);
+			if (!r.quiet)
+				print_summary(&r, &st, secs, &js);
 		}
 		if (!ret)
 			warn_unwind(&r, true);

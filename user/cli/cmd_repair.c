@@ -19,10 +19,13 @@ static void usage(FILE *out)
 	    out,
 	    "usage: lfr repair FILE.jfr...\n\n"
 	    "Cuts what follows the last complete chunk of a recording whose recorder was\n"
-	    "killed while a chunk grew or ended, so that `jfr` and JMC read it again.  A file\n"
-	    "that needs nothing is left as it is, and so is one whose damaged chunk has\n"
-	    "complete chunks after it (only a tail that reaches the end of the file is cut).\n"
-	    "Do not run it on a file being recorded.\n\n"
+	    "killed while a chunk grew or ended, so that `jfr` and JMC read it again, and\n"
+	    "ends at its chunk's end a filler that a recorder killed while it started a new\n"
+	    "chunk left past it.  Every chunk kept is read as lfr report reads it first.  A\n"
+	    "file that needs nothing is left as it is, and so is one damaged inside a chunk\n"
+	    "(lfr merge -o NEW.jfr FILE.jfr copies its other chunks) or whose damaged chunk\n"
+	    "has complete chunks after it (only a tail that reaches the end of the file is\n"
+	    "cut).  Do not run it on a file being recorded.\n\n"
 	    "Exit status: 0 when every file is readable now, 6 when one could not be repaired.\n");
 }
 

@@ -12,9 +12,11 @@
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "lib/outfile.h"
+#include "export/labels.h"
 #include "report/diff.h"
 #include "report/html_views.h"
 #include "report/report.h"
+#include "report/text_safe.h"
 
 static void report_usage(FILE *out)
 {
@@ -43,14 +45,16 @@ static void report_usage(FILE *out)
 	    "                       speedscope, samples in time order), summary (event counts "
 	    "and\n"
 	    "                       sizes per type, like `jfr summary`)\n"
-	    "  -o, --output FILE    write to FILE instead of standard output (not\n"
-	    "                       the input file; mode 0640, replaced only once\n"
-	    "                       the report is complete)\n"
+	    "  -o, --output FILE    write to FILE instead of standard output (-: standard\n"
+	    "                       output; not the input file; mode 0640, replaced only\n"
+	    "                       once the report is complete; a FILE that is no regular\n"
+	    "                       file, or another user's in a sticky directory such as\n"
+	    "                       /tmp, is refused)\n"
 	    "  -e, --event TYPE     aggregate the stack traces of events of TYPE (repeatable; "
 	    "default\n"
 	    "                       jdk.ExecutionSample; 'all' = every type with a stackTrace "
 	    "field,\n"
-	    "                       e.g. jdk.NativeMethodSample, jdk.CPUTimeSample, lfr.* "
+	    "                       e.g. profiler.WallClockSample, jdk.CPUTimeSample, lfr.* "
 	    "samples)\n"
 	    "  -t, --thread T       only threads whose OS thread id is T, or whose name contains "
 	    "T\n"
@@ -71,10 +75,13 @@ static void report_usage(FILE *out)
 	    "                       nanoseconds; in text also \"Off-CPU by state\": the ns\n"
 	    "                       by why the thread left the CPU (sleeping,\n"
 	    "                       uninterruptible, preempted, idle, other)\n"
-	    "      --wall           wall-clock samples of lfr record --wall: the CPU samples\n"
-	    "                       and the samples off the CPU (jdk.NativeMethodSample)\n"
-	    "                       together; in text also \"Samples by state\": the\n"
-	    "                       samples by thread state (STATE_RUNNABLE, ...)\n"
+	    "      --wall           wall-clock samples of lfr record --wall: on the CPU and\n"
+	    "                       off it (profiler.WallClockSample; of files of earlier\n"
+	    "                       lfr versions, the CPU samples and jdk.NativeMethodSample\n"
+	    "                       together); pprof's sample types samples/count and\n"
+	    "                       wall/nanoseconds (without it cpu/nanoseconds), speedscope's\n"
+	    "                       unit nanoseconds of wall-clock time; in text also \"Samples\n"
+	    "                       by state\": the samples by thread state (STATE_RUNNABLE, ...)\n"
 	    "      --latency        sampling latency instead of CPU samples: the\n"
 	    "                       lfr.SamplingLatency events of lfr record --latency by their\n"
 	    "                       duration in ns (from a tick in the kernel until the thread\n"
@@ -89,9 +96,10 @@ static void report_usage(FILE *out)
 	    "                       object), 'dso' (top objects: libraries, executables, the\n"
 	    "                       kernel; with --diff the changes of the objects' shares),\n"
 	    "                       'span' (top spans by samples, each with its trace and\n"
-	    "                       attributes), 'trace' (top traces by samples) or\n"
-	    "                       'container' (top containers and Kubernetes pods, from\n"
-	    "                       each process's cgroup: lfr.ProcessCgroup)\n"
+	    "                       attributes), 'trace' (top traces by samples), or a label\n"
+	    "                       of the samples' processes: service, container, pod, host\n"
+	    "                       (service.name, container.id, k8s.pod.uid, host.name) or\n"
+	    "                       any other (lfr record --label KEY=VALUE)\n"
 	    "      --threads        text: each top thread's top functions; collapsed/html: one\n"
 	    "                       root frame per thread; speedscope: one profile per\n"
 	    "                       thread (not with summary and pprof)\n"
@@ -112,7 +120,12 @@ static void report_usage(FILE *out)
 	    "                       DEBUGINFOD_URLS for frames the recording left unnamed\n"
 	    "                       (by default they are, after /usr/lib/debug and\n"
 	    "                       .gnu_debuglink; cached in DEBUGINFOD_CACHE_PATH; each\n"
-	    "                       query bounded by DEBUGINFOD_TIMEOUT, default 10 s)\n"
+	    "                       query given up after DEBUGINFOD_MAXTIME seconds in all\n"
+	    "                       (default 30), after DEBUGINFOD_TIMEOUT seconds below\n"
+	    "                       100 KiB/s (default 10) or past DEBUGINFOD_MAXSIZE bytes\n"
+	    "                       (default 1 GiB); a file that is not ELF or has another\n"
+	    "                       build-id is removed from the cache; after a failure no\n"
+	    "                       other object is asked for)\n"
 	    "  -h, --help           show this help\n"
 	    "\n"
 	    "Examples:\n"
@@ -122,7 +135,7 @@ static void report_usage(FILE *out)
 	    "  lfr report --format collapsed rec.jfr | flamegraph.pl > rec.svg\n"
 	    "  lfr report --format pprof -o rec.pb.gz rec.jfr && go tool pprof -top rec.pb.gz\n"
 	    "  lfr report --format speedscope -o rec.speedscope.json rec.jfr\n"
-	    "  lfr report --event jdk.NativeMethodSample --process 4242 rec.jfr\n"
+	    "  lfr report --event jdk.CPUTimeSample --process 4242 rec.jfr\n"
 	    "  lfr report --off-cpu --thread worker rec.jfr\n"
 	    "  lfr report -s span rec.jfr; lfr report --span 00f067aa0ba902b7 rec.jfr\n"
 	    "  lfr report --diff before.jfr after.jfr\n"
@@ -194,7 +207,7 @@ static int time_opt(const char *flag, const char *arg, void *dst)
 	return 0;
 }
 
-/* --sort: function (sym), dso (object), span or trace */
+/* --sort: function (sym), dso (object), span, trace or a label's name, into the report options */
 static int sort_opt(const char *flag, const char *arg, void *dst)
 {
 	struct report_opts *o = dst;
@@ -205,11 +218,12 @@ static int sort_opt(const char *flag, const char *arg, void *dst)
 		o->sort_ctx = REPORT_BY_SPAN;
 	} else if (!strcmp(arg, "trace")) {
 		o->sort_ctx = REPORT_BY_TRACE;
-	} else if (!strcmp(arg, "container")) {
-		o->sort_containers = true;
+	} else if (lfr_label_key_valid(arg) && strcmp(arg, "function") && strcmp(arg, "sym")) {
+		o->sort_label = arg;
 	} else if (strcmp(arg, "function") && strcmp(arg, "sym")) {
 		fprintf(stderr,
-		        "lfr report: bad %s '%s': give function, dso, span, trace or container\n",
+		        "lfr report: bad %s '%s': give function, dso, span, trace or a label "
+		        "(service, container, pod, host, or a label's name)\n",
 		        flag, arg);
 		return -1;
 	}
@@ -332,8 +346,11 @@ static int diff_read(const char *path, const struct report_opts *o, bool debugin
 		fprintf(stderr, "lfr report: out of memory naming frames\n");
 		return LFR_EXIT_FAILURE;
 	}
-	if (rep->unnamed)
-		fprintf(stderr, "lfr report: %s: %s\n", path, rep->unnamed);
+	if (rep->unnamed) {
+		fprintf(stderr, "lfr report: %s: ", path);
+		text_safe_put(stderr, rep->unnamed);
+		fputc('\n', stderr);
+	}
 	bool any_selected = false;
 	const char *types = report_stack_types(rep, &any_selected);
 	if (o->value_field && any_selected && !report_value_field_found(rep)) {
@@ -376,9 +393,16 @@ static int report_diff(struct report_opts *o, bool debuginfod, const char *forma
 		        format);
 		return LFR_EXIT_USAGE;
 	}
-	if (o->sort_ctx || o->sort_containers) {
-		fprintf(stderr, "lfr report: --diff compares functions or objects, not spans or "
-		                "containers: select a span's samples of each with --span\n");
+	if (o->sort_ctx) {
+		fprintf(stderr, "lfr report: --diff compares functions or objects, not spans: "
+		                "select a span's samples of each with --span\n");
+		return LFR_EXIT_USAGE;
+	}
+	if (o->sort_label) {
+		fprintf(stderr,
+		        "lfr report: --diff compares functions or objects (-s dso), not the "
+		        "values of a label (-s %s)\n",
+		        o->sort_label);
 		return LFR_EXIT_USAGE;
 	}
 	if (o->thread_roots) {
@@ -408,23 +432,22 @@ static int report_diff(struct report_opts *o, bool debuginfod, const char *forma
 	o->timeline = html;
 	struct jfr_reader *r[2] = {NULL, NULL};
 	struct report *rep[2] = {NULL, NULL};
+	struct lfr_outfile of = LFR_OUTFILE_INIT;
 	int status = LFR_EXIT_OK;
+	/* the output is checked before the reading: a target refused is refused at once */
+	if (output && lfr_outfile_open(&of, output, 0, 0640, err, sizeof(err))) {
+		fprintf(stderr, "lfr report: %s\n", err);
+		return LFR_EXIT_IO;
+	}
 	for (int i = 0; i < 2 && status == LFR_EXIT_OK; i++)
 		status = diff_read(files[i], o, debuginfod, &r[i], &rep[i]);
 	if (status == LFR_EXIT_OK) {
-		struct lfr_outfile of = {.fd = -1};
 		FILE *out = stdout;
 		int failed = 0;
 
-		if (output && lfr_outfile_open(&of, output, 0640, err, sizeof(err))) {
-			fprintf(stderr, "lfr report: %s\n", err);
-			status = LFR_EXIT_IO;
-			goto done;
-		}
 		if (output && !(out = fdopen(of.fd, "w"))) {
 			fprintf(stderr, "lfr report: cannot write %s: %s\n", output,
 			        strerror(errno));
-			lfr_outfile_abort(&of);
 			status = LFR_EXIT_IO;
 			goto done;
 		}
@@ -439,6 +462,7 @@ static int report_diff(struct report_opts *o, bool debuginfod, const char *forma
 		status = finish_output(out, output, &of, failed, status);
 	}
 done:
+	lfr_outfile_abort(&of);
 	for (int i = 0; i < 2; i++) {
 		report_free(rep[i]);
 		if (r[i])
@@ -495,15 +519,12 @@ int cmd_report(int argc, char **argv)
 	}
 	if (o.wall && (o.nevents || o.value_field || o.off_cpu || o.latency)) {
 		fprintf(stderr,
-		        "lfr report: --wall is --event jdk.ExecutionSample --event "
-		        "jdk.NativeMethodSample: give it without --event, --value, --off-cpu "
-		        "and --latency\n");
+		        "lfr report: --wall is --event profiler.WallClockSample: give it without "
+		        "--event, --value, --off-cpu and --latency\n");
 		return LFR_EXIT_USAGE;
 	}
-	if (o.wall) {
-		o.events[o.nevents++] = "jdk.ExecutionSample";
-		o.events[o.nevents++] = "jdk.NativeMethodSample";
-	}
+	if (o.wall)
+		report_opts_wall(&o);
 	if (o.latency) {
 		o.events[o.nevents++] = "lfr.SamplingLatency";
 		o.value_field = "duration";
@@ -512,6 +533,8 @@ int cmd_report(int argc, char **argv)
 		o.events[o.nevents++] = "lfr.OffCpu";
 		o.value_field = "duration"; /* ticks: ns in lfr's files (1e9 ticks per second) */
 	}
+	if (output && !strcmp(output, "-")) /* standard output, as without -o */
+		output = NULL;
 	if (diff)
 		return report_diff(&o, debuginfod, format, output, argc - optind, argv + optind);
 	if (optind < argc - 1) {
@@ -552,11 +575,9 @@ int cmd_report(int argc, char **argv)
 	o.states = text && (o.off_cpu || o.wall);
 	/* each sample's trace context: pprof's labels, the page's trace filter */
 	o.contexts = pprof || print == report_print_html;
-	if ((o.sort_ctx || o.sort_containers) && !text) {
+	if (o.sort_ctx && !text) {
 		fprintf(stderr, "lfr report: -s %s is a table of the text view\n",
-		        o.sort_containers              ? "container"
-		        : o.sort_ctx == REPORT_BY_SPAN ? "span"
-		                                       : "trace");
+		        o.sort_ctx == REPORT_BY_SPAN ? "span" : "trace");
 		return LFR_EXIT_USAGE;
 	}
 	/* samples in time order: speedscope's, and the HTML page's timeline */
@@ -575,13 +596,22 @@ int cmd_report(int argc, char **argv)
 		return LFR_EXIT_USAGE;
 	}
 
+	/* the output is checked before the reading: a target refused is refused at once */
+	struct lfr_outfile of = LFR_OUTFILE_INIT;
+	if (output && lfr_outfile_open(&of, output, 0, 0640, err, sizeof(err))) {
+		fprintf(stderr, "lfr report: %s\n", err);
+		return LFR_EXIT_IO;
+	}
+	struct report_html_views views = {.n = 0};
+	struct report *rep = NULL;
+	int status = LFR_EXIT_OK;
 	struct jfr_reader *r = jfr_open_file(input, err, sizeof(err));
 	if (!r) {
 		fprintf(stderr, "lfr report: %s%s\n", err,
 		        optind < argc ? "" : ": name the recording to read: lfr report FILE.jfr");
-		return LFR_EXIT_IO;
+		status = LFR_EXIT_IO;
+		goto done;
 	}
-	struct report *rep = NULL;
 	int rc = report_read(r, &o, &rep);
 	bool any_selected = false;
 
@@ -592,21 +622,21 @@ int cmd_report(int argc, char **argv)
 		        "lfr report: --value %s: no event of %s has a field %s: name a numeric "
 		        "field of the sample events (e.g. weight)\n",
 		        o.value_field, rep->selected, o.value_field);
-		report_free(rep);
-		jfr_close(r);
-		return LFR_EXIT_USAGE;
+		status = LFR_EXIT_USAGE;
+		goto done;
 	}
 	/* frames the recording left unnamed, named from debug files (not for the summary) */
 	if (rep && (print || pprof || text) && report_name_frames(rep, NULL, debuginfod)) {
 		fprintf(stderr, "lfr report: out of memory naming frames\n");
-		report_free(rep);
-		jfr_close(r);
-		return LFR_EXIT_FAILURE;
+		status = LFR_EXIT_FAILURE;
+		goto done;
 	}
 	/* the text report says it itself */
-	if (rep && rep->unnamed && !text)
-		fprintf(stderr, "lfr report: %s\n", rep->unnamed);
-	int status = LFR_EXIT_OK;
+	if (rep && rep->unnamed && !text) {
+		fputs("lfr report: ", stderr);
+		text_safe_put(stderr, rep->unnamed);
+		fputc('\n', stderr);
+	}
 	if (rc < 0) {
 		fprintf(stderr, "lfr report: %s\n", r->err);
 		if (rep && rep->nchunks)
@@ -617,9 +647,9 @@ int cmd_report(int argc, char **argv)
 	}
 	/*
 	 * The page without a view option holds every view the recording has data for (CPU,
-	 * off-CPU, wall): read before the output is opened, so that a failure leaves it as it was
+	 * off-CPU, wall): all read before anything is written, so that a failure leaves an old
+	 * output as it was
 	 */
-	struct report_html_views views = {.n = 0};
 	if (rep && rc == 0 && print == report_print_html && !o.nevents && !o.value_field) {
 		bool failed = report_html_views_read(r, rep, &o, &views) < 0;
 		if (failed)
@@ -631,26 +661,17 @@ int cmd_report(int argc, char **argv)
 				failed = true;
 			}
 		if (failed) {
-			report_html_views_free(&views);
-			report_free(rep);
-			jfr_close(r);
-			return LFR_EXIT_FAILURE;
+			status = LFR_EXIT_FAILURE;
+			goto done;
 		}
 	}
 	if (rep && (rc == 0 || rep->nchunks)) {
-		struct lfr_outfile of = {.fd = -1};
 		FILE *out = stdout;
 		int failed = 0;
 
-		if (output && lfr_outfile_open(&of, output, 0640, err, sizeof(err))) {
-			fprintf(stderr, "lfr report: %s\n", err);
-			status = LFR_EXIT_IO;
-			goto done;
-		}
 		if (output && !(out = fdopen(of.fd, "w"))) {
 			fprintf(stderr, "lfr report: cannot write %s: %s\n", output,
 			        strerror(errno));
-			lfr_outfile_abort(&of);
 			status = LFR_EXIT_IO;
 			goto done;
 		}
@@ -669,8 +690,10 @@ int cmd_report(int argc, char **argv)
 		status = finish_output(out, output, &of, failed, status);
 	}
 done:
+	lfr_outfile_abort(&of);
 	report_html_views_free(&views);
 	report_free(rep);
-	jfr_close(r);
+	if (r)
+		jfr_close(r);
 	return status;
 }

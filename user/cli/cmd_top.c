@@ -19,6 +19,7 @@
 #include <string.h>
 #include <time.h>
 #include <dirent.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -29,7 +30,10 @@
 #include "jfr/reader.h"
 #include "jfr/repository.h"
 #include "lib/outfile.h"
+#include "export/labels.h"
+#include "report/labels.h"
 #include "report/report.h"
+#include "report/text_safe.h"
 #include "report/top.h"
 
 #define PROG "lfr top"
@@ -66,12 +70,16 @@ static void usage(FILE *out)
 	        "  -k, --kernel          kernel frames too (a session records kernel stacks);\n"
 	        "                        without -k a stack starts at its first user frame and\n"
 	        "                        the samples with kernel frames only are counted apart\n"
+	        "      --label KEY=VALUE only the processes with that label (lfr record's:\n"
+	        "                        service, container, pod, host or a label's name;\n"
+	        "                        lfr report -s KEY lists the values)\n"
 	        "      --text            plain tables even on a terminal\n\n"
 	        "Columns: SELF%% (samples whose leaf is the function) and TOTAL%% (samples whose\n"
 	        "stack holds it), as shares of the window's samples; the function; the thread\n"
 	        "and the process it ran in.  The status line gives the window's samples, the\n"
-	        "rate achieved (samples per second of the window) and the samples the recording\n"
-	        "lost (in the chunks read).\n\n"
+	        "rate achieved (the samples shown per second of the window: its length, or from\n"
+	        "the start of the chunks read when they cover less) and the samples the\n"
+	        "recording lost (in the chunks read).\n\n"
 	        "Keys: up/down (or k/j) select a line; s sorts by self or by total; z or Enter\n"
 	        "zooms into the selected function: its callers and callees (z again goes down\n"
 	        "into the selected one, Esc or b back to the table); t keeps only the selected\n"
@@ -83,8 +91,9 @@ static void usage(FILE *out)
 	        "  lfr top --repository /var/lib/lfr/repository\n"
 	        "  lfr top -n 3 | head -n 30\n\n"
 	        "Exit status: 0; 2 bad usage; 6 the repository could not be read; 8 its chunks\n"
-	        "do not parse; a session that could not start: lfr record's (3 no module, 4 no\n"
-	        "permission, 5 no such target).\n",
+	        "do not parse; 10 chunk files that could not be read were left out of the view\n"
+	        "(named on the screen and on stderr); a session that could not start: lfr\n"
+	        "record's (3 no module, 4 no permission, 5 no such target).\n",
 	        LFR_DEFAULT_REPOSITORY);
 }
 
@@ -106,6 +115,10 @@ struct top_view {
 	uint64_t lost; /* samples lost in the chunks read */
 	char err[512]; /* why the last refresh read nothing */
 	int exit_code; /* of the last failed refresh */
+	/* chunk files the last refresh could not read (empty: none), and whether any refresh met
+	 * some: lfr top then ends with LFR_EXIT_PARTIAL */
+	char unreadable[900], told[900], seen[900];
+	bool partial;
 };
 
 static volatile sig_atomic_t interrupted;
@@ -145,16 +158,23 @@ static int session_exit(const struct top_view *v)
 
 /*
  * Starts the session: `lfr record --repository DIR` of this very program with the targets given
- * (lfr record's runner and recorder, its stack walks and symbols), its messages into a log.
+ * (lfr record's runner and recorder, its stack walks and symbols), its messages into a log.  The
+ * recorder ends with lfr top however lfr top ends: a SIGTERM when lfr top is gone (killed with
+ * SIGKILL too), its Ctrl-C's way out (it stops its session and writes its last chunk).
  */
 static int session_start(struct top_view *v, char **args)
 {
+	pid_t parent = getpid();
+
 	v->child = fork();
 	if (v->child < 0) {
 		fprintf(stderr, "%s: fork: %s\n", PROG, strerror(errno));
 		return -1;
 	}
 	if (v->child == 0) {
+		/* kept across the exec; a parent gone before it was set is seen by getppid() */
+		if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid() != parent)
+			_exit(LFR_EXIT_FAILURE);
 		int fd = open(v->log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 		int in = open("/dev/null", O_RDONLY | O_CLOEXEC);
 
@@ -239,9 +259,19 @@ static int load(struct top_view *v)
 	/* whole chunks: those that end within the window of the newest end */
 	int64_t since = v->window_ns ? newest - (int64_t)v->window_ns : 0;
 	rc = lfr_jfr_repo_dump(v->dir, v->dump, since > 0 ? since : 0, &st, v->err, sizeof(v->err));
+	v->unreadable[0] = 0;
 	if (rc) {
 		v->exit_code = rc == -EUCLEAN ? LFR_EXIT_FORMAT : LFR_EXIT_IO;
+		v->partial |= rc == -EIO; /* none of them could be read */
 		return -1;
+	}
+	if (st.unreadable) {
+		/* shown, never silently: the view lacks their samples */
+		snprintf(v->unreadable, sizeof(v->unreadable),
+		         "left out %" PRIu64 " chunk file%s that could not be read: %s",
+		         st.unreadable, st.unreadable == 1 ? "" : "s", st.unreadable_names);
+		snprintf(v->seen, sizeof(v->seen), "%s", v->unreadable);
+		v->partial = true;
 	}
 	v->have_dump = true;
 	struct jfr_reader *r = jfr_open_file(v->dump, v->err, sizeof(v->err));
@@ -312,30 +342,36 @@ static void thread_name(const struct report *rep, uint32_t thread, char *buf, si
 
 /*
  * The process: name/pid, and its container (the short id docker ps shows) or, for a process of
- * a Kubernetes pod outside any container, its pod (lfr.ProcessCgroup).
+ * a Kubernetes pod outside any container, its pod (its lfr.Label container.id, k8s.pod.uid).
  */
 static void process_name(const struct report *rep, uint32_t thread, char *buf, size_t n)
 {
 	const struct report_thread *th = &rep->threads[thread];
-	const struct report_cgroup *c = report_cgroup_of(rep, th->pid);
+	const char *name = th->process ? th->process : "?", *id = NULL, *pod = NULL;
+	char tmp[32];
 
+	if (th->pid >= 0 &&
+	    !(id = report_thread_label(rep, th, LFR_LABEL_CONTAINER, tmp, sizeof(tmp))))
+		pod = report_thread_label(rep, th, LFR_LABEL_POD, tmp, sizeof(tmp));
 	if (th->pid < 0)
 		snprintf(buf, n, "?");
-	else if (c && c->container_id[0])
-		snprintf(buf, n, "%s/%lld %.12s", th->process ? th->process : "?",
-		         (long long)th->pid, c->container_id);
-	else if (c && c->pod_uid[0])
-		snprintf(buf, n, "%s/%lld pod %.8s", th->process ? th->process : "?",
-		         (long long)th->pid, c->pod_uid);
+	else if (id)
+		snprintf(buf, n, "%s/%lld %.12s", name, (long long)th->pid, id);
+	else if (pod)
+		snprintf(buf, n, "%s/%lld pod %.8s", name, (long long)th->pid, pod);
 	else
-		snprintf(buf, n, "%s/%lld", th->process ? th->process : "?", (long long)th->pid);
+		snprintf(buf, n, "%s/%lld", name, (long long)th->pid);
 }
 
-/* The status line: window, samples, rate, losses, sort, filters. */
+/*
+ * The status line: window, samples, rate, losses, sort, filters.  The rate is of the samples
+ * shown (not those left out, kernel-only ones without -k) over the time the window covers.
+ */
 static void status_line(const struct top_view *v, char *buf, size_t n)
 {
 	const struct top_table *t = &v->t;
 	double secs = (double)(t->to_ns - t->from_ns + 1) / 1e9;
+	uint64_t shown = t->events - t->kernel_only;
 	char filt[96] = "";
 
 	if (v->o.tid >= 0)
@@ -343,9 +379,8 @@ static void status_line(const struct top_view *v, char *buf, size_t n)
 	if (v->o.pid >= 0)
 		snprintf(filt + strlen(filt), sizeof(filt) - strlen(filt), ", process %lld",
 		         (long long)v->o.pid);
-	snprintf(buf, n, "%" PRIu64 " samples in %.1f s, %.1f/s, lost %" PRIu64 ", by %s%s",
-	         t->events - t->kernel_only, secs,
-	         t->events && secs > 0 ? (double)t->events / secs : 0, v->lost,
+	snprintf(buf, n, "%" PRIu64 " samples in %.1f s, %.1f/s, lost %" PRIu64 ", by %s%s", shown,
+	         secs, shown && secs > 0 ? (double)shown / secs : 0, v->lost,
 	         v->o.sort == TOP_SORT_SELF ? "self" : "total", filt);
 	if (t->kernel_only) {
 		size_t l = strlen(buf);
@@ -363,6 +398,8 @@ static void row_text(const struct top_view *v, const struct top_row *r, char *bu
 	process_name(v->rep, r->thread, pr, sizeof(pr));
 	snprintf(buf, n, "%6.2f%% %6.2f%%  %-44s %-20s %s", pct(r->self, v->t.samples),
 	         pct(r->total, v->t.samples), fn, th, pr);
+	/* the names are the recording's: shown as the text report shows them */
+	text_safe_in_place(buf);
 }
 
 #define HEADER                                                                                     \
@@ -374,7 +411,9 @@ static void print_text(struct top_view *v, FILE *out)
 	char line[512], when[40] = "?";
 
 	if (!v->rep) {
-		fprintf(out, "%s: %s\n\n", PROG, v->err);
+		fprintf(out, "%s: ", PROG);
+		text_safe_put(out, v->err);
+		fputs("\n\n", out);
 		fflush(out);
 		return;
 	}
@@ -383,7 +422,9 @@ static void print_text(struct top_view *v, FILE *out)
 	if (gmtime_r(&secs, &tm))
 		strftime(when, sizeof(when), "%H:%M:%S UTC", &tm);
 	status_line(v, line, sizeof(line));
-	fprintf(out, "%s: %s, up to %s: %s\n%s\n", PROG, v->dir, when, line, HEADER);
+	fprintf(out, "%s: ", PROG);
+	text_safe_put(out, v->dir);
+	fprintf(out, ", up to %s: %s\n%s\n", when, line, HEADER);
 	for (size_t i = 0; i < v->t.nrows && (long)i < v->lines; i++) {
 		row_text(v, &v->t.rows[i], line, sizeof(line));
 		fprintf(out, "%s\n", line);
@@ -422,6 +463,11 @@ static int run_text(struct top_view *v)
 		if (build(v))
 			return LFR_EXIT_FAILURE;
 		print_text(v, stdout);
+		if (strcmp(v->unreadable, v->told)) {
+			if (v->unreadable[0])
+				fprintf(stderr, "%s: %s\n", PROG, v->unreadable);
+			snprintf(v->told, sizeof(v->told), "%s", v->unreadable);
+		}
 		if (ferror(stdout) || ended)
 			break;
 	}
@@ -478,18 +524,22 @@ static void remember_selection(const struct top_view *v, struct top_screen *s)
 	s->sel_thread = r ? r->thread : TOP_ALL;
 }
 
+/* A line of the screen; what it shows of the recording (names, messages) made safe first. */
 static void put_line(int y, const char *text, int attr)
 {
+	struct text_safe ts = {0};
 	int w = COLS;
 
 	if (y >= LINES)
 		return;
+	text = text_safe(&ts, text);
 	attron(attr);
 	mvaddnstr(y, 0, text, w);
 	if (attr & A_REVERSE) /* the bar spans the width */
 		for (int x = (int)strlen(text); x < w; x++)
 			mvaddch(y, x, ' ');
 	attroff(attr);
+	text_safe_free(&ts);
 }
 
 static void draw(struct top_view *v, struct top_screen *s)
@@ -506,6 +556,8 @@ static void draw(struct top_view *v, struct top_screen *s)
 		status_line(v, st, sizeof(st));
 		put_line(y++, st, 0);
 	}
+	if (v->unreadable[0])
+		put_line(y++, v->unreadable, A_BOLD);
 	int bottom = LINES - 2; /* the message line, then the keys */
 	if (v->rep && v->o.zoom == TOP_ALL) {
 		put_line(y++, HEADER, A_REVERSE);
@@ -558,7 +610,7 @@ static void draw(struct top_view *v, struct top_screen *s)
 static void write_shown(struct top_view *v, struct top_screen *s)
 {
 	char path[64], err[512], buf[65536];
-	struct lfr_outfile of;
+	struct lfr_outfile of = LFR_OUTFILE_INIT;
 	time_t now = time(NULL);
 	struct tm tm;
 	ssize_t n;
@@ -571,7 +623,7 @@ static void write_shown(struct top_view *v, struct top_screen *s)
 	gmtime_r(&now, &tm);
 	strftime(path, sizeof(path), "lfr-top-%Y%m%d-%H%M%S.jfr", &tm);
 	in = open(v->dump, O_RDONLY | O_CLOEXEC);
-	if (in < 0 || lfr_outfile_open(&of, path, 0640, err, sizeof(err))) {
+	if (in < 0 || lfr_outfile_open(&of, path, 0, 0640, err, sizeof(err))) {
 		snprintf(s->msg, sizeof(s->msg), "cannot write %s: %s", path,
 		         in < 0 ? strerror(errno) : err);
 		if (in >= 0)
@@ -738,7 +790,7 @@ static int run_screen(struct top_view *v)
 
 int cmd_top(int argc, char **argv)
 {
-	enum { O_TEXT = 256 };
+	enum { O_TEXT = 256, O_LABEL };
 	static const struct option opts[] = {
 	    {"repository", required_argument, NULL, 'R'},
 	    {"window", required_argument, NULL, 'w'},
@@ -753,6 +805,7 @@ int cmd_top(int argc, char **argv)
 	    {"all", no_argument, NULL, 'a'},
 	    {"freq", required_argument, NULL, 'F'},
 	    {"text", no_argument, NULL, O_TEXT},
+	    {"label", required_argument, NULL, O_LABEL},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
 	};
@@ -839,6 +892,21 @@ int cmd_top(int argc, char **argv)
 		case O_TEXT:
 			text = true;
 			break;
+		case O_LABEL: {
+			char *eq = strchr(optarg, '=');
+
+			if (!eq || eq == optarg || !eq[1]) {
+				fprintf(stderr,
+				        "%s: --label takes KEY=VALUE (service=nginx, "
+				        "container.id=ID, env=prod), not '%s'\n",
+				        PROG, optarg);
+				return LFR_EXIT_USAGE;
+			}
+			*eq = 0;
+			v.o.label_name = optarg;
+			v.o.label_value = eq + 1;
+			break;
+		}
 		case 'h':
 			usage(stdout);
 			return LFR_EXIT_OK;
@@ -933,7 +1001,15 @@ int cmd_top(int argc, char **argv)
 			return LFR_EXIT_FAILURE;
 		}
 	}
-	rc = text || !isatty(STDOUT_FILENO) ? run_text(&v) : run_screen(&v);
+	bool screen = !text && isatty(STDOUT_FILENO);
+	rc = screen ? run_screen(&v) : run_text(&v);
+	/* what was shown lacked chunks it could not read: said on the screen (then again once it
+	 * is gone) or on stderr, and in the exit status */
+	if (v.partial && rc == LFR_EXIT_OK) {
+		rc = LFR_EXIT_PARTIAL;
+		if (screen && v.seen[0])
+			fprintf(stderr, "%s: %s\n", PROG, v.seen);
+	}
 	session_stop(&v);
 	if (v.child > 0 && (rc || session_exit(&v)))
 		session_log(&v);

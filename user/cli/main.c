@@ -14,6 +14,7 @@ static const struct lfr_command commands[] = {
     {"repair", cmd_repair, "make a recording cut short by a crash readable again"},
     {"dump", cmd_dump, "write a continuous recording's recent history to a JFR file"},
     {"merge", cmd_merge, "join a JVM's recording and lfr's into one JFR file on one timeline"},
+    {"export", cmd_export, "send recordings to fleet backends (OpenTelemetry, Pyroscope)"},
     {"status", cmd_status, "show the recording sessions and the module's counters"},
     {"stop", cmd_stop, "stop a recording session"},
     {"raw", cmd_raw, "sample, print every ring record as text, check the accounting"},

@@ -204,7 +204,10 @@ int cli_runner_start(struct cli_runner *r, char **cmd)
 static int read_rings(struct cli_runner *r)
 {
 	struct lfr_error e;
+	struct timespec ts;
 
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	r->read_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 	if (lfr_rings_read(&r->rings, r->on_record, r->arg, &e) < 0)
 		return cli_fail(r->prog, &e);
 	if (r->on_wake)

@@ -43,6 +43,7 @@ struct cli_runner {
 	struct lfr_rings rings;
 	struct lfr_session_info info;
 	bool started, rings_open;
+	uint64_t read_ns; /* CLOCK_MONOTONIC when the last read of every ring began (for on_wake) */
 };
 
 /* Set by the signal handlers cli_runner_start installs. */

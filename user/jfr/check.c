@@ -15,8 +15,10 @@
 #include <unistd.h>
 
 #include "jfr/check.h"
+#include "jfr/class_names.h"
 #include "jfr/reader.h"
 #include "lib/hashtab.h"
+#include "lib/regular_file.h"
 
 struct ctx {
 	struct jfr_reader *rd;
@@ -27,6 +29,13 @@ struct ctx {
 	/* whole file: (type id, key) -> hash of the value's bytes */
 	struct hashtab values;
 	int64_t last_ticks_seen;
+	/* the java.lang.Class and jdk.types.Package values of the chunk being loaded, whose names
+	 * are checked once it is: (type, value offset) */
+	struct named {
+		const struct jfr_type *t;
+		uint64_t off;
+	} * named;
+	size_t nnamed, namedcap;
 };
 
 static int add_ref(void *arg, uint64_t type_id, uint64_t key, uint64_t off)
@@ -61,8 +70,11 @@ static int pool_hook(void *arg, const struct jfr_chunk *ch, uint64_t off, const 
 	return 0;
 }
 
-/* A pool entry: its references are resolved after the chunk's pools are all read, and a key
- * defined twice (in any chunk) must carry the same value bytes, as readers keep one of them. */
+/*
+ * A pool entry: its references are resolved after the chunk's pools are all read, and a key
+ * defined twice (in any chunk) must carry the same value bytes, as readers keep one of them.  The
+ * names of classes and packages are checked once the chunk's pools are read.
+ */
 static int entry_hook(void *arg, const struct jfr_chunk *ch, const struct jfr_type *t, uint64_t key,
                       uint64_t voff, uint64_t vend)
 {
@@ -70,12 +82,25 @@ static int entry_hook(void *arg, const struct jfr_chunk *ch, const struct jfr_ty
 	struct jfr_cur cur;
 	bool fresh;
 
+	if (!strcmp(t->name, "java.lang.Class") || !strcmp(t->name, "jdk.types.Package")) {
+		if (c->nnamed == c->namedcap) {
+			size_t cap = c->namedcap ? 2 * c->namedcap : 256;
+			struct named *n = realloc(c->named, cap * sizeof(*n));
+
+			if (!n)
+				return jfr_fail(c->rd, voff, "out of memory");
+			c->named = n;
+			c->namedcap = cap;
+		}
+		c->named[c->nnamed++] = (struct named){t, voff};
+	}
+
 	jfr_cur_init(&cur, c->rd, voff, vend);
 	jfr_visit_value(&cur, t, 0, add_ref, c);
 	if (cur.bad)
 		return -1;
 	(void)ch;
-	uint64_t h = hashtab_hash_bytes(c->rd->data + voff, vend - voff);
+	uint64_t h = hashtab_keyed_bytes(c->rd->data + voff, vend - voff);
 	struct hashtab_slot *s = hashtab_put(&c->values, t->id, key, &fresh);
 	if (!s)
 		return jfr_fail(c->rd, voff, "out of memory");
@@ -205,6 +230,29 @@ static int check_events(struct ctx *c, const struct jfr_chunk *ch)
 	return 0;
 }
 
+/* The names of the chunk's classes and packages, as JMC converts them. */
+static int check_names(struct ctx *c, const struct jfr_chunk *ch)
+{
+	char name[4096];
+
+	for (size_t i = 0; i < c->nnamed; i++) {
+		const struct jfr_type *t = c->named[i].t;
+		struct jfr_cur cur;
+
+		if (!jfr_name_string(c->rd, ch, t, c->named[i].off, &cur))
+			continue; /* no name, or null */
+		int n = jfr_read_string(&cur, ch, name, sizeof(name));
+		if (cur.bad)
+			return -1;
+		if (n >= 0 && (size_t)n < sizeof(name) - 1 && !jfr_jmc_reads_name(name))
+			return jfr_fail(c->rd, c->named[i].off,
+			                "%s name \"%s\": JMC reads a name that starts with '[' as "
+			                "an array's descriptor and fails on it",
+			                t->name, name);
+	}
+	return 0;
+}
+
 /* The checks on a chunk the reader accepts as being written, and its references. */
 static int check_chunk(struct ctx *c, const struct jfr_chunk *ch)
 {
@@ -222,7 +270,7 @@ static int check_chunk(struct ctx *c, const struct jfr_chunk *ch)
 	}
 	c->r->references += c->nrefs;
 	c->r->checkpoints += ch->ncheckpoints;
-	return check_events(c, ch);
+	return check_names(c, ch) ?: check_events(c, ch);
 }
 
 /* The chunk header at off, with the checker's own words for a file that ends badly. */
@@ -276,7 +324,7 @@ int lfr_jfr_check_buffer(const uint8_t *data, size_t len, struct lfr_jfr_check_r
 			ret = jfr_fail(c.rd, off, "chunk after the chunk flagged final");
 			break;
 		}
-		c.nrefs = 0;
+		c.nrefs = c.nnamed = 0;
 		ret = check_header(&c, off);
 		if (!ret)
 			ret = jfr_chunk_load(c.rd, off, &ch);
@@ -296,6 +344,7 @@ int lfr_jfr_check_buffer(const uint8_t *data, size_t len, struct lfr_jfr_check_r
 		snprintf(err, errlen, "%s", c.rd->err + 2);
 	jfr_close(c.rd);
 	free(c.refs);
+	free(c.named);
 	hashtab_free(&c.values);
 	return ret;
 }
@@ -309,12 +358,13 @@ int lfr_jfr_check_file(const char *path, struct lfr_jfr_check_result *r, char *e
 	 */
 	struct stat st;
 	uint8_t *data = NULL;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = lfr_open_regular(path, O_RDONLY, &st);
 	int ret = -1;
 
 	memset(r, 0, sizeof(*r));
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+	if (fd < 0) {
+		snprintf(err, errlen, "%s: %s", path,
+		         fd == -ENODEV ? "not a regular file" : strerror(-fd));
 		goto out;
 	}
 	if (!st.st_size) {

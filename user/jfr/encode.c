@@ -148,33 +148,39 @@ void jfr_patch_varint(struct jfr_buf *b, size_t off, uint64_t v, unsigned width)
 		b->oom = true;
 }
 
+unsigned jfr_utf8_char(const uint8_t *p, size_t left)
+{
+	uint8_t c = p[0];
+	unsigned more, lo = 0x80, hi = 0xbf;
+
+	if (c < 0x80)
+		return 1;
+	if (c < 0xc2 || c > 0xf4)
+		return 0; /* a continuation byte, an overlong lead or past U+10FFFF */
+	more = c < 0xe0 ? 1 : c < 0xf0 ? 2 : 3;
+	if (c == 0xe0)
+		lo = 0xa0; /* overlong */
+	else if (c == 0xed)
+		hi = 0x9f; /* surrogates */
+	else if (c == 0xf0)
+		lo = 0x90; /* overlong */
+	else if (c == 0xf4)
+		hi = 0x8f; /* past U+10FFFF */
+	if (left - 1 < more || p[1] < lo || p[1] > hi)
+		return 0;
+	for (unsigned i = 2; i <= more; i++)
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+	return more + 1;
+}
+
 bool jfr_utf8_valid(const char *s, size_t n)
 {
 	const uint8_t *p = (const uint8_t *)s, *end = p + n;
 
-	while (p < end) {
-		uint8_t c = *p++;
-		unsigned more, lo = 0x80, hi = 0xbf;
-
-		if (c < 0x80)
-			continue;
-		if (c < 0xc2 || c > 0xf4)
-			return false; /* a continuation byte, an overlong lead or past U+10FFFF */
-		more = c < 0xe0 ? 1 : c < 0xf0 ? 2 : 3;
-		if (c == 0xe0)
-			lo = 0xa0; /* overlong */
-		else if (c == 0xed)
-			hi = 0x9f; /* surrogates */
-		else if (c == 0xf0)
-			lo = 0x90; /* overlong */
-		else if (c == 0xf4)
-			hi = 0x8f; /* past U+10FFFF */
-		if ((size_t)(end - p) < more || *p < lo || *p > hi)
+	for (unsigned k; p < end; p += k)
+		if (!(k = jfr_utf8_char(p, (size_t)(end - p))))
 			return false;
-		for (p++; --more; p++)
-			if ((*p & 0xc0) != 0x80)
-				return false;
-	}
 	return true;
 }
 

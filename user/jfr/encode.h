@@ -75,6 +75,8 @@ size_t jfr_buf_varint_padded(struct jfr_buf *b, uint64_t v, unsigned width);
 /* A JFR string: NULL → null, "" → empty, else UTF-8 with its byte length. */
 /* Whether s[0..n) is well-formed UTF-8 (no overlong forms, surrogates or values past U+10FFFF). */
 bool jfr_utf8_valid(const char *s, size_t n);
+/* The length (1..4) of the well-formed UTF-8 character at p, of left >= 1 bytes, or 0. */
+unsigned jfr_utf8_char(const uint8_t *p, size_t left);
 void jfr_buf_string(struct jfr_buf *b, const char *s);
 void jfr_buf_string_n(struct jfr_buf *b, const char *s, size_t n);
 

@@ -6,19 +6,24 @@
 
 #include "jfr/pool.h"
 
-void pool_init(struct pool *p)
+void pool_init(struct pool *p, bool trusted)
 {
 	*p = (struct pool){0};
-	hashtab_init_bytes(&p->index);
+	if (trusted)
+		hashtab_init_trusted(&p->index, true);
+	else
+		hashtab_init_bytes(&p->index);
 }
 
 void pool_free(struct pool *p)
 {
+	bool trusted = p->index.trusted;
+
 	for (size_t i = 0; i < p->n; i++)
 		free(p->e[i].blob);
 	free(p->e);
 	hashtab_free(&p->index);
-	pool_init(p);
+	pool_init(p, trusted);
 }
 
 uint64_t pool_intern(struct pool *p, const void *blob, size_t len)

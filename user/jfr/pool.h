@@ -8,6 +8,7 @@
 #ifndef LFR_JFR_POOL_H
 #define LFR_JFR_POOL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -31,7 +32,8 @@ struct keyvec {
 	size_t n, cap;
 };
 
-void pool_init(struct pool *p);
+/* trusted: blobs made of lfr's own keys only, hashed unkeyed (lib/hashtab.h). */
+void pool_init(struct pool *p, bool trusted);
 void pool_free(struct pool *p);
 /* Finds or adds the entry for blob; returns its key (> 0) or 0 when memory ran out. */
 uint64_t pool_intern(struct pool *p, const void *blob, size_t len);

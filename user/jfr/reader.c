@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "jfr/reader.h"
+#include "lib/regular_file.h"
 
 #define MAX_DEPTH 32 /* nesting of metadata elements and of inline values */
 
@@ -265,20 +266,20 @@ struct jfr_reader *jfr_open_fd(int fd, uint64_t size, const char *path, char *er
 struct jfr_reader *jfr_open_file(const char *path, char *err, size_t errlen)
 {
 	struct stat st;
-	/* O_NONBLOCK: a FIFO opened for reading would wait for a writer */
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	/* a regular file only, never opened otherwise: a FIFO would wait for a writer, a device
+	 * act on its open (a link another user planted at lfr.jfr may name either) */
+	int fd = lfr_open_regular(path, O_RDONLY, &st);
 
-	if (fd < 0) {
-		snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
-		return NULL;
-	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+	if (fd == -ENODEV) {
 		snprintf(
 		    err, errlen,
 		    "%s: not a regular file (a FIFO, a device or a directory): name a recording "
 		    "file",
 		    path);
-		close(fd);
+		return NULL;
+	}
+	if (fd < 0) {
+		snprintf(err, errlen, "%s: cannot open: %s", path, strerror(-fd));
 		return NULL;
 	}
 	struct jfr_reader *r = jfr_open_fd(fd, (uint64_t)st.st_size, path, err, errlen);
@@ -302,6 +303,7 @@ void jfr_close(struct jfr_reader *r)
 		free(b);
 	}
 	free(r->type_names);
+	hashtab_free(&r->type_name_index);
 	free(r->metas);
 	free(r);
 }
@@ -319,12 +321,17 @@ static uint64_t be(const uint8_t *p, int n)
 
 /* ---- strings ---- */
 
-/* Appends code point cp as UTF-8 to buf (capacity n, length *len), truncating silently. */
-static void put_utf8(char *buf, size_t n, size_t *len, uint32_t cp)
+/*
+ * Appends code point cp as UTF-8 to buf (capacity n, length *len), truncating silently; what is
+ * not a character (a surrogate, past U+10FFFF) as U+FFFD.
+ */
+static void put_utf8(char *buf, size_t n, size_t *len, uint64_t cp)
 {
 	char tmp[4];
 	size_t k;
 
+	if ((cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+		cp = 0xfffd;
 	if (cp < 0x80) {
 		tmp[0] = cp;
 		k = 1;
@@ -338,7 +345,6 @@ static void put_utf8(char *buf, size_t n, size_t *len, uint32_t cp)
 		tmp[2] = 0x80 | (cp & 0x3f);
 		k = 3;
 	} else {
-		cp = cp > 0x10ffff ? 0xfffd : cp;
 		tmp[0] = 0xf0 | cp >> 18;
 		tmp[1] = 0x80 | (cp >> 12 & 0x3f);
 		tmp[2] = 0x80 | (cp >> 6 & 0x3f);
@@ -349,6 +355,23 @@ static void put_utf8(char *buf, size_t n, size_t *len, uint32_t cp)
 		memcpy(buf + *len, tmp, k);
 		*len += k;
 	}
+}
+
+/* A UTF-16 surrogate pair's code point (hi, lo: the two halves). */
+static uint64_t surrogate_pair(uint64_t hi, uint64_t lo)
+{
+	return 0x10000 + ((hi - 0xd800) << 10) + (lo - 0xdc00);
+}
+
+/*
+ * The surrogate encoded as UTF-8 at p (3 bytes ED A0..BF xx, as Java's modified UTF-8 and CESU-8
+ * write each half of a pair), or 0.
+ */
+static uint32_t utf8_surrogate(const uint8_t *p, uint64_t left)
+{
+	if (left < 3 || p[0] != 0xed || (p[1] & 0xe0) != 0xa0 || (p[2] & 0xc0) != 0x80)
+		return 0;
+	return 0xd000 | (p[1] & 0x3f) << 6 | (p[2] & 0x3f);
 }
 
 /* Reads a string; when ch is NULL (metadata), encoding 2 is an error. */
@@ -399,12 +422,26 @@ static int read_string(struct jfr_cur *c, const struct jfr_chunk *ch, char *buf,
 			             (unsigned long long)count);
 			return -1;
 		}
-		for (uint64_t i = 0; i < count; i++) {
+		for (uint64_t i = 0; i < count && len + 1 < n; i++) {
 			uint8_t b = c->p[i];
-			if (enc == 5 && b >= 0x80)
+			uint32_t hi = enc == 3 ? utf8_surrogate(c->p + i, count - i) : 0;
+
+			if (enc == 5 && b >= 0x80) {
 				put_utf8(buf, n, &len, b);
-			else if (len + 1 < n)
+			} else if (hi) {
+				/* a pair as a JVM writes it: one character; a half alone is none */
+				uint32_t lo = utf8_surrogate(c->p + i + 3, count - i - 3);
+
+				if (hi < 0xdc00 && lo >= 0xdc00) {
+					put_utf8(buf, n, &len, surrogate_pair(hi, lo));
+					i += 3;
+				} else {
+					put_utf8(buf, n, &len, 0xfffd);
+				}
+				i += 2;
+			} else {
 				buf[len++] = b ? b : '?';
+			}
 		}
 		c->p += count;
 		break;
@@ -417,9 +454,22 @@ static int read_string(struct jfr_cur *c, const struct jfr_chunk *ch, char *buf,
 			             (unsigned long long)count);
 			return -1;
 		}
-		for (uint64_t i = 0; i < count && !c->bad; i++) {
-			uint32_t cp = jfr_varint(c);
-			put_utf8(buf, n, &len, cp ? cp : '?');
+		/* UTF-16 code units: a surrogate pair is one character, a half alone none */
+		for (uint64_t i = 0, hi = 0; i < count && !c->bad; i++) {
+			uint64_t u = jfr_varint(c);
+
+			if (hi && u >= 0xdc00 && u <= 0xdfff) {
+				put_utf8(buf, n, &len, surrogate_pair(hi, u));
+				hi = 0;
+				continue;
+			}
+			if (hi)
+				put_utf8(buf, n, &len, 0xfffd);
+			hi = u >= 0xd800 && u <= 0xdbff ? u : 0;
+			if (!hi)
+				put_utf8(buf, n, &len, u ? u : '?');
+			else if (i + 1 == count)
+				put_utf8(buf, n, &len, 0xfffd);
 		}
 		break;
 	default:
@@ -684,19 +734,30 @@ int jfr_field_index(const struct jfr_type *t, const char *name)
 	return -1;
 }
 
+/* The index of a type's name in the reader's table (name lives as long as the reader). */
 static uint32_t intern_type_name(struct jfr_reader *r, const char *name)
 {
-	for (uint32_t i = 0; i < r->ntype_names; i++)
-		if (!strcmp(r->type_names[i], name))
-			return i;
+	bool fresh;
+	struct hashtab_slot *s;
+
+	if (!r->type_name_index.bytes)
+		hashtab_init_bytes(&r->type_name_index);
+	s = hashtab_put_bytes(&r->type_name_index, name, strlen(name), &fresh);
+	if (!s)
+		return UINT32_MAX;
+	if (!fresh)
+		return (uint32_t)s->v;
 	if (r->ntype_names == r->type_names_cap) {
 		uint32_t cap = r->type_names_cap ? r->type_names_cap * 2 : 256;
 		const char **v = realloc(r->type_names, cap * sizeof(*v));
-		if (!v)
+		if (!v) {
+			hashtab_del(&r->type_name_index, s);
 			return UINT32_MAX;
+		}
 		r->type_names = v;
 		r->type_names_cap = cap;
 	}
+	s->v = r->ntype_names;
 	r->type_names[r->ntype_names] = name;
 	return r->ntype_names++;
 }
@@ -1076,12 +1137,30 @@ static int parse_metadata(struct jfr_reader *r, const struct jfr_chunk *ch, stru
 			goto out;
 		}
 	free(state);
-	struct jfr_meta **v = realloc(r->metas, (r->nmetas + 1) * sizeof(*v));
-	if (!v) {
-		jfr_fail(r, off, "out of memory");
-		goto out;
+	/* fields that take no bytes are left out (see struct jfr_type): in place, order kept */
+	for (int i = 0; i < m->ntypes; i++) {
+		struct jfr_type *t = &m->types[i];
+		int n = 0;
+
+		for (int k = 0; k < t->nfields; k++) {
+			const struct jfr_field *f = &t->fields[k];
+
+			if (f->array || f->cp || !f->type->zero_size)
+				t->fields[n++] = *f;
+		}
+		t->nfields = n;
 	}
-	r->metas = v;
+	if (r->nmetas == r->metas_cap) {
+		size_t cap = r->metas_cap ? 2 * r->metas_cap : 8;
+		struct jfr_meta **v = realloc(r->metas, cap * sizeof(*v));
+
+		if (!v) {
+			jfr_fail(r, off, "out of memory");
+			goto out;
+		}
+		r->metas = v;
+		r->metas_cap = cap;
+	}
 	r->metas[r->nmetas++] = m;
 	r->last_meta = m;
 	*out = m;
@@ -1113,19 +1192,21 @@ uint64_t jfr_pool_lookup(const struct jfr_chunk *ch, uint64_t type_id, uint64_t 
 	return s ? s->v : 0;
 }
 
+/* The checkpoint at off, which must end by limit (the chunk's end, or the checkpoint after it). */
 static int parse_checkpoint(struct jfr_reader *r, struct jfr_chunk *ch, uint64_t off,
-                            int64_t *delta)
+                            uint64_t limit, int64_t *delta)
 {
 	struct jfr_cur c;
-	uint64_t chunk_end = ch->off + ch->size;
 
-	jfr_cur_init(&c, r, off, chunk_end);
+	jfr_cur_init(&c, r, off, limit);
 	uint64_t size = jfr_varint(&c);
 	if (c.bad)
 		return -1;
-	if (size < 2 || size > chunk_end - off)
-		return jfr_fail(r, off, "checkpoint size %llu does not fit in the chunk",
-		                (unsigned long long)size);
+	if (size < 2 || size > limit - off)
+		return jfr_fail(
+		    r, off, "checkpoint size %llu does not fit %s", (unsigned long long)size,
+		    limit == ch->off + ch->size ? "in the chunk"
+		                                : "before the checkpoint that points at it");
 	c.end = r->data + off + size;
 	uint64_t type = jfr_varint(&c);
 	if (!c.bad && type != JFR_EVENT_CHECKPOINT)
@@ -1241,27 +1322,37 @@ int jfr_chunk_load(struct jfr_reader *r, uint64_t off, struct jfr_chunk *ch)
 		return jfr_fail(r, off + at, "%s", why);
 	if (parse_metadata(r, ch, (struct jfr_meta **)&ch->meta) < 0)
 		return -1;
-	uint64_t cp = ch->off + ch->cp_off;
-	/* each checkpoint takes at least 2 bytes, which bounds the chain even if it loops */
-	uint64_t limit = ch->size / 2 + 1;
+	/*
+	 * The chain runs backwards, from the header's last checkpoint to the first (delta 0), as
+	 * the JDK and lfr write it: each delta leads to a checkpoint that ends before the one that
+	 * points at it, so the chain ends and no byte is read twice, whatever the deltas say.
+	 */
+	uint64_t cp = ch->off + ch->cp_off, limit = ch->off + ch->size;
 	for (;;) {
 		int64_t delta = 0;
-		if (parse_checkpoint(r, ch, cp, &delta) < 0)
+		if (parse_checkpoint(r, ch, cp, limit, &delta) < 0)
 			goto fail;
 		ch->ncheckpoints++;
 		if (!delta)
 			break;
-		if (ch->ncheckpoints >= limit) {
-			jfr_fail(r, cp, "constant-pool chain loops");
-			goto fail;
-		}
-		int64_t next = (int64_t)(cp - ch->off) + delta;
-		if (next < JFR_CHUNK_HEADER_SIZE || (uint64_t)next >= ch->size) {
-			jfr_fail(r, cp, "constant-pool chain points outside the chunk (delta %lld)",
+		/* unsigned: no delta overflows, INT64_MIN included */
+		uint64_t back = -(uint64_t)delta, here = cp - ch->off;
+		if (delta > 0) {
+			jfr_fail(r, cp,
+			         "constant-pool chain points forward (delta %lld): a checkpoint's "
+			         "delta leads back to an earlier one",
 			         (long long)delta);
 			goto fail;
 		}
-		cp = ch->off + next;
+		if (back > here - JFR_CHUNK_HEADER_SIZE) {
+			jfr_fail(
+			    r, cp,
+			    "constant-pool chain points before the chunk's events (delta %lld)",
+			    (long long)delta);
+			goto fail;
+		}
+		limit = cp;
+		cp -= back;
 	}
 	return 0;
 fail:

@@ -68,6 +68,11 @@ struct jfr_type {
 	bool zero_size;    /* an inline value of this type takes no bytes */
 	enum jfr_kind kind;
 	uint32_t name_idx; /* index of the name in jfr_reader's type-name table */
+	/*
+	 * The fields whose values take bytes: a field of a type of zero size (neither an array nor
+	 * a constant-pool key) reads nothing and names nothing, and is left out, so that a value is
+	 * never read in more steps than it has bytes (the checker's "startTime first" is so too).
+	 */
 	int nfields;
 	struct jfr_field *fields;
 };
@@ -133,11 +138,12 @@ struct jfr_reader {
 	/* every type name seen in any chunk, so that per-type counts can be kept across chunks */
 	const char **type_names;
 	uint32_t ntype_names, type_names_cap;
+	struct hashtab type_name_index; /* byte keys: the names -> their index */
 	/* the metadata of the previous chunk, reused when the next chunk has the same metadata id
 	 */
 	struct jfr_meta *last_meta;
 	struct jfr_meta **metas;
-	size_t nmetas;
+	size_t nmetas, metas_cap;
 	const struct jfr_hooks *hooks; /* NULL but for strict readings */
 };
 

@@ -201,6 +201,13 @@ int64_t jfr_rebase_delta(const struct jfr_chunk *first, const struct jfr_chunk *
 int jfr_rebase_chunk(struct jfr_reader *r, const struct jfr_chunk *ch, int64_t delta,
                      struct jfr_buf *out, char *err, size_t errlen)
 {
+	return jfr_rebase_chunk_keep(r, ch, delta, NULL, NULL, out, err, errlen);
+}
+
+int jfr_rebase_chunk_keep(struct jfr_reader *r, const struct jfr_chunk *ch, int64_t delta,
+                          jfr_keep_fn *keep, void *arg, struct jfr_buf *out, char *err,
+                          size_t errlen)
+{
 	struct rebase rb = {
 	    .chunk = r->data + ch->off,
 	    .meta_off = (uint64_t)ch->meta_off,
@@ -226,6 +233,12 @@ int jfr_rebase_chunk(struct jfr_reader *r, const struct jfr_chunk *ch, int64_t d
 		if (size < 2 || size > ch->size - off) {
 			fail(&rb, off, "an event's size does not fit in the chunk");
 			goto out;
+		}
+		/* an event left out moves the later ones; no offset points at it */
+		if (keep && type != JFR_EVENT_METADATA && type != JFR_EVENT_CHECKPOINT &&
+		    !keep(arg, ch->off + off, type)) {
+			off += size;
+			continue;
 		}
 		if (put_event(&rb, off, rb.chunk + off + size, out, start))
 			goto out;

@@ -39,4 +39,18 @@ int64_t jfr_rebase_delta(const struct jfr_chunk *first, const struct jfr_chunk *
 int jfr_rebase_chunk(struct jfr_reader *r, const struct jfr_chunk *ch, int64_t delta,
                      struct jfr_buf *out, char *err, size_t errlen);
 
+/*
+ * Whether the event of type at absolute file offset off is copied (jfr_rebase_chunk_keep);
+ * metadata and checkpoints always are.
+ */
+typedef bool jfr_keep_fn(void *arg, uint64_t off, uint64_t type);
+
+/*
+ * jfr_rebase_chunk() of the events keep() keeps: the chunk without the others (lfr export's
+ * uploads of one process group's events, export/pyroscope.c).  keep NULL keeps every event.
+ */
+int jfr_rebase_chunk_keep(struct jfr_reader *r, const struct jfr_chunk *ch, int64_t delta,
+                          jfr_keep_fn *keep, void *arg, struct jfr_buf *out, char *err,
+                          size_t errlen);
+
 #endif

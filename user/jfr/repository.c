@@ -39,7 +39,7 @@ void lfr_jfr_repo_name(char *buf, int64_t start_nanos)
 	         (unsigned)tm.tm_sec % 100, (unsigned long)ns % 1000000000);
 }
 
-static bool is_chunk_name(const char *s)
+bool lfr_jfr_repo_is_chunk_name(const char *s)
 {
 	size_t i;
 
@@ -50,6 +50,51 @@ static bool is_chunk_name(const char *s)
 			return false;
 	}
 	return !s[i];
+}
+
+/* The start time a chunk file's name gives (epoch ns); the name is a chunk name (is_chunk_name). */
+static int64_t name_nanos(const char *s)
+{
+	struct tm tm = {0};
+	int64_t ns = 0;
+
+	tm.tm_year = atoi(s) - 1900;
+	tm.tm_mon = atoi(s + 5) - 1;
+	tm.tm_mday = atoi(s + 8);
+	tm.tm_hour = atoi(s + 11);
+	tm.tm_min = atoi(s + 14);
+	tm.tm_sec = atoi(s + 17);
+	for (int i = 20; i < 29; i++)
+		ns = ns * 10 + (s[i] - '0');
+	return (int64_t)timegm(&tm) * 1000000000 + ns;
+}
+
+static const char *file_kind(unsigned type)
+{
+	switch (type) {
+	case S_IFIFO:
+		return "a FIFO";
+	case S_IFDIR:
+		return "a directory";
+	case S_IFCHR:
+		return "a character device";
+	case S_IFBLK:
+		return "a block device";
+	case S_IFSOCK:
+		return "a socket";
+	default:
+		return "no regular file";
+	}
+}
+
+void lfr_jfr_repo_why(const struct lfr_jfr_repo_chunk *c, char *buf, size_t n)
+{
+	if (c->err == ELOOP)
+		snprintf(buf, n, "a symbolic link, not followed");
+	else if (c->err)
+		snprintf(buf, n, "%s", strerror(c->err));
+	else
+		snprintf(buf, n, "%s, not a regular file", file_kind(c->type));
 }
 
 static int read_full(int fd, void *buf, size_t n, uint64_t off)
@@ -70,21 +115,38 @@ static int read_full(int fd, void *buf, size_t n, uint64_t off)
 	return 0;
 }
 
-/* Describes the chunk file name in dir; -ENOENT when it is gone. */
+/*
+ * Describes the chunk file name in dir; -ENOENT when it is gone.  A file that cannot be read is
+ * described as unreadable, and why.
+ */
 static int describe(int dirfd, const char *name, struct lfr_jfr_repo_chunk *c)
 {
 	uint8_t h[JFR_CHUNK_HEADER_SIZE];
 	struct stat st;
-	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	/* O_NONBLOCK, O_NOCTTY: a FIFO or a device under a chunk's name is never waited on */
+	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	int err = 0;
 
 	memset(c, 0, sizeof(*c));
 	snprintf(c->name, sizeof(c->name), "%.*s", (int)sizeof(c->name) - 1, name);
 	c->done = true;
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		err = -EINVAL;
+	/* until the header says otherwise (a file it cannot read keeps its name's time) */
+	c->start_nanos = c->end_nanos = name_nanos(name);
+	if (fd < 0) {
+		if (errno == ENOENT)
+			return -ENOENT;
+		c->unreadable = true;
+		c->err = errno;
+		return 0;
+	}
+	if (fstat(fd, &st) < 0) {
+		c->unreadable = true;
+		c->err = errno;
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		c->unreadable = true;
+		c->type = (unsigned)(st.st_mode & S_IFMT);
 		goto out;
 	}
 	c->bytes = (uint64_t)st.st_size;
@@ -93,13 +155,18 @@ static int describe(int dirfd, const char *name, struct lfr_jfr_repo_chunk *c)
 	unsigned at;
 
 	/* the reader's header checks: a file they reject is no chunk of a writer's */
-	if (!read_full(fd, h, sizeof(h), 0) &&
-	    !jfr_chunk_header(&ch, h, c->bytes, why, sizeof(why), &at)) {
+	err = read_full(fd, h, sizeof(h), 0);
+	if (err && err != -ENODATA) { /* not short: an error reading it */
+		c->unreadable = true;
+		c->err = -err;
+		err = 0;
+	} else if (!err && !jfr_chunk_header(&ch, h, c->bytes, why, sizeof(why), &at)) {
 		c->chunk = true;
 		c->start_nanos = ch.start_nanos;
 		c->end_nanos =
 		    jfr_sat_add(ch.start_nanos, ch.duration_nanos > 0 ? ch.duration_nanos : 0);
 	}
+	err = 0;
 out:
 	close(fd);
 	return err;
@@ -131,7 +198,7 @@ int lfr_jfr_repo_list(const char *dir, struct lfr_jfr_repo_chunk **out, size_t *
 		return -e;
 	}
 	while ((de = readdir(d))) {
-		if (!is_chunk_name(de->d_name))
+		if (!lfr_jfr_repo_is_chunk_name(de->d_name))
 			continue;
 		if (cnt == cap) {
 			size_t ncap = cap ? cap * 2 : 64;
@@ -162,7 +229,7 @@ int lfr_jfr_repo_list(const char *dir, struct lfr_jfr_repo_chunk **out, size_t *
  * for a dump, to root) and be writable by nobody else: whoever can write to it can delete the
  * chunks or plant one.  Returns the directory's fd, or a negative errno with a message in err.
  */
-static int open_trusted(const char *dir, bool dump, char *err, size_t errlen)
+int lfr_jfr_repo_open_trusted(const char *dir, bool reader, char *err, size_t errlen)
 {
 	struct stat st;
 	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -190,7 +257,7 @@ static int open_trusted(const char *dir, bool dump, char *err, size_t errlen)
 		close(fd);
 		return ret;
 	}
-	if (st.st_uid != geteuid() && !(dump && st.st_uid == 0)) {
+	if (st.st_uid != geteuid() && !(reader && st.st_uid == 0)) {
 		snprintf(err, errlen,
 		         "the repository %s belongs to uid %u, not to you (uid %u): another user "
 		         "could remove its chunks or plant one; use a directory of your own",
@@ -224,7 +291,7 @@ static void drop_leftovers(const char *dir)
 			continue;
 		memcpy(name, de->d_name, len - 4);
 		name[len - 4] = 0;
-		if (is_chunk_name(name))
+		if (lfr_jfr_repo_is_chunk_name(name))
 			unlinkat(dirfd(d), de->d_name, 0);
 	}
 	if (d)
@@ -245,7 +312,7 @@ int lfr_jfr_repo_open(struct lfr_jfr_repo *r, const char *dir, uint64_t max_byte
 		snprintf(err, errlen, "cannot create the repository %s: %s", dir, strerror(errno));
 		return ret;
 	}
-	int dfd = open_trusted(dir, false, err, errlen);
+	int dfd = lfr_jfr_repo_open_trusted(dir, false, err, errlen);
 
 	if (dfd < 0)
 		return dfd;
@@ -355,6 +422,8 @@ int lfr_jfr_repo_evict(struct lfr_jfr_repo *r, int64_t now_nanos, char *err, siz
 			break;
 		}
 		close(dfd);
+		if (r->on_evict)
+			r->on_evict(r->on_evict_arg, c->name, c->bytes);
 		total -= c->bytes;
 		r->evicted++;
 		r->evicted_bytes += c->bytes;
@@ -455,6 +524,21 @@ static void damaged(struct lfr_jfr_dump_stats *st, const char *name, const char 
 		strcat(st->damaged_names, ", ...");
 }
 
+/* Notes a chunk file the dump leaves out because it cannot be read, and why. */
+static void unreadable(struct lfr_jfr_dump_stats *st, const struct lfr_jfr_repo_chunk *c)
+{
+	size_t len = strlen(st->unreadable_names);
+	char why[96], item[LFR_JFR_REPO_NAME_MAX + 112];
+
+	st->unreadable++;
+	lfr_jfr_repo_why(c, why, sizeof(why));
+	snprintf(item, sizeof(item), "%s%s (%s)", len ? ", " : "", c->name, why);
+	if (len + strlen(item) + 6 < sizeof(st->unreadable_names))
+		strcat(st->unreadable_names, item);
+	else if (len + 5 < sizeof(st->unreadable_names) && !strstr(st->unreadable_names, "..."))
+		strcat(st->unreadable_names, ", ...");
+}
+
 /*
  * Whether the chunk in buf (len bytes) loads and every one of its events parses; why says what
  * does not otherwise.
@@ -483,51 +567,122 @@ static bool chunk_readable(const uint8_t *buf, uint64_t len, const char *name, c
 }
 
 /*
- * Appends the chunk of the file name in dir to out; 1 when it is gone, 2 when it does not parse
- * (noted in stats).  The first
- * chunk copied sets *first; a later chunk whose ticks count from another origin (by a millisecond
- * or more: two clock readings of one boot differ by microseconds) is rebased onto it.
+ * Reads the chunk file c->name of dirfd into *data (malloc'ed, len bytes) as of its writer's last
+ * flush: 0; 1 when it is gone; 2 when it does not parse (why); 3 when it cannot be read (c->err,
+ * c->type: lfr_jfr_repo_why()); -ENOMEM (why).
  */
-static int copy_chunk(int dirfd, const char *name, int out, struct clock_origin *first,
-                      struct lfr_jfr_dump_stats *stats, char *err, size_t errlen)
+static int read_chunk(int dirfd, struct lfr_jfr_repo_chunk *c, uint8_t **data, uint64_t *len,
+                      char *why, size_t whylen)
 {
 	uint8_t h[JFR_CHUNK_HEADER_SIZE];
 	struct stat st;
+	uint8_t *buf = NULL;
+	int ret = 3, r;
+	/* O_NONBLOCK, O_NOCTTY: a FIFO or a device under a chunk's name is never waited on */
+	int fd = openat(dirfd, c->name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+
+	*data = NULL;
+	*len = 0;
+	c->err = 0;
+	c->type = 0;
+	if (fd < 0) {
+		if (errno == ENOENT)
+			return 1; /* evicted meanwhile */
+		c->err = errno;
+		return 3;
+	}
+	if (fstat(fd, &st) < 0) {
+		c->err = errno;
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		c->type = (unsigned)(st.st_mode & S_IFMT);
+		goto out;
+	}
+	r = chunk_extent(fd, h, (uint64_t)st.st_size, len);
+	if (r == -EINVAL || r == -ENODATA) {
+		snprintf(why, whylen, "no complete chunk header");
+		ret = 2;
+		goto out;
+	}
+	if (r) {
+		c->err = -r;
+		goto out;
+	}
+	buf = malloc(*len ? *len : 1);
+	if (!buf) {
+		snprintf(why, whylen, "out of memory reading %s (%llu bytes)", c->name,
+		         (unsigned long long)*len);
+		ret = -ENOMEM;
+		goto out;
+	}
+	r = read_full(fd, buf, *len, 0);
+	/* finished shorter meanwhile: cannot happen, the cut is at its content */
+	if (r == -ENODATA) {
+		snprintf(why, whylen, "cut short while it was read");
+		ret = 2;
+		goto out;
+	}
+	if (r) {
+		c->err = -r;
+		goto out;
+	}
+	memcpy(buf, h, JFR_CHUNK_HEADER_SIZE);
+	if (!chunk_readable(buf, *len, c->name, why, whylen)) {
+		ret = 2;
+		goto out;
+	}
+	*data = buf;
+	buf = NULL;
+	ret = 0;
+out:
+	free(buf);
+	close(fd);
+	return ret;
+}
+
+int lfr_jfr_repo_read(int dirfd, const char *name, uint8_t **data, uint64_t *len, char *why,
+                      size_t whylen)
+{
+	struct lfr_jfr_repo_chunk c = {0};
+	char what[96];
+	int ret;
+
+	snprintf(c.name, sizeof(c.name), "%s", name);
+	ret = read_chunk(dirfd, &c, data, len, why, whylen);
+	if (ret != 3)
+		return ret;
+	lfr_jfr_repo_why(&c, what, sizeof(what));
+	snprintf(why, whylen, "%s cannot be read: %s", name, what);
+	return c.err ? -c.err : -EINVAL;
+}
+
+/*
+ * Appends the chunk of the file c in dir to out; 1 when it is gone, 2 when it does not parse
+ * (noted in stats), 3 when it cannot be read (c says why).  The first
+ * chunk copied sets *first; a later chunk whose ticks count from another origin (by a millisecond
+ * or more: two clock readings of one boot differ by microseconds) is rebased onto it.
+ */
+static int copy_chunk(int dirfd, struct lfr_jfr_repo_chunk *c, int out, struct clock_origin *first,
+                      struct lfr_jfr_dump_stats *stats, char *err, size_t errlen)
+{
+	const char *name = c->name;
 	uint64_t len = 0;
 	uint8_t *buf = NULL, *data;
 	struct jfr_buf moved = {0};
 	struct jfr_chunk hdr;
 	int64_t delta = 0;
 	bool known;
-	int ret = 1;
-	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-
-	if (fd < 0)
-		return 1; /* evicted meanwhile */
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
-		goto out;
-	if (chunk_extent(fd, h, (uint64_t)st.st_size, &len)) {
-		damaged(stats, name, "no complete chunk header");
-		ret = 2;
-		goto out;
-	}
-	buf = malloc(len);
-	if (!buf) {
-		snprintf(err, errlen, "out of memory copying %s (%llu bytes)", name,
-		         (unsigned long long)len);
-		ret = -ENOMEM;
-		goto out;
-	}
-	if (read_full(fd, buf, len, 0))
-		goto out; /* finished shorter meanwhile: cannot happen, the cut is at its content */
-	memcpy(buf, h, JFR_CHUNK_HEADER_SIZE);
 	char why[256];
+	int ret = read_chunk(dirfd, c, &buf, &len, why, sizeof(why));
 
-	if (!chunk_readable(buf, len, name, why, sizeof(why))) {
+	if (ret == 2)
 		damaged(stats, name, why);
-		ret = 2;
-		goto out;
-	}
+	if (ret < 0)
+		snprintf(err, errlen, "%s", why);
+	if (ret)
+		return ret;
+	ret = 1;
 	data = buf;
 	known = ns_header(buf, len, &hdr);
 	if (!first->seen) {
@@ -564,22 +719,33 @@ static int copy_chunk(int dirfd, const char *name, int out, struct clock_origin 
 out:
 	jfr_buf_free(&moved);
 	free(buf);
-	close(fd);
 	return ret;
+}
+
+/*
+ * Whether chunk i of v (n of them, by start) may end at or after since: its own end when its header
+ * gave one, else (a file that could not be read or parsed, known by its name's time only) the next
+ * chunk's start, before which it ended.
+ */
+static bool in_span(const struct lfr_jfr_repo_chunk *v, size_t n, size_t i, int64_t since)
+{
+	if (!since || v[i].end_nanos >= since)
+		return true;
+	return !v[i].chunk && (i + 1 == n || v[i + 1].start_nanos >= since);
 }
 
 int lfr_jfr_repo_dump(const char *dir, const char *out, int64_t since_nanos,
                       struct lfr_jfr_dump_stats *st, char *err, size_t errlen)
 {
 	struct lfr_jfr_repo_chunk *v;
-	struct lfr_outfile of = {.fd = -1};
+	struct lfr_outfile of = LFR_OUTFILE_INIT;
 	struct clock_origin first = {0};
 	size_t n;
 	int dfd = -1, ofd = -1;
 	int ret;
 
 	memset(st, 0, sizeof(*st));
-	dfd = open_trusted(dir, true, err, errlen);
+	dfd = lfr_jfr_repo_open_trusted(dir, true, err, errlen);
 	if (dfd < 0)
 		return dfd;
 	ret = lfr_jfr_repo_list(dir, &v, &n, err, errlen);
@@ -589,7 +755,7 @@ int lfr_jfr_repo_dump(const char *dir, const char *out, int64_t since_nanos,
 	}
 	struct stat ost, cst;
 
-	for (size_t i = 0; i < n && !stat(out, &ost); i++) {
+	for (size_t i = 0; i < n && strcmp(out, "-") && !stat(out, &ost); i++) {
 		if (!fstatat(dfd, v[i].name, &cst, AT_SYMLINK_NOFOLLOW) &&
 		    ost.st_dev == cst.st_dev && ost.st_ino == cst.st_ino) {
 			ret = -EEXIST;
@@ -601,16 +767,22 @@ int lfr_jfr_repo_dump(const char *dir, const char *out, int64_t since_nanos,
 		}
 	}
 	/* 0640 as the repository's chunks: the recording holds every command line */
-	ret = lfr_outfile_open(&of, out, 0640, err, errlen);
+	ret = lfr_outfile_open(&of, out, LFR_OUTFILE_STDOUT, 0640, err, errlen);
 	if (ret)
 		goto out;
 	ofd = of.fd;
 	for (size_t i = 0; i < n; i++) {
-		if (since_nanos && v[i].end_nanos < since_nanos)
+		if (!in_span(v, n, i, since_nanos))
 			continue;
-		ret = copy_chunk(dfd, v[i].name, ofd, &first, st, err, errlen);
+		if (v[i].unreadable) {
+			unreadable(st, &v[i]);
+			continue;
+		}
+		ret = copy_chunk(dfd, &v[i], ofd, &first, st, err, errlen);
 		if (ret < 0)
 			goto out;
+		if (ret == 3)
+			unreadable(st, &v[i]);
 		if (ret) {
 			st->skipped += ret == 1;
 			continue;
@@ -620,6 +792,13 @@ int lfr_jfr_repo_dump(const char *dir, const char *out, int64_t since_nanos,
 		st->end_nanos = v[i].end_nanos;
 	}
 	ret = 0;
+	if (!st->chunks && st->unreadable) {
+		ret = -EIO;
+		snprintf(err, errlen, "%s: no chunk file of the span could be read: %s%s%s", dir,
+		         st->unreadable_names, st->damaged ? "; damaged: " : "",
+		         st->damaged ? st->damaged_names : "");
+		goto out;
+	}
 	if (!st->chunks && st->damaged) {
 		ret = -EUCLEAN;
 		snprintf(err, errlen, "%s: every chunk that covers the span is damaged: %s (%s)",

@@ -26,6 +26,11 @@ struct lfr_jfr_repo_chunk {
 	int64_t start_nanos, end_nanos; /* epoch ns: the header's start, start + duration */
 	bool done;                      /* finished by its writer (not the chunk being written) */
 	bool chunk;                     /* its header is one the reader accepts */
+	/* a file that could not be read: the errno of its open, fstat or read, or 0 when it is no
+	 * regular file (its S_IFMT bits in type) */
+	bool unreadable;
+	int err;
+	unsigned type;
 };
 
 /* An open repository: its lock and its chunk files, oldest first. */
@@ -36,17 +41,45 @@ struct lfr_jfr_repo {
 	struct lfr_jfr_repo_chunk *chunks;
 	size_t n, cap;
 	uint64_t evicted, evicted_bytes; /* files removed by this writer */
+	/* told of every file removed, after its removal (an export following the repository
+	 * counts those it had not delivered, export/follow.h); NULL: none */
+	void (*on_evict)(void *arg, const char *name, uint64_t bytes);
+	void *on_evict_arg;
 };
 
 /* The file name of a chunk that starts at start_nanos (epoch ns); buf holds NAME_MAX bytes. */
 void lfr_jfr_repo_name(char *buf, int64_t start_nanos);
+/* Why a chunk file listed unreadable could not be read, in words ("Permission denied", "a FIFO,
+ * not a regular file"). */
+void lfr_jfr_repo_why(const struct lfr_jfr_repo_chunk *c, char *buf, size_t n);
+
+/* Whether s is a chunk file's name (what lfr_jfr_repo_name() writes). */
+bool lfr_jfr_repo_is_chunk_name(const char *s);
+
+/*
+ * Opens the repository dir (O_DIRECTORY) after the checks its users make: no symbolic link,
+ * owned by the caller (by root too for a reader: lfr dump, lfr export), writable by nobody
+ * else.  Returns the descriptor, or a negative errno with a message in err.
+ */
+int lfr_jfr_repo_open_trusted(const char *dir, bool reader, char *err, size_t errlen);
+
+/*
+ * Reads the chunk file name of the repository open at dirfd into *data (malloc'ed, len bytes)
+ * as of its writer's last flush (without the room preallocated after it), each of its events
+ * walked as lfr dump does.  Returns 0; 1 when the file is gone (evicted); 2 when it does not
+ * parse (why says what it has); or a negative errno with why set.
+ */
+int lfr_jfr_repo_read(int dirfd, const char *name, uint8_t **data, uint64_t *len, char *why,
+                      size_t whylen);
 
 /*
  * Lists the chunk files of dir, oldest first (*out is malloc'ed, free it).  Files that do not
  * carry a chunk file's name are ignored, as are those gone meanwhile; a file whose header the
- * reader rejects is listed with start and end 0 and chunk false (a writer takes it for no chunk
- * of its own: it neither counts nor evicts it; a dump names it as damaged).  Returns 0 or a
- * negative errno with a message in err.
+ * reader rejects, or that cannot be read at all (unreadable: its permissions, an I/O error, a
+ * FIFO, a link or a directory under a chunk's name), is listed with chunk false, its start and
+ * end the time its name gives (a writer takes it for no chunk of its own: it neither counts nor
+ * evicts it; a dump names it as damaged or unreadable).  Returns 0 or a negative errno with a
+ * message in err.
  */
 int lfr_jfr_repo_list(const char *dir, struct lfr_jfr_repo_chunk **out, size_t *n, char *err,
                       size_t errlen);
@@ -80,23 +113,28 @@ struct lfr_jfr_dump_stats {
 	uint64_t chunks, bytes;         /* chunks and bytes written */
 	int64_t start_nanos, end_nanos; /* the span the dump covers (epoch ns) */
 	uint64_t skipped;               /* files evicted while the dump read them */
-	uint64_t damaged;        /* chunk files left out: their header or events do not parse */
-	char damaged_names[512]; /* the first of them, ", "-separated */
-	char damaged_why[256];   /* what the first of them has */
-	uint64_t rebased;        /* chunks of another clock origin, rebased onto the first's */
-	uint64_t unrebased;      /* such chunks copied as they are: not readable to rebase */
+	uint64_t damaged;           /* chunk files left out: their header or events do not parse */
+	char damaged_names[512];    /* the first of them, ", "-separated */
+	char damaged_why[256];      /* what the first of them has */
+	uint64_t rebased;           /* chunks of another clock origin, rebased onto the first's */
+	uint64_t unrebased;         /* such chunks copied as they are: not readable to rebase */
+	uint64_t unreadable;        /* chunk files of the span that could not be read: left out */
+	char unreadable_names[768]; /* the first of them, "NAME (why), NAME (why)" */
 };
 
 /*
- * Writes the chunks of dir that end at or after since_nanos (0: all of them) to out, oldest first,
- * as one recording (lib/outfile.h: renamed to out once complete, mode 0640).  The chunk being
- * written is copied as of its writer's last flush, without the room preallocated after it.  A
- * chunk whose header or events do not parse is left out and counted in st->damaged.  A chunk whose
+ * Writes the chunks of dir that end at or after since_nanos (0: all of them) to out ("-": standard
+ * output), oldest first, as one recording (lib/outfile.h: renamed to out once complete, mode
+ * 0640).  The chunk being written is copied as of its writer's last flush, without the room
+ * preallocated after it.  A chunk whose header or events do not parse is left out and counted in
+ * st->damaged; a chunk file that cannot be read (its permissions, an I/O error, no regular file)
+ * is left out and counted in st->unreadable, with its name and why (whether such a file is in the
+ * span is judged by its name's time and the next chunk's start).  A chunk whose
  * ticks count from another origin than the first chunk's (a recording of an earlier boot: lfr's
  * ticks count from boot) is rebased onto the first chunk's clock, as `lfr merge` does, since JDK 25
  * converts every chunk of a file with the first chunk's clock pair.  Returns 0, -ENOENT when no
- * chunk covers the span, -EUCLEAN when every chunk that does is damaged, or a negative errno, with
- * a message in err.
+ * chunk covers the span, -EUCLEAN when every chunk that does is damaged, -EIO when none of them
+ * could be read (some may be damaged), or a negative errno, with a message in err.
  */
 int lfr_jfr_repo_dump(const char *dir, const char *out, int64_t since_nanos,
                       struct lfr_jfr_dump_stats *st, char *err, size_t errlen);

@@ -99,28 +99,59 @@ static const struct jfr_field_def f_symbol[] = {
 		"duration", T_LONG, 0, U_TICKS_TIMESPAN, "Duration", NULL                          \
 	}
 
+/* The implicit fields of JDK 17's native events (duration, eventThread, stackTrace) where it
+ * declares them: lfr writes them null. */
+#define EVENT_THREAD                                                                               \
+	{                                                                                          \
+		"eventThread", T_THREAD, F_CP, U_NONE, "Event Thread",                             \
+		    "Thread in which event was committed in"                                       \
+	}
+#define EVENT_STACK_TRACE                                                                          \
+	{                                                                                          \
+		"stackTrace", T_STACK_TRACE, F_CP, U_NONE, "Stack Trace",                          \
+		    "Stack Trace starting from the method the event was committed in"              \
+	}
+
+/*
+ * The jdk.* events have the JDK's own fields, JDK 17's where JDK 25 declares others (JMC makes two
+ * types of one whose fields differ between the chunks of a file, a JVM's and lfr's).
+ */
 static const struct jfr_field_def f_execution_sample[] = {
     START_TIME,
     {"sampledThread", T_THREAD, F_CP, U_NONE, "Thread", NULL},
     {"stackTrace", T_STACK_TRACE, F_CP, U_NONE, "Stack Trace", NULL},
     {"state", T_THREAD_STATE, F_CP, U_NONE, "Thread State", NULL},
 };
+/*
+ * async-profiler's wall-clock sample, declared as it declares it (src/jfrMetadata.cpp): its
+ * converter reads the fields by position, Pyroscope's parser by name and type.  samples: the
+ * periods the sample stands for (lfr: 1), timeSpan: the time they cover (lfr: 0).
+ */
+static const struct jfr_field_def f_wall_clock_sample[] = {
+    START_TIME,
+    {"sampledThread", T_THREAD, F_CP, U_NONE, "Thread", NULL},
+    {"stackTrace", T_STACK_TRACE, F_CP, U_NONE, "Stack Trace", NULL},
+    {"state", T_THREAD_STATE, F_CP, U_NONE, "Thread State", NULL},
+    {"samples", T_INT, 0, U_UNSIGNED, "Samples", NULL},
+    {"timeSpan", T_LONG, 0, U_TICKS_TIMESPAN, "Time Span", NULL},
+};
 static const struct jfr_field_def f_thread_start[] = {
     START_TIME,
-    {"eventThread", T_THREAD, F_CP, U_NONE, "Event Thread", NULL},
-    {"stackTrace", T_STACK_TRACE, F_CP, U_NONE, "Stack Trace", NULL},
+    EVENT_THREAD,
+    EVENT_STACK_TRACE,
     {"thread", T_THREAD, F_CP, U_NONE, "New Java Thread", NULL},
     {"parentThread", T_THREAD, F_CP, U_NONE, "Parent Java Thread", NULL},
 };
 static const struct jfr_field_def f_thread_end[] = {
     START_TIME,
-    {"eventThread", T_THREAD, F_CP, U_NONE, "Event Thread", NULL},
-    {"stackTrace", T_STACK_TRACE, F_CP, U_NONE, "Stack Trace", NULL},
+    EVENT_THREAD,
     {"thread", T_THREAD, F_CP, U_NONE, "Java Thread", NULL},
 };
 static const struct jfr_field_def f_active_recording[] = {
     START_TIME,
     DURATION,
+    EVENT_THREAD,
+    EVENT_STACK_TRACE,
     {"id", T_LONG, 0, U_NONE, "Id", NULL},
     {"name", T_STRING, 0, U_NONE, "Name", NULL},
     {"destination", T_STRING, 0, U_NONE, "Destination", NULL},
@@ -145,17 +176,6 @@ static const struct jfr_field_def f_object_file[] = {
     {"path", T_STRING, 0, U_NONE, "Path", "The file as it was mapped"},
     {"buildId", T_STRING, 0, U_NONE, "Build ID", "The GNU build-id, in hex; empty when none"},
 };
-static const struct jfr_field_def f_process_cgroup[] = {
-    START_TIME,
-    {"pid", T_STRING, 0, U_NONE, "Process Identifier", "As jdk.SystemProcess gives it"},
-    {"cgroup", T_STRING, 0, U_NONE, "Cgroup", "The process's cgroup v2 path (/proc/PID/cgroup)"},
-    {"containerId", T_STRING, 0, U_NONE, "Container ID",
-     "OpenTelemetry's container.id: the runtime's 64 hex digits, from the cgroup; empty when none"},
-    {"podUid", T_STRING, 0, U_NONE, "Pod UID",
-     "OpenTelemetry's k8s.pod.uid, from the cgroup; empty when none"},
-    {"runtime", T_STRING, 0, U_NONE, "Container Runtime",
-     "docker, containerd, cri-o or podman, as the cgroup's name says; empty when it does not"},
-};
 static const struct jfr_field_def f_off_cpu[] = {
     START_TIME,
     {"duration", T_LONG, 0, U_TICKS_TIMESPAN, "Duration", NULL},
@@ -175,6 +195,13 @@ static const struct jfr_field_def f_sampling_latency[] = {
     {"eventThread", T_THREAD, F_CP, U_NONE, "Thread", NULL},
     {"stackTrace", T_STACK_TRACE, F_CP, U_NONE, "Stack Trace",
      "The kernel stack the tick interrupted, above the user stack the thread returned to"},
+};
+static const struct jfr_field_def f_label[] = {
+    START_TIME,
+    {"pid", T_LONG, 0, U_NONE, "Process Identifier",
+     "The process the label belongs to; 0: every process of the recording"},
+    {"name", T_STRING, 0, U_NONE, "Name", "The label's key: service.name, container.id, ..."},
+    {"value", T_STRING, 0, U_NONE, "Value", NULL},
 };
 static const struct jfr_field_def f_cpu_information[] = {
     START_TIME,
@@ -228,6 +255,9 @@ static const struct jfr_field_def f_cpu_time_samples_lost[] = {
 };
 static const struct jfr_field_def f_active_setting[] = {
     START_TIME,
+    DURATION,
+    EVENT_THREAD,
+    EVENT_STACK_TRACE,
     {"id", T_LONG, 0, U_NONE, "Event Id", NULL},
     {"name", T_STRING, 0, U_NONE, "Setting Name", NULL},
     {"value", T_STRING, 0, U_NONE, "Setting Value", NULL},
@@ -447,15 +477,6 @@ const struct jfr_type_def jfr_schema[] = {
      {"Flight Recorder"},
      FIELDS(f_active_setting),
      SETTINGS(s_enabled)},
-    {T_PROCESS_CGROUP,
-     "lfr.ProcessCgroup",
-     EVENT,
-     0,
-     "Process Cgroup",
-     "The cgroup v2 of a process image (once per jdk.SystemProcess), and the container and "
-     "Kubernetes pod it names",
-     {"lfr"},
-     FIELDS(f_process_cgroup)},
     {T_OBJECT_FILE,
      "lfr.ObjectFile",
      EVENT,
@@ -473,15 +494,16 @@ const struct jfr_type_def jfr_schema[] = {
      "A thread off the CPU from its switch-out to its switch-in, with the stack it left with",
      {"lfr"},
      FIELDS(f_off_cpu)},
-    {T_NATIVE_METHOD_SAMPLE,
-     "jdk.NativeMethodSample",
+    {T_WALL_CLOCK_SAMPLE,
+     "profiler.WallClockSample",
      EVENT,
      0,
-     "Method Profiling Sample Native",
-     "Snapshot of a thread's stack while it is off the CPU (lfr record --wall)",
+     "Wall Clock Sample",
+     "lfr: a wall-clock sample (lfr record --wall), of a thread on the CPU (STATE_RUNNABLE, at the "
+     "instant of its CPU sample) or off it (STATE_SLEEPING, or STATE_RUNNABLE when preempted); "
+     "async-profiler's type, which its converter and Pyroscope read as wall-clock samples",
      {"Java Virtual Machine", "Profiling"},
-     FIELDS(f_execution_sample),
-     SETTINGS(s_execution_sample)},
+     FIELDS(f_wall_clock_sample)},
     {T_SAMPLING_LATENCY,
      "lfr.SamplingLatency",
      EVENT,
@@ -491,13 +513,22 @@ const struct jfr_type_def jfr_schema[] = {
      "and walked its user stack",
      {"lfr"},
      FIELDS(f_sampling_latency)},
+    {T_LABEL,
+     "lfr.Label",
+     EVENT,
+     0,
+     "Label",
+     "A label fleet backends group profiles by (OpenTelemetry's resource attributes): of the "
+     "recording (host.name, lfr record --label) or of a process (its service, container, pod)",
+     {"lfr"},
+     FIELDS(f_label)},
     {T_TRACE_CONTEXT,
      "lfr.TraceContext",
      EVENT,
      0,
      "Trace Context",
      "The OpenTelemetry thread context of sampledThread at startTime: every sample event of that "
-     "thread at that instant (jdk.ExecutionSample, jdk.CPUTimeSample, jdk.NativeMethodSample, "
+     "thread at that instant (jdk.ExecutionSample, jdk.CPUTimeSample, profiler.WallClockSample, "
      "lfr.OffCpu, lfr.SamplingLatency) ran for this trace and span",
      {"lfr"},
      FIELDS(f_trace_context)},

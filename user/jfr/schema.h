@@ -76,9 +76,9 @@ enum jfr_type_id {
 	T_OBJECT_FILE,
 	T_OFF_CPU,
 	T_SAMPLING_LATENCY,
-	T_NATIVE_METHOD_SAMPLE,
+	T_WALL_CLOCK_SAMPLE,
+	T_LABEL,
 	T_TRACE_CONTEXT, /* lfr.TraceContext */
-	T_PROCESS_CGROUP, /* lfr.ProcessCgroup */
 };
 
 /* Field flags. */

@@ -47,6 +47,7 @@
 #include "jfr/encode.h"
 #include "jfr/pool.h"
 #include "jfr/reader.h"
+#include "jfr/labels.h"
 #include "jfr/repository.h"
 #include "jfr/schema.h"
 #include "jfr/writer.h"
@@ -67,13 +68,26 @@
 
 enum { P_SYMBOL, P_CLASS, P_METHOD, P_STACK, P_THREAD, P_GROUP, P_CONTEXT, P_COUNT };
 
-static const char *const frame_type_names[LFR_JFR_FRAME_TYPE_COUNT + 1] = {
-    NULL, "Interpreted", "JIT compiled", "Inlined", "Native", "C++", "Kernel",
+static const char *const frame_type_names[LFR_JFR_FRAME_TYPE_COUNT] = {
+    "Interpreted", "JIT compiled", "Inlined", "Native", "C++", "Kernel",
 };
-static const char *const state_names[LFR_JFR_STATE_COUNT + 1] = {
-    NULL,           "STATE_RUNNABLE",       "STATE_SLEEPING",
-    "STATE_PARKED", "STATE_IN_OBJECT_WAIT", "STATE_BLOCKED_ON_MONITOR_ENTER",
-    "STATE_NEW",    "STATE_TERMINATED",
+/*
+ * Thread states: the JDK's names under HotSpot's keys (its JVMTI state bits), so that a file that
+ * joins a JVM's chunks and lfr's names each key one way; async-profiler's STATE_DEFAULT under a key
+ * no JVM state has.
+ */
+static const struct {
+	const char *name;
+	uint16_t key;
+} states[LFR_JFR_STATE_COUNT + 1] = {
+    [LFR_JFR_STATE_CPU] = {"STATE_DEFAULT", 1},
+    [LFR_JFR_STATE_RUNNABLE] = {"STATE_RUNNABLE", 5},
+    [LFR_JFR_STATE_SLEEPING] = {"STATE_SLEEPING", 225},
+    [LFR_JFR_STATE_PARKED] = {"STATE_PARKED", 657},
+    [LFR_JFR_STATE_IN_OBJECT_WAIT] = {"STATE_IN_OBJECT_WAIT", 401},
+    [LFR_JFR_STATE_BLOCKED] = {"STATE_BLOCKED_ON_MONITOR_ENTER", 1025},
+    [LFR_JFR_STATE_NEW] = {"STATE_NEW", 0},
+    [LFR_JFR_STATE_TERMINATED] = {"STATE_TERMINATED", 2},
 };
 
 struct lost_reason {
@@ -84,19 +98,18 @@ struct lost_reason {
 /* An information event repeated at the start of every chunk: its payload after the start time. */
 struct sticky {
 	uint16_t type, group; /* group: the public function that wrote it, which replaces it */
-	uint32_t key;         /* lfr.ProcessCgroup: its pid, whose exit drops it */
 	struct jfr_buf body;
 };
 
 struct lfr_jfr_writer {
-	char *path;       /* the file the recording replaces, or the repository directory */
-	char *tmp_path;   /* the new file's temporary name until the first flush with events renames
-	                   * it to path (NAME.tmp in a repository) */
-	char *chunk_path; /* in a repository: the file of the current chunk */
+	char *path;             /* the file the recording replaces, or the repository directory */
+	struct lfr_outfile out; /* not in a repository: the new file until it is closed */
+	char *tmp_path;         /* in a repository: NAME.tmp until its first chunk is written */
+	char *chunk_path;       /* in a repository: the file of the current chunk */
 	struct lfr_jfr_repo repo;
-	int fd;
+	int fd; /* the file written: a duplicate of out.fd, which publishing needs */
 	bool dead;
-	bool published; /* a flush with events happened (and tmp_path was renamed to path) */
+	bool published; /* a flush with events happened (and the file is at path) */
 	char err[512];
 	struct lfr_jfr_options opt;
 	int64_t io_budget;             /* fault injection: bytes of I/O left, -1 = unlimited */
@@ -130,7 +143,8 @@ struct lfr_jfr_writer {
 	size_t nlost;
 	struct sticky *sticky;
 	size_t nsticky;
-	struct jfr_buf pre; /* the sticky events that open a new chunk, written before ev */
+	struct jfr_buf pre;       /* the sticky events that open a new chunk, written before ev */
+	struct jfr_labels labels; /* the processes' lfr.Label events */
 	struct lfr_jfr_stats st;
 };
 
@@ -543,10 +557,16 @@ static void put_pool_values(struct lfr_jfr_writer *w, struct jfr_buf *b, int poo
 
 			memcpy(&tid, e->blob, 4);
 			memcpy(&group, e->blob + 8, 8);
+			/*
+			 * JMC shows a thread as its javaThreadId (0 for every thread when lfr wrote
+			 * HotSpot's value for a thread it does not know as a Java thread), and the
+			 * JDK prints a thread with a javaThreadId by its javaName: both are the
+			 * thread's own, its tid and name.
+			 */
 			jfr_buf_string_n(b, (const char *)e->blob + 16, e->len - 16); /* osName */
 			jfr_buf_varint(b, tid);
-			jfr_buf_u8(b, JFR_STR_NULL); /* javaName: not a Java thread */
-			jfr_buf_varint(b, 0);        /* javaThreadId */
+			jfr_buf_string_n(b, (const char *)e->blob + 16, e->len - 16); /* javaName */
+			jfr_buf_varint(b, tid); /* javaThreadId */
 			jfr_buf_varint(b, group);
 			break;
 		}
@@ -583,15 +603,15 @@ static int build_checkpoint(struct lfr_jfr_writer *w, uint64_t at, uint64_t prev
 	if (statics) {
 		jfr_buf_varint(&pools, T_FRAME_TYPE);
 		jfr_buf_varint(&pools, LFR_JFR_FRAME_TYPE_COUNT);
-		for (unsigned i = 1; i <= LFR_JFR_FRAME_TYPE_COUNT; i++) {
+		for (unsigned i = 0; i < LFR_JFR_FRAME_TYPE_COUNT; i++) {
 			jfr_buf_varint(&pools, i);
 			jfr_buf_string(&pools, frame_type_names[i]);
 		}
 		jfr_buf_varint(&pools, T_THREAD_STATE);
 		jfr_buf_varint(&pools, LFR_JFR_STATE_COUNT);
 		for (unsigned i = 1; i <= LFR_JFR_STATE_COUNT; i++) {
-			jfr_buf_varint(&pools, i);
-			jfr_buf_string(&pools, state_names[i]);
+			jfr_buf_varint(&pools, states[i].key);
+			jfr_buf_string(&pools, states[i].name);
 		}
 		npools = 2;
 	} else {
@@ -783,41 +803,43 @@ static int local_gmt_offset_ms(int64_t *out)
 
 /*
  * The file appears at path only once the recording has something in it, complete: the writer
- * writes a new file under a unique temporary name beside path (lib/outfile.h) until the first
- * flush with events renames it to path (a reader never sees a first chunk half written, an
+ * writes a new file (lib/outfile.h: unnamed, or under a unique temporary name beside path) until
+ * the first flush with events puts it at path (a reader never sees a first chunk half written, an
  * existing file is replaced only then, and no file of another name is touched).  A path that
- * exists and is no regular file (a device) is opened as is.
+ * exists and is no regular file (a FIFO, a device, a link) is refused.
  */
 static int create_file(struct lfr_jfr_writer *w)
 {
-	struct lfr_outfile of;
-	char err[256];
+	char err[384];
 
 	/* 0640: a recording holds every command line and thread name */
-	int ret = lfr_outfile_open(&of, w->path, 0640, err, sizeof(err));
+	int ret = lfr_outfile_open(&w->out, w->path, 0, 0640, err, sizeof(err));
 
+	if (!ret) {
+		/* the writer closes its own descriptor when the file ends; publishing needs one */
+		w->fd = fcntl(w->out.fd, F_DUPFD_CLOEXEC, 3);
+		ret = w->fd < 0 ? -errno : 0;
+		if (ret)
+			snprintf(err, sizeof(err), "opening %s: %s", w->path, strerror(errno));
+	}
 	if (ret) {
 		w->dead = true;
 		return fail(w, -ret, "%s", err);
 	}
-	/* the writer publishes the file itself, at its first flush */
-	w->fd = of.fd;
-	w->tmp_path = of.tmp;
-	of.fd = -1;
-	of.tmp = NULL;
-	lfr_outfile_abort(&of);
 	return 0;
 }
 
-/* Gives path the recording's data: the temporary file replaces the old file now. */
+/* Gives path the recording's data: the new file replaces the old file now. */
 static int publish(struct lfr_jfr_writer *w)
 {
+	char err[384];
+	int ret;
+
 	if (w->published)
 		return 0;
-	if (w->tmp_path && rename(w->tmp_path, w->path) < 0) {
+	if (!w->opt.repository && (ret = lfr_outfile_publish(&w->out, err, sizeof(err)))) {
 		w->dead = true;
-		return fail(w, errno, "cannot rename %s to %s: %s", w->tmp_path, w->path,
-		            strerror(errno));
+		return fail(w, -ret, "%s", err);
 	}
 	w->published = true;
 	return 0;
@@ -949,10 +971,8 @@ static void unpublish(struct lfr_jfr_writer *w)
 			unlink(w->chunk_path);
 		return;
 	}
-	if (w->published)
-		return;
-	if (w->tmp_path)
-		unlink(w->tmp_path);
+	/* removes the new file unless it was published; closes it either way */
+	lfr_outfile_abort(&w->out);
 }
 
 int lfr_jfr_open(struct lfr_jfr_writer **out, const char *path, const struct lfr_jfr_options *opt)
@@ -965,9 +985,15 @@ int lfr_jfr_open(struct lfr_jfr_writer **out, const char *path, const struct lfr
 	if (!w)
 		return -ENOMEM;
 	w->fd = -1;
+	/*
+	 * A stack trace's blob is the method keys this writer gave (each checked to exist): lfr's
+	 * own bytes, interned for every new stack lfr record meets, hashed unkeyed.  The others
+	 * hold names from files and processes (symbols, paths, thread names): keyed.
+	 */
 	for (int p = 0; p < P_COUNT; p++)
-		pool_init(&w->pools[p]);
+		pool_init(&w->pools[p], p == P_STACK);
 	w->repo.lock_fd = -1;
+	w->out = (struct lfr_outfile)LFR_OUTFILE_INIT;
 	w->io_budget = -1;
 	w->fault_op = -1;
 	if (opt)
@@ -986,7 +1012,7 @@ int lfr_jfr_open(struct lfr_jfr_writer **out, const char *path, const struct lfr
 	*out = w;
 	if (!w->path)
 		return nomem(w, "opening");
-	if (w->opt.sample_events & ~(unsigned)LFR_JFR_SAMPLE_ALL) {
+	if (w->opt.sample_events & ~(unsigned)(LFR_JFR_SAMPLE_ALL | LFR_JFR_SAMPLE_WALL)) {
 		w->dead = true;
 		return fail(w, EINVAL, "unknown sample events 0x%x (LFR_JFR_SAMPLE_*)",
 		            w->opt.sample_events);
@@ -1018,6 +1044,8 @@ int lfr_jfr_open(struct lfr_jfr_writer **out, const char *path, const struct lfr
 
 		err = lfr_jfr_repo_open(&w->repo, path, w->opt.repo_max_bytes,
 		                        w->opt.repo_max_age_ns, msg, sizeof(msg));
+		w->repo.on_evict = w->opt.on_evict;
+		w->repo.on_evict_arg = w->opt.on_evict_arg;
 		if (err) {
 			w->dead = true;
 			return fail(w, -err, "%s", msg);
@@ -1059,7 +1087,7 @@ int lfr_jfr_method(struct lfr_jfr_writer *w, const char *object, const char *sym
 	*key = 0;
 	if ((err = check_live(w)))
 		return err;
-	if (!object || !symbol || type < 1 || type > LFR_JFR_FRAME_TYPE_COUNT)
+	if (!object || !symbol || (unsigned)type >= LFR_JFR_FRAME_TYPE_COUNT)
 		return fail(w, EINVAL, "invalid method (object %s, symbol %s, frame type %d)",
 		            object ? object : "NULL", symbol ? symbol : "NULL", (int)type);
 	/*
@@ -1205,20 +1233,6 @@ static void sticky_drop(struct lfr_jfr_writer *w, uint16_t group)
 	w->nsticky = j;
 }
 
-/* Forgets the repeated event of group with key (a process's). */
-static void sticky_drop_key(struct lfr_jfr_writer *w, uint16_t group, uint32_t key)
-{
-	size_t j = 0;
-
-	for (size_t i = 0; i < w->nsticky; i++) {
-		if (w->sticky[i].group == group && w->sticky[i].key == key)
-			jfr_buf_free(&w->sticky[i].body);
-		else
-			w->sticky[j++] = w->sticky[i];
-	}
-	w->nsticky = j;
-}
-
 /* Keeps the event being built in tmp (its payload from body_off on) for the next chunks. */
 static int sticky_keep(struct lfr_jfr_writer *w, uint16_t type, uint16_t group, size_t body_off)
 {
@@ -1330,8 +1344,8 @@ static int commit(struct lfr_jfr_writer *w)
 
 /*
  * The bytes of a thread's sample of TYPE at the end of the events, after the checks: at most 1 + 2
- * + 4 x 9 bytes, encoded through one pointer after one check for room (by the caller): this runs
- * once per sample, and a buffer call per field was most of its cost.
+ * + 4 x 9 + 2 bytes, encoded through one pointer after one check for room (by the caller): this
+ * runs once per sample, and a buffer call per field was most of its cost.
  */
 static inline void put_thread_sample(struct lfr_jfr_writer *w, uint16_t type, uint64_t ticks,
                                      uint64_t thread, uint64_t stack,
@@ -1343,7 +1357,11 @@ static inline void put_thread_sample(struct lfr_jfr_writer *w, uint16_t type, ui
 	p = jfr_put_varint(p, ticks);
 	p = jfr_put_varint(p, thread);
 	p = jfr_put_varint(p, stack);
-	p = jfr_put_varint(p, state);
+	p = jfr_put_varint(p, states[state].key);
+	if (type == T_WALL_CLOCK_SAMPLE) {
+		*p++ = 1; /* samples: one period */
+		*p++ = 0; /* timeSpan */
+	}
 	*at = (uint8_t)(p - at);
 	w->ev.len += (size_t)(p - at);
 	seg_ticks(w, ticks);
@@ -1380,7 +1398,8 @@ static inline bool ref_current(struct lfr_jfr_writer *w, int pool, uint64_t key)
 }
 
 /*
- * A thread's sample of TYPE (jdk.ExecutionSample, jdk.NativeMethodSample): thread, stack, state.
+ * A thread's sample of TYPE (jdk.ExecutionSample; profiler.WallClockSample, which adds one period
+ * and no time span): thread, stack, state.
  * Mostly every check passes and both references are known to the segment: that way has no call
  * but the flush, at the end, and saves only the registers the encoding needs.
  */
@@ -1401,10 +1420,10 @@ int lfr_jfr_execution_sample(struct lfr_jfr_writer *w, uint64_t ticks, uint64_t 
 	return thread_sample(w, T_EXECUTION_SAMPLE, ticks, thread, stack, state);
 }
 
-int lfr_jfr_native_sample(struct lfr_jfr_writer *w, uint64_t ticks, uint64_t thread, uint64_t stack,
-                          enum lfr_jfr_thread_state state)
+int lfr_jfr_wall_sample(struct lfr_jfr_writer *w, uint64_t ticks, uint64_t thread, uint64_t stack,
+                        enum lfr_jfr_thread_state state)
 {
-	return thread_sample(w, T_NATIVE_METHOD_SAMPLE, ticks, thread, stack, state);
+	return thread_sample(w, T_WALL_CLOCK_SAMPLE, ticks, thread, stack, state);
 }
 
 /*
@@ -1466,9 +1485,12 @@ int lfr_jfr_trace_context(struct lfr_jfr_writer *w, uint64_t ticks, uint64_t thr
 	return commit(w);
 }
 
+/* The sample event set: jdk.ExecutionSample when it names no CPU sample event. */
 static unsigned sample_events(const struct lfr_jfr_writer *w)
 {
-	return w->opt.sample_events ? w->opt.sample_events : LFR_JFR_SAMPLE_DEFAULT;
+	unsigned set = w->opt.sample_events;
+
+	return set & LFR_JFR_SAMPLE_ALL ? set : set | LFR_JFR_SAMPLE_DEFAULT;
 }
 
 /* Out of line: inlined, its registers were saved for every sample of the default. */
@@ -1487,7 +1509,7 @@ int lfr_jfr_sample(struct lfr_jfr_writer *w, uint64_t ticks, uint64_t thread, ui
 	return sample_events_of(w, set, ticks, thread, stack, state, period_ns);
 }
 
-/* lfr_jfr_sample() with the events of SET, the CPU-time sample among them. */
+/* lfr_jfr_sample() with the events of SET, the CPU-time or the wall-clock sample among them. */
 static int sample_events_of(struct lfr_jfr_writer *w, unsigned set, uint64_t ticks, uint64_t thread,
                             uint64_t stack, enum lfr_jfr_thread_state state, uint64_t period_ns)
 {
@@ -1499,22 +1521,30 @@ static int sample_events_of(struct lfr_jfr_writer *w, unsigned set, uint64_t tic
 	} else if ((err = check_live(w))) {
 		return err;
 	}
-	if (!(set & LFR_JFR_SAMPLE_CPU_TIME))
-		return 0;
-	/* the execution sample just written referenced the same thread and stack */
-	if (!(set & LFR_JFR_SAMPLE_EXECUTION) &&
-	    ((err = ref(w, P_THREAD, thread, "thread")) || (err = ref(w, P_STACK, stack, "stack"))))
-		return err;
-	/* startTime, stackTrace, eventThread, failed, samplingPeriod (ticks are ns), biased */
-	begin(w, T_CPU_TIME_SAMPLE, ticks);
-	jfr_buf_varint(&w->tmp, stack);
-	jfr_buf_varint(&w->tmp, thread);
-	jfr_buf_u8(&w->tmp, !stack);
-	jfr_buf_varint(&w->tmp, period_ns);
-	jfr_buf_u8(&w->tmp, 0); /* a timer interrupt, not a safepoint: never biased */
-	if (!(set & LFR_JFR_SAMPLE_EXECUTION))
-		w->st.samples++;
-	return commit(w);
+	if (set & LFR_JFR_SAMPLE_CPU_TIME) {
+		/* the execution sample just written referenced the same thread and stack */
+		if (!(set & LFR_JFR_SAMPLE_EXECUTION) &&
+		    ((err = ref(w, P_THREAD, thread, "thread")) ||
+		     (err = ref(w, P_STACK, stack, "stack"))))
+			return err;
+		/* startTime, stackTrace, eventThread, failed, samplingPeriod (ticks are ns), biased
+		 */
+		begin(w, T_CPU_TIME_SAMPLE, ticks);
+		jfr_buf_varint(&w->tmp, stack);
+		jfr_buf_varint(&w->tmp, thread);
+		jfr_buf_u8(&w->tmp, !stack);
+		jfr_buf_varint(&w->tmp, period_ns);
+		jfr_buf_u8(&w->tmp, 0); /* a timer interrupt, not a safepoint: never biased */
+		if (!(set & LFR_JFR_SAMPLE_EXECUTION))
+			w->st.samples++;
+		if ((err = commit(w)))
+			return err;
+	}
+	/* a thread sampled on the CPU is a runnable thread's wall-clock sample too */
+	if (set & LFR_JFR_SAMPLE_WALL)
+		return thread_sample(w, T_WALL_CLOCK_SAMPLE, ticks, thread, stack,
+		                     LFR_JFR_STATE_RUNNABLE);
+	return 0;
 }
 
 int lfr_jfr_thread_samples_lost(struct lfr_jfr_writer *w, uint64_t ticks, uint64_t thread,
@@ -1594,8 +1624,7 @@ int lfr_jfr_thread_end(struct lfr_jfr_writer *w, uint64_t ticks, uint64_t thread
 	if ((err = ref(w, P_THREAD, thread, "thread")))
 		return err;
 	begin(w, T_THREAD_END, ticks);
-	jfr_buf_varint(&w->tmp, thread);
-	jfr_buf_varint(&w->tmp, 0);
+	jfr_buf_varint(&w->tmp, thread); /* eventThread */
 	jfr_buf_varint(&w->tmp, thread);
 	return commit(w);
 }
@@ -1611,6 +1640,8 @@ int lfr_jfr_active_recording(struct lfr_jfr_writer *w, uint64_t ticks,
 	begin(w, T_ACTIVE_RECORDING, ticks);
 	size_t off = w->tmp.len;
 	jfr_buf_varint(&w->tmp, 0); /* duration */
+	jfr_buf_varint(&w->tmp, 0); /* eventThread */
+	jfr_buf_varint(&w->tmp, 0); /* stackTrace */
 	jfr_buf_varint(&w->tmp, r->id);
 	jfr_buf_string(&w->tmp, r->name);
 	jfr_buf_string(&w->tmp, r->destination ? r->destination : w->path);
@@ -1659,36 +1690,6 @@ int lfr_jfr_system_process(struct lfr_jfr_writer *w, uint64_t ticks, uint32_t pi
 	return commit(w);
 }
 
-int lfr_jfr_process_cgroup(struct lfr_jfr_writer *w, uint64_t ticks, uint32_t pid,
-                           const char *cgroup, const char *container_id, const char *pod_uid,
-                           const char *runtime)
-{
-	char id[16];
-	size_t off;
-	int err;
-
-	if ((err = check_live(w)))
-		return err;
-	snprintf(id, sizeof(id), "%u", pid);
-	sticky_drop_key(w, T_PROCESS_CGROUP, pid);
-	begin(w, T_PROCESS_CGROUP, ticks);
-	off = w->tmp.len;
-	jfr_buf_string(&w->tmp, id);
-	jfr_buf_string(&w->tmp, cgroup ? cgroup : "");
-	jfr_buf_string(&w->tmp, container_id ? container_id : "");
-	jfr_buf_string(&w->tmp, pod_uid ? pod_uid : "");
-	jfr_buf_string(&w->tmp, runtime ? runtime : "");
-	if ((err = sticky_keep(w, T_PROCESS_CGROUP, T_PROCESS_CGROUP, off)))
-		return err;
-	w->sticky[w->nsticky - 1].key = pid;
-	return commit(w);
-}
-
-void lfr_jfr_process_gone(struct lfr_jfr_writer *w, uint32_t pid)
-{
-	sticky_drop_key(w, T_PROCESS_CGROUP, pid);
-}
-
 int lfr_jfr_object_file(struct lfr_jfr_writer *w, uint64_t ticks, const char *name,
                         const char *path, const uint8_t *build_id, size_t build_id_len)
 {
@@ -1708,6 +1709,55 @@ int lfr_jfr_object_file(struct lfr_jfr_writer *w, uint64_t ticks, const char *na
 	jfr_buf_string(&w->tmp, path ? path : "");
 	jfr_buf_string(&w->tmp, hex);
 	return commit_sticky(w, T_OBJECT_FILE, T_OBJECT_FILE, off);
+}
+
+int lfr_jfr_labels(struct lfr_jfr_writer *w, uint64_t ticks, uint32_t pid, const char *const *kv,
+                   size_t n)
+{
+	int err;
+
+	if ((err = check_live(w)))
+		return err;
+	for (size_t i = 0; i < 2 * n; i++)
+		if (!kv[i] || !kv[i][0] || !jfr_utf8_valid(kv[i], strlen(kv[i])))
+			return fail(w, EINVAL, "invalid label %s", i % 2 ? "value" : "name");
+	if (pid)
+		return jfr_labels_set(&w->labels, pid, kv, n) ? nomem(w, "keeping labels") : 0;
+	sticky_drop(w, T_LABEL);
+	for (size_t i = 0; i < n; i++) {
+		begin(w, T_LABEL, ticks);
+		size_t off = w->tmp.len;
+
+		jfr_buf_varint(&w->tmp, 0);
+		jfr_buf_string(&w->tmp, kv[2 * i]);
+		jfr_buf_string(&w->tmp, kv[2 * i + 1]);
+		if ((err = commit_sticky(w, T_LABEL, T_LABEL, off)))
+			return err;
+	}
+	return 0;
+}
+
+/*
+ * The lfr.Label events of the processes whose threads this segment's events name, for those
+ * not told in this chunk yet (jfr/labels.h): appended to the events, without a flush.
+ */
+static int tell_labels(struct lfr_jfr_writer *w, uint64_t ticks)
+{
+	const struct keyvec *threads = &w->seg_refs[P_THREAD];
+
+	if (!w->labels.n)
+		return 0;
+	for (size_t i = 0; i < threads->n; i++) {
+		const struct pool_entry *e = pool_get(&w->pools[P_THREAD], threads->k[i]);
+		uint32_t tgid;
+		size_t n;
+
+		memcpy(&tgid, e->blob + 4, 4);
+		n = jfr_labels_tell(&w->labels, tgid, w->chunk_seq, ticks, &w->ev);
+		w->seg_events += n;
+		w->st.events += n;
+	}
+	return w->ev.oom ? nomem(w, "buffering labels") : 0;
 }
 
 /* Fills what the caller left out from /proc/cpuinfo and sysconf. */
@@ -1778,6 +1828,9 @@ static int active_setting(struct lfr_jfr_writer *w, uint64_t ticks, uint16_t eve
 {
 	begin(w, T_ACTIVE_SETTING, ticks);
 	size_t off = w->tmp.len;
+	jfr_buf_varint(&w->tmp, 0);     /* duration */
+	jfr_buf_varint(&w->tmp, 0);     /* eventThread */
+	jfr_buf_varint(&w->tmp, 0);     /* stackTrace */
 	jfr_buf_varint(&w->tmp, event); /* id: the event type the setting belongs to */
 	jfr_buf_string(&w->tmp, name);
 	jfr_buf_string(&w->tmp, value);
@@ -1798,9 +1851,11 @@ static void format_period(char *buf, size_t n, uint64_t ns, const char *sep)
 int lfr_jfr_sampler_settings(struct lfr_jfr_writer *w, uint64_t ticks, uint64_t period_ns,
                              uint32_t max_depth, bool kernel_stacks, const char *target)
 {
-	static const uint16_t types[] = {T_EXECUTION_SAMPLE, T_CPU_TIME_SAMPLE};
-	static const unsigned bits[] = {LFR_JFR_SAMPLE_EXECUTION, LFR_JFR_SAMPLE_CPU_TIME};
-	char period[32], throttle[32], depth[16];
+	static const uint16_t types[] = {T_EXECUTION_SAMPLE, T_CPU_TIME_SAMPLE,
+	                                 T_WALL_CLOCK_SAMPLE};
+	static const unsigned bits[] = {LFR_JFR_SAMPLE_EXECUTION, LFR_JFR_SAMPLE_CPU_TIME,
+	                                LFR_JFR_SAMPLE_WALL};
+	char period[32], throttle[32], depth[16], ns[24];
 	int err;
 
 	if ((err = check_live(w)))
@@ -1817,12 +1872,24 @@ int lfr_jfr_sampler_settings(struct lfr_jfr_writer *w, uint64_t ticks, uint64_t 
 	format_period(period, sizeof(period), period_ns, " ");
 	format_period(throttle, sizeof(throttle), period_ns, "");
 	snprintf(depth, sizeof(depth), "%u", max_depth);
-	for (unsigned i = 0; i < 2; i++) {
+	snprintf(ns, sizeof(ns), "%llu", (unsigned long long)period_ns);
+	/*
+	 * async-profiler's settings, as it writes them: the recording's "event" (Pyroscope labels
+	 * the profiles with it; "wall" would make it take every jdk.ExecutionSample for a
+	 * wall-clock sample too), the CPU and wall-clock periods in ns ("interval", "wall": its
+	 * converter's OTLP profiles give them as their period).
+	 */
+	if ((err = active_setting(w, ticks, T_ACTIVE_RECORDING, "event", "cpu")))
+		return err;
+	for (unsigned i = 0; i < 3; i++) {
 		uint16_t t = types[i];
 
 		if (!(sample_events(w) & bits[i]))
 			continue;
-		if ((err = active_setting(w, ticks, t, "enabled", "true")) ||
+		if ((t != T_CPU_TIME_SAMPLE &&
+		     (err = active_setting(w, ticks, t,
+		                           t == T_WALL_CLOCK_SAMPLE ? "wall" : "interval", ns))) ||
+		    (err = active_setting(w, ticks, t, "enabled", "true")) ||
 		    (err =
 		         active_setting(w, ticks, t, t == T_CPU_TIME_SAMPLE ? "throttle" : "period",
 		                        t == T_CPU_TIME_SAMPLE ? throttle : period)) ||
@@ -1862,6 +1929,8 @@ int lfr_jfr_flush(struct lfr_jfr_writer *w)
 		if ((err = rotate(w, now)) || (err = sticky_restate(w)))
 			return err;
 	}
+	if ((err = tell_labels(w, now)))
+		return err;
 	uint64_t ev_at = w->filler + FILLER_MIN;
 	uint64_t cp_at = ev_at + w->pre.len + w->ev.len;
 	if ((err = build_checkpoint(w, cp_at, w->last_cp, false, now)))
@@ -1928,6 +1997,7 @@ static void free_writer(struct lfr_jfr_writer *w)
 	for (size_t i = 0; i < w->nlost; i++)
 		free(w->lost[i].reason);
 	free(w->lost);
+	jfr_labels_free(&w->labels);
 	for (size_t i = 0; i < w->nsticky; i++)
 		jfr_buf_free(&w->sticky[i].body);
 	free(w->sticky);
@@ -1938,6 +2008,7 @@ static void free_writer(struct lfr_jfr_writer *w)
 	jfr_buf_free(&w->cp);
 	jfr_buf_free(&w->seg);
 	lfr_jfr_repo_close(&w->repo);
+	lfr_outfile_abort(&w->out); /* published or abandoned by now: only closes it */
 	free(w->path);
 	free(w->tmp_path);
 	free(w->chunk_path);

@@ -25,22 +25,32 @@
 
 struct lfr_jfr_writer;
 
-/* Frame types as JDK Mission Control knows them (async-profiler's convention for native frames). */
+/*
+ * Frame types, written with the names JDK Mission Control knows (async-profiler's convention for
+ * native frames) and under async-profiler's ids, which its converter reads instead of the names:
+ * HotSpot's 0-3 for Java code, 4 C++, 5 Kernel (6 is its "C1 compiled", which lfr never writes).
+ */
 enum lfr_jfr_frame_type {
-	LFR_JFR_FRAME_INTERPRETED = 1,
-	LFR_JFR_FRAME_JIT,
-	LFR_JFR_FRAME_INLINED,
-	LFR_JFR_FRAME_NATIVE, /* C code in an object file: "Native" */
-	LFR_JFR_FRAME_CPP,    /* C++ code: "C++" */
-	LFR_JFR_FRAME_KERNEL, /* kernel code: "Kernel" */
-	LFR_JFR_FRAME_TYPE_COUNT = LFR_JFR_FRAME_KERNEL,
+	LFR_JFR_FRAME_INTERPRETED = 0,
+	LFR_JFR_FRAME_JIT = 1,
+	LFR_JFR_FRAME_INLINED = 2,
+	LFR_JFR_FRAME_NATIVE = 3, /* C code in an object file: "Native" */
+	LFR_JFR_FRAME_CPP = 4,    /* C++ code: "C++" */
+	LFR_JFR_FRAME_KERNEL = 5, /* kernel code: "Kernel" */
+	LFR_JFR_FRAME_TYPE_COUNT,
 };
 
-/* Thread states, written with the JDK's names. */
+/* Thread states, written with the JDK's names (and async-profiler's for a CPU sample). */
 enum lfr_jfr_thread_state {
-	LFR_JFR_STATE_RUNNABLE = 1, /* STATE_RUNNABLE: on a CPU */
-	LFR_JFR_STATE_SLEEPING,     /* STATE_SLEEPING: waiting in the kernel */
-	LFR_JFR_STATE_PARKED,       /* STATE_PARKED */
+	/*
+	 * STATE_DEFAULT: a CPU sample, taken on the CPU.  async-profiler's state of the samples of
+	 * its CPU sampler, the one its converter's --cpu selects (every other state is a wall-clock
+	 * sample's to it); jdk.ExecutionSample's state in lfr's recordings.
+	 */
+	LFR_JFR_STATE_CPU = 1,
+	LFR_JFR_STATE_RUNNABLE, /* STATE_RUNNABLE: on a CPU, or waiting for one */
+	LFR_JFR_STATE_SLEEPING, /* STATE_SLEEPING: waiting in the kernel */
+	LFR_JFR_STATE_PARKED,   /* STATE_PARKED */
 	LFR_JFR_STATE_IN_OBJECT_WAIT,
 	LFR_JFR_STATE_BLOCKED, /* STATE_BLOCKED_ON_MONITOR_ENTER */
 	LFR_JFR_STATE_NEW,
@@ -60,6 +70,12 @@ enum lfr_jfr_sample_events {
 	    2, /* jdk.CPUTimeSample (JDK 25): `jfr view cpu-time-hot-methods` */
 	LFR_JFR_SAMPLE_ALL = LFR_JFR_SAMPLE_EXECUTION | LFR_JFR_SAMPLE_CPU_TIME,
 	LFR_JFR_SAMPLE_DEFAULT = LFR_JFR_SAMPLE_EXECUTION,
+	/*
+	 * With either of the above (alone: with jdk.ExecutionSample): a CPU sample is a wall-clock
+	 * sample too, one more event, profiler.WallClockSample in STATE_RUNNABLE (lfr record
+	 * --wall; lfr_jfr_wall_sample() writes those off the CPU).
+	 */
+	LFR_JFR_SAMPLE_WALL = 4,
 };
 
 struct lfr_jfr_options {
@@ -77,6 +93,9 @@ struct lfr_jfr_options {
 	 */
 	bool repository;
 	uint64_t repo_max_bytes, repo_max_age_ns;
+	/* told of each chunk file the limits remove (its name, its size); NULL: none */
+	void (*on_evict)(void *arg, const char *name, uint64_t bytes);
+	void *on_evict_arg;
 	/*
 	 * The clocks the writer reads, for recordings whose every time stamp is fixed (tests):
 	 * clock() replaces CLOCK_MONOTONIC (ns, chunk start ticks and durations) and CLOCK_REALTIME
@@ -159,14 +178,25 @@ int lfr_jfr_context(struct lfr_jfr_writer *w, const uint8_t trace_id[16], const 
  */
 int lfr_jfr_trace_context(struct lfr_jfr_writer *w, uint64_t ticks, uint64_t thread,
                           uint64_t context);
+/*
+ * lfr.Label: the n key, value pairs of kv (printable UTF-8, none empty) as the labels of process
+ * pid, or with pid 0 of the whole recording (host.name, lfr record --label).  The recording's are
+ * written now and repeated at the start of every later chunk, as the information events; a
+ * process's are written into every chunk that holds an event of one of its threads, once, with
+ * the flush that first writes such an event there, so that each chunk stands alone (lfr export
+ * sends a repository's chunks one by one).  A later call for the same pid replaces its labels.
+ */
+int lfr_jfr_labels(struct lfr_jfr_writer *w, uint64_t ticks, uint32_t pid, const char *const *kv,
+                   size_t n);
 
 /* Events.  ticks: CLOCK_MONOTONIC ns.  Key arguments may be 0 (null) where the JDK allows it. */
 int lfr_jfr_execution_sample(struct lfr_jfr_writer *w, uint64_t ticks, uint64_t thread,
                              uint64_t stack, enum lfr_jfr_thread_state state);
 /*
  * One CPU sample, written as every event of the options' sample event set (jdk.ExecutionSample by
- * default, jdk.CPUTimeSample too with LFR_JFR_SAMPLE_ALL).  period_ns: the CPU time the sample
- * stands for (the sampling period), jdk.CPUTimeSample's samplingPeriod.
+ * default, jdk.CPUTimeSample too with LFR_JFR_SAMPLE_ALL, profiler.WallClockSample too with
+ * LFR_JFR_SAMPLE_WALL).  period_ns: the CPU time the sample stands for (the sampling period),
+ * jdk.CPUTimeSample's samplingPeriod.
  */
 int lfr_jfr_sample(struct lfr_jfr_writer *w, uint64_t ticks, uint64_t thread, uint64_t stack,
                    enum lfr_jfr_thread_state state, uint64_t period_ns);
@@ -183,11 +213,14 @@ int lfr_jfr_thread_samples_lost(struct lfr_jfr_writer *w, uint64_t ticks, uint64
 int lfr_jfr_off_cpu(struct lfr_jfr_writer *w, uint64_t start, uint64_t duration, uint64_t thread,
                     uint64_t stack, const char *state, uint64_t short_count, uint64_t short_ns);
 /*
- * jdk.NativeMethodSample: a wall-clock sample of THREAD while it was off the CPU (lfr record
- * --wall), with STACK (the kernel stack it left with, then its user stack) and STATE.
+ * profiler.WallClockSample (async-profiler's type, which its converter and Pyroscope's parser read
+ * as wall-clock samples): a wall-clock sample of THREAD while it was off the CPU (lfr record
+ * --wall), with STACK (the kernel stack it left with, then its user stack) and STATE (sleeping, or
+ * runnable when preempted).  Those on the CPU are written by lfr_jfr_sample() with
+ * LFR_JFR_SAMPLE_WALL in the set.
  */
-int lfr_jfr_native_sample(struct lfr_jfr_writer *w, uint64_t ticks, uint64_t thread, uint64_t stack,
-                          enum lfr_jfr_thread_state state);
+int lfr_jfr_wall_sample(struct lfr_jfr_writer *w, uint64_t ticks, uint64_t thread, uint64_t stack,
+                        enum lfr_jfr_thread_state state);
 /*
  * lfr.SamplingLatency: a tick at START interrupted THREAD in the kernel (STACK: that kernel stack,
  * then the user stack) and its walk ran DURATION ticks later, on the way back to user space.
@@ -216,18 +249,6 @@ int lfr_jfr_os_information(struct lfr_jfr_writer *w, uint64_t ticks, const char 
  * line. */
 int lfr_jfr_system_process(struct lfr_jfr_writer *w, uint64_t ticks, uint32_t pid,
                            const char *command_line);
-/*
- * lfr.ProcessCgroup: process PID's cgroup v2 path and the container id, pod uid and runtime it
- * names (lib/container_id.h; "" or NULL: none).
- */
-int lfr_jfr_process_cgroup(struct lfr_jfr_writer *w, uint64_t ticks, uint32_t pid,
-                           const char *cgroup, const char *container_id, const char *pod_uid,
-                           const char *runtime);
-/*
- * lfr.ProcessCgroup is written again at the start of every chunk (so that a chunk read alone, as
- * lfr top reads the newest, names its processes' containers) until its process is gone.
- */
-void lfr_jfr_process_gone(struct lfr_jfr_writer *w, uint32_t pid);
 /* cpu/description NULL: taken from /proc/cpuinfo; counts 0: taken from the system. */
 struct lfr_jfr_cpu_info {
 	const char *cpu, *description;
@@ -237,7 +258,10 @@ int lfr_jfr_cpu_information(struct lfr_jfr_writer *w, uint64_t ticks,
                             const struct lfr_jfr_cpu_info *info);
 /*
  * lfr.SamplerSettings, and jdk.ActiveSetting events for each sample event of the set (enabled,
- * period or throttle, stackTrace, stackDepth, kernelStacks, targets) as JMC shows them.
+ * period or throttle, stackTrace, stackDepth, kernelStacks, targets) as JMC shows them, and the
+ * settings async-profiler writes that its converter and Pyroscope's parser read: the recording's
+ * "event" ("cpu"), jdk.ExecutionSample's "interval" and profiler.WallClockSample's "wall" (the
+ * period in ns).
  */
 int lfr_jfr_sampler_settings(struct lfr_jfr_writer *w, uint64_t ticks, uint64_t period_ns,
                              uint32_t max_depth, bool kernel_stacks, const char *target);

@@ -64,6 +64,11 @@ static const char *const counter_names[LFR_CTR_MAX + 1] = {
     [LFR_CTR_LATENCY_LOST] = "latency_lost",
     [LFR_CTR_WALK_KNOWN_MAPS] = "walk_known_maps",
     [LFR_CTR_UNWIND_MEMO_FRAMES] = "unwind_memo_frames",
+    [LFR_CTR_UNWIND_STALE] = "unwind_stale",
+    [LFR_CTR_OFFCPU_THROTTLED] = "offcpu_throttled",
+    [LFR_CTR_OFFCPU_PROBE_NS] = "offcpu_probe_ns",
+    [LFR_CTR_OFFCPU_PROBE_COUNT] = "offcpu_probe_count",
+    [LFR_CTR_WALK_RESUMED] = "walk_resumed",
     [LFR_CTR_CTX] = "ctx",
     [LFR_CTR_CTX_NULL] = "ctx_null",
     [LFR_CTR_CTX_INVALID] = "ctx_invalid",
@@ -87,6 +92,7 @@ static const char *const counter_names[LFR_CTR_MAX + 1] = {
     [LFR_CTR_LOST_STACK_RING_FULL] = "lost_stack_ring_full",
     [LFR_CTR_LOST_THROTTLED] = "lost_throttled",
     [LFR_CTR_LOST_MMAP_LOCK] = "lost_mmap_lock",
+    [LFR_CTR_LOST_COMPAT] = "lost_compat",
 };
 
 static const char *const reason_names[LFR_LOST_MAX + 1] = {
@@ -105,6 +111,7 @@ static const char *const reason_names[LFR_LOST_MAX + 1] = {
     [LFR_LOST_STACK_RING_FULL] = "stack_ring_full",
     [LFR_LOST_THROTTLED] = "throttled",
     [LFR_LOST_MMAP_LOCK] = "mmap_lock",
+    [LFR_LOST_COMPAT] = "compat",
 };
 
 static const char *const state_names[] = {

@@ -1,9 +1,60 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The one hash table (see hashtab.h). */
+#include <errno.h>
+#include <sodium.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "lib/hashtab.h"
+
+/* This process's random tables and key of the keyed hashes, drawn before main(). */
+uint64_t hashtab_tables[16][256];
+static unsigned char sip_key[crypto_shorthash_KEYBYTES];
+
+__attribute__((constructor)) static void draw_keys(void)
+{
+	unsigned char seed[randombytes_SEEDBYTES];
+	struct {
+		unsigned char at_random[16];
+		struct timespec t;
+		pid_t pid;
+	} m;
+	ssize_t n;
+
+	/* GRND_NONBLOCK: a service started before the kernel's pool is ready must not wait */
+	do
+		n = getrandom(seed, sizeof(seed), GRND_NONBLOCK);
+	while (n < 0 && errno == EINTR);
+	if (n != (ssize_t)sizeof(seed)) {
+		/* then the 16 random bytes the kernel gave this exec, hashed with the time, pid */
+		memset(&m, 0, sizeof(m));
+		if (getauxval(AT_RANDOM))
+			memcpy(m.at_random, (const void *)(uintptr_t)getauxval(AT_RANDOM),
+			       sizeof(m.at_random));
+		clock_gettime(CLOCK_MONOTONIC, &m.t);
+		m.pid = getpid();
+		memset(seed, 0, sizeof(seed));
+		for (size_t i = 0; i < sizeof(seed); i += crypto_shorthash_BYTES)
+			crypto_shorthash(seed + i, (const unsigned char *)&m, sizeof(m), seed);
+	}
+	/* the tables and the key, a stream of libsodium's generator from the seed */
+	randombytes_buf_deterministic(hashtab_tables, sizeof(hashtab_tables), seed);
+	seed[0] ^= 1;
+	randombytes_buf_deterministic(sip_key, sizeof(sip_key), seed);
+	sodium_memzero(seed, sizeof(seed));
+}
+
+uint64_t hashtab_keyed_bytes(const void *data, size_t n)
+{
+	uint64_t h;
+
+	crypto_shorthash((unsigned char *)&h, data, n, sip_key);
+	return h;
+}
 
 uint64_t hashtab_hash_bytes(const void *data, size_t n)
 {
@@ -27,7 +78,7 @@ uint64_t hashtab_hash_bytes(const void *data, size_t n)
 /* Where the probe for the entry in s starts. */
 static size_t home(const struct hashtab *t, const struct hashtab_slot *s)
 {
-	return (t->bytes ? s->a : hashtab_hash(s->a, s->b)) & (t->cap - 1);
+	return (t->bytes ? s->a : hashtab_slot_hash(t, s->a, s->b)) & (t->cap - 1);
 }
 
 static int grow(struct hashtab *t)
@@ -73,7 +124,7 @@ int hashtab_prepare(struct hashtab *t, size_t n)
 
 struct hashtab_slot *hashtab_put(struct hashtab *t, uint64_t a, uint64_t b, bool *fresh)
 {
-	return hashtab_put_hashed(t, a, b, hashtab_hash(a, b), fresh);
+	return hashtab_put_hashed(t, a, b, hashtab_slot_hash(t, a, b), fresh);
 }
 
 struct hashtab_slot *hashtab_put_hashed(struct hashtab *t, uint64_t a, uint64_t b, uint64_t h,
@@ -100,7 +151,7 @@ struct hashtab_slot *hashtab_put_hashed(struct hashtab *t, uint64_t a, uint64_t 
 struct hashtab_slot *hashtab_put_bytes(struct hashtab *t, const void *key, size_t len, bool *fresh)
 {
 	/* hashed once, for the probe and, when absent, for its slot */
-	uint64_t h = hashtab_hash_bytes(key, len);
+	uint64_t h = hashtab_slot_hash_bytes(t, key, len);
 	size_t mask = t->cap - 1, i = h & mask;
 	struct hashtab_slot *s;
 

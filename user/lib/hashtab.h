@@ -11,6 +11,23 @@
  *    the entry), n is their length + 1, v the value.
  *
  * Slots move when the table grows and when an entry is deleted: keep values, not slot pointers.
+ *
+ * Where a key's slot is: keys come from recordings, ELF files and other users' processes, and
+ * keys chosen to share a slot would turn each probe into a walk through all of them.  A table
+ * hashes its keys with hashes drawn at random once per process, so that whoever wrote the keys
+ * cannot know where they land:
+ *
+ *  - integer keys by simple tabulation: the 16 bytes of (a, b) each select a random word of its
+ *    own table, and the words are xored (hashtab_keyed(), about 50 instructions, inline).  With
+ *    it, linear probing takes constant expected time for any set of keys chosen without seeing
+ *    the tables (Patrascu and Thorup, "The Power of Simple Tabulation Hashing", 2012);
+ *  - byte keys by SipHash under a random key (libsodium's crypto_shorthash), the pseudorandom
+ *    function made against such flooding.
+ *
+ * A table whose keys only the kernel or lfr itself chooses (thread and walk ids, pointers, its
+ * own indexes, keyed hashes already) may say so with hashtab_init_trusted(): it hashes with
+ * hashtab_hash() and hashtab_hash_bytes(), multiply-xorshift mixes of about ten instructions,
+ * which lfr record's tables that are probed for every sample use.
  */
 #ifndef LFR_LIB_HASHTAB_H
 #define LFR_LIB_HASHTAB_H
@@ -28,9 +45,14 @@ struct hashtab_slot {
 struct hashtab {
 	struct hashtab_slot *slots;
 	size_t cap, n;
-	bool bytes; /* keys are byte strings (see above) */
+	bool bytes;   /* keys are byte strings (see above) */
+	bool trusted; /* keys nobody else chose: hashed by hashtab_hash(), unkeyed */
 };
 
+/*
+ * The unkeyed mix: fast, and invertible, so that keys can be made to collide; for trusted keys
+ * only (and for values that must be the same in every process, as written into a file).
+ */
 static inline uint64_t hashtab_hash(uint64_t a, uint64_t b)
 {
 	uint64_t h = a * 0x9e3779b97f4a7c15ull;
@@ -41,12 +63,49 @@ static inline uint64_t hashtab_hash(uint64_t a, uint64_t b)
 	return h ^ h >> 29;
 }
 
-/* A hash of n bytes, 8 at a time (the byte-key tables hash with it). */
+/* The unkeyed hash of n bytes, 8 at a time (trusted byte keys; file contents' ids). */
 uint64_t hashtab_hash_bytes(const void *data, size_t n);
+
+/* This process's random tables of hashtab_keyed(), one per byte of (a, b). */
+extern uint64_t hashtab_tables[16][256];
+
+/* The word of table t for byte i of x. */
+#define HASHTAB_TAB(t, x, i) hashtab_tables[t][(uint8_t)((x) >> 8 * (i))]
+
+/* The keyed hash of (a, b): simple tabulation (see above), unrolled (a loop costs three times). */
+static inline uint64_t hashtab_keyed(uint64_t a, uint64_t b)
+{
+	return HASHTAB_TAB(0, a, 0) ^ HASHTAB_TAB(1, a, 1) ^ HASHTAB_TAB(2, a, 2) ^
+	       HASHTAB_TAB(3, a, 3) ^ HASHTAB_TAB(4, a, 4) ^ HASHTAB_TAB(5, a, 5) ^
+	       HASHTAB_TAB(6, a, 6) ^ HASHTAB_TAB(7, a, 7) ^ HASHTAB_TAB(8, b, 0) ^
+	       HASHTAB_TAB(9, b, 1) ^ HASHTAB_TAB(10, b, 2) ^ HASHTAB_TAB(11, b, 3) ^
+	       HASHTAB_TAB(12, b, 4) ^ HASHTAB_TAB(13, b, 5) ^ HASHTAB_TAB(14, b, 6) ^
+	       HASHTAB_TAB(15, b, 7);
+}
+
+/* The keyed hash of n bytes: SipHash under this process's random key. */
+uint64_t hashtab_keyed_bytes(const void *data, size_t n);
+
+/* Where t puts (a, b): for hashtab_put_hashed() and hashtab_prefetch(). */
+static inline uint64_t hashtab_slot_hash(const struct hashtab *t, uint64_t a, uint64_t b)
+{
+	return t->trusted ? hashtab_hash(a, b) : hashtab_keyed(a, b);
+}
+
+static inline uint64_t hashtab_slot_hash_bytes(const struct hashtab *t, const void *key, size_t len)
+{
+	return t->trusted ? hashtab_hash_bytes(key, len) : hashtab_keyed_bytes(key, len);
+}
 
 static inline void hashtab_init_bytes(struct hashtab *t)
 {
 	*t = (struct hashtab){.bytes = true};
+}
+
+/* A table of keys that only the kernel or lfr chose (see above); bytes: byte keys. */
+static inline void hashtab_init_trusted(struct hashtab *t, bool bytes)
+{
+	*t = (struct hashtab){.bytes = bytes, .trusted = true};
 }
 
 /* The slot of the integer key (a, b), or NULL. */
@@ -54,7 +113,7 @@ static inline struct hashtab_slot *hashtab_get(const struct hashtab *t, uint64_t
 {
 	if (!t->cap)
 		return NULL;
-	size_t mask = t->cap - 1, i = hashtab_hash(a, b) & mask;
+	size_t mask = t->cap - 1, i = hashtab_slot_hash(t, a, b) & mask;
 	for (;; i = (i + 1) & mask) {
 		struct hashtab_slot *s = &t->slots[i];
 		if (!s->n)
@@ -66,8 +125,8 @@ static inline struct hashtab_slot *hashtab_get(const struct hashtab *t, uint64_t
 
 /* The slot of (a, b), inserted with v = 0, n = 1 when absent (*fresh tells); NULL on ENOMEM. */
 struct hashtab_slot *hashtab_put(struct hashtab *t, uint64_t a, uint64_t b, bool *fresh);
-/* The same with h = hashtab_hash(a, b) computed by the caller (who may have prefetched its slot).
- */
+/* The same with h = hashtab_slot_hash(t, a, b) computed by the caller (who may have prefetched
+ * its slot). */
 struct hashtab_slot *hashtab_put_hashed(struct hashtab *t, uint64_t a, uint64_t b, uint64_t h,
                                         bool *fresh);
 
@@ -77,7 +136,7 @@ static inline struct hashtab_slot *hashtab_get_bytes(const struct hashtab *t, co
 {
 	if (!t->cap)
 		return NULL;
-	uint64_t h = hashtab_hash_bytes(key, len);
+	uint64_t h = hashtab_slot_hash_bytes(t, key, len);
 	size_t mask = t->cap - 1, i = h & mask;
 	for (;; i = (i + 1) & mask) {
 		struct hashtab_slot *s = &t->slots[i];
@@ -124,7 +183,7 @@ static inline struct hashtab_slot *hashtab_next(const struct hashtab *t, struct 
 }
 
 void hashtab_clear(struct hashtab *t);
-/* Frees the slots; the table stays usable (and keeps its kind of key). */
+/* Frees the slots; the table stays usable (and keeps its kind of key and of hash). */
 void hashtab_free(struct hashtab *t);
 
 #endif

@@ -10,23 +10,35 @@
 
 /*
  * A tick or an off-CPU interval with the longest kernel stack the module writes fits a walk's own
- * room.  Both begin with the header, time and walk id, which is all the joining reads.
+ * room.  Both begin with the header, time, walk id and thread, which is all the joining reads.
  */
 #define TICK_ROOM (sizeof(struct lfr_rec_offcpu) + LFR_MAX_KERNEL_STACK_DEPTH * sizeof(__u64))
 _Static_assert(offsetof(struct lfr_rec_offcpu, walk_id) == offsetof(struct lfr_rec_tick, walk_id),
                "an OFFCPU record's walk id lies where a TICK's does");
+_Static_assert(offsetof(struct lfr_rec_offcpu, time_ns) == offsetof(struct lfr_rec_tick, time_ns) &&
+                   offsetof(struct lfr_rec_offcpu, tid) == offsetof(struct lfr_rec_tick, tid),
+               "and its time and thread where a TICK's are (lfr_join_read() reads them)");
 
 /*
  * A walk that one side has reached: its stack, or the ticks that wait for it.  Nearly every walk
  * has one tick, which comes first: that tick waits in the walk's own room, and the stack, when it
  * comes, is joined where it lies without a copy.  Finished walks are kept for reuse, so a sample
  * costs no allocation.
+ *
+ * A side whose other side a full ring lost would wait for ever (the module counts the loss):
+ * lfr_join_read() gives it up once no record of it can still come (see join.h), so that a reader
+ * that runs for ever holds a bounded number of walks however many records the rings lose.
  */
 struct walk {
 	uint64_t id;
 	struct lfr_rec_ustack *u; /* a copy, when ticks of it are still to come */
 	uint32_t joined;          /* ticks handed out */
-	size_t nticks, cap;       /* ticks waiting, in room or allocated; the array is kept */
+	uint32_t tid;             /* the thread of the ticks that wait */
+	uint64_t last_ns;         /* the latest of their times */
+	uint64_t read;      /* the reads done when its stack came, or its thread walked again */
+	uint64_t exit_ns;   /* its thread's exit (its stack still to come), else 0 */
+	bool superseded;    /* its thread walked again: its stack can come no more */
+	size_t nticks, cap; /* ticks waiting, in room or allocated; the array is kept */
 	struct lfr_rec_tick **ticks;
 	struct walk *next_free;
 	union {
@@ -47,6 +59,11 @@ struct walk {
 
 struct lfr_join {
 	struct hashtab walks; /* walk id -> struct walk */
+	struct hashtab tids;  /* thread id -> the walk whose stack its ticks wait for (in walks) */
+	uint64_t reads;       /* lfr_join_read() calls: complete reads of every ring */
+	struct lfr_join_lost lost;
+	struct walk **gone; /* lfr_join_read()'s walks to give up */
+	size_t gone_cap;
 	uint64_t waiting;
 	struct walk *free; /* finished walks, for reuse */
 	void *spare;       /* TICK_ROOM buffers, each begins with the next */
@@ -61,7 +78,10 @@ struct lfr_join {
 int lfr_join_new(struct lfr_join **out)
 {
 	*out = calloc(1, sizeof(**out));
-	return *out ? 0 : -ENOMEM;
+	if (!*out)
+		return -ENOMEM;
+	hashtab_init_trusted(&(*out)->walks, false); /* the module's walk ids */
+	return 0;
 }
 
 /*
@@ -103,6 +123,9 @@ static void walk_clear(struct lfr_join *j, struct walk *w)
 {
 	walk_ticks_put(j, w);
 	w->joined = 0;
+	w->last_ns = 0;
+	w->exit_ns = 0;
+	w->superseded = false;
 	free(w->u);
 	w->u = NULL;
 }
@@ -129,6 +152,8 @@ void lfr_join_free(struct lfr_join *j)
 		free(c);
 	}
 	hashtab_free(&j->walks);
+	hashtab_free(&j->tids);
+	free(j->gone);
 	free(j);
 }
 
@@ -154,8 +179,60 @@ static struct walk *walk_get(struct lfr_join *j, uint64_t id)
 	return w;
 }
 
+static struct walk *walk_of(const struct lfr_join *j, uint64_t id)
+{
+	struct hashtab_slot *s = hashtab_get(&j->walks, id, 0);
+
+	return s ? (struct walk *)(uintptr_t)s->v : NULL;
+}
+
+/* W's ticks no longer wait for its stack: its thread's entry goes. */
+static void tid_forget(struct lfr_join *j, const struct walk *w)
+{
+	struct hashtab_slot *s = j->tids.n ? hashtab_get(&j->tids, w->tid, 0) : NULL;
+
+	if (s && s->v == w->id)
+		hashtab_del(&j->tids, s);
+}
+
+/*
+ * Ticks of W wait for its stack: the thread's walk to watch, unless an older one (a late tick of
+ * an earlier walk, from another ring) -- or a walk that can have no stack any more.
+ */
+static void tid_note(struct lfr_join *j, struct walk *w)
+{
+	struct hashtab_slot *s;
+	struct walk *cur;
+	bool fresh;
+
+	if (w->superseded || w->exit_ns || !(s = hashtab_put(&j->tids, w->tid, 0, &fresh)))
+		return;
+	if (fresh || s->v == w->id || !(cur = walk_of(j, s->v)) || cur->last_ns < w->last_ns)
+		s->v = w->id;
+}
+
+/*
+ * A record of thread TID's walk ID at TIME_NS came.  The thread's walk whose stack its ticks wait
+ * for is over when ID is another walk and TIME_NS later than all of them: a thread has one walk
+ * at a time, the next queued only after the last one ran, and that one's USTACK record was written
+ * before (only a full ring can have lost it).  It is given up once every ring has been read twice
+ * more (lfr_join_read()), in case that record is on a ring read before this one.
+ */
+static void thread_walked(struct lfr_join *j, uint32_t tid, uint64_t id, uint64_t time_ns)
+{
+	struct hashtab_slot *s = hashtab_get(&j->tids, tid, 0);
+	struct walk *w;
+
+	if (!s || s->v == id || !(w = walk_of(j, s->v)) || time_ns <= w->last_ns)
+		return;
+	w->superseded = true;
+	w->read = j->reads;
+	hashtab_del(&j->tids, s);
+}
+
 static void walk_done(struct lfr_join *j, struct walk *w)
 {
+	tid_forget(j, w);
 	hashtab_del(&j->walks, hashtab_get(&j->walks, w->id, 0));
 	walk_clear(j, w);
 	w->next_free = j->free;
@@ -208,10 +285,12 @@ static int tick_wait(struct lfr_join *j, struct walk *w, const struct lfr_rec_ti
 
 static int join_tick(struct lfr_join *j, const struct lfr_rec_tick *t, lfr_join_fn fn, void *ctx)
 {
-	struct walk *w = walk_get(j, t->walk_id);
+	struct walk *w;
 	int err;
 
-	if (!w)
+	if (j->tids.n)
+		thread_walked(j, t->tid, t->walk_id, t->time_ns);
+	if (!(w = walk_get(j, t->walk_id)))
 		return -ENOMEM;
 	if (w->u) {
 		err = emit(w, w->u, t, fn, ctx);
@@ -222,6 +301,10 @@ static int join_tick(struct lfr_join *j, const struct lfr_rec_tick *t, lfr_join_
 	if ((err = tick_wait(j, w, t)))
 		return err;
 	j->waiting++;
+	w->tid = t->tid;
+	if (t->time_ns > w->last_ns)
+		w->last_ns = t->time_ns;
+	tid_note(j, w);
 	return 0;
 }
 
@@ -280,6 +363,8 @@ int lfr_join_ustack(struct lfr_join *j, const struct lfr_rec_ustack *u, lfr_join
 	struct walk *w;
 	int err = 0;
 
+	if (j->tids.n)
+		thread_walked(j, u->tid, u->walk_id, u->time_ns);
 	if (own) {
 		own_tick(u, &own_rec);
 		/* nearly every walk: one tick, which the record itself carries */
@@ -319,6 +404,10 @@ int lfr_join_ustack(struct lfr_join *j, const struct lfr_rec_ustack *u, lfr_join
 	}
 	/* ticks of it are still to come (or an error stopped the joining): it waits for them */
 	walk_ticks_put(j, w);
+	tid_forget(j, w);
+	w->superseded = false;
+	w->exit_ns = 0;
+	w->read = j->reads;
 	w->u = malloc(u->hdr.size);
 	if (!w->u)
 		return err ? err : -ENOMEM;
@@ -343,4 +432,76 @@ void lfr_join_keep(struct lfr_join *j)
 uint64_t lfr_join_waiting(const struct lfr_join *j)
 {
 	return j->waiting;
+}
+
+size_t lfr_join_held(const struct lfr_join *j)
+{
+	return j->walks.n + (j->npend > 0);
+}
+
+void lfr_join_lost(const struct lfr_join *j, struct lfr_join_lost *out)
+{
+	*out = j->lost;
+}
+
+int lfr_join_exit(struct lfr_join *j, uint32_t tid, uint64_t time_ns, lfr_join_fn fn, void *ctx)
+{
+	struct hashtab_slot *s;
+	struct walk *w;
+	int err = pend_settle(j, fn, ctx); /* the thread's ticks may be pending */
+
+	if (!j->tids.n || !(s = hashtab_get(&j->tids, tid, 0)))
+		return err;
+	if ((w = walk_of(j, s->v)))
+		w->exit_ns = time_ns ? time_ns : 1;
+	hashtab_del(&j->tids, s);
+	return err;
+}
+
+/* Whether W can have nothing more to join: see lfr_join_read(). */
+static bool walk_over(const struct lfr_join *j, const struct walk *w, uint64_t start_ns)
+{
+	if (w->u || w->superseded)
+		return j->reads >= w->read + 2;
+	return w->exit_ns && start_ns >= w->exit_ns &&
+	       start_ns - w->exit_ns >= LFR_JOIN_EXIT_GRACE_NS;
+}
+
+void lfr_join_read(struct lfr_join *j, uint64_t start_ns)
+{
+	size_t n = 0;
+
+	j->reads++;
+	if (!j->walks.n)
+		return;
+	/* first the walks to give up (deleting moves the table's slots), then give them up */
+	for (struct hashtab_slot *s = NULL; (s = hashtab_next(&j->walks, s));) {
+		struct walk *w = (struct walk *)(uintptr_t)s->v;
+
+		if (!walk_over(j, w, start_ns))
+			continue;
+		if (n == j->gone_cap) {
+			size_t cap = j->gone_cap ? j->gone_cap * 2 : 16;
+			struct walk **g = realloc(j->gone, cap * sizeof(*g));
+
+			if (!g)
+				break; /* the rest at the next read */
+			j->gone = g;
+			j->gone_cap = cap;
+		}
+		j->gone[n++] = w;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct walk *w = j->gone[i];
+
+		if (w->u) {
+			j->lost.stacks++;
+			j->lost.stack_ticks += w->u->ticks - w->joined;
+		} else {
+			*(w->superseded ? &j->lost.ticks_superseded : &j->lost.ticks_exited) +=
+			    w->nticks;
+			j->waiting -= w->nticks;
+		}
+		walk_done(j, w);
+	}
 }

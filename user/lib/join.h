@@ -11,6 +11,7 @@
 #ifndef LFR_LIB_JOIN_H
 #define LFR_LIB_JOIN_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include <linux/lfr.h>
@@ -56,5 +57,38 @@ void lfr_join_keep(struct lfr_join *j);
  * was lost to a full ring (the module counts all of those as losses).
  */
 uint64_t lfr_join_waiting(const struct lfr_join *j);
+
+/*
+ * A full ring loses records of either side, and the other side would wait for ever: a recorder
+ * that runs for ever (the service) would grow without bound.  The join gives a side up once no
+ * record of its walk can still come, which the reader tells it:
+ *
+ * lfr_join_read(): every ring has been read, each up to where it stood at START_NS (the
+ * CLOCK_MONOTONIC time the read began) or later, and every record read fed.  A walk's TICK and
+ * OFFCPU records are written before its USTACK record; so a stack whose ticks have not all come
+ * two such reads after it came lost them.  And a thread has one walk at a time, the next queued
+ * only after the last one wrote its USTACK record: ticks still waiting for their stack two reads
+ * after a record of a later walk of their thread came lost it.  A walk can wait for as long as
+ * its thread stays in the kernel: those are held (one per thread), not given up.
+ *
+ * lfr_join_exit(): thread TID exited at TIME_NS (a TASK record of LFR_TASK_EXIT).  Ticks of it
+ * that wait for their stack are given up at the first read that began LFR_JOIN_EXIT_GRACE_NS
+ * after that: an exiting thread's walk runs (or is given up, with a USTACK record) in the exit's
+ * last steps.  Returns 0, -ENOMEM or FN's value (ticks held by their address are settled).
+ */
+#define LFR_JOIN_EXIT_GRACE_NS (10 * 1000000000ull)
+void lfr_join_read(struct lfr_join *j, uint64_t start_ns);
+int lfr_join_exit(struct lfr_join *j, uint32_t tid, uint64_t time_ns, lfr_join_fn fn, void *ctx);
+
+/* What the join gave up, by reason (the module counted each as lost already). */
+struct lfr_join_lost {
+	uint64_t ticks_superseded; /* ticks whose stack never came: their thread walked again */
+	uint64_t ticks_exited;     /* ticks whose stack never came: their thread exited */
+	uint64_t stacks;           /* stacks some of whose ticks never came */
+	uint64_t stack_ticks;      /* the ticks those stacks still waited for */
+};
+void lfr_join_lost(const struct lfr_join *j, struct lfr_join_lost *out);
+/* Walks the join holds (a tick, a stack or both each): bounded, whatever the rings lose. */
+size_t lfr_join_held(const struct lfr_join *j);
 
 #endif

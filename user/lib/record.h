@@ -75,7 +75,9 @@ static inline bool lfr_record_ustack_ok(const struct lfr_rec_header *h)
  */
 static inline const struct lfr_ustack_ctx *lfr_ustack_ctx(const struct lfr_rec_ustack *u)
 {
-	uint64_t at = sizeof(*u) + ((uint64_t)u->nr_user + u->nr_words) * sizeof(uint64_t);
+	uint64_t at = sizeof(*u) + ((uint64_t)u->nr_user + u->nr_words +
+	                            (u->flags & LFR_USTACK_F_REGS ? LFR_USTACK_REGS : 0)) *
+	                               sizeof(uint64_t);
 	const struct lfr_ustack_ctx *c;
 
 	if (!(u->flags & LFR_USTACK_F_CTX) || at + sizeof(*c) > u->hdr.size)

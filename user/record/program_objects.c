@@ -11,13 +11,19 @@
 
 #include <gelf.h>
 
+#include "lib/regular_file.h"
 #include "record/program_objects.h"
 #include "sym/cfi_rule.h"
 
 #define MAX_OBJECTS 1024
-/* The dynamic linker's own list on Debian x86-64, and the generic ones. */
+/* The dynamic linker's own list on Debian (x86-64, arm64), and the generic ones. */
+#if defined(__aarch64__)
+#define DEFAULT_DIRS                                                                               \
+	"/lib/aarch64-linux-gnu:/usr/lib/aarch64-linux-gnu:/lib64:/usr/lib64:/lib:/usr/lib"
+#else
 #define DEFAULT_DIRS                                                                               \
 	"/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu:/lib64:/usr/lib64:/lib:/usr/lib"
+#endif
 
 /* What the dynamic linker reads of one object. */
 struct dyn {
@@ -38,31 +44,33 @@ static void dyn_free(struct dyn *d)
 	memset(d, 0, sizeof(*d));
 }
 
-static Elf *open_x86_64(const char *path, int *fd)
+/* An object of the machine lfr runs on: the only ones its walk unwinds. */
+static Elf *open_native(const char *path, int *fd)
 {
 	struct stat st;
 	Elf *e;
 
-	*fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (*fd < 0)
+	/* a path the program's own RPATH may name: a regular file only */
+	*fd = lfr_open_regular(path, O_RDONLY, &st);
+	if (*fd < 0) {
+		*fd = -1;
 		return NULL;
-	if (fstat(*fd, &st) || !S_ISREG(st.st_mode))
-		goto fail;
-	e = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
-	if (e && elf_kind(e) == ELF_K_ELF && cfi_elf_is_x86_64(e))
+	}
+	/* read, not mapped: a file cut meanwhile is an error, not SIGBUS (sym/elfobj.c) */
+	e = elf_begin(*fd, ELF_C_READ, NULL);
+	if (e && elf_kind(e) == ELF_K_ELF && cfi_regs_of(e) && cfi_regs_of(e) == cfi_regs_native())
 		return e;
 	if (e)
 		elf_end(e);
-fail:
 	close(*fd);
 	*fd = -1;
 	return NULL;
 }
 
-static bool is_x86_64_elf(const char *path)
+static bool is_native_elf(const char *path)
 {
 	int fd;
-	Elf *e = open_x86_64(path, &fd);
+	Elf *e = open_native(path, &fd);
 
 	if (!e)
 		return false;
@@ -75,21 +83,23 @@ static bool is_x86_64_elf(const char *path)
 static int read_dyn(const char *path, struct dyn *d)
 {
 	Elf_Scn *scn = NULL;
-	size_t nph, rawlen;
-	const char *raw;
+	size_t nph;
 	int fd, ret = 0;
-	Elf *e = open_x86_64(path, &fd);
+	Elf *e = open_native(path, &fd);
 
 	memset(d, 0, sizeof(*d));
 	if (!e)
 		return -1;
-	raw = elf_rawfile(e, &rawlen);
-	for (size_t i = 0; raw && !elf_getphdrnum(e, &nph) && i < nph; i++) {
+	for (size_t i = 0; !d->interp && !elf_getphdrnum(e, &nph) && i < nph; i++) {
+		char interp[PATH_MAX];
 		GElf_Phdr ph;
 
+		/* the interpreter's path alone, read from the file (not the whole file into memory)
+		 */
 		if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_INTERP && ph.p_filesz &&
-		    ph.p_offset < rawlen && ph.p_filesz <= rawlen - ph.p_offset)
-			d->interp = strndup(raw + ph.p_offset, ph.p_filesz);
+		    ph.p_filesz <= sizeof(interp) && ph.p_offset <= INT64_MAX &&
+		    pread(fd, interp, ph.p_filesz, (off_t)ph.p_offset) == (ssize_t)ph.p_filesz)
+			d->interp = strndup(interp, ph.p_filesz);
 	}
 	while ((scn = elf_nextscn(e, scn))) {
 		GElf_Shdr sh;
@@ -131,7 +141,7 @@ static int read_dyn(const char *path, struct dyn *d)
 	return ret;
 }
 
-/* dir/name into out when it is an x86-64 ELF file; $ORIGIN in dir is origin. */
+/* dir/name into out when it is an ELF file of this machine; $ORIGIN in dir is origin. */
 static bool try_dir(const char *dir, size_t dirlen, const char *origin, const char *name, char *out,
                     size_t outlen)
 {
@@ -155,10 +165,10 @@ static bool try_dir(const char *dir, size_t dirlen, const char *origin, const ch
 	d[n] = '\0';
 	if ((size_t)snprintf(out, outlen, "%s/%s", n ? d : ".", name) >= outlen)
 		return false;
-	return is_x86_64_elf(out);
+	return is_native_elf(out);
 }
 
-/* The first dir of the colon-separated list where name is an x86-64 ELF file. */
+/* The first dir of the colon-separated list where name is an ELF file of this machine. */
 static bool search(const char *list, const char *origin, const char *name, char *out, size_t outlen)
 {
 	while (list && *list) {
@@ -207,7 +217,7 @@ static bool find_needed(const char *name, const char *path, const struct dyn *d,
 
 	if (strchr(name, '/')) {
 		snprintf(out, outlen, "%s", name);
-		return is_x86_64_elf(out);
+		return is_native_elf(out);
 	}
 	snprintf(origin, sizeof(origin), "%.*s", slash ? (int)(slash - path) : 1,
 	         slash ? path : ".");
@@ -248,7 +258,7 @@ static bool script_interpreter(const char *path, char *out, size_t outlen)
 {
 	char line[256];
 	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = lfr_open_regular(path, O_RDONLY, NULL);
 	size_t start, len;
 
 	if (fd < 0)
@@ -284,10 +294,11 @@ int lfr_program_objects(const char *cmd, void (*fn)(const char *path, void *arg)
 		free(c);
 		return -1;
 	}
-	if (!is_x86_64_elf(prog) && script_interpreter(prog, found, sizeof(found)))
+	if (!is_native_elf(prog) && script_interpreter(prog, found, sizeof(found)))
 		snprintf(prog, sizeof(prog), "%s", found);
-	if (!is_x86_64_elf(prog) || !add(c, prog)) {
-		snprintf(err, errlen, "%s: not an x86-64 ELF program", prog);
+	if (!is_native_elf(prog) || !add(c, prog)) {
+		snprintf(err, errlen, "%s: not an ELF program of this machine (x86-64 or arm64)",
+		         prog);
 		free(c);
 		return -1;
 	}

@@ -14,13 +14,13 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "lib/container_id.h"
 #include "lib/hashtab.h"
 #include "lib/join.h"
 #include "lib/record.h"
 #include "record/batch.h"
 #include "record/process_ctx.h"
 #include "record/raw_stacks.h"
+#include "export/labels.h"
 #include "record/recorder.h"
 #include "sym/cfi.h"
 
@@ -48,7 +48,6 @@ struct process {
 	bool gone;           /* its main thread exited */
 	uint64_t sym_serial; /* lfr_sym_perf_map_check() when its held samples were last named */
 	char *cmdline;       /* arguments joined by spaces, or NULL */
-	char *cgroup;        /* its cgroup v2 path (lfr.ProcessCgroup), or NULL */
 	/* its thread contexts' attribute key map (OTEP 4719), read when a context first needs a
 	 * key it lacks, again at most once a second */
 	struct lfr_key_map *keys;
@@ -70,23 +69,26 @@ struct idmap {
 };
 
 /*
- * A record of the reading side only, never of the module: the command line of a process, read
- * from /proc when the process first appeared in the rings (it may be gone by the time its batch
- * is applied).
+ * Records of the reading side only, never of the module: a file of a process, read from /proc
+ * when the process first appeared in the rings (it may be gone by the time its batch is applied):
+ * its command line, and its cgroups (what its labels are read from, export/labels.h).
  */
 #define REC_CMDLINE 0x10000u
+#define REC_CGROUP 0x10001u
 struct rec_cmdline {
 	struct lfr_rec_header hdr;
-	uint32_t tgid, len; /* len bytes of NUL-separated arguments follow */
+	uint32_t tgid, len; /* len bytes of the file follow (NUL-separated arguments, text) */
 	char args[];
 };
 
-/* Another: the cgroup v2 path of a process, read from /proc with its command line and at exec. */
-#define REC_CGROUP 0x10001u
-struct rec_cgroup {
+/*
+ * The reading side's too: every ring was read, from a read that began at start_ns, and the records
+ * before this one are all of it (lfr_recorder_read(); the join gives up what a full ring lost).
+ */
+#define REC_READ 0x10002u
+struct rec_read {
 	struct lfr_rec_header hdr;
-	uint32_t tgid, len; /* len bytes of the path follow, then a NUL */
-	char path[];
+	uint64_t start_ns;
 };
 
 /*
@@ -217,6 +219,8 @@ struct lfr_recorder {
 	struct batch jit_wait;
 	size_t jit_wait_max;
 	bool jit_met, jit_release, jit_full, jit_again;
+	/* the user's labels when processes are labelled (lfr_recorder_set_labels()), else NULL */
+	const struct lfr_labels *labels;
 };
 
 /*
@@ -278,7 +282,6 @@ static void process_fini(void *o)
 	struct process *p = o;
 
 	free(p->cmdline);
-	free(p->cgroup);
 	if (p->keys)
 		lfr_key_map_free(p->keys);
 	free(p->keys);
@@ -302,6 +305,15 @@ int lfr_recorder_new(struct lfr_recorder **out, struct lfr_jfr_writer *w, struct
 	}
 	r->threads.elem = sizeof(struct thread);
 	r->procs.elem = sizeof(struct process);
+	/* keys the kernel chose (tids, tgids, tick times) or lfr's own (pointers, stack hashes):
+	 * the unkeyed hash, on the path of every sample */
+	hashtab_init_trusted(&r->threads.t, false);
+	hashtab_init_trusted(&r->procs.t, false);
+	hashtab_init_trusted(&r->latencies, false);
+	hashtab_init_trusted(&r->stack_index, false);
+	hashtab_init_trusted(&r->looked, false);
+	hashtab_init_trusted(&r->methods, false);
+	hashtab_init_trusted(&r->objects_told, false);
 	r->jit_wait_max = JIT_WAIT_MAX;
 	r->memo = calloc(FRAME_MEMO, sizeof(*r->memo));
 	*out = r;
@@ -407,9 +419,10 @@ static void set_cmdline(struct process *p, char *cmdline)
  * (records arrive within a poll interval; their batch is applied a second or more later), and
  * pass it on in the batch.  Out of line: its buffer is not set up for every record that asks.
  */
-static __attribute__((noinline)) int read_cmdline(struct lfr_recorder *r, uint32_t tgid)
+static __attribute__((noinline)) int read_proc_file(struct lfr_recorder *r, uint32_t tgid,
+                                                    const char *name, uint32_t type)
 {
-	char path[32];
+	char path[48];
 	union {
 		struct rec_cmdline rec;
 		char bytes[sizeof(struct rec_cmdline) + 4096];
@@ -417,38 +430,16 @@ static __attribute__((noinline)) int read_cmdline(struct lfr_recorder *r, uint32
 	ssize_t n = -1;
 	int fd;
 
-	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/cmdline", tgid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/%s", tgid, name);
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd >= 0) {
 		n = read(fd, u.rec.args, sizeof(u.bytes) - sizeof(u.rec));
 		close(fd);
 	}
 	if (n <= 0)
 		return 0;
-	u.rec.hdr.type = REC_CMDLINE;
+	u.rec.hdr.type = type;
 	u.rec.hdr.size = (uint32_t)((sizeof(u.rec) + (size_t)n + 7) & ~(size_t)7);
-	u.rec.tgid = tgid;
-	u.rec.len = (uint32_t)n;
-	return in_push(r, &u.rec, u.rec.hdr.size, true);
-}
-
-/*
- * The cgroup of a process, read when it first appeared in the rings and at its execs (a process
- * moved into a cgroup before it exec'd, as container runtimes do), passed on in the batch.
- */
-static __attribute__((noinline)) int read_cgroup(struct lfr_recorder *r, uint32_t tgid)
-{
-	union {
-		struct rec_cgroup rec;
-		char bytes[sizeof(struct rec_cgroup) + 4096];
-	} u;
-	size_t n;
-
-	if (lfr_proc_cgroup(NULL, tgid, u.rec.path, sizeof(u.bytes) - sizeof(u.rec)))
-		return 0;
-	n = strlen(u.rec.path);
-	u.rec.hdr.type = REC_CGROUP;
-	u.rec.hdr.size = (uint32_t)((sizeof(u.rec) + n + 1 + 7) & ~(size_t)7);
 	u.rec.tgid = tgid;
 	u.rec.len = (uint32_t)n;
 	return in_push(r, &u.rec, u.rec.hdr.size, true);
@@ -459,7 +450,6 @@ static int look_at_process(struct lfr_recorder *r, uint32_t tgid)
 {
 	struct hashtab_slot *seen;
 	bool fresh = false;
-	int err;
 
 	seen = hashtab_put(&r->looked, tgid, 0, &fresh);
 	if (!seen)
@@ -467,8 +457,9 @@ static int look_at_process(struct lfr_recorder *r, uint32_t tgid)
 	r->looked_recent[tgid % LOOKED_RECENT] = tgid;
 	if (!fresh)
 		return 0;
-	err = read_cmdline(r, tgid);
-	return err ? err : read_cgroup(r, tgid);
+	return read_proc_file(r, tgid, "cmdline", REC_CMDLINE)
+	           ?: r->labels ? read_proc_file(r, tgid, "cgroup", REC_CGROUP)
+	                        : 0;
 }
 
 static void apply_cmdline(struct lfr_recorder *r, const struct rec_cmdline *c)
@@ -479,16 +470,17 @@ static void apply_cmdline(struct lfr_recorder *r, const struct rec_cmdline *c)
 		p->cmdline = join_args(c->args, c->len);
 }
 
-/* The latest read wins: an exec's re-read follows a move into another cgroup. */
-static void apply_cgroup(struct lfr_recorder *r, const struct rec_cgroup *c)
+/* A process's labels from its cgroups (export/labels.h), kept by the writer for its chunks. */
+static int apply_cgroup(struct lfr_recorder *r, const struct rec_cmdline *c)
 {
-	struct process *p = idmap_get(&r->procs, c->tgid);
-	char *path;
+	struct lfr_labels l;
+	const char *kv[2 * LFR_LABELS_MAX];
 
-	if (!p || c->hdr.size < sizeof(*c) + c->len + 1 || !(path = strndup(c->path, c->len)))
-		return;
-	free(p->cgroup);
-	p->cgroup = path;
+	lfr_labels_from_cgroup(c->args, c->len, r->labels, &l);
+	if (!l.n)
+		return 0;
+	r->st.labelled++;
+	return lfr_jfr_labels(r->w, r->last_time, c->tgid, kv, lfr_labels_kv(&l, kv));
 }
 
 /* Records that name nothing: pass 0 of apply() passes over them. */
@@ -508,6 +500,13 @@ add_looked_at(struct lfr_recorder *r, const struct lfr_rec_header *h, uint32_t t
 	return in_push(r, h, h->size, names);
 }
 
+int lfr_recorder_read(struct lfr_recorder *r, uint64_t start_ns)
+{
+	struct rec_read m = {.hdr = {.type = REC_READ, .size = sizeof(m)}, .start_ns = start_ns};
+
+	return in_push(r, &m, sizeof(m), false);
+}
+
 int lfr_recorder_add(struct lfr_recorder *r, const struct lfr_rec_header *h)
 {
 	uint32_t tgid = 0;
@@ -515,8 +514,13 @@ int lfr_recorder_add(struct lfr_recorder *r, const struct lfr_rec_header *h)
 
 	if (h->type == LFR_REC_TICK && h->size >= sizeof(struct lfr_rec_tick)) {
 		tgid = ((const struct lfr_rec_tick *)h)->tgid;
-	} else if (h->type == LFR_REC_USTACK) {
-		/* the other record of every sample: no process, no name */
+	} else if (h->type == LFR_REC_USTACK && h->size >= sizeof(struct lfr_rec_ustack)) {
+		/*
+		 * the other record of every sample, which names nothing; the only one of a thread
+		 * that runs in user space, whose ticks queue its walks without a TICK record of
+		 * their own: its process is looked at here, or never
+		 */
+		tgid = ((const struct lfr_rec_ustack *)h)->tgid;
 	} else if (h->type == LFR_REC_OFFCPU && h->size >= sizeof(struct lfr_rec_offcpu)) {
 		tgid = ((const struct lfr_rec_offcpu *)h)->tgid;
 	} else if (h->type == LFR_REC_SAMPLE && h->size >= sizeof(struct lfr_rec_sample)) {
@@ -527,7 +531,10 @@ int lfr_recorder_add(struct lfr_recorder *r, const struct lfr_rec_header *h)
 			int err;
 
 			tgid = k->tgid;
-			if (k->kind == LFR_TASK_EXEC && (err = read_cgroup(r, tgid)))
+			/* its labels again: runtimes move a process into its container's cgroup
+			 * before it execs */
+			if (k->kind == LFR_TASK_EXEC && r->labels &&
+			    (err = read_proc_file(r, tgid, "cgroup", REC_CGROUP)))
 				return err;
 		}
 		names = h->type >= 32 || !(SAMPLE_TYPES >> h->type & 1);
@@ -693,27 +700,20 @@ static int apply_task(struct lfr_recorder *r, const struct lfr_rec_task *k)
 			/* a new process runs its parent's image until it execs (one lookup at a
 			 * time: a lookup may grow the table and move the entries) */
 			struct process *p = process_of(r, k->ptgid);
-			char *copy, *cg;
+			char *copy;
 
 			if (!p)
 				return -ENOMEM;
 			copy = p->cmdline ? strdup(p->cmdline) : NULL;
-			cg = p->cgroup ? strdup(p->cgroup) : NULL;
 			p = process_of(r, k->tgid);
 			if (!p) {
 				free(copy);
-				free(cg);
 				return -ENOMEM;
 			}
 			if (!p->cmdline)
 				p->cmdline = copy;
 			else
 				free(copy);
-			/* its own, read from /proc, unless it was gone by then */
-			if (!p->cgroup)
-				p->cgroup = cg;
-			else
-				free(cg);
 			p->gone = false; /* a pid used again */
 		}
 		/* A name given later in the same batch wins: apply only to threads not seen yet. */
@@ -744,8 +744,6 @@ static int apply_task(struct lfr_recorder *r, const struct lfr_rec_task *k)
 			if (!p)
 				return -ENOMEM;
 			p->gone = true;
-			/* its lfr.ProcessCgroup is not repeated in later chunks */
-			lfr_jfr_process_gone(r->w, k->tgid);
 		}
 		return 0;
 	default:
@@ -1201,9 +1199,10 @@ static __attribute__((noinline)) int write_context(struct lfr_recorder *r, uint6
 
 /*
  * --wall: the wall-clock samples of off-CPU interval O of thread TH, one per period of the thread's
- * off-CPU time (its remainder carried to the thread's next interval), as jdk.NativeMethodSample
+ * off-CPU time (its remainder carried to the thread's next interval), as profiler.WallClockSample
  * events with the interval's stack; a preempted thread is runnable, any other waits.  Its time on
- * the CPU is sampled by its CPU samples, one per period of CPU time.
+ * the CPU is sampled by its CPU samples, one per period of CPU time, each written as a wall-clock
+ * sample too (the writer's LFR_JFR_SAMPLE_WALL).
  */
 static int write_wall(struct lfr_recorder *r, struct thread *th, const struct lfr_rec_offcpu *o,
                       uint64_t thread, uint64_t stack)
@@ -1220,7 +1219,7 @@ static int write_wall(struct lfr_recorder *r, struct thread *th, const struct lf
 	for (uint64_t k = 0; k < n; k++) {
 		uint64_t t = o->start_ns + (k + 1) * p - carry;
 
-		if ((err = lfr_jfr_native_sample(r->w, t, thread, stack, state)) ||
+		if ((err = lfr_jfr_wall_sample(r->w, t, thread, stack, state)) ||
 		    (r->ctx && (err = write_context(r, t, thread, o->tgid))))
 			return err;
 	}
@@ -1263,8 +1262,7 @@ static inline int write_cpu_sample(struct lfr_recorder *r, uint64_t time, uint32
 	    (err = thread_key_of(r, th, p, tid, tgid, &thread)))
 		return err;
 	do {
-		err =
-		    lfr_jfr_sample(r->w, time, thread, stack, LFR_JFR_STATE_RUNNABLE, r->period_ns);
+		err = lfr_jfr_sample(r->w, time, thread, stack, LFR_JFR_STATE_CPU, r->period_ns);
 		if (err)
 			return err;
 		r->st.events++;
@@ -1339,16 +1337,12 @@ static int thread_key(struct lfr_recorder *r, uint32_t tid, uint32_t tgid, uint6
 /*
  * jdk.SystemProcess once per process image: the command line from the module's EXEC record, else
  * the parent's (a fork that did not exec), else /proc/PID/cmdline read when the process was first
- * seen; a process known by none of these is described by its name in brackets, as ps does.  With
- * it lfr.ProcessCgroup: its cgroup (read with the command line, and at its exec) and the container
- * and pod it names.
+ * seen; a process known by none of these is described by its name in brackets, as ps does.
  */
 static int describe_process(struct lfr_recorder *r, uint32_t tgid, uint64_t ticks)
 {
 	struct process *p = process_of(r, tgid);
 	char line[LFR_COMM_LEN + 2];
-	struct lfr_container_id c;
-	int err;
 
 	if (!p)
 		return -ENOMEM;
@@ -1357,12 +1351,7 @@ static int describe_process(struct lfr_recorder *r, uint32_t tgid, uint64_t tick
 	p->described = true;
 	snprintf(line, sizeof(line), "[%s]", p->comm[0] ? p->comm : "?");
 	r->st.processes++;
-	err = lfr_jfr_system_process(r->w, ticks, tgid, p->cmdline ? p->cmdline : line);
-	if (err || !p->cgroup)
-		return err;
-	if (lfr_container_id_parse(p->cgroup, &c))
-		r->st.in_containers++;
-	return lfr_jfr_process_cgroup(r->w, ticks, tgid, p->cgroup, c.id, c.pod_uid, c.runtime);
+	return lfr_jfr_system_process(r->w, ticks, tgid, p->cmdline ? p->cmdline : line);
 }
 
 /* jdk.ThreadStart (with the creating thread) and jdk.ThreadEnd. */
@@ -1504,6 +1493,21 @@ static int defer_pair(struct lfr_recorder *r, const struct lfr_joined *j)
  * user stack its walk found.  Periods the tick says were missed are losses of their own.
  */
 /*
+ * The registers an arm64 walk adds after its stack words (LFR_USTACK_F_REGS: the link register
+ * and the PAC mask, for the leaf rule), or NULL.
+ */
+static const uint64_t *ustack_regs(const struct lfr_joined *j)
+{
+	const struct lfr_rec_ustack *u = j->ustack;
+
+	if (j->lost_reason || !(u->flags & LFR_USTACK_F_REGS) ||
+	    sizeof(*u) + ((uint64_t)u->nr_user + u->nr_words + LFR_USTACK_REGS) * sizeof(uint64_t) >
+	        u->hdr.size)
+		return NULL;
+	return (const uint64_t *)j->words + u->nr_words;
+}
+
+/*
  * on_joined() of a pair whose raw stack is not known yet (RK, hashed): its stack is named and
  * written, and remembered by its raw addresses.  Out of line: the known ones, nearly all, need
  * none of its state.
@@ -1544,10 +1548,10 @@ join_new_stack(struct lfr_recorder *r, const struct lfr_joined *j, struct raw_st
 	} else if (nu) {
 		uint32_t n = 0;
 
-		leaf_fix = lfr_sym_fix_leaf_word(r->sym, t->tgid, (const uint64_t *)j->user_ips, nu,
-		                                 j->ustack->sp, (const uint64_t *)j->words,
-		                                 j->ustack->nr_words, (uint64_t *)(s->ips + nk),
-		                                 LFR_MAX_USER_STACK_DEPTH, &n, &leaf_word);
+		leaf_fix = lfr_sym_fix_leaf_regs(
+		    r->sym, t->tgid, (const uint64_t *)j->user_ips, nu, j->ustack->sp,
+		    (const uint64_t *)j->words, j->ustack->nr_words, ustack_regs(j),
+		    (uint64_t *)(s->ips + nk), LFR_MAX_USER_STACK_DEPTH, &n, &leaf_word);
 		r->st.leaf_inserted += leaf_fix == LFR_LEAF_INSERTED;
 		r->st.leaf_uncertain += leaf_fix == LFR_LEAF_UNCERTAIN;
 		raw_ok &= leaf_word >= -1;
@@ -1651,7 +1655,8 @@ static int on_joined_ctx(struct lfr_recorder *r, const struct lfr_joined *j)
 	    .kernel_ips = (const uint64_t *)j->kernel_ips,
 	    .user_ips = (const uint64_t *)j->user_ips,
 	    .words = (const uint64_t *)j->words,
-	    .nr_words = j->ustack->nr_words,
+	    /* the registers after them too: the leaf rule may read the link register */
+	    .nr_words = (uint32_t)(j->ustack->nr_words + (ustack_regs(j) ? LFR_USTACK_REGS : 0)),
 	};
 	const struct raw_stack_val *seen;
 
@@ -1740,9 +1745,14 @@ static int apply_records(struct lfr_recorder *r, struct batch *b, int pass, bool
 				apply_cmdline(r, (const struct rec_cmdline *)h);
 			continue;
 		}
+		if (h->type == REC_READ) {
+			if (pass == 1)
+				lfr_join_read(r->join, ((const struct rec_read *)h)->start_ns);
+			continue;
+		}
 		if (h->type == REC_CGROUP) {
-			if (pass == 0)
-				apply_cgroup(r, (const struct rec_cgroup *)h);
+			if (pass == 0 && (err = apply_cgroup(r, (const struct rec_cmdline *)h)))
+				return err;
 			continue;
 		}
 		/* each pass decodes only the records it applies (a bad one is counted once) */
@@ -1778,6 +1788,10 @@ static int apply_records(struct lfr_recorder *r, struct batch *b, int pass, bool
 			err = write_lost(r, rec.lost);
 		} else if (rec.type == LFR_REC_TASK) {
 			err = write_task(r, rec.task);
+			/* ticks of the thread still waiting for a stack: given up in a while */
+			if (!err && rec.task->kind == LFR_TASK_EXIT)
+				err = lfr_join_exit(r->join, rec.task->tid, rec.task->time_ns,
+				                    on_joined, r);
 		}
 		if (err)
 			return err;
@@ -1863,6 +1877,7 @@ static int process_cur(struct lfr_recorder *r, bool final)
 		err = jit_release(r, final);
 	if (!err)
 		err = write_batch_losses(r);
+	lfr_join_lost(r->join, &r->st.join_lost);
 	if (final) {
 		r->st.unjoined = lfr_join_waiting(r->join);
 		r->st.latency_unmatched += r->latencies.n;
@@ -2300,4 +2315,9 @@ void lfr_recorder_get_file_stats(const struct lfr_recorder *r, struct lfr_jfr_st
 void lfr_recorder_jit_wait(struct lfr_recorder *r, size_t max_bytes)
 {
 	r->jit_wait_max = max_bytes;
+}
+
+void lfr_recorder_set_labels(struct lfr_recorder *r, const struct lfr_labels *user)
+{
+	r->labels = user;
 }

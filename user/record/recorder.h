@@ -26,6 +26,7 @@
 
 #include "jfr/writer.h"
 #include "lib/control.h"
+#include "lib/join.h"
 #include "sym/sym.h"
 
 struct lfr_recorder;
@@ -41,19 +42,21 @@ struct lfr_recorder_stats {
 	uint64_t incomplete;      /* stacks marked truncated: depth limit, unreadable stack, or an
 	                           * invalid frame short of the thread's start */
 	uint64_t lost_ticks[LFR_LOST_MAX + 1]; /* lost ticks written as events, by reason */
-	uint64_t lost_pending;   /* ticks whose walk had not run when the recording ended */
-	uint64_t malformed;      /* records that failed decoding (skipped) */
-	uint64_t unjoined;       /* TICK records whose walk never came (the module counts them) */
+	uint64_t lost_pending; /* ticks whose walk had not run when the recording ended */
+	uint64_t malformed;    /* records that failed decoding (skipped) */
+	uint64_t unjoined;     /* TICK records whose walk never came (the module counts them) */
+	/* what the join gave up while recording, its other record lost to a full ring (counted by
+	 * the module): without, a recorder running for ever held them for ever */
+	struct lfr_join_lost join_lost;
 	uint64_t leaf_inserted;  /* samples whose leaf's caller came from its CFI (the leaf rule) */
 	uint64_t leaf_uncertain; /* samples whose leaf had no CFI that could tell */
 	uint64_t thread_starts;  /* jdk.ThreadStart events written */
 	uint64_t thread_ends;    /* jdk.ThreadEnd events written */
 	uint64_t processes;      /* jdk.SystemProcess events written (one per process image) */
-	uint64_t in_containers;  /* of them, in a container or pod (lfr.ProcessCgroup names one) */
 	uint64_t off_cpu;        /* lfr.OffCpu events written */
 	uint64_t off_cpu_ns;     /* their total duration */
 	uint64_t off_cpu_lost;   /* OFFCPU records whose walk found no user stack */
-	uint64_t wall_samples;   /* --wall: jdk.NativeMethodSample events written */
+	uint64_t wall_samples;   /* --wall: profiler.WallClockSample events written off the CPU */
 	uint64_t latencies;      /* lfr.SamplingLatency events written */
 	uint64_t latency_ns;     /* their total duration */
 	uint64_t latency_max_ns; /* the longest */
@@ -62,6 +65,7 @@ struct lfr_recorder_stats {
 	 * (enum lfr_ctx_state); those with LFR_CTX_VALID have an lfr.TraceContext event */
 	uint64_t ctx[__LFR_CTX_STATE_MAX];
 	uint64_t ctx_attrs_unnamed; /* context attributes left out: no key name for their index */
+	uint64_t labelled;          /* processes whose labels (lfr.Label) were kept */
 };
 
 /* w and sym stay owned by the caller and must outlive the recorder. */
@@ -70,6 +74,12 @@ void lfr_recorder_free(struct lfr_recorder *r);
 
 /* Copies one ring record into the current batch.  Returns 0 or a negative errno. */
 int lfr_recorder_add(struct lfr_recorder *r, const struct lfr_rec_header *h);
+/*
+ * Every ring has been read, by a read that began at START_NS (CLOCK_MONOTONIC), and its records
+ * added: the joining of ticks with their stacks learns what can still come (lfr_join_read()).
+ * Returns 0 or a negative errno.
+ */
+int lfr_recorder_read(struct lfr_recorder *r, uint64_t start_ns);
 
 /*
  * Applies the current batch.  With final, samples still waiting for a mapping are written as they
@@ -154,11 +164,21 @@ void lfr_recorder_get_stats(const struct lfr_recorder *r, struct lfr_recorder_st
 void lfr_recorder_set_period(struct lfr_recorder *r, uint64_t period_ns);
 /*
  * Wall-clock mode (lfr record --wall): every off-CPU interval (the module records them all) also
- * becomes wall-clock samples, one jdk.NativeMethodSample per sampling period of the thread's time
- * off the CPU; lfr.OffCpu events are written only for intervals of at least off_cpu_min_ns
- * (UINT64_MAX: none), the shorter ones counted in their thread's next event.
+ * becomes wall-clock samples, one profiler.WallClockSample per sampling period of the thread's time
+ * off the CPU (the writer, opened with LFR_JFR_SAMPLE_WALL, writes one for every CPU sample);
+ * lfr.OffCpu events are written only for intervals of at least off_cpu_min_ns (UINT64_MAX: none),
+ * the shorter ones counted in their thread's next event.
  */
 void lfr_recorder_set_wall(struct lfr_recorder *r, uint64_t off_cpu_min_ns);
+
+struct lfr_labels;
+/*
+ * Labels each process with its service, container and pod (export/labels.h), read from its
+ * cgroups when it first appears in the rings, for the writer to carry in every chunk that holds
+ * its events (lfr_jfr_labels()); user: the recording's own labels (a service.name there names
+ * every process), kept by the caller for the recorder's life.  Call before the recording starts.
+ */
+void lfr_recorder_set_labels(struct lfr_recorder *r, const struct lfr_labels *user);
 
 /*
  * A thread's delivered rate: its samples against the periods of its CPU time (samples + missed,

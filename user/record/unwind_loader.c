@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "lib/hashtab.h"
+#include "lib/regular_file.h"
 #include "record/program_objects.h"
 #include "record/unwind_loader.h"
 
@@ -61,6 +62,9 @@ int lfr_unwind_loader_new(struct lfr_unwind_loader **out, lfr_unwind_add_fn add,
 		return -ENOMEM;
 	l->add = add;
 	l->arg = arg;
+	/* (device, inode) pairs the kernel gave */
+	hashtab_init_trusted(&l->queued, false);
+	hashtab_init_trusted(&l->done, false);
 	pthread_mutex_init(&l->lock, NULL);
 	pthread_cond_init(&l->wake, NULL);
 	pthread_cond_init(&l->idle, NULL);
@@ -159,9 +163,10 @@ static int open_item(const struct item *it)
 {
 	char mf[96];
 	struct stat st;
-	int fd = open(it->path, O_RDONLY | O_CLOEXEC), ino_fd = -1;
+	/* the path the kernel named: it may be another file by now, a FIFO or a device */
+	int fd = lfr_open_regular(it->path, O_RDONLY, &st), ino_fd = -1;
 
-	if (fd >= 0 && !fstat(fd, &st) && st.st_ino == it->ino) {
+	if (fd >= 0 && st.st_ino == it->ino) {
 		if (st.st_dev == it->dev)
 			return fd;
 		ino_fd = fd;
@@ -171,8 +176,8 @@ static int open_item(const struct item *it)
 	if (it->tgid) {
 		snprintf(mf, sizeof(mf), "/proc/%" PRIu32 "/map_files/%" PRIx64 "-%" PRIx64,
 		         it->tgid, it->start, it->end);
-		fd = open(mf, O_RDONLY | O_CLOEXEC);
-		if (fd >= 0 && !fstat(fd, &st) && st.st_ino == it->ino) {
+		fd = lfr_open_regular(mf, O_RDONLY, &st);
+		if (fd >= 0 && st.st_ino == it->ino) {
 			if (ino_fd >= 0)
 				close(ino_fd);
 			return fd;
@@ -315,17 +320,16 @@ struct program_load {
 
 void lfr_unwind_loader_load_object(struct lfr_unwind_loader *l, const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	struct stat st;
+	int fd = lfr_open_regular(path, O_RDONLY, &st);
 	bool fresh;
 
 	if (fd < 0) {
-		failed(l, path, strerror(errno));
+		failed(l, path, fd == -ENODEV ? "not a regular file" : strerror(-fd));
 		return;
 	}
 	/* the MMAP records of these objects need not queue them again */
-	if (!fstat(fd, &st))
-		hashtab_put(&l->queued, st.st_dev, st.st_ino, &fresh);
+	hashtab_put(&l->queued, st.st_dev, st.st_ino, &fresh);
 	load_fd(l, fd, path);
 	close(fd);
 }

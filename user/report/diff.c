@@ -4,13 +4,16 @@
  * name, object and kind (the key the other views use); each is given as its share of all the
  * samples of its recording, so recordings of different lengths or rates compare, and the change
  * is NEW's share minus BASE's in percentage points.  With both sampling periods known the change
- * of self CPU time is given too.
+ * of the self time the samples stand for (CPU time, or with --wall wall-clock time: report/units.h)
+ * is given too.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "report/diff.h"
+#include "report/text_safe.h"
+#include "report/units.h"
 #include "report/views.h"
 
 /* a function (name, object, kind), or with --sort dso an object (its name, no object) */
@@ -182,26 +185,34 @@ void report_diff_free(struct report_diff *d)
 	memset(d, 0, sizeof(*d));
 }
 
-static void print_side(const char *label, const struct report *r, const char *unit, int64_t period,
+static void print_side(const char *label, const struct report *r, const struct report_units *u,
                        FILE *out)
 {
-	fprintf(out, "%s %s: %llu %s of %s", label, r->path, (unsigned long long)r->total, unit,
-	        r->selected);
-	if (period)
-		fprintf(out, ", period %.3f ms, %.3f s of CPU time", (double)period / 1e6,
-		        (double)r->total * (double)period / 1e9);
+	struct text_safe ts = {0};
+
+	fprintf(out, "%s %s: %llu %s of %s", label, text_safe(&ts, r->path),
+	        (unsigned long long)r->total, u->words, text_safe(&ts, r->selected));
+	text_safe_free(&ts);
+	if (u->period_ns)
+		fprintf(out, ", period %.3f ms, %.3f s of %s", (double)u->period_ns / 1e6,
+		        (double)r->total * (double)u->period_ns / 1e9, u->time_name);
 	fputc('\n', out);
 }
 
 /* The rows by |dself| or |dtotal|; by self, only functions with self samples in either. */
-static void print_rows(const struct report_diff *d, const struct report_opts *o, FILE *out,
-                       const char *title, bool by_self)
+static void print_rows(const struct report_diff *d, const struct report_opts *o,
+                       const struct report_units *u, FILE *out, const char *title, bool by_self)
 {
 	fprintf(out, "\n%s\n", title);
 	fprintf(out, "%7s %7s %8s  %7s %7s %8s%s  %s\n", "BASE", "NEW", "DELTA", "BASE", "NEW",
-	        "DELTA", d->cpu ? "  DELTA CPU" : "", o->sort_objects ? "OBJECT" : "FUNCTION");
+	        "DELTA",
+	        !d->cpu                         ? ""
+	        : !strcmp(u->time_type, "wall") ? "  DELTA WALL"
+	                                        : "  DELTA CPU",
+	        o->sort_objects ? "OBJECT" : "FUNCTION");
 	fprintf(out, "%7s %7s %8s  %7s %7s %8s%s\n", "self%", "self%", "self pp", "total%",
 	        "total%", "total pp", d->cpu ? "     (self)" : "");
+	struct text_safe ts = {0};
 	for (size_t i = 0, shown = 0; i < d->nrows && shown < (size_t)o->top; i++) {
 		const struct report_diff_row *r = &d->rows[i];
 		if (by_self && !r->self[0] && !r->self[1])
@@ -214,12 +225,14 @@ static void print_rows(const struct report_diff *d, const struct report_opts *o,
 			snprintf(cpu, sizeof(cpu), "  %+8.1fms", r->dself_ns / 1e6);
 		fprintf(out, "%6.2f%% %6.2f%% %+8.2f  %6.2f%% %6.2f%% %+8.2f%s  %s%s%s%s%s%s\n",
 		        r->self_pct[0], r->self_pct[1], r->dself, r->total_pct[0], r->total_pct[1],
-		        r->dtotal, cpu, r->name, r->kind == RF_KERNEL ? " [kernel]" : "",
-		        show_obj ? "  (" : "", show_obj ? r->object : "", show_obj ? ")" : "",
+		        r->dtotal, cpu, text_safe(&ts, r->name),
+		        r->kind == RF_KERNEL ? " [kernel]" : "", show_obj ? "  (" : "",
+		        show_obj ? text_safe(&ts, r->object) : "", show_obj ? ")" : "",
 		        !r->total[1]   ? "  [only in BASE]"
 		        : !r->total[0] ? "  [only in NEW]"
 		                       : "");
 	}
+	text_safe_free(&ts);
 }
 
 void report_print_diff_text(const struct report *base, const struct report *cur,
@@ -232,23 +245,29 @@ void report_print_diff_text(const struct report *base, const struct report *cur,
 		fprintf(stderr, "lfr report: out of memory\n");
 		return;
 	}
-	if (o->value_field) {
-		/* values summed from a field (--value, --off-cpu) are no sample counts */
+	struct report_units u[2];
+
+	report_units(base, o, &u[0]);
+	report_units(cur, o, &u[1]);
+	/* the time compared is the one both sides' samples stand for */
+	if (!u[0].period_ns || !u[1].period_ns) {
 		d.cpu = false;
 		d.period_ns[0] = d.period_ns[1] = 0;
 	}
-	const char *unit = o->value_field ? o->value_field : "samples";
-	print_side("Base:", base, unit, d.period_ns[0], out);
-	print_side("New: ", cur, unit, d.period_ns[1], out);
+	print_side("Base:", base, &u[0], out);
+	print_side("New: ", cur, &u[1], out);
 	fprintf(out, "Shares of each recording's %s; DELTA = NEW - BASE in percentage points",
-	        unit);
+	        u[1].words);
 	if (d.cpu)
-		fputs("; DELTA CPU = the change of self CPU time (samples x period)\n", out);
+		fprintf(out, "; %s = the change of self %s (samples x period)\n",
+		        !strcmp(u[1].time_type, "wall") ? "DELTA WALL" : "DELTA CPU",
+		        u[1].time_name);
 	else if (o->value_field)
-		fprintf(out, " (CPU time not compared: the values are %s, not samples)\n", unit);
+		fprintf(out, " (time not compared: the values are %s, not samples)\n", u[1].words);
+	else if (base->period_ns > 0 && cur->period_ns > 0)
+		fputs(" (time not compared: the events counted are not the sampler's)\n", out);
 	else
-		fputs(" (CPU time not compared: a recording does not give its sampling period)\n",
-		      out);
+		fputs(" (time not compared: a recording does not give its sampling period)\n", out);
 	size_t only[2] = {0, 0};
 	for (size_t i = 0; i < d.nrows; i++) {
 		only[0] += !d.rows[i].total[1];
@@ -256,9 +275,9 @@ void report_print_diff_text(const struct report *base, const struct report *cur,
 	}
 	fprintf(out, "%s: %zu, %zu only in BASE, %zu only in NEW\n",
 	        o->sort_objects ? "Objects" : "Functions", d.nrows, only[0], only[1]);
-	print_rows(&d, o, out, "Largest changes of self share", true);
+	print_rows(&d, o, &u[1], out, "Largest changes of self share", true);
 	report_diff_sort(&d, true);
-	print_rows(&d, o, out, "Largest changes of total share", false);
+	print_rows(&d, o, &u[1], out, "Largest changes of total share", false);
 	report_diff_free(&d);
 }
 

@@ -76,11 +76,10 @@ int report_html_views_read(struct jfr_reader *r, const struct report *cpu,
 		vo.value_field = "duration"; /* ns in lfr's files, as lfr report --off-cpu sums */
 		rc = read_view(r, vs, &vo);
 	}
-	if (!rc && has_events(cpu, "jdk.NativeMethodSample")) {
+	if (!rc && (has_events(cpu, "profiler.WallClockSample") ||
+	            has_events(cpu, "jdk.NativeMethodSample"))) {
 		vo = *o;
-		vo.wall = true;
-		vo.events[vo.nevents++] = "jdk.ExecutionSample";
-		vo.events[vo.nevents++] = "jdk.NativeMethodSample";
+		report_opts_wall(&vo);
 		rc = read_view(r, vs, &vo);
 	}
 	return rc;

@@ -2,8 +2,9 @@
 /*
  * The views the HTML page of a recording switches between when no option selects one: CPU
  * samples always, off-CPU time when the recording has lfr.OffCpu events, wall-clock samples when
- * it has jdk.NativeMethodSample events.  Each is read as its own option (--off-cpu, --wall) would
- * read it, with the same filters, so that the page shows what those reports show.
+ * it has profiler.WallClockSample events (jdk.NativeMethodSample in lfr's earlier files).  Each is
+ * read as its own option (--off-cpu, --wall) would read it, with the same filters, so that the
+ * page shows what those reports show.
  */
 #ifndef LFR_REPORT_HTML_VIEWS_H
 #define LFR_REPORT_HTML_VIEWS_H

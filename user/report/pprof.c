@@ -13,9 +13,13 @@
  * NEW's samples, then BASE's negated and labelled pprof::base=true, so that pprof shows each
  * function's change and gives percentages of BASE's total.  BASE's counts are scaled to NEW's
  * total (as the folded view does): a change is then one of shares, its percentage the change in
- * points.  The CPU time (both periods known) is not scaled: -sample_index=cpu shows the change
- * of CPU time, as the text view's DELTA CPU.  Samples are per stack (the threads of two
- * recordings are not the same); NEW's frames take ids 1..n, BASE's follow.
+ * points.  The time the samples stand for (both periods known: CPU or wall-clock time) is not
+ * scaled: -sample_index=cpu (or wall) shows its change, as the text view's DELTA CPU.  Samples
+ * are per stack (the threads of two recordings are not the same); NEW's frames take ids 1..n,
+ * BASE's follow.
+ *
+ * The sample types, units and period are report/units.h's: counts ("samples"/"count"), with
+ * the time one sample stands for ("cpu" or "wall"/"nanoseconds", count x period) beside them.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -24,6 +28,7 @@
 
 #include "report/protobuf.h"
 #include "report/report.h"
+#include "report/units.h"
 #include "report/views.h"
 
 /* profile.proto field numbers */
@@ -67,7 +72,7 @@ enum {
 	S_THREAD,
 	S_TID,
 	S_PID,
-	S_CPU,
+	S_TIME, /* what a sample stands for: "cpu", "wall" (units.h) */
 	S_NANOS,
 	S_DIFF_BASE,
 	S_TRUE,
@@ -115,7 +120,10 @@ static void label_num(struct pb_buf *msg, struct pb_buf *tmp, uint64_t key, int6
 	pb_message(msg, SAMPLE_LABEL, tmp);
 }
 
-/* The sample types (count, and CPU time with a known period), the period and the default. */
+/*
+ * The sample types (the values, and with a known period the time they stand for), the period
+ * and the default.
+ */
 static void put_types(struct pb_buf *p, struct pb_buf *msg, int64_t period)
 {
 	pb_reset(msg);
@@ -124,12 +132,12 @@ static void put_types(struct pb_buf *p, struct pb_buf *msg, int64_t period)
 	pb_message(p, PROFILE_SAMPLE_TYPE, msg);
 	if (period) {
 		pb_reset(msg);
-		pb_uint(msg, VALUE_TYPE_TYPE, S_CPU);
+		pb_uint(msg, VALUE_TYPE_TYPE, S_TIME);
 		pb_uint(msg, VALUE_TYPE_UNIT, S_NANOS);
 		pb_message(p, PROFILE_SAMPLE_TYPE, msg);
 	}
 	pb_reset(msg);
-	pb_uint(msg, VALUE_TYPE_TYPE, period ? S_CPU : S_TYPE);
+	pb_uint(msg, VALUE_TYPE_TYPE, period ? S_TIME : S_TYPE);
 	pb_uint(msg, VALUE_TYPE_UNIT, period ? S_NANOS : S_UNIT);
 	pb_message(p, PROFILE_PERIOD_TYPE, msg);
 	pb_uint(p, PROFILE_PERIOD, period ? (uint64_t)period : 1);
@@ -161,33 +169,16 @@ static void put_frames(struct pb_buf *p, struct pb_buf *msg, struct pb_buf *sub,
 	}
 }
 
-/*
- * The sample type and its unit: off-CPU time and sampling latency are ns (pprof then prints them
- * as durations), anything else a count of events or the sum of the --value field.
- */
-static const char *sample_type(const struct report_opts *o)
-{
-	if (o->off_cpu)
-		return "off-cpu";
-	if (o->latency)
-		return "latency";
-	return o->value_field ? o->value_field : "samples";
-}
-
-static const char *sample_unit(const struct report_opts *o)
-{
-	return o->off_cpu || o->latency ? "nanoseconds" : "count";
-}
-
-static void put_fixed_strings(struct pb_buf *p, const struct report_opts *o)
+/* The type and unit of the values (off-CPU time and latency in ns: pprof prints durations). */
+static void put_fixed_strings(struct pb_buf *p, const struct report_units *u)
 {
 	pb_string(p, PROFILE_STRING_TABLE, "");
-	pb_string(p, PROFILE_STRING_TABLE, sample_type(o));
-	pb_string(p, PROFILE_STRING_TABLE, sample_unit(o));
+	pb_string(p, PROFILE_STRING_TABLE, u->type);
+	pb_string(p, PROFILE_STRING_TABLE, u->unit);
 	pb_string(p, PROFILE_STRING_TABLE, "thread");
 	pb_string(p, PROFILE_STRING_TABLE, "tid");
 	pb_string(p, PROFILE_STRING_TABLE, "pid");
-	pb_string(p, PROFILE_STRING_TABLE, "cpu");
+	pb_string(p, PROFILE_STRING_TABLE, u->time_type ? u->time_type : "");
 	pb_string(p, PROFILE_STRING_TABLE, "nanoseconds");
 	pb_string(p, PROFILE_STRING_TABLE, "pprof::base");
 	pb_string(p, PROFILE_STRING_TABLE, "true");
@@ -293,14 +284,16 @@ int report_print_pprof(const struct report *rep, const struct report_opts *o, FI
 	const uint64_t s_frames = S_FIXED, s_threads = S_FIXED + rep->nframes;
 	uint64_t *ctx_first = context_strings(rep, s_threads + rep->nthreads);
 	int ret = 0;
+	struct report_units u;
 
 	if (!locs || !ctx_first) {
 		ret = finish(&p, true, out);
 		goto out;
 	}
 
-	/* samples of a known period (lfr's) stand for CPU time too: count x period */
-	const int64_t period = o->value_field ? 0 : rep->period_ns;
+	/* samples of a known period (lfr's) stand for CPU or wall-clock time too: count x period */
+	report_units(rep, o, &u);
+	const int64_t period = u.period_ns;
 
 	put_types(&p, &msg, period);
 	for (size_t i = 0; i < rep->nsamples; i++) {
@@ -320,7 +313,7 @@ int report_print_pprof(const struct report *rep, const struct report_opts *o, FI
 		pb_message(&p, PROFILE_SAMPLE, &msg);
 	}
 	put_frames(&p, &msg, &sub, rep, 0, s_frames);
-	put_fixed_strings(&p, o);
+	put_fixed_strings(&p, &u);
 	put_frame_names(&p, rep);
 	for (size_t i = 0; i < rep->nthreads; i++)
 		pb_string(&p, PROFILE_STRING_TABLE,
@@ -339,11 +332,6 @@ out:
 	return ret;
 }
 
-static int64_t known_period(const struct report *rep, const struct report_opts *o)
-{
-	return o->value_field || rep->period_mixed || rep->period_ns <= 0 ? 0 : rep->period_ns;
-}
-
 int report_print_pprof_diff(const struct report *base, const struct report *cur,
                             const struct report_opts *o, FILE *out)
 {
@@ -357,7 +345,11 @@ int report_print_pprof_diff(const struct report *base, const struct report *cur,
 		ret = finish(&p, true, out);
 		goto out;
 	}
-	int64_t period[2] = {known_period(base, o), known_period(cur, o)};
+	struct report_units u[2];
+	report_units(base, o, &u[0]);
+	report_units(cur, o, &u[1]);
+	int64_t period[2] = {u[0].period_ns, u[1].period_ns};
+	/* the time both sides' samples stand for (the same options give the same kind) */
 	const bool cpu = period[0] && period[1];
 	/* ids and strings: NEW's frames first, then BASE's */
 	const uint64_t id0[2] = {cur->nframes, 0}, s0[2] = {S_FIXED + cur->nframes, S_FIXED};
@@ -394,7 +386,7 @@ int report_print_pprof_diff(const struct report *base, const struct report *cur,
 	}
 	put_frames(&p, &msg, &sub, cur, id0[1], s0[1]);
 	put_frames(&p, &msg, &sub, base, id0[0], s0[0]);
-	put_fixed_strings(&p, o);
+	put_fixed_strings(&p, &u[1]);
 	put_frame_names(&p, cur);
 	put_frame_names(&p, base);
 	/* the comments pprof prints with the profile: what the values are */
@@ -402,15 +394,16 @@ int report_print_pprof_diff(const struct report *base, const struct report *cur,
 	char line[1024];
 	for (int side = 0; side < 2; side++) {
 		snprintf(line, sizeof(line), "%s %s: %llu %s of %s", side ? "NEW" : "BASE",
-		         reps[side]->path, (unsigned long long)reps[side]->total, sample_type(o),
+		         reps[side]->path, (unsigned long long)reps[side]->total, u[side].type,
 		         reps[side]->selected);
 		pb_string(&p, PROFILE_STRING_TABLE, line);
 		pb_uint(&p, PROFILE_COMMENT, s_comment++);
 	}
 	snprintf(line, sizeof(line),
 	         "lfr report --diff: NEW minus BASE; BASE's %s (label pprof::base) scaled to NEW's "
-	         "total%s",
-	         sample_type(o), cpu ? ", its cpu time not scaled" : "");
+	         "total%s%s%s",
+	         u[1].type, cpu ? ", its " : "", cpu ? u[1].time_name : "",
+	         cpu ? " not scaled" : "");
 	pb_string(&p, PROFILE_STRING_TABLE, line);
 	pb_uint(&p, PROFILE_COMMENT, s_comment);
 	pb_uint(&p, PROFILE_TIME_NANOS, (uint64_t)cur->start_nanos);

@@ -6,7 +6,7 @@
 #include "report/protobuf.h"
 #include "lib/varint.h"
 
-enum { WT_VARINT = 0, WT_LEN = 2 };
+enum { WT_VARINT = 0, WT_I64 = 1, WT_LEN = 2 };
 
 static bool reserve(struct pb_buf *b, size_t n)
 {
@@ -44,6 +44,14 @@ void pb_raw_varint(struct pb_buf *b, uint64_t v)
 	if (!reserve(b, 10))
 		return;
 	b->len += varint_encode(b->data + b->len, v, 10);
+}
+
+void pb_raw_bytes(struct pb_buf *b, const void *p, size_t n)
+{
+	if (n && reserve(b, n)) {
+		memcpy(b->data + b->len, p, n);
+		b->len += n;
+	}
 }
 
 void pb_uint(struct pb_buf *b, unsigned field, uint64_t v)
@@ -89,4 +97,26 @@ void pb_packed(struct pb_buf *b, unsigned field, const uint64_t *v, size_t n)
 	pb_raw_varint(b, len);
 	for (size_t i = 0; i < n; i++)
 		pb_raw_varint(b, v[i]);
+}
+
+static void put_le64(struct pb_buf *b, uint64_t v)
+{
+	if (!reserve(b, 8))
+		return;
+	for (int i = 0; i < 8; i++)
+		b->data[b->len++] = (uint8_t)(v >> (8 * i));
+}
+
+void pb_fixed64(struct pb_buf *b, unsigned field, uint64_t v)
+{
+	pb_raw_varint(b, (uint64_t)field << 3 | WT_I64);
+	put_le64(b, v);
+}
+
+void pb_packed_fixed64(struct pb_buf *b, unsigned field, const uint64_t *v, size_t n)
+{
+	pb_raw_varint(b, (uint64_t)field << 3 | WT_LEN);
+	pb_raw_varint(b, 8 * (uint64_t)n);
+	for (size_t i = 0; i < n; i++)
+		put_le64(b, v[i]);
 }

@@ -15,9 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/container_id.h"
 #include "lib/hashtab.h"
 #include "report/contexts.h"
+#include "export/labels.h"
+#include "report/labels.h"
 #include "report/report.h"
 #include "report/states.h"
 
@@ -34,7 +35,7 @@ enum role {
 	ROLE_JVMINFO,
 	ROLE_SETTINGS,
 	ROLE_OBJECT,
-	ROLE_CGROUP
+	ROLE_LABEL,
 };
 enum slot { SLOT_NONE = 0, SLOT_TIME, SLOT_STACK, SLOT_THREAD, SLOT_VALUE, SLOT_STATE };
 
@@ -56,13 +57,19 @@ struct priv {
 	size_t ncnt;
 	uint64_t meta_cnt, meta_bytes, cp_cnt, cp_bytes;
 	bool any_selected_type;
-	char *stack_types; /* types with a stackTrace field, for the hint: "a, b, c" */
+	unsigned wall_used; /* --wall: the types of report_opts_wall() read, a bit each */
+	char *stack_types;  /* types with a stackTrace field, for the hint: "a, b, c" */
+	size_t stack_types_len, stack_types_cap;
+	struct hashtab stack_type_ids; /* the reader's type-name indexes in stack_types */
 	/* file-wide interning */
 	struct hashtab
 	    frame_ids; /* (hash(name), kind) -> frame id + 1; collisions probed with salt */
 	struct hashtab stack_ids;  /* (hash(frames), depth) -> stack id + 1 */
 	struct hashtab thread_ids; /* (tid, hash(name)) -> thread id + 1 */
 	struct hashtab sample_ids; /* (stack id, thread id) -> sample index + 1 */
+	struct hashtab object_ids; /* (hash(name), hash(path, build-id)) -> object index + 1 */
+	struct hashtab lost_ids;   /* (hash(reason), type name index) -> index in lost + 1 */
+	size_t lost_cap;
 	/* per chunk */
 	struct hashtab
 	    chunk_threads; /* thread key -> thread id + 1, or UINT32_MAX when filtered out */
@@ -87,10 +94,23 @@ void report_opts_init(struct report_opts *o)
 	o->top = 20;
 }
 
-/* A hash of n bytes under a seed: the same bytes under another seed probe elsewhere. */
+static const char *const wall_types[] = {"profiler.WallClockSample", "jdk.ExecutionSample",
+                                         "jdk.NativeMethodSample"};
+
+void report_opts_wall(struct report_opts *o)
+{
+	o->wall = true;
+	for (int i = 0; i < 3; i++)
+		o->events[o->nevents++] = wall_types[i];
+}
+
+/*
+ * A hash of n bytes under a seed: the same bytes under another seed probe elsewhere.  Keyed: the
+ * bytes are a file's, and equal hashes of different bytes are told apart one by one.
+ */
 static uint64_t hash_bytes(const void *data, size_t n, uint64_t seed)
 {
-	return hashtab_hash(hashtab_hash_bytes(data, n), seed);
+	return hashtab_keyed(hashtab_keyed_bytes(data, n), seed);
 }
 
 static bool all_digits(const char *s)
@@ -317,7 +337,8 @@ static uint32_t resolve_frame(struct report *rep, struct priv *pv, struct jfr_re
 		return s->v - 1;
 	char type[64] = "", name[2 * NAME_MAX_LEN + 2], obj[NAME_MAX_LEN];
 	const struct jfr_type *tt = jfr_type_by_id(ch->meta, ttype);
-	uint64_t toff = tt && tkey ? jfr_pool_lookup(ch, ttype, tkey) : 0;
+	/* key 0 is a frame type too: HotSpot's and lfr's "Interpreted" */
+	uint64_t toff = tt ? jfr_pool_lookup(ch, ttype, tkey) : 0;
 	if (toff && tt->nfields) {
 		struct jfr_cur c;
 		jfr_cur_init(&c, r, toff, ch->off + ch->size);
@@ -540,8 +561,8 @@ static bool is_lost_type(const struct jfr_type *t)
 	return !strncmp(t->name, "lfr.", 4) && jfr_field_index(t, "reason") >= 0;
 }
 
-static int record_lost(struct report *rep, struct jfr_reader *r, const struct jfr_chunk *ch,
-                       const struct jfr_type *t, uint64_t off)
+static int record_lost(struct report *rep, struct priv *pv, struct jfr_reader *r,
+                       const struct jfr_chunk *ch, const struct jfr_type *t, uint64_t off)
 {
 	char reason[256] = "";
 	const char *field = NULL;
@@ -553,18 +574,27 @@ static int record_lost(struct report *rep, struct jfr_reader *r, const struct jf
 			field = lost_amount_fields[i];
 			break;
 		}
-	for (size_t i = 0; i < rep->nlost; i++) {
-		struct report_lost *l = &rep->lost[i];
+	struct hashtab_slot *s;
+	bool fresh;
+
+	for (uint64_t a = hash_bytes(reason, strlen(reason), 0);; a++) {
+		s = hashtab_put(&pv->lost_ids, a, t->name_idx, &fresh);
+		if (!s)
+			return -1;
+		if (fresh)
+			break;
+		struct report_lost *l = &rep->lost[s->v - 1];
 		if (!strcmp(l->type, t->name) && !strcmp(l->reason, reason)) {
 			l->events++;
 			l->amount += amount > 0 ? amount : 0;
 			return 0;
 		}
 	}
-	struct report_lost *v = realloc(rep->lost, (rep->nlost + 1) * sizeof(*v));
-	if (!v)
+	if (grow((void **)&rep->lost, &pv->lost_cap, rep->nlost + 1, sizeof(*rep->lost))) {
+		hashtab_del(&pv->lost_ids, s);
 		return -1;
-	rep->lost = v;
+	}
+	s->v = rep->nlost + 1;
 	struct report_lost *l = &rep->lost[rep->nlost++];
 	l->type = strdup(t->name);
 	l->reason = strdup(reason);
@@ -573,6 +603,7 @@ static int record_lost(struct report *rep, struct jfr_reader *r, const struct jf
 	l->amount = amount > 0 ? amount : 0;
 	if (!l->type || !l->reason || (field && !l->field)) {
 		rep->nlost--;
+		hashtab_del(&pv->lost_ids, s);
 		free(l->type);
 		free(l->reason);
 		free(l->field);
@@ -598,22 +629,40 @@ static bool is_event_type(const struct jfr_type *t)
 	return t->super && !strcmp(t->super, "jdk.jfr.Event");
 }
 
-static void note_stack_type(struct priv *pv, const char *name)
+/* Adds a type with stacks to the hint, once (each chunk declares its types again). */
+static void note_stack_type(struct priv *pv, const struct jfr_type *t)
 {
-	size_t len = pv->stack_types ? strlen(pv->stack_types) : 0, n = strlen(name);
-	char *list;
+	size_t n = strlen(t->name), need = pv->stack_types_len + n + 3;
+	bool fresh;
+	struct hashtab_slot *s = hashtab_put(&pv->stack_type_ids, t->name_idx, 0, &fresh);
 
-	for (const char *s = pv->stack_types; s && (s = strstr(s, name)); s += n)
-		if ((s == pv->stack_types || s[-1] == ' ') && (s[n] == ',' || !s[n]))
-			return; /* listed already (a whole name, not part of a longer one) */
-	list = realloc(pv->stack_types, len + n + 3);
-	if (!list)
+	if (!s || !fresh)
 		return;
-	snprintf(list + len, n + 3, "%s%s", len ? ", " : "", name);
-	pv->stack_types = list;
+	if (need > pv->stack_types_cap) {
+		size_t cap = pv->stack_types_cap ? 2 * pv->stack_types_cap : 256;
+		char *list;
+
+		while (cap < need)
+			cap *= 2;
+		list = realloc(pv->stack_types, cap);
+		if (!list) {
+			hashtab_del(&pv->stack_type_ids, s);
+			return;
+		}
+		pv->stack_types = list;
+		pv->stack_types_cap = cap;
+	}
+	pv->stack_types_len += (size_t)snprintf(pv->stack_types + pv->stack_types_len, n + 3,
+	                                        "%s%s", pv->stack_types_len ? ", " : "", t->name);
 }
 
-static int build_plan(struct priv *pv, const struct jfr_type *t, struct plan *p)
+/*
+ * build_plan() of type t of a chunk whose metadata declares profiler.WallClockSample (wall_clock):
+ * the wall-clock samples are those events then, and --wall leaves out the CPU samples of the chunk
+ * (which are wall-clock samples in files of lfr before it, with jdk.NativeMethodSample off the
+ * CPU).
+ */
+static int build_plan(struct priv *pv, const struct jfr_type *t, bool wall_clock, struct plan *p)
 {
 	const struct report_opts *o = pv->o;
 
@@ -633,8 +682,8 @@ static int build_plan(struct priv *pv, const struct jfr_type *t, struct plan *p)
 		p->role = ROLE_OBJECT;
 		return 0;
 	}
-	if (!strcmp(t->name, "lfr.ProcessCgroup")) {
-		p->role = ROLE_CGROUP;
+	if (!strcmp(t->name, "lfr.Label")) {
+		p->role = ROLE_LABEL;
 		return 0;
 	}
 	if (is_event_type(t) && is_lost_type(t)) {
@@ -644,10 +693,14 @@ static int build_plan(struct priv *pv, const struct jfr_type *t, struct plan *p)
 	int stack = jfr_field_index(t, "stackTrace");
 	if (stack < 0 || t->fields[stack].array || !t->fields[stack].cp)
 		return 0;
-	note_stack_type(pv, t->name);
-	if (!selected_type(o, t))
+	note_stack_type(pv, t);
+	if (!selected_type(o, t) ||
+	    (o->wall && wall_clock && strcmp(t->name, "profiler.WallClockSample")))
 		return 0;
 	pv->any_selected_type = true;
+	for (int i = 0; o->wall && i < 3; i++)
+		if (!strcmp(t->name, wall_types[i]))
+			pv->wall_used |= 1u << i;
 	int thread = jfr_field_index(t, "sampledThread");
 	if (thread < 0)
 		thread = jfr_field_index(t, "eventThread");
@@ -758,88 +811,59 @@ static int chunk_jvminfo(struct priv *pv, struct jfr_reader *r, const struct jfr
 }
 
 /* An lfr.ObjectFile event, kept once per distinct (name, path, build-id). */
-static int note_object(struct report *rep, struct jfr_reader *r, const struct jfr_chunk *ch,
-                       const struct jfr_type *t, uint64_t off)
+static int note_object(struct report *rep, struct priv *pv, struct jfr_reader *r,
+                       const struct jfr_chunk *ch, const struct jfr_type *t, uint64_t off)
 {
 	char name[NAME_MAX_LEN], path[4096], bid[2 * 64 + 1];
+	struct hashtab_slot *s;
+	bool fresh;
 
 	if (field_text(r, ch, t, off, "name", name, sizeof(name)) < 0 ||
 	    field_text(r, ch, t, off, "path", path, sizeof(path)) < 0 ||
 	    field_text(r, ch, t, off, "buildId", bid, sizeof(bid)) < 0 || !name[0] ||
 	    path[0] != '/')
 		return 0;
-	for (size_t i = 0; i < rep->nobjects; i++)
-		if (!strcmp(rep->objects[i].name, name) && !strcmp(rep->objects[i].path, path) &&
-		    !strcmp(rep->objects[i].build_id, bid))
+	uint64_t b = hash_bytes(path, strlen(path), hash_bytes(bid, strlen(bid), 0));
+	for (uint64_t a = hash_bytes(name, strlen(name), 0);; a++) {
+		s = hashtab_put(&pv->object_ids, a, b, &fresh);
+		if (!s)
+			return -1;
+		if (fresh)
+			break;
+		const struct report_object *o = &rep->objects[s->v - 1];
+		if (!strcmp(o->name, name) && !strcmp(o->path, path) && !strcmp(o->build_id, bid))
 			return 0;
+	}
 	if (grow((void **)&rep->objects, &rep->objects_cap, rep->nobjects + 1,
-	         sizeof(*rep->objects)))
+	         sizeof(*rep->objects))) {
+		hashtab_del(&pv->object_ids, s);
 		return -1;
+	}
 	struct report_object *o = &rep->objects[rep->nobjects];
 	o->name = strdup(name);
 	o->path = strdup(path);
 	o->build_id = strdup(bid);
 	if (!o->name || !o->path || !o->build_id) {
 		free(o->name), free(o->path), free(o->build_id);
+		hashtab_del(&pv->object_ids, s);
 		return -1;
 	}
-	rep->nobjects++;
+	s->v = ++rep->nobjects;
 	return 0;
 }
 
-/*
- * An lfr.ProcessCgroup event: the cgroup of process pid, and its container and pod.  A later
- * event of the same pid (an exec into another cgroup, a pid used again) replaces it.
- */
-static int note_cgroup(struct report *rep, struct jfr_reader *r, const struct jfr_chunk *ch,
-                       const struct jfr_type *t, uint64_t off)
+/* An lfr.Label event; one without its fields is left out. */
+static int note_label(struct report *rep, struct jfr_reader *r, const struct jfr_chunk *ch,
+                      const struct jfr_type *t, uint64_t off)
 {
-	char pid[24], path[4096], id[LFR_CONTAINER_ID_LEN + 1], pod[LFR_POD_UID_LEN + 1],
-	    runtime[16];
-	struct report_cgroup *c = NULL;
-	char *end;
-	long long n;
+	char name[LFR_LABEL_KEY_MAX], value[LFR_LABEL_VALUE_MAX];
+	int64_t pid = -1;
 
-	if (field_text(r, ch, t, off, "pid", pid, sizeof(pid)) <= 0 ||
-	    field_text(r, ch, t, off, "cgroup", path, sizeof(path)) < 0)
+	if (!field_int(r, ch, t, off, "pid", &pid) || pid < 0 ||
+	    field_text(r, ch, t, off, "name", name, sizeof(name)) <= 0 ||
+	    field_text(r, ch, t, off, "value", value, sizeof(value)) <= 0)
 		return 0;
-	n = strtoll(pid, &end, 10);
-	if (*end || n <= 0)
-		return 0;
-	if (field_text(r, ch, t, off, "containerId", id, sizeof(id)) < 0)
-		id[0] = 0;
-	if (field_text(r, ch, t, off, "podUid", pod, sizeof(pod)) < 0)
-		pod[0] = 0;
-	if (field_text(r, ch, t, off, "runtime", runtime, sizeof(runtime)) < 0)
-		runtime[0] = 0;
-	for (size_t i = 0; i < rep->ncgroups && !c; i++)
-		if (rep->cgroups[i].pid == n)
-			c = &rep->cgroups[i];
-	if (!c) {
-		if (grow((void **)&rep->cgroups, &rep->cgroups_cap, rep->ncgroups + 1,
-		         sizeof(*rep->cgroups)))
-			return -1;
-		c = &rep->cgroups[rep->ncgroups++];
-		memset(c, 0, sizeof(*c));
-		c->pid = n;
-	}
-	free(c->path);
-	if (!(c->path = strdup(path))) {
-		rep->ncgroups--;
-		return -1;
-	}
-	snprintf(c->container_id, sizeof(c->container_id), "%s", id);
-	snprintf(c->pod_uid, sizeof(c->pod_uid), "%s", pod);
-	snprintf(c->runtime, sizeof(c->runtime), "%s", runtime);
-	return 0;
-}
-
-const struct report_cgroup *report_cgroup_of(const struct report *rep, int64_t pid)
-{
-	for (size_t i = 0; pid > 0 && i < rep->ncgroups; i++)
-		if (rep->cgroups[i].pid == pid)
-			return &rep->cgroups[i];
-	return NULL;
+	return report_note_label(rep, pid, name, value);
 }
 
 /* The sampling period lfr.SamplerSettings gives; periods that differ leave it unknown. */
@@ -1003,13 +1027,16 @@ static int job_prepare(struct priv *pv, struct jfr_reader *r, struct job *j)
 
 	j->plans = calloc(m->ntypes ? m->ntypes : 1, sizeof(*j->plans));
 	j->nplans = j->plans ? m->ntypes : 0; /* job_free frees as many */
-	j->ncnt = r->ntype_names ? r->ntype_names : 1;
+	/* per type of this chunk (not of the file: a chunk costs what its own metadata holds) */
+	j->ncnt = m->ntypes ? m->ntypes : 1;
 	j->cnt = calloc(j->ncnt, sizeof(*j->cnt));
 	j->bytes = calloc(j->ncnt, sizeof(*j->bytes));
 	if (!j->plans || !j->cnt || !j->bytes)
 		return -1;
+	bool wall_clock = jfr_type_by_name(m, "profiler.WallClockSample") != NULL;
+
 	for (int i = 0; i < m->ntypes; i++) {
-		if (build_plan(pv, &m->types[i], &j->plans[i]) < 0)
+		if (build_plan(pv, &m->types[i], wall_clock, &j->plans[i]) < 0)
 			return -1;
 		if (m->types[i].id > max_id)
 			max_id = m->types[i].id;
@@ -1071,7 +1098,7 @@ static inline int add_sample(struct job *j, const uint64_t *v, struct pending *b
 	e->a = v[SLOT_STACK];
 	e->b = b;
 	e->v = v[SLOT_VALUE];
-	e->h = hashtab_hash(e->a, e->b);
+	e->h = hashtab_slot_hash(&j->agg, e->a, e->b);
 	hashtab_prefetch(&j->agg, e->h);
 	if (j->keep_times) {
 		if (grow((void **)&j->timed, &j->timed_cap, j->ntimed + 1, sizeof(*j->timed)))
@@ -1169,8 +1196,8 @@ static void job_scan(struct job *j)
 			         (unsigned long long)type);
 			return;
 		}
-		j->cnt[pl->evidx]++;
-		j->bytes[pl->evidx] += size;
+		j->cnt[pl - j->plans]++;
+		j->bytes[pl - j->plans] += size;
 		if (pl->role == ROLE_COUNT)
 			continue;
 		if (pl->role != ROLE_SAMPLE) {
@@ -1280,11 +1307,11 @@ static int job_merge(struct report *rep, struct priv *pv, struct jfr_reader *r, 
 		r->failed = true;
 		return -1;
 	}
-	if (grow_counts(pv, j->ncnt) < 0)
+	if (grow_counts(pv, r->ntype_names) < 0)
 		return jfr_fail(r, j->ch.off, "out of memory");
-	for (size_t i = 0; i < j->ncnt; i++) {
-		pv->cnt[i] += j->cnt[i];
-		pv->bytes[i] += j->bytes[i];
+	for (int i = 0; i < j->nplans; i++) {
+		pv->cnt[j->plans[i].evidx] += j->cnt[i];
+		pv->bytes[j->plans[i].evidx] += j->bytes[i];
 	}
 	pv->meta_cnt += j->meta_cnt;
 	pv->meta_bytes += j->meta_bytes;
@@ -1305,15 +1332,15 @@ static int job_merge(struct report *rep, struct priv *pv, struct jfr_reader *r, 
 			note_period(rep, r, &j->ch, j->special[i].pl->t, j->special[i].off);
 	for (size_t i = 0; i < j->nspecial; i++)
 		if (j->special[i].pl->role == ROLE_OBJECT &&
-		    note_object(rep, r, &j->ch, j->special[i].pl->t, j->special[i].off) < 0)
+		    note_object(rep, pv, r, &j->ch, j->special[i].pl->t, j->special[i].off) < 0)
 			return jfr_fail(r, j->ch.off, "out of memory");
 	for (size_t i = 0; i < j->nspecial; i++)
-		if (j->special[i].pl->role == ROLE_CGROUP &&
-		    note_cgroup(rep, r, &j->ch, j->special[i].pl->t, j->special[i].off) < 0)
+		if (j->special[i].pl->role == ROLE_LABEL &&
+		    note_label(rep, r, &j->ch, j->special[i].pl->t, j->special[i].off) < 0)
 			return jfr_fail(r, j->ch.off, "out of memory");
 	for (size_t i = 0; i < j->nspecial; i++)
 		if (j->special[i].pl->role == ROLE_LOST &&
-		    record_lost(rep, r, &j->ch, j->special[i].pl->t, j->special[i].off) < 0)
+		    record_lost(rep, pv, r, &j->ch, j->special[i].pl->t, j->special[i].off) < 0)
 			return jfr_fail(r, j->ch.off, "out of memory");
 	if (merge_chunk(rep, pv, r, &j->ch, &j->agg, j->plans, j->nplans, &j->ctx) < 0 ||
 	    merge_timed(rep, pv, r, j) < 0 || merge_states(rep, pv, r, j) < 0)
@@ -1401,7 +1428,16 @@ static int finish(struct report *rep, struct priv *pv, struct jfr_reader *r)
 		return -1;
 	qsort(rep->evtypes, rep->nevtypes, sizeof(*rep->evtypes), cmp_evtype);
 	const char *sel = "jdk.ExecutionSample";
-	if (pv->o->nevents) {
+	if (pv->o->wall) {
+		/* the types read: of lfr's files, profiler.WallClockSample or the earlier pair */
+		size_t len = 0;
+		rep->selected[0] = 0;
+		unsigned used = pv->wall_used ? pv->wall_used : 1; /* none: the one lfr writes */
+		for (int i = 0; i < 3 && len < sizeof(rep->selected); i++)
+			if (used & 1u << i)
+				len += snprintf(rep->selected + len, sizeof(rep->selected) - len,
+				                "%s%s", len ? "," : "", wall_types[i]);
+	} else if (pv->o->nevents) {
 		size_t len = 0;
 		rep->selected[0] = 0;
 		for (int i = 0; i < pv->o->nevents && len < sizeof(rep->selected); i++)
@@ -1456,7 +1492,9 @@ int report_read(struct jfr_reader *r, const struct report_opts *o, struct report
 		return -1;
 	}
 	rep->priv = pv;
-	rep->path = strdup(r->name); /* the report outlives its reader */
+	hashtab_init_trusted(&pv->sample_ids, false);     /* the report's own ids */
+	hashtab_init_trusted(&pv->stack_type_ids, false); /* and the reader's */
+	rep->path = strdup(r->name);                      /* the report outlives its reader */
 	rep->file_size = r->size;
 	if (!rep->path)
 		rc = jfr_fail(r, 0, "out of memory");
@@ -1544,6 +1582,7 @@ void report_free(struct report *rep)
 	if (!rep)
 		return;
 	free(rep->path);
+	report_labels_free(rep);
 	struct priv *pv = rep->priv;
 	if (pv) {
 		free(pv->cnt);
@@ -1552,6 +1591,9 @@ void report_free(struct report *rep)
 		hashtab_free(&pv->stack_ids);
 		hashtab_free(&pv->thread_ids);
 		hashtab_free(&pv->sample_ids);
+		hashtab_free(&pv->object_ids);
+		hashtab_free(&pv->stack_type_ids);
+		hashtab_free(&pv->lost_ids);
 		hashtab_free(&pv->chunk_threads);
 		hashtab_free(&pv->chunk_stacks);
 		hashtab_free(&pv->chunk_frames);
@@ -1568,9 +1610,6 @@ void report_free(struct report *rep)
 		free(rep->objects[i].name), free(rep->objects[i].path),
 		    free(rep->objects[i].build_id);
 	free(rep->objects);
-	for (size_t i = 0; i < rep->ncgroups; i++)
-		free(rep->cgroups[i].path);
-	free(rep->cgroups);
 	free(rep->unnamed);
 	free(rep->stack_frames);
 	free(rep->stacks);

@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "jfr/reader.h"
+#include "lib/hashtab.h"
 
 #define REPORT_MAX_FILTERS 16
 
@@ -39,8 +40,8 @@ struct report_opts {
 	bool timeline;     /* keep every sample's time (report.timed): speedscope, pprof */
 	bool off_cpu;      /* lfr.OffCpu by duration: off-CPU time in ns (events and
 	                    * value_field are set to match) */
-	bool wall;         /* wall-clock samples: jdk.ExecutionSample and jdk.NativeMethodSample
-	                    * (events are set to match) */
+	bool wall;         /* wall-clock samples: profiler.WallClockSample (of lfr's files before
+	                    * it: jdk.ExecutionSample and jdk.NativeMethodSample), report_opts_wall() */
 	bool latency;      /* lfr.SamplingLatency by duration, and the longest ones (text);
 	                    * events, value_field and timeline are set to match */
 	bool states;       /* the value by the events' state field (report.states): the text
@@ -51,14 +52,21 @@ struct report_opts {
 	int nspans;
 	const char *traces[REPORT_MAX_FILTERS];
 	int ntraces;
-	bool contexts;        /* keep each sample's context (report.contexts, sample.ctx) */
-	uint8_t sort_ctx;     /* text: REPORT_BY_SPAN or REPORT_BY_TRACE instead of functions */
-	bool sort_containers; /* text: the top containers and pods (lfr.ProcessCgroup) */
+	bool contexts;    /* keep each sample's context (report.contexts, sample.ctx) */
+	uint8_t sort_ctx; /* text: REPORT_BY_SPAN or REPORT_BY_TRACE instead of functions */
+	const char *sort_label; /* text: the value by this label of the samples' processes (-s
+	                         * service, container, pod, host or any label's name) */
 };
 
 enum { REPORT_BY_FUNCTION, REPORT_BY_SPAN, REPORT_BY_TRACE };
 
 void report_opts_init(struct report_opts *o);
+/*
+ * --wall: the wall-clock samples of lfr record --wall, profiler.WallClockSample on the CPU and off
+ * it; in a chunk that declares none, jdk.ExecutionSample and jdk.NativeMethodSample (the wall-clock
+ * samples of lfr's earlier files).
+ */
+void report_opts_wall(struct report_opts *o);
 
 struct report;
 /* end_nanos - start_nanos: 0 when negative, INT64_MAX when too large (a corrupt header). */
@@ -140,17 +148,11 @@ struct report_object {
 	char *name, *path, *build_id; /* build_id: hex, "" when unknown */
 };
 
-/* An lfr.ProcessCgroup event: a process's cgroup and the container and pod it names. */
-struct report_cgroup {
+/* An lfr.Label event: a label of process pid, or with pid 0 of the recording (report/labels.h). */
+struct report_label {
 	int64_t pid;
-	char *path;
-	char container_id[65]; /* "" when none */
-	char pod_uid[37];      /* "" when none */
-	char runtime[16];      /* "" when unknown */
+	char *name, *value;
 };
-
-/* The container of process pid (its lfr.ProcessCgroup), or NULL. */
-const struct report_cgroup *report_cgroup_of(const struct report *rep, int64_t pid);
 
 struct report_lost {
 	char *type, *reason, *field;
@@ -204,9 +206,10 @@ struct report {
 	/* lfr.ObjectFile events, one per distinct (name, path, build-id) */
 	struct report_object *objects;
 	size_t nobjects, objects_cap;
-	/* lfr.ProcessCgroup events, the latest of each pid */
-	struct report_cgroup *cgroups;
-	size_t ncgroups, cgroups_cap;
+	/* lfr.Label events, the last value of each (pid, name); label_index: (pid, hash(name)) */
+	struct report_label *labels;
+	size_t nlabels, labels_cap;
+	struct hashtab label_index;
 	/* report_name_frames(): frames named, and the objects whose frames stayed unnamed and why
 	 * ("2 objects unnamed: /usr/bin/app (build-id ab12..): ..."), NULL when none */
 	uint64_t frames_named;
@@ -257,7 +260,9 @@ void report_html_view_kind(const struct report_opts *o, struct report_html_view 
 void report_print_html_views(const struct report_html_view *views, size_t n, FILE *out);
 /*
  * s as a JSON string literal (report/json.c).  '<', '>' and '&' are escaped too, so that no name
- * can close the HTML page's <script> element.
+ * can close the HTML page's <script> element; bytes that are not UTF-8 (a name cut inside a
+ * character, a file's stray bytes) are written as U+FFFD, so that the output is UTF-8 whatever
+ * the names hold.
  */
 void report_json_string(FILE *out, const char *s);
 /* gzipped profile.proto for `go tool pprof` (report/pprof.c); -1 after saying why on stderr (out

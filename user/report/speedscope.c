@@ -5,12 +5,15 @@
  * type "sampled", its samples in time order (report.timed), each a stack from the root to the
  * leaf with its value as the weight, so speedscope's "Time Order" view shows the recording as it
  * happened and "Left Heavy"/"Sandwich" the totals.  One profile for all threads, or with --threads
- * one per thread (largest first), as the other views split them.
+ * one per thread (largest first), as the other views split them.  The unit and weights follow
+ * report/units.h: a sample of a known period weighs the time it stands for (CPU or wall-clock
+ * time, the profile's name says which), a duration its nanoseconds, anything else its count.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "report/report.h"
+#include "report/units.h"
 
 /* One profile of the samples of thread (all threads when thread < 0). */
 static void profile(const struct report *rep, const struct report_opts *o, long thread,
@@ -19,13 +22,19 @@ static void profile(const struct report *rep, const struct report_opts *o, long 
 	uint64_t total = 0;
 	bool first = true;
 
-	fputs("{\"type\":\"sampled\",\"name\":", out);
-	report_json_string(out, name);
-	/* samples of a known period (lfr's) weigh their CPU time: count x period */
-	const uint64_t period =
-	    o->value_field || rep->period_ns <= 0 ? 1 : (uint64_t)rep->period_ns;
+	struct report_units u;
+	char full[600];
+
+	report_units(rep, o, &u);
+	/* samples of a known period (lfr's) weigh the time they stand for: count x period */
+	const uint64_t period = u.period_ns ? (uint64_t)u.period_ns : 1;
 	/* off-CPU time and sampling latency are durations in ns already */
-	const bool nanos = period > 1 || o->off_cpu || o->latency;
+	const bool nanos = u.period_ns || !strcmp(u.unit, "nanoseconds");
+
+	fputs("{\"type\":\"sampled\",\"name\":", out);
+	snprintf(full, sizeof(full), "%s%s%s", name, u.time_name ? ", " : "",
+	         u.time_name ? u.time_name : "");
+	report_json_string(out, full);
 
 	fprintf(out, ",\"unit\":\"%s\",\"startValue\":0,\"samples\":[",
 	        nanos ? "nanoseconds" : "none");

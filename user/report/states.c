@@ -13,13 +13,14 @@
 int states_job_add(struct states_job *s, const struct jfr_field *f, const uint8_t *p, size_t len,
                    uint64_t thread, uint64_t value)
 {
-	uint64_t h = hashtab_hash_bytes(p, len), id;
+	/* keyed: the bytes are a file's */
+	uint64_t h = hashtab_keyed_bytes(p, len), id;
 	bool fresh;
 
 	/* two byte strings of one hash probe again under another salt, as the interning does */
 	for (uint64_t salt = 0;; salt++) {
 		struct hashtab_slot *e =
-		    hashtab_put(&s->ids, hashtab_hash(h, salt), (uint64_t)(uintptr_t)f, &fresh);
+		    hashtab_put(&s->ids, h + salt, (uint64_t)(uintptr_t)f, &fresh);
 		if (!e)
 			return -1;
 		if (!fresh) {

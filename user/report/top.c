@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/labels.h"
 #include "report/top.h"
 
 void top_opts_init(struct top_opts *o)
@@ -13,6 +14,23 @@ void top_opts_init(struct top_opts *o)
 	o->tid = -1;
 	o->pid = -1;
 	o->zoom = TOP_ALL;
+}
+
+/* With a label filter: per thread, whether its process lacks the label's value (else NULL). */
+static uint8_t *label_skips(const struct report *rep, const struct top_opts *o)
+{
+	uint8_t *skip;
+	char buf[32];
+
+	if (!o->label_name || !(skip = calloc(rep->nthreads + 1, 1)))
+		return NULL;
+	for (size_t i = 0; i < rep->nthreads; i++) {
+		const char *v = report_thread_label(
+		    rep, &rep->threads[i], report_label_name(o->label_name), buf, sizeof(buf));
+
+		skip[i] = !v || strcmp(v, o->label_value);
+	}
+	return skip;
 }
 
 /* Rows by (frame, thread): open addressing over row indexes + 1 (0 = empty). */
@@ -118,14 +136,20 @@ int top_build(const struct report *rep, const struct top_opts *o, struct top_tab
 	t->zoom = (struct top_row){.frame = o->zoom, .thread = TOP_ALL};
 	if (!rep->ntimed)
 		return 0;
+	/*
+	 * The window ends at the newest sample and begins window_ns before it, or where the
+	 * recording read begins when it is shorter (0: its first chunk's start, or an earlier
+	 * sample's time): the time its samples cover, not the first sample's (that would leave out
+	 * the period before it, and make one sample a rate of 1e9 per second).
+	 */
 	t->to_ns = rep->timed[0].nanos;
-	for (size_t i = 0; i < rep->ntimed; i++)
+	t->from_ns = 0;
+	for (size_t i = 0; i < rep->ntimed; i++) {
 		if (rep->timed[i].nanos > t->to_ns)
 			t->to_ns = rep->timed[i].nanos;
-	t->from_ns = rep->timed[0].nanos;
-	for (size_t i = 0; i < rep->ntimed; i++)
 		if (rep->timed[i].nanos < t->from_ns)
 			t->from_ns = rep->timed[i].nanos;
+	}
 	if (o->window_ns > 0 && t->to_ns - t->from_ns >= o->window_ns)
 		t->from_ns = t->to_ns - o->window_ns + 1;
 
@@ -138,10 +162,11 @@ int top_build(const struct report *rep, const struct top_opts *o, struct top_tab
 	         *emark = calloc(nf, sizeof(*emark));
 	uint64_t *callers = calloc(nf, sizeof(*callers)), *callees = calloc(nf, sizeof(*callees));
 	uint32_t *fr = malloc(maxdepth * sizeof(*fr));
+	uint8_t *skip = label_skips(rep, o);
 	struct rowmap m = {0};
 	int rc = -1;
 
-	if (!mark || !cmark || !emark || !callers || !callees || !fr)
+	if (!mark || !cmark || !emark || !callers || !callees || !fr || (o->label_name && !skip))
 		goto out;
 	uint64_t stamp = 0;
 	for (size_t i = 0; i < rep->ntimed; i++) {
@@ -149,7 +174,8 @@ int top_build(const struct report *rep, const struct top_opts *o, struct top_tab
 		if (ts->nanos < t->from_ns || ts->nanos > t->to_ns)
 			continue;
 		const struct report_thread *th = &rep->threads[ts->thread];
-		if ((o->tid >= 0 && th->tid != o->tid) || (o->pid >= 0 && th->pid != o->pid))
+		if ((o->tid >= 0 && th->tid != o->tid) || (o->pid >= 0 && th->pid != o->pid) ||
+		    (skip && skip[ts->thread]))
 			continue;
 		const struct report_stack *st = &rep->stacks[ts->stack];
 		const uint32_t *sf = rep->stack_frames + st->first;
@@ -200,8 +226,9 @@ int top_build(const struct report *rep, const struct top_opts *o, struct top_tab
 	t->rows = m.rows;
 	t->nrows = m.n;
 	m.rows = NULL;
-	qsort(t->rows, t->nrows, sizeof(*t->rows),
-	      o->sort == TOP_SORT_TOTAL ? cmp_total : cmp_self);
+	if (t->nrows) /* none: rows is NULL, which qsort may not take */
+		qsort(t->rows, t->nrows, sizeof(*t->rows),
+		      o->sort == TOP_SORT_TOTAL ? cmp_total : cmp_self);
 	if (o->zoom != TOP_ALL && (frame_rows(callers, rep->nframes, &t->callers, &t->ncallers) ||
 	                           frame_rows(callees, rep->nframes, &t->callees, &t->ncallees)))
 		goto out;
@@ -215,6 +242,7 @@ out:
 	free(callers);
 	free(callees);
 	free(fr);
+	free(skip);
 	return rc;
 }
 

@@ -22,6 +22,8 @@ struct top_opts {
 	bool kernel;        /* keep kernel frames (else a stack starts at its first other frame) */
 	enum top_sort sort; /* rows by self (then total) or by total (then self), largest first */
 	int64_t tid, pid;   /* only this OS thread id, this pid; -1 = any */
+	/* only the processes whose label (report/labels.h) label_name has label_value; NULL: any */
+	const char *label_name, *label_value;
 	uint32_t zoom; /* a frame of the report whose callers and callees to list; TOP_ALL = none */
 };
 

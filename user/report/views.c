@@ -6,7 +6,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "lib/hashtab.h"
+#include "report/labels.h"
 #include "report/report.h"
+#include "report/text_safe.h"
+#include "report/units.h"
 #include "report/views.h"
 
 /* The value of each stack in the samples of thread (every thread when thread < 0). */
@@ -83,14 +87,13 @@ static double pct(uint64_t v, uint64_t total)
 	return total ? 100.0 * (double)v / (double)total : 0;
 }
 
-/* What the tables count: samples, or the --value field summed. */
-static const char *value_unit(const struct report_opts *o)
+/* What the tables count: samples, or a field summed (report/units.h's words for them). */
+static const char *value_unit(const struct report *rep, const struct report_opts *o)
 {
-	if (o->off_cpu)
-		return "off-CPU ns";
-	if (o->latency)
-		return "latency ns";
-	return o->value_field ? o->value_field : "samples";
+	struct report_units u;
+
+	report_units(rep, o, &u);
+	return u.words;
 }
 
 static int print_top_of(const struct report *rep, FILE *out, const char *title, const uint64_t *key,
@@ -104,8 +107,11 @@ static int print_top_of(const struct report *rep, FILE *out, const char *title, 
 		idx[i] = i;
 	sort_key = key;
 	qsort(idx, rep->nframes, sizeof(*idx), cmp_by_key);
-	fprintf(out, "\nTop functions by %s\n", title);
-	fprintf(out, "%10s %6s %10s %6s  %s\n", "SELF", "%", "TOTAL", "%", "FUNCTION");
+	struct text_safe ts = {0};
+
+	fprintf(out, "\nTop functions by ");
+	text_safe_put(out, title);
+	fprintf(out, "\n%10s %6s %10s %6s  %s\n", "SELF", "%", "TOTAL", "%", "FUNCTION");
 	for (size_t i = 0; i < rep->nframes && (int)i < top; i++) {
 		uint32_t f = idx[i];
 		if (!key[f])
@@ -115,10 +121,11 @@ static int print_top_of(const struct report *rep, FILE *out, const char *title, 
 
 		fprintf(out, "%10llu %5.1f%% %10llu %5.1f%%  %s%s%s%s%s\n",
 		        (unsigned long long)self[f], pct(self[f], all),
-		        (unsigned long long)total[f], pct(total[f], all), fr->name,
+		        (unsigned long long)total[f], pct(total[f], all), text_safe(&ts, fr->name),
 		        fr->kind == RF_KERNEL ? " [kernel]" : "", show_obj ? "  (" : "",
-		        show_obj ? fr->object : "", show_obj ? ")" : "");
+		        show_obj ? text_safe(&ts, fr->object) : "", show_obj ? ")" : "");
 	}
+	text_safe_free(&ts);
 	free(idx);
 	return 0;
 }
@@ -129,7 +136,7 @@ static int print_top(const struct report *rep, const struct report_opts *o, FILE
 {
 	char t[64];
 
-	snprintf(t, sizeof(t), "%s %s", title, value_unit(o));
+	snprintf(t, sizeof(t), "%s %s", title, value_unit(rep, o));
 	return print_top_of(rep, out, t, key, self, total, top, rep->total);
 }
 
@@ -206,16 +213,18 @@ static int print_objects(const struct report *rep, const struct report_opts *o, 
 		idx[k] = (uint32_t)k;
 	sort_key = self;
 	qsort(idx, nobj, sizeof(*idx), cmp_by_key);
-	fprintf(out, "\nTop objects by self %s\n", value_unit(o));
+	fprintf(out, "\nTop objects by self %s\n", value_unit(rep, o));
 	fprintf(out, "%10s %6s %10s %6s  %s\n", "SELF", "%", "TOTAL", "%", "OBJECT");
 	for (size_t i = 0; i < nobj && (int)i < top; i++) {
 		uint32_t k = idx[i];
 
 		if (!total[k])
 			break;
-		fprintf(out, "%10llu %5.1f%% %10llu %5.1f%%  %s\n", (unsigned long long)self[k],
+		fprintf(out, "%10llu %5.1f%% %10llu %5.1f%%  ", (unsigned long long)self[k],
 		        pct(self[k], rep->total), (unsigned long long)total[k],
-		        pct(total[k], rep->total), views_object_name(rep->frames[first[k]].object));
+		        pct(total[k], rep->total));
+		text_safe_put(out, views_object_name(rep->frames[first[k]].object));
+		fputc('\n', out);
 	}
 	rc = 0;
 out:
@@ -244,12 +253,14 @@ static void format_time(int64_t nanos, char *buf, size_t n)
 
 void report_print_header(const struct report *rep, const struct report_opts *o, FILE *out)
 {
+	struct text_safe ts = {0};
+	const char *selected = text_safe(&ts, rep->selected);
 	char start[64];
 
 	format_time(rep->start_nanos, start, sizeof(start));
-	fprintf(out, "File: %s (%llu bytes, %llu chunk%s), recorded %s for %.3f s\n", rep->path,
-	        (unsigned long long)rep->file_size, (unsigned long long)rep->nchunks,
-	        rep->nchunks == 1 ? "" : "s", start,
+	fprintf(out, "File: %s (%llu bytes, %llu chunk%s), recorded %s for %.3f s\n",
+	        text_safe(&ts, rep->path), (unsigned long long)rep->file_size,
+	        (unsigned long long)rep->nchunks, rep->nchunks == 1 ? "" : "s", start,
 	        ((double)rep->end_nanos - (double)rep->start_nanos) / 1e9);
 	if (o->off_cpu)
 		fprintf(
@@ -257,13 +268,13 @@ void report_print_header(const struct report *rep, const struct report_opts *o, 
 		    "Off-CPU time: %llu ns (%.3f s) in %llu intervals (%s) of %zu thread%s, %zu "
 		    "distinct stacks",
 		    (unsigned long long)rep->total, (double)rep->total / 1e9,
-		    (unsigned long long)rep->matched_events, rep->selected, rep->nthreads,
+		    (unsigned long long)rep->matched_events, selected, rep->nthreads,
 		    rep->nthreads == 1 ? "" : "s", rep->nstacks);
 	else if (o->wall)
 		fprintf(out,
 		        "Wall-clock samples: %llu (%s: on and off the CPU) of %zu thread%s, %zu "
 		        "distinct stacks",
-		        (unsigned long long)rep->total, rep->selected, rep->nthreads,
+		        (unsigned long long)rep->total, selected, rep->nthreads,
 		        rep->nthreads == 1 ? "" : "s", rep->nstacks);
 	else if (o->latency)
 		fprintf(
@@ -271,12 +282,12 @@ void report_print_header(const struct report *rep, const struct report_opts *o, 
 		    "Sampling latency: %llu ns (%.3f s) in %llu ticks (%s) of %zu thread%s, %zu "
 		    "distinct stacks",
 		    (unsigned long long)rep->total, (double)rep->total / 1e9,
-		    (unsigned long long)rep->matched_events, rep->selected, rep->nthreads,
+		    (unsigned long long)rep->matched_events, selected, rep->nthreads,
 		    rep->nthreads == 1 ? "" : "s", rep->nstacks);
 	else
 		fprintf(out, "Samples: %llu %s of %s in %zu thread%s, %zu distinct stacks",
 		        (unsigned long long)rep->total, o->value_field ? o->value_field : "events",
-		        rep->selected, rep->nthreads, rep->nthreads == 1 ? "" : "s", rep->nstacks);
+		        selected, rep->nthreads, rep->nthreads == 1 ? "" : "s", rep->nstacks);
 	if (rep->matched_events != rep->sample_events)
 		fprintf(out, " (%llu of %llu events pass the filters)",
 		        (unsigned long long)rep->matched_events,
@@ -289,6 +300,11 @@ void report_print_header(const struct report *rep, const struct report_opts *o, 
 			    out,
 			    "Off-CPU intervals: %llu lfr.OffCpu events (lfr report --off-cpu)\n",
 			    (unsigned long long)rep->evtypes[i].count);
+		else if (!strcmp(rep->evtypes[i].name, "profiler.WallClockSample"))
+			fprintf(out,
+			        "Wall-clock samples: %llu profiler.WallClockSample events (lfr "
+			        "report --wall)\n",
+			        (unsigned long long)rep->evtypes[i].count);
 		else if (!strcmp(rep->evtypes[i].name, "jdk.NativeMethodSample"))
 			fprintf(
 			    out,
@@ -300,6 +316,7 @@ void report_print_header(const struct report *rep, const struct report_opts *o, 
 			        "Sampling latencies: %llu lfr.SamplingLatency events (lfr report "
 			        "--latency)\n",
 			        (unsigned long long)rep->evtypes[i].count);
+	text_safe_free(&ts);
 }
 
 static int cmp_timed_value(const void *a, const void *b)
@@ -319,6 +336,7 @@ static int cmp_timed_value(const void *a, const void *b)
 static int print_longest(const struct report *rep, FILE *out, int top)
 {
 	const struct report_timed **v = malloc((rep->ntimed ? rep->ntimed : 1) * sizeof(*v));
+	struct text_safe ts = {0};
 
 	if (!v)
 		return -1;
@@ -334,7 +352,7 @@ static int print_longest(const struct report *rep, FILE *out, int top)
 		const char *user = NULL;
 
 		fprintf(out, "%12.3f %12.3f %10lld  %s:", (double)v[i]->value / 1e6,
-		        (double)v[i]->nanos / 1e9, (long long)th->tid, th->name);
+		        (double)v[i]->nanos / 1e9, (long long)th->tid, text_safe(&ts, th->name));
 		for (uint32_t k = 0; k < st->depth; k++) {
 			const struct report_frame *f =
 			    &rep->frames[rep->stack_frames[st->first + k]];
@@ -344,26 +362,29 @@ static int print_longest(const struct report *rep, FILE *out, int top)
 				break;
 			}
 			if (kernel++ < 4)
-				fprintf(out, "%s %s", kernel > 1 ? " <-" : "", f->name);
+				fprintf(out, "%s %s", kernel > 1 ? " <-" : "",
+				        text_safe(&ts, f->name));
 		}
 		if (kernel > 4)
 			fprintf(out, " <- ...");
-		fprintf(out, " -> %s\n", user ? user : "?");
+		fprintf(out, " -> %s\n", user ? text_safe(&ts, user) : "?");
 	}
 	if (rep->ntimed > (size_t)top)
 		fprintf(out, "%12s %12s %10s  ... %zu more (--top)\n", "", "", "",
 		        rep->ntimed - top);
+	text_safe_free(&ts);
 	free(v);
 	return 0;
 }
 
 /* The value's column heading: its unit in capitals, at most 10 characters. */
-static void value_column(const struct report_opts *o, char column[11])
+static void value_column(const struct report *rep, const struct report_opts *o, char column[11])
 {
+	const char *unit = value_unit(rep, o);
 	size_t i;
 
-	for (i = 0; i < 10 && value_unit(o)[i]; i++)
-		column[i] = (char)toupper((unsigned char)value_unit(o)[i]);
+	for (i = 0; i < 10 && unit[i]; i++)
+		column[i] = (char)toupper((unsigned char)unit[i]);
 	column[i] = '\0';
 }
 
@@ -410,7 +431,7 @@ static int print_contexts(const struct report *rep, const struct report_opts *o,
 
 	if (!v)
 		return -1;
-	value_column(o, column);
+	value_column(rep, o, column);
 	for (size_t i = 0; i < n; i++) {
 		v[i] = &rep->contexts[i + 1];
 		in_ctx += v[i]->value;
@@ -440,10 +461,10 @@ static int print_contexts(const struct report *rep, const struct report_opts *o,
 	}
 	qsort(v, rows, sizeof(*v), cmp_context_value);
 	if (traces)
-		fprintf(out, "\nTop traces by %s\n%10s %6s  %-32s %6s\n", value_unit(o), column,
+		fprintf(out, "\nTop traces by %s\n%10s %6s  %-32s %6s\n", value_unit(rep, o), column,
 		        "%", "TRACE", "SPANS");
 	else
-		fprintf(out, "\nTop spans by %s\n%10s %6s  %-16s %-32s %s\n", value_unit(o), column,
+		fprintf(out, "\nTop spans by %s\n%10s %6s  %-16s %-32s %s\n", value_unit(rep, o), column,
 		        "%", "SPAN", "TRACE", "ATTRIBUTES");
 	for (size_t i = 0; i < rows && (int)i < top && v[i]->value; i++) {
 		if (traces) {
@@ -465,137 +486,128 @@ static int print_contexts(const struct report *rep, const struct report_opts *o,
 	return 0;
 }
 
-/* One row of -s container: a container (or a pod without one), its value and busiest process. */
-struct container_row {
-	const struct report_cgroup *c; /* NULL: the processes in none */
-	uint64_t value, top_value;
-	const char *top_process;
-	int64_t top_pid;
-	size_t processes;
-};
-
-static bool same_container(const struct report_cgroup *a, const struct report_cgroup *b)
-{
-	if (!a || !b)
-		return a == b;
-	return !strcmp(a->container_id, b->container_id) && !strcmp(a->pod_uid, b->pod_uid);
-}
-
-static int cmp_container_row(const void *a, const void *b)
-{
-	const struct container_row *x = a, *y = b;
-
-	if (!x->c != !y->c)
-		return x->c ? -1 : 1; /* "[no container]" last */
-	return x->value < y->value ? 1 : x->value > y->value ? -1 : 0;
-}
-
-/*
- * -s container: the value of the samples by container (OpenTelemetry container.id) and
- * Kubernetes pod (k8s.pod.uid), from each process's lfr.ProcessCgroup, each with its runtime,
- * number of processes and busiest process; then the processes in none.
- */
-static int print_containers(const struct report *rep, const struct report_opts *o, FILE *out,
-                            int top)
-{
-	struct container_row *rows = calloc(rep->nthreads + 1, sizeof(*rows));
-	size_t n = 0, shown = 0;
-	char column[11];
-	int64_t *pids = calloc(rep->nthreads + 1, sizeof(*pids));
-	size_t npids = 0;
-
-	if (!rows || !pids) {
-		free(rows);
-		free(pids);
-		return -1;
-	}
-	value_column(o, column);
-	for (size_t i = 0; i < rep->nthreads; i++) {
-		const struct report_thread *t = &rep->threads[i];
-		const struct report_cgroup *c = report_cgroup_of(rep, t->pid);
-		size_t k;
-		bool new_pid = true;
-
-		if (c && !c->container_id[0] && !c->pod_uid[0])
-			c = NULL;
-		for (k = 0; k < n && !same_container(rows[k].c, c); k++)
-			;
-		if (k == n)
-			rows[n++].c = c;
-		rows[k].value += t->value;
-		for (size_t p = 0; p < npids && new_pid; p++)
-			new_pid = pids[p] != t->pid;
-		if (new_pid) {
-			pids[npids++] = t->pid;
-			rows[k].processes++;
-		}
-		if (t->value > rows[k].top_value || !rows[k].top_process) {
-			rows[k].top_value = t->value;
-			rows[k].top_process = t->process ? t->process : t->name;
-			rows[k].top_pid = t->pid;
-		}
-	}
-	qsort(rows, n, sizeof(*rows), cmp_container_row);
-	fprintf(out, "\nTop containers by %s\n%10s %6s  %-12s %-36s %-10s %5s  %s\n", value_unit(o),
-	        column, "%", "CONTAINER", "POD", "RUNTIME", "PROCS", "BUSIEST PROCESS");
-	for (size_t i = 0; i < n; i++) {
-		const struct container_row *r = &rows[i];
-
-		if (r->c && (int)shown++ >= top)
-			continue;
-		if (!r->c) {
-			fprintf(out, "%10llu %5.1f%%  [no container] %zu process%s\n",
-			        (unsigned long long)r->value, pct(r->value, rep->total),
-			        r->processes, r->processes == 1 ? "" : "es");
-			continue;
-		}
-		fprintf(out, "%10llu %5.1f%%  %-12.12s %-36s %-10s %5zu  %s [%lld]\n",
-		        (unsigned long long)r->value, pct(r->value, rep->total),
-		        r->c->container_id[0] ? r->c->container_id : "-",
-		        r->c->pod_uid[0] ? r->c->pod_uid : "-",
-		        r->c->runtime[0] ? r->c->runtime : "-", r->processes,
-		        r->top_process ? r->top_process : "?", (long long)r->top_pid);
-	}
-	if (shown > (size_t)top)
-		fprintf(out, "%10s %6s  ... %zu more containers (--top)\n", "", "", shown - top);
-	if (!rep->ncgroups)
-		fprintf(out,
-		        "%10s %6s  (the recording has no lfr.ProcessCgroup events: lfr record "
-		        "writes them)\n",
-		        "", "");
-	free(rows);
-	free(pids);
-	return 0;
-}
-
 static int print_threads(const struct report *rep, const struct report_opts *o, FILE *out, int top)
 {
 	struct report_thread **v = malloc((rep->nthreads ? rep->nthreads : 1) * sizeof(*v));
+	struct text_safe ts = {0};
 	char column[11];
 	size_t i;
 
 	if (!v)
 		return -1;
-	value_column(o, column);
+	value_column(rep, o, column);
 	for (i = 0; i < rep->nthreads; i++)
 		v[i] = &rep->threads[i];
 	qsort(v, rep->nthreads, sizeof(*v), cmp_thread_value);
-	fprintf(out, "\nThreads by %s\n%10s %6s %10s %10s  %s\n", value_unit(o), column, "%", "TID",
-	        "PID", "THREAD");
+	fprintf(out, "\nThreads by %s\n%10s %6s %10s %10s  %s\n", value_unit(rep, o), column, "%",
+	        "TID", "PID", "THREAD");
 	for (i = 0; i < rep->nthreads && (int)i < top; i++) {
 		char pid[32] = "-";
 		if (v[i]->pid >= 0)
 			snprintf(pid, sizeof(pid), "%lld", (long long)v[i]->pid);
-		fprintf(out, "%10llu %5.1f%% %10lld %10s  %s%s%s%s\n",
-		        (unsigned long long)v[i]->value, pct(v[i]->value, rep->total),
-		        (long long)v[i]->tid, pid, v[i]->name, v[i]->process ? " (" : "",
-		        v[i]->process ? v[i]->process : "", v[i]->process ? ")" : "");
+		fprintf(
+		    out, "%10llu %5.1f%% %10lld %10s  %s%s%s%s\n", (unsigned long long)v[i]->value,
+		    pct(v[i]->value, rep->total), (long long)v[i]->tid, pid,
+		    text_safe(&ts, v[i]->name), v[i]->process ? " (" : "",
+		    v[i]->process ? text_safe(&ts, v[i]->process) : "", v[i]->process ? ")" : "");
 	}
 	if (rep->nthreads > (size_t)top)
 		fprintf(out, "%10s %6s %10s %10s  ... %zu more threads (--top)\n", "", "", "", "",
 		        rep->nthreads - top);
+	text_safe_free(&ts);
 	free(v);
 	return 0;
+}
+
+struct label_row {
+	char *value; /* the label's value, or NULL: the threads without one */
+	uint64_t sum;
+	size_t threads;
+};
+
+static int cmp_label_row(const void *a, const void *b)
+{
+	const struct label_row *x = a, *y = b;
+
+	if (x->sum != y->sum)
+		return x->sum < y->sum ? 1 : -1;
+	return strcmp(x->value ? x->value : "", y->value ? y->value : "");
+}
+
+/* The rows of print_by_label(), one per value of the threads' label name; -1 when out of memory. */
+static int label_rows(const struct report *rep, const char *name, struct label_row *rows, size_t *n)
+{
+	struct hashtab ids;
+	char buf[32];
+	int rc = 0;
+
+	hashtab_init_bytes(&ids);
+	*n = 0;
+	for (size_t i = 0; i < rep->nthreads && !rc; i++) {
+		const char *v = report_thread_label(rep, &rep->threads[i], name, buf, sizeof(buf));
+		/* no value keys as the one byte string "\n", which no label holds */
+		const char *key = v ? v : "\n";
+		bool fresh;
+		struct hashtab_slot *s = hashtab_get_bytes(&ids, key, strlen(key));
+
+		if (!s) {
+			char *copy = v ? strdup(v) : NULL;
+
+			if (v && !copy) {
+				rc = -1;
+				break;
+			}
+			/* the key's bytes: the row's copy, or the literal */
+			s = hashtab_put_bytes(&ids, copy ? copy : "\n", strlen(key), &fresh);
+			if (!s) {
+				free(copy);
+				rc = -1;
+				break;
+			}
+			rows[*n].value = copy;
+			s->v = ++*n;
+		}
+		rows[s->v - 1].sum += rep->threads[i].value;
+		rows[s->v - 1].threads++;
+	}
+	hashtab_free(&ids);
+	return rc;
+}
+
+/*
+ * -s LABEL: the value by the label of the samples' processes (report/labels.h: a process's own
+ * label, else the recording's; a process outside any service is its own service).
+ */
+static int print_by_label(const struct report *rep, const struct report_opts *o, FILE *out, int top)
+{
+	const char *name = report_label_name(o->sort_label);
+	struct label_row *rows = calloc(rep->nthreads + 1, sizeof(*rows));
+	char column[11];
+	size_t n = 0;
+	int rc;
+
+	if (!rows)
+		return -1;
+	rc = label_rows(rep, name, rows, &n);
+	if (!rc) {
+		qsort(rows, n, sizeof(*rows), cmp_label_row);
+		value_column(rep, o, column);
+		fprintf(out, "\nSamples by %s\n%10s %6s %8s  %s\n", name, column, "%", "THREADS",
+		        name);
+		for (size_t i = 0; i < n && (int)i < top; i++) {
+			fprintf(out, "%10llu %5.1f%% %8zu  ", (unsigned long long)rows[i].sum,
+			        pct(rows[i].sum, rep->total), rows[i].threads);
+			text_safe_put(out, rows[i].value ? rows[i].value : "[none]");
+			fputc('\n', out);
+		}
+		if (n > (size_t)top)
+			fprintf(out, "%10s %6s %8s  ... %zu more (--top)\n", "", "", "",
+			        n - (size_t)top);
+	}
+	for (size_t i = 0; i < n; i++)
+		free(rows[i].value);
+	free(rows);
+	return rc;
 }
 
 /*
@@ -608,12 +620,15 @@ static void print_states(const struct report *rep, const struct report_opts *o, 
 
 	if (!rep->nstates)
 		return;
-	value_column(o, column);
+	value_column(rep, o, column);
 	fprintf(out, "\n%s by state\n%10s %6s  %s\n", o->off_cpu ? "Off-CPU" : "Samples", column,
 	        "%", "STATE");
-	for (size_t i = 0; i < rep->nstates && (int)i < top; i++)
-		fprintf(out, "%10llu %5.1f%%  %s\n", (unsigned long long)rep->states[i].value,
-		        pct(rep->states[i].value, rep->total), rep->states[i].name);
+	for (size_t i = 0; i < rep->nstates && (int)i < top; i++) {
+		fprintf(out, "%10llu %5.1f%%  ", (unsigned long long)rep->states[i].value,
+		        pct(rep->states[i].value, rep->total));
+		text_safe_put(out, rep->states[i].name);
+		fputc('\n', out);
+	}
 	if (rep->nstates > (size_t)top)
 		fprintf(out, "%10s %6s  ... %zu more states (--top)\n", "", "", rep->nstates - top);
 }
@@ -626,18 +641,22 @@ void report_print_lost(const struct report *rep, FILE *out)
 		        "  none recorded (no jdk.DataLoss or lost-sample events in the file)\n");
 		return;
 	}
+	struct text_safe ts = {0};
+
 	for (size_t i = 0; i < rep->nlost; i++) {
 		const struct report_lost *l = &rep->lost[i];
-		fprintf(out, "  %-28s %8llu event%s", l->type, (unsigned long long)l->events,
-		        l->events == 1 ? "" : "s");
+		fprintf(out, "  %-28s %8llu event%s", text_safe(&ts, l->type),
+		        (unsigned long long)l->events, l->events == 1 ? "" : "s");
 		if (l->field)
 			fprintf(out, ", %s %llu",
-			        !strcmp(l->type, "jdk.DataLoss") ? "bytes" : l->field,
+			        !strcmp(l->type, "jdk.DataLoss") ? "bytes"
+			                                         : text_safe(&ts, l->field),
 			        (unsigned long long)l->amount);
 		if (l->reason[0])
-			fprintf(out, "  reason: %s", l->reason);
+			fprintf(out, "  reason: %s", text_safe(&ts, l->reason));
 		fprintf(out, "\n");
 	}
+	text_safe_free(&ts);
 }
 
 /* --threads: the top functions by self value of each of the top threads, as shares of its own. */
@@ -660,8 +679,8 @@ static int print_per_thread(const struct report *rep, const struct report_opts *
 			break;
 		}
 		snprintf(title, sizeof(title), "self %s in thread %s (TID %lld, %llu %s)",
-		         value_unit(o), v[i]->name ? v[i]->name : "?", (long long)v[i]->tid,
-		         (unsigned long long)v[i]->value, value_unit(o));
+		         value_unit(rep, o), v[i]->name ? v[i]->name : "?", (long long)v[i]->tid,
+		         (unsigned long long)v[i]->value, value_unit(rep, o));
 		if (print_top_of(rep, out, title, self, self, total, o->top < 10 ? o->top : 10,
 		                 v[i]->value))
 			rc = -1;
@@ -684,22 +703,29 @@ int report_print_text(const struct report *rep, const struct report_opts *o, FIL
 	const char *types = report_stack_types(rep, &any);
 
 	report_print_header(rep, o, out);
-	if (rep->unnamed)
-		fprintf(out, "\n%s\n", rep->unnamed);
+	if (rep->unnamed) {
+		fputc('\n', out);
+		text_safe_put(out, rep->unnamed);
+		fputc('\n', out);
+	}
 	if (!rep->total) {
+		struct text_safe ts = {0};
+
 		if (!any)
-			fprintf(out, "\nNo %s events in this file.%s%s%s\n", rep->selected,
-			        types[0] ? " Event types with stack traces here: " : "", types,
-			        types[0] ? " (choose with --event)." : "");
+			fprintf(out, "\nNo %s events in this file.%s%s%s\n",
+			        text_safe(&ts, rep->selected),
+			        types[0] ? " Event types with stack traces here: " : "",
+			        text_safe(&ts, types), types[0] ? " (choose with --event)." : "");
 		else
 			fprintf(out, "\nNo samples pass the filters; widen "
 			             "--thread/--process/--from/--to.\n");
+		text_safe_free(&ts);
 	} else if (o->sort_ctx) {
 		if (print_contexts(rep, o, out, o->top) || print_threads(rep, o, out, o->top))
 			return -1;
 		print_states(rep, o, out, o->top);
-	} else if (o->sort_containers) {
-		if (print_containers(rep, o, out, o->top) || print_threads(rep, o, out, o->top))
+	} else if (o->sort_label) {
+		if (print_by_label(rep, o, out, o->top) || print_threads(rep, o, out, o->top))
 			return -1;
 		print_states(rep, o, out, o->top);
 	} else if (o->sort_objects) {
@@ -733,19 +759,30 @@ int report_print_text(const struct report *rep, const struct report_opts *o, FIL
 void report_print_summary(const struct report *rep, FILE *out)
 {
 	fprintf(out, "%-50s %12s %14s\n", "EVENT TYPE", "COUNT", "SIZE (BYTES)");
+	struct text_safe ts = {0};
+
 	for (size_t i = 0; i < rep->nevtypes; i++)
-		fprintf(out, "%-50s %12llu %14llu\n", rep->evtypes[i].name,
+		fprintf(out, "%-50s %12llu %14llu\n", text_safe(&ts, rep->evtypes[i].name),
 		        (unsigned long long)rep->evtypes[i].count,
 		        (unsigned long long)rep->evtypes[i].bytes);
+	text_safe_free(&ts);
 }
 
-/* Writes a frame name for the folded format: ';' separates frames and '\n' ends lines, so both are
- * replaced; kernel frames get async-profiler's "_[k]" suffix (flamegraph.pl --color=java). */
+/*
+ * Writes a frame name for the folded format: ';' separates frames, so it becomes ':', and the
+ * name is made safe as every text output makes it (text_safe.h: a control character, '\n' that
+ * ends lines among them, becomes a space); kernel frames get async-profiler's "_[k]" suffix
+ * (flamegraph.pl --color=java).
+ */
 void views_put_folded_name(FILE *out, const struct report_frame *f)
 {
-	/* ';' separates frames, and no control byte reaches a terminal */
-	for (const unsigned char *p = (const unsigned char *)f->name; *p; p++)
-		fputc(*p == ';' ? ':' : *p < 0x20 || *p == 0x7f ? ' ' : *p, out);
+	for (const char *p = f->name, *semi;; p = semi + 1) {
+		semi = strchr(p, ';');
+		text_safe_write(out, p, semi ? (size_t)(semi - p) : strlen(p));
+		if (!semi)
+			break;
+		fputc(':', out);
+	}
 	if (f->kind == RF_KERNEL)
 		fputs("_[k]", out);
 }

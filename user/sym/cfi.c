@@ -6,8 +6,9 @@
  *
  * CFI comes from libdw: the object's .eh_frame (what the C library's own unwinder uses), else its
  * .debug_frame, else the .debug_frame of its separate debug file.  The file is opened again on the
- * first pc that needs it (the symbol reader closed it), read into memory by libelf (mapped) and
- * kept with the object, without a file descriptor, for the symbolizer's lifetime.
+ * first pc that needs it (the symbol reader closed it), the sections libdw keeps read into memory
+ * by libelf (with pread, not mapped: a file cut later cannot raise SIGBUS) and kept with the
+ * object, without a file descriptor, for the symbolizer's lifetime.
  */
 #include <fcntl.h>
 #include <stdlib.h>
@@ -19,17 +20,25 @@
 #include <elfutils/libdwelf.h>
 #include <gelf.h>
 
+#include "lib/regular_file.h"
 #include "sym/cfi.h"
 #include "sym/cfi_rule.h"
 #include "sym/internal.h"
 
 struct cfi {
-	Elf *elf;      /* the object's file */
-	Dwarf_CFI *eh; /* its .eh_frame (ends with dwarf_cfi_end), or NULL */
-	Dwarf *dw;     /* its DWARF, for .debug_frame, or NULL */
-	Elf *dbg_elf;  /* the separate debug file */
-	Dwarf *dbg_dw; /* its DWARF, for .debug_frame, or NULL */
+	const struct cfi_regs *regs; /* its machine's registers */
+	Elf *elf;                    /* the object's file */
+	Dwarf_CFI *eh;               /* its .eh_frame (ends with dwarf_cfi_end), or NULL */
+	Dwarf *dw;                   /* its DWARF, for .debug_frame, or NULL */
+	Elf *dbg_elf;                /* the separate debug file */
+	Dwarf *dbg_dw;               /* its DWARF, for .debug_frame, or NULL */
 };
+
+/*
+ * The leaf rule's outcome for one pc: enum lfr_leaf_rule, or (arm64) the caller in the link
+ * register x30, which the USTACK record carries after its stack words.
+ */
+#define LEAF_CALLER_LR (LFR_LEAF_UNKNOWN + 1)
 
 /*
  * The leaf rule of the pcs met last, per object: a profile interrupts the same few instructions
@@ -70,27 +79,45 @@ void cfi_free(struct cfi *c)
 
 /*
  * Opens an ELF file for its CFI; when dev/ino are given the file must still be that one (a file
- * replaced since it was read describes other code).  libelf reads what it needs before the
- * descriptor is closed, so no descriptor stays open per object.
+ * replaced since it was read describes other code).  The file is read, not mapped: one cut
+ * meanwhile would raise SIGBUS through a mapping (sym/elfobj.c).  *fd stays open until
+ * let_go() once what is kept has been read.
  */
-static Elf *open_elf(const char *path, dev_t dev, ino_t ino, bool check)
+static Elf *open_elf(const char *path, dev_t dev, ino_t ino, bool check, int *fd)
 {
 	struct stat st;
 	Elf *e = NULL;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
-	if (fd < 0)
+	*fd = lfr_open_regular(path, O_RDONLY, &st);
+	if (*fd < 0) {
+		*fd = -1;
 		return NULL;
-	if (!fstat(fd, &st) && S_ISREG(st.st_mode) &&
-	    (!check || (st.st_dev == dev && st.st_ino == ino))) {
-		e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-		if (e && (elf_kind(e) != ELF_K_ELF || elf_cntl(e, ELF_C_FDREAD))) {
+	}
+	if (!check || (st.st_dev == dev && st.st_ino == ino)) {
+		e = elf_begin(*fd, ELF_C_READ, NULL);
+		if (e && elf_kind(e) != ELF_K_ELF) {
 			elf_end(e);
 			e = NULL;
 		}
 	}
-	close(fd);
+	if (!e) {
+		close(*fd);
+		*fd = -1;
+	}
 	return e;
+}
+
+/*
+ * Closes the file of e once libdw has read what it keeps (the CFI sections, and with DWARF the
+ * .debug_* sections): no descriptor stays open per object, and libelf reads nothing more.
+ */
+static void let_go(Elf *e, int *fd)
+{
+	if (e)
+		elf_cntl(e, ELF_C_FDDONE);
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
 }
 
 /* A debug file still describes the object when their build-ids match (checked when it was read). */
@@ -116,11 +143,15 @@ static struct cfi *cfi_load(struct elfobj *o)
 
 	if (!c)
 		return NULL;
+	int fd = -1;
+
 	if (o->image)
 		c->elf = elf_memory(o->image, o->image_len);
 	else if (o->file_path && !o->debug_only)
-		c->elf = open_elf(o->file_path, o->file_dev, o->file_ino, true);
-	if (c->elf && !cfi_elf_is_x86_64(c->elf)) {
+		c->elf = open_elf(o->file_path, o->file_dev, o->file_ino, true, &fd);
+	c->regs = c->elf ? cfi_regs_of(c->elf) : NULL;
+	if (c->elf && !c->regs) {
+		let_go(c->elf, &fd);
 		cfi_free(c);
 		return NULL;
 	}
@@ -129,12 +160,17 @@ static struct cfi *cfi_load(struct elfobj *o)
 		if (has_debug_frame(c->elf))
 			c->dw = dwarf_begin_elf(c->elf, DWARF_C_READ, NULL);
 	}
+	let_go(c->elf, &fd);
 	/* The debug file's .eh_frame is empty (NOBITS); only its .debug_frame counts. */
 	if (o->debug_path) {
-		c->dbg_elf = open_elf(o->debug_path, 0, 0, false);
-		if (c->dbg_elf && cfi_elf_is_x86_64(c->dbg_elf) && same_build_id(c->dbg_elf, o) &&
-		    has_debug_frame(c->dbg_elf))
+		c->dbg_elf = open_elf(o->debug_path, 0, 0, false, &fd);
+		if (c->dbg_elf && cfi_regs_of(c->dbg_elf) && same_build_id(c->dbg_elf, o) &&
+		    has_debug_frame(c->dbg_elf)) {
 			c->dbg_dw = dwarf_begin_elf(c->dbg_elf, DWARF_C_READ, NULL);
+			if (!c->regs)
+				c->regs = cfi_regs_of(c->dbg_elf);
+		}
+		let_go(c->dbg_elf, &fd);
 	}
 	return c;
 }
@@ -153,58 +189,72 @@ static Dwarf_Frame *row_of(struct cfi *c, uint64_t vaddr)
 }
 
 /*
- * The rule itself, on one CFI row.  *slot is the index of the return address in the stack words
- * for LFR_LEAF_CALLER.
+ * The rule itself, on one CFI row of a machine with registers R.  *slot is the index of the
+ * return address in the stack words for LFR_LEAF_CALLER.
+ *
+ * x86-64: with CFA = rbp + 16 and rbp saved at CFA - 16 the function's frame is set up; with CFA
+ * = rsp + k it has none (yet, or any more), and its return address is the word at CFA - 8.
+ * arm64: the frame is set up when CFA = x29 + k with x29 saved at CFA - k and x30 right after
+ * it, the frame record the walk reads at x29; with CFA = sp + k the walk's first record is the
+ * caller's, and the return address is still in x30 (LEAF_CALLER_LR) or saved at CFA + n.
  */
-static enum lfr_leaf_rule apply(Dwarf_Frame *fr, uint64_t *slot)
+static int apply(Dwarf_Frame *fr, const struct cfi_regs *r, uint64_t *slot)
 {
 	Dwarf_Addr start, end;
 	bool signal_frame;
-	int64_t cfa_off, ra_off, rbp_off;
+	int64_t cfa_off, ra_off = 0, fp_off = 0;
 	int cfa_reg;
-	enum cfi_rule rbp;
+	enum cfi_rule fp, ra;
 
 	/* A signal frame's "caller" is the interrupted context, not a call. */
-	if (dwarf_frame_info(fr, &start, &end, &signal_frame) != X86_64_RA || signal_frame)
+	if (dwarf_frame_info(fr, &start, &end, &signal_frame) != r->ra || signal_frame)
 		return LFR_LEAF_UNKNOWN;
-	if (!cfi_cfa_reg_off(fr, &cfa_reg, &cfa_off) ||
-	    cfi_reg_rule(fr, X86_64_RA, &ra_off) != CFI_RULE_AT_CFA || ra_off != -8)
+	if (!cfi_cfa_reg_off(fr, &cfa_reg, &cfa_off))
 		return LFR_LEAF_UNKNOWN;
-	rbp = cfi_reg_rule(fr, X86_64_RBP, &rbp_off);
-	if (cfa_reg == X86_64_RBP) {
+	ra = cfi_reg_rule(fr, r->ra, &ra_off);
+	if (!(ra == CFI_RULE_AT_CFA && (ra_off == -8 || r->lr)) && !(ra == CFI_RULE_SAME && r->lr))
+		return LFR_LEAF_UNKNOWN;
+	fp = cfi_reg_rule(fr, r->fp, &fp_off);
+	if (cfa_reg == r->fp) {
 		/*
-		 * push %rbp; mov %rsp,%rbp done: the return address is at rbp + 8 and the
-		 * caller's rbp at rbp, exactly where the frame-pointer walk reads them.
+		 * The frame is set up: the return address and the caller's frame pointer lie where
+		 * the frame-pointer walk reads them (x86-64: push %rbp; mov %rsp,%rbp done, at rbp
+		 * + 8 and rbp).
 		 */
-		if (cfa_off == 16 && rbp == CFI_RULE_AT_CFA && rbp_off == -16)
+		if (r->lr ? fp == CFI_RULE_AT_CFA && fp_off == -cfa_off && ra == CFI_RULE_AT_CFA &&
+		                ra_off == fp_off + 8
+		          : cfa_off == 16 && fp == CFI_RULE_AT_CFA && fp_off == -16)
 			return LFR_LEAF_FP_OK;
 		return LFR_LEAF_UNKNOWN;
 	}
-	if (cfa_reg != X86_64_RSP)
+	if (cfa_reg != r->sp)
 		return LFR_LEAF_UNKNOWN;
 	/*
-	 * No frame of its own: rbp is the caller's (never touched, or pushed and not yet made the
-	 * frame base, or popped again), so the walk's first step skips the caller.  A register
-	 * saved in another register or by an expression is not a case the walk can be fixed for.
+	 * No frame of its own: the frame pointer is the caller's (never touched, or saved and not
+	 * yet made the frame base, or restored), so the walk's first step skips the caller.  A
+	 * register saved in another register or by an expression is not a case the walk can be
+	 * fixed for.
 	 */
-	if (rbp != CFI_RULE_SAME && rbp != CFI_RULE_UNDEFINED && rbp != CFI_RULE_AT_CFA)
+	if (fp != CFI_RULE_SAME && fp != CFI_RULE_UNDEFINED && fp != CFI_RULE_AT_CFA)
 		return LFR_LEAF_UNKNOWN;
-	if (cfa_off < 8 || (cfa_off - 8) % 8)
+	if (ra == CFI_RULE_SAME)
+		return LEAF_CALLER_LR;
+	if (cfa_off + ra_off < 0 || (cfa_off + ra_off) % 8)
 		return LFR_LEAF_UNKNOWN;
-	*slot = (uint64_t)(cfa_off - 8) / 8;
+	*slot = (uint64_t)(cfa_off + ra_off) / 8;
 	return LFR_LEAF_CALLER;
 }
 
 /* The rule of vaddr in O, and the return address's word for LFR_LEAF_CALLER. */
-static enum lfr_leaf_rule rule_of(struct elfobj *o, uint64_t vaddr, uint64_t *slot)
+static int rule_of(struct elfobj *o, uint64_t vaddr, uint64_t *slot)
 {
 	size_t i = (size_t)((vaddr ^ vaddr >> 8) % CFI_MEMO_SLOTS);
-	enum lfr_leaf_rule r;
+	int r;
 	Dwarf_Frame *fr;
 
 	if (o->cfi_memo && o->cfi_memo->e[i].vaddr == vaddr + 1) {
 		*slot = o->cfi_memo->e[i].slot;
-		return (enum lfr_leaf_rule)o->cfi_memo->e[i].rule;
+		return o->cfi_memo->e[i].rule;
 	}
 	if (!o->cfi_tried) {
 		o->cfi_tried = true;
@@ -213,7 +263,7 @@ static enum lfr_leaf_rule rule_of(struct elfobj *o, uint64_t vaddr, uint64_t *sl
 	fr = o->cfi ? row_of(o->cfi, vaddr) : NULL;
 	r = LFR_LEAF_UNKNOWN;
 	if (fr) {
-		r = apply(fr, slot);
+		r = apply(fr, o->cfi->regs, slot);
 		free(fr);
 	}
 	if (r != LFR_LEAF_CALLER || *slot <= UINT32_MAX) {
@@ -228,21 +278,32 @@ static enum lfr_leaf_rule rule_of(struct elfobj *o, uint64_t vaddr, uint64_t *sl
 	return r;
 }
 
-/* lfr_sym_leaf_caller(), also telling the stack word the rule reads (-1: none). */
+/*
+ * lfr_sym_leaf_caller(), also telling the word the rule reads (-1: none; an index into the stack
+ * words followed by the registers, regs[0] being word nr_words).  regs: NULL, or the record's
+ * link register and PAC mask (LFR_USTACK_F_REGS).
+ */
 static enum lfr_leaf_rule leaf_caller(struct lfr_sym *sym, uint32_t tgid, uint64_t pc, uint64_t sp,
-                                      const uint64_t *words, uint32_t nr_words, uint64_t *ret_addr,
-                                      int *word)
+                                      const uint64_t *words, uint32_t nr_words,
+                                      const uint64_t *regs, uint64_t *ret_addr, int *word)
 {
 	uint64_t vaddr, slot = 0;
 	struct elfobj *o = sym_user_obj(sym, tgid, pc, &vaddr);
-	enum lfr_leaf_rule r;
+	int r;
 
 	*word = -1;
 	if (!o)
 		return LFR_LEAF_UNKNOWN;
 	r = rule_of(o, vaddr, &slot);
+	if (r == LEAF_CALLER_LR) {
+		*word = nr_words < INT32_MAX ? (int)nr_words : INT32_MAX;
+		if (!regs || !regs[0])
+			return LFR_LEAF_UNKNOWN;
+		*ret_addr = regs[0];
+		return LFR_LEAF_CALLER;
+	}
 	if (r != LFR_LEAF_CALLER)
-		return r;
+		return (enum lfr_leaf_rule)r;
 	/* The return address lies at sp + 8 * slot, which must not wrap. */
 	if (sp > UINT64_MAX - 8 * (slot + 1)) {
 		*word = -2;
@@ -252,7 +313,8 @@ static enum lfr_leaf_rule leaf_caller(struct lfr_sym *sym, uint32_t tgid, uint64
 	/* Beyond the words the kernel could copy: never guessed. */
 	if (!words || slot >= nr_words)
 		return LFR_LEAF_UNKNOWN;
-	*ret_addr = words[slot];
+	/* arm64: a return address signed with pointer authentication, without its code */
+	*ret_addr = words[slot] & ~(regs ? regs[1] : 0);
 	return LFR_LEAF_CALLER;
 }
 
@@ -261,13 +323,13 @@ enum lfr_leaf_rule lfr_sym_leaf_caller(struct lfr_sym *sym, uint32_t tgid, uint6
 {
 	int word;
 
-	return leaf_caller(sym, tgid, pc, sp, words, nr_words, ret_addr, &word);
+	return leaf_caller(sym, tgid, pc, sp, words, nr_words, NULL, ret_addr, &word);
 }
 
-enum lfr_leaf_fix lfr_sym_fix_leaf_word(struct lfr_sym *sym, uint32_t tgid, const uint64_t *ips,
+enum lfr_leaf_fix lfr_sym_fix_leaf_regs(struct lfr_sym *sym, uint32_t tgid, const uint64_t *ips,
                                         uint32_t nr, uint64_t sp, const uint64_t *words,
-                                        uint32_t nr_words, uint64_t *out, uint32_t cap,
-                                        uint32_t *nr_out, int *word)
+                                        uint32_t nr_words, const uint64_t *regs, uint64_t *out,
+                                        uint32_t cap, uint32_t *nr_out, int *word)
 {
 	uint64_t ra = 0;
 	enum lfr_leaf_rule r = LFR_LEAF_UNKNOWN;
@@ -275,7 +337,7 @@ enum lfr_leaf_fix lfr_sym_fix_leaf_word(struct lfr_sym *sym, uint32_t tgid, cons
 
 	*word = -1;
 	if (nr)
-		r = leaf_caller(sym, tgid, ips[0], sp, words, nr_words, &ra, word);
+		r = leaf_caller(sym, tgid, ips[0], sp, words, nr_words, regs, &ra, word);
 	if (r == LFR_LEAF_CALLER && cap >= 2 && !(nr >= 2 && ips[1] == ra)) {
 		out[0] = ips[0];
 		out[1] = ra;
@@ -291,6 +353,15 @@ enum lfr_leaf_fix lfr_sym_fix_leaf_word(struct lfr_sym *sym, uint32_t tgid, cons
 	if (r == LFR_LEAF_CALLER)
 		return cap >= 2 ? LFR_LEAF_PRESENT : LFR_LEAF_UNCERTAIN;
 	return r == LFR_LEAF_FP_OK ? LFR_LEAF_KEPT : LFR_LEAF_UNCERTAIN;
+}
+
+enum lfr_leaf_fix lfr_sym_fix_leaf_word(struct lfr_sym *sym, uint32_t tgid, const uint64_t *ips,
+                                        uint32_t nr, uint64_t sp, const uint64_t *words,
+                                        uint32_t nr_words, uint64_t *out, uint32_t cap,
+                                        uint32_t *nr_out, int *word)
+{
+	return lfr_sym_fix_leaf_regs(sym, tgid, ips, nr, sp, words, nr_words, NULL, out, cap,
+	                             nr_out, word);
 }
 
 enum lfr_leaf_fix lfr_sym_fix_leaf(struct lfr_sym *sym, uint32_t tgid, const uint64_t *ips,

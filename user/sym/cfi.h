@@ -12,7 +12,11 @@
  * the sample (the first words of the user stack, from sp).  A caller is added only where the CFI
  * proves it; anything else is reported as unknown, never guessed.
  *
- * x86-64 objects only.  Documentation/symbolizer.md, "The leaf rule".
+ * x86-64 and arm64 objects.  On arm64 the return address of such a function may still be in the
+ * link register x30, which the kernel's USTACK record carries after the stack words with the mask
+ * of the bits pointer authentication signs return addresses in (LFR_USTACK_F_REGS): the rule
+ * takes the caller from there, and strips a return address read from the stack words.
+ * Documentation/symbolizer.md, "The leaf rule".
  */
 #ifndef LFR_SYM_CFI_H
 #define LFR_SYM_CFI_H
@@ -23,8 +27,8 @@
 
 /* What the CFI at the interrupted pc says about the frame-pointer chain above it. */
 enum lfr_leaf_rule {
-	LFR_LEAF_FP_OK,   /* CFA = rbp + 16: the function's frame is set up, the chain is right */
-	LFR_LEAF_CALLER,  /* CFA = rsp + k: *ret_addr is the caller the chain lacks */
+	LFR_LEAF_FP_OK,   /* CFA = fp + k: the function's frame is set up, the chain is right */
+	LFR_LEAF_CALLER,  /* CFA = sp + k: *ret_addr is the caller the chain lacks */
 	LFR_LEAF_UNKNOWN, /* no CFI, another rule, or the return address was not copied */
 };
 
@@ -68,5 +72,15 @@ enum lfr_leaf_fix lfr_sym_fix_leaf_word(struct lfr_sym *sym, uint32_t tgid, cons
                                         uint32_t nr, uint64_t sp, const uint64_t *words,
                                         uint32_t nr_words, uint64_t *out, uint32_t cap,
                                         uint32_t *nr_out, int *word);
+
+/*
+ * lfr_sym_fix_leaf_word() with the registers of the record (regs: NULL, or the link register and
+ * the PAC mask of an arm64 USTACK record, LFR_USTACK_F_REGS).  *word indexes the stack words
+ * followed by regs: nr_words when the rule took the caller from the link register.
+ */
+enum lfr_leaf_fix lfr_sym_fix_leaf_regs(struct lfr_sym *sym, uint32_t tgid, const uint64_t *ips,
+                                        uint32_t nr, uint64_t sp, const uint64_t *words,
+                                        uint32_t nr_words, const uint64_t *regs, uint64_t *out,
+                                        uint32_t cap, uint32_t *nr_out, int *word);
 
 #endif

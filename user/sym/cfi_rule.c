@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* One CFI row read as x86-64 rules (cfi_rule.h). */
+/* One CFI row read as x86-64 or arm64 rules (cfi_rule.h). */
 #include <dwarf.h>
 #include <string.h>
 
@@ -46,12 +46,20 @@ enum cfi_rule cfi_reg_rule(Dwarf_Frame *fr, int reg, int64_t *off)
 	return CFI_RULE_OTHER;
 }
 
-bool cfi_elf_is_x86_64(Elf *e)
+static const struct cfi_regs x86_64 = {.sp = 7, .fp = 6, .ra = 16};
+static const struct cfi_regs arm64 = {.sp = 31, .fp = 29, .ra = 30, .lr = true};
+
+const struct cfi_regs *cfi_regs_of(Elf *e)
 {
 	GElf_Ehdr eh;
 
-	return gelf_getehdr(e, &eh) && eh.e_machine == EM_X86_64 &&
-	       eh.e_ident[EI_CLASS] == ELFCLASS64;
+	if (!gelf_getehdr(e, &eh) || eh.e_ident[EI_CLASS] != ELFCLASS64)
+		return NULL;
+	if (eh.e_machine == EM_X86_64)
+		return &x86_64;
+	if (eh.e_machine == EM_AARCH64)
+		return &arm64;
+	return NULL;
 }
 
 Elf_Scn *cfi_elf_section(Elf *e, const char *name)
@@ -72,4 +80,15 @@ Elf_Scn *cfi_elf_section(Elf *e, const char *name)
 			return scn;
 	}
 	return NULL;
+}
+
+const struct cfi_regs *cfi_regs_native(void)
+{
+#if defined(__x86_64__)
+	return &x86_64;
+#elif defined(__aarch64__)
+	return &arm64;
+#else
+	return NULL;
+#endif
 }

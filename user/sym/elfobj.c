@@ -18,6 +18,7 @@
 #include <libelf.h>
 #include <zlib.h>
 
+#include "lib/regular_file.h"
 #include "sym/internal.h"
 
 struct sec {
@@ -205,13 +206,15 @@ static bool debug_try(struct debug_file *d, const struct stat *same_as, const ui
 	uint8_t got[64];
 	size_t got_len;
 
-	d->fd = open(d->path, O_RDONLY | O_CLOEXEC);
-	if (d->fd < 0)
+	/* the name comes from the object's .gnu_debuglink or its path: a regular file only */
+	d->fd = lfr_open_regular(d->path, O_RDONLY, &st);
+	if (d->fd < 0) {
+		d->fd = -1;
 		return false;
-	if (fstat(d->fd, &st) || !S_ISREG(st.st_mode) ||
-	    (same_as && st.st_dev == same_as->st_dev && st.st_ino == same_as->st_ino))
+	}
+	if (same_as && st.st_dev == same_as->st_dev && st.st_ino == same_as->st_ino)
 		goto fail;
-	d->elf = elf_begin(d->fd, ELF_C_READ_MMAP, NULL);
+	d->elf = elf_begin(d->fd, ELF_C_READ, NULL); /* read, not mapped: see elfobj_load_fd() */
 	if (!d->elf || elf_kind(d->elf) != ELF_K_ELF || !has_section(d->elf, SHT_SYMTAB))
 		goto fail;
 	got_len = get_build_id(d->elf, got, sizeof(got));
@@ -473,7 +476,11 @@ int elfobj_load_fd(struct lfr_sym *sym, struct elfobj *o, int fd, const char *op
 		return -errno;
 	if (!S_ISREG(st.st_mode))
 		return -ENOEXEC;
-	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	/*
+	 * Read with pread, not mapped: a file cut while it is read (a library an upgrade truncates,
+	 * a debug file rewritten) is then an error, not SIGBUS on the first page past its new end.
+	 */
+	e = elf_begin(fd, ELF_C_READ, NULL);
 	if (!e)
 		return -ENOEXEC;
 	err = load_elf(sym, o, e, &st, open_path, want, want_len);

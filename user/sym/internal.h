@@ -185,7 +185,9 @@ int procmaps_load(struct lfr_sym *sym, const char *proc_dir, uint32_t pid, char 
  * cache; 0 and its path, or a negative errno and sym_debuginfod_why() says why.  *d is created
  * on first use.
  */
-#define LFR_DEBUGINFOD_TIMEOUT_S 10 /* DEBUGINFOD_TIMEOUT when the environment has none */
+#define LFR_DEBUGINFOD_TIMEOUT_S 10        /* DEBUGINFOD_TIMEOUT when the environment has none */
+#define LFR_DEBUGINFOD_MAXTIME_S 30        /* DEBUGINFOD_MAXTIME: a query's seconds in all */
+#define LFR_DEBUGINFOD_MAXSIZE (1ll << 30) /* DEBUGINFOD_MAXSIZE: a debug file's bytes */
 struct sym_debuginfod;
 int sym_debuginfod_fetch(struct sym_debuginfod **d, const uint8_t *bid, size_t len, char *path,
                          size_t cap);

@@ -21,6 +21,7 @@
 
 #include <libelf.h>
 
+#include "lib/regular_file.h"
 #include "sym/internal.h"
 
 #define KERNEL_PID UINT32_MAX
@@ -203,6 +204,7 @@ int lfr_sym_new(struct lfr_sym **out, const struct lfr_sym_opts *opts)
 		return -ENOMEM;
 	strpool_init(&sym->pool);
 	hashtab_init_bytes(&sym->objs);
+	hashtab_init_trusted(&sym->procs, false); /* pids */
 	sym->flags = opts->flags;
 	sym->debug_dirs = dup_or(opts->debug_dirs, "/usr/lib/debug");
 	sym->proc_dir = dup_or(opts->proc_dir, "/proc");
@@ -654,30 +656,44 @@ static void obj_reset(struct elfobj *o)
 /*
  * Opens the file of a mapping: its path, the path inside the process's root (other mount
  * namespaces), then /proc/PID/map_files.  A file whose device/inode differs from the mapping's
- * (replaced since) is refused unless its build-id proves it is the same object.
+ * (replaced since) is refused unless its build-id proves it is the same object.  Only regular
+ * files are opened (lib/regular_file.h): a path may name a FIFO or a device.  A mapping of no
+ * process (pid 0: an object a recording names, for lfr report) has no device/inode: its file is
+ * trusted only by the build-id the recording gives, so without one it is not read at all (any
+ * local file of that path could be another build, its names wrong).
  */
 static bool obj_open(struct lfr_sym *sym, struct elfobj *o, const struct mapping *m, uint32_t pid)
 {
 	char cand[3][PATH_MAX];
-	int ncand = 0, map_files;
+	int ncand = 0, map_files = -1;
 
+	if (!pid && !m->build_id_len) {
+		static const char why[] =
+		    "the recording gives no build-id for it, so no local file "
+		    "can be known to be the one recorded: its frames stay "
+		    "addresses";
+
+		o->unnamed_why = strpool_intern(&sym->pool, why, sizeof(why) - 1);
+		return false;
+	}
 	snprintf(cand[ncand++], PATH_MAX, "%s", m->path);
-	if (snprintf(cand[ncand], PATH_MAX, "%s/%" PRIu32 "/root%s", sym->proc_dir, pid, m->path) <
-	    PATH_MAX)
+	if (pid && snprintf(cand[ncand], PATH_MAX, "%s/%" PRIu32 "/root%s", sym->proc_dir, pid,
+	                    m->path) < PATH_MAX)
 		ncand++;
-	map_files = ncand;
-	snprintf(cand[ncand++], PATH_MAX, "%s/%" PRIu32 "/map_files/%" PRIx64 "-%" PRIx64,
-	         sym->proc_dir, pid, m->start, m->end);
+	if (pid) {
+		map_files = ncand;
+		snprintf(cand[ncand++], PATH_MAX, "%s/%" PRIu32 "/map_files/%" PRIx64 "-%" PRIx64,
+		         sym->proc_dir, pid, m->start, m->end);
+	}
 	for (int i = 0; i < ncand; i++) {
 		struct stat st;
-		int fd = open(cand[i], O_RDONLY | O_CLOEXEC);
+		int fd = lfr_open_regular(cand[i], O_RDONLY, &st);
 		int err;
 
 		if (fd < 0)
 			continue;
-		if (fstat(fd, &st) ||
-		    ((m->dev || m->ino) && (st.st_dev != m->dev || st.st_ino != m->ino) &&
-		     !m->build_id_len)) {
+		if ((m->dev || m->ino) && (st.st_dev != m->dev || st.st_ino != m->ino) &&
+		    !m->build_id_len) {
 			close(fd);
 			continue;
 		}
@@ -748,15 +764,10 @@ int lfr_sym_preload_object(struct lfr_sym *sym, const char *path)
 	struct mapping m = {0};
 	struct elfobj *o;
 	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
+	int fd = lfr_open_regular(path, O_RDONLY, &st), err;
 
 	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st)) {
-		err = -errno;
-		close(fd);
-		return err;
-	}
+		return fd;
 	m.dev = st.st_dev;
 	m.ino = st.st_ino;
 	m.path = strpool_intern(&sym->pool, path, strlen(path));
@@ -1088,7 +1099,8 @@ bool lfr_sym_resolve_object(struct lfr_sym *sym, const char *path, const uint8_t
 		unknown(sym, NULL, addr, LFR_FRAME_NATIVE, out);
 		return false;
 	}
-	memcpy(m.build_id, build_id, build_id_len);
+	if (build_id_len)
+		memcpy(m.build_id, build_id, build_id_len);
 	m.build_id_len = build_id_len;
 	o = mapping_obj(sym, &p, &m);
 	out->path = m.path;

@@ -67,8 +67,9 @@ struct lfr_sym_opts {
 #define LFR_SYM_PROC_MAPS_FALLBACK 0x1u
 /*
  * Fetch the debug files of stripped objects by build-id from the debuginfod servers of
- * DEBUGINFOD_URLS (libdebuginfod, its cache, DEBUGINFOD_TIMEOUT or 10 s), after the debug roots
- * and .gnu_debuglink.  Queries block: for offline naming (lfr report), never for recording.
+ * DEBUGINFOD_URLS (libdebuginfod, its cache; each query bounded by DEBUGINFOD_MAXTIME, 30 s, and
+ * DEBUGINFOD_MAXSIZE, 1 GiB, and what arrives checked), after the debug roots and
+ * .gnu_debuglink.  Queries block: for offline naming (lfr report), never for recording.
  */
 #define LFR_SYM_DEBUGINFOD 0x2u
 

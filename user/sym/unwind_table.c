@@ -40,8 +40,9 @@ struct cie {
 
 struct builder {
 	Elf *elf;
-	Dwarf_CFI *eh_cfi; /* .eh_frame's, ended here */
-	Dwarf *dw;         /* for .debug_frame */
+	const struct cfi_regs *regs; /* its machine's */
+	Dwarf_CFI *eh_cfi;           /* .eh_frame's, ended here */
+	Dwarf *dw;                   /* for .debug_frame */
 	/* the section being read */
 	Dwarf_CFI *cfi;
 	bool eh;
@@ -230,52 +231,111 @@ static const GElf_Phdr *load_of(const struct builder *b, uint64_t vaddr)
 	return NULL;
 }
 
-/* The table's rule for one CFI row; NONE for anything the kernel's walk cannot follow. */
-static struct lfr_unwind_row rule_of(Dwarf_Frame *fr, int ra_reg, bool signal)
+/* The rule of the caller's frame pointer: SAME, UNDEFINED or saved at CFA + bp_off (in row). */
+static bool fp_rule(Dwarf_Frame *fr, int fp, struct lfr_unwind_row *row)
+{
+	int64_t bp_off = 0;
+
+	switch (cfi_reg_rule(fr, fp, &bp_off)) {
+	case CFI_RULE_SAME:
+		row->bp = LFR_UNWIND_BP_SAME;
+		return true;
+	case CFI_RULE_UNDEFINED:
+		row->bp = LFR_UNWIND_BP_UNDEFINED;
+		return true;
+	case CFI_RULE_AT_CFA:
+		if (bp_off >= 0 || bp_off % 8 || bp_off < INT16_MIN)
+			return false;
+		row->bp = LFR_UNWIND_BP_AT_CFA;
+		row->bp_off = (int16_t)bp_off;
+		return true;
+	default:
+		return false; /* kept in a register, or by an expression */
+	}
+}
+
+/*
+ * arm64's return address (x30), into the high bits of row->bp: still in x30 (a function that has
+ * not saved it), at CFA - 8, right after the saved x29 (stp x29, x30), or saved alone at
+ * CFA + off (with x29 not saved: its offset takes bp_off).
+ */
+static bool lr_rule(Dwarf_Frame *fr, int ra, struct lfr_unwind_row *row)
+{
+	int64_t off = 0;
+	unsigned int rule;
+
+	switch (cfi_reg_rule(fr, ra, &off)) {
+	case CFI_RULE_SAME:
+		rule = LFR_UNWIND_RA_LR;
+		break;
+	case CFI_RULE_AT_CFA:
+		if (off >= 0 || off % 8)
+			return false;
+		if (off == -8) {
+			rule = LFR_UNWIND_RA_CFA_M8;
+		} else if (row->bp == LFR_UNWIND_BP_AT_CFA) {
+			if (off != row->bp_off + 8)
+				return false;
+			rule = LFR_UNWIND_RA_PAIR;
+		} else {
+			if (off < INT16_MIN)
+				return false;
+			rule = LFR_UNWIND_RA_AT_CFA;
+			row->bp_off = (int16_t)off;
+		}
+		break;
+	default:
+		return false;
+	}
+	row->bp |= (uint8_t)(rule << LFR_UNWIND_RA_SHIFT);
+	return true;
+}
+
+/*
+ * The table's rule for one CFI row; NONE for anything the kernel's walk cannot follow.  x86-64:
+ * the return address at CFA - 8; arm64: as lr_rule() says, and a CFA that may be sp itself where
+ * nothing is pushed yet (the return address in x30).
+ */
+static struct lfr_unwind_row rule_of(Dwarf_Frame *fr, int ra_reg, bool signal,
+                                     const struct cfi_regs *regs)
 {
 	struct lfr_unwind_row none = {.cfa = LFR_UNWIND_CFA_NONE}, row = {0};
-	int64_t cfa_off, ra_off, bp_off = 0;
+	int64_t cfa_off, ra_off;
 	int cfa_reg;
 
 	/* a signal frame's caller is the interrupted context: its registers are elsewhere */
-	if (ra_reg != X86_64_RA || signal)
+	if (ra_reg != regs->ra || signal)
 		return none;
-	switch (cfi_reg_rule(fr, X86_64_RA, &ra_off)) {
+	switch (cfi_reg_rule(fr, regs->ra, &ra_off)) {
 	case CFI_RULE_UNDEFINED:
 		return (struct lfr_unwind_row){.cfa = LFR_UNWIND_OUTERMOST};
 	case CFI_RULE_AT_CFA:
-		if (ra_off == -8)
+		if (ra_off == -8 || regs->lr)
+			break;
+		return none;
+	case CFI_RULE_SAME:
+		if (regs->lr)
 			break;
 		return none;
 	default:
 		return none;
 	}
-	if (!cfi_cfa_reg_off(fr, &cfa_reg, &cfa_off) || cfa_off <= 0 || cfa_off % 8 ||
-	    cfa_off > INT32_MAX)
+	if (!cfi_cfa_reg_off(fr, &cfa_reg, &cfa_off) || cfa_off < 0 || cfa_off % 8 ||
+	    cfa_off > INT32_MAX || (!regs->lr && !cfa_off))
 		return none;
-	if (cfa_reg == X86_64_RSP)
+	if (cfa_reg == regs->sp)
 		row.cfa = LFR_UNWIND_CFA_SP;
-	else if (cfa_reg == X86_64_RBP)
+	else if (cfa_reg == regs->fp)
 		row.cfa = LFR_UNWIND_CFA_BP;
 	else
 		return none;
 	row.cfa_off = (int32_t)cfa_off;
-	switch (cfi_reg_rule(fr, X86_64_RBP, &bp_off)) {
-	case CFI_RULE_SAME:
-		row.bp = LFR_UNWIND_BP_SAME;
-		break;
-	case CFI_RULE_UNDEFINED:
-		row.bp = LFR_UNWIND_BP_UNDEFINED;
-		break;
-	case CFI_RULE_AT_CFA:
-		if (bp_off >= 0 || bp_off % 8 || bp_off < INT16_MIN)
-			return none;
-		row.bp = LFR_UNWIND_BP_AT_CFA;
-		row.bp_off = (int16_t)bp_off;
-		break;
-	default:
-		return none; /* kept in a register, or by an expression */
-	}
+	if (!fp_rule(fr, regs->fp, &row) || (regs->lr && !lr_rule(fr, regs->ra, &row)))
+		return none;
+	/* below the CFA there must be room for a saved return address, unless it is in x30 */
+	if (row.cfa == LFR_UNWIND_CFA_SP && cfa_off < 8 &&
+	    LFR_UNWIND_RA_RULE(row.bp) != LFR_UNWIND_RA_LR)
+		return none;
 	return row;
 }
 
@@ -322,7 +382,7 @@ static int walk_fde(struct builder *b, uint64_t lo, uint64_t hi)
 		if (dwarf_cfi_addrframe(b->cfi, pc, &fr))
 			break; /* libdw does not cover the rest: a gap */
 		ra = dwarf_frame_info(fr, &start, &end, &signal);
-		rule = rule_of(fr, ra, signal);
+		rule = rule_of(fr, ra, signal, b->regs);
 		free(fr);
 		if (end <= pc)
 			break; /* no progress: malformed */
@@ -532,15 +592,18 @@ int lfr_unwind_table_build(int fd, struct lfr_unwind_table *t, char *err, size_t
 	if (!S_ISREG(st.st_mode))
 		return fail(&b, -ENOEXEC, "not a regular file");
 	elf_version(EV_CURRENT);
-	b.elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	/* read, not mapped: a file cut meanwhile is an error, not SIGBUS (sym/elfobj.c) */
+	b.elf = elf_begin(fd, ELF_C_READ, NULL);
 	if (!b.elf || elf_kind(b.elf) != ELF_K_ELF || !gelf_getehdr(b.elf, &eh)) {
 		ret = fail(&b, -ENOEXEC, "not an ELF file");
 		goto out;
 	}
-	if (!cfi_elf_is_x86_64(b.elf)) {
+	b.regs = cfi_regs_of(b.elf);
+	if (!b.regs) {
 		ret =
 		    fail(&b, -ENOEXEC,
-		         "not an x86-64 object (ELF machine %u, class %u): tables are x86-64 only",
+		         "not an x86-64 or arm64 object (ELF machine %u, class %u): tables are for "
+		         "those only",
 		         eh.e_machine, eh.e_ident[EI_CLASS]);
 		goto out;
 	}

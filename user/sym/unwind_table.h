@@ -6,11 +6,12 @@
  *
  * Built from the object's .eh_frame and, for code that it does not describe, its .debug_frame
  * (objects built with -fno-asynchronous-unwind-tables -g), read with libdw: every row of every
- * FDE becomes one table row at the row's file offset, with the CFA as rsp + k or rbp + k, the
- * return address at CFA - 8 and the caller's rbp unchanged, saved at CFA + n or unknown; any
- * other rule (a DWARF expression as in PLT stubs, a register kept in another register, a signal
- * frame) is a NONE row, as are the gaps between FDEs and the end of the last one.  Rows that
- * differ in nothing but their start are merged.  x86-64 objects only.
+ * FDE becomes one table row at the row's file offset, with the CFA as sp + k or fp + k, the
+ * caller's frame pointer (rbp, x29) unchanged, saved at CFA + n or unknown, and the return address
+ * at CFA - 8 (x86-64) or, on arm64, still in x30 or saved below the CFA; any other rule (a DWARF
+ * expression as in PLT stubs, a register kept in another register, a signal frame) is a NONE
+ * row, as are the gaps between FDEs and the end of the last one.  Rows that differ in nothing but
+ * their start are merged.  x86-64 and arm64 objects, by the same code (cfi_rule.h).
  * Documentation/unwinding.md.
  */
 #ifndef LFR_SYM_UNWIND_TABLE_H
@@ -29,8 +30,8 @@ struct lfr_unwind_table {
 /*
  * Builds the table of the ELF file open at FD (read, not moved: its offset is left alone); the
  * header's ctime is the fstat of FD.  Returns 0, or a negative errno with a message in err:
- * -ENOEXEC for a file that is not a 64-bit x86-64 ELF object, -ENODATA for an object without
- * CFI, -EFBIG for code beyond the 4 GiB the rows' 32-bit offsets reach, -ENOMEM.
+ * -ENOEXEC for a file that is not a 64-bit x86-64 or arm64 ELF object, -ENODATA for an object
+ * without CFI, -EFBIG for code beyond the 4 GiB the rows' 32-bit offsets reach, -ENOMEM.
  */
 int lfr_unwind_table_build(int fd, struct lfr_unwind_table *t, char *err, size_t errlen);
 

@@ -174,7 +174,8 @@
  *
  * LFR_CMD_UNWIND_ADD: give a session the unwind table of one object file,
  *   so that its walks unwind through that object's code from its call frame
- *   information (CFI) instead of its frame pointers.  x86-64 tasks only.
+ *   information (CFI) instead of its frame pointers.  64-bit tasks only
+ *   (x86-64, arm64), with tables of their own instruction set.
  *   LFR_A_SESSION_ID        u32   the session (required; RUNNING, by its
  *                                 START sender or CAP_SYS_ADMIN)
  *   LFR_A_UNWIND_OBJECT_FD  u32   an open descriptor of the object file
@@ -489,6 +490,7 @@ enum lfr_lost_reason {
 	LFR_LOST_STACK_RING_FULL, /* a USTACK record did not fit: its ticks */
 	LFR_LOST_THROTTLED,	/* lfr's CPU time on that CPU over its budget */
 	LFR_LOST_MMAP_LOCK,	/* killed while waiting for the mapping lock */
+	LFR_LOST_COMPAT,	/* arm64: a 32-bit (AArch32) task, not walked */
 	__LFR_LOST_MAX,
 };
 #define LFR_LOST_MAX (__LFR_LOST_MAX - 1)
@@ -550,6 +552,11 @@ enum lfr_counter {
 	LFR_CTR_LATENCY_LOST,	/* latencies >= the minimum without a record */
 	LFR_CTR_WALK_KNOWN_MAPS, /* walks without a mapping lookup (mm_watch.h) */
 	LFR_CTR_UNWIND_MEMO_FRAMES, /* return addresses from the last walk's memo */
+	LFR_CTR_UNWIND_STALE,	/* tables whose file changed since they were added */
+	LFR_CTR_OFFCPU_THROTTLED, /* intervals >= the minimum over the CPU budget */
+	LFR_CTR_OFFCPU_PROBE_NS, /* time on off-CPU intervals: kernel stack, irq_work */
+	LFR_CTR_OFFCPU_PROBE_COUNT,
+	LFR_CTR_WALK_RESUMED,	/* walks gone on with interrupts on past their bound */
 	LFR_CTR_CTX,		/* walks that read a thread context (valid) */
 	LFR_CTR_CTX_NULL,	/* walks: otel_thread_ctx_v1 was NULL */
 	LFR_CTR_CTX_INVALID,	/* walks: the record's valid byte was not 1 */
@@ -574,6 +581,7 @@ enum lfr_counter {
 	LFR_CTR_LOST_STACK_RING_FULL,
 	LFR_CTR_LOST_THROTTLED,
 	LFR_CTR_LOST_MMAP_LOCK,
+	LFR_CTR_LOST_COMPAT,
 	/* New lost reasons are appended here, in enum lfr_lost_reason order. */
 	__LFR_CTR_MAX,
 };
@@ -756,9 +764,13 @@ struct lfr_rec_latency {
 /*
  * ---- unwind tables (LFR_CMD_UNWIND_ADD) ----
  *
- * One object's CFI reduced to what a walk needs on x86-64: where the
- * canonical frame address (CFA, the caller's sp) is, that the return
- * address is the word at CFA - 8, and where the caller's rbp is.  A row
+ * One object's CFI reduced to what a walk needs: where the canonical frame
+ * address (CFA, the caller's sp) is, where the return address is, and
+ * where the caller's frame pointer is (rbp on x86-64, x29 on arm64; "bp"
+ * below).  On x86-64 the return address is always the word at CFA - 8.
+ * On arm64 it may still be in the link register x30, or saved anywhere
+ * below the CFA: the high four bits of a row's bp say where (enum
+ * lfr_unwind_ra; 0, the word at CFA - 8, in every x86-64 row).  A row
  * covers the file offsets from its start up to the next row's start.
  */
 #define LFR_UNWIND_MAGIC	0x4c465554u	/* "LFUT" */
@@ -778,39 +790,70 @@ struct lfr_unwind_hdr {
 
 enum lfr_unwind_cfa {
 	LFR_UNWIND_CFA_NONE,	/* no rule: the chain ends, flagged NO_CFI */
-	LFR_UNWIND_CFA_SP,	/* CFA = rsp + cfa_off */
-	LFR_UNWIND_CFA_BP,	/* CFA = rbp + cfa_off */
+	LFR_UNWIND_CFA_SP,	/* CFA = sp + cfa_off */
+	LFR_UNWIND_CFA_BP,	/* CFA = bp + cfa_off */
 	/* the return address is undefined: the outermost frame (_start) */
 	LFR_UNWIND_OUTERMOST,
 	__LFR_UNWIND_CFA_MAX,
 };
 
+/* the low four bits of lfr_unwind_row.bp: the caller's frame pointer */
 enum lfr_unwind_bp {
-	LFR_UNWIND_BP_SAME,	/* the caller's rbp is rbp */
-	LFR_UNWIND_BP_AT_CFA,	/* the caller's rbp is the word at CFA + bp_off */
-	LFR_UNWIND_BP_UNDEFINED, /* the caller's rbp is unknown */
+	LFR_UNWIND_BP_SAME,	/* the caller's bp is bp */
+	LFR_UNWIND_BP_AT_CFA,	/* the caller's bp is the word at CFA + bp_off */
+	LFR_UNWIND_BP_UNDEFINED, /* the caller's bp is unknown */
 	__LFR_UNWIND_BP_MAX,
 };
 
+/* the high four bits of lfr_unwind_row.bp: the return address (arm64) */
+enum lfr_unwind_ra {
+	LFR_UNWIND_RA_CFA_M8,	/* the word at CFA - 8 (x86-64's only rule) */
+	LFR_UNWIND_RA_LR,	/* in x30: a row of the interrupted frame only */
+	LFR_UNWIND_RA_AT_CFA,	/* the word at CFA + bp_off; bp not AT_CFA */
+	LFR_UNWIND_RA_PAIR,	/* the word at CFA + bp_off + 8, after the
+				 * saved bp (stp x29, x30); bp AT_CFA */
+	__LFR_UNWIND_RA_MAX,
+};
+
+#define LFR_UNWIND_RA_SHIFT	4
+#define LFR_UNWIND_BP_RULE(bp)	((bp) & ((1u << LFR_UNWIND_RA_SHIFT) - 1))
+#define LFR_UNWIND_RA_RULE(bp)	((bp) >> LFR_UNWIND_RA_SHIFT)
+
+/*
+ * x86-64: cfa_off > 0 for CFA_SP; arm64: >= 0 (0 at a function's entry,
+ * where the return address is in x30).  Offsets below the CFA of saved
+ * registers (bp_off) are negative multiples of 8.
+ */
 struct lfr_unwind_row {
 	__u32 start;		/* file offset of the first byte covered */
-	__s32 cfa_off;		/* multiple of 8, > 0 for CFA_SP */
-	__s16 bp_off;		/* BP_AT_CFA: multiple of 8, < 0 */
+	__s32 cfa_off;		/* multiple of 8 */
+	__s16 bp_off;		/* BP_AT_CFA (or RA_AT_CFA): < 0, multiple of 8 */
 	__u8 cfa;		/* enum lfr_unwind_cfa */
-	__u8 bp;		/* enum lfr_unwind_bp */
+	__u8 bp;		/* enum lfr_unwind_bp | enum lfr_unwind_ra << 4 */
 };
 
 /* lfr_rec_ustack.flags, besides LFR_SAMPLE_F_*: the record is its first tick too */
 #define LFR_USTACK_F_TICK	(1u << 31)
+/* ... and: LFR_USTACK_REGS register words follow the stack words (arm64) */
+#define LFR_USTACK_F_REGS	(1u << 30)
+/* ... and: the record ends with a struct lfr_ustack_ctx (after any register words) */
+#define LFR_USTACK_F_CTX	(1u << 29)
 
 /* A walk id's bits from this one up: the CPU of the tick that queued it. */
 #define LFR_WALK_ID_CPU_SHIFT	40
 
-/* lfr_rec_ustack.flags: the record ends with a struct lfr_ustack_ctx */
-#define LFR_USTACK_F_CTX	(1u << 30)
-
-/* Words of user stack from sp on copied into each USTACK record. */
+/*
+ * Words of user stack from sp on copied into each USTACK record, at most;
+ * with LFR_USTACK_F_REGS, the register words come out of the same room.
+ */
 #define LFR_USTACK_WORDS	16
+/*
+ * The register words of LFR_USTACK_F_REGS: the link register x30 at the
+ * tick (its PAC removed), then the mask of the bits of the thread's return
+ * addresses that hold a PAC (0 without), to remove from a return address
+ * found in the stack words (ra & ~mask).
+ */
+#define LFR_USTACK_REGS		2
 
 /*
  * The user stack of walk_id, written by the walk (on the ring of the CPU it
@@ -824,7 +867,10 @@ struct lfr_unwind_row {
  * (words[i] = the u64 at sp + 8 * i), so that a reader can find the caller
  * of a function that had no frame at the interrupted pc from the unwind
  * tables of its object; with LFR_SAMPLE_F_USER_CFI the walk did that from
- * the session's table and nr_words is 0.
+ * the session's table and nr_words is 0.  On arm64, where the return
+ * address of such a function may still be in the link register, the
+ * record has LFR_USTACK_F_REGS: LFR_USTACK_REGS words follow the stack
+ * words (at most LFR_USTACK_WORDS - LFR_USTACK_REGS of them).
  * time_ns is the time of the tick that queued the walk.  With
  * LFR_USTACK_F_TICK in flags, that tick has no TICK record of its own: the
  * USTACK record is also that tick (in user code, nothing missed, no kernel
@@ -843,7 +889,8 @@ struct lfr_rec_ustack {
 	__u16 nr_user;
 	__u16 nr_words;
 	__u64 sp;			/* user sp at the tick */
-	__u64 ips[];			/* nr_user ips, then nr_words words */
+	__u64 ips[];			/* nr_user ips, then nr_words words
+					 * (then LFR_USTACK_REGS words) */
 };
 
 /* lfr_ustack_ctx.state: what the walk found (LFR_CMD_CTX_ADD) */
@@ -865,7 +912,8 @@ enum lfr_ctx_state {
 
 /*
  * The thread context of a walk's thread at its tick, at the end of its
- * USTACK record (after the words) when the record has LFR_USTACK_F_CTX:
+ * USTACK record (after the words and any register words) when the record
+ * has LFR_USTACK_F_CTX:
  * every walk of a process registered with LFR_CMD_CTX_ADD has one.  With
  * state LFR_CTX_VALID, trace_id, span_id and trace_flags are the record's
  * (W3C byte order) and attrs[] its attrs-data, attrs_len bytes of the

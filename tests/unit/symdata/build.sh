@@ -84,3 +84,10 @@ $GCC $uflags -fno-asynchronous-unwind-tables -g -shared -fPIC -o libunw_df.so \
 $GCC $uflags -DUNW_MAIN -o unw_prog "$src/unwind_fixture.c"
 # A program that needs libunw.so from its own directory (DT_RUNPATH $ORIGIN).
 $GCC -O2 -o unw_needs "$src/unw_main.c" -L. -lunw -Wl,-rpath,'$ORIGIN'
+
+# arm64 code, cross-built with pointer authentication (sym_a64_test.c; without the cross compiler,
+# which tests/vm/deps-arm64 installs, that test says so and fails).
+if command -v aarch64-linux-gnu-gcc >/dev/null 2>&1; then
+	aarch64-linux-gnu-gcc -O2 -g -fPIC -shared -fno-omit-frame-pointer -mbranch-protection=standard \
+		-o liba64.so "$src/liba64.c"
+fi

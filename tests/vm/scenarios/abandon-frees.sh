@@ -32,7 +32,7 @@ echo "abandon-frees: lfr stop: $out"
 state=$(echo "$out" | field state)
 lost=$(echo "$out" | field lost_abandoned)
 # the next START forgets the stopped session; its own rings are the smallest there are
-lfr raw -a -d 0.2 --ring-pages 2 --max-threads 16 -q -o /dev/null >/dev/null 2>&1
+lfr raw -a -d 0.2 --ring-pages 2 --max-threads 16 -q >/dev/null 2>&1
 sleep 1
 v2=$(vm)
 blocked=$(ls /proc/"${wpid:-0}"/task 2>/dev/null | wc -l)

@@ -90,18 +90,18 @@ for sid in $sids; do
 	[ "$(echo "$out" | field state)" = stopped ] ||
 		{ echo "drain-cap: FAILED: session $sid not stopped with its walks given up: $out"; fail=1; }
 done
-lfr raw -p $sleeper -d 0.2 -q -o /dev/null >/dev/null 2>err.txt ||
+lfr raw -p $sleeper -d 0.2 -q >/dev/null 2>err.txt ||
 	{ echo "drain-cap: FAILED: START once the draining sessions were stopped: $(head -n 1 err.txt)"; fail=1; }
 
 # 3. the total of all sessions
 if echo 1 >/sys/module/lfr/parameters/max_total_mb; then
-	lfr raw -p $sleeper -d 0.2 -q -o /dev/null >/dev/null 2>err.txt
+	lfr raw -p $sleeper -d 0.2 -q >/dev/null 2>err.txt
 	rc=$?
 	echo "drain-cap: a START with lfr.max_total_mb at 1: exit $rc: $(head -n 1 err.txt)"
 	[ $rc != 0 ] && grep -q 'lfr.max_total_mb' err.txt ||
 		{ echo "drain-cap: FAILED: the total cap was not applied"; fail=1; }
 	echo 1024 >/sys/module/lfr/parameters/max_total_mb
-	lfr raw -p $sleeper -d 0.2 -q -o /dev/null >/dev/null 2>err.txt ||
+	lfr raw -p $sleeper -d 0.2 -q >/dev/null 2>err.txt ||
 		{ echo "drain-cap: FAILED: START under the default total cap: $(head -n 1 err.txt)"; fail=1; }
 else
 	echo "drain-cap: FAILED: no parameter max_total_mb"

@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
 """What the scenario checks read from `jfr print --json` (the JDK's own reading of a recording):
 its events, their durations, stacks and threads."""
+import datetime
 import json
 import re
+import struct
 import subprocess
 
 
@@ -46,3 +48,26 @@ def names(v, kernel):
 def tid(v, field):
     """The OS thread id of an event's thread field (eventThread, sampledThread)."""
     return (v.get(field) or {}).get("osThreadId")
+
+
+def chunk_clock(path):
+    """(startNanos, startTicks, ticksPerSecond) of the file's first chunk header."""
+    with open(path, "rb") as f:
+        h = f.read(64)
+    if len(h) < 64 or h[:4] != b"FLR\0":
+        raise ValueError(f"{path}: not a JFR file")
+    start_nanos, _, start_ticks, tps = struct.unpack(">qqqq", h[32:64])
+    return start_nanos, start_ticks, tps
+
+
+def ticks_of(v, clock):
+    """An instant as lfr's ticks (CLOCK_MONOTONIC ns): printed as ticks, or as a UTC time."""
+    if isinstance(v, (int, float)):
+        return int(v)
+    m = re.fullmatch(r"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d+))?Z", v)
+    if not m:
+        raise ValueError(f"not an instant: {v!r}")
+    secs = int(datetime.datetime.fromisoformat(m.group(1) + "+00:00").timestamp())
+    epoch = secs * 10**9 + int(((m.group(2) or "") + "000000000")[:9])
+    start_nanos, start_ticks, tps = clock
+    return start_ticks + (epoch - start_nanos) * tps // 10**9

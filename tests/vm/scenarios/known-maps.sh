@@ -3,7 +3,8 @@
 # changes.  `remap` runs code from one file, unmaps it and maps another at the same address; the
 # host check (known-maps.host) names every sample in that page by the mapping record in force at
 # its time, and wants the second file's for every sample after the remap.  Here: most walks
-# skipped the lookup (walk_known_maps), and a second MMAP record came for the new mapping.
+# skipped the lookup (walk_known_maps), and a second MMAP record came for the new mapping; then
+# again with the second file on another device, under the first one's inode number.
 set -u
 share=${LFR_SHARE:-/tmp}
 fail=0
@@ -22,4 +23,24 @@ if [ "${known:-0}" -eq 0 ] || [ $((known * 2)) -lt "${committed:-0}" ]; then
 	echo "known-maps: FAILED: $known of $committed walks without a lookup"
 	fail=1
 fi
+# The same remap with the two files on two tmpfs mounts made for it, where the first file of
+# each gets the same inode number: only the device tells the mappings apart, and the second one
+# must get its own MMAP record (known-maps.host checks the names the same way).
+mkdir -p /tmp/kmaps-a /tmp/kmaps-b
+mount -t tmpfs lfr-a /tmp/kmaps-a && mount -t tmpfs lfr-b /tmp/kmaps-b ||
+	{ echo "known-maps: FAILED: tmpfs mounts"; exit 1; }
+lfr raw -F 999 -o "$share/known-maps-dev.txt" -- remap /tmp/kmaps-a 1 /tmp/kmaps-b \
+	>"$share/remap-dev.txt"
+rc=$?
+cat "$share/remap-dev.txt"
+umount /tmp/kmaps-a /tmp/kmaps-b
+[ $rc = 0 ] || { echo "known-maps: FAILED: lfr raw (two devices) exited $rc"; fail=1; }
+ino=$(sed -n 's/.* a_ino=\([0-9]*\) a_dev=\([0-9]*\) b_ino=\([0-9]*\) b_dev=\([0-9]*\).*/\1 \2 \3 \4/p' \
+	"$share/remap-dev.txt")
+set -- $ino
+if [ $# != 4 ] || [ "$1" != "$3" ] || [ "$2" = "$4" ]; then
+	echo "known-maps: FAILED: the two files are not one inode number on two devices ($ino)"
+	fail=1
+fi
+echo "known-maps: two devices: $(grep -c '^mmap .*remap-.\.bin' "$share/known-maps-dev.txt") MMAP records of the two files"
 exit $fail

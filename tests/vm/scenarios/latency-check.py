@@ -25,13 +25,11 @@
 #     and its longest row is the longest event.
 # Exit status: 0 when every check passes, 1 when one fails, 2 for bad usage or an unreadable file.
 import argparse
-import datetime
 import os
 import re
-import struct
 import sys
 
-from jfr_json import JfrError, events as jfr_events, names, nanos, tid
+from jfr_json import JfrError, chunk_clock, events as jfr_events, names, nanos, tid, ticks_of
 
 # inside the read() system call the workload timed: the system call's entry (a tick may land
 # there, before the call reaches read's code: syscall_enter_from_user_mode, x64_sys_call), since
@@ -52,29 +50,6 @@ def parse_output(path):
     if len(calls) != int(m.group(3)):
         raise ValueError(f"{path}: {len(calls)} call lines, {m.group(3)} calls")
     return int(m.group(2)), calls
-
-
-def chunk_clock(path):
-    """(startNanos, startTicks, ticksPerSecond) of the file's first chunk header."""
-    with open(path, "rb") as f:
-        h = f.read(64)
-    if len(h) < 64 or h[:4] != b"FLR\0":
-        raise ValueError(f"{path}: not a JFR file")
-    start_nanos, _, start_ticks, tps = struct.unpack(">qqqq", h[32:64])
-    return start_nanos, start_ticks, tps
-
-
-def ticks_of(v, clock):
-    """An instant as lfr's ticks (CLOCK_MONOTONIC ns): printed as ticks, or as a UTC time."""
-    if isinstance(v, (int, float)):
-        return int(v)
-    m = re.fullmatch(r"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d+))?Z", v)
-    if not m:
-        raise ValueError(f"not an instant: {v!r}")
-    secs = int(datetime.datetime.fromisoformat(m.group(1) + "+00:00").timestamp())
-    epoch = secs * 10**9 + int(((m.group(2) or "") + "000000000")[:9])
-    start_nanos, start_ticks, tps = clock
-    return start_ticks + (epoch - start_nanos) * tps // 10**9
 
 
 def main():

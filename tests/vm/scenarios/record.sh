@@ -42,7 +42,8 @@ lfr record -F 999 -k -q -o "$share/vdso.jfr" -- syscalls clock 2 1 >/dev/null 2>
 	{ cat "$share/vdso.err"; echo "record: FAILED: lfr record -- syscalls clock"; fail=1; }
 lfr report -n 40 "$share/vdso.jfr" >"$share/vdso.txt" 2>&1
 grep "(vdso)$" "$share/vdso.txt" | head -n 6
-grep -Eq ' (__vdso_)?clock_gettime +\(vdso\)$' "$share/vdso.txt" ||
+# (x86-64's vDSO names it __vdso_clock_gettime or clock_gettime, arm64's __kernel_clock_gettime)
+grep -Eq ' (__vdso_|__kernel_)?clock_gettime +\(vdso\)$' "$share/vdso.txt" ||
 	{ echo "record: FAILED: no vDSO frame named clock_gettime"; fail=1; }
 grep -Eq ' 0x[0-9a-f]{9,} +\(vdso\)$' "$share/vdso.txt" &&
 	{ echo "record: FAILED: a vDSO frame is left as an address"; fail=1; }

@@ -96,7 +96,7 @@ case "$out" in *"gave up"*) ;; *) echo "stop-drain: FAILED: lfr stop did not giv
 syscalls busy 30 2 >busy.txt &
 bpid=$!
 sleep 1
-lfr raw -F 999 -q -p $bpid -o /dev/null &
+lfr raw -F 999 -q -p $bpid >/dev/null &
 dpid=$!
 sleep 3
 echo "stop-drain: before kill -9 of lfr raw: $(lfr status -m | cut -d' ' -f1-3)"

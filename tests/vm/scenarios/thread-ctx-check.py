@@ -5,8 +5,8 @@
 #   thread-ctx-check.py FILE.jfr --workload-output OUT --summary ERR [--jfr-tool JFR]
 #
 # The JDK's `jfr print --json` reads the file.  A sample's thread context is the lfr.TraceContext
-# event of its thread at its instant.  Every sample (jdk.ExecutionSample on the CPU,
-# jdk.NativeMethodSample off it) of the workload's threads is checked:
+# event of its thread at its instant.  Every sample (jdk.ExecutionSample on the CPU, with its
+# profiler.WallClockSample at the same instant and off it) of the workload's threads is checked:
 #   - in span_K or span_rewrite_K: its context is span K's: span id 8 bytes of 0x11 * K, trace id
 #     8 bytes of the thread's tag then 8 of K, http.route=/span/K and worker=THREAD; none may lack
 #     one (100 %), but ctx-rewrite's samples taken while its record's valid byte was 0;
@@ -74,7 +74,7 @@ def main():
         threads = parse_output(a.workload_output)
         summary = parse_summary(a.summary)
         evs = jfr_events(a.jfr_tool, a.jfr,
-                         ["jdk.ExecutionSample", "jdk.NativeMethodSample", "lfr.TraceContext"])
+                         ["jdk.ExecutionSample", "profiler.WallClockSample", "lfr.TraceContext"])
     except (OSError, ValueError, JfrError) as e:
         print(f"thread-ctx-check: {e}", file=sys.stderr)
         return 2
@@ -89,21 +89,23 @@ def main():
         ctx[(tid(v, "sampledThread"), v["startTime"])] = (c["traceId"], c["spanId"], attrs)
     fails = []
     count = {}  # (thread, what) -> samples
-    matched = 0
+    used = set()  # the contexts a sample found (a CPU sample and its wall one share one)
     for t, v in evs:
         if t == "lfr.TraceContext":
             continue
         th = threads.get(tid(v, "sampledThread"))
         if not th:
             continue
-        c = ctx.pop((tid(v, "sampledThread"), v["startTime"]), None)
-        matched += c is not None
+        key = (tid(v, "sampledThread"), v["startTime"])
+        c = ctx.get(key)
+        if c:
+            used.add(key)
         fns = names(v, False)
         span = next((int(m.group(1)) for m in map(SPAN_FN.match, fns) if m), None)
         where = (f"span {span}" if span else "warm" if "warm" in fns else
                  "no_span" if "no_span" in fns else "elsewhere")
-        key = (th, where, "context" if c else "none")
-        count[key] = count.get(key, 0) + 1
+        what = (th, where, "context" if c else "none")
+        count[what] = count.get(what, 0) + 1
         if th == "ctx-none":
             if c:
                 fails.append(f"ctx-none has a context at {v['startTime']}: {c}")
@@ -126,11 +128,12 @@ def main():
     none_samples = sum(n for (th, w, c), n in count.items() if th == "ctx-none" and w == "no_span")
     invalid = sum(n for (th, w, c), n in count.items()
                   if th == "ctx-rewrite" and w.startswith("span") and c == "none")
-    print(f"  file: {nctx} lfr.TraceContext events, {matched} of them a sample's; "
+    print(f"  file: {nctx} lfr.TraceContext events, {len(used)} of them a sample's; "
           f"{none_samples} samples in no_span, {invalid} of ctx-rewrite in a span without one")
     print(f"  lfr record: {summary}")
-    if ctx:
-        fails.append(f"{len(ctx)} lfr.TraceContext events of no sample, e.g. {next(iter(ctx))}")
+    unused = [k for k in ctx if k not in used]
+    if unused:
+        fails.append(f"{len(unused)} lfr.TraceContext events of no sample, e.g. {unused[0]}")
     if nctx != summary["with"]:
         fails.append(f"{nctx} lfr.TraceContext events, the summary says {summary['with']}")
     if not none_samples:

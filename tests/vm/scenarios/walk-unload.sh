@@ -12,7 +12,7 @@ param=/sys/module/lfr/parameters/test_walk_done_sleep_ms
 echo 1500 >$param
 spin 600 &  # until killed below: a loaded host must not end it before the session starts
 spid=$!
-lfr raw -p $spid -F 99 -d 1 -q -o /dev/null >/dev/null 2>err.txt ||
+lfr raw -p $spid -F 99 -d 1 -q >/dev/null 2>err.txt ||
 	{ echo "walk-unload: FAILED: lfr raw: $(cat err.txt)"; fail=1; }
 t0=$(cut -d' ' -f1 /proc/uptime)
 tries=0

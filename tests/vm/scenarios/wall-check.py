@@ -5,24 +5,27 @@
 #   wall-check.py FILE.jfr --workload-output offcpu.txt [--hz HZ] [--max-pct PCT] [--report R]
 #                 [--timer-mode] [--jfr-tool JFR]
 #
-# The JDK's `jfr print --json` reads the file; its wall-clock samples are the jdk.ExecutionSample
-# (on the CPU) and jdk.NativeMethodSample (off it) events.  Every check is a count against the
+# The JDK's `jfr print --json` reads the file; its wall-clock samples are the
+# profiler.WallClockSample events: one for each CPU sample (jdk.ExecutionSample, at its instant and
+# of its thread, STATE_RUNNABLE: checked) and those off the CPU.  Every check is a count against the
 # workload's own clocks within the run (PCT percent, default 2, plus the recording's counted
 # losses and one sample per call for the rounding at each end), never a threshold of seconds:
 #   - the waiting thread: its samples under wait_loop are wait_loop's wall time x HZ;
 #   - per function f, g, h (nanosleep, a pipe read(), a futex wait): the samples with it in their
-#     stack are its wall time x HZ, its samples off the CPU (jdk.NativeMethodSample: sleeping, or
+#     stack are its wall time x HZ, its samples off the CPU (without a CPU sample: sleeping, or
 #     runnable when preempted) its time off the CPU (wall less CPU time) x HZ, at least one
 #     sleeping sample per call, each with its exact user stack (f, wait_loop, main) and a kernel
 #     stack through the scheduler;
 #   - the spinning thread: its samples are its wall time x HZ, none sleeping in spin() but in
 #     lfr's own walk (which may wait for the mapping lock);
-#   - with --report (lfr report --wall's text): its total is exactly the number of both events.
+#   - with --report (lfr report --wall's text): its total is exactly the number of wall-clock
+#     samples.
 # With --timer-mode (a recording of -a or -G: the CPU samples are each CPU's clock's, a thread's
 # count its CPU time x HZ on average only) the counts that include CPU samples are printed, not
 # checked; the samples off the CPU, which come from the thread's own intervals, still are.
 # Exit status: 0 when every check passes, 1 when one fails, 2 for bad usage or an unreadable file.
 import argparse
+import collections
 import os
 import re
 import sys
@@ -68,12 +71,11 @@ def main():
         return 2
     try:
         events = jfr_events(args.jfr_tool, args.jfr,
-                            ["jdk.ExecutionSample", "jdk.NativeMethodSample", "lfr.LostSamples"])
+                            ["jdk.ExecutionSample", "profiler.WallClockSample", "lfr.LostSamples"])
     except JfrError as e:
         print(f"wall-check: {e}", file=sys.stderr)
         return 2
     lost = sum(v.get("count", 0) for t, v in events if t == "lfr.LostSamples")
-    samples = [(t, v) for t, v in events if t in ("jdk.ExecutionSample", "jdk.NativeMethodSample")]
     ok = True
 
     def fail(msg):
@@ -81,12 +83,29 @@ def main():
         ok = False
         print(f"wall-check: FAILED: {msg}")
 
-    def of(thread):
-        return [(t, v) for t, v in samples if tid(v, "sampledThread") == thread]
-
     def state(v):
         s = v.get("state")
         return s.get("name") if isinstance(s, dict) else s
+
+    # a wall-clock sample is on the CPU ("cpu") when a CPU sample of its thread has its instant,
+    # off it ("off") otherwise; every CPU sample has one, runnable
+    cpu = collections.Counter((tid(v, "sampledThread"), v["startTime"]) for t, v in events
+                              if t == "jdk.ExecutionSample")
+    ncpu = sum(cpu.values())
+    samples = []
+    for t, v in events:
+        if t != "profiler.WallClockSample":
+            continue
+        key = (tid(v, "sampledThread"), v["startTime"])
+        on = cpu[key] > 0 and state(v) == "STATE_RUNNABLE"
+        if on:
+            cpu[key] -= 1
+        samples.append(("cpu" if on else "off", v))
+    if sum(cpu.values()):
+        fail(f"{sum(cpu.values())} of {ncpu} CPU samples without their wall-clock sample")
+
+    def of(thread):
+        return [(t, v) for t, v in samples if tid(v, "sampledThread") == thread]
 
     def near(label, got, want_ns, calls, what="wall time", cpu=True):
         """got is want_ns x HZ within PCT, plus one sample per call at each end and, for samples
@@ -105,7 +124,7 @@ def main():
     near("wait_loop", len(loop), truth["loop_ns"], sum(truth["calls"].values()))
     for k in FUNCS:
         mine = [(t, v) for t, v in loop if k in names(v, False)]
-        offcpu = [(t, v) for t, v in mine if t == "jdk.NativeMethodSample"]
+        offcpu = [(t, v) for t, v in mine if t == "off"]
         sleeping = [(t, v) for t, v in offcpu if state(v) == "STATE_SLEEPING"]
         near(f"{k}", len(mine), truth["wall"][k], truth["calls"][k])
         near(f"{k} off the CPU", len(offcpu), truth["off"][k], truth["calls"][k],
@@ -135,7 +154,7 @@ def main():
     if not_lfr:
         fail(f"the spinning thread has {len(not_lfr)} sleeping samples in spin() outside lfr's "
              f"walk, e.g. {names(not_lfr[0], True)[:8]}")
-    off_cpu = sum(1 for t, v in samples if t == "jdk.NativeMethodSample")
+    off_cpu = sum(1 for t, v in samples if t == "off")
     print(f"wall-check: {len(samples)} samples, {off_cpu} of them off the CPU, {lost} lost")
     if args.report:
         text = open(args.report).read()

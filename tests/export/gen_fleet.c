@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Recordings of known content for tests/export/run, written with lfr's writer and a fixed clock:
+ *
+ *   gen_fleet file FILE
+ *       three chunks of three processes, as lfr record --wall writes them (wall-clock samples
+ *       off the CPU in each chunk): 100 (service.name checkout, a container) and 200
+ *       (service.name db) with CPU samples in the first chunk, 100 alone in the second, 300 (no
+ *       labels: its service is its name) in the third with off-CPU intervals; a frame left
+ *       unnamed in an object with its build-id (lfr.ObjectFile).
+ *
+ *   gen_fleet spool DIR T0 CHUNKS KIND=URL... [--max-size BYTES] [--kill]
+ *       writes CHUNKS chunks, one per flush, into the repository DIR (chunk names from T0, epoch
+ *       s), each with samples of processes 100 and 200, while exports follow DIR (export/follow.h,
+ *       waits of 20 ms to 200 ms).  Then, with --kill, exits at once, as a killed recorder does;
+ *       otherwise ends the recording and waits (up to 10 minutes, a liveness bound) until every
+ *       export has nothing waiting, and stops them.  Prints "evicted N": the chunk files the
+ *       repository's --max-size removed.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "export/follow.h"
+#include "export/target.h"
+#include "jfr/writer.h"
+
+#define CHECK(x)                                                                                   \
+	do {                                                                                       \
+		if ((x) < 0) {                                                                     \
+			fprintf(stderr, "gen_fleet: %s: %s\n", #x, lfr_jfr_strerror(w));           \
+			exit(1);                                                                   \
+		}                                                                                  \
+	} while (0)
+
+#define PERIOD 10101010 /* ns: 99 Hz */
+
+static struct lfr_jfr_writer *w;
+static uint64_t now_ns = 1000000000000ull;
+
+static uint64_t fake_clock(void)
+{
+	return now_ns;
+}
+
+struct keys {
+	uint64_t stack[3], thread[4];
+};
+
+static void setup(struct keys *k)
+{
+	uint64_t m[6];
+	static const uint8_t bid[] = {0xab, 0xcd, 0xef, 0x01, 0x23, 0x45, 0x67, 0x89};
+
+	CHECK(lfr_jfr_method(w, "checkout", "main", LFR_JFR_FRAME_NATIVE, &m[0]));
+	CHECK(lfr_jfr_method(w, "checkout", "handle_order", LFR_JFR_FRAME_NATIVE, &m[1]));
+	CHECK(lfr_jfr_method(w, "libc.so.6", "memcpy", LFR_JFR_FRAME_NATIVE, &m[2]));
+	CHECK(lfr_jfr_method(w, "kernel", "ksys_read", LFR_JFR_FRAME_KERNEL, &m[3]));
+	CHECK(lfr_jfr_method(w, "libstripped.so", "0x1a2b", LFR_JFR_FRAME_NATIVE, &m[4]));
+	CHECK(lfr_jfr_method(w, "postgres", "ExecScan", LFR_JFR_FRAME_NATIVE, &m[5]));
+	uint64_t s0[] = {m[2], m[1], m[0]}, s1[] = {m[3], m[4], m[5]}, s2[] = {m[5]};
+
+	CHECK(lfr_jfr_stack(w, s0, 3, false, &k->stack[0]));
+	CHECK(lfr_jfr_stack(w, s1, 3, false, &k->stack[1]));
+	CHECK(lfr_jfr_stack(w, s2, 1, false, &k->stack[2]));
+	CHECK(lfr_jfr_thread(w, 101, 100, "checkout-main", "checkout", &k->thread[0]));
+	CHECK(lfr_jfr_thread(w, 102, 100, "checkout-io", "checkout", &k->thread[1]));
+	CHECK(lfr_jfr_thread(w, 201, 200, "postgres", "postgres", &k->thread[2]));
+	CHECK(lfr_jfr_thread(w, 301, 300, "loner", "loner", &k->thread[3]));
+	CHECK(lfr_jfr_object_file(w, now_ns, "libstripped.so", "/usr/lib/libstripped.so", bid,
+	                          sizeof(bid)));
+}
+
+static void labels(void)
+{
+	const char *own[] = {"host.name", "gen-host", "env", "test"};
+	const char *p100[] = {"service.name", "checkout", "container.id",
+	                      "f52a212505a606972cf8614c3cb856539e71b77ecae33436c5ac442232fbacf8"};
+	const char *p200[] = {"service.name", "db"};
+
+	CHECK(lfr_jfr_labels(w, now_ns, 0, own, 2));
+	CHECK(lfr_jfr_labels(w, now_ns, 100, p100, 2));
+	CHECK(lfr_jfr_labels(w, now_ns, 200, p200, 1));
+	CHECK(lfr_jfr_sampler_settings(w, now_ns, PERIOD, 127, true, "system-wide"));
+}
+
+static void samples(uint64_t thread, uint64_t stack, int n)
+{
+	for (int i = 0; i < n; i++) {
+		now_ns += 3000 + (uint64_t)i;
+		CHECK(lfr_jfr_execution_sample(w, now_ns, thread, stack, LFR_JFR_STATE_RUNNABLE));
+	}
+}
+
+static int gen_file(const char *path)
+{
+	struct lfr_jfr_options opt = {
+	    .clock = fake_clock, .clock_realtime0 = 1790000000000000000ll, .max_chunk_age_ns = 1};
+	struct keys k;
+	char err[256];
+
+	if (lfr_jfr_open(&w, path, &opt) < 0) {
+		fprintf(stderr, "gen_fleet: %s\n", lfr_jfr_strerror(w));
+		return 1;
+	}
+	setup(&k);
+	labels();
+	samples(k.thread[0], k.stack[0], 40);
+	samples(k.thread[1], k.stack[1], 7);
+	samples(k.thread[2], k.stack[2], 25);
+	/* a wall-clock recording: samples off the CPU in every chunk */
+	CHECK(lfr_jfr_native_sample(w, now_ns, k.thread[1], k.stack[1], LFR_JFR_STATE_SLEEPING));
+	CHECK(lfr_jfr_flush(w));
+	now_ns += 1000000;
+	samples(k.thread[0], k.stack[0], 13);
+	CHECK(lfr_jfr_native_sample(w, now_ns, k.thread[2], k.stack[1], LFR_JFR_STATE_SLEEPING));
+	CHECK(lfr_jfr_flush(w));
+	now_ns += 1000000;
+	samples(k.thread[3], k.stack[2], 5);
+	CHECK(lfr_jfr_off_cpu(w, now_ns, 2500000, k.thread[3], k.stack[1], "sleeping", 0, 0));
+	CHECK(lfr_jfr_off_cpu(w, now_ns + 3000000, 700000, k.thread[3], k.stack[1], "io", 0, 0));
+	for (int i = 0; i < 3; i++)
+		CHECK(lfr_jfr_native_sample(w, now_ns + 10 * (uint64_t)i, k.thread[3], k.stack[1],
+		                            LFR_JFR_STATE_SLEEPING));
+	now_ns += 4000000;
+	if (lfr_jfr_close(w, err, sizeof(err)) < 0) {
+		fprintf(stderr, "gen_fleet: %s\n", err);
+		return 1;
+	}
+	return 0;
+}
+
+/* the writer's evictions, for the exports (which start once the writer has made DIR) */
+static struct lfr_follow *following;
+
+static void on_evict(void *arg, const char *name, uint64_t bytes)
+{
+	(void)arg;
+	if (following)
+		lfr_follow_evicted(following, name, bytes);
+}
+
+/* Whether every export has nothing waiting (its recording ended). */
+static int all_sent(struct lfr_follow *f)
+{
+	struct lfr_export_state st;
+
+	for (size_t i = 0; i < lfr_follow_count(f); i++) {
+		lfr_follow_state(f, i, &st);
+		if (st.pending_chunks || !st.written)
+			return 0;
+	}
+	return 1;
+}
+
+static int spool(int argc, char **argv)
+{
+	const char *dir = argv[2];
+	struct lfr_export_target t[LFR_EXPORT_TARGETS_MAX];
+	struct lfr_follow_opts fo = {
+	    .backoff_min_ns = 20000000, .backoff_max_ns = 200000000, .poll_ns = 20000000};
+	struct lfr_jfr_options opt = {.clock = fake_clock, .max_chunk_age_ns = 1, .repository = 1};
+	struct lfr_follow *f = NULL;
+	struct lfr_jfr_stats js;
+	size_t nt = 0;
+	int chunks = atoi(argv[4]), kill = 0;
+	char why[768];
+	struct keys k;
+
+	opt.clock_realtime0 = atoll(argv[3]) * 1000000000ll - (int64_t)now_ns;
+	for (int i = 5; i < argc; i++) {
+		if (!strcmp(argv[i], "--kill"))
+			kill = 1;
+		else if (!strcmp(argv[i], "--max-size") && i + 1 < argc)
+			/* chunks of at most a quarter of it, as lfr record makes them */
+			opt.repo_max_bytes = strtoull(argv[++i], NULL, 10),
+			opt.max_chunk_bytes = opt.repo_max_bytes / 4;
+		else if (lfr_export_targets_parse(argv[i], t, &nt, LFR_EXPORT_TARGETS_MAX, why,
+		                                  sizeof(why))) {
+			fprintf(stderr, "gen_fleet: %s\n", why);
+			return 2;
+		}
+	}
+	opt.on_evict = on_evict;
+	if (lfr_jfr_open(&w, dir, &opt) < 0) {
+		fprintf(stderr, "gen_fleet: %s\n", lfr_jfr_strerror(w));
+		return 1;
+	}
+	if (lfr_follow_start(&f, dir, t, nt, &fo, why, sizeof(why))) {
+		fprintf(stderr, "gen_fleet: %s\n", why);
+		return 1;
+	}
+	following = f;
+	setup(&k);
+	labels();
+	for (int c = 0; c < chunks; c++) {
+		samples(k.thread[c % 2], k.stack[0], 3 + c % 5);
+		samples(k.thread[2], k.stack[2], 1 + c % 3);
+		now_ns += 1000000000; /* a second per chunk: their names are a second apart */
+		CHECK(lfr_jfr_flush(w));
+	}
+	lfr_jfr_get_stats(w, &js);
+	printf("evicted %llu\n", (unsigned long long)js.evicted);
+	fflush(stdout);
+	if (kill)
+		_exit(0);
+	CHECK(lfr_jfr_close(w, why, sizeof(why)));
+	lfr_follow_recording_ended(f);
+	for (int i = 0; i < 30000 && !all_sent(f); i++)
+		usleep(20000);
+	lfr_follow_stop(f, 0);
+	lfr_follow_free(f);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 3 && !strcmp(argv[1], "file"))
+		return gen_file(argv[2]);
+	if (argc >= 6 && !strcmp(argv[1], "spool"))
+		return spool(argc, argv);
+	fprintf(stderr, "usage: gen_fleet file FILE | spool DIR T0 CHUNKS KIND=URL... [--max-size "
+	                "BYTES] [--kill]\n");
+	return 2;
+}

@@ -1,0 +1,352 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A chunk as Pyroscope ingest uploads, one per label set of its processes (see pyroscope.h): the
+ * processes of the chunk's events and their series, then for each series the chunk without the
+ * other processes' events, gzipped.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "export/gzip.h"
+#include "export/labels.h"
+#include "export/pyroscope.h"
+#include "jfr/rebase.h"
+#include "jfr/reader.h"
+#include "report/labels.h"
+#include "report/report.h"
+
+#define SERIES_MAX 2048
+
+/* A thread's process in the chunk's events, and the series (upload) it belongs to. */
+struct proc {
+	int64_t pid;
+	char name[64];
+	unsigned series;
+};
+
+struct split {
+	struct jfr_reader *r;
+	struct jfr_chunk ch;
+	struct report *rep;     /* the chunk's labels, period and span */
+	struct hashtab threads; /* thread key -> index into procs + 1 */
+	struct hashtab types;   /* event type id -> its thread field's index + 1, or 0 */
+	struct proc *procs;
+	size_t nprocs, cap;
+	char **series; /* the series' names, sorted */
+	size_t nseries;
+	unsigned keep;    /* the series being built */
+	uint64_t samples; /* its samples so far */
+	const struct jfr_type *sample_type;
+	char *why;
+	size_t whylen;
+};
+
+/* The thread field (sampledThread, eventThread) of event type t, or -1. */
+static int thread_field(struct split *sp, const struct jfr_type *t)
+{
+	bool fresh;
+	struct hashtab_slot *s = hashtab_put(&sp->types, t->id, 0, &fresh);
+	int i;
+
+	if (s && !fresh)
+		return (int)s->v - 1;
+	i = jfr_field_index(t, "sampledThread");
+	if (i < 0)
+		i = jfr_field_index(t, "eventThread");
+	if (i >= 0 && (!t->fields[i].cp || t->fields[i].array))
+		i = -1;
+	if (s)
+		s->v = (uint64_t)(i + 1);
+	return i;
+}
+
+/* lfr names a thread's group after its process, "NAME [PID]" (jfr/writer.c). */
+static void group_pid(struct split *sp, const struct jfr_field *tf, uint64_t key, struct proc *p)
+{
+	uint64_t off = jfr_pool_lookup(&sp->ch, tf->type_id, key);
+	const struct jfr_field *g, *n;
+	struct jfr_cur c, c2;
+	char name[300];
+	char *open;
+
+	p->pid = -1;
+	if (!off || !(g = jfr_value_field(sp->r, &sp->ch, tf->type, off, "group", &c)) ||
+	    !jfr_deref(&c, &sp->ch, g) ||
+	    !(n = jfr_value_field(sp->r, &sp->ch, g->type, jfr_cur_off(&c), "name", &c2)) ||
+	    jfr_read_string(&c2, &sp->ch, name, sizeof(name)) <= 0)
+		return;
+	open = strrchr(name, '[');
+	if (!open || open == name || open[-1] != ' ')
+		return;
+	p->pid = strtoll(open + 1, NULL, 10);
+	open[-1] = 0;
+	snprintf(p->name, sizeof(p->name), "%.63s", name);
+}
+
+/* The process of the thread of the event at off (absolute) of type t: its index + 1, or 0. */
+static size_t proc_of(struct split *sp, uint64_t off, const struct jfr_type *t)
+{
+	int f = thread_field(sp, t);
+	const struct jfr_field *tf;
+	struct jfr_cur c;
+	uint64_t key, v;
+	bool fresh;
+	struct hashtab_slot *s;
+
+	jfr_cur_init(&c, sp->r, off, sp->ch.off + sp->ch.size);
+	jfr_varint(&c); /* size */
+	jfr_varint(&c); /* type */
+	if (f < 0 || c.bad ||
+	    !(tf = jfr_value_field(sp->r, &sp->ch, t, jfr_cur_off(&c), t->fields[f].name, &c)))
+		return 0;
+	key = jfr_varint(&c);
+	if (c.bad || !key || !(s = hashtab_put(&sp->threads, key, 0, &fresh)))
+		return 0;
+	if (!fresh)
+		return s->v;
+	if (sp->nprocs == sp->cap) {
+		size_t cap = sp->cap ? 2 * sp->cap : 64;
+		struct proc *p = realloc(sp->procs, cap * sizeof(*p));
+
+		if (!p)
+			return 0;
+		sp->procs = p;
+		sp->cap = cap;
+	}
+	memset(&sp->procs[sp->nprocs], 0, sizeof(*sp->procs));
+	group_pid(sp, tf, key, &sp->procs[sp->nprocs]);
+	v = ++sp->nprocs;
+	s->v = v;
+	return v;
+}
+
+/* jfr_rebase_chunk_keep()'s: an event of no thread, or of a process of the series built. */
+static bool keep(void *arg, uint64_t off, uint64_t type)
+{
+	struct split *sp = arg;
+	const struct jfr_type *t = jfr_type_by_id(sp->ch.meta, type);
+	size_t p = t ? proc_of(sp, off, t) : 0;
+
+	if (p && sp->procs[p - 1].series != sp->keep)
+		return false;
+	sp->samples += p && t == sp->sample_type;
+	return true;
+}
+
+/* A service name Pyroscope takes: letters, digits, - _ . /, others as '_'. */
+static void service_name(char *dst, size_t n, const char *s)
+{
+	size_t i = 0;
+
+	for (; s[i] && i + 1 < n; i++) {
+		char c = s[i];
+		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		          (c >= '0' && c <= '9') || strchr("-_./", c);
+
+		dst[i] = ok ? c : '_';
+	}
+	dst[i] = 0;
+	if (!i)
+		snprintf(dst, n, "unknown");
+}
+
+/* The series of a process: SERVICE{LABEL=VALUE,...}, its labels in the report's order. */
+static void series_of(const struct split *sp, const struct proc *p, char *out, size_t n)
+{
+	struct report_thread t = {.name = "", .tid = -1, .pid = p->pid, .process = (char *)p->name};
+	const struct report *rep = sp->rep;
+	char buf[32], svc[LFR_LABEL_VALUE_MAX];
+	size_t len;
+
+	service_name(svc, sizeof(svc),
+	             report_thread_label(rep, &t, LFR_LABEL_SERVICE, buf, sizeof(buf)) ?: "");
+	len = (size_t)snprintf(out, n, "%s{", svc);
+	/* every label of the process or the recording, once, the process's winning */
+	for (size_t i = 0; i < rep->nlabels && len < n; i++) {
+		const struct report_label *l = &rep->labels[i];
+		const char *v;
+
+		if ((l->pid != 0 && l->pid != p->pid) || !strcmp(l->name, LFR_LABEL_SERVICE))
+			continue;
+		v = report_thread_label(rep, &t, l->name, buf, sizeof(buf));
+		if (v != l->value)
+			continue; /* the process's own replaces the recording's */
+		len += (size_t)snprintf(out + len, n - len, "%s%s=%s",
+		                        out[len - 1] == '{' ? "" : ",", l->name, v);
+	}
+	if (len < n)
+		snprintf(out + len, n - len, "}");
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Every event's process, the series, and each process's: 0, or -1 with why. */
+static int find_series(struct split *sp)
+{
+	struct jfr_event_iter it;
+	struct jfr_cur ev;
+	uint64_t type, size;
+	char name[SERIES_MAX];
+	int rc;
+
+	jfr_event_iter_init(&it, sp->r, &sp->ch);
+	for (;;) {
+		uint64_t start = (uint64_t)(it.p - sp->r->data);
+		const struct jfr_type *t;
+
+		if ((rc = jfr_event_next(&it, &type, &size, &ev)) != 1)
+			break;
+		t = jfr_type_by_id(sp->ch.meta, type);
+		if (t && type > JFR_EVENT_CHECKPOINT)
+			proc_of(sp, start, t);
+	}
+	if (rc < 0) {
+		snprintf(sp->why, sp->whylen, "%s", sp->r->err);
+		return -1;
+	}
+	sp->series = calloc(sp->nprocs + 1, sizeof(*sp->series));
+	if (!sp->series)
+		goto oom;
+	for (size_t i = 0; i < sp->nprocs; i++) {
+		series_of(sp, &sp->procs[i], name, sizeof(name));
+		if (!(sp->series[sp->nseries] = strdup(name)))
+			goto oom;
+		sp->nseries++;
+	}
+	qsort(sp->series, sp->nseries, sizeof(*sp->series), cmp_str);
+	size_t n = 0;
+
+	for (size_t i = 0; i < sp->nseries; i++) {
+		if (n && !strcmp(sp->series[n - 1], sp->series[i])) {
+			free(sp->series[i]);
+			continue;
+		}
+		sp->series[n++] = sp->series[i];
+	}
+	sp->nseries = n;
+	for (size_t i = 0; i < sp->nprocs; i++) {
+		char *key = name, **hit;
+
+		series_of(sp, &sp->procs[i], name, sizeof(name));
+		hit = bsearch(&key, sp->series, sp->nseries, sizeof(*sp->series), cmp_str);
+		sp->procs[i].series = (unsigned)(hit - sp->series);
+	}
+	return 0;
+oom:
+	snprintf(sp->why, sp->whylen, "out of memory");
+	return -1;
+}
+
+/* c as the query takes it: unreserved characters as they are, others %XX. */
+static size_t url_encode(char *out, size_t n, const char *s)
+{
+	size_t len = 0;
+
+	for (; *s && len + 4 < n; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		    strchr("-_.~", c))
+			out[len++] = (char)c;
+		else
+			len += (size_t)snprintf(out + len, n - len, "%%%02X", c);
+	}
+	out[len] = 0;
+	return len;
+}
+
+/* The query of series i: its name, the chunk's span in ns, the format, the rate. */
+static void query_of(const struct split *sp, unsigned i, char *out, size_t n)
+{
+	size_t len = (size_t)snprintf(out, n, "name=");
+	int64_t period = sp->rep->period_ns;
+
+	len += url_encode(out + len, n - len, sp->series[i]);
+	len += (size_t)snprintf(out + len, n - len, "&from=%lld&until=%lld&format=jfr&spyName=lfr",
+	                        (long long)sp->rep->start_nanos, (long long)sp->rep->end_nanos);
+	/* Pyroscope values a CPU sample at 1e9 / sampleRate ns: the recording's period */
+	if (period > 0 && len < n)
+		snprintf(out + len, n - len, "&sampleRate=%lld",
+		         (long long)((1000000000 + period / 2) / period));
+}
+
+/* Upload i of the chunk: built and sent; the sender's status, or -1 with why. */
+static int send_series(struct split *sp, unsigned i, struct jfr_buf *part, struct jfr_buf *gz,
+                       int (*send)(void *, const struct lfr_pyroscope_part *), void *arg)
+{
+	char query[3 * SERIES_MAX + 256];
+	struct lfr_pyroscope_part p = {.index = i, .count = (unsigned)sp->nseries};
+
+	sp->keep = i;
+	sp->samples = 0;
+	jfr_buf_reset(part);
+	if (jfr_rebase_chunk_keep(sp->r, &sp->ch, 0, keep, sp, part, sp->why, sp->whylen))
+		return -1;
+	if (part->oom || lfr_gzip(part->data, part->len, gz)) {
+		snprintf(sp->why, sp->whylen, "out of memory");
+		return -1;
+	}
+	query_of(sp, i, query, sizeof(query));
+	struct hashtab pids = {0};
+
+	for (size_t k = 0; k < sp->nprocs; k++) {
+		bool fresh = false;
+
+		if (sp->procs[k].series == i &&
+		    hashtab_put(&pids, (uint64_t)sp->procs[k].pid, 0, &fresh) && fresh)
+			p.processes++;
+	}
+	hashtab_free(&pids);
+	p.query = query;
+	p.series = sp->series[i];
+	p.jfr = gz->data;
+	p.len = gz->len;
+	p.samples = sp->samples;
+	return send(arg, &p);
+}
+
+int lfr_pyroscope_chunk(const uint8_t *data, size_t len, const char *name, unsigned first,
+                        int (*send)(void *arg, const struct lfr_pyroscope_part *p), void *arg,
+                        char *why, size_t whylen)
+{
+	struct split sp = {.why = why, .whylen = whylen};
+	struct jfr_buf part = {0}, gz = {0};
+	struct report_opts o;
+	int rc = -1;
+
+	sp.r = jfr_open_mem(data, len, name);
+	if (!sp.r) {
+		snprintf(why, whylen, "out of memory");
+		return -1;
+	}
+	report_opts_init(&o);
+	o.jobs = 1;
+	if (report_read(sp.r, &o, &sp.rep) || jfr_chunk_load(sp.r, 0, &sp.ch)) {
+		snprintf(why, whylen, "%s", sp.r->err);
+		goto out;
+	}
+	sp.sample_type = jfr_type_by_name(sp.ch.meta, "jdk.ExecutionSample");
+	if (find_series(&sp))
+		goto out;
+	rc = 0;
+	for (unsigned i = first; i < sp.nseries && !rc; i++)
+		rc = send_series(&sp, i, &part, &gz, send, arg);
+out:
+	jfr_buf_free(&part);
+	jfr_buf_free(&gz);
+	for (size_t i = 0; i < sp.nseries; i++)
+		free(sp.series[i]);
+	free(sp.series);
+	free(sp.procs);
+	hashtab_free(&sp.threads);
+	hashtab_free(&sp.types);
+	if (sp.ch.meta)
+		jfr_chunk_release(&sp.ch);
+	report_free(sp.rep);
+	jfr_close(sp.r);
+	return rc;
+}
