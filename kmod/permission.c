@@ -203,10 +203,10 @@ void lfr_perm_user_put(struct lfr_user *u)
 	u->pid_ns = NULL;
 }
 
-/* What a session counts in its user's memory: the session, its unwind tables. */
+/* What a session counts in its user's memory: all it may hold, unwind tables included. */
 static u64 lfr_user_bytes(const struct lfr_config *cfg)
 {
-	return lfr_session_bytes(cfg) + (u64)cfg->unwind_max_kb * 1024;
+	return lfr_session_bytes(cfg);
 }
 
 int lfr_perm_admit(const struct lfr_config *cfg, bool privileged,
