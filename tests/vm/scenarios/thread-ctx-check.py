@@ -90,8 +90,11 @@ def main():
     fails = []
     count = {}  # (thread, what) -> samples
     used = set()  # the contexts a sample found (a CPU sample and its wall one share one)
+    # a CPU sample's profiler.WallClockSample (--wall) is the same sample: counted once
+    cpu = {(tid(v, "sampledThread"), v["startTime"]) for t, v in evs if t == "jdk.ExecutionSample"}
     for t, v in evs:
-        if t == "lfr.TraceContext":
+        if t == "lfr.TraceContext" or (t == "profiler.WallClockSample" and
+                                       (tid(v, "sampledThread"), v["startTime"]) in cpu):
             continue
         th = threads.get(tid(v, "sampledThread"))
         if not th:

@@ -44,7 +44,8 @@ cg=$1 u=$2
 shift 2
 echo $$ >"$cg/cgroup.procs" || exit 97
 [ "$u" = root ] && exec "$@"
-exec su -s /bin/sh "$u" -c 'exec "$@"' sh "$@"
+# (-- before the user: busybox su would take the program's options for its own)
+exec su -s /bin/sh -c 'exec "$@"' -- "$u" sh "$@"
 EOF
 chmod 755 /tmp/in-cgroup
 # expect_refused WHAT RC WANT ERRFILE: a refusal with its exit status and the module's reason
