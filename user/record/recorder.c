@@ -1141,14 +1141,14 @@ static size_t ctx_attrs(struct lfr_recorder *r, const struct lfr_ustack_ctx *c, 
 
 	for (int pass = 0; pass < 2; pass++) {
 		const uint8_t *a = c->attrs, *end = c->attrs + c->attrs_len;
-		bool missing = false;
+		uint64_t missing = 0;
 
 		n = 0;
 		for (; end - a >= 2 && (size_t)(end - a - 2) >= a[1]; a += 2 + a[1]) {
 			size_t i;
 
 			if (!m || a[0] >= m->n) {
-				missing = true;
+				missing++;
 				continue;
 			}
 			for (i = 0; i < n && out[i].key != m->keys[a[0]]; i++)
@@ -1161,10 +1161,13 @@ static size_t ctx_attrs(struct lfr_recorder *r, const struct lfr_ustack_ctx *c, 
 			};
 			n += i == n;
 		}
-		if (!missing || pass)
+		if (!missing)
 			break;
+		if (pass) {
+			r->st.ctx_attrs_unnamed += missing; /* still none after the map was read again */
+			break;
+		}
 		m = key_map(p, true);
-		r->st.ctx_attrs_unnamed += pass;
 	}
 	return n;
 }
