@@ -193,16 +193,6 @@ void lfr_perm_user(struct lfr_user *u, bool privileged)
 	u->pid_ns = u->pid_ns == &init_pid_ns ? NULL : get_pid_ns(u->pid_ns);
 }
 
-void lfr_perm_user_put(struct lfr_user *u)
-{
-	if (u->cred)
-		put_cred(u->cred);
-	u->cred = NULL;
-	if (u->pid_ns)
-		put_pid_ns(u->pid_ns);
-	u->pid_ns = NULL;
-}
-
 /* What a session counts in its user's memory: all it may hold, unwind tables included. */
 static u64 lfr_user_bytes(const struct lfr_config *cfg)
 {

@@ -102,8 +102,19 @@ int lfr_perm_admit(const struct lfr_config *cfg, bool privileged,
 		   struct netlink_ext_ack *extack);
 /* The starter of a session created by the current sender. */
 void lfr_perm_user(struct lfr_user *u, bool privileged);
-/* When the session is freed (any context). */
-void lfr_perm_user_put(struct lfr_user *u);
+/*
+ * When the session is freed (any context).  Inline: the session's code calls
+ * nothing of permission.c, whose admission walks the sessions.
+ */
+static inline void lfr_perm_user_put(struct lfr_user *u)
+{
+	if (u->cred)
+		put_cred(u->cred);
+	u->cred = NULL;
+	if (u->pid_ns)
+		put_pid_ns(u->pid_ns);
+	u->pid_ns = NULL;
+}
 /* Whether users without privileges may record (the module parameter). */
 bool lfr_perm_unprivileged_on(void);
 
