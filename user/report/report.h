@@ -52,8 +52,8 @@ struct report_opts {
 	int nspans;
 	const char *traces[REPORT_MAX_FILTERS];
 	int ntraces;
-	bool contexts;    /* keep each sample's context (report.contexts, sample.ctx) */
-	uint8_t sort_ctx; /* text: REPORT_BY_SPAN or REPORT_BY_TRACE instead of functions */
+	bool contexts;          /* keep each sample's context (report.contexts, sample.ctx) */
+	uint8_t sort_ctx;       /* text: REPORT_BY_SPAN or REPORT_BY_TRACE instead of functions */
 	const char *sort_label; /* text: the value by this label of the samples' processes (-s
 	                         * service, container, pod, host or any label's name) */
 };

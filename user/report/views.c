@@ -461,11 +461,11 @@ static int print_contexts(const struct report *rep, const struct report_opts *o,
 	}
 	qsort(v, rows, sizeof(*v), cmp_context_value);
 	if (traces)
-		fprintf(out, "\nTop traces by %s\n%10s %6s  %-32s %6s\n", value_unit(rep, o), column,
-		        "%", "TRACE", "SPANS");
+		fprintf(out, "\nTop traces by %s\n%10s %6s  %-32s %6s\n", value_unit(rep, o),
+		        column, "%", "TRACE", "SPANS");
 	else
-		fprintf(out, "\nTop spans by %s\n%10s %6s  %-16s %-32s %s\n", value_unit(rep, o), column,
-		        "%", "SPAN", "TRACE", "ATTRIBUTES");
+		fprintf(out, "\nTop spans by %s\n%10s %6s  %-16s %-32s %s\n", value_unit(rep, o),
+		        column, "%", "SPAN", "TRACE", "ATTRIBUTES");
 	for (size_t i = 0; i < rows && (int)i < top && v[i]->value; i++) {
 		if (traces) {
 			fprintf(out, "%10llu %5.1f%%  %-32s %6u\n", (unsigned long long)v[i]->value,
