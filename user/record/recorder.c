@@ -1164,7 +1164,8 @@ static size_t ctx_attrs(struct lfr_recorder *r, const struct lfr_ustack_ctx *c, 
 		if (!missing)
 			break;
 		if (pass) {
-			r->st.ctx_attrs_unnamed += missing; /* still none after the map was read again */
+			r->st.ctx_attrs_unnamed +=
+			    missing; /* still none after the map was read again */
 			break;
 		}
 		m = key_map(p, true);
