@@ -99,7 +99,9 @@ moved_in() {
 		[ -s "$1" ] && break
 		sleep 0.1
 	done
-	echo "$(cat "$1")" >$CG/alice/work/cgroup.procs || bad "cannot move $(cat "$1") into alice/work"
+	# (a command substitution's shell: its failure is noted in a file, which the end reads)
+	echo "$(cat "$1")" >$CG/alice/work/cgroup.procs ||
+		echo "cannot move $(cat "$1") into alice/work" >>/tmp/moved-in.failed
 	cat "$1"
 }
 as_bg /tmp/rec.pid "lfr record -F 999 -G alice -o /tmp/alice.jfr" >/tmp/alice.out 2>$share/alice.err &
@@ -112,21 +114,23 @@ done
 rm -f /tmp/a2.pid /tmp/a3.pid /tmp/a4.pid
 /tmp/in-cgroup $CG/alice/work alice spin 2 &
 j1=$!
-as alice "undumpable --pidfile /tmp/a2.pid 2" &
+as alice "undumpable --pidfile /tmp/a2.pid 4" &
 j2=$!
-as alice "/tmp/suid-undumpable --dumpable --pidfile /tmp/a3.pid 2" &
+as alice "/tmp/suid-undumpable --dumpable --pidfile /tmp/a3.pid 4" &
 j3=$!
-undumpable --caps 1000 --pidfile /tmp/a4.pid 2 &
+undumpable --caps 1000 --pidfile /tmp/a4.pid 4 &
 j4=$!
 /tmp/in-cgroup $CG/alice/work root spin 2 &
 j5=$!
 /tmp/in-cgroup $CG/alice/work bob spin 2 &
 j6=$!
 a1=$j1 r1=$j5 b1=$j6
+rm -f /tmp/moved-in.failed
 a2=$(moved_in /tmp/a2.pid)
 a3=$(moved_in /tmp/a3.pid)
 a4=$(moved_in /tmp/a4.pid)
 wait $j1 $j2 $j3 $j4 $j5 $j6
+[ -s /tmp/moved-in.failed ] && bad "$(cat /tmp/moved-in.failed)"
 kill -INT "$(cat /tmp/rec.pid)"
 wait $rec
 rc=$?
