@@ -136,7 +136,8 @@ static bool forget_gone(struct exporter *e, const char *name)
 {
 	for (size_t i = 0; i < e->ngone; i++)
 		if (!strcmp(e->gone[i], name)) {
-			memmove(e->gone[i], e->gone[i + 1], (e->ngone - i - 1) * sizeof(e->gone[0]));
+			memmove(e->gone[i], e->gone[i + 1],
+			        (e->ngone - i - 1) * sizeof(e->gone[0]));
 			e->ngone--;
 			return true;
 		}
