@@ -146,14 +146,17 @@ static void on_evict(void *arg, const char *name, uint64_t bytes)
 		lfr_follow_evicted(following, name, bytes);
 }
 
-/* Whether every export has nothing waiting (its recording ended). */
+/*
+ * Whether every export has nothing waiting (its recording ended), as this process's exports
+ * said: until their first save the state is the one a recorder before left.
+ */
 static int all_sent(struct lfr_follow *f)
 {
 	struct lfr_export_state st;
 
 	for (size_t i = 0; i < lfr_follow_count(f); i++) {
 		lfr_follow_state(f, i, &st);
-		if (st.pending_chunks || !st.written)
+		if (st.pending_chunks || !st.written || st.pid != (uint32_t)getpid())
 			return 0;
 	}
 	return 1;
