@@ -17,10 +17,11 @@ httpsink /tmp/sink >/dev/null 2>&1 &
 for i in $(seq 300); do [ -s /tmp/sink/port ] && break; sleep 0.1; done
 port=$(cat /tmp/sink/port)
 echo "export-cost: kernel $(uname -r), $(nproc) CPUs; lfr record -a -F 49 --repository $repo --max-age 30m --max-size 256M"
-cpu() { # PID: "RECORDER_NS OTLP_NS PYROSCOPE_NS", its threads' CPU time by their names
+cpu() { # PID: "RECORDER_NS OTLP_NS PYROSCOPE_NS", its threads' CPU time by their names (%.0f:
+	# busybox awk's %d stops at 2^31 ns)
 	for t in /proc/$1/task/*; do echo "$(cat $t/comm) $(cut -d' ' -f1 $t/schedstat)"; done |
 		awk '{ if ($1 == "lfr-export-otlp") o += $2; else if ($1 == "lfr-export-pyro") p += $2; else r += $2 }
-			END { printf "%d %d %d\n", r, o, p }'
+			END { printf "%.0f %.0f %.0f\n", r, o, p }'
 }
 taken() { lfr status -m | awk '/^status / { for (i = 1; i <= NF; i++) { split($i, kv, "=");
 	if (kv[1] == "samples_taken") print kv[2] } }'; }

@@ -34,7 +34,8 @@ public class Samples {
                         out.append("period ").append(f).append(' ').append(e.getLong("periodNanos")).append('\n');
                         continue;
                     }
-                    boolean sample = type.equals("jdk.ExecutionSample") || type.equals("jdk.NativeMethodSample");
+                    boolean sample = type.equals("jdk.ExecutionSample") || type.equals("profiler.WallClockSample")
+                        || type.equals("jdk.NativeMethodSample");
                     if (!sample && !type.equals("lfr.OffCpu"))
                         continue;
                     RecordedThread t = e.getThread(sample ? "sampledThread" : "eventThread");

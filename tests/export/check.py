@@ -208,7 +208,8 @@ def pyroscope(d, want, args):
             if w[0] == "period":
                 continue
             pid = int(w[2])
-            kind = {"jdk.ExecutionSample": "cpu", "jdk.NativeMethodSample": "wall", "lfr.OffCpu": "off_cpu"}[w[1]]
+            kind = {"jdk.ExecutionSample": "cpu", "profiler.WallClockSample": "wall",
+                    "jdk.NativeMethodSample": "wall", "lfr.OffCpu": "off_cpu"}[w[1]]
             got[kind][(pid, int(w[3]), int(w[4]) if kind == "off_cpu" else 0)] += 1
             # a process that exec'd is another process by its name (its series may differ)
             proc = (pid, line.split(" ", 5)[5] if len(w) > 5 else "?")
@@ -226,8 +227,14 @@ def compare(name, got, want, resources, args, wall_as_events=False):
         "cpu": truth.get("jdk.ExecutionSample", collections.Counter()),
         "off_cpu": truth.get("lfr.OffCpu", collections.Counter()),
     }
+    # lfr's wall-clock samples: profiler.WallClockSample; in files of earlier versions the samples
+    # off the CPU (jdk.NativeMethodSample) with the CPU samples
+    wall = truth.get("profiler.WallClockSample", collections.Counter())
     native = truth.get("jdk.NativeMethodSample", collections.Counter())
-    expect["wall"] = native if wall_as_events else (native + expect["cpu"] if native else collections.Counter())
+    if wall or wall_as_events:
+        expect["wall"] = wall + native
+    else:
+        expect["wall"] = native + expect["cpu"] if native else collections.Counter()
     for kind in ("cpu", "wall", "off_cpu"):
         g, e = got.get(kind, collections.Counter()), expect[kind]
         per = collections.Counter()

@@ -90,14 +90,18 @@ static void samples(uint64_t thread, uint64_t stack, int n)
 {
 	for (int i = 0; i < n; i++) {
 		now_ns += 3000 + (uint64_t)i;
-		CHECK(lfr_jfr_execution_sample(w, now_ns, thread, stack, LFR_JFR_STATE_RUNNABLE));
+		CHECK(lfr_jfr_sample(w, now_ns, thread, stack, LFR_JFR_STATE_RUNNABLE, PERIOD));
 	}
 }
 
 static int gen_file(const char *path)
 {
-	struct lfr_jfr_options opt = {
-	    .clock = fake_clock, .clock_realtime0 = 1790000000000000000ll, .max_chunk_age_ns = 1};
+	/* a wall-clock recording (lfr record --wall): each CPU sample a wall-clock sample too */
+	struct lfr_jfr_options opt = {.clock = fake_clock,
+	                              .clock_realtime0 = 1790000000000000000ll,
+	                              .max_chunk_age_ns = 1,
+	                              .sample_events =
+	                                  LFR_JFR_SAMPLE_DEFAULT | LFR_JFR_SAMPLE_WALL};
 	struct keys k;
 	char err[256];
 
@@ -110,20 +114,20 @@ static int gen_file(const char *path)
 	samples(k.thread[0], k.stack[0], 40);
 	samples(k.thread[1], k.stack[1], 7);
 	samples(k.thread[2], k.stack[2], 25);
-	/* a wall-clock recording: samples off the CPU in every chunk */
-	CHECK(lfr_jfr_native_sample(w, now_ns, k.thread[1], k.stack[1], LFR_JFR_STATE_SLEEPING));
+	/* samples off the CPU in every chunk */
+	CHECK(lfr_jfr_wall_sample(w, now_ns, k.thread[1], k.stack[1], LFR_JFR_STATE_SLEEPING));
 	CHECK(lfr_jfr_flush(w));
 	now_ns += 1000000;
 	samples(k.thread[0], k.stack[0], 13);
-	CHECK(lfr_jfr_native_sample(w, now_ns, k.thread[2], k.stack[1], LFR_JFR_STATE_SLEEPING));
+	CHECK(lfr_jfr_wall_sample(w, now_ns, k.thread[2], k.stack[1], LFR_JFR_STATE_SLEEPING));
 	CHECK(lfr_jfr_flush(w));
 	now_ns += 1000000;
 	samples(k.thread[3], k.stack[2], 5);
 	CHECK(lfr_jfr_off_cpu(w, now_ns, 2500000, k.thread[3], k.stack[1], "sleeping", 0, 0));
 	CHECK(lfr_jfr_off_cpu(w, now_ns + 3000000, 700000, k.thread[3], k.stack[1], "io", 0, 0));
 	for (int i = 0; i < 3; i++)
-		CHECK(lfr_jfr_native_sample(w, now_ns + 10 * (uint64_t)i, k.thread[3], k.stack[1],
-		                            LFR_JFR_STATE_SLEEPING));
+		CHECK(lfr_jfr_wall_sample(w, now_ns + 10 * (uint64_t)i, k.thread[3], k.stack[1],
+		                          LFR_JFR_STATE_SLEEPING));
 	now_ns += 4000000;
 	if (lfr_jfr_close(w, err, sizeof(err)) < 0) {
 		fprintf(stderr, "gen_fleet: %s\n", err);
@@ -142,14 +146,17 @@ static void on_evict(void *arg, const char *name, uint64_t bytes)
 		lfr_follow_evicted(following, name, bytes);
 }
 
-/* Whether every export has nothing waiting (its recording ended). */
+/*
+ * Whether every export has nothing waiting (its recording ended), as this process's exports
+ * said: until their first save the state is the one a recorder before left.
+ */
 static int all_sent(struct lfr_follow *f)
 {
 	struct lfr_export_state st;
 
 	for (size_t i = 0; i < lfr_follow_count(f); i++) {
 		lfr_follow_state(f, i, &st);
-		if (st.pending_chunks || !st.written)
+		if (st.pending_chunks || !st.written || st.pid != (uint32_t)getpid())
 			return 0;
 	}
 	return 1;

@@ -17,6 +17,7 @@
 #include "export/follow.h"
 
 #define EXPORT_NICE 10
+#define GONE_MAX 16
 
 struct pending {
 	char name[LFR_JFR_REPO_NAME_MAX];
@@ -33,6 +34,13 @@ struct exporter {
 	size_t npend, pend_cap;
 	struct pending *evicted; /* removed by the writer, not yet counted (under the lock) */
 	size_t nevicted, evicted_cap;
+	/*
+	 * Found gone when read and counted then, before the writer told of it (it tells after the
+	 * unlink): its telling is not counted again.  Oldest first; the writer tells at once, so
+	 * a few suffice (a file removed by hand is never told and ages out).
+	 */
+	char gone[GONE_MAX][LFR_JFR_REPO_NAME_MAX];
+	size_t ngone;
 	uint64_t rng;
 	unsigned attempt; /* failures in a row */
 	pthread_t thread;
@@ -123,6 +131,29 @@ static uint64_t backoff(struct exporter *e)
 	return d / 2 + e->rng % (d / 2 + 1);
 }
 
+/* Whether name was counted when found gone (and forgets it: the writer tells once). */
+static bool forget_gone(struct exporter *e, const char *name)
+{
+	for (size_t i = 0; i < e->ngone; i++)
+		if (!strcmp(e->gone[i], name)) {
+			memmove(e->gone[i], e->gone[i + 1],
+			        (e->ngone - i - 1) * sizeof(e->gone[0]));
+			e->ngone--;
+			return true;
+		}
+	return false;
+}
+
+/* name is found gone before the writer told of it: counted now, and not when it tells. */
+static void remember_gone(struct exporter *e, const char *name)
+{
+	if (e->ngone == GONE_MAX) {
+		memmove(e->gone[0], e->gone[1], (GONE_MAX - 1) * sizeof(e->gone[0]));
+		e->ngone--;
+	}
+	snprintf(e->gone[e->ngone++], sizeof(e->gone[0]), "%s", name);
+}
+
 /* The evictions the writer told of: those of chunks not delivered are lost. */
 static void count_evicted(struct exporter *e)
 {
@@ -136,7 +167,7 @@ static void count_evicted(struct exporter *e)
 	e->nevicted = e->evicted_cap = 0;
 	pthread_mutex_unlock(&e->f->lock);
 	for (size_t i = 0; i < n; i++)
-		if (strcmp(v[i].name, e->st.done) > 0) {
+		if (strcmp(v[i].name, e->st.done) > 0 && !forget_gone(e, v[i].name)) {
 			lose(e, LFR_LOSS_EVICTED, v[i].bytes);
 			if (!strcmp(v[i].name, e->st.partial)) {
 				e->st.partial[0] = 0;
@@ -249,9 +280,11 @@ static int send_head(struct exporter *e)
 	char why[512];
 	int rc = lfr_jfr_repo_read(e->f->dirfd, head->name, &data, &len, why, sizeof(why));
 
-	if (rc == 1) { /* gone: evicted (counted once) */
-		if (!eviction_told(e, head->name))
+	if (rc == 1) { /* gone: evicted (counted once, here or when the writer tells) */
+		if (!eviction_told(e, head->name)) {
 			lose(e, LFR_LOSS_EVICTED, head->bytes);
+			remember_gone(e, head->name);
+		}
 		return 0;
 	}
 	if (rc == 2) {

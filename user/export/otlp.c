@@ -400,7 +400,9 @@ static void put_processes(struct build *b, struct pb_buf *out, struct lfr_otlp_s
 static int read_passes(struct build *b, const uint8_t *data, size_t len)
 {
 	const char *cpu[] = {"jdk.ExecutionSample"}, *cpu_time[] = {"jdk.CPUTimeSample"};
-	const char *wall[] = {"jdk.ExecutionSample", "jdk.NativeMethodSample"};
+	const char *wall[] = {"profiler.WallClockSample"};
+	/* files of lfr before profiler.WallClockSample: the CPU samples and those off the CPU */
+	const char *wall_old[] = {"jdk.ExecutionSample", "jdk.NativeMethodSample"};
 	const char *off[] = {"lfr.OffCpu"};
 	struct report *rep;
 
@@ -421,9 +423,13 @@ static int read_passes(struct build *b, const uint8_t *data, size_t len)
 		b->host = "";
 	b->duration = report_span_nanos(rep);
 	b->period = rep->period_ns;
-	if (count_of(rep, "jdk.NativeMethodSample") &&
-	    read_pass(b, data, len, wall, 2, NULL, &b->pass[K_WALL]))
+	if (count_of(rep, "profiler.WallClockSample")) {
+		if (read_pass(b, data, len, wall, 1, NULL, &b->pass[K_WALL]))
+			return -1;
+	} else if (count_of(rep, "jdk.NativeMethodSample") &&
+	           read_pass(b, data, len, wall_old, 2, NULL, &b->pass[K_WALL])) {
 		return -1;
+	}
 	/* the ticks of lfr's durations are ns (1e9 per second) */
 	if (count_of(rep, "lfr.OffCpu") &&
 	    read_pass(b, data, len, off, 1, "duration", &b->pass[K_OFF_CPU]))

@@ -12,7 +12,8 @@
  *   cpu      jdk.ExecutionSample (jdk.CPUTimeSample in a recording of those only): sample type
  *            cpu/nanoseconds, each sample the sampling period (lfr.SamplerSettings), period type
  *            cpu/nanoseconds; samples/count when the period is unknown
- *   wall     lfr record --wall's: jdk.ExecutionSample and jdk.NativeMethodSample, wall/nanoseconds
+ *   wall     lfr record --wall's: profiler.WallClockSample (of earlier files, jdk.ExecutionSample
+ *            and jdk.NativeMethodSample), wall/nanoseconds
  *   off_cpu  lfr.OffCpu: off_cpu/nanoseconds, each interval its length, at its start
  *
  * A Sample per (stack, thread), with the thread's thread.name and thread.id attributes, and per

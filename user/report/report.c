@@ -920,37 +920,70 @@ static uint32_t sample_ctx(struct report *rep, struct priv *pv, struct jfr_reade
 	              : 0;
 }
 
+static int cmp_slot_keys(const void *x, const void *y)
+{
+	const struct hashtab_slot *a = *(const struct hashtab_slot *const *)x;
+	const struct hashtab_slot *b = *(const struct hashtab_slot *const *)y;
+
+	if (a->a != b->a)
+		return a->a < b->a ? -1 : 1;
+	return a->b < b->b ? -1 : a->b > b->b;
+}
+
+/*
+ * The entries of t by their keys (*out malloc'ed, NULL when t is empty): the tables of file keys
+ * hash them under a key drawn per process, so their slots' order differs from run to run, and
+ * what is interned in that order (stacks, frames, threads) would number and tie differently.
+ */
+static int slots_by_key(const struct hashtab *t, struct hashtab_slot ***out, size_t *n)
+{
+	struct hashtab_slot **v = NULL;
+
+	*n = 0;
+	if (t->n && !(v = malloc(t->n * sizeof(*v))))
+		return -1;
+	for (struct hashtab_slot *s = NULL; (s = hashtab_next(t, s));)
+		v[(*n)++] = s;
+	if (*n > 1)
+		qsort(v, *n, sizeof(*v), cmp_slot_keys);
+	*out = v;
+	return 0;
+}
+
 static int merge_chunk(struct report *rep, struct priv *pv, struct jfr_reader *r,
                        const struct jfr_chunk *ch, const struct hashtab *agg, struct plan *plans,
                        size_t nplans, struct ctx_chunk *cc)
 {
 	const struct jfr_field *sf, *tf;
+	struct hashtab_slot **v;
+	size_t n;
+	int rc = -1;
 
 	sample_fields(plans, nplans, &sf, &tf);
-	for (size_t i = 0; i < agg->cap; i++) {
-		struct hashtab_slot *s = &agg->slots[i];
-		if (!s->n)
-			continue;
+	if (slots_by_key(agg, &v, &n))
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		const struct hashtab_slot *s = v[i];
 		uint64_t th = resolve_thread(rep, pv, r, ch, tf, sample_thread_key(cc, s->b));
 		if (!th)
-			return -1;
+			goto out;
 		if (th == UINT32_MAX)
 			continue;
 		uint32_t st = resolve_stack(rep, pv, r, ch, sf, s->a);
 		if (st == UINT32_MAX)
-			return -1;
+			goto out;
 		uint32_t cx = sample_ctx(rep, pv, r, ch, cc, s->b);
 		if (cx == UINT32_MAX)
-			return -1;
+			goto out;
 		bool fresh;
 		struct hashtab_slot *g =
 		    hashtab_put(&pv->sample_ids, st, (th - 1) | (uint64_t)cx << 32, &fresh);
 		if (!g)
-			return -1;
+			goto out;
 		if (fresh) {
 			if (grow((void **)&rep->samples, &rep->samples_cap, rep->nsamples + 1,
 			         sizeof(*rep->samples)))
-				return -1;
+				goto out;
 			rep->samples[rep->nsamples] =
 			    (struct report_sample){st, (uint32_t)(th - 1), 0, cx};
 			g->v = ++rep->nsamples;
@@ -962,7 +995,10 @@ static int merge_chunk(struct report *rep, struct priv *pv, struct jfr_reader *r
 		rep->matched_events += s->n;
 		rep->total += s->v;
 	}
-	return 0;
+	rc = 0;
+out:
+	free(v);
+	return rc;
 }
 
 /*
@@ -1237,12 +1273,18 @@ static int merge_states(struct report *rep, struct priv *pv, struct jfr_reader *
 {
 	const struct jfr_field *sf, *tf;
 	const uint64_t end = j->ch.off + j->ch.size;
+	struct hashtab_slot **v;
+	size_t n;
+	int rc = -1;
 
 	sample_fields(j->plans, (size_t)j->nplans, &sf, &tf);
-	for (struct hashtab_slot *s = NULL; (s = hashtab_next(&j->states.sums, s));) {
+	if (slots_by_key(&j->states.sums, &v, &n))
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		const struct hashtab_slot *s = v[i];
 		uint64_t th = resolve_thread(rep, pv, r, &j->ch, tf, s->a);
 		if (!th)
-			return -1;
+			goto out;
 		if (th == UINT32_MAX)
 			continue; /* filtered out */
 		const struct states_raw *raw = &j->states.raw[s->b];
@@ -1253,9 +1295,12 @@ static int merge_states(struct report *rep, struct priv *pv, struct jfr_reader *
 		if (value_text(&c, &j->ch, raw->f, name, sizeof(name), 0) <= 0)
 			snprintf(name, sizeof(name), "%s", STATES_NONE);
 		if (states_add(rep, &pv->state_ids, name, s->v) < 0)
-			return -1;
+			goto out;
 	}
-	return 0;
+	rc = 0;
+out:
+	free(v);
+	return rc;
 }
 
 /* report.timed: the chunk's samples with their resolved stack and thread (cached by the merge). */
