@@ -159,7 +159,7 @@ static void lfr_ctx_dtv_glibc(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, read_ctx(m, &w, o), LFR_CTX_NO_BLOCK);
 }
 
-/* musl: tp + 8 -> DTV of 8-byte entries, its count at 0 */
+/* musl: the GOT pair {module 2, offset 16}; tp + 8 -> DTV of 8-byte entries, its count at 0 */
 static void lfr_ctx_dtv_musl(struct kunit *test)
 {
 	struct lfr_ctx_where w = { .access = LFR_CTX_ACCESS_DTV_SLOT, .slot = BASE + 64,
@@ -169,10 +169,11 @@ static void lfr_ctx_dtv_musl(struct kunit *test)
 
 	put_record(m, 0);
 	put64(m, BASE + 64, 2);
-	put64(m, BASE + 72, 0);
+	put64(m, BASE + 72, 16);
 	put64(m, TP + 8, DTV);
 	put64(m, DTV, 2);
-	put64(m, DTV + 2 * 8, REC);
+	put64(m, DTV + 2 * 8, BLOCK);
+	put64(m, BLOCK + 16, REC);
 	KUNIT_EXPECT_EQ(test, read_ctx(m, &w, o), LFR_CTX_VALID);
 	put64(m, DTV, 1);
 	KUNIT_EXPECT_EQ(test, read_ctx(m, &w, o), LFR_CTX_NO_BLOCK);
