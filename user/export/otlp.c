@@ -38,6 +38,7 @@ enum {
 	VT_UNIT = 2,
 	SAMPLE_STACK = 1,
 	SAMPLE_ATTRIBUTES = 2,
+	SAMPLE_LINK = 3,
 	SAMPLE_VALUES = 4,
 	SAMPLE_TIMESTAMPS = 5,
 };
@@ -51,6 +52,7 @@ struct pass {
 	uint32_t *locations;    /* per frame of the report: its location, 0 until interned */
 	uint32_t *stacks;       /* per stack: its stack */
 	uint32_t *attrs;        /* per thread: its thread.name and thread.id attributes */
+	uint32_t *links;        /* per trace context of the report: its link, 0 until interned */
 	uint32_t *first, *nobs; /* per sample: where its events are in ts and val, how many */
 	uint64_t *ts, *val;     /* the events by sample: epoch ns, value */
 	uint32_t *order;        /* the samples by their thread's process */
@@ -70,7 +72,7 @@ struct build {
 static void pass_free(struct pass *p)
 {
 	report_free(p->rep);
-	free(p->locations), free(p->stacks), free(p->attrs);
+	free(p->locations), free(p->stacks), free(p->attrs), free(p->links);
 	free(p->first), free(p->nobs), free(p->ts), free(p->val), free(p->order);
 	memset(p, 0, sizeof(*p));
 }
@@ -89,6 +91,7 @@ static int read_pass(struct build *b, const uint8_t *data, size_t len, const cha
 	}
 	report_opts_init(&o);
 	o.timeline = true;
+	o.contexts = true;
 	o.jobs = 1;
 	for (int i = 0; i < nevents; i++)
 		o.events[o.nevents++] = events[i];
@@ -126,9 +129,15 @@ static int by_process(const void *a, const void *b, void *arg)
 	return x < y ? -1 : x > y;
 }
 
+/* A sample's key in index_pass: its thread and its trace context (report_sample.ctx). */
+static uint64_t thread_ctx_key(uint32_t thread, uint32_t ctx)
+{
+	return thread | (uint64_t)ctx << 32;
+}
+
 /*
- * The pass's events by sample (the report keeps them in time order, each with its stack and
- * thread), its samples by process, and its caches: 0, or -1 when out of memory.
+ * The pass's events by sample (the report keeps them in time order, each with its stack, thread
+ * and trace context), its samples by process, and its caches: 0, or -1 when out of memory.
  */
 static int index_pass(struct build *b, struct pass *p, enum kind k)
 {
@@ -139,30 +148,36 @@ static int index_pass(struct build *b, struct pass *p, enum kind k)
 	p->locations = calloc(rep->nframes + 1, sizeof(*p->locations));
 	p->stacks = calloc(rep->nstacks + 1, sizeof(*p->stacks));
 	p->attrs = calloc(2 * rep->nthreads + 1, sizeof(*p->attrs));
+	p->links = calloc(rep->ncontexts + 1, sizeof(*p->links));
 	p->first = calloc(rep->nsamples + 1, sizeof(*p->first));
 	p->nobs = calloc(rep->nsamples + 1, sizeof(*p->nobs));
 	p->ts = malloc((rep->ntimed + 1) * sizeof(*p->ts));
 	p->val = malloc((rep->ntimed + 1) * sizeof(*p->val));
 	p->order = malloc((rep->nsamples + 1) * sizeof(*p->order));
-	if (!p->locations || !p->stacks || !p->attrs || !p->first || !p->nobs || !p->ts ||
-	    !p->val || !p->order || hashtab_reserve(&ids, rep->nsamples))
+	if (!p->locations || !p->stacks || !p->attrs || !p->links || !p->first || !p->nobs ||
+	    !p->ts || !p->val || !p->order || hashtab_reserve(&ids, rep->nsamples))
 		goto out;
 	for (size_t i = 0; i < rep->nsamples; i++) {
 		bool fresh;
-		struct hashtab_slot *s =
-		    hashtab_put(&ids, rep->samples[i].stack, rep->samples[i].thread, &fresh);
+		struct hashtab_slot *s = hashtab_put(
+		    &ids, rep->samples[i].stack,
+		    thread_ctx_key(rep->samples[i].thread, rep->samples[i].ctx), &fresh);
 
 		s->v = i;
 		p->order[i] = (uint32_t)i;
 	}
-	for (size_t i = 0; i < rep->ntimed; i++)
-		p->nobs[hashtab_get(&ids, rep->timed[i].stack, rep->timed[i].thread)->v]++;
+	for (size_t i = 0; i < rep->ntimed; i++) {
+		const struct report_timed *t = &rep->timed[i];
+
+		p->nobs[hashtab_get(&ids, t->stack, thread_ctx_key(t->thread, t->ctx))->v]++;
+	}
 	for (size_t i = 1; i < rep->nsamples; i++)
 		p->first[i] = p->first[i - 1] + p->nobs[i - 1];
 	memset(p->nobs, 0, rep->nsamples * sizeof(*p->nobs));
 	for (size_t i = 0; i < rep->ntimed; i++) {
 		const struct report_timed *t = &rep->timed[i];
-		uint32_t s = (uint32_t)hashtab_get(&ids, t->stack, t->thread)->v;
+		uint32_t s =
+		    (uint32_t)hashtab_get(&ids, t->stack, thread_ctx_key(t->thread, t->ctx))->v;
 		uint32_t at = p->first[s] + p->nobs[s]++;
 
 		p->ts[at] = (uint64_t)(rep->start_nanos + t->nanos);
@@ -227,13 +242,53 @@ static uint32_t stack_of(struct build *b, struct pass *p, uint32_t stack)
 	return p->stacks[stack];
 }
 
-/* One Sample: its stack, its thread's attributes, its events. */
+/* n bytes from 2n lower-case hex digits (report_context's ids). */
+static void hex_bytes(const char *hex, uint8_t *out, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		unsigned v = 0;
+
+		for (int k = 0; k < 2; k++) {
+			char c = hex[2 * i + k];
+
+			v = v << 4 | (unsigned)(c >= 'a' ? c - 'a' + 10 : c - '0');
+		}
+		out[i] = (uint8_t)v;
+	}
+}
+
+/* The Link of context cx of the pass (its trace and span ids). */
+static uint32_t link_of(struct build *b, struct pass *p, uint32_t cx)
+{
+	const struct report_context *c = &p->rep->contexts[cx];
+	uint8_t trace[16], span[8];
+
+	if (!p->links[cx]) {
+		hex_bytes(c->trace_id, trace, sizeof(trace));
+		hex_bytes(c->span_id, span, sizeof(span));
+		p->links[cx] = otlp_link(&b->d, trace, span);
+	}
+	return p->links[cx];
+}
+
+/*
+ * A sample's attributes: at most the thread's two and a context's (OTEP 4947 keeps 640 bytes of
+ * them, two at least each).
+ */
+#define SAMPLE_ATTRS_MAX (2 + 320)
+
+/*
+ * One Sample: its stack, its thread's attributes, its trace context (a Link, and its attributes
+ * after the thread's), its events.
+ */
 static void put_sample(struct build *b, struct pass *p, uint32_t s, struct pb_buf *out)
 {
 	const struct report_sample *rs = &p->rep->samples[s];
 	const struct report_thread *t = &p->rep->threads[rs->thread];
 	uint32_t *attrs = &p->attrs[2 * rs->thread];
-	uint64_t a[2];
+	uint64_t a[SAMPLE_ATTRS_MAX];
+	size_t na = 2;
+	bool ctx = rs->ctx && rs->ctx < p->rep->ncontexts;
 
 	if (!attrs[0]) {
 		attrs[0] = otlp_attr_str(&b->d, "thread.name", t->name);
@@ -241,9 +296,22 @@ static void put_sample(struct build *b, struct pass *p, uint32_t s, struct pb_bu
 	}
 	a[0] = attrs[0];
 	a[1] = attrs[1];
+	if (ctx) {
+		const struct report_context *c = &p->rep->contexts[rs->ctx];
+		const char *kv = c->attrs;
+
+		for (unsigned i = 0; i < c->nattrs && na < SAMPLE_ATTRS_MAX; i++) {
+			const char *v = kv + strlen(kv) + 1;
+
+			a[na++] = otlp_attr_str(&b->d, kv, v);
+			kv = v + strlen(v) + 1;
+		}
+	}
 	pb_reset(&b->tmp);
 	pb_uint(&b->tmp, SAMPLE_STACK, stack_of(b, p, rs->stack));
-	pb_packed(&b->tmp, SAMPLE_ATTRIBUTES, a, 2);
+	pb_packed(&b->tmp, SAMPLE_ATTRIBUTES, a, na);
+	if (ctx)
+		pb_uint(&b->tmp, SAMPLE_LINK, link_of(b, p, rs->ctx));
 	pb_packed(&b->tmp, SAMPLE_VALUES, p->val + p->first[s], p->nobs[s]);
 	pb_packed_fixed64(&b->tmp, SAMPLE_TIMESTAMPS, p->ts + p->first[s], p->nobs[s]);
 	pb_message(out, PROFILE_SAMPLES, &b->tmp);

@@ -16,8 +16,11 @@
  *            and jdk.NativeMethodSample), wall/nanoseconds
  *   off_cpu  lfr.OffCpu: off_cpu/nanoseconds, each interval its length, at its start
  *
- * A Sample per (stack, thread), with the thread's thread.name and thread.id attributes, and per
- * event its time (timestamps_unix_nano) and value.  Stacks, locations (a mapping per object file,
+ * A Sample per (stack, thread, trace context), with the thread's thread.name and thread.id
+ * attributes, and per event its time (timestamps_unix_nano) and value.  A sample that ran in a
+ * trace context (lfr.TraceContext, OpenTelemetry's thread context) links to it: its link_index
+ * names a Link (trace id, span id) of the dictionary's link_table, and the context's attributes
+ * follow the thread's.  Stacks, locations (a mapping per object file,
  * with its build-id where the recording carries it, an address for frames left unnamed, the
  * profile.frame.type attribute), functions, strings and attributes are in the request's
  * dictionary.  Each profile's profile_id is a hash of the recording's host.name, the chunk's

@@ -20,6 +20,8 @@ enum {
 	KVU_VALUE = 2,
 	KV_KEY = 1,
 	KV_VALUE = 2,
+	LINK_TRACE_ID = 1,
+	LINK_SPAN_ID = 2,
 };
 
 #define KEY_MAX 4096 /* a key of more bytes is not interned: its entry may repeat */
@@ -155,6 +157,22 @@ uint32_t otlp_attr_str(struct otlp_dict *d, const char *key, const char *value)
 uint32_t otlp_attr_int(struct otlp_dict *d, const char *key, int64_t value)
 {
 	return attr(d, key, NULL, value);
+}
+
+uint32_t otlp_link(struct otlp_dict *d, const uint8_t trace_id[16], const uint8_t span_id[8])
+{
+	uint8_t k[24];
+	struct hashtab_slot *slot;
+	uint32_t idx;
+
+	memcpy(k, trace_id, 16);
+	memcpy(k + 16, span_id, 8);
+	if ((idx = find(d, OTLP_DICT_LINK, k, sizeof(k), &slot)))
+		return idx;
+	pb_reset(&d->tmp);
+	pb_bytes(&d->tmp, LINK_TRACE_ID, trace_id, 16);
+	pb_bytes(&d->tmp, LINK_SPAN_ID, span_id, 8);
+	return add(d, OTLP_DICT_LINK, slot);
 }
 
 uint32_t otlp_mapping(struct otlp_dict *d, const char *file, const char *build_id)

@@ -59,6 +59,8 @@ uint32_t otlp_location(struct otlp_dict *d, uint32_t mapping, uint64_t address, 
 uint32_t otlp_stack(struct otlp_dict *d, const uint32_t *locations, size_t n);
 uint32_t otlp_attr_str(struct otlp_dict *d, const char *key, const char *value);
 uint32_t otlp_attr_int(struct otlp_dict *d, const char *key, int64_t value);
+/* A Link: a sample's trace context, its trace id (16 bytes) and span id (8 bytes). */
+uint32_t otlp_link(struct otlp_dict *d, const uint8_t trace_id[16], const uint8_t span_id[8]);
 
 /* Appends the dictionary's fields (the content of a ProfilesDictionary message) to out. */
 void otlp_dict_put(const struct otlp_dict *d, struct pb_buf *out);
