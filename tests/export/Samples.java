@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 // The samples of JFR files as the JDK reads them (jdk.jfr.consumer), for tests/export: one line
 // per sample event, "FILE TYPE PID EPOCH_NS DURATION_NS NAME" (the process and its name from
-// lfr's thread group, "NAME [PID]"), and "period FILE NS" per lfr.SamplerSettings.  An independent reading of what
-// the backends must have got.
+// lfr's thread group, "NAME [PID]"), "period FILE NS" per lfr.SamplerSettings, and "context FILE
+// PID TID EPOCH_NS TRACE_ID SPAN_ID ATTRIBUTES" per lfr.TraceContext.  An independent reading of
+// what the backends must have got.
 //   java Samples.java FILE...
 import java.nio.file.Path;
 import java.time.Instant;
 import jdk.jfr.consumer.RecordedEvent;
+import jdk.jfr.consumer.RecordedObject;
 import jdk.jfr.consumer.RecordedThread;
 import jdk.jfr.consumer.RecordingFile;
 
@@ -30,6 +32,17 @@ public class Samples {
                 while (r.hasMoreEvents()) {
                     RecordedEvent e = r.readEvent();
                     String type = e.getEventType().getName();
+                    if (type.equals("lfr.TraceContext")) {
+                        RecordedThread t = e.getThread("sampledThread");
+                        RecordedObject c = e.getValue("context");
+                        Instant at = e.getStartTime();
+                        out.append("context ").append(f).append(' ').append(pid(t)).append(' ')
+                           .append(t.getOSThreadId()).append(' ')
+                           .append(at.getEpochSecond() * 1_000_000_000L + at.getNano()).append(' ')
+                           .append(c.getString("traceId")).append(' ').append(c.getString("spanId"))
+                           .append(' ').append(c.getString("attributes")).append('\n');
+                        continue;
+                    }
                     if (type.equals("lfr.SamplerSettings")) {
                         out.append("period ").append(f).append(' ').append(e.getLong("periodNanos")).append('\n');
                         continue;

@@ -14,7 +14,9 @@ uploads are unpacked (multipart form, gzip) and their recordings read by Samples
 Checks, per process: the CPU samples (pid, time) the backend got are exactly the recordings'
 (each once: none lost, none twice), their CPU time is their count times the period, the wall
 and off-CPU ones too; each resource (upload) carries the process's service and labels; each
-OTLP profile_id and each Pyroscope upload's series and time span come once.  Prints what it
+OTLP profile_id and each Pyroscope upload's series and time span come once; the OTLP sample events
+of a thread at an instant the recordings give a trace context (lfr.TraceContext) for, and only
+those, link to a Link of its trace and span ids and carry its attributes.  Prints what it
 compared and "check: ok", or the differences and exits 1.
 """
 import argparse
@@ -40,16 +42,25 @@ def fail(msg):
     print("check: FAILED: " + msg)
 
 
+def baggage(s):
+    return {urllib.parse.unquote(k): urllib.parse.unquote(v)
+            for k, v in (kv.split("=", 1) for kv in s.split(",") if kv)}
+
+
 def read_truth(path):
     ev = collections.defaultdict(collections.Counter)  # type -> Counter((pid, ns, dur))
     periods = set()
+    contexts = {}  # (pid, tid, ns) -> (trace id, span id, attributes)
     for line in open(path):
         w = line.split()
         if w[0] == "period":
             periods.add(int(w[2]))
             continue
+        if w[0] == "context":
+            contexts[(int(w[2]), int(w[3]), int(w[4]))] = (w[5], w[6], baggage(w[7] if len(w) > 7 else ""))
+            continue
         ev[w[1]][(int(w[2]), int(w[3]), int(w[4]))] += 1
-    return ev, periods
+    return ev, periods, contexts
 
 
 def delivered(d):
@@ -105,6 +116,7 @@ def any_value(v):
 
 def otlp(d, want, args):
     got = collections.defaultdict(collections.Counter)
+    linked = collections.Counter()  # (kind, pid, tid, ns, trace id, span id)
     ids = collections.Counter()
     resources = {}
     for meta, body in delivered(d):
@@ -121,8 +133,12 @@ def otlp(d, want, args):
         strings = [s.decode() for s in dic.get("string_table", [])]
         attrs = [(strings[int(one(a, "key_strindex", "0"))], any_value(one(a, "value", {})))
                  for a in dic.get("attribute_table", [])]
-        if not strings or strings[0] != "" or not attrs or attrs[0] != ("", 0):
+        links = [(one(l, "trace_id", b"").hex(), one(l, "span_id", b"").hex()) for l in dic.get("link_table", [])]
+        if not strings or strings[0] != "" or not attrs or attrs[0] != ("", 0) or not links or links[0] != ("", ""):
             fail("request %d: the dictionary's tables do not start with their zero value" % meta["seq"])
+        for trace, span in links[1:]:
+            if len(trace) != 32 or len(span) != 16:
+                fail("request %d: a link of a %d-byte trace id, %d-byte span id" % (meta["seq"], len(trace) // 2, len(span) // 2))
         for rp in req.get("resource_profiles", []):
             res = {one(kv, "key").decode(): any_value(one(kv, "value", {}))
                    for kv in one(rp, "resource", {}).get("attributes", [])}
@@ -145,6 +161,16 @@ def otlp(d, want, args):
                             fail("a %s sample with %d timestamps and %d values" % (kind, len(ts), len(vals)))
                         if "thread.id" not in names or "thread.name" not in names:
                             fail("a %s sample without thread.id and thread.name" % kind)
+                        link = int(one(s, "link_index", "0"))
+                        if link >= len(links):
+                            fail("a %s sample's link_index %d past the link_table" % (kind, link))
+                            link = 0
+                        for t in ts:
+                            ctx = want["contexts"].get((pid, names.get("thread.id"), t))
+                            if link:
+                                linked[(kind, pid, names.get("thread.id"), t) + links[link]] += 1
+                            if link and ctx and any(names.get(k) != v for k, v in ctx[2].items()):
+                                fail("a %s sample in span %s without its attributes %s" % (kind, ctx[1], ctx[2]))
                         for t, v in zip(ts, vals):
                             if kind in ("cpu", "wall"):
                                 if unit != "nanoseconds" or v != period or v not in want["periods"]:
@@ -158,6 +184,29 @@ def otlp(d, want, args):
     if twice:
         fail("%d profile_id values came more than once" % len(twice))
     compare("otlp", got, want, resources, args)
+    compare_links(linked, want)
+
+
+def compare_links(linked, want):
+    """Each sample event at a context's (thread, instant) links to it; no other does."""
+    truth, expect = want["events"], collections.Counter()
+    for (pid, tid, ns), (trace, span, _) in want["contexts"].items():
+        n = {"cpu": truth.get("jdk.ExecutionSample", {}).get((pid, ns, 0), 0),
+             "wall": truth.get("profiler.WallClockSample", {}).get((pid, ns, 0), 0),
+             "off_cpu": sum(c for (p, t, _), c in truth.get("lfr.OffCpu", {}).items() if (p, t) == (pid, ns))}
+        for kind, c in n.items():
+            if c:
+                expect[(kind, pid, tid, ns, trace, span)] += c
+    per = collections.Counter()
+    for key, n in linked.items():
+        per[key[0]] += n
+    print("check: otlp links: %d sample events in a trace context got, %d in the recordings; per kind %s; spans %s" %
+          (sum(linked.values()), sum(expect.values()), dict(sorted(per.items())),
+           sorted({k[5] for k in linked})))
+    if linked != expect:
+        missing, extra = expect - linked, linked - expect
+        fail("otlp links: %d missing (e.g. %s), %d extra or wrong (e.g. %s)" %
+             (sum(missing.values()), list(missing)[:2], sum(extra.values()), list(extra)[:2]))
 
 
 def multipart_jfr(meta, body):
@@ -205,7 +254,7 @@ def pyroscope(d, want, args):
         by_file = dict(files)
         for line in out.splitlines():
             w = line.split()
-            if w[0] == "period":
+            if w[0] in ("period", "context"):
                 continue
             pid = int(w[2])
             kind = {"jdk.ExecutionSample": "cpu", "profiler.WallClockSample": "wall",
@@ -268,8 +317,8 @@ def main():
     ap.add_argument("--service", action="append", default=[])
     ap.add_argument("--label", action="append", default=[])
     args = ap.parse_args()
-    events, periods = read_truth(args.truth)
-    want = {"events": events, "periods": periods}
+    events, periods, contexts = read_truth(args.truth)
+    want = {"events": events, "periods": periods, "contexts": contexts}
     if args.otlp:
         otlp(args.otlp, want, args)
     if args.pyroscope:

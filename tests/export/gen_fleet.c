@@ -7,7 +7,10 @@
  *       off the CPU in each chunk): 100 (service.name checkout, a container) and 200
  *       (service.name db) with CPU samples in the first chunk, 100 alone in the second, 300 (no
  *       labels: its service is its name) in the third with off-CPU intervals; a frame left
- *       unnamed in an object with its build-id (lfr.ObjectFile).
+ *       unnamed in an object with its build-id (lfr.ObjectFile).  OpenTelemetry thread contexts
+ *       (lfr.TraceContext): every other sample of 101 in the first chunk and all of them in the
+ *       second in span a1..a8 (with an attribute), 201's first 10 and 301's "io" interval in
+ *       span b1..b8, both of trace 0102..10.
  *
  *   gen_fleet spool DIR T0 CHUNKS KIND=URL... [--max-size BYTES] [--kill]
  *       writes CHUNKS chunks, one per flush, into the repository DIR (chunk names from T0, epoch
@@ -94,6 +97,33 @@ static void samples(uint64_t thread, uint64_t stack, int n)
 	}
 }
 
+/* n samples, those i < upto with i % every == 0 in trace context ctx. */
+static void samples_in(uint64_t thread, uint64_t stack, int n, uint64_t ctx, int every, int upto)
+{
+	for (int i = 0; i < n; i++) {
+		now_ns += 3000 + (uint64_t)i;
+		CHECK(lfr_jfr_sample(w, now_ns, thread, stack, LFR_JFR_STATE_RUNNABLE, PERIOD));
+		if (i < upto && i % every == 0)
+			CHECK(lfr_jfr_trace_context(w, now_ns, thread, ctx));
+	}
+}
+
+/* The contexts: trace 0102..10, spans a1..a8 (an attribute) and b1..b8. */
+static void contexts(uint64_t *a, uint64_t *b)
+{
+	uint8_t trace[16], span_a[8], span_b[8];
+	struct lfr_jfr_attr route = {"http.route", "/checkout", 10, 9};
+
+	for (int i = 0; i < 16; i++)
+		trace[i] = (uint8_t)(i + 1);
+	for (int i = 0; i < 8; i++) {
+		span_a[i] = (uint8_t)(0xa1 + i);
+		span_b[i] = (uint8_t)(0xb1 + i);
+	}
+	CHECK(lfr_jfr_context(w, trace, span_a, 1, &route, 1, a));
+	CHECK(lfr_jfr_context(w, trace, span_b, 0, NULL, 0, b));
+}
+
 static int gen_file(const char *path)
 {
 	/* a wall-clock recording (lfr record --wall): each CPU sample a wall-clock sample too */
@@ -103,6 +133,7 @@ static int gen_file(const char *path)
 	                              .sample_events =
 	                                  LFR_JFR_SAMPLE_DEFAULT | LFR_JFR_SAMPLE_WALL};
 	struct keys k;
+	uint64_t ca, cb;
 	char err[256];
 
 	if (lfr_jfr_open(&w, path, &opt) < 0) {
@@ -111,20 +142,22 @@ static int gen_file(const char *path)
 	}
 	setup(&k);
 	labels();
-	samples(k.thread[0], k.stack[0], 40);
+	contexts(&ca, &cb);
+	samples_in(k.thread[0], k.stack[0], 40, ca, 2, 40);
 	samples(k.thread[1], k.stack[1], 7);
-	samples(k.thread[2], k.stack[2], 25);
+	samples_in(k.thread[2], k.stack[2], 25, cb, 1, 10);
 	/* samples off the CPU in every chunk */
 	CHECK(lfr_jfr_wall_sample(w, now_ns, k.thread[1], k.stack[1], LFR_JFR_STATE_SLEEPING));
 	CHECK(lfr_jfr_flush(w));
 	now_ns += 1000000;
-	samples(k.thread[0], k.stack[0], 13);
+	samples_in(k.thread[0], k.stack[0], 13, ca, 1, 13);
 	CHECK(lfr_jfr_wall_sample(w, now_ns, k.thread[2], k.stack[1], LFR_JFR_STATE_SLEEPING));
 	CHECK(lfr_jfr_flush(w));
 	now_ns += 1000000;
 	samples(k.thread[3], k.stack[2], 5);
 	CHECK(lfr_jfr_off_cpu(w, now_ns, 2500000, k.thread[3], k.stack[1], "sleeping", 0, 0));
 	CHECK(lfr_jfr_off_cpu(w, now_ns + 3000000, 700000, k.thread[3], k.stack[1], "io", 0, 0));
+	CHECK(lfr_jfr_trace_context(w, now_ns + 3000000, k.thread[3], cb));
 	for (int i = 0; i < 3; i++)
 		CHECK(lfr_jfr_wall_sample(w, now_ns + 10 * (uint64_t)i, k.thread[3], k.stack[1],
 		                          LFR_JFR_STATE_SLEEPING));
