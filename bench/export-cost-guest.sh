@@ -1,5 +1,5 @@
 # The in-VM half of bench/export-cost: the always-on default (lfr record -a -F 49 --repository,
-# 5 s chunks) while deepstack 32 SECONDS 2 runs, without exports (record) and with an OTLP and a
+# 5 s chunks, 30 s with exports) while deepstack 32 SECONDS 2 runs, without exports (record) and with an OTLP and a
 # Pyroscope export to httpsink on the loopback (export), in alternating runs.  Each run warms up
 # first (the workload for 10 s, then, with exports, until everything finished is delivered: lfr's
 # own libraries mapped and named, the first chunks sent), then measures from there: the workload
@@ -61,7 +61,7 @@ EOF
 		deepstack 32 "$secs" 2 >/tmp/work.txt 2>/dev/null
 		s1=0 p1=0
 		if [ $mode = export ]; then
-			caught_up "$((c0 + secs / 5 - 1))"
+			caught_up "$((c0 + secs / 30 - 1))" # the exports' chunks are 30 s
 			s1=$(st otlp sent_samples) p1=$(st pyroscope sent_samples)
 		fi
 		read -r r1 o1 y1 <<EOF

@@ -38,6 +38,12 @@
 #define MAX_BEHIND_BYTES (256u << 20)
 /* A continuous recording's chunk age: a dump of the last N seconds covers at most this more. */
 #define REPO_CHUNK_AGE_NS 5000000000ull
+/*
+ * With --export: each chunk is read, converted and sent whole, at a cost per chunk (its metadata
+ * and pools, a request per series) that 30 s spread over six times the samples of 5 s
+ * (Documentation/benchmarks.md, "Where the exports' instructions go").
+ */
+#define REPO_EXPORT_CHUNK_AGE_NS 30000000000ull
 
 struct record {
 	struct cli_runner run;
@@ -166,7 +172,8 @@ static void usage(FILE *out)
 	    "  -q, --quiet            no status line and no summary\n\n"
 	    "Continuous recording (a flight recorder; see lfr dump):\n"
 	    "      --repository DIR   record until stopped into DIR, one file per chunk (a new\n"
-	    "                         chunk every 5 s by default; --chunk-age), the newest on\n"
+	    "                         chunk every 5 s by default, 30 s with --export;\n"
+	    "                         --chunk-age), the newest on\n"
 	    "                         disk about 1 s behind; 'lfr dump DIR' writes them out.\n"
 	    "                         A second recording cannot write to the same DIR\n"
 	    "      --max-age TIME     remove chunks that ended more than TIME ago (10m, 1h)\n"
@@ -965,7 +972,8 @@ static int parse(struct record *r, int argc, char **argv, char ***cmd)
 		uint64_t cap = r->jfr_opts.repo_max_bytes / 4;
 
 		if (!r->chunk_age_set)
-			r->jfr_opts.max_chunk_age_ns = REPO_CHUNK_AGE_NS;
+			r->jfr_opts.max_chunk_age_ns =
+			    r->export.opts.n ? REPO_EXPORT_CHUNK_AGE_NS : REPO_CHUNK_AGE_NS;
 		if (!r->jfr_opts.max_chunk_bytes)
 			r->jfr_opts.max_chunk_bytes = 12 << 20;
 		if (cap && r->jfr_opts.max_chunk_bytes > cap)

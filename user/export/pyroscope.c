@@ -25,6 +25,13 @@ struct proc {
 	unsigned series;
 };
 
+/* An event of a thread, found once (find_series) for every upload's keep(). */
+struct event_proc {
+	uint64_t off;  /* absolute */
+	uint32_t proc; /* index into procs + 1 */
+	bool sample;   /* a CPU sample (counted in the upload) */
+};
+
 struct split {
 	struct jfr_reader *r;
 	struct jfr_chunk ch;
@@ -38,6 +45,9 @@ struct split {
 	unsigned keep;    /* the series being built */
 	uint64_t samples; /* its samples so far */
 	const struct jfr_type *sample_type;
+	struct event_proc *evs; /* in file order */
+	size_t nevs, evs_cap, cur;
+	bool oom;
 	char *why;
 	size_t whylen;
 };
@@ -121,16 +131,47 @@ static size_t proc_of(struct split *sp, uint64_t off, const struct jfr_type *t)
 	return v;
 }
 
-/* jfr_rebase_chunk_keep()'s: an event of no thread, or of a process of the series built. */
+/* Notes the event at off (absolute) of type t, when it has a thread, for keep(). */
+static void note_event(struct split *sp, uint64_t off, const struct jfr_type *t)
+{
+	size_t p = proc_of(sp, off, t);
+
+	if (!p)
+		return;
+	if (sp->nevs == sp->evs_cap) {
+		size_t cap = sp->evs_cap ? 2 * sp->evs_cap : 1024;
+		struct event_proc *v = realloc(sp->evs, cap * sizeof(*v));
+
+		if (!v) {
+			sp->oom = true;
+			return;
+		}
+		sp->evs = v;
+		sp->evs_cap = cap;
+	}
+	sp->evs[sp->nevs++] =
+	    (struct event_proc){.off = off, .proc = (uint32_t)p, .sample = t == sp->sample_type};
+}
+
+/*
+ * jfr_rebase_chunk_keep()'s: an event of no thread, or of a process of the series built.  It
+ * meets the events in file order, as find_series() noted them: each is looked up once, not
+ * parsed again for every upload.
+ */
 static bool keep(void *arg, uint64_t off, uint64_t type)
 {
 	struct split *sp = arg;
-	const struct jfr_type *t = jfr_type_by_id(sp->ch.meta, type);
-	size_t p = t ? proc_of(sp, off, t) : 0;
+	const struct event_proc *e;
 
-	if (p && sp->procs[p - 1].series != sp->keep)
+	(void)type;
+	while (sp->cur < sp->nevs && sp->evs[sp->cur].off < off)
+		sp->cur++;
+	if (sp->cur == sp->nevs || sp->evs[sp->cur].off != off)
+		return true;
+	e = &sp->evs[sp->cur];
+	if (sp->procs[e->proc - 1].series != sp->keep)
 		return false;
-	sp->samples += p && t == sp->sample_type;
+	sp->samples += e->sample;
 	return true;
 }
 
@@ -202,12 +243,14 @@ static int find_series(struct split *sp)
 			break;
 		t = jfr_type_by_id(sp->ch.meta, type);
 		if (t && type > JFR_EVENT_CHECKPOINT)
-			proc_of(sp, start, t);
+			note_event(sp, start, t);
 	}
 	if (rc < 0) {
 		snprintf(sp->why, sp->whylen, "%s", sp->r->err);
 		return -1;
 	}
+	if (sp->oom)
+		goto oom;
 	sp->series = calloc(sp->nprocs + 1, sizeof(*sp->series));
 	if (!sp->series)
 		goto oom;
@@ -283,6 +326,7 @@ static int send_series(struct split *sp, unsigned i, struct jfr_buf *part, struc
 
 	sp->keep = i;
 	sp->samples = 0;
+	sp->cur = 0;
 	jfr_buf_reset(part);
 	if (jfr_rebase_chunk_keep(sp->r, &sp->ch, 0, keep, sp, part, sp->why, sp->whylen))
 		return -1;
@@ -325,6 +369,8 @@ int lfr_pyroscope_chunk(const uint8_t *data, size_t len, const char *name, unsig
 	}
 	report_opts_init(&o);
 	o.jobs = 1;
+	/* the chunk's labels, period and span only: no sample of any type is gathered */
+	o.events[o.nevents++] = "lfr.export.none";
 	if (report_read(sp.r, &o, &sp.rep) || jfr_chunk_load(sp.r, 0, &sp.ch)) {
 		snprintf(why, whylen, "%s", sp.r->err);
 		goto out;
@@ -342,6 +388,7 @@ out:
 		free(sp.series[i]);
 	free(sp.series);
 	free(sp.procs);
+	free(sp.evs);
 	hashtab_free(&sp.threads);
 	hashtab_free(&sp.types);
 	if (sp.ch.meta)
