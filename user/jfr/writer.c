@@ -1875,6 +1875,11 @@ void lfr_jfr_abandon(struct lfr_jfr_writer *w)
 
 int lfr_jfr_close(struct lfr_jfr_writer *w, char *errbuf, size_t errlen)
 {
+	return lfr_jfr_close_evicted(w, NULL, errbuf, errlen);
+}
+
+int lfr_jfr_close_evicted(struct lfr_jfr_writer *w, uint64_t *evicted, char *errbuf, size_t errlen)
+{
 	int err;
 
 	if (!w)
@@ -1888,6 +1893,8 @@ int lfr_jfr_close(struct lfr_jfr_writer *w, char *errbuf, size_t errlen)
 		unpublish(w);
 	if (err && errlen)
 		snprintf(errbuf, errlen, "%s", lfr_jfr_strerror(w));
+	if (evicted)
+		*evicted = w->repo.evicted;
 	free_writer(w);
 	return err;
 }
