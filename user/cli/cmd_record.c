@@ -995,8 +995,8 @@ int cmd_record(int argc, char **argv)
 		double secs = cli_now() - r.start_s;
 
 		lfr_jfr_get_stats(r.w, &js);
-		/* the last chunk's end may remove one more: counted in the summary */
-		if (lfr_jfr_close_evicted(r.w, &js.evicted, err, sizeof(err))) {
+		/* the repository as the close left it: its last chunk's end may remove one more */
+		if (lfr_jfr_close_repo_stats(r.w, &js, err, sizeof(err))) {
 			fprintf(stderr, "%s: %s\n", PROG, err);
 			ret = LFR_EXIT_IO;
 		} else {

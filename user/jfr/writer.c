@@ -1875,10 +1875,11 @@ void lfr_jfr_abandon(struct lfr_jfr_writer *w)
 
 int lfr_jfr_close(struct lfr_jfr_writer *w, char *errbuf, size_t errlen)
 {
-	return lfr_jfr_close_evicted(w, NULL, errbuf, errlen);
+	return lfr_jfr_close_repo_stats(w, NULL, errbuf, errlen);
 }
 
-int lfr_jfr_close_evicted(struct lfr_jfr_writer *w, uint64_t *evicted, char *errbuf, size_t errlen)
+int lfr_jfr_close_repo_stats(struct lfr_jfr_writer *w, struct lfr_jfr_stats *st, char *errbuf,
+                             size_t errlen)
 {
 	int err;
 
@@ -1893,8 +1894,11 @@ int lfr_jfr_close_evicted(struct lfr_jfr_writer *w, uint64_t *evicted, char *err
 		unpublish(w);
 	if (err && errlen)
 		snprintf(errbuf, errlen, "%s", lfr_jfr_strerror(w));
-	if (evicted)
-		*evicted = w->repo.evicted;
+	if (st) {
+		st->repo_bytes = lfr_jfr_repo_bytes(&w->repo);
+		st->repo_chunks = w->repo.n;
+		st->evicted = w->repo.evicted;
+	}
 	free_writer(w);
 	return err;
 }

@@ -258,10 +258,11 @@ int lfr_jfr_flush(struct lfr_jfr_writer *w);
  */
 int lfr_jfr_close(struct lfr_jfr_writer *w, char *err, size_t errlen);
 /*
- * lfr_jfr_close(), and the chunk files the repository's limits removed in all, the last chunk's
- * end included (the count of lfr_jfr_get_stats() taken before misses what that end removes).
+ * lfr_jfr_close(), and the repository's figures of st (repo_bytes, repo_chunks, evicted) as the
+ * close left them: the last chunk's end may remove one more than lfr_jfr_get_stats() said before.
  */
-int lfr_jfr_close_evicted(struct lfr_jfr_writer *w, uint64_t *evicted, char *err, size_t errlen);
+int lfr_jfr_close_repo_stats(struct lfr_jfr_writer *w, struct lfr_jfr_stats *st, char *err,
+                             size_t errlen);
 /*
  * Frees w without touching the file any further: path stays as of its last flush with events;
  * when there was none, the file lfr_jfr_open() created is removed and an old one stays as it was.
