@@ -47,7 +47,8 @@ static bool forget_gone(struct lfr_export_ledger *l, const char *name)
 {
 	for (size_t i = 0; i < l->ngone; i++)
 		if (!strcmp(l->gone[i], name)) {
-			memmove(l->gone[i], l->gone[i + 1], (l->ngone - i - 1) * sizeof(l->gone[0]));
+			memmove(l->gone[i], l->gone[i + 1],
+			        (l->ngone - i - 1) * sizeof(l->gone[0]));
 			l->ngone--;
 			return true;
 		}
