@@ -1168,7 +1168,8 @@ int cmd_record(int argc, char **argv)
 		double secs = cli_now() - r.start_s;
 
 		lfr_jfr_get_stats(r.w, &js);
-		if (lfr_jfr_close(r.w, err, sizeof(err))) {
+		/* the repository as the close left it: its last chunk's end may remove one more */
+		if (lfr_jfr_close_repo_stats(r.w, &js, err, sizeof(err))) {
 			fprintf(stderr, "%s: %s\n", PROG, err);
 			ret = LFR_EXIT_IO;
 		} else {

@@ -15,9 +15,9 @@
 #include <unistd.h>
 
 #include "export/follow.h"
+#include "export/ledger.h"
 
 #define EXPORT_NICE 10
-#define GONE_MAX 16
 
 struct pending {
 	char name[LFR_JFR_REPO_NAME_MAX];
@@ -34,13 +34,7 @@ struct exporter {
 	size_t npend, pend_cap;
 	struct pending *evicted; /* removed by the writer, not yet counted (under the lock) */
 	size_t nevicted, evicted_cap;
-	/*
-	 * Found gone when read and counted then, before the writer told of it (it tells after the
-	 * unlink): its telling is not counted again.  Oldest first; the writer tells at once, so
-	 * a few suffice (a file removed by hand is never told and ages out).
-	 */
-	char gone[GONE_MAX][LFR_JFR_REPO_NAME_MAX];
-	size_t ngone;
+	struct lfr_export_ledger ledger; /* which removed chunks were lost */
 	uint64_t rng;
 	unsigned attempt; /* failures in a row */
 	pthread_t thread;
@@ -131,29 +125,6 @@ static uint64_t backoff(struct exporter *e)
 	return d / 2 + e->rng % (d / 2 + 1);
 }
 
-/* Whether name was counted when found gone (and forgets it: the writer tells once). */
-static bool forget_gone(struct exporter *e, const char *name)
-{
-	for (size_t i = 0; i < e->ngone; i++)
-		if (!strcmp(e->gone[i], name)) {
-			memmove(e->gone[i], e->gone[i + 1],
-			        (e->ngone - i - 1) * sizeof(e->gone[0]));
-			e->ngone--;
-			return true;
-		}
-	return false;
-}
-
-/* name is found gone before the writer told of it: counted now, and not when it tells. */
-static void remember_gone(struct exporter *e, const char *name)
-{
-	if (e->ngone == GONE_MAX) {
-		memmove(e->gone[0], e->gone[1], (GONE_MAX - 1) * sizeof(e->gone[0]));
-		e->ngone--;
-	}
-	snprintf(e->gone[e->ngone++], sizeof(e->gone[0]), "%s", name);
-}
-
 /* The evictions the writer told of: those of chunks not delivered are lost. */
 static void count_evicted(struct exporter *e)
 {
@@ -167,7 +138,7 @@ static void count_evicted(struct exporter *e)
 	e->nevicted = e->evicted_cap = 0;
 	pthread_mutex_unlock(&e->f->lock);
 	for (size_t i = 0; i < n; i++)
-		if (strcmp(v[i].name, e->st.done) > 0 && !forget_gone(e, v[i].name)) {
+		if (lfr_ledger_removed(&e->ledger, v[i].name)) {
 			lose(e, LFR_LOSS_EVICTED, v[i].bytes);
 			if (!strcmp(v[i].name, e->st.partial)) {
 				e->st.partial[0] = 0;
@@ -263,6 +234,7 @@ static void progress(void *arg, unsigned done, unsigned total)
 static void advance(struct exporter *e, const char *head)
 {
 	snprintf(e->st.done, sizeof(e->st.done), "%s", head);
+	lfr_ledger_delivered(&e->ledger, head);
 	e->st.partial[0] = 0;
 	e->st.parts = 0;
 	e->attempt = 0;
@@ -283,7 +255,7 @@ static int send_head(struct exporter *e)
 	if (rc == 1) { /* gone: evicted (counted once, here or when the writer tells) */
 		if (!eviction_told(e, head->name)) {
 			lose(e, LFR_LOSS_EVICTED, head->bytes);
-			remember_gone(e, head->name);
+			lfr_ledger_found_gone(&e->ledger, head->name);
 		}
 		return 0;
 	}
@@ -420,6 +392,7 @@ static int prepare(struct lfr_follow *f, struct exporter *e, const struct lfr_ex
 		return -1;
 	}
 	e->pub = e->st;
+	lfr_ledger_init(&e->ledger, e->st.done);
 	return 0;
 }
 

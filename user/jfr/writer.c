@@ -2027,6 +2027,12 @@ void lfr_jfr_abandon(struct lfr_jfr_writer *w)
 
 int lfr_jfr_close(struct lfr_jfr_writer *w, char *errbuf, size_t errlen)
 {
+	return lfr_jfr_close_repo_stats(w, NULL, errbuf, errlen);
+}
+
+int lfr_jfr_close_repo_stats(struct lfr_jfr_writer *w, struct lfr_jfr_stats *st, char *errbuf,
+                             size_t errlen)
+{
 	int err;
 
 	if (!w)
@@ -2040,6 +2046,11 @@ int lfr_jfr_close(struct lfr_jfr_writer *w, char *errbuf, size_t errlen)
 		unpublish(w);
 	if (err && errlen)
 		snprintf(errbuf, errlen, "%s", lfr_jfr_strerror(w));
+	if (st) {
+		st->repo_bytes = lfr_jfr_repo_bytes(&w->repo);
+		st->repo_chunks = w->repo.n;
+		st->evicted = w->repo.evicted;
+	}
 	free_writer(w);
 	return err;
 }

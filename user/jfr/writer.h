@@ -280,6 +280,12 @@ int lfr_jfr_flush(struct lfr_jfr_writer *w);
  */
 int lfr_jfr_close(struct lfr_jfr_writer *w, char *err, size_t errlen);
 /*
+ * lfr_jfr_close(), and the repository's figures of st (repo_bytes, repo_chunks, evicted) as the
+ * close left them: the last chunk's end may remove one more than lfr_jfr_get_stats() said before.
+ */
+int lfr_jfr_close_repo_stats(struct lfr_jfr_writer *w, struct lfr_jfr_stats *st, char *err,
+                             size_t errlen);
+/*
  * Frees w without touching the file any further: path stays as of its last flush with events;
  * when there was none, the file lfr_jfr_open() created is removed and an old one stays as it was.
  */
