@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/clock.h"
 #include "cli/commands.h"
 #include "cli/ctl_util.h"
 #include "cli/export_opts.h"
@@ -84,20 +85,12 @@ static void usage_or_hint(FILE *out)
 		fprintf(stderr, "Run 'lfr export --help' for the options.\n");
 }
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* Sleeps ns in slices, stopping early on Ctrl-C. */
 static void nap(uint64_t ns)
 {
-	uint64_t until = mono_ns() + ns;
+	uint64_t until = lfr_mono_ns() + ns;
 
-	while (!interrupted && mono_ns() < until) {
+	while (!interrupted && lfr_mono_ns() < until) {
 		struct timespec ts = {0, 50000000};
 
 		nanosleep(&ts, NULL);
@@ -151,9 +144,9 @@ static void send_one(struct job *j, size_t i, const uint8_t *data, size_t len, c
 			return;
 		}
 		if (!first_fail)
-			first_fail = mono_ns();
+			first_fail = lfr_mono_ns();
 		if (r != LFR_SEND_RETRY || interrupted ||
-		    mono_ns() - first_fail >= j->retry_for_ns) {
+		    lfr_mono_ns() - first_fail >= j->retry_for_ns) {
 			snprintf(o->why, sizeof(o->why), "%.900s%s", rep.why,
 			         r == LFR_SEND_CONFIG
 			             ? " (every upload gets this answer: check the "
@@ -307,7 +300,7 @@ int cmd_export(int argc, char **argv)
 		return LFR_EXIT_USAGE;
 	}
 	j.x.send.timeout_s = (long)(timeout_ns / 1000000000ull);
-	j.rng = mono_ns() ^ (uint64_t)getpid() << 32;
+	j.rng = lfr_mono_ns() ^ (uint64_t)getpid() << 32;
 	for (size_t i = 0; i < j.x.n; i++)
 		if (lfr_sender_new(&j.out[i].s, &j.x.t[i], &j.x.send, why, sizeof(why))) {
 			fprintf(stderr, "%s: %s\n", PROG, why);

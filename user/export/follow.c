@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/clock.h"
 #include "export/follow.h"
 #include "export/ledger.h"
 
@@ -53,14 +54,6 @@ struct lfr_follow {
 	struct exporter *e;
 	size_t n;
 };
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static int64_t real_ns(void)
 {
@@ -102,7 +95,7 @@ static void lose(struct exporter *e, enum lfr_export_loss why, uint64_t bytes)
 /* Waits ns, or less when the follow is stopped meanwhile. */
 static void wait_ns(struct lfr_follow *f, uint64_t ns)
 {
-	uint64_t until = mono_ns() + ns;
+	uint64_t until = lfr_mono_ns() + ns;
 	struct timespec ts = {(time_t)(until / 1000000000ull), (long)(until % 1000000000ull)};
 
 	pthread_mutex_lock(&f->lock);
@@ -321,7 +314,7 @@ static void *run(void *arg)
 			setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 0);
 		}
 		count_evicted(e);
-		if (stop && mono_ns() >= deadline)
+		if (stop && lfr_mono_ns() >= deadline)
 			break;
 		uint64_t before = e->st.pending_chunks;
 
@@ -384,7 +377,7 @@ static int prepare(struct lfr_follow *f, struct exporter *e, const struct lfr_ex
 	e->f = f;
 	e->t = *t;
 	if (getrandom(&e->rng, sizeof(e->rng), GRND_NONBLOCK) != sizeof(e->rng) || !e->rng)
-		e->rng = mono_ns() ^ (uint64_t)getpid() << 32 ^ t->id;
+		e->rng = lfr_mono_ns() ^ (uint64_t)getpid() << 32 ^ t->id;
 	if (lfr_sender_new(&e->s, t, &f->o.send, why, whylen))
 		return -1;
 	if (lfr_export_state_load(f->dirfd, t, &e->st, w, sizeof(w))) {
@@ -462,7 +455,7 @@ void lfr_follow_stop(struct lfr_follow *f, uint64_t drain_ns)
 		return;
 	pthread_mutex_lock(&f->lock);
 	f->stopping = true;
-	f->deadline = mono_ns() + drain_ns;
+	f->deadline = lfr_mono_ns() + drain_ns;
 	pthread_cond_broadcast(&f->cond);
 	pthread_mutex_unlock(&f->lock);
 	for (size_t i = 0; i < f->n; i++)

@@ -14,6 +14,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "lib/clock.h"
 #include "lib/hashtab.h"
 #include "lib/join.h"
 #include "lib/record.h"
@@ -1107,8 +1108,6 @@ static int write_sample(struct lfr_recorder *r, const struct lfr_record *rec)
  */
 #define SAMPLE_F_CTX (1u << 31)
 
-static uint64_t mono_ns(void);
-
 /* The key map of process p, read now when it may have grown since it was last read. */
 static const struct lfr_key_map *key_map(struct process *p, bool refresh)
 {
@@ -1117,7 +1116,7 @@ static const struct lfr_key_map *key_map(struct process *p, bool refresh)
 
 	if (p->keys && !refresh)
 		return p->keys;
-	now = mono_ns();
+	now = lfr_mono_ns();
 	if (p->keys_read_ns && now - p->keys_read_ns < 1000000000ull)
 		return p->keys;
 	p->keys_read_ns = now;
@@ -1893,14 +1892,6 @@ static int process_cur(struct lfr_recorder *r, bool final)
 /* How long handed-over work may wait for a flush before naming is made to keep up. */
 #define LATE_NS 1000000000ull
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /*
  * The naming thread's scheduling, set with b->lock held by either thread (self: the naming thread's
  * handle as the caller knows it).  SCHED_IDLE, where allowed, while the recording runs and less
@@ -1929,7 +1920,7 @@ static void naming_policy(struct behind *b, pthread_t self, bool idle)
 /* The naming thread has flushed: it is no longer late once nothing waits for it. */
 static void flushed(struct behind *b)
 {
-	b->unflushed_since = b->queue ? mono_ns() : 0;
+	b->unflushed_since = b->queue ? lfr_mono_ns() : 0;
 	if (!b->queue)
 		b->late = false;
 }
@@ -1978,12 +1969,13 @@ static void *naming_thread(void *arg)
 			batch_swap(q, &r->cur);
 			/* a long list is flushed on the way, about once a second */
 			pthread_mutex_lock(&b->lock);
-			flush = q->next && mono_ns() - b->unflushed_since >= LATE_NS;
+			flush = q->next && lfr_mono_ns() - b->unflushed_since >= LATE_NS;
 			pthread_mutex_unlock(&b->lock);
 			if (!err && flush) {
 				err = lfr_jfr_flush(r->w);
 				pthread_mutex_lock(&b->lock);
-				b->unflushed_since = mono_ns(); /* the rest of the list: from now */
+				b->unflushed_since =
+				    lfr_mono_ns(); /* the rest of the list: from now */
 				pthread_mutex_unlock(&b->lock);
 			}
 		}
@@ -2149,7 +2141,7 @@ static int hand_over(struct lfr_recorder *r, bool end)
 		b->tail = &q->next;
 		b->queued += q->len;
 		if (!b->unflushed_since)
-			b->unflushed_since = mono_ns();
+			b->unflushed_since = lfr_mono_ns();
 	}
 	b->end = end;
 	pthread_cond_broadcast(&b->cond);
@@ -2191,7 +2183,7 @@ static bool hand_over_now(struct behind *b, int *err)
 	pthread_mutex_lock(&b->lock);
 	now = b->idle;
 	*err = b->err;
-	if (!b->late && b->unflushed_since && mono_ns() - b->unflushed_since >= LATE_NS) {
+	if (!b->late && b->unflushed_since && lfr_mono_ns() - b->unflushed_since >= LATE_NS) {
 		/* work waiting a second for a flush: starved at its low priority (maybe not even
 		 * awake yet to take it) */
 		b->late = true;

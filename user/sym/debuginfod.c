@@ -48,6 +48,7 @@
 #include <elfutils/libdwelf.h>
 #include <gelf.h>
 
+#include "lib/clock.h"
 #include "sym/internal.h"
 
 #ifdef LFR_HAVE_DEBUGINFOD
@@ -236,7 +237,7 @@ static int on_progress(debuginfod_client *c, long a, long b)
 	(void)a; /* the bytes received, or before a server answers the number of waits */
 	if (!d)
 		return 0;
-	if (sym_now_ns() >= d->deadline_ns) {
+	if (lfr_mono_ns() >= d->deadline_ns) {
 		d->stopped = ETIME;
 		return 1;
 	}
@@ -458,7 +459,7 @@ int sym_debuginfod_fetch(struct sym_debuginfod **dp, const uint8_t *bid, size_t 
 		         mark);
 		return -EEXIST;
 	}
-	d->deadline_ns = sym_now_ns() + (uint64_t)d->max_s * 1000000000ull;
+	d->deadline_ns = lfr_mono_ns() + (uint64_t)d->max_s * 1000000000ull;
 	d->stopped = 0;
 	d->announced = 0;
 

@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/clock.h"
 #include "sym/internal.h"
 
 /*
@@ -82,7 +83,7 @@ bool perfmap_refresh(struct perfmap *pm, const char *path, uid_t owner)
 	bool grown;
 
 	pm->tried = true;
-	pm->checked_ns = sym_now_ns();
+	pm->checked_ns = lfr_mono_ns();
 	f = perfmap_open(path, owner, &st);
 	if (!f)
 		return false;
