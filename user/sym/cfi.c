@@ -35,12 +35,6 @@ struct cfi {
 };
 
 /*
- * The leaf rule's outcome for one pc: enum lfr_leaf_rule, or (arm64) the caller in the link
- * register x30, which the USTACK record carries after its stack words.
- */
-#define LEAF_CALLER_LR (LFR_LEAF_UNKNOWN + 1)
-
-/*
  * The leaf rule of the pcs met last, per object: a profile interrupts the same few instructions
  * again and again, and libdw interprets the CFI program of the pc's FDE (and allocates its row)
  * on every lookup.  Direct-mapped by vaddr; the rule depends on the object's CFI alone.
@@ -196,7 +190,7 @@ static Dwarf_Frame *row_of(struct cfi *c, uint64_t vaddr)
  * = rsp + k it has none (yet, or any more), and its return address is the word at CFA - 8.
  * arm64: the frame is set up when CFA = x29 + k with x29 saved at CFA - k and x30 right after
  * it, the frame record the walk reads at x29; with CFA = sp + k the walk's first record is the
- * caller's, and the return address is still in x30 (LEAF_CALLER_LR) or saved at CFA + n.
+ * caller's, and the return address is still in x30 (CFI_LEAF_CALLER_LR) or saved at CFA + n.
  */
 static int apply(Dwarf_Frame *fr, const struct cfi_regs *r, uint64_t *slot)
 {
@@ -238,15 +232,14 @@ static int apply(Dwarf_Frame *fr, const struct cfi_regs *r, uint64_t *slot)
 	if (fp != CFI_RULE_SAME && fp != CFI_RULE_UNDEFINED && fp != CFI_RULE_AT_CFA)
 		return LFR_LEAF_UNKNOWN;
 	if (ra == CFI_RULE_SAME)
-		return LEAF_CALLER_LR;
+		return CFI_LEAF_CALLER_LR;
 	if (cfa_off + ra_off < 0 || (cfa_off + ra_off) % 8)
 		return LFR_LEAF_UNKNOWN;
 	*slot = (uint64_t)(cfa_off + ra_off) / 8;
 	return LFR_LEAF_CALLER;
 }
 
-/* The rule of vaddr in O, and the return address's word for LFR_LEAF_CALLER. */
-static int rule_of(struct elfobj *o, uint64_t vaddr, uint64_t *slot)
+int cfi_leaf_rule(struct elfobj *o, uint64_t vaddr, uint64_t *slot)
 {
 	size_t i = (size_t)((vaddr ^ vaddr >> 8) % CFI_MEMO_SLOTS);
 	int r;
@@ -276,100 +269,4 @@ static int rule_of(struct elfobj *o, uint64_t vaddr, uint64_t *slot)
 		}
 	}
 	return r;
-}
-
-/*
- * lfr_sym_leaf_caller(), also telling the word the rule reads (-1: none; an index into the stack
- * words followed by the registers, regs[0] being word nr_words).  regs: NULL, or the record's
- * link register and PAC mask (LFR_USTACK_F_REGS).
- */
-static enum lfr_leaf_rule leaf_caller(struct lfr_sym *sym, uint32_t tgid, uint64_t pc, uint64_t sp,
-                                      const uint64_t *words, uint32_t nr_words,
-                                      const uint64_t *regs, uint64_t *ret_addr, int *word)
-{
-	uint64_t vaddr, slot = 0;
-	struct elfobj *o = sym_user_obj(sym, tgid, pc, &vaddr);
-	int r;
-
-	*word = -1;
-	if (!o)
-		return LFR_LEAF_UNKNOWN;
-	r = rule_of(o, vaddr, &slot);
-	if (r == LEAF_CALLER_LR) {
-		*word = nr_words < INT32_MAX ? (int)nr_words : INT32_MAX;
-		if (!regs || !regs[0])
-			return LFR_LEAF_UNKNOWN;
-		*ret_addr = regs[0];
-		return LFR_LEAF_CALLER;
-	}
-	if (r != LFR_LEAF_CALLER)
-		return (enum lfr_leaf_rule)r;
-	/* The return address lies at sp + 8 * slot, which must not wrap. */
-	if (sp > UINT64_MAX - 8 * (slot + 1)) {
-		*word = -2;
-		return LFR_LEAF_UNKNOWN;
-	}
-	*word = slot < INT32_MAX ? (int)slot : INT32_MAX;
-	/* Beyond the words the kernel could copy: never guessed. */
-	if (!words || slot >= nr_words)
-		return LFR_LEAF_UNKNOWN;
-	/* arm64: a return address signed with pointer authentication, without its code */
-	*ret_addr = words[slot] & ~(regs ? regs[1] : 0);
-	return LFR_LEAF_CALLER;
-}
-
-enum lfr_leaf_rule lfr_sym_leaf_caller(struct lfr_sym *sym, uint32_t tgid, uint64_t pc, uint64_t sp,
-                                       const uint64_t *words, uint32_t nr_words, uint64_t *ret_addr)
-{
-	int word;
-
-	return leaf_caller(sym, tgid, pc, sp, words, nr_words, NULL, ret_addr, &word);
-}
-
-enum lfr_leaf_fix lfr_sym_fix_leaf_regs(struct lfr_sym *sym, uint32_t tgid, const uint64_t *ips,
-                                        uint32_t nr, uint64_t sp, const uint64_t *words,
-                                        uint32_t nr_words, const uint64_t *regs, uint64_t *out,
-                                        uint32_t cap, uint32_t *nr_out, int *word)
-{
-	uint64_t ra = 0;
-	enum lfr_leaf_rule r = LFR_LEAF_UNKNOWN;
-	uint32_t n = nr < cap ? nr : cap;
-
-	*word = -1;
-	if (nr)
-		r = leaf_caller(sym, tgid, ips[0], sp, words, nr_words, regs, &ra, word);
-	if (r == LFR_LEAF_CALLER && cap >= 2 && !(nr >= 2 && ips[1] == ra)) {
-		out[0] = ips[0];
-		out[1] = ra;
-		n = nr + 1 <= cap ? nr + 1 : cap;
-		for (uint32_t i = 2; i < n; i++)
-			out[i] = ips[i - 1];
-		*nr_out = n;
-		return LFR_LEAF_INSERTED;
-	}
-	if (n)
-		memcpy(out, ips, n * sizeof(*out));
-	*nr_out = n;
-	if (r == LFR_LEAF_CALLER)
-		return cap >= 2 ? LFR_LEAF_PRESENT : LFR_LEAF_UNCERTAIN;
-	return r == LFR_LEAF_FP_OK ? LFR_LEAF_KEPT : LFR_LEAF_UNCERTAIN;
-}
-
-enum lfr_leaf_fix lfr_sym_fix_leaf_word(struct lfr_sym *sym, uint32_t tgid, const uint64_t *ips,
-                                        uint32_t nr, uint64_t sp, const uint64_t *words,
-                                        uint32_t nr_words, uint64_t *out, uint32_t cap,
-                                        uint32_t *nr_out, int *word)
-{
-	return lfr_sym_fix_leaf_regs(sym, tgid, ips, nr, sp, words, nr_words, NULL, out, cap,
-	                             nr_out, word);
-}
-
-enum lfr_leaf_fix lfr_sym_fix_leaf(struct lfr_sym *sym, uint32_t tgid, const uint64_t *ips,
-                                   uint32_t nr, uint64_t sp, const uint64_t *words,
-                                   uint32_t nr_words, uint64_t *out, uint32_t cap, uint32_t *nr_out)
-{
-	int word;
-
-	return lfr_sym_fix_leaf_word(sym, tgid, ips, nr, sp, words, nr_words, out, cap, nr_out,
-	                             &word);
 }

@@ -253,10 +253,10 @@ static bool next_dir(const char **cursor, char *out, size_t cap)
 	return true;
 }
 
-static bool find_by_build_id(struct lfr_sym *sym, struct debug_file *d, const struct stat *same_as,
-                             const uint8_t *bid, size_t len)
+static bool find_by_build_id(const struct elfobj_env *env, struct debug_file *d,
+                             const struct stat *same_as, const uint8_t *bid, size_t len)
 {
-	const char *cursor = sym_debug_dirs(sym);
+	const char *cursor = env->debug_dirs;
 	char dir[PATH_MAX], hex[2 * 64 + 1];
 
 	if (len < 2)
@@ -274,12 +274,13 @@ static bool find_by_build_id(struct lfr_sym *sym, struct debug_file *d, const st
 }
 
 /* GDB's order: next to the object, in .debug/ beside it, then under each debug root. */
-static bool find_by_debuglink(struct lfr_sym *sym, struct debug_file *d, const struct stat *same_as,
-                              Elf *e, const char *open_path, const uint8_t *bid, size_t bid_len)
+static bool find_by_debuglink(const struct elfobj_env *env, struct debug_file *d,
+                              const struct stat *same_as, Elf *e, const char *open_path,
+                              const uint8_t *bid, size_t bid_len)
 {
 	GElf_Word crc = 0;
 	const char *link = dwelf_elf_gnu_debuglink(e, &crc);
-	const char *cursor = sym_debug_dirs(sym);
+	const char *cursor = env->debug_dirs;
 	const char *slash = strrchr(open_path, '/');
 	char root[PATH_MAX];
 	int dlen;
@@ -308,11 +309,11 @@ static bool find_by_debuglink(struct lfr_sym *sym, struct debug_file *d, const s
  * Last: the debuginfod servers, when the symbolizer was asked to use them.  Sets *why when no
  * usable debug file came back.
  */
-static bool find_by_debuginfod(struct lfr_sym *sym, struct debug_file *d,
+static bool find_by_debuginfod(const struct elfobj_env *env, struct debug_file *d,
                                const struct stat *same_as, const uint8_t *bid, size_t len,
                                const char **why)
 {
-	struct sym_debuginfod **dbgi = sym_debuginfod(sym);
+	struct sym_debuginfod **dbgi = env->dbgi;
 
 	if (!dbgi) {
 		*why =
@@ -412,8 +413,8 @@ static long read_plt(struct elfobj *o, Elf *e)
 	return added;
 }
 
-static int load_symbols(struct lfr_sym *sym, struct elfobj *o, Elf *e, const struct stat *st,
-                        const char *open_path)
+static int load_symbols(const struct elfobj_env *env, struct elfobj *o, Elf *e,
+                        const struct stat *st, const char *open_path)
 {
 	struct debug_file d = {.fd = -1};
 	const char *why = NULL;
@@ -422,19 +423,19 @@ static int load_symbols(struct lfr_sym *sym, struct elfobj *o, Elf *e, const str
 	if (has_section(e, SHT_SYMTAB)) {
 		n = read_symbols(o, e, SHT_SYMTAB);
 	} else if ((o->build_id_len &&
-	            find_by_build_id(sym, &d, st, o->build_id, o->build_id_len)) ||
+	            find_by_build_id(env, &d, st, o->build_id, o->build_id_len)) ||
 	           (open_path &&
-	            find_by_debuglink(sym, &d, st, e, open_path, o->build_id, o->build_id_len)) ||
-	           find_by_debuginfod(sym, &d, st, o->build_id, o->build_id_len, &why)) {
+	            find_by_debuglink(env, &d, st, e, open_path, o->build_id, o->build_id_len)) ||
+	           find_by_debuginfod(env, &d, st, o->build_id, o->build_id_len, &why)) {
 		n = read_symbols(o, d.elf, SHT_SYMTAB);
 		if (n >= 0) {
-			o->debug_path = strpool_intern(sym_pool(sym), d.path, strlen(d.path));
-			sym_count_debug_file(sym);
+			o->debug_path = strpool_intern(env->pool, d.path, strlen(d.path));
+			(*env->debug_files)++;
 		}
 		debug_close(&d);
 	}
 	if (why)
-		o->unnamed_why = strpool_intern(sym_pool(sym), why, strlen(why));
+		o->unnamed_why = strpool_intern(env->pool, why, strlen(why));
 	/* Exported names still help when the debug symbols are missing or empty. */
 	if (n == 0)
 		n = read_symbols(o, e, SHT_DYNSYM);
@@ -446,7 +447,7 @@ static int load_symbols(struct lfr_sym *sym, struct elfobj *o, Elf *e, const str
 	return 0;
 }
 
-static int load_elf(struct lfr_sym *sym, struct elfobj *o, Elf *e, const struct stat *st,
+static int load_elf(const struct elfobj_env *env, struct elfobj *o, Elf *e, const struct stat *st,
                     const char *open_path, const uint8_t *want, size_t want_len)
 {
 	GElf_Ehdr eh;
@@ -462,10 +463,10 @@ static int load_elf(struct lfr_sym *sym, struct elfobj *o, Elf *e, const struct 
 	err = read_segments(o, e);
 	if (err)
 		return err;
-	return load_symbols(sym, o, e, st, open_path);
+	return load_symbols(env, o, e, st, open_path);
 }
 
-int elfobj_load_fd(struct lfr_sym *sym, struct elfobj *o, int fd, const char *open_path,
+int elfobj_load_fd(const struct elfobj_env *env, struct elfobj *o, int fd, const char *open_path,
                    const uint8_t *want, size_t want_len)
 {
 	struct stat st;
@@ -483,14 +484,15 @@ int elfobj_load_fd(struct lfr_sym *sym, struct elfobj *o, int fd, const char *op
 	e = elf_begin(fd, ELF_C_READ, NULL);
 	if (!e)
 		return -ENOEXEC;
-	err = load_elf(sym, o, e, &st, open_path, want, want_len);
+	err = load_elf(env, o, e, &st, open_path, want, want_len);
 	elf_end(e);
 	if (!err)
 		o->ok = true;
 	return err;
 }
 
-int elfobj_load_by_build_id(struct lfr_sym *sym, struct elfobj *o, const uint8_t *bid, size_t len)
+int elfobj_load_by_build_id(const struct elfobj_env *env, struct elfobj *o, const uint8_t *bid,
+                            size_t len)
 {
 	struct debug_file d = {.fd = -1};
 	const char *why = NULL;
@@ -498,9 +500,9 @@ int elfobj_load_by_build_id(struct lfr_sym *sym, struct elfobj *o, const uint8_t
 
 	if (len > sizeof(o->build_id))
 		return -ENOENT;
-	if (!find_by_build_id(sym, &d, NULL, bid, len) &&
-	    !find_by_debuginfod(sym, &d, NULL, bid, len, &why)) {
-		o->unnamed_why = strpool_intern(sym_pool(sym), why, strlen(why));
+	if (!find_by_build_id(env, &d, NULL, bid, len) &&
+	    !find_by_debuginfod(env, &d, NULL, bid, len, &why)) {
+		o->unnamed_why = strpool_intern(env->pool, why, strlen(why));
 		return -ENOENT;
 	}
 	memcpy(o->build_id, bid, len);
@@ -514,13 +516,13 @@ int elfobj_load_by_build_id(struct lfr_sym *sym, struct elfobj *o, const uint8_t
 	symtab_finish(&o->syms);
 	/* Debug files keep the program headers but not the file offsets: see elfobj_vaddr. */
 	o->debug_only = true;
-	o->debug_path = strpool_intern(sym_pool(sym), d.path, strlen(d.path));
-	sym_count_debug_file(sym);
+	o->debug_path = strpool_intern(env->pool, d.path, strlen(d.path));
+	(*env->debug_files)++;
 	o->ok = true;
 	return 0;
 }
 
-int elfobj_load_mem(struct lfr_sym *sym, struct elfobj *o, const void *image, size_t size)
+int elfobj_load_mem(const struct elfobj_env *env, struct elfobj *o, const void *image, size_t size)
 {
 	char *copy = malloc(size);
 	Elf *e;
@@ -531,7 +533,7 @@ int elfobj_load_mem(struct lfr_sym *sym, struct elfobj *o, const void *image, si
 	memcpy(copy, image, size);
 	e = elf_memory(copy, size);
 	if (e) {
-		err = load_elf(sym, o, e, NULL, NULL, NULL, 0);
+		err = load_elf(env, o, e, NULL, NULL, NULL, 0);
 		elf_end(e);
 	}
 	if (err) {

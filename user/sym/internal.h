@@ -112,17 +112,27 @@ struct elfobj {
 	const char *key_path;
 };
 
+/* What loading an object needs of the symbolizer that owns it. */
+struct sym_debuginfod;
+struct elfobj_env {
+	struct strpool *pool;         /* the interned paths and messages */
+	const char *debug_dirs;       /* ':'-separated: where separate debug files are looked for */
+	struct sym_debuginfod **dbgi; /* NULL: not asked to use debuginfod */
+	uint64_t *debug_files;        /* counts the separate debug files read */
+};
+
 /*
  * Reads the object from an open ELF file found at open_path.  When want_len is non-zero, a file
  * whose build-id differs is refused with -ESTALE.  Looks for a separate debug file when the file
  * has no .symtab.  0 or a negative errno.
  */
-int elfobj_load_fd(struct lfr_sym *sym, struct elfobj *o, int fd, const char *open_path,
+int elfobj_load_fd(const struct elfobj_env *env, struct elfobj *o, int fd, const char *open_path,
                    const uint8_t *want, size_t want_len);
 /* Reads the object from the debug file of a build-id (the original file is gone). */
-int elfobj_load_by_build_id(struct lfr_sym *sym, struct elfobj *o, const uint8_t *bid, size_t len);
+int elfobj_load_by_build_id(const struct elfobj_env *env, struct elfobj *o, const uint8_t *bid,
+                            size_t len);
 /* Reads the object from an in-memory ELF image (copied first). */
-int elfobj_load_mem(struct lfr_sym *sym, struct elfobj *o, const void *image, size_t size);
+int elfobj_load_mem(const struct elfobj_env *env, struct elfobj *o, const void *image, size_t size);
 /*
  * Translates a pc into an ELF virtual address, given its distance rel from the start of its
  * mapping and the file offset pgoff of that start; false when no segment holds it.
@@ -133,6 +143,13 @@ void elfobj_fini(struct elfobj *o);
 /* cfi.c: the call frame information of an object, read lazily and kept with it. */
 void cfi_free(struct cfi *c);
 void cfi_memo_free(struct cfi_memo *m);
+/*
+ * The leaf rule of vaddr in o (enum lfr_leaf_rule, or CFI_LEAF_CALLER_LR: on arm64, the caller
+ * in the link register x30, which the USTACK record carries after its stack words), and for
+ * LFR_LEAF_CALLER the stack word (*slot) that holds the return address.
+ */
+#define CFI_LEAF_CALLER_LR (LFR_LEAF_UNKNOWN + 1)
+int cfi_leaf_rule(struct elfobj *o, uint64_t vaddr, uint64_t *slot);
 
 /*
  * The ELF object holding pc in pid's address space and the pc's ELF virtual address; NULL when no
@@ -176,8 +193,9 @@ FILE *perfmap_open(const char *path, uid_t owner, struct stat *st);
 bool perfmap_refresh(struct perfmap *pm, const char *path, uid_t owner);
 void perfmap_fini(struct perfmap *pm);
 
-/* procmaps.c: parses /proc/PID/maps and feeds lfr_sym_add_mapping. */
-int procmaps_load(struct lfr_sym *sym, const char *proc_dir, uint32_t pid, char *err,
+/* procmaps.c: parses /proc/PID/maps, each mapping handed to add (0, or its error stops). */
+typedef int procmaps_add_fn(void *arg, const struct lfr_sym_mapping *m);
+int procmaps_load(const char *proc_dir, uint32_t pid, procmaps_add_fn *add, void *arg, char *err,
                   size_t errlen);
 
 /*
@@ -193,12 +211,5 @@ int sym_debuginfod_fetch(struct sym_debuginfod **d, const uint8_t *bid, size_t l
                          size_t cap);
 const char *sym_debuginfod_why(const struct sym_debuginfod *d);
 void sym_debuginfod_free(struct sym_debuginfod *d);
-
-/* sym.c helpers for the loaders */
-struct sym_debuginfod **sym_debuginfod(struct lfr_sym *sym); /* NULL: not asked to use it */
-const char *sym_debug_dirs(const struct lfr_sym *sym);
-struct strpool *sym_pool(struct lfr_sym *sym);
-void sym_count_debug_file(struct lfr_sym *sym);
-uint64_t sym_now_ns(void);
 
 #endif

@@ -39,7 +39,8 @@ static bool parse_line(char *line, struct lfr_sym_mapping *m)
 	return true;
 }
 
-int procmaps_load(struct lfr_sym *sym, const char *proc_dir, uint32_t pid, char *err, size_t errlen)
+int procmaps_load(const char *proc_dir, uint32_t pid, procmaps_add_fn *add, void *arg, char *err,
+                  size_t errlen)
 {
 	char path[256], *line = NULL;
 	size_t cap = 0;
@@ -61,7 +62,7 @@ int procmaps_load(struct lfr_sym *sym, const char *proc_dir, uint32_t pid, char 
 
 		if (!parse_line(line, &m))
 			continue;
-		ret = lfr_sym_add_mapping(sym, &m);
+		ret = add(arg, &m);
 		if (ret)
 			break;
 	}

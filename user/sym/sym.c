@@ -21,6 +21,7 @@
 
 #include <libelf.h>
 
+#include "lib/clock.h"
 #include "lib/regular_file.h"
 #include "sym/internal.h"
 
@@ -81,37 +82,10 @@ struct lfr_sym {
 	uint64_t next_serial;
 	struct lfr_sym_stats st;
 	struct sym_debuginfod *dbgi;
+	struct elfobj_env env; /* what loading an object needs of sym (elfobj.c) */
 	const char *s_unknown, *s_kernel, *s_anon, *s_jit, *s_vdso;
 	char err[512];
 };
-
-uint64_t sym_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-const char *sym_debug_dirs(const struct lfr_sym *sym)
-{
-	return sym->debug_dirs;
-}
-
-struct strpool *sym_pool(struct lfr_sym *sym)
-{
-	return &sym->pool;
-}
-
-struct sym_debuginfod **sym_debuginfod(struct lfr_sym *sym)
-{
-	return (sym->flags & LFR_SYM_DEBUGINFOD) ? &sym->dbgi : NULL;
-}
-
-void sym_count_debug_file(struct lfr_sym *sym)
-{
-	sym->st.debug_files++;
-}
 
 const char *lfr_frame_type_name(enum lfr_frame_type type)
 {
@@ -227,6 +201,12 @@ int lfr_sym_new(struct lfr_sym **out, const struct lfr_sym_opts *opts)
 		lfr_sym_free(sym);
 		return -ENOMEM;
 	}
+	sym->env = (struct elfobj_env){
+	    .pool = &sym->pool,
+	    .debug_dirs = sym->debug_dirs,
+	    .dbgi = (sym->flags & LFR_SYM_DEBUGINFOD) ? &sym->dbgi : NULL,
+	    .debug_files = &sym->st.debug_files,
+	};
 	/* Serial 0 marks empty cache entries. */
 	sym->next_serial = 1;
 	*out = sym;
@@ -478,14 +458,20 @@ nomem:
 	return -ENOMEM;
 }
 
+/* procmaps_load()'s: a mapping of /proc/PID/maps added to sym. */
+static int add_mapping(void *sym, const struct lfr_sym_mapping *m)
+{
+	return lfr_sym_add_mapping(sym, m);
+}
+
 int lfr_sym_load_proc_maps(struct lfr_sym *sym, uint32_t pid)
 {
 	struct proc *p = get_proc(sym, pid);
 
 	if (!p)
 		return -ENOMEM;
-	p->procmaps_ns = sym_now_ns();
-	return procmaps_load(sym, sym->proc_dir, pid, sym->err, sizeof(sym->err));
+	p->procmaps_ns = lfr_mono_ns();
+	return procmaps_load(sym->proc_dir, pid, add_mapping, sym, sym->err, sizeof(sym->err));
 }
 
 int lfr_sym_load_kallsyms(struct lfr_sym *sym, const char *path)
@@ -537,7 +523,7 @@ static struct elfobj *vdso_copy(struct lfr_sym *sym, const struct proc *p, const
 	o = &sym->vdso_copies[sym->n_vdso_copies];
 	memset(o, 0, sizeof(*o));
 	o->path = o->name = sym->s_vdso;
-	if (elfobj_load_mem(sym, o, img, len)) {
+	if (elfobj_load_mem(&sym->env, o, img, len)) {
 		elfobj_fini(o);
 		o = NULL;
 		goto out;
@@ -563,7 +549,8 @@ static struct elfobj *vdso_obj(struct lfr_sym *sym, const struct proc *p, const 
 			if (strstr(line, "[vdso]") && sscanf(line, "%llx-%llx", &s, &e) == 2 &&
 			    s == base) {
 				sym->vdso.path = sym->vdso.name = sym->s_vdso;
-				if (!elfobj_load_mem(sym, &sym->vdso, (const void *)base, e - s))
+				if (!elfobj_load_mem(&sym->env, &sym->vdso, (const void *)base,
+				                     e - s))
 					sym->vdso_len = e - s;
 				break;
 			}
@@ -698,8 +685,8 @@ static bool obj_open(struct lfr_sym *sym, struct elfobj *o, const struct mapping
 			continue;
 		}
 		/* Debug links are looked for next to the file's name, not the link's. */
-		err = elfobj_load_fd(sym, o, fd, i == map_files ? m->path : cand[i], m->build_id,
-		                     m->build_id_len);
+		err = elfobj_load_fd(&sym->env, o, fd, i == map_files ? m->path : cand[i],
+		                     m->build_id, m->build_id_len);
 		close(fd);
 		if (!err) {
 			o->file_path = strpool_intern(&sym->pool, cand[i], strlen(cand[i]));
@@ -709,7 +696,7 @@ static bool obj_open(struct lfr_sym *sym, struct elfobj *o, const struct mapping
 		}
 		obj_reset(o);
 	}
-	if (m->build_id_len && !elfobj_load_by_build_id(sym, o, m->build_id, m->build_id_len))
+	if (m->build_id_len && !elfobj_load_by_build_id(&sym->env, o, m->build_id, m->build_id_len))
 		return true;
 	obj_reset(o);
 	return false;
@@ -784,7 +771,7 @@ int lfr_sym_preload_object(struct lfr_sym *sym, const char *path)
 		return 0;
 	}
 	/* Not registered when it cannot be read: a mapping tries its own ways then. */
-	err = elfobj_load_fd(sym, o, fd, path, NULL, 0);
+	err = elfobj_load_fd(&sym->env, o, fd, path, NULL, 0);
 	close(fd);
 	if (err) {
 		elfobj_fini(o);
@@ -962,7 +949,7 @@ static bool from_perf_map(struct lfr_sym *sym, struct proc *p, uint64_t pc, stru
 
 	if (p->pm.tried) {
 		i = symtab_find(&p->pm.syms, pc);
-		if (i >= 0 || sym_now_ns() - p->pm.checked_ns < PERF_MAP_INTERVAL_NS)
+		if (i >= 0 || lfr_mono_ns() - p->pm.checked_ns < PERF_MAP_INTERVAL_NS)
 			goto found;
 	}
 	if (!perf_map_path(sym, p, path, sizeof(path), &owner))
@@ -989,7 +976,7 @@ uint64_t lfr_sym_perf_map_check(struct lfr_sym *sym, uint32_t pid, bool force)
 
 	if (!p)
 		return 0;
-	if ((force || !p->pm.tried || sym_now_ns() - p->pm.checked_ns >= PERF_MAP_INTERVAL_NS) &&
+	if ((force || !p->pm.tried || lfr_mono_ns() - p->pm.checked_ns >= PERF_MAP_INTERVAL_NS) &&
 	    perf_map_path(sym, p, path, sizeof(path), &owner) &&
 	    perfmap_refresh(&p->pm, path, owner))
 		p->serial = sym->next_serial++;
@@ -1039,7 +1026,7 @@ static bool resolve_in(struct lfr_sym *sym, struct proc *p, uint64_t pc, struct 
 	uint64_t off, addr;
 
 	if (!m && (sym->flags & LFR_SYM_PROC_MAPS_FALLBACK) &&
-	    (!p->procmaps_ns || sym_now_ns() - p->procmaps_ns >= PROC_MAPS_INTERVAL_NS)) {
+	    (!p->procmaps_ns || lfr_mono_ns() - p->procmaps_ns >= PROC_MAPS_INTERVAL_NS)) {
 		lfr_sym_load_proc_maps(sym, p->pid);
 		m = find_mapping(p, pc);
 	}
