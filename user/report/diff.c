@@ -43,11 +43,6 @@ static int cmp_fn(const void *a, const void *b)
 	return c;
 }
 
-static double pct(uint64_t v, uint64_t total)
-{
-	return total ? 100.0 * (double)v / (double)total : 0;
-}
-
 static bool by_total_key;
 
 static int cmp_row(const void *a, const void *b)
@@ -153,8 +148,8 @@ static int compute(const struct report *base, const struct report *cur, bool obj
 			row->total[e[j].side] += e[j].total;
 		}
 		for (int s = 0; s < 2; s++) {
-			row->self_pct[s] = pct(row->self[s], d->total[s]);
-			row->total_pct[s] = pct(row->total[s], d->total[s]);
+			row->self_pct[s] = report_pct(row->self[s], d->total[s]);
+			row->total_pct[s] = report_pct(row->total[s], d->total[s]);
 		}
 		row->dself = row->self_pct[1] - row->self_pct[0];
 		row->dtotal = row->total_pct[1] - row->total_pct[0];

@@ -20,6 +20,12 @@
 
 #include "report/report.h"
 
+/* v as a percentage of total (0 of nothing). */
+static inline double report_pct(uint64_t v, uint64_t total)
+{
+	return total ? 100.0 * (double)v / (double)total : 0;
+}
+
 struct report_units {
 	const char *type;      /* the values: "samples", "off-cpu", "latency" or the field */
 	const char *unit;      /* "count" or "nanoseconds" */

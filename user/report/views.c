@@ -82,11 +82,6 @@ static int cmp_by_key(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static double pct(uint64_t v, uint64_t total)
-{
-	return total ? 100.0 * (double)v / (double)total : 0;
-}
-
 /* What the tables count: samples, or a field summed (report/units.h's words for them). */
 static const char *value_unit(const struct report *rep, const struct report_opts *o)
 {
@@ -120,10 +115,11 @@ static int print_top_of(const struct report *rep, FILE *out, const char *title, 
 		bool show_obj = fr->object && fr->kind != RF_KERNEL;
 
 		fprintf(out, "%10llu %5.1f%% %10llu %5.1f%%  %s%s%s%s%s\n",
-		        (unsigned long long)self[f], pct(self[f], all),
-		        (unsigned long long)total[f], pct(total[f], all), text_safe(&ts, fr->name),
-		        fr->kind == RF_KERNEL ? " [kernel]" : "", show_obj ? "  (" : "",
-		        show_obj ? text_safe(&ts, fr->object) : "", show_obj ? ")" : "");
+		        (unsigned long long)self[f], report_pct(self[f], all),
+		        (unsigned long long)total[f], report_pct(total[f], all),
+		        text_safe(&ts, fr->name), fr->kind == RF_KERNEL ? " [kernel]" : "",
+		        show_obj ? "  (" : "", show_obj ? text_safe(&ts, fr->object) : "",
+		        show_obj ? ")" : "");
 	}
 	text_safe_free(&ts);
 	free(idx);
@@ -221,8 +217,8 @@ static int print_objects(const struct report *rep, const struct report_opts *o, 
 		if (!total[k])
 			break;
 		fprintf(out, "%10llu %5.1f%% %10llu %5.1f%%  ", (unsigned long long)self[k],
-		        pct(self[k], rep->total), (unsigned long long)total[k],
-		        pct(total[k], rep->total));
+		        report_pct(self[k], rep->total), (unsigned long long)total[k],
+		        report_pct(total[k], rep->total));
 		text_safe_put(out, views_object_name(rep->frames[first[k]].object));
 		fputc('\n', out);
 	}
@@ -469,18 +465,19 @@ static int print_contexts(const struct report *rep, const struct report_opts *o,
 	for (size_t i = 0; i < rows && (int)i < top && v[i]->value; i++) {
 		if (traces) {
 			fprintf(out, "%10llu %5.1f%%  %-32s %6u\n", (unsigned long long)v[i]->value,
-			        pct(v[i]->value, rep->total), v[i]->trace_id, v[i]->nattrs);
+			        report_pct(v[i]->value, rep->total), v[i]->trace_id, v[i]->nattrs);
 			continue;
 		}
 		context_attrs(v[i], attrs, sizeof(attrs));
 		fprintf(out, "%10llu %5.1f%%  %-16s %-32s %s\n", (unsigned long long)v[i]->value,
-		        pct(v[i]->value, rep->total), v[i]->span_id, v[i]->trace_id, attrs);
+		        report_pct(v[i]->value, rep->total), v[i]->span_id, v[i]->trace_id, attrs);
 	}
 	if (rows > (size_t)top)
 		fprintf(out, "%10s %6s  ... %zu more %s (--top)\n", "", "", rows - top,
 		        traces ? "traces" : "spans");
 	fprintf(out, "%10llu %5.1f%%  [no trace context]\n",
-	        (unsigned long long)(rep->total - in_ctx), pct(rep->total - in_ctx, rep->total));
+	        (unsigned long long)(rep->total - in_ctx),
+	        report_pct(rep->total - in_ctx, rep->total));
 	free(v);
 	free(t);
 	return 0;
@@ -507,7 +504,7 @@ static int print_threads(const struct report *rep, const struct report_opts *o, 
 			snprintf(pid, sizeof(pid), "%lld", (long long)v[i]->pid);
 		fprintf(
 		    out, "%10llu %5.1f%% %10lld %10s  %s%s%s%s\n", (unsigned long long)v[i]->value,
-		    pct(v[i]->value, rep->total), (long long)v[i]->tid, pid,
+		    report_pct(v[i]->value, rep->total), (long long)v[i]->tid, pid,
 		    text_safe(&ts, v[i]->name), v[i]->process ? " (" : "",
 		    v[i]->process ? text_safe(&ts, v[i]->process) : "", v[i]->process ? ")" : "");
 	}
@@ -596,7 +593,7 @@ static int print_by_label(const struct report *rep, const struct report_opts *o,
 		        name);
 		for (size_t i = 0; i < n && (int)i < top; i++) {
 			fprintf(out, "%10llu %5.1f%% %8zu  ", (unsigned long long)rows[i].sum,
-			        pct(rows[i].sum, rep->total), rows[i].threads);
+			        report_pct(rows[i].sum, rep->total), rows[i].threads);
 			text_safe_put(out, rows[i].value ? rows[i].value : "[none]");
 			fputc('\n', out);
 		}
@@ -625,7 +622,7 @@ static void print_states(const struct report *rep, const struct report_opts *o, 
 	        "%", "STATE");
 	for (size_t i = 0; i < rep->nstates && (int)i < top; i++) {
 		fprintf(out, "%10llu %5.1f%%  ", (unsigned long long)rep->states[i].value,
-		        pct(rep->states[i].value, rep->total));
+		        report_pct(rep->states[i].value, rep->total));
 		text_safe_put(out, rep->states[i].name);
 		fputc('\n', out);
 	}
