@@ -7,13 +7,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "lib/hashtab.h"
+#include "lib/worker.h"
 #include "record/ctx_finder.h"
 #include "sym/tls_var.h"
 
@@ -35,33 +34,11 @@ struct lfr_ctx_finder {
 	/* the finding thread's: (dev, ino) -> struct object *; processes registered */
 	struct hashtab objects, registered;
 
-	pthread_mutex_t lock; /* the queue, the flags and the stats */
-	pthread_cond_t wake, idle;
+	struct lfr_worker w; /* its lock: the queue and the stats */
 	uint32_t *queue;
 	size_t head, nqueued;
-	bool busy, stopping, running;
-	pthread_t thread;
-	int nice;
 	struct lfr_ctx_finder_stats st;
 };
-
-int lfr_ctx_finder_new(struct lfr_ctx_finder **out, lfr_ctx_add_fn add, void *arg)
-{
-	struct lfr_ctx_finder *f = calloc(1, sizeof(*f));
-
-	*out = NULL;
-	if (!f || !(f->queue = calloc(MAX_QUEUED, sizeof(*f->queue)))) {
-		free(f);
-		return -ENOMEM;
-	}
-	f->add = add;
-	f->arg = arg;
-	pthread_mutex_init(&f->lock, NULL);
-	pthread_cond_init(&f->wake, NULL);
-	pthread_cond_init(&f->idle, NULL);
-	*out = f;
-	return 0;
-}
 
 /* One file mapping of a process, as /proc/PID/maps shows it. */
 struct mapping {
@@ -278,11 +255,11 @@ int lfr_ctx_locate(uint32_t pid, struct lfr_ctx_loc *l, char *why, size_t whylen
 
 static void failed(struct lfr_ctx_finder *f, uint32_t pid, const char *why)
 {
-	pthread_mutex_lock(&f->lock);
+	pthread_mutex_lock(&f->w.lock);
 	if (!f->st.failed++)
 		snprintf(f->st.first_failure, sizeof(f->st.first_failure),
 		         "pid %" PRIu32 ": %.960s", pid, why);
-	pthread_mutex_unlock(&f->lock);
+	pthread_mutex_unlock(&f->w.lock);
 }
 
 static void find(struct lfr_ctx_finder *f, uint32_t pid)
@@ -295,9 +272,9 @@ static void find(struct lfr_ctx_finder *f, uint32_t pid)
 	/* an exec between reading the mappings and the kernel's check: look again, once */
 	for (tries = 0; tries < 2; tries++) {
 		ret = locate(&f->objects, pid, &l, why, sizeof(why));
-		pthread_mutex_lock(&f->lock);
+		pthread_mutex_lock(&f->w.lock);
 		f->st.looked++;
-		pthread_mutex_unlock(&f->lock);
+		pthread_mutex_unlock(&f->w.lock);
 		if (ret < 0)
 			failed(f, pid, why);
 		if (ret <= 0)
@@ -312,49 +289,62 @@ static void find(struct lfr_ctx_finder *f, uint32_t pid)
 
 		/* again after an exec or a library loaded later: one process still */
 		hashtab_put(&f->registered, pid, 0, &fresh);
-		pthread_mutex_lock(&f->lock);
+		pthread_mutex_lock(&f->w.lock);
 		f->st.registered += fresh;
-		pthread_mutex_unlock(&f->lock);
+		pthread_mutex_unlock(&f->w.lock);
 	} else if (ret != -ESRCH) { /* gone meanwhile: nothing to read */
 		snprintf(why, sizeof(why), "%s", e.msg[0] ? e.msg : strerror(-ret));
 		failed(f, pid, why);
 	}
 }
 
-static void *finder_thread(void *arg)
+static bool finder_pending(void *arg)
+{
+	return ((struct lfr_ctx_finder *)arg)->nqueued;
+}
+
+static void *finder_take(void *arg)
 {
 	struct lfr_ctx_finder *f = arg;
+	uint32_t pid = f->queue[f->head];
 
-	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), f->nice);
-	pthread_mutex_lock(&f->lock);
-	for (;;) {
-		uint32_t pid;
+	f->head = (f->head + 1) % MAX_QUEUED;
+	f->nqueued--;
+	return (void *)(uintptr_t)pid;
+}
 
-		while (!f->nqueued && !f->stopping) {
-			pthread_cond_broadcast(&f->idle);
-			pthread_cond_wait(&f->wake, &f->lock);
-		}
-		if (f->stopping)
-			break;
-		pid = f->queue[f->head];
-		f->head = (f->head + 1) % MAX_QUEUED;
-		f->nqueued--;
-		f->busy = true;
-		pthread_mutex_unlock(&f->lock);
-		find(f, pid);
-		pthread_mutex_lock(&f->lock);
-		f->busy = false;
+static void finder_run(void *arg, void *item)
+{
+	find(arg, (uint32_t)(uintptr_t)item);
+}
+
+static const struct lfr_worker_ops finder_ops = {
+    .pending = finder_pending,
+    .take = finder_take,
+    .run = finder_run,
+};
+
+int lfr_ctx_finder_new(struct lfr_ctx_finder **out, lfr_ctx_add_fn add, void *arg)
+{
+	struct lfr_ctx_finder *f = calloc(1, sizeof(*f));
+
+	*out = NULL;
+	if (!f || !(f->queue = calloc(MAX_QUEUED, sizeof(*f->queue)))) {
+		free(f);
+		return -ENOMEM;
 	}
-	pthread_cond_broadcast(&f->idle);
-	pthread_mutex_unlock(&f->lock);
-	return NULL;
+	f->add = add;
+	f->arg = arg;
+	lfr_worker_init(&f->w, &finder_ops, f);
+	*out = f;
+	return 0;
 }
 
 void lfr_ctx_finder_queue(struct lfr_ctx_finder *f, uint32_t pid)
 {
-	pthread_mutex_lock(&f->lock);
-	if (f->stopping) {
-		pthread_mutex_unlock(&f->lock);
+	pthread_mutex_lock(&f->w.lock);
+	if (f->w.stopping) {
+		pthread_mutex_unlock(&f->w.lock);
 		return;
 	}
 	if (f->nqueued >= MAX_QUEUED) {
@@ -362,9 +352,9 @@ void lfr_ctx_finder_queue(struct lfr_ctx_finder *f, uint32_t pid)
 	} else {
 		f->queue[(f->head + f->nqueued) % MAX_QUEUED] = pid;
 		f->nqueued++;
-		pthread_cond_signal(&f->wake);
+		lfr_worker_queued(&f->w);
 	}
-	pthread_mutex_unlock(&f->lock);
+	pthread_mutex_unlock(&f->w.lock);
 }
 
 void lfr_ctx_finder_record(struct lfr_ctx_finder *f, const struct lfr_rec_header *h)
@@ -413,41 +403,25 @@ void lfr_ctx_finder_record(struct lfr_ctx_finder *f, const struct lfr_rec_header
 
 int lfr_ctx_finder_start(struct lfr_ctx_finder *f, int nice)
 {
-	int err;
-
-	f->nice = nice;
-	err = pthread_create(&f->thread, NULL, finder_thread, f);
-	if (err)
-		return -err;
-	f->running = true;
-	return 0;
+	return lfr_worker_start(&f->w, nice);
 }
 
 void lfr_ctx_finder_flush(struct lfr_ctx_finder *f)
 {
-	pthread_mutex_lock(&f->lock);
-	while (f->running && !f->stopping && (f->nqueued || f->busy))
-		pthread_cond_wait(&f->idle, &f->lock);
-	pthread_mutex_unlock(&f->lock);
+	lfr_worker_flush(&f->w);
 }
 
 void lfr_ctx_finder_stop(struct lfr_ctx_finder *f)
 {
-	pthread_mutex_lock(&f->lock);
-	f->stopping = true;
-	pthread_cond_broadcast(&f->wake);
-	pthread_mutex_unlock(&f->lock);
-	if (f->running)
-		pthread_join(f->thread, NULL);
-	f->running = false;
+	lfr_worker_stop(&f->w);
 	f->nqueued = 0;
 }
 
 void lfr_ctx_finder_get_stats(struct lfr_ctx_finder *f, struct lfr_ctx_finder_stats *st)
 {
-	pthread_mutex_lock(&f->lock);
+	pthread_mutex_lock(&f->w.lock);
 	*st = f->st;
-	pthread_mutex_unlock(&f->lock);
+	pthread_mutex_unlock(&f->w.lock);
 }
 
 void lfr_ctx_finder_free(struct lfr_ctx_finder *f)
@@ -460,8 +434,6 @@ void lfr_ctx_finder_free(struct lfr_ctx_finder *f)
 	hashtab_free(&f->seen);
 	hashtab_free(&f->seen_objects);
 	free(f->queue);
-	pthread_mutex_destroy(&f->lock);
-	pthread_cond_destroy(&f->wake);
-	pthread_cond_destroy(&f->idle);
+	lfr_worker_destroy(&f->w);
 	free(f);
 }

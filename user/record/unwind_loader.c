@@ -7,14 +7,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "lib/hashtab.h"
 #include "lib/regular_file.h"
+#include "lib/worker.h"
 #include "record/program_objects.h"
 #include "record/unwind_loader.h"
 
@@ -37,56 +36,29 @@ struct lfr_unwind_loader {
 	struct hashtab queued; /* (dev, ino) queued or loaded: the queueing thread's */
 	struct hashtab done;   /* (dev, ino) tried: the loading side's */
 
-	pthread_mutex_t lock; /* the queue, the flags and the stats */
-	pthread_cond_t wake;  /* work queued, or stop */
-	pthread_cond_t idle;  /* the queue drained */
+	struct lfr_worker w; /* its lock: the queue, the flags below and the stats */
 	struct item *head, *tail;
 	size_t nqueued;
-	bool busy;     /* the thread is loading an item taken from the queue */
-	bool adding;   /* the thread is in the add function */
-	bool stopping; /* the thread is asked to end */
-	bool running;
-	bool gone; /* the session is no longer running: nothing more to load */
-	pthread_t thread;
-	pid_t tid; /* the thread's, once it runs */
-	int nice;
+	bool adding; /* the thread is in the add function */
+	bool gone;   /* the session is no longer running: nothing more to load */
 	struct lfr_unwind_loader_stats st;
 };
 
-int lfr_unwind_loader_new(struct lfr_unwind_loader **out, lfr_unwind_add_fn add, void *arg)
-{
-	struct lfr_unwind_loader *l = calloc(1, sizeof(*l));
-
-	*out = NULL;
-	if (!l)
-		return -ENOMEM;
-	l->add = add;
-	l->arg = arg;
-	/* (device, inode) pairs the kernel gave */
-	hashtab_init_trusted(&l->queued, false);
-	hashtab_init_trusted(&l->done, false);
-	pthread_mutex_init(&l->lock, NULL);
-	pthread_cond_init(&l->wake, NULL);
-	pthread_cond_init(&l->idle, NULL);
-	*out = l;
-	return 0;
-}
-
 static void failed(struct lfr_unwind_loader *l, const char *path, const char *why)
 {
-	pthread_mutex_lock(&l->lock);
+	pthread_mutex_lock(&l->w.lock);
 	if (!l->st.failed++)
 		snprintf(l->st.first_failure, sizeof(l->st.first_failure), "%s: %s", path, why);
-	pthread_mutex_unlock(&l->lock);
+	pthread_mutex_unlock(&l->w.lock);
 }
 
 static bool stopped(struct lfr_unwind_loader *l)
 {
 	bool s;
 
-	pthread_mutex_lock(&l->lock);
+	pthread_mutex_lock(&l->w.lock);
 	s = l->st.unsupported || l->gone;
-	pthread_mutex_unlock(&l->lock);
+	pthread_mutex_unlock(&l->w.lock);
 	return s;
 }
 
@@ -112,19 +84,19 @@ static void load_fd(struct lfr_unwind_loader *l, int fd, const char *path)
 		return;
 	}
 	memset(&e, 0, sizeof(e));
-	pthread_mutex_lock(&l->lock);
-	if (l->stopping) {
+	pthread_mutex_lock(&l->w.lock);
+	if (l->w.stopping) {
 		/* lfr_unwind_loader_quiesce(): the add function is not to be called any more */
-		pthread_mutex_unlock(&l->lock);
+		pthread_mutex_unlock(&l->w.lock);
 		lfr_unwind_table_free(&t);
 		return;
 	}
 	l->adding = true;
-	pthread_mutex_unlock(&l->lock);
+	pthread_mutex_unlock(&l->w.lock);
 	ret = l->add(l->arg, fd, &t, &e);
-	pthread_mutex_lock(&l->lock);
+	pthread_mutex_lock(&l->w.lock);
 	l->adding = false;
-	pthread_cond_broadcast(&l->idle);
+	pthread_cond_broadcast(&l->w.idle);
 	switch (ret) {
 	case 0:
 		l->st.tables++;
@@ -143,13 +115,13 @@ static void load_fd(struct lfr_unwind_loader *l, int fd, const char *path)
 		l->gone = true; /* stopped from elsewhere: no walk will use a table */
 		break;
 	default:
-		pthread_mutex_unlock(&l->lock);
+		pthread_mutex_unlock(&l->w.lock);
 		snprintf(why, sizeof(why), "%s", e.msg[0] ? e.msg : strerror(-ret));
 		failed(l, path, why);
-		pthread_mutex_lock(&l->lock);
+		pthread_mutex_lock(&l->w.lock);
 		break;
 	}
-	pthread_mutex_unlock(&l->lock);
+	pthread_mutex_unlock(&l->w.lock);
 	lfr_unwind_table_free(&t);
 }
 
@@ -200,38 +172,50 @@ static void load_item(struct lfr_unwind_loader *l, const struct item *it)
 	close(fd);
 }
 
-static void *loader_thread(void *arg)
+static bool loader_pending(void *arg)
+{
+	return ((struct lfr_unwind_loader *)arg)->head;
+}
+
+static void *loader_take(void *arg)
 {
 	struct lfr_unwind_loader *l = arg;
+	struct item *it = l->head;
 
-	/* building tables takes CPU the recorded threads may want */
-	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), l->nice);
-	pthread_mutex_lock(&l->lock);
-	l->tid = (pid_t)syscall(SYS_gettid);
-	for (;;) {
-		struct item *it;
+	l->head = it->next;
+	if (!l->head)
+		l->tail = NULL;
+	l->nqueued--;
+	return it;
+}
 
-		while (!l->head && !l->stopping) {
-			pthread_cond_broadcast(&l->idle);
-			pthread_cond_wait(&l->wake, &l->lock);
-		}
-		if (l->stopping)
-			break;
-		it = l->head;
-		l->head = it->next;
-		if (!l->head)
-			l->tail = NULL;
-		l->nqueued--;
-		l->busy = true;
-		pthread_mutex_unlock(&l->lock);
-		load_item(l, it);
-		free(it);
-		pthread_mutex_lock(&l->lock);
-		l->busy = false;
-	}
-	pthread_cond_broadcast(&l->idle);
-	pthread_mutex_unlock(&l->lock);
-	return NULL;
+static void loader_run(void *arg, void *item)
+{
+	load_item(arg, item);
+	free(item);
+}
+
+static const struct lfr_worker_ops loader_ops = {
+    .pending = loader_pending,
+    .take = loader_take,
+    .run = loader_run,
+};
+
+int lfr_unwind_loader_new(struct lfr_unwind_loader **out, lfr_unwind_add_fn add, void *arg)
+{
+	struct lfr_unwind_loader *l = calloc(1, sizeof(*l));
+
+	*out = NULL;
+	if (!l)
+		return -ENOMEM;
+	l->add = add;
+	l->arg = arg;
+	/* (device, inode) pairs the kernel gave */
+	hashtab_init_trusted(&l->queued, false);
+	hashtab_init_trusted(&l->done, false);
+	lfr_worker_init(&l->w, &loader_ops, l);
+	*out = l;
+	return 0;
 }
 
 /* Queues one object unless it was queued before. */
@@ -251,10 +235,10 @@ static int queue(struct lfr_unwind_loader *l, uint32_t tgid, uint64_t start, uin
 	*it = (struct item){.tgid = tgid, .start = start, .end = end, .dev = dev, .ino = ino};
 	memcpy(it->path, path, pathlen);
 	it->path[pathlen] = '\0';
-	pthread_mutex_lock(&l->lock);
-	if (l->nqueued >= MAX_QUEUED || l->stopping || l->st.unsupported || l->gone) {
+	pthread_mutex_lock(&l->w.lock);
+	if (l->nqueued >= MAX_QUEUED || l->w.stopping || l->st.unsupported || l->gone) {
 		l->st.dropped += l->nqueued >= MAX_QUEUED;
-		pthread_mutex_unlock(&l->lock);
+		pthread_mutex_unlock(&l->w.lock);
 		free(it);
 		return 0;
 	}
@@ -264,8 +248,8 @@ static int queue(struct lfr_unwind_loader *l, uint32_t tgid, uint64_t start, uin
 		l->head = it;
 	l->tail = it;
 	l->nqueued++;
-	pthread_cond_signal(&l->wake);
-	pthread_mutex_unlock(&l->lock);
+	lfr_worker_queued(&l->w);
+	pthread_mutex_unlock(&l->w.lock);
 	return 1;
 }
 
@@ -354,54 +338,29 @@ int lfr_unwind_loader_load_program(struct lfr_unwind_loader *l, const char *cmd,
 
 int lfr_unwind_loader_start(struct lfr_unwind_loader *l, int nice)
 {
-	int err;
-
-	l->nice = nice;
-	err = pthread_create(&l->thread, NULL, loader_thread, l);
-	if (err)
-		return -err;
-	l->running = true;
-	return 0;
+	return lfr_worker_start(&l->w, nice);
 }
 
 void lfr_unwind_loader_flush(struct lfr_unwind_loader *l)
 {
-	pthread_mutex_lock(&l->lock);
-	while (l->running && !l->stopping && (l->head || l->busy))
-		pthread_cond_wait(&l->idle, &l->lock);
-	pthread_mutex_unlock(&l->lock);
+	lfr_worker_flush(&l->w);
 }
 
 void lfr_unwind_loader_quiesce(struct lfr_unwind_loader *l)
 {
-	pthread_mutex_lock(&l->lock);
-	l->stopping = true;
-	pthread_cond_broadcast(&l->wake);
+	pthread_mutex_lock(&l->w.lock);
+	l->w.stopping = true;
+	pthread_cond_broadcast(&l->w.wake);
 	while (l->adding)
-		pthread_cond_wait(&l->idle, &l->lock);
-	pthread_mutex_unlock(&l->lock);
+		pthread_cond_wait(&l->w.idle, &l->w.lock);
+	pthread_mutex_unlock(&l->w.lock);
 }
 
 void lfr_unwind_loader_stop(struct lfr_unwind_loader *l)
 {
 	struct item *it;
-	int mine;
 
-	pthread_mutex_lock(&l->lock);
-	l->stopping = true;
-	pthread_cond_broadcast(&l->wake);
-	/*
-	 * The table it is building is waited for: at the caller's priority, not at the low one
-	 * that starves it on a busy machine (best effort: raising it takes CAP_SYS_NICE).
-	 */
-	errno = 0;
-	mine = getpriority(PRIO_PROCESS, 0);
-	if (l->tid && !errno)
-		setpriority(PRIO_PROCESS, (id_t)l->tid, mine);
-	pthread_mutex_unlock(&l->lock);
-	if (l->running)
-		pthread_join(l->thread, NULL);
-	l->running = false;
+	lfr_worker_stop(&l->w);
 	while ((it = l->head)) {
 		l->head = it->next;
 		free(it);
@@ -412,9 +371,9 @@ void lfr_unwind_loader_stop(struct lfr_unwind_loader *l)
 
 void lfr_unwind_loader_get_stats(struct lfr_unwind_loader *l, struct lfr_unwind_loader_stats *st)
 {
-	pthread_mutex_lock(&l->lock);
+	pthread_mutex_lock(&l->w.lock);
 	*st = l->st;
-	pthread_mutex_unlock(&l->lock);
+	pthread_mutex_unlock(&l->w.lock);
 }
 
 void lfr_unwind_loader_free(struct lfr_unwind_loader *l)
@@ -424,8 +383,6 @@ void lfr_unwind_loader_free(struct lfr_unwind_loader *l)
 	lfr_unwind_loader_stop(l);
 	hashtab_free(&l->queued);
 	hashtab_free(&l->done);
-	pthread_mutex_destroy(&l->lock);
-	pthread_cond_destroy(&l->wake);
-	pthread_cond_destroy(&l->idle);
+	lfr_worker_destroy(&l->w);
 	free(l);
 }
