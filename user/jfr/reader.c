@@ -150,8 +150,8 @@ static uint64_t copy_length(int fd, const uint8_t *h, uint64_t off, uint64_t siz
  * is a state it meant to be read; a copy that saw the header change is taken again.  A chunk that
  * is complete never changes.  Returns the bytes copied (copy_length()), or -1.
  */
-static int64_t copy_chunk(int fd, uint8_t **data, uint64_t *cap, uint64_t off, uint64_t size,
-                          const char *path, char *err, size_t errlen)
+static int64_t read_chunk_state(int fd, uint8_t **data, uint64_t *cap, uint64_t off, uint64_t size,
+                                const char *path, char *err, size_t errlen)
 {
 	uint8_t h[JFR_CHUNK_HEADER_SIZE];
 
@@ -218,15 +218,15 @@ struct jfr_reader *jfr_open_fd(int fd, uint64_t size, const char *path, char *er
 	/*
 	 * Read, not mapped: a file cut while mapped kills the reader with SIGBUS, a short read is
 	 * an error the user can be told about.  The chunks that start within the size seen at open
-	 * are read, each as one state of it (copy_chunk()): a file that a recorder is writing is
-	 * read as a valid prefix of it.
+	 * are read, each as one state of it (read_chunk_state()): a file that a recorder is
+	 * writing is read as a valid prefix of it.
 	 */
 	uint8_t *data = NULL;
 	uint64_t cap = 0, off = 0, from = 0;
 
 	for (int attempt = 0;; attempt++) {
 		for (off = from; off < size;) {
-			int64_t n = copy_chunk(fd, &data, &cap, off, size, path, err, errlen);
+			int64_t n = read_chunk_state(fd, &data, &cap, off, size, path, err, errlen);
 
 			if (n < 0) {
 				free(data);
