@@ -69,19 +69,11 @@ struct merge {
 
 static int put(struct merge *m, const void *p, size_t n)
 {
-	const uint8_t *b = p;
+	int err = lfr_write_all(m->fd, p, n);
 
-	while (n) {
-		ssize_t w = write(m->fd, b, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0) {
-			fprintf(stderr, "%s: writing %s: %s\n", PROG, m->out, strerror(errno));
-			return LFR_EXIT_IO;
-		}
-		b += w;
-		n -= (size_t)w;
+	if (err) {
+		fprintf(stderr, "%s: writing %s: %s\n", PROG, m->out, strerror(-err));
+		return LFR_EXIT_IO;
 	}
 	return 0;
 }

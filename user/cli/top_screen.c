@@ -176,7 +176,7 @@ static void write_shown(struct top_view *v, struct top_screen *s)
 		return;
 	}
 	while ((n = read(in, buf, sizeof(buf))) > 0)
-		if (write(of.fd, buf, (size_t)n) != n) {
+		if ((errno = -lfr_write_all(of.fd, buf, (size_t)n))) {
 			n = -1;
 			break;
 		}

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "export/state.h"
+#include "lib/outfile.h"
 
 #define STATE_MAX 16384
 
@@ -153,21 +154,6 @@ int lfr_export_state_load(int dirfd, const struct lfr_export_target *t, struct l
 	return rc;
 }
 
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return w < 0 ? -errno : -EIO;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 int lfr_export_state_save(int dirfd, const struct lfr_export_target *t,
                           const struct lfr_export_state *st, bool sync, char *why, size_t whylen)
 {
@@ -186,7 +172,7 @@ int lfr_export_state_save(int dirfd, const struct lfr_export_target *t,
 		snprintf(why, whylen, "cannot write %s: %s", tmp, strerror(errno));
 		return rc;
 	}
-	rc = write_all(fd, buf, (size_t)len);
+	rc = lfr_write_all(fd, buf, (size_t)len);
 	if (!rc && sync && fsync(fd) < 0)
 		rc = -errno;
 	if (close(fd) < 0 && !rc)

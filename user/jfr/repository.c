@@ -701,18 +701,10 @@ static int copy_chunk(int dirfd, struct lfr_jfr_repo_chunk *c, int out, struct c
 			stats->unrebased++;
 		}
 	}
-	for (uint64_t off = 0; off < len;) {
-		ssize_t w = write(out, data + off, len - off);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			ret = w < 0 ? -errno : -EIO;
-			snprintf(err, errlen, "writing the dump: %s",
-			         strerror(w < 0 ? errno : EIO));
-			goto out;
-		}
-		off += (uint64_t)w;
+	ret = lfr_write_all(out, data, len);
+	if (ret) {
+		snprintf(err, errlen, "writing the dump: %s", strerror(-ret));
+		goto out;
 	}
 	stats->bytes += len;
 	ret = 0;

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "lib/control.h"
+#include "lib/outfile.h"
 
 /* ---- names ---- */
 
@@ -673,19 +674,6 @@ int lfr_ctl_wait_stopped(struct lfr_ctl *c, uint32_t session, int timeout_ms, st
 
 /* ---- unwind tables ---- */
 
-/* Writes len bytes at off, whatever the size of each write. */
-static int write_all(int fd, const void *buf, size_t len, off_t off)
-{
-	for (size_t done = 0; done < len;) {
-		ssize_t n = pwrite(fd, (const char *)buf + done, len - done, off + (off_t)done);
-
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
-		done += (size_t)n;
-	}
-	return 0;
-}
-
 /*
  * The table in a sealed memfd: what the kernel reads it from (a netlink message would cap its
  * size; the seals tell it the bytes can neither change nor make it wait on a file system).
@@ -696,9 +684,9 @@ static int table_memfd(const struct lfr_unwind_hdr *hdr, const struct lfr_unwind
 
 	if (fd < 0)
 		return -errno;
-	err = write_all(fd, hdr, sizeof(*hdr), 0);
+	err = lfr_write_all(fd, hdr, sizeof(*hdr));
 	if (!err)
-		err = write_all(fd, rows, (size_t)hdr->nr_rows * sizeof(*rows), sizeof(*hdr));
+		err = lfr_write_all(fd, rows, (size_t)hdr->nr_rows * sizeof(*rows));
 	if (!err &&
 	    fcntl(fd, F_ADD_SEALS, F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE))
 		err = -errno;

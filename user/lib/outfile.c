@@ -443,3 +443,20 @@ void lfr_outfile_abort(struct lfr_outfile *o)
 	memset(o, 0, sizeof(*o));
 	o->fd = o->dirfd = o->slot = -1;
 }
+
+int lfr_write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t w = write(fd, p, len);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w < 0 ? -errno : -EIO;
+		p += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}

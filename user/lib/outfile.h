@@ -80,4 +80,10 @@ void lfr_outfile_abort(struct lfr_outfile *o);
 		.dirfd = -1, .fd = -1, .slot = -1                                                  \
 	}
 
+/*
+ * Writes len bytes to fd whatever each write() takes (a signal's EINTR retried): 0, or a negative
+ * errno (-EIO for a write of nothing).
+ */
+int lfr_write_all(int fd, const void *buf, size_t len);
+
 #endif
