@@ -81,12 +81,12 @@ static void usage(FILE *out)
 	        LFR_DEFAULT_REPOSITORY);
 }
 
-volatile sig_atomic_t top_interrupted;
+static volatile sig_atomic_t interrupted;
 
 static void on_signal(int sig)
 {
 	(void)sig;
-	top_interrupted = 1;
+	interrupted = 1;
 }
 
 int cmd_top(int argc, char **argv)
@@ -110,7 +110,8 @@ int cmd_top(int argc, char **argv)
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
 	};
-	struct top_view v = {.dir = LFR_DEFAULT_REPOSITORY,
+	struct top_view v = {.quit = &interrupted,
+	                     .dir = LFR_DEFAULT_REPOSITORY,
 	                     .window_ns = 5000000000ull,
 	                     .delay_ns = 1000000000ull,
 	                     .lines = 20};

@@ -19,6 +19,7 @@
 #define TOP_PROG "lfr top"
 
 struct top_view {
+	volatile sig_atomic_t *quit; /* set by SIGINT, SIGTERM, SIGHUP or the q key: it ends */
 	const char *dir;
 	/* the session of its own (no --repository): lfr record --repository into tmpdir/session */
 	pid_t child;
@@ -41,9 +42,6 @@ struct top_view {
 	char unreadable[900], told[900], seen[900];
 	bool partial;
 };
-
-/* Set by SIGINT, SIGTERM, SIGHUP and the q key: lfr top ends. */
-extern volatile sig_atomic_t top_interrupted;
 
 /* top_session.c: lfr record --repository as a child, for a session of lfr top's own. */
 int top_session_start(struct top_view *v, char **args);

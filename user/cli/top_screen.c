@@ -210,7 +210,7 @@ int top_run_screen(struct top_view *v)
 	curs_set(0);
 	set_escdelay(25);
 	timeout(100);
-	while (!top_interrupted) {
+	while (!*v->quit) {
 		bool rebuild = false;
 
 		if (!s.paused && !ended && lfr_mono_ns() >= next) {
@@ -236,7 +236,7 @@ int top_run_screen(struct top_view *v)
 		switch (key) {
 		case 'q':
 		case 'Q':
-			top_interrupted = 1;
+			*v->quit = 1;
 			continue;
 		case KEY_UP:
 		case 'k':

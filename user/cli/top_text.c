@@ -36,11 +36,11 @@ static void print_text(struct top_view *v, FILE *out)
 }
 
 /* Sleeps ns, cut short by a signal. */
-static void nap(uint64_t ns)
+static void nap(const struct top_view *v, uint64_t ns)
 {
 	struct timespec ts = {(time_t)(ns / 1000000000), (long)(ns % 1000000000)};
 
-	if (!top_interrupted)
+	if (!*v->quit)
 		nanosleep(&ts, NULL);
 }
 
@@ -48,10 +48,10 @@ int top_run_text(struct top_view *v)
 {
 	int rc = LFR_EXIT_OK;
 
-	for (long i = 0, pass = 0; !top_interrupted && (v->iterations <= 0 || i < v->iterations);
+	for (long i = 0, pass = 0; !*v->quit && (v->iterations <= 0 || i < v->iterations);
 	     i++, pass++) {
 		if (pass)
-			nap(v->delay_ns);
+			nap(v, v->delay_ns);
 		/* a session that ended: what it recorded is read once more, then lfr top ends */
 		bool ended = top_session_ended(v);
 		int loaded = top_view_load(v);
