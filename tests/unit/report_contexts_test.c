@@ -277,12 +277,46 @@ static void test_views(void **state)
 	unlink(path);
 }
 
+/*
+ * Every field of every type lfr declares is of a kind Pyroscope's JFR parser (grafana/jfr-parser)
+ * reads: it knows boolean, short, int, long, float and String among the primitives, and refuses a
+ * whole file at the first constant pool or event that holds a byte, a char or a double (the trace
+ * context's flags were a byte once: every upload of a recording with contexts failed).
+ */
+static void fields_pyroscope_reads(void **state)
+{
+	char err[256];
+	struct jfr_reader *r;
+	struct jfr_chunk ch;
+
+	(void)state;
+	write_recording();
+	r = jfr_open_file(path, err, sizeof(err));
+	assert_non_null(r);
+	assert_int_equal(jfr_chunk_load(r, 0, &ch), 0);
+	for (int i = 0; i < ch.meta->ntypes; i++) {
+		const struct jfr_type *t = &ch.meta->types[i];
+
+		for (int j = 0; j < t->nfields; j++) {
+			enum jfr_kind k = t->fields[j].type->kind;
+
+			if (k == JFR_K_BYTE || k == JFR_K_CHAR || k == JFR_K_DOUBLE)
+				fail_msg("%s.%s is a %s", t->name, t->fields[j].name,
+				         t->fields[j].type->name);
+		}
+	}
+	jfr_chunk_release(&ch);
+	jfr_close(r);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_filters),
 	    cmocka_unit_test(test_by_context),
 	    cmocka_unit_test(test_views),
+	    cmocka_unit_test(fields_pyroscope_reads),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

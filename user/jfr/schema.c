@@ -228,7 +228,8 @@ static const struct jfr_field_def f_sampler_settings[] = {
 static const struct jfr_field_def f_trace_context_t[] = {
     {"traceId", T_STRING, 0, U_NONE, "Trace ID", "W3C trace id, 32 hex digits"},
     {"spanId", T_STRING, 0, U_NONE, "Span ID", "W3C span id, 16 hex digits"},
-    {"traceFlags", T_BYTE, 0, U_NONE, "Trace Flags", "W3C trace flags (bit 0: sampled)"},
+    /* int, not byte: Pyroscope's JFR parser reads no byte field, and refuses the whole file */
+    {"traceFlags", T_INT, 0, U_NONE, "Trace Flags", "W3C trace flags (bit 0: sampled)"},
     {"attributes", T_STRING, 0, U_NONE, "Attributes",
      "The record's attributes as a W3C baggage string (key=value,key=value; percent-encoded), "
      "keys named by the process context's attribute key map"},

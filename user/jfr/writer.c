@@ -489,7 +489,7 @@ static void put_context(struct jfr_buf *b, const struct pool_entry *e)
 
 	put_hex(b, e->blob, 16);
 	put_hex(b, e->blob + 16, 8);
-	jfr_buf_u8(b, e->blob[24]);
+	jfr_buf_varint(b, e->blob[24]);
 	if (!n) {
 		jfr_buf_u8(b, JFR_STR_EMPTY);
 		return;

@@ -129,7 +129,7 @@ static bool decode(struct ctx_chunk *c, struct jfr_reader *r, const struct jfr_c
 	lower(d->trace);
 	lower(d->span);
 	f = jfr_value_field(r, ch, c->ctx_type, off, "traceFlags", &cur);
-	if (f && !f->cp && !f->array && f->type->kind == JFR_K_BYTE)
+	if (f && !f->cp && !f->array && (f->type->kind == JFR_K_INT || f->type->kind == JFR_K_BYTE))
 		d->flags = (uint8_t)jfr_read_scalar(&cur, f);
 	if (attrs)
 		read_attrs(r, ch, c->ctx_type, off, d);
