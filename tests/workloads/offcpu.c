@@ -3,7 +3,7 @@
  * offcpu: a workload whose off-CPU time is known by construction and measured in every run.
  *
  *   thread "offcpu-wait":  main -> wait_loop -> f | g | h, ROUNDS times each:
- *     f()  sleeps ~300 ms in nanosleep
+ *     f()  sleeps ~300 ms in nanosleep (every wait divided by DIVISOR, below)
  *     g()  blocks ~200 ms in read() on a pipe that the "offcpu-feed" thread writes 200 ms after
  *          g asked for it
  *     h()  waits ~500 ms in a futex wait that times out
@@ -26,7 +26,10 @@
  * which tests/vm/scenarios/offcpu-check.py compares with the lfr.OffCpu events of a recording, and
  * tests/vm/scenarios/wall-check.py with the wall-clock samples of lfr record --wall.
  *
- * Usage: offcpu ROUNDS
+ * Usage: offcpu ROUNDS [DIVISOR]
+ *
+ * DIVISOR (default 1) shortens every wait by that factor: `offcpu 30 10` waits 30, 20 and 50 ms,
+ * where a millisecond lost per wait shows as 2-5 %.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -45,6 +48,7 @@ static volatile int stop;
 static int req[2], data[2];
 static uint32_t futex_word;
 static pid_t spin_tid, feed_tid;
+static unsigned divisor = 1;
 static uint64_t spin_cpu_ns, spin_wall_ns;
 
 static uint64_t now_ns(clockid_t c)
@@ -86,7 +90,7 @@ static void wait_end(struct wait *w)
 FN static void f(struct wait *w)
 {
 	wait_begin(w);
-	sleep_ns(300000000u);
+	sleep_ns(300000000u / divisor);
 	wait_end(w);
 }
 
@@ -105,10 +109,10 @@ FN static void g(struct wait *w)
 
 FN static void h(struct wait *w)
 {
-	struct timespec ts = {.tv_sec = 0, .tv_nsec = 500000000};
+	struct timespec ts = {.tv_sec = 0, .tv_nsec = 500000000 / (long)divisor};
 
 	wait_begin(w);
-	/* nobody wakes it: it times out after 500 ms */
+	/* nobody wakes it: it times out after 500 ms (/ divisor) */
 	syscall(SYS_futex, &futex_word, FUTEX_WAIT_PRIVATE, 0, &ts, NULL, 0);
 	wait_end(w);
 }
@@ -123,7 +127,7 @@ FN static void feed_wait(void)
 
 FN static void feed_sleep(void)
 {
-	sleep_ns(200000000u);
+	sleep_ns(200000000u / divisor);
 }
 
 FN static void *feeder(void *arg)
@@ -182,13 +186,15 @@ FN static void wait_loop(int rounds, uint64_t *sum, uint64_t *wall, unsigned *n)
 int main(int argc, char **argv)
 {
 	int rounds = argc > 1 ? atoi(argv[1]) : 5;
+	int div = argc > 2 ? atoi(argv[2]) : 1;
 	uint64_t sum[3] = {0}, wall[3] = {0};
 	unsigned n[3] = {0};
 	pthread_t spin_t, feed_t;
 	char c = 'q';
 
-	if (rounds < 1 || pipe(req) || pipe(data))
+	if (rounds < 1 || div < 1 || div > 1000 || pipe(req) || pipe(data))
 		return 2;
+	divisor = (unsigned)div;
 	pthread_setname_np(pthread_self(), "offcpu-wait");
 	if (pthread_create(&spin_t, NULL, spin_main, NULL) ||
 	    pthread_create(&feed_t, NULL, feeder, NULL))
@@ -203,8 +209,8 @@ int main(int argc, char **argv)
 		return 2;
 	pthread_join(feed_t, NULL);
 	pthread_join(spin_t, NULL);
-	printf("offcpu pid=%d wait_tid=%d spin_tid=%d feed_tid=%d rounds=%d\n", getpid(),
-	       (int)syscall(SYS_gettid), (int)spin_tid, (int)feed_tid, rounds);
+	printf("offcpu pid=%d wait_tid=%d spin_tid=%d feed_tid=%d rounds=%d divisor=%u\n", getpid(),
+	       (int)syscall(SYS_gettid), (int)spin_tid, (int)feed_tid, rounds, divisor);
 	printf("offcpu: f_ns=%llu g_ns=%llu h_ns=%llu f_n=%u g_n=%u h_n=%u\n",
 	       (unsigned long long)sum[0], (unsigned long long)sum[1], (unsigned long long)sum[2],
 	       n[0], n[1], n[2]);

@@ -121,6 +121,12 @@ def main():
         count[k] += e.get("state") == "sleeping"
         others[k] += e.get("state") != "sleeping"
     print(f"offcpu-check: {len(off)} off-CPU intervals, {len(samples)} CPU samples, {lost} lost")
+    # each event carries its thread's intervals under the minimum so far: the last one's are all
+    mine = [e for e in off if tid(e, "eventThread") == truth["wait"]]
+    if mine:
+        last = max(mine, key=lambda e: e.get("shortCount", 0))
+        print(f"offcpu-check: the waiting thread's intervals under the minimum: "
+              f"{last.get('shortCount', 0)}, {nanos(last.get('shortDuration', 0)) / 1e6:.3f} ms")
     for k in FUNCS:
         want = truth["ns"][k]
         # The waits sleep inside the workload's clock: the sleeping intervals are at most its

@@ -16,6 +16,15 @@ cat "$share/offcpu.txt"
 grep -E 'samples|lost|off-CPU|tid ' "$share/offcpu.err"
 [ $rc = 0 ] || { echo "offcpu: FAILED: lfr record exited $rc"; cat "$share/offcpu.err"; fail=1; }
 lfr status -m >"$share/status.txt" 2>&1
+# Short waits (30, 20 and 50 ms) beside the spinning thread, all on one CPU: a woken thread that waits for the CPU
+# the spinner holds, or is preempted again before it is back in user space, has all of that inside
+# its wait, and the workload's clock counts all of it.
+lfr record -F 999 --off-cpu -o "$share/offcpu-short.jfr" -- taskset -c 1 offcpu 20 10 \
+	>"$share/offcpu-short.txt" 2>"$share/offcpu-short.err"
+rc=$?
+cat "$share/offcpu-short.txt"
+grep -E 'samples|lost|off-CPU' "$share/offcpu-short.err"
+[ $rc = 0 ] || { echo "offcpu: FAILED: lfr record of short waits exited $rc"; cat "$share/offcpu-short.err"; fail=1; }
 # The same workload in a cgroup, recorded with -G: the timer-mode sampler, with the sched_switch
 # probe stamping the switches of the cgroup's threads.  The recording is stopped (SIGINT) once
 # the workload has exited: a handshake, not a time.
