@@ -2,7 +2,7 @@
 /*
  * A chunk as Pyroscope ingest uploads, one per label set of its processes (see pyroscope.h): the
  * processes of the chunk's events and their series, then for each series the chunk without the
- * other processes' events and the constants only those reach, gzipped.
+ * other processes' events, gzipped.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,7 +11,6 @@
 #include "export/gzip.h"
 #include "export/labels.h"
 #include "export/pyroscope.h"
-#include "jfr/reach.h"
 #include "jfr/rebase.h"
 #include "jfr/reader.h"
 #include "report/labels.h"
@@ -39,7 +38,6 @@ struct split {
 	struct report *rep;     /* the chunk's labels, period and span */
 	struct hashtab threads; /* thread key -> index into procs + 1 */
 	struct hashtab types;   /* event type id -> its thread field's index + 1, or 0 */
-	struct hashtab reached; /* (type id, key): the constants of the series being built */
 	struct proc *procs;
 	size_t nprocs, cap;
 	char **series; /* the series' names, sorted */
@@ -326,18 +324,11 @@ static int send_series(struct split *sp, unsigned i, struct jfr_buf *part, struc
 	char query[3 * SERIES_MAX + 256];
 	struct lfr_pyroscope_part p = {.index = i, .count = (unsigned)sp->nseries};
 
-	struct jfr_keep what = {.event = keep, .arg = sp, .constants = &sp->reached};
-
-	/* the constants its events reach, then its events with only those */
 	sp->keep = i;
-	sp->cur = 0;
-	hashtab_clear(&sp->reached);
-	if (jfr_reach(sp->r, &sp->ch, keep, sp, &sp->reached, sp->why, sp->whylen))
-		return -1;
 	sp->samples = 0;
 	sp->cur = 0;
 	jfr_buf_reset(part);
-	if (jfr_rebase_chunk_keep(sp->r, &sp->ch, 0, &what, part, sp->why, sp->whylen))
+	if (jfr_rebase_chunk_keep(sp->r, &sp->ch, 0, keep, sp, part, sp->why, sp->whylen))
 		return -1;
 	if (part->oom || lfr_gzip(part->data, part->len, gz)) {
 		snprintf(sp->why, sp->whylen, "out of memory");
@@ -400,7 +391,6 @@ out:
 	free(sp.evs);
 	hashtab_free(&sp.threads);
 	hashtab_free(&sp.types);
-	hashtab_free(&sp.reached);
 	if (sp.ch.meta)
 		jfr_chunk_release(&sp.ch);
 	report_free(sp.rep);

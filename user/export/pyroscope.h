@@ -9,11 +9,11 @@
  * sample's own (pprofsplit): a chunk is therefore uploaded once per label set of its processes
  * (service.name, then host.name, container.id, k8s.pod.uid and the recording's other labels,
  * report/labels.h), each upload the chunk as lfr wrote it without the events of the other
- * processes' threads and the constants only they reach (jfr_reach(), jfr_rebase_chunk_keep()):
- * every sample reaches the series of its own service and labels, once.  sampleRate is the
- * recording's rate (1e9 / its sampling period), which Pyroscope values each sample of a CPU profile
- * by.  The uploads of a chunk come in an order that only its content decides, so that a chunk whose
- * first uploads were delivered is resumed at the next one.
+ * processes' threads (jfr_rebase_chunk_keep()): every sample reaches the series of its own
+ * service and labels, once.  sampleRate is the recording's rate (1e9 / its sampling period),
+ * which Pyroscope values each sample of a CPU profile by.  The uploads of a chunk come in an
+ * order that only its content decides, so that a chunk whose first uploads were delivered is
+ * resumed at the next one.
  */
 #ifndef LFR_EXPORT_PYROSCOPE_H
 #define LFR_EXPORT_PYROSCOPE_H

@@ -4,8 +4,7 @@
  * grows or shrinks moves every later byte, so each event gets its new size, and the offsets that
  * point at events (the header's metadata and constant-pool offsets, each checkpoint's delta to the
  * previous one) are mapped from the old positions to the new.  lfr wraps its metadata event in a
- * type-1 event (writer.c): the wrapped event is rebuilt inside its wrapper.  A copy of some events
- * only may leave out the pool entries none of them reaches (put_pools()).
+ * type-1 event (writer.c): the wrapped event is rebuilt inside its wrapper.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,12 +20,8 @@ struct offmap {
 };
 
 struct rebase {
-	struct jfr_reader *r;
-	const struct jfr_chunk *ch;
-	const struct hashtab *constants; /* the pool entries copied, NULL: all */
-	struct jfr_buf entries; /* one pool's entries copied, while its count is not known */
-	const uint8_t *chunk;   /* the old chunk's first byte */
-	uint64_t meta_off;      /* old offset of the metadata event */
+	const uint8_t *chunk; /* the old chunk's first byte */
+	uint64_t meta_off;    /* old offset of the metadata event */
 	int64_t delta;
 	struct offmap map;
 	char *err;
@@ -92,61 +87,6 @@ static int get_varint(struct rebase *rb, const uint8_t **p, const uint8_t *end, 
 }
 
 /*
- * A checkpoint's pools [p, end) into pl with only the entries of rb->constants, a pool left empty
- * out.  1 when they do not parse as pools to the end (no pools: the writer's filler), for the
- * caller to copy them as they are.
- */
-static int put_pools(struct rebase *rb, const uint8_t *p, const uint8_t *end, struct jfr_buf *pl)
-{
-	struct jfr_buf pools = {0};
-	uint64_t npools, kept = 0;
-	bool failed = rb->r->failed; /* a filler's bytes are no error of the reader */
-	struct jfr_cur c;
-	uint8_t flags;
-	int ret = 1;
-
-	jfr_cur_init(&c, rb->r, (uint64_t)(p - rb->r->data), (uint64_t)(end - rb->r->data));
-	flags = jfr_u8(&c);
-	npools = jfr_varint(&c);
-	for (uint64_t i = 0; i < npools && !c.bad; i++) {
-		uint64_t tid = jfr_varint(&c), count = jfr_varint(&c), n = 0;
-		const struct jfr_type *t = jfr_type_by_id(rb->ch->meta, tid);
-
-		if (c.bad || !t || count > (uint64_t)(c.end - c.p))
-			goto out;
-		jfr_buf_reset(&rb->entries);
-		for (uint64_t k = 0; k < count && !c.bad; k++) {
-			uint64_t key = jfr_varint(&c);
-			const uint8_t *v = c.p;
-
-			jfr_skip_value(&c, t, 0);
-			if (c.bad || !hashtab_get(rb->constants, tid, key))
-				continue;
-			jfr_buf_varint(&rb->entries, key);
-			jfr_buf_put(&rb->entries, v, (size_t)(c.p - v));
-			n++;
-		}
-		if (!n)
-			continue;
-		jfr_buf_varint(&pools, tid);
-		jfr_buf_varint(&pools, n);
-		jfr_buf_put(&pools, rb->entries.data, rb->entries.len);
-		kept++;
-	}
-	if (c.bad || c.p != c.end)
-		goto out;
-	jfr_buf_u8(pl, flags);
-	jfr_buf_varint(pl, kept);
-	jfr_buf_put(pl, pools.data, pools.len);
-	ret =
-	    pools.oom || rb->entries.oom ? fail(rb, (uint64_t)(p - rb->chunk), "out of memory") : 0;
-out:
-	rb->r->failed = failed;
-	jfr_buf_free(&pools);
-	return ret;
-}
-
-/*
  * Appends the event at old chunk offset off (its bytes [p, end)) to out, which the new chunk starts
  * at out_start: the same type, startTime + delta, a checkpoint's delta mapped, the rest copied.
  */
@@ -205,17 +145,8 @@ static int put_event(struct rebase *rb, uint64_t off, const uint8_t *end, struct
 	/* lfr's metadata event inside its wrapper */
 	const uint8_t *meta = rb->chunk + rb->meta_off;
 	size_t inner_at = 0, inner_idx = 0;
-	bool wraps = meta >= p && meta < end && rb->meta_off != off;
 
-	if (type == JFR_EVENT_CHECKPOINT && rb->constants && !wraps && p < end) {
-		int pruned = put_pools(rb, p, end, &pl);
-
-		if (pruned < 0)
-			goto out;
-		if (!pruned)
-			p = end;
-	}
-	if (wraps) {
+	if (meta >= p && meta < end && rb->meta_off != off) {
 		const uint8_t *q = meta;
 		struct jfr_buf inner = {0};
 		uint64_t msize;
@@ -270,17 +201,14 @@ int64_t jfr_rebase_delta(const struct jfr_chunk *first, const struct jfr_chunk *
 int jfr_rebase_chunk(struct jfr_reader *r, const struct jfr_chunk *ch, int64_t delta,
                      struct jfr_buf *out, char *err, size_t errlen)
 {
-	return jfr_rebase_chunk_keep(r, ch, delta, NULL, out, err, errlen);
+	return jfr_rebase_chunk_keep(r, ch, delta, NULL, NULL, out, err, errlen);
 }
 
 int jfr_rebase_chunk_keep(struct jfr_reader *r, const struct jfr_chunk *ch, int64_t delta,
-                          const struct jfr_keep *keep, struct jfr_buf *out, char *err,
+                          jfr_keep_fn *keep, void *arg, struct jfr_buf *out, char *err,
                           size_t errlen)
 {
 	struct rebase rb = {
-	    .r = r,
-	    .ch = ch,
-	    .constants = keep ? keep->constants : NULL,
 	    .chunk = r->data + ch->off,
 	    .meta_off = (uint64_t)ch->meta_off,
 	    .delta = delta,
@@ -307,8 +235,8 @@ int jfr_rebase_chunk_keep(struct jfr_reader *r, const struct jfr_chunk *ch, int6
 			goto out;
 		}
 		/* an event left out moves the later ones; no offset points at it */
-		if (keep && keep->event && type != JFR_EVENT_METADATA &&
-		    type != JFR_EVENT_CHECKPOINT && !keep->event(keep->arg, ch->off + off, type)) {
+		if (keep && type != JFR_EVENT_METADATA && type != JFR_EVENT_CHECKPOINT &&
+		    !keep(arg, ch->off + off, type)) {
 			off += size;
 			continue;
 		}
@@ -348,6 +276,5 @@ out:
 		out->len = start;
 	free(rb.map.from);
 	free(rb.map.to);
-	jfr_buf_free(&rb.entries);
 	return ret;
 }

@@ -16,7 +16,6 @@
 
 #include "jfr/encode.h"
 #include "jfr/reader.h"
-#include "lib/hashtab.h"
 
 /* The only ticks rate rebasing moves between: lfr's and HotSpot's (ns). */
 #define JFR_REBASE_TICKS_PER_SECOND 1000000000
@@ -46,25 +45,12 @@ int jfr_rebase_chunk(struct jfr_reader *r, const struct jfr_chunk *ch, int64_t d
  */
 typedef bool jfr_keep_fn(void *arg, uint64_t off, uint64_t type);
 
-/* What jfr_rebase_chunk_keep() copies of a chunk. */
-struct jfr_keep {
-	jfr_keep_fn *event; /* NULL: every event */
-	void *arg;
-	/*
-	 * The pool entries copied, (type id, key) pairs (jfr_reach() of the same events): the
-	 * others are left out of every checkpoint, and a pool left empty with them (the JDK
-	 * fails on an empty pool).  NULL: every entry.
-	 */
-	const struct hashtab *constants;
-};
-
 /*
- * jfr_rebase_chunk() of what keep keeps: the chunk without the other events and the constants
- * only they need (lfr export's uploads of one process group's events, export/pyroscope.c).  keep
- * NULL keeps everything.
+ * jfr_rebase_chunk() of the events keep() keeps: the chunk without the others (lfr export's
+ * uploads of one process group's events, export/pyroscope.c).  keep NULL keeps every event.
  */
 int jfr_rebase_chunk_keep(struct jfr_reader *r, const struct jfr_chunk *ch, int64_t delta,
-                          const struct jfr_keep *keep, struct jfr_buf *out, char *err,
+                          jfr_keep_fn *keep, void *arg, struct jfr_buf *out, char *err,
                           size_t errlen);
 
 #endif
