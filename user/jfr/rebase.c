@@ -240,6 +240,14 @@ int jfr_rebase_chunk_keep(struct jfr_reader *r, const struct jfr_chunk *ch, int6
 			off += size;
 			continue;
 		}
+		/* with no ticks to move, an event that is neither a checkpoint nor wraps the
+		 * metadata stays as it is, and no offset points at it: copied, not rebuilt */
+		if (!delta && type > JFR_EVENT_CHECKPOINT &&
+		    (rb.meta_off < off || rb.meta_off >= off + size)) {
+			jfr_buf_put(out, rb.chunk + off, size);
+			off += size;
+			continue;
+		}
 		if (put_event(&rb, off, rb.chunk + off + size, out, start))
 			goto out;
 		off += size;
