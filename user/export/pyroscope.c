@@ -47,6 +47,7 @@ struct split {
 	const struct jfr_type *sample_type;
 	struct event_proc *evs; /* in file order */
 	size_t nevs, evs_cap, cur;
+	struct lfr_gzip_piece *meta; /* the metadata event deflated */
 	bool oom;
 	char *why;
 	size_t whylen;
@@ -317,6 +318,29 @@ static void query_of(const struct split *sp, unsigned i, char *out, size_t n)
 		         (long long)((1000000000 + period / 2) / period));
 }
 
+/*
+ * The upload in part, gzipped into gz: the metadata event, the same bytes in every upload of the
+ * recording, as the member meta made once, the bytes before and after it as members of their own.
+ */
+static int deflate_upload(const struct jfr_buf *part, struct lfr_gzip_piece *meta,
+                          struct jfr_buf *gz)
+{
+	uint64_t at =
+	    part->len >= JFR_CHUNK_HEADER_SIZE ? jfr_get_be64(part->data + JFR_H_META_OFFSET) : 0;
+	uint64_t size = 0;
+
+	if (at < JFR_CHUNK_HEADER_SIZE || at >= part->len ||
+	    !jfr_varint_decode(part->data + at, part->len - at, &size) || size > part->len - at)
+		return lfr_gzip(part->data, part->len, gz);
+	jfr_buf_reset(gz);
+	gz->oom = false;
+	return lfr_gzip_append(part->data, at, NULL, gz) ||
+	               lfr_gzip_append(part->data + at, size, meta, gz) ||
+	               lfr_gzip_append(part->data + at + size, part->len - at - size, NULL, gz)
+	           ? -1
+	           : 0;
+}
+
 /* Upload i of the chunk: built and sent; the sender's status, or -1 with why. */
 static int send_series(struct split *sp, unsigned i, struct jfr_buf *part, struct jfr_buf *gz,
                        int (*send)(void *, const struct lfr_pyroscope_part *), void *arg)
@@ -330,7 +354,7 @@ static int send_series(struct split *sp, unsigned i, struct jfr_buf *part, struc
 	jfr_buf_reset(part);
 	if (jfr_rebase_chunk_keep(sp->r, &sp->ch, 0, keep, sp, part, sp->why, sp->whylen))
 		return -1;
-	if (part->oom || lfr_gzip(part->data, part->len, gz)) {
+	if (part->oom || deflate_upload(part, sp->meta, gz)) {
 		snprintf(sp->why, sp->whylen, "out of memory");
 		return -1;
 	}
@@ -354,10 +378,12 @@ static int send_series(struct split *sp, unsigned i, struct jfr_buf *part, struc
 }
 
 int lfr_pyroscope_chunk(const uint8_t *data, size_t len, const char *name, unsigned first,
+                        struct lfr_gzip_piece *meta,
                         int (*send)(void *arg, const struct lfr_pyroscope_part *p), void *arg,
                         char *why, size_t whylen)
 {
-	struct split sp = {.why = why, .whylen = whylen};
+	struct lfr_gzip_piece own = {0};
+	struct split sp = {.why = why, .whylen = whylen, .meta = meta ? meta : &own};
 	struct jfr_buf part = {0}, gz = {0};
 	struct report_opts o;
 	int rc = -1;
@@ -395,5 +421,6 @@ out:
 		jfr_chunk_release(&sp.ch);
 	report_free(sp.rep);
 	jfr_close(sp.r);
+	lfr_gzip_piece_free(&own);
 	return rc;
 }

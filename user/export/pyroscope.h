@@ -21,6 +21,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "export/gzip.h"
+
 struct lfr_pyroscope_part {
 	unsigned index;     /* of the chunk's uploads, from 0 */
 	unsigned count;     /* the chunk's uploads */
@@ -35,10 +37,13 @@ struct lfr_pyroscope_part {
 /*
  * Calls send for each upload of the chunk in data (len bytes; name for messages) from the
  * first-th on, in order, and stops at the first that does not return 0, whose value it returns.
- * Returns 0 when every upload was sent (none when the chunk holds no event of a thread), or -1
- * with why set when the chunk does not parse or memory runs out.
+ * meta keeps the metadata event deflated from one upload to the next, across chunks when the
+ * caller keeps it (a recorder's chunks repeat one metadata), NULL: within the chunk.  Returns 0
+ * when every upload was sent (none when the chunk holds no event of a thread), or -1 with why set
+ * when the chunk does not parse or memory runs out.
  */
 int lfr_pyroscope_chunk(const uint8_t *data, size_t len, const char *name, unsigned first,
+                        struct lfr_gzip_piece *meta,
                         int (*send)(void *arg, const struct lfr_pyroscope_part *p), void *arg,
                         char *why, size_t whylen);
 

@@ -18,7 +18,8 @@ struct lfr_sender {
 	struct lfr_export_auth auth;
 	struct pb_buf pb;
 	struct jfr_buf gz;
-	char *url; /* a Pyroscope upload's: the target's and its query */
+	struct lfr_gzip_piece meta; /* Pyroscope: the recording's metadata event deflated */
+	char *url;                  /* a Pyroscope upload's: the target's and its query */
 	size_t url_cap;
 };
 
@@ -59,6 +60,7 @@ void lfr_sender_free(struct lfr_sender *s)
 	lfr_export_auth_free(&s->auth);
 	pb_free(&s->pb);
 	jfr_buf_free(&s->gz);
+	lfr_gzip_piece_free(&s->meta);
 	free(s->url);
 	free(s);
 }
@@ -219,7 +221,8 @@ enum lfr_send_result lfr_sender_chunk(struct lfr_sender *s, const uint8_t *data,
 		/* one part: its delivery is the chunk's */
 		return send_otlp(s, data, len, name, done, rep);
 	}
-	if (lfr_pyroscope_chunk(data, len, name, *done, pyro_part, &c, why, sizeof(why)) < 0) {
+	if (lfr_pyroscope_chunk(data, len, name, *done, &s->meta, pyro_part, &c, why, sizeof(why)) <
+	    0) {
 		snprintf(rep->why, sizeof(rep->why), "%.500s", why);
 		return !strcmp(why, "out of memory") ? LFR_SEND_ERROR : LFR_SEND_DAMAGED;
 	}
