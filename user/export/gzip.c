@@ -18,7 +18,8 @@ static int deflate_member(const void *data, size_t n, struct jfr_buf *out)
 	if (!c)
 		return -1;
 	if (jfr_buf_reserve(out, libdeflate_gzip_compress_bound(c, n)))
-		got = libdeflate_gzip_compress(c, data, n, out->data + out->len, out->cap - out->len);
+		got =
+		    libdeflate_gzip_compress(c, data, n, out->data + out->len, out->cap - out->len);
 	libdeflate_free_compressor(c);
 	out->len += got;
 	return got ? 0 : -1;

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * A request's body compressed for the wire: a gzip stream (libdeflate), which both backends take.  A body
- * may be several gzip members one after the other (RFC 1952 2.2; Go's gzip.Reader, Pyroscope's,
- * reads them as one stream): a piece that many bodies repeat is deflated once (lfr_gzip_piece).
+ * A request's body compressed for the wire: a gzip stream (libdeflate), which both backends take.
+ * A body may be several gzip members one after the other (RFC 1952 2.2; Go's gzip.Reader,
+ * Pyroscope's, reads them as one stream): a piece that many bodies repeat is deflated once
+ * (lfr_gzip_piece).
  */
 #ifndef LFR_EXPORT_GZIP_H
 #define LFR_EXPORT_GZIP_H
