@@ -139,6 +139,36 @@ static inline int add_sample(struct job *j, const uint64_t *v, struct pending *b
 }
 
 /*
+ * Decodes fields [from, to) of a sample plan pl at c: the fast ones into v (indexed by enum slot),
+ * the others skipped.  Shared by both sample roles, per event.
+ */
+static inline void decode_fields(const struct plan *pl, struct jfr_cur *c, uint64_t *v, int from,
+                                 int to)
+{
+	const struct jfr_field *fields = pl->t->fields;
+
+	for (int i = from; i < to; i++) {
+		if (pl->fast[i])
+			v[pl->slots[i]] = jfr_varint(c);
+		else
+			jfr_skip_field(c, &fields[i]);
+	}
+}
+
+/* ROLE_SAMPLE: the prefix of fields that holds what is needed, then add_sample(); returns as
+ * scan_state_sample() does. */
+static inline int scan_sample(struct job *j, const struct plan *pl, struct jfr_cur *c,
+                              struct pending *batch, int *nbatch)
+{
+	uint64_t v[5] = {0, 0, 0, 0, 1};
+
+	decode_fields(pl, c, v, 0, pl->nread);
+	if (c->bad)
+		return 1;
+	return add_sample(j, v, batch, nbatch) < 0 ? -1 : 0;
+}
+
+/*
  * ROLE_STATE_SAMPLE: a sample as add_sample() takes it, and its value added to its thread's sum
  * in its state, whose key is the bytes of the field (decoded once per chunk, at the merge).  0,
  * 1 when a field is malformed (the error names its offset), or -1 when out of memory.
@@ -148,19 +178,14 @@ static int scan_state_sample(struct job *j, const struct plan *pl, struct jfr_cu
 {
 	uint64_t v[5] = {0, 0, 0, 0, 1};
 	const struct jfr_field *fields = pl->t->fields;
-	const uint8_t *state = NULL, *state_end = NULL;
+	const uint8_t *state, *state_end;
 
-	for (int i = 0; i < pl->nread; i++) {
-		if (pl->fast[i]) {
-			v[pl->slots[i]] = jfr_varint(c);
-			continue;
-		}
-		if (i == pl->state_field)
-			state = c->p;
-		jfr_skip_field(c, &fields[i]);
-		if (i == pl->state_field)
-			state_end = c->p;
-	}
+	/* the state field is never fast: it is skipped, its bytes kept */
+	decode_fields(pl, c, v, 0, pl->state_field);
+	state = c->p;
+	jfr_skip_field(c, &fields[pl->state_field]);
+	state_end = c->p;
+	decode_fields(pl, c, v, pl->state_field + 1, pl->nread);
 	if (c->bad)
 		return 1;
 	int rc = add_sample(j, v, batch, nbatch);
@@ -228,29 +253,14 @@ static void job_scan(struct job *j)
 		j->bytes[pl - j->plans] += size;
 		if (pl->role == ROLE_COUNT)
 			continue;
-		if (pl->role != ROLE_SAMPLE) {
-			int rc = pl->role == ROLE_STATE_SAMPLE
-			             ? scan_state_sample(j, pl, &c, batch, &nbatch)
-			             : note_special(j, pl, &c);
-			if (rc == -1)
-				goto oom;
-			if (rc)
-				return; /* the error names the offset of the bad field */
-			continue;
-		}
-		/* ROLE_SAMPLE: decode the prefix of fields that holds what is needed */
-		uint64_t v[5] = {0, 0, 0, 0, 1};
-		const struct jfr_field *fields = pl->t->fields;
-		for (int i = 0; i < pl->nread; i++) {
-			if (pl->fast[i])
-				v[pl->slots[i]] = jfr_varint(&c);
-			else
-				jfr_skip_field(&c, &fields[i]);
-		}
-		if (c.bad)
-			return; /* the error names the offset of the bad field */
-		if (add_sample(j, v, batch, &nbatch) < 0)
+		int rc = pl->role == ROLE_SAMPLE ? scan_sample(j, pl, &c, batch, &nbatch)
+		         : pl->role == ROLE_STATE_SAMPLE
+		             ? scan_state_sample(j, pl, &c, batch, &nbatch)
+		             : note_special(j, pl, &c);
+		if (rc == -1)
 			goto oom;
+		if (rc)
+			return; /* the error names the offset of the bad field */
 	}
 	if (flush_batch(&j->agg, batch, &nbatch) < 0)
 		goto oom;
