@@ -48,51 +48,29 @@ static void note_stack_type(struct priv *pv, const struct jfr_type *t)
 	                                        "%s%s", pv->stack_types_len ? ", " : "", t->name);
 }
 
-/*
- * build_plan() of type t of a chunk whose metadata declares profiler.WallClockSample (wall_clock):
- * the wall-clock samples are those events then, and --wall leaves out the CPU samples of the chunk
- * (which are wall-clock samples in files of lfr before it, with jdk.NativeMethodSample off the
- * CPU).
- */
-int build_plan(struct priv *pv, const struct jfr_type *t, bool wall_clock, struct plan *p)
+/* The role of the rare types a chunk's merge decodes (rare_events.c); false for the others. */
+static bool rare_role(const struct jfr_type *t, enum role *role)
+{
+	if (!strcmp(t->name, "jdk.JVMInformation"))
+		*role = ROLE_JVMINFO;
+	else if (!strcmp(t->name, "lfr.SamplerSettings"))
+		*role = ROLE_SETTINGS;
+	else if (!strcmp(t->name, "lfr.ObjectFile"))
+		*role = ROLE_OBJECT;
+	else if (!strcmp(t->name, "lfr.Label"))
+		*role = ROLE_LABEL;
+	else if (is_event_type(t) && is_lost_type(t))
+		*role = ROLE_LOST;
+	else
+		return false;
+	return true;
+}
+
+/* The plan of a selected sample type t whose stackTrace is field `stack`: the fields to decode. */
+static int plan_sample(struct priv *pv, const struct jfr_type *t, int stack, struct plan *p)
 {
 	const struct report_opts *o = pv->o;
 
-	memset(p, 0, sizeof(*p));
-	p->t = t;
-	p->evidx = t->name_idx;
-	p->thread_field = p->stack_field = p->state_field = -1;
-	if (!strcmp(t->name, "jdk.JVMInformation")) {
-		p->role = ROLE_JVMINFO;
-		return 0;
-	}
-	if (!strcmp(t->name, "lfr.SamplerSettings")) {
-		p->role = ROLE_SETTINGS;
-		return 0;
-	}
-	if (!strcmp(t->name, "lfr.ObjectFile")) {
-		p->role = ROLE_OBJECT;
-		return 0;
-	}
-	if (!strcmp(t->name, "lfr.Label")) {
-		p->role = ROLE_LABEL;
-		return 0;
-	}
-	if (is_event_type(t) && is_lost_type(t)) {
-		p->role = ROLE_LOST;
-		return 0;
-	}
-	int stack = jfr_field_index(t, "stackTrace");
-	if (stack < 0 || t->fields[stack].array || !t->fields[stack].cp)
-		return 0;
-	note_stack_type(pv, t);
-	if (!selected_type(o, t) ||
-	    (o->wall && wall_clock && strcmp(t->name, "profiler.WallClockSample")))
-		return 0;
-	pv->any_selected_type = true;
-	for (int i = 0; o->wall && i < 3; i++)
-		if (!strcmp(t->name, wall_types[i]))
-			pv->wall_used |= 1u << i;
 	int thread = jfr_field_index(t, "sampledThread");
 	if (thread < 0)
 		thread = jfr_field_index(t, "eventThread");
@@ -141,4 +119,34 @@ int build_plan(struct priv *pv, const struct jfr_type *t, bool wall_clock, struc
 		    (f->cp || (f->type->kind >= JFR_K_CHAR && f->type->kind <= JFR_K_LONG));
 	}
 	return 0;
+}
+
+/*
+ * build_plan() of type t of a chunk whose metadata declares profiler.WallClockSample (wall_clock):
+ * the wall-clock samples are those events then, and --wall leaves out the CPU samples of the chunk
+ * (which are wall-clock samples in files of lfr before it, with jdk.NativeMethodSample off the
+ * CPU).
+ */
+int build_plan(struct priv *pv, const struct jfr_type *t, bool wall_clock, struct plan *p)
+{
+	const struct report_opts *o = pv->o;
+
+	memset(p, 0, sizeof(*p));
+	p->t = t;
+	p->evidx = t->name_idx;
+	p->thread_field = p->stack_field = p->state_field = -1;
+	if (rare_role(t, &p->role))
+		return 0;
+	int stack = jfr_field_index(t, "stackTrace");
+	if (stack < 0 || t->fields[stack].array || !t->fields[stack].cp)
+		return 0;
+	note_stack_type(pv, t);
+	if (!selected_type(o, t) ||
+	    (o->wall && wall_clock && strcmp(t->name, "profiler.WallClockSample")))
+		return 0;
+	pv->any_selected_type = true;
+	for (int i = 0; o->wall && i < 3; i++)
+		if (!strcmp(t->name, wall_types[i]))
+			pv->wall_used |= 1u << i;
+	return plan_sample(pv, t, stack, p);
 }

@@ -112,6 +112,43 @@ static bool earliest_start(const struct jfr_reader *r, int64_t *start)
 	return have;
 }
 
+/*
+ * Loads and prepares the chunks at *off into jobs, up to `threads` of them, in file order: *n of
+ * them, *off past them.  0, or -1 (the reader's error) when a chunk's header or metadata is bad or
+ * memory runs out; the jobs loaded before it are scanned and merged all the same.
+ */
+static int load_jobs(struct report *rep, struct priv *pv, struct jfr_reader *r, struct job *jobs,
+                     int threads, uint64_t *off, int *n)
+{
+	while (*n < threads && *off < r->size) {
+		struct job *j = &jobs[*n];
+		memset(j, 0, sizeof(*j));
+		if (jfr_chunk_load(r, *off, &j->ch) < 0)
+			return -1;
+		const struct jfr_chunk *ch = &j->ch;
+		int64_t end = jfr_sat_add(ch->start_nanos, ch->duration_nanos);
+		if (!pv->have_start) {
+			if (!earliest_start(r, &pv->rec_start))
+				pv->rec_start = ch->start_nanos;
+			rep->start_nanos = ch->start_nanos;
+			rep->end_nanos = end;
+			pv->have_start = true;
+		}
+		if (ch->start_nanos < rep->start_nanos)
+			rep->start_nanos = ch->start_nanos;
+		if (end > rep->end_nanos)
+			rep->end_nanos = end;
+		if (job_prepare(pv, r, j) < 0) {
+			int rc = jfr_fail(r, ch->off, "out of memory");
+			job_free(j);
+			return rc;
+		}
+		*off += j->ch.size;
+		(*n)++;
+	}
+	return 0;
+}
+
 int report_read(struct jfr_reader *r, const struct report_opts *o, struct report **out)
 {
 	struct report *rep = calloc(1, sizeof(*rep));
@@ -142,35 +179,8 @@ int report_read(struct jfr_reader *r, const struct report_opts *o, struct report
 		rc = jfr_fail(r, 0, "empty file: not a JFR recording");
 	/* up to `threads` chunks are prepared in order, scanned in parallel, merged in order */
 	for (uint64_t off = 0; !rc && off < r->size;) {
-		int n = 0, load_rc = 0;
-		while (n < threads && off < r->size) {
-			struct job *j = &jobs[n];
-			memset(j, 0, sizeof(*j));
-			if (jfr_chunk_load(r, off, &j->ch) < 0) {
-				load_rc = -1;
-				break;
-			}
-			const struct jfr_chunk *ch = &j->ch;
-			int64_t end = jfr_sat_add(ch->start_nanos, ch->duration_nanos);
-			if (!pv->have_start) {
-				if (!earliest_start(r, &pv->rec_start))
-					pv->rec_start = ch->start_nanos;
-				rep->start_nanos = ch->start_nanos;
-				rep->end_nanos = end;
-				pv->have_start = true;
-			}
-			if (ch->start_nanos < rep->start_nanos)
-				rep->start_nanos = ch->start_nanos;
-			if (end > rep->end_nanos)
-				rep->end_nanos = end;
-			if (job_prepare(pv, r, j) < 0) {
-				load_rc = jfr_fail(r, ch->off, "out of memory");
-				job_free(j);
-				break;
-			}
-			off += j->ch.size;
-			n++;
-		}
+		int n = 0, load_rc = load_jobs(rep, pv, r, jobs, threads, &off, &n);
+
 		scan_jobs(jobs, n, threads);
 		for (int i = 0; i < n; i++) {
 			if (!rc) {
