@@ -18,6 +18,63 @@
 #include "report/report.h"
 #include "report/text_safe.h"
 
+/* The options from -j on, the examples and the exit statuses: report_usage()'s end. */
+static void report_usage_end(FILE *out)
+{
+	fprintf(
+	    out,
+	    "  -j, --jobs N         chunks read in parallel (default: one per CPU)\n"
+	    "      --diff           compare two recordings, BASE.jfr then NEW.jfr: per function\n"
+	    "                       its self and total share of all samples in each and the\n"
+	    "                       change in percentage points, largest first (and the change\n"
+	    "                       of CPU time when both give their sampling period); with\n"
+	    "                       html the flame graph of NEW coloured by the change (red\n"
+	    "                       grew, blue shrank); with collapsed `stack BASE NEW` lines\n"
+	    "                       for flamegraph.pl, BASE scaled to NEW's total; with pprof\n"
+	    "                       one profile of the change (NEW's samples and BASE's\n"
+	    "                       negated, scaled to NEW's total, label pprof::base), as\n"
+	    "                       go tool pprof -normalize -diff_base builds it; the filters\n"
+	    "                       apply to both; not with speedscope, summary or --threads;\n"
+	    "                       BASE and NEW must be two files\n"
+	    "      --no-debuginfod  do not fetch debug files from the debuginfod servers of\n"
+	    "                       DEBUGINFOD_URLS for frames the recording left unnamed\n"
+	    "                       (by default they are, after /usr/lib/debug and\n"
+	    "                       .gnu_debuglink; cached in DEBUGINFOD_CACHE_PATH; each\n"
+	    "                       query given up after DEBUGINFOD_MAXTIME seconds in all\n"
+	    "                       (default 30), after DEBUGINFOD_TIMEOUT seconds below\n"
+	    "                       100 KiB/s (default 10) or past DEBUGINFOD_MAXSIZE bytes\n"
+	    "                       (default 1 GiB); a file that is not ELF or has another\n"
+	    "                       build-id is removed from the cache; after a failure no\n"
+	    "                       other object is asked for)\n"
+	    "  -h, --help           show this help\n"
+	    "\n"
+	    "Examples:\n"
+	    "  lfr report rec.jfr\n"
+	    "  lfr report --thread worker --from 10s --to 20s rec.jfr\n"
+	    "  lfr report --format html -o rec.html rec.jfr\n"
+	    "  lfr report --format collapsed rec.jfr | flamegraph.pl > rec.svg\n"
+	    "  lfr report --format pprof -o rec.pb.gz rec.jfr && go tool pprof -top rec.pb.gz\n"
+	    "  lfr report --format speedscope -o rec.speedscope.json rec.jfr\n"
+	    "  lfr report --event jdk.CPUTimeSample --process 4242 rec.jfr\n"
+	    "  lfr report --off-cpu --thread worker rec.jfr\n"
+	    "  lfr report -s span rec.jfr; lfr report --span 00f067aa0ba902b7 rec.jfr\n"
+	    "  lfr report --diff before.jfr after.jfr\n"
+	    "  lfr report --diff --format html -o diff.html before.jfr after.jfr\n"
+	    "  lfr report --diff -f pprof -o diff.pb.gz before.jfr after.jfr && go tool pprof "
+	    "-top diff.pb.gz\n"
+	    "\n"
+	    "Frames lfr could not name while recording (\"0x...\") are named from the object's\n"
+	    "file or debug files, by its build-id; the objects that stay unnamed are listed\n"
+	    "with the reason (in the text report, else on standard error).\n"
+	    "\n"
+	    "A malformed file stops the report with an error naming the file offset; what was "
+	    "read\n"
+	    "before it (complete chunks) is still shown.  Exit status: 0 success, 2 bad command\n"
+	    "line (also --diff of one file twice), 6 file not readable or output not\n"
+	    "writable, 8 malformed file, 9 (--diff) a recording with no samples to compare.\n"
+	    "See Documentation/report.md.\n");
+}
+
 static void report_usage(FILE *out)
 {
 	fprintf(
@@ -102,57 +159,8 @@ static void report_usage(FILE *out)
 	    "                       any other (lfr record --label KEY=VALUE)\n"
 	    "      --threads        text: each top thread's top functions; collapsed/html: one\n"
 	    "                       root frame per thread; speedscope: one profile per\n"
-	    "                       thread (not with summary and pprof)\n"
-	    "  -j, --jobs N         chunks read in parallel (default: one per CPU)\n"
-	    "      --diff           compare two recordings, BASE.jfr then NEW.jfr: per function\n"
-	    "                       its self and total share of all samples in each and the\n"
-	    "                       change in percentage points, largest first (and the change\n"
-	    "                       of CPU time when both give their sampling period); with\n"
-	    "                       html the flame graph of NEW coloured by the change (red\n"
-	    "                       grew, blue shrank); with collapsed `stack BASE NEW` lines\n"
-	    "                       for flamegraph.pl, BASE scaled to NEW's total; with pprof\n"
-	    "                       one profile of the change (NEW's samples and BASE's\n"
-	    "                       negated, scaled to NEW's total, label pprof::base), as\n"
-	    "                       go tool pprof -normalize -diff_base builds it; the filters\n"
-	    "                       apply to both; not with speedscope, summary or --threads;\n"
-	    "                       BASE and NEW must be two files\n"
-	    "      --no-debuginfod  do not fetch debug files from the debuginfod servers of\n"
-	    "                       DEBUGINFOD_URLS for frames the recording left unnamed\n"
-	    "                       (by default they are, after /usr/lib/debug and\n"
-	    "                       .gnu_debuglink; cached in DEBUGINFOD_CACHE_PATH; each\n"
-	    "                       query given up after DEBUGINFOD_MAXTIME seconds in all\n"
-	    "                       (default 30), after DEBUGINFOD_TIMEOUT seconds below\n"
-	    "                       100 KiB/s (default 10) or past DEBUGINFOD_MAXSIZE bytes\n"
-	    "                       (default 1 GiB); a file that is not ELF or has another\n"
-	    "                       build-id is removed from the cache; after a failure no\n"
-	    "                       other object is asked for)\n"
-	    "  -h, --help           show this help\n"
-	    "\n"
-	    "Examples:\n"
-	    "  lfr report rec.jfr\n"
-	    "  lfr report --thread worker --from 10s --to 20s rec.jfr\n"
-	    "  lfr report --format html -o rec.html rec.jfr\n"
-	    "  lfr report --format collapsed rec.jfr | flamegraph.pl > rec.svg\n"
-	    "  lfr report --format pprof -o rec.pb.gz rec.jfr && go tool pprof -top rec.pb.gz\n"
-	    "  lfr report --format speedscope -o rec.speedscope.json rec.jfr\n"
-	    "  lfr report --event jdk.CPUTimeSample --process 4242 rec.jfr\n"
-	    "  lfr report --off-cpu --thread worker rec.jfr\n"
-	    "  lfr report -s span rec.jfr; lfr report --span 00f067aa0ba902b7 rec.jfr\n"
-	    "  lfr report --diff before.jfr after.jfr\n"
-	    "  lfr report --diff --format html -o diff.html before.jfr after.jfr\n"
-	    "  lfr report --diff -f pprof -o diff.pb.gz before.jfr after.jfr && go tool pprof "
-	    "-top diff.pb.gz\n"
-	    "\n"
-	    "Frames lfr could not name while recording (\"0x...\") are named from the object's\n"
-	    "file or debug files, by its build-id; the objects that stay unnamed are listed\n"
-	    "with the reason (in the text report, else on standard error).\n"
-	    "\n"
-	    "A malformed file stops the report with an error naming the file offset; what was "
-	    "read\n"
-	    "before it (complete chunks) is still shown.  Exit status: 0 success, 2 bad command\n"
-	    "line (also --diff of one file twice), 6 file not readable or output not\n"
-	    "writable, 8 malformed file, 9 (--diff) a recording with no samples to compare.\n"
-	    "See Documentation/report.md.\n");
+	    "                       thread (not with summary and pprof)\n");
+	report_usage_end(out);
 }
 
 static int add_filter(const char **v, int *n, const char *arg, const char *what)
@@ -471,6 +479,194 @@ done:
 	return status;
 }
 
+/* --off-cpu, --latency and --wall as the events and value they stand for; -1 when they clash. */
+static int view_opts(struct report_opts *o)
+{
+	if (o->off_cpu && (o->nevents || o->value_field)) {
+		fprintf(stderr,
+		        "lfr report: --off-cpu is --event lfr.OffCpu --value duration: give "
+		        "it without --event and --value\n");
+		return -1;
+	}
+	if (o->latency && (o->nevents || o->value_field || o->off_cpu)) {
+		fprintf(stderr, "lfr report: --latency is --event lfr.SamplingLatency --value "
+		                "duration: give it without --event, --value and --off-cpu\n");
+		return -1;
+	}
+	if (o->wall && (o->nevents || o->value_field || o->off_cpu || o->latency)) {
+		fprintf(stderr,
+		        "lfr report: --wall is --event profiler.WallClockSample: give it without "
+		        "--event, --value, --off-cpu and --latency\n");
+		return -1;
+	}
+	if (o->wall)
+		report_opts_wall(o);
+	if (o->latency) {
+		o->events[o->nevents++] = "lfr.SamplingLatency";
+		o->value_field = "duration";
+	}
+	if (o->off_cpu) {
+		o->events[o->nevents++] = "lfr.OffCpu";
+		o->value_field = "duration"; /* ticks: ns in lfr's files (1e9 ticks per second) */
+	}
+	return 0;
+}
+
+/* A format of one recording's report: print, or one of the two that say when they fail. */
+struct report_format {
+	void (*print)(const struct report *, const struct report_opts *, FILE *);
+	/* text and pprof say when they could not complete (out of memory) */
+	bool pprof, text;
+};
+
+/* -1 when the format is unknown */
+static int pick_format(const char *format, struct report_format *f)
+{
+	*f = (struct report_format){NULL, false, false};
+	if (!strcmp(format, "text"))
+		f->text = true;
+	else if (!strcmp(format, "collapsed"))
+		f->print = report_print_collapsed;
+	else if (!strcmp(format, "html"))
+		f->print = report_print_html;
+	else if (!strcmp(format, "pprof"))
+		f->pprof = true;
+	else if (!strcmp(format, "speedscope"))
+		f->print = report_print_speedscope;
+	else if (strcmp(format, "summary")) {
+		fprintf(stderr,
+		        "lfr report: unknown format '%s': use text, collapsed, html, pprof, "
+		        "speedscope or summary\n",
+		        format);
+		return -1;
+	}
+	return 0;
+}
+
+/* What the format reads, and the options it refuses; -1 when it refuses one. */
+static int format_opts(struct report_opts *o, const struct report_format *f)
+{
+	/* the text view's table by state, of the two views whose events say why a thread waited */
+	o->states = f->text && (o->off_cpu || o->wall);
+	/* each sample's trace context: pprof's labels, the page's trace filter */
+	o->contexts = f->pprof || f->print == report_print_html;
+	if (o->sort_ctx && !f->text) {
+		fprintf(stderr, "lfr report: -s %s is a table of the text view\n",
+		        o->sort_ctx == REPORT_BY_SPAN ? "span" : "trace");
+		return -1;
+	}
+	/* samples in time order: speedscope's, and the HTML page's timeline */
+	o->timeline = f->print == report_print_speedscope || f->print == report_print_html ||
+	              (o->latency && f->text);
+	if (o->thread_roots && !f->print && !f->text) {
+		fprintf(stderr,
+		        "lfr report: --threads splits the text, collapsed, html and speedscope "
+		        "views by thread, not %s\n",
+		        f->pprof
+		            ? "pprof, whose samples carry a thread label (-tagfocus thread=NAME)"
+		            : "the summary");
+		return -1;
+	}
+	if (o->from_ns >= 0 && o->to_ns >= 0 && o->to_ns <= o->from_ns) {
+		fprintf(stderr, "lfr report: --to must be later than --from\n");
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The recording of r read into *rep (*rc report_read()'s return) and its frames named, the errors
+ * said: the exit status so far, and *stop when there is nothing to write.
+ */
+static int read_named(struct jfr_reader *r, const struct report_opts *o,
+                      const struct report_format *f, bool debuginfod, struct report **rep, int *rc,
+                      bool *stop)
+{
+	int status = LFR_EXIT_OK;
+	bool any_selected = false;
+
+	*rc = report_read(r, o, rep);
+	if (*rep && *rc == 0)
+		report_stack_types(*rep, &any_selected);
+	if (o->value_field && any_selected && !report_value_field_found(*rep)) {
+		fprintf(stderr,
+		        "lfr report: --value %s: no event of %s has a field %s: name a numeric "
+		        "field of the sample events (e.g. weight)\n",
+		        o->value_field, (*rep)->selected, o->value_field);
+		*stop = true;
+		return LFR_EXIT_USAGE;
+	}
+	/* frames the recording left unnamed, named from debug files (not for the summary) */
+	if (*rep && (f->print || f->pprof || f->text) &&
+	    report_name_frames(*rep, NULL, debuginfod)) {
+		fprintf(stderr, "lfr report: out of memory naming frames\n");
+		*stop = true;
+		return LFR_EXIT_FAILURE;
+	}
+	/* the text report says it itself */
+	if (*rep && (*rep)->unnamed && !f->text) {
+		fputs("lfr report: ", stderr);
+		text_safe_put(stderr, (*rep)->unnamed);
+		fputc('\n', stderr);
+	}
+	if (*rc < 0) {
+		fprintf(stderr, "lfr report: %s\n", r->err);
+		if (*rep && (*rep)->nchunks)
+			fprintf(stderr,
+			        "lfr report: showing the %llu complete chunk%s before the error\n",
+			        (unsigned long long)(*rep)->nchunks,
+			        (*rep)->nchunks == 1 ? "" : "s");
+		status = LFR_EXIT_FORMAT;
+	}
+	return status;
+}
+
+/*
+ * The page without a view option holds every view the recording has data for (CPU,
+ * off-CPU, wall): all read before anything is written, so that a failure leaves an old
+ * output as it was.  -1 when one could not be read or named (said on standard error).
+ */
+static int html_views_read(struct jfr_reader *r, struct report *rep, const struct report_opts *o,
+                           struct report_html_views *views, bool debuginfod)
+{
+	bool failed = report_html_views_read(r, rep, o, views) < 0;
+	if (failed)
+		fprintf(stderr, "lfr report: %s\n", r->err);
+	/* the objects left unnamed are the CPU view's too: said once, above */
+	for (size_t i = 1; !failed && i < views->n; i++)
+		if (report_name_frames(views->own[i], NULL, debuginfod)) {
+			fprintf(stderr, "lfr report: out of memory naming frames\n");
+			failed = true;
+		}
+	return failed ? -1 : 0;
+}
+
+/* The report in format f to output (NULL: standard output); the exit status, from `status`. */
+static int write_report(const struct report *rep, const struct report_opts *o,
+                        const struct report_format *f, const struct report_html_views *views,
+                        const char *output, struct lfr_outfile *of, int status)
+{
+	FILE *out = stdout;
+	int failed = 0;
+
+	if (output && !(out = fdopen(of->fd, "w"))) {
+		fprintf(stderr, "lfr report: cannot write %s: %s\n", output, strerror(errno));
+		return LFR_EXIT_IO;
+	}
+	if (f->pprof)
+		failed = report_print_pprof(rep, o, out);
+	else if (f->text) {
+		if ((failed = report_print_text(rep, o, out)))
+			fprintf(stderr, "lfr report: out of memory writing the text report\n");
+	} else if (views->n > 1)
+		report_print_html_views(views->v, views->n, out);
+	else if (f->print)
+		f->print(rep, o, out);
+	else
+		report_print_summary(rep, out);
+	return finish_output(out, output, of, failed, status);
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct report_opts o;
@@ -506,33 +702,8 @@ int cmd_report(int argc, char **argv)
 	                        usage_or_hint);
 	if (ret >= 0)
 		return ret;
-	if (o.off_cpu && (o.nevents || o.value_field)) {
-		fprintf(stderr,
-		        "lfr report: --off-cpu is --event lfr.OffCpu --value duration: give "
-		        "it without --event and --value\n");
+	if (view_opts(&o) < 0)
 		return LFR_EXIT_USAGE;
-	}
-	if (o.latency && (o.nevents || o.value_field || o.off_cpu)) {
-		fprintf(stderr, "lfr report: --latency is --event lfr.SamplingLatency --value "
-		                "duration: give it without --event, --value and --off-cpu\n");
-		return LFR_EXIT_USAGE;
-	}
-	if (o.wall && (o.nevents || o.value_field || o.off_cpu || o.latency)) {
-		fprintf(stderr,
-		        "lfr report: --wall is --event profiler.WallClockSample: give it without "
-		        "--event, --value, --off-cpu and --latency\n");
-		return LFR_EXIT_USAGE;
-	}
-	if (o.wall)
-		report_opts_wall(&o);
-	if (o.latency) {
-		o.events[o.nevents++] = "lfr.SamplingLatency";
-		o.value_field = "duration";
-	}
-	if (o.off_cpu) {
-		o.events[o.nevents++] = "lfr.OffCpu";
-		o.value_field = "duration"; /* ticks: ns in lfr's files (1e9 ticks per second) */
-	}
 	if (output && !strcmp(output, "-")) /* standard output, as without -o */
 		output = NULL;
 	if (diff)
@@ -551,50 +722,9 @@ int cmd_report(int argc, char **argv)
 		fprintf(stderr, "lfr report: %s\n", err);
 		return LFR_EXIT_USAGE;
 	}
-	void (*print)(const struct report *, const struct report_opts *, FILE *) = NULL;
-	/* text and pprof say when they could not complete (out of memory) */
-	bool pprof = false, text = false;
-	if (!strcmp(format, "text"))
-		text = true;
-	else if (!strcmp(format, "collapsed"))
-		print = report_print_collapsed;
-	else if (!strcmp(format, "html"))
-		print = report_print_html;
-	else if (!strcmp(format, "pprof"))
-		pprof = true;
-	else if (!strcmp(format, "speedscope"))
-		print = report_print_speedscope;
-	else if (strcmp(format, "summary")) {
-		fprintf(stderr,
-		        "lfr report: unknown format '%s': use text, collapsed, html, pprof, "
-		        "speedscope or summary\n",
-		        format);
+	struct report_format f;
+	if (pick_format(format, &f) < 0 || format_opts(&o, &f) < 0)
 		return LFR_EXIT_USAGE;
-	}
-	/* the text view's table by state, of the two views whose events say why a thread waited */
-	o.states = text && (o.off_cpu || o.wall);
-	/* each sample's trace context: pprof's labels, the page's trace filter */
-	o.contexts = pprof || print == report_print_html;
-	if (o.sort_ctx && !text) {
-		fprintf(stderr, "lfr report: -s %s is a table of the text view\n",
-		        o.sort_ctx == REPORT_BY_SPAN ? "span" : "trace");
-		return LFR_EXIT_USAGE;
-	}
-	/* samples in time order: speedscope's, and the HTML page's timeline */
-	o.timeline =
-	    print == report_print_speedscope || print == report_print_html || (o.latency && text);
-	if (o.thread_roots && !print && !text) {
-		fprintf(stderr,
-		        "lfr report: --threads splits the text, collapsed, html and speedscope "
-		        "views by thread, not %s\n",
-		        pprof ? "pprof, whose samples carry a thread label (-tagfocus thread=NAME)"
-		              : "the summary");
-		return LFR_EXIT_USAGE;
-	}
-	if (o.from_ns >= 0 && o.to_ns >= 0 && o.to_ns <= o.from_ns) {
-		fprintf(stderr, "lfr report: --to must be later than --from\n");
-		return LFR_EXIT_USAGE;
-	}
 
 	/* the output is checked before the reading: a target refused is refused at once */
 	struct lfr_outfile of = LFR_OUTFILE_INIT;
@@ -612,83 +742,18 @@ int cmd_report(int argc, char **argv)
 		status = LFR_EXIT_IO;
 		goto done;
 	}
-	int rc = report_read(r, &o, &rep);
-	bool any_selected = false;
-
-	if (rep && rc == 0)
-		report_stack_types(rep, &any_selected);
-	if (o.value_field && any_selected && !report_value_field_found(rep)) {
-		fprintf(stderr,
-		        "lfr report: --value %s: no event of %s has a field %s: name a numeric "
-		        "field of the sample events (e.g. weight)\n",
-		        o.value_field, rep->selected, o.value_field);
-		status = LFR_EXIT_USAGE;
+	int rc = 0;
+	bool stop = false;
+	status = read_named(r, &o, &f, debuginfod, &rep, &rc, &stop);
+	if (stop)
 		goto done;
-	}
-	/* frames the recording left unnamed, named from debug files (not for the summary) */
-	if (rep && (print || pprof || text) && report_name_frames(rep, NULL, debuginfod)) {
-		fprintf(stderr, "lfr report: out of memory naming frames\n");
+	if (rep && rc == 0 && f.print == report_print_html && !o.nevents && !o.value_field &&
+	    html_views_read(r, rep, &o, &views, debuginfod) < 0) {
 		status = LFR_EXIT_FAILURE;
 		goto done;
 	}
-	/* the text report says it itself */
-	if (rep && rep->unnamed && !text) {
-		fputs("lfr report: ", stderr);
-		text_safe_put(stderr, rep->unnamed);
-		fputc('\n', stderr);
-	}
-	if (rc < 0) {
-		fprintf(stderr, "lfr report: %s\n", r->err);
-		if (rep && rep->nchunks)
-			fprintf(stderr,
-			        "lfr report: showing the %llu complete chunk%s before the error\n",
-			        (unsigned long long)rep->nchunks, rep->nchunks == 1 ? "" : "s");
-		status = LFR_EXIT_FORMAT;
-	}
-	/*
-	 * The page without a view option holds every view the recording has data for (CPU,
-	 * off-CPU, wall): all read before anything is written, so that a failure leaves an old
-	 * output as it was
-	 */
-	if (rep && rc == 0 && print == report_print_html && !o.nevents && !o.value_field) {
-		bool failed = report_html_views_read(r, rep, &o, &views) < 0;
-		if (failed)
-			fprintf(stderr, "lfr report: %s\n", r->err);
-		/* the objects left unnamed are the CPU view's too: said once, above */
-		for (size_t i = 1; !failed && i < views.n; i++)
-			if (report_name_frames(views.own[i], NULL, debuginfod)) {
-				fprintf(stderr, "lfr report: out of memory naming frames\n");
-				failed = true;
-			}
-		if (failed) {
-			status = LFR_EXIT_FAILURE;
-			goto done;
-		}
-	}
-	if (rep && (rc == 0 || rep->nchunks)) {
-		FILE *out = stdout;
-		int failed = 0;
-
-		if (output && !(out = fdopen(of.fd, "w"))) {
-			fprintf(stderr, "lfr report: cannot write %s: %s\n", output,
-			        strerror(errno));
-			status = LFR_EXIT_IO;
-			goto done;
-		}
-		if (pprof)
-			failed = report_print_pprof(rep, &o, out);
-		else if (text) {
-			if ((failed = report_print_text(rep, &o, out)))
-				fprintf(stderr,
-				        "lfr report: out of memory writing the text report\n");
-		} else if (views.n > 1)
-			report_print_html_views(views.v, views.n, out);
-		else if (print)
-			print(rep, &o, out);
-		else
-			report_print_summary(rep, out);
-		status = finish_output(out, output, &of, failed, status);
-	}
+	if (rep && (rc == 0 || rep->nchunks))
+		status = write_report(rep, &o, &f, &views, output, &of, status);
 done:
 	lfr_outfile_abort(&of);
 	report_html_views_free(&views);

@@ -130,18 +130,14 @@ static int frame_rows(const uint64_t *v, size_t nframes, struct top_row **out, s
 	return 0;
 }
 
-int top_build(const struct report *rep, const struct top_opts *o, struct top_table *t)
+/*
+ * The window ends at the newest sample and begins window_ns before it, or where the
+ * recording read begins when it is shorter (0: its first chunk's start, or an earlier
+ * sample's time): the time its samples cover, not the first sample's (that would leave out
+ * the period before it, and make one sample a rate of 1e9 per second).
+ */
+static void top_window(const struct report *rep, const struct top_opts *o, struct top_table *t)
 {
-	memset(t, 0, sizeof(*t));
-	t->zoom = (struct top_row){.frame = o->zoom, .thread = TOP_ALL};
-	if (!rep->ntimed)
-		return 0;
-	/*
-	 * The window ends at the newest sample and begins window_ns before it, or where the
-	 * recording read begins when it is shorter (0: its first chunk's start, or an earlier
-	 * sample's time): the time its samples cover, not the first sample's (that would leave out
-	 * the period before it, and make one sample a rate of 1e9 per second).
-	 */
 	t->to_ns = rep->timed[0].nanos;
 	t->from_ns = 0;
 	for (size_t i = 0; i < rep->ntimed; i++) {
@@ -152,6 +148,37 @@ int top_build(const struct report *rep, const struct top_opts *o, struct top_tab
 	}
 	if (o->window_ns > 0 && t->to_ns - t->from_ns >= o->window_ns)
 		t->from_ns = t->to_ns - o->window_ns + 1;
+}
+
+/*
+ * A sample's frames fr[0..n) (leaf first) through the zoomed frame: its callers (rootward, d + 1)
+ * and callees (leafward, d - 1), each once per sample (the marks hold the sample's stamp).
+ */
+static void zoom_neighbours(const uint32_t *fr, uint32_t n, uint32_t zoom, uint64_t value,
+                            uint64_t stamp, uint64_t *cmark, uint64_t *emark, uint64_t *callers,
+                            uint64_t *callees)
+{
+	for (uint32_t d = 0; d < n; d++) {
+		if (fr[d] != zoom)
+			continue;
+		if (d + 1 < n && fr[d + 1] != zoom && cmark[fr[d + 1]] != stamp) {
+			cmark[fr[d + 1]] = stamp;
+			callers[fr[d + 1]] += value;
+		}
+		if (d > 0 && fr[d - 1] != zoom && emark[fr[d - 1]] != stamp) {
+			emark[fr[d - 1]] = stamp;
+			callees[fr[d - 1]] += value;
+		}
+	}
+}
+
+int top_build(const struct report *rep, const struct top_opts *o, struct top_table *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->zoom = (struct top_row){.frame = o->zoom, .thread = TOP_ALL};
+	if (!rep->ntimed)
+		return 0;
+	top_window(rep, o, t);
 
 	size_t nf = rep->nframes ? rep->nframes : 1;
 	uint32_t maxdepth = 1;
@@ -209,19 +236,7 @@ int top_build(const struct report *rep, const struct top_opts *o, struct top_tab
 		t->zoom.total += ts->value;
 		if (fr[0] == o->zoom)
 			t->zoom.self += ts->value;
-		/* callers (rootward, d + 1) and callees (leafward, d - 1), each once per sample */
-		for (uint32_t d = 0; d < n; d++) {
-			if (fr[d] != o->zoom)
-				continue;
-			if (d + 1 < n && fr[d + 1] != o->zoom && cmark[fr[d + 1]] != stamp) {
-				cmark[fr[d + 1]] = stamp;
-				callers[fr[d + 1]] += ts->value;
-			}
-			if (d > 0 && fr[d - 1] != o->zoom && emark[fr[d - 1]] != stamp) {
-				emark[fr[d - 1]] = stamp;
-				callees[fr[d - 1]] += ts->value;
-			}
-		}
+		zoom_neighbours(fr, n, o->zoom, ts->value, stamp, cmark, emark, callers, callees);
 	}
 	t->rows = m.rows;
 	t->nrows = m.n;
