@@ -72,7 +72,7 @@ static int thread_field(struct split *sp, const struct jfr_type *t)
 	return i;
 }
 
-/* lfr names a thread's group after its process, "NAME [PID]" (jfr/writer.c). */
+/* lfr names a thread's group after its process, "NAME [PID]" (jfr/writer_pools.c). */
 static void group_pid(struct split *sp, const struct jfr_field *tf, uint64_t key, struct proc *p)
 {
 	uint64_t off = jfr_pool_lookup(&sp->ch, tf->type_id, key);
