@@ -195,4 +195,47 @@ struct lfr_recorder {
 	const struct lfr_labels *labels;
 };
 
+/* identity.c */
+void *idmap_find(struct idmap *m, uint32_t id);
+void idmap_free(struct idmap *m, void (*fini)(void *o));
+void process_fini(void *o);
+void apply_cmdline(struct lfr_recorder *r, const struct rec_cmdline *c);
+int apply_cgroup(struct lfr_recorder *r, const struct rec_cmdline *c);
+int apply_comm(struct lfr_recorder *r, const struct lfr_rec_comm *c);
+int apply_task(struct lfr_recorder *r, const struct lfr_rec_task *k);
+int apply_mmap(struct lfr_recorder *r, const struct lfr_rec_mmap *m, const char *path);
+int thread_key(struct lfr_recorder *r, uint32_t tid, uint32_t tgid, uint64_t *key);
+int thread_key_new(struct lfr_recorder *r, struct thread *t, struct process *p, uint32_t tid,
+                   uint32_t tgid, uint64_t *key);
+
+/*
+ * The object of id, added when absent; NULL on ENOMEM.  Objects live as long as the map.  Inline:
+ * each sample asks for its thread and process.
+ */
+static inline void *idmap_get(struct idmap *m, uint32_t id)
+{
+	const struct idmap_recent *c = &m->recent[id % IDMAP_RECENT];
+
+	return c->o && c->id == id ? c->o : idmap_find(m, id);
+}
+
+static inline struct process *process_of(struct lfr_recorder *r, uint32_t tgid)
+{
+	return idmap_get(&r->procs, tgid);
+}
+
+/*
+ * thread_key() of thread T (tid) in process P (tgid), both already looked up.  Inline: every sample
+ * asks, and its thread is mostly written already.
+ */
+static inline int thread_key_of(struct lfr_recorder *r, struct thread *t, struct process *p,
+                                uint32_t tid, uint32_t tgid, uint64_t *key)
+{
+	if (t->key && t->tgid == tgid && t->proc_gen == p->gen) {
+		*key = t->key;
+		return 0;
+	}
+	return thread_key_new(r, t, p, tid, tgid, key);
+}
+
 #endif
