@@ -238,4 +238,47 @@ static inline int thread_key_of(struct lfr_recorder *r, struct thread *t, struct
 	return thread_key_new(r, t, p, tid, tgid, key);
 }
 
+/* events.c */
+int describe_process(struct lfr_recorder *r, uint32_t tgid, uint64_t ticks);
+int write_context(struct lfr_recorder *r, uint64_t time, uint64_t thread, uint32_t tgid);
+int write_latency(struct lfr_recorder *r, uint64_t time, uint64_t thread, uint64_t stack);
+int write_event(struct lfr_recorder *r, const struct lfr_rec_sample *s, uint64_t stack,
+                bool incomplete, struct thread *th, struct process *p);
+int write_task(struct lfr_recorder *r, const struct lfr_rec_task *k);
+int write_lost(struct lfr_recorder *r, const struct lfr_rec_lost *l);
+int write_batch_losses(struct lfr_recorder *r);
+
+/*
+ * The events of a CPU sample whose stack is written: WEIGHT execution samples (a SAMPLE record of
+ * lfr.ko before TICK/USTACK may stand for several ticks; 0 is 1), then its sampling latency.
+ * Inline: nearly every sample is written here, with its thread and process at hand.
+ */
+static inline int write_cpu_sample(struct lfr_recorder *r, uint64_t time, uint32_t tid,
+                                   uint32_t tgid, uint32_t weight, uint64_t stack, bool incomplete,
+                                   struct thread *th, struct process *p)
+{
+	uint64_t thread;
+	uint32_t i = 0;
+	int err;
+
+	r->st.incomplete += incomplete;
+	if ((!p->described && (err = describe_process(r, tgid, time))) ||
+	    (err = thread_key_of(r, th, p, tid, tgid, &thread)))
+		return err;
+	do {
+		err = lfr_jfr_sample(r->w, time, thread, stack, LFR_JFR_STATE_CPU, r->period_ns);
+		if (err)
+			return err;
+		r->st.events++;
+	} while (++i < weight);
+	if (r->ctx && (err = write_context(r, time, thread, tgid)))
+		return err;
+	if (r->lat_ns && (err = write_latency(r, time, thread, stack)))
+		return err;
+	r->st.samples++;
+	if (time > r->last_time)
+		r->last_time = time;
+	return 0;
+}
+
 #endif
