@@ -15,6 +15,7 @@
 
 #include "lib/hashtab.h"
 #include "lib/join.h"
+#include "lib/record.h"
 #include "record/batch.h"
 #include "record/raw_stacks.h"
 #include "record/recorder.h"
@@ -280,5 +281,9 @@ static inline int write_cpu_sample(struct lfr_recorder *r, uint64_t time, uint32
 		r->last_time = time;
 	return 0;
 }
+
+/* stacks.c */
+int stacks_alloc(struct lfr_recorder *r);
+int write_sample(struct lfr_recorder *r, const struct lfr_record *rec);
 
 #endif
