@@ -286,4 +286,10 @@ static inline int write_cpu_sample(struct lfr_recorder *r, uint64_t time, uint32
 int stacks_alloc(struct lfr_recorder *r);
 int write_sample(struct lfr_recorder *r, const struct lfr_record *rec);
 
+/* samples.c */
+int note_latency(struct lfr_recorder *r, const struct lfr_rec_latency *l);
+int take_sample(struct lfr_recorder *r, const struct lfr_rec_header *h,
+                const struct lfr_record *rec);
+int on_joined(void *ctx, const struct lfr_joined *j);
+
 #endif
