@@ -90,6 +90,11 @@ struct rec_read {
 	uint64_t start_ns;
 };
 
+/* Records that name nothing: pass 0 of apply() passes over them. */
+#define SAMPLE_TYPES                                                                               \
+	(1u << LFR_REC_TICK | 1u << LFR_REC_USTACK | 1u << LFR_REC_OFFCPU | 1u << LFR_REC_SAMPLE | \
+	 1u << LFR_REC_LOST | 1u << LFR_REC_LATENCY)
+
 /*
  * A stack already written, keyed by the raw record (process, mapping generation, flags, the
  * callers' addresses) and the leaf's method: a sample repeating it names one frame, not all.  With
@@ -291,5 +296,8 @@ int note_latency(struct lfr_recorder *r, const struct lfr_rec_latency *l);
 int take_sample(struct lfr_recorder *r, const struct lfr_rec_header *h,
                 const struct lfr_record *rec);
 int on_joined(void *ctx, const struct lfr_joined *j);
+
+/* apply.c */
+int process_cur(struct lfr_recorder *r, bool final);
 
 #endif
