@@ -300,4 +300,10 @@ int on_joined(void *ctx, const struct lfr_joined *j);
 /* apply.c */
 int process_cur(struct lfr_recorder *r, bool final);
 
+/* behind.c */
+void free_batches(struct batch *q);
+int hand_over(struct lfr_recorder *r, bool end);
+int stop_behind(struct lfr_recorder *r);
+bool hand_over_now(struct behind *b, int *err);
+
 #endif
