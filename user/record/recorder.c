@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The recorder: ring records -> symbolized, deduplicated JFR events.  See recorder.h. */
+/*
+ * The recorder: ring records -> symbolized, deduplicated JFR events.  See recorder.h.  This file
+ * holds its life, the reading side's copy of records and the final accounts; recorder_internal.h
+ * lists the files that do the rest.
+ */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>

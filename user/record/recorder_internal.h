@@ -1,7 +1,20 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The recorder's private types, shared by the files of record/ that make it up (its API is
- * record/recorder.h; nothing outside record/ includes this one).
+ * record/recorder.h; nothing outside record/ includes this one).  Each file calls only those
+ * below it:
+ *
+ *   recorder.c  the API: a recorder's life, the reading side's copy of ring records into a batch,
+ *               lfr_recorder_process(), the final accounts of losses
+ *   behind.c    naming behind the reading: the naming thread, the hand-over of batches to it
+ *   apply.c     a batch applied: names and mappings first, then samples; held samples again
+ *   samples.c   ticks joined with their user stacks into samples; sampling latencies
+ *   stacks.c    frames named, stacks interned, a sample written with its stack
+ *   events.c    the JFR events of samples, off-CPU intervals, processes, threads and losses
+ *   identity.c  processes and threads: names, command lines, labels, mappings, JFR thread keys
+ *
+ * What every sample calls (idmap_get(), process_of(), thread_key_of(), write_cpu_sample()) is
+ * static inline here: the split into files costs the hot path no call.
  */
 #ifndef LFR_RECORD_RECORDER_INTERNAL_H
 #define LFR_RECORD_RECORDER_INTERNAL_H
@@ -201,7 +214,7 @@ struct lfr_recorder {
 	const struct lfr_labels *labels;
 };
 
-/* identity.c */
+/* identity.c: processes and threads */
 void *idmap_find(struct idmap *m, uint32_t id);
 void idmap_free(struct idmap *m, void (*fini)(void *o));
 void process_fini(void *o);
@@ -244,7 +257,7 @@ static inline int thread_key_of(struct lfr_recorder *r, struct thread *t, struct
 	return thread_key_new(r, t, p, tid, tgid, key);
 }
 
-/* events.c */
+/* events.c: the JFR events */
 int describe_process(struct lfr_recorder *r, uint32_t tgid, uint64_t ticks);
 int write_context(struct lfr_recorder *r, uint64_t time, uint64_t thread, uint32_t tgid);
 int write_latency(struct lfr_recorder *r, uint64_t time, uint64_t thread, uint64_t stack);
@@ -287,20 +300,20 @@ static inline int write_cpu_sample(struct lfr_recorder *r, uint64_t time, uint32
 	return 0;
 }
 
-/* stacks.c */
+/* stacks.c: frames named, stacks interned */
 int stacks_alloc(struct lfr_recorder *r);
 int write_sample(struct lfr_recorder *r, const struct lfr_record *rec);
 
-/* samples.c */
+/* samples.c: ticks joined with their user stacks */
 int note_latency(struct lfr_recorder *r, const struct lfr_rec_latency *l);
 int take_sample(struct lfr_recorder *r, const struct lfr_rec_header *h,
                 const struct lfr_record *rec);
 int on_joined(void *ctx, const struct lfr_joined *j);
 
-/* apply.c */
+/* apply.c: a batch applied */
 int process_cur(struct lfr_recorder *r, bool final);
 
-/* behind.c */
+/* behind.c: the naming thread */
 void free_batches(struct batch *q);
 int hand_over(struct lfr_recorder *r, bool end);
 int stop_behind(struct lfr_recorder *r);
