@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Batches of copied ring records: the unit the reading side of `lfr record` hands over to the
- * naming side (record/recorder.c).
+ * naming side (record/behind.c).
  *
  * While the recorded threads run, naming stays behind and the records read meanwhile queue up:
  * memory the recorder has never touched, taken at the rate the rings fill.  Taken page by page,

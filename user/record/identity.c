@@ -1,0 +1,296 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The recorder's processes and threads: their names, command lines, labels and mappings as the
+ * records give them, and their keys in the JFR thread pool.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sysmacros.h>
+
+#include "export/labels.h"
+#include "record/process_ctx.h"
+#include "record/recorder_internal.h"
+
+/* idmap_get() of an object not asked for lately: looked up, or added. */
+void *idmap_find(struct idmap *m, uint32_t id)
+{
+	struct idmap_recent *c = &m->recent[id % IDMAP_RECENT];
+	bool fresh;
+	struct hashtab_slot *s = hashtab_put(&m->t, id, 0, &fresh);
+	void *o;
+
+	if (!s)
+		return NULL;
+	if (!fresh) {
+		o = (void *)(uintptr_t)s->v;
+	} else {
+		o = calloc(1, m->elem);
+		if (!o) {
+			hashtab_del(&m->t, s);
+			return NULL;
+		}
+		memcpy(o, &id, sizeof(id));
+		s->v = (uint64_t)(uintptr_t)o;
+	}
+	c->id = id;
+	c->o = o;
+	return o;
+}
+
+void idmap_free(struct idmap *m, void (*fini)(void *o))
+{
+	for (struct hashtab_slot *s = NULL; (s = hashtab_next(&m->t, s));) {
+		if (fini)
+			fini((void *)(uintptr_t)s->v);
+		free((void *)(uintptr_t)s->v);
+	}
+	hashtab_free(&m->t);
+	memset(m->recent, 0, sizeof(m->recent));
+}
+
+void process_fini(void *o)
+{
+	struct process *p = o;
+
+	free(p->cmdline);
+	if (p->keys)
+		lfr_key_map_free(p->keys);
+	free(p->keys);
+}
+
+/* Arguments (NUL-separated, LEN bytes) joined by spaces into a new string; NULL when empty. */
+static char *join_args(const char *args, size_t len)
+{
+	char *s;
+
+	while (len && args[len - 1] == '\0')
+		len--;
+	if (!len || !(s = malloc(len + 1)))
+		return NULL;
+	for (size_t i = 0; i < len; i++)
+		s[i] = args[i] ? args[i] : ' ';
+	s[len] = '\0';
+	return s;
+}
+
+static void set_cmdline(struct process *p, char *cmdline)
+{
+	if (!cmdline)
+		return;
+	free(p->cmdline);
+	p->cmdline = cmdline;
+}
+
+void apply_cmdline(struct lfr_recorder *r, const struct rec_cmdline *c)
+{
+	struct process *p = idmap_get(&r->procs, c->tgid);
+
+	if (p && !p->cmdline)
+		p->cmdline = join_args(c->args, c->len);
+}
+
+/* A process's labels from its cgroups (export/labels.h), kept by the writer for its chunks. */
+int apply_cgroup(struct lfr_recorder *r, const struct rec_cmdline *c)
+{
+	struct lfr_labels l;
+	const char *kv[2 * LFR_LABELS_MAX];
+
+	lfr_labels_from_cgroup(c->args, c->len, r->labels, &l);
+	if (!l.n)
+		return 0;
+	r->st.labelled++;
+	return lfr_jfr_labels(r->w, r->last_time, c->tgid, kv, lfr_labels_kv(&l, kv));
+}
+
+/* The base name of argv[0] of a live process, cut to a comm's length; false if unreadable. */
+static bool proc_image_name(uint32_t tgid, char *buf, size_t len)
+{
+	char path[64], arg[256];
+	const char *base;
+	size_t n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/cmdline", tgid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	n = fread(arg, 1, sizeof(arg) - 1, f);
+	fclose(f);
+	arg[n] = '\0';
+	if (!arg[0])
+		return false;
+	base = strrchr(arg, '/');
+	base = base ? base + 1 : arg;
+	n = strnlen(base, len - 1);
+	memcpy(buf, base, n);
+	buf[n] = '\0';
+	return n > 0;
+}
+
+int apply_comm(struct lfr_recorder *r, const struct lfr_rec_comm *c)
+{
+	struct thread *t = idmap_get(&r->threads, c->tid);
+	struct process *p = process_of(r, c->tgid);
+	char comm[LFR_COMM_LEN];
+
+	if (!t || !p)
+		return -ENOMEM;
+	memcpy(comm, c->comm, sizeof(comm));
+	comm[sizeof(comm) - 1] = '\0';
+	/*
+	 * No forgetting of mappings on exec: the new image's mappings may already have been applied
+	 * from another CPU's ring, and each replaces whatever old mapping it overlaps anyway.
+	 */
+	/*
+	 * A process is named by its image: the name at exec, else (a process already running when
+	 * the recording began) its argv[0] while it lives, else the first name seen.  Later renames
+	 * of its main thread rename that thread, not the process.
+	 */
+	if (c->flags & LFR_COMM_F_EXEC) {
+		if (strcmp(p->comm, comm)) {
+			memcpy(p->comm, comm, sizeof(comm));
+			p->gen++;
+		}
+	} else if (!p->comm[0]) {
+		if (!proc_image_name(c->tgid, p->comm, sizeof(p->comm)))
+			memcpy(p->comm, comm, sizeof(comm));
+		p->gen++;
+	}
+	/*
+	 * Names come from every CPU's ring, and a round of reading may take a later one (a rename
+	 * on one CPU) before an earlier one (the exec on another): the latest name wins.
+	 */
+	if (t->tgid == c->tgid && c->time_ns < t->comm_time)
+		return 0;
+	t->comm_time = c->time_ns;
+	if (strcmp(t->comm, comm) || t->tgid != c->tgid) {
+		memcpy(t->comm, comm, sizeof(comm));
+		t->tgid = c->tgid;
+		t->key = 0;
+	}
+	return 0;
+}
+
+/* A thread's name from a TASK record: creation (the parent's name), exec or rename. */
+int apply_task(struct lfr_recorder *r, const struct lfr_rec_task *k)
+{
+	struct lfr_rec_comm c = {
+	    .time_ns = k->time_ns,
+	    .tgid = k->tgid,
+	    .tid = k->tid,
+	    .flags = k->kind == LFR_TASK_EXEC ? LFR_COMM_F_EXEC : 0,
+	};
+	struct thread *t;
+
+	switch (k->kind) {
+	case LFR_TASK_FORK:
+		if (k->tid == k->tgid && k->ptgid && k->ptgid != k->tgid) {
+			/* a new process runs its parent's image until it execs (one lookup at a
+			 * time: a lookup may grow the table and move the entries) */
+			struct process *p = process_of(r, k->ptgid);
+			char *copy;
+
+			if (!p)
+				return -ENOMEM;
+			copy = p->cmdline ? strdup(p->cmdline) : NULL;
+			p = process_of(r, k->tgid);
+			if (!p) {
+				free(copy);
+				return -ENOMEM;
+			}
+			if (!p->cmdline)
+				p->cmdline = copy;
+			else
+				free(copy);
+			p->gone = false; /* a pid used again */
+		}
+		/* A name given later in the same batch wins: apply only to threads not seen yet. */
+		t = idmap_get(&r->threads, k->tid);
+		if (!t)
+			return -ENOMEM;
+		if (t->comm[0] && t->tgid == k->tgid)
+			return 0;
+		break;
+	case LFR_TASK_EXEC: {
+		struct process *p = process_of(r, k->tgid);
+
+		if (!p)
+			return -ENOMEM;
+		set_cmdline(p, join_args(k->args, k->args_len));
+		p->described = false; /* a new command line */
+		if (p->keys)
+			lfr_key_map_free(p->keys); /* a new image publishes its own */
+		p->keys_read_ns = 0;
+		break;
+	}
+	case LFR_TASK_RENAME:
+		break;
+	case LFR_TASK_EXIT:
+		if (k->tid == k->tgid) {
+			struct process *p = process_of(r, k->tgid);
+
+			if (!p)
+				return -ENOMEM;
+			p->gone = true;
+		}
+		return 0;
+	default:
+		return 0;
+	}
+	memcpy(c.comm, k->comm, sizeof(c.comm));
+	return apply_comm(r, &c);
+}
+
+int apply_mmap(struct lfr_recorder *r, const struct lfr_rec_mmap *m, const char *path)
+{
+	struct lfr_sym_mapping map = {
+	    .pid = m->tgid,
+	    .start = m->start,
+	    .end = m->end,
+	    .pgoff = m->pgoff,
+	    .dev = makedev(m->dev_major, m->dev_minor),
+	    .ino = m->ino,
+	    .path = path,
+	};
+	struct process *p = process_of(r, m->tgid);
+	int err;
+
+	if (!p)
+		return -ENOMEM;
+	p->map_gen++;
+	err = lfr_sym_add_mapping(r->sym, &map);
+	/* A mapping the symbolizer cannot use costs names, never samples. */
+	return err == -ENOMEM ? err : 0;
+}
+
+int thread_key(struct lfr_recorder *r, uint32_t tid, uint32_t tgid, uint64_t *key)
+{
+	struct thread *t = idmap_get(&r->threads, tid);
+	struct process *p = process_of(r, tgid);
+
+	if (!t || !p)
+		return -ENOMEM;
+	return thread_key_of(r, t, p, tid, tgid, key);
+}
+
+/* thread_key_of() of a thread not written since its name or its process's name changed. */
+int thread_key_new(struct lfr_recorder *r, struct thread *t, struct process *p, uint32_t tid,
+                   uint32_t tgid, uint64_t *key)
+{
+	char name[32], proc[32];
+
+	if (!t->comm[0])
+		snprintf(name, sizeof(name), "[%" PRIu32 "]", tid);
+	else
+		snprintf(name, sizeof(name), "%s", t->comm);
+	snprintf(proc, sizeof(proc), "%s", p->comm[0] ? p->comm : name);
+	t->tgid = tgid;
+	t->proc_gen = p->gen;
+	int err = lfr_jfr_thread(r->w, tid, tgid, name, proc, &t->key);
+
+	*key = t->key;
+	return err;
+}
