@@ -12,13 +12,16 @@
  *       second in span a1..a8 (with an attribute), 201's first 10 and 301's "io" interval in
  *       span b1..b8, both of trace 0102..10.
  *
- *   gen_fleet spool DIR T0 CHUNKS KIND=URL... [--max-size BYTES] [--kill]
+ *   gen_fleet spool DIR T0 CHUNKS KIND=URL... [--max-size BYTES] [--kill] [--wake]
  *       writes CHUNKS chunks, one per flush, into the repository DIR (chunk names from T0, epoch
  *       s), each with samples of processes 100 and 200, while exports follow DIR (export/follow.h,
  *       waits of 20 ms to 200 ms).  Then, with --kill, exits at once, as a killed recorder does;
  *       otherwise ends the recording and waits (up to 10 minutes, a liveness bound) until every
  *       export has nothing waiting, and stops them.  Prints "evicted N": the chunk files the
- *       repository's --max-size removed.
+ *       repository's --max-size removed.  With --wake the exports list the repository only when
+ *       the writer tells them that a chunk file is finished (their poll an hour), and before the
+ *       recording ends every export must have sent all but the newest chunk (within 2 minutes, a
+ *       liveness bound): "sent before the end N".
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -179,6 +182,26 @@ static void on_evict(void *arg, const char *name, uint64_t bytes)
 		lfr_follow_evicted(following, name, bytes);
 }
 
+static void on_chunk_file(void *arg)
+{
+	(void)arg;
+	if (following)
+		lfr_follow_chunk_finished(following);
+}
+
+/* The fewest chunks an export of f has sent. */
+static uint64_t least_sent(struct lfr_follow *f)
+{
+	struct lfr_export_state st;
+	uint64_t least = UINT64_MAX;
+
+	for (size_t i = 0; i < lfr_follow_count(f); i++) {
+		lfr_follow_state(f, i, &st);
+		least = st.sent_chunks < least ? st.sent_chunks : least;
+	}
+	return least;
+}
+
 /*
  * Whether every export has nothing waiting (its recording ended), as this process's exports
  * said: until their first save the state is the one a recorder before left.
@@ -205,7 +228,7 @@ static int spool(int argc, char **argv)
 	struct lfr_follow *f = NULL;
 	struct lfr_jfr_stats js;
 	size_t nt = 0;
-	int chunks = atoi(argv[4]), kill = 0;
+	int chunks = atoi(argv[4]), kill = 0, wake = 0;
 	char why[768];
 	struct keys k;
 
@@ -213,6 +236,8 @@ static int spool(int argc, char **argv)
 	for (int i = 5; i < argc; i++) {
 		if (!strcmp(argv[i], "--kill"))
 			kill = 1;
+		else if (!strcmp(argv[i], "--wake"))
+			wake = 1, fo.poll_ns = 3600000000000ull;
 		else if (!strcmp(argv[i], "--max-size") && i + 1 < argc)
 			/* chunks of at most a quarter of it, as lfr record makes them */
 			opt.repo_max_bytes = strtoull(argv[++i], NULL, 10),
@@ -224,6 +249,7 @@ static int spool(int argc, char **argv)
 		}
 	}
 	opt.on_evict = on_evict;
+	opt.on_chunk_file = on_chunk_file;
 	if (lfr_jfr_open(&w, dir, &opt) < 0) {
 		fprintf(stderr, "gen_fleet: %s\n", lfr_jfr_strerror(w));
 		return 1;
@@ -246,9 +272,17 @@ static int spool(int argc, char **argv)
 	fflush(stdout);
 	if (kill)
 		_exit(0);
+	for (int i = 0; wake && i < 6000 && least_sent(f) < (uint64_t)chunks - 1; i++)
+		usleep(20000);
+	if (wake) {
+		printf("sent before the end %llu\n", (unsigned long long)least_sent(f));
+		fflush(stdout);
+	}
 	CHECK(lfr_jfr_close(w, why, sizeof(why)));
 	lfr_follow_recording_ended(f);
-	for (int i = 0; i < 30000 && !all_sent(f); i++)
+	/* with --wake nothing waited before the end: the last chunk, sent after it, is the sign */
+	for (int i = 0; i < 30000 && (!all_sent(f) || (wake && least_sent(f) < (uint64_t)chunks));
+	     i++)
 		usleep(20000);
 	lfr_follow_stop(f, 0);
 	lfr_follow_free(f);

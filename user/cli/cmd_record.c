@@ -1037,8 +1037,7 @@ static int open_outputs(struct record *r)
 	struct lfr_sym_opts so = {.flags = LFR_SYM_PROC_MAPS_FALLBACK, .cache_entries = 16384};
 	int err;
 
-	r->jfr_opts.on_evict = record_export_on_evict;
-	r->jfr_opts.on_evict_arg = &r->export;
+	record_export_hooks(&r->export, &r->jfr_opts);
 	err = lfr_jfr_open(&r->w, r->output, &r->jfr_opts);
 	if (err) {
 		fprintf(stderr, "%s: %s\n  hint: %s\n", PROG,

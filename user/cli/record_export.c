@@ -5,13 +5,30 @@
 #include "cli/commands.h"
 #include "cli/record_export.h"
 
-void record_export_on_evict(void *arg, const char *name, uint64_t bytes)
+/* the exports told once they run */
+static void on_evict(void *arg, const char *name, uint64_t bytes)
 {
 	struct record_export *x = arg;
 
 	/* the writer's first evictions come after its first flush, when the exports run */
 	if (x->follow)
 		lfr_follow_evicted(x->follow, name, bytes);
+}
+
+static void on_chunk_file(void *arg)
+{
+	struct record_export *x = arg;
+
+	if (x->follow)
+		lfr_follow_chunk_finished(x->follow);
+}
+
+void record_export_hooks(struct record_export *x, struct lfr_jfr_options *o)
+{
+	o->on_evict = on_evict;
+	o->on_evict_arg = x;
+	o->on_chunk_file = on_chunk_file;
+	o->on_chunk_file_arg = x;
 }
 
 int record_export_start(struct record_export *x, const char *dir)

@@ -10,6 +10,7 @@
 
 #include "cli/export_opts.h"
 #include "export/follow.h"
+#include "jfr/writer.h"
 
 /*
  * At the end, how long the exports may still send what waits (one try each): within the 60 s
@@ -22,8 +23,8 @@ struct record_export {
 	struct lfr_follow *follow;
 };
 
-/* The writer's eviction hook (arg: the record_export), the exports told once they run. */
-void record_export_on_evict(void *arg, const char *name, uint64_t bytes);
+/* Sets the writer's hooks (evictions, finished chunk files) to tell the exports once they run. */
+void record_export_hooks(struct record_export *x, struct lfr_jfr_options *o);
 /* Starts following dir, once the writer has made it; 0, or an exit status after saying why. */
 int record_export_start(struct record_export *x, const char *dir);
 /* "  export: N waiting, N sent, N lost" for the status line; nothing without exports. */

@@ -50,6 +50,7 @@ struct lfr_follow {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	bool ended, stopping;
+	uint64_t finished; /* chunk files the writer finished (the last one: the recording ended) */
 	uint64_t deadline; /* when stopping: CLOCK_MONOTONIC ns to give up draining at */
 	struct exporter *e;
 	size_t n;
@@ -92,15 +93,19 @@ static void lose(struct exporter *e, enum lfr_export_loss why, uint64_t bytes)
 	e->st.lost_bytes[why] += bytes;
 }
 
-/* Waits ns, or less when the follow is stopped meanwhile. */
-static void wait_ns(struct lfr_follow *f, uint64_t ns)
+/*
+ * Waits ns, or less when the follow stops meanwhile; with seen, also until the writer finishes a
+ * chunk file after the seen'th (nothing is due before then: no listing while idle).
+ */
+static void wait_ns(struct lfr_follow *f, uint64_t ns, const uint64_t *seen)
 {
 	uint64_t until = lfr_mono_ns() + ns;
 	struct timespec ts = {(time_t)(until / 1000000000ull), (long)(until % 1000000000ull)};
 
 	pthread_mutex_lock(&f->lock);
-	if (!f->stopping)
-		pthread_cond_timedwait(&f->cond, &f->lock, &ts);
+	while (!f->stopping && !(seen && f->finished != *seen))
+		if (pthread_cond_timedwait(&f->cond, &f->lock, &ts) == ETIMEDOUT)
+			break;
 	pthread_mutex_unlock(&f->lock);
 }
 
@@ -301,11 +306,12 @@ static void *run(void *arg)
 
 	for (bool draining = false;;) {
 		bool stop, ended;
-		uint64_t deadline;
+		uint64_t deadline, finished;
 
 		pthread_mutex_lock(&f->lock);
 		stop = f->stopping;
 		ended = f->ended;
+		finished = f->finished;
 		deadline = f->deadline;
 		pthread_mutex_unlock(&f->lock);
 		/* the recording has ended: what waits is all there is left to do (where allowed) */
@@ -323,7 +329,7 @@ static void *run(void *arg)
 			save(e, false);
 			if (stop)
 				break;
-			wait_ns(f, backoff(e));
+			wait_ns(f, backoff(e), NULL);
 			continue;
 		}
 		if (!e->npend) {
@@ -331,14 +337,14 @@ static void *run(void *arg)
 				save(e, false);
 			if (stop)
 				break;
-			wait_ns(f, f->o.poll_ns);
+			wait_ns(f, f->o.poll_ns, &finished);
 			continue;
 		}
 		if (send_head(e)) {
 			if (stop)
 				break; /* draining: one try each */
 			e->attempt++;
-			wait_ns(f, backoff(e));
+			wait_ns(f, backoff(e), NULL);
 		}
 	}
 	save(e, true);
@@ -441,10 +447,21 @@ int lfr_follow_start(struct lfr_follow **out, const char *dir, const struct lfr_
 	return 0;
 }
 
+void lfr_follow_chunk_finished(void *arg)
+{
+	struct lfr_follow *f = arg;
+
+	pthread_mutex_lock(&f->lock);
+	f->finished++;
+	pthread_cond_broadcast(&f->cond);
+	pthread_mutex_unlock(&f->lock);
+}
+
 void lfr_follow_recording_ended(struct lfr_follow *f)
 {
 	pthread_mutex_lock(&f->lock);
 	f->ended = true;
+	f->finished++;
 	pthread_cond_broadcast(&f->cond);
 	pthread_mutex_unlock(&f->lock);
 }

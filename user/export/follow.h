@@ -28,14 +28,18 @@
 
 #define LFR_FOLLOW_BACKOFF_MIN_NS 1000000000ull
 #define LFR_FOLLOW_BACKOFF_MAX_NS 60000000000ull
-#define LFR_FOLLOW_POLL_NS 1000000000ull
+#define LFR_FOLLOW_POLL_NS 60000000000ull
 
 struct lfr_follow;
 
 struct lfr_follow_opts {
 	struct lfr_sender_opts send;
 	uint64_t backoff_min_ns, backoff_max_ns; /* 0: the defaults above */
-	uint64_t poll_ns;                        /* how often the repository is listed; 0: 1 s */
+	/*
+	 * How often an idle export lists the repository when the writer has not told of a finished
+	 * chunk file (lfr_follow_chunk_finished()) meanwhile; 0: a minute.
+	 */
+	uint64_t poll_ns;
 };
 
 /*
@@ -44,6 +48,12 @@ struct lfr_follow_opts {
  */
 int lfr_follow_start(struct lfr_follow **out, const char *dir, const struct lfr_export_target *t,
                      size_t n, const struct lfr_follow_opts *o, char *why, size_t whylen);
+
+/*
+ * The writer's rotation hook (lfr_jfr_options.on_chunk_file): arg is the follow.  A chunk file was
+ * finished: the exports wake to send it, instead of listing the repository every so often.
+ */
+void lfr_follow_chunk_finished(void *arg);
 
 /* The writer's eviction hook (lfr_jfr_options.on_evict): arg is the follow. */
 void lfr_follow_evicted(void *arg, const char *name, uint64_t bytes);

@@ -155,6 +155,8 @@ static int rotate_file(struct lfr_jfr_writer *w, uint64_t now, uint64_t ticks)
 	w->chunk_born = now;
 	w->chunk_events = 0;
 	w->st.chunks++;
+	if (w->opt.on_chunk_file)
+		w->opt.on_chunk_file(w->opt.on_chunk_file_arg);
 	return 0;
 }
 

@@ -96,6 +96,9 @@ struct lfr_jfr_options {
 	/* told of each chunk file the limits remove (its name, its size); NULL: none */
 	void (*on_evict)(void *arg, const char *name, uint64_t bytes);
 	void *on_evict_arg;
+	/* told when a chunk file is finished and its successor published; NULL: none */
+	void (*on_chunk_file)(void *arg);
+	void *on_chunk_file_arg;
 	/*
 	 * The clocks the writer reads, for recordings whose every time stamp is fixed (tests):
 	 * clock() replaces CLOCK_MONOTONIC (ns, chunk start ticks and durations) and CLOCK_REALTIME
