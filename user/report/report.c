@@ -16,19 +16,9 @@
 
 #include "report/labels.h"
 #include "report/report_internal.h"
+#include "report/timed_order.h"
 
 /* ---- the whole file ---- */
-
-static int cmp_timed(const void *a, const void *b)
-{
-	const struct report_timed *x = a, *y = b;
-
-	if (x->nanos != y->nanos)
-		return x->nanos < y->nanos ? -1 : 1;
-	if (x->thread != y->thread)
-		return x->thread < y->thread ? -1 : 1;
-	return x->stack < y->stack ? -1 : x->stack > y->stack;
-}
 
 static int cmp_evtype(const void *a, const void *b)
 {
@@ -196,8 +186,8 @@ int report_read(struct jfr_reader *r, const struct report_opts *o, struct report
 	free(jobs);
 	if ((finish(rep, pv, r) < 0 || states_finish(rep, &pv->state_ids) < 0) && !rc)
 		rc = jfr_fail(r, 0, "out of memory");
-	if (rep->ntimed)
-		qsort(rep->timed, rep->ntimed, sizeof(*rep->timed), cmp_timed);
+	if (rep->ntimed && report_sort_timed(rep->timed, rep->ntimed) && !rc)
+		rc = jfr_fail(r, 0, "out of memory");
 	return rc;
 }
 
