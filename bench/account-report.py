@@ -92,13 +92,14 @@ def classify(comm, sym, chain):
     return 'other', re.sub(r'[/:].*', '', comm)
 
 
-def profile(d, cfg, warm):
+def profile(d, cfg, warm, secs):
     syms = [l.split() for l in open(f'{d}/sym-{cfg}.txt', encoding='utf-8', errors='replace')]
     chains = [l.split() for l in open(f'{d}/chain-{cfg}.txt', encoding='utf-8', errors='replace')]
     if len(syms) != len(chains):
         raise SystemExit(f'account: {cfg}: {len(syms)} samples against {len(chains)} call chains')
     times = [float(s[0].rstrip(':')) for s in syms if len(s) >= 3 and s[1] == 'deepstack']
-    t0, t1 = times[0] + warm, times[-1]
+    # from WARM s after the workload's first sample to 10 ms before its alarm: not the threads' exit
+    t0, t1 = times[0] + warm, min(times[-1], times[0] + secs - 0.01)
     # How late each sample came after its due time on the profiler's grid (its hrtimer is forwarded
     # by whole periods), against the least lateness of its neighbours: a sample due while
     # interrupts were off is taken where they come back on, late by the rest of that code.
@@ -143,7 +144,7 @@ def main():
 
     base_rate, _ = steady('none')
     base_whole = float(runs[('none', secs, 0)]['work']['rate'])
-    pbase = profile(d, 'none', warm)
+    pbase = profile(d, 'none', warm, secs)
     pb_rate = float(runs[('none', secs, 1)]['work']['rate'])
     print(f"alone: {base_rate:.1f} ops/s in the window ({base_whole:.1f} over the whole run), "
           f"{base_rate * 36869 / NS * 100:.2f} % of the CPU at 36 869 instructions per op (leaf's loop: 4096 x 9 + 5); "
@@ -160,7 +161,7 @@ def main():
         wsec = float(whole['work']['seconds'])
         measured = (1 - rate / base_rate) * NS / srate
         measured_whole = (1 - float(whole['work']['rate']) / base_whole) * NS / (stacks(whole) / wsec)
-        p = profile(d, cfg, warm)
+        p = profile(d, cfg, warm, secs)
         rows = {}
         err2 = 0.0
         for key, _ in PARTS:
@@ -181,7 +182,7 @@ def main():
             walk = None
         total = sum(v for v in rows.values() if v is not None)
         print(f"### {titles[cfg]} -F {hz}: {srate:.1f} stacks/s, slowdown {100 * (1 - rate / base_rate):.2f} % "
-              f"in the window {warm_s}-{secs} s")
+              f"in the window {warm_s}-{secs} s (profile: {warm_s}-{secs - 0.01:g} s)")
         print()
         print('| part | instructions per stack | share of measured |')
         print('|---|---:|---:|')
