@@ -1,7 +1,7 @@
 # The in-VM half of bench/account: `deepstack 40 SECS 2` alone, under `lfr record -F HZ`, under
 # `lfr record -F HZ --call-graph fp` and under `perf record -e cpu-clock -F HZ -g`, each for WARM
-# and for SECS seconds without a profiler of the guest (the slowdown: the difference of the two
-# lengths is a steady window with the start-up left out), then each for SECS seconds under
+# and for SECS seconds without a profiler of the guest (alone three times; the slowdown: the
+# difference of the two lengths is a steady window with the start-up left out), then each for SECS seconds under
 # `perf record -a -e cpu-clock -F PHZ -g --kernel-callchains` of the whole guest (the parts).
 #   account-guest.sh WARM SECS HZ PHZ
 # One "account" line per run on stdout; the profiles and the guest's kallsyms in $LFR_SHARE/account/.
@@ -45,7 +45,8 @@ run() { # CONFIG SECONDS PROFILED
 	echo "account cfg=$cfg secs=$s profiled=$p rc=$rc $ps | $(grep -h '^deepstack ' "$out/$id.txt") | $st"
 }
 
-for cfg in none lfr lfrfp perf; do
+# alone three times at each length, between the profilers: the report takes the median
+for cfg in none lfr none lfrfp perf none; do
 	run $cfg "$warm" 0
 	run $cfg "$secs" 0
 done

@@ -7,6 +7,7 @@ Usage: account-report.py RUNS_TXT SAMPLES_DIR WARM_SECONDS HZ PROFILER_HZ
 """
 import math
 import re
+import statistics
 import sys
 from collections import Counter, defaultdict
 
@@ -43,7 +44,7 @@ def read_runs(path):
         r = kv(parts[0])
         r['work'] = kv(parts[1]) if len(parts) > 1 else {}
         r['status'] = kv(parts[2]) if len(parts) > 2 else {}
-        runs[(r['cfg'], int(r['secs']), int(r['profiled']))] = r
+        runs.setdefault((r['cfg'], int(r['secs']), int(r['profiled'])), []).append(r)
     return runs
 
 
@@ -136,17 +137,26 @@ def main():
     secs = max(k[1] for k in runs)
     warm_s = min(k[1] for k in runs)
 
+    def ops(cfg, s):
+        """ops of the run (the median of the runs alone) of that length without the profiler: the
+        work done until the alarm, SECONDS after the start.  deepstack's own seconds also hold the
+        threads' exit after it, which varies by a few ms from run to run."""
+        return statistics.median(int(r['work']['ops']) for r in runs[(cfg, s, 0)])
+
     def steady(cfg):
-        a, b = runs[(cfg, warm_s, 0)], runs[(cfg, secs, 0)]
-        dt = float(b['work']['seconds']) - float(a['work']['seconds'])
-        return ((int(b['work']['ops']) - int(a['work']['ops'])) / dt,
+        a, b = runs[(cfg, warm_s, 0)][0], runs[(cfg, secs, 0)][0]
+        dt = secs - warm_s
+        return ((ops(cfg, secs) - ops(cfg, warm_s)) / dt,
                 (stacks(b) - stacks(a)) / dt if cfg != 'none' else None)
 
     base_rate, _ = steady('none')
-    base_whole = float(runs[('none', secs, 0)]['work']['rate'])
+    base_whole = ops('none', secs) / secs
+    alone = [int(r['work']['ops']) for r in runs[('none', secs, 0)]]
+    alone_w = [int(r['work']['ops']) for r in runs[('none', warm_s, 0)]]
     pbase = profile(d, 'none', warm, secs)
-    pb_rate = float(runs[('none', secs, 1)]['work']['rate'])
-    print(f"alone: {base_rate:.1f} ops/s in the window ({base_whole:.1f} over the whole run), "
+    pb_rate = int(runs[('none', secs, 1)][0]['work']['ops']) / secs
+    print(f"alone: ops {' '.join(map(str, alone))} in {secs} s, {' '.join(map(str, alone_w))} in {warm_s} s; "
+          f"{base_rate:.1f} ops/s in the window ({base_whole:.1f} over the whole run), "
           f"{base_rate * 36869 / NS * 100:.2f} % of the CPU at 36 869 instructions per op (leaf's loop: 4096 x 9 + 5); "
           f"the profiler costs it {100 * (1 - pb_rate / base_whole):.1f} % "
           f"({100 * pbase['prof'] / (pbase['n'] + pbase['prof']):.1f} % of the samples in its own process)")
@@ -157,10 +167,9 @@ def main():
         if (cfg, secs, 0) not in runs or (cfg, secs, 1) not in runs:
             continue
         rate, srate = steady(cfg)
-        whole = runs[(cfg, secs, 0)]
-        wsec = float(whole['work']['seconds'])
+        whole = runs[(cfg, secs, 0)][0]
         measured = (1 - rate / base_rate) * NS / srate
-        measured_whole = (1 - float(whole['work']['rate']) / base_whole) * NS / (stacks(whole) / wsec)
+        measured_whole = (1 - ops(cfg, secs) / secs / base_whole) * NS / (stacks(whole) / secs)
         p = profile(d, cfg, warm, secs)
         rows = {}
         err2 = 0.0
