@@ -21,7 +21,12 @@ prof() { "$pdir/ld-linux-x86-64.so.2" --library-path "$pdir" "$pdir/perf" "$@"; 
 printf '#!/bin/sh\nexec %s/perf-rec --library-path %s %s/perf "$@"\n' "$pdir" "$pdir" "$pdir" >"$pdir/perfrec"
 chmod +x "$pdir/perfrec"
 prof --version >/dev/null
-echo "account: kernel $(uname -r), $(nproc) CPU; lfr.ko $(cat /sys/module/lfr/version); $(prof version 2>&1)"
+# khugepaged wakes every 10 s and, in one boot, collapsed pages into huge ones during a profiled run
+# of lfr: 2 MiB cleared a page, 2 M instructions under -icount, about 600 per stack, in whichever
+# run it lands.  Not lfr's cost, and the main spread between runs: transparent huge pages off.
+echo never >/sys/kernel/mm/transparent_hugepage/enabled
+echo never >/sys/kernel/mm/transparent_hugepage/defrag
+echo "account: kernel $(uname -r), $(nproc) CPU, THP $(cat /sys/kernel/mm/transparent_hugepage/enabled); lfr.ko $(cat /sys/module/lfr/version); $(prof version 2>&1)"
 
 run() { # CONFIG SECONDS PROFILED
 	local cfg=$1 s=$2 p=$3 id=$1-$2-$3 pre="" st="" ps="" rc
