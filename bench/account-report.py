@@ -137,25 +137,26 @@ def main():
     secs = max(k[1] for k in runs)
     warm_s = min(k[1] for k in runs)
 
-    def ops(cfg, s):
-        """ops of the run (the median of the runs alone) of that length without the profiler: the
-        work done until the alarm, SECONDS after the start.  deepstack's own seconds also hold the
-        threads' exit after it, which varies by a few ms from run to run."""
-        return statistics.median(int(r['work']['ops']) for r in runs[(cfg, s, 0)])
-
     def steady(cfg):
-        a, b = runs[(cfg, warm_s, 0)][0], runs[(cfg, secs, 0)][0]
-        dt = secs - warm_s
-        return ((ops(cfg, secs) - ops(cfg, warm_s)) / dt,
-                (stacks(b) - stacks(a)) / dt if cfg != 'none' else None)
+        """work per second from WARM to SECS (the difference of the two runs of each pair; alone the
+        median of the pairs) and, but alone, stacks per second there.  Over deepstack's own
+        seconds: its alarm stops the thread that takes the signal, the other works on until its
+        time slice ends (one CPU), a few ms more or less from run to run."""
+        rates, srates = [], []
+        for a, b in zip(runs[(cfg, warm_s, 0)], runs[(cfg, secs, 0)]):
+            dt = float(b['work']['seconds']) - float(a['work']['seconds'])
+            rates.append((int(b['work']['ops']) - int(a['work']['ops'])) / dt)
+            srates.append((stacks(b) - stacks(a)) / dt)
+        return statistics.median(rates), (statistics.median(srates) if cfg != 'none' else None)
 
     base_rate, _ = steady('none')
-    base_whole = ops('none', secs) / secs
+    base_whole = statistics.median(float(r['work']['rate']) for r in runs[('none', secs, 0)])
     alone = [int(r['work']['ops']) for r in runs[('none', secs, 0)]]
     alone_w = [int(r['work']['ops']) for r in runs[('none', warm_s, 0)]]
     pbase = profile(d, 'none', warm, secs)
-    pb_rate = int(runs[('none', secs, 1)][0]['work']['ops']) / secs
-    print(f"alone: ops {' '.join(map(str, alone))} in {secs} s, {' '.join(map(str, alone_w))} in {warm_s} s; "
+    pb_rate = float(runs[('none', secs, 1)][0]['work']['rate'])
+    print(f"alone: ops {' '.join(map(str, alone))} in {secs} s, {' '.join(map(str, alone_w))} in {warm_s} s "
+          f"(rates {' '.join(r['work']['rate'] for r in runs[('none', secs, 0)])}); "
           f"{base_rate:.1f} ops/s in the window ({base_whole:.1f} over the whole run), "
           f"{base_rate * 36869 / NS * 100:.2f} % of the CPU at 36 869 instructions per op (leaf's loop: 4096 x 9 + 5); "
           f"the profiler costs it {100 * (1 - pb_rate / base_whole):.1f} % "
@@ -169,7 +170,7 @@ def main():
         rate, srate = steady(cfg)
         whole = runs[(cfg, secs, 0)][0]
         measured = (1 - rate / base_rate) * NS / srate
-        measured_whole = (1 - ops(cfg, secs) / secs / base_whole) * NS / (stacks(whole) / secs)
+        measured_whole = (1 - float(whole['work']['rate']) / base_whole) * NS / (stacks(whole) / float(whole['work']['seconds']))
         p = profile(d, cfg, warm, secs)
         rows = {}
         err2 = 0.0
