@@ -21,7 +21,7 @@ PARTS = [
     ('work', 'task_work: walk and commit (lfr_work_fn and what it calls)'),
     ('thread', 'rest of kernel in the sampled threads (interrupt return, task_work entry, scheduling)'),
     ('rec_user', 'recorder process, user space'),
-    ('rec_kernel', 'recorder process, kernel (by system call)'),
+    ('rec_kernel', 'recorder process, kernel (by system call, else function)'),
     ('clear', 'page clearing (clear_page_*: rep stos, counted per byte), any process'),
     ('fault', 'page faults (outside clearing), any process but the recorder'),
     ('softirq', 'softirq, RCU, timers (any context), ksoftirqd, rcu threads'),
@@ -125,6 +125,12 @@ def profile(d, cfg, warm, secs):
     return dict(parts=parts, details=details, n=n, prof=prof, secs=t1 - t0, late_leaf=late_leaf)
 
 
+def secs_of(r):
+    """deepstack's seconds to the microsecond: printed to the ms, its rate (ops / seconds) to 0.1"""
+    w = r['work']
+    return int(w['ops']) / float(w['rate']) if float(w['rate']) else float(w['seconds'])
+
+
 def fmt(x, spec='.0f'):
     return '—' if x is None else format(x, spec).replace(',', ' ')
 
@@ -144,7 +150,7 @@ def main():
         time slice ends (one CPU), a few ms more or less from run to run."""
         rates, srates = [], []
         for a, b in zip(runs[(cfg, warm_s, 0)], runs[(cfg, secs, 0)]):
-            dt = float(b['work']['seconds']) - float(a['work']['seconds'])
+            dt = secs_of(b) - secs_of(a)
             rates.append((int(b['work']['ops']) - int(a['work']['ops'])) / dt)
             srates.append((stacks(b) - stacks(a)) / dt)
         return statistics.median(rates), (statistics.median(srates) if cfg != 'none' else None)
