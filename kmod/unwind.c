@@ -233,44 +233,6 @@ static bool lfr_add_map(struct lfr_session *s, struct lfr_walk_buf *b,
 }
 
 /*
- * The described executable ranges a walk's lookups found, for its mm's
- * slot (mm_watch.h), with their file offsets and unwind tables when the
- * walk used tables; !ok: one was not described, or more than LFR_XR_MAX.
- */
-struct lfr_xr_found {
-	bool ok;
-	u32 n;
-	unsigned long lo[LFR_XR_MAX], hi[LFR_XR_MAX];
-	u64 off[LFR_XR_MAX];
-	const struct lfr_unwind_table *t[LFR_XR_MAX];
-	const struct inode *ino[LFR_XR_MAX];
-};
-
-/* Adds @vma, whose table is @t, to @f's ranges. */
-static void lfr_xr_add(struct lfr_xr_found *f, struct vm_area_struct *vma,
-		       bool described, const struct lfr_unwind_table *t)
-{
-	u32 i;
-
-	if (!described) {
-		f->ok = false;
-		return;
-	}
-	for (i = 0; i < f->n; i++)
-		if (f->lo[i] == vma->vm_start && f->hi[i] == vma->vm_end)
-			return;
-	if (f->n == LFR_XR_MAX) {
-		f->ok = false;
-		return;
-	}
-	f->lo[f->n] = vma->vm_start;
-	f->off[f->n] = ((u64)vma->vm_pgoff << PAGE_SHIFT) - vma->vm_start;
-	f->t[f->n] = t;
-	f->ino[f->n] = t ? file_inode(vma->vm_file) : NULL;
-	f->hi[f->n++] = vma->vm_end;
-}
-
-/*
  * The mappings a walk looked up, for the mapping records made under the
  * same hold of the mapping lock: each is looked up once, and so is the
  * unwind table of each (bit i of has_table: table[i] is vma[i]'s, under
@@ -626,10 +588,7 @@ struct lfr_known_rows {
 	u32 n;				/* ranges */
 	bool miss;
 	u32 probes;			/* steps of row searches left */
-	unsigned long lo[LFR_XR_MAX], hi[LFR_XR_MAX];
-	u64 off[LFR_XR_MAX];
-	const struct lfr_unwind_table *t[LFR_XR_MAX];
-	const struct inode *ino[LFR_XR_MAX];
+	struct lfr_xr_ranges r;
 	/*
 	 * The range last found, for the pcs that follow (most lie in it): its
 	 * start, the span of pcs it takes the short way (0: none, the range
@@ -653,13 +612,8 @@ static bool lfr_known_copy(const struct lfr_mm_slot *m, u64 image, u32 lost,
 	if (!k->w)
 		return false;
 	k->gen = m->gen;
-	for (i = 0; i < k->n; i++) {
-		k->lo[i] = m->lo[i];
-		k->hi[i] = m->hi[i];
-		k->off[i] = m->off[i];
-		k->t[i] = m->t[i];
-		k->ino[i] = m->ino[i];
-	}
+	for (i = 0; i < k->n; i++)
+		lfr_xr_copy(&k->r, i, &m->r, i);
 	return true;
 }
 
@@ -683,28 +637,28 @@ lfr_row_known(void *ctx, u64 pc, const struct lfr_unwind_row **row)
 	 * as lfr_collect_maps() would have it.
 	 */
 	for (j = 0; j < k->n; j++)
-		if (pc - k->lo[j] < k->hi[j] - k->lo[j] - 1)
+		if (pc - k->r.lo[j] < k->r.hi[j] - k->r.lo[j] - 1)
 			break;
 	if (j == k->n) {
 		k->miss = true;
 		return LFR_ROW_NONE;
 	}
-	t = k->t[j];
-	k->cur_lo = k->lo[j];
+	t = k->r.t[j];
+	k->cur_lo = k->r.lo[j];
 	k->cur_span = 0;
 	if (!t)
 		return LFR_ROW_NO_TABLE;
 	/* the file offset of its last pc (hi - 2) fits a hint's 32 bits */
-	if (k->hi[j] - 2 + k->off[j] <= U32_MAX) {
-		k->cur_span = k->hi[j] - k->lo[j] - 1;
-		k->cur_off = k->off[j];
+	if (k->r.hi[j] - 2 + k->r.off[j] <= U32_MAX) {
+		k->cur_span = k->r.hi[j] - k->r.lo[j] - 1;
+		k->cur_off = k->r.off[j];
 		k->cur_t = t;
 	}
-	if (pc + k->off[j] > U32_MAX)
+	if (pc + k->r.off[j] > U32_MAX)
 		return LFR_ROW_NONE;
 	return lfr_unwind_rows_find_bounded(t->rows, t->nr, t->hints,
 					    t->hint_shift,
-					    (u32)(pc + k->off[j]), row,
+					    (u32)(pc + k->r.off[j]), row,
 					    &k->probes);
 }
 
@@ -813,13 +767,13 @@ static __always_inline bool lfr_walk_known_in(struct lfr_session *s,
 	 * keep its range without the table.
 	 */
 	for (i = 0; ok && i < k.n; i++) {
-		if (!k.t[i])
+		if (!k.r.t[i])
 			continue;
-		if (unlikely(!lfr_unwind_current(k.t[i], k.ino[i]))) {
-			lfr_unwind_stale(s, k.t[i]);
+		if (unlikely(!lfr_unwind_current(k.r.t[i], k.r.ino[i]))) {
+			lfr_unwind_stale(s, k.r.t[i]);
 			ok = false;
 		}
-		lfr_unwind_used(k.t[i]);
+		lfr_unwind_used(k.r.t[i]);
 	}
 	if (ok) {
 		k.cur_lo = 0;
@@ -926,61 +880,6 @@ static struct lfr_walk_memos *lfr_memos_for(struct lfr_session *s)
 	return memos;
 }
 
-static void lfr_xr_put(struct lfr_mm_slot *m, u32 j,
-		       const struct lfr_xr_found *f, u32 i)
-{
-	m->lo[j] = f->lo[i];
-	m->hi[j] = f->hi[i];
-	m->off[j] = f->off[i];
-	m->t[j] = f->t[i];
-	m->ino[j] = f->ino[i];
-}
-
-/*
- * Keeps in @m the ranges a walk's lookups found at generation @gen, with
- * the session's tables at @tables changes: added to those there when they
- * still hold (a range there takes the table its lookup found now: none
- * once its file changed), in their place otherwise.
- */
-static void lfr_xr_keep(struct lfr_mm_slot *m, u64 gen, u64 image, u32 lost,
-			unsigned long tables, const struct lfr_xr_found *f)
-{
-	u32 i, j;
-
-	if (!f->ok || !f->n)
-		return;
-	raw_spin_lock(&m->lock);
-	write_seqcount_begin(&m->seq);
-	if (m->n && m->gen == gen && m->image == image && m->lost == lost &&
-	    m->tables == tables) {
-		for (i = 0; i < f->n; i++) {
-			for (j = 0; j < m->n; j++)
-				if (m->lo[j] == f->lo[i] && m->hi[j] == f->hi[i])
-					break;
-			if (j < m->n) {
-				m->t[j] = f->t[i];
-				m->ino[j] = f->ino[i];
-				continue;
-			}
-			if (m->n == LFR_XR_MAX)
-				break;
-			lfr_xr_put(m, m->n++, f, i);
-		}
-		if (i == f->n)
-			goto out;
-	}
-	m->gen = gen;
-	m->image = image;
-	m->lost = lost;
-	m->tables = tables;
-	for (i = 0; i < f->n; i++)
-		lfr_xr_put(m, i, f, i);
-	m->n = f->n;
-out:
-	write_seqcount_end(&m->seq);
-	raw_spin_unlock(&m->lock);
-}
-
 /* The walk of @wk's snapshot, to write its pcs at @ips. */
 static void lfr_uwalk_init(struct lfr_uwalk *w, const struct lfr_session *s,
 			   const struct lfr_snapshot *sn, u64 *ips)
@@ -1065,8 +964,8 @@ static bool lfr_walk_fp_known(struct lfr_session *s,
 	in.n = READ_ONCE(m->n);
 	if (!in.n || in.n > LFR_XR_MAX || !lfr_xr_valid(m, image, lost))
 		return false;
-	in.lo = m->lo;
-	in.hi = m->hi;
+	in.lo = m->r.lo;
+	in.hi = m->r.hi;
 	in.miss = false;
 	lfr_walk_fp_in(w, &in);
 	if (in.miss)
@@ -1079,7 +978,7 @@ static bool lfr_walk_fp_known(struct lfr_session *s,
 			return false;
 	}
 	/* the pc and the leaf's return address, before the loop */
-	if (!lfr_in_ranges(m->lo, m->hi, in.n, w->ips, min_t(u32, w->nr, 2)))
+	if (!lfr_in_ranges(m->r.lo, m->r.hi, in.n, w->ips, min_t(u32, w->nr, 2)))
 		return false;
 	/* the stack was read under the generation the ranges hold at */
 	smp_rmb();
