@@ -116,9 +116,21 @@ static enum lfr_row_found lfr_row_of(void *ctx, u64 pc,
 	return lfr_unwind_row(c->t, pc + c->off, row);
 }
 
+/*
+ * The walk with unwind tables that looks mappings up: each frame's reads in
+ * their own user-access section, the lookup (which may call) outside.
+ */
+static const struct lfr_walk_fns lfr_lookup_fns = {
+	.read = lfr_read_user_open,
+	.read_in = lfr_read_user_in,
+	.row = lfr_row_of,
+	.open = lfr_uaccess_open,
+	.close = lfr_uaccess_close,
+};
+
 static void lfr_walk_fp_only(struct lfr_uwalk *w)
 {
-	lfr_walk_fp_in(w, NULL);
+	lfr_walk_fp_in(w, NULL, false);
 }
 
 /*
@@ -180,10 +192,7 @@ static int lfr_user_stack(struct lfr_session *s, const struct lfr_walk *wk,
 		rcu_read_lock();
 		changes = READ_ONCE(s->unwind.changes);
 		w.row_ctx = &rc;
-		lfr_walk_user_sections(&w, lfr_read_user_open,
-				       lfr_read_user_in, lfr_row_of,
-				       lfr_uaccess_open, lfr_uaccess_close,
-				       false);
+		lfr_walk_user_in(&w, &lfr_lookup_fns, NULL, false);
 		rcu_read_unlock();
 	} else {
 		lfr_walk_fp_only(&w);

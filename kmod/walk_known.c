@@ -84,6 +84,19 @@ static __always_inline void lfr_memos_keep(struct lfr_walk_memos *memos,
 }
 
 /*
+ * The walk in the slot's ranges: its lookups make no call, so its reads run
+ * in one user-access section (lfr_row_known()).
+ */
+static const struct lfr_walk_fns lfr_known_fns = {
+	.read = lfr_read_user_open,
+	.read_in = lfr_read_user_in,
+	.row = lfr_row_known,
+	.open = lfr_uaccess_open,
+	.close = lfr_uaccess_close,
+	.one_section = true,
+};
+
+/*
  * Whether the tables kept with @k's ranges describe their files still: a
  * table kept with its range is used while its file is the one it
  * describes (a file written in place keeps its mapping, and the mm's
@@ -164,16 +177,10 @@ static __always_inline bool lfr_walk_known_in(struct lfr_session *s,
 			    memos->image != image || memos->lost != lost)
 				memos->m.n = 0;
 			w->memo = &memos->m;
-			lfr_walk_user_in(w, lfr_read_user_open,
-					 lfr_read_user_in, lfr_row_known,
-					 lfr_uaccess_open, lfr_uaccess_close,
-					 true, NULL, true);
+			lfr_walk_user_in(w, &lfr_known_fns, NULL, true);
 			w->memo = NULL;
 		} else {
-			lfr_walk_user_sections(w, lfr_read_user_open,
-					       lfr_read_user_in, lfr_row_known,
-					       lfr_uaccess_open,
-					       lfr_uaccess_close, true);
+			lfr_walk_user_in(w, &lfr_known_fns, NULL, false);
 		}
 		w->row_ctx = NULL;
 		ok = !k.miss;
@@ -194,12 +201,7 @@ static __always_inline bool lfr_walk_known_in(struct lfr_session *s,
 			if (ok) {
 				k.probes = U32_MAX;
 				w->row_ctx = &k;
-				lfr_walk_user_resume(w, lfr_read_user_open,
-						     lfr_read_user_in,
-						     lfr_row_known,
-						     lfr_uaccess_open,
-						     lfr_uaccess_close, true,
-						     NULL);
+				lfr_walk_user_resume(w, &lfr_known_fns, NULL);
 				w->row_ctx = NULL;
 				ok = !k.miss;
 			}
@@ -253,19 +255,6 @@ static struct lfr_walk_memos *lfr_memos_for(struct lfr_session *s)
 	return memos;
 }
 
-/* lfr_walk_fp_in()'s walk, gone on with from where it paused. */
-static void lfr_walk_fp_resume(struct lfr_uwalk *w, struct lfr_pc_ranges *in)
-{
-	if (user_access_begin((void __user *)0, TASK_SIZE_MAX)) {
-		lfr_walk_user_resume(w, lfr_read_user_open, lfr_read_user_in,
-				     NULL, NULL, NULL, false, in);
-		user_access_end();
-	} else {
-		lfr_walk_user_resume(w, lfr_read_user, lfr_read_user, NULL,
-				     NULL, NULL, false, in);
-	}
-}
-
 /*
  * A frame-pointer walk of a thread whose slot holds ranges for this image:
  * each return address checked against them in the walk's loop, read where
@@ -296,13 +285,13 @@ static bool lfr_walk_fp_known(struct lfr_session *s,
 	in.lo = m->r.lo;
 	in.hi = m->r.hi;
 	in.miss = false;
-	lfr_walk_fp_in(w, &in);
+	lfr_walk_fp_in(w, &in, false);
 	if (in.miss)
 		return false;
 	if (io && lfr_walk_paused(w, io->max)) {
 		if (!lfr_irqoff_leave(s, io, w))
 			return false;
-		lfr_walk_fp_resume(w, &in);
+		lfr_walk_fp_in(w, &in, true);
 		if (in.miss)
 			return false;
 	}

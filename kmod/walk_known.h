@@ -54,17 +54,32 @@ static inline void lfr_uwalk_init(struct lfr_uwalk *w,
  * @w by frame pointers only, in one user-access section when it opens;
  * with @in (NULL, a constant, for a walk that looks mappings up after), its
  * return addresses checked against those ranges (lfr_walk_fp_frames()).
+ * With @resume (a constant), the walk goes on from where it paused.
  */
 static __always_inline void lfr_walk_fp_in(struct lfr_uwalk *w,
-					   struct lfr_pc_ranges *in)
+					   struct lfr_pc_ranges *in,
+					   const bool resume)
 {
+	static const struct lfr_walk_fns open_fns = {
+		.read = lfr_read_user_open,
+		.read_in = lfr_read_user_in,
+	};
+	static const struct lfr_walk_fns fns = {
+		.read = lfr_read_user,
+		.read_in = lfr_read_user,
+	};
+
+	/* one inlined walk per reader: each passed as a constant */
 	if (user_access_begin((void __user *)0, TASK_SIZE_MAX)) {
-		lfr_walk_user_in(w, lfr_read_user_open, lfr_read_user_in, NULL,
-				 NULL, NULL, false, in, false);
+		if (resume)
+			lfr_walk_user_resume(w, &open_fns, in);
+		else
+			lfr_walk_user_in(w, &open_fns, in, false);
 		user_access_end();
+	} else if (resume) {
+		lfr_walk_user_resume(w, &fns, in);
 	} else {
-		lfr_walk_user_in(w, lfr_read_user, lfr_read_user, NULL, NULL,
-				 NULL, false, in, false);
+		lfr_walk_user_in(w, &fns, in, false);
 	}
 }
 
