@@ -208,6 +208,13 @@ static __always_inline void lfr_memo_keep(struct lfr_memo_state *ms, u32 i,
 	}
 }
 
+/* Ends the chain at the step it is at, with @flag: false. */
+static __always_inline bool lfr_mixed_stop(struct lfr_mixed_state *m, u32 flag)
+{
+	m->flags |= flag;
+	return false;
+}
+
 /*
  * Moves the walk to the caller it found: its return address @ret appended
  * to the chain, its sp @cfa, its rbp @nbp (read at @at, or 0: not read), by
@@ -298,11 +305,9 @@ static __always_inline bool lfr_step_row(struct lfr_mixed_state *m,
 		nbp = 0;
 	return lfr_mixed_caller(m, ms, cfa, ret, nbp, 0, table);
 bad:
-	m->flags |= LFR_SAMPLE_F_USER_BAD_FRAME;
-	return false;
+	return lfr_mixed_stop(m, LFR_SAMPLE_F_USER_BAD_FRAME);
 fault:
-	m->flags |= LFR_SAMPLE_F_USER_FAULT;
-	return false;
+	return lfr_mixed_stop(m, LFR_SAMPLE_F_USER_FAULT);
 }
 
 /*
@@ -383,11 +388,9 @@ static __always_inline bool lfr_step_row_a64(struct lfr_mixed_state *m,
 	m->sp_lower = false;
 	return lfr_mixed_caller(m, NULL, cfa, ret, nbp, at, 0);
 bad:
-	m->flags |= LFR_SAMPLE_F_USER_BAD_FRAME;
-	return false;
+	return lfr_mixed_stop(m, LFR_SAMPLE_F_USER_BAD_FRAME);
 fault:
-	m->flags |= LFR_SAMPLE_F_USER_FAULT;
-	return false;
+	return lfr_mixed_stop(m, LFR_SAMPLE_F_USER_FAULT);
 }
 
 /*

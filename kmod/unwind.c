@@ -121,11 +121,9 @@ static enum lfr_row_found lfr_row_of(void *ctx, u64 pc,
  * their own user-access section, the lookup (which may call) outside.
  */
 static const struct lfr_walk_fns lfr_lookup_fns = {
-	.read = lfr_read_user_open,
-	.read_in = lfr_read_user_in,
+	.read = lfr_read_user_open, .read_in = lfr_read_user_in,
 	.row = lfr_row_of,
-	.open = lfr_uaccess_open,
-	.close = lfr_uaccess_close,
+	.open = lfr_uaccess_open, .close = lfr_uaccess_close,
 };
 
 static void lfr_walk_fp_only(struct lfr_uwalk *w)

@@ -88,11 +88,9 @@ static __always_inline void lfr_memos_keep(struct lfr_walk_memos *memos,
  * in one user-access section (lfr_row_known()).
  */
 static const struct lfr_walk_fns lfr_known_fns = {
-	.read = lfr_read_user_open,
-	.read_in = lfr_read_user_in,
+	.read = lfr_read_user_open, .read_in = lfr_read_user_in,
 	.row = lfr_row_known,
-	.open = lfr_uaccess_open,
-	.close = lfr_uaccess_close,
+	.open = lfr_uaccess_open, .close = lfr_uaccess_close,
 	.one_section = true,
 };
 
