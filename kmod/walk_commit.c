@@ -11,6 +11,7 @@
 #include <linux/sched.h>
 #include <linux/smp.h>
 #include <linux/string.h>
+#include <linux/ktime.h>
 #include <linux/timekeeping.h>
 #include "arch_regs.h"
 #include "core.h"
