@@ -22,6 +22,7 @@
 #include "counters.h"
 #include "frame_check.h"
 #include "mm_watch.h"
+#include "params.h"
 #include "ring.h"
 #include "sampler.h"
 #include "seen.h"
@@ -29,20 +30,14 @@
 #include "threads.h"
 #include "walk_pool.h"
 
-static unsigned int max_session_mb = 256;
-module_param(max_session_mb, uint, 0644);
-MODULE_PARM_DESC(max_session_mb, "memory one session may allocate, MiB (default 256)");
+LFR_PARAM_UINT(max_session_mb, 256, "memory one session may allocate, MiB (default 256)");
 
-static unsigned int max_total_mb = 1024;
-module_param(max_total_mb, uint, 0644);
-MODULE_PARM_DESC(max_total_mb, "memory all sessions not yet freed (running, draining, or stopped and kept) may hold together, MiB (default 1024)");
+LFR_PARAM_UINT(max_total_mb, 1024, "memory all sessions not yet freed (running, draining, or stopped and kept) may hold together, MiB (default 1024)");
 
 /* What the sessions not yet freed hold (lfr_session_bytes of each). */
 static atomic64_t lfr_total_bytes = ATOMIC64_INIT(0);
 
-static unsigned int mlock_kb = 516;
-module_param(mlock_kb, uint, 0644);
-MODULE_PARM_DESC(mlock_kb, "ring memory per online CPU a user may lock without RLIMIT_MEMLOCK or CAP_IPC_LOCK, KiB (default 516, as perf_event_mlock_kb)");
+LFR_PARAM_UINT(mlock_kb, 516, "ring memory per online CPU a user may lock without RLIMIT_MEMLOCK or CAP_IPC_LOCK, KiB (default 516, as perf_event_mlock_kb)");
 
 static u64 lfr_ring_pages_total(const struct lfr_config *cfg)
 {

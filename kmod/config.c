@@ -5,6 +5,7 @@
  */
 #include <linux/log2.h>
 #include <linux/slab.h>
+#include <linux/string.h>
 #include <linux/sort.h>
 #include <linux/lfr.h>
 #include "config.h"
@@ -318,12 +319,5 @@ void lfr_config_free(struct lfr_config *cfg)
 	kfree(cfg->tids);
 	kfree(cfg->cgroup_ids);
 	kfree(cfg->cgroup_fds);
-	cfg->tgids = NULL;
-	cfg->tids = NULL;
-	cfg->cgroup_ids = NULL;
-	cfg->cgroup_fds = NULL;
-	cfg->nr_tgids = 0;
-	cfg->nr_tids = 0;
-	cfg->nr_cgroups = 0;
-	cfg->nr_cgroup_fds = 0;
+	memset(&cfg->lists, 0, sizeof(cfg->lists));
 }

@@ -4,6 +4,7 @@
 #define LFR_CONFIG_H
 
 #include <linux/math.h>
+#include <linux/stddef.h>
 #include <linux/types.h>
 #include <net/netlink.h>
 #include <linux/lfr.h>
@@ -23,12 +24,15 @@ struct lfr_config {
 	bool thread_ctx;	/* LFR_A_THREAD_CTX: read thread contexts */
 	bool system;
 	bool follow_children;
-	u32 nr_tgids, nr_tids, nr_cgroups, nr_cgroup_fds;
-	u32 *tgids;		/* sorted, unique */
-	u32 *tids;		/* sorted, unique */
-	/* as given (cgroup_filter.c prunes them); room for the fds' cgroups after them */
-	u64 *cgroup_ids;
-	u32 *cgroup_fds;	/* cgroup.procs descriptors (permission.c) */
+	/* the lists it follows, owned by the config (lfr_config_free()) */
+	struct_group(lists,
+		u32 nr_tgids, nr_tids, nr_cgroups, nr_cgroup_fds;
+		u32 *tgids;		/* sorted, unique */
+		u32 *tids;		/* sorted, unique */
+		/* as given (cgroup_filter.c prunes them); room for the fds' cgroups after them */
+		u64 *cgroup_ids;
+		u32 *cgroup_fds;	/* cgroup.procs descriptors (permission.c) */
+	);
 	s32 kernel_proof_fd;	/* LFR_A_KERNEL_PROOF_FD, or -1 */
 };
 

@@ -21,6 +21,7 @@
 #include <linux/string.h>
 #include <linux/lfr.h>
 #include "frame_check.h"
+#include "frame_fp.h"
 
 static __always_inline enum lfr_frame_verdict lfr_frame_check(u64 fp,
 							      u64 prev_fp,
@@ -129,17 +130,24 @@ static __always_inline int lfr_a64_leaf_cfa(void *ctx, u64 ip,
 }
 
 /*
- * A return address as the walk keeps it: on arm64 without the pointer
- * authentication code a function built with -mbranch-protection signed it
- * with (@pac_mask: the bits that hold it, those of the kernel's
- * ptrauth_user_pac_mask(), which the kernel's own strip clears in a user
- * address); on x86-64 as it is.
+ * How a walk reads and looks up, passed as a constant (a static const
+ * object: the walk is inlined with it, so a frame costs direct calls
+ * only).  @read reads anything; @read_in what the walk has checked lies
+ * below its limit (lfr_step_row(), lfr_walk_fp_frames()); @row (NULL:
+ * frame pointers only) looks up a pc's unwind row.  With @row, @open and
+ * @close (or NULL) bracket the reads: of the whole walk when
+ * @one_section (the lookup makes no call), else of each frame, with the
+ * lookup outside; without, the caller opened the section the reads need,
+ * if any.
  */
-static __always_inline u64 lfr_ret_addr(const enum lfr_isa isa, u64 pac_mask,
-					u64 ret)
-{
-	return isa == LFR_ISA_ARM64 ? ret & ~pac_mask : ret;
-}
+struct lfr_walk_fns {
+	lfr_read_fn read;
+	lfr_read_fn read_in;
+	lfr_row_fn row;
+	lfr_open_fn open;
+	lfr_close_fn close;
+	bool one_section;
+};
 
 /*
  * The state of a walk with unwind tables, in locals of its loop rather than
@@ -198,6 +206,13 @@ static __always_inline void lfr_memo_keep(struct lfr_memo_state *ms, u32 i,
 		f->sp = sp;
 		f->bp = bp;
 	}
+}
+
+/* Ends the chain at the step it is at, with @flag: false. */
+static __always_inline bool lfr_mixed_stop(struct lfr_mixed_state *m, u32 flag)
+{
+	m->flags |= flag;
+	return false;
 }
 
 /*
@@ -290,11 +305,9 @@ static __always_inline bool lfr_step_row(struct lfr_mixed_state *m,
 		nbp = 0;
 	return lfr_mixed_caller(m, ms, cfa, ret, nbp, 0, table);
 bad:
-	m->flags |= LFR_SAMPLE_F_USER_BAD_FRAME;
-	return false;
+	return lfr_mixed_stop(m, LFR_SAMPLE_F_USER_BAD_FRAME);
 fault:
-	m->flags |= LFR_SAMPLE_F_USER_FAULT;
-	return false;
+	return lfr_mixed_stop(m, LFR_SAMPLE_F_USER_FAULT);
 }
 
 /*
@@ -375,11 +388,9 @@ static __always_inline bool lfr_step_row_a64(struct lfr_mixed_state *m,
 	m->sp_lower = false;
 	return lfr_mixed_caller(m, NULL, cfa, ret, nbp, at, 0);
 bad:
-	m->flags |= LFR_SAMPLE_F_USER_BAD_FRAME;
-	return false;
+	return lfr_mixed_stop(m, LFR_SAMPLE_F_USER_BAD_FRAME);
 fault:
-	m->flags |= LFR_SAMPLE_F_USER_FAULT;
-	return false;
+	return lfr_mixed_stop(m, LFR_SAMPLE_F_USER_FAULT);
 }
 
 /*
@@ -501,35 +512,6 @@ bad:
 fault:
 	m->flags |= LFR_SAMPLE_F_USER_FAULT;
 	goto out;
-}
-
-/*
- * Reads the frame record at @fp, {next fp, return address}, in the word
- * size of @compat (a constant): 0, or -EFAULT.  The one read of both
- * frame-pointer walks: the loop of lfr_walk_fp_frames() and the single
- * step of the mixed walk (lfr_step_fp()).  Each keeps its own checks: the
- * step lfr_frame_check()'s against the sp the mixed walk carries (a table
- * row moves it), the loop one range per frame.
- */
-static __always_inline int lfr_fp_record(void *ctx, lfr_read_fn read, u64 fp,
-					 const bool compat, u64 *next, u64 *ret)
-{
-	if (compat) {
-		u32 f[2];
-
-		if (read(ctx, fp, f, sizeof(f)))
-			return -EFAULT;
-		*next = f[0];
-		*ret = f[1];
-	} else {
-		u64 f[2];
-
-		if (read(ctx, fp, f, sizeof(f)))
-			return -EFAULT;
-		*next = f[0];
-		*ret = f[1];
-	}
-	return 0;
 }
 
 /*
@@ -669,6 +651,52 @@ static __always_inline bool lfr_memo_follow(struct lfr_mixed_state *m,
 }
 
 /*
+ * The state lfr_walk_mixed() starts from: @w's leaf, or with @resume (a
+ * constant) the frame where @w paused; and @ms's memo (NULL: none) with
+ * the leaf's frame in it.
+ */
+static __always_inline void lfr_mixed_init(struct lfr_mixed_state *m,
+					   struct lfr_memo_state *ms,
+					   const struct lfr_uwalk *w,
+					   const bool resume)
+{
+	*m = (struct lfr_mixed_state){
+		.pc = resume ? w->rs_pc : w->ip,
+		.sp = resume ? w->rs_sp : w->sp,
+		.bp = resume ? w->rs_bp : w->fp,
+		.ips = w->ips, .limit = w->limit, .ctx = w->ctx,
+		.nr = w->nr, .max = w->max, .frames = w->frames,
+		.lr = w->lr, .pac_mask = w->pac_mask,
+		.sp_lower = resume && w->rs_sp_lower,
+	};
+	if (ms) {
+		ms->n = ms->memo->n;
+		ms->memo->f[0].pc = m->pc;
+		ms->memo->f[0].sp = m->sp;
+		ms->memo->f[0].bp = m->bp;
+	}
+}
+
+/* What lfr_walk_mixed() leaves in @w: its chain, and the state it ends at. */
+static __always_inline void lfr_mixed_done(struct lfr_uwalk *w,
+					   const struct lfr_mixed_state *m,
+					   const struct lfr_memo_state *ms)
+{
+	if (ms) {
+		ms->memo->n = min_t(u32, m->nr, LFR_MEMO_FRAMES);
+		w->memo_frames = ms->frames;
+	}
+	w->nr = m->nr;
+	w->frames = m->frames;
+	w->flags |= m->flags;
+	w->rs_pc = m->pc;
+	w->rs_sp = m->sp;
+	w->rs_bp = m->bp;
+	w->rs_sp_lower = m->sp_lower;
+	w->paused = m->paused;
+}
+
+/*
  * The walk of a 64-bit task whose objects may have unwind tables: each
  * frame is unwound by its object's table where there is one and by the
  * frame pointer elsewhere, in one chain.  The state carried from frame to
@@ -678,37 +706,26 @@ static __always_inline bool lfr_memo_follow(struct lfr_mixed_state *m,
  * site looked up and its row are kept: the frames of a recursion return to
  * one call site, and take no lookup; when its rule is the frame record, a
  * loop of their own (lfr_step_records()).
- * With @open, the reads run inside sections: one for the whole walk when
- * @one_section (the lookup @row makes no call), else one per frame with
- * the lookup outside.  @read_in reads what the walk has checked lies below
- * its limit (lfr_step_row()), @read anything else.  With @memo (a
- * constant: a walk without one has none of its code), in one section or
- * none, the walk follows w->memo's frames from where it meets them
- * (lfr_memo_follow()) and keeps its own there.  With @resume (a constant),
- * the walk goes on from the frame where it paused (w->rs_*: above the
- * leaf, which it does not walk again), its chain so far in w->ips.  It
- * leaves its last frame's state in w->rs_*, and w->paused when a lookup
- * paused it.
+ * @fn: the reads, the lookup and their sections (struct lfr_walk_fns).
+ * With @memo (a constant: a walk without one has none of its code), in one
+ * section or none, the walk follows w->memo's frames from where it meets
+ * them (lfr_memo_follow()) and keeps its own there.  With @resume (a
+ * constant), the walk goes on from the frame where it paused (w->rs_*:
+ * above the leaf, which it does not walk again), its chain so far in
+ * w->ips.  It leaves its last frame's state in w->rs_*, and w->paused when
+ * a lookup paused it.
  */
 static __always_inline void lfr_walk_mixed(struct lfr_uwalk *w,
-					   lfr_read_fn read, lfr_read_fn read_in,
-					   lfr_row_fn row,
-					   lfr_open_fn open,
-					   lfr_close_fn close,
-					   const bool one_section,
+					   const struct lfr_walk_fns *fn,
 					   const bool memo,
 					   const bool resume,
 					   const enum lfr_isa isa)
 {
-	struct lfr_mixed_state m = {
-		.pc = resume ? w->rs_pc : w->ip,
-		.sp = resume ? w->rs_sp : w->sp,
-		.bp = resume ? w->rs_bp : w->fp,
-		.ips = w->ips, .limit = w->limit, .ctx = w->ctx,
-		.nr = w->nr, .max = w->max, .frames = w->frames,
-		.lr = w->lr, .pac_mask = w->pac_mask,
-		.sp_lower = resume && w->rs_sp_lower,
-	};
+	const lfr_read_fn read = fn->read, read_in = fn->read_in;
+	const lfr_open_fn open = fn->open;
+	const lfr_close_fn close = fn->close;
+	const bool one_section = fn->one_section;
+	struct lfr_mixed_state m;
 	struct lfr_memo_state mst = {
 		.memo = w->memo,
 	};
@@ -722,18 +739,13 @@ static __always_inline void lfr_walk_mixed(struct lfr_uwalk *w,
 	enum lfr_row_found f;
 	bool more = true;
 
-	if (ms) {
-		ms->n = ms->memo->n;
-		ms->memo->f[0].pc = m.pc;
-		ms->memo->f[0].sp = m.sp;
-		ms->memo->f[0].bp = m.bp;
-	}
+	lfr_mixed_init(&m, ms, w, resume);
 	if (open && one_section && !open(m.ctx)) {
 		m.flags |= LFR_SAMPLE_F_USER_FAULT;
 		goto out;
 	}
 	if (!resume) {
-		f = row(row_ctx, m.pc, &r);
+		f = fn->row(row_ctx, m.pc, &r);
 		if (f == LFR_ROW_NONE) {
 			m.flags |= LFR_SAMPLE_F_USER_NO_CFI;
 			goto close;
@@ -770,7 +782,7 @@ static __always_inline void lfr_walk_mixed(struct lfr_uwalk *w,
 			/* r is still the row found for it */
 			f = LFR_ROW_FOUND;
 		} else {
-			f = row(row_ctx, look, &r);
+			f = fn->row(row_ctx, look, &r);
 			if (f == LFR_ROW_NONE) {
 				m.flags |= LFR_SAMPLE_F_USER_NO_CFI;
 				break;
@@ -798,136 +810,26 @@ close:
 	if (close && one_section)
 		close(m.ctx);
 out:
-	if (ms) {
-		ms->memo->n = min_t(u32, m.nr, LFR_MEMO_FRAMES);
-		w->memo_frames = ms->frames;
-	}
-	w->nr = m.nr;
-	w->frames = m.frames;
-	w->flags |= m.flags;
-	w->rs_pc = m.pc;
-	w->rs_sp = m.sp;
-	w->rs_bp = m.bp;
-	w->rs_sp_lower = m.sp_lower;
-	w->paused = m.paused;
+	lfr_mixed_done(w, &m, ms);
 }
 
 /*
- * Address ranges every return address of a frame-pointer walk must lie in
- * (the mappings its process described before): @n ranges [lo, hi).  A
- * return address outside them all stops the walk with @miss set.
- */
-struct lfr_pc_ranges {
-	const unsigned long *lo, *hi;
-	u32 n;
-	bool miss;
-};
-
-/*
- * The range of @in that holds @pc, as *@start and *@span; false, with
- * @in's miss set, when none does.
- */
-static __always_inline bool lfr_pc_range(struct lfr_pc_ranges *in, u64 pc,
-					 u64 *start, u64 *span)
-{
-	u32 j;
-
-	for (j = 0; j < in->n; j++) {
-		if (pc - in->lo[j] < in->hi[j] - in->lo[j]) {
-			*start = in->lo[j];
-			*span = in->hi[j] - in->lo[j];
-			return true;
-		}
-	}
-	in->miss = true;
-	return false;
-}
-
-/*
- * The frame records from @fp up, by frame pointers alone, with the checks
- * of lfr_frame_check() folded into one range per frame: a record lies at or
- * above @lo (sp, then the record before + 1), and whole below @limit, so
- * @read_in reads it.  With @in (NULL, a constant, in every other walk), each
- * return address is checked against its ranges in the same loop: most lie
- * in the range of the one before, a subtraction and a compare.  Inlined
- * once per word size (@compat is a constant), with its state in locals:
- * this loop is most of a frame-pointer walk.  Cut by the depth cap, it
- * leaves the next record and its @lo in w->rs_bp and w->rs_sp, to go on
- * from (lfr_walk_user_resume()).
- */
-static __always_inline void lfr_walk_fp_frames(struct lfr_uwalk *w,
-					       lfr_read_fn read_in, u64 fp,
-					       u64 lo, const bool compat,
-					       struct lfr_pc_ranges *in,
-					       const enum lfr_isa isa)
-{
-	const u64 pac_mask = isa == LFR_ISA_ARM64 ? w->pac_mask : 0;
-	const u64 word = compat ? 4 : 8;
-	u64 hi = w->limit - 2 * word;
-	u64 *const first = w->ips, *const end = w->ips + w->max;
-	u64 *p = first + w->nr;
-	u64 start = 0, span = 0;
-	u32 flags = 0;
-
-	if (w->limit < 2 * word)
-		hi = 0;
-	while (fp) {
-		u64 next, ret;
-
-		if (fp < lo || fp > hi || (fp & (word - 1))) {
-			flags = LFR_SAMPLE_F_USER_BAD_FRAME;
-			break;
-		}
-		if (p >= end) {
-			flags = LFR_SAMPLE_F_USER_TRUNCATED;
-			w->rs_bp = fp;
-			w->rs_sp = lo;
-			break;
-		}
-		if (lfr_fp_record(w->ctx, read_in, fp, compat, &next, &ret)) {
-			flags = LFR_SAMPLE_F_USER_FAULT;
-			break;
-		}
-		ret = lfr_ret_addr(isa, pac_mask, ret);
-		if (!ret) {
-			flags = LFR_SAMPLE_F_USER_BAD_FRAME;
-			break;
-		}
-		if (in && ret - start >= span &&
-		    !lfr_pc_range(in, ret, &start, &span))
-			break;
-		*p++ = ret;
-		lo = fp + 1;
-		fp = next;
-	}
-	w->nr = p - first;
-	w->flags |= flags;
-}
-
-/*
- * Walks w's stack with @read and, for a 64-bit task, @row (NULL: frame
- * pointers only); @read_in reads what the walk has checked lies below its
- * limit (lfr_step_row(), lfr_walk_fp_frames()).  With @row, @open and
- * @close (or NULL) bracket the reads: of the whole walk when @one_section,
- * else of each frame (lfr_walk_mixed()); without, the caller opened the
- * section the reads need, if any.  @in: see lfr_walk_fp_frames() (frame
- * pointers only; the interrupted pc and the leaf's return address, which
- * come before the loop, are the caller's to check).  @memo (with @row,
- * in one section): the walk follows and keeps w->memo (lfr_walk_mixed();
- * x86-64 only).  @isa, a constant: the instruction set's rules (the leaf's
- * return address on the stack or in x30, PAC stripped on arm64).
+ * Walks w's stack with @fn's reads and, for a 64-bit task, its row lookup
+ * (struct lfr_walk_fns; by frame pointers alone without one).  @in: see
+ * lfr_walk_fp_frames() (frame pointers only; the interrupted pc and the
+ * leaf's return address, which come before the loop, are the caller's to
+ * check).  @memo (with a row lookup, in one section): the walk follows and
+ * keeps w->memo (lfr_walk_mixed(); x86-64 only).  @isa, a constant: the
+ * instruction set's rules (the leaf's return address on the stack or in
+ * x30, PAC stripped on arm64).
  */
 static __always_inline void lfr_walk_user_isa(struct lfr_uwalk *w,
-					      lfr_read_fn read,
-					      lfr_read_fn read_in,
-					      lfr_row_fn row,
-					      lfr_open_fn open,
-					      lfr_close_fn close,
-					      const bool one_section,
+					      const struct lfr_walk_fns *fn,
 					      struct lfr_pc_ranges *in,
 					      const bool memo,
 					      const enum lfr_isa isa)
 {
+	const lfr_read_fn read = fn->read, read_in = fn->read_in;
 	u64 fp = w->fp;
 	int off;
 
@@ -938,10 +840,9 @@ static __always_inline void lfr_walk_user_isa(struct lfr_uwalk *w,
 	w->paused = false;
 	if (!w->max)
 		return;
-	if (row && !w->compat) {
+	if (fn->row && !w->compat) {
 		w->ips[w->nr++] = w->ip;
-		lfr_walk_mixed(w, read, read_in, row, open, close,
-			       one_section, memo, false, isa);
+		lfr_walk_mixed(w, fn, memo, false, isa);
 		return;
 	}
 	w->ips[w->nr++] = w->ip;
@@ -988,25 +889,16 @@ static __always_inline void lfr_walk_user_isa(struct lfr_uwalk *w,
 		w->ips[w->nr++] = ret;
 	}
 
-	if (w->compat)
-		lfr_walk_fp_frames(w, read_in, fp, w->sp, true, in, isa);
-	else
-		lfr_walk_fp_frames(w, read_in, fp, w->sp, false, in, isa);
+	lfr_walk_fp_from(w, read_in, fp, w->sp, in, isa);
 }
 
 /* lfr_walk_user_isa() of the native instruction set. */
 static __always_inline void lfr_walk_user_in(struct lfr_uwalk *w,
-					     lfr_read_fn read,
-					     lfr_read_fn read_in,
-					     lfr_row_fn row,
-					     lfr_open_fn open,
-					     lfr_close_fn close,
-					     const bool one_section,
+					     const struct lfr_walk_fns *fn,
 					     struct lfr_pc_ranges *in,
 					     const bool memo)
 {
-	lfr_walk_user_isa(w, read, read_in, row, open, close, one_section, in,
-			  memo, LFR_ISA_NATIVE);
+	lfr_walk_user_isa(w, fn, in, memo, LFR_ISA_NATIVE);
 }
 
 /*
@@ -1047,49 +939,30 @@ static inline bool lfr_walk_paused(struct lfr_uwalk *w, unsigned int max)
 
 /*
  * Goes on with @w's walk from where it paused (lfr_walk_paused()): the same
- * walk as lfr_walk_user_in() with the same @read, @read_in, @row, sections
- * and @in, without a memo; its chain so far is kept, the frames after it
- * are appended.
+ * walk as lfr_walk_user_in() with the same @fn and @in, without a memo; its
+ * chain so far is kept, the frames after it are appended.
  */
 static __always_inline void lfr_walk_user_resume(struct lfr_uwalk *w,
-						 lfr_read_fn read,
-						 lfr_read_fn read_in,
-						 lfr_row_fn row,
-						 lfr_open_fn open,
-						 lfr_close_fn close,
-						 const bool one_section,
+						 const struct lfr_walk_fns *fn,
 						 struct lfr_pc_ranges *in)
 {
-	if (row && !w->compat) {
-		lfr_walk_mixed(w, read, read_in, row, open, close,
-			       one_section, false, true, LFR_ISA_NATIVE);
+	if (fn->row && !w->compat) {
+		lfr_walk_mixed(w, fn, false, true, LFR_ISA_NATIVE);
 		return;
 	}
-	if (w->compat)
-		lfr_walk_fp_frames(w, read_in, w->rs_bp, w->rs_sp, true, in,
-				   LFR_ISA_NATIVE);
-	else
-		lfr_walk_fp_frames(w, read_in, w->rs_bp, w->rs_sp, false, in,
-				   LFR_ISA_NATIVE);
+	lfr_walk_fp_from(w, fn->read_in, w->rs_bp, w->rs_sp, in,
+			 LFR_ISA_NATIVE);
 }
 
-static __always_inline void lfr_walk_user_sections(struct lfr_uwalk *w,
-						   lfr_read_fn read,
-						   lfr_read_fn read_in,
-						   lfr_row_fn row,
-						   lfr_open_fn open,
-						   lfr_close_fn close,
-						   const bool one_section)
-{
-	lfr_walk_user_in(w, read, read_in, row, open, close, one_section,
-			 NULL, false);
-}
-
-/* lfr_walk_user_sections() without sections. */
+/* A walk by @read alone, with @row (or NULL) and no sections. */
 static __always_inline void lfr_walk_user(struct lfr_uwalk *w,
 					  lfr_read_fn read, lfr_row_fn row)
 {
-	lfr_walk_user_sections(w, read, read, row, NULL, NULL, false);
+	const struct lfr_walk_fns fn = {
+		.read = read, .read_in = read, .row = row,
+	};
+
+	lfr_walk_user_in(w, &fn, NULL, false);
 }
 
 #endif /* LFR_FRAME_WALK_H */

@@ -377,10 +377,6 @@ static int lfr_cmd_status(struct sk_buff *skb, struct genl_info *info)
 }
 
 /*
- * UNWIND_ADD reads the table outside lfr_lock, on a reference: a STOP that
- * comes meanwhile only means the table is never used.
- */
-/*
  * STATUS with NLM_F_DUMP: the per-CPU counters of a session (LFR_A_SESSION_ID,
  * else the newest), one message per possible CPU, as many in each buffer as
  * fit.  cb->args[0]: the session's id once chosen, cb->args[1]: the next CPU.
@@ -457,6 +453,62 @@ static int lfr_dump_status(struct sk_buff *skb, struct netlink_callback *cb)
 	return skb->len;
 }
 
+/* What a command gives a running session: UNWIND_ADD's, CTX_ADD's. */
+enum lfr_give {
+	LFR_GIVE_UNWIND,	/* an unwind table */
+	LFR_GIVE_CTX,		/* where a process's thread contexts are */
+};
+
+/*
+ * The session a command that gives a running session @what names, on a
+ * reference, or an error with its message: the caller may not control it
+ * (-EPERM), it is not running (-ESRCH), or it was started without room
+ * for @what.
+ */
+static struct lfr_session *lfr_pick_to_give(struct sk_buff *skb,
+					    struct genl_info *info,
+					    bool privileged, enum lfr_give what)
+{
+	struct nlattr *id = info->attrs[LFR_A_SESSION_ID];
+	struct lfr_session *s;
+	int err = 0;
+
+	mutex_lock(&lfr_lock);
+	s = lfr_pick(info, false, privileged);
+	if (!IS_ERR(s))
+		lfr_session_get(s);
+	mutex_unlock(&lfr_lock);
+	if (IS_ERR(s))
+		return s;
+	if (!lfr_may_control(skb, s)) {
+		if (what == LFR_GIVE_UNWIND)
+			NL_SET_ERR_MSG(info->extack, "only the user who started the session may give it unwind tables");
+		else
+			NL_SET_ERR_MSG(info->extack, "only the user who started the session may tell it where thread contexts are");
+		err = -EPERM;
+	} else if (atomic_read(&s->state) != LFR_STATE_RUNNING) {
+		NL_SET_ERR_MSG_ATTR(info->extack, id, "the session is not running");
+		err = -ESRCH;
+	} else if (what == LFR_GIVE_UNWIND && !s->unwind.max_bytes) {
+		NL_SET_ERR_MSG_ATTR(info->extack, id,
+				    "the session was started without unwind memory (LFR_A_UNWIND_MAX_KB 0)");
+		err = -EFBIG;
+	} else if (what == LFR_GIVE_CTX && !s->cfg.thread_ctx) {
+		NL_SET_ERR_MSG_ATTR(info->extack, id,
+				    "the session was started without thread contexts (LFR_A_THREAD_CTX)");
+		err = -EOPNOTSUPP;
+	}
+	if (err) {
+		lfr_session_put(s);
+		return ERR_PTR(err);
+	}
+	return s;
+}
+
+/*
+ * UNWIND_ADD reads the table outside lfr_lock, on a reference: a STOP that
+ * comes meanwhile only means the table is never used.
+ */
 static int lfr_cmd_unwind_add(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr **a = info->attrs;
@@ -472,29 +524,11 @@ static int lfr_cmd_unwind_add(struct sk_buff *skb, struct genl_info *info)
 		NL_SET_ERR_MSG(info->extack, "UNWIND_ADD needs a session id, an object descriptor and a table descriptor");
 		return -EINVAL;
 	}
-	mutex_lock(&lfr_lock);
-	s = lfr_pick(info, false, privileged);
-	if (!IS_ERR(s))
-		lfr_session_get(s);
-	mutex_unlock(&lfr_lock);
+	s = lfr_pick_to_give(skb, info, privileged, LFR_GIVE_UNWIND);
 	if (IS_ERR(s))
 		return PTR_ERR(s);
-	if (!lfr_may_control(skb, s)) {
-		NL_SET_ERR_MSG(info->extack, "only the user who started the session may give it unwind tables");
-		err = -EPERM;
-	} else if (atomic_read(&s->state) != LFR_STATE_RUNNING) {
-		NL_SET_ERR_MSG_ATTR(info->extack, a[LFR_A_SESSION_ID],
-				    "the session is not running");
-		err = -ESRCH;
-	} else if (!s->unwind.max_bytes) {
-		NL_SET_ERR_MSG_ATTR(info->extack, a[LFR_A_SESSION_ID],
-				    "the session was started without unwind memory (LFR_A_UNWIND_MAX_KB 0)");
-		err = -EFBIG;
-	} else {
-		err = lfr_unwind_add(s, nla_get_u32(a[LFR_A_UNWIND_OBJECT_FD]),
-				     nla_get_u32(a[LFR_A_UNWIND_TABLE_FD]),
-				     info->extack);
-	}
+	err = lfr_unwind_add(s, nla_get_u32(a[LFR_A_UNWIND_OBJECT_FD]),
+			     nla_get_u32(a[LFR_A_UNWIND_TABLE_FD]), info->extack);
 	lfr_session_put(s);
 	return err;
 }
@@ -519,27 +553,10 @@ static int lfr_cmd_ctx_add(struct sk_buff *skb, struct genl_info *info)
 			    info->extack);
 	if (err)
 		return err;
-	mutex_lock(&lfr_lock);
-	s = lfr_pick(info, false, privileged);
-	if (!IS_ERR(s))
-		lfr_session_get(s);
-	mutex_unlock(&lfr_lock);
+	s = lfr_pick_to_give(skb, info, privileged, LFR_GIVE_CTX);
 	if (IS_ERR(s))
 		return PTR_ERR(s);
-	if (!lfr_may_control(skb, s)) {
-		NL_SET_ERR_MSG(info->extack, "only the user who started the session may tell it where thread contexts are");
-		err = -EPERM;
-	} else if (atomic_read(&s->state) != LFR_STATE_RUNNING) {
-		NL_SET_ERR_MSG_ATTR(info->extack, a[LFR_A_SESSION_ID],
-				    "the session is not running");
-		err = -ESRCH;
-	} else if (!s->cfg.thread_ctx) {
-		NL_SET_ERR_MSG_ATTR(info->extack, a[LFR_A_SESSION_ID],
-				    "the session was started without thread contexts (LFR_A_THREAD_CTX)");
-		err = -EOPNOTSUPP;
-	} else {
-		err = lfr_ctx_add(s, &spec, info->extack);
-	}
+	err = lfr_ctx_add(s, &spec, info->extack);
 	lfr_session_put(s);
 	return err;
 }

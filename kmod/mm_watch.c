@@ -6,10 +6,82 @@
  * watches, in its slots (LFR_MM_WATCH_MAX), and drops them all once it is
  * STOPPED.
  */
+#include <linux/fs.h>
 #include <linux/mm.h>
 #include <linux/mmap_lock.h>
 #include <linux/slab.h>
 #include "mm_watch.h"
+
+/* Adds @vma, whose table is @t, to @f's ranges. */
+/* Adds @vma, whose table is @t, to @f's ranges. */
+void lfr_xr_add(struct lfr_xr_found *f, struct vm_area_struct *vma,
+		bool described, const struct lfr_unwind_table *t)
+{
+	u32 i;
+
+	if (!described) {
+		f->ok = false;
+		return;
+	}
+	for (i = 0; i < f->n; i++)
+		if (f->r.lo[i] == vma->vm_start && f->r.hi[i] == vma->vm_end)
+			return;
+	if (f->n == LFR_XR_MAX) {
+		f->ok = false;
+		return;
+	}
+	f->r.lo[f->n] = vma->vm_start;
+	f->r.off[f->n] = ((u64)vma->vm_pgoff << PAGE_SHIFT) - vma->vm_start;
+	f->r.t[f->n] = t;
+	f->r.ino[f->n] = t ? file_inode(vma->vm_file) : NULL;
+	f->r.hi[f->n++] = vma->vm_end;
+}
+
+/*
+ * Keeps in @m the ranges a walk's lookups found at generation @gen, with
+ * the session's tables at @tables changes: added to those there when they
+ * still hold (a range there takes the table its lookup found now: none
+ * once its file changed), in their place otherwise.
+ */
+void lfr_xr_keep(struct lfr_mm_slot *m, u64 gen, u64 image, u32 lost,
+		 unsigned long tables, const struct lfr_xr_found *f)
+{
+	u32 i, j;
+
+	if (!f->ok || !f->n)
+		return;
+	raw_spin_lock(&m->lock);
+	write_seqcount_begin(&m->seq);
+	if (m->n && m->gen == gen && m->image == image && m->lost == lost &&
+	    m->tables == tables) {
+		for (i = 0; i < f->n; i++) {
+			for (j = 0; j < m->n; j++)
+				if (m->r.lo[j] == f->r.lo[i] &&
+				    m->r.hi[j] == f->r.hi[i])
+					break;
+			if (j < m->n) {
+				m->r.t[j] = f->r.t[i];
+				m->r.ino[j] = f->r.ino[i];
+				continue;
+			}
+			if (m->n == LFR_XR_MAX)
+				break;
+			lfr_xr_copy(&m->r, m->n++, &f->r, i);
+		}
+		if (i == f->n)
+			goto out;
+	}
+	m->gen = gen;
+	m->image = image;
+	m->lost = lost;
+	m->tables = tables;
+	for (i = 0; i < f->n; i++)
+		lfr_xr_copy(&m->r, i, &f->r, i);
+	m->n = f->n;
+out:
+	write_seqcount_end(&m->seq);
+	raw_spin_unlock(&m->lock);
+}
 
 #ifdef CONFIG_MMU_NOTIFIER
 

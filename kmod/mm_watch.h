@@ -36,6 +36,31 @@ struct lfr_mm_watch {
 
 struct inode;
 struct lfr_unwind_table;
+struct vm_area_struct;
+
+/*
+ * Described executable ranges [lo, hi), with the file offset of an address
+ * less the address, and the mapping's unwind table (NULL: none) with the
+ * file's inode: a slot's, a walk's copy of them, and what a walk's lookups
+ * found.
+ */
+struct lfr_xr_ranges {
+	unsigned long lo[LFR_XR_MAX], hi[LFR_XR_MAX];
+	u64 off[LFR_XR_MAX];
+	const struct lfr_unwind_table *t[LFR_XR_MAX];
+	const struct inode *ino[LFR_XR_MAX];
+};
+
+/* Range @i of @from as range @j of @to. */
+static inline void lfr_xr_copy(struct lfr_xr_ranges *to, u32 j,
+			       const struct lfr_xr_ranges *from, u32 i)
+{
+	to->lo[j] = from->lo[i];
+	to->hi[j] = from->hi[i];
+	to->off[j] = from->off[i];
+	to->t[j] = from->t[i];
+	to->ino[j] = from->ino[i];
+}
 
 /*
  * A session's slot of one mm: its watch (one reference) and the ranges
@@ -66,10 +91,7 @@ struct lfr_mm_slot {
 	unsigned long tables;
 	u32 lost;
 	u32 n;
-	unsigned long lo[LFR_XR_MAX], hi[LFR_XR_MAX];
-	u64 off[LFR_XR_MAX];
-	const struct lfr_unwind_table *t[LFR_XR_MAX];
-	const struct inode *ino[LFR_XR_MAX];
+	struct lfr_xr_ranges r;
 };
 
 /* A session's watches.  slots[] is taken and given up under lock. */
@@ -84,6 +106,22 @@ struct lfr_mm_watches {
 	u32 evictions;
 	struct lfr_mm_slot *slots;	/* LFR_MM_WATCH_MAX */
 };
+
+/*
+ * The described executable ranges a walk's lookups found, for its mm's
+ * slot, with their file offsets and unwind tables when the walk used
+ * tables; !ok: one was not described, or more than LFR_XR_MAX.
+ */
+struct lfr_xr_found {
+	bool ok;
+	u32 n;
+	struct lfr_xr_ranges r;
+};
+
+void lfr_xr_add(struct lfr_xr_found *f, struct vm_area_struct *vma,
+		bool described, const struct lfr_unwind_table *t);
+void lfr_xr_keep(struct lfr_mm_slot *m, u64 gen, u64 image, u32 lost,
+		 unsigned long tables, const struct lfr_xr_found *f);
 
 int lfr_mm_watches_init(struct lfr_mm_watches *ws);
 int lfr_mm_watch_get(struct lfr_mm_watches *ws, struct mm_struct *mm);

@@ -36,29 +36,20 @@
 #include "budget.h"
 #include "config.h"
 #include "core.h"
+#include "params.h"
 #include "permission.h"
 #include "registry.h"
 #include "session.h"
 
-static unsigned int unprivileged;
-module_param(unprivileged, uint, 0644);
-MODULE_PARM_DESC(unprivileged, "1: users without CAP_PERFMON may record the cgroups delegated to them, their own threads only (default 0: off)");
+LFR_PARAM_UINT(unprivileged, 0, "1: users without CAP_PERFMON may record the cgroups delegated to them, their own threads only (default 0: off)");
 
-static unsigned int user_max_sessions = 2;
-module_param(user_max_sessions, uint, 0644);
-MODULE_PARM_DESC(user_max_sessions, "sessions (running, draining or kept) a user without privileges may have (default 2)");
+LFR_PARAM_UINT(user_max_sessions, 2, "sessions (running, draining or kept) a user without privileges may have (default 2)");
 
-static unsigned int unprivileged_max_sessions = 4;
-module_param(unprivileged_max_sessions, uint, 0644);
-MODULE_PARM_DESC(unprivileged_max_sessions, "sessions of users without privileges at once, all users together (default 4 of the 8)");
+LFR_PARAM_UINT(unprivileged_max_sessions, 4, "sessions of users without privileges at once, all users together (default 4 of the 8)");
 
-static unsigned int user_max_freq_hz = 1000;
-module_param(user_max_freq_hz, uint, 0644);
-MODULE_PARM_DESC(user_max_freq_hz, "the highest sampling rate of a session without privileges, Hz (default 1000)");
+LFR_PARAM_UINT(user_max_freq_hz, 1000, "the highest sampling rate of a session without privileges, Hz (default 1000)");
 
-static unsigned int user_max_mb = 64;
-module_param(user_max_mb, uint, 0644);
-MODULE_PARM_DESC(user_max_mb, "memory the sessions of a user without privileges may hold together, unwind tables included, MiB (default 64)");
+LFR_PARAM_UINT(user_max_mb, 64, "memory the sessions of a user without privileges may hold together, unwind tables included, MiB (default 64)");
 
 bool lfr_perm_unprivileged_on(void)
 {

@@ -73,6 +73,10 @@ static enum lfr_row_found a64_row(void *ctx, u64 pc,
 	return LFR_ROW_NONE;
 }
 
+static const struct lfr_walk_fns a64_fp_fns = {
+	.read = a64_read, .read_in = a64_read,
+};
+
 static u64 a64_at(int word)
 {
 	return A64_STK + word * 8ULL;
@@ -103,9 +107,13 @@ static void a64_init(struct lfr_uwalk *w, struct a64_mem *m, u64 *ips,
 /* The walk as the module runs it on arm64, with @f's rows or none. */
 static void a64_walk(struct lfr_uwalk *w, struct a64_rules *f)
 {
+	static const struct lfr_walk_fns rows = {
+		.read = a64_read, .read_in = a64_read, .row = a64_row,
+	};
+
 	w->row_ctx = f;
-	lfr_walk_user_isa(w, a64_read, a64_read, f ? a64_row : NULL, NULL,
-			  NULL, false, NULL, false, LFR_ISA_ARM64);
+	lfr_walk_user_isa(w, f ? &rows : &a64_fp_fns, NULL, false,
+			  LFR_ISA_ARM64);
 }
 
 /* Two callers by frame records, their return addresses signed: stripped. */
@@ -127,8 +135,7 @@ static void lfr_a64_records_pac(struct kunit *test)
 
 	/* x86-64's walk of the same words keeps them as they are */
 	a64_init(&w, m, ips, A64_CODE + 16, a64_at(4), 0);
-	lfr_walk_user_isa(&w, a64_read, a64_read, NULL, NULL, NULL, false,
-			  NULL, false, LFR_ISA_X86_64);
+	lfr_walk_user_isa(&w, &a64_fp_fns, NULL, false, LFR_ISA_X86_64);
 	KUNIT_EXPECT_EQ(test, ips[1], SIGNED(0x400100));
 }
 

@@ -53,6 +53,21 @@ static void fake_close(void *ctx)
 	st->open = false;
 }
 
+/* The module's walks, with the fake stack's reads and rows. */
+static const struct lfr_walk_fns fake_one_fns = {
+	.read = fake_read, .read_in = fake_read, .row = fake_row,
+	.open = fake_open, .close = fake_close, .one_section = true,
+};
+
+static const struct lfr_walk_fns fake_frame_fns = {
+	.read = fake_read, .read_in = fake_read, .row = fake_row,
+	.open = fake_open, .close = fake_close,
+};
+
+static const struct lfr_walk_fns fake_fp_fns = {
+	.read = fake_read, .read_in = fake_read,
+};
+
 /* No flags of the walk's: a section left open or misused; modes differ. */
 #define FAKE_SECTION_LEFT_OPEN	0x80000000u
 #define FAKE_MODES_DIFFER	0x40000000u
@@ -68,8 +83,7 @@ static void memo_walk_of(struct lfr_uwalk *w, u64 *ips,
 	w->memo = memo;
 	st->sections = true;
 	st->one = true;
-	lfr_walk_user_in(w, fake_read, fake_read, fake_row, fake_open,
-			 fake_close, true, NULL, memo);
+	lfr_walk_user_in(w, &fake_one_fns, NULL, memo);
 	if (st->open || st->bad)
 		w->flags |= FAKE_SECTION_LEFT_OPEN;
 	st->one = false;
@@ -141,8 +155,7 @@ static void walk_user(struct lfr_uwalk *w)
 		return;
 	}
 	st->sections = true;
-	lfr_walk_user_sections(w, fake_read, fake_read, fake_row, fake_open,
-			       fake_close, false);
+	lfr_walk_user_in(w, &fake_frame_fns, NULL, false);
 	if (st->open || st->bad)
 		w->flags |= FAKE_SECTION_LEFT_OPEN;
 	st->open = false;
@@ -152,8 +165,7 @@ static void walk_user(struct lfr_uwalk *w)
 		one.max = ARRAY_SIZE(ips);
 	one.ips = ips;
 	st->one = true;
-	lfr_walk_user_sections(&one, fake_read, fake_read, fake_row, fake_open,
-			       fake_close, true);
+	lfr_walk_user_in(&one, &fake_one_fns, NULL, false);
 	if (st->open || st->bad)
 		w->flags |= FAKE_SECTION_LEFT_OPEN;
 	if (one.nr != w->nr || one.frames != w->frames ||
@@ -230,8 +242,7 @@ static void lfr_walk_fp_in_ranges(struct kunit *test)
 	frame(st, 20, at(30), 0x401300);
 	frame(st, 30, 0, 0x402000);	/* one past the first range */
 	walk_init(&w, st, ips, 16, at(4));
-	lfr_walk_user_in(&w, fake_read, fake_read, NULL, NULL, NULL, false,
-			 &in, false);
+	lfr_walk_user_in(&w, &fake_fp_fns, &in, false);
 	KUNIT_EXPECT_TRUE(test, in.miss);
 	KUNIT_EXPECT_EQ(test, w.nr, 4U);
 	KUNIT_EXPECT_EQ(test, w.flags, 0U);
@@ -241,8 +252,7 @@ static void lfr_walk_fp_in_ranges(struct kunit *test)
 	frame(st, 30, 0, 0x401fff);
 	in.miss = false;
 	walk_init(&w, st, ips, 16, at(4));
-	lfr_walk_user_in(&w, fake_read, fake_read, NULL, NULL, NULL, false,
-			 &in, false);
+	lfr_walk_user_in(&w, &fake_fp_fns, &in, false);
 	KUNIT_EXPECT_FALSE(test, in.miss);
 	KUNIT_EXPECT_EQ(test, w.nr, 5U);
 	KUNIT_EXPECT_EQ(test, ips[4], 0x401fffULL);
@@ -981,11 +991,9 @@ static void bounded_walk(struct kunit *test, struct lfr_uwalk *w,
 	}
 	lfr_walk_bound(w, frames);
 	if (f)
-		lfr_walk_user_in(w, fake_read, fake_read, fake_row, fake_open,
-				 fake_close, true, NULL, !!w->memo);
+		lfr_walk_user_in(w, &fake_one_fns, NULL, !!w->memo);
 	else
-		lfr_walk_user_in(w, fake_read, fake_read, NULL, NULL, NULL,
-				 false, NULL, false);
+		lfr_walk_user_in(w, &fake_fp_fns, NULL, false);
 	KUNIT_EXPECT_LE(test, w->nr, frames);
 	while (lfr_walk_paused(w, max)) {
 		(*pauses)++;
@@ -997,11 +1005,9 @@ static void bounded_walk(struct kunit *test, struct lfr_uwalk *w,
 		nr = w->nr;
 		lfr_walk_bound(w, nr + frames);
 		if (f)
-			lfr_walk_user_resume(w, fake_read, fake_read, fake_row,
-					     fake_open, fake_close, true, NULL);
+			lfr_walk_user_resume(w, &fake_one_fns, NULL);
 		else
-			lfr_walk_user_resume(w, fake_read, fake_read, NULL,
-					     NULL, NULL, false, NULL);
+			lfr_walk_user_resume(w, &fake_fp_fns, NULL);
 		KUNIT_EXPECT_LE(test, w->nr - nr, frames);
 		if (*pauses > STK_WORDS)
 			break;
@@ -1036,8 +1042,7 @@ static void expect_bounded_same(struct kunit *test, const struct lfr_uwalk *init
 
 		st->sections = true;
 		st->one = true;
-		lfr_walk_user_in(&a, fake_read, fake_read, fake_row, fake_open,
-				 fake_close, true, NULL, false);
+		lfr_walk_user_in(&a, &fake_one_fns, NULL, false);
 		st->sections = false;
 		st->one = false;
 	} else {
