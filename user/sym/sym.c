@@ -286,16 +286,9 @@ static int reserve(struct proc *p, size_t need)
 
 static struct mapping *find_mapping(struct proc *p, uint64_t pc)
 {
-	size_t lo = 0, hi = p->n;
+	size_t lo =
+	    sym_upper_bound(p->maps, p->n, sizeof(*p->maps), offsetof(struct mapping, start), pc);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (p->maps[mid].start <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (lo && pc < p->maps[lo - 1].end)
 		return &p->maps[lo - 1];
 	return NULL;
