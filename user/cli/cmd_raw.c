@@ -427,6 +427,89 @@ static int run(struct raw *d, char **cmd)
 	return ret ? ret : finish(d);
 }
 
+/* What goes together: -1 when the options do, else the exit status. */
+static int check_targets(struct raw *d, char **cmd)
+{
+	struct lfr_ring_size rings;
+
+	if (d->run.start.freq_hz && d->run.start.period_ns) {
+		fprintf(stderr, "%s: give either --freq or --period, not both\n", PROG);
+		return LFR_EXIT_USAGE;
+	}
+	cli_default_rings(&d->run.start, &rings);
+	if (!d->run.start.system && !d->run.ntgids && !d->run.ntids && !cmd) {
+		fprintf(stderr, "%s: nothing to sample: give -p PID, -t TID, -a, or -- COMMAND\n",
+		        PROG);
+		return LFR_EXIT_USAGE;
+	}
+	if (d->run.start.system && (d->run.ntgids || d->run.ntids || cmd)) {
+		fprintf(stderr,
+		        "%s: -a samples every thread; it cannot be combined with -p, -t or a "
+		        "command\n",
+		        PROG);
+		return LFR_EXIT_USAGE;
+	}
+	if (d->detach && cmd) {
+		fprintf(stderr, "%s: --detach cannot run a command\n", PROG);
+		return LFR_EXIT_USAGE;
+	}
+	return -1;
+}
+
+/* -o FILE (else standard output) and the joining of ticks; -1, or the exit status. */
+static int open_output(struct raw *d, const char *output, struct lfr_outfile *of)
+{
+	char err[512];
+
+	/* written beside the target and renamed over it once complete: a session that did not
+	 * start, or a failed write, leaves an existing file as it was */
+	if (output && lfr_outfile_open(of, output, LFR_OUTFILE_STDOUT, 0640, err, sizeof(err))) {
+		fprintf(stderr, "%s: %s\n", PROG, err);
+		return LFR_EXIT_IO;
+	}
+	if (output && !(d->out = fdopen(of->fd, "w"))) {
+		fprintf(stderr, "%s: cannot write '%s': %s\n", PROG, output, strerror(errno));
+		lfr_outfile_abort(of);
+		return LFR_EXIT_IO;
+	}
+	setvbuf(d->out, NULL, _IOFBF, 1 << 16);
+	if (lfr_join_new(&d->join)) {
+		fprintf(stderr, "%s: out of memory\n", PROG);
+		if (output) {
+			fclose(d->out);
+			lfr_outfile_abort(of);
+		}
+		return LFR_EXIT_IO;
+	}
+	return -1;
+}
+
+/* The output flushed, and -o FILE committed when the session started; the exit status. */
+static int close_output(struct raw *d, const char *output, struct lfr_outfile *of, int ret)
+{
+	char err[512];
+
+	if (fflush(d->out) != 0 || ferror(d->out)) {
+		fprintf(stderr, "%s: writing the output failed: %s\n", PROG, strerror(errno));
+		if (ret == LFR_EXIT_OK)
+			ret = LFR_EXIT_IO;
+		d->started = false;
+	}
+	if (output) {
+		/* the stream's fd is the file's: committing closes it */
+		of->fd = dup(of->fd);
+		fclose(d->out);
+		if (!d->started || of->fd < 0) {
+			lfr_outfile_abort(of);
+		} else if (lfr_outfile_commit(of, err, sizeof(err))) {
+			fprintf(stderr, "%s: %s\n", PROG, err);
+			if (ret == LFR_EXIT_OK)
+				ret = LFR_EXIT_IO;
+		}
+	}
+	return ret;
+}
+
 int cmd_raw(int argc, char **argv)
 {
 	struct raw d = {
@@ -462,9 +545,7 @@ int cmd_raw(int argc, char **argv)
 	    {"output", 'o', NULL, CLI_OPT_STRING, &output},
 	    {"help", 'h', NULL, CLI_OPT_HELP},
 	};
-	struct lfr_ring_size rings;
 	struct lfr_outfile of = LFR_OUTFILE_INIT;
-	char err[512];
 	char **cmd = NULL;
 	int ret;
 
@@ -476,71 +557,16 @@ int cmd_raw(int argc, char **argv)
 	so->wakeup_any = wakeup_given && !so->wakeup_bytes;
 	if (optind < argc)
 		cmd = argv + optind;
-	if (d.run.start.freq_hz && d.run.start.period_ns) {
-		fprintf(stderr, "%s: give either --freq or --period, not both\n", PROG);
-		return LFR_EXIT_USAGE;
-	}
-	cli_default_rings(&d.run.start, &rings);
-	if (!d.run.start.system && !d.run.ntgids && !d.run.ntids && !cmd) {
-		fprintf(stderr, "%s: nothing to sample: give -p PID, -t TID, -a, or -- COMMAND\n",
-		        PROG);
-		return LFR_EXIT_USAGE;
-	}
-	if (d.run.start.system && (d.run.ntgids || d.run.ntids || cmd)) {
-		fprintf(stderr,
-		        "%s: -a samples every thread; it cannot be combined with -p, -t or a "
-		        "command\n",
-		        PROG);
-		return LFR_EXIT_USAGE;
-	}
-	if (d.detach && cmd) {
-		fprintf(stderr, "%s: --detach cannot run a command\n", PROG);
-		return LFR_EXIT_USAGE;
-	}
-	/* written beside the target and renamed over it once complete: a session that did not
-	 * start, or a failed write, leaves an existing file as it was */
-	if (output && lfr_outfile_open(&of, output, LFR_OUTFILE_STDOUT, 0640, err, sizeof(err))) {
-		fprintf(stderr, "%s: %s\n", PROG, err);
-		return LFR_EXIT_IO;
-	}
-	if (output && !(d.out = fdopen(of.fd, "w"))) {
-		fprintf(stderr, "%s: cannot write '%s': %s\n", PROG, output, strerror(errno));
-		lfr_outfile_abort(&of);
-		return LFR_EXIT_IO;
-	}
-	setvbuf(d.out, NULL, _IOFBF, 1 << 16);
-	if (lfr_join_new(&d.join)) {
-		fprintf(stderr, "%s: out of memory\n", PROG);
-		if (output) {
-			fclose(d.out);
-			lfr_outfile_abort(&of);
-		}
-		return LFR_EXIT_IO;
-	}
+	if ((ret = check_targets(&d, cmd)) >= 0)
+		return ret;
+	if ((ret = open_output(&d, output, &of)) >= 0)
+		return ret;
 	d.run.on_record = on_record;
 	d.run.on_wake = read_events;
 	d.run.arg = &d;
 
 	ret = run(&d, cmd);
-
-	if (fflush(d.out) != 0 || ferror(d.out)) {
-		fprintf(stderr, "%s: writing the output failed: %s\n", PROG, strerror(errno));
-		if (ret == LFR_EXIT_OK)
-			ret = LFR_EXIT_IO;
-		d.started = false;
-	}
-	if (output) {
-		/* the stream's fd is the file's: committing closes it */
-		of.fd = dup(of.fd);
-		fclose(d.out);
-		if (!d.started || of.fd < 0) {
-			lfr_outfile_abort(&of);
-		} else if (lfr_outfile_commit(&of, err, sizeof(err))) {
-			fprintf(stderr, "%s: %s\n", PROG, err);
-			if (ret == LFR_EXIT_OK)
-				ret = LFR_EXIT_IO;
-		}
-	}
+	ret = close_output(&d, output, &of, ret);
 	cli_runner_close(&d.run);
 	if (d.have_mon)
 		lfr_ctl_close(&d.mon);

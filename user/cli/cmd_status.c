@@ -168,38 +168,19 @@ int cmd_status(int argc, char **argv)
 	struct lfr_error e;
 	struct lfr_status st;
 	struct lfr_ctl ctl;
-	uint64_t v;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "S:AmR:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'S':
-			if (cli_parse_u64("lfr status", "--session", optarg, 0, LFR_MAX_SESSION_ID,
-			                  &v))
-				return LFR_EXIT_USAGE;
-			session = (int64_t)v;
-			break;
-		case 'A':
+		if (c == 'A')
 			per_cpu = true;
-			break;
-		case 'm':
-			machine = true;
-			break;
-		case 'R':
+		else if (c == 'R')
 			repository = optarg;
-			break;
-		case 'h':
-			usage(stdout);
-			return LFR_EXIT_OK;
-		default:
-			usage(stderr);
-			return LFR_EXIT_USAGE;
-		}
+		else if ((c = cli_session_opt("lfr status", c, optarg, &session, &machine,
+		                              usage)) >= 0)
+			return c;
 	}
-	if (optind != argc) {
-		fprintf(stderr, "lfr status: unexpected argument '%s'\n", argv[optind]);
-		return LFR_EXIT_USAGE;
-	}
+	if ((c = cli_no_operands("lfr status", argc, argv)))
+		return c;
 	if ((c = list_exports(repository ? repository : LFR_DEFAULT_REPOSITORY, repository,
 	                      machine)))
 		return c;

@@ -38,7 +38,7 @@ int cmd_stop(int argc, char **argv)
 	};
 	int64_t session = -1;
 	bool wait = true, machine = false;
-	uint64_t timeout_ms = 2000, v, abandoned = 0;
+	uint64_t timeout_ms = 2000, abandoned = 0;
 	struct lfr_session_info info;
 	struct lfr_error e;
 	struct lfr_status st;
@@ -46,35 +46,17 @@ int cmd_stop(int argc, char **argv)
 	int c;
 
 	while ((c = getopt_long(argc, argv, "S:mh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'S':
-			if (cli_parse_u64("lfr stop", "--session", optarg, 0, LFR_MAX_SESSION_ID,
-			                  &v))
-				return LFR_EXIT_USAGE;
-			session = (int64_t)v;
-			break;
-		case 'n':
+		if (c == 'n')
 			wait = false;
-			break;
-		case 't':
+		else if (c == 't') {
 			if (cli_parse_ms("lfr stop", "--timeout", optarg, 86400000, &timeout_ms))
 				return LFR_EXIT_USAGE;
-			break;
-		case 'm':
-			machine = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return LFR_EXIT_OK;
-		default:
-			usage(stderr);
-			return LFR_EXIT_USAGE;
-		}
+		} else if ((c = cli_session_opt("lfr stop", c, optarg, &session, &machine,
+		                                usage)) >= 0)
+			return c;
 	}
-	if (optind != argc) {
-		fprintf(stderr, "lfr stop: unexpected argument '%s'\n", argv[optind]);
-		return LFR_EXIT_USAGE;
-	}
+	if ((c = cli_no_operands("lfr stop", argc, argv)))
+		return c;
 	if (lfr_ctl_open(&ctl, &e) < 0)
 		return cli_fail("lfr stop", &e);
 	if (lfr_ctl_stop(&ctl, session, &info, &e) < 0) {

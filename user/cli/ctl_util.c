@@ -39,6 +39,37 @@ int cli_fail(const char *prog, const struct lfr_error *e)
 	return cli_exit_status(e);
 }
 
+int cli_session_opt(const char *prog, int c, const char *arg, int64_t *session, bool *machine,
+                    void (*usage)(FILE *out))
+{
+	uint64_t v;
+
+	switch (c) {
+	case 'S':
+		if (cli_parse_u64(prog, "--session", arg, 0, LFR_MAX_SESSION_ID, &v))
+			return LFR_EXIT_USAGE;
+		*session = (int64_t)v;
+		return -1;
+	case 'm':
+		*machine = true;
+		return -1;
+	case 'h':
+		usage(stdout);
+		return LFR_EXIT_OK;
+	default:
+		usage(stderr);
+		return LFR_EXIT_USAGE;
+	}
+}
+
+int cli_no_operands(const char *prog, int argc, char **argv)
+{
+	if (optind == argc)
+		return 0;
+	fprintf(stderr, "%s: unexpected argument '%s'\n", prog, argv[optind]);
+	return LFR_EXIT_USAGE;
+}
+
 int cli_parse_u64(const char *prog, const char *opt, const char *arg, uint64_t min, uint64_t max,
                   uint64_t *out)
 {

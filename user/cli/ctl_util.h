@@ -20,6 +20,17 @@ int cli_exit_status(const struct lfr_error *e);
 int cli_fail(const char *prog, const struct lfr_error *e);
 
 /*
+ * The options lfr status and lfr stop share, c of getopt_long: -S ID into *session, -m into
+ * *machine, -h (usage to stdout) and an unknown option (usage to stderr).  -1 when c was taken,
+ * else the exit status.
+ */
+int cli_session_opt(const char *prog, int c, const char *arg, int64_t *session, bool *machine,
+                    void (*usage)(FILE *out));
+
+/* No word after the options: 0, else LFR_EXIT_USAGE after saying so. */
+int cli_no_operands(const char *prog, int argc, char **argv);
+
+/*
  * Parses a number in [MIN, MAX] (decimal, or 0x hex) given to option OPT.  On error prints
  * "PROG: OPT: 'ARG' is not ..." and returns -1.
  */

@@ -191,6 +191,90 @@ static void write_shown(struct top_view *v, struct top_screen *s)
 	snprintf(s->msg, sizeof(s->msg), "wrote %s (the chunks shown: lfr report %s)", path, path);
 }
 
+/* A key pressed: 1 when the view is to be built again, 0 when not, -1 to quit. */
+static int on_key(struct top_view *v, struct top_screen *s, int key)
+{
+	int rebuild = 0;
+
+	switch (key) {
+	case 'q':
+	case 'Q':
+		*v->quit = 1;
+		return -1;
+	case KEY_UP:
+	case 'k':
+		if (s->sel > 0)
+			s->sel--;
+		remember_selection(v, s);
+		break;
+	case KEY_DOWN:
+	case 'j':
+		if (s->sel + 1 < shown_rows(v))
+			s->sel++;
+		remember_selection(v, s);
+		break;
+	case 's':
+		if (v->o.zoom == TOP_ALL) {
+			v->o.sort = v->o.sort == TOP_SORT_SELF ? TOP_SORT_TOTAL : TOP_SORT_SELF;
+			rebuild = 1;
+			s->sel = 0; /* the new first line */
+			s->sel_frame = s->sel_thread = TOP_ALL;
+		}
+		break;
+	case 'z':
+	case '\n':
+	case KEY_ENTER: {
+		const struct top_row *r = shown_row(v, s->sel);
+		if (r) {
+			v->o.zoom = r->frame;
+			s->sel = 0;
+			s->sel_frame = s->sel_thread = TOP_ALL;
+			rebuild = 1;
+		}
+		break;
+	}
+	case 27: /* Esc */
+	case 'b':
+	case KEY_BACKSPACE:
+		if (v->o.zoom != TOP_ALL) {
+			s->sel_frame = v->o.zoom;
+			s->sel_thread = TOP_ALL;
+			v->o.zoom = TOP_ALL;
+			rebuild = 1;
+		}
+		break;
+	case 't':
+	case 'p': {
+		const struct top_row *r = shown_row(v, s->sel);
+		int64_t *f = key == 't' ? &v->o.tid : &v->o.pid;
+		if (*f >= 0) {
+			*f = -1;
+		} else if (r && r->thread != TOP_ALL) {
+			const struct report_thread *th = &v->rep->threads[r->thread];
+			*f = key == 't' ? th->tid : th->pid;
+			if (*f < 0)
+				snprintf(s->msg, sizeof(s->msg), "the process of %s is not known",
+				         th->name ? th->name : "?");
+		} else {
+			snprintf(s->msg, sizeof(s->msg), "select a line of the table first");
+		}
+		rebuild = 1;
+		break;
+	}
+	case ' ':
+		s->paused = !s->paused;
+		break;
+	case 'w':
+		write_shown(v, s);
+		break;
+	case KEY_RESIZE:
+	case ERR:
+	default:
+		break;
+	}
+	return rebuild;
+}
+
 int top_run_screen(struct top_view *v)
 {
 	struct top_screen s = {.sel_frame = TOP_ALL, .sel_thread = TOP_ALL};
@@ -233,84 +317,11 @@ int top_run_screen(struct top_view *v)
 		int key = getch();
 		if (key != ERR && key != KEY_RESIZE)
 			s.msg[0] = 0;
-		switch (key) {
-		case 'q':
-		case 'Q':
-			*v->quit = 1;
+		int k = on_key(v, &s, key);
+		if (k < 0)
 			continue;
-		case KEY_UP:
-		case 'k':
-			if (s.sel > 0)
-				s.sel--;
-			remember_selection(v, &s);
-			break;
-		case KEY_DOWN:
-		case 'j':
-			if (s.sel + 1 < shown_rows(v))
-				s.sel++;
-			remember_selection(v, &s);
-			break;
-		case 's':
-			if (v->o.zoom == TOP_ALL) {
-				v->o.sort =
-				    v->o.sort == TOP_SORT_SELF ? TOP_SORT_TOTAL : TOP_SORT_SELF;
-				rebuild = true;
-				s.sel = 0; /* the new first line */
-				s.sel_frame = s.sel_thread = TOP_ALL;
-			}
-			break;
-		case 'z':
-		case '\n':
-		case KEY_ENTER: {
-			const struct top_row *r = shown_row(v, s.sel);
-			if (r) {
-				v->o.zoom = r->frame;
-				s.sel = 0;
-				s.sel_frame = s.sel_thread = TOP_ALL;
-				rebuild = true;
-			}
-			break;
-		}
-		case 27: /* Esc */
-		case 'b':
-		case KEY_BACKSPACE:
-			if (v->o.zoom != TOP_ALL) {
-				s.sel_frame = v->o.zoom;
-				s.sel_thread = TOP_ALL;
-				v->o.zoom = TOP_ALL;
-				rebuild = true;
-			}
-			break;
-		case 't':
-		case 'p': {
-			const struct top_row *r = shown_row(v, s.sel);
-			int64_t *f = key == 't' ? &v->o.tid : &v->o.pid;
-			if (*f >= 0) {
-				*f = -1;
-			} else if (r && r->thread != TOP_ALL) {
-				const struct report_thread *th = &v->rep->threads[r->thread];
-				*f = key == 't' ? th->tid : th->pid;
-				if (*f < 0)
-					snprintf(s.msg, sizeof(s.msg),
-					         "the process of %s is not known",
-					         th->name ? th->name : "?");
-			} else {
-				snprintf(s.msg, sizeof(s.msg), "select a line of the table first");
-			}
+		if (k)
 			rebuild = true;
-			break;
-		}
-		case ' ':
-			s.paused = !s.paused;
-			break;
-		case 'w':
-			write_shown(v, &s);
-			break;
-		case KEY_RESIZE:
-		case ERR:
-		default:
-			break;
-		}
 		if (rebuild) {
 			if (top_view_build(v)) {
 				rc = LFR_EXIT_FAILURE;

@@ -17,17 +17,11 @@ static bool has_nul(const char *s, size_t max)
 	return memchr(s, 0, max) != NULL;
 }
 
-int lfr_record_decode(const struct lfr_rec_header *h, struct lfr_record *out, char *why,
-                      size_t whylen)
+/* The records that carry stacks: a sample, a tick, an off-CPU interval, a user stack. */
+static int decode_stack(const struct lfr_rec_header *h, struct lfr_record *out, char *why,
+                        size_t whylen)
 {
-	memset(out, 0, sizeof(*out));
-	out->type = h->type;
-	out->size = h->size;
-	if (h->size < sizeof(*h) || h->size % 8)
-		return bad(why, whylen, h, "size is not a multiple of 8 of at least 8");
 	switch (h->type) {
-	case LFR_REC_PAD:
-		return 0;
 	case LFR_REC_SAMPLE: {
 		const struct lfr_rec_sample *s = (const void *)h;
 		uint64_t need = sizeof(*s);
@@ -66,16 +60,6 @@ int lfr_record_decode(const struct lfr_rec_header *h, struct lfr_record *out, ch
 		out->offcpu = o;
 		return 0;
 	}
-	case LFR_REC_LATENCY: {
-		const struct lfr_rec_latency *l = (const void *)h;
-
-		if (h->size < sizeof(*l))
-			return bad(why, whylen, h, "too short for a sampling latency");
-		if (l->tick_ns > l->time_ns)
-			return bad(why, whylen, h, "the walk runs before its tick");
-		out->latency = l;
-		return 0;
-	}
 	case LFR_REC_USTACK: {
 		const struct lfr_rec_ustack *u = (const void *)h;
 
@@ -92,6 +76,37 @@ int lfr_record_decode(const struct lfr_rec_header *h, struct lfr_record *out, ch
 		out->ustack.r = u;
 		out->ustack.ips = u->ips;
 		out->ustack.words = u->ips + u->nr_user;
+		return 0;
+	}
+	default:
+		return 0;
+	}
+}
+
+int lfr_record_decode(const struct lfr_rec_header *h, struct lfr_record *out, char *why,
+                      size_t whylen)
+{
+	memset(out, 0, sizeof(*out));
+	out->type = h->type;
+	out->size = h->size;
+	if (h->size < sizeof(*h) || h->size % 8)
+		return bad(why, whylen, h, "size is not a multiple of 8 of at least 8");
+	switch (h->type) {
+	case LFR_REC_PAD:
+		return 0;
+	case LFR_REC_SAMPLE:
+	case LFR_REC_TICK:
+	case LFR_REC_OFFCPU:
+	case LFR_REC_USTACK:
+		return decode_stack(h, out, why, whylen);
+	case LFR_REC_LATENCY: {
+		const struct lfr_rec_latency *l = (const void *)h;
+
+		if (h->size < sizeof(*l))
+			return bad(why, whylen, h, "too short for a sampling latency");
+		if (l->tick_ns > l->time_ns)
+			return bad(why, whylen, h, "the walk runs before its tick");
+		out->latency = l;
 		return 0;
 	}
 	case LFR_REC_MMAP: {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* A queue's worker thread; see worker.h. */
 #include <errno.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -74,6 +75,13 @@ void lfr_worker_flush(struct lfr_worker *w)
 	pthread_mutex_lock(&w->lock);
 	while (w->running && !w->stopping && (w->ops->pending(w->arg) || w->busy))
 		pthread_cond_wait(&w->idle, &w->lock);
+	pthread_mutex_unlock(&w->lock);
+}
+
+void lfr_worker_read(struct lfr_worker *w, void *dst, const void *src, size_t len)
+{
+	pthread_mutex_lock(&w->lock);
+	memcpy(dst, src, len);
 	pthread_mutex_unlock(&w->lock);
 }
 

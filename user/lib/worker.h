@@ -43,5 +43,7 @@ void lfr_worker_queued(struct lfr_worker *w);
 void lfr_worker_flush(struct lfr_worker *w);
 /* Asks the thread to end, and waits for it; items still queued stay for the owner to free. */
 void lfr_worker_stop(struct lfr_worker *w);
+/* Copies len bytes from src, which the thread writes under the lock, to dst: its statistics. */
+void lfr_worker_read(struct lfr_worker *w, void *dst, const void *src, size_t len);
 
 #endif

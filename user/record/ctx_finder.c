@@ -419,9 +419,7 @@ void lfr_ctx_finder_stop(struct lfr_ctx_finder *f)
 
 void lfr_ctx_finder_get_stats(struct lfr_ctx_finder *f, struct lfr_ctx_finder_stats *st)
 {
-	pthread_mutex_lock(&f->w.lock);
-	*st = f->st;
-	pthread_mutex_unlock(&f->w.lock);
+	lfr_worker_read(&f->w, st, &f->st, sizeof(*st));
 }
 
 void lfr_ctx_finder_free(struct lfr_ctx_finder *f)

@@ -371,9 +371,7 @@ void lfr_unwind_loader_stop(struct lfr_unwind_loader *l)
 
 void lfr_unwind_loader_get_stats(struct lfr_unwind_loader *l, struct lfr_unwind_loader_stats *st)
 {
-	pthread_mutex_lock(&l->w.lock);
-	*st = l->st;
-	pthread_mutex_unlock(&l->w.lock);
+	lfr_worker_read(&l->w, st, &l->st, sizeof(*st));
 }
 
 void lfr_unwind_loader_free(struct lfr_unwind_loader *l)

@@ -228,14 +228,20 @@ out:
 	return rc;
 }
 
+/* Largest value first, then by name: the order of the tables, the same in every run. */
+static int by_value_then_name(uint64_t xv, uint64_t yv, const char *xn, const char *yn)
+{
+	if (xv != yv)
+		return xv < yv ? 1 : -1;
+	return strcmp(xn, yn);
+}
+
 static int cmp_thread_value(const void *a, const void *b)
 {
 	const struct report_thread *x = *(struct report_thread *const *)a;
 	const struct report_thread *y = *(struct report_thread *const *)b;
 
-	if (x->value != y->value)
-		return x->value < y->value ? 1 : -1;
-	return strcmp(x->name, y->name);
+	return by_value_then_name(x->value, y->value, x->name, y->name);
 }
 
 static void format_time(int64_t nanos, char *buf, size_t n)
@@ -246,6 +252,18 @@ static void format_time(int64_t nanos, char *buf, size_t n)
 	if (!gmtime_r(&secs, &tm) || !strftime(buf, n, "%Y-%m-%d %H:%M:%S UTC", &tm))
 		snprintf(buf, n, "%lld ns", (long long)nanos);
 }
+
+/* The event types the header points to when the view shows others, and the option that shows them.
+ */
+static const struct {
+	const char *type, *what, *how;
+} other_views[] = {
+    {"lfr.OffCpu", "Off-CPU intervals", "lfr report --off-cpu"},
+    {"profiler.WallClockSample", "Wall-clock samples", "lfr report --wall"},
+    {"jdk.NativeMethodSample", "Samples in native code or off the CPU",
+     "with the CPU samples: lfr report --wall"},
+    {"lfr.SamplingLatency", "Sampling latencies", "lfr report --latency"},
+};
 
 void report_print_header(const struct report *rep, const struct report_opts *o, FILE *out)
 {
@@ -258,28 +276,19 @@ void report_print_header(const struct report *rep, const struct report_opts *o, 
 	        text_safe(&ts, rep->path), (unsigned long long)rep->file_size,
 	        (unsigned long long)rep->nchunks, rep->nchunks == 1 ? "" : "s", start,
 	        ((double)rep->end_nanos - (double)rep->start_nanos) / 1e9);
-	if (o->off_cpu)
-		fprintf(
-		    out,
-		    "Off-CPU time: %llu ns (%.3f s) in %llu intervals (%s) of %zu thread%s, %zu "
-		    "distinct stacks",
-		    (unsigned long long)rep->total, (double)rep->total / 1e9,
-		    (unsigned long long)rep->matched_events, selected, rep->nthreads,
-		    rep->nthreads == 1 ? "" : "s", rep->nstacks);
+	if (o->off_cpu || (o->latency && !o->wall)) /* --off-cpu, then --wall, then --latency */
+		fprintf(out,
+		        "%s: %llu ns (%.3f s) in %llu %s (%s) of %zu thread%s, %zu distinct stacks",
+		        o->off_cpu ? "Off-CPU time" : "Sampling latency",
+		        (unsigned long long)rep->total, (double)rep->total / 1e9,
+		        (unsigned long long)rep->matched_events, o->off_cpu ? "intervals" : "ticks",
+		        selected, rep->nthreads, rep->nthreads == 1 ? "" : "s", rep->nstacks);
 	else if (o->wall)
 		fprintf(out,
 		        "Wall-clock samples: %llu (%s: on and off the CPU) of %zu thread%s, %zu "
 		        "distinct stacks",
 		        (unsigned long long)rep->total, selected, rep->nthreads,
 		        rep->nthreads == 1 ? "" : "s", rep->nstacks);
-	else if (o->latency)
-		fprintf(
-		    out,
-		    "Sampling latency: %llu ns (%.3f s) in %llu ticks (%s) of %zu thread%s, %zu "
-		    "distinct stacks",
-		    (unsigned long long)rep->total, (double)rep->total / 1e9,
-		    (unsigned long long)rep->matched_events, selected, rep->nthreads,
-		    rep->nthreads == 1 ? "" : "s", rep->nstacks);
 	else
 		fprintf(out, "Samples: %llu %s of %s in %zu thread%s, %zu distinct stacks",
 		        (unsigned long long)rep->total, o->value_field ? o->value_field : "events",
@@ -291,27 +300,13 @@ void report_print_header(const struct report *rep, const struct report_opts *o, 
 	fprintf(out, "\n");
 	/* off-CPU time is never mixed into CPU samples: say where it is */
 	for (size_t i = 0; !o->off_cpu && !o->nevents && i < rep->nevtypes; i++)
-		if (!strcmp(rep->evtypes[i].name, "lfr.OffCpu"))
-			fprintf(
-			    out,
-			    "Off-CPU intervals: %llu lfr.OffCpu events (lfr report --off-cpu)\n",
-			    (unsigned long long)rep->evtypes[i].count);
-		else if (!strcmp(rep->evtypes[i].name, "profiler.WallClockSample"))
-			fprintf(out,
-			        "Wall-clock samples: %llu profiler.WallClockSample events (lfr "
-			        "report --wall)\n",
-			        (unsigned long long)rep->evtypes[i].count);
-		else if (!strcmp(rep->evtypes[i].name, "jdk.NativeMethodSample"))
-			fprintf(
-			    out,
-			    "Samples in native code or off the CPU: %llu jdk.NativeMethodSample "
-			    "events (with the CPU samples: lfr report --wall)\n",
-			    (unsigned long long)rep->evtypes[i].count);
-		else if (!strcmp(rep->evtypes[i].name, "lfr.SamplingLatency"))
-			fprintf(out,
-			        "Sampling latencies: %llu lfr.SamplingLatency events (lfr report "
-			        "--latency)\n",
-			        (unsigned long long)rep->evtypes[i].count);
+		for (size_t j = 0; j < sizeof(other_views) / sizeof(other_views[0]); j++)
+			if (!strcmp(rep->evtypes[i].name, other_views[j].type)) {
+				fprintf(out, "%s: %llu %s events (%s)\n", other_views[j].what,
+				        (unsigned long long)rep->evtypes[i].count,
+				        other_views[j].type, other_views[j].how);
+				break;
+			}
 	text_safe_free(&ts);
 }
 
@@ -407,9 +402,7 @@ static int cmp_context_value(const void *a, const void *b)
 	const struct report_context *x = *(struct report_context *const *)a;
 	const struct report_context *y = *(struct report_context *const *)b;
 
-	if (x->value != y->value)
-		return x->value < y->value ? 1 : -1;
-	return strcmp(x->span_id, y->span_id);
+	return by_value_then_name(x->value, y->value, x->span_id, y->span_id);
 }
 
 /*

@@ -40,6 +40,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -366,48 +367,81 @@ static int start_client(struct sym_debuginfod *d)
 }
 
 /* A failed query's reason in d->why; whether the servers may be asked again (404). */
+/* d->why from fmt, and the servers not asked again for the reason down (0: they may be). */
+__attribute__((format(printf, 3, 4))) static void give_up(struct sym_debuginfod *d, int down,
+                                                          const char *fmt, ...)
+{
+	va_list ap;
+
+	if (down)
+		d->down = down;
+	va_start(ap, fmt);
+	vsnprintf(d->why, sizeof(d->why), fmt, ap);
+	va_end(ap);
+}
+
 static void query_failed(struct sym_debuginfod *d, int err)
 {
-	if (d->stopped == ETIME) {
-		d->down = ETIME;
-		snprintf(
-		    d->why, sizeof(d->why),
+	if (d->stopped == ETIME)
+		give_up(
+		    d, ETIME,
 		    "the debuginfod servers gave no debug file within %ld s (DEBUGINFOD_MAXTIME): "
 		    "given up, nothing cached",
 		    d->max_s);
-	} else if (d->stopped == EFBIG && d->announced) {
-		d->down = EFBIG;
-		snprintf(d->why, sizeof(d->why),
-		         "the debuginfod server announced a debug file of %lld bytes, more than "
-		         "DEBUGINFOD_MAXSIZE (%lld): given up, nothing cached",
-		         d->announced, d->max_size);
-	} else if (d->stopped == EFBIG) {
-		d->down = EFBIG;
-		snprintf(
-		    d->why, sizeof(d->why),
+	else if (d->stopped == EFBIG && d->announced)
+		give_up(d, EFBIG,
+		        "the debuginfod server announced a debug file of %lld bytes, more than "
+		        "DEBUGINFOD_MAXSIZE (%lld): given up, nothing cached",
+		        d->announced, d->max_size);
+	else if (d->stopped == EFBIG)
+		give_up(
+		    d, EFBIG,
 		    "the debuginfod server sent more than DEBUGINFOD_MAXSIZE (%lld bytes): given "
 		    "up, nothing cached",
 		    d->max_size);
-	} else if (err == -EFBIG) {
-		/* the size announced, seen by libdebuginfod, or the server's 406 */
-		d->down = EFBIG;
-		snprintf(
-		    d->why, sizeof(d->why),
+	else if (err == -EFBIG) /* the size announced, seen by libdebuginfod, or the server's 406 */
+		give_up(
+		    d, EFBIG,
 		    "the debuginfod server's debug file is larger than DEBUGINFOD_MAXSIZE (%lld "
 		    "bytes): not fetched",
 		    d->max_size);
-	} else if (err == -ENOENT) {
-		snprintf(d->why, sizeof(d->why), "no debug file on the debuginfod servers (404)");
-	} else if (err == -ETIME) {
-		d->down = ETIME;
-		snprintf(d->why, sizeof(d->why),
-		         "debuginfod servers failed: %s (less than 100 KiB in %s s: "
-		         "DEBUGINFOD_TIMEOUT)",
-		         strerror(ETIME), getenv("DEBUGINFOD_TIMEOUT"));
-	} else {
-		d->down = -err;
-		snprintf(d->why, sizeof(d->why), "debuginfod servers failed: %s", strerror(-err));
+	else if (err == -ENOENT)
+		give_up(d, 0, "no debug file on the debuginfod servers (404)");
+	else if (err == -ETIME)
+		give_up(d, ETIME,
+		        "debuginfod servers failed: %s (less than 100 KiB in %s s: "
+		        "DEBUGINFOD_TIMEOUT)",
+		        strerror(ETIME), getenv("DEBUGINFOD_TIMEOUT"));
+	else
+		give_up(d, -err, "debuginfod servers failed: %s", strerror(-err));
+}
+
+/*
+ * The query itself, bounded: no write past the size (the file size limit one byte beyond,
+ * SIGXFSZ caught).  The descriptor of the file, or a negative errno; *got its path.
+ */
+static int find_bounded(struct sym_debuginfod *d, const uint8_t *bid, size_t len, char **got)
+{
+	struct sigaction xfsz = {.sa_handler = on_file_too_large}, old_xfsz;
+	struct rlimit old_lim, lim;
+	bool limit =
+	    !getrlimit(RLIMIT_FSIZE, &old_lim) &&
+	    (old_lim.rlim_cur == RLIM_INFINITY || old_lim.rlim_cur > (rlim_t)d->max_size + 1);
+
+	sigemptyset(&xfsz.sa_mask);
+	sigaction(SIGXFSZ, &xfsz, &old_xfsz);
+	file_too_large = 0;
+	if (limit) {
+		lim = old_lim;
+		lim.rlim_cur = (rlim_t)d->max_size + 1;
+		limit = !setrlimit(RLIMIT_FSIZE, &lim);
 	}
+	int fd = d->calls.find_debuginfo(d->client, bid, (int)len, got);
+
+	if (limit)
+		setrlimit(RLIMIT_FSIZE, &old_lim);
+	sigaction(SIGXFSZ, &old_xfsz, NULL);
+	return fd;
 }
 #endif
 
@@ -463,27 +497,8 @@ int sym_debuginfod_fetch(struct sym_debuginfod **dp, const uint8_t *bid, size_t 
 	d->stopped = 0;
 	d->announced = 0;
 
-	/* no write past the size: the file size limit one byte beyond, SIGXFSZ caught */
-	struct sigaction xfsz = {.sa_handler = on_file_too_large}, old_xfsz;
-	struct rlimit old_lim, lim;
-	bool limit =
-	    !getrlimit(RLIMIT_FSIZE, &old_lim) &&
-	    (old_lim.rlim_cur == RLIM_INFINITY || old_lim.rlim_cur > (rlim_t)d->max_size + 1);
-
-	sigemptyset(&xfsz.sa_mask);
-	sigaction(SIGXFSZ, &xfsz, &old_xfsz);
-	file_too_large = 0;
-	if (limit) {
-		lim = old_lim;
-		lim.rlim_cur = (rlim_t)d->max_size + 1;
-		limit = !setrlimit(RLIMIT_FSIZE, &lim);
-	}
 	char *got = NULL;
-	int fd = d->calls.find_debuginfo(d->client, bid, (int)len, &got);
-
-	if (limit)
-		setrlimit(RLIMIT_FSIZE, &old_lim);
-	sigaction(SIGXFSZ, &old_xfsz, NULL);
+	int fd = find_bounded(d, bid, len, &got);
 
 	if (fd < 0) {
 		if (d->stopped)

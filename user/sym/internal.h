@@ -7,11 +7,34 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 
 #include "lib/hashtab.h"
 #include "sym/sym.h"
+
+/*
+ * Of the n elements at base (each size bytes, sorted by the uint64_t key at offset off), how many
+ * have a key at most x: the index after the last one at or below x.
+ */
+static inline size_t sym_upper_bound(const void *base, size_t n, size_t size, size_t off,
+                                     uint64_t x)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		uint64_t k;
+
+		memcpy(&k, (const char *)base + mid * size + off, sizeof(k));
+		if (k <= x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
 
 /* strpool.c: an arena of strings that live as long as the pool, with optional interning. */
 struct strpool {

@@ -23,69 +23,7 @@
 
 #include "lib/clock.h"
 #include "lib/regular_file.h"
-#include "sym/internal.h"
-
-#define KERNEL_PID UINT32_MAX
-#define PROC_MAPS_INTERVAL_NS 1000000000ull
-#define PERF_MAP_INTERVAL_NS 1000000000ull
-/* Distinct vDSO images copied from other processes, and the largest taken (a few pages each). */
-#define VDSO_COPIES 4
-#define VDSO_MAX_LEN (64u * 1024)
-
-struct mapping {
-	uint64_t start, end, pgoff;
-	dev_t dev;
-	uint64_t ino;
-	const char *path; /* interned; NULL for anonymous memory */
-	const char *name; /* interned class name */
-	uint8_t build_id[64];
-	size_t build_id_len;
-	struct elfobj *obj;
-	bool bound; /* obj looked up (it may still be NULL) */
-};
-
-struct proc {
-	uint32_t pid;
-	uint64_t serial; /* changes whenever what the process's pcs resolve to may change */
-	struct mapping *maps;
-	size_t n, cap;
-	struct perfmap pm;
-	uid_t owner; /* of PROC/PID when last seen: whose map a gone process's is */
-	bool owner_known;
-	uint64_t procmaps_ns;
-};
-
-struct cache_ent {
-	uint64_t pc, serial;
-	uint32_t pid;
-	struct lfr_frame f;
-};
-
-struct lfr_sym {
-	char *debug_dirs, *proc_dir, *perf_map_dir, *kallsyms;
-	unsigned flags;
-	struct strpool pool;
-	struct hashtab procs; /* pid -> struct proc */
-	struct hashtab objs;  /* byte keys (device+inode, build-id or path) -> struct elfobj */
-	struct elfobj *obj_list;
-	struct proc *last_proc;
-	struct elfobj vdso;
-	size_t vdso_len;
-	bool vdso_tried;
-	/* vDSO images copied from processes whose [vdso] differs from ours (a 32-bit one) */
-	struct elfobj vdso_copies[VDSO_COPIES];
-	size_t n_vdso_copies;
-	struct ksyms ks;
-	uint64_t ks_serial;
-	struct cache_ent *cache; /* cache_map() */
-	size_t cache_mask, cache_bytes;
-	uint64_t next_serial;
-	struct lfr_sym_stats st;
-	struct sym_debuginfod *dbgi;
-	struct elfobj_env env; /* what loading an object needs of sym (elfobj.c) */
-	const char *s_unknown, *s_kernel, *s_anon, *s_jit, *s_vdso;
-	char err[512];
-};
+#include "sym/sym_internal.h"
 
 const char *lfr_frame_type_name(enum lfr_frame_type type)
 {
@@ -348,16 +286,9 @@ static int reserve(struct proc *p, size_t need)
 
 static struct mapping *find_mapping(struct proc *p, uint64_t pc)
 {
-	size_t lo = 0, hi = p->n;
+	size_t lo =
+	    sym_upper_bound(p->maps, p->n, sizeof(*p->maps), offsetof(struct mapping, start), pc);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (p->maps[mid].start <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (lo && pc < p->maps[lo - 1].end)
 		return &p->maps[lo - 1];
 	return NULL;
@@ -481,320 +412,6 @@ int lfr_sym_load_kallsyms(struct lfr_sym *sym, const char *path)
 
 	sym->ks_serial = sym->next_serial++;
 	return err;
-}
-
-/*
- * A [vdso] unlike our own (another size: a 32-bit process's, or none of our own) is copied from
- * the process's memory, as a debugger reads it; a process that is gone leaves it unnamed.  Equal
- * images are loaded once.
- */
-static struct elfobj *vdso_copy(struct lfr_sym *sym, const struct proc *p, const struct mapping *m)
-{
-	size_t len = m->end - m->start;
-	struct elfobj *o = NULL;
-	char path[PATH_MAX];
-	char *img;
-	ssize_t n = -1;
-	int fd;
-
-	if (!p->pid || len > VDSO_MAX_LEN || m->start > (uint64_t)INT64_MAX - len)
-		return NULL;
-	img = malloc(len);
-	if (!img)
-		return NULL;
-	snprintf(path, sizeof(path), "%s/%" PRIu32 "/mem", sym->proc_dir, p->pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		n = pread(fd, img, len, (off_t)m->start);
-		close(fd);
-	}
-	if (n != (ssize_t)len)
-		goto out;
-	for (size_t i = 0; i < sym->n_vdso_copies; i++) {
-		struct elfobj *c = &sym->vdso_copies[i];
-
-		if (c->image_len == len && !memcmp(c->image, img, len)) {
-			o = c;
-			goto out;
-		}
-	}
-	if (sym->n_vdso_copies == VDSO_COPIES)
-		goto out;
-	o = &sym->vdso_copies[sym->n_vdso_copies];
-	memset(o, 0, sizeof(*o));
-	o->path = o->name = sym->s_vdso;
-	if (elfobj_load_mem(&sym->env, o, img, len)) {
-		elfobj_fini(o);
-		o = NULL;
-		goto out;
-	}
-	sym->n_vdso_copies++;
-out:
-	free(img);
-	return o;
-}
-
-/* Our own vDSO stands in for every process's of its size: same kernel, same image. */
-static struct elfobj *vdso_obj(struct lfr_sym *sym, const struct proc *p, const struct mapping *m)
-{
-	if (!sym->vdso_tried) {
-		unsigned long base = getauxval(AT_SYSINFO_EHDR);
-		FILE *f = fopen("/proc/self/maps", "re");
-		char line[512];
-
-		sym->vdso_tried = true;
-		while (base && f && fgets(line, sizeof(line), f)) {
-			unsigned long long s, e;
-
-			if (strstr(line, "[vdso]") && sscanf(line, "%llx-%llx", &s, &e) == 2 &&
-			    s == base) {
-				sym->vdso.path = sym->vdso.name = sym->s_vdso;
-				if (!elfobj_load_mem(&sym->env, &sym->vdso, (const void *)base,
-				                     e - s))
-					sym->vdso_len = e - s;
-				break;
-			}
-		}
-		if (f)
-			fclose(f);
-	}
-	if (sym->vdso.ok && m->end - m->start == sym->vdso_len)
-		return &sym->vdso;
-	return vdso_copy(sym, p, m);
-}
-
-static void obj_set_keys(struct elfobj *o, const struct mapping *m)
-{
-	uint64_t dev = m->dev;
-
-	if (m->dev || m->ino) {
-		o->key_dev[0] = 'D';
-		memcpy(o->key_dev + 1, &dev, sizeof(dev));
-		memcpy(o->key_dev + 1 + sizeof(dev), &m->ino, sizeof(m->ino));
-	}
-	if (m->build_id_len) {
-		o->key_bid[0] = 'B';
-		memcpy(o->key_bid + 1, m->build_id, m->build_id_len);
-		o->key_bid_len = 1 + m->build_id_len;
-	}
-	o->key_path = m->path;
-}
-
-static struct elfobj *obj_get(struct lfr_sym *sym, const void *key, size_t len)
-{
-	struct hashtab_slot *s = hashtab_get_bytes(&sym->objs, key, len);
-
-	return s ? (struct elfobj *)(uintptr_t)s->v : NULL;
-}
-
-static struct elfobj *obj_lookup(struct lfr_sym *sym, const struct elfobj *keys)
-{
-	struct elfobj *o = NULL;
-
-	if (keys->key_dev[0])
-		o = obj_get(sym, keys->key_dev, sizeof(keys->key_dev));
-	if (!o && keys->key_bid_len)
-		o = obj_get(sym, keys->key_bid, keys->key_bid_len);
-	if (!o && !keys->key_dev[0] && !keys->key_bid_len)
-		o = obj_get(sym, keys->key_path, strlen(keys->key_path));
-	return o;
-}
-
-/* Enters (or replaces) key -> o; key belongs to o. */
-static int obj_put(struct lfr_sym *sym, const void *key, size_t len, struct elfobj *o)
-{
-	bool fresh;
-	struct hashtab_slot *s = hashtab_put_bytes(&sym->objs, key, len, &fresh);
-
-	if (!s)
-		return -ENOMEM;
-	s->b = (uint64_t)(uintptr_t)key;
-	s->v = (uint64_t)(uintptr_t)o;
-	return 0;
-}
-
-static int obj_register(struct lfr_sym *sym, struct elfobj *o)
-{
-	int err = 0;
-
-	if (o->key_dev[0])
-		err = obj_put(sym, o->key_dev, sizeof(o->key_dev), o);
-	if (!err && o->key_bid_len)
-		err = obj_put(sym, o->key_bid, o->key_bid_len, o);
-	if (!err && !o->key_dev[0] && !o->key_bid_len)
-		err = obj_put(sym, o->key_path, strlen(o->key_path), o);
-	return err;
-}
-
-static void obj_reset(struct elfobj *o)
-{
-	elfobj_fini(o);
-	o->segs = NULL;
-	o->nsegs = 0;
-	memset(&o->syms, 0, sizeof(o->syms));
-	o->debug_path = NULL;
-	o->build_id_len = 0;
-	o->ok = false;
-	o->file_path = NULL;
-	o->cfi = NULL;
-	o->image = NULL;
-}
-
-/*
- * Opens the file of a mapping: its path, the path inside the process's root (other mount
- * namespaces), then /proc/PID/map_files.  A file whose device/inode differs from the mapping's
- * (replaced since) is refused unless its build-id proves it is the same object.  Only regular
- * files are opened (lib/regular_file.h): a path may name a FIFO or a device.  A mapping of no
- * process (pid 0: an object a recording names, for lfr report) has no device/inode: its file is
- * trusted only by the build-id the recording gives, so without one it is not read at all (any
- * local file of that path could be another build, its names wrong).
- */
-static bool obj_open(struct lfr_sym *sym, struct elfobj *o, const struct mapping *m, uint32_t pid)
-{
-	char cand[3][PATH_MAX];
-	int ncand = 0, map_files = -1;
-
-	if (!pid && !m->build_id_len) {
-		static const char why[] =
-		    "the recording gives no build-id for it, so no local file "
-		    "can be known to be the one recorded: its frames stay "
-		    "addresses";
-
-		o->unnamed_why = strpool_intern(&sym->pool, why, sizeof(why) - 1);
-		return false;
-	}
-	snprintf(cand[ncand++], PATH_MAX, "%s", m->path);
-	if (pid && snprintf(cand[ncand], PATH_MAX, "%s/%" PRIu32 "/root%s", sym->proc_dir, pid,
-	                    m->path) < PATH_MAX)
-		ncand++;
-	if (pid) {
-		map_files = ncand;
-		snprintf(cand[ncand++], PATH_MAX, "%s/%" PRIu32 "/map_files/%" PRIx64 "-%" PRIx64,
-		         sym->proc_dir, pid, m->start, m->end);
-	}
-	for (int i = 0; i < ncand; i++) {
-		struct stat st;
-		int fd = lfr_open_regular(cand[i], O_RDONLY, &st);
-		int err;
-
-		if (fd < 0)
-			continue;
-		if ((m->dev || m->ino) && (st.st_dev != m->dev || st.st_ino != m->ino) &&
-		    !m->build_id_len) {
-			close(fd);
-			continue;
-		}
-		/* Debug links are looked for next to the file's name, not the link's. */
-		err = elfobj_load_fd(&sym->env, o, fd, i == map_files ? m->path : cand[i],
-		                     m->build_id, m->build_id_len);
-		close(fd);
-		if (!err) {
-			o->file_path = strpool_intern(&sym->pool, cand[i], strlen(cand[i]));
-			o->file_dev = st.st_dev;
-			o->file_ino = st.st_ino;
-			return true;
-		}
-		obj_reset(o);
-	}
-	if (m->build_id_len && !elfobj_load_by_build_id(&sym->env, o, m->build_id, m->build_id_len))
-		return true;
-	obj_reset(o);
-	return false;
-}
-
-static struct elfobj *mapping_obj(struct lfr_sym *sym, struct proc *p, struct mapping *m)
-{
-	struct elfobj keys = {0}, *o;
-
-	if (m->bound)
-		return m->obj;
-	m->bound = true;
-	if (!m->path)
-		return NULL;
-	if (m->path == sym->s_vdso)
-		return m->obj = vdso_obj(sym, p, m);
-	if (m->path[0] != '/')
-		return NULL;
-	obj_set_keys(&keys, m);
-	o = obj_lookup(sym, &keys);
-	if (o && !o->path) {
-		/* preloaded (lfr_sym_preload_object()): named as its first mapping has it */
-		o->path = m->path;
-		o->name = m->name;
-		sym->st.objects++;
-	}
-	if (o)
-		return m->obj = o;
-	o = malloc(sizeof(*o));
-	if (!o)
-		return NULL;
-	*o = keys;
-	o->path = m->path;
-	o->name = m->name;
-	if (obj_open(sym, o, m, p->pid)) {
-		sym->st.objects++;
-	} else {
-		sym->st.objects_failed++;
-	}
-	if (obj_register(sym, o)) {
-		elfobj_fini(o);
-		free(o);
-		return NULL;
-	}
-	o->next = sym->obj_list;
-	sym->obj_list = o;
-	return m->obj = o;
-}
-
-int lfr_sym_preload_object(struct lfr_sym *sym, const char *path)
-{
-	struct mapping m = {0};
-	struct elfobj *o;
-	struct stat st;
-	int fd = lfr_open_regular(path, O_RDONLY, &st), err;
-
-	if (fd < 0)
-		return fd;
-	m.dev = st.st_dev;
-	m.ino = st.st_ino;
-	m.path = strpool_intern(&sym->pool, path, strlen(path));
-	o = calloc(1, sizeof(*o));
-	if (!m.path || !o) {
-		free(o);
-		close(fd);
-		return -ENOMEM;
-	}
-	obj_set_keys(o, &m);
-	if (obj_lookup(sym, o)) {
-		free(o);
-		close(fd);
-		return 0;
-	}
-	/* Not registered when it cannot be read: a mapping tries its own ways then. */
-	err = elfobj_load_fd(&sym->env, o, fd, path, NULL, 0);
-	close(fd);
-	if (err) {
-		elfobj_fini(o);
-		free(o);
-		return err;
-	}
-	o->file_path = m.path;
-	o->file_dev = st.st_dev;
-	o->file_ino = st.st_ino;
-	if (o->build_id_len) {
-		o->key_bid[0] = 'B';
-		memcpy(o->key_bid + 1, o->build_id, o->build_id_len);
-		o->key_bid_len = 1 + o->build_id_len;
-	}
-	err = obj_register(sym, o);
-	if (err) {
-		elfobj_fini(o);
-		free(o);
-		return err;
-	}
-	o->next = sym->obj_list;
-	sym->obj_list = o;
-	return 0;
 }
 
 /* The name to show for entry i of t: interned, demangled when asked and possible. */
@@ -1039,7 +656,7 @@ static bool resolve_in(struct lfr_sym *sym, struct proc *p, uint64_t pc, struct 
 		unknown(sym, NULL, pc, LFR_FRAME_NATIVE, f);
 		return false;
 	}
-	o = mapping_obj(sym, p, m);
+	o = sym_mapping_obj(sym, p, m);
 	off = pc - m->start + m->pgoff;
 	addr = off;
 	if (o && o->ok && elfobj_vaddr(o, pc - m->start, m->pgoff, &addr)) {
@@ -1089,7 +706,7 @@ bool lfr_sym_resolve_object(struct lfr_sym *sym, const char *path, const uint8_t
 	if (build_id_len)
 		memcpy(m.build_id, build_id, build_id_len);
 	m.build_id_len = build_id_len;
-	o = mapping_obj(sym, &p, &m);
+	o = sym_mapping_obj(sym, &p, &m);
 	out->path = m.path;
 	if (o && o->ok) {
 		long i = symtab_find(&o->syms, addr);
@@ -1183,7 +800,7 @@ struct elfobj *sym_user_obj(struct lfr_sym *sym, uint32_t pid, uint64_t pc, uint
 {
 	struct proc *p = pid == KERNEL_PID ? NULL : find_proc(sym, pid);
 	struct mapping *m = p ? find_mapping(p, pc) : NULL;
-	struct elfobj *o = m ? mapping_obj(sym, p, m) : NULL;
+	struct elfobj *o = m ? sym_mapping_obj(sym, p, m) : NULL;
 
 	if (!o || !o->ok || !elfobj_vaddr(o, pc - m->start, m->pgoff, vaddr))
 		return NULL;

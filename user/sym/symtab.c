@@ -213,17 +213,10 @@ void symtab_finish(struct symtab *t)
 
 long symtab_find(const struct symtab *t, uint64_t addr)
 {
-	size_t lo = 0, hi = t->n;
-
 	/* The last entry with e.addr <= addr. */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
+	size_t lo =
+	    sym_upper_bound(t->v, t->n, sizeof(*t->v), offsetof(struct symtab_ent, addr), addr);
 
-		if (t->v[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (!lo)
 		return -1;
 	/*
