@@ -59,7 +59,89 @@ static uint32_t utf8_surrogate(const uint8_t *p, uint64_t left)
 	return 0xd000 | (p[1] & 0x3f) << 6 | (p[2] & 0x3f);
 }
 
-/* Reads a string; when ch is NULL (metadata), encoding 2 is an error. */
+/* Decodes count bytes of encoding 3 (UTF-8) or 5 (Latin-1) into buf (capacity n), at *len. */
+static void string_bytes(struct jfr_cur *c, uint8_t enc, uint64_t count, char *buf, size_t n,
+                         size_t *len)
+{
+	for (uint64_t i = 0; i < count && *len + 1 < n; i++) {
+		uint8_t b = c->p[i];
+		uint32_t hi = enc == 3 ? utf8_surrogate(c->p + i, count - i) : 0;
+
+		if (enc == 5 && b >= 0x80) {
+			put_utf8(buf, n, len, b);
+		} else if (hi) {
+			/* a pair as a JVM writes it: one character; a half alone is none */
+			uint32_t lo = utf8_surrogate(c->p + i + 3, count - i - 3);
+
+			if (hi < 0xdc00 && lo >= 0xdc00) {
+				put_utf8(buf, n, len, surrogate_pair(hi, lo));
+				i += 3;
+			} else {
+				put_utf8(buf, n, len, 0xfffd);
+			}
+			i += 2;
+		} else {
+			buf[(*len)++] = b ? b : '?';
+		}
+	}
+	c->p += count;
+}
+
+/* Decodes count UTF-16 code units (encoding 4): a surrogate pair is one character, a half none. */
+static void string_chars(struct jfr_cur *c, uint64_t count, char *buf, size_t n, size_t *len)
+{
+	for (uint64_t i = 0, hi = 0; i < count && !c->bad; i++) {
+		uint64_t u = jfr_varint(c);
+
+		if (hi && u >= 0xdc00 && u <= 0xdfff) {
+			put_utf8(buf, n, len, surrogate_pair(hi, u));
+			hi = 0;
+			continue;
+		}
+		if (hi)
+			put_utf8(buf, n, len, 0xfffd);
+		hi = u >= 0xd800 && u <= 0xdbff ? u : 0;
+		if (!hi)
+			put_utf8(buf, n, len, u ? u : '?');
+		else if (i + 1 == count)
+			put_utf8(buf, n, len, 0xfffd);
+	}
+}
+
+static int read_string(struct jfr_cur *c, const struct jfr_chunk *ch, char *buf, size_t n,
+                       int depth);
+
+/* The string constant (encoding 2) whose key follows, into buf. */
+static int pool_string(struct jfr_cur *c, const struct jfr_chunk *ch, char *buf, size_t n,
+                       int depth)
+{
+	uint64_t key = jfr_varint(c);
+	if (c->bad)
+		return -1;
+	if (!ch) {
+		jfr_cur_fail(c, "constant-pool string in the metadata string table");
+		return -1;
+	}
+	if (depth > 2) {
+		jfr_cur_fail(c, "string constant refers to another string constant");
+		return -1;
+	}
+	const struct jfr_type *st = ch->meta->string_type;
+	uint64_t off = st ? jfr_pool_lookup(ch, st->id, key) : 0;
+	if (!off)
+		return -1; /* a missing constant reads as null, like the JDK's reader */
+	struct jfr_cur sc;
+	jfr_cur_init(&sc, c->r, off, ch->off + ch->size);
+	int rc = read_string(&sc, ch, buf, n, depth + 1);
+	if (sc.bad)
+		jfr_cur_fail(c, "bad string constant %llu", (unsigned long long)key);
+	return rc;
+}
+
+/*
+ * Reads a string into buf (capacity n; with n 0 it only moves past it); when ch is NULL
+ * (metadata), encoding 2 is an error.
+ */
 static int read_string(struct jfr_cur *c, const struct jfr_chunk *ch, char *buf, size_t n,
                        int depth)
 {
@@ -74,30 +156,10 @@ static int read_string(struct jfr_cur *c, const struct jfr_chunk *ch, char *buf,
 		return -1;
 	case 1:
 		return 0;
-	case 2: {
-		uint64_t key = jfr_varint(c);
-		if (c->bad)
-			return -1;
-		if (!ch) {
-			jfr_cur_fail(c, "constant-pool string in the metadata string table");
-			return -1;
-		}
-		if (depth > 2) {
-			jfr_cur_fail(c, "string constant refers to another string constant");
-			return -1;
-		}
-		const struct jfr_type *st = ch->meta->string_type;
-		uint64_t off = st ? jfr_pool_lookup(ch, st->id, key) : 0;
-		if (!off)
-			return -1; /* a missing constant reads as null, like the JDK's reader */
-		struct jfr_cur sc;
-		jfr_cur_init(&sc, c->r, off, ch->off + ch->size);
-		int rc = read_string(&sc, ch, buf, n, depth + 1);
-		if (sc.bad)
-			jfr_cur_fail(c, "bad string constant %llu", (unsigned long long)key);
-		return rc;
-	}
+	case 2:
+		return pool_string(c, ch, buf, n, depth);
 	case 3:
+	case 4:
 	case 5:
 		count = jfr_varint(c);
 		if (c->bad)
@@ -107,55 +169,10 @@ static int read_string(struct jfr_cur *c, const struct jfr_chunk *ch, char *buf,
 			             (unsigned long long)count);
 			return -1;
 		}
-		for (uint64_t i = 0; i < count && len + 1 < n; i++) {
-			uint8_t b = c->p[i];
-			uint32_t hi = enc == 3 ? utf8_surrogate(c->p + i, count - i) : 0;
-
-			if (enc == 5 && b >= 0x80) {
-				put_utf8(buf, n, &len, b);
-			} else if (hi) {
-				/* a pair as a JVM writes it: one character; a half alone is none */
-				uint32_t lo = utf8_surrogate(c->p + i + 3, count - i - 3);
-
-				if (hi < 0xdc00 && lo >= 0xdc00) {
-					put_utf8(buf, n, &len, surrogate_pair(hi, lo));
-					i += 3;
-				} else {
-					put_utf8(buf, n, &len, 0xfffd);
-				}
-				i += 2;
-			} else {
-				buf[len++] = b ? b : '?';
-			}
-		}
-		c->p += count;
-		break;
-	case 4:
-		count = jfr_varint(c);
-		if (c->bad)
-			return -1;
-		if (count > (uint64_t)(c->end - c->p)) {
-			jfr_cur_fail(c, "string length %llu runs past the end",
-			             (unsigned long long)count);
-			return -1;
-		}
-		/* UTF-16 code units: a surrogate pair is one character, a half alone none */
-		for (uint64_t i = 0, hi = 0; i < count && !c->bad; i++) {
-			uint64_t u = jfr_varint(c);
-
-			if (hi && u >= 0xdc00 && u <= 0xdfff) {
-				put_utf8(buf, n, &len, surrogate_pair(hi, u));
-				hi = 0;
-				continue;
-			}
-			if (hi)
-				put_utf8(buf, n, &len, 0xfffd);
-			hi = u >= 0xd800 && u <= 0xdbff ? u : 0;
-			if (!hi)
-				put_utf8(buf, n, &len, u ? u : '?');
-			else if (i + 1 == count)
-				put_utf8(buf, n, &len, 0xfffd);
-		}
+		if (enc == 4)
+			string_chars(c, count, buf, n, &len);
+		else
+			string_bytes(c, enc, count, buf, n, &len);
 		break;
 	default:
 		c->p--;
@@ -172,61 +189,43 @@ int jfr_read_string(struct jfr_cur *c, const struct jfr_chunk *ch, char *buf, si
 	return read_string(c, ch, buf, n, 0);
 }
 
+/* Moves past a string: a constant's key unread, another one decoded into nothing. */
 static void skip_string(struct jfr_cur *c)
 {
-	uint8_t enc = jfr_u8(c);
-	uint64_t count;
-
-	switch (enc) {
-	case 0:
-	case 1:
-		return;
-	case 2:
+	if (c->p < c->end && *c->p == 2) {
+		c->p++;
 		jfr_varint(c);
 		return;
-	case 3:
-	case 5:
-		count = jfr_varint(c);
-		if (count > (uint64_t)(c->end - c->p))
-			jfr_cur_fail(c, "string length %llu runs past the end",
-			             (unsigned long long)count);
-		else
-			c->p += count;
-		return;
-	case 4:
-		count = jfr_varint(c);
-		if (count > (uint64_t)(c->end - c->p)) {
-			jfr_cur_fail(c, "string length %llu runs past the end",
-			             (unsigned long long)count);
-			return;
-		}
-		for (uint64_t i = 0; i < count && !c->bad; i++)
-			jfr_varint(c);
-		return;
-	default:
-		if (!c->bad) {
-			c->p--;
-			jfr_cur_fail(c, "unknown string encoding %u", enc);
-		}
 	}
+	read_string(c, NULL, NULL, 0, 0);
 }
 
 /* ---- values ---- */
 
-/* One value of field f (an array, a constant-pool key or an inline value) at nesting depth. */
-static void skip_field(struct jfr_cur *c, const struct jfr_field *f, int depth)
+static void visit_ref(struct jfr_cur *c, uint64_t type_id, jfr_ref_fn *ref, void *arg);
+
+/*
+ * One value of field f (an array, a constant-pool key or an inline value) at nesting depth:
+ * skipped, or with ref visited (jfr_visit_value), which checks the count of every field.
+ */
+static void walk_field(struct jfr_cur *c, const struct jfr_field *f, int depth, jfr_ref_fn *ref,
+                       void *arg)
 {
 	uint64_t n = f->array ? jfr_varint(c) : 1;
 
-	if (f->array && n > (uint64_t)(c->end - c->p)) {
+	if ((f->array || ref) && n > (uint64_t)(c->end - c->p)) {
 		jfr_cur_fail(c, "array of %llu elements runs past the end", (unsigned long long)n);
 		return;
 	}
 	if (!f->cp && f->type->zero_size)
 		return;
 	for (uint64_t k = 0; k < n && !c->bad; k++) {
-		if (f->cp)
+		if (f->cp && ref)
+			visit_ref(c, f->type_id, ref, arg);
+		else if (f->cp)
 			jfr_varint(c);
+		else if (ref)
+			jfr_visit_value(c, f->type, depth, ref, arg);
 		else
 			jfr_skip_value(c, f->type, depth);
 	}
@@ -267,12 +266,12 @@ void jfr_skip_value(struct jfr_cur *c, const struct jfr_type *t, int depth)
 		return;
 	}
 	for (int i = 0; i < t->nfields && !c->bad; i++)
-		skip_field(c, &t->fields[i], depth + 1);
+		walk_field(c, &t->fields[i], depth + 1, NULL, NULL);
 }
 
 void jfr_skip_field(struct jfr_cur *c, const struct jfr_field *f)
 {
-	skip_field(c, f, 1);
+	walk_field(c, f, 1, NULL, NULL);
 }
 
 static void visit_ref(struct jfr_cur *c, uint64_t type_id, jfr_ref_fn *ref, void *arg)
@@ -301,24 +300,8 @@ void jfr_visit_value(struct jfr_cur *c, const struct jfr_type *t, int depth, jfr
 		jfr_cur_fail(c, "values of type %s nest too deeply", t->name);
 		return;
 	}
-	for (int i = 0; i < t->nfields && !c->bad; i++) {
-		const struct jfr_field *f = &t->fields[i];
-		uint64_t n = f->array ? jfr_varint(c) : 1;
-
-		if (n > (uint64_t)(c->end - c->p)) {
-			jfr_cur_fail(c, "array of %llu elements runs past the end",
-			             (unsigned long long)n);
-			return;
-		}
-		if (!f->cp && f->type->zero_size)
-			continue;
-		for (uint64_t k = 0; k < n && !c->bad; k++) {
-			if (f->cp)
-				visit_ref(c, f->type_id, ref, arg);
-			else
-				jfr_visit_value(c, f->type, depth + 1, ref, arg);
-		}
-	}
+	for (int i = 0; i < t->nfields && !c->bad; i++)
+		walk_field(c, &t->fields[i], depth + 1, ref, arg);
 }
 
 uint64_t jfr_read_scalar(struct jfr_cur *c, const struct jfr_field *f)
