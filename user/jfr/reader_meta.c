@@ -89,13 +89,103 @@ static bool truthy(const char *v)
 	return v && (!strcmp(v, "true") || !strcmp(v, "1"));
 }
 
+/* The attributes of a metadata element that the reader uses. */
+struct meta_attrs {
+	const char *id, *name, *super, *simple, *fclass, *cp, *dim;
+};
+
+static int element_attrs(struct jfr_cur *c, struct meta_builder *b, uint64_t nattr,
+                         struct meta_attrs *at)
+{
+	for (uint64_t i = 0; i < nattr && !c->bad; i++) {
+		const char *k = mstr(c, b), *v = mstr(c, b);
+		if (c->bad)
+			return -1;
+		if (!strcmp(k, "id"))
+			at->id = v;
+		else if (!strcmp(k, "name"))
+			at->name = v;
+		else if (!strcmp(k, "superType"))
+			at->super = v;
+		else if (!strcmp(k, "simpleType"))
+			at->simple = v;
+		else if (!strcmp(k, "class"))
+			at->fclass = v;
+		else if (!strcmp(k, "constantPool"))
+			at->cp = v;
+		else if (!strcmp(k, "dimension"))
+			at->dim = v;
+	}
+	return 0;
+}
+
+/* A field element of a class: appended to the builder's fields. */
+static int element_field(struct jfr_cur *c, struct meta_builder *b, const struct meta_attrs *at)
+{
+	const char *cname = at->name, *cp = at->cp, *dim = at->dim;
+
+	if (!cname || !at->fclass)
+		return jfr_cur_fail(c, "metadata field without name or class");
+	if (b->strict && ((cp && strcmp(cp, "true")) || (dim && strcmp(dim, "1"))))
+		return jfr_cur_fail(c, "field %s: constantPool/dimension other than true/1", cname);
+	if (b->nfields == b->fcap) {
+		int cap = b->fcap ? b->fcap * 2 : 16;
+		struct jfr_field *v = realloc(b->fields, cap * sizeof(*v));
+		if (!v)
+			return jfr_cur_fail(c, "out of memory");
+		b->fields = v;
+		b->fcap = cap;
+	}
+	struct jfr_field *f = &b->fields[b->nfields++];
+	memset(f, 0, sizeof(*f));
+	f->name = cname;
+	f->type_id = strtoull(at->fclass, NULL, 10);
+	f->cp = truthy(cp);
+	if (dim && strcmp(dim, "0")) {
+		if (strcmp(dim, "1"))
+			return jfr_cur_fail(c, "field %s has unsupported dimension %s", cname, dim);
+		f->array = true;
+	}
+	return 0;
+}
+
+/* A class element, its fields parsed from first_field on: appended to the builder's types. */
+static int element_class(struct jfr_cur *c, struct meta_builder *b, const struct meta_attrs *at,
+                         int first_field)
+{
+	if (!at->id || !at->name)
+		return jfr_cur_fail(c, "metadata class without id or name");
+	if (b->ntypes == b->cap) {
+		int cap = b->cap ? b->cap * 2 : 256;
+		struct jfr_type *v = realloc(b->types, cap * sizeof(*v));
+		if (!v)
+			return jfr_cur_fail(c, "out of memory");
+		b->types = v;
+		b->cap = cap;
+	}
+	struct jfr_type *t = &b->types[b->ntypes++];
+	memset(t, 0, sizeof(*t));
+	t->id = strtoull(at->id, NULL, 10);
+	t->name = at->name;
+	t->super = at->super;
+	t->simple = truthy(at->simple);
+	t->nfields = b->nfields - first_field;
+	if (t->nfields) {
+		t->fields = jfr_arena_alloc(b->r, t->nfields * sizeof(*t->fields));
+		if (!t->fields)
+			return jfr_cur_fail(c, "out of memory");
+		memcpy(t->fields, b->fields + first_field, t->nfields * sizeof(*t->fields));
+	}
+	b->nfields = first_field;
+	return 0;
+}
+
 static int parse_element(struct jfr_cur *c, struct meta_builder *b, int depth, int parent)
 {
 	enum { E_OTHER, E_CLASS, E_FIELD };
 	const char *name = mstr(c, b);
 	uint64_t nattr = jfr_varint(c);
-	const char *id = NULL, *cname = NULL, *super = NULL, *simple = NULL, *fclass = NULL,
-	           *cp = NULL, *dim = NULL;
+	struct meta_attrs at = {0};
 	int kind = E_OTHER;
 
 	if (c->bad)
@@ -118,51 +208,10 @@ static int parse_element(struct jfr_cur *c, struct meta_builder *b, int depth, i
 		kind = E_CLASS;
 	else if (!strcmp(name, "field") && parent == E_CLASS)
 		kind = E_FIELD;
-	for (uint64_t i = 0; i < nattr && !c->bad; i++) {
-		const char *k = mstr(c, b), *v = mstr(c, b);
-		if (c->bad)
-			return -1;
-		if (!strcmp(k, "id"))
-			id = v;
-		else if (!strcmp(k, "name"))
-			cname = v;
-		else if (!strcmp(k, "superType"))
-			super = v;
-		else if (!strcmp(k, "simpleType"))
-			simple = v;
-		else if (!strcmp(k, "class"))
-			fclass = v;
-		else if (!strcmp(k, "constantPool"))
-			cp = v;
-		else if (!strcmp(k, "dimension"))
-			dim = v;
-	}
-	if (kind == E_FIELD) {
-		if (!cname || !fclass)
-			return jfr_cur_fail(c, "metadata field without name or class");
-		if (b->strict && ((cp && strcmp(cp, "true")) || (dim && strcmp(dim, "1"))))
-			return jfr_cur_fail(c, "field %s: constantPool/dimension other than true/1",
-			                    cname);
-		if (b->nfields == b->fcap) {
-			int cap = b->fcap ? b->fcap * 2 : 16;
-			struct jfr_field *v = realloc(b->fields, cap * sizeof(*v));
-			if (!v)
-				return jfr_cur_fail(c, "out of memory");
-			b->fields = v;
-			b->fcap = cap;
-		}
-		struct jfr_field *f = &b->fields[b->nfields++];
-		memset(f, 0, sizeof(*f));
-		f->name = cname;
-		f->type_id = strtoull(fclass, NULL, 10);
-		f->cp = truthy(cp);
-		if (dim && strcmp(dim, "0")) {
-			if (strcmp(dim, "1"))
-				return jfr_cur_fail(c, "field %s has unsupported dimension %s",
-				                    cname, dim);
-			f->array = true;
-		}
-	}
+	if (element_attrs(c, b, nattr, &at) < 0)
+		return -1;
+	if (kind == E_FIELD && element_field(c, b, &at) < 0)
+		return -1;
 	int first_field = b->nfields;
 	uint64_t nchildren = jfr_varint(c);
 	if (nchildren > (uint64_t)(c->end - c->p))
@@ -178,31 +227,7 @@ static int parse_element(struct jfr_cur *c, struct meta_builder *b, int depth, i
 	b->parent_name = saved_parent;
 	if (kind != E_CLASS)
 		return c->bad ? -1 : 0;
-	if (!id || !cname)
-		return jfr_cur_fail(c, "metadata class without id or name");
-	if (b->ntypes == b->cap) {
-		int cap = b->cap ? b->cap * 2 : 256;
-		struct jfr_type *v = realloc(b->types, cap * sizeof(*v));
-		if (!v)
-			return jfr_cur_fail(c, "out of memory");
-		b->types = v;
-		b->cap = cap;
-	}
-	struct jfr_type *t = &b->types[b->ntypes++];
-	memset(t, 0, sizeof(*t));
-	t->id = strtoull(id, NULL, 10);
-	t->name = cname;
-	t->super = super;
-	t->simple = truthy(simple);
-	t->nfields = b->nfields - first_field;
-	if (t->nfields) {
-		t->fields = jfr_arena_alloc(b->r, t->nfields * sizeof(*t->fields));
-		if (!t->fields)
-			return jfr_cur_fail(c, "out of memory");
-		memcpy(t->fields, b->fields + first_field, t->nfields * sizeof(*t->fields));
-	}
-	b->nfields = first_field;
-	return 0;
+	return element_class(c, b, &at, first_field);
 }
 
 static int cmp_type(const void *a, const void *b)
@@ -270,6 +295,139 @@ static int compute_zero_size(struct jfr_type *t, uint8_t *state, const struct jf
 	return zero;
 }
 
+/* The metadata's string table, b->nstrings of them at c, into b->strings (in r's arena). */
+static int meta_strings(struct jfr_cur *c, struct meta_builder *b, struct jfr_reader *r)
+{
+	if (b->nstrings > (uint64_t)(c->end - c->p))
+		return jfr_cur_fail(c, "metadata string count %llu runs past the end",
+		                    (unsigned long long)b->nstrings);
+	b->strings = calloc(b->nstrings ? b->nstrings : 1, sizeof(*b->strings));
+	if (!b->strings)
+		return jfr_cur_fail(c, "out of memory");
+	for (uint64_t i = 0; i < b->nstrings && !c->bad; i++) {
+		const uint8_t *start = c->p;
+		char tmp[4096];
+		int n = jfr_read_string(c, NULL, tmp, sizeof(tmp));
+		if (c->bad)
+			break;
+		if (n < 0) {
+			b->strings[i] = NULL;
+			continue;
+		}
+		/* strings longer than tmp are rare (descriptions); re-read them at full size */
+		size_t cap = (size_t)(c->p - start) * 3 + 1;
+		if ((size_t)n + 1 < sizeof(tmp) || cap <= sizeof(tmp)) {
+			char *s = jfr_arena_alloc(r, n + 1);
+			if (!s)
+				return -1;
+			memcpy(s, tmp, n + 1);
+			b->strings[i] = s;
+		} else {
+			char *s = jfr_arena_alloc(r, cap);
+			struct jfr_cur again = *c;
+			again.p = start;
+			if (!s)
+				return -1;
+			jfr_read_string(&again, NULL, s, cap);
+			b->strings[i] = s;
+		}
+	}
+	return c->bad ? -1 : 0;
+}
+
+/* The types of m sorted by id, each with its kind and interned name, each field with its type. */
+static int meta_resolve(struct jfr_reader *r, struct jfr_meta *m, uint64_t off)
+{
+	qsort(m->types, m->ntypes, sizeof(*m->types), cmp_type);
+	for (int i = 0; i + 1 < m->ntypes; i++)
+		if (m->types[i].id == m->types[i + 1].id)
+			return jfr_fail(r, off, "metadata declares type id %llu twice (%s and %s)",
+			                (unsigned long long)m->types[i].id, m->types[i].name,
+			                m->types[i + 1].name);
+	for (int i = 0; i < m->ntypes; i++) {
+		struct jfr_type *t = &m->types[i];
+		t->kind = kind_of(t->name);
+		t->name_idx = intern_type_name(r, t->name);
+		if (t->name_idx == UINT32_MAX)
+			return jfr_fail(r, off, "out of memory");
+		if (t->kind == JFR_K_STRING)
+			m->string_type = t;
+		for (int k = 0; k < t->nfields; k++) {
+			struct jfr_field *f = &t->fields[k];
+			f->type = (struct jfr_type *)jfr_type_by_id(m, f->type_id);
+			if (!f->type)
+				return jfr_fail(r, off,
+				                "field %s of %s has undeclared type id %llu",
+				                f->name, t->name, (unsigned long long)f->type_id);
+		}
+	}
+	return 0;
+}
+
+/* Which types' inline values take no bytes; the fields of those left out of their classes. */
+static int meta_zero_sizes(struct jfr_reader *r, struct jfr_meta *m, uint64_t off)
+{
+	uint8_t *state = calloc(m->ntypes ? m->ntypes : 1, 1);
+	if (!state)
+		return jfr_fail(r, off, "out of memory");
+	for (int i = 0; i < m->ntypes; i++)
+		if (compute_zero_size(&m->types[i], state, m, 0) < 0) {
+			jfr_fail(r, off, "type %s contains itself inline or nests too deeply",
+			         m->types[i].name);
+			free(state);
+			return -1;
+		}
+	free(state);
+	/* fields that take no bytes are left out (see struct jfr_type): in place, order kept */
+	for (int i = 0; i < m->ntypes; i++) {
+		struct jfr_type *t = &m->types[i];
+		int n = 0;
+
+		for (int k = 0; k < t->nfields; k++) {
+			const struct jfr_field *f = &t->fields[k];
+
+			if (f->array || f->cp || !f->type->zero_size)
+				t->fields[n++] = *f;
+		}
+		t->nfields = n;
+	}
+	return 0;
+}
+
+/* The metadata of builder b (id, raw bytes) as r's newest, in *out. */
+static int meta_finish(struct jfr_reader *r, const struct meta_builder *b, uint64_t off,
+                       uint64_t id, const uint8_t *raw, uint64_t raw_len, struct jfr_meta **out)
+{
+	struct jfr_meta *m = jfr_arena_alloc(r, sizeof(*m));
+	if (!m)
+		return -1;
+	memset(m, 0, sizeof(*m));
+	m->id = id;
+	m->raw = raw;
+	m->raw_len = raw_len;
+	m->ntypes = b->ntypes;
+	m->types = jfr_arena_alloc(r, (b->ntypes ? b->ntypes : 1) * sizeof(*m->types));
+	if (!m->types)
+		return -1;
+	if (b->ntypes)
+		memcpy(m->types, b->types, b->ntypes * sizeof(*m->types));
+	if (meta_resolve(r, m, off) < 0 || meta_zero_sizes(r, m, off) < 0)
+		return -1;
+	if (r->nmetas == r->metas_cap) {
+		size_t cap = r->metas_cap ? 2 * r->metas_cap : 8;
+		struct jfr_meta **v = realloc(r->metas, cap * sizeof(*v));
+
+		if (!v)
+			return jfr_fail(r, off, "out of memory");
+		r->metas = v;
+		r->metas_cap = cap;
+	}
+	r->metas[r->nmetas++] = m;
+	r->last_meta = m;
+	*out = m;
+	return 0;
+}
+
 int jfr_meta_parse(struct jfr_reader *r, const struct jfr_chunk *ch, struct jfr_meta **out)
 {
 	uint64_t off = ch->off + ch->meta_off;
@@ -306,43 +464,7 @@ int jfr_meta_parse(struct jfr_reader *r, const struct jfr_chunk *ch, struct jfr_
 		return 0;
 	}
 	b.nstrings = jfr_varint(&c);
-	if (b.nstrings > (uint64_t)(c.end - c.p))
-		return jfr_cur_fail(&c, "metadata string count %llu runs past the end",
-		                    (unsigned long long)b.nstrings);
-	b.strings = calloc(b.nstrings ? b.nstrings : 1, sizeof(*b.strings));
-	if (!b.strings)
-		return jfr_cur_fail(&c, "out of memory");
-	for (uint64_t i = 0; i < b.nstrings && !c.bad; i++) {
-		const uint8_t *start = c.p;
-		char tmp[4096];
-		int n = jfr_read_string(&c, NULL, tmp, sizeof(tmp));
-		if (c.bad)
-			break;
-		if (n < 0) {
-			b.strings[i] = NULL;
-			continue;
-		}
-		/* strings longer than tmp are rare (descriptions); re-read them at full size */
-		size_t cap = (size_t)(c.p - start) * 3 + 1;
-		if ((size_t)n + 1 < sizeof(tmp) || cap <= sizeof(tmp)) {
-			char *s = jfr_arena_alloc(r, n + 1);
-			if (!s)
-				goto out;
-			memcpy(s, tmp, n + 1);
-			b.strings[i] = s;
-		} else {
-			char *s = jfr_arena_alloc(r, cap);
-			struct jfr_cur again = c;
-			again.p = start;
-			if (!s)
-				goto out;
-			jfr_read_string(&again, NULL, s, cap);
-			b.strings[i] = s;
-		}
-	}
-	if (c.bad)
-		goto out;
-	if (parse_element(&c, &b, 0, 0) < 0)
+	if (meta_strings(&c, &b, r) < 0 || parse_element(&c, &b, 0, 0) < 0)
 		goto out;
 	if (b.strict && !b.region) {
 		jfr_fail(r, off, "metadata without the region element (the JDK requires it)");
@@ -353,89 +475,7 @@ int jfr_meta_parse(struct jfr_reader *r, const struct jfr_chunk *ch, struct jfr_
 		             (long long)(c.end - c.p));
 		goto out;
 	}
-
-	struct jfr_meta *m = jfr_arena_alloc(r, sizeof(*m));
-	if (!m)
-		goto out;
-	memset(m, 0, sizeof(*m));
-	m->id = id;
-	m->raw = raw;
-	m->raw_len = raw_len;
-	m->ntypes = b.ntypes;
-	m->types = jfr_arena_alloc(r, (b.ntypes ? b.ntypes : 1) * sizeof(*m->types));
-	if (!m->types)
-		goto out;
-	if (b.ntypes)
-		memcpy(m->types, b.types, b.ntypes * sizeof(*m->types));
-	qsort(m->types, m->ntypes, sizeof(*m->types), cmp_type);
-	for (int i = 0; i + 1 < m->ntypes; i++)
-		if (m->types[i].id == m->types[i + 1].id) {
-			jfr_fail(r, off, "metadata declares type id %llu twice (%s and %s)",
-			         (unsigned long long)m->types[i].id, m->types[i].name,
-			         m->types[i + 1].name);
-			goto out;
-		}
-	for (int i = 0; i < m->ntypes; i++) {
-		struct jfr_type *t = &m->types[i];
-		t->kind = kind_of(t->name);
-		t->name_idx = intern_type_name(r, t->name);
-		if (t->name_idx == UINT32_MAX) {
-			jfr_fail(r, off, "out of memory");
-			goto out;
-		}
-		if (t->kind == JFR_K_STRING)
-			m->string_type = t;
-		for (int k = 0; k < t->nfields; k++) {
-			struct jfr_field *f = &t->fields[k];
-			f->type = (struct jfr_type *)jfr_type_by_id(m, f->type_id);
-			if (!f->type) {
-				jfr_fail(r, off, "field %s of %s has undeclared type id %llu",
-				         f->name, t->name, (unsigned long long)f->type_id);
-				goto out;
-			}
-		}
-	}
-	uint8_t *state = calloc(m->ntypes ? m->ntypes : 1, 1);
-	if (!state) {
-		jfr_fail(r, off, "out of memory");
-		goto out;
-	}
-	for (int i = 0; i < m->ntypes; i++)
-		if (compute_zero_size(&m->types[i], state, m, 0) < 0) {
-			jfr_fail(r, off, "type %s contains itself inline or nests too deeply",
-			         m->types[i].name);
-			free(state);
-			goto out;
-		}
-	free(state);
-	/* fields that take no bytes are left out (see struct jfr_type): in place, order kept */
-	for (int i = 0; i < m->ntypes; i++) {
-		struct jfr_type *t = &m->types[i];
-		int n = 0;
-
-		for (int k = 0; k < t->nfields; k++) {
-			const struct jfr_field *f = &t->fields[k];
-
-			if (f->array || f->cp || !f->type->zero_size)
-				t->fields[n++] = *f;
-		}
-		t->nfields = n;
-	}
-	if (r->nmetas == r->metas_cap) {
-		size_t cap = r->metas_cap ? 2 * r->metas_cap : 8;
-		struct jfr_meta **v = realloc(r->metas, cap * sizeof(*v));
-
-		if (!v) {
-			jfr_fail(r, off, "out of memory");
-			goto out;
-		}
-		r->metas = v;
-		r->metas_cap = cap;
-	}
-	r->metas[r->nmetas++] = m;
-	r->last_meta = m;
-	*out = m;
-	rc = 0;
+	rc = meta_finish(r, &b, off, id, raw, raw_len, out);
 out:
 	free(b.strings);
 	free(b.types);
