@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "cli/ctl_util.h"
 #include "jfr/class_names.h"
 #include "jfr/rebase.h"
 #include "jfr/reader.h"
@@ -324,22 +325,10 @@ int cmd_merge(int argc, char **argv)
 	bool quiet = false;
 	int c, ret = 0;
 
-	while ((c = getopt_long(argc, argv, "o:qh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			m.out = optarg;
-			break;
-		case 'q':
-			quiet = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return LFR_EXIT_OK;
-		default:
-			fprintf(stderr, "Run 'lfr merge --help' for the options.\n");
-			return LFR_EXIT_USAGE;
-		}
-	}
+	while ((c = getopt_long(argc, argv, "o:qh", opts, NULL)) != -1)
+		if ((ret = cli_output_option("merge", c, &m.out, &quiet, usage)) >= 0)
+			return ret;
+	ret = 0;
 	if (!m.out) {
 		fprintf(stderr, "%s: say where to write the merged recording: -o OUT\n", PROG);
 		return LFR_EXIT_USAGE;
