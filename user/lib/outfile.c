@@ -448,6 +448,23 @@ void lfr_outfile_abort(struct lfr_outfile *o)
 	o->fd = o->dirfd = o->slot = -1;
 }
 
+FILE *lfr_outfile_fdopen(struct lfr_outfile *o)
+{
+	return fdopen(o->fd, "w");
+}
+
+int lfr_outfile_fclose(struct lfr_outfile *o, FILE *f, bool keep, char *err, size_t n)
+{
+	/* the stream's fd is the file's: committing closes it */
+	o->fd = dup(o->fd);
+	fclose(f);
+	if (!keep || o->fd < 0) {
+		lfr_outfile_abort(o);
+		return 1;
+	}
+	return lfr_outfile_commit(o, err, n);
+}
+
 int lfr_write_all(int fd, const void *buf, size_t len)
 {
 	const char *p = buf;
