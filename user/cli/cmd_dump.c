@@ -57,6 +57,40 @@ static void utc(char *buf, size_t n, int64_t nanos)
 		snprintf(buf, n, "?");
 }
 
+/* What was written to out (- standard output), on standard output unless the recording is there. */
+static void print_summary(const char *out, const struct lfr_jfr_dump_stats *s)
+{
+	char from[40], to[40];
+
+	/* the recording itself may be on standard output */
+	FILE *say = strcmp(out, "-") ? stdout : stderr;
+	utc(from, sizeof(from), s->start_nanos);
+	utc(to, sizeof(to), s->end_nanos);
+	fprintf(say, "%s: wrote %s: %" PRIu64 " chunk%s, %" PRIu64 " bytes, %.1f s from %s to %s\n",
+	        PROG, strcmp(out, "-") ? out : "standard output", s->chunks,
+	        s->chunks == 1 ? "" : "s", s->bytes, (double)(s->end_nanos - s->start_nanos) / 1e9,
+	        from, to);
+	if (s->skipped)
+		fprintf(say,
+		        "  %" PRIu64 " chunk file%s evicted while the dump read the repository\n",
+		        s->skipped, s->skipped == 1 ? " was" : "s were");
+	if (s->rebased)
+		fprintf(say,
+		        "  %" PRIu64
+		        " chunk%s counting from another clock origin (an earlier boot, "
+		        "a clock step) rebased onto the first chunk's clock\n",
+		        s->rebased, s->rebased == 1 ? "" : "s");
+	if (s->unrebased)
+		fprintf(
+		    say,
+		    "  %" PRIu64 " chunk%s of another clock origin copied as %s (not readable to "
+		    "rebase): JDK 25 misplaces %s events\n",
+		    s->unrebased, s->unrebased == 1 ? "" : "s",
+		    s->unrebased == 1 ? "it is" : "they are", s->unrebased == 1 ? "its" : "their");
+	if (strcmp(out, "-"))
+		fprintf(say, "  look at it: lfr report %s  |  jfr summary %s\n", out, out);
+}
+
 int cmd_dump(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -67,7 +101,7 @@ int cmd_dump(int argc, char **argv)
 	    {0},
 	};
 	const char *dir = LFR_DEFAULT_REPOSITORY, *out = NULL;
-	char defout[64], err[512] = "", from[40], to[40];
+	char defout[64], err[512] = "";
 	struct lfr_jfr_dump_stats st;
 	uint64_t last_ns = 0;
 	int64_t since = 0;
@@ -81,18 +115,9 @@ int cmd_dump(int argc, char **argv)
 			                       366 * 86400000000000ull, &last_ns) < 0)
 				return LFR_EXIT_USAGE;
 			break;
-		case 'o':
-			out = optarg;
-			break;
-		case 'q':
-			quiet = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return LFR_EXIT_OK;
 		default:
-			fprintf(stderr, "Run 'lfr dump --help' for the options.\n");
-			return LFR_EXIT_USAGE;
+			if ((ret = cli_output_option("dump", c, &out, &quiet, usage)) >= 0)
+				return ret;
 		}
 	}
 	if (optind < argc)
@@ -141,32 +166,6 @@ int cmd_dump(int argc, char **argv)
 	ret = st.unreadable ? LFR_EXIT_PARTIAL : LFR_EXIT_OK;
 	if (quiet)
 		return ret;
-	/* the recording itself may be on standard output */
-	FILE *say = strcmp(out, "-") ? stdout : stderr;
-	utc(from, sizeof(from), st.start_nanos);
-	utc(to, sizeof(to), st.end_nanos);
-	fprintf(say, "%s: wrote %s: %" PRIu64 " chunk%s, %" PRIu64 " bytes, %.1f s from %s to %s\n",
-	        PROG, strcmp(out, "-") ? out : "standard output", st.chunks,
-	        st.chunks == 1 ? "" : "s", st.bytes, (double)(st.end_nanos - st.start_nanos) / 1e9,
-	        from, to);
-	if (st.skipped)
-		fprintf(say,
-		        "  %" PRIu64 " chunk file%s evicted while the dump read the repository\n",
-		        st.skipped, st.skipped == 1 ? " was" : "s were");
-	if (st.rebased)
-		fprintf(say,
-		        "  %" PRIu64
-		        " chunk%s counting from another clock origin (an earlier boot, "
-		        "a clock step) rebased onto the first chunk's clock\n",
-		        st.rebased, st.rebased == 1 ? "" : "s");
-	if (st.unrebased)
-		fprintf(
-		    say,
-		    "  %" PRIu64 " chunk%s of another clock origin copied as %s (not readable to "
-		    "rebase): JDK 25 misplaces %s events\n",
-		    st.unrebased, st.unrebased == 1 ? "" : "s",
-		    st.unrebased == 1 ? "it is" : "they are", st.unrebased == 1 ? "its" : "their");
-	if (strcmp(out, "-"))
-		fprintf(say, "  look at it: lfr report %s  |  jfr summary %s\n", out, out);
+	print_summary(out, &st);
 	return ret;
 }

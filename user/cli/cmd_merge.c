@@ -17,6 +17,8 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "cli/ctl_util.h"
+#include "jfr/chunk_io.h"
 #include "jfr/class_names.h"
 #include "jfr/rebase.h"
 #include "jfr/reader.h"
@@ -58,8 +60,7 @@ struct merge {
 	struct lfr_outfile file;
 	int fd;
 	struct jfr_buf buf;
-	bool have_first;
-	struct jfr_chunk first; /* the output's first chunk (header fields) */
+	struct jfr_clock_origin first; /* the output's first chunk (header fields) */
 	uint64_t chunks, moved, damaged, renamed;
 	int64_t dmin, dmax;
 	/* the clock pair of the last chunk copied unchanged, and its file (NULL before it) */
@@ -69,10 +70,10 @@ struct merge {
 
 static int put(struct merge *m, const void *p, size_t n)
 {
-	int err = lfr_write_all(m->fd, p, n);
+	char err[512];
 
-	if (err) {
-		fprintf(stderr, "%s: writing %s: %s\n", PROG, m->out, strerror(-err));
+	if (jfr_chunk_write(m->fd, p, n, m->out, err, sizeof(err))) {
+		fprintf(stderr, "%s: %s\n", PROG, err);
 		return LFR_EXIT_IO;
 	}
 	return 0;
@@ -82,40 +83,31 @@ static int put(struct merge *m, const void *p, size_t n)
 #define LOAD_DAMAGED (-1)
 
 /*
- * Loads the chunk at off of file r, or says why not.  A header that does not check out after a
- * first complete chunk is what a killed recorder leaves: lfr repair cuts it.  A chunk whose header
- * holds but whose metadata or constant pools do not parse (a block a crash zeroed) is
+ * Loads the chunk at off of file r (jfr_chunk_at), or says why not.  A header that does not check
+ * out after a first complete chunk is what a killed recorder leaves: lfr repair cuts it.  A chunk
+ * whose header holds but whose metadata or constant pools do not parse (a block a crash zeroed) is
  * LOAD_DAMAGED, with its size in ch->size and the reason in r->err.
  */
 static int load(struct jfr_reader *r, const char *file, uint64_t off, struct jfr_chunk *ch)
 {
 	char why[256];
-	unsigned at;
 
-	if (off == 0 && (r->size < 4 || memcmp(r->data, "FLR\0", 4))) {
+	switch (jfr_chunk_at(r, off, ch, why, sizeof(why))) {
+	case 0:
+		return 0;
+	case JFR_CHUNK_NO_MAGIC:
 		fprintf(stderr, "%s: %s: not a JFR file (no chunk magic at its start)\n", PROG,
 		        file);
 		return LFR_EXIT_FORMAT;
-	}
-	int bad = jfr_chunk_header(ch, r->data + off, r->size - off, why, sizeof(why), &at);
-
-	/* the state byte: nonzero while a JVM rewrites the header */
-	if (!bad && ch->state) {
-		snprintf(why, sizeof(why), "its header says it is being written");
-		bad = -1;
-	}
-	if (bad) {
+	case JFR_CHUNK_UNFINISHED:
 		fprintf(stderr,
 		        "%s: %s: the chunk at offset %" PRIu64
 		        " is not finished (%s): run `lfr repair %s` first\n",
 		        PROG, file, off, why, file);
 		return LFR_EXIT_FORMAT;
-	}
-	if (jfr_chunk_load(r, off, ch)) {
-		ch->size = ch->size ? ch->size : r->size - off; /* set by the header that held */
+	default:
 		return LOAD_DAMAGED;
 	}
-	return 0;
 }
 
 /*
@@ -268,23 +260,18 @@ static int merge_file(struct merge *m, const char *file, int pass)
 
 			/* the class names JMC cannot read, renamed in the reader's copy */
 			m->renamed += (uint64_t)renamed;
-			if (!m->have_first) {
-				/* its header only: its pools and metadata go with its reader */
-				m->first = ch;
-				m->first.meta = NULL;
-				memset(&m->first.pool, 0, sizeof(m->first.pool));
-				m->have_first = true;
-			}
+			jfr_clock_origin_note(&m->first, &ch, true);
 			if (lfr && (ch.ticks_per_second != JFR_REBASE_TICKS_PER_SECOND ||
-			            m->first.ticks_per_second != JFR_REBASE_TICKS_PER_SECOND)) {
+			            m->first.hdr.ticks_per_second != JFR_REBASE_TICKS_PER_SECOND)) {
 				fprintf(stderr,
 				        "%s: %s: counts %" PRId64
 				        " ticks per second, the first chunk %" PRId64
 				        ": lfr's chunks can be rebased only between clocks of 1e9 "
 				        "ticks per second\n",
-				        PROG, file, ch.ticks_per_second, m->first.ticks_per_second);
+				        PROG, file, ch.ticks_per_second,
+				        m->first.hdr.ticks_per_second);
 				ret = LFR_EXIT_FORMAT;
-			} else if (lfr && (delta = jfr_rebase_delta(&m->first, &ch))) {
+			} else if (lfr && (delta = jfr_rebase_delta(&m->first.hdr, &ch))) {
 				jfr_buf_reset(&m->buf);
 				if (jfr_rebase_chunk(r, &ch, delta, &m->buf, err, sizeof(err))) {
 					fprintf(stderr, "%s: %s: chunk at offset %" PRIu64 ": %s\n",
@@ -324,22 +311,10 @@ int cmd_merge(int argc, char **argv)
 	bool quiet = false;
 	int c, ret = 0;
 
-	while ((c = getopt_long(argc, argv, "o:qh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			m.out = optarg;
-			break;
-		case 'q':
-			quiet = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return LFR_EXIT_OK;
-		default:
-			fprintf(stderr, "Run 'lfr merge --help' for the options.\n");
-			return LFR_EXIT_USAGE;
-		}
-	}
+	while ((c = getopt_long(argc, argv, "o:qh", opts, NULL)) != -1)
+		if ((ret = cli_output_option("merge", c, &m.out, &quiet, usage)) >= 0)
+			return ret;
+	ret = 0;
 	if (!m.out) {
 		fprintf(stderr, "%s: say where to write the merged recording: -o OUT\n", PROG);
 		return LFR_EXIT_USAGE;

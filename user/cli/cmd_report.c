@@ -314,15 +314,11 @@ static int finish_output(FILE *out, const char *output, struct lfr_outfile *of, 
 	}
 	if (!output)
 		return status;
-	/* the stream's fd is the file's: committing closes it */
-	of->fd = dup(of->fd);
-	fclose(out);
-	if (failed || of->fd < 0) {
-		lfr_outfile_abort(of);
-	} else if (lfr_outfile_commit(of, err, sizeof(err))) {
+	int kept = lfr_outfile_fclose(of, out, !failed, err, sizeof(err));
+	if (kept < 0) {
 		fprintf(stderr, "lfr report: %s\n", err);
 		status = LFR_EXIT_IO;
-	} else {
+	} else if (!kept) {
 		fprintf(stderr, "lfr report: wrote %s\n", output);
 	}
 	return status;
@@ -453,7 +449,7 @@ static int report_diff(struct report_opts *o, bool debuginfod, const char *forma
 		FILE *out = stdout;
 		int failed = 0;
 
-		if (output && !(out = fdopen(of.fd, "w"))) {
+		if (output && !(out = lfr_outfile_fdopen(&of))) {
 			fprintf(stderr, "lfr report: cannot write %s: %s\n", output,
 			        strerror(errno));
 			status = LFR_EXIT_IO;
@@ -649,7 +645,7 @@ static int write_report(const struct report *rep, const struct report_opts *o,
 	FILE *out = stdout;
 	int failed = 0;
 
-	if (output && !(out = fdopen(of->fd, "w"))) {
+	if (output && !(out = lfr_outfile_fdopen(of))) {
 		fprintf(stderr, "lfr report: cannot write %s: %s\n", output, strerror(errno));
 		return LFR_EXIT_IO;
 	}

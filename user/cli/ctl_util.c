@@ -298,3 +298,21 @@ void cli_default_rings(struct lfr_start_opts *o, struct lfr_ring_size *out)
 	if (!o->wakeup_bytes && !o->wakeup_any)
 		o->wakeup_bytes = out->wakeup_bytes;
 }
+
+int cli_output_option(const char *cmd, int c, const char **out, bool *quiet, void (*usage)(FILE *))
+{
+	switch (c) {
+	case 'o':
+		*out = optarg;
+		return -1;
+	case 'q':
+		*quiet = true;
+		return -1;
+	case 'h':
+		usage(stdout);
+		return LFR_EXIT_OK;
+	default:
+		fprintf(stderr, "Run 'lfr %s --help' for the options.\n", cmd);
+		return LFR_EXIT_USAGE;
+	}
+}

@@ -58,6 +58,13 @@ int cli_parse_duration(const char *prog, const char *opt, const char *arg, uint6
 int cli_parse_ms(const char *prog, const char *opt, const char *arg, uint64_t max_ms,
                  uint64_t *out_ms);
 
+/*
+ * The options that commands writing one file share: -o FILE (*out), -q (*quiet), -h (usage on
+ * standard output), and any other (a hint on standard error).  -1 for -o and -q, else the exit
+ * status to return.  CMD: the command's name after "lfr ".
+ */
+int cli_output_option(const char *cmd, int c, const char **out, bool *quiet, void (*usage)(FILE *));
+
 /* Appends the comma-separated ids of ARG (each in 1..2^31-1) to *IDS; -1 after an error message. */
 int cli_parse_ids(const char *prog, const char *opt, const char *arg, uint32_t **ids, size_t *n);
 

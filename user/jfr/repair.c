@@ -213,10 +213,73 @@ static int verify_chunks(int fd, uint64_t end, const char *path, struct trims *t
 	return 0;
 }
 
+/*
+ * The end of the complete chunks at the start of the file (size bytes), in *off; why the next one
+ * is not, in bad.  0, or -errno with err set.
+ */
+static int complete_chunks(int fd, uint64_t size, uint64_t *off, char *bad, size_t badlen,
+                           char *err, size_t errlen)
+{
+	uint8_t h[JFR_CHUNK_HEADER_SIZE];
+
+	while (size - *off >= JFR_CHUNK_HEADER_SIZE) {
+		ssize_t r = pread(fd, h, JFR_CHUNK_HEADER_SIZE, (off_t)*off);
+		struct jfr_chunk ch;
+		unsigned at;
+
+		if (r != JFR_CHUNK_HEADER_SIZE) {
+			int ret = r < 0 ? -errno : -EIO;
+
+			snprintf(err, errlen, "reading a chunk header at %llu: %s",
+			         (unsigned long long)*off, r < 0 ? strerror(-ret) : "short read");
+			return ret;
+		}
+		/* the reader's header checks: a chunk it would reject is not complete */
+		if (jfr_chunk_header(&ch, h, size - *off, bad, badlen, &at))
+			break; /* the tail starts here */
+		*off += ch.size;
+	}
+	return 0;
+}
+
+/* Ends the fillers of trims, then cuts the file at off: 1 with what was done in err, or -errno. */
+static int cut(int fd, uint64_t off, uint64_t size, const struct trims *trims, char *err,
+               size_t errlen)
+{
+	int ret;
+
+	/* the fillers first: killed before the cut, the file reads as it did */
+	for (size_t i = 0; i < trims->n; i++) {
+		if (pwrite(fd, trims->v[i].bytes, FILLER_SIZE_BYTES, (off_t)trims->v[i].off) !=
+		    FILLER_SIZE_BYTES) {
+			ret = -errno;
+			snprintf(err, errlen, "trimming the filler at offset %llu: %s",
+			         (unsigned long long)trims->v[i].off, strerror(errno));
+			return ret;
+		}
+	}
+	if ((off < size && ftruncate(fd, (off_t)off) < 0) || fsync(fd) < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "truncating to %llu bytes: %s", (unsigned long long)off,
+		         strerror(errno));
+		return ret;
+	}
+	if (off < size)
+		snprintf(err, errlen, "cut %llu bytes after the last complete chunk%s",
+		         (unsigned long long)(size - off),
+		         trims->n ? ", and ended the writer's filler of a chunk at its end" : "");
+	else
+		snprintf(
+		    err, errlen,
+		    "ended the writer's filler of %zu chunk%s at %s end (its writer was killed "
+		    "while it started a new chunk)",
+		    trims->n, trims->n == 1 ? "" : "s", trims->n == 1 ? "its" : "their");
+	return 1;
+}
+
 int lfr_jfr_repair(const char *path, char *err, size_t errlen)
 {
 	struct stat st;
-	uint8_t h[JFR_CHUNK_HEADER_SIZE];
 	uint64_t off = 0;
 	struct trims trims = {0};
 	int ret = 0;
@@ -241,22 +304,9 @@ int lfr_jfr_repair(const char *path, char *err, size_t errlen)
 	}
 	char bad[256] = "";
 
-	while (size - off >= JFR_CHUNK_HEADER_SIZE) {
-		ssize_t r = pread(fd, h, JFR_CHUNK_HEADER_SIZE, (off_t)off);
-		struct jfr_chunk ch;
-		unsigned at;
-
-		if (r != JFR_CHUNK_HEADER_SIZE) {
-			ret = r < 0 ? -errno : -EIO;
-			snprintf(err, errlen, "reading a chunk header at %llu: %s",
-			         (unsigned long long)off, r < 0 ? strerror(errno) : "short read");
-			goto out;
-		}
-		/* the reader's header checks: a chunk it would reject is not complete */
-		if (jfr_chunk_header(&ch, h, size - off, bad, sizeof(bad), &at))
-			break; /* the tail starts here */
-		off += ch.size;
-	}
+	ret = complete_chunks(fd, size, &off, bad, sizeof(bad), err, errlen);
+	if (ret)
+		goto out;
 	if (!off) {
 		ret = -EINVAL;
 		snprintf(err, errlen, "no complete chunk at the start: not a recording");
@@ -294,33 +344,7 @@ int lfr_jfr_repair(const char *path, char *err, size_t errlen)
 		    found == 1 ? "s" : "");
 		goto out;
 	}
-	/* the fillers first: killed before the cut, the file reads as it did */
-	for (size_t i = 0; i < trims.n; i++) {
-		if (pwrite(fd, trims.v[i].bytes, FILLER_SIZE_BYTES, (off_t)trims.v[i].off) !=
-		    FILLER_SIZE_BYTES) {
-			ret = -errno;
-			snprintf(err, errlen, "trimming the filler at offset %llu: %s",
-			         (unsigned long long)trims.v[i].off, strerror(errno));
-			goto out;
-		}
-	}
-	if ((off < size && ftruncate(fd, (off_t)off) < 0) || fsync(fd) < 0) {
-		ret = -errno;
-		snprintf(err, errlen, "truncating to %llu bytes: %s", (unsigned long long)off,
-		         strerror(errno));
-		goto out;
-	}
-	ret = 1;
-	if (off < size)
-		snprintf(err, errlen, "cut %llu bytes after the last complete chunk%s",
-		         (unsigned long long)(size - off),
-		         trims.n ? ", and ended the writer's filler of a chunk at its end" : "");
-	else
-		snprintf(
-		    err, errlen,
-		    "ended the writer's filler of %zu chunk%s at %s end (its writer was killed "
-		    "while it started a new chunk)",
-		    trims.n, trims.n == 1 ? "" : "s", trims.n == 1 ? "its" : "their");
+	ret = cut(fd, off, size, &trims, err, errlen);
 out:
 	free(trims.v);
 	if (fd >= 0 && close(fd) < 0 && ret >= 0) {

@@ -11,13 +11,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "jfr/encode.h"
+#include "jfr/chunk_io.h"
 #include "jfr/rebase.h"
 #include "jfr/repository.h"
 #include "lib/outfile.h"
 
 /* the writer's terminator after the last checkpoint: an event of size 2 and type 0 */
-#define TERM_SIZE 2
 
 static const char name_template[] = "dddd-dd-ddTdd-dd-dd.dddddddddZ.jfr";
 
@@ -97,24 +96,6 @@ void lfr_jfr_repo_why(const struct lfr_jfr_repo_chunk *c, char *buf, size_t n)
 		snprintf(buf, n, "%s, not a regular file", file_kind(c->type));
 }
 
-static int read_full(int fd, void *buf, size_t n, uint64_t off)
-{
-	uint8_t *p = buf;
-
-	while (n) {
-		ssize_t r = pread(fd, p, n, (off_t)off);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return r < 0 ? -errno : -ENODATA;
-		p += r;
-		off += (uint64_t)r;
-		n -= (size_t)r;
-	}
-	return 0;
-}
-
 /*
  * Describes the chunk file name in dir; -ENOENT when it is gone.  A file that cannot be read is
  * described as unreadable, and why.
@@ -155,7 +136,7 @@ static int describe(int dirfd, const char *name, struct lfr_jfr_repo_chunk *c)
 	unsigned at;
 
 	/* the reader's header checks: a file they reject is no chunk of a writer's */
-	err = read_full(fd, h, sizeof(h), 0);
+	err = jfr_pread_full(fd, h, sizeof(h), 0);
 	if (err && err != -ENODATA) { /* not short: an error reading it */
 		c->unreadable = true;
 		c->err = -err;
@@ -434,82 +415,6 @@ int lfr_jfr_repo_evict(struct lfr_jfr_repo *r, int64_t now_nanos, char *err, siz
 	return ret;
 }
 
-/*
- * The bytes of the chunk in fd worth copying: up to the terminator after its last checkpoint (the
- * header's constant-pool offset), which drops the room a writer preallocated after it; the
- * header's size when that structure is not there.  *h receives the header, size patched.
- */
-static int chunk_extent(int fd, uint8_t *h, uint64_t file_size, uint64_t *len)
-{
-	uint8_t b[16];
-	uint64_t size, cp, cp_size;
-	unsigned used, at;
-	struct jfr_chunk ch;
-	char why[128];
-	int err = read_full(fd, h, JFR_CHUNK_HEADER_SIZE, 0);
-
-	if (err)
-		return err;
-	if (jfr_chunk_header(&ch, h, file_size, why, sizeof(why), &at))
-		return -EINVAL;
-	size = ch.size;
-	cp = (uint64_t)ch.cp_off;
-	*len = size;
-	if (cp < JFR_CHUNK_HEADER_SIZE || cp >= size || size - cp < sizeof(b) ||
-	    read_full(fd, b, sizeof(b), cp))
-		return 0;
-	used = jfr_varint_decode(b, sizeof(b), &cp_size);
-	if (!used || cp_size > size - cp - TERM_SIZE)
-		return 0;
-	uint64_t term = cp + cp_size;
-	uint8_t t[TERM_SIZE];
-
-	if (read_full(fd, t, TERM_SIZE, term) || t[0] != TERM_SIZE || t[1] != 0)
-		return 0;
-	*len = term + TERM_SIZE;
-	jfr_put_be64(h + JFR_H_SIZE, *len);
-	return 0;
-}
-
-/* The first chunk copied, whose clock the dump's later chunks are rebased onto. */
-struct clock_origin {
-	bool seen, known;     /* a chunk was copied; its header counts ns (lfr's always do) */
-	struct jfr_chunk hdr; /* its header fields */
-};
-
-/* Whether the chunk in buf has a header the reader accepts, with ticks of 1 ns, in *hdr. */
-static bool ns_header(const uint8_t *buf, uint64_t len, struct jfr_chunk *hdr)
-{
-	char why[128];
-	unsigned at;
-
-	memset(hdr, 0, sizeof(*hdr));
-	return !jfr_chunk_header(hdr, buf, len, why, sizeof(why), &at) &&
-	       hdr->ticks_per_second == JFR_REBASE_TICKS_PER_SECOND;
-}
-
-/*
- * The chunk in buf (len bytes) with its ticks moved by delta, in *out; false when the reader does
- * not accept it (the dump then copies it as it is).
- */
-static bool rebase(const uint8_t *buf, uint64_t len, const char *name, int64_t delta,
-                   struct jfr_buf *out)
-{
-	struct jfr_reader *r = jfr_open_mem(buf, (size_t)len, name);
-	struct jfr_chunk ch;
-	char err[256];
-	bool ok = false;
-
-	if (!r)
-		return false;
-	if (!jfr_chunk_load(r, 0, &ch)) {
-		ok = ch.size == len && !jfr_rebase_chunk(r, &ch, delta, out, err, sizeof(err));
-		jfr_chunk_release(&ch);
-	}
-	jfr_close(r);
-	return ok;
-}
-
 /* Notes a chunk file the dump leaves out because it does not parse. */
 static void damaged(struct lfr_jfr_dump_stats *st, const char *name, const char *why)
 {
@@ -537,33 +442,6 @@ static void unreadable(struct lfr_jfr_dump_stats *st, const struct lfr_jfr_repo_
 		strcat(st->unreadable_names, item);
 	else if (len + 5 < sizeof(st->unreadable_names) && !strstr(st->unreadable_names, "..."))
 		strcat(st->unreadable_names, ", ...");
-}
-
-/*
- * Whether the chunk in buf (len bytes) loads and every one of its events parses; why says what
- * does not otherwise.
- */
-static bool chunk_readable(const uint8_t *buf, uint64_t len, const char *name, char *why, size_t n)
-{
-	struct jfr_reader *r = jfr_open_mem(buf, (size_t)len, name);
-	struct jfr_chunk ch;
-	bool ok = false;
-
-	if (!r) {
-		snprintf(why, n, "out of memory");
-		return false;
-	}
-	if (!jfr_chunk_load(r, 0, &ch)) {
-		ok = ch.size == len && !jfr_chunk_verify(r, &ch);
-		if (!ok && !r->failed)
-			snprintf(why, n, "chunk size %llu, %llu bytes copied",
-			         (unsigned long long)ch.size, (unsigned long long)len);
-		jfr_chunk_release(&ch);
-	}
-	if (r->failed)
-		snprintf(why, n, "%s", r->err + strlen(name) + 2);
-	jfr_close(r);
-	return ok;
 }
 
 /*
@@ -599,7 +477,7 @@ static int read_chunk(int dirfd, struct lfr_jfr_repo_chunk *c, uint8_t **data, u
 		c->type = (unsigned)(st.st_mode & S_IFMT);
 		goto out;
 	}
-	r = chunk_extent(fd, h, (uint64_t)st.st_size, len);
+	r = jfr_chunk_extent(fd, h, (uint64_t)st.st_size, len);
 	if (r == -EINVAL || r == -ENODATA) {
 		snprintf(why, whylen, "no complete chunk header");
 		ret = 2;
@@ -616,7 +494,7 @@ static int read_chunk(int dirfd, struct lfr_jfr_repo_chunk *c, uint8_t **data, u
 		ret = -ENOMEM;
 		goto out;
 	}
-	r = read_full(fd, buf, *len, 0);
+	r = jfr_pread_full(fd, buf, *len, 0);
 	/* finished shorter meanwhile: cannot happen, the cut is at its content */
 	if (r == -ENODATA) {
 		snprintf(why, whylen, "cut short while it was read");
@@ -628,7 +506,7 @@ static int read_chunk(int dirfd, struct lfr_jfr_repo_chunk *c, uint8_t **data, u
 		goto out;
 	}
 	memcpy(buf, h, JFR_CHUNK_HEADER_SIZE);
-	if (!chunk_readable(buf, *len, c->name, why, whylen)) {
+	if (!jfr_chunk_readable(buf, *len, c->name, why, whylen)) {
 		ret = 2;
 		goto out;
 	}
@@ -663,8 +541,9 @@ int lfr_jfr_repo_read(int dirfd, const char *name, uint8_t **data, uint64_t *len
  * chunk copied sets *first; a later chunk whose ticks count from another origin (by a millisecond
  * or more: two clock readings of one boot differ by microseconds) is rebased onto it.
  */
-static int copy_chunk(int dirfd, struct lfr_jfr_repo_chunk *c, int out, struct clock_origin *first,
-                      struct lfr_jfr_dump_stats *stats, char *err, size_t errlen)
+static int dump_chunk(int dirfd, struct lfr_jfr_repo_chunk *c, int out,
+                      struct jfr_clock_origin *first, struct lfr_jfr_dump_stats *stats, char *err,
+                      size_t errlen)
 {
 	const char *name = c->name;
 	uint64_t len = 0;
@@ -684,16 +563,11 @@ static int copy_chunk(int dirfd, struct lfr_jfr_repo_chunk *c, int out, struct c
 		return ret;
 	ret = 1;
 	data = buf;
-	known = ns_header(buf, len, &hdr);
-	if (!first->seen) {
-		first->seen = true;
-		first->known = known;
-		first->hdr = hdr;
-	} else if (known && first->known) {
+	known = jfr_chunk_ns_header(buf, len, &hdr);
+	if (!jfr_clock_origin_note(first, &hdr, known) && known && first->known)
 		delta = jfr_rebase_delta(&first->hdr, &hdr);
-	}
 	if (delta >= 1000000 || delta <= -1000000) {
-		if (rebase(buf, len, name, delta, &moved) && !moved.oom) {
+		if (jfr_chunk_rebase_mem(buf, len, name, delta, &moved) && !moved.oom) {
 			data = moved.data;
 			len = moved.len;
 			stats->rebased++;
@@ -701,11 +575,9 @@ static int copy_chunk(int dirfd, struct lfr_jfr_repo_chunk *c, int out, struct c
 			stats->unrebased++;
 		}
 	}
-	ret = lfr_write_all(out, data, len);
-	if (ret) {
-		snprintf(err, errlen, "writing the dump: %s", strerror(-ret));
+	ret = jfr_chunk_write(out, data, len, "the dump", err, errlen);
+	if (ret)
 		goto out;
-	}
 	stats->bytes += len;
 	ret = 0;
 out:
@@ -731,7 +603,7 @@ int lfr_jfr_repo_dump(const char *dir, const char *out, int64_t since_nanos,
 {
 	struct lfr_jfr_repo_chunk *v;
 	struct lfr_outfile of = LFR_OUTFILE_INIT;
-	struct clock_origin first = {0};
+	struct jfr_clock_origin first = {0};
 	size_t n;
 	int dfd = -1, ofd = -1;
 	int ret;
@@ -770,7 +642,7 @@ int lfr_jfr_repo_dump(const char *dir, const char *out, int64_t since_nanos,
 			unreadable(st, &v[i]);
 			continue;
 		}
-		ret = copy_chunk(dfd, &v[i], ofd, &first, st, err, errlen);
+		ret = dump_chunk(dfd, &v[i], ofd, &first, st, err, errlen);
 		if (ret < 0)
 			goto out;
 		if (ret == 3)

@@ -221,24 +221,26 @@ static bool no_tmpfile(int e)
 	return e == EOPNOTSUPP || e == EISDIR || e == EINVAL;
 }
 
-/* The new file under a temporary name, where there is no O_TMPFILE. */
-static int create_named(struct lfr_outfile *o, mode_t mode)
+/*
+ * Gives o a fresh temporary name (o->tmp) that make() creates, signals blocked meanwhile, the name
+ * entered for the signal handler once made: 0, or -errno.  make() returns 0, or -1 with errno set.
+ */
+static int make_temp(struct lfr_outfile *o, int (*make)(struct lfr_outfile *o, const void *arg),
+                     const void *arg)
 {
 	for (int tries = 0; tries < 100; tries++) {
 		sigset_t old;
-		int e;
+		int r, e;
 
 		if (temp_name(o))
 			return -ENOMEM;
 		block_signals(&old);
-		o->fd =
-		    openat(o->dirfd, o->tmp,
-		           O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, mode);
+		r = make(o, arg);
 		e = errno;
-		if (o->fd >= 0)
+		if (!r)
 			name_enter(o);
 		restore_signals(&old);
-		if (o->fd >= 0)
+		if (!r)
 			return 0;
 		free(o->tmp);
 		o->tmp = NULL;
@@ -246,6 +248,20 @@ static int create_named(struct lfr_outfile *o, mode_t mode)
 			return -e;
 	}
 	return -EEXIST;
+}
+
+static int create_temp(struct lfr_outfile *o, const void *mode)
+{
+	o->fd = openat(o->dirfd, o->tmp,
+	               O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC,
+	               *(const mode_t *)mode);
+	return o->fd >= 0 ? 0 : -1;
+}
+
+/* The new file under a temporary name, where there is no O_TMPFILE. */
+static int create_named(struct lfr_outfile *o, mode_t mode)
+{
+	return make_temp(o, create_temp, &mode);
 }
 
 int lfr_outfile_open(struct lfr_outfile *o, const char *path, unsigned flags, mode_t mode,
@@ -338,35 +354,23 @@ int lfr_outfile_same(const char *path, const char *input, char *err, size_t n)
 	return -EEXIST;
 }
 
+static int link_temp(struct lfr_outfile *o, const void *proc)
+{
+	/* AT_EMPTY_PATH needs CAP_DAC_READ_SEARCH; /proc's link does not */
+	int r = linkat(o->fd, "", o->dirfd, o->tmp, AT_EMPTY_PATH);
+
+	if (r < 0 && errno != EEXIST)
+		r = linkat(AT_FDCWD, proc, o->dirfd, o->tmp, AT_SYMLINK_FOLLOW);
+	return r;
+}
+
 /* Gives the unnamed file a temporary name beside the target (signals blocked meanwhile). */
 static int link_unnamed(struct lfr_outfile *o)
 {
 	char proc[64];
 
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", o->fd);
-	for (int tries = 0; tries < 100; tries++) {
-		sigset_t old;
-		int r, e;
-
-		if (temp_name(o))
-			return -ENOMEM;
-		block_signals(&old);
-		/* AT_EMPTY_PATH needs CAP_DAC_READ_SEARCH; /proc's link does not */
-		r = linkat(o->fd, "", o->dirfd, o->tmp, AT_EMPTY_PATH);
-		if (r < 0 && errno != EEXIST)
-			r = linkat(AT_FDCWD, proc, o->dirfd, o->tmp, AT_SYMLINK_FOLLOW);
-		e = errno;
-		if (!r)
-			name_enter(o);
-		restore_signals(&old);
-		if (!r)
-			return 0;
-		free(o->tmp);
-		o->tmp = NULL;
-		if (e != EEXIST)
-			return -e;
-	}
-	return -EEXIST;
+	return make_temp(o, link_temp, proc);
 }
 
 int lfr_outfile_publish(struct lfr_outfile *o, char *err, size_t n)
@@ -442,6 +446,23 @@ void lfr_outfile_abort(struct lfr_outfile *o)
 	free(o->path);
 	memset(o, 0, sizeof(*o));
 	o->fd = o->dirfd = o->slot = -1;
+}
+
+FILE *lfr_outfile_fdopen(struct lfr_outfile *o)
+{
+	return fdopen(o->fd, "w");
+}
+
+int lfr_outfile_fclose(struct lfr_outfile *o, FILE *f, bool keep, char *err, size_t n)
+{
+	/* the stream's fd is the file's: committing closes it */
+	o->fd = dup(o->fd);
+	fclose(f);
+	if (!keep || o->fd < 0) {
+		lfr_outfile_abort(o);
+		return 1;
+	}
+	return lfr_outfile_commit(o, err, n);
 }
 
 int lfr_write_all(int fd, const void *buf, size_t len)

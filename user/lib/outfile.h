@@ -30,6 +30,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 /* lfr_outfile_open()'s flags */
@@ -74,6 +75,18 @@ int lfr_outfile_commit(struct lfr_outfile *o, char *err, size_t n);
 /* Removes the new file unless it was published (never the target) and frees o; safe after commit
  * and on a zeroed o whose fd and dirfd are -1 (LFR_OUTFILE_INIT). */
 void lfr_outfile_abort(struct lfr_outfile *o);
+
+/*
+ * A stdio stream on the new file (o open), for writers that print: NULL with errno set.  Ended by
+ * lfr_outfile_fclose(), not fclose().
+ */
+FILE *lfr_outfile_fdopen(struct lfr_outfile *o);
+/*
+ * Closes stream f of o (flushed by the caller, who says what a failed write was) and, when keep,
+ * commits the file: 0 committed; 1 abandoned (not keep, or its fd could not be kept); a negative
+ * errno with a message in err when the commit failed.
+ */
+int lfr_outfile_fclose(struct lfr_outfile *o, FILE *f, bool keep, char *err, size_t n);
 
 #define LFR_OUTFILE_INIT                                                                           \
 	{                                                                                          \
