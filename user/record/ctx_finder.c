@@ -406,11 +406,6 @@ int lfr_ctx_finder_start(struct lfr_ctx_finder *f, int nice)
 	return lfr_worker_start(&f->w, nice);
 }
 
-void lfr_ctx_finder_flush(struct lfr_ctx_finder *f)
-{
-	lfr_worker_flush(&f->w);
-}
-
 void lfr_ctx_finder_stop(struct lfr_ctx_finder *f)
 {
 	lfr_worker_stop(&f->w);

@@ -47,8 +47,6 @@ void lfr_ctx_finder_queue(struct lfr_ctx_finder *f, uint32_t pid);
 
 /* Starts the thread at priority nice.  Returns 0 or a negative errno. */
 int lfr_ctx_finder_start(struct lfr_ctx_finder *f, int nice);
-/* Waits until everything queued so far was looked at (tests). */
-void lfr_ctx_finder_flush(struct lfr_ctx_finder *f);
 /* Stops the thread; the add function is not called any more afterwards. */
 void lfr_ctx_finder_stop(struct lfr_ctx_finder *f);
 void lfr_ctx_finder_get_stats(struct lfr_ctx_finder *f, struct lfr_ctx_finder_stats *st);
