@@ -467,7 +467,7 @@ static int open_output(struct raw *d, const char *output, struct lfr_outfile *of
 		fprintf(stderr, "%s: %s\n", PROG, err);
 		return LFR_EXIT_IO;
 	}
-	if (output && !(d->out = fdopen(of->fd, "w"))) {
+	if (output && !(d->out = lfr_outfile_fdopen(of))) {
 		fprintf(stderr, "%s: cannot write '%s': %s\n", PROG, output, strerror(errno));
 		lfr_outfile_abort(of);
 		return LFR_EXIT_IO;
@@ -475,10 +475,8 @@ static int open_output(struct raw *d, const char *output, struct lfr_outfile *of
 	setvbuf(d->out, NULL, _IOFBF, 1 << 16);
 	if (lfr_join_new(&d->join)) {
 		fprintf(stderr, "%s: out of memory\n", PROG);
-		if (output) {
-			fclose(d->out);
-			lfr_outfile_abort(of);
-		}
+		if (output)
+			lfr_outfile_fclose(of, d->out, false, err, sizeof(err));
 		return LFR_EXIT_IO;
 	}
 	return -1;
@@ -495,17 +493,10 @@ static int close_output(struct raw *d, const char *output, struct lfr_outfile *o
 			ret = LFR_EXIT_IO;
 		d->started = false;
 	}
-	if (output) {
-		/* the stream's fd is the file's: committing closes it */
-		of->fd = dup(of->fd);
-		fclose(d->out);
-		if (!d->started || of->fd < 0) {
-			lfr_outfile_abort(of);
-		} else if (lfr_outfile_commit(of, err, sizeof(err))) {
-			fprintf(stderr, "%s: %s\n", PROG, err);
-			if (ret == LFR_EXIT_OK)
-				ret = LFR_EXIT_IO;
-		}
+	if (output && lfr_outfile_fclose(of, d->out, d->started, err, sizeof(err)) < 0) {
+		fprintf(stderr, "%s: %s\n", PROG, err);
+		if (ret == LFR_EXIT_OK)
+			ret = LFR_EXIT_IO;
 	}
 	return ret;
 }
