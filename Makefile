@@ -94,6 +94,7 @@ bench: deps
 	bench/truth
 	bench/cost
 	bench/offcpu-cost
+	bench/offcpu-truth
 	bench/recorder-cpu
 	bench/always-on
 	bench/export-cost
