@@ -49,6 +49,39 @@ static bool lfr_sees(bool privileged, struct lfr_session *s)
 	return privileged || uid_eq(current_euid(), s->owner_euid);
 }
 
+#ifdef LFR_HAVE_GENL_SPLIT_OPS
+#define LFR_GENL_OPS genl_split_ops
+#else
+#define LFR_GENL_OPS genl_ops
+#endif
+
+/*
+ * Every command but NOTIFY (sent by the kernel only) checks its sender
+ * first: EPERM with an extack message, or whether it is privileged, kept
+ * for the command in user_ptr[0] (lfr_genl_privileged()).  Dumps do it in
+ * their first call (lfr_dump_status).
+ */
+static int lfr_pre_doit(const struct LFR_GENL_OPS *ops, struct sk_buff *skb,
+			struct genl_info *info)
+{
+	bool privileged;
+	int err;
+
+	info->user_ptr[0] = NULL;
+	if (ops->cmd == LFR_CMD_NOTIFY)
+		return 0;
+	err = lfr_perm_caller(skb, info, &privileged);
+	if (err)
+		return err;
+	info->user_ptr[0] = privileged ? info : NULL;
+	return 0;
+}
+
+static bool lfr_genl_privileged(const struct genl_info *info)
+{
+	return info->user_ptr[0];
+}
+
 /*
  * Ending a session or changing what it records is for the user who started
  * it, or CAP_SYS_ADMIN (of the socket's opener and the sender, as
@@ -204,12 +237,9 @@ static int lfr_cmd_start(struct sk_buff *skb, struct genl_info *info)
 	struct sk_buff *reply;
 	struct lfr_session *s;
 	struct lfr_config cfg;
-	bool privileged;
+	bool privileged = lfr_genl_privileged(info);
 	int err;
 
-	err = lfr_perm_caller(skb, info, &privileged);
-	if (err)
-		return err;
 	err = lfr_config_parse(info->attrs, &cfg, info->extack);
 	if (err)
 		return err;
@@ -315,12 +345,9 @@ static struct lfr_session *lfr_pick(struct genl_info *info, bool running,
 static int lfr_cmd_stop(struct sk_buff *skb, struct genl_info *info)
 {
 	struct lfr_session *s;
-	bool privileged;
+	bool privileged = lfr_genl_privileged(info);
 	int err;
 
-	err = lfr_perm_caller(skb, info, &privileged);
-	if (err)
-		return err;
 	mutex_lock(&lfr_lock);
 	s = lfr_pick(info, true, privileged);
 	if (IS_ERR(s)) {
@@ -342,12 +369,9 @@ static int lfr_cmd_status(struct sk_buff *skb, struct genl_info *info)
 {
 	struct lfr_session *s, *it = NULL;
 	struct lfr_id_list ids;
-	bool privileged;
+	bool privileged = lfr_genl_privileged(info);
 	int err;
 
-	err = lfr_perm_caller(skb, info, &privileged);
-	if (err)
-		return err;
 	if (info->attrs[LFR_A_ABANDON]) {
 		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[LFR_A_ABANDON],
 				    "abandon is an attribute of STOP");
@@ -513,12 +537,9 @@ static int lfr_cmd_unwind_add(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr **a = info->attrs;
 	struct lfr_session *s;
-	bool privileged;
+	bool privileged = lfr_genl_privileged(info);
 	int err;
 
-	err = lfr_perm_caller(skb, info, &privileged);
-	if (err)
-		return err;
 	if (!a[LFR_A_SESSION_ID] || !a[LFR_A_UNWIND_OBJECT_FD] ||
 	    !a[LFR_A_UNWIND_TABLE_FD]) {
 		NL_SET_ERR_MSG(info->extack, "UNWIND_ADD needs a session id, an object descriptor and a table descriptor");
@@ -539,12 +560,9 @@ static int lfr_cmd_ctx_add(struct sk_buff *skb, struct genl_info *info)
 	struct nlattr **a = info->attrs;
 	struct lfr_ctx_spec spec;
 	struct lfr_session *s;
-	bool privileged;
+	bool privileged = lfr_genl_privileged(info);
 	int err;
 
-	err = lfr_perm_caller(skb, info, &privileged);
-	if (err)
-		return err;
 	if (!a[LFR_A_SESSION_ID]) {
 		NL_SET_ERR_MSG(info->extack, "CTX_ADD needs a session id");
 		return -EINVAL;
@@ -584,6 +602,7 @@ static struct genl_family lfr_family __ro_after_init = {
 	.policy = lfr_policy,
 	.netnsok = true,	/* containers: permission.c decides */
 	.parallel_ops = true,	/* each command takes lfr_lock as it needs */
+	.pre_doit = lfr_pre_doit,
 	.module = THIS_MODULE,
 	.small_ops = lfr_ops,
 	.n_small_ops = ARRAY_SIZE(lfr_ops),
