@@ -3,9 +3,11 @@
  * The reader on small hand-built chunks: the constant-pool chain (backwards, as written; one that
  * points forward, loops, overlaps or leaves the chunk is refused with its reason, the deltas at
  * the ends of their range without overflow), fields of a type that takes no bytes left out, type
- * names interned once across chunks; strings outside the BMP (surrogate pairs of a char array and
- * of a JVM's modified UTF-8 decoded into one character, a lone half into U+FFFD), and JSON strings
- * that stay UTF-8 whatever bytes the names hold.
+ * names interned once across chunks; the metadata cache (one parse for the same bytes, never
+ * shared otherwise nor with an open reader, the oldest evicted, strictness kept); strings outside
+ * the BMP (surrogate pairs of a char array and of a JVM's modified UTF-8 decoded into one
+ * character, a lone half into U+FFFD), and JSON strings that stay UTF-8 whatever bytes the names
+ * hold.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -357,6 +359,154 @@ static void type_names_interned_once(void **state)
 	jfr_buf_free(&b.b);
 }
 
+/* ---- the metadata cache ---- */
+
+/* Loads the one chunk of c through cache (strict: as the checker does): its metadata, or NULL with
+ * the reader's error in err.  The reader is closed, so that the cache's entry is free again. */
+static const struct jfr_meta *load_cached(struct chunk *c, struct jfr_meta_cache *cache,
+                                          bool strict, char *err, size_t n)
+{
+	static const struct jfr_hooks strict_hooks = {.strict_metadata = true};
+	struct jfr_reader *r = jfr_open_mem(c->b.data, c->b.len, "test");
+	const struct jfr_meta *m = NULL;
+	struct jfr_chunk ch;
+
+	assert_non_null(r);
+	r->meta_cache = cache;
+	r->hooks = strict ? &strict_hooks : NULL;
+	if (!jfr_chunk_load(r, 0, &ch)) {
+		m = ch.meta;
+		/* the name indices are this reader's, whoever parsed the metadata */
+		assert_int_equal(r->ntype_names, 5);
+		for (int i = 0; i < m->ntypes; i++)
+			assert_string_equal(r->type_names[m->types[i].name_idx], m->types[i].name);
+		assert_int_equal(jfr_chunk_verify(r, &ch), 0);
+		jfr_chunk_release(&ch);
+	}
+	snprintf(err, n, "%s", r->err);
+	jfr_close(r);
+	return m;
+}
+
+static void expect_cache(struct jfr_meta_cache *cache, uint64_t parses, uint64_t hits)
+{
+	struct jfr_meta_cache_stats st;
+
+	jfr_meta_cache_stats(cache, &st);
+	assert_int_equal(st.parses, parses);
+	assert_int_equal(st.hits, hits);
+}
+
+/* Two files of the same metadata: one parse, one metadata; other bytes or ids: never shared. */
+static void meta_cache_shares_same_bytes_only(void **state)
+{
+	struct jfr_meta_cache *cache = jfr_meta_cache_new();
+	struct chunk a, b, other_bytes, other_id;
+	char err[512];
+
+	(void)state;
+	assert_non_null(cache);
+	build(&a, 0, 1);
+	build(&b, 0, 1);
+	build(&other_bytes, 1, 1); /* the same id, another field */
+	build(&other_id, 0, 2);
+	const struct jfr_meta *ma = load_cached(&a, cache, false, err, sizeof(err));
+	assert_non_null(ma);
+	assert_ptr_equal(load_cached(&b, cache, false, err, sizeof(err)), ma);
+	expect_cache(cache, 1, 1);
+	const struct jfr_meta *mo = load_cached(&other_bytes, cache, false, err, sizeof(err));
+	assert_non_null(mo);
+	assert_ptr_not_equal(mo, ma);
+	assert_int_equal(jfr_type_by_name(mo, "test.Event")->nfields, 2);
+	const struct jfr_meta *mi = load_cached(&other_id, cache, false, err, sizeof(err));
+	assert_non_null(mi);
+	assert_ptr_not_equal(mi, ma);
+	assert_ptr_not_equal(mi, mo);
+	expect_cache(cache, 3, 1);
+	assert_ptr_equal(load_cached(&b, cache, false, err, sizeof(err)), ma);
+	expect_cache(cache, 3, 2);
+	jfr_meta_cache_free(cache);
+	jfr_buf_free(&a.b);
+	jfr_buf_free(&b.b);
+	jfr_buf_free(&other_bytes.b);
+	jfr_buf_free(&other_id.b);
+}
+
+/* An entry an open reader uses is not another's: the second reader parses its own. */
+static void meta_cache_held_entry_not_shared(void **state)
+{
+	struct jfr_meta_cache *cache = jfr_meta_cache_new();
+	struct chunk a;
+	struct jfr_chunk c1, c2;
+
+	(void)state;
+	build(&a, 0, 1);
+	struct jfr_reader *r1 = jfr_open_mem(a.b.data, a.b.len, "one"),
+	                  *r2 = jfr_open_mem(a.b.data, a.b.len, "two");
+	r1->meta_cache = r2->meta_cache = cache;
+	assert_int_equal(jfr_chunk_load(r1, 0, &c1), 0);
+	assert_int_equal(jfr_chunk_load(r2, 0, &c2), 0);
+	assert_ptr_not_equal(c1.meta, c2.meta);
+	expect_cache(cache, 2, 0);
+	jfr_chunk_release(&c1);
+	jfr_chunk_release(&c2);
+	jfr_close(r2);
+	jfr_close(r1);
+	jfr_meta_cache_free(cache);
+	jfr_buf_free(&a.b);
+}
+
+/* More metadata than the cache holds: the least recently used is parsed again. */
+static void meta_cache_evicts_oldest(void **state)
+{
+	struct jfr_meta_cache *cache = jfr_meta_cache_new();
+	struct jfr_meta_cache_stats st;
+	struct chunk c[12];
+	char err[512];
+
+	(void)state;
+	for (int i = 0; i < 12; i++) {
+		build(&c[i], 0, 100 + i);
+		assert_non_null(load_cached(&c[i], cache, false, err, sizeof(err)));
+	}
+	jfr_meta_cache_stats(cache, &st);
+	assert_int_equal(st.parses, 12);
+	assert_true(st.entries > 0 && st.entries < 12);
+	assert_true(st.bytes > 0 && st.bytes <= 4u << 20);
+	assert_non_null(load_cached(&c[11], cache, false, err, sizeof(err))); /* the newest: kept */
+	expect_cache(cache, 12, 1);
+	assert_non_null(load_cached(&c[0], cache, false, err, sizeof(err))); /* the oldest: gone */
+	expect_cache(cache, 13, 1);
+	jfr_meta_cache_free(cache);
+	for (int i = 0; i < 12; i++)
+		jfr_buf_free(&c[i].b);
+}
+
+/* Metadata a lenient reading accepted is checked again by a strict one, which rejects it. */
+static void meta_cache_strict_checks_again(void **state)
+{
+	struct jfr_meta_cache *cache = jfr_meta_cache_new();
+	struct chunk a;
+	char err[512];
+
+	(void)state;
+	build(&a, 0, 1);
+	/* a byte after the root element, within the metadata event: JMC rejects it */
+	uint64_t meta = 0;
+	for (int i = 0; i < 8; i++)
+		meta = meta << 8 | a.b.data[24 + i];
+	jfr_buf_u8(&a.b, 0);
+	jfr_patch_varint(&a.b, meta, a.b.len - meta, 5);
+	jfr_put_be64(a.b.data + 8, a.b.len);
+	assert_non_null(load_cached(&a, cache, false, err, sizeof(err)));
+	assert_null(load_cached(&a, cache, true, err, sizeof(err)));
+	assert_non_null(strstr(err, "metadata content ends 1 bytes before its size says"));
+	assert_non_null(load_cached(&a, cache, false, err, sizeof(err)));
+	expect_cache(cache, 1, 1);
+	jfr_meta_cache_free(cache);
+	jfr_buf_free(&a.b);
+}
+
 /* The string of encoding enc whose body is the n bytes at p (a count, then them), as read. */
 static void read_as(uint8_t enc, uint64_t count, const uint8_t *body, size_t n, char *out,
                     size_t outn)
@@ -463,6 +613,10 @@ int main(void)
 	    cmocka_unit_test(chain_overlap_refused),
 	    cmocka_unit_test(zero_size_fields_left_out),
 	    cmocka_unit_test(type_names_interned_once),
+	    cmocka_unit_test(meta_cache_shares_same_bytes_only),
+	    cmocka_unit_test(meta_cache_held_entry_not_shared),
+	    cmocka_unit_test(meta_cache_evicts_oldest),
+	    cmocka_unit_test(meta_cache_strict_checks_again),
 	    cmocka_unit_test(strings_outside_the_bmp),
 	    cmocka_unit_test(json_strings_are_utf8),
 	};

@@ -248,7 +248,8 @@ static int send_head(struct exporter *e)
 	uint64_t len;
 	unsigned parts;
 	char why[512];
-	int rc = lfr_jfr_repo_read(e->f->dirfd, head->name, &data, &len, why, sizeof(why));
+	int rc = lfr_jfr_repo_read(e->f->dirfd, head->name, lfr_sender_meta_cache(e->s), &data,
+	                           &len, why, sizeof(why));
 
 	if (rc == 1) { /* gone: evicted (counted once, here or when the writer tells) */
 		if (!eviction_told(e, head->name)) {

@@ -62,7 +62,8 @@ struct build {
 	struct otlp_dict d;
 	struct pass pass[K_N];
 	const char *name;
-	const char *host; /* the recording's host.name, or "" */
+	struct jfr_meta_cache *cache; /* the readers' (jfr/reader.h), or NULL */
+	const char *host;             /* the recording's host.name, or "" */
 	int64_t start, duration, period;
 	struct pb_buf tmp;
 	char *why;
@@ -89,6 +90,7 @@ static int read_pass(struct build *b, const uint8_t *data, size_t len, const cha
 		snprintf(b->why, b->whylen, "out of memory");
 		return -1;
 	}
+	r->meta_cache = b->cache;
 	report_opts_init(&o);
 	o.timeline = true;
 	o.contexts = true;
@@ -516,10 +518,10 @@ static int read_passes(struct build *b, const uint8_t *data, size_t len)
 	return any ? 0 : 1;
 }
 
-int lfr_otlp_chunk(const uint8_t *data, size_t len, const char *name, struct pb_buf *out,
-                   struct lfr_otlp_stats *st, char *why, size_t whylen)
+int lfr_otlp_chunk(const uint8_t *data, size_t len, const char *name, struct jfr_meta_cache *cache,
+                   struct pb_buf *out, struct lfr_otlp_stats *st, char *why, size_t whylen)
 {
-	struct build b = {.name = name, .why = why, .whylen = whylen};
+	struct build b = {.name = name, .cache = cache, .why = why, .whylen = whylen};
 	struct pb_buf dict = {0};
 	int rc;
 

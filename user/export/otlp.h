@@ -45,9 +45,11 @@ struct lfr_otlp_stats {
 /*
  * Encodes the request of the chunk in data (len bytes; name for messages and the profiles' ids)
  * into out, replacing what it held.  Returns 0; 1 when the chunk holds no sample (no request);
- * -1 with why set when it does not parse or memory runs out.
+ * -1 with why set when it does not parse or memory runs out.  cache: the metadata cache of the
+ * readers it opens (jfr/reader.h), or NULL.
  */
-int lfr_otlp_chunk(const uint8_t *data, size_t len, const char *name, struct pb_buf *out,
-                   struct lfr_otlp_stats *st, char *why, size_t whylen);
+struct jfr_meta_cache;
+int lfr_otlp_chunk(const uint8_t *data, size_t len, const char *name, struct jfr_meta_cache *cache,
+                   struct pb_buf *out, struct lfr_otlp_stats *st, char *why, size_t whylen);
 
 #endif

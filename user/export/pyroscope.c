@@ -377,8 +377,8 @@ static int send_series(struct split *sp, unsigned i, struct jfr_buf *part, struc
 	return send(arg, &p);
 }
 
-int lfr_pyroscope_chunk(const uint8_t *data, size_t len, const char *name, unsigned first,
-                        struct lfr_gzip_piece *meta,
+int lfr_pyroscope_chunk(const uint8_t *data, size_t len, const char *name,
+                        struct jfr_meta_cache *cache, unsigned first, struct lfr_gzip_piece *meta,
                         int (*send)(void *arg, const struct lfr_pyroscope_part *p), void *arg,
                         char *why, size_t whylen)
 {
@@ -393,6 +393,7 @@ int lfr_pyroscope_chunk(const uint8_t *data, size_t len, const char *name, unsig
 		snprintf(why, whylen, "out of memory");
 		return -1;
 	}
+	sp.r->meta_cache = cache;
 	report_opts_init(&o);
 	o.jobs = 1;
 	/* the chunk's labels, period and span only: no sample of any type is gathered */

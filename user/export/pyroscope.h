@@ -40,10 +40,12 @@ struct lfr_pyroscope_part {
  * meta keeps the metadata event deflated from one upload to the next, across chunks when the
  * caller keeps it (a recorder's chunks repeat one metadata), NULL: within the chunk.  Returns 0
  * when every upload was sent (none when the chunk holds no event of a thread), or -1 with why set
- * when the chunk does not parse or memory runs out.
+ * when the chunk does not parse or memory runs out.  cache: the metadata cache of its reader
+ * (jfr/reader.h), or NULL.
  */
-int lfr_pyroscope_chunk(const uint8_t *data, size_t len, const char *name, unsigned first,
-                        struct lfr_gzip_piece *meta,
+struct jfr_meta_cache;
+int lfr_pyroscope_chunk(const uint8_t *data, size_t len, const char *name,
+                        struct jfr_meta_cache *cache, unsigned first, struct lfr_gzip_piece *meta,
                         int (*send)(void *arg, const struct lfr_pyroscope_part *p), void *arg,
                         char *why, size_t whylen);
 

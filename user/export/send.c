@@ -11,6 +11,7 @@
 #include "export/pyroscope.h"
 #include "export/send.h"
 #include "export/transport.h"
+#include "jfr/reader.h"
 
 struct lfr_sender {
 	struct lfr_export_target t;
@@ -21,6 +22,7 @@ struct lfr_sender {
 	struct lfr_gzip_piece meta; /* Pyroscope: the recording's metadata event deflated */
 	char *url;                  /* a Pyroscope upload's: the target's and its query */
 	size_t url_cap;
+	struct jfr_meta_cache *meta_cache; /* the chunks' metadata, parsed once (jfr/reader.h) */
 };
 
 int lfr_sender_new(struct lfr_sender **out, const struct lfr_export_target *t,
@@ -48,8 +50,14 @@ int lfr_sender_new(struct lfr_sender **out, const struct lfr_export_target *t,
 		free(s);
 		return -1;
 	}
+	s->meta_cache = jfr_meta_cache_new(); /* NULL: every reader parses its own */
 	*out = s;
 	return 0;
+}
+
+struct jfr_meta_cache *lfr_sender_meta_cache(struct lfr_sender *s)
+{
+	return s->meta_cache;
 }
 
 void lfr_sender_free(struct lfr_sender *s)
@@ -62,6 +70,7 @@ void lfr_sender_free(struct lfr_sender *s)
 	jfr_buf_free(&s->gz);
 	lfr_gzip_piece_free(&s->meta);
 	free(s->url);
+	jfr_meta_cache_free(s->meta_cache);
 	free(s);
 }
 
@@ -114,7 +123,7 @@ static enum lfr_send_result send_otlp(struct lfr_sender *s, const uint8_t *data,
 {
 	struct lfr_otlp_stats st;
 	char why[512];
-	int rc = lfr_otlp_chunk(data, len, name, &s->pb, &st, why, sizeof(why));
+	int rc = lfr_otlp_chunk(data, len, name, s->meta_cache, &s->pb, &st, why, sizeof(why));
 	enum lfr_send_result r;
 
 	if (rc < 0) {
@@ -221,8 +230,8 @@ enum lfr_send_result lfr_sender_chunk(struct lfr_sender *s, const uint8_t *data,
 		/* one part: its delivery is the chunk's */
 		return send_otlp(s, data, len, name, done, rep);
 	}
-	if (lfr_pyroscope_chunk(data, len, name, *done, &s->meta, pyro_part, &c, why, sizeof(why)) <
-	    0) {
+	if (lfr_pyroscope_chunk(data, len, name, s->meta_cache, *done, &s->meta, pyro_part, &c, why,
+	                        sizeof(why)) < 0) {
 		snprintf(rep->why, sizeof(rep->why), "%.500s", why);
 		return !strcmp(why, "out of memory") ? LFR_SEND_ERROR : LFR_SEND_DAMAGED;
 	}

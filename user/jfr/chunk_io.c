@@ -115,7 +115,8 @@ bool jfr_chunk_rebase_mem(const uint8_t *buf, uint64_t len, const char *name, in
 	return ok;
 }
 
-bool jfr_chunk_readable(const uint8_t *buf, uint64_t len, const char *name, char *why, size_t n)
+bool jfr_chunk_readable(const uint8_t *buf, uint64_t len, const char *name,
+                        struct jfr_meta_cache *cache, char *why, size_t n)
 {
 	struct jfr_reader *r = jfr_open_mem(buf, (size_t)len, name);
 	struct jfr_chunk ch;
@@ -125,6 +126,7 @@ bool jfr_chunk_readable(const uint8_t *buf, uint64_t len, const char *name, char
 		snprintf(why, n, "out of memory");
 		return false;
 	}
+	r->meta_cache = cache;
 	if (!jfr_chunk_load(r, 0, &ch)) {
 		ok = ch.size == len && !jfr_chunk_verify(r, &ch);
 		if (!ok && !r->failed)

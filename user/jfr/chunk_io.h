@@ -50,9 +50,10 @@ bool jfr_chunk_rebase_mem(const uint8_t *buf, uint64_t len, const char *name, in
 
 /*
  * Whether the chunk in buf (len bytes) loads and every one of its events parses; why says what
- * does not otherwise.
+ * does not otherwise.  cache: the reader's metadata cache (jfr_reader.meta_cache), or NULL.
  */
-bool jfr_chunk_readable(const uint8_t *buf, uint64_t len, const char *name, char *why, size_t n);
+bool jfr_chunk_readable(const uint8_t *buf, uint64_t len, const char *name,
+                        struct jfr_meta_cache *cache, char *why, size_t n);
 
 /* The first chunk copied to an output, whose clock later chunks are rebased onto. */
 struct jfr_clock_origin {

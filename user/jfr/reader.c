@@ -231,6 +231,7 @@ void jfr_close(struct jfr_reader *r)
 		close(r->fd);
 		free((char *)r->name);
 	}
+	jfr_meta_cache_release(r);
 	jfr_arena_free(r);
 	free(r->type_names);
 	hashtab_free(&r->type_name_index);

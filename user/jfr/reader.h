@@ -102,6 +102,7 @@ struct jfr_chunk {
 };
 
 struct jfr_arena_block;
+struct jfr_meta_cache;
 
 /*
  * Optional hooks of a strict reading (the checker, check.c), set in jfr_reader.hooks before the
@@ -145,7 +146,29 @@ struct jfr_reader {
 	struct jfr_meta **metas;
 	size_t nmetas, metas_cap;
 	const struct jfr_hooks *hooks; /* NULL but for strict readings */
+	/* parsed metadata shared with the other readers of its owner (see below); NULL: none */
+	struct jfr_meta_cache *meta_cache;
 };
+
+/*
+ * A cache of parsed metadata, for a caller that reads many chunks of one recorder (the exports):
+ * each chunk repeats the same metadata event, parsed once per cache instead of once per reader.
+ * Set jfr_reader.meta_cache after opening, before the first chunk is loaded.  An entry is found by
+ * the metadata's id and bytes (a hash, then the bytes compared in full) and by the reading's
+ * strictness; it owns its memory (a copy of the bytes, its own arena), and is used by one open
+ * reader at a time (the type-name indices are that reader's), which holds it until jfr_close().
+ * At most a few entries and a byte cap, the least recently used unheld one evicted.  Not
+ * thread-safe: one cache per thread; it must outlive the readers that use it.
+ */
+struct jfr_meta_cache *jfr_meta_cache_new(void);
+void jfr_meta_cache_free(struct jfr_meta_cache *c);
+/* The metadata events parsed for the cache, the ones found in it, its entries (for tests). */
+struct jfr_meta_cache_stats {
+	uint64_t parses, hits;
+	unsigned entries;
+	size_t bytes;
+};
+void jfr_meta_cache_stats(const struct jfr_meta_cache *c, struct jfr_meta_cache_stats *st);
 
 /* A bounds-checked cursor over part of the file.  Errors are sticky: after the first one every read
  * returns 0 and the cursor stays at its end, so loops terminate. */

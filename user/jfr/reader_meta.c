@@ -394,6 +394,24 @@ static int meta_zero_sizes(struct jfr_reader *r, struct jfr_meta *m, uint64_t of
 	return 0;
 }
 
+/* m as r's newest metadata, in *out. */
+static int meta_take(struct jfr_reader *r, struct jfr_meta *m, uint64_t off, struct jfr_meta **out)
+{
+	if (r->nmetas == r->metas_cap) {
+		size_t cap = r->metas_cap ? 2 * r->metas_cap : 8;
+		struct jfr_meta **v = realloc(r->metas, cap * sizeof(*v));
+
+		if (!v)
+			return jfr_fail(r, off, "out of memory");
+		r->metas = v;
+		r->metas_cap = cap;
+	}
+	r->metas[r->nmetas++] = m;
+	r->last_meta = m;
+	*out = m;
+	return 0;
+}
+
 /* The metadata of builder b (id, raw bytes) as r's newest, in *out. */
 static int meta_finish(struct jfr_reader *r, const struct meta_builder *b, uint64_t off,
                        uint64_t id, const uint8_t *raw, uint64_t raw_len, struct jfr_meta **out)
@@ -413,19 +431,76 @@ static int meta_finish(struct jfr_reader *r, const struct meta_builder *b, uint6
 		memcpy(m->types, b->types, b->ntypes * sizeof(*m->types));
 	if (meta_resolve(r, m, off) < 0 || meta_zero_sizes(r, m, off) < 0)
 		return -1;
-	if (r->nmetas == r->metas_cap) {
-		size_t cap = r->metas_cap ? 2 * r->metas_cap : 8;
-		struct jfr_meta **v = realloc(r->metas, cap * sizeof(*v));
+	return meta_take(r, m, off, out);
+}
 
-		if (!v)
+/* The type names of m, interned in r in the order meta_resolve() does, as m's name indices. */
+static int meta_intern(struct jfr_reader *r, struct jfr_meta *m, uint64_t off)
+{
+	for (int i = 0; i < m->ntypes; i++) {
+		m->types[i].name_idx = intern_type_name(r, m->types[i].name);
+		if (m->types[i].name_idx == UINT32_MAX)
 			return jfr_fail(r, off, "out of memory");
-		r->metas = v;
-		r->metas_cap = cap;
 	}
-	r->metas[r->nmetas++] = m;
-	r->last_meta = m;
-	*out = m;
 	return 0;
+}
+
+/* The metadata from its string table on (c there, b set up), id and bytes raw, into *out. */
+static int meta_parse_body(struct jfr_reader *r, struct jfr_cur *c, struct meta_builder *b,
+                           uint64_t off, uint64_t id, const uint8_t *raw, uint64_t raw_len,
+                           struct jfr_meta **out)
+{
+	int rc = -1;
+
+	b->nstrings = jfr_varint(c);
+	if (meta_strings(c, b, r) < 0 || parse_element(c, b, 0, 0) < 0)
+		goto out;
+	if (b->strict && !b->region) {
+		jfr_fail(r, off, "metadata without the region element (the JDK requires it)");
+		goto out;
+	}
+	if (b->strict && c->p != c->end) {
+		jfr_cur_fail(c, "metadata content ends %lld bytes before its size says",
+		             (long long)(c->end - c->p));
+		goto out;
+	}
+	rc = meta_finish(r, b, off, id, raw, raw_len, out);
+out:
+	free(b->strings);
+	free(b->types);
+	free(b->fields);
+	return rc;
+}
+
+/*
+ * As meta_parse_body(), through r's metadata cache: the cached metadata of the same bytes and
+ * strictness, or a parse into an arena of its own (a copy of the bytes with it) for the cache.
+ */
+static int meta_parse_cached(struct jfr_reader *r, struct jfr_cur *c, struct meta_builder *b,
+                             uint64_t off, uint64_t id, struct jfr_meta **out)
+{
+	struct jfr_meta_key k = {.id = id, .len = c->end - c->p, .raw = c->p, .strict = b->strict};
+	struct jfr_meta *m = jfr_meta_cache_find(r, &k);
+	struct jfr_arena_block *saved = r->arena, *blocks;
+	uint8_t *copy;
+	int rc = -1;
+
+	if (m)
+		return meta_intern(r, m, off) < 0 ? -1 : meta_take(r, m, off, out);
+	r->arena = NULL; /* what the parse allocates is the cache's if it keeps it */
+	copy = jfr_arena_alloc(r, k.len ? k.len : 1);
+	if (copy) {
+		memcpy(copy, k.raw, k.len);
+		rc = meta_parse_body(r, c, b, off, id, copy, k.len, &m);
+	} else {
+		jfr_fail(r, off, "out of memory");
+	}
+	blocks = r->arena;
+	r->arena = saved;
+	jfr_meta_cache_keep(r, &k, rc < 0 ? NULL : m, blocks);
+	if (rc == 0)
+		*out = m;
+	return rc;
 }
 
 int jfr_meta_parse(struct jfr_reader *r, const struct jfr_chunk *ch, struct jfr_meta **out)
@@ -433,7 +508,6 @@ int jfr_meta_parse(struct jfr_reader *r, const struct jfr_chunk *ch, struct jfr_
 	uint64_t off = ch->off + ch->meta_off;
 	struct jfr_cur c;
 	struct meta_builder b = {.r = r, .strict = r->hooks && r->hooks->strict_metadata};
-	int rc = -1;
 
 	jfr_cur_init(&c, r, off, ch->off + ch->size);
 	uint64_t size = jfr_varint(&c);
@@ -463,24 +537,9 @@ int jfr_meta_parse(struct jfr_reader *r, const struct jfr_chunk *ch, struct jfr_
 		*out = last;
 		return 0;
 	}
-	b.nstrings = jfr_varint(&c);
-	if (meta_strings(&c, &b, r) < 0 || parse_element(&c, &b, 0, 0) < 0)
-		goto out;
-	if (b.strict && !b.region) {
-		jfr_fail(r, off, "metadata without the region element (the JDK requires it)");
-		goto out;
-	}
-	if (b.strict && c.p != c.end) {
-		jfr_cur_fail(&c, "metadata content ends %lld bytes before its size says",
-		             (long long)(c.end - c.p));
-		goto out;
-	}
-	rc = meta_finish(r, &b, off, id, raw, raw_len, out);
-out:
-	free(b.strings);
-	free(b.types);
-	free(b.fields);
-	return rc;
+	if (jfr_meta_cache_fits(r->meta_cache, raw_len))
+		return meta_parse_cached(r, &c, &b, off, id, out);
+	return meta_parse_body(r, &c, &b, off, id, raw, raw_len, out);
 }
 
 /* ---- constant pools ---- */
