@@ -6,7 +6,7 @@
 # time (the sum over /proc/PID/task/*/schedstat of the first field: ns on the CPU, user and
 # kernel, of every thread), its thread ids, its utime+stime ticks (which include exited threads,
 # a coarse cross-check), its VmRSS, and the module's CPU for the session (irq_ns + work_ns of
-# `lfr status -m`).  At 0 s the recorder has just been spawned: its CPU and the module's are
+# `lfr status -m`), and each thread's name and time.  At 0 s the recorder has just been spawned: its CPU and the module's are
 # taken as 0.  One "always-on" line per window and run for the report.
 #   always-on-guest.sh SECONDS RUNS "LFR RECORD OPTIONS"
 set -u
@@ -20,6 +20,10 @@ sched_ns() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END 
 tids_of() { ls /proc/"$1"/task 2>/dev/null | sort -n | paste -sd, -; }
 # utime + stime of a process (exited threads included), in USER_HZ ticks
 ticks_of() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+# each live thread's TID:COMM:NS (ns on the CPU), comma-separated
+threads_of() { for t in /proc/"$1"/task/*; do
+	printf '%s:%s:%s,' "${t##*/}" "$(tr ' :,' '___' <"$t/comm")" "$(cut -d' ' -f1 "$t/schedstat")"
+	done 2>/dev/null; echo; }
 rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
 # the module's CPU time for a session so far: timer interrupts and stack walks, in ns
 module_ns() { lfr status -S "$1" -m | awk '/^status / { for (i = 1; i <= NF; i++) { split($i, kv, "=");
@@ -31,9 +35,9 @@ sleep_until() {
 	left=$(( $1 + $2 * 1000 - $(now_ms) ))
 	[ $left -gt 0 ] && sleep "$(awk -v n=$left 'BEGIN { printf "%.3f", n / 1000 }')"
 }
-# read everything at a mark: sets at_N ns_N tk_N tids_N rss_N mod_N
+# read everything at a mark: sets at_N ns_N tk_N tids_N rss_N mod_N th_N
 mark() { # N
-	eval "at_$1=$(now_ms) ns_$1=$(sched_ns $rec) tk_$1=$(ticks_of $rec) tids_$1=$(tids_of $rec) rss_$1=$(rss_kb $rec)"
+	eval "at_$1=$(now_ms) ns_$1=$(sched_ns $rec) tk_$1=$(ticks_of $rec) tids_$1=$(tids_of $rec) rss_$1=$(rss_kb $rec) th_$1=$(threads_of $rec)"
 	[ -n "$cid" ] || cid=$(lfr status -m | sed -n 's/^status session=\([0-9]*\) .*/\1/p' | head -n 1)
 	eval "mod_$1=$(module_ns "$cid")"
 }
@@ -49,7 +53,7 @@ run() {
 	# shellcheck disable=SC2086
 	lfr record -a -q --repository "$repo" $opts &
 	rec=$!
-	at_0=$t0 ns_0=0 tk_0=0 tids_0=- rss_0=0 mod_0=0
+	at_0=$t0 ns_0=0 tk_0=0 tids_0=- rss_0=0 mod_0=0 th_0=-
 	sleep_until "$t0" 10; mark 1
 	sleep_until "$t0" 20; mark 2
 	sleep_until "$t0" $((20 + secs)); mark 3
@@ -60,8 +64,8 @@ run() {
 	runs_s=$(secs_of $at_0 $at_3)
 	for w in first steady; do
 		if [ $w = first ]; then a=0 b=1; else a=2 b=3; fi
-		eval "ta=\$at_$a tb=\$at_$b na=\$ns_$a nb=\$ns_$b ka=\$tk_$a kb=\$tk_$b ma=\$mod_$a mb=\$mod_$b ra=\$rss_$a rb=\$rss_$b ia=\$tids_$a ib=\$tids_$b"
-		echo "always-on window=$w run=$run cpus=$(nproc) secs_guest=$(secs_of $ta $tb) recorder_ns=$((nb - na)) recorder_ticks=$((kb - ka)) module_ns=$((mb - ma)) rss_start_kb=$ra rss_end_kb=$rb tids_start=$ia tids_end=$ib repo_bytes=$bytes run_secs=$runs_s | $(grep -h '^deepstack ' /tmp/work.txt)"
+		eval "ta=\$at_$a tb=\$at_$b na=\$ns_$a nb=\$ns_$b ka=\$tk_$a kb=\$tk_$b ma=\$mod_$a mb=\$mod_$b ra=\$rss_$a rb=\$rss_$b ia=\$tids_$a ib=\$tids_$b ha=\$th_$a hb=\$th_$b"
+		echo "always-on window=$w run=$run cpus=$(nproc) secs_guest=$(secs_of $ta $tb) recorder_ns=$((nb - na)) recorder_ticks=$((kb - ka)) module_ns=$((mb - ma)) rss_start_kb=$ra rss_end_kb=$rb tids_start=$ia tids_end=$ib repo_bytes=$bytes run_secs=$runs_s pid=$rec threads_start=$ha threads_end=$hb | $(grep -h '^deepstack ' /tmp/work.txt)"
 	done
 }
 

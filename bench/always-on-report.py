@@ -70,6 +70,35 @@ def main():
                     notes.append(f'run {r["run"]}, {NAME[w]}: threads {",".join(sorted(gone))} '
                                  'exited inside the window (their time after its start is missing '
                                  'from the schedstat sum)')
+    # where the recorder's time goes: each thread's share, by name (the main thread: main)
+    per = {}
+    for w in ('first', 'steady'):
+        for r in (r for r in rows if r['window'] == w and 'threads_end' in r):
+            def parse(text):
+                out, seen = {}, {}
+                for item in filter(None, text.split(',')):
+                    if item == '-':
+                        continue
+                    tid, comm, ns = item.split(':')
+                    if tid == r['pid']:
+                        name = 'main'
+                    else:
+                        seen[comm] = seen.get(comm, 0) + 1
+                        name = comm if seen[comm] == 1 else f'{comm}#{seen[comm]}'
+                    out[tid] = (name, int(ns))
+                return out
+            a, b = parse(r['threads_start']), parse(r['threads_end'])
+            for tid, (name, ns) in b.items():
+                d = ns - a.get(tid, (name, 0))[1]
+                per.setdefault(name, {}).setdefault(w, []).append(share(r, d))
+    if per:
+        print('\nThe recorder\'s time by thread (median share of the machine, (min-max); the main '
+              'thread is `main`):\n')
+        print('| thread | first 10 s | steady |')
+        print('|---|---:|---:|')
+        for name in sorted(per, key=lambda n: -statistics.median(per[n].get('first', [0]))):
+            print(f'| {name} | {fmt(per[name].get("first", []))} | '
+                  f'{fmt(per[name].get("steady", []))} |')
     nthreads = [len(r['tids_end'].split(',')) for r in rows if r['window'] == 'steady']
     grow = [int(r['repo_bytes']) / float(r['run_secs']) / 1024 for r in rows
             if r['window'] == 'steady']
