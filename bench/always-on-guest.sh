@@ -6,7 +6,7 @@
 # time (the sum over /proc/PID/task/*/schedstat of the first field: ns on the CPU, user and
 # kernel, of every thread), its thread ids, its utime+stime ticks (which include exited threads,
 # a coarse cross-check), its VmRSS, and the module's CPU for the session (irq_ns + work_ns of
-# `lfr status -m`), and each thread's name and time.  At 0 s the recorder has just been spawned: its CPU and the module's are
+# `lfr status -m`), and each thread's name and time; in the steady window, VmRSS every 30 s.  At 0 s the recorder has just been spawned: its CPU and the module's are
 # taken as 0.  One "always-on" line per window and run for the report.
 #   always-on-guest.sh SECONDS RUNS "LFR RECORD OPTIONS"
 set -u
@@ -56,6 +56,14 @@ run() {
 	at_0=$t0 ns_0=0 tk_0=0 tids_0=- rss_0=0 mod_0=0 th_0=-
 	sleep_until "$t0" 10; mark 1
 	sleep_until "$t0" 20; mark 2
+	# through the steady window, VmRSS every 30 s (at seconds since the start)
+	rsst=""
+	s=50
+	while [ $s -lt $((20 + secs)) ]; do
+		sleep_until "$t0" $s
+		rsst="$rsst$s:$(rss_kb $rec),"
+		s=$((s + 30))
+	done
 	sleep_until "$t0" $((20 + secs)); mark 3
 	kill -TERM $rec
 	wait $rec
@@ -65,7 +73,7 @@ run() {
 	for w in first steady; do
 		if [ $w = first ]; then a=0 b=1; else a=2 b=3; fi
 		eval "ta=\$at_$a tb=\$at_$b na=\$ns_$a nb=\$ns_$b ka=\$tk_$a kb=\$tk_$b ma=\$mod_$a mb=\$mod_$b ra=\$rss_$a rb=\$rss_$b ia=\$tids_$a ib=\$tids_$b ha=\$th_$a hb=\$th_$b"
-		echo "always-on window=$w run=$run cpus=$(nproc) secs_guest=$(secs_of $ta $tb) recorder_ns=$((nb - na)) recorder_ticks=$((kb - ka)) module_ns=$((mb - ma)) rss_start_kb=$ra rss_end_kb=$rb tids_start=$ia tids_end=$ib repo_bytes=$bytes run_secs=$runs_s pid=$rec threads_start=$ha threads_end=$hb | $(grep -h '^deepstack ' /tmp/work.txt)"
+		echo "always-on window=$w run=$run cpus=$(nproc) secs_guest=$(secs_of $ta $tb) recorder_ns=$((nb - na)) recorder_ticks=$((kb - ka)) module_ns=$((mb - ma)) rss_start_kb=$ra rss_end_kb=$rb tids_start=$ia tids_end=$ib repo_bytes=$bytes run_secs=$runs_s pid=$rec threads_start=$ha threads_end=$hb rss_trace=${rsst:--} | $(grep -h '^deepstack ' /tmp/work.txt)"
 	done
 }
 

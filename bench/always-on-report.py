@@ -106,6 +106,15 @@ def main():
     if nthreads:
         print(f'Recorder threads at the end: {min(nthreads)}-{max(nthreads)}.  '
               f'Repository growth: {statistics.median(grow):.1f} KiB/s (median over the run).')
+    first_rss = {r['run']: int(r['rss_end_kb']) for r in rows if r['window'] == 'first'}
+    for r in rows:
+        if r['window'] == 'steady' and r.get('rss_trace', '-') != '-':
+            pts = [x.split(':') for x in r['rss_trace'].split(',') if x]
+            trace = ', '.join(f'{t} s {int(kb) / 1024:.1f}' for t, kb in pts)
+            mib = int(r['rss_start_kb']) / 1024
+            end = int(r['rss_end_kb']) / 1024
+            print(f'VmRSS (MiB) in run {r["run"]}: 10 s {first_rss.get(r["run"], 0) / 1024:.1f}, '
+                  f'20 s {mib:.1f}, {trace}, end {end:.1f}.')
     for n in notes:
         print(f'- {n}')
     if not notes:
