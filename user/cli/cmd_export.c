@@ -71,7 +71,7 @@ static void usage(FILE *out)
 	    "  -q, --quiet            only errors and the summary of what was not delivered\n\n"
 	    "Exit status: 0 every chunk delivered; 11 chunks not delivered (refused, or the\n"
 	    "backend gave up on); 2 bad command line; 6 an input not readable; 8 an input\n"
-	    "not a recording.\n"
+	    "not a recording, or a chunk of one that does not parse (the others are sent).\n"
 	    "Examples:\n"
 	    "  lfr export --to otlp=http://collector:4318 app.jfr\n"
 	    "  lfr export --to pyroscope=https://pyroscope.example:4040 /var/lib/lfr/repository\n");
@@ -139,6 +139,8 @@ static void send_one(struct job *j, size_t i, const uint8_t *data, size_t len, c
 		}
 		if (r == LFR_SEND_DAMAGED) {
 			o->damaged++;
+			if (!j->status)
+				j->status = LFR_EXIT_FORMAT;
 			fprintf(stderr, "%s: %s is not readable, left out: %s\n", PROG, name,
 			        rep.why);
 			return;
@@ -230,14 +232,20 @@ static int send_repository(struct job *j, const char *dir)
 	for (size_t i = 0; i < n && !interrupted; i++) {
 		uint8_t *data;
 		uint64_t len;
-		/* the senders run here, one after the other: the first's metadata cache */
-		int got = lfr_jfr_repo_read(dfd, v[i].name,
+		/*
+		 * the senders run here, one after the other: the first's metadata cache; not
+		 * walked: each sender reads every event and takes one that does not parse as damage
+		 */
+		int got = lfr_jfr_repo_read(dfd, v[i].name, false,
 		                            j->x.n ? lfr_sender_meta_cache(j->out[0].s) : NULL,
 		                            &data, &len, err, sizeof(err));
 
-		if (got == 2)
+		if (got == 2) {
 			fprintf(stderr, "%s: %s/%s is damaged, left out: %s\n", PROG, dir,
 			        v[i].name, err);
+			if (!j->status)
+				j->status = LFR_EXIT_FORMAT;
+		}
 		if (got < 0) {
 			fprintf(stderr, "%s: %s\n", PROG, err);
 			rc = LFR_EXIT_IO;
@@ -261,7 +269,7 @@ static int summary(const struct job *j)
 	for (size_t i = 0; i < j->x.n; i++) {
 		const struct outcome *o = &j->out[i];
 
-		if (!j->quiet || o->undelivered || o->refused)
+		if (!j->quiet || o->undelivered || o->refused || o->damaged)
 			fprintf(stderr,
 			        "%s: %s: %" PRIu64 " chunk%s sent (%" PRIu64
 			        " CPU samples, %" PRIu64 " bytes), %" PRIu64 " refused, %" PRIu64

@@ -145,6 +145,7 @@ static int index_pass(struct build *b, struct pass *p, enum kind k)
 {
 	const struct report *rep = p->rep;
 	struct hashtab ids = {0};
+	uint32_t *of = malloc((rep->ntimed + 1) * sizeof(*of)); /* each event's sample */
 	int rc = -1;
 
 	p->locations = calloc(rep->nframes + 1, sizeof(*p->locations));
@@ -157,7 +158,7 @@ static int index_pass(struct build *b, struct pass *p, enum kind k)
 	p->val = malloc((rep->ntimed + 1) * sizeof(*p->val));
 	p->order = malloc((rep->nsamples + 1) * sizeof(*p->order));
 	if (!p->locations || !p->stacks || !p->attrs || !p->links || !p->first || !p->nobs ||
-	    !p->ts || !p->val || !p->order || hashtab_reserve(&ids, rep->nsamples))
+	    !p->ts || !p->val || !p->order || !of || hashtab_reserve(&ids, rep->nsamples))
 		goto out;
 	for (size_t i = 0; i < rep->nsamples; i++) {
 		bool fresh;
@@ -171,16 +172,22 @@ static int index_pass(struct build *b, struct pass *p, enum kind k)
 	for (size_t i = 0; i < rep->ntimed; i++) {
 		const struct report_timed *t = &rep->timed[i];
 
-		p->nobs[hashtab_get(&ids, t->stack, thread_ctx_key(t->thread, t->ctx))->v]++;
+		/* a thread's events come in runs, often of one stack */
+		if (i && t->stack == t[-1].stack && t->thread == t[-1].thread &&
+		    t->ctx == t[-1].ctx)
+			of[i] = of[i - 1];
+		else
+			of[i] =
+			    (uint32_t)hashtab_get(&ids, t->stack, thread_ctx_key(t->thread, t->ctx))
+			        ->v;
+		p->nobs[of[i]]++;
 	}
 	for (size_t i = 1; i < rep->nsamples; i++)
 		p->first[i] = p->first[i - 1] + p->nobs[i - 1];
 	memset(p->nobs, 0, rep->nsamples * sizeof(*p->nobs));
 	for (size_t i = 0; i < rep->ntimed; i++) {
 		const struct report_timed *t = &rep->timed[i];
-		uint32_t s =
-		    (uint32_t)hashtab_get(&ids, t->stack, thread_ctx_key(t->thread, t->ctx))->v;
-		uint32_t at = p->first[s] + p->nobs[s]++;
+		uint32_t s = of[i], at = p->first[s] + p->nobs[s]++;
 
 		p->ts[at] = (uint64_t)(rep->start_nanos + t->nanos);
 		/* a CPU or wall sample stands for the period; without one, for one sample */
@@ -190,6 +197,7 @@ static int index_pass(struct build *b, struct pass *p, enum kind k)
 	rc = 0;
 out:
 	hashtab_free(&ids);
+	free(of);
 	return rc;
 }
 

@@ -95,24 +95,14 @@ static void group_pid(struct split *sp, const struct jfr_field *tf, uint64_t key
 	snprintf(p->name, sizeof(p->name), "%.63s", name);
 }
 
-/* The process of the thread of the event at off (absolute) of type t: its index + 1, or 0. */
-static size_t proc_of(struct split *sp, uint64_t off, const struct jfr_type *t)
+/* The process of thread key (field tf): its index + 1, or 0. */
+static size_t proc_of(struct split *sp, const struct jfr_field *tf, uint64_t key)
 {
-	int f = thread_field(sp, t);
-	const struct jfr_field *tf;
-	struct jfr_cur c;
-	uint64_t key, v;
+	uint64_t v;
 	bool fresh;
 	struct hashtab_slot *s;
 
-	jfr_cur_init(&c, sp->r, off, sp->ch.off + sp->ch.size);
-	jfr_varint(&c); /* size */
-	jfr_varint(&c); /* type */
-	if (f < 0 || c.bad ||
-	    !(tf = jfr_value_field(sp->r, &sp->ch, t, jfr_cur_off(&c), t->fields[f].name, &c)))
-		return 0;
-	key = jfr_varint(&c);
-	if (c.bad || !key || !(s = hashtab_put(&sp->threads, key, 0, &fresh)))
+	if (!tf || !key || !(s = hashtab_put(&sp->threads, key, 0, &fresh)))
 		return 0;
 	if (!fresh)
 		return s->v;
@@ -132,26 +122,50 @@ static size_t proc_of(struct split *sp, uint64_t off, const struct jfr_type *t)
 	return v;
 }
 
-/* Notes the event at off (absolute) of type t, when it has a thread, for keep(). */
-static void note_event(struct split *sp, uint64_t off, const struct jfr_type *t)
+/*
+ * Notes the event at off (absolute) of type t, its fields at ev, when it has a thread, for
+ * keep(): 0, or -1 when its fields do not parse.  The uploads carry its bytes as they are, so
+ * each field is walked here, the thread's key read on the way: the one walk of the chunk's events.
+ */
+static int note_event(struct split *sp, uint64_t off, const struct jfr_type *t, struct jfr_cur *ev)
 {
-	size_t p = proc_of(sp, off, t);
+	int f = thread_field(sp, t);
+	uint64_t key = 0;
+	size_t p;
+
+	for (int i = 0; i < t->nfields && !ev->bad; i++) {
+		if (i == f) {
+			struct jfr_cur c = *ev;
+
+			key = jfr_varint(&c);
+			if (c.bad)
+				key = 0;
+		}
+		jfr_skip_field(ev, &t->fields[i]);
+	}
+	if (ev->bad) {
+		snprintf(sp->why, sp->whylen, "offset %llu: event of type %s does not parse",
+		         (unsigned long long)off, t->name);
+		return -1;
+	}
+	p = proc_of(sp, f < 0 ? NULL : &t->fields[f], key);
 
 	if (!p)
-		return;
+		return 0;
 	if (sp->nevs == sp->evs_cap) {
 		size_t cap = sp->evs_cap ? 2 * sp->evs_cap : 1024;
 		struct event_proc *v = realloc(sp->evs, cap * sizeof(*v));
 
 		if (!v) {
 			sp->oom = true;
-			return;
+			return 0;
 		}
 		sp->evs = v;
 		sp->evs_cap = cap;
 	}
 	sp->evs[sp->nevs++] =
 	    (struct event_proc){.off = off, .proc = (uint32_t)p, .sample = t == sp->sample_type};
+	return 0;
 }
 
 /*
@@ -243,8 +257,8 @@ static int find_series(struct split *sp)
 		if ((rc = jfr_event_next(&it, &type, &size, &ev)) != 1)
 			break;
 		t = jfr_type_by_id(sp->ch.meta, type);
-		if (t && type > JFR_EVENT_CHECKPOINT)
-			note_event(sp, start, t);
+		if (t && type > JFR_EVENT_CHECKPOINT && note_event(sp, start, t, &ev))
+			return -1;
 	}
 	if (rc < 0) {
 		snprintf(sp->why, sp->whylen, "%s", sp->r->err);

@@ -57,7 +57,10 @@ struct jfr_meta_cache *lfr_sender_meta_cache(struct lfr_sender *s);
  * Sends the chunk in data (len bytes, name for messages and ids) from part *done on; each part
  * delivered or refused increments *done and, when the chunk has several, calls progress (when
  * not NULL) with it and their number, so that a caller can keep its position.  Returns what became
- * of it, with rep filled.
+ * of it, with rep filled.  Every event sent is read on the way (OTLP converts those it sends,
+ * Pyroscope walks every event whose bytes it forwards): one whose fields do not parse makes the
+ * chunk LFR_SEND_DAMAGED, so the caller need not walk the chunk first (lfr_jfr_repo_read's walk
+ * false).
  */
 enum lfr_send_result lfr_sender_chunk(struct lfr_sender *s, const uint8_t *data, size_t len,
                                       const char *name, unsigned *done,

@@ -393,13 +393,20 @@ static int64_t clamp128(__int128 v)
 
 int64_t jfr_ticks_to_nanos(const struct jfr_chunk *ch, int64_t ticks)
 {
-	__int128 d = ((__int128)ticks - ch->start_ticks) * 1000000000 / ch->ticks_per_second;
+	__int128 d = (__int128)ticks - ch->start_ticks;
+
+	/* lfr's own ticks are ns: no 128-bit division (a library call) per event */
+	if (ch->ticks_per_second != 1000000000)
+		d = d * 1000000000 / ch->ticks_per_second;
 	return clamp128(ch->start_nanos + d);
 }
 
 int64_t jfr_nanos_to_ticks(const struct jfr_chunk *ch, int64_t nanos)
 {
-	__int128 d = ((__int128)nanos - ch->start_nanos) * ch->ticks_per_second / 1000000000;
+	__int128 d = (__int128)nanos - ch->start_nanos;
+
+	if (ch->ticks_per_second != 1000000000)
+		d = d * ch->ticks_per_second / 1000000000;
 	return clamp128(ch->start_ticks + d);
 }
 

@@ -180,22 +180,32 @@ out:
 static int merge_timed(struct report *rep, struct priv *pv, struct jfr_reader *r, struct job *j)
 {
 	const struct jfr_field *sf, *tf;
+	/* a thread's samples come in runs (a ring's, drained in order): its last key and id */
+	uint64_t last_tkey = 0, th = 0, last_skey = 0;
+	uint32_t st = UINT32_MAX;
 
 	sample_fields(j->plans, (size_t)j->nplans, &sf, &tf);
+	if (grow((void **)&rep->timed, &rep->timed_cap, rep->ntimed + j->ntimed + 1,
+	         sizeof(*rep->timed)))
+		return -1;
 	for (size_t i = 0; i < j->ntimed; i++) {
 		const struct timed_key *k = &j->timed[i];
-		uint64_t th =
-		    resolve_thread(rep, pv, r, &j->ch, tf, sample_thread_key(&j->ctx, k->b));
-		if (!th)
-			return -1;
+		uint64_t tkey = sample_thread_key(&j->ctx, k->b);
+
+		if (!th || tkey != last_tkey) {
+			th = resolve_thread(rep, pv, r, &j->ch, tf, tkey);
+			if (!th)
+				return -1;
+			last_tkey = tkey;
+		}
 		if (th == UINT32_MAX)
 			continue; /* filtered out */
-		uint32_t st = resolve_stack(rep, pv, r, &j->ch, sf, k->a);
-		if (st == UINT32_MAX)
-			return -1;
-		if (grow((void **)&rep->timed, &rep->timed_cap, rep->ntimed + 1,
-		         sizeof(*rep->timed)))
-			return -1;
+		if (st == UINT32_MAX || k->a != last_skey) {
+			st = resolve_stack(rep, pv, r, &j->ch, sf, k->a);
+			if (st == UINT32_MAX)
+				return -1;
+			last_skey = k->a;
+		}
 		uint32_t cx = sample_ctx(rep, pv, r, &j->ch, &j->ctx, k->b);
 		if (cx == UINT32_MAX)
 			return -1;
