@@ -232,13 +232,9 @@ static int send_repository(struct job *j, const char *dir)
 	for (size_t i = 0; i < n && !interrupted; i++) {
 		uint8_t *data;
 		uint64_t len;
-		/*
-		 * the senders run here, one after the other: the first's metadata cache; not
-		 * walked: each sender reads every event and takes one that does not parse as damage
-		 */
-		int got = lfr_jfr_repo_read(dfd, v[i].name, false,
-		                            j->x.n ? lfr_sender_meta_cache(j->out[0].s) : NULL,
-		                            &data, &len, err, sizeof(err));
+		/* not walked: each sender reads every event and takes one that does not parse as
+		 * damage */
+		int got = lfr_jfr_repo_read(dfd, v[i].name, &data, &len, err, sizeof(err));
 
 		if (got == 2) {
 			fprintf(stderr, "%s: %s/%s is damaged, left out: %s\n", PROG, dir,

@@ -249,8 +249,7 @@ static int send_head(struct exporter *e)
 	unsigned parts;
 	char why[512];
 	/* not walked: the sender reads every event and takes one that does not parse as damage */
-	int rc = lfr_jfr_repo_read(e->f->dirfd, head->name, false, lfr_sender_meta_cache(e->s),
-	                           &data, &len, why, sizeof(why));
+	int rc = lfr_jfr_repo_read(e->f->dirfd, head->name, &data, &len, why, sizeof(why));
 
 	if (rc == 1) { /* gone: evicted (counted once, here or when the writer tells) */
 		if (!eviction_told(e, head->name)) {

@@ -55,11 +55,6 @@ int lfr_sender_new(struct lfr_sender **out, const struct lfr_export_target *t,
 	return 0;
 }
 
-struct jfr_meta_cache *lfr_sender_meta_cache(struct lfr_sender *s)
-{
-	return s->meta_cache;
-}
-
 void lfr_sender_free(struct lfr_sender *s)
 {
 	if (!s)

@@ -47,11 +47,6 @@ struct lfr_send_report {
 int lfr_sender_new(struct lfr_sender **out, const struct lfr_export_target *t,
                    const struct lfr_sender_opts *o, char *why, size_t whylen);
 void lfr_sender_free(struct lfr_sender *s);
-/*
- * The sender's cache of parsed metadata (jfr/reader.h), which the readers of the chunks it sends
- * use: for the caller's readers of those chunks too, in the sender's thread only.
- */
-struct jfr_meta_cache *lfr_sender_meta_cache(struct lfr_sender *s);
 
 /*
  * Sends the chunk in data (len bytes, name for messages and ids) from part *done on; each part

@@ -449,9 +449,8 @@ static void unreadable(struct lfr_jfr_dump_stats *st, const struct lfr_jfr_repo_
  * flush: 0; 1 when it is gone; 2 when it does not parse (why; with walk false, only its header
  * is checked); 3 when it cannot be read (c->err, c->type: lfr_jfr_repo_why()); -ENOMEM (why).
  */
-static int read_chunk(int dirfd, struct lfr_jfr_repo_chunk *c, bool walk,
-                      struct jfr_meta_cache *cache, uint8_t **data, uint64_t *len, char *why,
-                      size_t whylen)
+static int read_chunk(int dirfd, struct lfr_jfr_repo_chunk *c, bool walk, uint8_t **data,
+                      uint64_t *len, char *why, size_t whylen)
 {
 	uint8_t h[JFR_CHUNK_HEADER_SIZE];
 	struct stat st;
@@ -507,7 +506,7 @@ static int read_chunk(int dirfd, struct lfr_jfr_repo_chunk *c, bool walk,
 		goto out;
 	}
 	memcpy(buf, h, JFR_CHUNK_HEADER_SIZE);
-	if (walk && !jfr_chunk_readable(buf, *len, c->name, cache, why, whylen)) {
+	if (walk && !jfr_chunk_readable(buf, *len, c->name, NULL, why, whylen)) {
 		ret = 2;
 		goto out;
 	}
@@ -520,15 +519,15 @@ out:
 	return ret;
 }
 
-int lfr_jfr_repo_read(int dirfd, const char *name, bool walk, struct jfr_meta_cache *cache,
-                      uint8_t **data, uint64_t *len, char *why, size_t whylen)
+int lfr_jfr_repo_read(int dirfd, const char *name, uint8_t **data, uint64_t *len, char *why,
+                      size_t whylen)
 {
 	struct lfr_jfr_repo_chunk c = {0};
 	char what[96];
 	int ret;
 
 	snprintf(c.name, sizeof(c.name), "%s", name);
-	ret = read_chunk(dirfd, &c, walk, cache, data, len, why, whylen);
+	ret = read_chunk(dirfd, &c, false, data, len, why, whylen);
 	if (ret != 3)
 		return ret;
 	lfr_jfr_repo_why(&c, what, sizeof(what));
@@ -554,7 +553,7 @@ static int dump_chunk(int dirfd, struct lfr_jfr_repo_chunk *c, int out,
 	int64_t delta = 0;
 	bool known;
 	char why[256];
-	int ret = read_chunk(dirfd, c, true, NULL, &buf, &len, why, sizeof(why));
+	int ret = read_chunk(dirfd, c, true, &buf, &len, why, sizeof(why));
 
 	if (ret == 2)
 		damaged(stats, name, why);

@@ -65,16 +65,14 @@ int lfr_jfr_repo_open_trusted(const char *dir, bool reader, char *err, size_t er
 
 /*
  * Reads the chunk file name of the repository open at dirfd into *data (malloc'ed, len bytes)
- * as of its writer's last flush (without the room preallocated after it).  walk: its metadata,
- * pools and each of its events walked as lfr dump does; false: its header only, for a caller
- * that reads every event it uses with a reader and takes what fails to parse as damage.
- * Returns 0; 1 when the file is gone (evicted); 2 when it does not parse (why says what it has);
- * or a negative errno with why set.  cache: the metadata cache of the reader that checks it
- * (jfr/reader.h), or NULL.
+ * as of its writer's last flush (without the room preallocated after it), its header checked
+ * but its events not walked: for a caller that reads every event it uses with a reader and takes
+ * what fails to parse as damage (the exports; lfr dump walks each chunk it copies).  Returns 0;
+ * 1 when the file is gone (evicted); 2 when its header does not parse (why says what it has); or
+ * a negative errno with why set.
  */
-struct jfr_meta_cache;
-int lfr_jfr_repo_read(int dirfd, const char *name, bool walk, struct jfr_meta_cache *cache,
-                      uint8_t **data, uint64_t *len, char *why, size_t whylen);
+int lfr_jfr_repo_read(int dirfd, const char *name, uint8_t **data, uint64_t *len, char *why,
+                      size_t whylen);
 
 /*
  * Lists the chunk files of dir, oldest first (*out is malloc'ed, free it).  Files that do not
