@@ -223,7 +223,13 @@ def multipart_jfr(meta, body):
 def pyroscope(d, want, args):
     got = collections.defaultdict(collections.Counter)
     resources, series, uploads, files = {}, {}, collections.Counter(), []
-    tmp = tempfile.mkdtemp(prefix="lfr-pyro-")
+    with tempfile.TemporaryDirectory(prefix="lfr-pyro-") as tmp:
+        pyroscope_read(d, want, args, tmp, got, resources, series, uploads, files)
+    # Pyroscope's wall profile is its parser's reading: the uploads carry the events, compared
+    compare("pyroscope", got, want, resources, args, wall_as_events=True)
+
+
+def pyroscope_read(d, want, args, tmp, got, resources, series, uploads, files):
     for meta, body in delivered(d):
         if meta["path"] != "/ingest":
             continue
@@ -266,8 +272,6 @@ def pyroscope(d, want, args):
             if prev != by_file[w[0]]:
                 fail("process %d (%s) in two series: %s and %s" % (pid, proc[1], prev, by_file[w[0]]))
             resources.setdefault(pid, by_file[w[0]])
-    # Pyroscope's wall profile is its parser's reading: the uploads carry the events, compared
-    compare("pyroscope", got, want, resources, args, wall_as_events=True)
 
 
 def compare(name, got, want, resources, args, wall_as_events=False):
