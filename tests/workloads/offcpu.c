@@ -26,15 +26,20 @@
  * which tests/vm/scenarios/offcpu-check.py compares with the lfr.OffCpu events of a recording, and
  * tests/vm/scenarios/wall-check.py with the wall-clock samples of lfr record --wall.
  *
- * Usage: offcpu ROUNDS [DIVISOR]
+ * Usage: offcpu ROUNDS [DIVISOR [CPU]]
  *
  * DIVISOR (default 1) shortens every wait by that factor: `offcpu 30 10` waits 30, 20 and 50 ms,
- * where a millisecond lost per wait shows as 2-5 %.
+ * where a millisecond lost per wait shows as 2-5 %.  CPU puts all three threads on that one CPU
+ * (their waits then include the time a woken thread waits for the CPU the spinner holds).  The
+ * program pins itself rather than run under taskset: a profiler that runs `taskset ... offcpu`
+ * records a program exec'd by its command, whose libraries it may only learn of when the
+ * program maps them, and whose first stacks it may then walk by frame pointers alone.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <linux/futex.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -187,6 +192,7 @@ int main(int argc, char **argv)
 {
 	int rounds = argc > 1 ? atoi(argv[1]) : 5;
 	int div = argc > 2 ? atoi(argv[2]) : 1;
+	int cpu = argc > 3 ? atoi(argv[3]) : -1;
 	uint64_t sum[3] = {0}, wall[3] = {0};
 	unsigned n[3] = {0};
 	pthread_t spin_t, feed_t;
@@ -195,6 +201,22 @@ int main(int argc, char **argv)
 	if (rounds < 1 || div < 1 || div > 1000 || pipe(req) || pipe(data))
 		return 2;
 	divisor = (unsigned)div;
+	if (cpu >= 0) {
+		cpu_set_t set;
+
+		/* before the threads: they inherit it */
+		CPU_ZERO(&set);
+		if (cpu < CPU_SETSIZE)
+			CPU_SET(cpu, &set);
+		if (cpu >= CPU_SETSIZE) {
+			fprintf(stderr, "offcpu: CPU %d: no such CPU\n", cpu);
+			return 2;
+		}
+		if (sched_setaffinity(0, sizeof(set), &set)) {
+			perror("offcpu: sched_setaffinity");
+			return 2;
+		}
+	}
 	pthread_setname_np(pthread_self(), "offcpu-wait");
 	if (pthread_create(&spin_t, NULL, spin_main, NULL) ||
 	    pthread_create(&feed_t, NULL, feeder, NULL))

@@ -18,8 +18,11 @@ grep -E 'samples|lost|off-CPU|tid ' "$share/offcpu.err"
 lfr status -m >"$share/status.txt" 2>&1
 # Short waits (30, 20 and 50 ms) beside the spinning thread, all on one CPU: a woken thread that waits for the CPU
 # the spinner holds, or is preempted again before it is back in user space, has all of that inside
-# its wait, and the workload's clock counts all of it.
-lfr record -F 999 --off-cpu -o "$share/offcpu-short.jfr" -- taskset -c 1 offcpu 20 10 \
+# its wait, and the workload's clock counts all of it.  The workload pins itself (its third
+# argument): under `taskset -c 1 offcpu`, lfr would load the unwind tables of offcpu and its libc
+# only once the exec'd program maps them, and walk its first stacks (a whole short run) by frame
+# pointers, whose stacks of a preemption inside libc may miss wait_loop.
+lfr record -F 999 --off-cpu -o "$share/offcpu-short.jfr" -- offcpu 20 10 1 \
 	>"$share/offcpu-short.txt" 2>"$share/offcpu-short.err"
 rc=$?
 cat "$share/offcpu-short.txt"
