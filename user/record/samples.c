@@ -263,6 +263,12 @@ static int on_joined_ctx(struct lfr_recorder *r, const struct lfr_joined *j)
 
 	if (j->offcpu) {
 		if (j->lost_reason) {
+			/* the thread's next lfr.OffCpu event counts the interval among its dropped */
+			th = idmap_get(&r->threads, j->offcpu->tid);
+			if (!th)
+				return -ENOMEM;
+			th->dropped_n++;
+			th->dropped_ns += j->offcpu->time_ns - j->offcpu->start_ns;
 			r->st.off_cpu_lost++;
 			return 0;
 		}
