@@ -217,10 +217,28 @@ static void load_program_object(const char *path, void *arg)
 }
 
 /*
+ * The program a wrapper runs (`taskset -c 1 PROG`, `env X=1 PROG`, `nice PROG`, `sudo PROG`):
+ * each argument of the command that names an executable, found as execvp finds it, has its
+ * objects loaded before the command runs too.  Else they would come only with the MMAP records of
+ * the exec'd program, and its first stacks (a second or more under emulation: libc's table takes
+ * that long to build beside a busy program) would be walked by frame pointers alone.  An argument
+ * that merely names a program costs its tables, nothing else.
+ */
+static void load_exec_arguments(struct record *r, char **cmd)
+{
+	char err[512];
+
+	for (size_t i = 1; cmd[i]; i++)
+		if (cmd[i][0] && cmd[i][0] != '-')
+			lfr_program_objects(cmd[i], load_program_object, r, err, sizeof(err));
+}
+
+/*
  * Once the session runs: the symbols and unwind tables of the command's objects before it runs
  * (so that its first samples have the tables, and naming them does not compete with the command
- * while it starts), the objects of the -p/-t processes queued; objects mapped later come with
- * their MMAP records.  A system-wide or cgroup recording loads what its samples hit that way.
+ * while it starts), and those of the programs its arguments name; the objects of the -p/-t
+ * processes queued; objects mapped later come with their MMAP records.  A system-wide or cgroup
+ * recording loads what its samples hit that way.
  */
 static void on_started(struct cli_runner *run, char **cmd)
 {
@@ -237,8 +255,10 @@ static void on_started(struct cli_runner *run, char **cmd)
 	lfr_recorder_prepare(r->rec, ring_bytes < PREPARED_MAX ? ring_bytes : PREPARED_MAX);
 	if (!r->fp_only)
 		lfr_unwind_loader_new(&r->unwind, unwind_add, r); /* NULL when it cannot */
-	if (cmd)
+	if (cmd) {
 		lfr_program_objects(cmd[0], load_program_object, r, err, sizeof(err));
+		load_exec_arguments(r, cmd);
+	}
 	start_ctx_finder(r);
 	if (!r->unwind)
 		return;

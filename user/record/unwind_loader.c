@@ -312,9 +312,9 @@ void lfr_unwind_loader_load_object(struct lfr_unwind_loader *l, const char *path
 		failed(l, path, fd == -ENODEV ? "not a regular file" : strerror(-fd));
 		return;
 	}
-	/* the MMAP records of these objects need not queue them again */
-	hashtab_put(&l->queued, st.st_dev, st.st_ino, &fresh);
-	load_fd(l, fd, path);
+	/* the MMAP records of these objects need not queue them again; one loaded is not again */
+	if (!hashtab_put(&l->queued, st.st_dev, st.st_ino, &fresh) || fresh)
+		load_fd(l, fd, path);
 	close(fd);
 }
 

@@ -5,7 +5,8 @@
 # in clone3 has a symbol of its own, thread_start), and at least 99% of those in
 # qsort's comparator must read _start <- ... <- main <- libc frames <- cmp.  Each thread's samples
 # plus its missed periods (and the session's losses of other reasons) must be its CPU time x
-# frequency (2 %).  The same workload recorded with
+# frequency (2 %).  The same 99 % under `taskset -c 0 nofp` (a program the command execs, whose
+# tables are loaded before the command runs too).  The same workload recorded with
 # --call-graph fp shows what the frame pointers alone give (reported, not checked).
 set -u
 share=${LFR_SHARE:-/tmp}
@@ -119,6 +120,15 @@ END {
 	if (n != 2) { print "unwind: FAILED: the workload gave no CPU times"; f = 1 }
 	exit f
 }' "$share/cfi.err" || fail=1
+
+# The program a wrapper execs: `lfr record -- taskset -c 0 nofp` loads the tables of nofp (an
+# argument that names a program) and its libraries before taskset runs, so that nofp's stacks are
+# as complete from its first sample (else they came with nofp's first MMAP records, and the
+# loader built libc's table beside the busy program: a second or more of frame-pointer stacks).
+lfr record -F $hz -o "$share/wrapped.jfr" -- taskset -c 0 nofp "$secs" >"$share/wrapped.txt" \
+	2>"$share/wrapped.err" || { echo "unwind: FAILED: lfr record -- taskset ... nofp"; cat "$share/wrapped.err"; fail=1; }
+grep 'unwind tables' "$share/wrapped.err"
+check wrapped strict
 
 lfr record --call-graph fp -F $hz -o "$share/fp.jfr" -- nofp 2 >"$share/fp.txt" 2>"$share/fp.err" ||
 	{ echo "unwind: FAILED: lfr record --call-graph fp"; cat "$share/fp.err"; fail=1; }
