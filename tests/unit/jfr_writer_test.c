@@ -567,9 +567,9 @@ static void crash_during_rotation_and_growth(void **state)
 	unsigned broken, points = crash_everywhere(&opt, true, 90, 50, 60, &broken);
 
 	/* growing the last chunk extends the file before its chunk size: exactly one crash point
-	 * per growth, between those two system calls, leaves an unreadable file.  90 deep stacks make
-	 * the second flush grow the chunk; with the metadata of lfr's event types as they are, from
-	 * about 75 to 102 do (a type with more fields moves that window) */
+	 * per growth, between those two system calls, leaves an unreadable file.  90 deep stacks
+	 * make the second flush grow the chunk; with the metadata of lfr's event types as they are,
+	 * from about 75 to 102 do (a type with more fields moves that window) */
 	assert_true(points > 30);
 	if (broken != 1)
 		fail_msg("%u of %u crash points left an unreadable file", broken, points);

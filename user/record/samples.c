@@ -263,7 +263,7 @@ static int on_joined_ctx(struct lfr_recorder *r, const struct lfr_joined *j)
 
 	if (j->offcpu) {
 		if (j->lost_reason) {
-			/* the thread's next lfr.OffCpu event counts the interval among its dropped */
+			/* its thread's next lfr.OffCpu event counts it among the dropped */
 			th = idmap_get(&r->threads, j->offcpu->tid);
 			if (!th)
 				return -ENOMEM;
