@@ -321,7 +321,7 @@ static void lfr_offcpu_fn(struct irq_work *work)
 		/* the user registers are the ones saved at kernel entry */
 		w = lfr_queue_walk(s, pc, e, NULL, pc->off_end, &lost);
 		if (!w)
-			goto dropped;
+			goto lost;
 	}
 	r->hdr.type = LFR_REC_OFFCPU;
 	r->time_ns = pc->off_end;
@@ -335,19 +335,13 @@ static void lfr_offcpu_fn(struct irq_work *work)
 	r->start_ns = pc->off_start;
 	r->short_count = e->off_short_count;
 	r->short_ns = e->off_short_ns;
-	r->dropped_count = e->off_dropped_count;
-	r->dropped_ns = e->off_dropped_ns;
 	r->hdr.size = sizeof(*r) + r->nr_kernel * sizeof(u64);
 	if (lfr_ring_write(s->rings[r->cpu], r, r->hdr.size)) {
 		lfr_ring_lost(s->rings[r->cpu], LFR_LOST_AUX_RING_FULL, 0);
-		goto dropped;
+		goto lost;
 	}
 	atomic_inc(&w->offcpu);
 	goto out;
-dropped:
-	/* the thread's entry is known: its next record carries the interval */
-	e->off_dropped_count++;
-	e->off_dropped_ns += pc->off_end - pc->off_start;
 lost:
 	lfr_count(s, LFR_CTR_OFFCPU_LOST, 1);
 out:
@@ -398,7 +392,7 @@ static void lfr_offcpu_end(struct lfr_session *s, struct lfr_pcpu *pc,
 	/* the previous one is written as soon as interrupts are on: never here */
 	if (pc->off_e) {
 		lfr_count(s, LFR_CTR_OFFCPU_LOST, 1);
-		goto dropped;
+		return;
 	}
 	/*
 	 * The interval's kernel stack, its irq_work and the walk that irq_work
@@ -409,7 +403,7 @@ static void lfr_offcpu_end(struct lfr_session *s, struct lfr_pcpu *pc,
 	t0 = local_clock();
 	if (lfr_cpu_share_spent(t0)) {
 		lfr_count(s, LFR_CTR_OFFCPU_THROTTLED, 1);
-		goto dropped;
+		return;
 	}
 	r->nr_kernel = lfr_task_kstack(t, r->ips, &ktrunc);
 	r->flags = ktrunc ? LFR_SAMPLE_F_KERNEL_TRUNCATED : 0;
@@ -420,11 +414,6 @@ static void lfr_offcpu_end(struct lfr_session *s, struct lfr_pcpu *pc,
 	pc->off_state = e->off_state;
 	irq_work_queue(&pc->off_work);
 	lfr_offcpu_charge(s, t0);
-	return;
-dropped:
-	/* no record: the thread's next one carries it */
-	e->off_dropped_count++;
-	e->off_dropped_ns += len;
 }
 
 /*

@@ -107,8 +107,6 @@ static void lfr_thread_clear(struct lfr_thread *e, bool follow, u64 now)
 	e->off_start = 0;
 	e->off_short_count = 0;
 	e->off_short_ns = 0;
-	e->off_dropped_count = 0;
-	e->off_dropped_ns = 0;
 	e->xr_slot = LFR_XR_NONE;
 }
 

@@ -36,10 +36,9 @@ struct lfr_thread {
 	bool seen;
 	bool follow;		/* created by a target: a target itself */
 	/*
-	 * Off-CPU intervals: the last switch-out and why, the intervals
-	 * shorter than the session's minimum so far and those not shorter
-	 * that got no record (in timer mode, since the entry was made: a
-	 * reclaimed entry starts again).
+	 * Off-CPU intervals: the last switch-out and why, and the intervals
+	 * shorter than the session's minimum so far (in timer mode, since the
+	 * entry was made: a reclaimed entry starts again).
 	 */
 	u8 off_state;		/* enum lfr_offcpu_state */
 	/*
@@ -53,8 +52,6 @@ struct lfr_thread {
 	u64 off_start;		/* ns, 0: on the CPU or not known */
 	u64 off_short_count;
 	u64 off_short_ns;
-	u64 off_dropped_count;
-	u64 off_dropped_ns;
 	u64 last_ns;		/* timer mode: the thread's last tick */
 };
 

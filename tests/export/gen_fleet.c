@@ -158,9 +158,8 @@ static int gen_file(const char *path)
 	CHECK(lfr_jfr_flush(w));
 	now_ns += 1000000;
 	samples(k.thread[3], k.stack[2], 5);
-	CHECK(lfr_jfr_off_cpu(w, now_ns, 2500000, k.thread[3], k.stack[1], "sleeping", 0, 0, 0, 0));
-	CHECK(lfr_jfr_off_cpu(w, now_ns + 3000000, 700000, k.thread[3], k.stack[1], "io", 0, 0, 0,
-	                      0));
+	CHECK(lfr_jfr_off_cpu(w, now_ns, 2500000, k.thread[3], k.stack[1], "sleeping", 0, 0));
+	CHECK(lfr_jfr_off_cpu(w, now_ns + 3000000, 700000, k.thread[3], k.stack[1], "io", 0, 0));
 	CHECK(lfr_jfr_trace_context(w, now_ns + 3000000, k.thread[3], cb));
 	for (int i = 0; i < 3; i++)
 		CHECK(lfr_jfr_wall_sample(w, now_ns + 10 * (uint64_t)i, k.thread[3], k.stack[1],

@@ -219,9 +219,9 @@ int main(int argc, char **argv)
 		CHECK(lfr_jfr_thread_end(w, t0 + step * (samples + 1), threads[1]));
 		/* two off-CPU intervals of the main thread in read(): 300 ms, then 1.5 ms */
 		CHECK(lfr_jfr_off_cpu(w, t0 + step, 300000000, threads[2], stacks[2], "sleeping", 4,
-		                      1200000, 0, 0));
+		                      1200000));
 		CHECK(lfr_jfr_off_cpu(w, t0 + step * 2, 1500000, threads[2], stacks[2],
-		                      "uninterruptible", 5, 1300000, 1, 2500000));
+		                      "uninterruptible", 5, 1300000));
 		/* a sampling latency of 7.5 ms: a tick in read() walked at the return */
 		CHECK(lfr_jfr_sampling_latency(w, t0 + step * 3, 7500000, threads[2], stacks[2]));
 		/* a wall-clock sample of the thread waiting in read() (lfr record --wall) */

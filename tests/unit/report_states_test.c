@@ -122,7 +122,7 @@ static void write_off_cpu(void)
 
 	for (size_t i = 0; i < sizeof(iv) / sizeof(iv[0]); i++) {
 		assert_int_equal(lfr_jfr_off_cpu(w, t0 + (i + 1) * S, iv[i].ns, th[iv[i].thread],
-		                                 stack, iv[i].state, 0, 0, 0, 0),
+		                                 stack, iv[i].state, 0, 0),
 		                 0);
 		if (i % 2)
 			assert_int_equal(lfr_jfr_flush(w), 0);

@@ -188,11 +188,6 @@ static const struct jfr_field_def f_off_cpu[] = {
      "The thread's off-CPU intervals shorter than the minimum so far (not recorded one by one)"},
     {"shortDuration", T_LONG, 0, U_NANOS_SPAN, "Short Intervals Duration",
      "Their total length so far"},
-    {"droppedCount", T_LONG, 0, U_NONE, "Dropped Intervals",
-     "The thread's intervals not shorter than the minimum that have no event, so far "
-     "(lfr's CPU budget was spent, or no room or no stack walk was left)"},
-    {"droppedDuration", T_LONG, 0, U_NANOS_SPAN, "Dropped Intervals Duration",
-     "Their total length so far"},
 };
 static const struct jfr_field_def f_sampling_latency[] = {
     START_TIME,

@@ -214,8 +214,7 @@ int lfr_jfr_thread_samples_lost(struct lfr_jfr_writer *w, uint64_t ticks, uint64
  * its user stack), why (STATE), and the thread's intervals below the minimum so far.
  */
 int lfr_jfr_off_cpu(struct lfr_jfr_writer *w, uint64_t start, uint64_t duration, uint64_t thread,
-                    uint64_t stack, const char *state, uint64_t short_count, uint64_t short_ns,
-                    uint64_t dropped_count, uint64_t dropped_ns);
+                    uint64_t stack, const char *state, uint64_t short_count, uint64_t short_ns);
 /*
  * profiler.WallClockSample (async-profiler's type, which its converter and Pyroscope's parser read
  * as wall-clock samples): a wall-clock sample of THREAD while it was off the CPU (lfr record

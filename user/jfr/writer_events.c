@@ -146,8 +146,7 @@ static int begin_thread_span(struct lfr_jfr_writer *w, uint16_t type, uint64_t s
 }
 
 int lfr_jfr_off_cpu(struct lfr_jfr_writer *w, uint64_t start, uint64_t duration, uint64_t thread,
-                    uint64_t stack, const char *state, uint64_t short_count, uint64_t short_ns,
-                    uint64_t dropped_count, uint64_t dropped_ns)
+                    uint64_t stack, const char *state, uint64_t short_count, uint64_t short_ns)
 {
 	int err = begin_thread_span(w, T_OFF_CPU, start, duration, thread, stack);
 
@@ -156,8 +155,6 @@ int lfr_jfr_off_cpu(struct lfr_jfr_writer *w, uint64_t start, uint64_t duration,
 	jfr_buf_string(&w->tmp, state ? state : "other");
 	jfr_buf_varint(&w->tmp, short_count);
 	jfr_buf_varint(&w->tmp, short_ns);
-	jfr_buf_varint(&w->tmp, dropped_count);
-	jfr_buf_varint(&w->tmp, dropped_ns);
 	return commit(w);
 }
 

@@ -176,8 +176,7 @@ static int write_off_cpu(struct lfr_recorder *r, uint64_t stack, bool incomplete
 	}
 	err = lfr_jfr_off_cpu(r->w, o->start_ns, len, thread, stack,
 	                      o->state < __LFR_OFFCPU_STATE_MAX ? states[o->state] : "other",
-	                      o->short_count + th->short_n, o->short_ns + th->short_ns,
-	                      o->dropped_count + th->dropped_n, o->dropped_ns + th->dropped_ns);
+	                      o->short_count + th->short_n, o->short_ns + th->short_ns);
 	if (!err && r->ctx)
 		err = write_context(r, o->start_ns, thread, o->tgid);
 	if (err)

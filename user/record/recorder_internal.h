@@ -48,7 +48,6 @@ struct thread {
 	uint64_t samples, missed;   /* ticks joined, and periods their ticks said were missed */
 	uint64_t wall_carry;        /* --wall: off-CPU time not yet given a sample, < one period */
 	uint64_t short_n, short_ns; /* --wall: intervals below the lfr.OffCpu minimum */
-	uint64_t dropped_n, dropped_ns; /* OFFCPU records whose walk was lost: no lfr.OffCpu */
 };
 
 /* A process: the name of its main thread, which the JFR thread group shows. */

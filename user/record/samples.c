@@ -263,12 +263,6 @@ static int on_joined_ctx(struct lfr_recorder *r, const struct lfr_joined *j)
 
 	if (j->offcpu) {
 		if (j->lost_reason) {
-			/* its thread's next lfr.OffCpu event counts it among the dropped */
-			th = idmap_get(&r->threads, j->offcpu->tid);
-			if (!th)
-				return -ENOMEM;
-			th->dropped_n++;
-			th->dropped_ns += j->offcpu->time_ns - j->offcpu->start_ns;
 			r->st.off_cpu_lost++;
 			return 0;
 		}

@@ -722,11 +722,7 @@ enum lfr_offcpu_state {
  * (the thread walks it on its way back to user space; it cannot have
  * changed while the thread was off the CPU).  short_count and short_ns:
  * the thread's intervals shorter than the minimum so far in the session,
- * cumulative; dropped_count and dropped_ns: those at or over the minimum
- * that got no record (the CPU budget spent, counted offcpu_throttled; no
- * room or no walk, counted offcpu_lost), cumulative too, so that the
- * thread's time off the CPU is all accounted for by its records.  flags:
- * LFR_SAMPLE_F_COMPAT, _KERNEL_TRUNCATED.
+ * cumulative.  flags: LFR_SAMPLE_F_COMPAT, _KERNEL_TRUNCATED.
  */
 struct lfr_rec_offcpu {
 	struct lfr_rec_header hdr;	/* LFR_REC_OFFCPU */
@@ -742,8 +738,6 @@ struct lfr_rec_offcpu {
 	__u64 start_ns;			/* switch-out: the interval's start */
 	__u64 short_count;
 	__u64 short_ns;
-	__u64 dropped_count;
-	__u64 dropped_ns;
 	__u64 ips[];			/* nr_kernel kernel pcs, leaf first */
 };
 

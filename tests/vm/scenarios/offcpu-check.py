@@ -14,9 +14,7 @@
 #     against it: 1-3 % short of it for waits of 20-50 ms under an emulated CPU) lies, within PCT percent (default 2), between the summed duration of
 #     the waiting thread's sleeping lfr.OffCpu events whose user stack holds that function and
 #     that of all its events there (a preempted interval may fall inside the workload's clock,
-#     which counts it, or just outside it, in the function around the call) plus the thread's
-#     intervals lfr dropped and said so (droppedDuration of its last event: their functions are
-#     not known);
+#     which counts it, or just outside it, in the function around the call);
 #   - every wait has its event: at least as many sleeping intervals in f, g and h as the workload
 #     made calls (a thread preempted in them for long enough adds a preempted one, which the
 #     workload's clock counted too), but for g: a g preempted between its request and its read for
@@ -128,24 +126,16 @@ def main():
     print(f"offcpu-check: {len(off)} off-CPU intervals, {len(samples)} CPU samples, {lost} lost")
     # each event carries its thread's intervals under the minimum so far: the last one's are all
     mine = [e for e in off if tid(e, "eventThread") == truth["wait"]]
-    dropped_ns = 0
     if mine:
         last = max(mine, key=lambda e: e.get("shortCount", 0))
         print(f"offcpu-check: the waiting thread's intervals under the minimum: "
               f"{last.get('shortCount', 0)}, {nanos(last.get('shortDuration', 0)) / 1e6:.3f} ms")
-        last = max(mine, key=lambda e: e.get("droppedCount", 0))
-        dropped_ns = nanos(last.get("droppedDuration", 0))
-        print(f"offcpu-check: the waiting thread's intervals without an event (dropped): "
-              f"{last.get('droppedCount', 0)}, {dropped_ns / 1e6:.3f} ms")
     for k in FUNCS:
         want = truth["ns"][k]
         # The waits sleep inside the workload's clock: the sleeping intervals are at most its
         # sum; preempted ones may lie inside it (its clock counts them) or just outside, in the
-        # function around the system call: the workload's sum lies between the two.  An interval
-        # lfr dropped (its CPU budget spent, no room: counted in the thread's next event) may
-        # have been in any function: the upper bound has the thread's dropped time too.
-        hi = got[k] + dropped_ns
-        near = slept[k] if want < slept[k] else hi if want > hi else want
+        # function around the system call: the workload's sum lies between the two.
+        near = slept[k] if want < slept[k] else got[k] if want > got[k] else want
         diff = 100.0 * (near - want) / want if want else 0.0
         print(f"offcpu-check: {k}: lfr {got[k] / 1e6:10.3f} ms in {count[k]} sleeping and "
               f"{others[k]} other intervals ({slept[k] / 1e6:.3f} ms sleeping), "
