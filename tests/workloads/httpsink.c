@@ -5,14 +5,17 @@
  * HTTP/1.1 server on 127.0.0.1 (PORT, or a free one) that keeps every request as
  * tests/export/receiver.py does, so that tests/export/check.py reads what it got: DIR/req-N.json
  * (seq, path, query, code, headers) and DIR/req-N.body.  It answers 200, or the code the file
- * DIR/status holds; each connection is closed after its answer.  DIR/port holds the port once
- * it accepts (the scenario's handshake).  One request at a time, each bounded: 64 MiB, and 30 s
- * without a byte.
+ * DIR/status holds.  A connection stays open for the next request, as the backends' servers keep
+ * it (a thread per connection; the requests kept one at a time, numbered in the order they end).
+ * DIR/port holds the port once it accepts (the scenario's handshake).  Each request bounded:
+ * 64 MiB, and 30 s without a byte.
  */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <signal.h>
 #include <netinet/in.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +27,8 @@
 #define MAX_REQUEST (64u << 20)
 
 static const char *dir;
+static pthread_mutex_t kept = PTHREAD_MUTEX_INITIALIZER;
+static unsigned seq; /* the requests kept, under kept */
 
 static int status_code(void)
 {
@@ -128,43 +133,65 @@ static long header_long(const char *buf, const char *end, const char *name)
 	return -1;
 }
 
-static void serve(int fd, unsigned *seq)
+/*
+ * One request from fd, whose first len bytes are in buf already: kept and answered; the bytes
+ * read past it (the next request's) moved to buf's start.  Their number, or -1 when the
+ * connection ends.
+ */
+static long serve_one(int fd, char *buf, size_t len)
 {
-	static char buf[MAX_REQUEST + 1];
-	size_t len = 0, head = 0;
+	size_t head = 0, end;
 	long body = -1;
 	char answer[256];
 	int code, n;
 
-	while (len < MAX_REQUEST) {
+	for (;;) {
+		if (!head) {
+			char *e;
+
+			buf[len] = 0;
+			e = strstr(buf, "\r\n\r\n");
+			if (e) {
+				head = (size_t)(e - buf) + 4;
+				body = header_long(buf + 1, buf + head, "content-length");
+				if (body < 0 || (size_t)body > MAX_REQUEST - head)
+					return -1;
+			}
+		}
+		if (head && len >= head + (size_t)body)
+			break;
+		if (len >= MAX_REQUEST)
+			return -1;
 		ssize_t got = read(fd, buf + len, MAX_REQUEST - len);
 
 		if (got <= 0)
-			return; /* closed, or 30 s without a byte */
+			return -1; /* closed, or 30 s without a byte */
 		len += (size_t)got;
-		buf[len] = 0;
-		if (!head) {
-			char *e = strstr(buf, "\r\n\r\n");
-
-			if (!e)
-				continue;
-			head = (size_t)(e - buf) + 4;
-			body = header_long(buf + 1, buf + head, "content-length");
-			if (body < 0 || (size_t)body > MAX_REQUEST - head)
-				return;
-		}
-		if (len >= head + (size_t)body)
-			break;
 	}
-	if (!head || len < head + (size_t)body)
-		return;
+	pthread_mutex_lock(&kept);
 	code = status_code();
-	keep(++*seq, buf, head - 2, buf + head, (size_t)body, code);
-	n = snprintf(answer, sizeof(answer),
-	             "HTTP/1.1 %d %s\r\nContent-Length: 0\r\nConnection: close\r\n\r\n", code,
+	keep(++seq, buf, head - 2, buf + head, (size_t)body, code);
+	pthread_mutex_unlock(&kept);
+	n = snprintf(answer, sizeof(answer), "HTTP/1.1 %d %s\r\nContent-Length: 0\r\n\r\n", code,
 	             code < 300 ? "OK" : "Not taken");
-	if (write(fd, answer, (size_t)n) < 0)
-		return;
+	if (write(fd, answer, (size_t)n) != n)
+		return -1;
+	end = head + (size_t)body;
+	memmove(buf, buf + end, len - end);
+	return (long)(len - end);
+}
+
+static void *serve(void *arg)
+{
+	int fd = (int)(intptr_t)arg;
+	char *buf = malloc(MAX_REQUEST + 1);
+	long left = 0;
+
+	while (buf && (left = serve_one(fd, buf, (size_t)left)) >= 0)
+		;
+	free(buf);
+	close(fd);
+	return NULL;
 }
 
 int main(int argc, char **argv)
@@ -173,7 +200,8 @@ int main(int argc, char **argv)
 	socklen_t alen = sizeof(a);
 	struct timeval tv = {30, 0};
 	char path[4096], tmp[4096];
-	unsigned seq = 0;
+	pthread_attr_t detached;
+	pthread_t t;
 	int one = 1, s;
 	FILE *f;
 
@@ -182,6 +210,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	dir = argv[1];
+	pthread_attr_init(&detached);
+	pthread_attr_setdetachstate(&detached, PTHREAD_CREATE_DETACHED);
 	/* a client that goes away before its answer is not the end of the server */
 	signal(SIGPIPE, SIG_IGN);
 	a.sin_port = htons(argc > 2 ? (unsigned short)atoi(argv[2]) : 0);
@@ -215,7 +245,7 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-		serve(c, &seq);
-		close(c);
+		if (pthread_create(&t, &detached, serve, (void *)(intptr_t)c))
+			close(c);
 	}
 }
