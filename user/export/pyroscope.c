@@ -2,7 +2,9 @@
 /*
  * A chunk as Pyroscope ingest uploads, one per label set of its processes (see pyroscope.h): the
  * processes of the chunk's events and their series, then for each series the chunk without the
- * other processes' events, gzipped.
+ * other processes' events, gzipped.  Every upload of a chunk is laid out as its header, the events
+ * it keeps, then the chunk's checkpoints and metadata, the same bytes in each (readers find those
+ * by the header's offsets, wherever they are): rebuilt and deflated once per chunk, not per upload.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,11 +27,12 @@ struct proc {
 	unsigned series;
 };
 
-/* An event of a thread, found once (find_series) for every upload's keep(). */
+/* An event but a checkpoint or metadata, found once (find_series) for every upload. */
 struct event_proc {
-	uint64_t off;  /* absolute */
-	uint32_t proc; /* index into procs + 1 */
-	bool sample;   /* a CPU sample (counted in the upload) */
+	uint64_t off; /* absolute */
+	uint64_t size;
+	uint32_t proc : 31;  /* index into procs + 1; 0: of no thread, in every upload */
+	uint32_t sample : 1; /* a CPU sample (counted in the upload) */
 };
 
 struct split {
@@ -42,11 +45,12 @@ struct split {
 	size_t nprocs, cap;
 	char **series; /* the series' names, sorted */
 	size_t nseries;
-	unsigned keep;    /* the series being built */
-	uint64_t samples; /* its samples so far */
 	const struct jfr_type *sample_type;
 	struct event_proc *evs; /* in file order */
-	size_t nevs, evs_cap, cur;
+	size_t nevs, evs_cap;
+	struct jfr_buf tail; /* the chunk's header, checkpoints and metadata (skeleton()) */
+	/* the tail's bytes before and after the metadata event deflated */
+	struct lfr_gzip_piece pools[2];
 	struct lfr_gzip_piece *meta; /* the metadata event deflated */
 	bool oom;
 	char *why;
@@ -123,17 +127,19 @@ static size_t proc_of(struct split *sp, const struct jfr_field *tf, uint64_t key
 }
 
 /*
- * Notes the event at off (absolute) of type t, its fields at ev, when it has a thread, for
- * keep(): 0, or -1 when its fields do not parse.  The uploads carry its bytes as they are, so
- * each field is walked here, the thread's key read on the way: the one walk of the chunk's events.
+ * Notes the event at off (absolute, size bytes) of type t (NULL: a type the metadata does not
+ * declare), its fields at ev, for the uploads: 0, or -1 when its fields do not parse.  The uploads
+ * carry its bytes as they are, so each field is walked here, the thread's key read on the way: the
+ * one walk of the chunk's events.
  */
-static int note_event(struct split *sp, uint64_t off, const struct jfr_type *t, struct jfr_cur *ev)
+static int note_event(struct split *sp, uint64_t off, uint64_t size, const struct jfr_type *t,
+                      struct jfr_cur *ev)
 {
-	int f = thread_field(sp, t);
-	uint64_t key = 0;
+	int f = t ? thread_field(sp, t) : -1;
+	uint64_t key = 0, meta = sp->ch.off + (uint64_t)sp->ch.meta_off;
 	size_t p;
 
-	for (int i = 0; i < t->nfields && !ev->bad; i++) {
+	for (int i = 0; t && i < t->nfields && !ev->bad; i++) {
 		if (i == f) {
 			struct jfr_cur c = *ev;
 
@@ -143,15 +149,13 @@ static int note_event(struct split *sp, uint64_t off, const struct jfr_type *t, 
 		}
 		jfr_skip_field(ev, &t->fields[i]);
 	}
-	if (ev->bad) {
-		snprintf(sp->why, sp->whylen, "offset %llu: event of type %s does not parse",
-		         (unsigned long long)off, t->name);
+	if (ev->bad || (meta > off && meta < off + size)) {
+		snprintf(sp->why, sp->whylen, "offset %llu: event of type %s %s",
+		         (unsigned long long)off, t ? t->name : "(undeclared)",
+		         ev->bad ? "does not parse" : "holds the metadata event");
 		return -1;
 	}
 	p = proc_of(sp, f < 0 ? NULL : &t->fields[f], key);
-
-	if (!p)
-		return 0;
 	if (sp->nevs == sp->evs_cap) {
 		size_t cap = sp->evs_cap ? 2 * sp->evs_cap : 1024;
 		struct event_proc *v = realloc(sp->evs, cap * sizeof(*v));
@@ -163,31 +167,18 @@ static int note_event(struct split *sp, uint64_t off, const struct jfr_type *t, 
 		sp->evs = v;
 		sp->evs_cap = cap;
 	}
-	sp->evs[sp->nevs++] =
-	    (struct event_proc){.off = off, .proc = (uint32_t)p, .sample = t == sp->sample_type};
+	sp->evs[sp->nevs++] = (struct event_proc){
+	    .off = off, .size = size, .proc = (uint32_t)p, .sample = p && t == sp->sample_type};
 	return 0;
 }
 
-/*
- * jfr_rebase_chunk_keep()'s: an event of no thread, or of a process of the series built.  It
- * meets the events in file order, as find_series() noted them: each is looked up once, not
- * parsed again for every upload.
- */
-static bool keep(void *arg, uint64_t off, uint64_t type)
+/* jfr_rebase_chunk_keep()'s for the tail: no event but checkpoints and metadata. */
+static bool keep_none(void *arg, uint64_t off, uint64_t type)
 {
-	struct split *sp = arg;
-	const struct event_proc *e;
-
+	(void)arg;
+	(void)off;
 	(void)type;
-	while (sp->cur < sp->nevs && sp->evs[sp->cur].off < off)
-		sp->cur++;
-	if (sp->cur == sp->nevs || sp->evs[sp->cur].off != off)
-		return true;
-	e = &sp->evs[sp->cur];
-	if (sp->procs[e->proc - 1].series != sp->keep)
-		return false;
-	sp->samples += e->sample;
-	return true;
+	return false;
 }
 
 /* A service name Pyroscope takes: letters, digits, - _ . /, others as '_'. */
@@ -257,7 +248,7 @@ static int find_series(struct split *sp)
 		if ((rc = jfr_event_next(&it, &type, &size, &ev)) != 1)
 			break;
 		t = jfr_type_by_id(sp->ch.meta, type);
-		if (t && type > JFR_EVENT_CHECKPOINT && note_event(sp, start, t, &ev))
+		if (type > JFR_EVENT_CHECKPOINT && note_event(sp, start, size, t, &ev))
 			return -1;
 	}
 	if (rc < 0) {
@@ -333,26 +324,54 @@ static void query_of(const struct split *sp, unsigned i, char *out, size_t n)
 }
 
 /*
- * The upload in part, gzipped into gz: the metadata event, the same bytes in every upload of the
- * recording, as the member meta made once, the bytes before and after it as members of their own.
+ * The upload in part, gzipped into gz: its header and events as a gzip member of their own, then
+ * the tail's, the same bytes in every upload of the chunk, as members made once: the checkpoints
+ * before the metadata event and those after it (per chunk), the metadata event (per recording:
+ * the same bytes in every chunk of a recorder).
  */
-static int deflate_upload(const struct jfr_buf *part, struct lfr_gzip_piece *meta,
+static int deflate_upload(struct split *sp, const struct jfr_buf *part, size_t events_end,
                           struct jfr_buf *gz)
 {
-	uint64_t at =
-	    part->len >= JFR_CHUNK_HEADER_SIZE ? jfr_get_be64(part->data + JFR_H_META_OFFSET) : 0;
+	const uint8_t *tail = sp->tail.data + JFR_CHUNK_HEADER_SIZE;
+	size_t n = sp->tail.len - JFR_CHUNK_HEADER_SIZE;
+	uint64_t at = jfr_get_be64(sp->tail.data + JFR_H_META_OFFSET) - JFR_CHUNK_HEADER_SIZE;
 	uint64_t size = 0;
 
-	if (at < JFR_CHUNK_HEADER_SIZE || at >= part->len ||
-	    !jfr_varint_decode(part->data + at, part->len - at, &size) || size > part->len - at)
-		return lfr_gzip(part->data, part->len, gz);
 	jfr_buf_reset(gz);
 	gz->oom = false;
-	return lfr_gzip_append(part->data, at, NULL, gz) ||
-	               lfr_gzip_append(part->data + at, size, meta, gz) ||
-	               lfr_gzip_append(part->data + at + size, part->len - at - size, NULL, gz)
+	if (lfr_gzip_append(part->data, events_end, NULL, gz))
+		return -1;
+	/* the tail came from the rebase, which found the metadata event where the header says */
+	if (at >= n || !jfr_varint_decode(tail + at, n - at, &size) || size > n - at)
+		return lfr_gzip_append(tail, n, NULL, gz);
+	return (at && lfr_gzip_append(tail, at, &sp->pools[0], gz)) ||
+	               lfr_gzip_append(tail + at, size, sp->meta, gz) ||
+	               (at + size < n &&
+	                lfr_gzip_append(tail + at + size, n - at - size, &sp->pools[1], gz))
 	           ? -1
 	           : 0;
+}
+
+/*
+ * The chunk's tail: its header, checkpoints and metadata, rebuilt without its other events, for
+ * every upload to follow its own.  0, or -1 with why.
+ */
+static int skeleton(struct split *sp)
+{
+	if (jfr_rebase_chunk_keep(sp->r, &sp->ch, 0, keep_none, NULL, &sp->tail, sp->why,
+	                          sp->whylen))
+		return -1;
+	if (sp->tail.oom) {
+		snprintf(sp->why, sp->whylen, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+/* Adds n to the big-endian offset at h + at. */
+static void move_offset(uint8_t *h, size_t at, uint64_t n)
+{
+	jfr_put_be64(h + at, jfr_get_be64(h + at) + n);
 }
 
 /* Upload i of the chunk: built and sent; the sender's status, or -1 with why. */
@@ -361,14 +380,42 @@ static int send_series(struct split *sp, unsigned i, struct jfr_buf *part, struc
 {
 	char query[3 * SERIES_MAX + 256];
 	struct lfr_pyroscope_part p = {.index = i, .count = (unsigned)sp->nseries};
+	const uint8_t *data = sp->r->data;
+	uint64_t samples = 0, events;
 
-	sp->keep = i;
-	sp->samples = 0;
-	sp->cur = 0;
 	jfr_buf_reset(part);
-	if (jfr_rebase_chunk_keep(sp->r, &sp->ch, 0, keep, sp, part, sp->why, sp->whylen))
+	part->oom = false;
+	jfr_buf_put(part, sp->tail.data, JFR_CHUNK_HEADER_SIZE);
+	/* the events of this series and of no thread, as they are: runs of them copied at once */
+	for (size_t k = 0; k < sp->nevs;) {
+		const struct event_proc *e = &sp->evs[k];
+		uint64_t from = e->off, to = e->off;
+
+		for (; k < sp->nevs; k++) {
+			e = &sp->evs[k];
+			if (e->proc && sp->procs[e->proc - 1].series != i)
+				break;
+			if (e->off != to) {
+				jfr_buf_put(part, data + from, to - from);
+				from = e->off;
+			}
+			to = e->off + e->size;
+			samples += e->sample;
+		}
+		jfr_buf_put(part, data + from, to - from);
+		k += k < sp->nevs;
+	}
+	events = part->len - JFR_CHUNK_HEADER_SIZE;
+	jfr_buf_put(part, sp->tail.data + JFR_CHUNK_HEADER_SIZE,
+	            sp->tail.len - JFR_CHUNK_HEADER_SIZE);
+	if (part->oom) {
+		snprintf(sp->why, sp->whylen, "out of memory");
 		return -1;
-	if (part->oom || deflate_upload(part, sp->meta, gz)) {
+	}
+	move_offset(part->data, JFR_H_SIZE, events);
+	move_offset(part->data, JFR_H_CP_OFFSET, events);
+	move_offset(part->data, JFR_H_META_OFFSET, events);
+	if (deflate_upload(sp, part, JFR_CHUNK_HEADER_SIZE + events, gz)) {
 		snprintf(sp->why, sp->whylen, "out of memory");
 		return -1;
 	}
@@ -387,7 +434,7 @@ static int send_series(struct split *sp, unsigned i, struct jfr_buf *part, struc
 	p.series = sp->series[i];
 	p.jfr = gz->data;
 	p.len = gz->len;
-	p.samples = sp->samples;
+	p.samples = samples;
 	return send(arg, &p);
 }
 
@@ -417,7 +464,7 @@ int lfr_pyroscope_chunk(const uint8_t *data, size_t len, const char *name,
 		goto out;
 	}
 	sp.sample_type = jfr_type_by_name(sp.ch.meta, "jdk.ExecutionSample");
-	if (find_series(&sp))
+	if (find_series(&sp) || skeleton(&sp))
 		goto out;
 	rc = 0;
 	for (unsigned i = first; i < sp.nseries && !rc; i++)
@@ -425,6 +472,9 @@ int lfr_pyroscope_chunk(const uint8_t *data, size_t len, const char *name,
 out:
 	jfr_buf_free(&part);
 	jfr_buf_free(&gz);
+	jfr_buf_free(&sp.tail);
+	lfr_gzip_piece_free(&sp.pools[0]);
+	lfr_gzip_piece_free(&sp.pools[1]);
 	for (size_t i = 0; i < sp.nseries; i++)
 		free(sp.series[i]);
 	free(sp.series);
