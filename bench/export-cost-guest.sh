@@ -1,12 +1,14 @@
 # The in-VM half of bench/export-cost: the always-on default (lfr record -a -F 49 --repository,
-# 5 s chunks, 30 s with exports) while deepstack 32 SECONDS 2 runs, without exports (record) and with an OTLP and a
-# Pyroscope export to httpsink on the loopback (export), in alternating runs.  Each run warms up
+# 5 s chunks, 30 s with exports) while deepstack 32 SECONDS 2 runs, without lfr (none: the
+# workload's own rate), without exports (record) and with an OTLP and a Pyroscope export to
+# httpsink on the loopback (export), in rotating runs.  Each run warms up
 # first (the workload for 10 s, then, with exports, until everything finished is delivered: lfr's
 # own libraries mapped and named, the first chunks sent), then measures from there: the workload
 # for SECONDS, then until every chunk finished is delivered (a handshake on lfr status -R: nothing
 # waits but the chunk being written).  Over that window: the CPU time (schedstat) of the
 # recorder's threads and of its export threads, the samples the session took (samples_taken) and
-# those the exports delivered (sent_samples).  One "export-cost" line per run.
+# those the exports delivered (sent_samples), and the workload's work done (ops: what lfr costs it,
+# module included, is the work it lost against none).  One "export-cost" line per run.
 #   export-cost-guest.sh SECONDS RUNS
 set -u
 secs=$1 runs=$2
@@ -39,8 +41,14 @@ caught_up() { # SENT_CHUNKS_BEFORE: every finished chunk delivered, at least one
 	echo "export-cost: not caught up after 300 s" >&2
 }
 for run in $(seq "$runs"); do
-	for mode in record export; do
+	for mode in none record export; do
 		rm -rf $repo /tmp/sink/req-*
+		if [ $mode = none ]; then
+			deepstack 32 10 2 >/dev/null 2>&1
+			deepstack 32 "$secs" 2 >/tmp/work.txt 2>/dev/null
+			echo "export-cost mode=none run=$run $(grep -o 'seconds=[^ ]* ops=[0-9]*' /tmp/work.txt)"
+			continue
+		fi
 		exp=
 		[ $mode = export ] && exp="--export otlp=http://127.0.0.1:$port --export pyroscope=http://127.0.0.1:$port"
 		# shellcheck disable=SC2086 # two options or none
@@ -68,7 +76,7 @@ EOF
 $(cpu $rec)
 EOF
 		t1=$(taken)
-		echo "export-cost mode=$mode run=$run recorder_ns=$((r1 - r0)) otlp_ns=$((o1 - o0)) pyroscope_ns=$((y1 - y0)) taken=$((t1 - t0)) sent_otlp=$((s1 - s0)) sent_pyroscope=$((p1 - p0)) requests=$(ls /tmp/sink | grep -c '\.body$') bytes=$(cat $repo/*Z.jfr | wc -c)"
+		echo "export-cost mode=$mode run=$run recorder_ns=$((r1 - r0)) otlp_ns=$((o1 - o0)) pyroscope_ns=$((y1 - y0)) taken=$((t1 - t0)) sent_otlp=$((s1 - s0)) sent_pyroscope=$((p1 - p0)) $(grep -o 'seconds=[^ ]* ops=[0-9]*' /tmp/work.txt) requests=$(ls /tmp/sink | grep -c '\.body$') bytes=$(cat $repo/*Z.jfr | wc -c)"
 		kill $rec
 		wait $rec
 	done

@@ -17,26 +17,51 @@ def main():
             runs.append({k: (int(v) if v.lstrip('-').isdigit() else v) for k, v in r.items()})
     exp = [r for r in runs if r.get('mode') == 'export' and r.get('sent_otlp', 0) > 0]
     rec = [r for r in runs if r.get('mode') == 'record' and r.get('taken', 0) > 0]
+    none = {r['run']: r for r in runs if r.get('mode') == 'none' and r.get('ops', 0) > 0}
     if not exp or not rec:
         sys.exit('export-cost: no complete run with and without exports')
     med = statistics.median
+
+    def lost(r):
+        """What lfr cost the workload per sample taken (ns of CPU, both CPUs busy): the work
+        it lost against the run without lfr, at that run's rate."""
+        base = none.get(r['run'])
+        if not base or 'ops' not in r:
+            return None
+        rate, own = r['ops'] / float(r['seconds']), base['ops'] / float(base['seconds'])
+        return (1 - rate / own) * 2 * float(r['seconds']) * 1e9 / r['taken']
+
     rec_ns = med(r['recorder_ns'] / r['taken'] for r in rec)
     rec_exp_ns = med(r['recorder_ns'] / r['taken'] for r in exp)
     otlp = med(r['otlp_ns'] / r['sent_otlp'] for r in exp)
     pyro = med(r['pyroscope_ns'] / r['sent_pyroscope'] for r in exp)
-    print('| | ns of CPU per sample (median) | share of the recorder\'s |')
-    print('|---|---:|---:|')
-    print('| the recorder without exports (reading, naming, writing) | %.0f | 100 %% |' % rec_ns)
-    print('| the recorder, its exports running | %.0f | %.0f %% |' % (rec_exp_ns, 100 * rec_exp_ns / rec_ns))
-    print('| the OTLP export (`lfr-export-otlp`) | %.0f | %.1f %% |' % (otlp, 100 * otlp / rec_ns))
-    print('| the Pyroscope export (`lfr-export-pyro`) | %.0f | %.1f %% |' % (pyro, 100 * pyro / rec_ns))
+    whole = [x for x in (lost(r) for r in rec) if x is not None]
+    whole_ns = med(whole) if whole else None
+    print('| | ns of CPU per sample (median) | share of the recorder\'s threads | '
+          'share of lfr\'s whole cost |')
+    print('|---|---:|---:|---:|')
+
+    def row(what, ns):
+        print('| %s | %.0f | %.1f %% | %s |' % (what, ns, 100 * ns / rec_ns,
+                                             '%.1f %%' % (100 * ns / whole_ns) if whole_ns else '-'))
+
+    if whole_ns:
+        row('lfr\'s whole cost without exports: the work the workload lost, module included',
+            whole_ns)
+    row('the recorder\'s threads without exports (reading, naming, writing)', rec_ns)
+    row('the recorder\'s threads, its exports running', rec_exp_ns)
+    row('the OTLP export (`lfr-export-otlp`)', otlp)
+    row('the Pyroscope export (`lfr-export-pyro`)', pyro)
     print()
-    print('Runs: %d without exports, %d with; samples per measured window (median): %d taken, '
-          '%d delivered to each backend.' % (len(rec), len(exp), med(r['taken'] for r in exp),
-                                             med(r['sent_otlp'] for r in exp)))
+    print('Runs: %d without lfr, %d without exports, %d with; samples per measured window '
+          '(median): %d taken, %d delivered to each backend.' % (
+              len(none), len(rec), len(exp), med(r['taken'] for r in exp),
+              med(r['sent_otlp'] for r in exp)))
     print()
     print('Per run (ns/sample): without exports: ' +
-          ', '.join('%.0f' % (r['recorder_ns'] / r['taken']) for r in rec) +
+          ', '.join('threads %.0f%s' % (r['recorder_ns'] / r['taken'],
+                                         ', whole %.0f' % lost(r) if lost(r) is not None else '')
+                    for r in rec) +
           '; with: ' + '; '.join('recorder %.0f, OTLP %.0f, Pyroscope %.0f' % (
               r['recorder_ns'] / r['taken'], r['otlp_ns'] / r['sent_otlp'],
               r['pyroscope_ns'] / r['sent_pyroscope']) for r in exp))
