@@ -79,6 +79,34 @@ static void test_shapes(void **state)
 		                             .thread = (uint32_t)(i % 4),
 		                             .stack = (uint32_t)(i % 7)};
 	check(v, N);
+	/* two CPUs' batches of 40 samples, 1 ms apart on each, as one drain after another hands
+	 * them over: each overlaps the other CPU's last batch only */
+	for (size_t i = 0; i < N; i++) {
+		size_t batch = i / 40, cpu = batch % 2, at = batch / 2 * 40 + i % 40;
+
+		v[i] = (struct report_timed){.nanos = (int64_t)(at * 1000000 + cpu * 500000),
+		                             .thread = (uint32_t)cpu,
+		                             .stack = (uint32_t)(i % 5)};
+	}
+	check(v, N);
+	/* the same with coarse times, one thread and two stacks: equal keys in the batches of
+	 * both CPUs, which stay as they came */
+	for (size_t i = 0; i < N; i++) {
+		size_t batch = i / 40, at = batch / 2 * 40 + i % 40;
+
+		v[i] = (struct report_timed){
+		    .nanos = (int64_t)(at / 8), .thread = 1, .stack = (uint32_t)(i % 2)};
+	}
+	check(v, N);
+	/* the same, every fourth batch late by three batches: runs that reach further back */
+	for (size_t i = 0; i < N; i++) {
+		size_t batch = i / 40, at = batch * 40 + i % 40;
+
+		if (batch % 4 == 3)
+			at -= 120;
+		v[i] = (struct report_timed){.nanos = (int64_t)at * 1000, .thread = 1};
+	}
+	check(v, N);
 	/* few distinct keys: most are equal, and stay as they came */
 	for (size_t i = 0; i < N; i++)
 		v[i] = (struct report_timed){.nanos = (int64_t)(next() % 5),

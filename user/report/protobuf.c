@@ -117,6 +117,12 @@ void pb_packed_fixed64(struct pb_buf *b, unsigned field, const uint64_t *v, size
 {
 	pb_raw_varint(b, (uint64_t)field << 3 | WT_LEN);
 	pb_raw_varint(b, 8 * (uint64_t)n);
-	for (size_t i = 0; i < n; i++)
-		put_le64(b, v[i]);
+	/* one reservation for the run (a sample's timestamps: most of an OTLP request's bytes) */
+	if (n > SIZE_MAX / 8)
+		b->oom = true;
+	if (b->oom || !reserve(b, 8 * n))
+		return;
+	for (size_t i = 0; i < n; i++, b->len += 8)
+		for (int k = 0; k < 8; k++)
+			b->data[b->len + (size_t)k] = (uint8_t)(v[i] >> (8 * k));
 }

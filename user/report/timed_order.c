@@ -28,6 +28,55 @@ static void merge(const struct report_timed *a, size_t na, const struct report_t
 	memcpy(out + (na - i), b + j, (nb - j) * sizeof(*b));
 }
 
+/* The first of the ordered v[0..n) that x comes strictly before (n when none): x goes there,
+ * after its equals (stable). */
+static size_t upper_bound(const struct report_timed *v, size_t n, const struct report_timed *x)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (before(x, &v[mid]))
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+/*
+ * Grows the ordered prefix v[0..runs[1]) run by run while that moves few entries: each run merged
+ * with only the prefix's tail it overlaps (a drain's batch overlaps the other CPUs' last batches,
+ * not the whole chunk).  Stops when the entries moved would pass twice n, which keeps adversarial
+ * input (every run reaching back to the start) at n log(n): the runs left are merged in pairs.
+ * Returns the runs left, the prefix as the first.
+ */
+static size_t grow_prefix(struct report_timed *v, size_t n, size_t *runs, size_t nruns,
+                          struct report_timed *tmp)
+{
+	size_t k = 1, moved = 0;
+
+	for (; k < nruns; k++) {
+		size_t end = runs[k], e = runs[k + 1];
+		size_t at = upper_bound(v, end, &v[end]);
+		size_t na = end - at, i = 0, j = end, out = at;
+
+		if (moved + na > 2 * n)
+			break;
+		moved += na;
+		/* the prefix's tail aside; writing never passes the run's next unread entry */
+		memcpy(tmp, v + at, na * sizeof(*v));
+		while (i < na && j < e)
+			v[out++] = before(&v[j], &tmp[i]) ? v[j++] : tmp[i++];
+		memcpy(v + out, tmp + i, (na - i) * sizeof(*v));
+	}
+	/* the prefix is run 0; the runs not merged follow */
+	runs[1] = runs[k];
+	memmove(runs + 2, runs + k + 1, (nruns - k) * sizeof(*runs));
+	return nruns - k + 1;
+}
+
 int report_sort_timed(struct report_timed *v, size_t n)
 {
 	struct report_timed *tmp, *from = v, *to;
@@ -47,6 +96,8 @@ int report_sort_timed(struct report_timed *v, size_t n)
 		if (before(&v[i], &v[i - 1]))
 			runs[nruns++] = i;
 	runs[nruns] = n;
+	if (nruns > 1)
+		nruns = grow_prefix(v, n, runs, nruns, tmp);
 	to = tmp;
 	/* each pass merges runs in pairs, from one buffer into the other */
 	while (nruns > 1) {

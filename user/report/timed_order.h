@@ -2,9 +2,10 @@
 /*
  * The timed samples in time order (then thread, then stack; equal ones as they came): a merge of
  * the runs already in order.  A chunk's samples come as the rings were drained, a few hundred
- * runs of a few thousand samples, so this costs n log(runs) comparisons, inlined, where qsort()
- * costs n log(n) calls through a pointer: about a third of the instructions.  Any input is
- * sorted in at most n log(n) steps.
+ * runs, each a CPU's batch that overlaps in time only the other CPUs' last ones: each run is
+ * merged with the tail of the ordered prefix it overlaps, a few entries moved per sample, while
+ * that stays under 2n moves; the runs left are merged in pairs, n log(runs) comparisons, inlined.
+ * Any input is sorted in at most n log(n) steps.
  */
 #ifndef LFR_REPORT_TIMED_ORDER_H
 #define LFR_REPORT_TIMED_ORDER_H
