@@ -41,6 +41,11 @@ struct split {
 	struct report *rep;     /* the chunk's labels, period and span */
 	struct hashtab threads; /* thread key -> index into procs + 1 */
 	struct hashtab types;   /* event type id -> its thread field's index + 1, or 0 */
+	/* the last event's type and thread, looked up again for the next (events come in runs) */
+	const struct jfr_type *last_type;
+	int last_field;
+	uint64_t last_key;
+	size_t last_proc;
 	struct proc *procs;
 	size_t nprocs, cap;
 	char **series; /* the series' names, sorted */
@@ -135,7 +140,7 @@ static size_t proc_of(struct split *sp, const struct jfr_field *tf, uint64_t key
 static int note_event(struct split *sp, uint64_t off, uint64_t size, const struct jfr_type *t,
                       struct jfr_cur *ev)
 {
-	int f = t ? thread_field(sp, t) : -1;
+	int f = !t ? -1 : t == sp->last_type ? sp->last_field : thread_field(sp, t);
 	uint64_t key = 0, meta = sp->ch.off + (uint64_t)sp->ch.meta_off;
 	size_t p;
 
@@ -155,7 +160,17 @@ static int note_event(struct split *sp, uint64_t off, uint64_t size, const struc
 		         ev->bad ? "does not parse" : "holds the metadata event");
 		return -1;
 	}
-	p = proc_of(sp, f < 0 ? NULL : &t->fields[f], key);
+	sp->last_type = t;
+	sp->last_field = f;
+	if (f >= 0 && key && key == sp->last_key) {
+		p = sp->last_proc;
+	} else {
+		p = proc_of(sp, f < 0 ? NULL : &t->fields[f], key);
+		if (f >= 0 && key) {
+			sp->last_key = key;
+			sp->last_proc = p;
+		}
+	}
 	if (sp->nevs == sp->evs_cap) {
 		size_t cap = sp->evs_cap ? 2 * sp->evs_cap : 1024;
 		struct event_proc *v = realloc(sp->evs, cap * sizeof(*v));
