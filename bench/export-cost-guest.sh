@@ -5,8 +5,9 @@
 # first (the workload for 10 s, then, with exports, until everything finished is delivered: lfr's
 # own libraries mapped and named, the first chunks sent), then measures from there: the workload
 # for SECONDS, then until every chunk finished is delivered (a handshake on lfr status -R: nothing
-# waits but the chunk being written).  Over that window: the CPU time (schedstat) of the
-# recorder's threads and of its export threads, the samples the session took (samples_taken) and
+# waits but the chunk being written).  The window starts once the unwind-table loader
+# (lfr-unwind, whose work is per new object) is idle.  Over that window: the CPU time (schedstat)
+# of the recorder's threads, of the loader apart, and of its export threads, the samples the session took (samples_taken) and
 # those the exports delivered (sent_samples), and the workload's work done (ops: what lfr costs it,
 # module included, is the work it lost against none).  One "export-cost" line per run.
 #   export-cost-guest.sh SECONDS RUNS
@@ -19,11 +20,23 @@ httpsink /tmp/sink >/dev/null 2>&1 &
 for i in $(seq 300); do [ -s /tmp/sink/port ] && break; sleep 0.1; done
 port=$(cat /tmp/sink/port)
 echo "export-cost: kernel $(uname -r), $(nproc) CPUs; lfr record -a -F 49 --repository $repo --max-age 30m --max-size 256M"
-cpu() { # PID: "RECORDER_NS OTLP_NS PYROSCOPE_NS", its threads' CPU time by their names (%.0f:
-	# busybox awk's %d stops at 2^31 ns)
+cpu() { # PID: "RECORDER_NS OTLP_NS PYROSCOPE_NS UNWIND_NS", its threads' CPU time by their
+	# names (%.0f: busybox awk's %d stops at 2^31 ns)
 	for t in /proc/$1/task/*; do echo "$(cat $t/comm) $(cut -d' ' -f1 $t/schedstat)"; done |
-		awk '{ if ($1 == "lfr-export-otlp") o += $2; else if ($1 == "lfr-export-pyro") p += $2; else r += $2 }
-			END { printf "%.0f %.0f %.0f\n", r, o, p }'
+		awk '{ if ($1 == "lfr-export-otlp") o += $2; else if ($1 == "lfr-export-pyro") p += $2;
+			else if ($1 == "lfr-unwind") u += $2; else r += $2 }
+			END { printf "%.0f %.0f %.0f %.0f\n", r, o, p, u }'
+}
+unwind_idle() { # PID: until the unwind-table loader's CPU time stops growing (its work is per
+	# new object: the warm-up's objects done, it does nothing per sample)
+	local i a b
+	b=$(cpu "$1" | cut -d' ' -f4)
+	for i in $(seq 120); do
+		sleep 1
+		a=$b b=$(cpu "$1" | cut -d' ' -f4)
+		[ "$a" = "$b" ] && return
+	done
+	echo "export-cost: the unwind loader still busy after 120 s" >&2
 }
 taken() { lfr status -m | awk '/^status / { for (i = 1; i <= NF; i++) { split($i, kv, "=");
 	if (kv[1] == "samples_taken") print kv[2] } }'; }
@@ -62,7 +75,8 @@ for run in $(seq "$runs"); do
 			s0=$(st otlp sent_samples) p0=$(st pyroscope sent_samples)
 			c0=$(st otlp sent_chunks)
 		fi
-		read -r r0 o0 y0 <<EOF
+		unwind_idle $rec
+		read -r r0 o0 y0 u0 <<EOF
 $(cpu $rec)
 EOF
 		t0=$(taken)
@@ -72,11 +86,11 @@ EOF
 			caught_up "$((c0 + secs / 30 - 1))" # the exports' chunks are 30 s
 			s1=$(st otlp sent_samples) p1=$(st pyroscope sent_samples)
 		fi
-		read -r r1 o1 y1 <<EOF
+		read -r r1 o1 y1 u1 <<EOF
 $(cpu $rec)
 EOF
 		t1=$(taken)
-		echo "export-cost mode=$mode run=$run recorder_ns=$((r1 - r0)) otlp_ns=$((o1 - o0)) pyroscope_ns=$((y1 - y0)) taken=$((t1 - t0)) sent_otlp=$((s1 - s0)) sent_pyroscope=$((p1 - p0)) $(grep -o 'seconds=[^ ]* ops=[0-9]*' /tmp/work.txt) requests=$(ls /tmp/sink | grep -c '\.body$') bytes=$(cat $repo/*Z.jfr | wc -c)"
+		echo "export-cost mode=$mode run=$run recorder_ns=$((r1 - r0)) otlp_ns=$((o1 - o0)) pyroscope_ns=$((y1 - y0)) unwind_ns=$((u1 - u0)) taken=$((t1 - t0)) sent_otlp=$((s1 - s0)) sent_pyroscope=$((p1 - p0)) $(grep -o 'seconds=[^ ]* ops=[0-9]*' /tmp/work.txt) requests=$(ls /tmp/sink | grep -c '\.body$') bytes=$(cat $repo/*Z.jfr | wc -c)"
 		kill $rec
 		wait $rec
 	done

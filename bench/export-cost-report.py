@@ -50,6 +50,9 @@ def main():
             whole_ns)
     row('the recorder\'s threads without exports (reading, naming, writing)', rec_ns)
     row('the recorder\'s threads, its exports running', rec_exp_ns)
+    unwind = [r.get('unwind_ns', 0) / r['taken'] for r in rec + exp]
+    row('the unwind-table loader (`lfr-unwind`, per new object; not in the threads above)',
+        med(unwind))
     row('the OTLP export (`lfr-export-otlp`)', otlp)
     row('the Pyroscope export (`lfr-export-pyro`)', pyro)
     print()

@@ -338,7 +338,12 @@ int lfr_unwind_loader_load_program(struct lfr_unwind_loader *l, const char *cmd,
 
 int lfr_unwind_loader_start(struct lfr_unwind_loader *l, int nice)
 {
-	return lfr_worker_start(&l->w, nice);
+	int err = lfr_worker_start(&l->w, nice);
+
+	/* its own name in top -H and /proc: its work is per new object, not per sample */
+	if (!err)
+		pthread_setname_np(l->w.thread, "lfr-unwind");
+	return err;
 }
 
 void lfr_unwind_loader_flush(struct lfr_unwind_loader *l)
