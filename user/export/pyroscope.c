@@ -38,12 +38,12 @@ struct event_proc {
 struct split {
 	struct jfr_reader *r;
 	struct jfr_chunk ch;
-	struct report *rep;     /* the chunk's labels, period and span */
+	struct report *rep;     /* the chunk's labels, period and span (noted by the walk) */
 	struct hashtab threads; /* thread key -> index into procs + 1 */
-	struct hashtab types;   /* event type id -> its thread field's index + 1, or 0 */
+	struct hashtab types;   /* event type id -> its type_info() */
 	/* the last event's type and thread, looked up again for the next (events come in runs) */
 	const struct jfr_type *last_type;
-	int last_field;
+	uint64_t last_info;
 	uint64_t last_key;
 	size_t last_proc;
 	struct proc *procs;
@@ -62,23 +62,44 @@ struct split {
 	size_t whylen;
 };
 
-/* The thread field (sampledThread, eventThread) of event type t, or -1. */
-static int thread_field(struct split *sp, const struct jfr_type *t)
+/*
+ * What the walk needs of an event type, found once per type: its thread field (sampledThread,
+ * eventThread) + 1 in the low 16 bits (0: none), and whether each of its fields is one varint
+ * (TI_FLAT: a sample's, skipped without the generic walk) or it is a rare event the report notes
+ * (TI_RARE: lfr.Label, lfr.SamplerSettings).
+ */
+enum { TI_FIELD = 0xffff, TI_FLAT = 1 << 16, TI_RARE = 1 << 17 };
+
+static bool one_varint(const struct jfr_field *f)
+{
+	enum jfr_kind k = f->type ? f->type->kind : JFR_K_COMPLEX;
+
+	return !f->array && (f->cp || k == JFR_K_CHAR || k == JFR_K_SHORT || k == JFR_K_INT ||
+	                     k == JFR_K_LONG);
+}
+
+static uint64_t type_info(struct split *sp, const struct jfr_type *t)
 {
 	bool fresh;
 	struct hashtab_slot *s = hashtab_put(&sp->types, t->id, 0, &fresh);
+	uint64_t v = TI_FLAT;
 	int i;
 
 	if (s && !fresh)
-		return (int)s->v - 1;
+		return s->v;
 	i = jfr_field_index(t, "sampledThread");
 	if (i < 0)
 		i = jfr_field_index(t, "eventThread");
-	if (i >= 0 && (!t->fields[i].cp || t->fields[i].array))
-		i = -1;
+	if (i >= 0 && i < TI_FIELD && t->fields[i].cp && !t->fields[i].array)
+		v |= (uint64_t)(i + 1);
+	for (int k = 0; k < t->nfields; k++)
+		if (!one_varint(&t->fields[k]))
+			v &= ~(uint64_t)TI_FLAT;
+	if (!strcmp(t->name, "lfr.Label") || !strcmp(t->name, "lfr.SamplerSettings"))
+		v |= TI_RARE;
 	if (s)
-		s->v = (uint64_t)(i + 1);
-	return i;
+		s->v = v;
+	return v;
 }
 
 /* lfr names a thread's group after its process, "NAME [PID]" (jfr/writer_pools.c). */
@@ -140,11 +161,22 @@ static size_t proc_of(struct split *sp, const struct jfr_field *tf, uint64_t key
 static int note_event(struct split *sp, uint64_t off, uint64_t size, const struct jfr_type *t,
                       struct jfr_cur *ev)
 {
-	int f = !t ? -1 : t == sp->last_type ? sp->last_field : thread_field(sp, t);
-	uint64_t key = 0, meta = sp->ch.off + (uint64_t)sp->ch.meta_off;
+	uint64_t info = !t ? 0 : t == sp->last_type ? sp->last_info : type_info(sp, t);
+	int f = (int)(info & TI_FIELD) - 1;
+	uint64_t key = 0, meta = sp->ch.off + (uint64_t)sp->ch.meta_off, fields = jfr_cur_off(ev);
 	size_t p;
 
-	for (int i = 0; t && i < t->nfields && !ev->bad; i++) {
+	if (info & TI_FLAT) {
+		for (int i = 0; i < t->nfields; i++) {
+			uint64_t v = jfr_varint(ev);
+
+			if (i == f)
+				key = v;
+		}
+		if (ev->bad)
+			key = 0;
+	}
+	for (int i = 0; t && !(info & TI_FLAT) && i < t->nfields && !ev->bad; i++) {
 		if (i == f) {
 			struct jfr_cur c = *ev;
 
@@ -160,8 +192,10 @@ static int note_event(struct split *sp, uint64_t off, uint64_t size, const struc
 		         ev->bad ? "does not parse" : "holds the metadata event");
 		return -1;
 	}
+	if ((info & TI_RARE) && report_note_rare(sp->rep, sp->r, &sp->ch, t, fields) < 0)
+		sp->oom = true;
 	sp->last_type = t;
-	sp->last_field = f;
+	sp->last_info = info;
 	if (f >= 0 && key && key == sp->last_key) {
 		p = sp->last_proc;
 	} else {
@@ -461,23 +495,26 @@ int lfr_pyroscope_chunk(const uint8_t *data, size_t len, const char *name,
 	struct lfr_gzip_piece own = {0};
 	struct split sp = {.why = why, .whylen = whylen, .meta = meta ? meta : &own};
 	struct jfr_buf part = {0}, gz = {0};
-	struct report_opts o;
 	int rc = -1;
 
 	sp.r = jfr_open_mem(data, len, name);
-	if (!sp.r) {
+	sp.rep = calloc(1, sizeof(*sp.rep));
+	if (!sp.r || !sp.rep) {
 		snprintf(why, whylen, "out of memory");
-		return -1;
+		goto out;
 	}
 	sp.r->meta_cache = cache;
-	report_opts_init(&o);
-	o.jobs = 1;
-	/* the chunk's labels, period and span only: no sample of any type is gathered */
-	o.events[o.nevents++] = "lfr.export.none";
-	if (report_read(sp.r, &o, &sp.rep) || jfr_chunk_load(sp.r, 0, &sp.ch)) {
+	if (jfr_chunk_load(sp.r, 0, &sp.ch)) {
 		snprintf(why, whylen, "%s", sp.r->err);
 		goto out;
 	}
+	if (sp.ch.size != len) {
+		snprintf(why, whylen, "%s: %zu bytes after the chunk: one chunk per upload", name,
+		         len - (size_t)sp.ch.size);
+		goto out;
+	}
+	sp.rep->start_nanos = sp.ch.start_nanos;
+	sp.rep->end_nanos = jfr_sat_add(sp.ch.start_nanos, sp.ch.duration_nanos);
 	sp.sample_type = jfr_type_by_name(sp.ch.meta, "jdk.ExecutionSample");
 	if (find_series(&sp) || skeleton(&sp))
 		goto out;
@@ -500,7 +537,8 @@ out:
 	if (sp.ch.meta)
 		jfr_chunk_release(&sp.ch);
 	report_free(sp.rep);
-	jfr_close(sp.r);
+	if (sp.r)
+		jfr_close(sp.r);
 	lfr_gzip_piece_free(&own);
 	return rc;
 }

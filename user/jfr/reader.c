@@ -383,39 +383,3 @@ int jfr_event_next(struct jfr_event_iter *it, uint64_t *type, uint64_t *size, st
 	it->p += sz;
 	return 1;
 }
-
-/* ---- time ---- */
-
-static int64_t clamp128(__int128 v)
-{
-	return v > INT64_MAX ? INT64_MAX : v < INT64_MIN ? INT64_MIN : (int64_t)v;
-}
-
-int64_t jfr_ticks_to_nanos(const struct jfr_chunk *ch, int64_t ticks)
-{
-	__int128 d = (__int128)ticks - ch->start_ticks;
-
-	/* lfr's own ticks are ns: no 128-bit division (a library call) per event */
-	if (ch->ticks_per_second != 1000000000)
-		d = d * 1000000000 / ch->ticks_per_second;
-	return clamp128(ch->start_nanos + d);
-}
-
-int64_t jfr_nanos_to_ticks(const struct jfr_chunk *ch, int64_t nanos)
-{
-	__int128 d = (__int128)nanos - ch->start_nanos;
-
-	if (ch->ticks_per_second != 1000000000)
-		d = d * ch->ticks_per_second / 1000000000;
-	return clamp128(ch->start_ticks + d);
-}
-
-int64_t jfr_sat_add(int64_t a, int64_t b)
-{
-	return clamp128((__int128)a + b);
-}
-
-int64_t jfr_sat_sub(int64_t a, int64_t b)
-{
-	return clamp128((__int128)a - b);
-}

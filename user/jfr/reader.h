@@ -342,11 +342,41 @@ const struct jfr_field *jfr_value_field(struct jfr_reader *r, const struct jfr_c
  */
 bool jfr_deref(struct jfr_cur *c, const struct jfr_chunk *ch, const struct jfr_field *f);
 
+/* Inline: a report converts the time of every event it keeps. */
+static inline int64_t jfr_clamp128(__int128 v)
+{
+	return v > INT64_MAX ? INT64_MAX : v < INT64_MIN ? INT64_MIN : (int64_t)v;
+}
+
 /* Converts chunk ticks to nanoseconds since the epoch. */
-int64_t jfr_ticks_to_nanos(const struct jfr_chunk *ch, int64_t ticks);
-int64_t jfr_nanos_to_ticks(const struct jfr_chunk *ch, int64_t nanos);
+static inline int64_t jfr_ticks_to_nanos(const struct jfr_chunk *ch, int64_t ticks)
+{
+	__int128 d = (__int128)ticks - ch->start_ticks;
+
+	/* lfr's own ticks are ns: no 128-bit division (a library call) per event */
+	if (ch->ticks_per_second != 1000000000)
+		d = d * 1000000000 / ch->ticks_per_second;
+	return jfr_clamp128(ch->start_nanos + d);
+}
+
+static inline int64_t jfr_nanos_to_ticks(const struct jfr_chunk *ch, int64_t nanos)
+{
+	__int128 d = (__int128)nanos - ch->start_nanos;
+
+	if (ch->ticks_per_second != 1000000000)
+		d = d * ch->ticks_per_second / 1000000000;
+	return jfr_clamp128(ch->start_ticks + d);
+}
+
 /* a + b and a - b saturated to the int64_t range (header fields come from untrusted input) */
-int64_t jfr_sat_add(int64_t a, int64_t b);
-int64_t jfr_sat_sub(int64_t a, int64_t b);
+static inline int64_t jfr_sat_add(int64_t a, int64_t b)
+{
+	return jfr_clamp128((__int128)a + b);
+}
+
+static inline int64_t jfr_sat_sub(int64_t a, int64_t b)
+{
+	return jfr_clamp128((__int128)a - b);
+}
 
 #endif

@@ -196,6 +196,8 @@ int ctx_chunk_prepare(struct ctx_chunk *c, struct jfr_reader *r, const struct jf
 		                               (any_equal(o->spans, o->nspans, d.span) ||
 		                                any_equal(o->traces, o->ntraces, d.trace)));
 	}
+	if (!c->n)
+		return 0; /* no context to find: the chunk's events are not scanned for them */
 	c->global = calloc(c->n + 1, sizeof(*c->global));
 	if (!c->global)
 		return -1;

@@ -21,6 +21,19 @@ const char *report_label_name(const char *name);
  */
 int report_note_label(struct report *rep, int64_t pid, const char *name, const char *value);
 
+struct jfr_reader;
+struct jfr_chunk;
+struct jfr_type;
+
+/*
+ * For a reader that walks a chunk's events itself: the event of type t whose fields are at off
+ * (absolute), noted as the report's aggregation notes it when it is an lfr.Label (a label) or an
+ * lfr.SamplerSettings (the sampling period, rep->period_ns); other types are left alone.
+ * Returns 0, or -1 when out of memory.
+ */
+int report_note_rare(struct report *rep, struct jfr_reader *r, const struct jfr_chunk *ch,
+                     const struct jfr_type *t, uint64_t off);
+
 /*
  * The value of label name for the samples of thread t: its process's, else the recording's; for
  * service.name, when neither has one, the process's name (a process outside any service is its

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The protocol buffers wire format: a key (field number << 3 | wire type), then the value. */
+#include <endian.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -122,7 +123,9 @@ void pb_packed_fixed64(struct pb_buf *b, unsigned field, const uint64_t *v, size
 		b->oom = true;
 	if (b->oom || !reserve(b, 8 * n))
 		return;
-	for (size_t i = 0; i < n; i++, b->len += 8)
-		for (int k = 0; k < 8; k++)
-			b->data[b->len + (size_t)k] = (uint8_t)(v[i] >> (8 * k));
+	for (size_t i = 0; i < n; i++, b->len += 8) {
+		uint64_t le = htole64(v[i]);
+
+		memcpy(b->data + b->len, &le, 8);
+	}
 }

@@ -156,3 +156,13 @@ void note_period(struct report *rep, struct jfr_reader *r, const struct jfr_chun
 	}
 	rep->period_ns = ns;
 }
+
+int report_note_rare(struct report *rep, struct jfr_reader *r, const struct jfr_chunk *ch,
+                     const struct jfr_type *t, uint64_t off)
+{
+	if (!strcmp(t->name, "lfr.Label"))
+		return note_label(rep, r, ch, t, off);
+	if (!strcmp(t->name, "lfr.SamplerSettings"))
+		note_period(rep, r, ch, t, off);
+	return 0;
+}
