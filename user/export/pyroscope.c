@@ -287,16 +287,20 @@ static int find_series(struct split *sp)
 	struct jfr_cur ev;
 	uint64_t type, size;
 	char name[SERIES_MAX];
+	const struct jfr_type *t = NULL;
+	uint64_t last = 0; /* t's id: events come in runs of a type */
 	int rc;
 
 	jfr_event_iter_init(&it, sp->r, &sp->ch);
 	for (;;) {
 		uint64_t start = (uint64_t)(it.p - sp->r->data);
-		const struct jfr_type *t;
 
 		if ((rc = jfr_event_next(&it, &type, &size, &ev)) != 1)
 			break;
-		t = jfr_type_by_id(sp->ch.meta, type);
+		if (!t || type != last) {
+			t = jfr_type_by_id(sp->ch.meta, type);
+			last = type;
+		}
 		if (type > JFR_EVENT_CHECKPOINT && note_event(sp, start, size, t, &ev))
 			return -1;
 	}
