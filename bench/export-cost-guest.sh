@@ -7,7 +7,8 @@
 # for SECONDS, then until every chunk finished is delivered (a handshake on lfr status -R: nothing
 # waits but the chunk being written).  The window starts once the unwind-table loader
 # (lfr-unwind, whose work is per new object) is idle.  Over that window: the CPU time (schedstat)
-# of the recorder's threads, of the loader apart, and of its export threads, the samples the session took (samples_taken) and
+# of the recorder's threads (also over the workload alone: recorder_work_ns, taken_work), of the
+# loader apart, and of its export threads, the samples the session took (samples_taken) and
 # those the exports delivered (sent_samples), and the workload's work done (ops: what lfr costs it,
 # module included, is the work it lost against none).  One "export-cost" line per run.
 #   export-cost-guest.sh SECONDS RUNS
@@ -81,6 +82,12 @@ $(cpu $rec)
 EOF
 		t0=$(taken)
 		deepstack 32 "$secs" 2 >/tmp/work.txt 2>/dev/null
+		# the recorder's threads over the workload alone: the wait for delivery that follows
+		# (lfr status every half second, an idle machine sampled) is not per sample
+		read -r rw _ <<EOF
+$(cpu $rec)
+EOF
+		tw=$(taken)
 		s1=0 p1=0
 		if [ $mode = export ]; then
 			caught_up "$((c0 + secs / 30 - 1))" # the exports' chunks are 30 s
@@ -90,7 +97,7 @@ EOF
 $(cpu $rec)
 EOF
 		t1=$(taken)
-		echo "export-cost mode=$mode run=$run recorder_ns=$((r1 - r0)) otlp_ns=$((o1 - o0)) pyroscope_ns=$((y1 - y0)) unwind_ns=$((u1 - u0)) taken=$((t1 - t0)) sent_otlp=$((s1 - s0)) sent_pyroscope=$((p1 - p0)) $(grep -o 'seconds=[^ ]* ops=[0-9]*' /tmp/work.txt) requests=$(ls /tmp/sink | grep -c '\.body$') bytes=$(cat $repo/*Z.jfr | wc -c)"
+		echo "export-cost mode=$mode run=$run recorder_ns=$((r1 - r0)) recorder_work_ns=$((rw - r0)) taken_work=$((tw - t0)) otlp_ns=$((o1 - o0)) pyroscope_ns=$((y1 - y0)) unwind_ns=$((u1 - u0)) taken=$((t1 - t0)) sent_otlp=$((s1 - s0)) sent_pyroscope=$((p1 - p0)) $(grep -o 'seconds=[^ ]* ops=[0-9]*' /tmp/work.txt) requests=$(ls /tmp/sink | grep -c '\.body$') bytes=$(cat $repo/*Z.jfr | wc -c)"
 		kill $rec
 		wait $rec
 	done

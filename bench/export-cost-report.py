@@ -50,6 +50,12 @@ def main():
             whole_ns)
     row('the recorder\'s threads without exports (reading, naming, writing)', rec_ns)
     row('the recorder\'s threads, its exports running', rec_exp_ns)
+    work = [r for r in rec + exp if r.get('taken_work', 0) > 0]
+    for what, mode in (('without exports', 'record'), ('its exports running', 'export')):
+        rs = [r for r in work if r['mode'] == mode]
+        if rs:
+            row('the recorder\'s threads over the workload alone, %s' % what,
+                med(r['recorder_work_ns'] / r['taken_work'] for r in rs))
     unwind = [r.get('unwind_ns', 0) / r['taken'] for r in rec + exp]
     row('the unwind-table loader (`lfr-unwind`, per new object; not in the threads above)',
         med(unwind))
