@@ -53,6 +53,9 @@ struct pass {
 	uint32_t *stacks;       /* per stack: its stack */
 	uint32_t *attrs;        /* per thread: its thread.name and thread.id attributes */
 	uint32_t *links;        /* per trace context of the report: its link, 0 until interned */
+	/* the events grouped by stack, thread and trace context (value unused) */
+	struct report_sample *samples;
+	size_t nsamples;
 	uint32_t *first, *nobs; /* per sample: where its events are in ts and val, how many */
 	uint64_t *ts, *val;     /* the events by sample: epoch ns, value */
 	uint32_t *order;        /* the samples by their thread's process */
@@ -74,7 +77,7 @@ static void pass_free(struct pass *p)
 {
 	report_free(p->rep);
 	free(p->locations), free(p->stacks), free(p->attrs), free(p->links);
-	free(p->first), free(p->nobs), free(p->ts), free(p->val), free(p->order);
+	free(p->samples), free(p->first), free(p->nobs), free(p->ts), free(p->val), free(p->order);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -93,6 +96,7 @@ static int read_pass(struct build *b, const uint8_t *data, size_t len, const cha
 	r->meta_cache = b->cache;
 	report_opts_init(&o);
 	o.timeline = true;
+	o.timed_only = true; /* index_pass() groups the events itself */
 	o.contexts = true;
 	o.jobs = 1;
 	for (int i = 0; i < nevents; i++)
@@ -116,7 +120,7 @@ static uint64_t count_of(const struct report *rep, const char *type)
 /* The process of a sample of the pass. */
 static int64_t pid_of(const struct pass *p, uint32_t sample)
 {
-	return p->rep->threads[p->rep->samples[sample].thread].pid;
+	return p->rep->threads[p->samples[sample].thread].pid;
 }
 
 /* qsort_r's: the samples x and y of the pass arg by process, then in order */
@@ -138,53 +142,58 @@ static uint64_t thread_ctx_key(uint32_t thread, uint32_t ctx)
 }
 
 /*
- * The pass's events by sample (the report keeps them in time order, each with its stack, thread
- * and trace context), its samples by process, and its caches: 0, or -1 when out of memory.
+ * The pass's samples: its events (the report keeps them in time order, each with its stack,
+ * thread and trace context) grouped by the three, each sample's events, the samples by process,
+ * and the caches: 0, or -1 when out of memory.
  */
 static int index_pass(struct build *b, struct pass *p, enum kind k)
 {
 	const struct report *rep = p->rep;
 	struct hashtab ids = {0};
-	uint32_t *of = malloc((rep->ntimed + 1) * sizeof(*of)); /* each event's sample */
+	size_t n = rep->ntimed + 1;
+	uint32_t *of = malloc(n * sizeof(*of)); /* each event's sample */
 	int rc = -1;
 
 	p->locations = calloc(rep->nframes + 1, sizeof(*p->locations));
 	p->stacks = calloc(rep->nstacks + 1, sizeof(*p->stacks));
 	p->attrs = calloc(2 * rep->nthreads + 1, sizeof(*p->attrs));
 	p->links = calloc(rep->ncontexts + 1, sizeof(*p->links));
-	p->first = calloc(rep->nsamples + 1, sizeof(*p->first));
-	p->nobs = calloc(rep->nsamples + 1, sizeof(*p->nobs));
-	p->ts = malloc((rep->ntimed + 1) * sizeof(*p->ts));
-	p->val = malloc((rep->ntimed + 1) * sizeof(*p->val));
-	p->order = malloc((rep->nsamples + 1) * sizeof(*p->order));
-	if (!p->locations || !p->stacks || !p->attrs || !p->links || !p->first || !p->nobs ||
-	    !p->ts || !p->val || !p->order || !of || hashtab_reserve(&ids, rep->nsamples))
+	p->samples = malloc(n * sizeof(*p->samples));
+	p->first = malloc(n * sizeof(*p->first));
+	p->nobs = calloc(n, sizeof(*p->nobs));
+	p->ts = malloc(n * sizeof(*p->ts));
+	p->val = malloc(n * sizeof(*p->val));
+	p->order = malloc(n * sizeof(*p->order));
+	if (!p->locations || !p->stacks || !p->attrs || !p->links || !p->samples || !p->first ||
+	    !p->nobs || !p->ts || !p->val || !p->order || !of)
 		goto out;
-	for (size_t i = 0; i < rep->nsamples; i++) {
-		bool fresh;
-		struct hashtab_slot *s = hashtab_put(
-		    &ids, rep->samples[i].stack,
-		    thread_ctx_key(rep->samples[i].thread, rep->samples[i].ctx), &fresh);
-
-		s->v = i;
-		p->order[i] = (uint32_t)i;
-	}
 	for (size_t i = 0; i < rep->ntimed; i++) {
 		const struct report_timed *t = &rep->timed[i];
+		struct hashtab_slot *s;
+		bool fresh;
 
 		/* a thread's events come in runs, often of one stack */
 		if (i && t->stack == t[-1].stack && t->thread == t[-1].thread &&
-		    t->ctx == t[-1].ctx)
+		    t->ctx == t[-1].ctx) {
 			of[i] = of[i - 1];
-		else
-			of[i] =
-			    (uint32_t)hashtab_get(&ids, t->stack, thread_ctx_key(t->thread, t->ctx))
-			        ->v;
+		} else {
+			s = hashtab_put(&ids, t->stack, thread_ctx_key(t->thread, t->ctx), &fresh);
+			if (!s)
+				goto out;
+			if (fresh) {
+				s->v = p->nsamples;
+				p->samples[p->nsamples++] = (struct report_sample){
+				    .stack = t->stack, .thread = t->thread, .ctx = t->ctx};
+			}
+			of[i] = (uint32_t)s->v;
+		}
 		p->nobs[of[i]]++;
 	}
-	for (size_t i = 1; i < rep->nsamples; i++)
-		p->first[i] = p->first[i - 1] + p->nobs[i - 1];
-	memset(p->nobs, 0, rep->nsamples * sizeof(*p->nobs));
+	for (size_t i = 0; i < p->nsamples; i++) {
+		p->first[i] = i ? p->first[i - 1] + p->nobs[i - 1] : 0;
+		p->order[i] = (uint32_t)i;
+	}
+	memset(p->nobs, 0, p->nsamples * sizeof(*p->nobs));
 	for (size_t i = 0; i < rep->ntimed; i++) {
 		const struct report_timed *t = &rep->timed[i];
 		uint32_t s = of[i], at = p->first[s] + p->nobs[s]++;
@@ -193,7 +202,7 @@ static int index_pass(struct build *b, struct pass *p, enum kind k)
 		/* a CPU or wall sample stands for the period; without one, for one sample */
 		p->val[at] = k == K_OFF_CPU ? t->value : b->period ? (uint64_t)b->period : 1;
 	}
-	qsort_r(p->order, rep->nsamples, sizeof(*p->order), by_process, p);
+	qsort_r(p->order, p->nsamples, sizeof(*p->order), by_process, p);
 	rc = 0;
 out:
 	hashtab_free(&ids);
@@ -293,7 +302,7 @@ static uint32_t link_of(struct build *b, struct pass *p, uint32_t cx)
  */
 static void put_sample(struct build *b, struct pass *p, uint32_t s, struct pb_buf *out)
 {
-	const struct report_sample *rs = &p->rep->samples[s];
+	const struct report_sample *rs = &p->samples[s];
 	const struct report_thread *t = &p->rep->threads[rs->thread];
 	uint32_t *attrs = &p->attrs[2 * rs->thread];
 	uint64_t a[SAMPLE_ATTRS_MAX];
@@ -458,14 +467,14 @@ static void put_processes(struct build *b, struct pb_buf *out, struct lfr_otlp_s
 		int64_t pid = INT64_MAX;
 
 		for (int k = 0; k < K_N; k++)
-			if (b->pass[k].rep && at[k] < b->pass[k].rep->nsamples &&
+			if (b->pass[k].rep && at[k] < b->pass[k].nsamples &&
 			    pid_of(&b->pass[k], b->pass[k].order[at[k]]) < pid)
 				pid = pid_of(&b->pass[k], b->pass[k].order[at[k]]);
 		if (pid == INT64_MAX)
 			return;
 		for (int k = 0; k < K_N; k++) {
 			to[k] = at[k];
-			while (b->pass[k].rep && to[k] < b->pass[k].rep->nsamples &&
+			while (b->pass[k].rep && to[k] < b->pass[k].nsamples &&
 			       pid_of(&b->pass[k], b->pass[k].order[to[k]]) == pid)
 				to[k]++;
 		}
@@ -487,7 +496,7 @@ static int read_passes(struct build *b, const uint8_t *data, size_t len)
 	if (read_pass(b, data, len, cpu, 1, NULL, &b->pass[K_CPU]))
 		return -1;
 	rep = b->pass[K_CPU].rep;
-	if (!rep->nsamples && count_of(rep, "jdk.CPUTimeSample")) {
+	if (!rep->ntimed && count_of(rep, "jdk.CPUTimeSample")) {
 		pass_free(&b->pass[K_CPU]);
 		if (read_pass(b, data, len, cpu_time, 1, NULL, &b->pass[K_CPU]))
 			return -1;
@@ -517,7 +526,7 @@ static int read_passes(struct build *b, const uint8_t *data, size_t len)
 	for (int k = 0; k < K_N; k++) {
 		if (!b->pass[k].rep)
 			continue;
-		any |= b->pass[k].rep->nsamples > 0;
+		any |= b->pass[k].rep->ntimed > 0;
 		if (index_pass(b, &b->pass[k], (enum kind)k)) {
 			snprintf(b->why, b->whylen, "out of memory");
 			return -1;

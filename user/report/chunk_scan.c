@@ -84,6 +84,7 @@ int job_prepare(struct priv *pv, struct jfr_reader *r, struct job *j)
 	if (o->to_ns >= 0)
 		j->hi = jfr_nanos_to_ticks(&j->ch, jfr_sat_add(pv->rec_start, o->to_ns));
 	j->keep_times = o->timeline;
+	j->timed_only = o->timeline && o->timed_only;
 	if (ctx_chunk_prepare(&j->ctx, r, &j->ch, o) < 0)
 		return -1;
 	j->rr = *r;
@@ -121,6 +122,13 @@ static inline int add_sample(struct job *j, const uint64_t *v, struct pending *b
 			return 1;
 		if (j->ctx.on && !(b >> CTX_SHIFT))
 			b |= (uint64_t)cx << CTX_SHIFT;
+	}
+	if (j->timed_only) {
+		if (grow((void **)&j->timed, &j->timed_cap, j->ntimed + 1, sizeof(*j->timed)))
+			return -1;
+		j->timed[j->ntimed++] =
+		    (struct timed_key){(int64_t)v[SLOT_TIME], v[SLOT_STACK], b, v[SLOT_VALUE]};
+		return 0;
 	}
 	struct pending *e = &batch[(*nbatch)++];
 	e->a = v[SLOT_STACK];

@@ -83,21 +83,27 @@ void pb_message(struct pb_buf *b, unsigned field, const struct pb_buf *msg)
 	pb_bytes(b, field, msg->data, msg->len);
 }
 
+/* The bytes of v as a varint. */
+static size_t varint_len(uint64_t v)
+{
+	return v ? (70 - (size_t)__builtin_clzll(v)) / 7 : 1;
+}
+
 void pb_packed(struct pb_buf *b, unsigned field, const uint64_t *v, size_t n)
 {
 	size_t len = 0;
 
-	for (size_t i = 0; i < n; i++) {
-		uint64_t x = v[i];
-		do {
-			len++;
-			x >>= 7;
-		} while (x);
-	}
+	for (size_t i = 0; i < n; i++)
+		len += varint_len(v[i]);
 	pb_raw_varint(b, (uint64_t)field << 3 | WT_LEN);
 	pb_raw_varint(b, len);
+	/* one reservation for the run (the encoder writes up to 8 bytes past a short varint) */
+	if (len > SIZE_MAX - 8)
+		b->oom = true;
+	if (b->oom || !reserve(b, len + 8))
+		return;
 	for (size_t i = 0; i < n; i++)
-		pb_raw_varint(b, v[i]);
+		b->len += varint_encode(b->data + b->len, v[i], 10);
 }
 
 static void put_le64(struct pb_buf *b, uint64_t v)

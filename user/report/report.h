@@ -38,6 +38,8 @@ struct report_opts {
 	bool sort_objects; /* text: the top objects (shared libraries, executables) instead of
 	                    * the top functions, as perf report --sort dso */
 	bool timeline;     /* keep every sample's time (report.timed): speedscope, pprof */
+	bool timed_only;   /* with timeline: report.timed alone, report.samples left empty (a
+	                    * caller that groups the timed samples itself saves a hash each) */
 	bool off_cpu;      /* lfr.OffCpu by duration: off-CPU time in ns (events and
 	                    * value_field are set to match) */
 	bool wall;         /* wall-clock samples: profiler.WallClockSample (of lfr's files before

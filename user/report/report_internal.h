@@ -154,6 +154,7 @@ struct job {
 	struct jfr_reader rr;     /* a copy of the reader that receives this chunk's scan error */
 	int rc;
 	bool keep_times;
+	bool timed_only; /* report_opts.timed_only: no (stack, thread) bucket */
 };
 
 /* report_opts_wall()'s types, in the bit order of priv.wall_used */
