@@ -53,6 +53,13 @@ struct split {
 	const struct jfr_type *sample_type;
 	struct event_proc *evs; /* in file order */
 	size_t nevs, evs_cap;
+	/*
+	 * The events of series i: evs[of[at[i]]] to evs[of[at[i + 1] - 1]], in file order; at
+	 * [nseries] those of no thread, in every upload.  So each upload is built in the time of its
+	 * own events, not of the chunk's.
+	 */
+	size_t *of, *at;
+	unsigned *processes; /* per series, its processes */
 	struct jfr_buf tail; /* the chunk's header, checkpoints and metadata (skeleton()) */
 	/* the tail's bytes before and after the metadata event deflated */
 	struct lfr_gzip_piece pools[2];
@@ -280,6 +287,48 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* The series of event e, or sp->nseries when it has no thread (it goes in every upload). */
+static size_t series_of_event(const struct split *sp, const struct event_proc *e)
+{
+	return e->proc ? sp->procs[e->proc - 1].series : sp->nseries;
+}
+
+/* sp->of, sp->at and sp->processes: 0, or -1 with why (out of memory). */
+static int group_events(struct split *sp)
+{
+	size_t n = sp->nseries + 1;
+	struct hashtab seen = {0}; /* (series, pid) */
+
+	sp->at = calloc(n + 1, sizeof(*sp->at));
+	sp->of = malloc((sp->nevs + 1) * sizeof(*sp->of));
+	sp->processes = calloc(n, sizeof(*sp->processes));
+	if (!sp->at || !sp->of || !sp->processes)
+		goto oom;
+	for (size_t k = 0; k < sp->nevs; k++)
+		sp->at[series_of_event(sp, &sp->evs[k]) + 1]++;
+	for (size_t i = 1; i <= n; i++)
+		sp->at[i] += sp->at[i - 1];
+	for (size_t k = 0; k < sp->nevs; k++)
+		sp->of[sp->at[series_of_event(sp, &sp->evs[k])]++] = k;
+	for (size_t i = n; i > 0; i--)
+		sp->at[i] = sp->at[i - 1];
+	sp->at[0] = 0;
+	for (size_t k = 0; k < sp->nprocs; k++) {
+		bool fresh = false;
+
+		if (!hashtab_put(&seen, sp->procs[k].series, (uint64_t)sp->procs[k].pid, &fresh)) {
+			hashtab_free(&seen);
+			goto oom;
+		}
+		sp->processes[sp->procs[k].series] += fresh;
+	}
+	hashtab_free(&seen);
+	return 0;
+oom:
+	snprintf(sp->why, sp->whylen, "out of memory");
+	return -1;
+}
+
 /* Every event's process, the series, and each process's: 0, or -1 with why. */
 static int find_series(struct split *sp)
 {
@@ -337,7 +386,7 @@ static int find_series(struct split *sp)
 		hit = bsearch(&key, sp->series, sp->nseries, sizeof(*sp->series), cmp_str);
 		sp->procs[i].series = (unsigned)(hit - sp->series);
 	}
-	return 0;
+	return group_events(sp) ? -1 : 0;
 oom:
 	snprintf(sp->why, sp->whylen, "out of memory");
 	return -1;
@@ -439,28 +488,29 @@ static int send_series(struct split *sp, unsigned i, struct jfr_buf *part, struc
 	jfr_buf_reset(part);
 	part->oom = false;
 	jfr_buf_put(part, sp->tail.data, JFR_CHUNK_HEADER_SIZE);
-	/* the events of this series and of no thread, as they are: runs of them copied at once */
-	for (size_t k = 0; k < sp->nevs;) {
-		const struct event_proc *e = &sp->evs[k];
-		uint64_t from = e->off, to = e->off;
+	/*
+	 * The events of this series and of no thread, as they are, in file order (the two lists
+	 * merged): runs of them copied at once.
+	 */
+	size_t a = sp->at[i], a_end = sp->at[i + 1];
+	size_t s = sp->at[sp->nseries], s_end = sp->at[sp->nseries + 1];
+	uint64_t from = 0, to = 0;
 
-		for (; k < sp->nevs; k++) {
-			e = &sp->evs[k];
-			if (e->proc && sp->procs[e->proc - 1].series != i)
-				break;
-			if (e->off != to) {
-				jfr_buf_put(part, data + from, to - from);
-				from = e->off;
-			}
-			to = e->off + e->size;
-			samples += e->sample;
+	while (a < a_end || s < s_end) {
+		size_t k = s == s_end || (a < a_end && sp->of[a] < sp->of[s]) ? sp->of[a++]
+		                                                               : sp->of[s++];
+		const struct event_proc *e = &sp->evs[k];
+
+		if (e->off != to) {
+			jfr_buf_put(part, data + from, to - from);
+			from = e->off;
 		}
-		jfr_buf_put(part, data + from, to - from);
-		k += k < sp->nevs;
+		to = e->off + e->size;
+		samples += e->sample;
 	}
+	jfr_buf_put(part, data + from, to - from);
+	/* the tail follows in gz only, from the pieces deflated once (deflate_upload()) */
 	events = part->len - JFR_CHUNK_HEADER_SIZE;
-	jfr_buf_put(part, sp->tail.data + JFR_CHUNK_HEADER_SIZE,
-	            sp->tail.len - JFR_CHUNK_HEADER_SIZE);
 	if (part->oom) {
 		snprintf(sp->why, sp->whylen, "out of memory");
 		return -1;
@@ -473,16 +523,7 @@ static int send_series(struct split *sp, unsigned i, struct jfr_buf *part, struc
 		return -1;
 	}
 	query_of(sp, i, query, sizeof(query));
-	struct hashtab pids = {0};
-
-	for (size_t k = 0; k < sp->nprocs; k++) {
-		bool fresh = false;
-
-		if (sp->procs[k].series == i &&
-		    hashtab_put(&pids, (uint64_t)sp->procs[k].pid, 0, &fresh) && fresh)
-			p.processes++;
-	}
-	hashtab_free(&pids);
+	p.processes = sp->processes[i];
 	p.query = query;
 	p.series = sp->series[i];
 	p.jfr = gz->data;
@@ -536,6 +577,9 @@ out:
 	free(sp.series);
 	free(sp.procs);
 	free(sp.evs);
+	free(sp.of);
+	free(sp.at);
+	free(sp.processes);
 	hashtab_free(&sp.threads);
 	hashtab_free(&sp.types);
 	if (sp.ch.meta)
