@@ -34,8 +34,7 @@ static struct libdeflate_compressor *compressor(void)
 	if (!compressor_keyed)
 		return NULL;
 	c = pthread_getspecific(compressor_key);
-	if (!c && (c = libdeflate_alloc_compressor(1)) &&
-	    pthread_setspecific(compressor_key, c)) {
+	if (!c && (c = libdeflate_alloc_compressor(1)) && pthread_setspecific(compressor_key, c)) {
 		libdeflate_free_compressor(c);
 		c = NULL;
 	}

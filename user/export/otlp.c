@@ -49,10 +49,10 @@ static const char *const kind_names[K_N] = {"cpu", "wall", "off_cpu"};
 /* One read of the chunk: one kind of sample. */
 struct pass {
 	struct report *rep;
-	uint32_t *locations;    /* per frame of the report: its location, 0 until interned */
-	uint32_t *stacks;       /* per stack: its stack */
-	uint32_t *attrs;        /* per thread: its thread.name and thread.id attributes */
-	uint32_t *links;        /* per trace context of the report: its link, 0 until interned */
+	uint32_t *locations; /* per frame of the report: its location, 0 until interned */
+	uint32_t *stacks;    /* per stack: its stack */
+	uint32_t *attrs;     /* per thread: its thread.name and thread.id attributes */
+	uint32_t *links;     /* per trace context of the report: its link, 0 until interned */
 	/* the events grouped by stack, thread and trace context (value unused) */
 	struct report_sample *samples;
 	size_t nsamples;

@@ -55,8 +55,8 @@ struct split {
 	size_t nevs, evs_cap;
 	/*
 	 * The events of series i: evs[of[at[i]]] to evs[of[at[i + 1] - 1]], in file order; at
-	 * [nseries] those of no thread, in every upload.  So each upload is built in the time of its
-	 * own events, not of the chunk's.
+	 * [nseries] those of no thread, in every upload.  So each upload is built in the time of
+	 * its own events, not of the chunk's.
 	 */
 	size_t *of, *at;
 	unsigned *processes; /* per series, its processes */
@@ -81,8 +81,8 @@ static bool one_varint(const struct jfr_field *f)
 {
 	enum jfr_kind k = f->type ? f->type->kind : JFR_K_COMPLEX;
 
-	return !f->array && (f->cp || k == JFR_K_CHAR || k == JFR_K_SHORT || k == JFR_K_INT ||
-	                     k == JFR_K_LONG);
+	return !f->array &&
+	       (f->cp || k == JFR_K_CHAR || k == JFR_K_SHORT || k == JFR_K_INT || k == JFR_K_LONG);
 }
 
 static uint64_t type_info(struct split *sp, const struct jfr_type *t)
@@ -497,8 +497,8 @@ static int send_series(struct split *sp, unsigned i, struct jfr_buf *part, struc
 	uint64_t from = 0, to = 0;
 
 	while (a < a_end || s < s_end) {
-		size_t k = s == s_end || (a < a_end && sp->of[a] < sp->of[s]) ? sp->of[a++]
-		                                                               : sp->of[s++];
+		size_t k =
+		    s == s_end || (a < a_end && sp->of[a] < sp->of[s]) ? sp->of[a++] : sp->of[s++];
 		const struct event_proc *e = &sp->evs[k];
 
 		if (e->off != to) {
