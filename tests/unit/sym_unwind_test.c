@@ -4,6 +4,8 @@
  * against what their code does by construction, then every table against libdw itself: for the
  * pcs of its code, the row the kernel's binary search would find says what libdw's CFI row says.
  * The C library and the dynamic linker are built and checked too, and their sizes printed.
+ * Last, the one-pass reading of FDEs (user/sym/cfi_program.h) gives, table for table, what libdw
+ * gives a row at a time, over the fixtures and the shared objects of this machine.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,6 +13,7 @@
 #include <cmocka.h>
 #include <dwarf.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <sys/mman.h>
 #include <time.h>
 
@@ -543,14 +546,108 @@ static void test_refused(void **state)
 	close(fd);
 }
 
+/* ---- one pass against libdw ---- */
+
+/* Builds the table of path both ways; they must be equal.  Returns how the FDEs were read. */
+static struct lfr_unwind_build_info same_both_ways(const char *path)
+{
+	struct lfr_unwind_build_info fast, slow;
+	struct lfr_unwind_table a, b;
+	char e1[256], e2[256];
+	int fd = open(path, O_RDONLY | O_CLOEXEC), r1, r2;
+
+	assert_true(fd >= 0);
+	r1 = lfr_unwind_table_build_ex(fd, &a, false, &fast, e1, sizeof(e1));
+	r2 = lfr_unwind_table_build_ex(fd, &b, true, &slow, e2, sizeof(e2));
+	close(fd);
+	if (r1 != r2)
+		fail_msg("%s: one pass %d (%s), libdw %d (%s)", path, r1, e1, r2, e2);
+	assert_int_equal(slow.fdes_one_pass, 0);
+	if (!r1) {
+		if (a.hdr.nr_rows != b.hdr.nr_rows)
+			fail_msg("%s: %u rows in one pass, %u by libdw", path, a.hdr.nr_rows,
+			         b.hdr.nr_rows);
+		for (uint32_t i = 0; i < a.hdr.nr_rows; i++)
+			if (memcmp(&a.rows[i], &b.rows[i], sizeof(a.rows[i])))
+				fail_msg("%s: row %u at 0x%x differs from libdw's (at 0x%x)", path,
+				         i, a.rows[i].start, b.rows[i].start);
+		lfr_unwind_table_free(&a);
+		lfr_unwind_table_free(&b);
+		assert_int_equal(fast.fdes_one_pass + fast.fdes_libdw, slow.fdes_libdw);
+	}
+	return fast;
+}
+
+/* The fixtures: unw_rules in one pass, unw_rules_libdw (a frame pointer by expression) not. */
+static void test_one_pass_fixtures(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(fixtures) / sizeof(fixtures[0]); i++) {
+		struct lfr_unwind_build_info in = same_both_ways(fixture(fixtures[i]));
+
+		print_message("%s: %" PRIu64 " FDEs in one pass, %" PRIu64 " by libdw\n",
+		              fixtures[i], in.fdes_one_pass, in.fdes_libdw);
+		assert_true(in.fdes_one_pass >= 8);
+		assert_int_equal(in.fdes_libdw, 1);
+	}
+	if (!access(fixture("liba64.so"), R_OK)) /* arm64 with pointer authentication */
+		same_both_ways(fixture("liba64.so"));
+}
+
+/*
+ * The shared objects of this machine (x86-64, and arm64 where the cross toolchain's are
+ * installed), up to 80 of each: equal tables, and libc read in one pass throughout.
+ */
+static void test_one_pass_system(void **state)
+{
+	static const char *const pats[] = {"/usr/lib/x86_64-linux-gnu/*.so*",
+	                                   "/usr/aarch64-linux-gnu/lib/*.so*"};
+	struct lfr_unwind_build_info in = same_both_ways(LIBC);
+	size_t objects = 0;
+
+	(void)state;
+	print_message("libc: %" PRIu64 " FDEs in one pass, %" PRIu64 " by libdw\n",
+	              in.fdes_one_pass, in.fdes_libdw);
+	assert_true(in.fdes_one_pass > 1000);
+	assert_true(in.fdes_libdw * 100 < in.fdes_one_pass);
+	for (size_t k = 0; k < sizeof(pats) / sizeof(pats[0]); k++) {
+		glob_t g;
+		size_t n = 0;
+
+		if (glob(pats[k], 0, NULL, &g))
+			continue;
+		for (size_t i = 0; i < g.gl_pathc && n < 80; i++) {
+			struct stat st;
+
+			if (lstat(g.gl_pathv[i], &st) || !S_ISREG(st.st_mode) ||
+			    st.st_size > (32 << 20))
+				continue;
+			same_both_ways(g.gl_pathv[i]);
+			n++;
+		}
+		objects += n;
+		globfree(&g);
+	}
+	print_message("one pass and libdw: the same tables for libc and %zu other objects\n",
+	              objects);
+	assert_true(objects >= 20);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_locals),      cmocka_unit_test(test_entries),
-	    cmocka_unit_test(test_none),        cmocka_unit_test(test_frame_pointers),
-	    cmocka_unit_test(test_start),       cmocka_unit_test(test_debug_frame),
-	    cmocka_unit_test(test_cross_check), cmocka_unit_test(test_ctime),
-	    cmocka_unit_test(test_refused),     cmocka_unit_test(test_system),
+	    cmocka_unit_test(test_locals),
+	    cmocka_unit_test(test_entries),
+	    cmocka_unit_test(test_none),
+	    cmocka_unit_test(test_frame_pointers),
+	    cmocka_unit_test(test_start),
+	    cmocka_unit_test(test_debug_frame),
+	    cmocka_unit_test(test_cross_check),
+	    cmocka_unit_test(test_ctime),
+	    cmocka_unit_test(test_refused),
+	    cmocka_unit_test(test_system),
+	    cmocka_unit_test(test_one_pass_fixtures),
+	    cmocka_unit_test(test_one_pass_system),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -4,8 +4,9 @@
  * describe, .debug_frame (a program linked with C runtime objects whose only .eh_frame is theirs).
  * libdw finds and runs the CFI; what it does not expose, the
  * list of FDEs, is read with dwarf_next_cfi over the section's bytes, and each FDE's start and
- * length are decoded with the pointer encoding of its CIE.  The rows of an FDE are then visited
- * in address order, dwarf_frame_info giving each row's [start, end).
+ * length are decoded with the pointer encoding of its CIE.  The rows of an FDE are then read in
+ * one pass over its instructions (cfi_program.h), or, for what that does not read, visited in
+ * address order with libdw, dwarf_frame_info giving each row's [start, end).
  */
 #include <dwarf.h>
 #include <endian.h>
@@ -22,6 +23,7 @@
 #include <gelf.h>
 
 #include "lib/radix.h"
+#include "sym/cfi_program.h"
 #include "sym/cfi_rule.h"
 #include "sym/unwind_table.h"
 
@@ -32,10 +34,11 @@ struct span {
 	struct lfr_unwind_row rule;
 };
 
-/* A CIE: its section offset and the encoding of its FDEs' addresses. */
+/* A CIE: its section offset, the encoding of its FDEs' addresses, its program's start. */
 struct cie {
 	uint64_t off;
 	uint8_t enc;
+	struct cfi_program_cie prog;
 };
 
 struct builder {
@@ -46,6 +49,9 @@ struct builder {
 	/* the section being read */
 	Dwarf_CFI *cfi;
 	bool eh;
+	bool libdw_only; /* every FDE walked by libdw (the tests' reference) */
+	struct lfr_unwind_build_info info;
+	bool little;         /* a little-endian object: the one-pass reading applies */
 	unsigned int prio;   /* 0 for .eh_frame: it wins where both describe the same code */
 	Elf_Data *data;      /* its bytes */
 	uint64_t data_vaddr; /* its address, the base of pc-relative pointers */
@@ -199,7 +205,13 @@ static int read_cies(struct builder *b)
 				b->cies = v;
 				b->cies_cap = cap;
 			}
-			b->cies[b->ncies++] = (struct cie){off, cie_fde_encoding(&ent.cie)};
+			struct cie *c = &b->cies[b->ncies++];
+
+			c->off = off;
+			c->enc = cie_fde_encoding(&ent.cie);
+			cfi_program_cie(&ent.cie, b->regs, &c->prog);
+			if (b->libdw_only || !b->little)
+				c->prog.usable = false;
 		}
 		if (next == (Dwarf_Off)-1 || next <= off)
 			break; /* the end, or an entry that cannot be skipped */
@@ -232,11 +244,11 @@ static const GElf_Phdr *load_of(const struct builder *b, uint64_t vaddr)
 }
 
 /* The rule of the caller's frame pointer: SAME, UNDEFINED or saved at CFA + bp_off (in row). */
-static bool fp_rule(Dwarf_Frame *fr, int fp, struct lfr_unwind_row *row)
+static bool fp_rule(const struct cfi_row *r, struct lfr_unwind_row *row)
 {
-	int64_t bp_off = 0;
+	int64_t bp_off = r->fp_off;
 
-	switch (cfi_reg_rule(fr, fp, &bp_off)) {
+	switch (r->fp) {
 	case CFI_RULE_SAME:
 		row->bp = LFR_UNWIND_BP_SAME;
 		return true;
@@ -259,12 +271,12 @@ static bool fp_rule(Dwarf_Frame *fr, int fp, struct lfr_unwind_row *row)
  * not saved it), at CFA - 8, right after the saved x29 (stp x29, x30), or saved alone at
  * CFA + off (with x29 not saved: its offset takes bp_off).
  */
-static bool lr_rule(Dwarf_Frame *fr, int ra, struct lfr_unwind_row *row)
+static bool lr_rule(const struct cfi_row *r, struct lfr_unwind_row *row)
 {
-	int64_t off = 0;
+	int64_t off = r->ra_off;
 	unsigned int rule;
 
-	switch (cfi_reg_rule(fr, ra, &off)) {
+	switch (r->ra) {
 	case CFI_RULE_SAME:
 		rule = LFR_UNWIND_RA_LR;
 		break;
@@ -296,17 +308,17 @@ static bool lr_rule(Dwarf_Frame *fr, int ra, struct lfr_unwind_row *row)
  * the return address at CFA - 8; arm64: as lr_rule() says, and a CFA that may be sp itself where
  * nothing is pushed yet (the return address in x30).
  */
-static struct lfr_unwind_row rule_of(Dwarf_Frame *fr, int ra_reg, bool signal,
+static struct lfr_unwind_row rule_of(const struct cfi_row *r, int ra_reg, bool signal,
                                      const struct cfi_regs *regs)
 {
 	struct lfr_unwind_row none = {.cfa = LFR_UNWIND_CFA_NONE}, row = {0};
-	int64_t cfa_off, ra_off;
-	int cfa_reg;
+	int64_t cfa_off = r->cfa_off, ra_off = r->ra_off;
+	int cfa_reg = r->cfa_reg;
 
 	/* a signal frame's caller is the interrupted context: its registers are elsewhere */
 	if (ra_reg != regs->ra || signal)
 		return none;
-	switch (cfi_reg_rule(fr, regs->ra, &ra_off)) {
+	switch (r->ra) {
 	case CFI_RULE_UNDEFINED:
 		return (struct lfr_unwind_row){.cfa = LFR_UNWIND_OUTERMOST};
 	case CFI_RULE_AT_CFA:
@@ -320,8 +332,8 @@ static struct lfr_unwind_row rule_of(Dwarf_Frame *fr, int ra_reg, bool signal,
 	default:
 		return none;
 	}
-	if (!cfi_cfa_reg_off(fr, &cfa_reg, &cfa_off) || cfa_off < 0 || cfa_off % 8 ||
-	    cfa_off > INT32_MAX || (!regs->lr && !cfa_off))
+	if (!r->cfa_ok || cfa_off < 0 || cfa_off % 8 || cfa_off > INT32_MAX ||
+	    (!regs->lr && !cfa_off))
 		return none;
 	if (cfa_reg == regs->sp)
 		row.cfa = LFR_UNWIND_CFA_SP;
@@ -330,7 +342,7 @@ static struct lfr_unwind_row rule_of(Dwarf_Frame *fr, int ra_reg, bool signal,
 	else
 		return none;
 	row.cfa_off = (int32_t)cfa_off;
-	if (!fp_rule(fr, regs->fp, &row) || (regs->lr && !lr_rule(fr, regs->ra, &row)))
+	if (!fp_rule(r, &row) || (regs->lr && !lr_rule(r, &row)))
 		return none;
 	/* below the CFA there must be room for a saved return address, unless it is in x30 */
 	if (row.cfa == LFR_UNWIND_CFA_SP && cfa_off < 8 &&
@@ -339,17 +351,33 @@ static struct lfr_unwind_row rule_of(Dwarf_Frame *fr, int ra_reg, bool signal,
 	return row;
 }
 
-/* Adds the row for vaddrs [lo, hi), as file offsets of the segment lo is in. */
-static int add_span(struct builder *b, uint64_t lo, uint64_t hi, const struct lfr_unwind_row *rule)
+static bool same_rule(const struct lfr_unwind_row *a, const struct lfr_unwind_row *b)
 {
-	const GElf_Phdr *ph = load_of(b, lo);
-	uint64_t seg_end;
+	return a->cfa == b->cfa && a->bp == b->bp && a->cfa_off == b->cfa_off &&
+	       a->bp_off == b->bp_off;
+}
 
-	if (!ph)
+/*
+ * Adds the row for vaddrs [lo, hi) of segment ph, as file offsets; a row that goes on where the
+ * last one of the same rule ends extends it (rows that differ only in registers the table does
+ * not keep are most of an FDE's).
+ */
+static int add_span(struct builder *b, const GElf_Phdr *ph, uint64_t lo, uint64_t hi,
+                    const struct lfr_unwind_row *rule)
+{
+	uint64_t seg_end = ph->p_vaddr + ph->p_filesz, start, end;
+	struct span *last = b->nspans ? &b->spans[b->nspans - 1] : NULL;
+
+	if (lo >= seg_end)
 		return 0; /* not in the file's image: nothing a pc can be in */
-	seg_end = ph->p_vaddr + ph->p_filesz;
 	if (hi > seg_end)
 		hi = seg_end;
+	start = lo - ph->p_vaddr + ph->p_offset;
+	end = hi - ph->p_vaddr + ph->p_offset;
+	if (last && last->end == start && last->prio == b->prio && same_rule(&last->rule, rule)) {
+		last->end = end;
+		return 0;
+	}
 	if (b->nspans == b->spans_cap) {
 		size_t cap = b->spans_cap ? 2 * b->spans_cap : 1024;
 		struct span *v = realloc(b->spans, cap * sizeof(*v));
@@ -359,36 +387,66 @@ static int add_span(struct builder *b, uint64_t lo, uint64_t hi, const struct lf
 		b->spans = v;
 		b->spans_cap = cap;
 	}
-	b->spans[b->nspans++] = (struct span){lo - ph->p_vaddr + ph->p_offset,
-	                                      hi - ph->p_vaddr + ph->p_offset, b->prio, *rule};
+	b->spans[b->nspans++] = (struct span){start, end, b->prio, *rule};
 	return 0;
 }
 
-/* The rows of the FDE covering [lo, hi), in address order. */
-static int walk_fde(struct builder *b, uint64_t lo, uint64_t hi)
+/* One row of an FDE read in one pass (cfi_program_rows). */
+struct fde_run {
+	struct builder *b;
+	const struct cie *c;
+	const GElf_Phdr *ph; /* the segment of the FDE's start */
+};
+
+static int fast_row(void *arg, uint64_t start, uint64_t end, const struct cfi_row *r)
+{
+	struct fde_run *f = arg;
+	struct lfr_unwind_row rule = rule_of(r, f->c->prog.ra_reg, f->c->prog.signal, f->b->regs);
+
+	return add_span(f->b, f->ph, start, end, &rule);
+}
+
+/*
+ * The rows of the FDE covering [lo, hi), in address order: in one pass over its instructions
+ * [p, end) where cfi_program.h can, else from libdw a row at a time.
+ */
+static int walk_fde(struct builder *b, const struct cie *c, const uint8_t *p, const uint8_t *p_end,
+                    uint64_t lo, uint64_t hi)
 {
 	const GElf_Phdr *ph = load_of(b, lo);
+	struct fde_run f = {b, c, ph};
+	size_t mark = b->nspans;
+	int ret;
 
 	/* FDEs of code the linker discarded keep address 0: they describe nothing loaded */
 	if (!ph || !(ph->p_flags & PF_X))
 		return 0;
+	ret = cfi_program_rows(&c->prog, b->regs, p, p_end, lo, hi, fast_row, &f);
+	if (ret != CFI_PROGRAM_LIBDW) {
+		b->info.fdes_one_pass++;
+		return ret;
+	}
+	b->info.fdes_libdw++;
+	b->nspans = mark;
 	for (uint64_t pc = lo; pc < hi;) {
 		Dwarf_Addr start, end;
 		bool signal = false;
 		Dwarf_Frame *fr;
 		struct lfr_unwind_row rule;
-		int ra, ret;
+		struct cfi_row r;
+		int ra;
 
 		if (dwarf_cfi_addrframe(b->cfi, pc, &fr))
 			break; /* libdw does not cover the rest: a gap */
 		ra = dwarf_frame_info(fr, &start, &end, &signal);
-		rule = rule_of(fr, ra, signal, b->regs);
+		cfi_row_of_frame(fr, b->regs, &r);
+		rule = rule_of(&r, ra, signal, b->regs);
 		free(fr);
 		if (end <= pc)
 			break; /* no progress: malformed */
 		if (end > hi)
 			end = hi;
-		if ((ret = add_span(b, pc, end, &rule)))
+		if ((ret = add_span(b, ph, pc, end, &rule)))
 			return ret;
 		pc = end;
 	}
@@ -416,7 +474,7 @@ static int read_fdes(struct builder *b)
 			    read_encoded(c->enc, &p, ent.fde.end,
 			                 b->data_vaddr + (uint64_t)(p - base), false, &lo) &&
 			    read_encoded(c->enc, &p, ent.fde.end, 0, true, &len) && len &&
-			    lo + len > lo && (ret = walk_fde(b, lo, lo + len)))
+			    lo + len > lo && (ret = walk_fde(b, c, p, ent.fde.end, lo, lo + len)))
 				return ret;
 		}
 		if (next == (Dwarf_Off)-1 || next <= off)
@@ -461,12 +519,6 @@ static void sort_spans(struct builder *b)
 			b->spans[j] = b->spans[j - 1];
 		b->spans[j] = s;
 	}
-}
-
-static bool same_rule(const struct lfr_unwind_row *a, const struct lfr_unwind_row *b)
-{
-	return a->cfa == b->cfa && a->bp == b->bp && a->cfa_off == b->cfa_off &&
-	       a->bp_off == b->bp_off;
 }
 
 static void push(struct lfr_unwind_row *rows, uint32_t *n, uint64_t start,
@@ -577,9 +629,10 @@ static int read_loads(struct builder *b)
 	return 0;
 }
 
-int lfr_unwind_table_build(int fd, struct lfr_unwind_table *t, char *err, size_t errlen)
+int lfr_unwind_table_build_ex(int fd, struct lfr_unwind_table *t, bool libdw_only,
+                              struct lfr_unwind_build_info *info, char *err, size_t errlen)
 {
-	struct builder b = {.err = err, .errlen = errlen};
+	struct builder b = {.err = err, .errlen = errlen, .libdw_only = libdw_only};
 	struct stat st;
 	GElf_Ehdr eh;
 	int ret;
@@ -608,6 +661,7 @@ int lfr_unwind_table_build(int fd, struct lfr_unwind_table *t, char *err, size_t
 		goto out;
 	}
 	b.ident = (const unsigned char *)elf_getident(b.elf, NULL);
+	b.little = b.ident && b.ident[EI_DATA] == ELFDATA2LSB;
 	if ((ret = read_loads(&b)) || (ret = read_section(&b, true)) ||
 	    (ret = read_section(&b, false)) || (ret = emit(&b, t)))
 		goto out;
@@ -628,7 +682,14 @@ out:
 		elf_end(b.elf);
 	free(b.cies);
 	free(b.spans);
+	if (info)
+		*info = b.info;
 	return ret;
+}
+
+int lfr_unwind_table_build(int fd, struct lfr_unwind_table *t, char *err, size_t errlen)
+{
+	return lfr_unwind_table_build_ex(fd, t, false, NULL, err, errlen);
 }
 
 void lfr_unwind_table_free(struct lfr_unwind_table *t)

@@ -17,6 +17,7 @@
 #ifndef LFR_SYM_UNWIND_TABLE_H
 #define LFR_SYM_UNWIND_TABLE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -34,6 +35,19 @@ struct lfr_unwind_table {
  * without CFI, -EFBIG for code beyond the 4 GiB the rows' 32-bit offsets reach, -ENOMEM.
  */
 int lfr_unwind_table_build(int fd, struct lfr_unwind_table *t, char *err, size_t errlen);
+
+/* How the FDEs of a table were read: in one pass (cfi_program.h), or by libdw a row at a time. */
+struct lfr_unwind_build_info {
+	uint64_t fdes_one_pass, fdes_libdw;
+};
+
+/*
+ * lfr_unwind_table_build, and how its FDEs were read (info may be NULL).  With libdw_only, every
+ * row comes from libdw, a pc at a time: the same table, four times the instructions; the
+ * reference the tests compare the one-pass reading with.
+ */
+int lfr_unwind_table_build_ex(int fd, struct lfr_unwind_table *t, bool libdw_only,
+                              struct lfr_unwind_build_info *info, char *err, size_t errlen);
 
 void lfr_unwind_table_free(struct lfr_unwind_table *t);
 

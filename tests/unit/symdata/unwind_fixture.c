@@ -117,6 +117,78 @@ __asm__(".text\n"
         "\tret\n"
         ".size unw_nocfi, .-unw_nocfi\n");
 
+/*
+ * Every kind of CFA instruction the one-pass reading of an FDE follows (user/sym/cfi_program.h),
+ * in one function: saved and restored states, registers restored to the CIE's rule, kept in
+ * another register or as a value, a CFA by expression and back, the signed and the two-byte
+ * forms.  Not called: its rows are compared with libdw's.
+ */
+__asm__(".text\n"
+        ".globl unw_rules\n"
+        ".type unw_rules, @function\n"
+        "unw_rules:\n"
+        "\t.cfi_startproc\n"
+        "\tpushq %rbp\n"
+        "\t.cfi_adjust_cfa_offset 8\n"
+        "\t.cfi_rel_offset %rbp, 0\n"
+        "\tmovq %rsp, %rbp\n"
+        "\t.cfi_def_cfa_register %rbp\n"
+        "\tpushq %rbx\n"
+        "\t.cfi_offset %rbx, -24\n"
+        "\t.cfi_remember_state\n"
+        "\t.cfi_undefined %r12\n"
+        "\t.cfi_same_value %r13\n"
+        "\t.cfi_register %r14, %r15\n"
+        "\t.cfi_escape 0x14, 0x0f, 0x02\n"       /* DW_CFA_val_offset r15, 2 */
+        "\t.cfi_escape 0x2e, 0x10\n"             /* DW_CFA_GNU_args_size 16 */
+        "\tnop\n"
+        "\t.cfi_escape 0x16, 0x0c, 0x02, 0x77, 0x08\n" /* DW_CFA_val_expression r12 */
+        "\t.cfi_escape 0x10, 0x0d, 0x02, 0x77, 0x10\n" /* DW_CFA_expression r13 */
+        "\tnop\n"
+        "\t.fill 300, 1, 0x90\n"                  /* an advance_loc2 */
+        "\tpopq %rbx\n"
+        "\t.cfi_restore %rbx\n"
+        "\tpopq %rbp\n"
+        "\t.cfi_def_cfa %rsp, 8\n"
+        "\t.cfi_restore %rbp\n"
+        "\tret\n"
+        "\t.cfi_restore_state\n"
+        "\tnop\n"
+        "\t.cfi_escape 0x0f, 0x03, 0x77, 0x08, 0x06\n" /* DW_CFA_def_cfa_expression */
+        "\tnop\n"
+        "\t.cfi_escape 0x12, 0x07, 0x7e\n"             /* DW_CFA_def_cfa_sf rsp, -2 * -8 */
+        "\t.cfi_escape 0x11, 0x06, 0x7e\n"             /* DW_CFA_offset_extended_sf rbp, -16 */
+        "\tnop\n"
+        "\t.cfi_escape 0x13, 0x7f\n"                   /* DW_CFA_def_cfa_offset_sf 8 */
+        "\t.cfi_escape 0x06, 0x06\n"                   /* DW_CFA_restore_extended rbp */
+        "\tnop\n"
+        "\t.cfi_undefined %rip\n"
+        "\tnop\n"
+        "\t.cfi_same_value %rbp\n"
+        "\t.cfi_offset %rip, -8\n"
+        "\t.cfi_register %rbp, %rax\n"
+        "\tnop\n"
+        "\tret\n"
+        "\t.cfi_endproc\n"
+        ".size unw_rules, .-unw_rules\n");
+
+/* The frame pointer saved by an expression: an FDE left to libdw, a row at a time. */
+__asm__(".text\n"
+        ".globl unw_rules_libdw\n"
+        ".type unw_rules_libdw, @function\n"
+        "unw_rules_libdw:\n"
+        "\t.cfi_startproc\n"
+        "\tpushq %rbp\n"
+        "\t.cfi_adjust_cfa_offset 8\n"
+        "\t.cfi_escape 0x10, 0x06, 0x02, 0x91, 0x70\n" /* DW_CFA_expression rbp: fbreg -16 */
+        "\tnop\n"
+        "\tpopq %rbp\n"
+        "\t.cfi_adjust_cfa_offset -8\n"
+        "\t.cfi_restore %rbp\n"
+        "\tret\n"
+        "\t.cfi_endproc\n"
+        ".size unw_rules_libdw, .-unw_rules_libdw\n");
+
 #ifdef UNW_MAIN
 int main(int argc, char **argv)
 {
