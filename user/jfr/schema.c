@@ -553,16 +553,66 @@ struct meta_ctx {
 	bool emit;
 	const char **strings;
 	unsigned nstrings, cap;
+	/*
+	 * The strings' index by hash, open addressing: slot = index + 1, 0 empty; at most half
+	 * full.  (A search of the list for each of the tree's 40 000 strings was 10 million
+	 * instructions, most of the start of a recording.)
+	 */
+	unsigned *slots;
+	unsigned nslots;
 	char **owned; /* formatted numbers */
 	unsigned nowned;
 	bool oom;
 };
 
+static uint32_t str_hash(const char *s)
+{
+	uint32_t h = 2166136261u; /* FNV-1a: the strings are lfr's own, not an attacker's */
+
+	for (; *s; s++)
+		h = (h ^ (uint8_t)*s) * 16777619u;
+	return h;
+}
+
+/* The slot of s: its string's, or the empty one where it goes. */
+static unsigned *slot_of(const struct meta_ctx *c, const char *s)
+{
+	unsigned mask = c->nslots - 1, i = str_hash(s) & mask;
+
+	while (c->slots[i] && strcmp(c->strings[c->slots[i] - 1], s))
+		i = (i + 1) & mask;
+	return &c->slots[i];
+}
+
+static bool grow_slots(struct meta_ctx *c)
+{
+	unsigned n = c->nslots ? 2 * c->nslots : 1024;
+	unsigned *old = c->slots, nold = c->nslots;
+
+	c->slots = calloc(n, sizeof(*c->slots));
+	if (!c->slots) {
+		c->slots = old;
+		return false;
+	}
+	c->nslots = n;
+	for (unsigned i = 0; i < nold; i++)
+		if (old[i])
+			*slot_of(c, c->strings[old[i] - 1]) = old[i];
+	free(old);
+	return true;
+}
+
 static unsigned intern(struct meta_ctx *c, const char *s)
 {
-	for (unsigned i = 0; i < c->nstrings; i++)
-		if (!strcmp(c->strings[i], s))
-			return i;
+	unsigned *slot;
+
+	if (2 * (c->nstrings + 1) > c->nslots && !grow_slots(c)) {
+		c->oom = true;
+		return 0;
+	}
+	slot = slot_of(c, s);
+	if (*slot)
+		return *slot - 1;
 	if (c->emit) { /* every string was interned by the first pass */
 		c->oom = true;
 		return 0;
@@ -578,7 +628,8 @@ static unsigned intern(struct meta_ctx *c, const char *s)
 		c->cap = cap;
 	}
 	c->strings[c->nstrings] = s;
-	return c->nstrings++;
+	*slot = ++c->nstrings;
+	return c->nstrings - 1;
 }
 
 static const char *num(struct meta_ctx *c, int64_t v)
@@ -586,9 +637,8 @@ static const char *num(struct meta_ctx *c, int64_t v)
 	char tmp[32];
 
 	snprintf(tmp, sizeof(tmp), "%" PRId64, v);
-	for (unsigned i = 0; i < c->nowned; i++)
-		if (!strcmp(c->owned[i], tmp))
-			return c->owned[i];
+	if (c->nslots && *slot_of(c, tmp)) /* interned before: the same string */
+		return c->strings[*slot_of(c, tmp) - 1];
 	char **p = realloc(c->owned, (c->nowned + 1) * sizeof(*p));
 	if (!p) {
 		c->oom = true;
@@ -801,5 +851,6 @@ out:
 		free(c.owned[i]);
 	free(c.owned);
 	free(c.strings);
+	free(c.slots);
 	return id;
 }
