@@ -121,15 +121,16 @@ struct run {
 	const struct cfi_regs *regs;
 	const struct cfi_row *init; /* DW_CFA_restore's, NULL in a CIE's own program */
 	struct cfi_row row;
-	struct cfi_row saved[STATE_DEPTH];
 	unsigned int depth;
+	struct cfi_row *saved; /* STATE_DEPTH of them, left unwritten until used */
 };
 
 /*
  * One instruction other than an advance (*adv stays 0) or an advance by *adv code units.
  * False: the program is libdw's.
  */
-static bool step(struct run *s, const uint8_t **p, const uint8_t *end, uint64_t *adv)
+static inline __attribute__((always_inline)) bool step(struct run *s, const uint8_t **p,
+                                                       const uint8_t *end, uint64_t *adv)
 {
 	const uint8_t op = *(*p)++;
 	int64_t daf = s->cie->daf, so;
@@ -263,7 +264,8 @@ static bool step(struct run *s, const uint8_t **p, const uint8_t *end, uint64_t 
 void cfi_program_cie(const Dwarf_CIE *c, const struct cfi_regs *regs, struct cfi_program_cie *out)
 {
 	const char *a = c->augmentation ? c->augmentation : "";
-	struct run s = {.cie = out, .regs = regs};
+	struct cfi_row saved[STATE_DEPTH];
+	struct run s = {.cie = out, .regs = regs, .saved = saved};
 	const uint8_t *p = c->initial_instructions;
 
 	memset(out, 0, sizeof(*out));
@@ -294,7 +296,9 @@ int cfi_program_rows(const struct cfi_program_cie *cie, const struct cfi_regs *r
                      const uint8_t *p, const uint8_t *end, uint64_t lo, uint64_t hi, cfi_row_fn fn,
                      void *arg)
 {
-	struct run s = {.cie = cie, .regs = regs, .init = &cie->initial, .row = cie->initial};
+	struct cfi_row saved[STATE_DEPTH];
+	struct run s = {
+	    .cie = cie, .regs = regs, .init = &cie->initial, .row = cie->initial, .saved = saved};
 	uint64_t loc = lo;
 	int ret;
 
