@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "lib/hashtab.h"
+#include "lib/maps_line.h"
 #include "lib/worker.h"
 #include "record/ctx_finder.h"
 #include "sym/tls_var.h"
@@ -63,14 +64,9 @@ static struct mapping *read_maps(uint32_t pid, size_t *n)
 	if (!fp)
 		return NULL;
 	while (getline(&line, &linecap, fp) > 0) {
-		unsigned long long start, end, pgoff, ino;
-		unsigned int maj, min;
-		char perms[8];
-		int off = 0;
+		struct lfr_maps_line l;
 
-		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms, &pgoff,
-		           &maj, &min, &ino, &off) < 7 ||
-		    !off || !ino || line[off] != '/')
+		if (!lfr_maps_line_parse(line, &l) || !l.ino || l.path[0] != '/')
 			continue;
 		if (*n == cap) {
 			cap = cap ? 2 * cap : 64;
@@ -81,9 +77,8 @@ static struct mapping *read_maps(uint32_t pid, size_t *n)
 			}
 			m = grown;
 		}
-		m[*n] = (struct mapping){start, end, pgoff, ino, maj, min, ""};
-		snprintf(m[*n].path, sizeof(m[*n].path), "%.*s", (int)strcspn(line + off, "\n"),
-		         line + off);
+		m[*n] = (struct mapping){l.start, l.end, l.pgoff, l.ino, l.maj, l.min, ""};
+		snprintf(m[*n].path, sizeof(m[*n].path), "%.*s", (int)l.path_len, l.path);
 		(*n)++;
 	}
 	free(line);

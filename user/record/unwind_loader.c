@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "lib/hashtab.h"
+#include "lib/maps_line.h"
 #include "lib/regular_file.h"
 #include "lib/worker.h"
 #include "record/program_objects.h"
@@ -279,17 +280,13 @@ int lfr_unwind_loader_queue_process(struct lfr_unwind_loader *l, uint32_t pid)
 	if (!f)
 		return -errno;
 	while (getline(&line, &cap, f) > 0) {
-		unsigned long long start, end, pgoff, ino;
-		unsigned int maj, min;
-		char perms[8];
-		int off = 0;
+		struct lfr_maps_line m;
 
-		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms, &pgoff,
-		           &maj, &min, &ino, &off) < 7 ||
-		    !off || !strchr(perms, 'x') || !ino || line[off] != '/')
+		if (!lfr_maps_line_parse(line, &m) || !strchr(m.perms, 'x') || !m.ino ||
+		    m.path[0] != '/')
 			continue;
-		if (queue(l, pid, start, end, makedev(maj, min), ino, line + off,
-		          strcspn(line + off, "\n")) > 0)
+		if (queue(l, pid, m.start, m.end, makedev(m.maj, m.min), m.ino, m.path,
+		          m.path_len) > 0)
 			n++;
 	}
 	free(line);

@@ -7,32 +7,24 @@
 #include <string.h>
 #include <sys/sysmacros.h>
 
+#include "lib/maps_line.h"
 #include "sym/internal.h"
 
 /* "START-END PERMS PGOFF MAJ:MIN INODE   PATH"; fills m and returns true for executable lines. */
 static bool parse_line(char *line, struct lfr_sym_mapping *m)
 {
-	unsigned long long start, end, pgoff, ino;
-	unsigned int maj, min;
-	char perms[8];
-	int n = 0;
+	struct lfr_maps_line l;
 	char *path;
-	size_t len;
 
-	if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms, &pgoff, &maj,
-	           &min, &ino, &n) < 7 ||
-	    !n)
+	if (!lfr_maps_line_parse(line, &l) || !strchr(l.perms, 'x'))
 		return false;
-	if (!strchr(perms, 'x'))
-		return false;
-	path = line + n;
-	len = strcspn(path, "\n");
-	path[len] = '\0';
-	m->start = start;
-	m->end = end;
-	m->pgoff = pgoff;
-	m->dev = makedev(maj, min);
-	m->ino = ino;
+	path = line + (l.path - line);
+	path[l.path_len] = '\0';
+	m->start = l.start;
+	m->end = l.end;
+	m->pgoff = l.pgoff;
+	m->dev = makedev(l.maj, l.min);
+	m->ino = l.ino;
 	m->build_id = NULL;
 	m->build_id_len = 0;
 	m->path = path;
