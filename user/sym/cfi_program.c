@@ -8,7 +8,9 @@
 #define STATE_DEPTH 16 /* DW_CFA_remember_state nesting kept; deeper is libdw's */
 #define MAX_REG 0xffff /* register numbers beyond: libdw's (it may refuse them) */
 
-static bool uleb(const uint8_t **p, const uint8_t *end, uint64_t *v)
+/* A LEB128 number's bits, their count and its last byte; false if cut off or wider than 70 bits. */
+static bool leb(const uint8_t **p, const uint8_t *end, uint64_t *v, unsigned int *bits,
+                uint8_t *last)
 {
 	uint64_t r = 0;
 	unsigned int sh = 0;
@@ -21,31 +23,34 @@ static bool uleb(const uint8_t **p, const uint8_t *end, uint64_t *v)
 		sh += 7;
 		if (!(b & 0x80)) {
 			*v = r;
-			return sh <= 70; /* wider than 64 bits: malformed */
+			*bits = sh;
+			*last = b;
+			return sh <= 70;
 		}
 	}
 	return false;
 }
 
+static bool uleb(const uint8_t **p, const uint8_t *end, uint64_t *v)
+{
+	unsigned int bits;
+	uint8_t last;
+
+	return leb(p, end, v, &bits, &last);
+}
+
 static bool sleb(const uint8_t **p, const uint8_t *end, int64_t *v)
 {
-	uint64_t r = 0;
-	unsigned int sh = 0;
+	unsigned int bits;
+	uint8_t last;
+	uint64_t r;
 
-	while (*p < end) {
-		uint8_t b = *(*p)++;
-
-		if (sh < 64)
-			r |= (uint64_t)(b & 0x7f) << sh;
-		sh += 7;
-		if (!(b & 0x80)) {
-			if (sh < 64 && (b & 0x40))
-				r |= ~(uint64_t)0 << sh;
-			*v = (int64_t)r;
-			return sh <= 70;
-		}
-	}
-	return false;
+	if (!leb(p, end, &r, &bits, &last))
+		return false;
+	if (bits < 64 && (last & 0x40))
+		r |= ~(uint64_t)0 << bits;
+	*v = (int64_t)r;
+	return true;
 }
 
 static bool fixed(const uint8_t **p, const uint8_t *end, size_t n, uint64_t *v)
