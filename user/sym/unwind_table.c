@@ -378,6 +378,8 @@ static int add_span(struct builder *b, const GElf_Phdr *ph, uint64_t lo, uint64_
 		last->end = end;
 		return 0;
 	}
+	if (2 * (b->nspans + 1) + 1 > LFR_UNWIND_MAX_ROWS) /* the table could not hold them */
+		return fail(b, -EFBIG, "more than %u rows", LFR_UNWIND_MAX_ROWS);
 	if (b->nspans == b->spans_cap) {
 		size_t cap = b->spans_cap ? 2 * b->spans_cap : 1024;
 		struct span *v = realloc(b->spans, cap * sizeof(*v));
