@@ -77,14 +77,6 @@ struct split {
  */
 enum { TI_FIELD = 0xffff, TI_FLAT = 1 << 16, TI_RARE = 1 << 17 };
 
-static bool one_varint(const struct jfr_field *f)
-{
-	enum jfr_kind k = f->type ? f->type->kind : JFR_K_COMPLEX;
-
-	return !f->array &&
-	       (f->cp || k == JFR_K_CHAR || k == JFR_K_SHORT || k == JFR_K_INT || k == JFR_K_LONG);
-}
-
 static uint64_t type_info(struct split *sp, const struct jfr_type *t)
 {
 	bool fresh;
@@ -100,7 +92,7 @@ static uint64_t type_info(struct split *sp, const struct jfr_type *t)
 	if (i >= 0 && i < TI_FIELD && t->fields[i].cp && !t->fields[i].array)
 		v |= (uint64_t)(i + 1);
 	for (int k = 0; k < t->nfields; k++)
-		if (!one_varint(&t->fields[k]))
+		if (!jfr_field_is_varint(&t->fields[k]))
 			v &= ~(uint64_t)TI_FLAT;
 	if (!strcmp(t->name, "lfr.Label") || !strcmp(t->name, "lfr.SamplerSettings"))
 		v |= TI_RARE;

@@ -77,6 +77,14 @@ struct jfr_type {
 	struct jfr_field *fields;
 };
 
+/* Whether a value of field f is one varint: a constant-pool key, a char, short, int or long. */
+static inline bool jfr_field_is_varint(const struct jfr_field *f)
+{
+	enum jfr_kind k = f->type ? f->type->kind : JFR_K_COMPLEX;
+
+	return !f->array && (f->cp || (k >= JFR_K_CHAR && k <= JFR_K_LONG));
+}
+
 /* One chunk's type system; chunks that repeat the previous metadata id share it. */
 struct jfr_meta {
 	uint64_t id;

@@ -112,12 +112,8 @@ static int plan_sample(struct priv *pv, const struct jfr_type *t, int stack, str
 		if (state + 1 > p->nread)
 			p->nread = state + 1;
 	}
-	for (int i = 0; i < p->nread; i++) {
-		const struct jfr_field *f = &t->fields[i];
-		p->fast[i] =
-		    i != p->state_field && !f->array &&
-		    (f->cp || (f->type->kind >= JFR_K_CHAR && f->type->kind <= JFR_K_LONG));
-	}
+	for (int i = 0; i < p->nread; i++)
+		p->fast[i] = i != p->state_field && jfr_field_is_varint(&t->fields[i]);
 	return 0;
 }
 
