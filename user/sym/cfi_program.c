@@ -130,82 +130,49 @@ struct run {
 	struct cfi_row *saved; /* STATE_DEPTH of them, left unwritten until used */
 };
 
-/*
- * One instruction other than an advance (*adv stays 0) or an advance by *adv code units.
- * False: the program is libdw's.
- */
-static inline __attribute__((always_inline)) bool step(struct run *s, const uint8_t **p,
-                                                       const uint8_t *end, uint64_t *adv)
+/* A rule for one register (DW_CFA_offset_extended .. DW_CFA_val_expression); false: libdw's. */
+static inline __attribute__((always_inline)) bool reg_rule(struct run *s, uint8_t op,
+                                                           const uint8_t **p, const uint8_t *end)
 {
-	const uint8_t op = *(*p)++;
 	int64_t daf = s->cie->daf, so;
 	uint64_t reg, u;
 
-	switch (op >> 6) {
-	case DW_CFA_advance_loc >> 6:
-		*adv = op & 0x3f;
-		return true;
-	case DW_CFA_offset >> 6:
-		if (!uleb(p, end, &u))
-			return false;
-		set_reg(&s->row, s->regs, op & 0x3f, CFI_RULE_AT_CFA, (int64_t)u * daf);
-		return true;
-	case DW_CFA_restore >> 6:
-		if (!s->init)
-			return false;
-		restore_reg(&s->row, s->init, s->regs, op & 0x3f);
-		return true;
-	}
+	if (!uleb(p, end, &reg) || reg > MAX_REG)
+		return false;
 	switch (op) {
-	case DW_CFA_nop:
-		return true;
-	case DW_CFA_advance_loc1:
-		return fixed(p, end, 1, adv);
-	case DW_CFA_advance_loc2:
-		return fixed(p, end, 2, adv);
-	case DW_CFA_advance_loc4:
-		return fixed(p, end, 4, adv);
 	case DW_CFA_offset_extended:
-		if (!uleb(p, end, &reg) || !uleb(p, end, &u) || reg > MAX_REG)
+		if (!uleb(p, end, &u))
 			return false;
 		set_reg(&s->row, s->regs, reg, CFI_RULE_AT_CFA, (int64_t)u * daf);
 		return true;
 	case DW_CFA_offset_extended_sf:
-		if (!uleb(p, end, &reg) || !sleb(p, end, &so) || reg > MAX_REG)
+		if (!sleb(p, end, &so))
 			return false;
 		set_reg(&s->row, s->regs, reg, CFI_RULE_AT_CFA, so * daf);
 		return true;
 	case DW_CFA_restore_extended:
-		if (!uleb(p, end, &reg) || reg > MAX_REG || !s->init)
+		if (!s->init)
 			return false;
 		restore_reg(&s->row, s->init, s->regs, reg);
 		return true;
 	case DW_CFA_undefined:
 	case DW_CFA_same_value:
-		if (!uleb(p, end, &reg) || reg > MAX_REG)
-			return false;
 		set_reg(&s->row, s->regs, reg,
 		        op == DW_CFA_undefined ? CFI_RULE_UNDEFINED : CFI_RULE_SAME, 0);
 		return true;
 	case DW_CFA_register:
-		if (!uleb(p, end, &reg) || !uleb(p, end, &u) || reg > MAX_REG)
-			return false;
-		set_reg(&s->row, s->regs, reg, CFI_RULE_OTHER, 0);
-		return true;
 	case DW_CFA_val_offset:
-		if (!uleb(p, end, &reg) || !uleb(p, end, &u) || reg > MAX_REG)
+		if (!uleb(p, end, &u))
 			return false;
 		set_reg(&s->row, s->regs, reg, CFI_RULE_OTHER, 0);
 		return true;
 	case DW_CFA_val_offset_sf:
-		if (!uleb(p, end, &reg) || !sleb(p, end, &so) || reg > MAX_REG)
+		if (!sleb(p, end, &so))
 			return false;
 		set_reg(&s->row, s->regs, reg, CFI_RULE_OTHER, 0);
 		return true;
 	case DW_CFA_expression:
 	case DW_CFA_val_expression:
-		if (!uleb(p, end, &reg) || reg > MAX_REG)
-			return false;
 		/* libdw reads an address expression of CFA + n as "at CFA + n": its own */
 		if (op == DW_CFA_expression &&
 		    (reg == (uint64_t)s->regs->fp || reg == (uint64_t)s->regs->ra))
@@ -214,29 +181,28 @@ static inline __attribute__((always_inline)) bool step(struct run *s, const uint
 			return false;
 		set_reg(&s->row, s->regs, reg, CFI_RULE_OTHER, 0);
 		return true;
-	case DW_CFA_remember_state:
-		if (s->depth == STATE_DEPTH)
-			return false;
-		s->saved[s->depth++] = s->row;
-		return true;
-	case DW_CFA_restore_state:
-		if (!s->depth)
-			return false;
-		s->row = s->saved[--s->depth];
-		return true;
+	default:
+		return false;
+	}
+}
+
+/* A rule for the CFA (DW_CFA_def_cfa .. DW_CFA_def_cfa_expression); false: libdw's. */
+static inline __attribute__((always_inline)) bool cfa_rule(struct run *s, uint8_t op,
+                                                           const uint8_t **p, const uint8_t *end)
+{
+	int64_t daf = s->cie->daf, so;
+	uint64_t reg, u;
+
+	switch (op) {
 	case DW_CFA_def_cfa:
-		if (!uleb(p, end, &reg) || !uleb(p, end, &u) || reg > MAX_REG)
-			return false;
-		s->row.cfa_ok = true;
-		s->row.cfa_reg = (int)reg;
-		s->row.cfa_off = (int64_t)u;
-		return true;
 	case DW_CFA_def_cfa_sf:
-		if (!uleb(p, end, &reg) || !sleb(p, end, &so) || reg > MAX_REG)
+		if (!uleb(p, end, &reg) || reg > MAX_REG)
+			return false;
+		if (op == DW_CFA_def_cfa ? !uleb(p, end, &u) : !sleb(p, end, &so))
 			return false;
 		s->row.cfa_ok = true;
 		s->row.cfa_reg = (int)reg;
-		s->row.cfa_off = so * daf;
+		s->row.cfa_off = op == DW_CFA_def_cfa ? (int64_t)u : so * daf;
 		return true;
 	case DW_CFA_def_cfa_register:
 		if (!uleb(p, end, &reg) || reg > MAX_REG || !s->row.cfa_ok)
@@ -258,11 +224,68 @@ static inline __attribute__((always_inline)) bool step(struct run *s, const uint
 			return false;
 		s->row.cfa_ok = false;
 		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * One instruction other than an advance (*adv stays 0) or an advance by *adv code units.
+ * False: the program is libdw's.
+ */
+static inline __attribute__((always_inline)) bool step(struct run *s, const uint8_t **p,
+                                                       const uint8_t *end, uint64_t *adv)
+{
+	const uint8_t op = *(*p)++;
+	uint64_t u;
+
+	switch (op >> 6) {
+	case DW_CFA_advance_loc >> 6:
+		*adv = op & 0x3f;
+		return true;
+	case DW_CFA_offset >> 6:
+		if (!uleb(p, end, &u))
+			return false;
+		set_reg(&s->row, s->regs, op & 0x3f, CFI_RULE_AT_CFA, (int64_t)u * s->cie->daf);
+		return true;
+	case DW_CFA_restore >> 6:
+		if (!s->init)
+			return false;
+		restore_reg(&s->row, s->init, s->regs, op & 0x3f);
+		return true;
+	}
+	switch (op) {
+	case DW_CFA_nop:
+		return true;
+	case DW_CFA_advance_loc1:
+		return fixed(p, end, 1, adv);
+	case DW_CFA_advance_loc2:
+		return fixed(p, end, 2, adv);
+	case DW_CFA_advance_loc4:
+		return fixed(p, end, 4, adv);
+	case DW_CFA_remember_state:
+		if (s->depth == STATE_DEPTH)
+			return false;
+		s->saved[s->depth++] = s->row;
+		return true;
+	case DW_CFA_restore_state:
+		if (!s->depth)
+			return false;
+		s->row = s->saved[--s->depth];
+		return true;
+	case DW_CFA_def_cfa:
+	case DW_CFA_def_cfa_sf:
+	case DW_CFA_def_cfa_register:
+	case DW_CFA_def_cfa_offset:
+	case DW_CFA_def_cfa_offset_sf:
+	case DW_CFA_def_cfa_expression:
+		return cfa_rule(s, op, p, end);
 	case DW_CFA_GNU_args_size:
 		return uleb(p, end, &u);
 	default:
-		/* DW_CFA_set_loc, vendor opcodes (arm64's negate_ra_state), anything newer */
-		return false;
+		/* a register's rule; DW_CFA_set_loc, vendor opcodes (arm64's negate_ra_state),
+		 * anything newer are libdw's */
+		return reg_rule(s, op, p, end);
 	}
 }
 
