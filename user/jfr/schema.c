@@ -637,8 +637,10 @@ static const char *num(struct meta_ctx *c, int64_t v)
 	char tmp[32];
 
 	snprintf(tmp, sizeof(tmp), "%" PRId64, v);
-	if (c->nslots && *slot_of(c, tmp)) /* interned before: the same string */
-		return c->strings[*slot_of(c, tmp) - 1];
+	unsigned *slot = c->nslots ? slot_of(c, tmp) : NULL;
+
+	if (slot && *slot) /* interned before: the same string */
+		return c->strings[*slot - 1];
 	char **p = realloc(c->owned, (c->nowned + 1) * sizeof(*p));
 	if (!p) {
 		c->oom = true;

@@ -196,19 +196,25 @@ static int apply(Dwarf_Frame *fr, const struct cfi_regs *r, uint64_t *slot)
 {
 	Dwarf_Addr start, end;
 	bool signal_frame;
-	int64_t cfa_off, ra_off = 0, fp_off = 0;
+	struct cfi_row row;
+	int64_t cfa_off, ra_off, fp_off;
 	int cfa_reg;
 	enum cfi_rule fp, ra;
 
 	/* A signal frame's "caller" is the interrupted context, not a call. */
 	if (dwarf_frame_info(fr, &start, &end, &signal_frame) != r->ra || signal_frame)
 		return LFR_LEAF_UNKNOWN;
-	if (!cfi_cfa_reg_off(fr, &cfa_reg, &cfa_off))
+	cfi_row_of_frame(fr, r, &row);
+	if (!row.cfa_ok)
 		return LFR_LEAF_UNKNOWN;
-	ra = cfi_reg_rule(fr, r->ra, &ra_off);
+	cfa_reg = row.cfa_reg;
+	cfa_off = row.cfa_off;
+	ra = row.ra;
+	ra_off = row.ra_off;
+	fp = row.fp;
+	fp_off = row.fp_off;
 	if (!(ra == CFI_RULE_AT_CFA && (ra_off == -8 || r->lr)) && !(ra == CFI_RULE_SAME && r->lr))
 		return LFR_LEAF_UNKNOWN;
-	fp = cfi_reg_rule(fr, r->fp, &fp_off);
 	if (cfa_reg == r->fp) {
 		/*
 		 * The frame is set up: the return address and the caller's frame pointer lie where

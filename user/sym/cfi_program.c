@@ -352,11 +352,3 @@ int cfi_program_rows(const struct cfi_program_cie *cie, const struct cfi_regs *r
 	}
 	return loc < hi ? fn(arg, loc, hi, &s.row) : 0;
 }
-
-void cfi_row_of_frame(Dwarf_Frame *fr, const struct cfi_regs *regs, struct cfi_row *row)
-{
-	memset(row, 0, sizeof(*row));
-	row->cfa_ok = cfi_cfa_reg_off(fr, &row->cfa_reg, &row->cfa_off);
-	row->fp = cfi_reg_rule(fr, regs->fp, &row->fp_off);
-	row->ra = cfi_reg_rule(fr, regs->ra, &row->ra_off);
-}

@@ -23,15 +23,6 @@
 
 #include "sym/cfi_rule.h"
 
-/* One row as the table reads it; libdw's Dwarf_Frame reduced to the same (cfi_row_of_frame). */
-struct cfi_row {
-	bool cfa_ok; /* CFA = cfa_reg + cfa_off; false: an expression, or not defined */
-	int cfa_reg;
-	int64_t cfa_off;
-	enum cfi_rule fp, ra;   /* the caller's frame pointer and return address */
-	int64_t fp_off, ra_off; /* for CFI_RULE_AT_CFA */
-};
-
 /* A CIE, ready for its FDEs' programs (cfi_program_cie). */
 struct cfi_program_cie {
 	bool usable;            /* false: its FDEs are libdw's to walk */
@@ -59,8 +50,5 @@ typedef int (*cfi_row_fn)(void *arg, uint64_t start, uint64_t end, const struct 
 int cfi_program_rows(const struct cfi_program_cie *cie, const struct cfi_regs *regs,
                      const uint8_t *p, const uint8_t *end, uint64_t lo, uint64_t hi, cfi_row_fn fn,
                      void *arg);
-
-/* libdw's row for the same rules (the slow path, and the reference of the tests). */
-void cfi_row_of_frame(Dwarf_Frame *fr, const struct cfi_regs *regs, struct cfi_row *row);
 
 #endif

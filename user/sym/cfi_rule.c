@@ -46,6 +46,14 @@ enum cfi_rule cfi_reg_rule(Dwarf_Frame *fr, int reg, int64_t *off)
 	return CFI_RULE_OTHER;
 }
 
+void cfi_row_of_frame(Dwarf_Frame *fr, const struct cfi_regs *regs, struct cfi_row *row)
+{
+	memset(row, 0, sizeof(*row));
+	row->cfa_ok = cfi_cfa_reg_off(fr, &row->cfa_reg, &row->cfa_off);
+	row->fp = cfi_reg_rule(fr, regs->fp, &row->fp_off);
+	row->ra = cfi_reg_rule(fr, regs->ra, &row->ra_off);
+}
+
 static const struct cfi_regs x86_64 = {.sp = 7, .fp = 6, .ra = 16};
 static const struct cfi_regs arm64 = {.sp = 31, .fp = 29, .ra = 30, .lr = true};
 

@@ -39,6 +39,18 @@ enum cfi_rule { CFI_RULE_SAME, CFI_RULE_UNDEFINED, CFI_RULE_AT_CFA, CFI_RULE_OTH
 /* The rule of a register of the caller; *off is the offset from the CFA for CFI_RULE_AT_CFA. */
 enum cfi_rule cfi_reg_rule(Dwarf_Frame *fr, int reg, int64_t *off);
 
+/* The rules of one CFI row a walk uses: the CFA, the caller's frame pointer and return address. */
+struct cfi_row {
+	bool cfa_ok; /* CFA = cfa_reg + cfa_off; false: an expression, or not defined */
+	int cfa_reg;
+	int64_t cfa_off;
+	enum cfi_rule fp, ra;   /* the caller's frame pointer and return address */
+	int64_t fp_off, ra_off; /* for CFI_RULE_AT_CFA */
+};
+
+/* Those of libdw's row fr (cfi_program.h reads the same from an FDE's instructions itself). */
+void cfi_row_of_frame(Dwarf_Frame *fr, const struct cfi_regs *regs, struct cfi_row *row);
+
 /* The section named name (not SHT_NOBITS: a debug file's empty copy does not count), or NULL. */
 Elf_Scn *cfi_elf_section(Elf *e, const char *name);
 
