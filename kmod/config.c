@@ -10,6 +10,7 @@
 #include <linux/lfr.h>
 #include "config.h"
 #include "ctx_parse.h"
+#include "ksym.h"
 
 /* Not const: 6.1's nla_policy points to a mutable range. */
 static struct netlink_range_validation lfr_period_range = {
@@ -100,6 +101,9 @@ const struct nla_policy lfr_policy[LFR_A_MAX + 1] = {
 	[LFR_A_THREAD_CTX] = { .type = NLA_FLAG },
 	[LFR_A_CTX] = NLA_POLICY_NESTED(lfr_ctx_policy),
 	[LFR_A_KERNEL_PROOF_FD] = NLA_POLICY_FULL_RANGE(NLA_U32, &lfr_fd_range),
+	/* no length in the policy: the function's message says what fits */
+	[LFR_A_KSYM_ADDRS] = NLA_POLICY_VALIDATE_FN(NLA_BINARY, lfr_ksym_validate),
+	[LFR_A_KSYMS] = LFR_REPLY_ONLY,
 };
 
 static int lfr_cmp_u32(const void *a, const void *b)

@@ -17,6 +17,7 @@
 #include "ctx_parse.h"
 #include "counters.h"
 #include "genl.h"
+#include "ksym.h"
 #include "permission.h"
 #include "registry.h"
 #include "session.h"
@@ -579,6 +580,38 @@ static int lfr_cmd_ctx_add(struct sk_buff *skb, struct genl_info *info)
 	return err;
 }
 
+/*
+ * KSYM: the names of kernel addresses, for a sender that /proc/kallsyms
+ * would show them to (ksym.c).  No session: naming is not recording.
+ */
+static int lfr_cmd_ksym(struct sk_buff *skb, struct genl_info *info)
+{
+	const struct nlattr *addrs = info->attrs[LFR_A_KSYM_ADDRS];
+	struct sk_buff *msg;
+	void *hdr;
+	int err;
+
+	if (!addrs) {
+		NL_SET_ERR_MSG(info->extack, "KSYM needs LFR_A_KSYM_ADDRS");
+		return -EINVAL;
+	}
+	err = lfr_ksym_allowed(skb, info);
+	if (err)
+		return err;
+	msg = genlmsg_new(lfr_ksym_reply_size(addrs), GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put_reply(msg, info, &lfr_family, 0, LFR_CMD_KSYM);
+	err = hdr ? lfr_ksym_put(msg, addrs) : -EMSGSIZE;
+	if (err) {
+		nlmsg_free(msg);
+		NL_SET_ERR_MSG(info->extack, "the names do not fit in a reply");
+		return err;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+}
+
 static int lfr_cmd_notify(struct sk_buff *skb, struct genl_info *info)
 {
 	NL_SET_ERR_MSG(info->extack, "LFR_CMD_NOTIFY is only sent by the kernel");
@@ -593,6 +626,7 @@ static const struct genl_small_ops lfr_ops[] = {
 	{ .cmd = LFR_CMD_NOTIFY, .doit = lfr_cmd_notify },
 	{ .cmd = LFR_CMD_UNWIND_ADD, .doit = lfr_cmd_unwind_add },
 	{ .cmd = LFR_CMD_CTX_ADD, .doit = lfr_cmd_ctx_add },
+	{ .cmd = LFR_CMD_KSYM, .doit = lfr_cmd_ksym },
 };
 
 static struct genl_family lfr_family __ro_after_init = {

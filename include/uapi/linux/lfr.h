@@ -247,6 +247,17 @@
  *   of them gone), ENOENT for no such session, ESRCH when it is not running
  *   or EOPNOTSUPP without LFR_A_THREAD_CTX.
  *
+ * LFR_CMD_KSYM: name kernel addresses (a recorder's kernel stacks), one
+ *   function at a time instead of reading all of /proc/kallsyms:
+ *   LFR_A_KSYM_ADDRS        binary  1 .. LFR_KSYM_MAX_ADDRS addresses, u64
+ *                                   each in host byte order (required).
+ *   Reply LFR_CMD_KSYM with LFR_A_KSYMS, a nest whose attribute i + 1 is a
+ *   NUL-terminated string for address i: "name+0xoff/0xsize" and, in a
+ *   module, " [module]" after it (sprint_symbol()'s form; the offset is "0"
+ *   at the start of a function), or "" when no symbol holds the address.
+ *   Only for a sender that may read kernel addresses in /proc/kallsyms:
+ *   EPERM without CAP_SYSLOG, and with kernel.kptr_restrict 2.
+ *
  * LFR_CMD_NOTIFY: sent by the kernel to LFR_GENL_MCGRP, never accepted.
  *   LFR_A_SESSION_ID u32, LFR_A_STATE u32, LFR_A_EVENT u32 (enum lfr_event),
  *   LFR_A_CPU_ID u32 (for LFR_EVENT_OVERFLOW: the CPU whose ring was full).
@@ -340,6 +351,7 @@
 #define LFR_DEFAULT_LATENCY_MIN_NS	1000000ULL
 #define LFR_MIN_LATENCY_MIN_NS		1000ULL
 #define LFR_MAX_LATENCY_MIN_NS		60000000000ULL
+#define LFR_KSYM_MAX_ADDRS		64
 
 enum lfr_cmd {
 	LFR_CMD_UNSPEC,
@@ -349,6 +361,7 @@ enum lfr_cmd {
 	LFR_CMD_NOTIFY,
 	LFR_CMD_UNWIND_ADD,
 	LFR_CMD_CTX_ADD,
+	LFR_CMD_KSYM,
 	__LFR_CMD_MAX,
 };
 #define LFR_CMD_MAX (__LFR_CMD_MAX - 1)
@@ -383,6 +396,8 @@ enum lfr_attr {
 	LFR_A_THREAD_CTX,	/* flag */
 	LFR_A_CTX,		/* nest, enum lfr_ctx_attr */
 	LFR_A_KERNEL_PROOF_FD,	/* u32 */
+	LFR_A_KSYM_ADDRS,	/* binary, u64[] */
+	LFR_A_KSYMS,		/* nest of strings */
 	__LFR_A_MAX,
 };
 #define LFR_A_MAX (__LFR_A_MAX - 1)
