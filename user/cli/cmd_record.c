@@ -279,6 +279,39 @@ static void on_started(struct cli_runner *run, char **cmd)
 	}
 }
 
+struct ksym_text {
+	char *text;
+	size_t len;
+};
+
+static void ksym_copy(void *arg, size_t i, const char *name)
+{
+	struct ksym_text *t = arg;
+
+	if (i == 0)
+		snprintf(t->text, t->len, "%s", name);
+}
+
+/*
+ * Kernel names for the symbolizer, asked of the module through a socket of the naming side's
+ * own (opened at its first question): a function at a time instead of all of /proc/kallsyms.
+ * An error makes the symbolizer read /proc/kallsyms from then on.
+ */
+static int ask_ksym(void *arg, uint64_t pc, char *text, size_t len)
+{
+	struct record *r = arg;
+	struct ksym_text t = {text, len};
+	struct lfr_error e;
+
+	memset(&e, 0, sizeof(e));
+	if (!r->ksym_ctl_open) {
+		if (lfr_ctl_open(&r->ksym_ctl, &e))
+			return e.code ? -e.code : -EIO;
+		r->ksym_ctl_open = true;
+	}
+	return lfr_ctl_ksym(&r->ksym_ctl, &pc, 1, ksym_copy, &t, &e);
+}
+
 static int open_outputs(struct record *r)
 {
 	/* the recorder names each frame in a file once (lfr_recorder's own memory of frames): its
@@ -297,6 +330,8 @@ static int open_outputs(struct record *r)
 		return err == -EBUSY ? LFR_EXIT_BUSY : LFR_EXIT_IO;
 	}
 	err = lfr_sym_new(&r->sym, &so);
+	if (!err)
+		lfr_sym_set_kernel_ask(r->sym, ask_ksym, r);
 	if (!err)
 		err = lfr_recorder_new(&r->rec, r->w, r->sym);
 	if (!err && r->repository)
@@ -319,6 +354,9 @@ static void close_outputs(struct record *r)
 	r->ctx = NULL;
 	lfr_recorder_free(r->rec);
 	lfr_sym_free(r->sym);
+	if (r->ksym_ctl_open)
+		lfr_ctl_close(&r->ksym_ctl);
+	r->ksym_ctl_open = false;
 	lfr_jfr_abandon(r->w);
 }
 

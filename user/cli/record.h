@@ -66,6 +66,8 @@ struct record {
 	struct lfr_ctx_finder *ctx;       /* the processes' thread contexts, unless no_ctx */
 	struct lfr_ctl ctx_ctl;           /* the finder's own control socket */
 	bool ctx_ctl_open;
+	struct lfr_ctl ksym_ctl; /* the naming side's own, for kernel names (LFR_CMD_KSYM) */
+	bool ksym_ctl_open;
 	uint64_t off_cpu_events_min; /* with --wall: --off-cpu's minimum, UINT64_MAX: none */
 	struct lfr_labels labels;    /* --label: the recording's own */
 	struct record_export export; /* --export KIND=URL ...: what follows the repository */

@@ -763,6 +763,62 @@ int lfr_ctl_ctx_add(struct lfr_ctl *c, uint32_t session, const struct lfr_ctx_lo
 	return e->code ? -e->code : -EIO;
 }
 
+/* ---- kernel names ---- */
+
+struct ksym_reply {
+	size_t n;
+	void (*each)(void *arg, size_t i, const char *name);
+	void *arg;
+};
+
+static int ksym_name_cb(const struct nlattr *a, void *data)
+{
+	struct ksym_reply *r = data;
+	uint16_t t = mnl_attr_get_type(a);
+
+	if (t < 1 || t > r->n || mnl_attr_validate(a, MNL_TYPE_NUL_STRING) < 0)
+		return MNL_CB_ERROR;
+	r->each(r->arg, t - 1u, mnl_attr_get_str(a));
+	return MNL_CB_OK;
+}
+
+static int ksym_attr_cb(const struct nlattr *a, void *data)
+{
+	if (mnl_attr_get_type(a) != LFR_A_KSYMS)
+		return MNL_CB_OK;
+	return mnl_attr_parse_nested(a, ksym_name_cb, data);
+}
+
+static int ksym_cb(const struct nlmsghdr *nlh, void *data)
+{
+	return mnl_attr_parse(nlh, sizeof(struct genlmsghdr), ksym_attr_cb, data);
+}
+
+int lfr_ctl_ksym(struct lfr_ctl *c, const uint64_t *addrs, size_t n,
+                 void (*each)(void *arg, size_t i, const char *name), void *arg,
+                 struct lfr_error *e)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh = lfr_genl_msg(&c->genl, buf, LFR_CMD_KSYM, 0);
+	struct ksym_reply r = {n, each, arg};
+
+	if (n < 1 || n > LFR_KSYM_MAX_ADDRS) {
+		lfr_error_set(e, EINVAL, "KSYM");
+		snprintf(e->msg, sizeof(e->msg), "%zu addresses: KSYM names 1 to %d at once", n,
+		         LFR_KSYM_MAX_ADDRS);
+		lfr_error_default_hint(e);
+		return -EINVAL;
+	}
+	mnl_attr_put(nlh, LFR_A_KSYM_ADDRS, n * sizeof(*addrs), addrs);
+	if (request(c, nlh, "KSYM", ksym_cb, &r, e) == 0)
+		return 0;
+	if (e->code == EOPNOTSUPP)
+		snprintf(
+		    e->hint, sizeof(e->hint),
+		    "the loaded lfr module predates KSYM: kernel names come from /proc/kallsyms");
+	return e->code ? -e->code : -EIO;
+}
+
 /* ---- notifications ---- */
 
 int lfr_ctl_monitor(struct lfr_ctl *c, struct lfr_error *e)

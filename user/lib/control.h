@@ -141,6 +141,16 @@ struct lfr_ctx_loc {
 };
 
 /*
+ * KSYM: the kernel's names of n addresses (1 to LFR_KSYM_MAX_ADDRS): each(arg, i, name) for
+ * address i as the reply names it, "name+0xoff/0xsize [module]" (sprint_symbol()'s form) or ""
+ * when no symbol holds it.  Returns 0 or a negative errno with the kernel's message in e: -EPERM
+ * for a sender that /proc/kallsyms shows no addresses to (no CAP_SYSLOG, kptr_restrict 2),
+ * -EOPNOTSUPP from a module without the command.
+ */
+int lfr_ctl_ksym(struct lfr_ctl *c, const uint64_t *addrs, size_t n,
+                 void (*each)(void *arg, size_t i, const char *name), void *arg,
+                 struct lfr_error *e);
+/*
  * CTX_ADD: tells session where process l->pid keeps otel_thread_ctx_v1.  Returns 0 or a negative
  * errno with the kernel's message in e: -ESTALE when the object is no longer mapped as said (the
  * process exec'd), -ESRCH when the process is gone, -EOPNOTSUPP for a session started without

@@ -192,6 +192,36 @@ struct ksyms {
 int ksyms_load(struct ksyms *ks, struct strpool *pool, const char *path, char *err, size_t errlen);
 void ksyms_fini(struct ksyms *ks);
 
+/* kname.c: kernel names asked of the lfr module, a function at a time. */
+#define KNAME_TEXT_MAX 1024 /* the kernel's KSYM_SYMBOL_LEN (667 in 6.1) is under this */
+struct kname {
+	uint64_t start, end;    /* [start, end) */
+	const char *name, *mod; /* interned; mod "[kernel]" or "[ext4]" */
+};
+struct knames {
+	/* the name of pc as LFR_CMD_KSYM gives it into text (NUL-terminated, "" for none): 0 or a
+	 * negative errno */
+	int (*ask)(void *ctx, uint64_t pc, char *text, size_t len);
+	void *ctx;
+	struct kname *v; /* sorted by start, no two overlapping */
+	size_t n, cap;
+	uint64_t asked; /* answers received */
+	bool off;       /* the module refused: the kallsyms file names from then on */
+};
+/* One answer, "name+0xoff/0xsize [module]", split (pointers into it): 0 or -EINVAL. */
+struct kname_text {
+	const char *name, *mod; /* mod NULL for the kernel's own */
+	size_t name_len, mod_len;
+	uint64_t offset, size;
+};
+int kname_parse(const char *s, struct kname_text *t);
+/*
+ * The function holding kernel pc: 0; -ENOENT when no symbol holds it; another negative errno
+ * when the question failed (kn->ask's, or -ENOMEM).
+ */
+int knames_find(struct knames *kn, struct strpool *pool, uint64_t pc, struct kname *out);
+void knames_fini(struct knames *kn);
+
 /* perfmap.c: /tmp/perf-PID.map files of JIT compilers. */
 /* A perf map larger than this is not read (a runaway writer must not exhaust the recorder). */
 #define PERFMAP_MAX_BYTES ((off_t)1 << 30)

@@ -178,6 +178,7 @@ void lfr_sym_free(struct lfr_sym *sym)
 	for (size_t i = 0; i < sym->n_vdso_copies; i++)
 		elfobj_fini(&sym->vdso_copies[i]);
 	ksyms_fini(&sym->ks);
+	knames_fini(&sym->kn);
 	strpool_fini(&sym->pool);
 	if (sym->cache)
 		munmap(sym->cache, sym->cache_bytes);
@@ -771,13 +772,46 @@ bool lfr_sym_resolve_user(struct lfr_sym *sym, uint32_t pid, uint64_t pc, struct
 	return finish(sym, cacheable ? e : NULL, pid, pc, p->serial, ok, out);
 }
 
+void lfr_sym_set_kernel_ask(struct lfr_sym *sym,
+                            int (*ask)(void *ctx, uint64_t pc, char *text, size_t len), void *ctx)
+{
+	sym->kn.ask = ask;
+	sym->kn.ctx = ctx;
+	sym->kn.off = !ask;
+}
+
+/* Names kernel pc by asking the module: false when the question failed (the file names then). */
+static bool ask_kernel(struct lfr_sym *sym, struct cache_ent *e, uint64_t pc, struct lfr_frame *out)
+{
+	struct kname k;
+	int err = knames_find(&sym->kn, &sym->pool, pc, &k);
+
+	if (err && err != -ENOENT) {
+		sym->kn.off = true;
+		return false;
+	}
+	memset(out, 0, sizeof(*out));
+	if (err) {
+		unknown(sym, sym->s_kernel, pc, LFR_FRAME_KERNEL, out);
+	} else {
+		out->class_name = k.mod;
+		out->method = k.name;
+		out->addr = pc;
+		out->offset = pc - k.start;
+		out->type = LFR_FRAME_KERNEL;
+		out->resolved = true;
+	}
+	finish(sym, e, KERNEL_PID, pc, sym->ks_serial, !err, out);
+	return true;
+}
+
 bool lfr_sym_resolve_kernel(struct lfr_sym *sym, uint64_t pc, struct lfr_frame *out)
 {
 	struct cache_ent *e;
 	long i;
 
 	sym->st.lookups++;
-	if (!sym->ks.tried)
+	if (!sym->ks.tried && (!sym->kn.ask || sym->kn.off))
 		lfr_sym_load_kallsyms(sym, NULL);
 	e = cache_slot(sym, KERNEL_PID, pc);
 	if (e->serial == sym->ks_serial && e->pc == pc && e->pid == KERNEL_PID) {
@@ -785,6 +819,10 @@ bool lfr_sym_resolve_kernel(struct lfr_sym *sym, uint64_t pc, struct lfr_frame *
 		*out = e->f;
 		return out->resolved;
 	}
+	if (sym->kn.ask && !sym->kn.off && ask_kernel(sym, e, pc, out))
+		return out->resolved;
+	if (!sym->ks.tried)
+		lfr_sym_load_kallsyms(sym, NULL);
 	memset(out, 0, sizeof(*out));
 	i = sym->ks.loaded ? symtab_find(&sym->ks.syms, pc) : -1;
 	if (i >= 0) {

@@ -126,6 +126,15 @@ int lfr_sym_load_kallsyms(struct lfr_sym *sym, const char *path);
  */
 bool lfr_sym_resolve_user(struct lfr_sym *sym, uint32_t pid, uint64_t pc, struct lfr_frame *out);
 bool lfr_sym_resolve_kernel(struct lfr_sym *sym, uint64_t pc, struct lfr_frame *out);
+/*
+ * Kernel pcs named by asking, a function at a time, instead of from the kallsyms file: ask writes
+ * the kernel's name of pc into text, "name+0xoff/0xsize [module]" as the lfr module's
+ * LFR_CMD_KSYM gives it or "" when no symbol holds pc, and returns 0; or it returns a negative
+ * errno (the module refused, or is too old), and the kallsyms file names from then on.  The
+ * recorder asks through a control socket of its naming thread (lfr_ctl_ksym()).
+ */
+void lfr_sym_set_kernel_ask(struct lfr_sym *sym,
+                            int (*ask)(void *ctx, uint64_t pc, char *text, size_t len), void *ctx);
 
 /*
  * Names addr, an ELF virtual address of the object at path whose build-id is given (len 0:

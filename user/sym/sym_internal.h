@@ -63,6 +63,7 @@ struct lfr_sym {
 	struct elfobj vdso_copies[VDSO_COPIES];
 	size_t n_vdso_copies;
 	struct ksyms ks;
+	struct knames kn; /* when asked for: before ks */
 	uint64_t ks_serial;
 	struct cache_ent *cache; /* cache_map() */
 	size_t cache_mask, cache_bytes;
