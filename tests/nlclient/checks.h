@@ -17,6 +17,8 @@ int check_unpriv(const char *cgroup, uint32_t root_session);
 int check_map(uint32_t session, uint32_t ring_pages);
 int check_privmap(void);
 int check_netns_portid(void);
+int check_ksym(void);
+int run_nosyslog(char **argv);
 int become_other_user(void);
 int fuzz_main(int argc, char **argv);
 

@@ -19,6 +19,8 @@
  *   lfr-nl privmap      uid 65534 without CAP_PERFMON maps not the session it started with it
  *   lfr-nl netns-portid a socket of the owner's port id closing in another network namespace
  *                       stops no session (exit 2: no network namespaces)
+ *   lfr-nl ksym         KSYM: names as /proc/kallsyms gives them, bad requests and senders refused
+ *   lfr-nl nosyslog PROG ARGS   runs PROG without CAP_SYSLOG (dropped from the bounding set)
  *   lfr-nl fuzz [-t SECONDS] [-n MESSAGES] [-r]   the fuzzer (-r: also rmmod/insmod)
  */
 #include <stdio.h>
@@ -56,11 +58,16 @@ int main(int argc, char **argv)
 	if (argc >= 3 && !strcmp(argv[1], "map"))
 		return check_map((uint32_t)strtoul(argv[2], NULL, 10),
 		                 argc >= 4 ? (uint32_t)strtoul(argv[3], NULL, 10) : 8);
+	if (argc >= 2 && !strcmp(argv[1], "ksym"))
+		return check_ksym();
+	if (argc >= 3 && !strcmp(argv[1], "nosyslog"))
+		return run_nosyslog(argv + 2);
 	if (argc >= 2 && !strcmp(argv[1], "fuzz"))
 		return fuzz_main(argc - 1, argv + 1);
-	fprintf(stderr, "usage: lfr-nl overrun|listen|mmap|owner|status|unwind|unwind-count|"
-	                "memlock A B|unpriv CGROUP ROOT_SESSION|map "
-	                "SESSION [RING_PAGES]|privmap|netns-portid|fuzz [-t SECONDS] "
-	                "[-n MESSAGES] [-r]\n");
+	fprintf(stderr,
+	        "usage: lfr-nl overrun|listen|mmap|owner|status|unwind|unwind-count|"
+	        "memlock A B|unpriv CGROUP ROOT_SESSION|map "
+	        "SESSION [RING_PAGES]|privmap|netns-portid|ksym|nosyslog PROG|fuzz [-t SECONDS] "
+	        "[-n MESSAGES] [-r]\n");
 	return 2;
 }

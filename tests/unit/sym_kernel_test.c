@@ -144,6 +144,126 @@ static void test_malformed_file(void **state)
 	remove_tmpdir(dir, files);
 }
 
+/*
+ * A kernel that answers as LFR_CMD_KSYM does (sprint_symbol()'s "name+0xoff/0xsize [module]",
+ * "" where no symbol is), counting its questions; or refusing them with `refuse`.
+ */
+struct fake_kernel {
+	int asked;
+	int refuse;          /* negative errno: every question fails so */
+	const char *garbage; /* answer this to every question instead */
+};
+
+static const struct {
+	uint64_t start, size;
+	const char *name, *mod;
+} fake_syms[] = {
+    {0xffffffff81001100, 0x100, "vfs_read", NULL},
+    {0xffffffff81001200, 0x80, "a+b", NULL},
+    {0xffffffffc0000400, 0x40, "ext4_file_read_iter", "ext4"},
+};
+
+static int fake_ask(void *ctx, uint64_t pc, char *text, size_t len)
+{
+	struct fake_kernel *k = ctx;
+
+	k->asked++;
+	if (k->refuse)
+		return k->refuse;
+	if (k->garbage) {
+		snprintf(text, len, "%s", k->garbage);
+		return 0;
+	}
+	text[0] = '\0';
+	for (size_t i = 0; i < sizeof(fake_syms) / sizeof(fake_syms[0]); i++) {
+		uint64_t off = pc - fake_syms[i].start;
+
+		if (pc < fake_syms[i].start || off >= fake_syms[i].size)
+			continue;
+		snprintf(text, len, "%s+%#" PRIx64 "/%#" PRIx64 "%s%s%s", fake_syms[i].name, off,
+		         fake_syms[i].size, fake_syms[i].mod ? " [" : "",
+		         fake_syms[i].mod ? fake_syms[i].mod : "", fake_syms[i].mod ? "]" : "");
+	}
+	return 0;
+}
+
+/* Names asked of the module: one question per function, never the kallsyms file. */
+static void test_asked_names(void **state)
+{
+	struct lfr_sym *sym = new_sym("/nonexistent", "kallsyms");
+	struct fake_kernel k = {0};
+	struct lfr_sym_stats st;
+
+	(void)state;
+	lfr_sym_set_kernel_ask(sym, fake_ask, &k);
+	expect_kernel(sym, 0xffffffff81001100, "[kernel]", "vfs_read", 0);
+	expect_kernel(sym, 0xffffffff81001105, "[kernel]", "vfs_read", 5);
+	expect_kernel(sym, 0xffffffff810011ff, "[kernel]", "vfs_read", 0xff);
+	assert_int_equal(k.asked, 1);
+	expect_kernel(sym, 0xffffffff81001210, "[kernel]", "a+b", 0x10);
+	expect_kernel(sym, 0xffffffffc0000410, "[ext4]", "ext4_file_read_iter", 0x10);
+	assert_int_equal(k.asked, 3);
+	/* where no symbol is: unnamed, asked again only when the cache forgot it */
+	expect_unknown(sym, 0xffffffff81001280, "0xffffffff81001280");
+	expect_unknown(sym, 0xffffffff81001280, "0xffffffff81001280");
+	assert_int_equal(k.asked, 4);
+	expect_kernel(sym, 0xffffffffc0000400, "[ext4]", "ext4_file_read_iter", 0);
+	assert_int_equal(k.asked, 4);
+	lfr_sym_get_stats(sym, &st);
+	assert_int_equal(st.kernel_symbols, 0);
+	assert_string_equal(lfr_sym_last_error(sym), "");
+	lfr_sym_free(sym);
+}
+
+/* A refusal (no CAP_SYSLOG, an old module): the kallsyms file names from then on. */
+static void test_asked_refused(void **state)
+{
+	char *dir = make_tmpdir();
+	struct fake_kernel k = {.refuse = -EPERM};
+	struct lfr_sym *sym;
+
+	(void)state;
+	assert_non_null(dir);
+	assert_int_equal(write_file(dir, "kallsyms", kallsyms, "w"), 0);
+	sym = new_sym(dir, "kallsyms");
+	lfr_sym_set_kernel_ask(sym, fake_ask, &k);
+	expect_kernel(sym, 0xffffffff81001105, "[kernel]", "vfs_read", 5);
+	expect_kernel(sym, 0xffffffffc0002010, "[xfs]", "xfs_bmap", 0x10);
+	assert_int_equal(k.asked, 1);
+	lfr_sym_free(sym);
+	remove_tmpdir(dir, files);
+}
+
+/* Answers that do not read as sprint_symbol()'s leave the pc unnamed, and nothing is kept. */
+static void test_asked_garbage(void **state)
+{
+	static const char *const bad[] = {
+	    "vfs_read",          "vfs_read+0x10",
+	    "vfs_read+0x10/0x8", "+0x1/0x2",
+	    "f+0x1/0x2 [",       "f+0x1/0x2 []",
+	    "f+0x1/0x2[ext4]",   "f+0xg/0x10",
+	    "f+0x1/0x",          "f+1/0x12345678901234567",
+	    "f+0x1/0x2 ext4]",
+	};
+	struct lfr_sym *sym = new_sym("/nonexistent", "kallsyms");
+	struct fake_kernel k = {0};
+
+	(void)state;
+	lfr_sym_set_kernel_ask(sym, fake_ask, &k);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char want[32];
+
+		k.garbage = bad[i];
+		snprintf(want, sizeof(want), "0x%" PRIx64, 0xffffffff81000000 + 16 * i);
+		expect_unknown(sym, 0xffffffff81000000 + 16 * i, want);
+	}
+	assert_int_equal(k.asked, (int)(sizeof(bad) / sizeof(bad[0])));
+	/* the same answer well formed names the next pc */
+	k.garbage = "f+0x1/0x2 [ext4]";
+	expect_kernel(sym, 0xffffffff81000201, "[ext4]", "f", 1);
+	lfr_sym_free(sym);
+}
+
 int main(void)
 {
 	/* clang-format off */
@@ -152,6 +272,9 @@ int main(void)
 		cmocka_unit_test(test_hidden_addresses),
 		cmocka_unit_test(test_missing_file),
 		cmocka_unit_test(test_malformed_file),
+		cmocka_unit_test(test_asked_names),
+		cmocka_unit_test(test_asked_refused),
+		cmocka_unit_test(test_asked_garbage),
 	};
 	/* clang-format on */
 
