@@ -167,6 +167,15 @@ static void put_attr(struct abuf *b, uint64_t *s)
 	case LFR_A_RING_PAGES:
 		abuf_u32(b, t, rnd(s) % 4 ? 1u << (rnd(s) % 9) : PICK(s, u32_vals));
 		break;
+	case LFR_A_KSYM_ADDRS: { /* any addresses, kernel text's among them, any length */
+		uint64_t a[LFR_KSYM_MAX_ADDRS + 2];
+		size_t n = rnd(s) % (LFR_KSYM_MAX_ADDRS + 3);
+
+		for (size_t i = 0; i < n; i++)
+			a[i] = rnd(s) % 2 ? 0xffffffff81000000ull + rnd(s) % 0x4000000 : rnd(s);
+		abuf_put(b, t, a, rnd(s) % 4 ? 8 * n : 8 * n - rnd(s) % 8 * (n > 0));
+		break;
+	}
 	default:
 		put_value(b, s, t, 4);
 	}
@@ -186,6 +195,7 @@ static void generate(struct gen *g, uint64_t *s, int family)
 	                               LFR_CMD_STATUS,
 	                               LFR_CMD_STATUS,
 	                               LFR_CMD_NOTIFY,
+	                               LFR_CMD_KSYM,
 	                               LFR_CMD_UNSPEC,
 	                               5,
 	                               200};
