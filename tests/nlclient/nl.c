@@ -67,6 +67,26 @@ static void invalid(struct nlc_answer *a, const char *fmt, int v)
 		snprintf(a->why, sizeof(a->why), fmt, v);
 }
 
+/* KSYM's reply: a nest of NUL-terminated names, numbered from 1 to at most LFR_KSYM_MAX_ADDRS. */
+static void check_ksym_msg(struct nlattr **tb, struct nlc_answer *a)
+{
+	struct nlattr *n;
+	int rem, i = 0;
+
+	if (!tb[LFR_A_KSYMS]) {
+		invalid(a, "a KSYM reply without names (command %d)", LFR_CMD_KSYM);
+		return;
+	}
+	nla_for_each_nested(n, tb[LFR_A_KSYMS], rem)
+	{
+		if (nla_type(n) != ++i || i > LFR_KSYM_MAX_ADDRS || nla_len(n) < 1 ||
+		    ((char *)nla_data(n))[nla_len(n) - 1])
+			invalid(a, "a KSYM reply with a bad name (number %d)", i);
+	}
+	a->has_msg = true;
+	a->msg_cmd = LFR_CMD_KSYM;
+}
+
 /* One message of the family: a reply must be a known command with well-formed attributes. */
 static void check_family_msg(struct nlc *c, struct nlmsghdr *h, struct nlc_answer *a)
 {
@@ -79,12 +99,17 @@ static void check_family_msg(struct nlc *c, struct nlmsghdr *h, struct nlc_answe
 		return;
 	}
 	g = nlmsg_data(h);
-	if (g->cmd != LFR_CMD_START && g->cmd != LFR_CMD_STOP && g->cmd != LFR_CMD_STATUS) {
+	if (g->cmd != LFR_CMD_START && g->cmd != LFR_CMD_STOP && g->cmd != LFR_CMD_STATUS &&
+	    g->cmd != LFR_CMD_KSYM) {
 		invalid(a, "a reply with command %d", g->cmd);
 		return;
 	}
 	if (genlmsg_parse(h, 0, tb, LFR_A_MAX, NULL) < 0) {
 		invalid(a, "a reply whose attributes do not parse (command %d)", g->cmd);
+		return;
+	}
+	if (g->cmd == LFR_CMD_KSYM) {
+		check_ksym_msg(tb, a);
 		return;
 	}
 	if (!tb[LFR_A_STATE] || nla_len(tb[LFR_A_STATE]) != 4) {
