@@ -24,6 +24,15 @@ struct fake {
 	uint64_t rows;
 };
 
+/* The executable of this process: built with frame pointers, as lfr is, never given a table. */
+static bool is_own_executable(const struct stat *st)
+{
+	struct stat self;
+
+	assert_int_equal(stat("/proc/self/exe", &self), 0);
+	return st->st_dev == self.st_dev && st->st_ino == self.st_ino;
+}
+
 static int fake_add(void *arg, int object_fd, const struct lfr_unwind_table *t, struct lfr_error *e)
 {
 	struct fake *f = arg;
@@ -31,6 +40,7 @@ static int fake_add(void *arg, int object_fd, const struct lfr_unwind_table *t, 
 
 	f->calls++;
 	assert_int_equal(fstat(object_fd, &st), 0);
+	assert_false(is_own_executable(&st));
 	assert_int_equal(t->hdr.magic, LFR_UNWIND_MAGIC);
 	assert_int_equal(t->hdr.ctime_sec, st.st_ctim.tv_sec);
 	f->rows += t->hdr.nr_rows;
@@ -125,6 +135,15 @@ static void test_program_and_process(void **state)
 	assert_int_equal(st.tables, 4); /* the program, libunw.so, ld.so, libc */
 	assert_int_equal(
 	    lfr_unwind_loader_load_program(l, "no-such-program-here", err, sizeof(err)), -1);
+	/* this process's own executable is not queued (nor by its maps below: fake_add checks) */
+	{
+		char self[4096];
+		ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+		assert_true(n > 0);
+		self[n] = '\0';
+		queue_file(l, self, 0);
+	}
 	/* this process maps libc too: queued, but tried once only */
 	assert_true(lfr_unwind_loader_queue_process(l, (uint32_t)getpid()) >= 1);
 	assert_int_equal(lfr_unwind_loader_start(l, 0), 0);

@@ -202,6 +202,20 @@ static const struct lfr_worker_ops loader_ops = {
     .run = loader_run,
 };
 
+/*
+ * The recorder's own executable is never queued: lfr is built with frame pointers (user/Makefile),
+ * which walk its stacks; the recorder samples itself with the rest of the machine, so its table
+ * was built at every start of a system-wide recording (Documentation/benchmarks.md).
+ */
+static void skip_own_executable(struct lfr_unwind_loader *l)
+{
+	struct stat st;
+	bool fresh;
+
+	if (!stat("/proc/self/exe", &st))
+		hashtab_put(&l->queued, st.st_dev, st.st_ino, &fresh);
+}
+
 int lfr_unwind_loader_new(struct lfr_unwind_loader **out, lfr_unwind_add_fn add, void *arg)
 {
 	struct lfr_unwind_loader *l = calloc(1, sizeof(*l));
@@ -214,6 +228,7 @@ int lfr_unwind_loader_new(struct lfr_unwind_loader **out, lfr_unwind_add_fn add,
 	/* (device, inode) pairs the kernel gave */
 	hashtab_init_trusted(&l->queued, false);
 	hashtab_init_trusted(&l->done, false);
+	skip_own_executable(l);
 	lfr_worker_init(&l->w, &loader_ops, l);
 	*out = l;
 	return 0;
