@@ -598,7 +598,7 @@ static int lfr_cmd_ksym(struct sk_buff *skb, struct genl_info *info)
 	err = lfr_ksym_allowed(skb, info);
 	if (err)
 		return err;
-	msg = genlmsg_new(lfr_ksym_reply_size(addrs), GFP_KERNEL);
+	msg = genlmsg_new(lfr_ksym_reply_size_of(nla_len(addrs) / 8), GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
 	hdr = genlmsg_put_reply(msg, info, &lfr_family, 0, LFR_CMD_KSYM);

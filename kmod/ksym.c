@@ -54,10 +54,8 @@ int lfr_ksym_allowed(struct sk_buff *skb, struct genl_info *info)
 	return 0;
 }
 
-size_t lfr_ksym_reply_size(const struct nlattr *addrs)
+size_t lfr_ksym_reply_size_of(size_t n)
 {
-	size_t n = nla_len(addrs) / 8;
-
 	return nla_total_size(0) + n * nla_total_size(KSYM_SYMBOL_LEN);
 }
 

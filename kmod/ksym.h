@@ -18,8 +18,8 @@ int lfr_ksym_validate(const struct nlattr *attr, struct netlink_ext_ack *extack)
  * it: 0, or EPERM with an extack message.  Process context (a doit).
  */
 int lfr_ksym_allowed(struct sk_buff *skb, struct genl_info *info);
-/* Bytes of the reply's LFR_A_KSYMS for @addrs (validated). */
-size_t lfr_ksym_reply_size(const struct nlattr *addrs);
+/* Bytes of the reply's LFR_A_KSYMS for @n addresses. */
+size_t lfr_ksym_reply_size_of(size_t n);
 /* Puts LFR_A_KSYMS naming @addrs (validated) into @msg. */
 int lfr_ksym_put(struct sk_buff *msg, const struct nlattr *addrs);
 

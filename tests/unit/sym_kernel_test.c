@@ -180,7 +180,8 @@ static int fake_ask(void *ctx, uint64_t pc, char *text, size_t len)
 
 		if (pc < fake_syms[i].start || off >= fake_syms[i].size)
 			continue;
-		snprintf(text, len, "%s+%#" PRIx64 "/%#" PRIx64 "%s%s%s", fake_syms[i].name, off,
+		/* the kernel's "%#lx" prints 0 as "0x0" (glibc's as "0": the parser takes both) */
+		snprintf(text, len, "%s+0x%" PRIx64 "/%#" PRIx64 "%s%s%s", fake_syms[i].name, off,
 		         fake_syms[i].size, fake_syms[i].mod ? " [" : "",
 		         fake_syms[i].mod ? fake_syms[i].mod : "", fake_syms[i].mod ? "]" : "");
 	}
@@ -261,6 +262,9 @@ static void test_asked_garbage(void **state)
 	/* the same answer well formed names the next pc */
 	k.garbage = "f+0x1/0x2 [ext4]";
 	expect_kernel(sym, 0xffffffff81000201, "[ext4]", "f", 1);
+	/* an offset of 0 as a C library prints it, without "0x" */
+	k.garbage = "g+0/0x10";
+	expect_kernel(sym, 0xffffffff81000300, "[kernel]", "g", 0);
 	lfr_sym_free(sym);
 }
 

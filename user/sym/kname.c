@@ -51,7 +51,8 @@ static unsigned digit(char ch)
 	return lc >= 'a' && lc <= 'f' ? lc - 'a' + 10 : 99;
 }
 
-/* Hex or decimal as "%#lx" prints it ("0", "0x1a"), up to stop; false when it is not. */
+/* A number as "%#lx" prints it (the kernel's "0x0", "0x1a"; C libraries' "0"), up to stop;
+ * false when it is not. */
 static bool number(const char *s, const char *stop, uint64_t *v)
 {
 	unsigned base = 10;

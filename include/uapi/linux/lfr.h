@@ -253,8 +253,8 @@
  *                                   each in host byte order (required).
  *   Reply LFR_CMD_KSYM with LFR_A_KSYMS, a nest whose attribute i + 1 is a
  *   NUL-terminated string for address i: "name+0xoff/0xsize" and, in a
- *   module, " [module]" after it (sprint_symbol()'s form; the offset is "0"
- *   at the start of a function), or "" when no symbol holds the address.
+ *   module, " [module]" after it (sprint_symbol()'s form: "0x0" at the
+ *   start of a function), or "" when no symbol holds the address.
  *   Only for a sender that may read kernel addresses in /proc/kallsyms:
  *   EPERM without CAP_SYSLOG, and with kernel.kptr_restrict 2.
  *
