@@ -777,7 +777,7 @@ void lfr_sym_set_kernel_ask(struct lfr_sym *sym,
 {
 	sym->kn.ask = ask;
 	sym->kn.ctx = ctx;
-	sym->kn.off = !ask;
+	sym->kn.off = false;
 }
 
 /* Names kernel pc by asking the module: false when the question failed (the file names then). */
@@ -811,8 +811,6 @@ bool lfr_sym_resolve_kernel(struct lfr_sym *sym, uint64_t pc, struct lfr_frame *
 	long i;
 
 	sym->st.lookups++;
-	if (!sym->ks.tried && (!sym->kn.ask || sym->kn.off))
-		lfr_sym_load_kallsyms(sym, NULL);
 	e = cache_slot(sym, KERNEL_PID, pc);
 	if (e->serial == sym->ks_serial && e->pc == pc && e->pid == KERNEL_PID) {
 		sym->st.cache_hits++;
@@ -821,7 +819,7 @@ bool lfr_sym_resolve_kernel(struct lfr_sym *sym, uint64_t pc, struct lfr_frame *
 	}
 	if (sym->kn.ask && !sym->kn.off && ask_kernel(sym, e, pc, out))
 		return out->resolved;
-	if (!sym->ks.tried)
+	if (!sym->ks.tried) /* on first use; a load changes ks_serial, so the slot above misses */
 		lfr_sym_load_kallsyms(sym, NULL);
 	memset(out, 0, sizeof(*out));
 	i = sym->ks.loaded ? symtab_find(&sym->ks.syms, pc) : -1;
