@@ -8,11 +8,16 @@
 # a coarse cross-check), its VmRSS, and the module's CPU for the session (irq_ns + work_ns of
 # `lfr status -m`), and each thread's name and time; in the steady window, VmRSS every 30 s.  At 0 s the recorder has just been spawned: its CPU and the module's are
 # taken as 0.  One "always-on" line per window and run for the report.
-#   always-on-guest.sh SECONDS RUNS "LFR RECORD OPTIONS"
+# As the service, the recorder keeps its unwind tables in /var/cache/lfr (--unwind-cache): with
+# CACHE "warm" a 5 s recording beside the workload fills it before the first run (the service's
+# every start after its first), with "cold" it is emptied before each run (its very first start).
+#   always-on-guest.sh SECONDS RUNS "LFR RECORD OPTIONS" [cold|warm]
 set -u
-secs=$1 runs=$2 opts=$3
+secs=$1 runs=$2 opts=$3 cache_mode=${4:-warm}
 repo=/tmp/lfr-repo
-echo "always-on: kernel $(uname -r), $(nproc) CPUs; lfr.ko $(cat /sys/module/lfr/version); lfr record -a --repository $repo $opts"
+cache=/var/cache/lfr
+mkdir -p /var/cache
+echo "always-on: kernel $(uname -r), $(nproc) CPUs; lfr.ko $(cat /sys/module/lfr/version); lfr record -a --repository $repo --unwind-cache $cache $opts; cache $cache_mode"
 # (busybox sh: no arrays; busybox awk: %d is 32-bit, hence %.0f)
 # ns on the CPU of all the live threads of a process
 sched_ns() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%.0f\n", s }'; }
@@ -45,13 +50,14 @@ secs_of() { awk -v n=$(($2 - $1)) 'BEGIN { printf "%.3f", n / 1000 }'; }
 
 run() {
 	rm -rf "$repo"
+	[ "$cache_mode" = cold ] && rm -rf "$cache"
 	deepstack 32 $((secs + 25)) 2 >/tmp/work.txt 2>/dev/null &
 	work=$!
 	sleep 0.5
 	cid=""
 	t0=$(now_ms)
 	# shellcheck disable=SC2086
-	lfr record -a -q --repository "$repo" $opts &
+	lfr record -a -q --repository "$repo" --unwind-cache "$cache" $opts &
 	rec=$!
 	at_0=$t0 ns_0=0 tk_0=0 tids_0=- rss_0=0 mod_0=0 th_0=-
 	sleep_until "$t0" 10; mark 1
@@ -77,5 +83,14 @@ run() {
 	done
 }
 
+if [ "$cache_mode" = warm ]; then
+	rm -rf "$cache"
+	deepstack 32 7 2 >/dev/null 2>&1 &
+	sleep 0.5
+	lfr record -a -q --unwind-cache "$cache" -o /tmp/prime.jfr -d 5 2>/tmp/prime.err
+	wait
+	echo "always-on: cache filled: $(ls "$cache" | grep -c '\.unwind$') tables; $(grep 'unwind tables' /tmp/prime.err)"
+	rm -f /tmp/prime.jfr
+fi
 for run in $(seq "$runs"); do run; done
 echo "always-on: done"

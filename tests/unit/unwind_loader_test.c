@@ -4,6 +4,7 @@
  * builds tables for, once each, from MMAP records, process maps and a program's start; and what
  * it does with each answer of the module.
  */
+#include <dirent.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -207,12 +208,83 @@ static void test_quiesce_waits_for_no_load(void **state)
 	rmdir(dir);
 }
 
+/*
+ * With a cache (sym/unwind_cache.h): a first session builds and stores, the next reads back; the
+ * module is given the same rows.  A file of the cache that cannot be used is counted and said.
+ */
+static void test_cache(void **state)
+{
+	char dir[] = "/tmp/lfr-loader-cache-XXXXXX", path[512], err[256];
+	struct lfr_unwind_cache *c;
+	struct lfr_unwind_loader *l;
+	struct lfr_unwind_loader_stats st;
+	struct fake f = {0};
+	uint64_t rows;
+	int fd;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(lfr_unwind_cache_open(dir, &c, err, sizeof(err)), 0);
+	assert_int_equal(lfr_unwind_loader_new(&l, fake_add, &f), 0);
+	lfr_unwind_loader_set_cache(l, c);
+	lfr_unwind_loader_load_object(l, fixture("libunw.so"));
+	lfr_unwind_loader_get_stats(l, &st);
+	assert_int_equal(st.tables, 1);
+	assert_int_equal(st.cached, 0);
+	assert_int_equal(st.stored, 1);
+	assert_int_equal(st.cache_problems, 0);
+	lfr_unwind_loader_free(l);
+	rows = f.rows;
+
+	/* the next session */
+	assert_int_equal(lfr_unwind_loader_new(&l, fake_add, &f), 0);
+	lfr_unwind_loader_set_cache(l, c);
+	lfr_unwind_loader_load_object(l, fixture("libunw.so"));
+	lfr_unwind_loader_get_stats(l, &st);
+	assert_int_equal(st.tables, 1);
+	assert_int_equal(st.cached, 1);
+	assert_int_equal(st.stored, 0);
+	assert_int_equal(f.rows, 2 * rows);
+	lfr_unwind_loader_free(l);
+
+	/* a file in its place that is not the table: said, built and stored again */
+	snprintf(path, sizeof(path), "%s", dir);
+	{
+		DIR *d = opendir(dir);
+		struct dirent *de;
+
+		assert_non_null(d);
+		while ((de = readdir(d)))
+			if (strstr(de->d_name, ".unwind"))
+				snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		closedir(d);
+	}
+	fd = open(path, O_WRONLY | O_TRUNC);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "not a table", 11), 11);
+	close(fd);
+	assert_int_equal(lfr_unwind_loader_new(&l, fake_add, &f), 0);
+	lfr_unwind_loader_set_cache(l, c);
+	lfr_unwind_loader_load_object(l, fixture("libunw.so"));
+	lfr_unwind_loader_get_stats(l, &st);
+	assert_int_equal(st.tables, 1);
+	assert_int_equal(st.cached, 0);
+	assert_int_equal(st.stored, 1);
+	assert_int_equal(st.cache_problems, 1);
+	assert_non_null(strstr(st.first_cache_problem, ".unwind: cut short, built again"));
+	lfr_unwind_loader_free(l);
+	lfr_unwind_cache_close(c);
+	unlink(path);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_mmap_records),
 	    cmocka_unit_test(test_program_and_process),
 	    cmocka_unit_test(test_quiesce_waits_for_no_load),
+	    cmocka_unit_test(test_cache),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

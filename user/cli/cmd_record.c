@@ -149,6 +149,12 @@ static void warn_unwind(struct record *r, bool at_end)
 		        PROG, missing, missing == 1 ? "" : "s",
 		        us.failed ? us.first_failure : "more objects than the queue holds",
 		        us.failed > 1 || us.dropped ? ", ..." : "");
+	if (at_end && us.cache_problems)
+		fprintf(stderr,
+		        "%s: warning: --unwind-cache: %" PRIu64
+		        " file%s not used or not written: %s%s\n",
+		        PROG, us.cache_problems, us.cache_problems == 1 ? "" : "s",
+		        us.first_cache_problem, us.cache_problems > 1 ? ", ..." : "");
 }
 
 static int unwind_add(void *arg, int object_fd, const struct lfr_unwind_table *t,
@@ -260,6 +266,8 @@ static void on_started(struct cli_runner *run, char **cmd)
 		lfr_recorder_prepare(r->rec, ring_bytes < PREPARED_MAX ? ring_bytes : PREPARED_MAX);
 	if (!r->fp_only)
 		lfr_unwind_loader_new(&r->unwind, unwind_add, r); /* NULL when it cannot */
+	if (r->unwind)
+		lfr_unwind_loader_set_cache(r->unwind, r->unwind_cache);
 	if (cmd) {
 		lfr_program_objects(cmd[0], load_program_object, r, err, sizeof(err));
 		load_exec_arguments(r, cmd);
@@ -319,6 +327,20 @@ static int open_outputs(struct record *r)
 	struct lfr_sym_opts so = {.flags = LFR_SYM_PROC_MAPS_FALLBACK, .cache_entries = 16384};
 	int err;
 
+	if (r->unwind_cache_dir) {
+		char why[512];
+
+		err =
+		    lfr_unwind_cache_open(r->unwind_cache_dir, &r->unwind_cache, why, sizeof(why));
+		if (err) {
+			fprintf(
+			    stderr,
+			    "%s: --unwind-cache %s\n  hint: give a directory of your own (it is "
+			    "made, mode 700, when missing)\n",
+			    PROG, why);
+			return err == -EPERM ? LFR_EXIT_PERM : LFR_EXIT_IO;
+		}
+	}
 	record_export_hooks(&r->export, &r->jfr_opts);
 	err = lfr_jfr_open(&r->w, r->output, &r->jfr_opts);
 	if (err) {
@@ -349,6 +371,8 @@ static void close_outputs(struct record *r)
 	record_export_free(&r->export);    /* stops it first, if it still runs */
 	lfr_unwind_loader_free(r->unwind); /* before the control socket it uses closes */
 	r->unwind = NULL;
+	lfr_unwind_cache_close(r->unwind_cache);
+	r->unwind_cache = NULL;
 	stop_ctx_finder(r);
 	lfr_ctx_finder_free(r->ctx);
 	r->ctx = NULL;

@@ -67,10 +67,14 @@ static void print_unwind(const struct record *r, const struct lfr_status *st)
 	lfr_unwind_loader_get_stats(r->unwind, &us);
 	if (us.unsupported)
 		return;
+	fprintf(stderr, "  unwind tables: %" PRIu64 " object%s, %" PRIu64 " KiB", us.tables,
+	        us.tables == 1 ? "" : "s", (us.bytes + 1023) / 1024);
+	if (r->unwind_cache)
+		fprintf(stderr, " (%" PRIu64 " from the cache, %" PRIu64 " stored)", us.cached,
+		        us.stored);
 	fprintf(stderr,
-	        "  unwind tables: %" PRIu64 " object%s, %" PRIu64 " KiB; %" PRIu64
-	        " return addresses found by them, %" PRIu64 " stacks ended in code without CFI",
-	        us.tables, us.tables == 1 ? "" : "s", (us.bytes + 1023) / 1024,
+	        "; %" PRIu64 " return addresses found by them, %" PRIu64
+	        " stacks ended in code without CFI",
 	        v[LFR_CTR_UNWIND_FRAMES], v[LFR_CTR_USER_NO_CFI]);
 	if (v[LFR_CTR_UNWIND_EVICTED])
 		fprintf(stderr, ", %" PRIu64 " dropped for --unwind-max",

@@ -37,6 +37,8 @@ struct lfr_unwind_loader {
 	struct hashtab queued; /* (dev, ino) queued or loaded: the queueing thread's */
 	struct hashtab done;   /* (dev, ino) tried: the loading side's */
 
+	struct lfr_unwind_cache *cache; /* NULL: every table built */
+
 	struct lfr_worker w; /* its lock: the queue, the flags below and the stats */
 	struct item *head, *tail;
 	size_t nqueued;
@@ -66,6 +68,7 @@ static bool stopped(struct lfr_unwind_loader *l)
 /* Builds the table of the object open at fd and hands it over, once per (device, inode). */
 static void load_fd(struct lfr_unwind_loader *l, int fd, const char *path)
 {
+	struct lfr_unwind_cache_result how;
 	struct lfr_unwind_table t;
 	struct lfr_error e;
 	struct stat st;
@@ -79,7 +82,13 @@ static void load_fd(struct lfr_unwind_loader *l, int fd, const char *path)
 	}
 	if (!hashtab_put(&l->done, st.st_dev, st.st_ino, &fresh) || !fresh || stopped(l))
 		return;
-	ret = lfr_unwind_table_build(fd, &t, why, sizeof(why));
+	ret = lfr_unwind_cache_get(l->cache, fd, &t, &how, why, sizeof(why));
+	pthread_mutex_lock(&l->w.lock);
+	l->st.stored += how.how == LFR_UNWIND_CACHE_STORED;
+	if (how.problem[0] && !l->st.cache_problems++)
+		snprintf(l->st.first_cache_problem, sizeof(l->st.first_cache_problem), "%s",
+		         how.problem);
+	pthread_mutex_unlock(&l->w.lock);
 	if (ret) {
 		failed(l, path, why);
 		return;
@@ -101,6 +110,7 @@ static void load_fd(struct lfr_unwind_loader *l, int fd, const char *path)
 	switch (ret) {
 	case 0:
 		l->st.tables++;
+		l->st.cached += how.how == LFR_UNWIND_CACHE_HIT;
 		l->st.bytes += lfr_unwind_table_bytes(&t);
 		break;
 	case -EEXIST:
@@ -346,6 +356,11 @@ int lfr_unwind_loader_load_program(struct lfr_unwind_loader *l, const char *cmd,
 	if (lfr_program_objects(cmd, load_program_object, &p, err, errlen) < 0)
 		return -1;
 	return p.n;
+}
+
+void lfr_unwind_loader_set_cache(struct lfr_unwind_loader *l, struct lfr_unwind_cache *c)
+{
+	l->cache = c;
 }
 
 int lfr_unwind_loader_start(struct lfr_unwind_loader *l, int nice)

@@ -19,6 +19,7 @@
 #include <linux/lfr.h>
 
 #include "lib/error.h"
+#include "sym/unwind_cache.h"
 #include "sym/unwind_table.h"
 
 struct lfr_unwind_loader;
@@ -28,8 +29,12 @@ typedef int (*lfr_unwind_add_fn)(void *arg, int object_fd, const struct lfr_unwi
                                  struct lfr_error *e);
 
 struct lfr_unwind_loader_stats {
-	uint64_t tables, bytes;   /* tables the session took, and their size (header and rows) */
-	uint64_t present;         /* objects whose table the session had already */
+	uint64_t tables, bytes; /* tables the session took, and their size (header and rows) */
+	uint64_t present;       /* objects whose table the session had already */
+	uint64_t cached,
+	    stored; /* tables read from the cache (of the tables taken); stored in it */
+	uint64_t cache_problems; /* cache files refused or not written */
+	char first_cache_problem[256];
 	uint64_t failed;          /* objects left without a table */
 	uint64_t dropped;         /* objects not queued: the queue was full */
 	char first_failure[1024]; /* "PATH: why" of the first failure */
@@ -38,6 +43,12 @@ struct lfr_unwind_loader_stats {
 };
 
 int lfr_unwind_loader_new(struct lfr_unwind_loader **out, lfr_unwind_add_fn add, void *arg);
+/*
+ * Tables come from the cache c (sym/unwind_cache.h) when it holds them, and are stored there when
+ * built.  Before any loading; c stays the caller's, and is used until lfr_unwind_loader_stop().
+ */
+void lfr_unwind_loader_set_cache(struct lfr_unwind_loader *l, struct lfr_unwind_cache *c);
+
 /* Stops the thread if it runs. */
 void lfr_unwind_loader_free(struct lfr_unwind_loader *l);
 
