@@ -338,6 +338,33 @@ static void test_forget_and_cache(void **state)
 	lfr_sym_free(sym);
 }
 
+/*
+ * LFR_SYM_CACHE_FILELESS (the recorder, which remembers the frames of files itself): a pc of a
+ * file is named again, not taken from the cache; the same names.
+ */
+static void test_cache_fileless(void **state)
+{
+	struct lfr_sym *sym = new_sym(LFR_SYM_CACHE_FILELESS);
+	void *h = fixture_dlopen("libsymfix.so");
+	struct lfr_frame f1, f2;
+	struct lfr_sym_stats st;
+	uint64_t add;
+
+	(void)state;
+	assert_non_null(h);
+	add = fixture_sym(h, "fix_add");
+	assert_true(add_maps_as(sym, getpid(), FAKE_PID, "/libsymfix.so", 0) >= 1);
+	assert_true(lfr_sym_resolve_user(sym, FAKE_PID, add + 1, &f1));
+	assert_true(lfr_sym_resolve_user(sym, FAKE_PID, add + 1, &f2));
+	assert_ptr_equal(f1.method, f2.method);
+	assert_string_equal(f2.method, "fix_add");
+	lfr_sym_get_stats(sym, &st);
+	assert_int_equal(st.lookups, 2);
+	assert_int_equal(st.cache_hits, 0);
+	dlclose(h);
+	lfr_sym_free(sym);
+}
+
 /* A file whose inode differs from the mapping's (replaced since) is not trusted. */
 static void test_replaced_file(void **state)
 {
@@ -548,6 +575,7 @@ int main(void)
 		cmocka_unit_test(test_unknown_pcs),
 		cmocka_unit_test(test_overlapping_mappings),
 		cmocka_unit_test(test_forget_and_cache),
+		cmocka_unit_test(test_cache_fileless),
 		cmocka_unit_test(test_replaced_file),
 		cmocka_unit_test(test_other_roots),
 		cmocka_unit_test(test_proc_maps_fallback),

@@ -71,6 +71,21 @@ static void test_perf_map(void **state)
 	assert_string_equal(f.class_name, "[anon]");
 	assert_string_equal(f.method, "0x7f0000001070");
 
+	/* With LFR_SYM_CACHE_FILELESS (the recorder's), JIT frames are still cached. */
+	{
+		struct lfr_sym_opts o = {.perf_map_dir = dir, .flags = LFR_SYM_CACHE_FILELESS};
+		struct lfr_sym *fl = NULL;
+		struct lfr_sym_stats st;
+
+		assert_int_equal(lfr_sym_new(&fl, &o), 0);
+		assert_int_equal(lfr_sym_add_mapping(fl, &anon), 0);
+		expect_jit(fl, JIT_PID, 0x7f0000001010, "jit_alpha", 0x10);
+		expect_jit(fl, JIT_PID, 0x7f0000001010, "jit_alpha", 0x10);
+		lfr_sym_get_stats(fl, &st);
+		assert_int_equal(st.cache_hits, 1);
+		lfr_sym_free(fl);
+	}
+
 	/* A process known only by its perf map (no mapping records). */
 	assert_int_equal(write_file(dir, "perf-93002.map", "1000 10 lonely\n", "w"), 0);
 	expect_jit(sym, JIT_PID + 1, 0x1008, "lonely", 8);

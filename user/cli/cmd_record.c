@@ -322,9 +322,10 @@ static int ask_ksym(void *arg, uint64_t pc, char *text, size_t len)
 
 static int open_outputs(struct record *r)
 {
-	/* the recorder names each frame in a file once (lfr_recorder's own memory of frames): its
-	 * symbolizer's cache holds the rest, code in anonymous memory and pcs not named again */
-	struct lfr_sym_opts so = {.flags = LFR_SYM_PROC_MAPS_FALLBACK, .cache_entries = 16384};
+	/* the recorder names each frame in a file or the kernel once (lfr_recorder's own memory of
+	 * frames): its symbolizer's cache holds the rest, JIT code named by perf maps */
+	struct lfr_sym_opts so = {.flags = LFR_SYM_PROC_MAPS_FALLBACK | LFR_SYM_CACHE_FILELESS,
+	                          .cache_entries = 16384};
 	int err;
 
 	if (r->unwind_cache_dir) {

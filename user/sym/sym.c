@@ -86,12 +86,16 @@ static char *dup_or(const char *s, const char *def)
  * first write there then splits it; a recording paid that while its first samples came in.  Here
  * a lookup that misses reads the shared 4 KiB zero page.  NULL without memory.
  */
-static struct cache_ent *cache_map(size_t entries, size_t *bytes)
+static struct cache_ent *cache_map(size_t entries, bool populate, size_t *bytes)
 {
 	size_t len = entries * sizeof(struct cache_ent);
-	/* populated now: its slots are spread over every page, each touched by a pc named later */
+	/*
+	 * populated now: its slots are spread over every page, each touched by a pc named later;
+	 * not with LFR_SYM_CACHE_FILELESS, where few pcs are written (a recording of a machine
+	 * without JIT code writes none: 1.4 MiB of pages cleared for nothing at its start)
+	 */
 	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
-	               MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	               MAP_PRIVATE | MAP_ANONYMOUS | (populate ? MAP_POPULATE : 0), -1, 0);
 
 	if (p == MAP_FAILED)
 		return NULL;
@@ -126,7 +130,7 @@ int lfr_sym_new(struct lfr_sym **out, const struct lfr_sym_opts *opts)
 	while (entries < (opts->cache_entries ? opts->cache_entries : 65536u) &&
 	       entries < (1u << 24))
 		entries <<= 1;
-	sym->cache = cache_map(entries, &sym->cache_bytes);
+	sym->cache = cache_map(entries, !(opts->flags & LFR_SYM_CACHE_FILELESS), &sym->cache_bytes);
 	sym->cache_mask = entries - 1;
 	sym->s_unknown = strpool_intern(&sym->pool, "[unknown]", 9);
 	sym->s_kernel = strpool_intern(&sym->pool, "[kernel]", 8);
@@ -733,7 +737,7 @@ static struct cache_ent *cache_slot(struct lfr_sym *sym, uint32_t pid, uint64_t 
 static bool finish(struct lfr_sym *sym, struct cache_ent *e, uint32_t pid, uint64_t pc,
                    uint64_t serial, bool ok, const struct lfr_frame *f)
 {
-	if (e) {
+	if (e && (!(sym->flags & LFR_SYM_CACHE_FILELESS) || (pid != KERNEL_PID && !f->path))) {
 		e->pid = pid;
 		e->pc = pc;
 		e->serial = serial;

@@ -72,6 +72,12 @@ struct lfr_sym_opts {
  * .gnu_debuglink.  Queries block: for offline naming (lfr report), never for recording.
  */
 #define LFR_SYM_DEBUGINFOD 0x2u
+/*
+ * Cache only what names no file: pcs of a perf map or of anonymous memory.  For a caller that
+ * remembers the frames of files and of the kernel itself (the recorder), so that the cache does
+ * not hold them twice; its pages are then written only where such pcs land, not at the start.
+ */
+#define LFR_SYM_CACHE_FILELESS 0x4u
 
 /* One executable mapping of a process, as the kernel reports it. */
 struct lfr_sym_mapping {
