@@ -8,7 +8,7 @@
 # a coarse cross-check), its VmRSS, and the module's CPU for the session (irq_ns + work_ns of
 # `lfr status -m`), and each thread's name and time; in the steady window, VmRSS every 30 s.  At 0 s the recorder has just been spawned: its CPU and the module's are
 # taken as 0.  One "always-on" line per window and run for the report.
-# As the service, the recorder keeps its unwind tables in /var/cache/lfr (--unwind-cache): with
+# As the service, the recorder keeps its unwind and symbol tables in /var/cache/lfr (--cache): with
 # CACHE "warm" a 5 s recording beside the workload fills it before the first run (the service's
 # every start after its first), with "cold" it is emptied before each run (its very first start).
 #   always-on-guest.sh SECONDS RUNS "LFR RECORD OPTIONS" [cold|warm]
@@ -17,7 +17,7 @@ secs=$1 runs=$2 opts=$3 cache_mode=${4:-warm}
 repo=/tmp/lfr-repo
 cache=/var/cache/lfr
 mkdir -p /var/cache
-echo "always-on: kernel $(uname -r), $(nproc) CPUs; lfr.ko $(cat /sys/module/lfr/version); lfr record -a --repository $repo --unwind-cache $cache $opts; cache $cache_mode"
+echo "always-on: kernel $(uname -r), $(nproc) CPUs; lfr.ko $(cat /sys/module/lfr/version); lfr record -a --repository $repo --cache $cache $opts; cache $cache_mode"
 # (busybox sh: no arrays; busybox awk: %d is 32-bit, hence %.0f)
 # ns on the CPU of all the live threads of a process
 sched_ns() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%.0f\n", s }'; }
@@ -57,7 +57,7 @@ run() {
 	cid=""
 	t0=$(now_ms)
 	# shellcheck disable=SC2086
-	lfr record -a -q --repository "$repo" --unwind-cache "$cache" $opts &
+	lfr record -a -q --repository "$repo" --cache "$cache" $opts &
 	rec=$!
 	at_0=$t0 ns_0=0 tk_0=0 tids_0=- rss_0=0 mod_0=0 th_0=-
 	sleep_until "$t0" 10; mark 1
@@ -87,7 +87,7 @@ if [ "$cache_mode" = warm ]; then
 	rm -rf "$cache"
 	deepstack 32 7 2 >/dev/null 2>&1 &
 	sleep 0.5
-	lfr record -a -q --unwind-cache "$cache" -o /tmp/prime.jfr -d 5 2>/tmp/prime.err
+	lfr record -a -q --cache "$cache" -o /tmp/prime.jfr -d 5 2>/tmp/prime.err
 	wait
 	echo "always-on: cache filled: $(ls "$cache" | grep -c '\.unwind$') tables; $(grep 'unwind tables' /tmp/prime.err)"
 	rm -f /tmp/prime.jfr

@@ -215,7 +215,7 @@ static void test_quiesce_waits_for_no_load(void **state)
 static void test_cache(void **state)
 {
 	char dir[] = "/tmp/lfr-loader-cache-XXXXXX", path[512], err[256];
-	struct lfr_unwind_cache *c;
+	struct lfr_blob_cache *c;
 	struct lfr_unwind_loader *l;
 	struct lfr_unwind_loader_stats st;
 	struct fake f = {0};
@@ -224,7 +224,7 @@ static void test_cache(void **state)
 
 	(void)state;
 	assert_non_null(mkdtemp(dir));
-	assert_int_equal(lfr_unwind_cache_open(dir, &c, err, sizeof(err)), 0);
+	assert_int_equal(lfr_blob_cache_open(dir, &c, err, sizeof(err)), 0);
 	assert_int_equal(lfr_unwind_loader_new(&l, fake_add, &f), 0);
 	lfr_unwind_loader_set_cache(l, c);
 	lfr_unwind_loader_load_object(l, fixture("libunw.so"));
@@ -273,7 +273,7 @@ static void test_cache(void **state)
 	assert_int_equal(st.cache_problems, 1);
 	assert_non_null(strstr(st.first_cache_problem, ".unwind: cut short, built again"));
 	lfr_unwind_loader_free(l);
-	lfr_unwind_cache_close(c);
+	lfr_blob_cache_close(c);
 	unlink(path);
 	rmdir(dir);
 }

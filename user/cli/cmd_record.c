@@ -149,12 +149,27 @@ static void warn_unwind(struct record *r, bool at_end)
 		        PROG, missing, missing == 1 ? "" : "s",
 		        us.failed ? us.first_failure : "more objects than the queue holds",
 		        us.failed > 1 || us.dropped ? ", ..." : "");
-	if (at_end && us.cache_problems)
+}
+
+/* Files of --cache DIR not used (damaged, stale) or not written: said once, at the end. */
+static void warn_cache(struct record *r)
+{
+	struct lfr_unwind_loader_stats us = {0};
+	struct lfr_sym_cache_stats ss;
+	uint64_t n;
+
+	if (!r->cache)
+		return;
+	if (r->unwind)
+		lfr_unwind_loader_get_stats(r->unwind, &us);
+	lfr_sym_get_cache_stats(r->sym, &ss);
+	n = us.cache_problems + ss.problems;
+	if (n)
 		fprintf(stderr,
-		        "%s: warning: --unwind-cache: %" PRIu64
-		        " file%s not used or not written: %s%s\n",
-		        PROG, us.cache_problems, us.cache_problems == 1 ? "" : "s",
-		        us.first_cache_problem, us.cache_problems > 1 ? ", ..." : "");
+		        "%s: warning: --cache: %" PRIu64 " file%s not used or not written: %s%s\n",
+		        PROG, n, n == 1 ? "" : "s",
+		        us.cache_problems ? us.first_cache_problem : ss.first_problem,
+		        n > 1 ? ", ..." : "");
 }
 
 static int unwind_add(void *arg, int object_fd, const struct lfr_unwind_table *t,
@@ -267,7 +282,7 @@ static void on_started(struct cli_runner *run, char **cmd)
 	if (!r->fp_only)
 		lfr_unwind_loader_new(&r->unwind, unwind_add, r); /* NULL when it cannot */
 	if (r->unwind)
-		lfr_unwind_loader_set_cache(r->unwind, r->unwind_cache);
+		lfr_unwind_loader_set_cache(r->unwind, r->cache);
 	if (cmd) {
 		lfr_program_objects(cmd[0], load_program_object, r, err, sizeof(err));
 		load_exec_arguments(r, cmd);
@@ -328,17 +343,16 @@ static int open_outputs(struct record *r)
 	                          .cache_entries = 16384};
 	int err;
 
-	if (r->unwind_cache_dir) {
+	if (r->cache_dir) {
 		char why[512];
 
-		err =
-		    lfr_unwind_cache_open(r->unwind_cache_dir, &r->unwind_cache, why, sizeof(why));
+		err = lfr_blob_cache_open(r->cache_dir, &r->cache, why, sizeof(why));
 		if (err) {
-			fprintf(
-			    stderr,
-			    "%s: --unwind-cache %s\n  hint: give a directory of your own (it is "
-			    "made, mode 700, when missing)\n",
-			    PROG, why);
+			fprintf(stderr,
+			        "%s: --cache %s\n  hint: give a directory of your own (it is made, "
+			        "mode "
+			        "700, when missing)\n",
+			        PROG, why);
 			return err == -EPERM ? LFR_EXIT_PERM : LFR_EXIT_IO;
 		}
 	}
@@ -355,6 +369,8 @@ static int open_outputs(struct record *r)
 	err = lfr_sym_new(&r->sym, &so);
 	if (!err)
 		lfr_sym_set_kernel_ask(r->sym, ask_ksym, r);
+	if (!err && r->cache)
+		lfr_sym_set_cache(r->sym, r->cache);
 	if (!err)
 		err = lfr_recorder_new(&r->rec, r->w, r->sym);
 	if (!err && r->repository)
@@ -372,8 +388,8 @@ static void close_outputs(struct record *r)
 	record_export_free(&r->export);    /* stops it first, if it still runs */
 	lfr_unwind_loader_free(r->unwind); /* before the control socket it uses closes */
 	r->unwind = NULL;
-	lfr_unwind_cache_close(r->unwind_cache);
-	r->unwind_cache = NULL;
+	lfr_blob_cache_close(r->cache);
+	r->cache = NULL;
 	stop_ctx_finder(r);
 	lfr_ctx_finder_free(r->ctx);
 	r->ctx = NULL;
@@ -425,8 +441,10 @@ static int finish_file(struct record *r, const struct lfr_status *st, int ret)
 			if (!r->quiet)
 				record_print_summary(r, st, secs, &js);
 		}
-		if (!ret)
+		if (!ret) {
 			warn_unwind(r, true);
+			warn_cache(r);
+		}
 		r->w = NULL;
 	}
 	return ret;

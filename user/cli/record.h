@@ -60,13 +60,13 @@ struct record {
 	struct lfr_ring_size rings;
 	bool fp_only;                     /* --call-graph fp or --unwind-max 0: no unwind tables */
 	struct lfr_unwind_loader *unwind; /* the session's unwind tables, unless fp_only */
-	const char *unwind_cache_dir;     /* --unwind-cache DIR: tables kept there by build-id */
-	struct lfr_unwind_cache *unwind_cache;
-	bool unsupported_told;      /* the module without tables was reported already */
-	uint32_t wall_hz;           /* --wall HZ: wall-clock samples at HZ; 0: none */
-	bool no_ctx;                /* --no-thread-context */
-	struct lfr_ctx_finder *ctx; /* the processes' thread contexts, unless no_ctx */
-	struct lfr_ctl ctx_ctl;     /* the finder's own control socket */
+	const char *cache_dir;            /* --cache DIR: tables kept there by build-id */
+	struct lfr_blob_cache *cache;     /* its unwind tables and symbol tables */
+	bool unsupported_told;            /* the module without tables was reported already */
+	uint32_t wall_hz;                 /* --wall HZ: wall-clock samples at HZ; 0: none */
+	bool no_ctx;                      /* --no-thread-context */
+	struct lfr_ctx_finder *ctx;       /* the processes' thread contexts, unless no_ctx */
+	struct lfr_ctl ctx_ctl;           /* the finder's own control socket */
 	bool ctx_ctl_open;
 	struct lfr_ctl ksym_ctl; /* the naming side's own, for kernel names (LFR_CMD_KSYM) */
 	bool ksym_ctl_open;

@@ -274,12 +274,6 @@ static int parse_targets(struct record *r, char **cmd, bool unwind_max_set, uint
 	}
 	if (unwind_max_set && !unwind_max)
 		r->fp_only = true;
-	if (r->fp_only && r->unwind_cache_dir) {
-		fprintf(stderr,
-		        "%s: --unwind-cache keeps the tables of --call-graph cfi; fp has none\n",
-		        PROG);
-		return LFR_EXIT_USAGE;
-	}
 	run->start.no_unwind = r->fp_only;
 	run->start.thread_ctx = !r->no_ctx;
 	run->start.unwind_max_kb = (uint32_t)((unwind_max + 1023) >> 10);
@@ -344,7 +338,7 @@ int record_parse(struct record *r, int argc, char **argv, char ***cmd)
 	    {"call-graph", 0, NULL, CLI_OPT_CALL, &r->fp_only, .parse = call_graph_opt},
 	    {"unwind-max", 0, NULL, CLI_OPT_SIZE, &unwind_max, 0,
 	     (uint64_t)LFR_MAX_UNWIND_MAX_KB << 10, &unwind_max_set},
-	    {"unwind-cache", 0, NULL, CLI_OPT_STRING, &r->unwind_cache_dir},
+	    {"cache", 0, NULL, CLI_OPT_STRING, &r->cache_dir},
 	    {"kernel-stacks", 'k', NULL, CLI_OPT_SET, &so->kernel_stack},
 	    {"off-cpu", 0, NULL, CLI_OPT_CALL, &so->offcpu_min_ns, .parse = off_cpu_opt,
 	     .optional = true},

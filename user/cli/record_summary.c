@@ -67,19 +67,32 @@ static void print_unwind(const struct record *r, const struct lfr_status *st)
 	lfr_unwind_loader_get_stats(r->unwind, &us);
 	if (us.unsupported)
 		return;
-	fprintf(stderr, "  unwind tables: %" PRIu64 " object%s, %" PRIu64 " KiB", us.tables,
-	        us.tables == 1 ? "" : "s", (us.bytes + 1023) / 1024);
-	if (r->unwind_cache)
-		fprintf(stderr, " (%" PRIu64 " from the cache, %" PRIu64 " stored)", us.cached,
-		        us.stored);
 	fprintf(stderr,
-	        "; %" PRIu64 " return addresses found by them, %" PRIu64
-	        " stacks ended in code without CFI",
+	        "  unwind tables: %" PRIu64 " object%s, %" PRIu64 " KiB; %" PRIu64
+	        " return addresses found by them, %" PRIu64 " stacks ended in code without CFI",
+	        us.tables, us.tables == 1 ? "" : "s", (us.bytes + 1023) / 1024,
 	        v[LFR_CTR_UNWIND_FRAMES], v[LFR_CTR_USER_NO_CFI]);
 	if (v[LFR_CTR_UNWIND_EVICTED])
 		fprintf(stderr, ", %" PRIu64 " dropped for --unwind-max",
 		        v[LFR_CTR_UNWIND_EVICTED]);
 	fputc('\n', stderr);
+}
+
+/* What --cache DIR gave and took. */
+static void print_cache(const struct record *r)
+{
+	struct lfr_unwind_loader_stats us = {0};
+	struct lfr_sym_cache_stats ss;
+
+	if (!r->cache)
+		return;
+	if (r->unwind)
+		lfr_unwind_loader_get_stats(r->unwind, &us);
+	lfr_sym_get_cache_stats(r->sym, &ss);
+	fprintf(stderr,
+	        "  cache %s: unwind tables %" PRIu64 " read, %" PRIu64
+	        " stored; symbol tables %" PRIu64 " read, %" PRIu64 " stored\n",
+	        r->cache_dir, us.cached, us.stored, ss.read, ss.stored);
 }
 
 /* What the recording found of the processes' thread contexts. */
@@ -236,6 +249,7 @@ void record_print_summary(struct record *r, const struct lfr_status *st, double 
 	fprintf(stderr, "  %" PRIu64 " process%s, %" PRIu64 " threads started, %" PRIu64 " ended\n",
 	        rs.processes, rs.processes == 1 ? "" : "es", rs.thread_starts, rs.thread_ends);
 	print_unwind(r, st);
+	print_cache(r);
 	print_ctx(r, &rs);
 	print_rates(r);
 	if (r->rings.ring_pages)

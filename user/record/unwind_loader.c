@@ -37,7 +37,7 @@ struct lfr_unwind_loader {
 	struct hashtab queued; /* (dev, ino) queued or loaded: the queueing thread's */
 	struct hashtab done;   /* (dev, ino) tried: the loading side's */
 
-	struct lfr_unwind_cache *cache; /* NULL: every table built */
+	struct lfr_blob_cache *cache; /* NULL: every table built */
 
 	struct lfr_worker w; /* its lock: the queue, the flags below and the stats */
 	struct item *head, *tail;
@@ -358,7 +358,7 @@ int lfr_unwind_loader_load_program(struct lfr_unwind_loader *l, const char *cmd,
 	return p.n;
 }
 
-void lfr_unwind_loader_set_cache(struct lfr_unwind_loader *l, struct lfr_unwind_cache *c)
+void lfr_unwind_loader_set_cache(struct lfr_unwind_loader *l, struct lfr_blob_cache *c)
 {
 	l->cache = c;
 }

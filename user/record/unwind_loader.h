@@ -47,7 +47,7 @@ int lfr_unwind_loader_new(struct lfr_unwind_loader **out, lfr_unwind_add_fn add,
  * Tables come from the cache c (sym/unwind_cache.h) when it holds them, and are stored there when
  * built.  Before any loading; c stays the caller's, and is used until lfr_unwind_loader_stop().
  */
-void lfr_unwind_loader_set_cache(struct lfr_unwind_loader *l, struct lfr_unwind_cache *c);
+void lfr_unwind_loader_set_cache(struct lfr_unwind_loader *l, struct lfr_blob_cache *c);
 
 /* Stops the thread if it runs. */
 void lfr_unwind_loader_free(struct lfr_unwind_loader *l);

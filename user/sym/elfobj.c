@@ -20,6 +20,7 @@
 
 #include "lib/regular_file.h"
 #include "sym/internal.h"
+#include "sym/sym_cache.h"
 
 struct sec {
 	uint64_t addr, size;
@@ -413,27 +414,56 @@ static long read_plt(struct elfobj *o, Elf *e)
 	return added;
 }
 
+/* A problem with the cache's file, counted and the first one kept. */
+static void cache_problem(const struct elfobj_env *env, const char *why)
+{
+	if (why[0] && !env->cache_st->problems++)
+		snprintf(env->cache_st->first_problem, sizeof(env->cache_st->first_problem), "%s",
+		         why);
+}
+
 static int load_symbols(const struct elfobj_env *env, struct elfobj *o, Elf *e,
                         const struct stat *st, const char *open_path)
 {
 	struct debug_file d = {.fd = -1};
 	const char *why = NULL;
+	bool own = has_section(e, SHT_SYMTAB), dbg = false;
+	/* kept by build-id, for recording: not with debuginfod (whose answer may come later) */
+	bool cached = env->cache && st && o->build_id_len && !env->dbgi;
+	struct stat dst;
+	char cwhy[256];
 	long n = 0;
 
-	if (has_section(e, SHT_SYMTAB)) {
+	if (!own)
+		dbg = (o->build_id_len &&
+		       find_by_build_id(env, &d, st, o->build_id, o->build_id_len)) ||
+		      (open_path && find_by_debuglink(env, &d, st, e, open_path, o->build_id,
+		                                      o->build_id_len)) ||
+		      find_by_debuginfod(env, &d, st, o->build_id, o->build_id_len, &why);
+	if (dbg && fstat(d.fd, &dst))
+		cached = false;
+	if (cached && sym_cache_load(env->cache, o, (uint64_t)st->st_size, dbg ? &dst : NULL, cwhy,
+	                             sizeof(cwhy))) {
+		env->cache_st->read++;
+		if (dbg) {
+			o->debug_path = strpool_intern(env->pool, d.path, strlen(d.path));
+			(*env->debug_files)++;
+		}
+		debug_close(&d);
+		return 0;
+	}
+	if (cached)
+		cache_problem(env, cwhy);
+	if (own) {
 		n = read_symbols(o, e, SHT_SYMTAB);
-	} else if ((o->build_id_len &&
-	            find_by_build_id(env, &d, st, o->build_id, o->build_id_len)) ||
-	           (open_path &&
-	            find_by_debuglink(env, &d, st, e, open_path, o->build_id, o->build_id_len)) ||
-	           find_by_debuginfod(env, &d, st, o->build_id, o->build_id_len, &why)) {
+	} else if (dbg) {
 		n = read_symbols(o, d.elf, SHT_SYMTAB);
 		if (n >= 0) {
 			o->debug_path = strpool_intern(env->pool, d.path, strlen(d.path));
 			(*env->debug_files)++;
 		}
-		debug_close(&d);
 	}
+	debug_close(&d);
 	if (why)
 		o->unnamed_why = strpool_intern(env->pool, why, strlen(why));
 	/* Exported names still help when the debug symbols are missing or empty. */
@@ -444,6 +474,13 @@ static int load_symbols(const struct elfobj_env *env, struct elfobj *o, Elf *e,
 	if (n < 0)
 		return (int)n;
 	symtab_finish(&o->syms);
+	if (cached && o->syms.n) {
+		if (sym_cache_store(env->cache, o, (uint64_t)st->st_size, dbg ? &dst : NULL, cwhy,
+		                    sizeof(cwhy)))
+			cache_problem(env, cwhy);
+		else
+			env->cache_st->stored++;
+	}
 	return 0;
 }
 

@@ -142,6 +142,9 @@ struct elfobj_env {
 	const char *debug_dirs;       /* ':'-separated: where separate debug files are looked for */
 	struct sym_debuginfod **dbgi; /* NULL: not asked to use debuginfod */
 	uint64_t *debug_files;        /* counts the separate debug files read */
+	/* symbol tables kept by build-id (sym_cache.h), NULL: none; and what came of it */
+	struct lfr_blob_cache *cache;
+	struct lfr_sym_cache_stats *cache_st;
 };
 
 /*

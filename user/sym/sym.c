@@ -148,6 +148,7 @@ int lfr_sym_new(struct lfr_sym **out, const struct lfr_sym_opts *opts)
 	    .debug_dirs = sym->debug_dirs,
 	    .dbgi = (sym->flags & LFR_SYM_DEBUGINFOD) ? &sym->dbgi : NULL,
 	    .debug_files = &sym->st.debug_files,
+	    .cache_st = &sym->cache_st,
 	};
 	/* Serial 0 marks empty cache entries. */
 	sym->next_serial = 1;
@@ -774,6 +775,16 @@ bool lfr_sym_resolve_user(struct lfr_sym *sym, uint32_t pid, uint64_t pc, struct
 	}
 	ok = resolve_in(sym, p, pc, out, &cacheable);
 	return finish(sym, cacheable ? e : NULL, pid, pc, p->serial, ok, out);
+}
+
+void lfr_sym_set_cache(struct lfr_sym *sym, struct lfr_blob_cache *c)
+{
+	sym->env.cache = c;
+}
+
+void lfr_sym_get_cache_stats(const struct lfr_sym *sym, struct lfr_sym_cache_stats *st)
+{
+	*st = sym->cache_st;
 }
 
 void lfr_sym_set_kernel_ask(struct lfr_sym *sym,

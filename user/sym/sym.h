@@ -79,6 +79,24 @@ struct lfr_sym_opts {
  */
 #define LFR_SYM_CACHE_FILELESS 0x4u
 
+/* What the symbol tables' cache (lfr_sym_set_cache) did. */
+struct lfr_sym_cache_stats {
+	uint64_t read, stored; /* tables read back; built and stored */
+	uint64_t problems;     /* files refused or not written */
+	char first_problem[256];
+};
+
+struct lfr_blob_cache;
+
+/*
+ * Objects' symbol tables come from the cache c (sym/sym_cache.h: by build-id) when it holds them,
+ * and are stored there when read; not with LFR_SYM_DEBUGINFOD.  Before the first lookup; c stays
+ * the caller's and must outlive sym.
+ */
+void lfr_sym_set_cache(struct lfr_sym *sym, struct lfr_blob_cache *c);
+/* What the cache did so far (for the thread that names, or once it is done). */
+void lfr_sym_get_cache_stats(const struct lfr_sym *sym, struct lfr_sym_cache_stats *st);
+
 /* One executable mapping of a process, as the kernel reports it. */
 struct lfr_sym_mapping {
 	uint32_t pid;

@@ -71,6 +71,7 @@ struct lfr_sym {
 	struct lfr_sym_stats st;
 	struct sym_debuginfod *dbgi;
 	struct elfobj_env env; /* what loading an object needs of sym (elfobj.c) */
+	struct lfr_sym_cache_stats cache_st;
 	const char *s_unknown, *s_kernel, *s_anon, *s_jit, *s_vdso;
 	char err[512];
 };

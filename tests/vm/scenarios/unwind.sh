@@ -8,7 +8,7 @@
 # frequency (2 %).  The same 99 % under `taskset -c 0 nofp` (a program the command execs, whose
 # tables are loaded before the command runs too).  The same workload recorded with
 # --call-graph fp shows what the frame pointers alone give (reported, not checked).  With
-# --unwind-cache DIR the tables built are stored, read back by the next recording, and as exact.
+# --cache DIR the tables built are stored, read back by the next recording, and as exact.
 set -u
 share=${LFR_SHARE:-/tmp}
 secs=5
@@ -131,28 +131,35 @@ lfr record -F $hz -o "$share/wrapped.jfr" -- taskset -c 0 nofp "$secs" >"$share/
 grep 'unwind tables' "$share/wrapped.err"
 check wrapped strict
 
-# Tables kept by build-id (--unwind-cache DIR, as lfr.service keeps them in /var/cache/lfr): the
-# first recording builds and stores every table, the next reads every one back, and its chains
-# are as exact.  A directory others may write is refused before anything is recorded.
-uc=/tmp/lfr-unwind-cache
+# Tables kept by build-id (--cache DIR, as lfr.service keeps them in /var/cache/lfr): the first
+# recording builds and stores every unwind table and symbol table, the next reads every one back,
+# and its chains are as exact.  A directory others may write is refused before anything is
+# recorded.
+uc=/tmp/lfr-cache
 rm -rf "$uc"
-lfr record --unwind-cache "$uc" -F $hz -o "$share/stored.jfr" -- nofp 1 >/dev/null 2>"$share/stored.err" ||
-	{ echo "unwind: FAILED: lfr record --unwind-cache (storing)"; cat "$share/stored.err"; fail=1; }
-grep 'unwind tables' "$share/stored.err"
-nstored=$(sed -n 's/.*unwind tables: \([0-9]*\) objects\{0,1\}, .* (0 from the cache, \1 stored).*/\1/p' "$share/stored.err")
-nfiles=$(ls "$uc" | grep -c '^[0-9a-f]*\.unwind$')
-echo "unwind: cache: ${nstored:-none} tables stored, $nfiles files"
-if [ -z "$nstored" ] || [ "$nstored" -lt 2 ] || [ "$nfiles" != "$nstored" ]; then
+lfr record --cache "$uc" -F $hz -o "$share/stored.jfr" -- nofp 1 >/dev/null 2>"$share/stored.err" ||
+	{ echo "unwind: FAILED: lfr record --cache (storing)"; cat "$share/stored.err"; fail=1; }
+grep 'cache ' "$share/stored.err"
+line=$(grep "  cache $uc: " "$share/stored.err")
+u_st=$(echo "$line" | sed -n 's/.*unwind tables 0 read, \([0-9]*\) stored;.*/\1/p')
+s_st=$(echo "$line" | sed -n 's/.*symbol tables 0 read, \([0-9]*\) stored$/\1/p')
+n_u=$(ls "$uc" | grep -c '^[0-9a-f]*\.unwind$')
+n_s=$(ls "$uc" | grep -c '^[0-9a-f]*\.syms$')
+echo "unwind: cache: ${u_st:-none} unwind tables stored ($n_u files), ${s_st:-none} symbol tables ($n_s files)"
+if [ -z "$u_st" ] || [ "$u_st" -lt 2 ] || [ "$n_u" != "$u_st" ] || [ -z "$s_st" ] || [ "$s_st" -lt 2 ] ||
+	[ "$n_s" != "$s_st" ]; then
 	echo "unwind: FAILED: the first recording did not store every table it built"; fail=1
 fi
-lfr record --unwind-cache "$uc" -F $hz -o "$share/cached.jfr" -- nofp "$secs" >/dev/null 2>"$share/cached.err" ||
-	{ echo "unwind: FAILED: lfr record --unwind-cache (reading)"; cat "$share/cached.err"; fail=1; }
-grep 'unwind tables' "$share/cached.err"
-grep -q "unwind tables: $nfiles objects, .* ($nfiles from the cache, 0 stored)" "$share/cached.err" ||
+lfr record --cache "$uc" -F $hz -o "$share/cached.jfr" -- nofp "$secs" >/dev/null 2>"$share/cached.err" ||
+	{ echo "unwind: FAILED: lfr record --cache (reading)"; cat "$share/cached.err"; fail=1; }
+grep 'cache \|unwind tables' "$share/cached.err"
+grep -q "  unwind tables: $n_u objects" "$share/cached.err" &&
+	grep -q "  cache $uc: unwind tables $n_u read, 0 stored; symbol tables $n_s read, 0 stored\$" "$share/cached.err" ||
 	{ echo "unwind: FAILED: the second recording did not read every table from the cache"; fail=1; }
+grep -q 'warning: --cache' "$share/cached.err" && { echo "unwind: FAILED: a cache file refused"; fail=1; }
 check cached strict
 chmod 777 "$uc"
-lfr record --unwind-cache "$uc" -o "$share/refused.jfr" -- true >/dev/null 2>"$share/refused.err"
+lfr record --cache "$uc" -o "$share/refused.jfr" -- true >/dev/null 2>"$share/refused.err"
 rc=$?
 cat "$share/refused.err"
 if [ $rc != 4 ] || ! grep -q 'writable by others' "$share/refused.err" || [ -e "$share/refused.jfr" ]; then
