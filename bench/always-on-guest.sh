@@ -9,7 +9,7 @@
 # `lfr status -m`), and each thread's name and time; in the steady window, VmRSS every 30 s.  At 0 s the recorder has just been spawned: its CPU and the module's are
 # taken as 0.  One "always-on" line per window and run for the report.
 # As the service, the recorder keeps its unwind and symbol tables in /var/cache/lfr (--cache): with
-# CACHE "warm" a 5 s recording beside the workload fills it before the first run (the service's
+# CACHE "warm" a 10 s recording beside the workload fills it before the first run (the service's
 # every start after its first), with "cold" it is emptied before each run (its very first start).
 #   always-on-guest.sh SECONDS RUNS "LFR RECORD OPTIONS" [cold|warm]
 set -u
@@ -84,13 +84,16 @@ run() {
 }
 
 if [ "$cache_mode" = warm ]; then
+	# the service's own command, for 10 s: its loader at the service's priority builds every
+	# table of the objects the workload and the recorder run
 	rm -rf "$cache"
-	deepstack 32 7 2 >/dev/null 2>&1 &
+	deepstack 32 12 2 >/dev/null 2>&1 &
 	sleep 0.5
-	lfr record -a -q --cache "$cache" -o /tmp/prime.jfr -d 5 2>/tmp/prime.err
+	# shellcheck disable=SC2086
+	lfr record -a --repository /tmp/prime-repo --cache "$cache" $opts -d 10 2>/tmp/prime.err
 	wait
-	echo "always-on: cache filled: $(ls "$cache" | grep -c '\.unwind$') tables; $(grep 'unwind tables' /tmp/prime.err)"
-	rm -f /tmp/prime.jfr
+	echo "always-on: cache filled: $(ls "$cache" | grep -c '\.unwind$') unwind tables, $(ls "$cache" | grep -c '\.syms$') symbol tables; $(grep 'cache ' /tmp/prime.err)"
+	rm -rf /tmp/prime-repo
 fi
 for run in $(seq "$runs"); do run; done
 echo "always-on: done"
