@@ -12,7 +12,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,33 +19,11 @@
 #include <unistd.h>
 
 #include "lib/blob_cache.h"
-
-static char dir[64];
-
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st, (void)flag, (void)ftw;
-	return remove(path);
-}
-
-static int setup(void **state)
-{
-	(void)state;
-	snprintf(dir, sizeof(dir), "/tmp/lfr-blob-XXXXXX");
-	assert_non_null(mkdtemp(dir));
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-	return 0;
-}
+#include "test_tmpdir.h"
 
 static int files(void)
 {
-	DIR *d = opendir(dir);
+	DIR *d = opendir(test_dir);
 	struct dirent *de;
 	int n = 0;
 
@@ -87,7 +64,7 @@ static void expect(struct lfr_blob_cache *c, const char *name, const char *text,
 
 static void path_of(const char *name, char *out, size_t len)
 {
-	snprintf(out, len, "%s/%s", dir, name);
+	snprintf(out, len, "%s/%s", test_dir, name);
 }
 
 static void test_written_read_back(void **state)
@@ -97,7 +74,7 @@ static void test_written_read_back(void **state)
 	const uint8_t bid[] = {0x93, 0xac, 0x01};
 
 	(void)state;
-	assert_int_equal(lfr_blob_cache_open(dir, &c, err, sizeof(err)), 0);
+	assert_int_equal(lfr_blob_cache_open(test_dir, &c, err, sizeof(err)), 0);
 	lfr_blob_cache_name(bid, sizeof(bid), ".syms", name, sizeof(name));
 	assert_string_equal(name, "93ac01.syms");
 	expect(c, name, NULL, -ENOENT, "");
@@ -117,7 +94,7 @@ static void test_refused(void **state)
 	int fd;
 
 	(void)state;
-	assert_int_equal(lfr_blob_cache_open(dir, &c, err, sizeof(err)), 0);
+	assert_int_equal(lfr_blob_cache_open(test_dir, &c, err, sizeof(err)), 0);
 	put(c, "a.unwind", "0123456789abcdef");
 	path_of("a.unwind", path, sizeof(path));
 	fd = open(path, O_RDWR);
@@ -166,13 +143,13 @@ static void test_directory_must_be_own(void **state)
 	int fd;
 
 	(void)state;
-	assert_int_equal(chmod(dir, 0777), 0);
-	assert_int_equal(lfr_blob_cache_open(dir, &c, err, sizeof(err)), -EPERM);
+	assert_int_equal(chmod(test_dir, 0777), 0);
+	assert_int_equal(lfr_blob_cache_open(test_dir, &c, err, sizeof(err)), -EPERM);
 	assert_null(c);
 	assert_non_null(strstr(err, "owned by another user or writable by others"));
-	assert_int_equal(chmod(dir, 0720), 0);
-	assert_int_equal(lfr_blob_cache_open(dir, &c, err, sizeof(err)), -EPERM);
-	assert_int_equal(chmod(dir, 0700), 0);
+	assert_int_equal(chmod(test_dir, 0720), 0);
+	assert_int_equal(lfr_blob_cache_open(test_dir, &c, err, sizeof(err)), -EPERM);
+	assert_int_equal(chmod(test_dir, 0700), 0);
 
 	path_of("file", path, sizeof(path));
 	fd = open(path, O_WRONLY | O_CREAT, 0600);
@@ -196,7 +173,7 @@ static void test_least_recently_used_goes(void **state)
 	int fd;
 
 	(void)state;
-	assert_int_equal(lfr_blob_cache_open(dir, &c, err, sizeof(err)), 0);
+	assert_int_equal(lfr_blob_cache_open(test_dir, &c, err, sizeof(err)), 0);
 	lfr_blob_cache_set_max(c, 2);
 	put(c, "one.syms", "first one");
 	put(c, "two.syms", "second one");
@@ -225,10 +202,13 @@ static void test_least_recently_used_goes(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test_setup_teardown(test_written_read_back, setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_refused, setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_directory_must_be_own, setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_least_recently_used_goes, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_written_read_back, test_tmpdir_setup,
+	                                    test_tmpdir_teardown),
+	    cmocka_unit_test_setup_teardown(test_refused, test_tmpdir_setup, test_tmpdir_teardown),
+	    cmocka_unit_test_setup_teardown(test_directory_must_be_own, test_tmpdir_setup,
+	                                    test_tmpdir_teardown),
+	    cmocka_unit_test_setup_teardown(test_least_recently_used_goes, test_tmpdir_setup,
+	                                    test_tmpdir_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -10,35 +10,12 @@
 #include <setjmp.h>
 #include <cmocka.h>
 #include <dirent.h>
-#include <ftw.h>
 
 #include "lib/blob_cache.h"
+#include "test_tmpdir.h"
 #include "sym_test_util.h"
 
 #define FAKE_PID 91501u
-
-static char dir[64];
-
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st, (void)flag, (void)ftw;
-	return remove(path);
-}
-
-static int setup(void **state)
-{
-	(void)state;
-	snprintf(dir, sizeof(dir), "/tmp/lfr-symcache-XXXXXX");
-	assert_non_null(mkdtemp(dir));
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-	return 0;
-}
 
 /* A symbolizer with the cache, its debug files under the fixture directory debug_dir. */
 static struct lfr_sym *new_sym(struct lfr_blob_cache *c, const char *debug_dir, unsigned flags)
@@ -88,7 +65,7 @@ static void test_read_back_names_the_same(void **state)
 	assert_non_null(h);
 	add = fixture_sym(h, "fix_add");
 	mul = fixture_sym(h, "fix_call_getpid");
-	assert_int_equal(lfr_blob_cache_open(dir, &c, err, sizeof(err)), 0);
+	assert_int_equal(lfr_blob_cache_open(test_dir, &c, err, sizeof(err)), 0);
 	for (int round = 0; round < 2; round++) {
 		sym = new_sym(c, "nodebug", 0);
 		assert_true(add_maps_as(sym, getpid(), FAKE_PID, "/libsymfix.so", 0) >= 1);
@@ -119,7 +96,7 @@ static void test_debug_file_installed_since(void **state)
 	(void)state;
 	assert_non_null(h);
 	hidden = fixture_addr(h, "bid_hidden_addr");
-	assert_int_equal(lfr_blob_cache_open(dir, &c, err, sizeof(err)), 0);
+	assert_int_equal(lfr_blob_cache_open(test_dir, &c, err, sizeof(err)), 0);
 	/* without its debug file: exported names only, stored so */
 	sym = new_sym(c, "nodebug", 0);
 	assert_true(add_maps_as(sym, getpid(), FAKE_PID, "/libsymbid.so", 0) >= 1);
@@ -151,7 +128,7 @@ static void test_debug_file_installed_since(void **state)
 /* The only .syms file of the cache, rewritten whole (its CRC right) after f changed it. */
 static void rewrite(struct lfr_blob_cache *c, void (*f)(char *payload, size_t len))
 {
-	DIR *d = opendir(dir);
+	DIR *d = opendir(test_dir);
 	struct dirent *de;
 	char name[256] = "", err[256];
 	void *buf;
@@ -198,7 +175,7 @@ static void test_damaged_tables_refused(void **state)
 	(void)state;
 	assert_non_null(h);
 	add = fixture_sym(h, "fix_add");
-	assert_int_equal(lfr_blob_cache_open(dir, &c, err, sizeof(err)), 0);
+	assert_int_equal(lfr_blob_cache_open(test_dir, &c, err, sizeof(err)), 0);
 	sym = new_sym(c, "nodebug", 0);
 	assert_true(add_maps_as(sym, getpid(), FAKE_PID, "/libsymfix.so", 0) >= 1);
 	expect(sym, add, true, "fix_add");
@@ -218,9 +195,12 @@ static void test_damaged_tables_refused(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test_setup_teardown(test_read_back_names_the_same, setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_debug_file_installed_since, setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_damaged_tables_refused, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_read_back_names_the_same, test_tmpdir_setup,
+	                                    test_tmpdir_teardown),
+	    cmocka_unit_test_setup_teardown(test_debug_file_installed_since, test_tmpdir_setup,
+	                                    test_tmpdir_teardown),
+	    cmocka_unit_test_setup_teardown(test_damaged_tables_refused, test_tmpdir_setup,
+	                                    test_tmpdir_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

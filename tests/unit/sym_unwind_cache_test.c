@@ -12,40 +12,17 @@
 #include <cmocka.h>
 #include <dirent.h>
 #include <fcntl.h>
-#include <ftw.h>
 
 #include "sym/unwind_cache.h"
+#include "test_tmpdir.h"
 #include "sym_test_util.h"
 
 #define LIBC "/lib/x86_64-linux-gnu/libc.so.6"
 
-static char dir[64];
-
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st, (void)flag, (void)ftw;
-	return remove(path);
-}
-
-static int setup(void **state)
-{
-	(void)state;
-	snprintf(dir, sizeof(dir), "/tmp/lfr-ucache-XXXXXX");
-	assert_non_null(mkdtemp(dir));
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-	return 0;
-}
-
 /* How many NAME.unwind files the cache holds, and the first one's name. */
 static int files(char *first, size_t len)
 {
-	DIR *d = opendir(dir);
+	DIR *d = opendir(test_dir);
 	struct dirent *de;
 	int n = 0;
 
@@ -53,7 +30,7 @@ static int files(char *first, size_t len)
 	while ((de = readdir(d)))
 		if (strstr(de->d_name, ".unwind") && de->d_name[0] != '.') {
 			if (!n && first)
-				snprintf(first, len, "%s/%s", dir, de->d_name);
+				snprintf(first, len, "%s/%s", test_dir, de->d_name);
 			n++;
 		}
 	closedir(d);
@@ -86,7 +63,7 @@ static void test_stored_then_read_back(void **state)
 	char err[256];
 
 	(void)state;
-	assert_int_equal(lfr_blob_cache_open(dir, &c, err, sizeof(err)), 0);
+	assert_int_equal(lfr_blob_cache_open(test_dir, &c, err, sizeof(err)), 0);
 	assert_int_equal(get(NULL, LIBC, &built, &res), 0);
 	assert_int_equal(res.how, LFR_UNWIND_CACHE_BUILT);
 	assert_int_equal(files(NULL, 0), 0);
@@ -115,7 +92,7 @@ static void spoiled(void (*f)(const char *path), const char *why)
 	struct lfr_blob_cache *c;
 	char err[256], path[512];
 
-	assert_int_equal(lfr_blob_cache_open(dir, &c, err, sizeof(err)), 0);
+	assert_int_equal(lfr_blob_cache_open(test_dir, &c, err, sizeof(err)), 0);
 	assert_int_equal(get(c, LIBC, &built, &res), 0);
 	assert_int_equal(files(path, sizeof(path)), 1);
 	f(path);
@@ -155,59 +132,56 @@ static void cut(const char *path)
 	assert_int_equal(truncate(path, st.st_size - 12), 0);
 }
 
-/* A whole blob (its CRC right) whose table is not this object's: libc's rows, another size. */
-static void other_object(const char *path)
+/* The cache's file at path rewritten whole (its CRC right) after f changed its payload. */
+static void rewrite(const char *path, void (*f)(char *payload, size_t len))
 {
 	int fd = open(path, O_RDWR);
+	struct lfr_blob_cache *c;
+	struct iovec iov;
 	struct stat st;
+	char err[256];
 	char *buf;
 
 	assert_true(fd >= 0 && !fstat(fd, &st));
 	buf = malloc(st.st_size);
 	assert_int_equal(pread(fd, buf, st.st_size, 0), st.st_size);
 	close(fd);
-	/* the payload's object size (after the blob's 24 bytes: magic 8, version, rows) */
-	(*(uint64_t *)(buf + 24 + 16))++;
-	{
-		struct lfr_blob_cache *c;
-		struct iovec iov = {buf + 24, st.st_size - 24};
-		char err[256];
-		const char *name = strrchr(path, '/') + 1;
-
-		assert_int_equal(lfr_blob_cache_open(dir, &c, err, sizeof(err)), 0);
-		assert_int_equal(lfr_blob_cache_write(c, name, &iov, 1, err, sizeof(err)), 0);
-		lfr_blob_cache_close(c);
-	}
+	/* the payload follows the blob's 24 bytes */
+	iov = (struct iovec){buf + 24, st.st_size - 24};
+	f(iov.iov_base, iov.iov_len);
+	assert_int_equal(lfr_blob_cache_open(test_dir, &c, err, sizeof(err)), 0);
+	assert_int_equal(lfr_blob_cache_write(c, strrchr(path, '/') + 1, &iov, 1, err, sizeof(err)),
+	                 0);
+	lfr_blob_cache_close(c);
 	free(buf);
 }
 
-/* Rows out of order, the blob whole. */
+/* The table of another object: libc's rows, another object size (magic 8, version, rows). */
+static void bump_object_size(char *payload, size_t len)
+{
+	(void)len;
+	(*(uint64_t *)(payload + 16))++;
+}
+
+/* The last two rows swapped. */
+static void swap_last_rows(char *payload, size_t len)
+{
+	char row[sizeof(struct lfr_unwind_row)];
+	size_t at = len - 2 * sizeof(row);
+
+	memcpy(row, payload + at, sizeof(row));
+	memcpy(payload + at, payload + at + sizeof(row), sizeof(row));
+	memcpy(payload + at + sizeof(row), row, sizeof(row));
+}
+
+static void other_object(const char *path)
+{
+	rewrite(path, bump_object_size);
+}
+
 static void rows_swapped(const char *path)
 {
-	int fd = open(path, O_RDWR);
-	struct stat st;
-	char *buf, row[sizeof(struct lfr_unwind_row)];
-	size_t at;
-
-	assert_true(fd >= 0 && !fstat(fd, &st));
-	buf = malloc(st.st_size);
-	assert_int_equal(pread(fd, buf, st.st_size, 0), st.st_size);
-	close(fd);
-	at = st.st_size - 2 * sizeof(row);
-	memcpy(row, buf + at, sizeof(row));
-	memcpy(buf + at, buf + at + sizeof(row), sizeof(row));
-	memcpy(buf + at + sizeof(row), row, sizeof(row));
-	{
-		struct lfr_blob_cache *c;
-		struct iovec iov = {buf + 24, st.st_size - 24};
-		char err[256];
-
-		assert_int_equal(lfr_blob_cache_open(dir, &c, err, sizeof(err)), 0);
-		assert_int_equal(
-		    lfr_blob_cache_write(c, strrchr(path, '/') + 1, &iov, 1, err, sizeof(err)), 0);
-		lfr_blob_cache_close(c);
-	}
-	free(buf);
+	rewrite(path, swap_last_rows);
 }
 
 static void link_elsewhere(const char *path)
@@ -254,7 +228,7 @@ static void test_no_build_id(void **state)
 	char err[256];
 
 	(void)state;
-	assert_int_equal(lfr_blob_cache_open(dir, &c, err, sizeof(err)), 0);
+	assert_int_equal(lfr_blob_cache_open(test_dir, &c, err, sizeof(err)), 0);
 	assert_int_equal(get(c, fixture("libsymdl.so"), &t, &res), 0);
 	assert_int_equal(res.how, LFR_UNWIND_CACHE_BUILT);
 	assert_true(t.hdr.nr_rows > 0);
@@ -266,13 +240,17 @@ static void test_no_build_id(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test_setup_teardown(test_stored_then_read_back, setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_damaged, setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_cut, setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_other_object, setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_rows_out_of_order, setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_link, setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_no_build_id, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_stored_then_read_back, test_tmpdir_setup,
+	                                    test_tmpdir_teardown),
+	    cmocka_unit_test_setup_teardown(test_damaged, test_tmpdir_setup, test_tmpdir_teardown),
+	    cmocka_unit_test_setup_teardown(test_cut, test_tmpdir_setup, test_tmpdir_teardown),
+	    cmocka_unit_test_setup_teardown(test_other_object, test_tmpdir_setup,
+	                                    test_tmpdir_teardown),
+	    cmocka_unit_test_setup_teardown(test_rows_out_of_order, test_tmpdir_setup,
+	                                    test_tmpdir_teardown),
+	    cmocka_unit_test_setup_teardown(test_link, test_tmpdir_setup, test_tmpdir_teardown),
+	    cmocka_unit_test_setup_teardown(test_no_build_id, test_tmpdir_setup,
+	                                    test_tmpdir_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -212,12 +212,28 @@ static void test_quiesce_waits_for_no_load(void **state)
  * With a cache (sym/unwind_cache.h): a first session builds and stores, the next reads back; the
  * module is given the same rows.  A file of the cache that cannot be used is counted and said.
  */
+/* One session's loading of libunw.so with the cache c: how many tables it read and stored. */
+static void session(struct lfr_blob_cache *c, struct fake *f, uint64_t cached, uint64_t stored,
+                    uint64_t problems, struct lfr_unwind_loader_stats *st)
+{
+	struct lfr_unwind_loader *l;
+
+	assert_int_equal(lfr_unwind_loader_new(&l, fake_add, f), 0);
+	lfr_unwind_loader_set_cache(l, c);
+	lfr_unwind_loader_load_object(l, fixture("libunw.so"));
+	lfr_unwind_loader_get_stats(l, st);
+	assert_int_equal(st->tables, 1);
+	assert_int_equal(st->cached, cached);
+	assert_int_equal(st->stored, stored);
+	assert_int_equal(st->cache_problems, problems);
+	lfr_unwind_loader_free(l);
+}
+
 static void test_cache(void **state)
 {
 	char dir[] = "/tmp/lfr-loader-cache-XXXXXX", path[512], err[256];
-	struct lfr_blob_cache *c;
-	struct lfr_unwind_loader *l;
 	struct lfr_unwind_loader_stats st;
+	struct lfr_blob_cache *c;
 	struct fake f = {0};
 	uint64_t rows;
 	int fd;
@@ -225,27 +241,11 @@ static void test_cache(void **state)
 	(void)state;
 	assert_non_null(mkdtemp(dir));
 	assert_int_equal(lfr_blob_cache_open(dir, &c, err, sizeof(err)), 0);
-	assert_int_equal(lfr_unwind_loader_new(&l, fake_add, &f), 0);
-	lfr_unwind_loader_set_cache(l, c);
-	lfr_unwind_loader_load_object(l, fixture("libunw.so"));
-	lfr_unwind_loader_get_stats(l, &st);
-	assert_int_equal(st.tables, 1);
-	assert_int_equal(st.cached, 0);
-	assert_int_equal(st.stored, 1);
-	assert_int_equal(st.cache_problems, 0);
-	lfr_unwind_loader_free(l);
+	session(c, &f, 0, 1, 0, &st);
 	rows = f.rows;
-
-	/* the next session */
-	assert_int_equal(lfr_unwind_loader_new(&l, fake_add, &f), 0);
-	lfr_unwind_loader_set_cache(l, c);
-	lfr_unwind_loader_load_object(l, fixture("libunw.so"));
-	lfr_unwind_loader_get_stats(l, &st);
-	assert_int_equal(st.tables, 1);
-	assert_int_equal(st.cached, 1);
-	assert_int_equal(st.stored, 0);
+	/* the next session reads it, and the module is given the same rows */
+	session(c, &f, 1, 0, 0, &st);
 	assert_int_equal(f.rows, 2 * rows);
-	lfr_unwind_loader_free(l);
 
 	/* a file in its place that is not the table: said, built and stored again */
 	snprintf(path, sizeof(path), "%s", dir);
@@ -263,16 +263,8 @@ static void test_cache(void **state)
 	assert_true(fd >= 0);
 	assert_int_equal(write(fd, "not a table", 11), 11);
 	close(fd);
-	assert_int_equal(lfr_unwind_loader_new(&l, fake_add, &f), 0);
-	lfr_unwind_loader_set_cache(l, c);
-	lfr_unwind_loader_load_object(l, fixture("libunw.so"));
-	lfr_unwind_loader_get_stats(l, &st);
-	assert_int_equal(st.tables, 1);
-	assert_int_equal(st.cached, 0);
-	assert_int_equal(st.stored, 1);
-	assert_int_equal(st.cache_problems, 1);
+	session(c, &f, 0, 1, 1, &st);
 	assert_non_null(strstr(st.first_cache_problem, ".unwind: cut short, built again"));
-	lfr_unwind_loader_free(l);
 	lfr_blob_cache_close(c);
 	unlink(path);
 	rmdir(dir);
