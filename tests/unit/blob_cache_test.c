@@ -158,6 +158,12 @@ static void test_directory_must_be_own(void **state)
 	assert_int_equal(lfr_blob_cache_open(path, &c, err, sizeof(err)), -ENOTDIR);
 	assert_non_null(strstr(err, "not a directory"));
 
+	/* not through a symbolic link, even to a directory of one's own */
+	path_of("link", path, sizeof(path));
+	assert_int_equal(symlink(test_dir, path), 0);
+	assert_int_equal(lfr_blob_cache_open(path, &c, err, sizeof(err)), -ELOOP);
+	assert_non_null(strstr(err, "a symbolic link: give the directory itself"));
+
 	path_of("made", path, sizeof(path));
 	assert_int_equal(lfr_blob_cache_open(path, &c, err, sizeof(err)), 0);
 	lfr_blob_cache_close(c);
@@ -175,27 +181,41 @@ static void test_least_recently_used_goes(void **state)
 	(void)state;
 	assert_int_equal(lfr_blob_cache_open(test_dir, &c, err, sizeof(err)), 0);
 	lfr_blob_cache_set_max(c, 2);
-	put(c, "one.syms", "first one");
-	put(c, "two.syms", "second one");
+	put(c, "01.syms", "first one");
+	put(c, "02.syms", "second one");
 	/* one is older, then read: two is the least recently used */
-	path_of("one.syms", path, sizeof(path));
+	path_of("01.syms", path, sizeof(path));
 	assert_int_equal(utimensat(AT_FDCWD, path, old, 0), 0);
-	path_of("two.syms", path, sizeof(path));
+	path_of("02.syms", path, sizeof(path));
 	old[0].tv_sec = old[1].tv_sec = 2000;
 	assert_int_equal(utimensat(AT_FDCWD, path, old, 0), 0);
-	expect(c, "one.syms", "first one", 0, NULL);
+	expect(c, "01.syms", "first one", 0, NULL);
 	/* a temporary file of a write that never finished, long ago */
-	path_of(".three.syms.1.tmp", path, sizeof(path));
+	path_of(".03.syms.1.tmp", path, sizeof(path));
 	fd = open(path, O_WRONLY | O_CREAT, 0600);
 	assert_true(fd >= 0);
 	close(fd);
 	assert_int_equal(utimensat(AT_FDCWD, path, old, 0), 0);
-	put(c, "three.syms", "third one");
-	assert_int_equal(files(), 2);
-	expect(c, "one.syms", "first one", 0, NULL);
-	expect(c, "two.syms", NULL, -ENOENT, "");
-	expect(c, "three.syms", "third one", 0, NULL);
+	/* what is not the cache's own is neither counted nor removed, however old */
+	for (int i = 0; i < 5; i++) {
+		const char *foreign[] = {"notes.txt", "0A.syms", "01.syms.bak", "01.", "zz.syms"};
+
+		path_of(foreign[i], path, sizeof(path));
+		fd = open(path, O_WRONLY | O_CREAT, 0600);
+		assert_true(fd >= 0);
+		close(fd);
+		old[0].tv_sec = old[1].tv_sec = 1;
+		assert_int_equal(utimensat(AT_FDCWD, path, old, 0), 0);
+	}
+	put(c, "03.syms", "third one");
+	assert_int_equal(files(), 2 + 5);
+	expect(c, "01.syms", "first one", 0, NULL);
+	expect(c, "02.syms", NULL, -ENOENT, "");
+	expect(c, "03.syms", "third one", 0, NULL);
+	path_of(".03.syms.1.tmp", path, sizeof(path));
 	assert_int_equal(access(path, F_OK), -1);
+	path_of("notes.txt", path, sizeof(path));
+	assert_int_equal(access(path, F_OK), 0);
 	lfr_blob_cache_close(c);
 }
 

@@ -49,10 +49,18 @@ int lfr_blob_cache_open(const char *dir, struct lfr_blob_cache **out, char *err,
 	if (mkdir(dir, 0700) && errno != EEXIST)
 		return say(err, errlen, -errno, "%s: cannot make the directory: %s", dir,
 		           strerror(errno));
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return say(err, errlen, -errno, "%s: %s", dir,
-		           errno == ENOTDIR ? "not a directory" : strerror(errno));
+	/* not through a final symbolic link: one that another user placed could lead anywhere */
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		int e = errno;
+
+		if (e == ENOTDIR && !lstat(dir, &st) && S_ISLNK(st.st_mode))
+			e = ELOOP;
+		return say(err, errlen, -e, "%s: %s", dir,
+		           e == ENOTDIR ? "not a directory"
+		           : e == ELOOP ? "a symbolic link: give the directory itself"
+		                        : strerror(e));
+	}
 	if (fstat(fd, &st)) {
 		close(fd);
 		return say(err, errlen, -errno, "%s: %s", dir, strerror(errno));
@@ -167,6 +175,32 @@ int lfr_blob_cache_read(struct lfr_blob_cache *c, const char *name, size_t max, 
 	return 0;
 }
 
+/*
+ * Whether name is one of the cache's files: a build-id in hex and a suffix of letters (or, with
+ * tmp, ".NAME.PID.tmp").  Nothing else in the directory is counted or ever removed.
+ */
+static bool is_ours(const char *name, bool tmp)
+{
+	const char *p = name + tmp, *q;
+	size_t hex = 0;
+
+	if (tmp && name[0] != '.')
+		return false;
+	while ((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f'))
+		p++, hex++;
+	if (!hex || *p != '.' || !(p[1] >= 'a' && p[1] <= 'z'))
+		return false;
+	for (q = p + 1; *q >= 'a' && *q <= 'z'; q++)
+		;
+	if (!tmp)
+		return !*q;
+	if (*q != '.' || q[1] < '0' || q[1] > '9')
+		return false;
+	for (q++; *q >= '0' && *q <= '9'; q++)
+		;
+	return !strcmp(q, ".tmp");
+}
+
 /* Makes room for one more file: removes the least recently used while max are there. */
 static void make_room(struct lfr_blob_cache *c)
 {
@@ -186,15 +220,14 @@ static void make_room(struct lfr_blob_cache *c)
 		size_t len = strlen(de->d_name);
 		struct stat st;
 
-		if (de->d_name[0] == '.') {
-			if (len > 4 && !strcmp(de->d_name + len - 4, ".tmp") &&
-			    !fstatat(c->dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) &&
-			    st.st_mtim.tv_sec + STALE_TMP_SECS < time(NULL))
+		if (is_ours(de->d_name, true)) {
+			if (!fstatat(c->dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) &&
+			    S_ISREG(st.st_mode) && st.st_mtim.tv_sec + STALE_TMP_SECS < time(NULL))
 				unlinkat(c->dirfd, de->d_name, 0);
 			continue;
 		}
-		if (len >= sizeof(victim) ||
-		    fstatat(c->dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW))
+		if (!is_ours(de->d_name, false) || len >= sizeof(victim) ||
+		    fstatat(c->dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
 			continue;
 		count++;
 		if (!victim[0] || st.st_mtim.tv_sec < oldest.tv_sec ||

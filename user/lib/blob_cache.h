@@ -6,9 +6,11 @@
  *
  * A file is a header (magic, the payload's length and CRC-32) and the payload; it is read only
  * when it is a regular file of this user whose size and CRC agree, and written whole under a
- * temporary name, then renamed.  The directory must be the user's own and writable by no one
- * else: what is in it decides how stacks are walked and named.  At most LFR_BLOB_CACHE_MAX
- * files: the least recently used (a read updates its time) makes room for a new one.
+ * temporary name, then renamed.  The directory must be the user's own, writable by no one else
+ * and not reached through a symbolic link: what is in it decides how stacks are walked and named.
+ * At most LFR_BLOB_CACHE_MAX files: the least recently used (a read updates its time) makes room
+ * for a new one.  Only the cache's own files (HEX.SUFFIX, and .HEX.SUFFIX.PID.tmp that a write
+ * which never finished left) are counted or removed: anything else there is left alone.
  */
 #ifndef LFR_LIB_BLOB_CACHE_H
 #define LFR_LIB_BLOB_CACHE_H
