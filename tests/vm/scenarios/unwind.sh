@@ -132,8 +132,8 @@ grep 'unwind tables' "$share/wrapped.err"
 check wrapped strict
 
 # Tables kept by build-id (--cache DIR, as lfr.service keeps them in /var/cache/lfr): the first
-# recording builds and stores every unwind table and symbol table, the next reads every one back,
-# and its chains are as exact.  A directory others may write is refused before anything is
+# recording builds and stores every unwind table and symbol table, the next reads every one of
+# those back (and stores those of objects the first did not meet), and its chains are as exact.  A directory others may write is refused before anything is
 # recorded.
 uc=/tmp/lfr-cache
 rm -rf "$uc"
@@ -153,9 +153,14 @@ fi
 lfr record --cache "$uc" -F $hz -o "$share/cached.jfr" -- nofp "$secs" >/dev/null 2>"$share/cached.err" ||
 	{ echo "unwind: FAILED: lfr record --cache (reading)"; cat "$share/cached.err"; fail=1; }
 grep 'cache \|unwind tables' "$share/cached.err"
-grep -q "  unwind tables: $n_u objects" "$share/cached.err" &&
-	grep -q "  cache $uc: unwind tables $n_u read, 0 stored; symbol tables $n_s read, 0 stored\$" "$share/cached.err" ||
-	{ echo "unwind: FAILED: the second recording did not read every table from the cache"; fail=1; }
+# every table stored is read back; the longer run may meet (and store) more objects
+line=$(grep "  cache $uc: " "$share/cached.err")
+u_rd=$(echo "$line" | sed -n 's/.*unwind tables \([0-9]*\) read,.*/\1/p')
+s_rd=$(echo "$line" | sed -n 's/.*symbol tables \([0-9]*\) read,.*/\1/p')
+if [ "${u_rd:-0}" -lt "$n_u" ] || [ "${s_rd:-0}" -lt "$n_s" ]; then
+	echo "unwind: FAILED: the second recording read ${u_rd:-no} of $n_u unwind tables and ${s_rd:-no} of $n_s symbol tables from the cache"
+	fail=1
+fi
 grep -q 'warning: --cache' "$share/cached.err" && { echo "unwind: FAILED: a cache file refused"; fail=1; }
 check cached strict
 chmod 777 "$uc"
