@@ -133,8 +133,8 @@ check wrapped strict
 
 # Tables kept by build-id (--cache DIR, as lfr.service keeps them in /var/cache/lfr): the first
 # recording builds and stores every unwind table and symbol table, the next reads every one of
-# those back (and stores those of objects the first did not meet), and its chains are as exact.  A directory others may write is refused before anything is
-# recorded.
+# those back (and stores those of objects the first did not meet), and its chains are as exact.
+# A directory others may write is refused before anything is recorded.
 uc=/tmp/lfr-cache
 rm -rf "$uc"
 lfr record --cache "$uc" -F $hz -o "$share/stored.jfr" -- nofp 1 >/dev/null 2>"$share/stored.err" ||
