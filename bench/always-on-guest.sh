@@ -8,15 +8,15 @@
 # a coarse cross-check), its VmRSS, and the module's CPU for the session (irq_ns + work_ns of
 # `lfr status -m`), and each thread's name and time; in the steady window, VmRSS every 30 s.  At 0 s the recorder has just been spawned: its CPU and the module's are
 # taken as 0.  One "always-on" line per window and run for the report.
-# As the service, the recorder keeps its unwind and symbol tables in /var/cache/lfr (--cache): with
+# As the service, the recorder keeps its unwind and symbol tables in /var/cache/lfr/tables (--cache): with
 # CACHE "warm" a 10 s recording beside the workload fills it before the first run (the service's
 # every start after its first), with "cold" it is emptied before each run (its very first start).
 #   always-on-guest.sh SECONDS RUNS "LFR RECORD OPTIONS" [cold|warm]
 set -u
 secs=$1 runs=$2 opts=$3 cache_mode=${4:-warm}
 repo=/tmp/lfr-repo
-cache=/var/cache/lfr
-mkdir -p /var/cache
+cache=/var/cache/lfr/tables
+mkdir -p /var/cache/lfr
 echo "always-on: kernel $(uname -r), $(nproc) CPUs; lfr.ko $(cat /sys/module/lfr/version); lfr record -a --repository $repo --cache $cache $opts; cache $cache_mode"
 # (busybox sh: no arrays; busybox awk: %d is 32-bit, hence %.0f)
 # ns on the CPU of all the live threads of a process

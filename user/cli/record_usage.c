@@ -43,7 +43,7 @@ static const char usage_text[] =
     "      --cache DIR        keep the unwind and symbol tables built in DIR by\n"
     "                         build-id and read them back at the next start (made,\n"
     "                         mode 700, if missing; yours alone); lfr.service uses\n"
-    "                         /var/cache/lfr\n"
+    "                         /var/cache/lfr/tables\n"
     "  -e EVENT               cpu-clock or task-clock (perf's names for CPU-time "
     "sampling,\n"
     "                         which is what lfr samples); no other event\n"

@@ -131,7 +131,7 @@ lfr record -F $hz -o "$share/wrapped.jfr" -- taskset -c 0 nofp "$secs" >"$share/
 grep 'unwind tables' "$share/wrapped.err"
 check wrapped strict
 
-# Tables kept by build-id (--cache DIR, as lfr.service keeps them in /var/cache/lfr): the first
+# Tables kept by build-id (--cache DIR, as lfr.service keeps them in /var/cache/lfr/tables): the first
 # recording builds and stores every unwind table and symbol table, the next reads every one of
 # those back (and stores those of objects the first did not meet), and its chains are as exact.
 # A directory others may write is refused before anything is recorded.
