@@ -474,6 +474,7 @@ int cmd_record(int argc, char **argv)
 		return ret;
 	}
 	cli_default_rings(&r.run.start, &r.rings);
+	cli_runner_small_pages(&r.run);
 	r.tty = isatty(STDERR_FILENO);
 	if ((ret = open_outputs(&r)) || (ret = record_export_start(&r.export, r.output))) {
 		close_outputs(&r);

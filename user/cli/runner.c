@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -58,6 +59,8 @@ static int spawn(struct cli_runner *r, char **cmd, int *go_fd, int *exec_fd)
 		/* EOF instead of the go byte: the session never started */
 		if (read(fds[0], &c, 1) != 1)
 			_exit(127);
+		if (r->thp_restore)
+			prctl(PR_SET_THP_DISABLE, 0, 0, 0, 0);
 		execvp(cmd[0], cmd);
 		err = errno;
 		if (write(efds[1], &err, sizeof(err)) != sizeof(err))
@@ -134,6 +137,13 @@ static bool targets_gone(const struct cli_runner *r)
 		if (!cli_process_gone((pid_t)r->tgids[i]))
 			return false;
 	return true;
+}
+
+void cli_runner_small_pages(struct cli_runner *r)
+{
+	/* 0: THP allowed (the default); 1: already off, inherited, and left so for the command */
+	if (prctl(PR_GET_THP_DISABLE, 0, 0, 0, 0) == 0)
+		r->thp_restore = prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0) == 0;
 }
 
 int cli_runner_start(struct cli_runner *r, char **cmd)

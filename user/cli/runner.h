@@ -43,8 +43,17 @@ struct cli_runner {
 	struct lfr_rings rings;
 	struct lfr_session_info info;
 	bool started, rings_open;
+	bool thp_restore; /* cli_runner_small_pages() turned THP off: on again for CMD */
 	uint64_t read_ns; /* CLOCK_MONOTONIC when the last read of every ring began (for on_wake) */
 };
+
+/*
+ * The recorder's own memory in 4 KiB pages from now on, never transparent huge pages: its tables
+ * and buffers are touched a little at a time, and a huge page makes the first touch of any 2 MiB
+ * range clear all of it (the service's start-up, Documentation/benchmarks.md).  The command
+ * cli_runner_start() spawns gets the setting lfr itself was started with.
+ */
+void cli_runner_small_pages(struct cli_runner *r);
 
 /* Set by the signal handlers cli_runner_start installs. */
 extern volatile sig_atomic_t cli_runner_interrupted;

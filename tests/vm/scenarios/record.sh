@@ -29,6 +29,26 @@ grep -q '^  rings: 256 pages per CPU' "$share/callgraph.err" ||
 lfr record -F 999 --events both -q -o "$share/both.jfr" -- callgraph 2 >/dev/null ||
 	{ echo "record: FAILED: lfr record --events both"; fail=1; }
 
+# 1c. The recorder's own memory in 4 KiB pages, never transparent huge pages (user/cli/runner.h),
+#     while the command it runs keeps the machine's setting.
+if grep -q '^THP_enabled:' /proc/self/status; then
+	lfr record -q -o /tmp/thp.jfr -- grep '^THP_enabled:' /proc/self/status >"$share/thp.out" 2>&1
+	grep -q '^THP_enabled:[[:space:]]*1' "$share/thp.out" ||
+		{ echo "record: FAILED: the recorded command lost THP: $(cat "$share/thp.out")"; fail=1; }
+	lfr record -a -q -o /tmp/thp-a.jfr -d 3 &
+	rec=$!
+	wait_running
+	thp=$(grep '^THP_enabled:' /proc/$rec/status)
+	wait $rec
+	case "$thp" in
+	*0) echo "record: the recorder runs without THP ($thp), its command with them" ;;
+	*) echo "record: FAILED: the recorder runs with THP: $thp"; fail=1 ;;
+	esac
+	rm -f /tmp/thp.jfr /tmp/thp-a.jfr
+else
+	echo "record: this kernel has no transparent huge pages (no THP_enabled line)"
+fi
+
 # 2. A program that lives in system calls: kernel frames must be named.
 lfr record -F 999 -k -o "$share/syscalls.jfr" -- syscalls busy 3 2 >/dev/null 2>"$share/syscalls.err"
 rc=$?
