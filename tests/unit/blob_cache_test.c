@@ -47,17 +47,18 @@ static void expect(struct lfr_blob_cache *c, const char *name, const char *text,
                    const char *why_has)
 {
 	char why[256];
-	void *buf;
-	size_t len;
-	int ret = lfr_blob_cache_read(c, name, 1 << 20, &buf, &len, why, sizeof(why));
+	struct lfr_blob b;
+	int ret = lfr_blob_cache_read(c, name, 1 << 20, &b, why, sizeof(why));
 
 	assert_int_equal(ret, err);
 	if (!err) {
-		assert_int_equal(len, strlen(text));
-		assert_memory_equal(buf, text, len);
-		free(buf);
+		assert_int_equal(b.len, strlen(text));
+		assert_memory_equal(b.data, text, b.len);
+		lfr_blob_release(&b);
+		assert_null(b.map);
 	} else {
-		assert_null(buf);
+		assert_null(b.data);
+		assert_null(b.map);
 		assert_non_null(strstr(why, why_has));
 	}
 }
@@ -125,11 +126,10 @@ static void test_refused(void **state)
 	/* larger than the reader takes */
 	put(c, "e.unwind", "0123456789abcdef");
 	{
-		void *buf;
-		size_t len;
+		struct lfr_blob b;
 
-		assert_int_equal(
-		    lfr_blob_cache_read(c, "e.unwind", 8, &buf, &len, err, sizeof(err)), -EBADMSG);
+		assert_int_equal(lfr_blob_cache_read(c, "e.unwind", 8, &b, err, sizeof(err)),
+		                 -EBADMSG);
 		assert_non_null(strstr(err, "of the wrong size"));
 	}
 	lfr_blob_cache_close(c);

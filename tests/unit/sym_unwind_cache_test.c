@@ -78,6 +78,11 @@ static void test_stored_then_read_back(void **state)
 	assert_int_equal(res.how, LFR_UNWIND_CACHE_HIT);
 	assert_string_equal(res.problem, "");
 	assert_same(&built, &hit); /* the ctime too: the object's own, now */
+	/* read where it lies: the rows are inside the file's mapping, not a copy */
+	assert_non_null(hit.map);
+	assert_true((char *)hit.rows > (char *)hit.map &&
+	            (char *)(hit.rows + hit.hdr.nr_rows) <= (char *)hit.map + hit.map_len);
+	assert_null(built.map);
 	lfr_unwind_table_free(&built);
 	lfr_unwind_table_free(&stored);
 	lfr_unwind_table_free(&hit);

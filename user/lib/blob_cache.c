@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -128,18 +129,18 @@ static bool read_all(int fd, void *buf, size_t len, off_t off)
 	return true;
 }
 
-int lfr_blob_cache_read(struct lfr_blob_cache *c, const char *name, size_t max, void **buf,
-                        size_t *len, char *why, size_t whylen)
+int lfr_blob_cache_read(struct lfr_blob_cache *c, const char *name, size_t max, struct lfr_blob *b,
+                        char *why, size_t whylen)
 {
 	int fd = openat(c->dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	const char *bad = NULL;
 	struct blob_hdr h;
 	struct stat st;
-	void *p = NULL;
+	void *p = MAP_FAILED;
+	size_t size = 0;
 	int ret;
 
-	*buf = NULL;
-	*len = 0;
+	memset(b, 0, sizeof(*b));
 	if (whylen)
 		why[0] = '\0';
 	if (fd < 0) {
@@ -156,23 +157,29 @@ int lfr_blob_cache_read(struct lfr_blob_cache *c, const char *name, size_t max, 
 		bad = "of another format";
 	else if (h.len > max || (uint64_t)st.st_size != sizeof(h) + h.len)
 		bad = "of the wrong size";
-	else if (!(p = malloc(h.len ? h.len : 1)))
+	else if ((p = mmap(NULL, size = (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE,
+	                   fd, 0)) == MAP_FAILED)
 		bad = "too large for the memory left";
-	else if (!read_all(fd, p, h.len, sizeof(h)))
-		bad = "cut short";
-	else if (libdeflate_crc32(0, p, h.len) != h.crc)
+	else if (libdeflate_crc32(0, (const char *)p + sizeof(h), h.len) != h.crc)
 		bad = "damaged (CRC)";
 	if (bad) {
-		free(p);
+		if (p != MAP_FAILED)
+			munmap(p, size);
 		close(fd);
 		say(why, whylen, 0, "%s: %s", name, bad);
 		return -EBADMSG;
 	}
 	futimens(fd, NULL); /* the most recently used now */
 	close(fd);
-	*buf = p;
-	*len = h.len;
+	*b = (struct lfr_blob){(const char *)p + sizeof(h), h.len, p, size};
 	return 0;
+}
+
+void lfr_blob_release(struct lfr_blob *b)
+{
+	if (b->map)
+		munmap(b->map, b->map_len);
+	memset(b, 0, sizeof(*b));
 }
 
 /*

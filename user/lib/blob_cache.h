@@ -34,12 +34,25 @@ void lfr_blob_cache_close(struct lfr_blob_cache *c);
 void lfr_blob_cache_set_max(struct lfr_blob_cache *c, unsigned int max);
 
 /*
- * The payload of file name (at most max bytes) into *buf (malloc'd) and *len.  Returns 0;
- * -ENOENT when there is none (why ""); another negative errno when the file cannot be used, why
- * saying what is wrong with it ("NAME: damaged (CRC)").
+ * A file's payload, read where it lies: a read-only mapping of the file, the page cache's own
+ * pages (no copy, no fresh memory cleared for it).  The files are never changed in place (a write
+ * is a new file renamed over the old one), so a mapping keeps the bytes it was checked with.
  */
-int lfr_blob_cache_read(struct lfr_blob_cache *c, const char *name, size_t max, void **buf,
-                        size_t *len, char *why, size_t whylen);
+struct lfr_blob {
+	const void *data; /* the payload, len bytes */
+	size_t len;
+	void *map; /* the whole file's mapping */
+	size_t map_len;
+};
+
+/*
+ * The payload of file name (at most max bytes) into *b.  Returns 0; -ENOENT when there is none
+ * (why ""); another negative errno when the file cannot be used, why saying what is wrong with it
+ * ("NAME: damaged (CRC)").  Each 0 returned is released with lfr_blob_release().
+ */
+int lfr_blob_cache_read(struct lfr_blob_cache *c, const char *name, size_t max, struct lfr_blob *b,
+                        char *why, size_t whylen);
+void lfr_blob_release(struct lfr_blob *b);
 
 /* Writes file name with the payload iov[0..n).  Returns 0 or a negative errno with why. */
 int lfr_blob_cache_write(struct lfr_blob_cache *c, const char *name, const struct iovec *iov, int n,

@@ -78,34 +78,34 @@ bool sym_cache_load(struct lfr_blob_cache *c, struct elfobj *o, uint64_t object_
 	struct syms_hdr want, h;
 	const char *bad;
 	char name[160];
-	void *buf;
-	size_t len;
+	struct lfr_blob b;
 	struct symtab_ent *v;
 	char *names;
 
 	describe(&want, o, object_size, dbg);
 	lfr_blob_cache_name(o->build_id, o->build_id_len, ".syms", name, sizeof(name));
-	if (lfr_blob_cache_read(c, name, max, &buf, &len, why, whylen))
+	if (lfr_blob_cache_read(c, name, max, &b, why, whylen))
 		return false;
-	if (len < sizeof(h)) {
+	if (b.len < sizeof(h)) {
 		bad = "cut short";
 		goto refuse;
 	}
-	memcpy(&h, buf, sizeof(h));
-	bad = check(&want, buf, len);
+	memcpy(&h, b.data, sizeof(h));
+	bad = check(&want, b.data, b.len);
 	if (bad)
 		goto refuse;
+	/* copied out of the file's mapping: the symbolizer owns (and may grow) its table */
 	v = malloc(h.n * sizeof(*v));
 	names = malloc(h.names_len);
 	if (!v || !names) {
 		free(v);
 		free(names);
-		free(buf);
+		lfr_blob_release(&b);
 		return false;
 	}
-	memcpy(v, (char *)buf + sizeof(h), h.n * sizeof(*v));
-	memcpy(names, (char *)buf + sizeof(h) + h.n * sizeof(*v), h.names_len);
-	free(buf);
+	memcpy(v, (const char *)b.data + sizeof(h), h.n * sizeof(*v));
+	memcpy(names, (const char *)b.data + sizeof(h) + h.n * sizeof(*v), h.names_len);
+	lfr_blob_release(&b);
 	symtab_fini(&o->syms);
 	o->syms.v = v;
 	o->syms.n = o->syms.cap = h.n;
@@ -113,7 +113,7 @@ bool sym_cache_load(struct lfr_blob_cache *c, struct elfobj *o, uint64_t object_
 	o->syms.names_len = o->syms.names_cap = h.names_len;
 	return true;
 refuse:
-	free(buf);
+	lfr_blob_release(&b);
 	if (whylen)
 		snprintf(why, whylen, "%s: %s", name, bad);
 	return false;

@@ -45,16 +45,18 @@ static bool build_id_of(int fd, struct unwind_hdr *h)
 	return n > 0 && n <= MAX_BUILD_ID;
 }
 
-/* The rows of the file's payload into t when it is the table of the object want describes. */
-static const char *take(const struct unwind_hdr *want, void *buf, size_t len,
+/* The rows of the file's payload, in place, when it is the table of the object want describes. */
+static const char *take(const struct unwind_hdr *want, const struct lfr_blob *b,
                         struct lfr_unwind_table *t)
 {
+	const struct lfr_unwind_row *rows = (const void *)((const char *)b->data + sizeof(*want));
 	struct unwind_hdr h;
-	struct lfr_unwind_row *rows;
 
-	if (len < sizeof(h))
+	/* the payload follows the file's 24-byte header: its rows are aligned as rows */
+	_Static_assert(sizeof(h) % _Alignof(struct lfr_unwind_row) == 0, "rows aligned");
+	if (b->len < sizeof(h) || (uintptr_t)rows % _Alignof(struct lfr_unwind_row))
 		return "cut short";
-	memcpy(&h, buf, sizeof(h));
+	memcpy(&h, b->data, sizeof(h));
 	if (memcmp(h.magic, UNWIND_MAGIC, sizeof(h.magic)) || h.version != LFR_UNWIND_VERSION ||
 	    h.reserved)
 		return "of another format";
@@ -63,14 +65,14 @@ static const char *take(const struct unwind_hdr *want, void *buf, size_t len,
 	    h.object_size != want->object_size)
 		return "of another object";
 	if (!h.nr_rows || h.nr_rows > LFR_UNWIND_MAX_ROWS ||
-	    len != sizeof(h) + (size_t)h.nr_rows * sizeof(*rows))
+	    b->len != sizeof(h) + (size_t)h.nr_rows * sizeof(*rows))
 		return "of the wrong size";
-	/* the rows in place: the payload's buffer becomes the table's */
-	rows = memmove(buf, (char *)buf + sizeof(h), len - sizeof(h));
 	for (uint32_t i = 1; i < h.nr_rows; i++)
 		if (rows[i].start <= rows[i - 1].start)
 			return "damaged (rows out of order)";
-	t->rows = rows;
+	t->rows = (struct lfr_unwind_row *)rows;
+	t->map = b->map;
+	t->map_len = b->map_len;
 	t->hdr.magic = LFR_UNWIND_MAGIC;
 	t->hdr.version = LFR_UNWIND_VERSION;
 	t->hdr.nr_rows = h.nr_rows;
@@ -85,9 +87,8 @@ int lfr_unwind_cache_get(struct lfr_blob_cache *c, int fd, struct lfr_unwind_tab
 	struct stat st;
 	char name[160];
 	struct iovec iov[2];
+	struct lfr_blob b;
 	const char *bad;
-	void *buf;
-	size_t len;
 	int ret;
 
 	memset(res, 0, sizeof(*res));
@@ -97,9 +98,9 @@ int lfr_unwind_cache_get(struct lfr_blob_cache *c, int fd, struct lfr_unwind_tab
 		return lfr_unwind_table_build(fd, t, err, errlen);
 	h.object_size = (uint64_t)st.st_size;
 	lfr_blob_cache_name(h.build_id, h.build_id_len, ".unwind", name, sizeof(name));
-	ret = lfr_blob_cache_read(c, name, max, &buf, &len, res->problem, sizeof(res->problem));
+	ret = lfr_blob_cache_read(c, name, max, &b, res->problem, sizeof(res->problem));
 	if (!ret) {
-		bad = take(&h, buf, len, t);
+		bad = take(&h, &b, t);
 		if (!bad) {
 			/* the same file as when it was built, for the module: its ctime now */
 			t->hdr.ctime_sec = st.st_ctim.tv_sec;
@@ -107,7 +108,7 @@ int lfr_unwind_cache_get(struct lfr_blob_cache *c, int fd, struct lfr_unwind_tab
 			res->how = LFR_UNWIND_CACHE_HIT;
 			return 0;
 		}
-		free(buf);
+		lfr_blob_release(&b);
 		snprintf(res->problem, sizeof(res->problem), "%s: %s", name, bad);
 	}
 	if (res->problem[0])

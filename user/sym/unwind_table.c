@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 
 #include <elfutils/libdw.h>
@@ -696,7 +697,10 @@ int lfr_unwind_table_build(int fd, struct lfr_unwind_table *t, char *err, size_t
 
 void lfr_unwind_table_free(struct lfr_unwind_table *t)
 {
-	free(t->rows);
+	if (t->map)
+		munmap(t->map, t->map_len);
+	else
+		free(t->rows);
 	memset(t, 0, sizeof(*t));
 }
 

@@ -26,6 +26,8 @@
 struct lfr_unwind_table {
 	struct lfr_unwind_hdr hdr;   /* magic, version, nr_rows, the file's ctime */
 	struct lfr_unwind_row *rows; /* hdr.nr_rows rows, strictly increasing starts; malloc'ed */
+	void *map; /* or, when set, inside this read-only mapping (a kept table) */
+	size_t map_len;
 };
 
 /*
