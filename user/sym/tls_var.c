@@ -2,8 +2,10 @@
 /* Finding otel_thread_ctx_v1 in an object file (tls_var.h), with libelf. */
 #include <elf.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <gelf.h>
 #include <linux/lfr.h>
@@ -157,6 +159,33 @@ static int static_offset(uint16_t m, const GElf_Phdr *tls, uint64_t value, int64
 	return 0;
 }
 
+/*
+ * Whether the 64-bit object at fd may have a PT_TLS segment, from its program headers read
+ * directly: false only when it surely has none, as most objects (a thread-local variable needs
+ * one).  Those are not opened with libelf, whose mapping and unmapping of the whole file take the
+ * process's mmap lock for writing against the recorder's other threads.
+ */
+static bool may_have_tls(int fd)
+{
+	Elf64_Phdr ph[64];
+	Elf64_Ehdr eh;
+	size_t n;
+
+	if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG) || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh.e_ident[EI_DATA] !=
+	        (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? ELFDATA2LSB : ELFDATA2MSB) ||
+	    eh.e_phentsize != sizeof(ph[0]) || eh.e_phnum > sizeof(ph) / sizeof(ph[0]))
+		return true; /* libelf tells what it is */
+	n = eh.e_phnum;
+	if (pread(fd, ph, n * sizeof(ph[0]), (off_t)eh.e_phoff) != (ssize_t)(n * sizeof(ph[0])))
+		return true;
+	for (size_t i = 0; i < n; i++)
+		if (ph[i].p_type == PT_TLS)
+			return true;
+	return false;
+}
+
 static int fail(char *why, size_t n, const char *msg)
 {
 	snprintf(why, n, "%s", msg);
@@ -175,6 +204,8 @@ int lfr_tls_var_find(int fd, struct lfr_tls_var *v, char *why, size_t whylen)
 	int ret = 0;
 
 	memset(v, 0, sizeof(*v));
+	if (!may_have_tls(fd))
+		return 0;
 	elf_version(EV_CURRENT);
 	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!e)

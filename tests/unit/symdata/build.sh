@@ -91,3 +91,8 @@ if command -v aarch64-linux-gnu-gcc >/dev/null 2>&1; then
 	aarch64-linux-gnu-gcc -O2 -g -fPIC -shared -fno-omit-frame-pointer -mbranch-protection=standard \
 		-o liba64.so "$src/liba64.c"
 fi
+
+# A library with the thread context variable (general-dynamic TLS, a DTV slot), and one whose
+# thread-local storage is something else (sym_tls_var_test).
+$CC $cflags -shared -fPIC -mtls-dialect=gnu -o libtlsvar.so "$src/libtlsvar.c"
+$CC $cflags -shared -fPIC -DOTHER_TLS -o libtlsother.so "$src/libtlsvar.c"
