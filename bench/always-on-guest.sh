@@ -12,11 +12,22 @@
 # CACHE "warm" a 10 s recording beside the workload fills it before the first run (the service's
 # every start after its first), with "cold" it is emptied before each run (its very first start).
 #   always-on-guest.sh SECONDS RUNS "LFR RECORD OPTIONS" [cold|warm]
+# An @SINK@ in the options is a receiver on the guest's loopback (httpsink, which keeps every
+# request): --export otlp=http://@SINK@ names it.
 set -u
 secs=$1 runs=$2 opts=$3 cache_mode=${4:-warm}
 repo=/tmp/lfr-repo
 cache=/var/cache/lfr/tables
 mkdir -p /var/cache/lfr
+case "$opts" in
+*@SINK@*)
+	ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up
+	mkdir -p /tmp/sink
+	httpsink /tmp/sink >/dev/null 2>&1 &
+	for i in $(seq 300); do [ -s /tmp/sink/port ] && break; sleep 0.1; done
+	opts=$(echo "$opts" | sed "s/@SINK@/127.0.0.1:$(cat /tmp/sink/port)/g")
+	;;
+esac
 echo "always-on: kernel $(uname -r), $(nproc) CPUs; lfr.ko $(cat /sys/module/lfr/version); lfr record -a --repository $repo --cache $cache $opts; cache $cache_mode"
 # (busybox sh: no arrays; busybox awk: %d is 32-bit, hence %.0f)
 # ns on the CPU of all the live threads of a process
