@@ -744,13 +744,21 @@ static void test_stacks_carrying_their_tick(void **state)
 	lfr_recorder_get_stats(e->rec, &st);
 	assert_int_equal(st.samples, 3);
 	assert_int_equal(st.deferred, 1);
+	/* the next batches hold theirs in the buffer the previous held ones were applied from */
+	for (uint64_t i = 1; i <= 2; i++) {
+		add_ustack_own(e, 0x107 + 0x11 * i, 1, 0x7e0000001010 + 0x1000 * i, caller + 6);
+		assert_int_equal(lfr_recorder_process(e->rec, false), 0);
+		lfr_recorder_get_stats(e->rec, &st);
+		assert_int_equal(st.samples, 3 + i);
+		assert_int_equal(st.deferred, 1 + i);
+	}
 	assert_int_equal(lfr_recorder_process(e->rec, true), 0);
 	lfr_recorder_get_stats(e->rec, &st);
 	lfr_jfr_get_stats(e->w, &js);
-	assert_int_equal(st.samples, 4);
-	assert_int_equal(st.events, 4);
+	assert_int_equal(st.samples, 6);
+	assert_int_equal(st.events, 6);
 	assert_int_equal(st.unjoined, 0);
-	assert_int_equal(js.stack_traces, 3);
+	assert_int_equal(js.stack_traces, 5);
 }
 
 /*

@@ -151,17 +151,23 @@ static int jit_release(struct lfr_recorder *r, bool final)
 /* Applies r->cur (the batch the reading side handed over last). */
 int process_cur(struct lfr_recorder *r, bool final)
 {
-	struct batch held = r->waiting, next = {0};
+	/*
+	 * Each batch holds its samples in the buffer the previous one's held samples were applied
+	 * from: its pages are touched once, not faulted in and cleared again at every batch.
+	 */
+	struct batch held = r->waiting, next = r->spare_hold;
 	int err;
 
 	r->waiting = (struct batch){0};
+	r->spare_hold = (struct batch){0};
 	/* Names and mappings of this batch first: held samples may need them. */
 	err = r->cur.names ? apply(r, &r->cur, 0, final, NULL) : 0;
 	if (!err)
 		err = apply(r, &held, 1, true, NULL);
 	if (!err)
 		err = apply(r, &r->cur, 1, final, &next);
-	batch_free(&held);
+	batch_reset(&held);
+	r->spare_hold = held;
 	batch_reset(&r->cur);
 	r->waiting = next;
 	if (!err && final && r->waiting.len) {

@@ -65,6 +65,7 @@ void lfr_recorder_free(struct lfr_recorder *r)
 	hashtab_free(&r->latencies);
 	batch_free(&r->cur);
 	batch_free(&r->waiting);
+	batch_free(&r->spare_hold);
 	batch_free(&r->jit_wait);
 	idmap_free(&r->threads, NULL);
 	idmap_free(&r->procs, process_fini);

@@ -175,6 +175,7 @@ struct lfr_recorder {
 	 * interleave, and each record asks */
 	uint32_t looked_recent[LOOKED_RECENT];
 	struct batch cur, waiting; /* waiting: samples held back one batch for their mapping */
+	struct batch spare_hold;   /* the buffer the next batch's held samples go to, reused */
 	struct idmap threads, procs;
 	struct behind *behind; /* naming runs on a thread of its own */
 	/* set once the caller asks to stop: the reading side waits for naming no more */
