@@ -9,7 +9,8 @@
 # `lfr status -m`), and each thread's name and time; in the steady window, VmRSS every 30 s.  At 0 s the recorder has just been spawned: its CPU and the module's are
 # taken as 0.  One "always-on" line per window and run for the report.
 # As the service, the recorder keeps its unwind and symbol tables in /var/cache/lfr/tables (--cache): with
-# CACHE "warm" a 10 s recording beside the workload fills it before the first run (the service's
+# CACHE "warm" a recording beside the workload fills it before the first run (10 s, then until its
+# unwind-table loader is idle: the service's
 # every start after its first), with "cold" it is emptied before each run (its very first start).
 #   always-on-guest.sh SECONDS RUNS "LFR RECORD OPTIONS" [cold|warm]
 # An @SINK@ in the options is a receiver on the guest's loopback (httpsink, which keeps every
@@ -97,12 +98,27 @@ run() {
 if [ "$cache_mode" = warm ]; then
 	# the service's own command, for 10 s: its loader at the service's priority builds every
 	# table of the objects the workload and the recorder run
+	# (10 s, then until the loader is idle, at most 120 s more: with --off-cpu the waits of every
+	# process bring their objects, more than the loader at nice 19 builds in 10 s)
 	rm -rf "$cache"
-	deepstack 32 12 2 >/dev/null 2>&1 &
+	deepstack 32 150 2 >/dev/null 2>&1 &
+	prime_work=$!
 	sleep 0.5
 	# shellcheck disable=SC2086
-	lfr record -a --repository /tmp/prime-repo --cache "$cache" $opts -d 10 2>/tmp/prime.err
-	wait
+	lfr record -a --repository /tmp/prime-repo --cache "$cache" $opts 2>/tmp/prime.err &
+	prime=$!
+	sleep 10
+	loader_ns() { for t in /proc/"$1"/task/*; do [ "$(cat "$t/comm")" = lfr-unwind ] && cut -d' ' -f1 "$t/schedstat"; done 2>/dev/null; }
+	b=$(loader_ns $prime)
+	for i in $(seq 120); do
+		sleep 1
+		a=$b b=$(loader_ns $prime)
+		[ "$a" = "$b" ] && break
+	done
+	kill -TERM $prime
+	wait $prime
+	kill $prime_work 2>/dev/null
+	wait $prime_work
 	echo "always-on: cache filled: $(ls "$cache" | grep -c '\.unwind$') unwind tables, $(ls "$cache" | grep -c '\.syms$') symbol tables; $(grep 'cache ' /tmp/prime.err)"
 	rm -rf /tmp/prime-repo
 fi
