@@ -69,7 +69,7 @@ run() {
 	cid=""
 	t0=$(now_ms)
 	# shellcheck disable=SC2086
-	lfr record -a -q --repository "$repo" --cache "$cache" $opts &
+	lfr record -a -q --repository "$repo" --cache "$cache" $opts 2>/tmp/rec.err &
 	rec=$!
 	at_0=$t0 ns_0=0 tk_0=0 tids_0=- rss_0=0 mod_0=0 th_0=-
 	sleep_until "$t0" 10; mark 1
@@ -86,6 +86,8 @@ run() {
 	kill -TERM $rec
 	wait $rec
 	wait $work
+	# -q: anything it said is a problem of the run
+	[ -s /tmp/rec.err ] && sed 's/^/always-on: lfr record said: /' /tmp/rec.err
 	bytes=$(cat "$repo"/*Z.jfr 2>/dev/null | wc -c)
 	runs_s=$(secs_of $at_0 $at_3)
 	for w in first steady; do
