@@ -15,7 +15,9 @@
 
 struct lfr_sender {
 	struct lfr_export_target t;
-	struct lfr_http *http;
+	struct lfr_http *http; /* made at the first request (libcurl loaded then) */
+	struct lfr_http_opts http_opts;
+	char *ca_file;
 	struct lfr_export_auth auth;
 	struct pb_buf pb;
 	struct jfr_buf gz;
@@ -44,12 +46,18 @@ int lfr_sender_new(struct lfr_sender **out, const struct lfr_export_target *t,
 		free(s);
 		return -1;
 	}
-	if (lfr_http_new(&s->http, &ho, w, sizeof(w))) {
+	/* libcurl is loaded at the first upload, not while the recording starts: only its
+	 * presence is checked now */
+	if (ho.ca_file && !(s->ca_file = strdup(ho.ca_file)))
+		snprintf(w, sizeof(w), "out of memory");
+	if ((ho.ca_file && !s->ca_file) || lfr_http_available(w, sizeof(w))) {
 		snprintf(why, whylen, "%s: %s", t->spec, w);
 		lfr_export_auth_free(&s->auth);
 		free(s);
 		return -1;
 	}
+	s->http_opts = ho;
+	s->http_opts.ca_file = s->ca_file;
 	s->meta_cache = jfr_meta_cache_new(); /* NULL: every reader parses its own */
 	*out = s;
 	return 0;
@@ -60,6 +68,7 @@ void lfr_sender_free(struct lfr_sender *s)
 	if (!s)
 		return;
 	lfr_http_free(s->http);
+	free(s->ca_file);
 	lfr_export_auth_free(&s->auth);
 	pb_free(&s->pb);
 	jfr_buf_free(&s->gz);
@@ -92,7 +101,13 @@ static enum lfr_send_result post(struct lfr_sender *s, const struct lfr_http_req
 	struct lfr_http_answer a;
 	enum lfr_send_result r;
 	bool refused;
+	char why[256];
 
+	if (!s->http && lfr_http_new(&s->http, &s->http_opts, why, sizeof(why))) {
+		rep->status = 0;
+		snprintf(rep->why, sizeof(rep->why), "%.500s: %.250s", s->t.spec, why);
+		return LFR_SEND_ERROR;
+	}
 	if (lfr_http_post(s->http, req, &a)) {
 		rep->status = 0;
 		snprintf(rep->why, sizeof(rep->why), "%.500s: no answer: %.250s", s->t.url, a.why);

@@ -2,10 +2,14 @@
 /* HTTP POSTs with libcurl, opened at the first request; see transport.h. */
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* CURLOPT_PROTOCOLS, deprecated since 7.85, is what an older libcurl takes */
 #define CURL_DISABLE_DEPRECATION
@@ -61,7 +65,8 @@ static void load_curl(void)
 	    CALL(mime_type, curl_mime_type),       CALL(mime_data, curl_mime_data),
 	    CALL(mime_free, curl_mime_free),
 	};
-	void *lib = dlopen(CURL_SONAME, RTLD_NOW | RTLD_LOCAL);
+	/* lazily: the functions of libcurl's thirty libraries that lfr never calls stay unbound */
+	void *lib = dlopen(CURL_SONAME, RTLD_LAZY | RTLD_LOCAL);
 
 	if (!lib) {
 		snprintf(curl.why, sizeof(curl.why),
@@ -87,6 +92,87 @@ static void load_curl(void)
 		return;
 	}
 	curl.lib = lib;
+}
+
+/* Whether dir (len bytes, not terminated) holds the library. */
+static bool curl_in(const char *dir, size_t len)
+{
+	char path[4096];
+
+	if (!len || len >= sizeof(path) - sizeof(CURL_SONAME) - 1)
+		return false;
+	snprintf(path, sizeof(path), "%.*s/" CURL_SONAME, (int)len, dir);
+	return !access(path, R_OK);
+}
+
+/* Whether a directory of the list (':' or ';' between them, as the loader reads it) holds it. */
+static bool curl_in_list(const char *list)
+{
+	for (const char *p = list; p && *p;) {
+		size_t n = strcspn(p, ":;");
+
+		if (curl_in(p, n))
+			return true;
+		p += n + (p[n] != 0);
+	}
+	return false;
+}
+
+/* Whether the loader's cache names a path to the library that exists. */
+static bool curl_in_cache(void)
+{
+	static const char tail[] = "/" CURL_SONAME; /* with its terminating NUL */
+	int fd = open("/etc/ld.so.cache", O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	const char *map, *at;
+	bool found = false;
+
+	if (fd < 0)
+		return false;
+	if (fstat(fd, &st) || st.st_size <= 0 || st.st_size > (64 << 20) ||
+	    (map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0)) == MAP_FAILED) {
+		close(fd);
+		return false;
+	}
+	close(fd);
+	for (const char *p = map, *end = map + st.st_size;
+	     !found && (at = memmem(p, (size_t)(end - p), tail, sizeof(tail))); p = at + 1) {
+		const char *from = at;
+
+		while (from > map && from[-1])
+			from--;
+		found = *from == '/' && curl_in(from, (size_t)(at - from));
+	}
+	munmap((void *)map, (size_t)st.st_size);
+	return found;
+}
+
+int lfr_http_available(char *why, size_t whylen)
+{
+	Dl_info libc;
+	void *lib = dlopen(CURL_SONAME, RTLD_LAZY | RTLD_NOLOAD);
+
+	if (lib) {
+		dlclose(lib);
+		return 0;
+	}
+	/* where the loader looks: the environment's directories, its cache, the system's (where
+	 * the C library is, and the usual ones) */
+	if (curl_in_list(getenv("LD_LIBRARY_PATH")) || curl_in_cache() ||
+	    curl_in_list("/lib:/usr/lib:/lib64:/usr/lib64"))
+		return 0;
+	if (dladdr((void *)printf, &libc) && libc.dli_fname && strrchr(libc.dli_fname, '/')) {
+		const char *dir = libc.dli_fname;
+		size_t len = (size_t)(strrchr(dir, '/') - dir);
+		char usr[4096];
+
+		snprintf(usr, sizeof(usr), "/usr%.*s", (int)len, dir);
+		if (curl_in(dir, len) || (strncmp(dir, "/usr/", 5) && curl_in(usr, strlen(usr))))
+			return 0;
+	}
+	snprintf(why, whylen, "%s is not installed: install libcurl4 (Debian) to export",
+	         CURL_SONAME);
+	return -ENOSYS;
 }
 
 struct lfr_http {

@@ -54,6 +54,11 @@ struct lfr_http_answer {
 	size_t body_len;              /* all of them, up to LFR_HTTP_ANSWER_MAX */
 };
 
+/*
+ * Whether libcurl is where the dynamic loader would find it, without loading it (that costs
+ * some fifteen million instructions, paid at the first request): 0, or -ENOSYS with why set.
+ */
+int lfr_http_available(char *why, size_t whylen);
 /* A handle; 0, or a negative errno with why set (-ENOSYS: libcurl cannot be loaded). */
 int lfr_http_new(struct lfr_http **out, const struct lfr_http_opts *o, char *why, size_t whylen);
 /* One POST; 0 when an answer came (any status), else -1 with a->why set. */

@@ -49,6 +49,16 @@ grep -q '^lfr ' /proc/modules && { echo "errors: FAILED: rmmod"; rmmod lfr; fail
 expect 3 'no generic netlink family "lfr"' lfr status
 expect 3 'no generic netlink family "lfr"' lfr raw -a -d 1
 insmod /lib/lfr/lfr.ko || { echo "errors: FAILED: insmod"; fail=1; }
+# --export in a guest without libcurl (its loading waits for the first upload): said at the start
+lfr record -a --repository /tmp/lfr-nocurl --export otlp=http://127.0.0.1:9 >out.txt 2>err.txt
+rc=$?
+if [ $rc != 0 ] && grep -q 'libcurl.so.4 is not installed: install libcurl4' err.txt; then
+	echo "errors: --export without libcurl: exit $rc: $(head -n 1 err.txt)"
+else
+	echo "errors: FAILED: --export without libcurl: exit $rc:"
+	cat out.txt err.txt
+	fail=1
+fi
 kill $sleeper
 [ $fail = 0 ] && echo "errors: ok"
 exit $fail

@@ -10,6 +10,9 @@
 #     reached both backends once, with its process's service and labels.
 #  3. The receiver answering 503 while a repository capped at 256 KiB (--max-size) evicts what
 #     waits: each chunk removed before it was delivered is counted lost (evicted), the rest sent.
+#  4. libcurl is loaded at the first upload, not while the recording starts: not in the
+#     recorder's mappings while its first chunk (10 minutes long) is open; its chunk delivered
+#     when it stops.
 # Waits are handshakes on the exports' state (lfr status -R DIR -m), bounded for hung runs only.
 set -u
 share=${LFR_SHARE:-/tmp}
@@ -137,6 +140,26 @@ grep -E 'removed by its limits|  export ' "$share/cap.err"
 mkdir -p "$share/cap-repo" "$share/cap-sink"
 cp $repo/*.jfr "$share/cap-repo/"
 cp /tmp/sink2/req-* "$share/cap-sink/"
+
+# 4. libcurl loaded at the first upload
+repo=/tmp/lfr-export-lazy
+lfr record -a --chunk-age 10m --repository $repo --export "otlp=http://127.0.0.1:$port" \
+	>"$share/lazy.err" 2>&1 &
+rec=$!
+until_ok 300 sh -c "lfr status -m | grep -q state=running" ||
+	{ echo "export: FAILED: the recording did not start"; fail=1; }
+if grep -q libcurl /proc/$rec/maps; then
+	echo "export: FAILED: libcurl loaded before the first upload"
+	fail=1
+else
+	echo "export: libcurl not loaded while the first chunk is open"
+fi
+spin 1 # samples, so that the chunk makes a request
+reqs=$(ls /tmp/sink2 | grep -c '^req-.*body$')
+kill $rec
+wait $rec
+[ "$(st $repo otlp sent_chunks)" = 1 ] && [ "$(ls /tmp/sink2 | grep -c '^req-.*body$')" -gt "$reqs" ] ||
+	{ echo "export: FAILED: the lazily loaded libcurl did not deliver the chunk"; cat "$share/lazy.err"; fail=1; }
 kill $sink
 wait 2>/dev/null
 exit $fail
