@@ -244,6 +244,17 @@ int lfr_ctx_add(struct lfr_session *s, const struct lfr_ctx_spec *spec,
 	mutex_lock(&t->lock);
 	/* a second registration of the process replaces the first */
 	old = lfr_ctx_find_pid(t, p->pid, &at);
+	if (old && old->mm == p->mm) {
+		/*
+		 * The same image (a library loaded since): in its slot, one
+		 * store, so that no walk of its threads finds neither entry.
+		 */
+		rcu_assign_pointer(t->slots[at], p);
+		p = NULL;
+		mutex_unlock(&t->lock);
+		err = 0;
+		goto out;
+	}
 	if (old) {
 		rcu_assign_pointer(t->slots[at], LFR_CTX_GONE);
 		WRITE_ONCE(t->nr, t->nr - 1);
