@@ -21,6 +21,7 @@
 #include "budget.h"
 #include "counters.h"
 #include "frame_check.h"
+#include "kstack_cache.h"
 #include "mm_watch.h"
 #include "params.h"
 #include "ring.h"
@@ -46,7 +47,7 @@ static u64 lfr_ring_pages_total(const struct lfr_config *cfg)
 
 /*
  * Everything a session may allocate: what lfr_session_alloc() and START
- * do (rings, per-CPU data and walk memos, the thread table, the mapping
+ * do (rings, per-CPU data, walk memos and kernel stacks, the thread table, the mapping
  * set, the walks' buffer pool, the target arrays), the slots of the mms
  * its walks watch with their watches (one per mm, shared by the sessions
  * that watch it: counted whole for each), and its unwind tables, up to
@@ -76,7 +77,10 @@ u64 lfr_session_bytes(const struct lfr_config *cfg)
 	       targets * sizeof(void *) +
 	       LFR_MM_WATCH_MAX * (sizeof(struct lfr_mm_slot) +
 				   sizeof(struct lfr_mm_watch)) +
-	       ((u64)cfg->unwind_max_kb << 10) + ctx;
+	       ((u64)cfg->unwind_max_kb << 10) + ctx +
+	       (lfr_kstack_cache_of(cfg) ?
+		cpus * sizeof(struct lfr_kstack_cache) +
+		nr_cpu_ids * sizeof(struct lfr_kstack_cache *) : 0);
 }
 
 int lfr_budget_charge(struct lfr_session *s, struct netlink_ext_ack *extack)

@@ -14,7 +14,7 @@ struct lfr_counters {
 
 static inline bool lfr_counter_valid(int c)
 {
-	return (c >= LFR_CTR_TICKS && c <= LFR_CTR_SKIP_CREDS) ||
+	return (c >= LFR_CTR_TICKS && c <= LFR_CTR_KSTACK_MISMATCH) ||
 	       (c > LFR_CTR_LOST_FIRST && c <= LFR_CTR_MAX);
 }
 

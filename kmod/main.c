@@ -7,6 +7,7 @@
 #include "dev.h"
 #include "genl.h"
 #include "mm_watch.h"
+#include "kstack_cache.h"
 #include "registry.h"
 #include "sampler.h"
 #include "task_events.h"
@@ -19,13 +20,16 @@ static int __init lfr_init(void)
 	err = lfr_sampler_init();
 	if (err)
 		return err;
-	err = lfr_walk_objs_init();
+	err = lfr_kstack_cache_init();
 	if (err)
 		return err;
+	err = lfr_walk_objs_init();
+	if (err)
+		goto out_kstack;
 	err = lfr_core_init();
 	if (err) {
 		lfr_walk_objs_exit();
-		return err;
+		goto out_kstack;
 	}
 	err = lfr_sampler_hotplug_init();
 	if (err)
@@ -45,6 +49,8 @@ out_cpuhp:
 out_wq:
 	lfr_core_exit();
 	lfr_walk_objs_exit();
+out_kstack:
+	lfr_kstack_cache_exit();
 	return err;
 }
 
@@ -67,6 +73,7 @@ static void __exit lfr_exit(void)
 	lfr_core_exit();
 	lfr_walk_objs_exit();
 	lfr_mm_watch_exit();
+	lfr_kstack_cache_exit();
 	pr_info("unloaded\n");
 }
 

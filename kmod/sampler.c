@@ -32,7 +32,7 @@
 #include "compat.h"
 #include "core.h"
 #include "cpu_share.h"
-#include "kstack.h"
+#include "kstack_cache.h"
 #include "probes.h"
 #include "ring.h"
 #include "sampler.h"
@@ -405,7 +405,9 @@ static void lfr_offcpu_end(struct lfr_session *s, struct lfr_pcpu *pc,
 		lfr_count(s, LFR_CTR_OFFCPU_THROTTLED, 1);
 		return;
 	}
-	r->nr_kernel = lfr_task_kstack(t, r->ips, &ktrunc);
+	r->nr_kernel = lfr_kstack_of(s, s->kstacks ?
+				     s->kstacks[smp_processor_id()] : NULL,
+				     t, r->ips, &ktrunc);
 	r->flags = ktrunc ? LFR_SAMPLE_F_KERNEL_TRUNCATED : 0;
 	pc->off_e = e;
 	pc->off_key = (unsigned long)t;

@@ -34,6 +34,7 @@
 #include "core.h"
 #include "counters.h"
 #include "frame_check.h"
+#include "kstack_cache.h"
 #include "ring.h"
 #include "sampler.h"
 #include "seen.h"
@@ -62,6 +63,11 @@ static void lfr_session_free(struct lfr_session *s)
 		for_each_possible_cpu(cpu)
 			kfree(s->memos[cpu]);
 		kfree(s->memos);
+	}
+	if (s->kstacks) {
+		for_each_possible_cpu(cpu)
+			kfree(s->kstacks[cpu]);
+		kfree(s->kstacks);
 	}
 	lfr_budget_uncharge(s);
 	lfr_mm_watches_free(&s->watches);
@@ -238,6 +244,19 @@ struct lfr_session *lfr_session_alloc(u32 id, struct lfr_config *cfg,
 					     cpu_to_node(cpu));
 		if (!s->rings[cpu] || !s->memos[cpu])
 			goto nomem;
+	}
+	if (lfr_kstack_cache_of(&s->cfg)) {
+		s->kstacks = kcalloc(nr_cpu_ids, sizeof(*s->kstacks),
+				     GFP_KERNEL_ACCOUNT);
+		if (!s->kstacks)
+			goto nomem;
+		for_each_possible_cpu(cpu) {
+			s->kstacks[cpu] = kzalloc_node(sizeof(*s->kstacks[cpu]),
+						       GFP_KERNEL_ACCOUNT,
+						       cpu_to_node(cpu));
+			if (!s->kstacks[cpu])
+				goto nomem;
+		}
 	}
 	if (lfr_threads_init(&s->threads, s->cfg.max_threads))
 		goto nomem;

@@ -31,6 +31,7 @@ struct lfr_pcpu;
 struct lfr_ring;
 struct netlink_ext_ack;
 struct lfr_walk_memos;
+struct lfr_kstack_cache;
 
 struct lfr_session {
 	refcount_t ref;
@@ -63,6 +64,8 @@ struct lfr_session {
 	struct lfr_pcpu __percpu *pcpu;
 	struct lfr_ring **rings;	/* nr_cpu_ids, possible CPUs only */
 	struct lfr_walk_memos **memos;	/* nr_cpu_ids, possible CPUs only */
+	/* off-CPU kernel stacks kept, nr_cpu_ids or NULL (kstack_cache.h) */
+	struct lfr_kstack_cache **kstacks;
 	struct lfr_threads threads;
 	u64 *seen;			/* mapping/name records written */
 	u32 seen_mask;

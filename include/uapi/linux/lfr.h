@@ -580,6 +580,8 @@ enum lfr_counter {
 	LFR_CTR_CTX_NO_BLOCK,	/* walks: the thread has no block for the module */
 	LFR_CTR_CTX_FAULTED_IN,	/* context reads that faulted a page in */
 	LFR_CTR_SKIP_CREDS,	/* ticks on threads of another user (unprivileged) */
+	LFR_CTR_KSTACK_CACHED,	/* off-CPU kernel stacks found in the cache */
+	LFR_CTR_KSTACK_MISMATCH, /* of those, unwound otherwise (kstack_check) */
 	/* New counters are appended here, below LFR_CTR_LOST_FIRST. */
 	LFR_CTR_LOST_FIRST = 64, /* LFR_CTR_LOST_FIRST + enum lfr_lost_reason */
 	LFR_CTR_LOST_RING_FULL = LFR_CTR_LOST_FIRST + LFR_LOST_RING_FULL,

@@ -25,7 +25,16 @@ static unsigned long lfr_kernel_ret(unsigned long ret)
 #endif
 }
 
-u32 lfr_task_kstack(struct task_struct *t, u64 *ips, bool *truncated)
+/* Two loads a frame: no cache of its stacks would be cheaper. */
+const bool lfr_task_kstack_cacheable;
+
+unsigned long lfr_task_kstack_sp(struct task_struct *t)
+{
+	return 0;
+}
+
+u32 lfr_task_kstack(struct task_struct *t, u64 *ips, bool *truncated,
+		    struct lfr_kstack_checks *ck)
 {
 	unsigned long lo = (unsigned long)task_stack_page(t);
 	unsigned long hi = lo + THREAD_SIZE;
@@ -34,6 +43,8 @@ u32 lfr_task_kstack(struct task_struct *t, u64 *ips, bool *truncated)
 	u32 n = 0;
 
 	*truncated = false;
+	if (ck)
+		ck->ok = false;
 	while (pc) {
 		const unsigned long *rec;
 		unsigned long next;

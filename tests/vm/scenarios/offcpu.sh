@@ -5,10 +5,15 @@
 # and kernel stacks of every interval, and the spinning thread's CPU samples against its CPU time.
 # Then the same with -G, the workload in a cgroup (the timer-mode sampler), and with -a into a
 # repository, as the always-on service records, dumped.
+# With kstack_check, every kernel stack an interval takes from the module's cache (x86-64) is
+# unwound again and compared: the short waits, the same three on one CPU, must find some there,
+# and every one the same as the unwinder's.
 set -u
 share=${LFR_SHARE:-/tmp}
 rounds=4
 fail=0
+echo 1 >/sys/module/lfr/parameters/kstack_check
+ctr() { lfr status -m | tr ' ' '\n' | sed -n "s/^$1=//p" | head -n 1; }
 lfr record -F 999 --off-cpu -o "$share/offcpu.jfr" -- offcpu "$rounds" \
 	>"$share/offcpu.txt" 2>"$share/offcpu.err"
 rc=$?
@@ -28,6 +33,14 @@ rc=$?
 cat "$share/offcpu-short.txt"
 grep -E 'samples|lost|off-CPU' "$share/offcpu-short.err"
 [ $rc = 0 ] || { echo "offcpu: FAILED: lfr record of short waits exited $rc"; cat "$share/offcpu-short.err"; fail=1; }
+cached=$(ctr kstack_cached) mismatch=$(ctr kstack_mismatch) off=$(ctr offcpu)
+echo "offcpu: kernel stacks of $off intervals: $cached from the cache, $mismatch of them unwound otherwise"
+if [ "$(uname -m)" = x86_64 ]; then
+	[ "${cached:-0}" -gt 0 ] || { echo "offcpu: FAILED: no kernel stack from the cache"; fail=1; }
+else
+	[ "${cached:-0}" = 0 ] || { echo "offcpu: FAILED: a kernel stack cache on $(uname -m)"; fail=1; }
+fi
+[ "${mismatch:-1}" = 0 ] || { echo "offcpu: FAILED: $mismatch cached kernel stacks differ from the unwinder's"; fail=1; }
 # The same workload in a cgroup, recorded with -G: the timer-mode sampler, with the sched_switch
 # probe stamping the switches of the cgroup's threads.  The recording is stopped (SIGINT) once
 # the workload has exited: a handshake, not a time.
@@ -57,6 +70,9 @@ kill -INT $rec
 wait $rec
 rc=$?
 [ $rc = 0 ] || { echo "offcpu: FAILED: lfr record -a --repository exited $rc"; cat "$share/offcpu-all.err"; fail=1; }
+mismatch=$(ctr kstack_mismatch)
+echo "offcpu: -a: $(ctr kstack_cached) kernel stacks from the cache, $mismatch unwound otherwise"
+[ "${mismatch:-1}" = 0 ] || { echo "offcpu: FAILED: -a: $mismatch cached kernel stacks differ from the unwinder's"; fail=1; }
 lfr dump -o "$share/offcpu-all.jfr" "$repo" || { echo "offcpu: FAILED: lfr dump"; fail=1; }
 rm -rf "$repo"
 exit $fail
