@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """bench/offcpu-cost's table from the guest's "offcpu-cost" lines: medians per mode of the
-workload's time, the events recorded, and the slowdown per event against the runs without a
-profiler.  offcpu-cost-report.py FILE CLOCK"""
+workload's time, the events recorded (lfr's: the intervals written with their stacks), and
+the slowdown per event against the runs without a profiler.  offcpu-cost-report.py FILE CLOCK"""
 import re
 import sys
 
@@ -25,9 +25,9 @@ def main():
     base = med([int(r["ns"]) for r in runs.get("none", [])])
     rounds = next((int(r["rounds"]) for rs in runs.values() for r in rs), 0)
     print(f"# bench/offcpu-cost: pingpong {rounds} round trips ({sys.argv[2]})\n")
-    print("| profiler | runs | time ms (median, min-max) | events | short | lost | bytes/event "
-          "| slowdown | ns per event |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("| profiler | runs | time ms (median, min-max) | events | short | lost | throttled "
+          "| kernel stacks cached | bytes/event | slowdown | ns per event |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for mode, label in MODES:
         rs = runs.get(mode, [])
         if not rs:
@@ -37,12 +37,15 @@ def main():
         ev = med([int(r["events"]) for r in rs if r.get("events")])
         short = med([int(r["short"]) for r in rs if r.get("short", "").isdigit()])
         lost = med([int(r["lost"]) for r in rs if r.get("lost", "").isdigit()])
+        thr = med([int(r["throttled"]) for r in rs if r.get("throttled", "").isdigit()])
+        kc = med([int(r["kcached"]) for r in rs if r.get("kcached", "").isdigit()])
         by = med([int(r["bytes"]) / int(r["events"]) for r in rs
                   if r.get("bytes") and r.get("events") and int(r["events"])])
         slow = 100.0 * (t - base) / base if base and mode != "none" else None
         per = (t - base) / ev if base and ev and mode != "none" else None
         print(f"| {label} | {len(rs)} | {t / 1e6:.1f} ({min(ns) / 1e6:.1f}-{max(ns) / 1e6:.1f}) "
-              f"| {fmt(ev, '.0f')} | {fmt(short, '.0f')} | {fmt(lost, '.0f')} | {fmt(by, '.0f')} "
+              f"| {fmt(ev, '.0f')} | {fmt(short, '.0f')} | {fmt(lost, '.0f')} | {fmt(thr, '.0f')} "
+              f"| {fmt(kc, '.0f')} | {fmt(by, '.0f')} "
               f"| {fmt(slow, '+.1f')}{'' if slow is None else ' %'} | {fmt(per, '.0f')} |")
 
 
