@@ -2,8 +2,8 @@
 /*
  * Stacks by their raw addresses (record/raw_stacks): a stack added is found again by the same
  * addresses, process, mapping generation and flags, not by others, also when many keys share a
- * hash; the word the leaf rule read must match; a full cache starts over; a cache prepared
- * beforehand starts empty.
+ * hash; the word the leaf rule read must match; a full cache starts over; the index grows from
+ * small; a cache prepared beforehand starts empty.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -129,6 +129,39 @@ static void a_full_cache_starts_over(void **state)
 }
 
 /*
+ * The index starts small (a recording with few distinct stacks touches few of its pages) and
+ * doubles as it fills, at most half full, each stack found again after every doubling.
+ */
+static void the_index_grows_and_keeps_what_it_held(void **state)
+{
+	struct raw_stacks c = {0};
+	struct raw_stack_key k;
+	const uint64_t n = 20000;
+	unsigned int first = 0;
+
+	(void)state;
+	for (uint64_t i = 0; i < n; i++) {
+		struct raw_stack_val v = {.stack = i + 1};
+
+		k = key(i);
+		raw_stack_hash(&k);
+		raw_stacks_add(&c, &k, &v, -1);
+		if (!i)
+			first = c.slot_bits;
+		assert_true(2 * c.used <= 1u << c.slot_bits);
+	}
+	assert_int_equal(first, 10);
+	assert_int_equal(c.slot_bits, 16);
+	for (uint64_t i = 0; i < n; i++) {
+		k = key(i);
+		raw_stack_hash(&k);
+		assert_non_null(raw_stacks_find(&c, &k));
+		assert_int_equal(raw_stacks_find(&c, &k)->stack, i + 1);
+	}
+	raw_stacks_free(&c);
+}
+
+/*
  * A cache prepared before the recording holds nothing yet and takes stacks as a fresh one does;
  * prepared again once in use, it keeps them.
  */
@@ -159,6 +192,7 @@ int main(void)
 	    cmocka_unit_test(found_by_the_same_key_only),
 	    cmocka_unit_test(the_leaf_rules_word_must_match),
 	    cmocka_unit_test(a_full_cache_starts_over),
+	    cmocka_unit_test(the_index_grows_and_keeps_what_it_held),
 	    cmocka_unit_test(a_prepared_cache_starts_empty),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

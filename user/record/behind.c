@@ -185,8 +185,12 @@ int lfr_recorder_prepare(struct lfr_recorder *r, size_t bytes)
 		memset(r->stacks, 0, PREPARED_STACKS * sizeof(*r->stacks));
 		memset(r->stack_ips, 0, PREPARED_STACK_IPS * sizeof(*r->stack_ips));
 	}
-	if (r->memo)
-		memset(r->memo, 0, FRAME_MEMO * sizeof(*r->memo)); /* forgets nothing but hits */
+	/* the memo at its largest, written (it forgets nothing but hits) */
+	if (r->memo &&
+	    (r->memo_bits == FRAME_MEMO_BITS || !frame_memo_resize(r, FRAME_MEMO_BITS))) {
+		memset(r->memo, 0, FRAME_MEMO * sizeof(*r->memo));
+		r->memo_used = 0;
+	}
 	for (size_t n = 0; n < bytes; n += BATCH_BLOCK) {
 		struct batch *q = calloc(1, sizeof(*q));
 

@@ -10,13 +10,16 @@
 #define RAW_ENTRIES (1u << 15)
 #define RAW_IPS (1u << 20)
 /*
- * The index: twice as many slots as entries, found by the top bits of the key's hash (a product's
- * best mixed bits), the next slot on a collision.  Entries are never removed one by one, only all
- * at once.
+ * The index: at least twice as many slots as entries, found by the top bits of the key's hash (a
+ * product's best mixed bits), the next slot on a collision.  Entries are never removed one by one,
+ * only all at once.  It starts small and doubles as it fills: a slot is read before it is written,
+ * and a page of a large index read first is faulted twice (the zero page, then a copy), at random
+ * (by hash) across all of it, in a recording's first seconds; the always-on service's few hundred
+ * distinct stacks fit in the smallest.
  */
-#define RAW_SLOT_BITS 16
-#define RAW_SLOTS (1u << RAW_SLOT_BITS)
-_Static_assert(RAW_SLOTS >= 2 * RAW_ENTRIES, "the index stays at most half full");
+#define RAW_SLOT_BITS_MIN 10
+#define RAW_SLOT_BITS_MAX 16
+_Static_assert((1u << RAW_SLOT_BITS_MAX) >= 2 * RAW_ENTRIES, "the index stays at most half full");
 
 struct raw_stack_slot {
 	uint64_t hash;
@@ -87,10 +90,11 @@ static bool same(const struct raw_stacks *c, const struct raw_stack_entry *e,
 const struct raw_stack_val *raw_stacks_find(const struct raw_stacks *c,
                                             const struct raw_stack_key *k)
 {
+	uint32_t mask = (1u << c->slot_bits) - 1;
+
 	if (!c->index)
 		return NULL;
-	for (uint32_t i = (uint32_t)(k->hash >> (64 - RAW_SLOT_BITS));;
-	     i = (i + 1) & (RAW_SLOTS - 1)) {
+	for (uint32_t i = (uint32_t)(k->hash >> (64 - c->slot_bits));; i = (i + 1) & mask) {
 		const struct raw_stack_slot *s = &c->index[i];
 
 		if (!s->e)
@@ -100,12 +104,35 @@ const struct raw_stack_val *raw_stacks_find(const struct raw_stacks *c,
 	}
 }
 
+/* The index with 1 << BITS slots, what it held placed again: 0, or -ENOMEM (nothing changed). */
+static int index_resize(struct raw_stacks *c, unsigned int bits)
+{
+	struct raw_stack_slot *to = calloc((size_t)1 << bits, sizeof(*to));
+	uint32_t mask = (1u << bits) - 1;
+
+	if (!to)
+		return -ENOMEM;
+	for (uint32_t j = 0; c->index && j < 1u << c->slot_bits; j++) {
+		uint32_t i;
+
+		if (!c->index[j].e)
+			continue;
+		for (i = (uint32_t)(c->index[j].hash >> (64 - bits)); to[i].e; i = (i + 1) & mask)
+			;
+		to[i] = c->index[j];
+	}
+	free(c->index);
+	c->index = to;
+	c->slot_bits = bits;
+	return 0;
+}
+
+/* Entries and addresses are written in order: their pages are taken as they fill. */
 static int alloc(struct raw_stacks *c)
 {
 	c->entries = malloc(RAW_ENTRIES * sizeof(*c->entries));
 	c->ips = malloc(RAW_IPS * sizeof(*c->ips));
-	c->index = calloc(RAW_SLOTS, sizeof(*c->index));
-	if (c->entries && c->ips && c->index)
+	if (c->entries && c->ips && !index_resize(c, RAW_SLOT_BITS_MIN))
 		return 0;
 	raw_stacks_free(c);
 	return -ENOMEM;
@@ -119,12 +146,19 @@ _Static_assert(RAW_PREPARED_ENTRIES <= RAW_ENTRIES && RAW_PREPARED_IPS <= RAW_IP
 
 int raw_stacks_prepare(struct raw_stacks *c)
 {
+	unsigned int bits = RAW_SLOT_BITS_MIN;
+
 	if (!c->entries && alloc(c))
 		return -ENOMEM;
 	if (c->used)
 		return 0; /* in use: its pages are written already */
-	/* the index is probed anywhere: all of it; entries and addresses fill from the start */
-	memset(c->index, 0, RAW_SLOTS * sizeof(*c->index));
+	/* the index is probed anywhere: all of it, at the size the prepared entries need; entries
+	 * and addresses fill from the start */
+	while ((1u << bits) < 2 * RAW_PREPARED_ENTRIES)
+		bits++;
+	if (bits > c->slot_bits && index_resize(c, bits))
+		return -ENOMEM;
+	memset(c->index, 0, ((size_t)1 << c->slot_bits) * sizeof(*c->index));
 	memset(c->entries, 0, RAW_PREPARED_ENTRIES * sizeof(*c->entries));
 	memset(c->ips, 0, RAW_PREPARED_IPS * sizeof(*c->ips));
 	return 0;
@@ -133,7 +167,7 @@ int raw_stacks_prepare(struct raw_stacks *c)
 void raw_stacks_add(struct raw_stacks *c, const struct raw_stack_key *k,
                     const struct raw_stack_val *v, int word)
 {
-	uint32_t n = (uint32_t)k->nr_kernel + k->nr_user, i;
+	uint32_t n = (uint32_t)k->nr_kernel + k->nr_user, i, mask;
 
 	if (!c->entries && alloc(c))
 		return;
@@ -141,11 +175,15 @@ void raw_stacks_add(struct raw_stacks *c, const struct raw_stack_key *k,
 		return;
 	if (c->used == RAW_ENTRIES || c->ips_used + n > RAW_IPS) {
 		/* Full: start over (the JFR pools keep every stack; only the shortcut is lost). */
-		memset(c->index, 0, RAW_SLOTS * sizeof(*c->index));
+		memset(c->index, 0, ((size_t)1 << c->slot_bits) * sizeof(*c->index));
 		c->used = c->ips_used = 0;
 	}
-	for (i = (uint32_t)(k->hash >> (64 - RAW_SLOT_BITS)); c->index[i].e;
-	     i = (i + 1) & (RAW_SLOTS - 1))
+	/* at most half full; a failed growth only keeps it smaller (a shortcut lost, at worst) */
+	if (2 * (c->used + 1) > 1u << c->slot_bits &&
+	    (c->slot_bits == RAW_SLOT_BITS_MAX || index_resize(c, c->slot_bits + 1)))
+		return;
+	mask = (1u << c->slot_bits) - 1;
+	for (i = (uint32_t)(k->hash >> (64 - c->slot_bits)); c->index[i].e; i = (i + 1) & mask)
 		;
 	memcpy(c->ips + c->ips_used, k->kernel_ips, k->nr_kernel * sizeof(uint64_t));
 	memcpy(c->ips + c->ips_used + k->nr_kernel, k->user_ips, k->nr_user * sizeof(uint64_t));

@@ -35,6 +35,7 @@ struct raw_stacks {
 	struct raw_stack_entry *entries;
 	uint64_t *ips;
 	uint32_t used, ips_used;
+	unsigned int slot_bits; /* the index has 1 << slot_bits slots */
 };
 
 void raw_stack_hash(struct raw_stack_key *k);

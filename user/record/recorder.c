@@ -48,7 +48,7 @@ int lfr_recorder_new(struct lfr_recorder **out, struct lfr_jfr_writer *w, struct
 	hashtab_init_trusted(&r->methods, false);
 	hashtab_init_trusted(&r->objects_told, false);
 	r->jit_wait_max = JIT_WAIT_MAX;
-	r->memo = calloc(FRAME_MEMO, sizeof(*r->memo));
+	frame_memo_resize(r, FRAME_MEMO_MIN_BITS); /* without it, every frame is named */
 	*out = r;
 	return 0;
 }

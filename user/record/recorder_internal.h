@@ -143,8 +143,14 @@ struct frame_memo {
 	uint8_t root_known, root; /* whether a thread begins there, once asked (the last frame) */
 };
 
+/*
+ * Entries, direct-mapped by pc and process: from 1 << FRAME_MEMO_MIN_BITS, doubled while more
+ * than half are used, up to 1 << FRAME_MEMO_BITS.  An entry is read before it is written: a large
+ * memo's pages are faulted twice each, at random, in a recording's first seconds.
+ */
+#define FRAME_MEMO_MIN_BITS 10
 #define FRAME_MEMO_BITS 14
-#define FRAME_MEMO (1u << FRAME_MEMO_BITS) /* entries, direct-mapped by pc and process */
+#define FRAME_MEMO (1u << FRAME_MEMO_BITS)
 
 #define STACK_ENTRIES (3u << 14)
 #define STACK_TRUNC_FLAGS                                                                          \
@@ -184,7 +190,9 @@ struct lfr_recorder {
 	 * interned strings, so equal names have equal pointers */
 	struct hashtab methods;
 	struct hashtab objects_told; /* (path, build-id) of lfr.ObjectFile events written */
-	struct frame_memo *memo;     /* FRAME_MEMO entries, or NULL: every frame is named */
+	struct frame_memo *memo;     /* 1 << memo_bits entries, or NULL: every frame is named */
+	unsigned int memo_bits;
+	uint32_t memo_used; /* entries in use */
 	uint64_t frames[MAX_FRAMES];
 	struct lfr_recorder_stats st;
 	uint64_t last_time;
@@ -303,6 +311,8 @@ static inline int write_cpu_sample(struct lfr_recorder *r, uint64_t time, uint32
 
 /* stacks.c: frames named, stacks interned */
 int stacks_alloc(struct lfr_recorder *r);
+/* The frame memo with 1 << BITS entries, what it held placed again: 0, or -ENOMEM (unchanged). */
+int frame_memo_resize(struct lfr_recorder *r, unsigned int bits);
 int write_sample(struct lfr_recorder *r, const struct lfr_record *rec);
 
 /* samples.c: ticks joined with their user stacks */

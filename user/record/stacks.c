@@ -206,6 +206,37 @@ static bool is_thread_root(const struct lfr_frame *f)
 	return false;
 }
 
+static uint32_t memo_slot(uint64_t pc, uint32_t tgid, unsigned int bits)
+{
+	uint64_t h = (pc ^ (pc >> 23) ^ (uint64_t)tgid << 40) * 0x9e3779b97f4a7c15ull;
+
+	return (uint32_t)(h >> (64 - bits));
+}
+
+int frame_memo_resize(struct lfr_recorder *r, unsigned int bits)
+{
+	struct frame_memo *to = calloc((size_t)1 << bits, sizeof(*to));
+	uint32_t used = 0;
+
+	if (!to)
+		return -ENOMEM;
+	for (uint32_t j = 0; r->memo && j < 1u << r->memo_bits; j++) {
+		const struct frame_memo *m = &r->memo[j];
+		struct frame_memo *t;
+
+		if (!m->used)
+			continue;
+		t = &to[memo_slot(m->pc, m->tgid, bits)];
+		used += !t->used; /* direct-mapped: two that meet keep the later */
+		*t = *m;
+	}
+	free(r->memo);
+	r->memo = to;
+	r->memo_bits = bits;
+	r->memo_used = used;
+	return 0;
+}
+
 /*
  * The method key of frame I of a sample: kernel frames first, then user frames.  ROOT, when not
  * NULL, tells whether the frame is where a thread begins.
@@ -224,9 +255,7 @@ static int name_frame(struct lfr_recorder *r, const struct lfr_record *rec, unsi
 	int err;
 
 	if (r->memo) {
-		uint64_t h = (pc ^ (pc >> 23) ^ (uint64_t)tgid << 40) * 0x9e3779b97f4a7c15ull;
-
-		m = &r->memo[h >> (64 - FRAME_MEMO_BITS)];
+		m = &r->memo[memo_slot(pc, tgid, r->memo_bits)];
 		if (m->pc == pc && m->tgid == tgid && m->used && (!root || m->root_known) &&
 		    m->serial == lfr_sym_serial(r->sym, tgid, kernel)) {
 			*key = m->key;
@@ -248,7 +277,11 @@ static int name_frame(struct lfr_recorder *r, const struct lfr_record *rec, unsi
 	r->jit_met |= !kernel && !f.resolved && !f.path && strcmp(f.class_name, "[unknown]");
 	if (root)
 		*root = is_thread_root(&f);
-	if (m && (kernel || f.path))
+	if (m && (kernel || f.path) && !m->used && 2 * (r->memo_used + 1) > 1u << r->memo_bits &&
+	    r->memo_bits < FRAME_MEMO_BITS && !frame_memo_resize(r, r->memo_bits + 1))
+		m = &r->memo[memo_slot(pc, tgid, r->memo_bits)];
+	if (m && (kernel || f.path)) {
+		r->memo_used += !m->used;
 		*m = (struct frame_memo){
 		    .pc = pc,
 		    .serial = lfr_sym_serial(r->sym, tgid, kernel),
@@ -259,6 +292,7 @@ static int name_frame(struct lfr_recorder *r, const struct lfr_record *rec, unsi
 		    .root_known = root != NULL,
 		    .root = root && *root,
 		};
+	}
 	return 0;
 }
 
