@@ -2,9 +2,13 @@
 # call chains) and under lfr (--off-cpu=1us, and the default minimum), and for the cost of
 # following a thread's switches at all, both sampling its CPU time at 1 Hz only, in rotating
 # order, in one boot.  One "offcpu-cost" line per run for bench/offcpu-cost-report.py.
-#   offcpu-cost-guest.sh ROUNDS RUNS
+# With SLEEPERS > 0, also system-wide (lfr record -a --off-cpu=1us, pingpong beside it), each run
+# once alone and once beside SLEEPERS threads of another process that ran once and now sleep
+# (sleepers SLEEPERS 1 0, started before and killed after the run): their cost until they run,
+# which should be none.
+#   offcpu-cost-guest.sh ROUNDS RUNS [SLEEPERS]
 set -u
-rounds=$1 runs=$2
+rounds=$1 runs=$2 sleepers=${3:-0}
 share=${LFR_SHARE:?}
 pdir=/tmp/perf
 cp -r "$share/perf" "$pdir"
@@ -19,12 +23,39 @@ ctr() { # NAME "STATUS LINE": a counter of lfr status -m
 	echo "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"
 }
 
+# ns on the CPU of all the live threads of a process
+sched_ns() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%.0f\n", s }'; }
+
+# sleepers N 1 0 in the background, asleep: its pid in $sl
+sleepers_start() {
+	sleepers "$sleepers" 1 0 >/tmp/sl.txt 2>&1 &
+	sl=$!
+	for i in $(seq 3000); do grep -q '^sleepers asleep' /tmp/sl.txt && return 0; sleep 0.1; done
+	echo "offcpu-cost: sleepers did not fall asleep: $(cat /tmp/sl.txt)"
+}
+sleepers_stop() { kill "$sl"; wait "$sl" 2>/dev/null; }
+
 run() { # MODE
 	mode=$1 ev="" rc="" st=""
 	case $mode in
-	none)
+	none|none-idle)
 		pingpong "$rounds" >/tmp/pp.txt 2>/tmp/pp.err
 		rc=$? ;;
+	lfr-a|lfr-a-idle)
+		lfr record -a -F 1 --off-cpu=1us -q -o /tmp/l.jfr 2>/tmp/rec.err &
+		rec=$!
+		for i in $(seq 600); do lfr status -m 2>/dev/null | grep -q 'state=running' && break; sleep 0.1; done
+		r0=$(sched_ns $rec)
+		pingpong "$rounds" >/tmp/pp.txt 2>/tmp/pp.err
+		rc=$?
+		st=$(lfr status -m | grep '^status ')
+		r1=$(sched_ns $rec)
+		kill -INT $rec
+		wait $rec
+		ev="events=$(ctr offcpu_committed "$st") short=$(ctr offcpu_short "$st") lost=$(ctr offcpu_lost "$st")"
+		ev="$ev throttled=$(ctr offcpu_throttled "$st") kcached=$(ctr kstack_cached "$st") bytes=$(stat -c %s /tmp/l.jfr)"
+		ev="$ev recorder_ns=$((r1 - r0)) module_ns=$(($(ctr irq_ns "$st") + $(ctr work_ns "$st")))"
+		rm -f /tmp/l.jfr ;;
 	perf)
 		perf record -e sched:sched_switch -g -o /tmp/p.data -- pingpong "$rounds" \
 			>/tmp/pp.txt 2>/tmp/pp.err
@@ -55,6 +86,7 @@ run() { # MODE
 		ev="$ev throttled=$(ctr offcpu_throttled "$st") kcached=$(ctr kstack_cached "$st") bytes=$(stat -c %s /tmp/l.jfr)"
 		rm -f /tmp/l.jfr ;;
 	esac
+	case $mode in *-idle) ev="$ev sleepers=$sleepers" ;; esac
 	echo "offcpu-cost mode=$mode run=$run rc=$rc $ev | $(grep -h '^pingpong ' /tmp/pp.txt)"
 }
 
@@ -67,5 +99,12 @@ for run in $(seq "$runs"); do
 	*) order="lfr-1ms perf lfr-1us perf-cpu lfr-cpu" ;;
 	esac
 	for m in $order; do run "$m"; done
+	if [ "$sleepers" -gt 0 ]; then
+		run lfr-a
+		sleepers_start
+		run none-idle
+		run lfr-a-idle
+		sleepers_stop
+	fi
 done
 echo "offcpu-cost: done"

@@ -2,7 +2,7 @@
 /*
  * sleepers: a crowd of threads that each ran a little and now sleep, then a workload beside them.
  *
- * Usage: sleepers THREADS MS SECONDS     (THREADS 1..16384)
+ * Usage: sleepers THREADS MS SECONDS     (THREADS 1..16384, SECONDS 0: no workload)
  *
  * Starts THREADS threads (64 KiB stacks); each burns MS ms of its own CPU time and then blocks in
  * read(2) on a pipe nobody writes, until the process exits.  Once every one of them has burned
@@ -16,7 +16,8 @@
  *   sleepers workload tids=A,B
  *
  * and exits.  A system-wide profiler whose thread table the sleepers fill must still sample A and
- * B.
+ * B.  With SECONDS 0 there is no workload: the sleepers stay asleep until the process is killed
+ * (what a profiler costs beside a crowd of idle threads).
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -81,9 +82,9 @@ int main(int argc, char **argv)
 
 	burn_ms = argc > 2 ? atol(argv[2]) : 0;
 	spin_s = argc > 3 ? atof(argv[3]) : 0;
-	if (argc != 4 || n < 1 || n > 16384 || burn_ms < 1 || spin_s <= 0) {
-		fprintf(stderr,
-		        "usage: sleepers THREADS MS SECONDS  (THREADS 1..16384, MS >= 1)\n");
+	if (argc != 4 || n < 1 || n > 16384 || burn_ms < 1 || spin_s < 0) {
+		fprintf(stderr, "usage: sleepers THREADS MS SECONDS  (THREADS 1..16384, MS >= 1, "
+		                "SECONDS 0: the sleepers only, until killed)\n");
 		return 2;
 	}
 	if (pipe(sleep_pipe)) {
@@ -105,6 +106,9 @@ int main(int argc, char **argv)
 		nanosleep(&tick, NULL);
 	printf("sleepers asleep threads=%d\n", n);
 	fflush(stdout);
+	if (spin_s == 0)
+		for (;;)
+			pause();
 	pthread_setname_np(pthread_self(), "spin-b");
 	if (pthread_create(&t, NULL, spinner, &a)) {
 		fprintf(stderr, "sleepers: pthread_create (spin-a) failed\n");
