@@ -5,8 +5,8 @@
 # from 20 s to 20+SECONDS s.  At 0 s, 10 s, 20 s and 20+SECONDS s it reads the recorder's CPU
 # time (the sum over /proc/PID/task/*/schedstat of the first field: ns on the CPU, user and
 # kernel, of every thread), its thread ids, its utime+stime ticks (which include exited threads,
-# a coarse cross-check), its VmRSS, and the module's CPU for the session (irq_ns + work_ns of
-# `lfr status -m`), and each thread's name and time; in the steady window, VmRSS every 30 s.  At 0 s the recorder has just been spawned: its CPU and the module's are
+# a coarse cross-check), its VmRSS, and the module's CPU for the session (irq_ns + work_ns +
+# offcpu_probe_ns of `lfr status -m`), and each thread's name and time; in the steady window, VmRSS every 30 s.  At 0 s the recorder has just been spawned: its CPU and the module's are
 # taken as 0.  One "always-on" line per window and run for the report.
 # As the service, the recorder keeps its unwind and symbol tables in /var/cache/lfr/tables (--cache): with
 # CACHE "warm" a recording beside the workload fills it before the first run (10 s, then until its
@@ -44,7 +44,7 @@ threads_of() { for t in /proc/"$1"/task/*; do
 rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
 # the module's CPU time for a session so far: timer interrupts and stack walks, in ns
 module_ns() { lfr status -S "$1" -m | awk '/^status / { for (i = 1; i <= NF; i++) { split($i, kv, "=");
-	if (kv[1] == "irq_ns" || kv[1] == "work_ns") s += kv[2] } } END { printf "%.0f\n", s }'; }
+	if (kv[1] == "irq_ns" || kv[1] == "work_ns" || kv[1] == "offcpu_probe_ns") s += kv[2] } } END { printf "%.0f\n", s }'; }
 # the guest's clock in ms (/proc/uptime: 10 ms steps; busybox date has no %N)
 now_ms() { awk '{ printf "%.0f\n", $1 * 1000 }' /proc/uptime; }
 # sleep until T0 + S seconds

@@ -44,7 +44,9 @@ def main():
           '`deepstack 32 T 2` keeps both CPUs busy; '
           f'{runs} runs, medians with (min-max); {clock}.  Shares are of the whole machine '
           '(window seconds x CPUs).  Recorder: the sum of its threads\' schedstat run time (user '
-          'and kernel); module: the session\'s irq_ns + work_ns (timer interrupts and walks).\n')
+          'and kernel); module: the session\'s irq_ns + work_ns + offcpu_probe_ns (timer interrupts, walks, '
+          'the off-CPU probe at each switch: run in the switching thread\'s time, so counted '
+          'twice where that thread is the recorder\'s).\n')
     print('| window | guest s | recorder | module | together | target | recorder (ticks) '
           '| VmRSS start -> end (MiB) |')
     print('|---|---:|---:|---:|---:|---:|---:|---:|')

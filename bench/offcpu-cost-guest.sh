@@ -54,7 +54,7 @@ run() { # MODE
 		wait $rec
 		ev="events=$(ctr offcpu_committed "$st") short=$(ctr offcpu_short "$st") lost=$(ctr offcpu_lost "$st")"
 		ev="$ev throttled=$(ctr offcpu_throttled "$st") kcached=$(ctr kstack_cached "$st") bytes=$(stat -c %s /tmp/l.jfr)"
-		ev="$ev recorder_ns=$((r1 - r0)) module_ns=$(($(ctr irq_ns "$st") + $(ctr work_ns "$st")))"
+		ev="$ev recorder_ns=$((r1 - r0)) module_ns=$(($(ctr irq_ns "$st") + $(ctr work_ns "$st") + $(ctr offcpu_probe_ns "$st")))"
 		rm -f /tmp/l.jfr ;;
 	perf)
 		perf record -e sched:sched_switch -g -o /tmp/p.data -- pingpong "$rounds" \
