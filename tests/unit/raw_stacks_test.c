@@ -36,6 +36,16 @@ static struct raw_stack_key key(uint64_t i)
 	                              .nr_words = 2};
 }
 
+/* Adds stack I, its value I + 1. */
+static void add(struct raw_stacks *c, uint64_t i)
+{
+	struct raw_stack_val v = {.stack = i + 1};
+	struct raw_stack_key k = key(i);
+
+	raw_stack_hash(&k);
+	raw_stacks_add(c, &k, &v, -1);
+}
+
 static void found_by_the_same_key_only(void **state)
 {
 	struct raw_stacks c = {0};
@@ -111,13 +121,8 @@ static void a_full_cache_starts_over(void **state)
 	const uint64_t n = 100000;
 
 	(void)state;
-	for (uint64_t i = 0; i < n; i++) {
-		struct raw_stack_val v = {.stack = i + 1};
-
-		k = key(i);
-		raw_stack_hash(&k);
-		raw_stacks_add(&c, &k, &v, -1);
-	}
+	for (uint64_t i = 0; i < n; i++)
+		add(&c, i);
 	k = key(n - 1);
 	raw_stack_hash(&k);
 	assert_non_null(raw_stacks_find(&c, &k));
@@ -141,11 +146,7 @@ static void the_index_grows_and_keeps_what_it_held(void **state)
 
 	(void)state;
 	for (uint64_t i = 0; i < n; i++) {
-		struct raw_stack_val v = {.stack = i + 1};
-
-		k = key(i);
-		raw_stack_hash(&k);
-		raw_stacks_add(&c, &k, &v, -1);
+		add(&c, i);
 		if (!i)
 			first = c.slot_bits;
 		assert_true(2 * c.used <= 1u << c.slot_bits);
