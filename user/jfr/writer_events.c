@@ -162,7 +162,7 @@ static __attribute__((noinline)) int off_cpu_checked(struct lfr_jfr_writer *w, u
 	return commit(w);
 }
 
-/* A state name written inline by off_cpu(): ASCII, its length one varint byte. */
+/* A state name lfr_jfr_off_cpu() writes inline: ASCII, its length one varint byte. */
 #define OFF_CPU_STATE_MAX 32
 _Static_assert(1 + 3 + 6 * JFR_VARINT_MAX + 2 + OFF_CPU_STATE_MAX <= SMALL_EVENT_MAX,
                "an off-CPU event of the fast path fits the one-byte size");
@@ -172,7 +172,7 @@ _Static_assert(1 + 3 + 6 * JFR_VARINT_MAX + 2 + OFF_CPU_STATE_MAX <= SMALL_EVENT
  * interval of `--off-cpu` is one, mostly of a thread and stack the segment knows and a state of a
  * few ASCII letters: those bytes go through one pointer after one check for room, as a sample's
  * (put_thread_sample()); through the event buffer, a call per field and the state's UTF-8
- * check a character at a time, an event took about 800 instructions.
+ * check a character at a time, an event took 722 instructions (callgrind; 335 this way).
  */
 int lfr_jfr_off_cpu(struct lfr_jfr_writer *w, uint64_t start, uint64_t duration, uint64_t thread,
                     uint64_t stack, const char *state, uint64_t short_count, uint64_t short_ns)
