@@ -4,7 +4,8 @@
  * above it is right, or lacks the caller whose return address the CFI locates in the stack words
  * the kernel copied.
  *
- * CFI comes from libdw: the object's .eh_frame (what the C library's own unwinder uses), else its
+ * CFI comes from the object's unwind table where the recorder's cache keeps one (leaf_table.c),
+ * else from libdw: the object's .eh_frame (what the C library's own unwinder uses), else its
  * .debug_frame, else the .debug_frame of its separate debug file.  The file is opened again on the
  * first pc that needs it (the symbol reader closed it), the sections libdw keeps read into memory
  * by libelf (with pread, not mapped: a file cut later cannot raise SIGBUS) and kept with the
@@ -255,15 +256,18 @@ int cfi_leaf_rule(struct elfobj *o, uint64_t vaddr, uint64_t *slot)
 		*slot = o->cfi_memo->e[i].slot;
 		return o->cfi_memo->e[i].rule;
 	}
-	if (!o->cfi_tried) {
-		o->cfi_tried = true;
-		o->cfi = cfi_load(o);
-	}
-	fr = o->cfi ? row_of(o->cfi, vaddr) : NULL;
-	r = LFR_LEAF_UNKNOWN;
-	if (fr) {
-		r = apply(fr, o->cfi->regs, slot);
-		free(fr);
+	r = leaf_table_rule(o, vaddr, slot);
+	if (r == CFI_LEAF_ASK_LIBDW) {
+		if (!o->cfi_tried) {
+			o->cfi_tried = true;
+			o->cfi = cfi_load(o);
+		}
+		fr = o->cfi ? row_of(o->cfi, vaddr) : NULL;
+		r = LFR_LEAF_UNKNOWN;
+		if (fr) {
+			r = apply(fr, o->cfi->regs, slot);
+			free(fr);
+		}
 	}
 	if (r != LFR_LEAF_CALLER || *slot <= UINT32_MAX) {
 		if (!o->cfi_memo)

@@ -36,12 +36,16 @@ static int read_segments(struct elfobj *o, Elf *e)
 	free(o->segs);
 	o->segs = calloc(n ? n : 1, sizeof(*o->segs));
 	o->nsegs = 0;
+	o->eh_frame_hdr = false;
 	if (!o->segs)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
 		GElf_Phdr ph;
 
-		if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_LOAD)
+		if (!gelf_getphdr(e, (int)i, &ph))
+			continue;
+		o->eh_frame_hdr |= ph.p_type == PT_GNU_EH_FRAME;
+		if (ph.p_type != PT_LOAD)
 			continue;
 		o->segs[o->nsegs++] = (struct elf_seg){
 		    .vaddr = ph.p_vaddr,
@@ -523,8 +527,12 @@ int elfobj_load_fd(const struct elfobj_env *env, struct elfobj *o, int fd, const
 		return -ENOEXEC;
 	err = load_elf(env, o, e, &st, open_path, want, want_len);
 	elf_end(e);
-	if (!err)
+	if (!err) {
 		o->ok = true;
+		o->file_size = (uint64_t)st.st_size;
+		o->cache = env->cache;
+		o->cache_st = env->cache_st;
+	}
 	return err;
 }
 
@@ -629,5 +637,6 @@ void elfobj_fini(struct elfobj *o)
 	symtab_fini(&o->syms);
 	cfi_free(o->cfi);
 	cfi_memo_free(o->cfi_memo);
+	leaf_table_free(o);
 	free(o->image);
 }

@@ -14,6 +14,8 @@
 #include "lib/hashtab.h"
 #include "sym/sym.h"
 
+struct lfr_unwind_table;
+
 /*
  * Of the n elements at base (each size bytes, sorted by the uint64_t key at offset off), how many
  * have a key at most x: the index after the last one at or below x.
@@ -128,6 +130,13 @@ struct elfobj {
 	struct cfi *cfi; /* call frame information, read on first use; owned by cfi.c */
 	bool cfi_tried;
 	struct cfi_memo *cfi_memo; /* the leaf rule of recent pcs; owned by cfi.c */
+	/* the leaf rule from the object's unwind table in the cache (leaf_table.c) */
+	bool eh_frame_hdr;  /* it has a PT_GNU_EH_FRAME: libdw finds an FDE by binary search */
+	uint64_t file_size; /* st_size of the file: the cache keeps tables by build-id and size */
+	struct lfr_blob_cache *cache;
+	struct lfr_sym_cache_stats *cache_st;
+	struct lfr_unwind_table *leaf_table;
+	bool leaf_table_tried;
 	/* hash keys under which the object is cached */
 	uint8_t key_dev[1 + 2 * sizeof(uint64_t)];
 	uint8_t key_bid[1 + 64];
@@ -176,6 +185,14 @@ void cfi_memo_free(struct cfi_memo *m);
  */
 #define CFI_LEAF_CALLER_LR (LFR_LEAF_UNKNOWN + 1)
 int cfi_leaf_rule(struct elfobj *o, uint64_t vaddr, uint64_t *slot);
+
+/*
+ * leaf_table.c: the leaf rule of vaddr in o from its unwind table in the cache (as
+ * cfi_leaf_rule()), or CFI_LEAF_ASK_LIBDW when there is no table or its row has no rule.
+ */
+#define CFI_LEAF_ASK_LIBDW (CFI_LEAF_CALLER_LR + 1)
+int leaf_table_rule(struct elfobj *o, uint64_t vaddr, uint64_t *slot);
+void leaf_table_free(struct elfobj *o);
 
 /*
  * The ELF object holding pc in pid's address space and the pc's ELF virtual address; NULL when no

@@ -83,6 +83,7 @@ struct lfr_sym_opts {
 struct lfr_sym_cache_stats {
 	uint64_t read, stored; /* tables read back; built and stored */
 	uint64_t problems;     /* files refused or not written */
+	uint64_t leaf_tables;  /* unwind tables read for the leaf rule (sym/cfi.h) */
 	char first_problem[256];
 };
 

@@ -79,6 +79,39 @@ static const char *take(const struct unwind_hdr *want, const struct lfr_blob *b,
 	return NULL;
 }
 
+int lfr_unwind_cache_find(struct lfr_blob_cache *c, const uint8_t *build_id, size_t build_id_len,
+                          uint64_t object_size, struct lfr_unwind_table *t, char *why,
+                          size_t whylen)
+{
+	size_t max = sizeof(struct unwind_hdr) + (size_t)LFR_UNWIND_MAX_ROWS * sizeof(*t->rows);
+	struct unwind_hdr h;
+	struct lfr_blob b;
+	const char *bad;
+	char name[160];
+	int ret;
+
+	memset(t, 0, sizeof(*t));
+	memset(&h, 0, sizeof(h));
+	if (why && whylen)
+		*why = 0;
+	if (!c || !build_id_len || build_id_len > MAX_BUILD_ID)
+		return -ENOENT;
+	memcpy(h.build_id, build_id, build_id_len);
+	h.build_id_len = (uint32_t)build_id_len;
+	h.object_size = object_size;
+	lfr_blob_cache_name(h.build_id, h.build_id_len, ".unwind", name, sizeof(name));
+	ret = lfr_blob_cache_read(c, name, max, &b, why, whylen);
+	if (ret)
+		return ret;
+	bad = take(&h, &b, t);
+	if (!bad)
+		return 0;
+	lfr_blob_release(&b);
+	if (why)
+		snprintf(why, whylen, "%s: %s", name, bad);
+	return -EINVAL;
+}
+
 int lfr_unwind_cache_get(struct lfr_blob_cache *c, int fd, struct lfr_unwind_table *t,
                          struct lfr_unwind_cache_result *res, char *err, size_t errlen)
 {

@@ -38,4 +38,13 @@ struct lfr_unwind_cache_result {
 int lfr_unwind_cache_get(struct lfr_blob_cache *c, int fd, struct lfr_unwind_table *t,
                          struct lfr_unwind_cache_result *res, char *err, size_t errlen);
 
+/*
+ * The table kept for the object of that build-id and size, without building one: 0, or -ENOENT
+ * when the cache holds none, another negative errno (why says what is wrong with the file) when
+ * it cannot be used.  The header's ctime is left 0: the table is for reading, not for the module.
+ */
+int lfr_unwind_cache_find(struct lfr_blob_cache *c, const uint8_t *build_id, size_t build_id_len,
+                          uint64_t object_size, struct lfr_unwind_table *t, char *why,
+                          size_t whylen);
+
 #endif

@@ -73,6 +73,8 @@ objcopy --only-keep-debug libsymcfi_dbg.full.so "$dir/$(echo "$bid" | cut -c3-).
 echo "$dir/$(echo "$bid" | cut -c3-).debug" >libsymcfi_dbg.debug_path
 strip --strip-all -o libsymcfi_dbg.so libsymcfi_dbg.full.so
 rm libsymcfi_dbg.full.so
+# Without .eh_frame_hdr (as Debian's static busybox): the leaf rule reads the unwind table instead.
+$GCC $cfiflags -Wl,--no-eh-frame-hdr -o libsymcfi_nohdr.so "$src/libsymcfi.c"
 
 # The unwind tables' fixtures: without frame pointers, with them, CFI in .debug_frame only (its
 # .eh_frame is the C runtime's empty one), and a program (whose _start is the outermost frame).
@@ -90,6 +92,8 @@ $GCC -O2 -o unw_needs "$src/unw_main.c" -L. -lunw -Wl,-rpath,'$ORIGIN'
 if command -v aarch64-linux-gnu-gcc >/dev/null 2>&1; then
 	aarch64-linux-gnu-gcc -O2 -g -fPIC -shared -fno-omit-frame-pointer -mbranch-protection=standard \
 		-o liba64.so "$src/liba64.c"
+	aarch64-linux-gnu-gcc -O2 -g -fPIC -shared -fno-omit-frame-pointer -mbranch-protection=standard \
+		-Wl,--no-eh-frame-hdr -o liba64_nohdr.so "$src/liba64.c"
 fi
 
 # A library with the thread context variable (general-dynamic TLS, a DTV slot), and one whose
