@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * churn_memory: what the recorder holds for processes and threads that came and went.
+ *
+ *   churn_memory [-r ROUNDS] [-p PROCESSES] [-t THREADS] [-m] [-s]
+ *
+ * Feeds the recorder (lfr_recorder_add()/lfr_recorder_process(), as `lfr record` does) ROUNDS
+ * rounds of PROCESSES short-lived processes, each created, exec'd, running THREADS threads that
+ * are created and exit, and exiting; with -m each process's executable mappings (this program's
+ * own, from /proc/self/maps) as MMAP records, with -s one sample of each thread.  After each round
+ * it prints the heap in use (mallinfo2) and its growth per process of the round:
+ *
+ *   churn_memory round=R processes=P threads=T heap_kib=H kib_per_process=K
+ *
+ * A recorder that forgets what exited holds the same heap after every round; one that keeps it
+ * grows by the same amount each round.  Documentation/benchmarks.md, "bench/soak".
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <malloc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <linux/lfr.h>
+
+#include "jfr/writer.h"
+#include "record/recorder.h"
+#include "sym/sym.h"
+
+struct buf {
+	uint8_t *p;
+	size_t len, cap;
+};
+
+static void *reserve(struct buf *b, size_t n)
+{
+	if (b->len + n > b->cap) {
+		b->cap = (b->len + n) * 2;
+		b->p = realloc(b->p, b->cap);
+		if (!b->p) {
+			perror("churn_memory");
+			exit(1);
+		}
+	}
+	memset(b->p + b->len, 0, n);
+	b->len += n;
+	return b->p + b->len - n;
+}
+
+/* MMAP records of this program's executable mappings, for pid. */
+static void add_mappings(struct buf *b, uint32_t pid, uint64_t time_ns)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[4096];
+
+	if (!f) {
+		perror("churn_memory: /proc/self/maps");
+		exit(1);
+	}
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long start, end, off, ino;
+		unsigned int maj, min;
+		char perms[8], path[2048] = "";
+		struct lfr_rec_mmap *m;
+		size_t plen, size;
+
+		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %2047s", &start, &end, perms, &off,
+		           &maj, &min, &ino, path) < 7 ||
+		    perms[2] != 'x' || path[0] != '/')
+			continue;
+		plen = strlen(path) + 1;
+		size = (sizeof(*m) + plen + 7) & ~(size_t)7;
+		m = reserve(b, size);
+		m->hdr.type = LFR_REC_MMAP;
+		m->hdr.size = (uint32_t)size;
+		m->time_ns = time_ns;
+		m->tgid = pid;
+		m->flags = LFR_MMAP_F_EXEC;
+		m->start = start;
+		m->end = end;
+		m->pgoff = off;
+		m->ino = ino;
+		m->dev_major = maj;
+		m->dev_minor = min;
+		memcpy(m->path, path, plen);
+	}
+	fclose(f);
+}
+
+static void add_task(struct buf *b, uint32_t kind, uint32_t tgid, uint32_t tid, uint32_t parent,
+                     uint64_t time_ns, const char *comm)
+{
+	struct lfr_rec_task *k = reserve(b, sizeof(*k));
+
+	k->hdr.type = LFR_REC_TASK;
+	k->hdr.size = sizeof(*k);
+	k->time_ns = time_ns;
+	k->kind = kind;
+	k->tgid = tgid;
+	k->tid = tid;
+	k->ptgid = parent;
+	k->ptid = parent;
+	snprintf(k->comm, sizeof(k->comm), "%s", comm);
+}
+
+/* One walk of tid that carries its tick: four frames of the C library. */
+static void add_sample(struct buf *b, uint32_t tgid, uint32_t tid, uint64_t walk, uint64_t time_ns)
+{
+	size_t size = sizeof(struct lfr_rec_ustack) + (4 + LFR_USTACK_WORDS) * 8;
+	struct lfr_rec_ustack *u = reserve(b, size);
+
+	u->hdr.type = LFR_REC_USTACK;
+	u->hdr.size = (uint32_t)size;
+	u->walk_id = walk;
+	u->time_ns = time_ns;
+	u->tgid = tgid;
+	u->tid = tid;
+	u->ticks = 1;
+	u->flags = LFR_USTACK_F_TICK;
+	u->nr_user = 4;
+	u->nr_words = LFR_USTACK_WORDS;
+	u->sp = 0x7ffc00000000ULL;
+	u->ips[0] = (uintptr_t)qsort + 8;
+	u->ips[1] = (uintptr_t)bsearch + 8;
+	u->ips[2] = (uintptr_t)strtol + 8;
+	u->ips[3] = (uintptr_t)getenv + 8;
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: churn_memory [-r ROUNDS] [-p PROCESSES] [-t THREADS] [-m] [-s]\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	long rounds = 4, procs = 2000, threads = 5;
+	bool maps = false, samples = false;
+	uint64_t time_ns = 1000000000ull, walk = 1;
+	uint32_t pid = 1000;
+	struct lfr_sym_opts so = {0};
+	struct lfr_jfr_writer *w = NULL;
+	struct lfr_recorder *rec = NULL;
+	struct lfr_sym *sym = NULL;
+	size_t before = 0;
+	char err[256];
+	int c;
+
+	while ((c = getopt(argc, argv, "r:p:t:msh")) != -1) {
+		switch (c) {
+		case 'r':
+			rounds = atol(optarg);
+			break;
+		case 'p':
+			procs = atol(optarg);
+			break;
+		case 't':
+			threads = atol(optarg);
+			break;
+		case 'm':
+			maps = true;
+			break;
+		case 's':
+			samples = true;
+			break;
+		default:
+			usage();
+		}
+	}
+	if (optind != argc || rounds < 1 || procs < 1 || threads < 0)
+		usage();
+	if (lfr_jfr_open(&w, "/tmp/lfr-churn-memory.jfr", NULL) || lfr_sym_new(&sym, &so) ||
+	    lfr_recorder_new(&rec, w, sym)) {
+		fprintf(stderr, "churn_memory: cannot start the recorder\n");
+		return 1;
+	}
+	before = mallinfo2().uordblks;
+	for (long r = 1; r <= rounds; r++) {
+		size_t start = mallinfo2().uordblks, now;
+
+		for (long p = 0; p < procs; p++) {
+			struct buf b = {0};
+			uint32_t tgid = pid++;
+			int e;
+
+			add_task(&b, LFR_TASK_FORK, tgid, tgid, 1, time_ns++, "churn");
+			if (maps)
+				add_mappings(&b, tgid, time_ns++);
+			add_task(&b, LFR_TASK_EXEC, tgid, tgid, 0, time_ns++, "churn");
+			for (long t = 0; t < threads; t++) {
+				uint32_t tid = pid++;
+
+				add_task(&b, LFR_TASK_FORK, tgid, tid, tgid, time_ns++, "worker");
+				if (samples)
+					add_sample(&b, tgid, tid, walk++, time_ns++);
+				add_task(&b, LFR_TASK_EXIT, tgid, tid, 0, time_ns++, "worker");
+			}
+			if (samples)
+				add_sample(&b, tgid, tgid, walk++, time_ns++);
+			add_task(&b, LFR_TASK_EXIT, tgid, tgid, 0, time_ns++, "churn");
+			for (size_t off = 0; off < b.len;) {
+				const struct lfr_rec_header *h = (const void *)(b.p + off);
+
+				if ((e = lfr_recorder_add(rec, h))) {
+					fprintf(stderr, "churn_memory: add: %s\n", strerror(-e));
+					return 1;
+				}
+				off += h->size;
+			}
+			if (lfr_recorder_process(rec, false)) {
+				fprintf(stderr, "churn_memory: process: %s\n", lfr_jfr_strerror(w));
+				return 1;
+			}
+			free(b.p);
+			/* a process a millisecond */
+			time_ns += 1000000;
+		}
+		now = mallinfo2().uordblks;
+		printf("churn_memory round=%ld processes=%ld threads=%ld heap_kib=%.1f "
+		       "kib_per_process=%.2f\n",
+		       r, r * procs, r * procs * (threads + 1), (double)(now - before) / 1024,
+		       ((double)now - (double)start) / 1024 / (double)procs);
+	}
+	if (lfr_recorder_process(rec, true) || lfr_jfr_close(w, err, sizeof(err))) {
+		fprintf(stderr, "churn_memory: the end: %s\n", lfr_jfr_strerror(w));
+		return 1;
+	}
+	lfr_recorder_free(rec);
+	lfr_sym_free(sym);
+	remove("/tmp/lfr-churn-memory.jfr");
+	return 0;
+}
