@@ -1142,6 +1142,90 @@ static void test_lost_stacks_given_up(void **state)
 	assert_int_equal(st.samples, 1);
 }
 
+/* A TASK record of KIND for thread TID of process TGID at WHEN, naming it COMM. */
+static void add_task_of(struct env *e, uint32_t kind, uint32_t tgid, uint32_t tid, uint64_t when,
+                        const char *comm)
+{
+	struct lfr_rec_task k = {.hdr = {LFR_REC_TASK, sizeof(k)},
+	                         .time_ns = when,
+	                         .kind = kind,
+	                         .tgid = tgid,
+	                         .tid = tid,
+	                         .ptgid = kind == LFR_TASK_FORK ? 1 : 0};
+
+	snprintf(k.comm, sizeof(k.comm), "%s", comm);
+	assert_int_equal(lfr_recorder_add(e->rec, &k.hdr), 0);
+}
+
+/* An MMAP record of a page of /bin/true at 0x400000 in TGID at WHEN. */
+static void add_true_mapping(struct env *e, uint32_t tgid, uint64_t when)
+{
+	uint64_t buf[(sizeof(struct lfr_rec_mmap) + 16) / 8] = {0};
+	struct lfr_rec_mmap *m = (void *)buf;
+
+	m->hdr.type = LFR_REC_MMAP;
+	m->hdr.size = sizeof(buf);
+	m->time_ns = when;
+	m->tgid = tgid;
+	m->flags = LFR_MMAP_F_EXEC;
+	m->start = 0x400000;
+	m->end = 0x401000;
+	memcpy(m->path, "/bin/true", sizeof("/bin/true"));
+	assert_int_equal(lfr_recorder_add(e->rec, &m->hdr), 0);
+}
+
+/*
+ * Threads and processes that exited are forgotten EXITED_KEEP_NS (30 s) after their exit, their
+ * mappings with them (an always-on recorder kept them all); the busiest threads forgotten still
+ * count among the busiest; a pid used again before then is not forgotten at its old exit.
+ */
+static void test_exited_threads_and_processes_forgotten(void **state)
+{
+	struct env *e = *state;
+	uintptr_t leaf = (uintptr_t)recorder_test_leaf, caller = (uintptr_t)recorder_test_caller;
+	const uint64_t s = 1000000000ull, t0 = e->t;
+	struct lfr_thread_rate top[2];
+	struct lfr_sym_stats ss;
+
+	add_own_code_mapping(e);
+	add_task(e, LFR_TASK_FORK, t0, "busy");
+	add_tick(e, 0x21, 0, 0);
+	add_ustack(e, 0x21, 1, leaf + 1, caller + 6, 0);
+	add_task(e, LFR_TASK_EXIT, t0 + s, "busy");
+	/* a pid that exits and is used again a second later, for a process that stays */
+	add_task_of(e, LFR_TASK_FORK, 9000, 9000, t0 + s, "first");
+	add_true_mapping(e, 9000, t0 + s);
+	add_task_of(e, LFR_TASK_EXIT, 9000, 9000, t0 + s + 1000, "first");
+	add_task_of(e, LFR_TASK_FORK, 9000, 9000, t0 + 2 * s, "again");
+	add_true_mapping(e, 9000, t0 + 2 * s);
+	assert_int_equal(lfr_recorder_process(e->rec, false), 0);
+	/* a process a second for 100 s, each mapped, with a thread, and exiting */
+	for (uint32_t i = 0; i < 100; i++) {
+		uint64_t at = t0 + (3 + i) * s;
+
+		add_task_of(e, LFR_TASK_FORK, 7000 + i, 7000 + i, at, "short");
+		add_true_mapping(e, 7000 + i, at);
+		add_task_of(e, LFR_TASK_FORK, 7000 + i, 17000 + i, at + 10, "worker");
+		add_task_of(e, LFR_TASK_EXIT, 7000 + i, 17000 + i, at + 20, "worker");
+		add_task_of(e, LFR_TASK_EXIT, 7000 + i, 7000 + i, at + 30, "short");
+		if (i % 10 == 9)
+			assert_int_equal(lfr_recorder_process(e->rec, false), 0);
+	}
+	/* those that exited in the last 30 s are known, none before: 30 or 31 of the 100, and 9000
+	 */
+	lfr_sym_get_stats(e->sym, &ss);
+	assert_in_range(ss.procs, 31, 32);
+	assert_false(lfr_sym_in_file(e->sym, 7000, 0x400800));
+	assert_true(lfr_sym_in_file(e->sym, 7099, 0x400800));
+	assert_true(lfr_sym_in_file(e->sym, 9000, 0x400800));
+	/* the busy thread, forgotten, is still the busiest, by its name */
+	assert_int_equal(lfr_recorder_busiest(e->rec, top, 2), 1);
+	assert_int_equal(top[0].tid, TGID);
+	assert_int_equal(top[0].samples, 1);
+	assert_string_equal(top[0].comm, "busy");
+	assert_int_equal(lfr_recorder_process(e->rec, true), 0);
+}
+
 /*
  * A thread renamed right after its exec, the rename read first (another CPU's ring) and the exec
  * after it, in the same round or the next: the thread keeps the later name.
@@ -1579,6 +1663,8 @@ int main(void)
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_ticks_joined_with_their_walks, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_lost_stacks_given_up, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_exited_threads_and_processes_forgotten, setup,
+	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_stacks_carrying_their_tick, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_process_seen_by_its_stacks_only, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_latest_name_wins, setup, teardown),

@@ -51,6 +51,92 @@ void idmap_free(struct idmap *m, void (*fini)(void *o))
 	memset(m->recent, 0, sizeof(m->recent));
 }
 
+/* Removes the object of id's slot s from the map, and from the recently asked. */
+static void idmap_drop(struct idmap *m, struct hashtab_slot *s, uint32_t id)
+{
+	struct idmap_recent *c = &m->recent[id % IDMAP_RECENT];
+
+	if (c->id == id)
+		c->o = NULL;
+	free((void *)(uintptr_t)s->v);
+	hashtab_del(&m->t, s);
+}
+
+/* A forgotten thread's counts, among the busiest ones forgotten (lfr_recorder_busiest()). */
+static void keep_busiest(struct lfr_recorder *r, const struct thread *t)
+{
+	size_t j;
+
+	if (!(t->samples + t->missed))
+		return;
+	if (r->n_gone_busiest == BUSIEST_GONE &&
+	    t->samples <= r->gone_busiest[BUSIEST_GONE - 1].samples)
+		return;
+	j = r->n_gone_busiest < BUSIEST_GONE ? r->n_gone_busiest++ : BUSIEST_GONE - 1;
+	for (; j > 0 && r->gone_busiest[j - 1].samples < t->samples; j--)
+		r->gone_busiest[j] = r->gone_busiest[j - 1];
+	r->gone_busiest[j] = (struct lfr_thread_rate){
+	    .tid = t->tid, .tgid = t->tgid, .samples = t->samples, .missed = t->missed};
+	memcpy(r->gone_busiest[j].comm, t->comm, sizeof(r->gone_busiest[j].comm));
+}
+
+/* Forgets what exited at e->time_ns, unless its id has been used again since. */
+static void forget(struct lfr_recorder *r, const struct exited *e)
+{
+	struct hashtab_slot *s = hashtab_get(&r->threads.t, e->tid, 0);
+	const struct thread *t = s ? (const struct thread *)(uintptr_t)s->v : NULL;
+	struct process *p;
+
+	if (t && t->exit_ns == e->time_ns) {
+		keep_busiest(r, t);
+		idmap_drop(&r->threads, s, e->tid);
+	}
+	if (!e->main || !(s = hashtab_get(&r->procs.t, e->tid, 0)))
+		return;
+	p = (struct process *)(uintptr_t)s->v;
+	if (!p->gone || p->gone_ns != e->time_ns)
+		return;
+	lfr_sym_forget_pid(r->sym, e->tid);
+	process_fini(p);
+	idmap_drop(&r->procs, s, e->tid);
+}
+
+/*
+ * Notes the exit of tid (the process's main thread: main) at time_ns, and forgets what exited
+ * EXITED_KEEP_NS before it.  0 or -ENOMEM (the exit is then not noted: kept, not lost).
+ */
+static int note_exit(struct lfr_recorder *r, uint32_t tid, bool main, uint64_t time_ns)
+{
+	struct exited_fifo *f = &r->exited;
+
+	while (f->n && f->e[f->head].time_ns + EXITED_KEEP_NS < time_ns) {
+		forget(r, &f->e[f->head]);
+		f->head = (f->head + 1) % f->cap;
+		f->n--;
+	}
+	if (f->n == f->cap) {
+		size_t cap = f->cap ? 2 * f->cap : 256;
+		struct exited *e = malloc(cap * sizeof(*e));
+
+		if (!e)
+			return -ENOMEM;
+		for (size_t i = 0; i < f->n; i++)
+			e[i] = f->e[(f->head + i) % f->cap];
+		free(f->e);
+		f->e = e;
+		f->cap = cap;
+		f->head = 0;
+	}
+	f->e[(f->head + f->n++) % f->cap] = (struct exited){time_ns, tid, main};
+	return 0;
+}
+
+void exited_free(struct exited_fifo *f)
+{
+	free(f->e);
+	memset(f, 0, sizeof(*f));
+}
+
 void process_fini(void *o)
 {
 	struct process *p = o;
@@ -211,6 +297,7 @@ int apply_task(struct lfr_recorder *r, const struct lfr_rec_task *k)
 		t = idmap_get(&r->threads, k->tid);
 		if (!t)
 			return -ENOMEM;
+		t->exit_ns = 0; /* a tid used again */
 		if (t->comm[0] && t->tgid == k->tgid)
 			return 0;
 		break;
@@ -229,14 +316,19 @@ int apply_task(struct lfr_recorder *r, const struct lfr_rec_task *k)
 	case LFR_TASK_RENAME:
 		break;
 	case LFR_TASK_EXIT:
+		t = idmap_get(&r->threads, k->tid);
+		if (!t)
+			return -ENOMEM;
+		t->exit_ns = k->time_ns;
 		if (k->tid == k->tgid) {
 			struct process *p = process_of(r, k->tgid);
 
 			if (!p)
 				return -ENOMEM;
 			p->gone = true;
+			p->gone_ns = k->time_ns;
 		}
-		return 0;
+		return note_exit(r, k->tid, k->tid == k->tgid, k->time_ns);
 	default:
 		return 0;
 	}

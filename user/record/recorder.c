@@ -69,6 +69,7 @@ void lfr_recorder_free(struct lfr_recorder *r)
 	batch_free(&r->jit_wait);
 	idmap_free(&r->threads, NULL);
 	idmap_free(&r->procs, process_fini);
+	exited_free(&r->exited);
 	hashtab_free(&r->methods);
 	hashtab_free(&r->objects_told);
 	free(r->memo);
@@ -273,25 +274,35 @@ int lfr_recorder_account_pending(struct lfr_recorder *r, const struct lfr_counte
 	return 0;
 }
 
+/* Adds one thread's counts to the n busiest in out (got of them so far). */
+static void busiest_add(struct lfr_thread_rate *out, size_t n, size_t *got,
+                        const struct lfr_thread_rate *t)
+{
+	size_t j;
+
+	if (!(t->samples + t->missed) || (*got == n && t->samples <= out[n - 1].samples))
+		return;
+	j = *got < n ? (*got)++ : n - 1;
+	for (; j > 0 && out[j - 1].samples < t->samples; j--)
+		out[j] = out[j - 1];
+	out[j] = *t;
+}
+
 size_t lfr_recorder_busiest(const struct lfr_recorder *r, struct lfr_thread_rate *out, size_t n)
 {
 	size_t got = 0;
 
 	for (struct hashtab_slot *s = NULL; n && (s = hashtab_next(&r->threads.t, s));) {
 		const struct thread *t = (const struct thread *)(uintptr_t)s->v;
-		size_t j;
-
-		if (!(t->samples + t->missed))
-			continue;
-		if (got == n && t->samples <= out[n - 1].samples)
-			continue;
-		j = got < n ? got++ : n - 1;
-		for (; j > 0 && out[j - 1].samples < t->samples; j--)
-			out[j] = out[j - 1];
-		out[j] = (struct lfr_thread_rate){
+		struct lfr_thread_rate rate = {
 		    .tid = t->tid, .tgid = t->tgid, .samples = t->samples, .missed = t->missed};
-		memcpy(out[j].comm, t->comm, sizeof(out[j].comm));
+
+		memcpy(rate.comm, t->comm, sizeof(rate.comm));
+		busiest_add(out, n, &got, &rate);
 	}
+	/* and those forgotten since they exited */
+	for (size_t i = 0; n && i < r->n_gone_busiest; i++)
+		busiest_add(out, n, &got, &r->gone_busiest[i]);
 	return got;
 }
 

@@ -48,6 +48,7 @@ struct thread {
 	uint64_t samples, missed;   /* ticks joined, and periods their ticks said were missed */
 	uint64_t wall_carry;        /* --wall: off-CPU time not yet given a sample, < one period */
 	uint64_t short_n, short_ns; /* --wall: intervals below the lfr.OffCpu minimum */
+	uint64_t exit_ns;           /* the time of its EXIT record; 0 while it runs */
 };
 
 /* A process: the name of its main thread, which the JFR thread group shows. */
@@ -58,6 +59,7 @@ struct process {
 	uint32_t map_gen;    /* bumped when its mappings change: cached stacks of it are stale */
 	bool described;      /* jdk.SystemProcess written for this image */
 	bool gone;           /* its main thread exited */
+	uint64_t gone_ns;    /* when (the EXIT record's time) */
 	uint64_t sym_serial; /* lfr_sym_perf_map_check() when its held samples were last named */
 	char *cmdline;       /* arguments joined by spaces, or NULL */
 	/* its thread contexts' attribute key map (OTEP 4719), read when a context first needs a
@@ -67,6 +69,29 @@ struct process {
 };
 
 #define IDMAP_RECENT 64u
+
+/*
+ * A thread or process that exited is forgotten (identity.c: its names, command line, counters,
+ * the symbolizer's mappings) this long after its EXIT record, by the time of later EXIT records:
+ * past the join's grace for its last ticks (LFR_JOIN_EXIT_GRACE_NS) and the release of samples
+ * held for its perf map, so that nothing of it is still on its way.  Without it an always-on
+ * recorder kept about 4 KiB for every process that ever ran (bench/churn_memory).
+ */
+#define EXITED_KEEP_NS (30 * 1000000000ull)
+/* The busiest threads among those forgotten, kept for lfr_recorder_busiest(). */
+#define BUSIEST_GONE 16
+
+struct exited {
+	uint64_t time_ns;
+	uint32_t tid;
+	bool main; /* the process's main thread: the process is forgotten with it */
+};
+
+/* Exits in the order their records were applied, forgotten from the front. */
+struct exited_fifo {
+	struct exited *e;
+	size_t head, n, cap; /* a ring of cap entries, n of them from head */
+};
 
 /* Objects keyed by a non-zero u32 id (tid or tgid), each allocated zeroed with its id set. */
 struct idmap {
@@ -183,6 +208,9 @@ struct lfr_recorder {
 	struct batch cur, waiting; /* waiting: samples held back one batch for their mapping */
 	struct batch spare_hold;   /* the buffer the next batch's held samples go to, reused */
 	struct idmap threads, procs;
+	struct exited_fifo exited;
+	struct lfr_thread_rate gone_busiest[BUSIEST_GONE]; /* busiest first */
+	size_t n_gone_busiest;
 	struct behind *behind; /* naming runs on a thread of its own */
 	/* set once the caller asks to stop: the reading side waits for naming no more */
 	const volatile sig_atomic_t *stop;
@@ -227,6 +255,7 @@ struct lfr_recorder {
 void *idmap_find(struct idmap *m, uint32_t id);
 void idmap_free(struct idmap *m, void (*fini)(void *o));
 void process_fini(void *o);
+void exited_free(struct exited_fifo *f);
 void apply_cmdline(struct lfr_recorder *r, const struct rec_cmdline *c);
 int apply_cgroup(struct lfr_recorder *r, const struct rec_cmdline *c);
 int apply_comm(struct lfr_recorder *r, const struct lfr_rec_comm *c);
@@ -237,7 +266,8 @@ int thread_key_new(struct lfr_recorder *r, struct thread *t, struct process *p, 
                    uint32_t tgid, uint64_t *key);
 
 /*
- * The object of id, added when absent; NULL on ENOMEM.  Objects live as long as the map.  Inline:
+ * The object of id, added when absent; NULL on ENOMEM.  Objects live until their thread or process
+ * is forgotten (EXITED_KEEP_NS after its exit), never while a record is being applied.  Inline:
  * each sample asks for its thread and process.
  */
 static inline void *idmap_get(struct idmap *m, uint32_t id)
