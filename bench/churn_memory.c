@@ -31,65 +31,7 @@
 #include "record/recorder.h"
 #include "sym/sym.h"
 
-struct buf {
-	uint8_t *p;
-	size_t len, cap;
-};
-
-static void *reserve(struct buf *b, size_t n)
-{
-	if (b->len + n > b->cap) {
-		b->cap = (b->len + n) * 2;
-		b->p = realloc(b->p, b->cap);
-		if (!b->p) {
-			perror("churn_memory");
-			exit(1);
-		}
-	}
-	memset(b->p + b->len, 0, n);
-	b->len += n;
-	return b->p + b->len - n;
-}
-
-/* MMAP records of this program's executable mappings, for pid. */
-static void add_mappings(struct buf *b, uint32_t pid, uint64_t time_ns)
-{
-	FILE *f = fopen("/proc/self/maps", "r");
-	char line[4096];
-
-	if (!f) {
-		perror("churn_memory: /proc/self/maps");
-		exit(1);
-	}
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long long start, end, off, ino;
-		unsigned int maj, min;
-		char perms[8], path[2048] = "";
-		struct lfr_rec_mmap *m;
-		size_t plen, size;
-
-		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %2047s", &start, &end, perms, &off,
-		           &maj, &min, &ino, path) < 7 ||
-		    perms[2] != 'x' || path[0] != '/')
-			continue;
-		plen = strlen(path) + 1;
-		size = (sizeof(*m) + plen + 7) & ~(size_t)7;
-		m = reserve(b, size);
-		m->hdr.type = LFR_REC_MMAP;
-		m->hdr.size = (uint32_t)size;
-		m->time_ns = time_ns;
-		m->tgid = pid;
-		m->flags = LFR_MMAP_F_EXEC;
-		m->start = start;
-		m->end = end;
-		m->pgoff = off;
-		m->ino = ino;
-		m->dev_major = maj;
-		m->dev_minor = min;
-		memcpy(m->path, path, plen);
-	}
-	fclose(f);
-}
+#include "record_stream.h"
 
 static void add_task(struct buf *b, uint32_t kind, uint32_t tgid, uint32_t tid, uint32_t parent,
                      uint64_t time_ns, const char *comm)
@@ -188,8 +130,11 @@ int main(int argc, char **argv)
 			int e;
 
 			add_task(&b, LFR_TASK_FORK, tgid, tgid, 1, time_ns++, "churn");
-			if (maps)
-				add_mappings(&b, tgid, time_ns++);
+			if (maps && add_mappings(&b, tgid, time_ns++) <= 0) {
+				fprintf(stderr, "churn_memory: no executable mappings in "
+				                "/proc/self/maps\n");
+				return 1;
+			}
 			add_task(&b, LFR_TASK_EXEC, tgid, tgid, 0, time_ns++, "churn");
 			for (long t = 0; t < threads; t++) {
 				uint32_t tid = pid++;

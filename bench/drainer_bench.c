@@ -53,6 +53,8 @@
 #include "record/recorder.h"
 #include "sym/sym.h"
 
+#include "record_stream.h"
+
 #define NPROC 4
 #define MAXDEPTH 1024
 #define NWALKS 65536 /* stack walks in the replayed pool */
@@ -111,66 +113,6 @@ static double cpu_now(void)
 
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-struct buf {
-	uint8_t *p;
-	size_t len, cap;
-};
-
-static void *reserve(struct buf *b, size_t n)
-{
-	if (b->len + n > b->cap) {
-		b->cap = (b->len + n) * 2;
-		b->p = realloc(b->p, b->cap);
-		if (!b->p) {
-			perror("drainer_bench");
-			exit(1);
-		}
-	}
-	memset(b->p + b->len, 0, n);
-	b->len += n;
-	return b->p + b->len - n;
-}
-
-/* MMAP records for the executable mappings of this process, announced for pid. */
-static int add_mappings(struct buf *b, uint32_t pid)
-{
-	FILE *f = fopen("/proc/self/maps", "r");
-	char line[4096];
-	int n = 0;
-
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long long start, end, off, ino;
-		unsigned int maj, min;
-		char perms[8], path[2048] = "";
-		struct lfr_rec_mmap *m;
-		size_t plen, size;
-
-		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %2047s", &start, &end, perms, &off,
-		           &maj, &min, &ino, path) < 7 ||
-		    perms[2] != 'x' || path[0] != '/')
-			continue;
-		plen = strlen(path) + 1;
-		size = (sizeof(*m) + plen + 7) & ~(size_t)7;
-		m = reserve(b, size);
-		m->hdr.type = LFR_REC_MMAP;
-		m->hdr.size = (uint32_t)size;
-		m->tgid = pid;
-		m->flags = LFR_MMAP_F_EXEC;
-		m->start = start;
-		m->end = end;
-		m->pgoff = off;
-		m->ino = ino;
-		m->dev_major = maj;
-		m->dev_minor = min;
-		memcpy(m->path, path, plen);
-		n++;
-	}
-	fclose(f);
-	return n;
 }
 
 static double thread_cpu_now(void)
@@ -270,7 +212,7 @@ int main(int argc, char **argv)
 
 	/* Announcements first: each process's mappings, each thread's name. */
 	for (uint32_t p = 0; p < NPROC; p++)
-		if (add_mappings(&pre, 1000 + p) <= 0) {
+		if (add_mappings(&pre, 1000 + p, 0) <= 0) {
 			fprintf(stderr,
 			        "drainer_bench: no executable mappings in /proc/self/maps\n");
 			return 1;

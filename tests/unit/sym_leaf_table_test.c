@@ -42,8 +42,10 @@ struct tally {
 	uint64_t pcs, caller, from_lr, fp_ok, unknown;
 };
 
-/* Maps the PT_LOAD segments of path at BASE + vaddr for PID in sym. */
-static void map_object(struct lfr_sym *sym, const char *path, const struct stat *st)
+#define MAX_PHDRS 32
+
+/* The program headers of the file at path into ph (at most MAX_PHDRS): how many. */
+static size_t read_phdrs(const char *path, GElf_Phdr *ph)
 {
 	int fd = open(path, O_RDONLY);
 	size_t n;
@@ -54,28 +56,37 @@ static void map_object(struct lfr_sym *sym, const char *path, const struct stat 
 	e = elf_begin(fd, ELF_C_READ, NULL);
 	assert_non_null(e);
 	assert_int_equal(elf_getphdrnum(e, &n), 0);
-	for (size_t i = 0; i < n; i++) {
-		GElf_Phdr ph;
+	assert_true(n <= MAX_PHDRS);
+	for (size_t i = 0; i < n; i++)
+		assert_non_null(gelf_getphdr(e, (int)i, &ph[i]));
+	elf_end(e);
+	close(fd);
+	return n;
+}
 
-		assert_non_null(gelf_getphdr(e, (int)i, &ph));
-		if (ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
+/* Maps the executable PT_LOAD segments of path at BASE + vaddr for PID in sym. */
+static void map_object(struct lfr_sym *sym, const char *path, const struct stat *st)
+{
+	GElf_Phdr ph[MAX_PHDRS];
+	size_t n = read_phdrs(path, ph);
+
+	for (size_t i = 0; i < n; i++) {
+		if (ph[i].p_type != PT_LOAD || !(ph[i].p_flags & PF_X))
 			continue;
 		assert_int_equal(
 		    lfr_sym_add_mapping(
 		        sym,
 		        &(struct lfr_sym_mapping){
 		            .pid = PID,
-		            .start = BASE + (ph.p_vaddr & ~0xfffull),
-		            .end = BASE + ((ph.p_vaddr + ph.p_memsz + 0xfff) & ~0xfffull),
-		            .pgoff = ph.p_offset & ~0xfffull,
+		            .start = BASE + (ph[i].p_vaddr & ~0xfffull),
+		            .end = BASE + ((ph[i].p_vaddr + ph[i].p_memsz + 0xfff) & ~0xfffull),
+		            .pgoff = ph[i].p_offset & ~0xfffull,
 		            .dev = st->st_dev,
 		            .ino = st->st_ino,
 		            .path = path,
 		        }),
 		    0);
 	}
-	elf_end(e);
-	close(fd);
 }
 
 /* The leaf rule of pc (an ELF address) by both symbolizers: the same outcome. */
@@ -206,25 +217,13 @@ static struct tally compare3(const char *plain_path, const char *tab_path, const
 /* Whether the file has a PT_GNU_EH_FRAME (libdw's search table of FDEs), read here. */
 static bool has_eh_frame_hdr(const char *path)
 {
-	int fd = open(path, O_RDONLY);
-	bool found = false;
-	size_t n;
-	Elf *e;
+	GElf_Phdr ph[MAX_PHDRS];
+	size_t n = read_phdrs(path, ph);
 
-	assert_true(fd >= 0);
-	elf_version(EV_CURRENT);
-	e = elf_begin(fd, ELF_C_READ, NULL);
-	assert_non_null(e);
-	assert_int_equal(elf_getphdrnum(e, &n), 0);
-	for (size_t i = 0; i < n; i++) {
-		GElf_Phdr ph;
-
-		assert_non_null(gelf_getphdr(e, (int)i, &ph));
-		found |= ph.p_type == PT_GNU_EH_FRAME;
-	}
-	elf_end(e);
-	close(fd);
-	return found;
+	for (size_t i = 0; i < n; i++)
+		if (ph[i].p_type == PT_GNU_EH_FRAME)
+			return true;
+	return false;
 }
 
 /* The object's table is read for the leaf rule only when it has no search table. */
