@@ -88,6 +88,7 @@ int main(int argc, char **argv)
 	struct lfr_jfr_writer *w = NULL;
 	struct lfr_recorder *rec = NULL;
 	struct lfr_sym *sym = NULL;
+	struct lfr_jfr_stats st;
 	size_t before = 0;
 	char err[256];
 	int c;
@@ -161,14 +162,21 @@ int main(int argc, char **argv)
 				return 1;
 			}
 			free(b.p);
-			/* a hundred processes a second, as on a busy build machine */
+			/* a hundred processes a second, as on a busy build machine; the recorder
+			 * flushes once a second (of its clock: here, of the records') */
 			time_ns += 10000000;
+			if (p % 100 == 99 && lfr_jfr_flush(w)) {
+				fprintf(stderr, "churn_memory: flush: %s\n", lfr_jfr_strerror(w));
+				return 1;
+			}
 		}
 		now = mallinfo2().uordblks;
+		lfr_jfr_get_stats(w, &st);
 		printf("churn_memory round=%ld processes=%ld threads=%ld heap_kib=%.1f "
-		       "kib_per_process=%.2f\n",
+		       "kib_per_process=%.2f jfr_threads=%llu\n",
 		       r, r * procs, r * procs * (threads + 1), (double)(now - before) / 1024,
-		       ((double)now - (double)start) / 1024 / (double)procs);
+		       ((double)now - (double)start) / 1024 / (double)procs,
+		       (unsigned long long)st.threads);
 	}
 	if (lfr_recorder_process(rec, true) || lfr_jfr_close(w, err, sizeof(err))) {
 		fprintf(stderr, "churn_memory: the end: %s\n", lfr_jfr_strerror(w));

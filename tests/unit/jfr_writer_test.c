@@ -22,6 +22,7 @@
 #include "jfr/reader.h"
 #include "jfr/schema.h"
 #include "jfr/writer.h"
+#include "report/report.h"
 
 static char path[64];
 
@@ -799,6 +800,101 @@ static void sample_event_sets_and_repeated_info(void **state)
 	lfr_jfr_abandon(w);
 }
 
+/* One sample of a new thread tid (its process: tid too) named name, in a process named proc. */
+static uint64_t thread_sample(struct fixture *f, uint32_t tid, const char *name, const char *proc,
+                              uint64_t *t)
+{
+	uint64_t key;
+
+	OK(lfr_jfr_thread(f->w, tid, tid, name, proc, &key));
+	OK(lfr_jfr_execution_sample(f->w, (*t)++, key, f->stack[0], LFR_JFR_STATE_RUNNABLE));
+	return key;
+}
+
+static const struct report_thread *report_thread_named(const struct report *rep, const char *name)
+{
+	for (size_t i = 0; i < rep->nthreads; i++)
+		if (!strcmp(rep->threads[i].name, name))
+			return &rep->threads[i];
+	fail_msg("no thread %s in the report", name);
+	return NULL;
+}
+
+/*
+ * A released thread is freed after the flush that writes its last events, with its group once its
+ * last thread goes; once the table is full its slot serves a new thread under a new key (the
+ * checker fails a key defined twice with different values), and every event reads with its own
+ * thread and process.  A thread interned again before it was freed keeps its key; one interned
+ * again after it was freed gets a new one.
+ */
+static void released_threads_freed_and_slots_reused(void **state)
+{
+	(void)state;
+	struct lfr_jfr_options opt = {.max_chunk_age_ns =
+	                                  1}; /* a chunk per flush after the first */
+	struct fixture f;
+	struct lfr_jfr_check_result r;
+	struct lfr_jfr_stats st;
+	uint64_t t = 1, gone, newer, back, again, later;
+	char err[512];
+
+	OK(lfr_jfr_open(&f.w, path, &opt));
+	populate(&f); /* two threads */
+	gone = thread_sample(&f, 20, "gone", "gone-proc", &t);
+	back = thread_sample(&f, 22, "back", "back-proc", &t);
+	/* the table's first 256 slots filled */
+	for (uint32_t i = 0; i < 252; i++)
+		thread_sample(&f, 100 + i, "filler", "filler-proc", &t);
+	OK(lfr_jfr_flush(f.w)); /* chunk 1 */
+	lfr_jfr_thread_release(f.w, gone);
+	/* released and named again before the flush: taken back, the same key */
+	lfr_jfr_thread_release(f.w, back);
+	OK(lfr_jfr_thread(f.w, 22, 22, "back", "back-proc", &again));
+	assert_int_equal(again, back);
+	OK(lfr_jfr_flush(f.w)); /* no events: "gone" freed, still in chunk 1 */
+	lfr_jfr_get_stats(f.w, &st);
+	assert_int_equal(st.threads, 255);
+	/* the table is full: the freed slot, under its second key */
+	newer = thread_sample(&f, 21, "newer", "newer-proc", &t);
+	assert_int_equal(newer, 1ull << 32 | gone);
+	/* the freed thread named again: a new entry in a new slot */
+	later = thread_sample(&f, 20, "gone", "gone-proc", &t);
+	assert_int_equal(later, 257);
+	OK(lfr_jfr_flush(f.w)); /* chunk 2 */
+	lfr_jfr_get_stats(f.w, &st);
+	assert_int_equal(st.threads, 257);
+	OK(lfr_jfr_close(f.w, NULL, 0));
+	check_ok(&r);
+	assert_int_equal(r.chunks, 2);
+
+	struct jfr_reader *rd = jfr_open_file(path, err, sizeof(err));
+	struct report_opts o;
+	struct report *rep = NULL;
+
+	if (!rd)
+		fail_msg("%s", err);
+	report_opts_init(&o);
+	if (report_read(rd, &o, &rep) < 0)
+		fail_msg("%s", rd->err);
+	jfr_close(rd);
+	static const struct {
+		const char *name, *process;
+		int64_t tid;
+		uint64_t samples;
+	} want[] = {{"gone", "gone-proc", 20, 2},
+	            {"newer", "newer-proc", 21, 1},
+	            {"back", "back-proc", 22, 1}};
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		const struct report_thread *th = report_thread_named(rep, want[i].name);
+
+		assert_int_equal(th->value, want[i].samples);
+		assert_non_null(th->process);
+		assert_non_null(strstr(th->process, want[i].process));
+		assert_int_equal(th->tid, want[i].tid);
+	}
+	report_free(rep);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -810,6 +906,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(checkpoint_per_flush, setup, teardown),
 	    cmocka_unit_test_setup_teardown(rotation_by_size_keeps_keys, setup, teardown),
 	    cmocka_unit_test_setup_teardown(rotation_by_age, setup, teardown),
+	    cmocka_unit_test_setup_teardown(released_threads_freed_and_slots_reused, setup,
+	                                    teardown),
 	    cmocka_unit_test_setup_teardown(crash_during_flush, setup, teardown),
 	    cmocka_unit_test_setup_teardown(crash_during_rotation, setup, teardown),
 	    cmocka_unit_test_setup_teardown(crash_during_rotation_and_growth, setup, teardown),

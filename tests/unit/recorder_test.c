@@ -1186,6 +1186,7 @@ static void test_exited_threads_and_processes_forgotten(void **state)
 	const uint64_t s = 1000000000ull, t0 = e->t;
 	struct lfr_thread_rate top[2];
 	struct lfr_sym_stats ss;
+	struct lfr_jfr_stats js;
 
 	add_own_code_mapping(e);
 	add_task(e, LFR_TASK_FORK, t0, "busy");
@@ -1218,6 +1219,11 @@ static void test_exited_threads_and_processes_forgotten(void **state)
 	assert_false(lfr_sym_in_file(e->sym, 7000, 0x400800));
 	assert_true(lfr_sym_in_file(e->sym, 7099, 0x400800));
 	assert_true(lfr_sym_in_file(e->sym, 9000, 0x400800));
+	/* and the JFR writer holds their threads only (two of each process, 9000's), not the 203
+	 * that were written, once a flush has written the last events of those forgotten */
+	assert_int_equal(lfr_jfr_flush(e->w), 0);
+	lfr_jfr_get_stats(e->w, &js);
+	assert_in_range(js.threads, 61, 65);
 	/* the busy thread, forgotten, is still the busiest, by its name */
 	assert_int_equal(lfr_recorder_busiest(e->rec, top, 2), 1);
 	assert_int_equal(top[0].tid, TGID);

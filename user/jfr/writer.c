@@ -363,6 +363,8 @@ static int tell_labels(struct lfr_jfr_writer *w, uint64_t ticks)
 		uint32_t tgid;
 		size_t n;
 
+		if (!e->blob)
+			continue;
 		memcpy(&tgid, e->blob + 4, 4);
 		n = jfr_labels_tell(&w->labels, tgid, w->chunk_seq, ticks, &w->ev);
 		w->seg_events += n;
@@ -372,6 +374,32 @@ static int tell_labels(struct lfr_jfr_writer *w, uint64_t ticks)
 }
 
 /* ---- flush, close ---- */
+
+/* A freed thread's group loses a reference; the group goes with its last thread. */
+static void thread_freed(void *arg, const struct pool_entry *e)
+{
+	struct lfr_jfr_writer *w = arg;
+	uint64_t group;
+	struct pool_entry *g;
+
+	memcpy(&group, e->blob + 8, 8);
+	g = pool_get(&w->pools[P_GROUP], group);
+	if (g && g->blob && g->refs && !--g->refs)
+		pool_free_entry(&w->pools[P_GROUP], group);
+}
+
+/* Frees the threads released before this flush: no event still to be written names them. */
+static void free_released(struct lfr_jfr_writer *w)
+{
+	pool_free_released(&w->pools[P_THREAD], w->seg_seq, thread_freed, w);
+}
+
+void lfr_jfr_thread_release(struct lfr_jfr_writer *w, uint64_t key)
+{
+	/* without memory for the list the entry is kept: a few bytes, never an event */
+	if (w && !w->dead)
+		pool_release(&w->pools[P_THREAD], key);
+}
 
 bool lfr_jfr_published(const struct lfr_jfr_writer *w)
 {
@@ -385,10 +413,12 @@ int lfr_jfr_flush(struct lfr_jfr_writer *w)
 
 	if ((err = check_live(w)))
 		return err;
-	if (!w->seg_events)
+	if (!w->seg_events) {
+		free_released(w);
 		return jfr_writer_io_u64(w, w->start + JFR_H_DURATION, chunk_duration(w, now),
 		                         "writing a chunk duration")
 		           ?: jfr_writer_repo_flushed(w, now);
+	}
 
 	uint64_t used = w->filler - w->start;
 	uint64_t approx = w->ev.len + FILLER_MIN + 64;
@@ -451,6 +481,7 @@ int lfr_jfr_flush(struct lfr_jfr_writer *w)
 	jfr_buf_reset(&w->pre);
 	for (int p = 0; p < P_COUNT; p++)
 		w->seg_refs[p].n = 0;
+	free_released(w);
 	w->st.flushes++;
 	return jfr_writer_publish(w) ?: jfr_writer_repo_flushed(w, now);
 }
@@ -531,7 +562,7 @@ void lfr_jfr_get_stats(const struct lfr_jfr_writer *w, struct lfr_jfr_stats *st)
 	st->classes = w->pools[P_CLASS].n;
 	st->methods = w->pools[P_METHOD].n;
 	st->stack_traces = w->pools[P_STACK].n;
-	st->threads = w->pools[P_THREAD].n;
+	st->threads = pool_used(&w->pools[P_THREAD]);
 	st->repo_bytes = lfr_jfr_repo_bytes(&w->repo);
 	st->repo_chunks = w->repo.n;
 	st->evicted = w->repo.evicted;

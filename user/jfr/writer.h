@@ -151,6 +151,12 @@ int lfr_jfr_stack(struct lfr_jfr_writer *w, const uint64_t *methods, size_t n, b
 /* A thread: its name, and the process (tgid, process name) it belongs to, shown as its group. */
 int lfr_jfr_thread(struct lfr_jfr_writer *w, uint32_t tid, uint32_t tgid, const char *name,
                    const char *process, uint64_t *key);
+/*
+ * The thread of key will not be named again (it exited and was forgotten): its pool entry is
+ * freed after the next flush, its group after its last thread; the key is not given out again.
+ * A later lfr_jfr_thread() of the same thread before that takes it back.
+ */
+void lfr_jfr_thread_release(struct lfr_jfr_writer *w, uint64_t key);
 
 /*
  * lfr.ObjectFile: an object file whose frames stay unnamed ("0x..." methods of class name), with

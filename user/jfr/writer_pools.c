@@ -60,7 +60,7 @@ static void mark(struct lfr_jfr_writer *w, int pool, uint64_t key)
 {
 	struct pool_entry *e = pool_get(&w->pools[pool], key);
 
-	if (!e || e->emitted_chunk == w->chunk_seq)
+	if (!e || !e->blob || e->emitted_chunk == w->chunk_seq)
 		return;
 	e->emitted_chunk = w->chunk_seq;
 	if (keyvec_push(&w->emit[pool], key))
@@ -445,6 +445,7 @@ int lfr_jfr_thread(struct lfr_jfr_writer *w, uint32_t tid, uint32_t tgid, const 
 	char gblob[4 + 300];
 	char tblob[16 + 256];
 	uint64_t group;
+	bool fresh;
 	int err;
 
 	*key = 0;
@@ -469,8 +470,12 @@ int lfr_jfr_thread(struct lfr_jfr_writer *w, uint32_t tid, uint32_t tgid, const 
 	memcpy(tblob + 4, &tgid, 4);
 	memcpy(tblob + 8, &group, 8);
 	memcpy(tblob + 16, name, nl);
-	*key = pool_intern(&w->pools[P_THREAD], tblob, 16 + nl);
-	return *key ? 0 : jfr_writer_nomem(w, "interning a thread");
+	*key = pool_intern_new(&w->pools[P_THREAD], tblob, 16 + nl, &fresh);
+	if (!*key)
+		return jfr_writer_nomem(w, "interning a thread");
+	if (fresh)
+		pool_get(&w->pools[P_GROUP], group)->refs++;
+	return 0;
 }
 
 int lfr_jfr_context(struct lfr_jfr_writer *w, const uint8_t trace_id[16], const uint8_t span_id[8],

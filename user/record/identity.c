@@ -89,6 +89,7 @@ static void forget(struct lfr_recorder *r, const struct exited *e)
 
 	if (t && t->exit_ns == e->time_ns) {
 		keep_busiest(r, t);
+		lfr_jfr_thread_release(r->w, t->key);
 		idmap_drop(&r->threads, s, e->tid);
 	}
 	if (!e->main || !(s = hashtab_get(&r->procs.t, e->tid, 0)))
@@ -255,6 +256,8 @@ int apply_comm(struct lfr_recorder *r, const struct lfr_rec_comm *c)
 	if (strcmp(t->comm, comm) || t->tgid != c->tgid) {
 		memcpy(t->comm, comm, sizeof(comm));
 		t->tgid = c->tgid;
+		/* no event names a thread by its key: the recorder asks for it when it writes */
+		lfr_jfr_thread_release(r->w, t->key);
 		t->key = 0;
 	}
 	return 0;
@@ -381,7 +384,11 @@ int thread_key_new(struct lfr_recorder *r, struct thread *t, struct process *p, 
 	snprintf(proc, sizeof(proc), "%s", p->comm[0] ? p->comm : name);
 	t->tgid = tgid;
 	t->proc_gen = p->gen;
+	uint64_t old = t->key;
 	int err = lfr_jfr_thread(r->w, tid, tgid, name, proc, &t->key);
+
+	if (old && old != t->key)
+		lfr_jfr_thread_release(r->w, old); /* its process was renamed */
 
 	*key = t->key;
 	return err;
