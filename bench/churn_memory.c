@@ -8,9 +8,12 @@
  * rounds of PROCESSES short-lived processes, each created, exec'd, running THREADS threads that
  * are created and exit, and exiting; with -m each process's executable mappings (this program's
  * own, from /proc/self/maps) as MMAP records, with -s one sample of each thread.  After each round
- * it prints the heap in use (mallinfo2) and its growth per process of the round:
+ * it prints the heap in use (mallinfo2) and its growth per process of the round, the JFR writer's
+ * threads, the entries of the recorder's stack caches and this program's resident memory (the
+ * caches' pages, mapped apart from the heap, count there only):
  *
- *   churn_memory round=R processes=P threads=T heap_kib=H kib_per_process=K
+ *   churn_memory round=R processes=P threads=T heap_kib=H kib_per_process=K jfr_threads=J
+ *                stack_cache=C rss_kib=S
  *
  * One process starts every 10 ms of the records' time (a busy build machine's pace).  A recorder
  * that forgets what exited (30 s after its exit) holds the same heap once a round is longer than
@@ -24,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <linux/lfr.h>
 
@@ -32,6 +36,20 @@
 #include "sym/sym.h"
 
 #include "record_stream.h"
+
+/* This program's resident memory (VmRSS): the caches' pages written, which the heap omits. */
+static long rss_kib(void)
+{
+	FILE *f = fopen("/proc/self/statm", "r");
+	long size = 0, resident = 0;
+
+	if (f) {
+		if (fscanf(f, "%ld %ld", &size, &resident) != 2)
+			resident = 0;
+		fclose(f);
+	}
+	return resident * (sysconf(_SC_PAGESIZE) / 1024);
+}
 
 static void add_task(struct buf *b, uint32_t kind, uint32_t tgid, uint32_t tid, uint32_t parent,
                      uint64_t time_ns, const char *comm)
@@ -89,6 +107,7 @@ int main(int argc, char **argv)
 	struct lfr_recorder *rec = NULL;
 	struct lfr_sym *sym = NULL;
 	struct lfr_jfr_stats st;
+	struct lfr_recorder_stats rs;
 	size_t before = 0;
 	char err[256];
 	int c;
@@ -172,11 +191,13 @@ int main(int argc, char **argv)
 		}
 		now = mallinfo2().uordblks;
 		lfr_jfr_get_stats(w, &st);
+		lfr_recorder_get_stats(rec, &rs);
 		printf("churn_memory round=%ld processes=%ld threads=%ld heap_kib=%.1f "
-		       "kib_per_process=%.2f jfr_threads=%llu\n",
+		       "kib_per_process=%.2f jfr_threads=%llu stack_cache=%llu rss_kib=%ld\n",
 		       r, r * procs, r * procs * (threads + 1), (double)(now - before) / 1024,
 		       ((double)now - (double)start) / 1024 / (double)procs,
-		       (unsigned long long)st.threads);
+		       (unsigned long long)st.threads, (unsigned long long)rs.stack_cache_entries,
+		       rss_kib());
 	}
 	if (lfr_recorder_process(rec, true) || lfr_jfr_close(w, err, sizeof(err))) {
 		fprintf(stderr, "churn_memory: the end: %s\n", lfr_jfr_strerror(w));

@@ -26,6 +26,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -64,6 +65,8 @@ struct env {
 	struct lfr_sym *sym;
 	struct lfr_recorder *rec;
 	uint64_t t;
+	/* the process (and thread) of add_self_mapping(), add_tick(), add_ustack() */
+	uint32_t tgid;
 };
 
 /* Adds an MMAP record for the executable mapping of this program that holds ADDR. */
@@ -91,7 +94,7 @@ static void add_self_mapping(struct env *e, uintptr_t addr, const char *as_path)
 		m->hdr.type = LFR_REC_MMAP;
 		m->hdr.size = (uint32_t)size;
 		m->time_ns = e->t;
-		m->tgid = TGID;
+		m->tgid = e->tgid;
 		m->flags = LFR_MMAP_F_EXEC;
 		m->start = lo;
 		m->end = hi;
@@ -204,8 +207,8 @@ static void add_tick(struct env *e, uint64_t walk, uint32_t missed, uint64_t kpc
 	t->hdr.size = sizeof(*t) + (kpc ? 8 : 0);
 	t->time_ns = ++e->t;
 	t->walk_id = walk;
-	t->tgid = TGID;
-	t->tid = TGID;
+	t->tgid = e->tgid;
+	t->tid = e->tgid;
 	t->missed = missed;
 	if (kpc) {
 		t->flags = LFR_SAMPLE_F_IN_KERNEL;
@@ -226,8 +229,8 @@ static void add_ustack(struct env *e, uint64_t walk, uint32_t ticks, uint64_t le
 	u->hdr.size = sizeof(*u) + (reason ? 0 : 3 * 8);
 	u->walk_id = walk;
 	u->time_ns = e->t;
-	u->tgid = TGID;
-	u->tid = TGID;
+	u->tgid = e->tgid;
+	u->tid = e->tgid;
 	u->ticks = ticks;
 	u->lost_reason = reason;
 	if (!reason) {
@@ -292,6 +295,7 @@ static int setup(void **state)
 	assert_int_equal(lfr_sym_new(&e->sym, NULL), 0);
 	assert_int_equal(lfr_recorder_new(&e->rec, e->w, e->sym), 0);
 	e->t = lfr_jfr_now();
+	e->tgid = TGID;
 	*state = e;
 	return 0;
 }
@@ -1233,6 +1237,95 @@ static void test_exited_threads_and_processes_forgotten(void **state)
 }
 
 /*
+ * The reading side looks at a process (reads its command line) on its first record, and forgets
+ * it at its end: a pid used again is looked at anew, and what it holds is the living (it held
+ * every process that ever ran); a record read after its process ended and was reaped leaves
+ * nothing behind either.
+ */
+static void test_processes_looked_at_until_they_end(void **state)
+{
+	struct env *e = *state;
+	struct lfr_recorder_stats st;
+	uint32_t self = (uint32_t)getpid(), gone;
+	pid_t child = fork();
+
+	assert_true(child >= 0);
+	if (!child)
+		_exit(0);
+	assert_int_equal(waitpid(child, NULL, 0), child);
+	gone = (uint32_t)child; /* reaped: no /proc entry (unless its pid is taken again at once) */
+	e->tgid = self;
+	add_task_of(e, LFR_TASK_FORK, self, self, ++e->t, "first");
+	add_tick(e, 1, 0, 0);
+	lfr_recorder_get_stats(e->rec, &st);
+	assert_int_equal(st.looked, 1);
+	add_task_of(e, LFR_TASK_EXIT, self, self, ++e->t, "first");
+	lfr_recorder_get_stats(e->rec, &st);
+	assert_int_equal(st.looked, 0);
+	/* the pid again: looked at anew */
+	add_task_of(e, LFR_TASK_FORK, self, self, ++e->t, "again");
+	lfr_recorder_get_stats(e->rec, &st);
+	assert_int_equal(st.looked, 1);
+	/* 10 000 processes that came and went: none kept */
+	for (uint32_t i = 0; i < 10000; i++) {
+		uint32_t pid = 4000000 + i;
+
+		add_task_of(e, LFR_TASK_FORK, pid, pid, ++e->t, "short");
+		add_task_of(e, LFR_TASK_EXIT, pid, pid, ++e->t, "short");
+	}
+	/* a tick of a process reaped before it was read */
+	e->tgid = gone;
+	add_tick(e, 2, 0, 0);
+	lfr_recorder_get_stats(e->rec, &st);
+	assert_int_equal(st.looked, 1);
+	e->tgid = TGID;
+	assert_int_equal(lfr_recorder_process(e->rec, true), 0);
+}
+
+/*
+ * The stack caches, filled by processes that are gone, start over and give back their pages
+ * once most of what they hold is of processes forgotten: a process every 10 ms for 90 s, each
+ * with one stack (a cache entry in each cache, its second sample a hit); without it both caches
+ * held all 9 000 processes' stacks (18 000 entries) and their pages for ever.
+ */
+static void test_stack_caches_of_forgotten_processes_given_back(void **state)
+{
+	struct env *e = *state;
+	uintptr_t leaf = (uintptr_t)recorder_test_leaf, caller = (uintptr_t)recorder_test_caller;
+	const uint64_t ms = 1000000ull, t0 = e->t;
+	char self[256];
+	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	struct lfr_recorder_stats st;
+	const uint32_t procs = 9000;
+
+	assert_true(len > 0);
+	self[len] = '\0';
+	for (uint32_t i = 0; i < procs; i++) {
+		e->t = t0 + i * 10 * ms;
+		e->tgid = 100000 + i;
+		add_task_of(e, LFR_TASK_FORK, e->tgid, e->tgid, e->t, "short");
+		add_self_mapping(e, leaf, self);
+		for (uint64_t w = 1; w <= 2; w++) {
+			add_tick(e, w, 0, 0);
+			add_ustack(e, w, 1, leaf + 1, caller + 6, 0);
+		}
+		add_task_of(e, LFR_TASK_EXIT, e->tgid, e->tgid, e->t + 10, "short");
+		if (i % 100 == 99)
+			assert_int_equal(lfr_recorder_process(e->rec, false), 0);
+	}
+	lfr_recorder_get_stats(e->rec, &st);
+	assert_int_equal(st.samples, 2 * procs);
+	assert_int_equal(st.raw_hits, procs);
+	/* from 60 s on most entries were of processes forgotten (exited 30 s before); at 82 s the
+	 * caches outgrew their prepared part (8 192 entries each), 5 200 of 8 200 processes gone:
+	 * both started over, then held the 800 processes since, two entries each */
+	assert_int_equal(st.stack_cache_releases, 1);
+	assert_in_range(st.stack_cache_entries, 2 * 790, 2 * 810);
+	e->tgid = TGID;
+	assert_int_equal(lfr_recorder_process(e->rec, true), 0);
+}
+
+/*
  * A thread renamed right after its exec, the rename read first (another CPU's ring) and the exec
  * after it, in the same round or the next: the thread keeps the later name.
  */
@@ -1670,6 +1763,10 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_ticks_joined_with_their_walks, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_lost_stacks_given_up, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_exited_threads_and_processes_forgotten, setup,
+	                                    teardown),
+	    cmocka_unit_test_setup_teardown(test_stack_caches_of_forgotten_processes_given_back,
+	                                    setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_processes_looked_at_until_they_end, setup,
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_stacks_carrying_their_tick, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_process_seen_by_its_stacks_only, setup, teardown),

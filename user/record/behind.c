@@ -154,6 +154,7 @@ static void *naming_thread(void *arg)
 		}
 		if (!b->err)
 			b->err = err;
+		r->st.stack_cache_entries = r->raw.used + r->stacks_used;
 		b->st = r->st;
 		lfr_jfr_get_stats(r->w, &b->js);
 		pthread_cond_broadcast(&b->cond);
@@ -162,12 +163,8 @@ static void *naming_thread(void *arg)
 	return NULL;
 }
 
-/* Stacks and methods of a recording's first seconds, whose cache pages are written beforehand. */
-#define PREPARED_STACKS (1u << 13)
-#define PREPARED_STACK_IPS (1u << 17)
+/* Methods of a recording's first seconds, whose table's pages are written beforehand. */
 #define PREPARED_METHODS (1u << 12)
-_Static_assert(PREPARED_STACKS <= STACK_ENTRIES && PREPARED_STACK_IPS <= STACK_IPS,
-               "the prepared part lies within the cache");
 
 int lfr_recorder_prepare(struct lfr_recorder *r, size_t bytes)
 {
@@ -370,8 +367,10 @@ void lfr_recorder_get_stats(const struct lfr_recorder *r, struct lfr_recorder_st
 		pthread_mutex_unlock(&b->lock);
 	} else {
 		*st = r->st;
+		st->stack_cache_entries = r->raw.used + r->stacks_used;
 	}
 	st->records = r->added;
+	st->looked = r->looked.n;
 }
 
 void lfr_recorder_get_file_stats(const struct lfr_recorder *r, struct lfr_jfr_stats *js)

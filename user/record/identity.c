@@ -98,6 +98,7 @@ static void forget(struct lfr_recorder *r, const struct exited *e)
 	if (!p->gone || p->gone_ns != e->time_ns)
 		return;
 	lfr_sym_forget_pid(r->sym, e->tid);
+	stack_cache_stale(r, p);
 	process_fini(p);
 	idmap_drop(&r->procs, s, e->tid);
 }
@@ -355,6 +356,7 @@ int apply_mmap(struct lfr_recorder *r, const struct lfr_rec_mmap *m, const char 
 
 	if (!p)
 		return -ENOMEM;
+	stack_cache_stale(r, p); /* its cached stacks are of the mappings before */
 	p->map_gen++;
 	err = lfr_sym_add_mapping(r->sym, &map);
 	/* A mapping the symbolizer cannot use costs names, never samples. */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "lib/hashtab.h"
+#include "lib/pages.h"
 #include "record/raw_stacks.h"
 
 #define RAW_ENTRIES (1u << 15)
@@ -144,9 +145,19 @@ static int alloc(struct raw_stacks *c)
 _Static_assert(RAW_PREPARED_ENTRIES <= RAW_ENTRIES && RAW_PREPARED_IPS <= RAW_IPS,
                "the prepared part lies within the cache");
 
-int raw_stacks_prepare(struct raw_stacks *c)
+/* The index's size for the prepared entries, at most half full. */
+static unsigned int prepared_bits(void)
 {
 	unsigned int bits = RAW_SLOT_BITS_MIN;
+
+	while ((1u << bits) < 2 * RAW_PREPARED_ENTRIES)
+		bits++;
+	return bits;
+}
+
+int raw_stacks_prepare(struct raw_stacks *c)
+{
+	unsigned int bits = prepared_bits();
 
 	if (!c->entries && alloc(c))
 		return -ENOMEM;
@@ -154,8 +165,6 @@ int raw_stacks_prepare(struct raw_stacks *c)
 		return 0; /* in use: its pages are written already */
 	/* the index is probed anywhere: all of it, at the size the prepared entries need; entries
 	 * and addresses fill from the start */
-	while ((1u << bits) < 2 * RAW_PREPARED_ENTRIES)
-		bits++;
 	if (bits > c->slot_bits && index_resize(c, bits))
 		return -ENOMEM;
 	memset(c->index, 0, ((size_t)1 << c->slot_bits) * sizeof(*c->index));
@@ -164,24 +173,29 @@ int raw_stacks_prepare(struct raw_stacks *c)
 	return 0;
 }
 
-void raw_stacks_add(struct raw_stacks *c, const struct raw_stack_key *k,
+bool raw_stacks_room(const struct raw_stacks *c, const struct raw_stack_key *k)
+{
+	uint32_t n = (uint32_t)k->nr_kernel + k->nr_user;
+
+	return !c->entries || n > RAW_IPS || (c->used < RAW_ENTRIES && c->ips_used + n <= RAW_IPS);
+}
+
+bool raw_stacks_add(struct raw_stacks *c, const struct raw_stack_key *k,
                     const struct raw_stack_val *v, int word)
 {
 	uint32_t n = (uint32_t)k->nr_kernel + k->nr_user, i, mask;
 
 	if (!c->entries && alloc(c))
-		return;
+		return false;
 	if (n > RAW_IPS)
-		return;
-	if (c->used == RAW_ENTRIES || c->ips_used + n > RAW_IPS) {
+		return false;
+	if (!raw_stacks_room(c, k))
 		/* Full: start over (the JFR pools keep every stack; only the shortcut is lost). */
-		memset(c->index, 0, ((size_t)1 << c->slot_bits) * sizeof(*c->index));
-		c->used = c->ips_used = 0;
-	}
+		raw_stacks_clear(c, false);
 	/* at most half full; a failed growth only keeps it smaller (a shortcut lost, at worst) */
 	if (2 * (c->used + 1) > 1u << c->slot_bits &&
 	    (c->slot_bits == RAW_SLOT_BITS_MAX || index_resize(c, c->slot_bits + 1)))
-		return;
+		return false;
 	mask = (1u << c->slot_bits) - 1;
 	for (i = (uint32_t)(k->hash >> (64 - c->slot_bits)); c->index[i].e; i = (i + 1) & mask)
 		;
@@ -201,6 +215,34 @@ void raw_stacks_add(struct raw_stacks *c, const struct raw_stack_key *k,
 	};
 	c->index[i] = (struct raw_stack_slot){.hash = k->hash, .e = ++c->used};
 	c->ips_used += n;
+	if (c->used > c->peak)
+		c->peak = c->used;
+	if (c->ips_used > c->ips_peak)
+		c->ips_peak = c->ips_used;
+	return true;
+}
+
+bool raw_stacks_grown(const struct raw_stacks *c)
+{
+	return c->peak > RAW_PREPARED_ENTRIES || c->ips_peak > RAW_PREPARED_IPS ||
+	       (c->index && c->slot_bits > prepared_bits());
+}
+
+void raw_stacks_clear(struct raw_stacks *c, bool release)
+{
+	if (!c->index)
+		return;
+	memset(c->index, 0, ((size_t)1 << c->slot_bits) * sizeof(*c->index));
+	c->used = c->ips_used = 0;
+	if (!release)
+		return;
+	/* the prepared part stays written; a failed shrink keeps the larger index, cleared */
+	if (c->slot_bits > prepared_bits())
+		index_resize(c, prepared_bits());
+	pages_release(c->entries, RAW_PREPARED_ENTRIES * sizeof(*c->entries),
+	              c->peak * sizeof(*c->entries));
+	pages_release(c->ips, RAW_PREPARED_IPS * sizeof(*c->ips), c->ips_peak * sizeof(*c->ips));
+	c->peak = c->ips_peak = 0;
 }
 
 void raw_stacks_free(struct raw_stacks *c)

@@ -35,7 +35,8 @@ struct raw_stacks {
 	struct raw_stack_entry *entries;
 	uint64_t *ips;
 	uint32_t used, ips_used;
-	unsigned int slot_bits; /* the index has 1 << slot_bits slots */
+	uint32_t peak, ips_peak; /* the most used since its pages were last given back */
+	unsigned int slot_bits;  /* the index has 1 << slot_bits slots */
 };
 
 void raw_stack_hash(struct raw_stack_key *k);
@@ -45,10 +46,19 @@ const struct raw_stack_val *raw_stacks_find(const struct raw_stacks *c,
 /*
  * Remembers k (found absent) as v.  word: the stack word the leaf rule read (an index into
  * k->words, or -1); a later key matches only with the same value there, or with the same lack of
- * it.  A failed allocation only loses the shortcut.
+ * it.  A failed allocation only loses the shortcut.  Returns whether it was kept.
  */
-void raw_stacks_add(struct raw_stacks *c, const struct raw_stack_key *k,
+bool raw_stacks_add(struct raw_stacks *c, const struct raw_stack_key *k,
                     const struct raw_stack_val *v, int word);
+/* Whether k fits without starting over (raw_stacks_add() drops the cache whole when full). */
+bool raw_stacks_room(const struct raw_stacks *c, const struct raw_stack_key *k);
+/*
+ * Forgets every stack; with RELEASE also gives back the pages written beyond the prepared part
+ * (an always-on recorder's cache, filled by processes long gone, keeps no memory).
+ */
+void raw_stacks_clear(struct raw_stacks *c, bool release);
+/* Whether it holds, or held since its last release, more than its prepared part. */
+bool raw_stacks_grown(const struct raw_stacks *c);
 /*
  * Allocates the cache and writes its index and its first entries' pages before the recording:
  * the first stacks of a recording then take no fresh pages.  Returns 0 or -ENOMEM.

@@ -136,7 +136,7 @@ static __attribute__((noinline)) int read_proc_file(struct lfr_recorder *r, uint
 		close(fd);
 	}
 	if (n <= 0)
-		return 0;
+		return fd < 0; /* 1: no such process (any more) */
 	u.rec.hdr.type = type;
 	u.rec.hdr.size = (uint32_t)((sizeof(u.rec) + (size_t)n + 7) & ~(size_t)7);
 	u.rec.tgid = tgid;
@@ -144,11 +144,26 @@ static __attribute__((noinline)) int read_proc_file(struct lfr_recorder *r, uint
 	return in_push(r, &u.rec, u.rec.hdr.size, true);
 }
 
+/*
+ * A process that ended is looked at anew if its pid is used again, and the table holds the
+ * living only (it held every process that ever ran: 64 bytes each, for ever).
+ */
+static void unlook(struct lfr_recorder *r, uint32_t tgid)
+{
+	struct hashtab_slot *seen = hashtab_get(&r->looked, tgid, 0);
+
+	if (seen)
+		hashtab_del(&r->looked, seen);
+	if (r->looked_recent[tgid % LOOKED_RECENT] == tgid)
+		r->looked_recent[tgid % LOOKED_RECENT] = 0;
+}
+
 /* Every record with a process asks (the command line is read on the process's first). */
 static int look_at_process(struct lfr_recorder *r, uint32_t tgid)
 {
 	struct hashtab_slot *seen;
 	bool fresh = false;
+	int err;
 
 	seen = hashtab_put(&r->looked, tgid, 0, &fresh);
 	if (!seen)
@@ -156,9 +171,16 @@ static int look_at_process(struct lfr_recorder *r, uint32_t tgid)
 	r->looked_recent[tgid % LOOKED_RECENT] = tgid;
 	if (!fresh)
 		return 0;
-	return read_proc_file(r, tgid, "cmdline", REC_CMDLINE)
-	           ?: r->labels ? read_proc_file(r, tgid, "cgroup", REC_CGROUP)
-	                        : 0;
+	err = read_proc_file(r, tgid, "cmdline", REC_CMDLINE);
+	if (err > 0) {
+		/* gone (a record read after its exit): not kept, so that the table holds the
+		 * living; its next records pass while it is the recent one of its slot */
+		hashtab_del(&r->looked, seen);
+		return 0;
+	}
+	if (!err && r->labels && (err = read_proc_file(r, tgid, "cgroup", REC_CGROUP)) > 0)
+		err = 0; /* gone since */
+	return err;
 }
 
 /* lfr_recorder_add() of a record whose process was not looked at lately. */
@@ -207,8 +229,12 @@ int lfr_recorder_add(struct lfr_recorder *r, const struct lfr_rec_header *h)
 			/* its labels again: runtimes move a process into its container's cgroup
 			 * before it execs */
 			if (k->kind == LFR_TASK_EXEC && r->labels &&
-			    (err = read_proc_file(r, tgid, "cgroup", REC_CGROUP)))
+			    (err = read_proc_file(r, tgid, "cgroup", REC_CGROUP)) < 0)
 				return err;
+			if (k->kind == LFR_TASK_EXIT && k->tid == k->tgid) {
+				unlook(r, tgid);
+				tgid = 0;
+			}
 		}
 		names = h->type >= 32 || !(SAMPLE_TYPES >> h->type & 1);
 	}

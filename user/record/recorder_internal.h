@@ -10,6 +10,7 @@
  *   apply.c     a batch applied: names and mappings first, then samples; held samples again
  *   samples.c   ticks joined with their user stacks into samples; sampling latencies
  *   stacks.c    frames named, stacks interned, a sample written with its stack
+ *   stack_caches.c  the caches of stacks started over when most of what they hold is stale
  *   events.c    the JFR events of samples, off-CPU intervals, processes, threads and losses
  *   identity.c  processes and threads: names, command lines, labels, mappings, JFR thread keys
  *
@@ -62,6 +63,8 @@ struct process {
 	uint64_t gone_ns;    /* when (the EXIT record's time) */
 	uint64_t sym_serial; /* lfr_sym_perf_map_check() when its held samples were last named */
 	char *cmdline;       /* arguments joined by spaces, or NULL */
+	/* its entries in the stack caches (both) while their epoch was cached_epoch */
+	uint32_t cached, cached_epoch;
 	/* its thread contexts' attribute key map (OTEP 4719), read when a context first needs a
 	 * key it lacks, again at most once a second */
 	struct lfr_key_map *keys;
@@ -194,7 +197,12 @@ struct lfr_recorder {
 	struct stack_entry *stacks;
 	uint64_t *stack_ips;
 	size_t stacks_used, stack_ips_used;
+	size_t stacks_peak, stack_ips_peak; /* the most used since their pages were given back */
 	struct raw_stacks raw; /* stacks by their raw addresses: a repeat names nothing */
+	/* the caches' entries of processes forgotten or remapped since they last started over,
+	 * which nothing finds again; the epoch counts the times they started over */
+	uint64_t stale_cached;
+	uint32_t stack_epoch;
 	/* set by write_sample() when the stack it wrote may be found by its raw addresses */
 	bool named_ok;
 	struct raw_stack_val named;
@@ -341,9 +349,26 @@ static inline int write_cpu_sample(struct lfr_recorder *r, uint64_t time, uint32
 
 /* stacks.c: frames named, stacks interned */
 int stacks_alloc(struct lfr_recorder *r);
+/* Stacks and methods of a recording's first seconds, whose cache pages are written beforehand. */
+#define PREPARED_STACKS (1u << 13)
+#define PREPARED_STACK_IPS (1u << 17)
+_Static_assert(PREPARED_STACKS <= STACK_ENTRIES && PREPARED_STACK_IPS <= STACK_IPS,
+               "the prepared part lies within the cache");
 /* The frame memo with 1 << BITS entries, what it held placed again: 0, or -ENOMEM (unchanged). */
 int frame_memo_resize(struct lfr_recorder *r, unsigned int bits);
 int write_sample(struct lfr_recorder *r, const struct lfr_record *rec);
+
+/* stack_caches.c: the stack caches started over when most of what they hold is stale */
+/* An entry of P was added to a stack cache. */
+void stack_cached(struct lfr_recorder *r, struct process *p);
+/*
+ * P's entries in the stack caches will not be found again (it is forgotten, or its mappings
+ * changed); once most entries are such and the caches outgrew their prepared part, both start
+ * over and give back their pages.
+ */
+void stack_cache_stale(struct lfr_recorder *r, struct process *p);
+/* Both stack caches start over (one filled up); with RELEASE their pages are given back. */
+void stack_caches_clear(struct lfr_recorder *r, bool release);
 
 /* samples.c: ticks joined with their user stacks */
 int note_latency(struct lfr_recorder *r, const struct lfr_rec_latency *l);

@@ -151,8 +151,9 @@ static const uint64_t *ustack_regs(const struct lfr_joined *j)
  * written, and remembered by its raw addresses.  Out of line: the known ones, nearly all, need
  * none of its state.
  */
-static __attribute__((noinline)) int
-join_new_stack(struct lfr_recorder *r, const struct lfr_joined *j, struct raw_stack_key *rk)
+static __attribute__((noinline)) int join_new_stack(struct lfr_recorder *r,
+                                                    const struct lfr_joined *j,
+                                                    struct raw_stack_key *rk, struct process *p)
 {
 	const struct lfr_rec_tick *t = j->tick;
 	struct lfr_rec_sample *s = (void *)r->synth;
@@ -230,7 +231,10 @@ join_new_stack(struct lfr_recorder *r, const struct lfr_joined *j, struct raw_st
 	r->lat_ns = 0;
 	if (!err && raw_ok && r->named_ok) {
 		r->named.leaf_fix = (uint8_t)leaf_fix;
-		raw_stacks_add(&r->raw, rk, &r->named, leaf_word);
+		if (!raw_stacks_room(&r->raw, rk))
+			stack_caches_clear(r, false); /* both, so that P's count of entries holds */
+		if (raw_stacks_add(&r->raw, rk, &r->named, leaf_word))
+			stack_cached(r, p);
 	}
 	return err;
 }
@@ -333,5 +337,5 @@ static int on_joined_ctx(struct lfr_recorder *r, const struct lfr_joined *j)
 		r->lat_ns = 0;
 		return err;
 	}
-	return join_new_stack(r, j, &rk);
+	return join_new_stack(r, j, &rk, p);
 }

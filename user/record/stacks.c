@@ -139,9 +139,10 @@ int stacks_alloc(struct lfr_recorder *r)
 	return -ENOMEM;
 }
 
-static void stack_remember(struct lfr_recorder *r, const struct lfr_rec_sample *s, uint32_t map_gen,
-                           uint32_t trunc, uint64_t leaf, uint64_t uleaf, uint64_t h, uint64_t salt,
-                           uint64_t key, uint32_t unnamed, bool incomplete)
+static void stack_remember(struct lfr_recorder *r, const struct lfr_rec_sample *s,
+                           struct process *p, uint32_t trunc, uint64_t leaf, uint64_t uleaf,
+                           uint64_t h, uint64_t salt, uint64_t key, uint32_t unnamed,
+                           bool incomplete)
 {
 	uint32_t n = (uint32_t)s->nr_kernel + s->nr_user - 1;
 	struct hashtab_slot *slot;
@@ -151,8 +152,7 @@ static void stack_remember(struct lfr_recorder *r, const struct lfr_rec_sample *
 		return; /* no shortcut: every stack is named in full */
 	if (r->stacks_used == STACK_ENTRIES || r->stack_ips_used + n > STACK_IPS) {
 		/* Full: start over (the JFR pools keep every stack; only the shortcut is lost). */
-		hashtab_clear(&r->stack_index);
-		r->stacks_used = r->stack_ips_used = 0;
+		stack_caches_clear(r, false);
 		salt = 0;
 	}
 	slot = hashtab_put(&r->stack_index, h, salt, &fresh);
@@ -164,7 +164,7 @@ static void stack_remember(struct lfr_recorder *r, const struct lfr_rec_sample *
 	    .leaf = leaf,
 	    .uleaf = uleaf,
 	    .tgid = s->tgid,
-	    .map_gen = map_gen,
+	    .map_gen = p->map_gen,
 	    .ips_off = (uint32_t)r->stack_ips_used,
 	    .nr_kernel = s->nr_kernel,
 	    .nr_user = s->nr_user,
@@ -174,6 +174,11 @@ static void stack_remember(struct lfr_recorder *r, const struct lfr_rec_sample *
 	};
 	slot->v = ++r->stacks_used;
 	r->stack_ips_used += n;
+	if (r->stacks_used > r->stacks_peak)
+		r->stacks_peak = r->stacks_used;
+	if (r->stack_ips_used > r->stack_ips_peak)
+		r->stack_ips_peak = r->stack_ips_used;
+	stack_cached(r, p);
 }
 
 /*
@@ -355,7 +360,7 @@ int write_sample(struct lfr_recorder *r, const struct lfr_record *rec)
 			return err;
 		/* a stack that a perf map may yet name is named again each time */
 		if (n && n == (size_t)s->nr_kernel + s->nr_user && !r->jit_met)
-			stack_remember(r, s, p->map_gen, trunc, r->frames[0], uleaf, h, salt, stack,
+			stack_remember(r, s, p, trunc, r->frames[0], uleaf, h, salt, stack,
 			               (uint32_t)r->st.unnamed - unnamed0, incomplete);
 	}
 	if (n && n == (size_t)s->nr_kernel + s->nr_user && !r->jit_met) {
