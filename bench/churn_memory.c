@@ -2,7 +2,7 @@
 /*
  * churn_memory: what the recorder holds for processes and threads that came and went.
  *
- *   churn_memory [-r ROUNDS] [-p PROCESSES] [-t THREADS] [-m] [-s]
+ *   churn_memory [-r ROUNDS] [-p PROCESSES] [-t THREADS] [-m] [-s] [-q SECONDS]
  *
  * Feeds the recorder (lfr_recorder_add()/lfr_recorder_process(), as `lfr record` does) ROUNDS
  * rounds of PROCESSES short-lived processes, each created, exec'd, running THREADS threads that
@@ -17,8 +17,12 @@
  *
  * One process starts every 10 ms of the records' time (a busy build machine's pace).  A recorder
  * that forgets what exited (30 s after its exit) holds the same heap once a round is longer than
- * that; one that keeps it grows by the same amount each round.  Documentation/benchmarks.md,
- * "bench/soak".
+ * that; one that keeps it grows by the same amount each round.  With -q, SECONDS of quiet follow
+ * (a process of one thread a second), and every 10 s a line of what is left after the burst:
+ *
+ *   churn_memory quiet_s=Q heap_kib=H jfr_threads=J rss_kib=S
+ *
+ * Documentation/benchmarks.md, "bench/soak".
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -90,21 +94,76 @@ static void add_sample(struct buf *b, uint32_t tgid, uint32_t tid, uint64_t walk
 	u->ips[3] = (uintptr_t)getenv + 8;
 }
 
+/* The recorder fed, and where its records' ids and time stand. */
+struct feed {
+	struct lfr_recorder *rec;
+	struct lfr_jfr_writer *w;
+	uint64_t time_ns, walk;
+	uint32_t pid;
+	bool maps, samples;
+};
+
+/* One process of THREADS threads besides its main one, created and ended; 0 or 1 (said why). */
+static int one_process(struct feed *f, long threads)
+{
+	struct buf b = {0};
+	uint32_t tgid = f->pid++;
+	int e;
+
+	add_task(&b, LFR_TASK_FORK, tgid, tgid, 1, f->time_ns++, "churn");
+	if (f->maps && add_mappings(&b, tgid, f->time_ns++) <= 0) {
+		fprintf(stderr, "churn_memory: no executable mappings in /proc/self/maps\n");
+		return 1;
+	}
+	add_task(&b, LFR_TASK_EXEC, tgid, tgid, 0, f->time_ns++, "churn");
+	for (long t = 0; t < threads; t++) {
+		uint32_t tid = f->pid++;
+
+		add_task(&b, LFR_TASK_FORK, tgid, tid, tgid, f->time_ns++, "worker");
+		if (f->samples)
+			add_sample(&b, tgid, tid, f->walk++, f->time_ns++);
+		add_task(&b, LFR_TASK_EXIT, tgid, tid, 0, f->time_ns++, "worker");
+	}
+	if (f->samples)
+		add_sample(&b, tgid, tgid, f->walk++, f->time_ns++);
+	add_task(&b, LFR_TASK_EXIT, tgid, tgid, 0, f->time_ns++, "churn");
+	for (size_t off = 0; off < b.len;) {
+		const struct lfr_rec_header *h = (const void *)(b.p + off);
+
+		if ((e = lfr_recorder_add(f->rec, h))) {
+			fprintf(stderr, "churn_memory: add: %s\n", strerror(-e));
+			return 1;
+		}
+		off += h->size;
+	}
+	free(b.p);
+	if (lfr_recorder_process(f->rec, false)) {
+		fprintf(stderr, "churn_memory: process: %s\n", lfr_jfr_strerror(f->w));
+		return 1;
+	}
+	return 0;
+}
+
+static int flush(struct feed *f)
+{
+	if (!lfr_jfr_flush(f->w))
+		return 0;
+	fprintf(stderr, "churn_memory: flush: %s\n", lfr_jfr_strerror(f->w));
+	return 1;
+}
+
 static void usage(void)
 {
-	fprintf(stderr, "usage: churn_memory [-r ROUNDS] [-p PROCESSES] [-t THREADS] [-m] [-s]\n");
+	fprintf(stderr, "usage: churn_memory [-r ROUNDS] [-p PROCESSES] [-t THREADS] [-m] [-s] "
+	                "[-q SECONDS]\n");
 	exit(2);
 }
 
 int main(int argc, char **argv)
 {
-	long rounds = 4, procs = 2000, threads = 5;
-	bool maps = false, samples = false;
-	uint64_t time_ns = 1000000000ull, walk = 1;
-	uint32_t pid = 1000;
+	long rounds = 4, procs = 2000, threads = 5, quiet = 0;
+	struct feed f = {.time_ns = 1000000000ull, .walk = 1, .pid = 1000};
 	struct lfr_sym_opts so = {0};
-	struct lfr_jfr_writer *w = NULL;
-	struct lfr_recorder *rec = NULL;
 	struct lfr_sym *sym = NULL;
 	struct lfr_jfr_stats st;
 	struct lfr_recorder_stats rs;
@@ -112,7 +171,7 @@ int main(int argc, char **argv)
 	char err[256];
 	int c;
 
-	while ((c = getopt(argc, argv, "r:p:t:msh")) != -1) {
+	while ((c = getopt(argc, argv, "r:p:t:msq:h")) != -1) {
 		switch (c) {
 		case 'r':
 			rounds = atol(optarg);
@@ -124,19 +183,22 @@ int main(int argc, char **argv)
 			threads = atol(optarg);
 			break;
 		case 'm':
-			maps = true;
+			f.maps = true;
 			break;
 		case 's':
-			samples = true;
+			f.samples = true;
+			break;
+		case 'q':
+			quiet = atol(optarg);
 			break;
 		default:
 			usage();
 		}
 	}
-	if (optind != argc || rounds < 1 || procs < 1 || threads < 0)
+	if (optind != argc || rounds < 1 || procs < 1 || threads < 0 || quiet < 0)
 		usage();
-	if (lfr_jfr_open(&w, "/tmp/lfr-churn-memory.jfr", NULL) || lfr_sym_new(&sym, &so) ||
-	    lfr_recorder_new(&rec, w, sym)) {
+	if (lfr_jfr_open(&f.w, "/tmp/lfr-churn-memory.jfr", NULL) || lfr_sym_new(&sym, &so) ||
+	    lfr_recorder_new(&f.rec, f.w, sym)) {
 		fprintf(stderr, "churn_memory: cannot start the recorder\n");
 		return 1;
 	}
@@ -145,53 +207,17 @@ int main(int argc, char **argv)
 		size_t start = mallinfo2().uordblks, now;
 
 		for (long p = 0; p < procs; p++) {
-			struct buf b = {0};
-			uint32_t tgid = pid++;
-			int e;
-
-			add_task(&b, LFR_TASK_FORK, tgid, tgid, 1, time_ns++, "churn");
-			if (maps && add_mappings(&b, tgid, time_ns++) <= 0) {
-				fprintf(stderr, "churn_memory: no executable mappings in "
-				                "/proc/self/maps\n");
+			if (one_process(&f, threads))
 				return 1;
-			}
-			add_task(&b, LFR_TASK_EXEC, tgid, tgid, 0, time_ns++, "churn");
-			for (long t = 0; t < threads; t++) {
-				uint32_t tid = pid++;
-
-				add_task(&b, LFR_TASK_FORK, tgid, tid, tgid, time_ns++, "worker");
-				if (samples)
-					add_sample(&b, tgid, tid, walk++, time_ns++);
-				add_task(&b, LFR_TASK_EXIT, tgid, tid, 0, time_ns++, "worker");
-			}
-			if (samples)
-				add_sample(&b, tgid, tgid, walk++, time_ns++);
-			add_task(&b, LFR_TASK_EXIT, tgid, tgid, 0, time_ns++, "churn");
-			for (size_t off = 0; off < b.len;) {
-				const struct lfr_rec_header *h = (const void *)(b.p + off);
-
-				if ((e = lfr_recorder_add(rec, h))) {
-					fprintf(stderr, "churn_memory: add: %s\n", strerror(-e));
-					return 1;
-				}
-				off += h->size;
-			}
-			if (lfr_recorder_process(rec, false)) {
-				fprintf(stderr, "churn_memory: process: %s\n", lfr_jfr_strerror(w));
-				return 1;
-			}
-			free(b.p);
 			/* a hundred processes a second, as on a busy build machine; the recorder
 			 * flushes once a second (of its clock: here, of the records') */
-			time_ns += 10000000;
-			if (p % 100 == 99 && lfr_jfr_flush(w)) {
-				fprintf(stderr, "churn_memory: flush: %s\n", lfr_jfr_strerror(w));
+			f.time_ns += 10000000;
+			if (p % 100 == 99 && flush(&f))
 				return 1;
-			}
 		}
 		now = mallinfo2().uordblks;
-		lfr_jfr_get_stats(w, &st);
-		lfr_recorder_get_stats(rec, &rs);
+		lfr_jfr_get_stats(f.w, &st);
+		lfr_recorder_get_stats(f.rec, &rs);
 		printf("churn_memory round=%ld processes=%ld threads=%ld heap_kib=%.1f "
 		       "kib_per_process=%.2f jfr_threads=%llu stack_cache=%llu rss_kib=%ld\n",
 		       r, r * procs, r * procs * (threads + 1), (double)(now - before) / 1024,
@@ -199,11 +225,23 @@ int main(int argc, char **argv)
 		       (unsigned long long)st.threads, (unsigned long long)rs.stack_cache_entries,
 		       rss_kib());
 	}
-	if (lfr_recorder_process(rec, true) || lfr_jfr_close(w, err, sizeof(err))) {
-		fprintf(stderr, "churn_memory: the end: %s\n", lfr_jfr_strerror(w));
+	/* then quiet: a process of one thread a second, its exit moving the recorder's clock */
+	for (long q = 1; q <= quiet; q++) {
+		f.time_ns += 1000000000;
+		if (one_process(&f, 0) || flush(&f))
+			return 1;
+		if (q % 10 && q != quiet)
+			continue;
+		lfr_jfr_get_stats(f.w, &st);
+		printf("churn_memory quiet_s=%ld heap_kib=%.1f jfr_threads=%llu rss_kib=%ld\n", q,
+		       ((double)mallinfo2().uordblks - (double)before) / 1024,
+		       (unsigned long long)st.threads, rss_kib());
+	}
+	if (lfr_recorder_process(f.rec, true) || lfr_jfr_close(f.w, err, sizeof(err))) {
+		fprintf(stderr, "churn_memory: the end: %s\n", lfr_jfr_strerror(f.w));
 		return 1;
 	}
-	lfr_recorder_free(rec);
+	lfr_recorder_free(f.rec);
 	lfr_sym_free(sym);
 	remove("/tmp/lfr-churn-memory.jfr");
 	return 0;

@@ -2,7 +2,8 @@
 /*
  * The one hash table: integer and byte keys, growth, a table prepared beforehand, deletion by
  * backward shift (checked against a plain array as the model, with keys forced into long collision
- * runs), iteration; keys made to share a slot of the unkeyed mix, spread by the keyed hash.
+ * runs), iteration, shrinking; keys made to share a slot of the unkeyed mix, spread by the keyed
+ * hash.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -44,6 +45,46 @@ static void test_integer_keys(void **state)
 	hashtab_clear(&t);
 	assert_int_equal(t.n, 0);
 	assert_null(hashtab_get(&t, 5, 35));
+	hashtab_free(&t);
+}
+
+/*
+ * A table grown for many keys and emptied is made small again, its keys still found: at most a
+ * quarter full, never under 256 slots, never grown by a shrink.
+ */
+static void test_shrink(void **state)
+{
+	struct hashtab t = {0};
+	bool fresh;
+
+	(void)state;
+	assert_int_equal(hashtab_shrink(&t), 0);
+	assert_int_equal(t.cap, 0);
+	for (uint64_t i = 0; i < 10000; i++) {
+		struct hashtab_slot *s = hashtab_put(&t, i, 0, &fresh);
+
+		assert_non_null(s);
+		s->v = i;
+	}
+	assert_int_equal(t.cap, 32768);
+	for (uint64_t i = 100; i < 10000; i++)
+		hashtab_del(&t, hashtab_get(&t, i, 0));
+	assert_int_equal(hashtab_shrink(&t), 0);
+	assert_int_equal(t.cap, 512);
+	assert_int_equal(t.n, 100);
+	for (uint64_t i = 0; i < 10000; i++) {
+		struct hashtab_slot *s = hashtab_get(&t, i, 0);
+
+		if (i < 100)
+			assert_true(s && s->v == i);
+		else
+			assert_null(s);
+	}
+	assert_int_equal(hashtab_shrink(&t), 0);
+	assert_int_equal(t.cap, 512);
+	hashtab_clear(&t);
+	assert_int_equal(hashtab_shrink(&t), 0);
+	assert_int_equal(t.cap, 256);
 	hashtab_free(&t);
 }
 
@@ -293,6 +334,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_integer_keys),
 	    cmocka_unit_test(test_prepared_table),
+	    cmocka_unit_test(test_shrink),
 	    cmocka_unit_test(test_byte_keys),
 	    cmocka_unit_test(test_zeroed_table_takes_byte_keys),
 	    cmocka_unit_test(test_delete_against_model),

@@ -1237,6 +1237,55 @@ static void test_exited_threads_and_processes_forgotten(void **state)
 }
 
 /*
+ * A burst of exits (3 000 processes of two threads in 3 s), once forgotten, gives its memory
+ * back once (the tables made small, the heap trimmed: heap_trims), while later single exits
+ * give nothing back; a thread that lived through it still has its samples and its name.
+ */
+static void test_burst_of_exits_given_back(void **state)
+{
+	struct env *e = *state;
+	uintptr_t leaf = (uintptr_t)recorder_test_leaf, caller = (uintptr_t)recorder_test_caller;
+	const uint64_t ms = 1000000ull, t0 = e->t;
+	struct lfr_recorder_stats st;
+	struct lfr_thread_rate top[1];
+
+	add_own_code_mapping(e);
+	add_task(e, LFR_TASK_FORK, t0, "lives");
+	for (uint32_t i = 0; i < 3000; i++) {
+		uint64_t at = t0 + i * ms;
+
+		add_task_of(e, LFR_TASK_FORK, 300000 + i, 300000 + i, at, "burst");
+		add_task_of(e, LFR_TASK_FORK, 300000 + i, 400000 + i, at + 10, "burst-worker");
+		add_task_of(e, LFR_TASK_EXIT, 300000 + i, 400000 + i, at + 20, "burst-worker");
+		add_task_of(e, LFR_TASK_EXIT, 300000 + i, 300000 + i, at + 30, "burst");
+		if (i % 100 == 99)
+			assert_int_equal(lfr_recorder_process(e->rec, false), 0);
+	}
+	lfr_recorder_get_stats(e->rec, &st);
+	assert_int_equal(st.heap_trims, 0);
+	/* then a process a second for a minute: the burst is forgotten 30 s after it */
+	for (uint32_t i = 0; i < 60; i++) {
+		uint64_t at = t0 + (4 + i) * 1000 * ms;
+
+		add_task_of(e, LFR_TASK_FORK, 500000 + i, 500000 + i, at, "calm");
+		add_task_of(e, LFR_TASK_EXIT, 500000 + i, 500000 + i, at + 10, "calm");
+		assert_int_equal(lfr_recorder_process(e->rec, false), 0);
+	}
+	lfr_recorder_get_stats(e->rec, &st);
+	assert_int_equal(st.heap_trims, 1);
+	/* the thread that lived through it, found again in the tables made small */
+	e->t = t0 + 65 * 1000 * ms;
+	add_tick(e, 0x31, 0, 0);
+	add_ustack(e, 0x31, 1, leaf + 1, caller + 6, 0);
+	assert_int_equal(lfr_recorder_process(e->rec, true), 0);
+	lfr_recorder_get_stats(e->rec, &st);
+	assert_int_equal(st.samples, 1);
+	assert_int_equal(lfr_recorder_busiest(e->rec, top, 1), 1);
+	assert_int_equal(top[0].tid, TGID);
+	assert_string_equal(top[0].comm, "lives");
+}
+
+/*
  * The reading side looks at a process (reads its command line) on its first record, and forgets
  * it at its end: a pid used again is looked at anew, and what it holds is the living (it held
  * every process that ever ran); a record read after its process ended and was reaped leaves
@@ -1768,6 +1817,7 @@ int main(void)
 	                                    setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_processes_looked_at_until_they_end, setup,
 	                                    teardown),
+	    cmocka_unit_test_setup_teardown(test_burst_of_exits_given_back, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_stacks_carrying_their_tick, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_process_seen_by_its_stacks_only, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_latest_name_wins, setup, teardown),

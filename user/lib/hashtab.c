@@ -130,10 +130,10 @@ static size_t home(const struct hashtab *t, const struct hashtab_slot *s)
 	return (t->bytes ? s->a : hashtab_slot_hash(t, s->a, s->b)) & (t->cap - 1);
 }
 
-static int grow(struct hashtab *t)
+/* Every entry placed again in a table of CAP slots: 0, or -1 on ENOMEM (nothing changed). */
+static int resize(struct hashtab *t, size_t cap)
 {
 	struct hashtab old = *t;
-	size_t cap = t->cap ? t->cap * 2 : 256;
 	struct hashtab_slot *slots = calloc(cap, sizeof(*slots));
 
 	if (!slots)
@@ -151,6 +151,20 @@ static int grow(struct hashtab *t)
 	}
 	free(old.slots);
 	return 0;
+}
+
+static int grow(struct hashtab *t)
+{
+	return resize(t, t->cap ? t->cap * 2 : 256);
+}
+
+int hashtab_shrink(struct hashtab *t)
+{
+	size_t cap = 256;
+
+	while (cap < 4 * t->n)
+		cap *= 2;
+	return cap < t->cap ? resize(t, cap) : 0;
 }
 
 int hashtab_reserve(struct hashtab *t, size_t n)

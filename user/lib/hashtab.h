@@ -157,6 +157,11 @@ struct hashtab_slot *hashtab_put_bytes(struct hashtab *t, const void *key, size_
 /* Removes the entry of slot s (a slot of t); entries after it may move into its place. */
 void hashtab_del(struct hashtab *t, struct hashtab_slot *s);
 
+/*
+ * A table grown for many keys that now holds few made small again (at most a quarter full, 256
+ * slots at least; a table never shrinks by itself): 0, or -1 on ENOMEM (unchanged).  Slots move.
+ */
+int hashtab_shrink(struct hashtab *t);
 /* Makes room for n more keys without growing; -1 on ENOMEM. */
 int hashtab_reserve(struct hashtab *t, size_t n);
 /*

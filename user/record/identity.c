@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,6 +104,42 @@ static void forget(struct lfr_recorder *r, const struct exited *e)
 	idmap_drop(&r->procs, s, e->tid);
 }
 
+/* The ring of exits with CAP (>= f->n) entries: 0, or -ENOMEM (unchanged). */
+static int exited_resize(struct exited_fifo *f, size_t cap)
+{
+	struct exited *e = malloc(cap * sizeof(*e));
+
+	if (!e)
+		return -ENOMEM;
+	for (size_t i = 0; i < f->n; i++)
+		e[i] = f->e[(f->head + i) % f->cap];
+	free(f->e);
+	f->e = e;
+	f->cap = cap;
+	f->head = 0;
+	return 0;
+}
+
+/*
+ * A burst of exits forgotten (churn: a build, a test suite): the tables and the ring it grew made
+ * small again and the heap it took given back to the system, which free() alone does not do for
+ * memory below chunks still in use.  Without it the recorder kept the size of its largest burst.
+ */
+static void after_burst(struct lfr_recorder *r)
+{
+	struct exited_fifo *f = &r->exited;
+	size_t cap = 256;
+
+	hashtab_shrink(&r->threads.t);
+	hashtab_shrink(&r->procs.t);
+	while (cap < 2 * f->n)
+		cap *= 2;
+	if (cap < f->cap)
+		exited_resize(f, cap);
+	malloc_trim(0);
+	r->st.heap_trims++;
+}
+
 /*
  * Notes the exit of tid (the process's main thread: main) at time_ns, and forgets what exited
  * EXITED_KEEP_NS before it.  0 or -ENOMEM (the exit is then not noted: kept, not lost).
@@ -116,19 +153,14 @@ static int note_exit(struct lfr_recorder *r, uint32_t tid, bool main, uint64_t t
 		f->head = (f->head + 1) % f->cap;
 		f->n--;
 	}
-	if (f->n == f->cap) {
-		size_t cap = f->cap ? 2 * f->cap : 256;
-		struct exited *e = malloc(cap * sizeof(*e));
-
-		if (!e)
-			return -ENOMEM;
-		for (size_t i = 0; i < f->n; i++)
-			e[i] = f->e[(f->head + i) % f->cap];
-		free(f->e);
-		f->e = e;
-		f->cap = cap;
-		f->head = 0;
+	if (f->n > f->peak) {
+		f->peak = f->n;
+	} else if (f->peak >= EXITED_BURST && f->n <= f->peak / 8) {
+		after_burst(r);
+		f->peak = f->n;
 	}
+	if (f->n == f->cap && exited_resize(f, f->cap ? 2 * f->cap : 256))
+		return -ENOMEM;
 	f->e[(f->head + f->n++) % f->cap] = (struct exited){time_ns, tid, main};
 	return 0;
 }

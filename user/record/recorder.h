@@ -71,6 +71,7 @@ struct lfr_recorder_stats {
 	uint64_t stack_cache_releases;
 	uint64_t stack_cache_entries; /* what the stack caches hold now (both) */
 	uint64_t looked;              /* processes seen and not ended (their command line read) */
+	uint64_t heap_trims; /* bursts of exits forgotten, their memory given back (identity.c) */
 };
 
 /* w and sym stay owned by the caller and must outlive the recorder. */

@@ -94,7 +94,11 @@ struct exited {
 struct exited_fifo {
 	struct exited *e;
 	size_t head, n, cap; /* a ring of cap entries, n of them from head */
+	size_t peak;         /* the most held since the last burst was forgotten */
 };
+
+/* Exits kept at once that make a burst: once it is forgotten, its memory is given back. */
+#define EXITED_BURST 1024u
 
 /* Objects keyed by a non-zero u32 id (tid or tgid), each allocated zeroed with its id set. */
 struct idmap {
