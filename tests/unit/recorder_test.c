@@ -1237,6 +1237,66 @@ static void test_exited_threads_and_processes_forgotten(void **state)
 }
 
 /*
+ * Rings are read one CPU after another: a short thread's exit (read from its own CPU's ring) may
+ * be applied before its creation (from its parent's): the exit stands, and the thread and its
+ * process are forgotten 30 s later all the same (they were held for good, about a third of the
+ * threads of a churning workload).  A process whose thread other than the main one execs lives
+ * on under its id, though its main thread's exit was read (its mappings were forgotten with it).
+ * A machine gone quiet forgets too: a read of the rings moves the recorder's clock.
+ */
+static void test_exits_read_before_their_creation_forgotten(void **state)
+{
+	struct env *e = *state;
+	const uint64_t s = 1000000000ull, t0 = e->t;
+	struct lfr_sym_stats ss;
+	struct lfr_jfr_stats js;
+
+	/* a process whose second thread execs: its main thread exits first (the kernel's exec
+	 * takes it down), and the exec'ing thread goes on under the main one's id; the records
+	 * read in that order (8000) and the other (8100) */
+	for (uint32_t pid = 8000; pid <= 8100; pid += 100) {
+		add_task_of(e, LFR_TASK_FORK, pid, pid, t0, "execs");
+		add_task_of(e, LFR_TASK_FORK, pid, pid + 1, t0 + 10, "execs");
+		if (pid == 8000)
+			add_task_of(e, LFR_TASK_EXIT, pid, pid, t0 + 20, "execs");
+		add_task_of(e, LFR_TASK_EXEC, pid, pid, t0 + 30, "new-image");
+		if (pid == 8100)
+			add_task_of(e, LFR_TASK_EXIT, pid, pid, t0 + 20, "execs");
+		add_true_mapping(e, pid, t0 + 40);
+		assert_int_equal(lfr_recorder_process(e->rec, false), 0);
+	}
+	for (uint32_t i = 0; i < 100; i++) {
+		uint64_t at = t0 + (1 + i) * s;
+
+		add_task_of(e, LFR_TASK_EXIT, 7000 + i, 17000 + i, at + 20, "worker");
+		add_task_of(e, LFR_TASK_EXIT, 7000 + i, 7000 + i, at + 30, "short");
+		add_task_of(e, LFR_TASK_FORK, 7000 + i, 7000 + i, at, "short");
+		add_true_mapping(e, 7000 + i, at);
+		add_task_of(e, LFR_TASK_FORK, 7000 + i, 17000 + i, at + 10, "worker");
+		assert_int_equal(lfr_recorder_process(e->rec, false), 0);
+	}
+	/* those that exited in the last 30 s are known, none before, and the two that exec'd */
+	lfr_sym_get_stats(e->sym, &ss);
+	assert_in_range(ss.procs, 32, 33);
+	assert_true(lfr_sym_in_file(e->sym, 8000, 0x400800));
+	assert_true(lfr_sym_in_file(e->sym, 8100, 0x400800));
+	assert_false(lfr_sym_in_file(e->sym, 7000, 0x400800));
+	assert_true(lfr_sym_in_file(e->sym, 7099, 0x400800));
+	assert_int_equal(lfr_jfr_flush(e->w), 0);
+	lfr_jfr_get_stats(e->w, &js);
+	assert_in_range(js.threads, 62, 67);
+	/* then no exit for a minute, the rings read: the rest is forgotten all the same */
+	assert_int_equal(lfr_recorder_read(e->rec, t0 + 170 * s), 0);
+	assert_int_equal(lfr_recorder_process(e->rec, false), 0);
+	lfr_sym_get_stats(e->sym, &ss);
+	assert_int_equal(ss.procs, 2);
+	assert_int_equal(lfr_jfr_flush(e->w), 0);
+	lfr_jfr_get_stats(e->w, &js);
+	assert_in_range(js.threads, 2, 4);
+	assert_int_equal(lfr_recorder_process(e->rec, true), 0);
+}
+
+/*
  * A burst of exits (3 000 processes of two threads in 3 s), once forgotten, gives its memory
  * back once (the tables made small, the heap trimmed: heap_trims), while later single exits
  * give nothing back; a thread that lived through it still has its samples and its name.
@@ -1812,6 +1872,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_ticks_joined_with_their_walks, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_lost_stacks_given_up, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_exited_threads_and_processes_forgotten, setup,
+	                                    teardown),
+	    cmocka_unit_test_setup_teardown(test_exits_read_before_their_creation_forgotten, setup,
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_stack_caches_of_forgotten_processes_given_back,
 	                                    setup, teardown),

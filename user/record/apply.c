@@ -42,8 +42,11 @@ static int apply_records(struct lfr_recorder *r, struct batch *b, int pass, bool
 			continue;
 		}
 		if (h->type == REC_READ) {
-			if (pass == 1)
+			/* in every batch's pass (pass 0 runs on batches that name something) */
+			if (pass == 1) {
+				forget_exited(r, ((const struct rec_read *)h)->start_ns);
 				lfr_join_read(r->join, ((const struct rec_read *)h)->start_ns);
+			}
 			continue;
 		}
 		if (h->type == REC_CGROUP) {

@@ -141,14 +141,14 @@ static void after_burst(struct lfr_recorder *r)
 }
 
 /*
- * Notes the exit of tid (the process's main thread: main) at time_ns, and forgets what exited
- * EXITED_KEEP_NS before it.  0 or -ENOMEM (the exit is then not noted: kept, not lost).
+ * Forgets what exited EXITED_KEEP_NS before now_ns (an exit's time, or a read of the rings: a
+ * machine gone quiet after a burst gives it back too); a burst forgotten, the memory it took.
  */
-static int note_exit(struct lfr_recorder *r, uint32_t tid, bool main, uint64_t time_ns)
+void forget_exited(struct lfr_recorder *r, uint64_t now_ns)
 {
 	struct exited_fifo *f = &r->exited;
 
-	while (f->n && f->e[f->head].time_ns + EXITED_KEEP_NS < time_ns) {
+	while (f->n && f->e[f->head].time_ns + EXITED_KEEP_NS < now_ns) {
 		forget(r, &f->e[f->head]);
 		f->head = (f->head + 1) % f->cap;
 		f->n--;
@@ -159,6 +159,17 @@ static int note_exit(struct lfr_recorder *r, uint32_t tid, bool main, uint64_t t
 		after_burst(r);
 		f->peak = f->n;
 	}
+}
+
+/*
+ * Notes the exit of tid (the process's main thread: main) at time_ns, and forgets what exited
+ * EXITED_KEEP_NS before it.  0 or -ENOMEM (the exit is then not noted: kept, not lost).
+ */
+static int note_exit(struct lfr_recorder *r, uint32_t tid, bool main, uint64_t time_ns)
+{
+	struct exited_fifo *f = &r->exited;
+
+	forget_exited(r, time_ns);
 	if (f->n == f->cap && exited_resize(f, f->cap ? 2 * f->cap : 256))
 		return -ENOMEM;
 	f->e[(f->head + f->n++) % f->cap] = (struct exited){time_ns, tid, main};
@@ -296,6 +307,29 @@ int apply_comm(struct lfr_recorder *r, const struct lfr_rec_comm *c)
 	return 0;
 }
 
+/*
+ * A FORK or EXEC record at time_ns of a thread or process that exited (*gone) at gone_ns: a new
+ * life of its id when it comes later, else its own start read after its end.  Rings are read
+ * one CPU after another: a thread of a few milliseconds is created on its parent's CPU and exits
+ * on its own, and its exit must stand, or it is never forgotten.
+ */
+static void started(bool *gone, uint64_t gone_ns, uint64_t *start_ns, uint64_t time_ns)
+{
+	if (*gone && time_ns > gone_ns)
+		*gone = false;
+	if (time_ns > *start_ns)
+		*start_ns = time_ns;
+}
+
+static void thread_started(struct thread *t, uint64_t time_ns)
+{
+	bool gone = t->exit_ns;
+
+	started(&gone, t->exit_ns, &t->start_ns, time_ns);
+	if (!gone)
+		t->exit_ns = 0;
+}
+
 /* A thread's name from a TASK record: creation (the parent's name), exec or rename. */
 int apply_task(struct lfr_recorder *r, const struct lfr_rec_task *k)
 {
@@ -327,21 +361,27 @@ int apply_task(struct lfr_recorder *r, const struct lfr_rec_task *k)
 				p->cmdline = copy;
 			else
 				free(copy);
-			p->gone = false; /* a pid used again */
+			started(&p->gone, p->gone_ns, &p->start_ns, k->time_ns);
 		}
 		/* A name given later in the same batch wins: apply only to threads not seen yet. */
 		t = idmap_get(&r->threads, k->tid);
 		if (!t)
 			return -ENOMEM;
-		t->exit_ns = 0; /* a tid used again */
+		thread_started(t, k->time_ns);
 		if (t->comm[0] && t->tgid == k->tgid)
 			return 0;
 		break;
 	case LFR_TASK_EXEC: {
-		struct process *p = process_of(r, k->tgid);
+		struct process *p;
 
-		if (!p)
+		/* a thread other than the main one that execs takes the main one's id, which
+		 * exited just before (its EXIT record): the id lives on */
+		if (!(t = idmap_get(&r->threads, k->tid)))
 			return -ENOMEM;
+		thread_started(t, k->time_ns);
+		if (!(p = process_of(r, k->tgid)))
+			return -ENOMEM;
+		started(&p->gone, p->gone_ns, &p->start_ns, k->time_ns);
 		set_cmdline(p, join_args(k->args, k->args_len));
 		p->described = false; /* a new command line */
 		if (p->keys)
@@ -355,12 +395,16 @@ int apply_task(struct lfr_recorder *r, const struct lfr_rec_task *k)
 		t = idmap_get(&r->threads, k->tid);
 		if (!t)
 			return -ENOMEM;
+		if (k->time_ns < t->start_ns)
+			return 0; /* of the id's previous holder, read late */
 		t->exit_ns = k->time_ns;
 		if (k->tid == k->tgid) {
 			struct process *p = process_of(r, k->tgid);
 
 			if (!p)
 				return -ENOMEM;
+			if (k->time_ns < p->start_ns)
+				return 0;
 			p->gone = true;
 			p->gone_ns = k->time_ns;
 		}

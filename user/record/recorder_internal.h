@@ -50,6 +50,7 @@ struct thread {
 	uint64_t wall_carry;        /* --wall: off-CPU time not yet given a sample, < one period */
 	uint64_t short_n, short_ns; /* --wall: intervals below the lfr.OffCpu minimum */
 	uint64_t exit_ns;           /* the time of its EXIT record; 0 while it runs */
+	uint64_t start_ns; /* its latest FORK or EXEC record's time: an older EXIT is another's */
 };
 
 /* A process: the name of its main thread, which the JFR thread group shows. */
@@ -61,6 +62,7 @@ struct process {
 	bool described;      /* jdk.SystemProcess written for this image */
 	bool gone;           /* its main thread exited */
 	uint64_t gone_ns;    /* when (the EXIT record's time) */
+	uint64_t start_ns;   /* its latest FORK or EXEC record's time (as the thread's) */
 	uint64_t sym_serial; /* lfr_sym_perf_map_check() when its held samples were last named */
 	char *cmdline;       /* arguments joined by spaces, or NULL */
 	/* its entries in the stack caches (both) while their epoch was cached_epoch */
@@ -272,6 +274,7 @@ void apply_cmdline(struct lfr_recorder *r, const struct rec_cmdline *c);
 int apply_cgroup(struct lfr_recorder *r, const struct rec_cmdline *c);
 int apply_comm(struct lfr_recorder *r, const struct lfr_rec_comm *c);
 int apply_task(struct lfr_recorder *r, const struct lfr_rec_task *k);
+void forget_exited(struct lfr_recorder *r, uint64_t now_ns);
 int apply_mmap(struct lfr_recorder *r, const struct lfr_rec_mmap *m, const char *path);
 int thread_key(struct lfr_recorder *r, uint32_t tid, uint32_t tgid, uint64_t *key);
 int thread_key_new(struct lfr_recorder *r, struct thread *t, struct process *p, uint32_t tid,
