@@ -323,11 +323,10 @@ static void started(bool *gone, uint64_t gone_ns, uint64_t *start_ns, uint64_t t
 
 static void thread_started(struct thread *t, uint64_t time_ns)
 {
-	bool gone = t->exit_ns;
-
-	started(&gone, t->exit_ns, &t->start_ns, time_ns);
-	if (!gone)
+	if (time_ns > t->exit_ns)
 		t->exit_ns = 0;
+	if (time_ns > t->start_ns)
+		t->start_ns = time_ns;
 }
 
 /* A thread's name from a TASK record: creation (the parent's name), exec or rename. */
@@ -399,12 +398,11 @@ int apply_task(struct lfr_recorder *r, const struct lfr_rec_task *k)
 			return 0; /* of the id's previous holder, read late */
 		t->exit_ns = k->time_ns;
 		if (k->tid == k->tgid) {
+			/* its start is the main thread's: the check above holds for it too */
 			struct process *p = process_of(r, k->tgid);
 
 			if (!p)
 				return -ENOMEM;
-			if (k->time_ns < p->start_ns)
-				return 0;
 			p->gone = true;
 			p->gone_ns = k->time_ns;
 		}
