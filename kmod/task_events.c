@@ -90,7 +90,7 @@ static u32 lfr_exec_args(struct lfr_rec_task *rec)
 /* Preemption is off (tracepoint); the ring writer wants irqs off too. */
 static void lfr_task_record(struct lfr_session *s, struct task_struct *t,
 			    u32 kind, struct task_struct *parent,
-			    const char *comm)
+			    const char *comm, pid_t old_pid)
 {
 	u64 buf[LFR_TASK_BUF_U64];
 	struct lfr_rec_task *rec = (struct lfr_rec_task *)buf;
@@ -113,6 +113,14 @@ static void lfr_task_record(struct lfr_session *s, struct task_struct *t,
 		rec->ptgid = lfr_rec_tgid(&s->user, parent);
 		rec->ptid = lfr_rec_tid(&s->user, parent);
 	}
+	/*
+	 * A thread other than the main one that execs takes the main one's
+	 * id, and its own id ends without an exit: name it, so that its end
+	 * is known.  Its id is gone from every namespace but the initial one
+	 * by now (the old leader holding it was released).
+	 */
+	if (kind == LFR_TASK_EXEC && old_pid != t->pid && !s->user.pid_ns)
+		rec->ptid = old_pid;
 	/* comm is always NUL-terminated within its 16 bytes. */
 	memcpy(rec->comm, comm ? comm : t->comm, LFR_COMM_LEN);
 	rec->comm[LFR_COMM_LEN - 1] = '\0';
@@ -154,7 +162,7 @@ static void lfr_fork_one(struct lfr_session *s, struct task_struct *parent,
 		}
 	}
 	if (lfr_is_target(s, child))
-		lfr_task_record(s, child, LFR_TASK_FORK, parent, NULL);
+		lfr_task_record(s, child, LFR_TASK_FORK, parent, NULL, 0);
 }
 
 static void lfr_probe_fork(void *data, struct task_struct *parent,
@@ -174,7 +182,7 @@ static void lfr_probe_exit(void *data, struct task_struct *t)
 
 	lfr_for_each_published(lfr_task_sessions, s, i)
 		if (lfr_running(s) && lfr_reported(s, t))
-			lfr_task_record(s, t, LFR_TASK_EXIT, NULL, NULL);
+			lfr_task_record(s, t, LFR_TASK_EXIT, NULL, NULL, 0);
 }
 
 static void lfr_probe_exec(void *data, struct task_struct *t, pid_t old_pid,
@@ -185,7 +193,8 @@ static void lfr_probe_exec(void *data, struct task_struct *t, pid_t old_pid,
 
 	lfr_for_each_published(lfr_task_sessions, s, i)
 		if (lfr_running(s) && lfr_reported(s, t))
-			lfr_task_record(s, t, LFR_TASK_EXEC, NULL, NULL);
+			lfr_task_record(s, t, LFR_TASK_EXEC, NULL, NULL,
+					old_pid);
 }
 
 /* Called with the task's alloc_lock held, before the name is copied. */
@@ -199,7 +208,7 @@ static void lfr_probe_rename(void *data, struct task_struct *t,
 	strscpy_pad(name, comm, sizeof(name));
 	lfr_for_each_published(lfr_task_sessions, s, i)
 		if (lfr_running(s) && lfr_reported(s, t))
-			lfr_task_record(s, t, LFR_TASK_RENAME, NULL, name);
+			lfr_task_record(s, t, LFR_TASK_RENAME, NULL, name, 0);
 }
 
 /*

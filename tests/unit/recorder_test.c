@@ -1297,6 +1297,47 @@ static void test_exits_read_before_their_creation_forgotten(void **state)
 }
 
 /*
+ * A thread other than the main one that execs runs on under the main one's id: the module's EXEC
+ * record names the id it leaves (ptid), which has no EXIT of its own.  That id's jdk.ThreadEnd is
+ * written, and it is forgotten like an exited thread's; the process lives on.
+ */
+static void test_exec_by_a_second_thread_ends_its_id(void **state)
+{
+	struct env *e = *state;
+	const uint64_t s = 1000000000ull, t0 = e->t;
+	struct lfr_rec_task k = {.hdr = {LFR_REC_TASK, sizeof(k)},
+	                         .time_ns = t0 + 30,
+	                         .kind = LFR_TASK_EXEC,
+	                         .tgid = 9000,
+	                         .tid = 9000,
+	                         .ptid = 9001};
+	struct lfr_recorder_stats st;
+	struct lfr_jfr_stats js;
+	struct lfr_sym_stats ss;
+
+	add_task_of(e, LFR_TASK_FORK, 9000, 9000, t0, "execs");
+	add_task_of(e, LFR_TASK_FORK, 9000, 9001, t0 + 10, "execs");
+	add_task_of(e, LFR_TASK_EXIT, 9000, 9000, t0 + 20, "execs");
+	snprintf(k.comm, sizeof(k.comm), "new-image");
+	assert_int_equal(lfr_recorder_add(e->rec, &k.hdr), 0);
+	add_true_mapping(e, 9000, t0 + 40);
+	assert_int_equal(lfr_recorder_process(e->rec, false), 0);
+	lfr_recorder_get_stats(e->rec, &st);
+	assert_int_equal(st.thread_starts, 2);
+	assert_int_equal(st.thread_ends, 2);
+	/* a minute later the id left is forgotten, the process and its main thread are not */
+	assert_int_equal(lfr_recorder_read(e->rec, t0 + 60 * s), 0);
+	assert_int_equal(lfr_recorder_process(e->rec, false), 0);
+	assert_int_equal(lfr_jfr_flush(e->w), 0);
+	lfr_jfr_get_stats(e->w, &js);
+	assert_int_equal(js.threads, 1);
+	lfr_sym_get_stats(e->sym, &ss);
+	assert_int_equal(ss.procs, 1);
+	assert_true(lfr_sym_in_file(e->sym, 9000, 0x400800));
+	assert_int_equal(lfr_recorder_process(e->rec, true), 0);
+}
+
+/*
  * A burst of exits (3 000 processes of two threads in 3 s), once forgotten, gives its memory
  * back once (the tables made small, the heap trimmed: heap_trims), while later single exits
  * give nothing back; a thread that lived through it still has its samples and its name.
@@ -1878,6 +1919,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_stack_caches_of_forgotten_processes_given_back,
 	                                    setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_processes_looked_at_until_they_end, setup,
+	                                    teardown),
+	    cmocka_unit_test_setup_teardown(test_exec_by_a_second_thread_ends_its_id, setup,
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_burst_of_exits_given_back, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_stacks_carrying_their_tick, setup, teardown),

@@ -91,6 +91,9 @@ static int apply_records(struct lfr_recorder *r, struct batch *b, int pass, bool
 			if (!err && rec.task->kind == LFR_TASK_EXIT)
 				err = lfr_join_exit(r->join, rec.task->tid, rec.task->time_ns,
 				                    on_joined, r);
+			else if (!err && task_left_id(rec.task))
+				err = lfr_join_exit(r->join, rec.task->ptid, rec.task->time_ns,
+				                    on_joined, r);
 		}
 		if (err)
 			return err;

@@ -227,18 +227,24 @@ int describe_process(struct lfr_recorder *r, uint32_t tgid, uint64_t ticks)
 	return lfr_jfr_system_process(r->w, ticks, tgid, p->cmdline ? p->cmdline : line);
 }
 
-/* jdk.ThreadStart (with the creating thread) and jdk.ThreadEnd. */
+/*
+ * jdk.ThreadStart (with the creating thread) and jdk.ThreadEnd: at an exit, and at an exec by a
+ * thread other than the main one for the id it leaves (it runs on under the main one's).
+ */
 int write_task(struct lfr_recorder *r, const struct lfr_rec_task *k)
 {
+	uint32_t tid = k->tid;
 	uint64_t thread, parent = 0;
 	int err;
 
-	if (k->kind != LFR_TASK_FORK && k->kind != LFR_TASK_EXIT)
+	if (task_left_id(k))
+		tid = k->ptid;
+	else if (k->kind != LFR_TASK_FORK && k->kind != LFR_TASK_EXIT)
 		return 0;
 	if ((err = describe_process(r, k->tgid, k->time_ns)) ||
-	    (err = thread_key(r, k->tid, k->tgid, &thread)))
+	    (err = thread_key(r, tid, k->tgid, &thread)))
 		return err;
-	if (k->kind == LFR_TASK_EXIT) {
+	if (k->kind != LFR_TASK_FORK) {
 		r->st.thread_ends++;
 		return lfr_jfr_thread_end(r->w, k->time_ns, thread);
 	}

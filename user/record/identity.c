@@ -329,6 +329,31 @@ static void thread_started(struct thread *t, uint64_t time_ns)
 		t->start_ns = time_ns;
 }
 
+/*
+ * Thread TID of process TGID ended at TIME_NS (its process too when it is the main one), unless
+ * that is of its id's previous holder, read late.
+ */
+static int thread_exited(struct lfr_recorder *r, uint32_t tid, uint32_t tgid, uint64_t time_ns)
+{
+	struct thread *t = idmap_get(&r->threads, tid);
+
+	if (!t)
+		return -ENOMEM;
+	if (time_ns < t->start_ns)
+		return 0;
+	t->exit_ns = time_ns;
+	if (tid == tgid) {
+		/* its start is the main thread's: the check above holds for it too */
+		struct process *p = process_of(r, tgid);
+
+		if (!p)
+			return -ENOMEM;
+		p->gone = true;
+		p->gone_ns = time_ns;
+	}
+	return note_exit(r, tid, tid == tgid, time_ns);
+}
+
 /* A thread's name from a TASK record: creation (the parent's name), exec or rename. */
 int apply_task(struct lfr_recorder *r, const struct lfr_rec_task *k)
 {
@@ -374,7 +399,14 @@ int apply_task(struct lfr_recorder *r, const struct lfr_rec_task *k)
 		struct process *p;
 
 		/* a thread other than the main one that execs takes the main one's id, which
-		 * exited just before (its EXIT record): the id lives on */
+		 * exited just before (its EXIT record): the id lives on, and its own id (ptid)
+		 * ends here without an EXIT */
+		if (task_left_id(k)) {
+			int err = thread_exited(r, k->ptid, k->tgid, k->time_ns);
+
+			if (err)
+				return err;
+		}
 		if (!(t = idmap_get(&r->threads, k->tid)))
 			return -ENOMEM;
 		thread_started(t, k->time_ns);
@@ -391,22 +423,7 @@ int apply_task(struct lfr_recorder *r, const struct lfr_rec_task *k)
 	case LFR_TASK_RENAME:
 		break;
 	case LFR_TASK_EXIT:
-		t = idmap_get(&r->threads, k->tid);
-		if (!t)
-			return -ENOMEM;
-		if (k->time_ns < t->start_ns)
-			return 0; /* of the id's previous holder, read late */
-		t->exit_ns = k->time_ns;
-		if (k->tid == k->tgid) {
-			/* its start is the main thread's: the check above holds for it too */
-			struct process *p = process_of(r, k->tgid);
-
-			if (!p)
-				return -ENOMEM;
-			p->gone = true;
-			p->gone_ns = k->time_ns;
-		}
-		return note_exit(r, k->tid, k->tid == k->tgid, k->time_ns);
+		return thread_exited(r, k->tid, k->tgid, k->time_ns);
 	default:
 		return 0;
 	}

@@ -274,6 +274,13 @@ void apply_cmdline(struct lfr_recorder *r, const struct rec_cmdline *c);
 int apply_cgroup(struct lfr_recorder *r, const struct rec_cmdline *c);
 int apply_comm(struct lfr_recorder *r, const struct lfr_rec_comm *c);
 int apply_task(struct lfr_recorder *r, const struct lfr_rec_task *k);
+
+/* An EXEC by a thread other than the main one: its own id (ptid) ends there, with no EXIT. */
+static inline bool task_left_id(const struct lfr_rec_task *k)
+{
+	return k->kind == LFR_TASK_EXEC && k->ptid && k->ptid != k->tid && k->ptid != k->tgid;
+}
+
 void forget_exited(struct lfr_recorder *r, uint64_t now_ns);
 int apply_mmap(struct lfr_recorder *r, const struct lfr_rec_mmap *m, const char *path);
 int thread_key(struct lfr_recorder *r, uint32_t tid, uint32_t tgid, uint64_t *key);

@@ -1027,6 +1027,13 @@ struct lfr_rec_task {
 	__u32 tgid;
 	__u32 tid;
 	__u32 ptgid;			/* FORK: the creating thread; else 0 */
+	/*
+	 * FORK: the creating thread.  EXEC by a thread other than the main
+	 * one: the id it had until then, which ends here with no EXIT (it
+	 * now runs under the main thread's id); 0 when the thread was the
+	 * main one or when the session sees its own pid namespace (the old
+	 * id is no longer known in it).  Else 0.
+	 */
 	__u32 ptid;
 	__u32 args_len;			/* bytes of args[] that are valid */
 	char comm[LFR_COMM_LEN];	/* NUL-terminated */
