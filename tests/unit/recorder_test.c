@@ -1432,26 +1432,20 @@ static void test_processes_looked_at_until_they_end(void **state)
 	assert_int_equal(lfr_recorder_process(e->rec, true), 0);
 }
 
-/*
- * The stack caches, filled by processes that are gone, start over and give back their pages
- * once most of what they hold is of processes forgotten: a process every 10 ms for 90 s, each
- * with one stack (a cache entry in each cache, its second sample a hit); without it both caches
- * held all 9 000 processes' stacks (18 000 entries) and their pages for ever.
- */
-static void test_stack_caches_of_forgotten_processes_given_back(void **state)
+/* PROCS processes EVERY_MS apart from T0, each with two samples of one stack, exiting at once. */
+static void short_processes_with_stacks(struct env *e, uint32_t procs, uint64_t every_ms,
+                                        size_t *peak_entries)
 {
-	struct env *e = *state;
 	uintptr_t leaf = (uintptr_t)recorder_test_leaf, caller = (uintptr_t)recorder_test_caller;
 	const uint64_t ms = 1000000ull, t0 = e->t;
+	struct lfr_recorder_stats st;
 	char self[256];
 	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	struct lfr_recorder_stats st;
-	const uint32_t procs = 9000;
 
 	assert_true(len > 0);
 	self[len] = '\0';
 	for (uint32_t i = 0; i < procs; i++) {
-		e->t = t0 + i * 10 * ms;
+		e->t = t0 + i * every_ms * ms;
 		e->tgid = 100000 + i;
 		add_task_of(e, LFR_TASK_FORK, e->tgid, e->tgid, e->t, "short");
 		add_self_mapping(e, leaf, self);
@@ -1460,17 +1454,62 @@ static void test_stack_caches_of_forgotten_processes_given_back(void **state)
 			add_ustack(e, w, 1, leaf + 1, caller + 6, 0);
 		}
 		add_task_of(e, LFR_TASK_EXIT, e->tgid, e->tgid, e->t + 10, "short");
-		if (i % 100 == 99)
+		if (i % 100 == 99) {
 			assert_int_equal(lfr_recorder_process(e->rec, false), 0);
+			lfr_recorder_get_stats(e->rec, &st);
+			if (st.stack_cache_entries > *peak_entries)
+				*peak_entries = st.stack_cache_entries;
+		}
 	}
 	lfr_recorder_get_stats(e->rec, &st);
 	assert_int_equal(st.samples, 2 * procs);
 	assert_int_equal(st.raw_hits, procs);
-	/* from 60 s on most entries were of processes forgotten (exited 30 s before); at 82 s the
-	 * caches outgrew their prepared part (8 192 entries each), 5 200 of 8 200 processes gone:
-	 * both started over, then held the 800 processes since, two entries each */
+}
+
+/*
+ * The stack caches, filled by processes that are gone, start over and give back their pages
+ * once most of what they hold is of processes forgotten: a process every 5 ms for 80 s, each
+ * with one stack (a cache entry in each cache, its second sample a hit); without it both caches
+ * held all 16 000 processes' stacks (32 000 entries) and their pages for ever.
+ */
+static void test_stack_caches_of_forgotten_processes_given_back(void **state)
+{
+	struct env *e = *state;
+	struct lfr_recorder_stats st;
+	size_t peak = 0;
+
+	short_processes_with_stacks(e, 16000, 5, &peak);
+	/* from 60 s on most entries were of processes forgotten (exited 30 s before); by then the
+	 * caches had outgrown their prepared part (8 192 entries each, at 41 s): both started over
+	 * and gave back what lay beyond it, then held the 4 100 processes since, 2 entries each */
+	lfr_recorder_get_stats(e->rec, &st);
 	assert_int_equal(st.stack_cache_releases, 1);
-	assert_in_range(st.stack_cache_entries, 2 * 790, 2 * 810);
+	assert_int_equal(st.stack_cache_restarts, 1);
+	assert_in_range(st.stack_cache_entries, 2 * 4000, 2 * 4200);
+	assert_in_range(peak, 2 * 11800, 2 * 12100);
+	e->tgid = TGID;
+	assert_int_equal(lfr_recorder_process(e->rec, true), 0);
+}
+
+/*
+ * A process every 50 ms for 300 s (an always-on recorder's machine where a job starts every few
+ * seconds, tenfold): the caches never outgrow their prepared part, and start over whenever the
+ * dead hold 2 048 entries and most of what they hold: every 81 s (30 s until the first of the
+ * processes since is forgotten, 51 s for 1 024 of them), at 3 300 entries or fewer, where they
+ * filled with the dead (12 000 entries by 300 s), a page more of the prepared part written
+ * every few stacks.
+ */
+static void test_stack_caches_start_over_within_their_prepared_part(void **state)
+{
+	struct env *e = *state;
+	struct lfr_recorder_stats st;
+	size_t peak = 0;
+
+	short_processes_with_stacks(e, 6000, 50, &peak);
+	lfr_recorder_get_stats(e->rec, &st);
+	assert_int_equal(st.stack_cache_releases, 0);
+	assert_int_equal(st.stack_cache_restarts, 3);
+	assert_in_range(peak, 3000, 3300);
 	e->tgid = TGID;
 	assert_int_equal(lfr_recorder_process(e->rec, true), 0);
 }
@@ -1917,6 +1956,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_exits_read_before_their_creation_forgotten, setup,
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_stack_caches_of_forgotten_processes_given_back,
+	                                    setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_stack_caches_start_over_within_their_prepared_part,
 	                                    setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_processes_looked_at_until_they_end, setup,
 	                                    teardown),

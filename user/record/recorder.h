@@ -66,8 +66,9 @@ struct lfr_recorder_stats {
 	uint64_t ctx[__LFR_CTX_STATE_MAX];
 	uint64_t ctx_attrs_unnamed; /* context attributes left out: no key name for their index */
 	uint64_t labelled;          /* processes whose labels (lfr.Label) were kept */
-	/* times the stack caches started over, most of them of processes gone, and gave back
-	 * their pages */
+	/* times the stack caches started over, most of them of processes gone, and of those the
+	 * times they gave back their pages (they had outgrown their prepared part) */
+	uint64_t stack_cache_restarts;
 	uint64_t stack_cache_releases;
 	uint64_t stack_cache_entries; /* what the stack caches hold now (both) */
 	uint64_t looked;              /* processes seen and not ended (their command line read) */

@@ -366,6 +366,9 @@ int stacks_alloc(struct lfr_recorder *r);
 /* Stacks and methods of a recording's first seconds, whose cache pages are written beforehand. */
 #define PREPARED_STACKS (1u << 13)
 #define PREPARED_STACK_IPS (1u << 17)
+/* entries of processes forgotten or remapped that make the caches start over within their
+ * prepared part (stack_caches.c) */
+#define STALE_RESTART (PREPARED_STACKS / 4) /* an eighth of both caches' prepared entries */
 _Static_assert(PREPARED_STACKS <= STACK_ENTRIES && PREPARED_STACK_IPS <= STACK_IPS,
                "the prepared part lies within the cache");
 /* The frame memo with 1 << BITS entries, what it held placed again: 0, or -ENOMEM (unchanged). */
