@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -473,6 +474,14 @@ int cmd_record(int argc, char **argv)
 		free_targets(&r);
 		return ret;
 	}
+	/*
+	 * Blocks of 128 KiB and more (the thread and process tables a burst of exits grows, the
+	 * stack caches' indexes) mapped apart and unmapped when freed, always: glibc raises that
+	 * threshold to the size of each such block freed, so the next burst's tables came from
+	 * the heap and left it in pieces no trim gives back (bench/soak, minute 35: 16.4 MiB
+	 * resident before, 12.9 after).
+	 */
+	mallopt(M_MMAP_THRESHOLD, 128 * 1024);
 	cli_default_rings(&r.run.start, &r.rings);
 	cli_runner_small_pages(&r.run);
 	r.tty = isatty(STDERR_FILENO);
