@@ -3,7 +3,7 @@
 """What the test receivers got from lfr's exports, against what the JDK reads in the recordings.
 
     check.py --truth SAMPLES [--otlp DIR] [--pyroscope DIR] [--service PID=NAME ...]
-             [--label PID=KEY=VALUE ...] [--host NAME] [--once]
+             [--label PID=KEY=VALUE ...] [--host NAME] [--once] [--alone REGEX]
 
 SAMPLES: the output of Samples.java over the recordings (one line per event: FILE TYPE PID NS
 DURATION, and "period FILE NS").  DIR: a receiver's directory (receiver.py), whose requests
@@ -16,7 +16,9 @@ Checks, per process: the CPU samples (pid, time) the backend got are exactly the
 and off-CPU ones too; each resource (upload) carries the process's service and labels; each
 OTLP profile_id and each Pyroscope upload's series and time span come once; the OTLP sample events
 of a thread at an instant the recordings give a trace context (lfr.TraceContext) for, and only
-those, link to a Link of its trace and span ids and carry its attributes.  Prints what it
+those, link to a Link of its trace and span ids and carry its attributes.  With --alone, no
+Pyroscope upload carries a match of REGEX (a process name) but its own series' service name: the
+constants of other series' processes stay out of it.  Prints what it
 compared and "check: ok", or the differences and exits 1.
 """
 import argparse
@@ -230,6 +232,7 @@ def pyroscope(d, want, args):
 
 
 def pyroscope_read(d, want, args, tmp, got, resources, series, uploads, files):
+    inflated = [0]
     for meta, body in delivered(d):
         if meta["path"] != "/ingest":
             continue
@@ -251,6 +254,14 @@ def pyroscope_read(d, want, args, tmp, got, resources, series, uploads, files):
             continue
         open(path, "wb").write(data)
         files.append((path, labels))
+        inflated[0] += len(data)
+        if args.alone:
+            others = set(re.findall(args.alone.encode(), data)) - {labels["service.name"].encode()}
+            if others:
+                fail("upload %d (%s) carries %d names of other series, e.g. %s" %
+                     (meta["seq"], labels["service.name"], len(others), sorted(others)[0].decode()))
+    if files:
+        print("check: pyroscope: %d uploads, %d bytes of JFR" % (len(files), inflated[0]))
     twice = [u for u, n in uploads.items() if n > 1]
     if twice:
         fail("%d uploads came more than once, e.g. %s" % (len(twice), twice[0]))
@@ -320,6 +331,7 @@ def main():
     ap.add_argument("--pyroscope")
     ap.add_argument("--service", action="append", default=[])
     ap.add_argument("--label", action="append", default=[])
+    ap.add_argument("--alone")
     args = ap.parse_args()
     events, periods, contexts = read_truth(args.truth)
     want = {"events": events, "periods": periods, "contexts": contexts}

@@ -12,6 +12,11 @@
  *       second in span a1..a8 (with an attribute), 201's first 10 and 301's "io" interval in
  *       span b1..b8, both of trace 0102..10.
  *
+ *   gen_fleet many FILE N
+ *       one chunk of N processes of distinct names (pid 1000 + i, "svc-NNN"), each one thread
+ *       with 3 CPU samples of a stack of its own (svc-NNN's work_NNN) above a frame they share
+ *       (libc.so.6's memcpy) and one of the kernel: as many series as processes.
+ *
  *   gen_fleet spool DIR T0 CHUNKS KIND=URL... [--max-size BYTES] [--kill] [--wake]
  *       writes CHUNKS chunks, one per flush, into the repository DIR (chunk names from T0, epoch
  *       s), each with samples of processes 100 and 200, while exports follow DIR (export/follow.h,
@@ -172,6 +177,39 @@ static int gen_file(const char *path)
 	return 0;
 }
 
+static int gen_many(const char *path, int n)
+{
+	struct lfr_jfr_options opt = {.clock = fake_clock,
+	                              .clock_realtime0 = 1790000000000000000ll,
+	                              .sample_events = LFR_JFR_SAMPLE_DEFAULT};
+	uint64_t shared[2], m, stack, thread;
+	char name[32], fn[32], err[256];
+
+	if (lfr_jfr_open(&w, path, &opt) < 0) {
+		fprintf(stderr, "gen_fleet: %s\n", lfr_jfr_strerror(w));
+		return 1;
+	}
+	CHECK(lfr_jfr_sampler_settings(w, now_ns, PERIOD, 127, true, "system-wide"));
+	CHECK(lfr_jfr_method(w, "kernel", "ksys_write", LFR_JFR_FRAME_KERNEL, &shared[0]));
+	CHECK(lfr_jfr_method(w, "libc.so.6", "memcpy", LFR_JFR_FRAME_NATIVE, &shared[1]));
+	for (int i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "svc-%03d", i);
+		snprintf(fn, sizeof(fn), "work_%03d", i);
+		CHECK(lfr_jfr_method(w, name, fn, LFR_JFR_FRAME_NATIVE, &m));
+		uint64_t frames[] = {shared[0], shared[1], m};
+
+		CHECK(lfr_jfr_stack(w, frames, 3, false, &stack));
+		CHECK(lfr_jfr_thread(w, (uint32_t)(1000 + i), (uint32_t)(1000 + i), name, name,
+		                     &thread));
+		samples(thread, stack, 3);
+	}
+	if (lfr_jfr_close(w, err, sizeof(err)) < 0) {
+		fprintf(stderr, "gen_fleet: %s\n", err);
+		return 1;
+	}
+	return 0;
+}
+
 /* the writer's evictions, for the exports (which start once the writer has made DIR) */
 static struct lfr_follow *following;
 
@@ -293,9 +331,12 @@ int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "file"))
 		return gen_file(argv[2]);
+	if (argc == 4 && !strcmp(argv[1], "many"))
+		return gen_many(argv[2], atoi(argv[3]));
 	if (argc >= 6 && !strcmp(argv[1], "spool"))
 		return spool(argc, argv);
-	fprintf(stderr, "usage: gen_fleet file FILE | spool DIR T0 CHUNKS KIND=URL... [--max-size "
+	fprintf(stderr, "usage: gen_fleet file FILE | many FILE N | spool DIR T0 CHUNKS "
+	                "KIND=URL... [--max-size "
 	                "BYTES] [--kill]\n");
 	return 2;
 }

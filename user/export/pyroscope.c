@@ -13,12 +13,21 @@
 #include "export/gzip.h"
 #include "export/labels.h"
 #include "export/pyroscope.h"
+#include "jfr/reach.h"
 #include "jfr/rebase.h"
 #include "jfr/reader.h"
 #include "report/labels.h"
 #include "report/report.h"
 
 #define SERIES_MAX 2048
+/*
+ * Up to this many series, each upload carries the chunk's whole pools, deflated once per chunk;
+ * past it, each carries the constants its own events reach (jfr/reach.h).  Whole pools would make
+ * the bytes a chunk sends its series times its pools, and a series is a process name, which any
+ * user picks: a thousand processes of distinct names made one chunk a thousand copies of every
+ * stack of the machine, each of them showing everybody's threads and stacks to every series.
+ */
+#define WHOLE_POOLS_SERIES 4
 
 /* A thread's process in the chunk's events, and the series (upload) it belongs to. */
 struct proc {
@@ -59,8 +68,12 @@ struct split {
 	 * its own events, not of the chunk's.
 	 */
 	size_t *of, *at;
-	unsigned *processes; /* per series, its processes */
-	struct jfr_buf tail; /* the chunk's header, checkpoints and metadata (skeleton()) */
+	unsigned *processes;         /* per series, its processes */
+	struct jfr_buf tail;         /* the chunk's header, checkpoints and metadata (skeleton()) */
+	uint64_t meta_at, meta_size; /* the metadata event in the tail after its header */
+	bool meta_found;
+	bool prune;             /* each upload with its own constants (WHOLE_POOLS_SERIES) */
+	struct jfr_reach reach; /* the constants of the upload being built */
 	/* the tail's bytes before and after the metadata event deflated */
 	struct lfr_gzip_piece pools[2];
 	struct lfr_gzip_piece *meta; /* the metadata event deflated */
@@ -428,15 +441,15 @@ static int deflate_upload(struct split *sp, const struct jfr_buf *part, size_t e
 {
 	const uint8_t *tail = sp->tail.data + JFR_CHUNK_HEADER_SIZE;
 	size_t n = sp->tail.len - JFR_CHUNK_HEADER_SIZE;
-	uint64_t at = jfr_get_be64(sp->tail.data + JFR_H_META_OFFSET) - JFR_CHUNK_HEADER_SIZE;
-	uint64_t size = 0;
+	uint64_t at = sp->meta_at, size = sp->meta_size;
 
 	jfr_buf_reset(gz);
 	gz->oom = false;
 	if (lfr_gzip_append(part->data, events_end, NULL, gz))
 		return -1;
-	/* the tail came from the rebase, which found the metadata event where the header says */
-	if (at >= n || !jfr_varint_decode(tail + at, n - at, &size) || size > n - at)
+	if (sp->prune) /* its own checkpoint is in part: the metadata event follows */
+		return lfr_gzip_append(tail + at, size, sp->meta, gz);
+	if (!sp->meta_found)
 		return lfr_gzip_append(tail, n, NULL, gz);
 	return (at && lfr_gzip_append(tail, at, &sp->pools[0], gz)) ||
 	               lfr_gzip_append(tail + at, size, sp->meta, gz) ||
@@ -459,6 +472,16 @@ static int skeleton(struct split *sp)
 		snprintf(sp->why, sp->whylen, "out of memory");
 		return -1;
 	}
+	/* the tail came from the rebase, which found the metadata event where the header says */
+	const uint8_t *tail = sp->tail.data + JFR_CHUNK_HEADER_SIZE;
+	size_t n = sp->tail.len - JFR_CHUNK_HEADER_SIZE;
+	uint64_t at = jfr_get_be64(sp->tail.data + JFR_H_META_OFFSET) - JFR_CHUNK_HEADER_SIZE;
+	uint64_t size = 0;
+
+	sp->meta_found = at < n && jfr_varint_decode(tail + at, n - at, &size) && size <= n - at;
+	sp->meta_at = sp->meta_found ? at : 0;
+	sp->meta_size = sp->meta_found ? size : 0;
+	sp->prune = sp->meta_found && sp->nseries > WHOLE_POOLS_SERIES;
 	return 0;
 }
 
@@ -488,6 +511,8 @@ static int send_series(struct split *sp, unsigned i, struct jfr_buf *part, struc
 	size_t s = sp->at[sp->nseries], s_end = sp->at[sp->nseries + 1];
 	uint64_t from = 0, to = 0;
 
+	if (sp->prune)
+		jfr_reach_begin(&sp->reach, sp->r, &sp->ch);
 	while (a < a_end || s < s_end) {
 		size_t k =
 		    s == s_end || (a < a_end && sp->of[a] < sp->of[s]) ? sp->of[a++] : sp->of[s++];
@@ -499,18 +524,31 @@ static int send_series(struct split *sp, unsigned i, struct jfr_buf *part, struc
 		}
 		to = e->off + e->size;
 		samples += e->sample;
+		if (sp->prune && jfr_reach_event(&sp->reach, e->off, sp->why, sp->whylen))
+			return -1;
 	}
 	jfr_buf_put(part, data + from, to - from);
-	/* the tail follows in gz only, from the pieces deflated once (deflate_upload()) */
 	events = part->len - JFR_CHUNK_HEADER_SIZE;
+	/* pruned: its own checkpoint, then the metadata event (in gz only, deflated once) */
+	if (sp->prune)
+		jfr_reach_checkpoint(&sp->reach, (uint64_t)sp->ch.start_ticks, part);
 	if (part->oom) {
 		snprintf(sp->why, sp->whylen, "out of memory");
 		return -1;
 	}
-	move_offset(part->data, JFR_H_SIZE, events);
-	move_offset(part->data, JFR_H_CP_OFFSET, events);
-	move_offset(part->data, JFR_H_META_OFFSET, events);
-	if (deflate_upload(sp, part, JFR_CHUNK_HEADER_SIZE + events, gz)) {
+	if (sp->prune) {
+		uint64_t cp = JFR_CHUNK_HEADER_SIZE + events;
+
+		jfr_put_be64(part->data + JFR_H_SIZE, part->len + sp->meta_size);
+		jfr_put_be64(part->data + JFR_H_CP_OFFSET, cp);
+		jfr_put_be64(part->data + JFR_H_META_OFFSET, part->len);
+	} else {
+		/* the tail follows in gz only, from the pieces deflated once (deflate_upload()) */
+		move_offset(part->data, JFR_H_SIZE, events);
+		move_offset(part->data, JFR_H_CP_OFFSET, events);
+		move_offset(part->data, JFR_H_META_OFFSET, events);
+	}
+	if (deflate_upload(sp, part, part->len, gz)) {
 		snprintf(sp->why, sp->whylen, "out of memory");
 		return -1;
 	}
@@ -562,6 +600,7 @@ out:
 	jfr_buf_free(&part);
 	jfr_buf_free(&gz);
 	jfr_buf_free(&sp.tail);
+	jfr_reach_free(&sp.reach);
 	lfr_gzip_piece_free(&sp.pools[0]);
 	lfr_gzip_piece_free(&sp.pools[1]);
 	for (size_t i = 0; i < sp.nseries; i++)

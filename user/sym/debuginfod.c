@@ -526,6 +526,7 @@ int sym_debuginfod_fetch(struct sym_debuginfod **dp, const uint8_t *bid, size_t 
 	d->why[0] = '\0';
 	return 0;
 #else
+	(void)bid;
 	(void)path;
 	(void)cap;
 	snprintf(d->why, sizeof(d->why), "lfr built without libdebuginfod");
