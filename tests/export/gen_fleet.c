@@ -15,7 +15,9 @@
  *   gen_fleet many FILE N
  *       one chunk of N processes of distinct names (pid 1000 + i, "svc-NNN"), each one thread
  *       with 3 CPU samples of a stack of its own (svc-NNN's work_NNN) above a frame they share
- *       (libc.so.6's memcpy) and one of the kernel: as many series as processes.
+ *       (libc.so.6's memcpy) and one of the kernel: as many series as processes.  Each process
+ *       has its jdk.SystemProcess ("/usr/bin/svc-NNN --port N") and a label (team=svc-NNN-team);
+ *       a process of no thread (pid 999, "svc-999") has its own too.
  *
  *   gen_fleet spool DIR T0 CHUNKS KIND=URL... [--max-size BYTES] [--kill] [--wake]
  *       writes CHUNKS chunks, one per flush, into the repository DIR (chunk names from T0, epoch
@@ -183,7 +185,7 @@ static int gen_many(const char *path, int n)
 	                              .clock_realtime0 = 1790000000000000000ll,
 	                              .sample_events = LFR_JFR_SAMPLE_DEFAULT};
 	uint64_t shared[2], m, stack, thread;
-	char name[32], fn[32], err[256];
+	char name[32], fn[32], cmd[64], team[48], err[256];
 
 	if (lfr_jfr_open(&w, path, &opt) < 0) {
 		fprintf(stderr, "gen_fleet: %s\n", lfr_jfr_strerror(w));
@@ -202,7 +204,14 @@ static int gen_many(const char *path, int n)
 		CHECK(lfr_jfr_thread(w, (uint32_t)(1000 + i), (uint32_t)(1000 + i), name, name,
 		                     &thread));
 		samples(thread, stack, 3);
+		snprintf(cmd, sizeof(cmd), "/usr/bin/%s --port %d", name, 8000 + i);
+		CHECK(lfr_jfr_system_process(w, now_ns, (uint32_t)(1000 + i), cmd));
+		snprintf(team, sizeof(team), "%s-team", name);
+		const char *kv[] = {"team", team};
+
+		CHECK(lfr_jfr_labels(w, now_ns, (uint32_t)(1000 + i), kv, 1));
 	}
+	CHECK(lfr_jfr_system_process(w, now_ns, 999, "/usr/bin/svc-999 --gone"));
 	if (lfr_jfr_close(w, err, sizeof(err)) < 0) {
 		fprintf(stderr, "gen_fleet: %s\n", err);
 		return 1;

@@ -21,13 +21,14 @@
 
 #define SERIES_MAX 2048
 /*
- * Up to this many series, each upload carries the chunk's whole pools, deflated once per chunk;
- * past it, each carries the constants its own events reach (jfr/reach.h).  Whole pools would make
- * the bytes a chunk sends its series times its pools, and a series is a process name, which any
- * user picks: a thousand processes of distinct names made one chunk a thousand copies of every
- * stack of the machine, each of them showing everybody's threads and stacks to every series.
+ * While its series times its pools stay within this many times the chunk, each upload carries
+ * the chunk's whole pools, deflated once per chunk; past it, each carries the constants its own
+ * events reach (jfr/reach.h), found at about the cost of reading the pools once more per chunk.
+ * Whole pools always would make the bytes a chunk sends its series times its pools, and a series
+ * is a process name, which any user picks: a thousand processes of distinct names made one chunk a
+ * thousand copies of every stack of the machine, each showing everybody's stacks to every series.
  */
-#define WHOLE_POOLS_SERIES 4
+#define WHOLE_POOLS_TIMES 4
 
 /* A thread's process in the chunk's events, and the series (upload) it belongs to. */
 struct proc {
@@ -40,8 +41,21 @@ struct proc {
 struct event_proc {
 	uint64_t off; /* absolute */
 	uint64_t size;
-	uint32_t proc : 31;  /* index into procs + 1; 0: of no thread, in every upload */
+	uint32_t proc : 31;  /* index into procs + 1; 0: of no thread, in every upload; PROC_NONE */
 	uint32_t sample : 1; /* a CPU sample (counted in the upload) */
+};
+
+/*
+ * An event of a process (jdk.SystemProcess, an lfr.Label of one) goes with its process's threads;
+ * one of a process none of whose threads has an event in the chunk goes in no upload: in every
+ * one, each upload of a chunk of many processes would carry every other's command line.
+ */
+#define PROC_NONE ((1u << 31) - 1)
+
+/* An event of a process: evs[ev]'s pid, its process found once the chunk's threads are known. */
+struct pid_event {
+	size_t ev;
+	int64_t pid;
 };
 
 struct split {
@@ -62,6 +76,8 @@ struct split {
 	const struct jfr_type *sample_type;
 	struct event_proc *evs; /* in file order */
 	size_t nevs, evs_cap;
+	struct pid_event *pid_evs;
+	size_t npid_evs, pid_evs_cap;
 	/*
 	 * The events of series i: evs[of[at[i]]] to evs[of[at[i + 1] - 1]], in file order; at
 	 * [nseries] those of no thread, in every upload.  So each upload is built in the time of
@@ -72,7 +88,7 @@ struct split {
 	struct jfr_buf tail;         /* the chunk's header, checkpoints and metadata (skeleton()) */
 	uint64_t meta_at, meta_size; /* the metadata event in the tail after its header */
 	bool meta_found;
-	bool prune;             /* each upload with its own constants (WHOLE_POOLS_SERIES) */
+	bool prune;             /* each upload with its own constants (WHOLE_POOLS_TIMES) */
 	struct jfr_reach reach; /* the constants of the upload being built */
 	/* the tail's bytes before and after the metadata event deflated */
 	struct lfr_gzip_piece pools[2];
@@ -86,9 +102,10 @@ struct split {
  * What the walk needs of an event type, found once per type: its thread field (sampledThread,
  * eventThread) + 1 in the low 16 bits (0: none), and whether each of its fields is one varint
  * (TI_FLAT: a sample's, skipped without the generic walk) or it is a rare event the report notes
- * (TI_RARE: lfr.Label, lfr.SamplerSettings).
+ * (TI_RARE: lfr.Label, lfr.SamplerSettings), and the field + 1 of the pid of an event of a
+ * process (from bit TI_PID_SHIFT: jdk.SystemProcess, lfr.Label).
  */
-enum { TI_FIELD = 0xffff, TI_FLAT = 1 << 16, TI_RARE = 1 << 17 };
+enum { TI_FIELD = 0xffff, TI_FLAT = 1 << 16, TI_RARE = 1 << 17, TI_PID_SHIFT = 20 };
 
 static uint64_t type_info(struct split *sp, const struct jfr_type *t)
 {
@@ -109,6 +126,10 @@ static uint64_t type_info(struct split *sp, const struct jfr_type *t)
 			v &= ~(uint64_t)TI_FLAT;
 	if (!strcmp(t->name, "lfr.Label") || !strcmp(t->name, "lfr.SamplerSettings"))
 		v |= TI_RARE;
+	i = jfr_field_index(t, "pid");
+	if ((!strcmp(t->name, "lfr.Label") || !strcmp(t->name, "jdk.SystemProcess")) && i >= 0 &&
+	    i < TI_FIELD && !t->fields[i].array)
+		v |= (uint64_t)(i + 1) << TI_PID_SHIFT;
 	if (s)
 		s->v = v;
 	return v;
@@ -164,6 +185,37 @@ static size_t proc_of(struct split *sp, const struct jfr_field *tf, uint64_t key
 	return v;
 }
 
+/* The pid in field f at c (a decimal string, as the JDK writes it, or an integer); 0: none. */
+static int64_t field_pid(struct split *sp, const struct jfr_cur *c, const struct jfr_field *f)
+{
+	struct jfr_cur v = *c;
+	char buf[24];
+
+	if (f->type->kind != JFR_K_STRING)
+		return f->cp ? 0 : (int64_t)jfr_read_scalar(&v, f);
+	if (jfr_read_string(&v, &sp->ch, buf, sizeof(buf)) <= 0)
+		return 0;
+	return strtoll(buf, NULL, 10);
+}
+
+/* The next event (sp->nevs) is of process pid: -1 when memory runs out (sp->oom set). */
+static int note_pid_event(struct split *sp, int64_t pid)
+{
+	if (sp->npid_evs == sp->pid_evs_cap) {
+		size_t cap = sp->pid_evs_cap ? 2 * sp->pid_evs_cap : 64;
+		struct pid_event *v = realloc(sp->pid_evs, cap * sizeof(*v));
+
+		if (!v) {
+			sp->oom = true;
+			return -1;
+		}
+		sp->pid_evs = v;
+		sp->pid_evs_cap = cap;
+	}
+	sp->pid_evs[sp->npid_evs++] = (struct pid_event){.ev = sp->nevs, .pid = pid};
+	return 0;
+}
+
 /*
  * Notes the event at off (absolute, size bytes) of type t (NULL: a type the metadata does not
  * declare), its fields at ev, for the uploads: 0, or -1 when its fields do not parse.  The uploads
@@ -175,7 +227,9 @@ static int note_event(struct split *sp, uint64_t off, uint64_t size, const struc
 {
 	uint64_t info = !t ? 0 : t == sp->last_type ? sp->last_info : type_info(sp, t);
 	int f = (int)(info & TI_FIELD) - 1;
+	int pf = (int)(info >> TI_PID_SHIFT & TI_FIELD) - 1;
 	uint64_t key = 0, meta = sp->ch.off + (uint64_t)sp->ch.meta_off, fields = jfr_cur_off(ev);
+	int64_t pid = 0;
 	size_t p;
 
 	if (info & TI_FLAT) {
@@ -196,6 +250,8 @@ static int note_event(struct split *sp, uint64_t off, uint64_t size, const struc
 			if (c.bad)
 				key = 0;
 		}
+		if (i == pf)
+			pid = field_pid(sp, ev, &t->fields[i]);
 		jfr_skip_field(ev, &t->fields[i]);
 	}
 	if (ev->bad || (meta > off && meta < off + size)) {
@@ -228,6 +284,8 @@ static int note_event(struct split *sp, uint64_t off, uint64_t size, const struc
 		sp->evs = v;
 		sp->evs_cap = cap;
 	}
+	if (pid > 0 && note_pid_event(sp, pid))
+		return 0;
 	sp->evs[sp->nevs++] = (struct event_proc){
 	    .off = off, .size = size, .proc = (uint32_t)p, .sample = p && t == sp->sample_type};
 	return 0;
@@ -292,17 +350,55 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The series of event e, or sp->nseries when it has no thread (it goes in every upload). */
+/*
+ * The series of event e, sp->nseries when it has no thread (it goes in every upload), or
+ * sp->nseries + 1 when it goes in none.
+ */
 static size_t series_of_event(const struct split *sp, const struct event_proc *e)
 {
+	if (e->proc == PROC_NONE)
+		return sp->nseries + 1;
 	return e->proc ? sp->procs[e->proc - 1].series : sp->nseries;
+}
+
+/*
+ * The events of a process with its threads: the process of each, one of its threads' (when its
+ * threads are of series that differ, as after an exec: of no thread, in every upload), or none.
+ * 0, or -1 (out of memory).
+ */
+static int place_pid_events(struct split *sp)
+{
+	struct hashtab of_pid = {0}; /* pid -> index into procs + 1; 0: of two series */
+
+	for (size_t k = 0; k < sp->nprocs; k++) {
+		bool fresh = false;
+		struct hashtab_slot *s =
+		    hashtab_put(&of_pid, (uint64_t)sp->procs[k].pid, 0, &fresh);
+
+		if (!s) {
+			hashtab_free(&of_pid);
+			return -1;
+		}
+		if (fresh)
+			s->v = k + 1;
+		else if (s->v && sp->procs[s->v - 1].series != sp->procs[k].series)
+			s->v = 0;
+	}
+	for (size_t i = 0; i < sp->npid_evs; i++) {
+		const struct hashtab_slot *s =
+		    hashtab_get(&of_pid, (uint64_t)sp->pid_evs[i].pid, 0);
+
+		sp->evs[sp->pid_evs[i].ev].proc = !s ? PROC_NONE : (uint32_t)s->v;
+	}
+	hashtab_free(&of_pid);
+	return 0;
 }
 
 /* sp->of, sp->at and sp->processes: 0, or -1 with why (out of memory). */
 static int group_events(struct split *sp)
 {
-	size_t n = sp->nseries + 1;
-	struct hashtab seen = {0}; /* (series, pid) */
+	size_t n = sp->nseries + 2; /* the series, those of no thread, those of none */
+	struct hashtab seen = {0};  /* (series, pid) */
 
 	sp->at = calloc(n + 1, sizeof(*sp->at));
 	sp->of = malloc((sp->nevs + 1) * sizeof(*sp->of));
@@ -391,6 +487,8 @@ static int find_series(struct split *sp)
 		hit = bsearch(&key, sp->series, sp->nseries, sizeof(*sp->series), cmp_str);
 		sp->procs[i].series = (unsigned)(hit - sp->series);
 	}
+	if (place_pid_events(sp))
+		goto oom;
 	return group_events(sp) ? -1 : 0;
 oom:
 	snprintf(sp->why, sp->whylen, "out of memory");
@@ -481,7 +579,9 @@ static int skeleton(struct split *sp)
 	sp->meta_found = at < n && jfr_varint_decode(tail + at, n - at, &size) && size <= n - at;
 	sp->meta_at = sp->meta_found ? at : 0;
 	sp->meta_size = sp->meta_found ? size : 0;
-	sp->prune = sp->meta_found && sp->nseries > WHOLE_POOLS_SERIES;
+	/* the pools: the tail but its header and the metadata event */
+	sp->prune = sp->meta_found && sp->nseries > 1 &&
+	            (n - size) * sp->nseries > WHOLE_POOLS_TIMES * sp->ch.size;
 	return 0;
 }
 
@@ -608,6 +708,7 @@ out:
 	free(sp.series);
 	free(sp.procs);
 	free(sp.evs);
+	free(sp.pid_evs);
 	free(sp.of);
 	free(sp.at);
 	free(sp.processes);

@@ -10,12 +10,14 @@
  * (service.name, then host.name, container.id, k8s.pod.uid and the recording's other labels,
  * report/labels.h), each upload the chunk as lfr wrote it without the events of the other
  * processes' threads (jfr_rebase_chunk_keep()): every sample reaches the series of its own
- * service and labels, once.  Past a few series, an upload carries only the constants its own
- * events reach (jfr/reach.h), not the chunk's whole pools: the bytes of a chunk's uploads grow
- * with its events, not with its series times its pools, and no series shows another's stacks.  sampleRate is the recording's rate (1e9 / its sampling period),
- * which Pyroscope values each sample of a CPU profile by.  The uploads of a chunk come in an
- * order that only its content decides, so that a chunk whose first uploads were delivered is
- * resumed at the next one.
+ * service and labels, once; an event of a process (its command line, its labels) goes with that
+ * process's threads only.  When its series times its pools would be more than a few times the
+ * chunk, an upload carries only the constants its own events reach (jfr/reach.h), not the chunk's
+ * whole pools: the bytes of a chunk's uploads grow with its events, not with its series times its
+ * pools.  sampleRate is the recording's
+ * rate (1e9 / its sampling period), which Pyroscope values each sample of a CPU profile by.  The
+ * uploads of a chunk come in an order that only its content decides, so that a chunk whose first
+ * uploads were delivered is resumed at the next one.
  */
 #ifndef LFR_EXPORT_PYROSCOPE_H
 #define LFR_EXPORT_PYROSCOPE_H
