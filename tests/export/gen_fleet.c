@@ -16,8 +16,9 @@
  *       one chunk of N processes of distinct names (pid 1000 + i, "svc-NNN"), each one thread
  *       with 3 CPU samples of a stack of its own (svc-NNN's work_NNN) above a frame they share
  *       (libc.so.6's memcpy) and one of the kernel: as many series as processes.  Each process
- *       has its jdk.SystemProcess ("/usr/bin/svc-NNN --port N") and a label (team=svc-NNN-team);
- *       a process of no thread (pid 999, "svc-999") has its own too.
+ *       has its jdk.SystemProcess ("/usr/bin/svc-NNN --port N"), a label (team=svc-NNN-team) and
+ *       an object file (lfr.ObjectFile "svc-NNN", /usr/bin/svc-NNN); a process of no thread (pid
+ *       999, "svc-999") has its jdk.SystemProcess too.
  *
  *   gen_fleet spool DIR T0 CHUNKS KIND=URL... [--max-size BYTES] [--kill] [--wake]
  *       writes CHUNKS chunks, one per flush, into the repository DIR (chunk names from T0, epoch
@@ -186,6 +187,7 @@ static int gen_many(const char *path, int n)
 	                              .sample_events = LFR_JFR_SAMPLE_DEFAULT};
 	uint64_t shared[2], m, stack, thread;
 	char name[32], fn[32], cmd[64], team[48], err[256];
+	static const uint8_t bid[] = {0x5e, 0x1f, 0x00, 0x0d};
 
 	if (lfr_jfr_open(&w, path, &opt) < 0) {
 		fprintf(stderr, "gen_fleet: %s\n", lfr_jfr_strerror(w));
@@ -210,6 +212,8 @@ static int gen_many(const char *path, int n)
 		const char *kv[] = {"team", team};
 
 		CHECK(lfr_jfr_labels(w, now_ns, (uint32_t)(1000 + i), kv, 1));
+		snprintf(cmd, sizeof(cmd), "/usr/bin/%s", name);
+		CHECK(lfr_jfr_object_file(w, now_ns, name, cmd, bid, sizeof(bid)));
 	}
 	CHECK(lfr_jfr_system_process(w, now_ns, 999, "/usr/bin/svc-999 --gone"));
 	if (lfr_jfr_close(w, err, sizeof(err)) < 0) {

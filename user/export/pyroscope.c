@@ -41,8 +41,14 @@ struct proc {
 struct event_proc {
 	uint64_t off; /* absolute */
 	uint64_t size;
-	uint32_t proc : 31;  /* index into procs + 1; 0: of no thread, in every upload; PROC_NONE */
+	uint32_t proc : 30;  /* index into procs + 1; 0: of no thread, in every upload; PROC_NONE */
 	uint32_t sample : 1; /* a CPU sample (counted in the upload) */
+	/*
+	 * lfr.ObjectFile (an object's path and build-id, for naming its frames later): one per
+	 * object of the chunk, of no thread, which Pyroscope's parser does not read; any user can
+	 * map objects by the thousand, so an upload cut to its own constants leaves them out
+	 */
+	uint32_t object : 1;
 };
 
 /*
@@ -50,7 +56,7 @@ struct event_proc {
  * one of a process none of whose threads has an event in the chunk goes in no upload: in every
  * one, each upload of a chunk of many processes would carry every other's command line.
  */
-#define PROC_NONE ((1u << 31) - 1)
+#define PROC_NONE ((1u << 30) - 1)
 
 /* An event of a process: evs[ev]'s pid, its process found once the chunk's threads are known. */
 struct pid_event {
@@ -64,6 +70,7 @@ struct split {
 	struct report *rep;     /* the chunk's labels, period and span (noted by the walk) */
 	struct hashtab threads; /* thread key -> index into procs + 1 */
 	struct hashtab types;   /* event type id -> its type_info() */
+	uint64_t shared;        /* the bytes of the events in every upload (of no thread) */
 	/* the last event's type and thread, looked up again for the next (events come in runs) */
 	const struct jfr_type *last_type;
 	uint64_t last_info;
@@ -105,7 +112,13 @@ struct split {
  * (TI_RARE: lfr.Label, lfr.SamplerSettings), and the field + 1 of the pid of an event of a
  * process (from bit TI_PID_SHIFT: jdk.SystemProcess, lfr.Label).
  */
-enum { TI_FIELD = 0xffff, TI_FLAT = 1 << 16, TI_RARE = 1 << 17, TI_PID_SHIFT = 20 };
+enum {
+	TI_FIELD = 0xffff,
+	TI_FLAT = 1 << 16,
+	TI_RARE = 1 << 17,
+	TI_OBJECT = 1 << 18,
+	TI_PID_SHIFT = 20
+};
 
 static uint64_t type_info(struct split *sp, const struct jfr_type *t)
 {
@@ -130,6 +143,8 @@ static uint64_t type_info(struct split *sp, const struct jfr_type *t)
 	if ((!strcmp(t->name, "lfr.Label") || !strcmp(t->name, "jdk.SystemProcess")) && i >= 0 &&
 	    i < TI_FIELD && !t->fields[i].array)
 		v |= (uint64_t)(i + 1) << TI_PID_SHIFT;
+	if (!strcmp(t->name, "lfr.ObjectFile"))
+		v |= TI_OBJECT;
 	if (s)
 		s->v = v;
 	return v;
@@ -286,8 +301,11 @@ static int note_event(struct split *sp, uint64_t off, uint64_t size, const struc
 	}
 	if (pid > 0 && note_pid_event(sp, pid))
 		return 0;
-	sp->evs[sp->nevs++] = (struct event_proc){
-	    .off = off, .size = size, .proc = (uint32_t)p, .sample = p && t == sp->sample_type};
+	sp->evs[sp->nevs++] = (struct event_proc){.off = off,
+	                                          .size = size,
+	                                          .proc = (uint32_t)p,
+	                                          .sample = p && t == sp->sample_type,
+	                                          .object = !!(info & TI_OBJECT)};
 	return 0;
 }
 
@@ -405,8 +423,13 @@ static int group_events(struct split *sp)
 	sp->processes = calloc(n, sizeof(*sp->processes));
 	if (!sp->at || !sp->of || !sp->processes)
 		goto oom;
-	for (size_t k = 0; k < sp->nevs; k++)
-		sp->at[series_of_event(sp, &sp->evs[k]) + 1]++;
+	for (size_t k = 0; k < sp->nevs; k++) {
+		size_t i = series_of_event(sp, &sp->evs[k]);
+
+		sp->at[i + 1]++;
+		if (i == sp->nseries)
+			sp->shared += sp->evs[k].size;
+	}
 	for (size_t i = 1; i <= n; i++)
 		sp->at[i] += sp->at[i - 1];
 	for (size_t k = 0; k < sp->nevs; k++)
@@ -579,9 +602,10 @@ static int skeleton(struct split *sp)
 	sp->meta_found = at < n && jfr_varint_decode(tail + at, n - at, &size) && size <= n - at;
 	sp->meta_at = sp->meta_found ? at : 0;
 	sp->meta_size = sp->meta_found ? size : 0;
-	/* the pools: the tail but its header and the metadata event */
+	/* what every upload repeats: the pools (the tail but its header and the metadata event) and
+	 * the events of no thread */
 	sp->prune = sp->meta_found && sp->nseries > 1 &&
-	            (n - size) * sp->nseries > WHOLE_POOLS_TIMES * sp->ch.size;
+	            (n - size + sp->shared) * sp->nseries > WHOLE_POOLS_TIMES * sp->ch.size;
 	return 0;
 }
 
@@ -618,6 +642,8 @@ static int send_series(struct split *sp, unsigned i, struct jfr_buf *part, struc
 		    s == s_end || (a < a_end && sp->of[a] < sp->of[s]) ? sp->of[a++] : sp->of[s++];
 		const struct event_proc *e = &sp->evs[k];
 
+		if (sp->prune && e->object)
+			continue;
 		if (e->off != to) {
 			jfr_buf_put(part, data + from, to - from);
 			from = e->off;

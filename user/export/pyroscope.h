@@ -13,11 +13,11 @@
  * service and labels, once; an event of a process (its command line, its labels) goes with that
  * process's threads only.  When its series times its pools would be more than a few times the
  * chunk, an upload carries only the constants its own events reach (jfr/reach.h), not the chunk's
- * whole pools: the bytes of a chunk's uploads grow with its events, not with its series times its
- * pools.  sampleRate is the recording's
- * rate (1e9 / its sampling period), which Pyroscope values each sample of a CPU profile by.  The
- * uploads of a chunk come in an order that only its content decides, so that a chunk whose first
- * uploads were delivered is resumed at the next one.
+ * whole pools (nor the lfr.ObjectFile events): the bytes of a chunk's uploads grow with its events,
+ * not with its series times its pools.  sampleRate is the recording's rate (1e9 / its sampling
+ * period), which Pyroscope values each sample of a CPU profile by.  The uploads of a chunk come in
+ * an order that only its content decides, so that a chunk whose first uploads were delivered is
+ * resumed at the next one.
  */
 #ifndef LFR_EXPORT_PYROSCOPE_H
 #define LFR_EXPORT_PYROSCOPE_H
