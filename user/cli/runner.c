@@ -15,6 +15,7 @@
 #include "cli/commands.h"
 #include "cli/ctl_util.h"
 #include "cli/runner.h"
+#include "lib/clock.h"
 
 volatile sig_atomic_t cli_runner_interrupted;
 
@@ -214,10 +215,9 @@ int cli_runner_start(struct cli_runner *r, char **cmd)
 static int read_rings(struct cli_runner *r)
 {
 	struct lfr_error e;
-	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	r->read_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	/* the records' clock: what was written before it is in the rings */
+	r->read_ns = lfr_kernel_mono_ns();
 	if (lfr_rings_read(&r->rings, r->on_record, r->arg, &e) < 0)
 		return cli_fail(r->prog, &e);
 	if (r->on_wake)

@@ -44,7 +44,8 @@ struct cli_runner {
 	struct lfr_session_info info;
 	bool started, rings_open;
 	bool thp_restore; /* cli_runner_small_pages() turned THP off: on again for CMD */
-	uint64_t read_ns; /* CLOCK_MONOTONIC when the last read of every ring began (for on_wake) */
+	uint64_t read_ns; /* the kernel's CLOCK_MONOTONIC (lfr_kernel_mono_ns()) when the last read
+	                     of every ring began (for on_wake) */
 };
 
 /*

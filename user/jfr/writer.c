@@ -49,6 +49,7 @@
 #include "jfr/repository.h"
 #include "jfr/schema.h"
 #include "jfr/writer_internal.h"
+#include "lib/clock.h"
 
 /* ---- chunk pieces ---- */
 
@@ -244,7 +245,7 @@ static int first_chunk(struct lfr_jfr_writer *w, uint64_t ticks)
 int lfr_jfr_open(struct lfr_jfr_writer **out, const char *path, const struct lfr_jfr_options *opt)
 {
 	struct lfr_jfr_writer *w = calloc(1, sizeof(*w));
-	struct timespec mono, real, mono2;
+	struct timespec real;
 	int err;
 
 	*out = NULL;
@@ -284,12 +285,13 @@ int lfr_jfr_open(struct lfr_jfr_writer **out, const char *path, const struct lfr
 		                       w->opt.sample_events);
 	}
 
-	/* the clock pair: realtime read between two monotonic reads, the closest pair kept */
-	clock_gettime(CLOCK_MONOTONIC, &mono);
+	/* the clock pair: realtime read between two monotonic reads (the kernel's, the records'
+	 * clock, whatever time namespace lfr runs in), the closest pair kept */
+	uint64_t m1 = lfr_kernel_mono_ns();
+
 	clock_gettime(CLOCK_REALTIME, &real);
-	clock_gettime(CLOCK_MONOTONIC, &mono2);
-	uint64_t m1 = (uint64_t)mono.tv_sec * TICKS_PER_SECOND + (uint64_t)mono.tv_nsec;
-	uint64_t m2 = (uint64_t)mono2.tv_sec * TICKS_PER_SECOND + (uint64_t)mono2.tv_nsec;
+	uint64_t m2 = lfr_kernel_mono_ns();
+
 	w->mono0 = m1 + (m2 - m1) / 2;
 	w->real0 = (uint64_t)real.tv_sec * TICKS_PER_SECOND + (uint64_t)real.tv_nsec;
 	if (w->opt.clock) {

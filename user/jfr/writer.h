@@ -134,7 +134,8 @@ struct lfr_jfr_stats {
 int lfr_jfr_open(struct lfr_jfr_writer **out, const char *path, const struct lfr_jfr_options *opt);
 /* The message for the last error (never NULL). */
 const char *lfr_jfr_strerror(const struct lfr_jfr_writer *w);
-/* CLOCK_MONOTONIC in ns: the tick clock of every recording. */
+/* The kernel's CLOCK_MONOTONIC in ns (lib/clock.h, whatever time namespace lfr runs in): the tick
+ * clock of every recording, the clock of lfr.ko's records. */
 uint64_t lfr_jfr_now(void);
 
 /*

@@ -12,6 +12,7 @@
 
 #include "jfr/encode.h"
 #include "jfr/writer_internal.h"
+#include "lib/clock.h"
 
 int jfr_writer_fail(struct lfr_jfr_writer *w, int err, const char *fmt, ...)
 {
@@ -42,10 +43,7 @@ const char *lfr_jfr_strerror(const struct lfr_jfr_writer *w)
 
 uint64_t lfr_jfr_now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * TICKS_PER_SECOND + (uint64_t)ts.tv_nsec;
+	return lfr_kernel_mono_ns();
 }
 
 void lfr_jfr_set_io_budget(struct lfr_jfr_writer *w, int64_t budget)
