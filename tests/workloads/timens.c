@@ -37,8 +37,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "timens: unshare(CLONE_NEWTIME): %s\n", strerror(errno));
 		return 2;
 	}
-	len = snprintf(offsets, sizeof(offsets), "monotonic %ld 0\nboottime %ld 0\n",
-	               atol(argv[1]), atol(argv[1]));
+	len = snprintf(offsets, sizeof(offsets), "monotonic %ld 0\nboottime %ld 0\n", atol(argv[1]),
+	               atol(argv[1]));
 	fd = open("/proc/self/timens_offsets", O_WRONLY);
 	if (fd < 0 || write(fd, offsets, (size_t)len) != len) {
 		fprintf(stderr, "timens: /proc/self/timens_offsets: %s\n", strerror(errno));
