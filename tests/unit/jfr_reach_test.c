@@ -134,13 +134,36 @@ static void load_copy(const struct jfr_buf *b, uint64_t events, struct jfr_reade
 	OK(jfr_chunk_load(*rc, 0, got));
 }
 
+/*
+ * The copy of 50 events in b, checked and loaded: the stack, thread and method of the CPU samples
+ * (cpu) or of the waits (!cpu) are in its pools, with the keys they have in ch; the others' not.
+ */
+static void check_copy(const struct jfr_buf *b, const struct jfr_chunk *ch, const struct fixture *f,
+                       bool cpu)
+{
+	const uint64_t types[] = {type_named(ch, "jdk.types.StackTrace")->id,
+	                          type_named(ch, "java.lang.Thread")->id,
+	                          type_named(ch, "jdk.types.Method")->id};
+	const uint64_t of_cpu[] = {f->cpu_stack, f->sampled_thread, f->work};
+	const uint64_t of_wait[] = {f->off_stack, f->waiting_thread, f->wait};
+	struct jfr_reader *rc;
+	struct jfr_chunk got;
+
+	load_copy(b, 50, &rc, &got);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(jfr_pool_lookup(&got, types[i], of_cpu[i]) != 0, cpu);
+		assert_int_equal(jfr_pool_lookup(&got, types[i], of_wait[i]) != 0, !cpu);
+	}
+	jfr_chunk_release(&got);
+	jfr_close(rc);
+}
+
 static void each_copy_its_own_constants(void **state)
 {
 	struct fixture f = {0};
 	struct jfr_buf out = {0};
 	struct jfr_reach reach = {0};
-	struct jfr_reader *rc;
-	struct jfr_chunk ch, got;
+	struct jfr_chunk ch;
 
 	(void)state;
 	record(&f);
@@ -148,32 +171,12 @@ static void each_copy_its_own_constants(void **state)
 
 	assert_non_null(r);
 	OK(jfr_chunk_load(r, 0, &ch));
-	uint64_t stack_t = type_named(&ch, "jdk.types.StackTrace")->id;
-	uint64_t thread_t = type_named(&ch, "java.lang.Thread")->id;
-	uint64_t method_t = type_named(&ch, "jdk.types.Method")->id;
-
 	/* the samples: what they need is there, same keys; what only the waits need is not */
 	assert_int_equal(copy_of(r, &ch, &reach, type_named(&ch, "jdk.ExecutionSample"), &out), 50);
-	load_copy(&out, 50, &rc, &got);
-	assert_int_not_equal(jfr_pool_lookup(&got, stack_t, f.cpu_stack), 0);
-	assert_int_equal(jfr_pool_lookup(&got, stack_t, f.off_stack), 0);
-	assert_int_not_equal(jfr_pool_lookup(&got, thread_t, f.sampled_thread), 0);
-	assert_int_equal(jfr_pool_lookup(&got, thread_t, f.waiting_thread), 0);
-	assert_int_not_equal(jfr_pool_lookup(&got, method_t, f.work), 0);
-	assert_int_equal(jfr_pool_lookup(&got, method_t, f.wait), 0);
-	jfr_chunk_release(&got);
-	jfr_close(rc);
+	check_copy(&out, &ch, &f, true);
 	/* the next set, the waits: theirs only, though the first set's were stamped before */
 	assert_int_equal(copy_of(r, &ch, &reach, type_named(&ch, "lfr.OffCpu"), &out), 50);
-	load_copy(&out, 50, &rc, &got);
-	assert_int_equal(jfr_pool_lookup(&got, stack_t, f.cpu_stack), 0);
-	assert_int_not_equal(jfr_pool_lookup(&got, stack_t, f.off_stack), 0);
-	assert_int_equal(jfr_pool_lookup(&got, thread_t, f.sampled_thread), 0);
-	assert_int_not_equal(jfr_pool_lookup(&got, thread_t, f.waiting_thread), 0);
-	assert_int_equal(jfr_pool_lookup(&got, method_t, f.work), 0);
-	assert_int_not_equal(jfr_pool_lookup(&got, method_t, f.wait), 0);
-	jfr_chunk_release(&got);
-	jfr_close(rc);
+	check_copy(&out, &ch, &f, false);
 	/* a set again of the samples: the same bytes as the first time (content decides them) */
 	struct jfr_buf again = {0};
 
