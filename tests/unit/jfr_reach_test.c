@@ -228,11 +228,48 @@ static void an_event_that_does_not_parse(void **state)
 	free(f.data);
 }
 
+/* A set of nothing: a checkpoint of no pool (the upload of events that refer to nothing). */
+static void an_empty_set(void **state)
+{
+	struct fixture f = {0};
+	struct jfr_reach reach = {0};
+	struct jfr_buf out = {0};
+	struct jfr_chunk ch;
+	uint64_t v[7];
+	size_t at = 0;
+
+	(void)state;
+	record(&f);
+	struct jfr_reader *r = jfr_open_mem(f.data, f.len, "original");
+
+	assert_non_null(r);
+	OK(jfr_chunk_load(r, 0, &ch));
+	jfr_reach_begin(&reach, r, &ch);
+	jfr_reach_checkpoint(&reach, 42, &out);
+	assert_false(out.oom);
+	/* size, type, startTime, duration, delta, then the flags byte and the pool count */
+	for (int i = 0; i < 5; i++)
+		at += jfr_varint_decode(out.data + at, out.len - at, &v[i]);
+	v[5] = out.data[at++];
+	at += jfr_varint_decode(out.data + at, out.len - at, &v[6]);
+	assert_int_equal(at, out.len);
+	assert_int_equal(v[0], out.len);
+	assert_int_equal(v[1], JFR_EVENT_CHECKPOINT);
+	assert_int_equal(v[2], 42);
+	assert_int_equal(v[6], 0);
+	jfr_buf_free(&out);
+	jfr_reach_free(&reach);
+	jfr_chunk_release(&ch);
+	jfr_close(r);
+	free(f.data);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(each_copy_its_own_constants),
 	    cmocka_unit_test(an_event_that_does_not_parse),
+	    cmocka_unit_test(an_empty_set),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

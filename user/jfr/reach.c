@@ -249,7 +249,8 @@ void jfr_reach_checkpoint(struct jfr_reach *rc, uint64_t ticks, struct jfr_buf *
 		return;
 	}
 	/* the set's types by id, each with where its constants go: a counting sort of the set */
-	qsort_r(rc->set_types, rc->nset_types, sizeof(*rc->set_types), cmp_type, rc->types);
+	if (rc->nset_types) /* (none: an empty set, whose array may be none yet) */
+		qsort_r(rc->set_types, rc->nset_types, sizeof(*rc->set_types), cmp_type, rc->types);
 	for (size_t i = 0; i < rc->nset_types; i++)
 		rc->types[rc->set_types[i]].count = 0;
 	for (size_t i = 0; i < rc->n; i++)
