@@ -33,7 +33,8 @@ struct meta_ctx {
 	struct jfr_buf tree;
 	const char **strings; /* the string table, in order of first use */
 	unsigned nstrings, cap;
-	/* The table's index by content, open addressing: slot = index + 1, 0 empty; at most half full. */
+	/* The table's index by content, open addressing: slot = index + 1, 0 empty; at most half
+	 * full. */
 	unsigned *slots;
 	unsigned nslots;
 	/* The same by address, at most half full. */
