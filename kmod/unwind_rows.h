@@ -13,7 +13,8 @@
 /*
  * Checks a table as user space gave it: header fields, then every row.
  * Returns 0, or -EINVAL with *bad_row set to the first bad row (-1 for the
- * header) and *why to a message.
+ * header) and *why to a message (-ENOMEM with *bad_row -1: no memory for
+ * the check).  Process context: it allocates.
  */
 int lfr_unwind_rows_check(const struct lfr_unwind_hdr *h,
 			  const struct lfr_unwind_row *rows, u32 nr,

@@ -219,10 +219,70 @@ static void lfr_unwind_rows_hinted(struct kunit *test)
 	}
 }
 
+/*
+ * A long table of a few rules: rows whose rule was found good before are
+ * let through by a compare (the memo), so a bad row among many good ones,
+ * a rule that shares the memo's slot with another, a row out of order
+ * just after a known rule, and a first row at offset 0 are each checked.
+ */
+static void lfr_unwind_rows_many(struct kunit *test)
+{
+	enum { N = 5000 };
+	static const struct lfr_unwind_row bad_rules[] = {
+		{ .cfa = LFR_UNWIND_CFA_SP, .cfa_off = 12 },
+		{ .cfa = LFR_UNWIND_CFA_SP, .cfa_off = 0 },
+		{ .cfa = LFR_UNWIND_CFA_BP, .cfa_off = 16,
+		  .bp = LFR_UNWIND_BP_AT_CFA, .bp_off = -12 },
+		{ .cfa = __LFR_UNWIND_CFA_MAX },
+	};
+	static const u32 at[] = { 1, 2, 777, N / 2, N - 1 };
+	struct lfr_unwind_hdr h = hdr_of(N);
+	struct lfr_unwind_row *rows;
+	const char *why;
+	s64 bad;
+	u32 i, a, b;
+
+	rows = kunit_kmalloc_array(test, N, sizeof(*rows), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, rows);
+	for (i = 0; i < N; i++) {
+		/* 3 of the good rows' rules, and 400 more: the memo's slots shared */
+		rows[i] = good_rows[i % 3];
+		if (i % 5 == 4)
+			rows[i].cfa_off = 8 * (1 + i % 400);
+		rows[i].start = 4 * i;
+	}
+	KUNIT_EXPECT_EQ(test, lfr_unwind_rows_check(&h, rows, N, &bad, &why), 0);
+
+	for (a = 0; a < ARRAY_SIZE(at); a++) {
+		for (b = 0; b < ARRAY_SIZE(bad_rules); b++) {
+			struct lfr_unwind_row keep = rows[at[a]];
+
+			rows[at[a]] = bad_rules[b];
+			rows[at[a]].start = keep.start;
+			why = NULL;
+			KUNIT_EXPECT_EQ_MSG(test, lfr_unwind_rows_check(&h, rows, N,
+					    &bad, &why), -EINVAL, "row %u rule %u", at[a], b);
+			KUNIT_EXPECT_EQ(test, bad, (s64)at[a]);
+			KUNIT_EXPECT_NOT_NULL(test, why);
+			rows[at[a]] = keep;
+		}
+		/* out of order, with a rule the rows before made known */
+		rows[at[a]].start = rows[at[a] - 1].start;
+		KUNIT_EXPECT_EQ(test, lfr_unwind_rows_check(&h, rows, N, &bad, &why),
+				-EINVAL);
+		KUNIT_EXPECT_EQ(test, bad, (s64)at[a]);
+		KUNIT_EXPECT_STREQ(test, why,
+				   "rows not sorted by start, strictly increasing");
+		rows[at[a]].start = 4 * at[a];
+	}
+	KUNIT_EXPECT_EQ(test, lfr_unwind_rows_check(&h, rows, N, &bad, &why), 0);
+}
+
 static struct kunit_case lfr_unwind_rows_cases[] = {
 	KUNIT_CASE(lfr_unwind_rows_hinted),
 	KUNIT_CASE(lfr_unwind_rows_good),
 	KUNIT_CASE(lfr_unwind_rows_bad),
+	KUNIT_CASE(lfr_unwind_rows_many),
 	KUNIT_CASE(lfr_unwind_rows_search),
 	{}
 };
