@@ -24,21 +24,29 @@ def main():
           f'minutes while processes come and go (a two-thread deepstack for 1 s every 15 s, '
           f'churn 50 8 every 10 minutes); {clock}.\n')
     print('| minute | VmRSS (MiB) | VmHWM (MiB) | recorder CPU (s) | threads | repository (MiB) '
-          '| files | lfr.ko vmalloc (MiB) |')
-    print('|---:|---:|---:|---:|---:|---:|---:|---:|')
+          '| files | lfr.ko vmalloc (MiB) | heap | other arenas | other anonymous | files (MiB) |')
+    print('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|')
     for r in rows:
         if r['minute'] % 5 and r is not rows[-1]:
             continue
         print(f'| {r["minute"]} | {r["rss_kb"] / 1024:.1f} | {r["hwm_kb"] / 1024:.1f} | '
               f'{r["recorder_ns"] / 1e9:.2f} | {r["threads"]} | {r["repo_kb"] / 1024:.1f} | '
-              f'{r["repo_files"]} | {r["vmalloc_bytes"] / 2**20:.1f} |')
+              f'{r["repo_files"]} | {r["vmalloc_bytes"] / 2**20:.1f} | '
+              + ' | '.join(f'{r[k] / 1024:.2f}' if k in r else '-'
+                           for k in ('heap_kb', 'arenas_kb', 'anon_kb', 'file_kb')) + ' |')
     half = [r for r in rows if r['minute'] >= last / 2]
     first = [r for r in rows if 5 <= r['minute'] < last / 2]
     print()
-    for name, key in (('VmRSS', 'rss_kb'), ('lfr.ko vmalloc', 'vmalloc_bytes')):
-        scale = 1024 if key == 'rss_kb' else 2**20
+    kinds = (('VmRSS', 'rss_kb'), ('of it the main heap', 'heap_kb'),
+             ('of it the other arenas\' heaps', 'arenas_kb'),
+             ('of it other anonymous memory', 'anon_kb'), ('of it files', 'file_kb'),
+             ('lfr.ko vmalloc', 'vmalloc_bytes'))
+    for name, key in kinds:
+        if key not in rows[-1]:
+            continue
+        scale = 2**20 if key == 'vmalloc_bytes' else 1024
         unit = 'MiB'
-        if first and half:
+        if first and half and all(key in r for r in first + half):
             a = [r[key] / scale for r in first]
             b = [r[key] / scale for r in half]
             print(f'- {name}: minutes 5-{last // 2 - 1}: {min(a):.1f}-{max(a):.1f} {unit} (median '
