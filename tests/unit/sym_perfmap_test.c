@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Symbolizer: JIT frames from /tmp/perf-PID.map files. */
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -316,6 +317,52 @@ static void test_perf_map_in_container(void **state)
 	remove_tmpdir(proc, NULL);
 }
 
+/*
+ * Addresses no file holds are named by themselves, each kept for the recording's life: past
+ * LFR_SYM_PC_NAMES distinct ones (processes' JIT code without a perf map, coming and going under
+ * address randomization) they are [unknown], counted, so that an always-on recorder's memory
+ * does not grow with every such process.  Addresses named before keep their names.
+ */
+static void test_pc_names_bounded(void **state)
+{
+	char *dir = make_tmpdir();
+	struct lfr_sym_mapping anon = {
+	    .pid = JIT_PID, .start = 0x7f0000000000, .end = 0x7f0001000000};
+	struct lfr_sym_stats st;
+	struct lfr_sym *sym;
+	struct lfr_frame f;
+	char want[32];
+
+	(void)state;
+	assert_non_null(dir);
+	sym = new_sym(dir);
+	assert_int_equal(lfr_sym_add_mapping(sym, &anon), 0);
+	for (uint64_t i = 0; i < LFR_SYM_PC_NAMES - 1; i++) {
+		assert_false(lfr_sym_resolve_user(sym, JIT_PID, anon.start + 16 * i, &f));
+		snprintf(want, sizeof(want), "0x%" PRIx64, anon.start + 16 * i);
+		assert_string_equal(f.method, want);
+		assert_string_equal(f.class_name, "[anon]");
+	}
+	/* a pid without mappings: the last address kept, then none */
+	assert_false(lfr_sym_resolve_user(sym, JIT_PID + 7, 0x5000, &f));
+	assert_string_equal(f.method, "0x5000");
+	assert_false(lfr_sym_resolve_user(sym, JIT_PID + 7, 0x6000, &f));
+	assert_string_equal(f.method, "[unknown]");
+	assert_false(lfr_sym_resolve_user(sym, JIT_PID, anon.end - 16, &f));
+	assert_string_equal(f.method, "[unknown]");
+	assert_string_equal(f.class_name, "[anon]");
+	/* named before: still by its address, in any process */
+	assert_false(lfr_sym_resolve_user(sym, JIT_PID, anon.start + 16, &f));
+	assert_string_equal(f.method, "0x7f0000000010");
+	assert_false(lfr_sym_resolve_user(sym, JIT_PID + 7, 0x5000, &f));
+	assert_string_equal(f.method, "0x5000");
+	lfr_sym_get_stats(sym, &st);
+	assert_int_equal(st.pc_names, LFR_SYM_PC_NAMES);
+	assert_int_equal(st.pc_names_capped, 2);
+	lfr_sym_free(sym);
+	remove_tmpdir(dir, NULL);
+}
+
 int main(void)
 {
 	/* clang-format off */
@@ -326,6 +373,7 @@ int main(void)
 		cmocka_unit_test(test_perf_map_appended_only),
 		cmocka_unit_test(test_perf_map_untrusted),
 		cmocka_unit_test(test_perf_map_in_container),
+		cmocka_unit_test(test_pc_names_bounded),
 	};
 	/* clang-format on */
 

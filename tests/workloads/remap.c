@@ -4,6 +4,7 @@
  * address, so that a profiler must notice that the mapping changed under its samples.
  *
  * Usage: remap DIR SECONDS [DIR_B]     (SECONDS per phase)
+ *        remap --anon COPIES SECONDS
  *
  * Writes DIR/remap-a.bin and DIR/remap-b.bin (DIR_B/remap-b.bin when given: another file system
  * may give it the inode number of the first; the same small function with a frame record), maps
@@ -14,6 +15,12 @@
  *   remap pid=P addr=0xA len=L a=PATH b=PATH a_ino=N a_dev=N b_ino=N b_dev=N
  *   remap phase=b ns=T        (the second mapping is in place from T on)
  *   remap done ns=T
+ *
+ * With --anon: COPIES copies of that function in anonymous memory (no file holds them, as JIT
+ * code without a perf map), 16 bytes apart, called in turn for SECONDS, so that samples land at
+ * many distinct addresses no symbol names:
+ *
+ *   remap anon pid=P addr=0xA len=L copies=N
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -79,6 +86,36 @@ __attribute__((noinline)) static void run_phase(void *code, double secs)
 		spin(20000);
 }
 
+/* remap --anon COPIES SECONDS */
+static int run_anon(int copies, double secs)
+{
+	size_t len = (size_t)copies * 16;
+	unsigned char *code;
+	uint64_t end = now_ns() + (uint64_t)(secs * 1e9);
+
+	if (copies < 1) {
+		fprintf(stderr, "remap: --anon takes a number of copies\n");
+		return 2;
+	}
+	code = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (code == MAP_FAILED) {
+		perror("mmap");
+		return 1;
+	}
+	for (int i = 0; i < copies; i++)
+		memcpy(code + 16 * i, spin_code, sizeof(spin_code));
+	if (mprotect(code, len, PROT_READ | PROT_EXEC)) {
+		perror("mprotect");
+		return 1;
+	}
+	printf("remap anon pid=%d addr=%p len=%zu copies=%d\n", getpid(), (void *)code, len, copies);
+	fflush(stdout);
+	while (now_ns() < end)
+		for (int i = 0; i < copies; i++)
+			((void (*)(unsigned long))(void *)(code + 16 * i))(3);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	char a[4096], b[4096];
@@ -86,8 +123,10 @@ int main(int argc, char **argv)
 	double secs;
 	void *at;
 
+	if (argc == 4 && !strcmp(argv[1], "--anon"))
+		return run_anon(atoi(argv[2]), atof(argv[3]));
 	if (argc != 3 && argc != 4) {
-		fprintf(stderr, "usage: remap DIR SECONDS [DIR_B]\n");
+		fprintf(stderr, "usage: remap DIR SECONDS [DIR_B] | remap --anon COPIES SECONDS\n");
 		return 2;
 	}
 	secs = atof(argv[2]);

@@ -95,6 +95,22 @@ static void print_cache(const struct record *r)
 	        r->cache_dir, us.cached, us.stored, ss.read, ss.stored);
 }
 
+/* Frames in memory no file holds, past the addresses kept as their names (sym.h). */
+static void print_pc_names(const struct record *r)
+{
+	struct lfr_sym_stats ss;
+
+	if (!r->sym)
+		return;
+	lfr_sym_get_stats(r->sym, &ss);
+	if (ss.pc_names_capped)
+		fprintf(stderr,
+		        "  %" PRIu64 " frames in memory no file holds named [unknown]: %" PRIu64
+		        " such addresses were kept as names already (JIT code without a perf "
+		        "map?)\n",
+		        ss.pc_names_capped, ss.pc_names);
+}
+
 /* What the recording found of the processes' thread contexts. */
 static void print_ctx(const struct record *r, const struct lfr_recorder_stats *rs)
 {
@@ -246,6 +262,7 @@ void record_print_summary(struct record *r, const struct lfr_status *st, double 
 	if (rs.frames)
 		fprintf(stderr, "  %" PRIu64 " of %" PRIu64 " frames named\n",
 		        rs.frames - rs.unnamed, rs.frames);
+	print_pc_names(r);
 	fprintf(stderr, "  %" PRIu64 " process%s, %" PRIu64 " threads started, %" PRIu64 " ended\n",
 	        rs.processes, rs.processes == 1 ? "" : "es", rs.thread_starts, rs.thread_ends);
 	print_unwind(r, st);

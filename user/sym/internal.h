@@ -50,6 +50,8 @@ void strpool_init(struct strpool *p);
 void strpool_fini(struct strpool *p);
 /* A copy of s[0..len) with a terminating NUL, or NULL when out of memory. */
 const char *strpool_add(struct strpool *p, const char *s, size_t len);
+/* The one copy of s[0..len) in the pool if it was interned, else NULL. */
+const char *strpool_find(const struct strpool *p, const char *s, size_t len);
 /* The one copy of s[0..len) in the pool (added on first use), or NULL when out of memory. */
 const char *strpool_intern(struct strpool *p, const char *s, size_t len);
 const char *strpool_internf(struct strpool *p, const char *fmt, ...)

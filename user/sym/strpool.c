@@ -73,6 +73,13 @@ const char *strpool_add(struct strpool *p, const char *s, size_t len)
 	return dst;
 }
 
+const char *strpool_find(const struct strpool *p, const char *s, size_t len)
+{
+	const struct hashtab_slot *slot = hashtab_get_bytes(&p->interned, s, len);
+
+	return slot ? (const char *)(uintptr_t)slot->b : NULL;
+}
+
 const char *strpool_intern(struct strpool *p, const char *s, size_t len)
 {
 	bool fresh;

@@ -460,10 +460,32 @@ static bool from_symbol(struct lfr_sym *sym, struct symtab *t, long i, uint64_t 
 	return true;
 }
 
-static void unknown(struct lfr_sym *sym, const char *class_name, uint64_t addr,
+/* The name of a pc that no file holds: the pc itself, up to LFR_SYM_PC_NAMES of them (sym.h). */
+static const char *pc_name(struct lfr_sym *sym, uint64_t pc)
+{
+	char buf[24];
+	int n = snprintf(buf, sizeof(buf), "0x%" PRIx64, pc);
+	const char *s = strpool_find(&sym->pool, buf, (size_t)n);
+
+	if (s)
+		return s;
+	if (sym->st.pc_names >= LFR_SYM_PC_NAMES) {
+		sym->st.pc_names_capped++;
+		return sym->s_unknown;
+	}
+	s = strpool_intern(&sym->pool, buf, (size_t)n);
+	sym->st.pc_names += s != NULL;
+	return s;
+}
+
+/*
+ * A frame left unnamed: by ADDR, an offset in its file or the kernel's address, the same
+ * wherever it is met; or, when PC, an address in one process's memory (pc_name()).
+ */
+static void unknown(struct lfr_sym *sym, const char *class_name, uint64_t addr, bool pc,
                     enum lfr_frame_type type, struct lfr_frame *f)
 {
-	const char *m = strpool_internf(&sym->pool, "0x%" PRIx64, addr);
+	const char *m = pc ? pc_name(sym, addr) : strpool_internf(&sym->pool, "0x%" PRIx64, addr);
 
 	f->class_name = class_name ? class_name : sym->s_unknown;
 	f->method = m ? m : sym->s_unknown;
@@ -659,7 +681,7 @@ static bool resolve_in(struct lfr_sym *sym, struct proc *p, uint64_t pc, struct 
 		if (from_perf_map(sym, p, pc, f))
 			return true;
 		*cacheable = false;
-		unknown(sym, NULL, pc, LFR_FRAME_NATIVE, f);
+		unknown(sym, NULL, pc, true, LFR_FRAME_NATIVE, f);
 		return false;
 	}
 	o = sym_mapping_obj(sym, p, m);
@@ -686,10 +708,13 @@ static bool resolve_in(struct lfr_sym *sym, struct proc *p, uint64_t pc, struct 
 	 * processes, as named ones would).
 	 */
 	if (!m->path || (m->path[0] != '/' && !(o && o->ok))) {
-		unknown(sym, m->name, m->path == sym->s_vdso ? addr : pc, LFR_FRAME_NATIVE, f);
+		if (m->path == sym->s_vdso)
+			unknown(sym, m->name, addr, false, LFR_FRAME_NATIVE, f);
+		else
+			unknown(sym, m->name, pc, true, LFR_FRAME_NATIVE, f);
 		return false;
 	}
-	unknown(sym, m->name, addr, LFR_FRAME_NATIVE, f);
+	unknown(sym, m->name, addr, false, LFR_FRAME_NATIVE, f);
 	f->path = m->path;
 	obj_build_id(o, f);
 	return false;
@@ -706,7 +731,7 @@ bool lfr_sym_resolve_object(struct lfr_sym *sym, const char *path, const uint8_t
 	if (!path || path[0] != '/' || build_id_len > sizeof(m.build_id) ||
 	    !(m.path = strpool_intern(&sym->pool, path, strlen(path))) ||
 	    !(m.name = base_name(sym, m.path))) {
-		unknown(sym, NULL, addr, LFR_FRAME_NATIVE, out);
+		unknown(sym, NULL, addr, false, LFR_FRAME_NATIVE, out);
 		return false;
 	}
 	if (build_id_len)
@@ -723,7 +748,7 @@ bool lfr_sym_resolve_object(struct lfr_sym *sym, const char *path, const uint8_t
 			return true;
 		}
 	}
-	unknown(sym, m.name, addr, LFR_FRAME_NATIVE, out);
+	unknown(sym, m.name, addr, false, LFR_FRAME_NATIVE, out);
 	out->path = m.path;
 	return false;
 }
@@ -807,7 +832,7 @@ static bool ask_kernel(struct lfr_sym *sym, struct cache_ent *e, uint64_t pc, st
 	}
 	memset(out, 0, sizeof(*out));
 	if (err) {
-		unknown(sym, sym->s_kernel, pc, LFR_FRAME_KERNEL, out);
+		unknown(sym, sym->s_kernel, pc, false, LFR_FRAME_KERNEL, out);
 	} else {
 		out->class_name = k.mod;
 		out->method = k.name;
@@ -843,7 +868,7 @@ bool lfr_sym_resolve_kernel(struct lfr_sym *sym, uint64_t pc, struct lfr_frame *
 		if (from_symbol(sym, &sym->ks.syms, i, pc, LFR_FRAME_KERNEL, out))
 			return finish(sym, e, KERNEL_PID, pc, sym->ks_serial, true, out);
 	}
-	unknown(sym, sym->s_kernel, pc, LFR_FRAME_KERNEL, out);
+	unknown(sym, sym->s_kernel, pc, false, LFR_FRAME_KERNEL, out);
 	return finish(sym, e, KERNEL_PID, pc, sym->ks_serial, false, out);
 }
 

@@ -116,7 +116,18 @@ struct lfr_sym_stats {
 	uint64_t objects, objects_failed, debug_files;
 	uint64_t procs, mappings;
 	uint64_t kernel_symbols;
+	/* pcs no file holds named by themselves, and frames [unknown] past LFR_SYM_PC_NAMES */
+	uint64_t pc_names, pc_names_capped;
 };
+
+/*
+ * A pc that no file holds (JIT code without a perf map, a process sampled before its mappings
+ * are known) is named by itself, which differs in every process (address randomization); each
+ * such name stays in the symbolizer, the recorder's and the JFR writer's tables for the
+ * recording's life.  Past this many, an always-on recorder's memory would grow with every
+ * process that runs such code: later ones are named [unknown], and counted.
+ */
+#define LFR_SYM_PC_NAMES 4096
 
 /* Returns 0 or a negative errno; *out is the new symbolizer. */
 int lfr_sym_new(struct lfr_sym **out, const struct lfr_sym_opts *opts);

@@ -43,4 +43,25 @@ if [ $# != 4 ] || [ "$1" != "$3" ] || [ "$2" = "$4" ]; then
 	fail=1
 fi
 echo "known-maps: two devices: $(grep -c '^mmap .*remap-.\.bin' "$share/known-maps-dev.txt") MMAP records of the two files"
+# Code in anonymous memory at more addresses than the symbolizer keeps as names (4 096,
+# LFR_SYM_PC_NAMES): the first keep their addresses, later ones are [unknown], and the summary
+# says how many; without the bound each address would stay in the recorder's tables for ever.
+lfr record -F 4999 -o "$share/anon-code.jfr" -- remap --anon 8192 3 >"$share/anon-code.out" \
+	2>"$share/anon-code.err"
+rc=$?
+cat "$share/anon-code.out" "$share/anon-code.err"
+[ $rc = 0 ] || { echo "known-maps: FAILED: lfr record -- remap --anon exited $rc"; fail=1; }
+kept=$(sed -n 's/.*frames in memory no file holds named \[unknown\]: \([0-9]*\) such.*/\1/p' \
+	"$share/anon-code.err")
+[ "$kept" = 4096 ] ||
+	{ echo "known-maps: FAILED: no summary of 4096 addresses kept as names (${kept:-none})"; fail=1; }
+# the file (frames by method name): at most 4 096 distinct addresses as names, and [unknown]
+lfr report -f collapsed "$share/anon-code.jfr" | awk '{ $NF = ""; print }' | tr ';' '\n' |
+	sed 's/ *$//' | sort -u >"$share/anon-code.names"
+names=$(grep -c '^0x[0-9a-f]\{9,\}$' "$share/anon-code.names")
+echo "known-maps: anonymous code: $names address names, $(grep -c '^\[unknown\]' "$share/anon-code.names") [unknown]"
+if [ "$names" -gt 4096 ] || [ "$names" -lt 1000 ] || ! grep -q '^\[unknown\]' "$share/anon-code.names"; then
+	echo "known-maps: FAILED: $names address names in the file, or no [unknown] frame"
+	fail=1
+fi
 exit $fail
