@@ -2,12 +2,14 @@
 /*
  * churn_memory: what the recorder holds for processes and threads that came and went.
  *
- *   churn_memory [-r ROUNDS] [-p PROCESSES] [-t THREADS] [-m] [-s] [-q SECONDS]
+ *   churn_memory [-r ROUNDS] [-p PROCESSES] [-t THREADS] [-m] [-s [-j]] [-q SECONDS]
  *
  * Feeds the recorder (lfr_recorder_add()/lfr_recorder_process(), as `lfr record` does) ROUNDS
  * rounds of PROCESSES short-lived processes, each created, exec'd, running THREADS threads that
  * are created and exit, and exiting; with -m each process's executable mappings (this program's
- * own, from /proc/self/maps) as MMAP records, with -s one sample of each thread.  After each round
+ * own, from /proc/self/maps) as MMAP records, with -s one sample of each thread; with -j its leaf
+ * is in code no mapping holds, at another address in every process (JIT code without a perf
+ * map, under address randomization).  After each round
  * it prints the heap in use (mallinfo2) and its growth per process of the round, the JFR writer's
  * threads, the entries of the recorder's stack caches and this program's resident memory (the
  * caches' pages, mapped apart from the heap, count there only):
@@ -71,8 +73,10 @@ static void add_task(struct buf *b, uint32_t kind, uint32_t tgid, uint32_t tid, 
 	snprintf(k->comm, sizeof(k->comm), "%s", comm);
 }
 
-/* One walk of tid that carries its tick: four frames of the C library. */
-static void add_sample(struct buf *b, uint32_t tgid, uint32_t tid, uint64_t walk, uint64_t time_ns)
+/* One walk of tid that carries its tick: four frames of the C library, or with JIT a leaf that
+ * no mapping holds, at an address of its process's own. */
+static void add_sample(struct buf *b, uint32_t tgid, uint32_t tid, uint64_t walk, uint64_t time_ns,
+                       bool jit)
 {
 	size_t size = sizeof(struct lfr_rec_ustack) + (4 + LFR_USTACK_WORDS) * 8;
 	struct lfr_rec_ustack *u = reserve(b, size);
@@ -88,7 +92,7 @@ static void add_sample(struct buf *b, uint32_t tgid, uint32_t tid, uint64_t walk
 	u->nr_user = 4;
 	u->nr_words = LFR_USTACK_WORDS;
 	u->sp = 0x7ffc00000000ULL;
-	u->ips[0] = (uintptr_t)qsort + 8;
+	u->ips[0] = jit ? 0x7f0000000040ULL + ((uint64_t)tgid << 12) : (uintptr_t)qsort + 8;
 	u->ips[1] = (uintptr_t)bsearch + 8;
 	u->ips[2] = (uintptr_t)strtol + 8;
 	u->ips[3] = (uintptr_t)getenv + 8;
@@ -100,7 +104,7 @@ struct feed {
 	struct lfr_jfr_writer *w;
 	uint64_t time_ns, walk;
 	uint32_t pid;
-	bool maps, samples;
+	bool maps, samples, jit;
 };
 
 /* One process of THREADS threads besides its main one, created and ended; 0 or 1 (said why). */
@@ -121,11 +125,11 @@ static int one_process(struct feed *f, long threads)
 
 		add_task(&b, LFR_TASK_FORK, tgid, tid, tgid, f->time_ns++, "worker");
 		if (f->samples)
-			add_sample(&b, tgid, tid, f->walk++, f->time_ns++);
+			add_sample(&b, tgid, tid, f->walk++, f->time_ns++, f->jit);
 		add_task(&b, LFR_TASK_EXIT, tgid, tid, 0, f->time_ns++, "worker");
 	}
 	if (f->samples)
-		add_sample(&b, tgid, tgid, f->walk++, f->time_ns++);
+		add_sample(&b, tgid, tgid, f->walk++, f->time_ns++, f->jit);
 	add_task(&b, LFR_TASK_EXIT, tgid, tgid, 0, f->time_ns++, "churn");
 	for (size_t off = 0; off < b.len;) {
 		const struct lfr_rec_header *h = (const void *)(b.p + off);
@@ -155,7 +159,7 @@ static int flush(struct feed *f)
 static void usage(void)
 {
 	fprintf(stderr, "usage: churn_memory [-r ROUNDS] [-p PROCESSES] [-t THREADS] [-m] [-s] "
-	                "[-q SECONDS]\n");
+	                "[-j] [-q SECONDS]\n");
 	exit(2);
 }
 
@@ -171,7 +175,7 @@ int main(int argc, char **argv)
 	char err[256];
 	int c;
 
-	while ((c = getopt(argc, argv, "r:p:t:msq:h")) != -1) {
+	while ((c = getopt(argc, argv, "r:p:t:msjq:h")) != -1) {
 		switch (c) {
 		case 'r':
 			rounds = atol(optarg);
@@ -187,6 +191,9 @@ int main(int argc, char **argv)
 			break;
 		case 's':
 			f.samples = true;
+			break;
+		case 'j':
+			f.jit = true;
 			break;
 		case 'q':
 			quiet = atol(optarg);
