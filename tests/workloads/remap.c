@@ -108,7 +108,8 @@ static int run_anon(int copies, double secs)
 		perror("mprotect");
 		return 1;
 	}
-	printf("remap anon pid=%d addr=%p len=%zu copies=%d\n", getpid(), (void *)code, len, copies);
+	printf("remap anon pid=%d addr=%p len=%zu copies=%d\n", getpid(), (void *)code, len,
+	       copies);
 	fflush(stdout);
 	while (now_ns() < end)
 		for (int i = 0; i < copies; i++)
