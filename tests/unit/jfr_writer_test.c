@@ -412,6 +412,53 @@ static void rotation_by_size_keeps_keys(void **state)
 	assert_true((uint64_t)sb.st_size < st.chunks * (256 << 10) + (256 << 10));
 }
 
+/*
+ * A burst's flush (thousands of new stacks) grows the flush buffers; the quiet flushes after it
+ * give that memory back instead of keeping the burst's size for the rest of the recording.
+ */
+static void flush_buffers_follow_recent_use(void **state)
+{
+	(void)state;
+	struct fixture f;
+	struct lfr_jfr_check_result r;
+	struct lfr_jfr_stats st;
+	uint64_t t = 1, many[64];
+
+	OK(lfr_jfr_open(&f.w, path, NULL));
+	populate(&f);
+	for (unsigned i = 0; i < 64; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "fn%u", i);
+		OK(lfr_jfr_method(f.w, "libmany.so", name, LFR_JFR_FRAME_NATIVE, &many[i]));
+	}
+	for (unsigned i = 0; i < 20000; i++) {
+		uint64_t frames[12], k;
+		unsigned x = i * 2654435761u;
+
+		for (unsigned d = 0; d < 12; d++)
+			frames[d] = many[((x >> (2 * d)) + d * i) % 64];
+		OK(lfr_jfr_stack(f.w, frames, 12, false, &k));
+		OK(lfr_jfr_execution_sample(f.w, t++, f.thread[i & 1], k, LFR_JFR_STATE_RUNNABLE));
+	}
+	OK(lfr_jfr_flush(f.w));
+	lfr_jfr_get_stats(f.w, &st);
+	print_message("flush buffers after the burst: %llu bytes\n",
+	              (unsigned long long)st.buffer_bytes);
+	assert_true(st.buffer_bytes >= 512 << 10);
+	for (unsigned i = 0; i < 3; i++) {
+		samples(&f, 10, &t);
+		OK(lfr_jfr_flush(f.w));
+	}
+	lfr_jfr_get_stats(f.w, &st);
+	print_message("flush buffers after quiet flushes: %llu bytes\n",
+	              (unsigned long long)st.buffer_bytes);
+	assert_true(st.buffer_bytes < 64 << 10);
+	OK(lfr_jfr_close(f.w, NULL, 0));
+	check_ok(&r);
+	assert_int_equal(lfr_jfr_check_count(&r, "jdk.ExecutionSample"), 20030);
+}
+
 static void rotation_by_age(void **state)
 {
 	(void)state;
@@ -905,6 +952,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(object_names_jmc_reads, setup, teardown),
 	    cmocka_unit_test_setup_teardown(checkpoint_per_flush, setup, teardown),
 	    cmocka_unit_test_setup_teardown(rotation_by_size_keeps_keys, setup, teardown),
+	    cmocka_unit_test_setup_teardown(flush_buffers_follow_recent_use, setup, teardown),
 	    cmocka_unit_test_setup_teardown(rotation_by_age, setup, teardown),
 	    cmocka_unit_test_setup_teardown(released_threads_freed_and_slots_reused, setup,
 	                                    teardown),

@@ -12,6 +12,23 @@ void jfr_buf_free(struct jfr_buf *b)
 	memset(b, 0, sizeof(*b));
 }
 
+void jfr_buf_settle(struct jfr_buf *b)
+{
+	size_t cap = 256;
+	uint8_t *p;
+
+	if (b->cap > JFR_BUF_KEEP && b->len < b->cap / 4) {
+		while (cap < 2 * b->len)
+			cap *= 2;
+		p = realloc(b->data, cap);
+		if (p) {
+			b->data = p;
+			b->cap = cap;
+		}
+	}
+	b->len = 0;
+}
+
 bool jfr_buf_reserve(struct jfr_buf *b, size_t more)
 {
 	if (b->oom)

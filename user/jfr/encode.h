@@ -40,6 +40,13 @@ static inline void jfr_buf_reset(struct jfr_buf *b)
 {
 	b->len = 0;
 }
+/*
+ * Empties b like jfr_buf_reset(), and gives back most of its memory when its content took under a
+ * quarter of it (buffers past JFR_BUF_KEEP only): a buffer refilled again and again keeps the
+ * size of its recent use, not of its largest.
+ */
+#define JFR_BUF_KEEP (64 << 10)
+void jfr_buf_settle(struct jfr_buf *b);
 bool jfr_buf_reserve(struct jfr_buf *b, size_t more);
 void jfr_buf_put(struct jfr_buf *b, const void *p, size_t n);
 void jfr_buf_u8(struct jfr_buf *b, uint8_t v);

@@ -88,7 +88,8 @@ static void put_term(struct jfr_buf *b)
 /* ---- chunks ---- */
 
 /*
- * Builds a whole new chunk at file offset at, ending at end, into w->seg:
+ * Builds a whole new chunk at file offset at, ending at end, into w->frame around the metadata
+ * and the checkpoint (written by write_chunk()):
  *   header, metadata wrapped in a type-1 event (so that JMC's event walk does not stop at it; the
  *   header points into the wrapper), checkpoint 0 (the static pools), terminator, filler.
  */
@@ -103,18 +104,32 @@ static int build_chunk(struct lfr_jfr_writer *w, uint64_t at, uint64_t end, uint
 	err = jfr_writer_build_checkpoint(w, at + cp_off, 0, true, ticks);
 	if (err)
 		return err;
-	jfr_buf_reset(&w->seg);
-	put_header(&w->seg, w, end - at, cp_off, meta_off, ticks);
-	put_filler(&w->seg, FILLER_MIN + w->meta.len);
-	jfr_buf_put(&w->seg, w->meta.data, w->meta.len);
-	jfr_buf_put(&w->seg, w->cp.data, w->cp.len);
-	*term = at + w->seg.len;
+	jfr_buf_reset(&w->frame);
+	put_header(&w->frame, w, end - at, cp_off, meta_off, ticks);
+	put_filler(&w->frame, FILLER_MIN + w->meta.len);
+	w->frame_head = w->frame.len;
+	*term = at + cp_off + w->cp.len;
 	*cp = at + cp_off;
-	put_term(&w->seg);
-	put_filler(&w->seg, end - (*term + TERM_SIZE));
-	if (w->seg.oom)
+	put_term(&w->frame);
+	put_filler(&w->frame, end - (*term + TERM_SIZE));
+	if (w->frame.oom)
 		return jfr_writer_nomem(w, "building a chunk");
 	return 0;
+}
+
+/* Writes what build_chunk() built at at, then lets the checkpoint's memory go. */
+static int write_chunk(struct lfr_jfr_writer *w, uint64_t at, const char *what)
+{
+	struct iovec parts[] = {
+	    {w->frame.data, w->frame_head},
+	    {w->meta.data, w->meta.len},
+	    {w->cp.data, w->cp.len},
+	    {w->frame.data + w->frame_head, w->frame.len - w->frame_head},
+	};
+	int err = jfr_writer_io_writev(w, parts, 4, at, what);
+
+	jfr_buf_settle(&w->cp);
+	return err;
 }
 
 /* Extends the current (last) chunk and the file to end. */
@@ -184,7 +199,7 @@ static int rotate(struct lfr_jfr_writer *w, uint64_t now)
 	uint64_t duration = chunk_duration(w, now);
 	err = build_chunk(w, next, w->end, ticks, &term, &cp);
 	if (!err)
-		err = jfr_writer_io_write(w, w->seg.data, w->seg.len, next, "writing a new chunk");
+		err = write_chunk(w, next, "writing a new chunk");
 	if (!err)
 		err = jfr_writer_io_u64(w, old_start + JFR_H_SIZE, next - old_start,
 		                        "ending a chunk");
@@ -231,7 +246,7 @@ static int first_chunk(struct lfr_jfr_writer *w, uint64_t ticks)
 	if (!err)
 		err = jfr_writer_io_truncate(w, w->end, "preallocating the first chunk");
 	if (!err)
-		err = jfr_writer_io_write(w, w->seg.data, w->seg.len, 0, "writing the first chunk");
+		err = write_chunk(w, 0, "writing the first chunk");
 	if (err)
 		return err;
 	w->term = term;
@@ -445,14 +460,17 @@ int lfr_jfr_flush(struct lfr_jfr_writer *w)
 		if ((err = grow(w, need > target ? need + w->opt.max_chunk_bytes / 4 : target)))
 			return err;
 	}
-	jfr_buf_reset(&w->seg);
-	jfr_buf_put(&w->seg, w->pre.data, w->pre.len);
-	jfr_buf_put(&w->seg, w->ev.data, w->ev.len);
-	jfr_buf_put(&w->seg, w->cp.data, w->cp.len);
-	put_term(&w->seg);
-	put_filler(&w->seg, w->end - new_filler);
-	if (w->seg.oom)
+	jfr_buf_reset(&w->frame);
+	put_term(&w->frame);
+	put_filler(&w->frame, w->end - new_filler);
+	if (w->frame.oom)
 		return jfr_writer_nomem(w, "assembling a flush");
+	struct iovec parts[] = {
+	    {w->pre.data, w->pre.len},
+	    {w->ev.data, w->ev.len},
+	    {w->cp.data, w->cp.len},
+	    {w->frame.data, w->frame.len},
+	};
 
 	if (w->seg_max_ticks > w->chunk_max_ticks)
 		w->chunk_max_ticks = w->seg_max_ticks;
@@ -462,7 +480,7 @@ int lfr_jfr_flush(struct lfr_jfr_writer *w)
 	 * filler shrinks), the new events for JMC (the old terminator retires), the duration.
 	 */
 	static const uint8_t retired = 1;
-	if ((err = jfr_writer_io_write(w, w->seg.data, w->seg.len, ev_at, "writing events")) ||
+	if ((err = jfr_writer_io_writev(w, parts, 4, ev_at, "writing events")) ||
 	    (err = jfr_writer_io_u64(w, w->start + JFR_H_CP_OFFSET, cp_at - w->start,
 	                             "publishing a checkpoint")) ||
 	    (err = jfr_writer_io_filler_size(w, w->filler, FILLER_MIN)) ||
@@ -479,8 +497,11 @@ int lfr_jfr_flush(struct lfr_jfr_writer *w)
 	w->chunk_events += w->seg_events + (w->pre.len ? w->nsticky : 0);
 	w->seg_events = 0;
 	w->seg_seq++;
-	jfr_buf_reset(&w->ev);
-	jfr_buf_reset(&w->pre);
+	/* a burst's flush does not keep its size: what this one left unused goes back */
+	jfr_buf_settle(&w->ev);
+	jfr_buf_settle(&w->pre);
+	jfr_buf_settle(&w->cp);
+	jfr_buf_settle(&w->tmp);
 	for (int p = 0; p < P_COUNT; p++)
 		w->seg_refs[p].n = 0;
 	free_released(w);
@@ -507,7 +528,7 @@ static void free_writer(struct lfr_jfr_writer *w)
 	jfr_buf_free(&w->ev);
 	jfr_buf_free(&w->tmp);
 	jfr_buf_free(&w->cp);
-	jfr_buf_free(&w->seg);
+	jfr_buf_free(&w->frame);
 	lfr_jfr_repo_close(&w->repo);
 	lfr_outfile_abort(&w->out); /* published or abandoned by now: only closes it */
 	free(w->path);
@@ -568,4 +589,5 @@ void lfr_jfr_get_stats(const struct lfr_jfr_writer *w, struct lfr_jfr_stats *st)
 	st->repo_bytes = lfr_jfr_repo_bytes(&w->repo);
 	st->repo_chunks = w->repo.n;
 	st->evicted = w->repo.evicted;
+	st->buffer_bytes = w->ev.cap + w->tmp.cap + w->cp.cap + w->pre.cap + w->frame.cap;
 }

@@ -118,6 +118,7 @@ struct lfr_jfr_stats {
 	uint64_t symbols, classes, methods, stack_traces, threads; /* distinct pool entries */
 	uint64_t repo_bytes, repo_chunks; /* a repository's size and chunk files, after eviction */
 	uint64_t evicted;                 /* chunk files a repository's limits removed */
+	uint64_t buffer_bytes; /* memory the flush buffers hold now: about the last flush's size */
 };
 
 /*

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/uio.h>
 #include <time.h>
 
 #include "jfr/encode.h"
@@ -82,7 +83,13 @@ struct lfr_jfr_writer {
 	uint64_t chunk_events;
 
 	/* current flush segment */
-	struct jfr_buf ev, tmp, cp, seg;
+	struct jfr_buf ev, tmp, cp;
+	/*
+	 * The few bytes written around a flush's or a new chunk's buffers (header, filler,
+	 * terminator): frame_head of them before the buffers, the rest after.
+	 */
+	struct jfr_buf frame;
+	size_t frame_head;
 	uint32_t seg_seq;
 	uint64_t seg_events, seg_min_ticks, seg_max_ticks;
 
@@ -109,6 +116,10 @@ int jfr_writer_fail_io(struct lfr_jfr_writer *w, int err, const char *what, uint
 int jfr_writer_nomem(struct lfr_jfr_writer *w, const char *what);
 int jfr_writer_io_write(struct lfr_jfr_writer *w, const void *data, size_t n, uint64_t off,
                         const char *what);
+/* Buffers written at off as one write (one call for the tests' injected faults), not copied. */
+#define JFR_WRITE_PARTS 4
+int jfr_writer_io_writev(struct lfr_jfr_writer *w, const struct iovec *parts, int nparts,
+                         uint64_t off, const char *what);
 int jfr_writer_io_truncate(struct lfr_jfr_writer *w, uint64_t size, const char *what);
 int jfr_writer_io_u64(struct lfr_jfr_writer *w, uint64_t off, uint64_t v, const char *what);
 int jfr_writer_io_filler_size(struct lfr_jfr_writer *w, uint64_t off, uint64_t size);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "jfr/encode.h"
@@ -91,17 +92,35 @@ static bool injected_fault(struct lfr_jfr_writer *w, size_t *n, uint64_t off, bo
 	return true;
 }
 
-int jfr_writer_io_write(struct lfr_jfr_writer *w, const void *data, size_t n, uint64_t off,
-                        const char *what)
+int jfr_writer_io_writev(struct lfr_jfr_writer *w, const struct iovec *parts, int nparts,
+                         uint64_t off, const char *what)
 {
-	const uint8_t *p = data;
+	struct iovec iov[JFR_WRITE_PARTS];
+	int i, n = 0;
+	size_t total = 0;
 	bool cut;
 
 	if (w->dead)
 		return -EIO;
-	cut = injected_fault(w, &n, off, true);
+	if (nparts > JFR_WRITE_PARTS)
+		return jfr_writer_fail(w, EINVAL, "%s: %s in %d parts", w->path, what, nparts);
+	for (i = 0; i < nparts; i++) {
+		if (parts[i].iov_len)
+			iov[n++] = parts[i];
+		total += parts[i].iov_len;
+	}
+	/* an injected fault cuts the whole write, as it cuts one buffer */
+	size_t keep = total;
+	cut = injected_fault(w, &keep, off, true);
+	for (i = 0; i < n && keep; i++) {
+		if (iov[i].iov_len > keep)
+			iov[i].iov_len = keep;
+		keep -= iov[i].iov_len;
+	}
+	n = i;
+	struct iovec *v = iov;
 	while (n) {
-		ssize_t r = pwrite(w->fd, p, n, (off_t)off);
+		ssize_t r = pwritev(w->fd, v, n, (off_t)off);
 
 		if (r < 0) {
 			if (errno == EINTR)
@@ -110,13 +129,29 @@ int jfr_writer_io_write(struct lfr_jfr_writer *w, const void *data, size_t n, ui
 		}
 		if (r == 0)
 			return jfr_writer_fail_io(w, EIO, what, off);
-		p += r;
 		off += (uint64_t)r;
-		n -= (size_t)r;
+		/* a short write: go on from the first byte not written */
+		while (n && (size_t)r >= v->iov_len) {
+			r -= (ssize_t)v->iov_len;
+			v++;
+			n--;
+		}
+		if (n) {
+			v->iov_base = (uint8_t *)v->iov_base + r;
+			v->iov_len -= (size_t)r;
+		}
 	}
 	if (cut)
 		return jfr_writer_fail_io(w, EIO, "(injected fault) write", off);
 	return 0;
+}
+
+int jfr_writer_io_write(struct lfr_jfr_writer *w, const void *data, size_t n, uint64_t off,
+                        const char *what)
+{
+	struct iovec one = {.iov_base = (void *)data, .iov_len = n};
+
+	return jfr_writer_io_writev(w, &one, 1, off, what);
 }
 
 int jfr_writer_io_truncate(struct lfr_jfr_writer *w, uint64_t size, const char *what)
