@@ -146,6 +146,20 @@ void pool_free_released(struct pool *p, uint32_t seg,
 		pool_free_entry(p, key);
 	}
 	p->released.n = keep;
+	/* a burst's entries gone: the index and the list follow (kept at most a quarter full) */
+	if (p->index.n * 16 < p->index.cap)
+		hashtab_shrink(&p->index);
+	if (p->released.cap > 256 && keep * 16 < p->released.cap) {
+		size_t cap = 256;
+		uint64_t *k;
+
+		while (cap < 4 * keep)
+			cap *= 2;
+		if ((k = realloc(p->released.k, cap * sizeof(*k)))) {
+			p->released.k = k;
+			p->released.cap = cap;
+		}
+	}
 }
 
 int keyvec_push(struct keyvec *v, uint64_t key)

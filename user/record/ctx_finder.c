@@ -32,6 +32,7 @@ struct lfr_ctx_finder {
 	void *arg;
 	/* the reading thread's: processes seen (tgid, 0), and (tgid, object) met in MMAP records */
 	struct hashtab seen, seen_objects;
+	size_t objects_kept; /* seen_objects' entries after its last pruning */
 	/* the finding thread's: (dev, ino) -> struct object *; processes registered */
 	struct hashtab objects, registered;
 
@@ -352,6 +353,35 @@ void lfr_ctx_finder_queue(struct lfr_ctx_finder *f, uint32_t pid)
 	pthread_mutex_unlock(&f->w.lock);
 }
 
+/*
+ * A process ends (its main thread exits): it is forgotten, so that what the reading thread keeps
+ * follows the processes that live, not every one the recording has met.  Its objects go with
+ * the next pruning, once the table holds twice what survived the last one.
+ */
+static void forget(struct lfr_ctx_finder *f, uint32_t tgid)
+{
+	struct hashtab_slot *s = hashtab_get(&f->seen, tgid, 0);
+	struct hashtab kept = {.trusted = f->seen_objects.trusted};
+	bool fresh;
+
+	if (!s)
+		return;
+	hashtab_del(&f->seen, s);
+	if (f->seen.n * 16 < f->seen.cap)
+		hashtab_shrink(&f->seen);
+	if (f->seen_objects.n < 2 * f->objects_kept || f->seen_objects.n < 1024)
+		return;
+	for (s = NULL; (s = hashtab_next(&f->seen_objects, s));) {
+		if (hashtab_get(&f->seen, s->a, 0) && !hashtab_put(&kept, s->a, s->b, &fresh)) {
+			hashtab_free(&kept);
+			return; /* no memory: kept as it is */
+		}
+	}
+	hashtab_free(&f->seen_objects);
+	f->seen_objects = kept;
+	f->objects_kept = kept.n;
+}
+
 void lfr_ctx_finder_record(struct lfr_ctx_finder *f, const struct lfr_rec_header *h)
 {
 	struct hashtab_slot *s;
@@ -371,7 +401,13 @@ void lfr_ctx_finder_record(struct lfr_ctx_finder *f, const struct lfr_rec_header
 	case LFR_REC_TASK: {
 		const struct lfr_rec_task *k = (const void *)h;
 
-		if (h->size < sizeof(*k) || k->kind != LFR_TASK_EXEC || k->tid != k->tgid)
+		if (h->size < sizeof(*k) || k->tid != k->tgid)
+			return;
+		if (k->kind == LFR_TASK_EXIT) {
+			forget(f, k->tgid);
+			return;
+		}
+		if (k->kind != LFR_TASK_EXEC)
 			return;
 		/* a new image: what its walks meet is new to it too */
 		hashtab_put(&f->seen, k->tgid, 0, &fresh);
@@ -394,6 +430,12 @@ void lfr_ctx_finder_record(struct lfr_ctx_finder *f, const struct lfr_rec_header
 	default:
 		return;
 	}
+}
+
+void lfr_ctx_finder_kept(const struct lfr_ctx_finder *f, size_t *processes, size_t *objects)
+{
+	*processes = f->seen.n;
+	*objects = f->seen_objects.n;
 }
 
 int lfr_ctx_finder_start(struct lfr_ctx_finder *f, int nice)

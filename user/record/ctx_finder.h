@@ -42,6 +42,11 @@ void lfr_ctx_finder_free(struct lfr_ctx_finder *f);
  * seen in that process image queues it again.
  */
 void lfr_ctx_finder_record(struct lfr_ctx_finder *f, const struct lfr_rec_header *h);
+/*
+ * For the thread that reads the rings: the processes it keeps as seen, and the (process,
+ * object) pairs; a process is forgotten when its main thread exits.
+ */
+void lfr_ctx_finder_kept(const struct lfr_ctx_finder *f, size_t *processes, size_t *objects);
 /* Queues process pid (a -p target, the command). */
 void lfr_ctx_finder_queue(struct lfr_ctx_finder *f, uint32_t pid);
 
