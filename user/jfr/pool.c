@@ -147,8 +147,7 @@ void pool_free_released(struct pool *p, uint32_t seg,
 	}
 	p->released.n = keep;
 	/* a burst's entries gone: the index and the list follow (kept at most a quarter full) */
-	if (p->index.n * 16 < p->index.cap)
-		hashtab_shrink(&p->index);
+	hashtab_shrink_sparse(&p->index);
 	if (p->released.cap > 256 && keep * 16 < p->released.cap) {
 		size_t cap = 256;
 		uint64_t *k;

@@ -167,6 +167,11 @@ int hashtab_shrink(struct hashtab *t)
 	return cap < t->cap ? resize(t, cap) : 0;
 }
 
+int hashtab_shrink_sparse(struct hashtab *t)
+{
+	return t->n * 16 < t->cap ? hashtab_shrink(t) : 0;
+}
+
 int hashtab_reserve(struct hashtab *t, size_t n)
 {
 	while ((t->n + n) * 2 > t->cap)

@@ -162,6 +162,11 @@ void hashtab_del(struct hashtab *t, struct hashtab_slot *s);
  * slots at least; a table never shrinks by itself): 0, or -1 on ENOMEM (unchanged).  Slots move.
  */
 int hashtab_shrink(struct hashtab *t);
+/*
+ * hashtab_shrink() once at most a sixteenth full: for a table whose keys come and go (called after
+ * deletions, it shrinks after a burst and not at every deletion).  Slots move.
+ */
+int hashtab_shrink_sparse(struct hashtab *t);
 /* Makes room for n more keys without growing; -1 on ENOMEM. */
 int hashtab_reserve(struct hashtab *t, size_t n);
 /*

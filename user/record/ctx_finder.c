@@ -367,8 +367,7 @@ static void forget(struct lfr_ctx_finder *f, uint32_t tgid)
 	if (!s)
 		return;
 	hashtab_del(&f->seen, s);
-	if (f->seen.n * 16 < f->seen.cap)
-		hashtab_shrink(&f->seen);
+	hashtab_shrink_sparse(&f->seen);
 	if (f->seen_objects.n < 2 * f->objects_kept || f->seen_objects.n < 1024)
 		return;
 	for (s = NULL; (s = hashtab_next(&f->seen_objects, s));) {
