@@ -459,6 +459,89 @@ static void flush_buffers_follow_recent_use(void **state)
 	assert_int_equal(lfr_jfr_check_count(&r, "jdk.ExecutionSample"), 20030);
 }
 
+/*
+ * Methods, stacks and trace contexts that no recent chunk used are forgotten once they are most of
+ * the pools (a burst of distinct stacks an hour ago): the pools keep what recent chunks used, the
+ * keys kept stay valid, and content met again gets a new key, never an old one.
+ */
+static void unused_entries_forgotten(void **state)
+{
+	(void)state;
+	struct lfr_jfr_options opt = {.max_chunk_age_ns = 1}; /* a chunk per flush */
+	struct fixture f;
+	struct lfr_jfr_check_result r;
+	struct lfr_jfr_stats st;
+	uint64_t t = 1, first_method = 0, first_stack = 0, first_ctx = 0, k, ctx;
+	uint8_t trace[16] = {1}, span[8] = {0};
+
+	OK(lfr_jfr_open(&f.w, path, &opt));
+	populate(&f);
+	for (unsigned i = 0; i < 6000; i++) {
+		char name[32];
+		uint64_t m, frames[2];
+
+		snprintf(name, sizeof(name), "burst%u", i);
+		OK(lfr_jfr_method(f.w, "libburst.so", name, LFR_JFR_FRAME_NATIVE, &m));
+		frames[0] = m;
+		frames[1] = f.m[0];
+		OK(lfr_jfr_stack(f.w, frames, 2, false, &k));
+		OK(lfr_jfr_execution_sample(f.w, t, f.thread[0], k, LFR_JFR_STATE_RUNNABLE));
+		memcpy(span, &i, sizeof(i));
+		OK(lfr_jfr_context(f.w, trace, span, 1, NULL, 0, &ctx));
+		OK(lfr_jfr_trace_context(f.w, t++, f.thread[0], ctx));
+		if (!i) {
+			first_method = m;
+			first_stack = k;
+			first_ctx = ctx;
+		}
+	}
+	OK(lfr_jfr_flush(f.w));
+	lfr_jfr_get_stats(f.w, &st);
+	assert_true(st.stack_traces >= 6000 && st.methods >= 6000 && st.trace_contexts == 6000);
+	assert_int_equal(st.sweeps, 0);
+	/* four chunks of the two stacks of populate() only */
+	for (unsigned i = 0; i < 4; i++) {
+		samples(&f, 10, &t);
+		OK(lfr_jfr_flush(f.w));
+	}
+	lfr_jfr_get_stats(f.w, &st);
+	print_message(
+	    "kept after the burst: %llu stacks, %llu methods, %llu classes, %llu symbols, "
+	    "%llu contexts; %llu forgotten\n",
+	    (unsigned long long)st.stack_traces, (unsigned long long)st.methods,
+	    (unsigned long long)st.classes, (unsigned long long)st.symbols,
+	    (unsigned long long)st.trace_contexts, (unsigned long long)st.swept);
+	assert_int_equal(st.sweeps, 1);
+	assert_int_equal(lfr_jfr_pool_sweeps(f.w), 1);
+	assert_int_equal(st.stack_traces, 2);
+	assert_int_equal(st.methods, 4);
+	assert_int_equal(st.trace_contexts, 0);
+	assert_true(st.swept >= 3 * 6000);
+	/* the burst's first stack met again: new keys, written whole in this chunk */
+	uint64_t m, frames[2];
+
+	OK(lfr_jfr_method(f.w, "libburst.so", "burst0", LFR_JFR_FRAME_NATIVE, &m));
+	assert_true(m != first_method);
+	frames[0] = m;
+	frames[1] = f.m[0];
+	OK(lfr_jfr_stack(f.w, frames, 2, false, &k));
+	assert_true(k != first_stack);
+	OK(lfr_jfr_execution_sample(f.w, t, f.thread[0], k, LFR_JFR_STATE_RUNNABLE));
+	memset(span, 0, sizeof(span));
+	OK(lfr_jfr_context(f.w, trace, span, 1, NULL, 0, &ctx));
+	assert_true(ctx != first_ctx);
+	OK(lfr_jfr_trace_context(f.w, t++, f.thread[0], ctx));
+	/* a forgotten key is refused, not written */
+	assert_int_equal(
+	    lfr_jfr_execution_sample(f.w, t, f.thread[0], first_stack, LFR_JFR_STATE_RUNNABLE),
+	    -EINVAL);
+	OK(lfr_jfr_close(f.w, NULL, 0));
+	check_ok(&r);
+	assert_int_equal(r.chunks, 6);
+	assert_int_equal(lfr_jfr_check_count(&r, "jdk.ExecutionSample"), 6000 + 40 + 1);
+	assert_int_equal(lfr_jfr_check_count(&r, "lfr.TraceContext"), 6000 + 1);
+}
+
 static void rotation_by_age(void **state)
 {
 	(void)state;
@@ -953,6 +1036,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(checkpoint_per_flush, setup, teardown),
 	    cmocka_unit_test_setup_teardown(rotation_by_size_keeps_keys, setup, teardown),
 	    cmocka_unit_test_setup_teardown(flush_buffers_follow_recent_use, setup, teardown),
+	    cmocka_unit_test_setup_teardown(unused_entries_forgotten, setup, teardown),
 	    cmocka_unit_test_setup_teardown(rotation_by_age, setup, teardown),
 	    cmocka_unit_test_setup_teardown(released_threads_freed_and_slots_reused, setup,
 	                                    teardown),

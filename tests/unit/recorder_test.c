@@ -846,6 +846,78 @@ static struct report *closed_file_report(struct env *e, const struct report_opts
 	return rep;
 }
 
+/* A SAMPLE record of this process with the user stack of N pcs (N <= 8). */
+static void add_sample_deep(struct env *e, const uint64_t *pcs, uint16_t n)
+{
+	uint64_t buf[(sizeof(struct lfr_rec_sample) + 8 * 8) / 8 + 1] = {0};
+	struct lfr_rec_sample *s = (void *)buf;
+
+	s->hdr.type = LFR_REC_SAMPLE;
+	s->hdr.size = (uint32_t)(sizeof(*s) + n * 8);
+	s->time_ns = ++e->t;
+	s->tgid = TGID;
+	s->tid = TGID;
+	s->weight = 1;
+	s->nr_user = n;
+	memcpy(s->ips, pcs, n * 8);
+	assert_int_equal(lfr_recorder_add(e->rec, &s->hdr), 0);
+}
+
+/*
+ * The writer forgets the stacks no recent chunk used once they are most of its pools (a burst of
+ * 4 096 distinct stacks, then chunks of one other stack): a stack of the burst's time met again,
+ * which the recorder's caches still know by its addresses, is written under a new key, its caches
+ * of keys started over; without that the old key was refused ("unknown stack key").
+ */
+static void test_stacks_the_writer_forgot_named_again(void **state)
+{
+	struct env *e = *state;
+	const uint64_t fn[4] = {(uintptr_t)recorder_test_leaf + 4,
+	                        (uintptr_t)recorder_test_caller + 4, (uintptr_t)add_tick + 4,
+	                        (uintptr_t)add_sample + 4};
+	const uint64_t a[2] = {fn[0], fn[1]}, b[2] = {fn[1], fn[0]};
+	struct lfr_jfr_options opt = {.max_chunk_age_ns = 1}; /* a chunk per flush */
+	struct lfr_recorder_stats st;
+	struct lfr_jfr_stats js;
+	struct report_opts o;
+	struct report *rep;
+
+	lfr_recorder_free(e->rec);
+	lfr_jfr_abandon(e->w);
+	assert_int_equal(lfr_jfr_open(&e->w, e->path, &opt), 0);
+	assert_int_equal(lfr_recorder_new(&e->rec, e->w, e->sym), 0);
+	add_own_code_mapping(e);
+	add_sample_deep(e, a, 2);
+	assert_int_equal(lfr_recorder_process(e->rec, false), 0);
+	assert_int_equal(lfr_jfr_flush(e->w), 0);
+	for (unsigned i = 0; i < 4096; i++) {
+		uint64_t pcs[6];
+
+		for (unsigned d = 0; d < 6; d++)
+			pcs[d] = fn[(i >> (2 * d)) & 3];
+		add_sample_deep(e, pcs, 6);
+	}
+	assert_int_equal(lfr_recorder_process(e->rec, false), 0);
+	assert_int_equal(lfr_jfr_flush(e->w), 0);
+	for (unsigned i = 0; i < 5; i++) {
+		add_sample_deep(e, b, 2);
+		assert_int_equal(lfr_recorder_process(e->rec, false), 0);
+		assert_int_equal(lfr_jfr_flush(e->w), 0);
+	}
+	lfr_jfr_get_stats(e->w, &js);
+	assert_int_equal(js.sweeps, 1);
+	assert_true(js.stack_traces < 10);
+	add_sample_deep(e, a, 2);
+	assert_int_equal(lfr_recorder_process(e->rec, true), 0);
+	lfr_recorder_get_stats(e->rec, &st);
+	assert_int_equal(st.key_cache_restarts, 1);
+	assert_int_equal(st.samples, 1 + 4096 + 5 + 1);
+	report_opts_init(&o);
+	rep = closed_file_report(e, &o);
+	assert_int_equal(rep->total, 1 + 4096 + 5 + 1);
+	report_free(rep);
+}
+
 /*
  * A CPU sample's jdk.ExecutionSample is in async-profiler's STATE_DEFAULT, the state by which its
  * converter tells a CPU sampler's samples from wall-clock ones (jfrconv --cpu selects it alone).
@@ -1976,6 +2048,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_stop_ends_the_wait_for_naming, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_offcpu_joined_with_their_walks, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_latency_written_with_its_first_tick, setup,
+	                                    teardown),
+	    cmocka_unit_test_setup_teardown(test_stacks_the_writer_forgot_named_again, setup,
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_cpu_samples_in_state_default, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_wall_samples_of_offcpu_time, setup, teardown),

@@ -71,7 +71,10 @@ uint64_t pool_intern_new(struct pool *p, const void *blob, size_t len, bool *fre
 	if (!s)
 		return 0;
 	if (!fresh) {
-		pool_get(p, s->v)->released = false;
+		struct pool_entry *e = pool_get(p, s->v);
+
+		e->released = false;
+		e->used_chunk = p->chunk;
 		return s->v;
 	}
 	copy = malloc(len ? len : 1);
@@ -81,7 +84,8 @@ uint64_t pool_intern_new(struct pool *p, const void *blob, size_t len, bool *fre
 		return 0;
 	}
 	memcpy(copy, blob, len);
-	p->e[slot - 1] = (struct pool_entry){.blob = copy, .len = (uint32_t)len, .gen = gen};
+	p->e[slot - 1] = (struct pool_entry){
+	    .blob = copy, .len = (uint32_t)len, .gen = gen, .used_chunk = p->chunk};
 	s->b = (uint64_t)(uintptr_t)copy;
 	s->v = (uint64_t)gen << 32 | slot;
 	if (fresh_out)
@@ -159,6 +163,24 @@ void pool_free_released(struct pool *p, uint32_t seg,
 			p->released.cap = cap;
 		}
 	}
+}
+
+size_t pool_sweep(struct pool *p, uint32_t before, bool do_free)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < p->n; i++) {
+		const struct pool_entry *e = &p->e[i];
+
+		if (!e->blob || e->refs || e->released || e->used_chunk > before)
+			continue;
+		n++;
+		if (do_free)
+			pool_free_entry(p, (uint64_t)e->gen << 32 | (i + 1));
+	}
+	if (do_free && n)
+		hashtab_shrink_sparse(&p->index);
+	return n;
 }
 
 int keyvec_push(struct keyvec *v, uint64_t key)

@@ -11,6 +11,10 @@
  * (jfr-format.md: the JDK keeps the first value it read for a key, in any chunk of a file).  A
  * recording that runs for months holds the entries still in use, and keys stay small (one to three
  * bytes) until a slot is used again (five).
+ *
+ * Entries are also stamped with the last chunk that used them (interned, found, or written), so
+ * that the writer can forget what no recent chunk used (pool_sweep()): a stack met once an hour ago
+ * does not stay for the recording's life.
  */
 #ifndef LFR_JFR_POOL_H
 #define LFR_JFR_POOL_H
@@ -29,6 +33,7 @@ struct pool_entry {
 	uint32_t refs : 31;     /* entries of another pool whose values name this one */
 	uint32_t released : 1;  /* to be freed by the next pool_free_released() */
 	uint32_t gen;           /* entries the slot held before this one: its key's high bits */
+	uint32_t used_chunk;    /* the last chunk that interned, found or wrote the entry */
 };
 
 struct keyvec {
@@ -43,7 +48,8 @@ struct pool {
 	struct keyvec released; /* released, not freed yet (some may have been taken back since) */
 	struct keyvec free;     /* free slots' indexes + 1 from free_head on, oldest first */
 	size_t free_head;
-	size_t nfree; /* slots free (those the list had no room for included) */
+	size_t nfree;   /* slots free (those the list had no room for included) */
+	uint32_t chunk; /* the current chunk, stamped on the entries interned or found */
 };
 
 /* trusted: blobs made of lfr's own keys only, hashed unkeyed (lib/hashtab.h). */
@@ -75,6 +81,11 @@ void pool_free_released(struct pool *p, uint32_t seg,
                         void (*on_free)(void *arg, const struct pool_entry *e), void *arg);
 /* Frees key's entry now (an entry only other entries refer to, whose last one went). */
 void pool_free_entry(struct pool *p, uint64_t key);
+/*
+ * Entries that no chunk after chunk `before` used, that nothing refers to and that are not
+ * released: with do_free, freed (their keys never given out again).  Returns their number.
+ */
+size_t pool_sweep(struct pool *p, uint32_t before, bool do_free);
 /* The number of entries in use (not freed). */
 static inline size_t pool_used(const struct pool *p)
 {

@@ -101,6 +101,8 @@ static int build_chunk(struct lfr_jfr_writer *w, uint64_t at, uint64_t end, uint
 	int err;
 
 	w->chunk_seq++;
+	for (int p = 0; p < P_COUNT; p++)
+		w->pools[p].chunk = w->chunk_seq;
 	err = jfr_writer_build_checkpoint(w, at + cp_off, 0, true, ticks);
 	if (err)
 		return err;
@@ -321,6 +323,7 @@ int lfr_jfr_open(struct lfr_jfr_writer **out, const char *path, const struct lfr
 	w->desc_symbol = pool_intern(&w->pools[P_SYMBOL], "()V", 3);
 	if (!w->desc_symbol)
 		return jfr_writer_nomem(w, "interning a symbol");
+	pool_get(&w->pools[P_SYMBOL], w->desc_symbol)->refs = 1; /* kept for the writer's life */
 
 	if (w->opt.repository) {
 		char msg[sizeof(w->err)];
@@ -505,6 +508,7 @@ int lfr_jfr_flush(struct lfr_jfr_writer *w)
 	for (int p = 0; p < P_COUNT; p++)
 		w->seg_refs[p].n = 0;
 	free_released(w);
+	jfr_writer_sweep(w);
 	w->st.flushes++;
 	return jfr_writer_publish(w) ?: jfr_writer_repo_flushed(w, now);
 }
@@ -577,14 +581,21 @@ int lfr_jfr_close_repo_stats(struct lfr_jfr_writer *w, struct lfr_jfr_stats *st,
 	return err;
 }
 
+uint64_t lfr_jfr_pool_sweeps(const struct lfr_jfr_writer *w)
+{
+	return w->sweeps;
+}
+
 void lfr_jfr_get_stats(const struct lfr_jfr_writer *w, struct lfr_jfr_stats *st)
 {
 	*st = w->st;
 	st->bytes = w->filler;
-	st->symbols = w->pools[P_SYMBOL].n;
-	st->classes = w->pools[P_CLASS].n;
-	st->methods = w->pools[P_METHOD].n;
-	st->stack_traces = w->pools[P_STACK].n;
+	st->symbols = pool_used(&w->pools[P_SYMBOL]);
+	st->classes = pool_used(&w->pools[P_CLASS]);
+	st->methods = pool_used(&w->pools[P_METHOD]);
+	st->stack_traces = pool_used(&w->pools[P_STACK]);
+	st->trace_contexts = pool_used(&w->pools[P_CONTEXT]);
+	st->sweeps = w->sweeps;
 	st->threads = pool_used(&w->pools[P_THREAD]);
 	st->repo_bytes = lfr_jfr_repo_bytes(&w->repo);
 	st->repo_chunks = w->repo.n;

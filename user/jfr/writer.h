@@ -115,7 +115,9 @@ struct lfr_jfr_stats {
 	uint64_t samples;  /* jdk.ExecutionSample events */
 	uint64_t contexts; /* lfr.TraceContext events */
 	uint64_t bytes;    /* logical file size after the last flush */
-	uint64_t symbols, classes, methods, stack_traces, threads; /* distinct pool entries */
+	/* pool entries kept now (jfr_writer_sweep() forgets those no recent chunk used) */
+	uint64_t symbols, classes, methods, stack_traces, threads, trace_contexts;
+	uint64_t sweeps, swept; /* flushes that forgot unused entries; the entries forgotten */
 	uint64_t repo_bytes, repo_chunks; /* a repository's size and chunk files, after eviction */
 	uint64_t evicted;                 /* chunk files a repository's limits removed */
 	uint64_t buffer_bytes; /* memory the flush buffers hold now: about the last flush's size */
@@ -140,7 +142,14 @@ const char *lfr_jfr_strerror(const struct lfr_jfr_writer *w);
 uint64_t lfr_jfr_now(void);
 
 /*
- * Pools.  Keys are never 0, and equal content gives the equal key for the whole file.
+ * Pools.  Keys are never 0, and never name two values in one file.  Equal content gives the equal
+ * key while its entry lives: the methods, stacks and trace contexts (and the names they hold) that
+ * no event or interning used in the current chunk or the three before are forgotten at a flush
+ * once they are most of those pools' entries (more than 4 096 of them); met again, such content
+ * gets a new key.  lfr_jfr_pool_sweeps() counts the flushes that forgot entries: a caller that
+ * keeps keys of these pools past a flush forgets them when it moves.  Thread keys are not swept
+ * (lfr_jfr_thread_release()).
+ *
  * object: the object file ("libc.so.6", "[kernel]") shown as the frame's class, without the
  * brackets of a name that starts with '[' ("kernel": JMC takes a leading '[' for an array type and
  * fails); symbol: the function name shown as the method.
@@ -304,6 +313,8 @@ void lfr_jfr_abandon(struct lfr_jfr_writer *w);
 /* Whether a flush has written events to path (lfr_jfr_abandon() keeps the file then). */
 bool lfr_jfr_published(const struct lfr_jfr_writer *w);
 void lfr_jfr_get_stats(const struct lfr_jfr_writer *w, struct lfr_jfr_stats *st);
+/* The flushes that forgot unused method, stack or trace-context entries (see "Pools"). */
+uint64_t lfr_jfr_pool_sweeps(const struct lfr_jfr_writer *w);
 
 /*
  * Repairs a recording whose writer was killed at one of the two moments that leave bytes after the

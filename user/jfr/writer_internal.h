@@ -98,6 +98,8 @@ struct lfr_jfr_writer {
 	    seg_refs[P_COUNT];       /* stacks and threads referenced by this segment's events */
 	struct keyvec emit[P_COUNT]; /* entries the checkpoint being built carries */
 	uint64_t desc_symbol;        /* "()V", the descriptor of every method */
+	uint32_t swept_chunk;        /* the chunk of the last look for unused entries */
+	uint64_t sweeps;             /* looks that forgot entries */
 
 	struct lost_reason *lost;
 	size_t nlost;
@@ -128,6 +130,8 @@ int jfr_writer_io_filler_size(struct lfr_jfr_writer *w, uint64_t off, uint64_t s
 
 int jfr_writer_build_checkpoint(struct lfr_jfr_writer *w, uint64_t at, uint64_t prev, bool statics,
                                 uint64_t ticks);
+/* At a flush, once per chunk: forgets the entries no recent chunk used, once they are most. */
+void jfr_writer_sweep(struct lfr_jfr_writer *w);
 
 /* ---- writer_files.c: the recording's file, or a repository's chunk files ---- */
 

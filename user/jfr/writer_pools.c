@@ -62,7 +62,7 @@ static void mark(struct lfr_jfr_writer *w, int pool, uint64_t key)
 
 	if (!e || !e->blob || e->emitted_chunk == w->chunk_seq)
 		return;
-	e->emitted_chunk = w->chunk_seq;
+	e->emitted_chunk = e->used_chunk = w->chunk_seq;
 	if (keyvec_push(&w->emit[pool], key))
 		w->cp.oom = true;
 	switch (pool) {
@@ -358,6 +358,41 @@ int jfr_writer_build_checkpoint(struct lfr_jfr_writer *w, uint64_t at, uint64_t 
 	return 0;
 }
 
+/* ---- forgetting what no recent chunk used ---- */
+
+/* Entries unused in the current chunk and the ones before it, to this many in all, are stale. */
+#define SWEEP_CHUNKS 4
+/* Stale entries are forgotten once there are this many, and at least as many as live ones. */
+#define SWEEP_MIN 4096
+
+/*
+ * What a live entry refers to lives too: an entry that names others (a stack its methods, a
+ * method its class and names, a class its name) marks them when it is written and touches them
+ * when it is interned or found, so every chunk that uses an entry uses what it names.  The thread
+ * and thread-group pools are not swept: their entries go when their threads do.  The sweep runs
+ * after a flush, when no buffered event refers to anything; the recorder's caches of keys start
+ * over when lfr_jfr_pool_sweeps() moves.  Forgetting only once the stale are most of the pools
+ * keeps the caller's cost of naming again what it still meets below what the stale cost to make.
+ */
+void jfr_writer_sweep(struct lfr_jfr_writer *w)
+{
+	static const int swept[] = {P_CONTEXT, P_STACK, P_METHOD, P_CLASS, P_SYMBOL};
+	size_t stale = 0, used = 0;
+
+	if (w->chunk_seq == w->swept_chunk || w->chunk_seq <= SWEEP_CHUNKS)
+		return; /* once per chunk */
+	w->swept_chunk = w->chunk_seq;
+	for (size_t i = 0; i < sizeof(swept) / sizeof(swept[0]); i++) {
+		stale += pool_sweep(&w->pools[swept[i]], w->chunk_seq - SWEEP_CHUNKS, false);
+		used += pool_used(&w->pools[swept[i]]);
+	}
+	if (stale < SWEEP_MIN || 2 * stale < used)
+		return;
+	for (size_t i = 0; i < sizeof(swept) / sizeof(swept[0]); i++)
+		w->st.swept += pool_sweep(&w->pools[swept[i]], w->chunk_seq - SWEEP_CHUNKS, true);
+	w->sweeps++;
+}
+
 /* ---- pools: public interning ---- */
 
 static int intern_symbol(struct lfr_jfr_writer *w, const char *s, uint64_t *key)
@@ -421,11 +456,16 @@ int lfr_jfr_stack(struct lfr_jfr_writer *w, const uint64_t *methods, size_t n, b
 	*key = 0;
 	if ((err = check_live(w)))
 		return err;
-	for (size_t i = 0; i < n; i++)
-		if (!pool_get(&w->pools[P_METHOD], methods[i]))
+	for (size_t i = 0; i < n; i++) {
+		struct pool_entry *m = pool_get(&w->pools[P_METHOD], methods[i]);
+
+		if (!m)
 			return jfr_writer_fail(w, EINVAL,
 			                       "stack frame %zu: unknown method key %llu", i,
 			                       (unsigned long long)methods[i]);
+		/* what a live stack names lives as long (jfr_writer_sweep()) */
+		m->used_chunk = w->chunk_seq;
+	}
 	if (n > 128) {
 		blob = malloc(1 + 8 * n);
 		if (!blob)

@@ -166,6 +166,7 @@ int process_cur(struct lfr_recorder *r, bool final)
 
 	r->waiting = (struct batch){0};
 	r->spare_hold = (struct batch){0};
+	key_caches_check(r);
 	/* Names and mappings of this batch first: held samples may need them. */
 	err = r->cur.names ? apply(r, &r->cur, 0, final, NULL) : 0;
 	if (!err)

@@ -70,6 +70,7 @@ struct lfr_recorder_stats {
 	 * times they gave back their pages (they had outgrown their prepared part) */
 	uint64_t stack_cache_restarts;
 	uint64_t stack_cache_releases;
+	uint64_t key_cache_restarts;  /* caches of JFR keys started over: the writer forgot keys */
 	uint64_t stack_cache_entries; /* what the stack caches hold now (both) */
 	uint64_t looked;              /* processes seen and not ended (their command line read) */
 	uint64_t heap_trims; /* bursts of exits forgotten, their memory given back (identity.c) */

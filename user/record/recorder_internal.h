@@ -245,6 +245,8 @@ struct lfr_recorder {
 	uint8_t last_ctx[sizeof(struct lfr_ustack_ctx) + LFR_CTX_ATTRS_MAX];
 	uint32_t last_ctx_len, last_ctx_tgid;
 	uint64_t last_ctx_key;
+	/* the writer's lfr_jfr_pool_sweeps() when the caches of its keys were last good */
+	uint64_t pool_sweeps;
 	uint64_t *synth;    /* a joined tick as a SAMPLE record */
 	struct batch *hold; /* of the batch being applied: samples waiting for a mapping */
 	bool final;
@@ -386,6 +388,11 @@ void stack_cached(struct lfr_recorder *r, struct process *p);
 void stack_cache_stale(struct lfr_recorder *r, struct process *p);
 /* Both stack caches start over (one filled up); with RELEASE their pages are given back. */
 void stack_caches_clear(struct lfr_recorder *r, bool release);
+/*
+ * Every cache of the writer's method, stack and context keys starts over when the writer forgot
+ * entries no recent chunk used (lfr_jfr_pool_sweeps() moved): before each batch.
+ */
+void key_caches_check(struct lfr_recorder *r);
 
 /* samples.c: ticks joined with their user stacks */
 int note_latency(struct lfr_recorder *r, const struct lfr_rec_latency *l);

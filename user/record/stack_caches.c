@@ -6,6 +6,8 @@
  * the living processes use, not the high-water mark of every process that ever ran; within the
  * prepared part they start over once an eighth of it is of the dead, and use its pages again.
  */
+#include <string.h>
+
 #include "lib/pages.h"
 #include "record/recorder_internal.h"
 
@@ -64,4 +66,22 @@ void stack_cache_stale(struct lfr_recorder *r, struct process *p)
 		stack_caches_clear(r, true);
 	else if (r->stale_cached >= STALE_RESTART)
 		stack_caches_clear(r, false);
+}
+
+void key_caches_check(struct lfr_recorder *r)
+{
+	uint64_t sweeps = lfr_jfr_pool_sweeps(r->w);
+
+	if (sweeps == r->pool_sweeps)
+		return;
+	r->pool_sweeps = sweeps;
+	stack_caches_clear(r, false);
+	hashtab_clear(&r->methods);
+	if (r->memo) {
+		memset(r->memo, 0, ((size_t)1 << r->memo_bits) * sizeof(*r->memo));
+		r->memo_used = 0;
+	}
+	r->named_ok = false;
+	r->last_ctx_len = 0;
+	r->st.key_cache_restarts++;
 }
