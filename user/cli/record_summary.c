@@ -263,6 +263,13 @@ void record_print_summary(struct record *r, const struct lfr_status *st, double 
 		fprintf(stderr, "  %" PRIu64 " of %" PRIu64 " frames named\n",
 		        rs.frames - rs.unnamed, rs.frames);
 	print_pc_names(r);
+	if (js->sweeps)
+		fprintf(stderr,
+		        "  %" PRIu64 " distinct stacks kept for the next chunks (%" PRIu64
+		        " methods); %" PRIu64 " pool entries no chunk used for four chunks "
+		        "forgotten, %" PRIu64 " time%s\n",
+		        js->stack_traces, js->methods, js->swept, js->sweeps,
+		        js->sweeps == 1 ? "" : "s");
 	fprintf(stderr, "  %" PRIu64 " process%s, %" PRIu64 " threads started, %" PRIu64 " ended\n",
 	        rs.processes, rs.processes == 1 ? "" : "es", rs.thread_starts, rs.thread_ends);
 	print_unwind(r, st);
