@@ -391,10 +391,10 @@ static void test_seen_addresses_name_nothing(void **state)
 	assert_true(js.stack_traces > traces); /* walk 4's caller is another */
 }
 
-/* A SAMPLE record of the user stack PCS[0] <- PCS[1] <- ... (N pcs, at most 4). */
+/* A SAMPLE record of the user stack PCS[0] <- PCS[1] <- ... (N pcs, at most 8). */
 static void add_sample_pcs(struct env *e, const uint64_t *pcs, uint16_t n)
 {
-	uint64_t buf[(sizeof(struct lfr_rec_sample) + 4 * 8) / 8 + 1] = {0};
+	uint64_t buf[(sizeof(struct lfr_rec_sample) + 8 * 8) / 8 + 1] = {0};
 	struct lfr_rec_sample *s = (void *)buf;
 
 	s->hdr.type = LFR_REC_SAMPLE;
@@ -846,23 +846,6 @@ static struct report *closed_file_report(struct env *e, const struct report_opts
 	return rep;
 }
 
-/* A SAMPLE record of this process with the user stack of N pcs (N <= 8). */
-static void add_sample_deep(struct env *e, const uint64_t *pcs, uint16_t n)
-{
-	uint64_t buf[(sizeof(struct lfr_rec_sample) + 8 * 8) / 8 + 1] = {0};
-	struct lfr_rec_sample *s = (void *)buf;
-
-	s->hdr.type = LFR_REC_SAMPLE;
-	s->hdr.size = (uint32_t)(sizeof(*s) + n * 8);
-	s->time_ns = ++e->t;
-	s->tgid = TGID;
-	s->tid = TGID;
-	s->weight = 1;
-	s->nr_user = n;
-	memcpy(s->ips, pcs, n * 8);
-	assert_int_equal(lfr_recorder_add(e->rec, &s->hdr), 0);
-}
-
 /*
  * The writer forgets the stacks no recent chunk used once they are most of its pools (a burst of
  * 4 096 distinct stacks, then chunks of one other stack): a stack of the burst's time met again,
@@ -887,7 +870,7 @@ static void test_stacks_the_writer_forgot_named_again(void **state)
 	assert_int_equal(lfr_jfr_open(&e->w, e->path, &opt), 0);
 	assert_int_equal(lfr_recorder_new(&e->rec, e->w, e->sym), 0);
 	add_own_code_mapping(e);
-	add_sample_deep(e, a, 2);
+	add_sample_pcs(e, a, 2);
 	assert_int_equal(lfr_recorder_process(e->rec, false), 0);
 	assert_int_equal(lfr_jfr_flush(e->w), 0);
 	for (unsigned i = 0; i < 4096; i++) {
@@ -895,19 +878,19 @@ static void test_stacks_the_writer_forgot_named_again(void **state)
 
 		for (unsigned d = 0; d < 6; d++)
 			pcs[d] = fn[(i >> (2 * d)) & 3];
-		add_sample_deep(e, pcs, 6);
+		add_sample_pcs(e, pcs, 6);
 	}
 	assert_int_equal(lfr_recorder_process(e->rec, false), 0);
 	assert_int_equal(lfr_jfr_flush(e->w), 0);
 	for (unsigned i = 0; i < 5; i++) {
-		add_sample_deep(e, b, 2);
+		add_sample_pcs(e, b, 2);
 		assert_int_equal(lfr_recorder_process(e->rec, false), 0);
 		assert_int_equal(lfr_jfr_flush(e->w), 0);
 	}
 	lfr_jfr_get_stats(e->w, &js);
 	assert_int_equal(js.sweeps, 1);
 	assert_true(js.stack_traces < 10);
-	add_sample_deep(e, a, 2);
+	add_sample_pcs(e, a, 2);
 	assert_int_equal(lfr_recorder_process(e->rec, true), 0);
 	lfr_recorder_get_stats(e->rec, &st);
 	assert_int_equal(st.key_cache_restarts, 1);
