@@ -542,6 +542,49 @@ static void unused_entries_forgotten(void **state)
 	assert_int_equal(lfr_jfr_check_count(&r, "lfr.TraceContext"), 6000 + 1);
 }
 
+/*
+ * A process's labels go with the process: told with the events buffered when it was forgotten,
+ * then no more, and not given to a later process under its pid; the table follows the living.
+ */
+static void labels_of_processes_gone_forgotten(void **state)
+{
+	(void)state;
+	struct lfr_jfr_options opt = {.max_chunk_age_ns = 1}; /* a chunk per flush */
+	const char *kv[] = {"service.name", "old"}, *kv2[] = {"service.name", "new"};
+	struct fixture f;
+	struct lfr_jfr_check_result r;
+	struct lfr_jfr_stats st;
+	uint64_t t = 1;
+
+	OK(lfr_jfr_open(&f.w, path, &opt));
+	populate(&f); /* threads of process 10 */
+	for (uint32_t pid = 10; pid < 5010; pid++)
+		OK(lfr_jfr_labels(f.w, t, pid, kv, 1));
+	samples(&f, 2, &t);
+	OK(lfr_jfr_flush(f.w)); /* chunk 1: process 10's label */
+	samples(&f, 2, &t);
+	for (uint32_t pid = 10; pid < 5010; pid++)
+		lfr_jfr_labels_forget(f.w, pid);
+	lfr_jfr_get_stats(f.w, &st);
+	assert_int_equal(st.labelled, 5000); /* the buffered events are not written yet */
+	OK(lfr_jfr_flush(f.w));              /* chunk 2: process 10's label, with its last events */
+	lfr_jfr_get_stats(f.w, &st);
+	assert_int_equal(st.labelled, 0);
+	samples(&f, 2, &t);     /* a new process under pid 10, without labels */
+	OK(lfr_jfr_flush(f.w)); /* chunk 3: none */
+	OK(lfr_jfr_labels(f.w, t, 10, kv2, 1));
+	lfr_jfr_labels_forget(f.w, 10);
+	OK(lfr_jfr_labels(f.w, t, 10, kv2, 1)); /* taken back */
+	samples(&f, 2, &t);
+	OK(lfr_jfr_flush(f.w)); /* chunk 4: the new label */
+	lfr_jfr_get_stats(f.w, &st);
+	assert_int_equal(st.labelled, 1);
+	OK(lfr_jfr_close(f.w, NULL, 0));
+	check_ok(&r);
+	assert_int_equal(r.chunks, 4);
+	assert_int_equal(lfr_jfr_check_count(&r, "lfr.Label"), 3);
+}
+
 static void rotation_by_age(void **state)
 {
 	(void)state;
@@ -1037,6 +1080,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(rotation_by_size_keeps_keys, setup, teardown),
 	    cmocka_unit_test_setup_teardown(flush_buffers_follow_recent_use, setup, teardown),
 	    cmocka_unit_test_setup_teardown(unused_entries_forgotten, setup, teardown),
+	    cmocka_unit_test_setup_teardown(labels_of_processes_gone_forgotten, setup, teardown),
 	    cmocka_unit_test_setup_teardown(rotation_by_age, setup, teardown),
 	    cmocka_unit_test_setup_teardown(released_threads_freed_and_slots_reused, setup,
 	                                    teardown),

@@ -1236,7 +1236,8 @@ static void add_true_mapping(struct env *e, uint32_t tgid, uint64_t when)
 /*
  * Threads and processes that exited are forgotten EXITED_KEEP_NS (30 s) after their exit, their
  * mappings with them (an always-on recorder kept them all); the busiest threads forgotten still
- * count among the busiest; a pid used again before then is not forgotten at its old exit.
+ * count among the busiest; a pid used again before then is not forgotten at its old exit; the
+ * labels of the processes forgotten go with them.
  */
 static void test_exited_threads_and_processes_forgotten(void **state)
 {
@@ -1246,6 +1247,7 @@ static void test_exited_threads_and_processes_forgotten(void **state)
 	struct lfr_thread_rate top[2];
 	struct lfr_sym_stats ss;
 	struct lfr_jfr_stats js;
+	const char *service[] = {"service.name", "short.service"};
 
 	add_own_code_mapping(e);
 	add_task(e, LFR_TASK_FORK, t0, "busy");
@@ -1265,6 +1267,8 @@ static void test_exited_threads_and_processes_forgotten(void **state)
 
 		add_task_of(e, LFR_TASK_FORK, 7000 + i, 7000 + i, at, "short");
 		add_true_mapping(e, 7000 + i, at);
+		/* as its cgroup would have labelled it (a service's process) */
+		assert_int_equal(lfr_jfr_labels(e->w, at, 7000 + i, service, 1), 0);
 		add_task_of(e, LFR_TASK_FORK, 7000 + i, 17000 + i, at + 10, "worker");
 		add_task_of(e, LFR_TASK_EXIT, 7000 + i, 17000 + i, at + 20, "worker");
 		add_task_of(e, LFR_TASK_EXIT, 7000 + i, 7000 + i, at + 30, "short");
@@ -1283,6 +1287,8 @@ static void test_exited_threads_and_processes_forgotten(void **state)
 	assert_int_equal(lfr_jfr_flush(e->w), 0);
 	lfr_jfr_get_stats(e->w, &js);
 	assert_in_range(js.threads, 61, 65);
+	/* and the labels of those 30 or 31 processes only */
+	assert_in_range(js.labelled, 30, 31);
 	/* the busy thread, forgotten, is still the busiest, by its name */
 	assert_int_equal(lfr_recorder_busiest(e->rec, top, 2), 1);
 	assert_int_equal(top[0].tid, TGID);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* A process's lfr.Label events, told once per chunk; see labels.h. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,6 +11,7 @@
 struct jfr_proc_labels {
 	uint32_t pid;
 	uint32_t told; /* the chunk they were last told in; 0: none */
+	bool released; /* its process is gone: freed after the next flush */
 	char **kv;     /* key, value, key, value ... */
 	size_t n;      /* pairs */
 };
@@ -75,6 +77,10 @@ int jfr_labels_set(struct jfr_labels *t, uint32_t pid, const char *const *kv, si
 			return -ENOMEM;
 		}
 	p = &t->procs[s->v - 1];
+	if (p->released) {
+		p->released = false; /* a new process under the pid */
+		t->nreleased--;
+	}
 	free_kv(p);
 	p->kv = copy;
 	p->n = n;
@@ -97,6 +103,51 @@ size_t jfr_labels_tell(struct jfr_labels *t, uint32_t pid, uint32_t chunk, uint6
 	for (size_t i = 0; i < p->n; i++)
 		jfr_labels_put_event(ev, ticks, pid, p->kv[2 * i], p->kv[2 * i + 1]);
 	return p->n;
+}
+
+void jfr_labels_release(struct jfr_labels *t, uint32_t pid)
+{
+	struct hashtab_slot *s = hashtab_get(&t->by_pid, pid, 0);
+
+	if (s && !t->procs[s->v - 1].released) {
+		t->procs[s->v - 1].released = true;
+		t->nreleased++;
+	}
+}
+
+void jfr_labels_free_released(struct jfr_labels *t)
+{
+	size_t keep = 0;
+
+	if (!t->nreleased)
+		return;
+	for (size_t i = 0; i < t->n; i++) {
+		struct jfr_proc_labels *p = &t->procs[i];
+		struct hashtab_slot *s = hashtab_get(&t->by_pid, p->pid, 0);
+
+		if (p->released) {
+			free_kv(p);
+			hashtab_del(&t->by_pid, s);
+			continue;
+		}
+		t->procs[keep] = *p;
+		s->v = ++keep;
+	}
+	t->n = keep;
+	t->nreleased = 0;
+	/* a burst of processes gone: the table and its index follow */
+	hashtab_shrink_sparse(&t->by_pid);
+	if (t->cap > 64 && 4 * keep < t->cap) {
+		size_t cap = 64;
+		struct jfr_proc_labels *v;
+
+		while (cap < 2 * keep)
+			cap *= 2;
+		if ((v = realloc(t->procs, cap * sizeof(*v)))) {
+			t->procs = v;
+			t->cap = cap;
+		}
+	}
 }
 
 void jfr_labels_free(struct jfr_labels *t)

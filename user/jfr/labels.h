@@ -18,6 +18,7 @@ struct jfr_labels {
 	struct hashtab by_pid; /* pid -> index + 1 into procs */
 	struct jfr_proc_labels *procs;
 	size_t n, cap;
+	size_t nreleased; /* of them released, freed by jfr_labels_free_released() */
 };
 
 /*
@@ -36,6 +37,14 @@ int jfr_labels_set(struct jfr_labels *t, uint32_t pid, const char *const *kv, si
  */
 size_t jfr_labels_tell(struct jfr_labels *t, uint32_t pid, uint32_t chunk, uint64_t ticks,
                        struct jfr_buf *ev);
+
+/*
+ * pid's labels will not be told again once the events buffered now are written (its process is
+ * gone): freed by jfr_labels_free_released().  A later jfr_labels_set() of pid takes them back.
+ */
+void jfr_labels_release(struct jfr_labels *t, uint32_t pid);
+/* Frees the labels released (after a flush, which told them with its events). */
+void jfr_labels_free_released(struct jfr_labels *t);
 
 void jfr_labels_free(struct jfr_labels *t);
 

@@ -408,10 +408,14 @@ static void thread_freed(void *arg, const struct pool_entry *e)
 		pool_free_entry(&w->pools[P_GROUP], group);
 }
 
-/* Frees the threads released before this flush: no event still to be written names them. */
+/*
+ * Frees the threads released before this flush, no event still to be written names them, and
+ * the labels of processes gone, which it told with their events.
+ */
 static void free_released(struct lfr_jfr_writer *w)
 {
 	pool_free_released(&w->pools[P_THREAD], w->seg_seq, thread_freed, w);
+	jfr_labels_free_released(&w->labels);
 }
 
 void lfr_jfr_thread_release(struct lfr_jfr_writer *w, uint64_t key)
@@ -597,6 +601,7 @@ void lfr_jfr_get_stats(const struct lfr_jfr_writer *w, struct lfr_jfr_stats *st)
 	st->trace_contexts = pool_used(&w->pools[P_CONTEXT]);
 	st->sweeps = w->sweeps;
 	st->threads = pool_used(&w->pools[P_THREAD]);
+	st->labelled = w->labels.n;
 	st->repo_bytes = lfr_jfr_repo_bytes(&w->repo);
 	st->repo_chunks = w->repo.n;
 	st->evicted = w->repo.evicted;

@@ -118,6 +118,7 @@ struct lfr_jfr_stats {
 	/* pool entries kept now (jfr_writer_sweep() forgets those no recent chunk used) */
 	uint64_t symbols, classes, methods, stack_traces, threads, trace_contexts;
 	uint64_t sweeps, swept; /* flushes that forgot unused entries; the entries forgotten */
+	uint64_t labelled;      /* processes whose lfr.Label events are kept (lfr_jfr_labels()) */
 	uint64_t repo_bytes, repo_chunks; /* a repository's size and chunk files, after eviction */
 	uint64_t evicted;                 /* chunk files a repository's limits removed */
 	uint64_t buffer_bytes; /* memory the flush buffers hold now: about the last flush's size */
@@ -208,6 +209,12 @@ int lfr_jfr_trace_context(struct lfr_jfr_writer *w, uint64_t ticks, uint64_t thr
  */
 int lfr_jfr_labels(struct lfr_jfr_writer *w, uint64_t ticks, uint32_t pid, const char *const *kv,
                    size_t n);
+/*
+ * Process pid is gone (or now has no labels): its labels are told with the events buffered now,
+ * then forgotten, so that the writer holds the living processes' only and a later process under
+ * the same pid is not given them.  A later lfr_jfr_labels() of pid before that takes them back.
+ */
+void lfr_jfr_labels_forget(struct lfr_jfr_writer *w, uint32_t pid);
 
 /* Events.  ticks: CLOCK_MONOTONIC ns.  Key arguments may be 0 (null) where the JDK allows it. */
 int lfr_jfr_execution_sample(struct lfr_jfr_writer *w, uint64_t ticks, uint64_t thread,

@@ -170,6 +170,12 @@ int lfr_jfr_labels(struct lfr_jfr_writer *w, uint64_t ticks, uint32_t pid, const
 	return 0;
 }
 
+void lfr_jfr_labels_forget(struct lfr_jfr_writer *w, uint32_t pid)
+{
+	if (w && !w->dead && pid)
+		jfr_labels_release(&w->labels, pid);
+}
+
 /* Fills what the caller left out from /proc/cpuinfo and sysconf. */
 static void cpu_defaults(struct lfr_jfr_cpu_info *ci, char *model, size_t msz)
 {

@@ -99,6 +99,7 @@ static void forget(struct lfr_recorder *r, const struct exited *e)
 	if (!p->gone || p->gone_ns != e->time_ns)
 		return;
 	lfr_sym_forget_pid(r->sym, e->tid);
+	lfr_jfr_labels_forget(r->w, e->tid);
 	stack_cache_stale(r, p);
 	process_fini(p);
 	idmap_drop(&r->procs, s, e->tid);
@@ -230,8 +231,12 @@ int apply_cgroup(struct lfr_recorder *r, const struct rec_cmdline *c)
 	const char *kv[2 * LFR_LABELS_MAX];
 
 	lfr_labels_from_cgroup(c->args, c->len, r->labels, &l);
-	if (!l.n)
+	if (!l.n) {
+		/* none (any more): a process before it under the pid had some, or its exec left
+		 * its container */
+		lfr_jfr_labels_forget(r->w, c->tgid);
 		return 0;
+	}
 	r->st.labelled++;
 	return lfr_jfr_labels(r->w, r->last_time, c->tgid, kv, lfr_labels_kv(&l, kv));
 }
