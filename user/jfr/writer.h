@@ -146,7 +146,7 @@ uint64_t lfr_jfr_now(void);
  * Pools.  Keys are never 0, and never name two values in one file.  Equal content gives the equal
  * key while its entry lives: the methods, stacks and trace contexts (and the names they hold) that
  * no event or interning used in the current chunk or the three before are forgotten at a flush
- * once they are most of those pools' entries (more than 4 096 of them); met again, such content
+ * once they are most of those pools' entries (4 096 of them or more); met again, such content
  * gets a new key.  lfr_jfr_pool_sweeps() counts the flushes that forgot entries: a caller that
  * keeps keys of these pools past a flush forgets them when it moves.  Thread keys are not swept
  * (lfr_jfr_thread_release()).
