@@ -2,7 +2,7 @@
 /*
  * churn_memory: what the recorder holds for processes and threads that came and went.
  *
- *   churn_memory [-r ROUNDS] [-p PROCESSES] [-t THREADS] [-m] [-s [-j]] [-q SECONDS]
+ *   churn_memory [-r ROUNDS] [-p PROCESSES] [-t THREADS] [-m [-n]] [-s [-j]] [-q SECONDS]
  *
  * Feeds the recorder (lfr_recorder_add()/lfr_recorder_process(), as `lfr record` does) ROUNDS
  * rounds of PROCESSES short-lived processes, each created, exec'd, running THREADS threads that
@@ -28,11 +28,14 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <linux/lfr.h>
@@ -98,6 +101,100 @@ static void add_sample(struct buf *b, uint32_t tgid, uint32_t tid, uint64_t walk
 	u->ips[3] = (uintptr_t)getenv + 8;
 }
 
+/* -n: where the C library's code is mapped, its bytes, and the copies made of them. */
+struct builds {
+	char dir[32];
+	uint8_t *image;
+	size_t len;
+	uint64_t start, end, pgoff;
+	unsigned long n;
+};
+
+static int builds_init(struct builds *nb)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[4096], path[2048] = "";
+	struct stat st;
+	int fd = -1;
+
+	while (f && fgets(line, sizeof(line), f)) {
+		unsigned long long s, e, off;
+		char perms[8];
+
+		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %2047s", &s, &e, perms, &off, path) ==
+		        5 &&
+		    perms[2] == 'x' && strstr(path, "/libc.so")) {
+			nb->start = s;
+			nb->end = e;
+			nb->pgoff = off;
+			break;
+		}
+	}
+	if (f)
+		fclose(f);
+	if (!nb->end || (fd = open(path, O_RDONLY)) < 0 || fstat(fd, &st) ||
+	    !(nb->image = malloc((size_t)st.st_size)) ||
+	    read(fd, nb->image, (size_t)st.st_size) != st.st_size) {
+		fprintf(stderr, "churn_memory: -n: cannot read the C library (%s)\n", path);
+		return 1;
+	}
+	close(fd);
+	nb->len = (size_t)st.st_size;
+	snprintf(nb->dir, sizeof(nb->dir), "/tmp/lfr-builds-XXXXXX");
+	if (!mkdtemp(nb->dir)) {
+		perror("churn_memory: -n");
+		return 1;
+	}
+	return 0;
+}
+
+/* A new build of the C library for tgid: its copy written, mapped over the library's code. */
+static int add_new_build(struct buf *b, struct builds *nb, uint32_t tgid, uint64_t time_ns)
+{
+	char path[64];
+	struct lfr_rec_mmap *m;
+	struct stat st;
+	size_t plen, size;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/libc-%lu.so.6", nb->dir, nb->n++);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+	if (fd < 0 || write(fd, nb->image, nb->len) != (ssize_t)nb->len || fstat(fd, &st) ||
+	    close(fd)) {
+		fprintf(stderr, "churn_memory: -n: cannot write %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	plen = strlen(path) + 1;
+	size = (sizeof(*m) + plen + 7) & ~(size_t)7;
+	m = reserve(b, size);
+	m->hdr.type = LFR_REC_MMAP;
+	m->hdr.size = (uint32_t)size;
+	m->time_ns = time_ns;
+	m->tgid = tgid;
+	m->flags = LFR_MMAP_F_EXEC;
+	m->start = nb->start;
+	m->end = nb->end;
+	m->pgoff = nb->pgoff;
+	m->ino = st.st_ino;
+	m->dev_major = major(st.st_dev);
+	m->dev_minor = minor(st.st_dev);
+	memcpy(m->path, path, plen);
+	return 0;
+}
+
+static void builds_fini(struct builds *nb)
+{
+	char path[64];
+
+	for (unsigned long i = 0; i < nb->n; i++) {
+		snprintf(path, sizeof(path), "%s/libc-%lu.so.6", nb->dir, i);
+		unlink(path);
+	}
+	if (nb->dir[0])
+		rmdir(nb->dir);
+	free(nb->image);
+}
+
 /* The recorder fed, and where its records' ids and time stand. */
 struct feed {
 	struct lfr_recorder *rec;
@@ -105,6 +202,7 @@ struct feed {
 	uint64_t time_ns, walk;
 	uint32_t pid;
 	bool maps, samples, jit;
+	struct builds *builds; /* -n */
 };
 
 /* One process of THREADS threads besides its main one, created and ended; 0 or 1 (said why). */
@@ -119,6 +217,8 @@ static int one_process(struct feed *f, long threads)
 		fprintf(stderr, "churn_memory: no executable mappings in /proc/self/maps\n");
 		return 1;
 	}
+	if (f->builds && add_new_build(&b, f->builds, tgid, f->time_ns++))
+		return 1;
 	add_task(&b, LFR_TASK_EXEC, tgid, tgid, 0, f->time_ns++, "churn");
 	for (long t = 0; t < threads; t++) {
 		uint32_t tid = f->pid++;
@@ -158,8 +258,8 @@ static int flush(struct feed *f)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: churn_memory [-r ROUNDS] [-p PROCESSES] [-t THREADS] [-m] [-s] "
-	                "[-j] [-q SECONDS]\n");
+	fprintf(stderr, "usage: churn_memory [-r ROUNDS] [-p PROCESSES] [-t THREADS] [-m [-n]] "
+	                "[-s [-j]] [-q SECONDS]\n");
 	exit(2);
 }
 
@@ -169,13 +269,15 @@ int main(int argc, char **argv)
 	struct feed f = {.time_ns = 1000000000ull, .walk = 1, .pid = 1000};
 	struct lfr_sym_opts so = {0};
 	struct lfr_sym *sym = NULL;
+	struct lfr_sym_stats ss;
+	struct builds nb = {0};
 	struct lfr_jfr_stats st;
 	struct lfr_recorder_stats rs;
 	size_t before = 0;
 	char err[256];
 	int c;
 
-	while ((c = getopt(argc, argv, "r:p:t:msjq:h")) != -1) {
+	while ((c = getopt(argc, argv, "r:p:t:mnsjq:h")) != -1) {
 		switch (c) {
 		case 'r':
 			rounds = atol(optarg);
@@ -188,6 +290,9 @@ int main(int argc, char **argv)
 			break;
 		case 'm':
 			f.maps = true;
+			break;
+		case 'n':
+			f.builds = &nb;
 			break;
 		case 's':
 			f.samples = true;
@@ -202,8 +307,11 @@ int main(int argc, char **argv)
 			usage();
 		}
 	}
-	if (optind != argc || rounds < 1 || procs < 1 || threads < 0 || quiet < 0)
+	if (optind != argc || rounds < 1 || procs < 1 || threads < 0 || quiet < 0 ||
+	    (f.builds && !f.maps))
 		usage();
+	if (f.builds && builds_init(&nb))
+		return 1;
 	if (lfr_jfr_open(&f.w, "/tmp/lfr-churn-memory.jfr", NULL) || lfr_sym_new(&sym, &so) ||
 	    lfr_recorder_new(&f.rec, f.w, sym)) {
 		fprintf(stderr, "churn_memory: cannot start the recorder\n");
@@ -225,12 +333,14 @@ int main(int argc, char **argv)
 		now = mallinfo2().uordblks;
 		lfr_jfr_get_stats(f.w, &st);
 		lfr_recorder_get_stats(f.rec, &rs);
+		lfr_sym_get_stats(sym, &ss);
 		printf("churn_memory round=%ld processes=%ld threads=%ld heap_kib=%.1f "
-		       "kib_per_process=%.2f jfr_threads=%llu stack_cache=%llu rss_kib=%ld\n",
+		       "kib_per_process=%.2f jfr_threads=%llu stack_cache=%llu objects=%llu "
+		       "rss_kib=%ld\n",
 		       r, r * procs, r * procs * (threads + 1), (double)(now - before) / 1024,
 		       ((double)now - (double)start) / 1024 / (double)procs,
 		       (unsigned long long)st.threads, (unsigned long long)rs.stack_cache_entries,
-		       rss_kib());
+		       (unsigned long long)ss.objects_held, rss_kib());
 	}
 	/* then quiet: a process of one thread a second, its exit moving the recorder's clock */
 	for (long q = 1; q <= quiet; q++) {
@@ -250,6 +360,7 @@ int main(int argc, char **argv)
 	}
 	lfr_recorder_free(f.rec);
 	lfr_sym_free(sym);
+	builds_fini(&nb);
 	remove("/tmp/lfr-churn-memory.jfr");
 	return 0;
 }

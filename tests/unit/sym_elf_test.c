@@ -450,6 +450,113 @@ static void test_other_roots(void **state)
 	free(dir);
 }
 
+/* The executable mapping of the loaded fixture that holds pc: its start, end and offset. */
+static void exec_mapping_of(uint64_t pc, struct lfr_sym_mapping *m)
+{
+	FILE *maps = fopen("/proc/self/maps", "r");
+	char line[1024];
+
+	assert_non_null(maps);
+	while (fgets(line, sizeof(line), maps)) {
+		unsigned long long s, e, off;
+
+		if (sscanf(line, "%llx-%llx %*s %llx", &s, &e, &off) == 3 && pc >= s && pc < e) {
+			m->start = s;
+			m->end = e;
+			m->pgoff = off;
+		}
+	}
+	fclose(maps);
+	assert_true(m->start && pc < m->end);
+}
+
+/* Maps DIR/libcopyI.so, a copy of the fixture of its own inode, at the fixture's place. */
+static void map_copy(struct lfr_sym *sym, const char *dir, unsigned int i, uint32_t pid,
+                     const struct lfr_sym_mapping *at)
+{
+	struct lfr_sym_mapping m = *at;
+	char path[512];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/libcopy%03u.so", dir, i);
+	assert_int_equal(stat(path, &st), 0);
+	m.pid = pid;
+	m.path = path;
+	m.dev = st.st_dev;
+	m.ino = st.st_ino;
+	assert_int_equal(lfr_sym_add_mapping(sym, &m), 0);
+}
+
+/*
+ * A machine that keeps running new builds: 300 objects, each mapped by one process that then
+ * exits.  The objects no process maps go (at most 64 are held at once), the one a live process
+ * maps stays and names its frames, and a file mapped again after its object went is read again.
+ */
+static void test_objects_no_process_maps_freed(void **state)
+{
+	enum { COPIES = 300 };
+	struct lfr_sym *sym = new_sym(0);
+	void *h = fixture_dlopen("libsymfix.so");
+	struct lfr_sym_mapping at = {0};
+	char *dir = make_tmpdir(), path[512], cls[32], *image;
+	struct lfr_sym_stats st;
+	uint64_t add;
+	size_t len;
+	FILE *in;
+
+	(void)state;
+	assert_non_null(h);
+	assert_non_null(dir);
+	add = fixture_sym(h, "fix_add");
+	exec_mapping_of(add, &at);
+	in = fopen(fixture("libsymfix.so"), "rb");
+	assert_non_null(in);
+	image = malloc(1 << 20);
+	assert_non_null(image);
+	len = fread(image, 1, 1 << 20, in);
+	fclose(in);
+	assert_true(len > 0 && len < 1 << 20);
+	for (unsigned int i = 0; i < COPIES; i++) {
+		FILE *out;
+
+		snprintf(path, sizeof(path), "%s/libcopy%03u.so", dir, i);
+		out = fopen(path, "wb");
+		assert_non_null(out);
+		assert_int_equal(fwrite(image, 1, len, out), len);
+		assert_int_equal(fclose(out), 0);
+	}
+	free(image);
+
+	map_copy(sym, dir, 0, FAKE_PID, &at); /* lives throughout */
+	expect_frame(sym, FAKE_PID, add + 5, "libcopy000.so", "fix_add", 5);
+	for (unsigned int i = 1; i < COPIES; i++) {
+		snprintf(cls, sizeof(cls), "libcopy%03u.so", i);
+		map_copy(sym, dir, i, FAKE_PID + i, &at);
+		expect_frame(sym, FAKE_PID + i, add + 5, cls, "fix_add", 5);
+		lfr_sym_forget_pid(sym, FAKE_PID + i);
+	}
+	lfr_sym_get_stats(sym, &st);
+	assert_int_equal(st.objects, COPIES);
+	assert_int_equal(st.objects_failed, 0);
+	assert_in_range(st.objects_held, 1, 64);
+	assert_int_equal(st.objects_freed, COPIES - st.objects_held);
+	expect_frame(sym, FAKE_PID, add + 3, "libcopy000.so", "fix_add", 3);
+
+	map_copy(sym, dir, 5, FAKE_PID + COPIES, &at);
+	expect_frame(sym, FAKE_PID + COPIES, add + 5, "libcopy005.so", "fix_add", 5);
+	lfr_sym_get_stats(sym, &st);
+	assert_int_equal(st.objects, COPIES + 1);
+	/* the test's sym is gone before the files: nothing reads them after this */
+	lfr_sym_free(sym);
+	dlclose(h);
+	for (unsigned int i = 0; i < COPIES; i++) {
+		snprintf(path, sizeof(path), "%s/libcopy%03u.so", dir, i);
+		assert_int_equal(unlink(path), 0);
+	}
+	assert_int_equal(rmdir(dir), 0);
+	free(dir);
+}
+
 /* With the fallback flag a live process needs no records at all. */
 static void test_proc_maps_fallback(void **state)
 {
@@ -578,6 +685,7 @@ int main(void)
 		cmocka_unit_test(test_cache_fileless),
 		cmocka_unit_test(test_replaced_file),
 		cmocka_unit_test(test_other_roots),
+		cmocka_unit_test(test_objects_no_process_maps_freed),
 		cmocka_unit_test(test_proc_maps_fallback),
 		cmocka_unit_test(test_vdso),
 		cmocka_unit_test(test_vdso_other_image),

@@ -95,8 +95,9 @@ static void print_cache(const struct record *r)
 	        r->cache_dir, us.cached, us.stored, ss.read, ss.stored);
 }
 
-/* Frames in memory no file holds, past the addresses kept as their names (sym.h). */
-static void print_pc_names(const struct record *r)
+/* Frames in memory no file holds, past the addresses kept as their names (sym.h); the object
+ * files the symbolizer freed. */
+static void print_sym_kept(const struct record *r)
 {
 	struct lfr_sym_stats ss;
 
@@ -109,6 +110,11 @@ static void print_pc_names(const struct record *r)
 		        " such addresses were kept as names already (JIT code without a perf "
 		        "map?)\n",
 		        ss.pc_names_capped, ss.pc_names);
+	if (ss.objects_freed)
+		fprintf(stderr,
+		        "  %" PRIu64 " object files no process mapped any more freed, %" PRIu64
+		        " held\n",
+		        ss.objects_freed, ss.objects_held);
 }
 
 /* What the recording found of the processes' thread contexts. */
@@ -262,7 +268,7 @@ void record_print_summary(struct record *r, const struct lfr_status *st, double 
 	if (rs.frames)
 		fprintf(stderr, "  %" PRIu64 " of %" PRIu64 " frames named\n",
 		        rs.frames - rs.unnamed, rs.frames);
-	print_pc_names(r);
+	print_sym_kept(r);
 	if (js->sweeps)
 		fprintf(stderr,
 		        "  %" PRIu64 " distinct stacks kept for the next chunks (%" PRIu64

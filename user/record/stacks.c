@@ -38,8 +38,10 @@ static int tell_object(struct lfr_recorder *r, const struct lfr_frame *f, uint64
 
 	if (f->resolved || !f->path || f->path[0] != '/' || !f->build_id_len)
 		return 0;
+	/* by the build-id's bytes, keyed (a file chose them): the symbolizer frees an object no
+	 * process maps, and the next build of that path may be read into the same memory */
 	s = hashtab_put(&r->objects_told, (uint64_t)(uintptr_t)f->path,
-	                (uint64_t)(uintptr_t)f->build_id, &fresh);
+	                hashtab_keyed_bytes(f->build_id, f->build_id_len), &fresh);
 	if (!s)
 		return -ENOMEM;
 	if (!fresh)

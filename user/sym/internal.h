@@ -112,6 +112,7 @@ struct elf_seg {
 
 struct elfobj {
 	struct elfobj *next;     /* list of every object, for freeing */
+	bool in_use;             /* sym_objects_check()'s mark: a known process maps it */
 	const char *path;        /* interned path as mapped */
 	const char *name;        /* interned base name: the frame class */
 	const char *debug_path;  /* interned path of the separate debug file, or NULL */

@@ -71,6 +71,7 @@ void lfr_sym_get_stats(const struct lfr_sym *sym, struct lfr_sym_stats *st)
 {
 	*st = sym->st;
 	st->procs = sym->procs.n;
+	st->objects_held = sym->nobjs;
 	st->kernel_symbols = sym->ks.syms.n;
 }
 
@@ -243,6 +244,7 @@ void lfr_sym_forget_pid(struct lfr_sym *sym, uint32_t pid)
 	sym->st.mappings -= p->n;
 	/* Cached results carry p's serial, which no process will have again. */
 	proc_free(p);
+	sym_objects_check(sym);
 }
 
 static const char *base_name(struct lfr_sym *sym, const char *path)

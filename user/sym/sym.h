@@ -11,8 +11,8 @@
  * Processes are described by explicit mapping records (lfr_sym_add_mapping), so frames of a
  * process that exited long before its samples are symbolized still get names; reading
  * /proc/PID/maps is only a fallback for live processes.  ELF files are parsed once and shared by
- * every process mapping them (keyed by device/inode and build-id); results are cached per
- * (pid, pc).
+ * every process mapping them (keyed by device/inode and build-id), and freed once no known
+ * process maps them (lfr_sym_forget_pid()); results are cached per (pid, pc).
  *
  * Strings in a struct lfr_frame are interned: they stay valid until lfr_sym_free() and equal
  * strings have equal pointers, so callers may deduplicate by pointer.
@@ -45,8 +45,8 @@ struct lfr_frame {
 	uint64_t offset;        /* addr - symbol start; 0 when unknown */
 	enum lfr_frame_type type;
 	bool resolved; /* false: method is the address */
-	/* of a pc left unnamed in an object file: its build-id (valid until lfr_sym_free()),
-	 * NULL when unknown */
+	/* of a pc left unnamed in an object file: its build-id, NULL when unknown; valid until
+	 * the object is freed (lfr_sym_forget_pid() of the last process mapping it) */
 	const uint8_t *build_id;
 	size_t build_id_len;
 };
@@ -114,6 +114,8 @@ struct lfr_sym_mapping {
 struct lfr_sym_stats {
 	uint64_t lookups, cache_hits, resolved, unknown;
 	uint64_t objects, objects_failed, debug_files;
+	/* objects held now, and freed once no known process mapped them (sym_objects_check()) */
+	uint64_t objects_held, objects_freed;
 	uint64_t procs, mappings;
 	uint64_t kernel_symbols;
 	/* pcs no file holds named by themselves, and frames [unknown] past LFR_SYM_PC_NAMES */
@@ -138,7 +140,10 @@ void lfr_sym_free(struct lfr_sym *sym);
  * Adding a mapping identical to a known one does nothing.  Returns 0 or a negative errno.
  */
 int lfr_sym_add_mapping(struct lfr_sym *sym, const struct lfr_sym_mapping *m);
-/* Forgets every mapping and the perf map of pid (on exec or exit). */
+/*
+ * Forgets every mapping and the perf map of pid (on exec or exit); the objects no known process
+ * maps any more are freed now and then (sym_objects.c).
+ */
 void lfr_sym_forget_pid(struct lfr_sym *sym, uint32_t pid);
 /*
  * Reads the object file at path before any process maps it (the objects a command maps at its

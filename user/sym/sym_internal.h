@@ -55,6 +55,8 @@ struct lfr_sym {
 	struct hashtab procs; /* pid -> struct proc */
 	struct hashtab objs;  /* byte keys (device+inode, build-id or path) -> struct elfobj */
 	struct elfobj *obj_list;
+	/* in obj_list; kept by the last sweep; processes forgotten since (sym_objects.c) */
+	size_t nobjs, objs_kept, forgotten;
 	struct proc *last_proc;
 	struct elfobj vdso;
 	size_t vdso_len;
@@ -78,5 +80,7 @@ struct lfr_sym {
 
 /* sym_objects.c: the ELF object of mapping m of process p (NULL: none), loaded once. */
 struct elfobj *sym_mapping_obj(struct lfr_sym *sym, struct proc *p, struct mapping *m);
+/* sym_objects.c: after a process is forgotten: now and then frees the objects none maps. */
+void sym_objects_check(struct lfr_sym *sym);
 
 #endif

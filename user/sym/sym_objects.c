@@ -283,6 +283,7 @@ struct elfobj *sym_mapping_obj(struct lfr_sym *sym, struct proc *p, struct mappi
 	}
 	o->next = sym->obj_list;
 	sym->obj_list = o;
+	sym->nobjs++;
 	return m->obj = o;
 }
 
@@ -334,5 +335,69 @@ int lfr_sym_preload_object(struct lfr_sym *sym, const char *path)
 	}
 	o->next = sym->obj_list;
 	sym->obj_list = o;
+	sym->nobjs++;
 	return 0;
+}
+
+/* Sweeps are this many forgotten processes apart at least. */
+#define OBJS_SWEEP_MIN 64
+
+static void obj_drop_key(struct lfr_sym *sym, const void *key, size_t len, const struct elfobj *o)
+{
+	struct hashtab_slot *s = hashtab_get_bytes(&sym->objs, key, len);
+
+	if (s && s->v == (uint64_t)(uintptr_t)o) /* (a later object may have taken the key) */
+		hashtab_del(&sym->objs, s);
+}
+
+/*
+ * An object stays while a known process maps it, or when it was read before any did
+ * (lfr_sym_preload_object()); the others go with their symbols and unwind rules, and a process
+ * that maps the file again reads it again.  Without this, a machine that keeps running new
+ * builds (a build or CI host, containers of new images) grew by every object it ever ran.
+ *
+ * A sweep marks what every known process maps, so it waits for half as many forgotten processes
+ * as there are known ones (and 64): linear in the processes.  And it waits for an object read
+ * since the last one: until then the objects are no more than it kept.  Nothing else holds an
+ * object: frames hold interned strings, and the results cached for a process carry its serial,
+ * which changes when a mapping goes and never comes back once it is forgotten.
+ */
+void sym_objects_check(struct lfr_sym *sym)
+{
+	struct elfobj **pp = &sym->obj_list;
+	size_t kept = 0;
+
+	if (++sym->forgotten < OBJS_SWEEP_MIN || 2 * sym->forgotten < sym->procs.n ||
+	    sym->nobjs <= sym->objs_kept)
+		return;
+	sym->forgotten = 0;
+	for (struct hashtab_slot *s = NULL; (s = hashtab_next(&sym->procs, s));) {
+		const struct proc *p = (const struct proc *)(uintptr_t)s->v;
+
+		for (size_t i = 0; i < p->n; i++)
+			if (p->maps[i].obj)
+				p->maps[i].obj->in_use = true;
+	}
+	while (*pp) {
+		struct elfobj *o = *pp;
+
+		if (o->in_use || !o->path) {
+			o->in_use = false;
+			pp = &o->next;
+			kept++;
+			continue;
+		}
+		*pp = o->next;
+		if (o->key_dev[0])
+			obj_drop_key(sym, o->key_dev, sizeof(o->key_dev), o);
+		if (o->key_bid_len)
+			obj_drop_key(sym, o->key_bid, o->key_bid_len, o);
+		if (!o->key_dev[0] && !o->key_bid_len)
+			obj_drop_key(sym, o->key_path, strlen(o->key_path), o);
+		elfobj_fini(o);
+		free(o);
+		sym->st.objects_freed++;
+	}
+	hashtab_shrink_sparse(&sym->objs);
+	sym->nobjs = sym->objs_kept = kept;
 }
