@@ -152,9 +152,7 @@ static int builds_init(struct builds *nb)
 static int add_new_build(struct buf *b, struct builds *nb, uint32_t tgid, uint64_t time_ns)
 {
 	char path[64];
-	struct lfr_rec_mmap *m;
 	struct stat st;
-	size_t plen, size;
 	int fd;
 
 	snprintf(path, sizeof(path), "%s/libc-%lu.so.6", nb->dir, nb->n++);
@@ -164,21 +162,8 @@ static int add_new_build(struct buf *b, struct builds *nb, uint32_t tgid, uint64
 		fprintf(stderr, "churn_memory: -n: cannot write %s: %s\n", path, strerror(errno));
 		return 1;
 	}
-	plen = strlen(path) + 1;
-	size = (sizeof(*m) + plen + 7) & ~(size_t)7;
-	m = reserve(b, size);
-	m->hdr.type = LFR_REC_MMAP;
-	m->hdr.size = (uint32_t)size;
-	m->time_ns = time_ns;
-	m->tgid = tgid;
-	m->flags = LFR_MMAP_F_EXEC;
-	m->start = nb->start;
-	m->end = nb->end;
-	m->pgoff = nb->pgoff;
-	m->ino = st.st_ino;
-	m->dev_major = major(st.st_dev);
-	m->dev_minor = minor(st.st_dev);
-	memcpy(m->path, path, plen);
+	add_mmap(b, tgid, time_ns, nb->start, nb->end, nb->pgoff, st.st_ino, major(st.st_dev),
+	         minor(st.st_dev), path);
 	return 0;
 }
 

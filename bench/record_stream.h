@@ -37,6 +37,29 @@ static inline void *reserve(struct buf *b, size_t n)
 	return b->p + b->len - n;
 }
 
+/* An MMAP record of an executable mapping of path for pid at time_ns. */
+static inline void add_mmap(struct buf *b, uint32_t pid, uint64_t time_ns, uint64_t start,
+                            uint64_t end, uint64_t off, uint64_t ino, unsigned int maj,
+                            unsigned int min, const char *path)
+{
+	size_t plen = strlen(path) + 1,
+	       size = (sizeof(struct lfr_rec_mmap) + plen + 7) & ~(size_t)7;
+	struct lfr_rec_mmap *m = reserve(b, size);
+
+	m->hdr.type = LFR_REC_MMAP;
+	m->hdr.size = (uint32_t)size;
+	m->time_ns = time_ns;
+	m->tgid = pid;
+	m->flags = LFR_MMAP_F_EXEC;
+	m->start = start;
+	m->end = end;
+	m->pgoff = off;
+	m->ino = ino;
+	m->dev_major = maj;
+	m->dev_minor = min;
+	memcpy(m->path, path, plen);
+}
+
 /* MMAP records of this program's executable file mappings for pid at time_ns: how many, or -errno.
  */
 static inline int add_mappings(struct buf *b, uint32_t pid, uint64_t time_ns)
@@ -51,28 +74,12 @@ static inline int add_mappings(struct buf *b, uint32_t pid, uint64_t time_ns)
 		unsigned long long start, end, off, ino;
 		unsigned int maj, min;
 		char perms[8], path[2048] = "";
-		struct lfr_rec_mmap *m;
-		size_t plen, size;
 
 		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %2047s", &start, &end, perms, &off,
 		           &maj, &min, &ino, path) < 7 ||
 		    perms[2] != 'x' || path[0] != '/')
 			continue;
-		plen = strlen(path) + 1;
-		size = (sizeof(*m) + plen + 7) & ~(size_t)7;
-		m = reserve(b, size);
-		m->hdr.type = LFR_REC_MMAP;
-		m->hdr.size = (uint32_t)size;
-		m->time_ns = time_ns;
-		m->tgid = pid;
-		m->flags = LFR_MMAP_F_EXEC;
-		m->start = start;
-		m->end = end;
-		m->pgoff = off;
-		m->ino = ino;
-		m->dev_major = maj;
-		m->dev_minor = min;
-		memcpy(m->path, path, plen);
+		add_mmap(b, pid, time_ns, start, end, off, ino, maj, min, path);
 		n++;
 	}
 	fclose(f);
