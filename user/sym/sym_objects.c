@@ -127,16 +127,36 @@ static struct elfobj *obj_get(struct lfr_sym *sym, const void *key, size_t len)
 	return s ? (struct elfobj *)(uintptr_t)s->v : NULL;
 }
 
+struct obj_key {
+	const void *p;
+	size_t len;
+};
+
+/*
+ * The keys o is entered under: its file's device and inode, its build-id, and its path only
+ * when it has neither.  Looking an object up, registering and dropping it go by this list.
+ */
+static size_t obj_keys(const struct elfobj *o, struct obj_key keys[2])
+{
+	size_t n = 0;
+
+	if (o->key_dev[0])
+		keys[n++] = (struct obj_key){o->key_dev, sizeof(o->key_dev)};
+	if (o->key_bid_len)
+		keys[n++] = (struct obj_key){o->key_bid, o->key_bid_len};
+	if (!n)
+		keys[n++] = (struct obj_key){o->key_path, strlen(o->key_path)};
+	return n;
+}
+
 static struct elfobj *obj_lookup(struct lfr_sym *sym, const struct elfobj *keys)
 {
+	struct obj_key k[2];
+	size_t n = obj_keys(keys, k);
 	struct elfobj *o = NULL;
 
-	if (keys->key_dev[0])
-		o = obj_get(sym, keys->key_dev, sizeof(keys->key_dev));
-	if (!o && keys->key_bid_len)
-		o = obj_get(sym, keys->key_bid, keys->key_bid_len);
-	if (!o && !keys->key_dev[0] && !keys->key_bid_len)
-		o = obj_get(sym, keys->key_path, strlen(keys->key_path));
+	for (size_t i = 0; i < n && !o; i++)
+		o = obj_get(sym, k[i].p, k[i].len);
 	return o;
 }
 
@@ -155,14 +175,12 @@ static int obj_put(struct lfr_sym *sym, const void *key, size_t len, struct elfo
 
 static int obj_register(struct lfr_sym *sym, struct elfobj *o)
 {
+	struct obj_key keys[2];
+	size_t n = obj_keys(o, keys);
 	int err = 0;
 
-	if (o->key_dev[0])
-		err = obj_put(sym, o->key_dev, sizeof(o->key_dev), o);
-	if (!err && o->key_bid_len)
-		err = obj_put(sym, o->key_bid, o->key_bid_len, o);
-	if (!err && !o->key_dev[0] && !o->key_bid_len)
-		err = obj_put(sym, o->key_path, strlen(o->key_path), o);
+	for (size_t i = 0; i < n && !err; i++)
+		err = obj_put(sym, keys[i].p, keys[i].len, o);
 	return err;
 }
 
@@ -380,6 +398,8 @@ void sym_objects_check(struct lfr_sym *sym)
 	}
 	while (*pp) {
 		struct elfobj *o = *pp;
+		struct obj_key keys[2];
+		size_t n;
 
 		if (o->in_use || !o->path) {
 			o->in_use = false;
@@ -388,12 +408,9 @@ void sym_objects_check(struct lfr_sym *sym)
 			continue;
 		}
 		*pp = o->next;
-		if (o->key_dev[0])
-			obj_drop_key(sym, o->key_dev, sizeof(o->key_dev), o);
-		if (o->key_bid_len)
-			obj_drop_key(sym, o->key_bid, o->key_bid_len, o);
-		if (!o->key_dev[0] && !o->key_bid_len)
-			obj_drop_key(sym, o->key_path, strlen(o->key_path), o);
+		n = obj_keys(o, keys);
+		for (size_t i = 0; i < n; i++)
+			obj_drop_key(sym, keys[i].p, keys[i].len, o);
 		elfobj_fini(o);
 		free(o);
 		sym->st.objects_freed++;
