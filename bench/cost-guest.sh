@@ -3,7 +3,8 @@
 # one boot.  One "cost" line per run for bench/cost-report.py.
 #   cost-guest.sh SECONDS RUNS "WORKLOADS" "LFR_OPTIONS" "PERF_OPTIONS" FREQ...
 #   (LFR_OPTIONS "-": none; PERF_OPTIONS: perf's call-graph option, -g or --call-graph dwarf)
-# A workload is deepDEPTHxTHREADS (tests/workloads/deepstack.c).  perf counts its samples in the
+# A workload is deepDEPTHxTHREADS or chainDEPTHxTHREADS (tests/workloads/deepstack.c: recursion
+# through one function, or with -c a chain of different functions).  perf counts its samples in the
 # guest (`perf report --stats`); lfr's figures come from `lfr status -m` after the recording.
 set -u
 secs=$1 runs=$2 workloads=$3 lfr_opts=$4 perf_opts=$5
@@ -22,17 +23,18 @@ perf() { "$pdir/$ld" --library-path "$pdir" "$pdir/perf" "$@"; }
 echo "cost: kernel $(uname -r) ($(uname -m)), $(nproc) CPUs; lfr.ko $(cat /sys/module/lfr/version), $(perf version 2>&1) ($perf_opts); lfr record options: ${lfr_opts:-none}"
 
 run() { # ID WORKLOAD PROFILER FREQ
-	local id=$1 wl=$2 prof=$3 hz=$4 d t st="" ps="" rc
+	local id=$1 wl=$2 prof=$3 hz=$4 d t st="" ps="" rc shape=""
 	d=${wl#deep}
+	case $wl in chain*) d=${wl#chain} shape=-c ;; esac
 	t=${d#*x}
 	d=${d%x*}
 	case $prof in
 	none)
-		deepstack "$d" "$secs" "$t" >"$out/$id.txt" 2>"$out/$id.err"
+		deepstack $shape "$d" "$secs" "$t" >"$out/$id.txt" 2>"$out/$id.err"
 		rc=$? ;;
 	perf)
 		# shellcheck disable=SC2086 # the options are words
-		perf record -e cpu-clock -F "$hz" $perf_opts -o /tmp/p.data -- deepstack "$d" "$secs" "$t" \
+		perf record -e cpu-clock -F "$hz" $perf_opts -o /tmp/p.data -- deepstack $shape "$d" "$secs" "$t" \
 			>"$out/$id.txt" 2>"$out/$id.err"
 		rc=$?
 		ps=$(perf report -i /tmp/p.data --stats 2>/dev/null | awk '
@@ -43,7 +45,7 @@ run() { # ID WORKLOAD PROFILER FREQ
 		rm -f /tmp/p.data ;;
 	lfr)
 		# shellcheck disable=SC2086 # the options are words
-		lfr record -F "$hz" $lfr_opts -q -o /tmp/l.jfr -- deepstack "$d" "$secs" "$t" \
+		lfr record -F "$hz" $lfr_opts -q -o /tmp/l.jfr -- deepstack $shape "$d" "$secs" "$t" \
 			>"$out/$id.txt" 2>"$out/$id.err"
 		rc=$?
 		st=$(lfr status -m | grep '^status ')
