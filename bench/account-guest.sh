@@ -1,12 +1,23 @@
 # The in-VM half of bench/account: `deepstack 40 SECS 2` alone, under `lfr record -F HZ`, under
-# `lfr record -F HZ --call-graph fp` and under `perf record -e cpu-clock -F HZ -g`, each for WARM
+# `lfr record -F HZ --call-graph fp`, under `perf record -e cpu-clock -F HZ -g` and beside
+# bench/nulltick (a timer interrupt at HZ whose handler does nothing: $LFR_SHARE/nulltick.ko), each for WARM
 # and for SECS seconds without a profiler of the guest (alone three times; the slowdown: the
 # difference of the two lengths is a steady window with the start-up left out), then each for SECS seconds under
 # `perf record -a -e cpu-clock -F PHZ -g --kernel-callchains` of the whole guest (the parts).
-#   account-guest.sh WARM SECS HZ PHZ
+#   account-guest.sh WARM SECS HZ PHZ [WORKLOAD]
+# WORKLOAD: deep (`deepstack 40`, the default), chain (`deepstack -c 40`: 40 different functions) or
+# nofp (`deepstack-nofp 40`, built without frame pointers: lfr walks by its unwind tables, perf
+# copies the stack for `--call-graph dwarf`, and there is no `--call-graph fp` run).
 # One "account" line per run on stdout; the profiles and the guest's kallsyms in $LFR_SHARE/account/.
 set -u
-warm=$1 secs=$2 hz=$3 phz=$4
+warm=$1 secs=$2 hz=$3 phz=$4 workload=${5:-deep}
+prog=deepstack shape="" perf_cg=-g configs="lfr lfrfp perf"
+case $workload in
+deep) ;;
+chain) shape=-c ;;
+nofp) prog=deepstack-nofp perf_cg="--call-graph dwarf" configs="lfr perf" ;;
+*) echo "account: unknown workload $workload"; exit 2 ;;
+esac
 share=${LFR_SHARE:?}
 out=$share/account
 rm -rf "$out"
@@ -32,12 +43,16 @@ run() { # CONFIG SECONDS PROFILED
 	local cfg=$1 s=$2 p=$3 id=$1-$2-$3 pre="" st="" ps="" rc
 	[ "$p" = 1 ] && pre="prof record -a -e cpu-clock -F $phz -g --kernel-callchains -o /tmp/prof-$cfg.data --"
 	case $cfg in
-	none) $pre deepstack 40 "$s" 2 >"$out/$id.txt" 2>"$out/$id.err" ;;
-	lfr) $pre lfr record -F "$hz" -q -o /tmp/x.jfr -- deepstack 40 "$s" 2 >"$out/$id.txt" 2>"$out/$id.err" ;;
-	lfrfp) $pre lfr record -F "$hz" --call-graph fp -q -o /tmp/x.jfr -- deepstack 40 "$s" 2 \
+	none) $pre $prog $shape 40 "$s" 2 >"$out/$id.txt" 2>"$out/$id.err" ;;
+	lfr) $pre lfr record -F "$hz" -q -o /tmp/x.jfr -- $prog $shape 40 "$s" 2 >"$out/$id.txt" 2>"$out/$id.err" ;;
+	lfrfp) $pre lfr record -F "$hz" --call-graph fp -q -o /tmp/x.jfr -- $prog $shape 40 "$s" 2 \
 		>"$out/$id.txt" 2>"$out/$id.err" ;;
-	perf) $pre "$pdir/perfrec" record -e cpu-clock -F "$hz" -g -o /tmp/p.data -- deepstack 40 "$s" 2 \
+	perf) $pre "$pdir/perfrec" record -e cpu-clock -F "$hz" $perf_cg -o /tmp/p.data -- $prog $shape 40 "$s" 2 \
 		>"$out/$id.txt" 2>"$out/$id.err" ;;
+	null) insmod "$share/nulltick.ko" period_ns=$((1000000000 / hz)) || echo "account: insmod nulltick.ko failed"
+		$prog $shape 40 "$s" 2 >"$out/$id.txt" 2>"$out/$id.err"
+		ps="null_ticks=$(cat /sys/module/nulltick/parameters/ticks)"
+		rmmod nulltick ;;
 	esac
 	rc=$?
 	case $cfg in
@@ -50,17 +65,21 @@ run() { # CONFIG SECONDS PROFILED
 	echo "account cfg=$cfg secs=$s profiled=$p rc=$rc $ps | $(grep -h '^deepstack ' "$out/$id.txt") | $st"
 }
 
-# alone three times at each length, between the profilers: the report takes the median
-for cfg in none lfr none lfrfp perf none; do
-	run $cfg "$warm" 0
-	run $cfg "$secs" 0
+# Three rounds of every configuration at each length, alone and the null timer among them: the
+# report takes the median of each one's three windows (lfr's timer jitter and where its start-up
+# ends move a single window by a few per cent).
+for _ in 1 2 3; do
+	for cfg in none $configs null; do
+		run $cfg "$warm" 0
+		run $cfg "$secs" 0
+	done
 done
-for cfg in none lfr lfrfp perf; do
+for cfg in none $configs; do
 	run $cfg "$secs" 1
 done
 # The profiles are read on the host (bench/account: perf script with the guest's kallsyms and the
 # initramfs as its file system root): perf script in the emulated guest took two minutes a pass.
-for cfg in none lfr lfrfp perf; do
+for cfg in none $configs; do
 	cp /tmp/prof-$cfg.data "$out/prof-$cfg.data" && rm -f /tmp/prof-$cfg.data
 done
 cat /proc/kallsyms >"$out/kallsyms"

@@ -3,7 +3,7 @@
 """bench/account's tables: lfr's (and perf's) slowdown of deepstack, per delivered stack, in guest
 instructions, split into parts by the guest's cpu-clock profile (see bench/account).
 
-Usage: account-report.py RUNS_TXT SAMPLES_DIR WARM_SECONDS HZ PROFILER_HZ
+Usage: account-report.py RUNS_TXT SAMPLES_DIR WARM_SECONDS HZ PROFILER_HZ [WORKLOAD]
 """
 import math
 import re
@@ -14,10 +14,13 @@ from collections import Counter, defaultdict
 NS = 5e8  # guest instructions per second under -icount shift=1 (2 ns each)
 LATE_NS = 400  # a sample this late was due while interrupts were off
 PERIOD = 50007
+COMM = 'deepstack'  # the workload's threads' name (deepstack-nofp for WORKLOAD nofp)
 SOFTIRQ = {'__do_softirq', '__irq_exit_rcu', 'irq_exit_rcu', 'do_softirq', 'run_ksoftirqd'}
 
 PARTS = [
     ('irq', "timer interrupt (lfr's counter irq_ns; interrupts off, never sampled)"),
+    ('tick', "the rest of each timer interrupt: entry, exit, hrtimer_interrupt, re-arming "
+             "(bench/nulltick's loss per expiry; interrupts off, never sampled)"),
     ('work', 'task_work: walk and commit (lfr_work_fn and what it calls)'),
     ('thread', 'rest of kernel in the sampled threads (interrupt return, task_work entry, scheduling)'),
     ('rec_user', 'recorder process, user space'),
@@ -51,6 +54,8 @@ def read_runs(path):
 def stacks(r):
     if r['cfg'] == 'perf':
         return int(r.get('perf_samples', 0))
+    if r['cfg'] == 'null':
+        return int(r.get('null_ticks', 0))
     return int(r['status'].get('records_ustack', 0))
 
 
@@ -63,7 +68,7 @@ def classify(comm, sym, chain):
         return 'clear', comm
     recorder = comm == 'lfr' or comm.startswith('lfr-') or comm == 'perf-rec'
     who = 'perf-rec' if comm == 'perf-rec' else 'lfr'
-    if comm == 'deepstack':
+    if comm == COMM:
         if not chain:
             return ('wl', sym) if sym == 'leaf' else ('wl_other', sym)
         if 'lfr_work_fn' in ch:
@@ -98,7 +103,7 @@ def profile(d, cfg, warm, secs):
     chains = [l.split() for l in open(f'{d}/chain-{cfg}.txt', encoding='utf-8', errors='replace')]
     if len(syms) != len(chains):
         raise SystemExit(f'account: {cfg}: {len(syms)} samples against {len(chains)} call chains')
-    times = [float(s[0].rstrip(':')) for s in syms if len(s) >= 3 and s[1] == 'deepstack']
+    times = [float(s[0].rstrip(':')) for s in syms if len(s) >= 3 and s[1] == COMM]
     # from WARM s after the workload's first sample to 10 ms before its alarm: not the threads' exit
     t0, t1 = times[0] + warm, min(times[-1], times[0] + secs - 0.01)
     # How late each sample came after its due time on the profiler's grid (its hrtimer is forwarded
@@ -131,6 +136,10 @@ def secs_of(r):
     return int(w['ops']) / float(w['rate']) if float(w['rate']) else float(w['seconds'])
 
 
+def lfr_ticks_note(st, whole):
+    return f"lfr's expiries per stack {int(st.get('irq_count', 0)) / max(1, stacks(whole)):.3f}"
+
+
 def fmt(x, spec='.0f'):
     return '—' if x is None else format(x, spec).replace(',', ' ')
 
@@ -138,8 +147,11 @@ def fmt(x, spec='.0f'):
 def main():
     runs = read_runs(sys.argv[1])
     d, warm, hz = sys.argv[2], float(sys.argv[3]), sys.argv[4]
-    global PERIOD
+    global PERIOD, COMM
     PERIOD = int(1e9 / int(sys.argv[5]))
+    workload = sys.argv[6] if len(sys.argv) > 6 else 'deep'
+    COMM = 'deepstack-nofp' if workload == 'nofp' else 'deepstack'
+    perf_title = 'perf record -e cpu-clock --call-graph dwarf' if workload == 'nofp' else 'perf record -e cpu-clock -g'
     secs = max(k[1] for k in runs)
     warm_s = min(k[1] for k in runs)
 
@@ -155,6 +167,15 @@ def main():
             srates.append((stacks(b) - stacks(a)) / dt)
         return statistics.median(rates), (statistics.median(srates) if cfg != 'none' else None)
 
+    def window_costs(cfg):
+        """each run's own window: its loss per stack against the median alone"""
+        out = []
+        for a, b in zip(runs[(cfg, warm_s, 0)], runs[(cfg, secs, 0)]):
+            dt = secs_of(b) - secs_of(a)
+            r = (int(b['work']['ops']) - int(a['work']['ops'])) / dt
+            out.append((1 - r / base_rate) * NS / ((stacks(b) - stacks(a)) / dt))
+        return out
+
     base_rate, _ = steady('none')
     base_whole = statistics.median(float(r['work']['rate']) for r in runs[('none', secs, 0)])
     alone = [int(r['work']['ops']) for r in runs[('none', secs, 0)]]
@@ -167,21 +188,30 @@ def main():
           f"{base_rate * 36869 / NS * 100:.2f} % of the CPU at 36 869 instructions per op (leaf's loop: 4096 x 9 + 5); "
           f"the profiler costs it {100 * (1 - pb_rate / base_whole):.1f} % "
           f"({100 * pbase['prof'] / (pbase['n'] + pbase['prof']):.1f} % of the samples in its own process)")
+    null_tick = None
+    if ('null', secs, 0) in runs:
+        nrate, ntrate = steady('null')
+        null_tick = (1 - nrate / base_rate) * NS / ntrate
+        print(f"beside bench/nulltick (a timer interrupt at {hz} Hz that does nothing): {ntrate:.1f} expiries/s, "
+              f"slowdown {100 * (1 - nrate / base_rate):.3f} % in the window, {null_tick:.0f} instructions per expiry "
+              f"(pairs: {len(runs[('null', secs, 0)])})")
     print()
     titles = {'lfr': 'lfr record (default unwinding)', 'lfrfp': 'lfr record --call-graph fp',
-              'perf': 'perf record -e cpu-clock -g'}
+              'perf': perf_title}
     for cfg in ('lfr', 'lfrfp', 'perf'):
         if (cfg, secs, 0) not in runs or (cfg, secs, 1) not in runs:
             continue
         rate, srate = steady(cfg)
         whole = runs[(cfg, secs, 0)][0]
         measured = (1 - rate / base_rate) * NS / srate
-        measured_whole = (1 - float(whole['work']['rate']) / base_whole) * NS / (stacks(whole) / float(whole['work']['seconds']))
+        measured_whole = statistics.median(
+            (1 - float(w['work']['rate']) / base_whole) * NS / (stacks(w) / float(w['work']['seconds']))
+            for w in runs[(cfg, secs, 0)])
         p = profile(d, cfg, warm, secs)
         rows = {}
         err2 = 0.0
         for key, _ in PARTS:
-            if key == 'irq':
+            if key in ('irq', 'tick'):
                 continue
             fx, fb = p['parts'][key] / p['n'], pbase['parts'][key] / pbase['n']
             rows[key] = (fx - fb) * NS / srate
@@ -193,19 +223,23 @@ def main():
         if cfg.startswith('lfr'):
             rows['irq'] = int(st.get('irq_ns', 0)) / 2 / stacks(whole)
             walk = int(st.get('work_ns', 0)) / 2 / stacks(whole)
+            per_stack = int(st.get('irq_count', 0)) / stacks(whole)
         else:
             rows['irq'] = None
             walk = None
+            per_stack = 1.0  # perf's cpu-clock: one hrtimer expiry per sample
+        rows['tick'] = null_tick * per_stack if null_tick is not None else None
         total = sum(v for v in rows.values() if v is not None)
         print(f"### {titles[cfg]} -F {hz}: {srate:.1f} stacks/s, slowdown {100 * (1 - rate / base_rate):.2f} % "
-              f"in the window {warm_s}-{secs} s (profile: {warm_s}-{secs - 0.01:g} s)")
+              f"in the window {warm_s}-{secs} s (profile: {warm_s}-{secs - 0.01:g} s); per run "
+              f"{' '.join(fmt(v) for v in window_costs(cfg))} instructions per stack")
         print()
         print('| part | instructions per stack | share of measured |')
         print('|---|---:|---:|')
         for key, name in PARTS:
             v = rows.get(key)
             if v is None:
-                if key == 'irq':
+                if key == 'irq' and cfg == 'perf':
                     print(f'| {"perf: its sample in the interrupt (interrupts off, never sampled)"} | — | — |')
                 continue
             if key in ('idle', 'wl_other', 'other') and abs(v) < 5:
@@ -234,11 +268,11 @@ def main():
                   "perf's own timers make the grid's lateness no measure of time)")
         else:
             late = (p['late_leaf'] / p['n'] - pbase['late_leaf'] / pbase['n']) * NS / srate
-            print(f"interrupts off, charged to the workload: leaf() samples at least {LATE_NS} ns late on the "
-                  f"profiler's grid, beyond the run alone: {fmt(late)} instructions per stack ({p['late_leaf']} "
-                  f"samples against {pbase['late_leaf']}); less lfr's handler ({fmt(rows['irq'])}): "
-                  f"{fmt(late - rows['irq'])} of the interrupt's code outside it; the sum with it instead of "
-                  f"the handler: {fmt(total - rows['irq'] + late)} ({fmt(100 * (total - rows['irq'] + late - measured) / measured, '+.1f')} %)")
+            intr = rows['irq'] + (rows['tick'] or 0)
+            print(f"cross-check, interrupts off charged to the workload: leaf() samples at least {LATE_NS} ns late "
+                  f"on the profiler's grid, beyond the run alone: {fmt(late)} instructions per stack "
+                  f"({p['late_leaf']} samples against {pbase['late_leaf']}), against the two interrupt rows' "
+                  f"{fmt(intr)} ({lfr_ticks_note(st, whole)})")
         print()
 
 
