@@ -67,7 +67,7 @@ def classify(comm, sym, chain):
     if sym.startswith('clear_page') or any(s.startswith('clear_page') for s in chain):
         return 'clear', comm
     recorder = comm == 'lfr' or comm.startswith('lfr-') or comm == 'perf-rec'
-    who = 'perf-rec' if comm == 'perf-rec' else 'lfr'
+    who = comm  # the recorder's thread: lfr (reading), lfr-naming, lfr-unwind, ...; perf-rec
     if comm == COMM:
         if not chain:
             return ('wl', sym) if sym == 'leaf' else ('wl_other', sym)
