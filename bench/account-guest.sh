@@ -1,7 +1,7 @@
 # The in-VM half of bench/account: `deepstack 40 SECS 2` alone, under `lfr record -F HZ`, under
 # `lfr record -F HZ --call-graph fp`, under `perf record -e cpu-clock -F HZ -g` and beside
 # bench/nulltick (a timer interrupt at HZ whose handler does nothing: $LFR_SHARE/nulltick.ko), each for WARM
-# and for SECS seconds without a profiler of the guest (alone three times; the slowdown: the
+# and for SECS seconds without a profiler of the guest (three rounds of all; the slowdown: the
 # difference of the two lengths is a steady window with the start-up left out), then each for SECS seconds under
 # `perf record -a -e cpu-clock -F PHZ -g --kernel-callchains` of the whole guest (the parts).
 #   account-guest.sh WARM SECS HZ PHZ [WORKLOAD]
@@ -40,7 +40,7 @@ echo never >/sys/kernel/mm/transparent_hugepage/defrag
 echo "account: kernel $(uname -r), $(nproc) CPU, THP $(cat /sys/kernel/mm/transparent_hugepage/enabled); lfr.ko $(cat /sys/module/lfr/version); $(prof version 2>&1)"
 
 run() { # CONFIG SECONDS PROFILED
-	local cfg=$1 s=$2 p=$3 id=$1-$2-$3 pre="" st="" ps="" rc
+	local cfg=$1 s=$2 p=$3 id=$1-$2-$3 pre="" st="" ps="" rc nrc=0
 	[ "$p" = 1 ] && pre="prof record -a -e cpu-clock -F $phz -g --kernel-callchains -o /tmp/prof-$cfg.data --"
 	case $cfg in
 	none) $pre $prog $shape 40 "$s" 2 >"$out/$id.txt" 2>"$out/$id.err" ;;
@@ -51,10 +51,12 @@ run() { # CONFIG SECONDS PROFILED
 		>"$out/$id.txt" 2>"$out/$id.err" ;;
 	null) insmod "$share/nulltick.ko" period_ns=$((1000000000 / hz)) || echo "account: insmod nulltick.ko failed"
 		$prog $shape 40 "$s" 2 >"$out/$id.txt" 2>"$out/$id.err"
-		ps="null_ticks=$(cat /sys/module/nulltick/parameters/ticks)"
+		nrc=$?
+		ps="null_ticks=$(cat /sys/module/nulltick/parameters/ticks 2>/dev/null || echo 0)"
 		rmmod nulltick ;;
 	esac
 	rc=$?
+	[ "$cfg" = null ] && rc=$nrc
 	case $cfg in
 	lfr*) st=$(lfr status -m | grep '^status ') ;;
 	perf) ps=$(prof report -i /tmp/p.data --stats 2>/dev/null | awk '
