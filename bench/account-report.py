@@ -189,7 +189,7 @@ def main():
           f"the profiler costs it {100 * (1 - pb_rate / base_whole):.1f} % "
           f"({100 * pbase['prof'] / (pbase['n'] + pbase['prof']):.1f} % of the samples in its own process)")
     null_tick = None
-    if ('null', secs, 0) in runs:
+    if ('null', secs, 0) in runs and all(stacks(r) for r in runs[('null', secs, 0)]):
         nrate, ntrate = steady('null')
         null_tick = (1 - nrate / base_rate) * NS / ntrate
         print(f"beside bench/nulltick (a timer interrupt at {hz} Hz that does nothing): {ntrate:.1f} expiries/s, "
