@@ -155,26 +155,26 @@ def main():
     secs = max(k[1] for k in runs)
     warm_s = min(k[1] for k in runs)
 
-    def steady(cfg):
-        """work per second from WARM to SECS (the difference of the two runs of each pair; alone the
-        median of the pairs) and, but alone, stacks per second there.  Over deepstack's own
-        seconds: its alarm stops the thread that takes the signal, the other works on until its
-        time slice ends (one CPU), a few ms more or less from run to run."""
-        rates, srates = [], []
-        for a, b in zip(runs[(cfg, warm_s, 0)], runs[(cfg, secs, 0)]):
-            dt = secs_of(b) - secs_of(a)
-            rates.append((int(b['work']['ops']) - int(a['work']['ops'])) / dt)
-            srates.append((stacks(b) - stacks(a)) / dt)
-        return statistics.median(rates), (statistics.median(srates) if cfg != 'none' else None)
-
-    def window_costs(cfg):
-        """each run's own window: its loss per stack against the median alone"""
+    def windows(cfg):
+        """(work, stacks) per second from WARM to SECS in each pair of runs (the difference of its
+        two runs).  Over deepstack's own seconds: its alarm stops the thread that takes the signal,
+        the other works on until its time slice ends (one CPU), a few ms more or less from run to
+        run."""
         out = []
         for a, b in zip(runs[(cfg, warm_s, 0)], runs[(cfg, secs, 0)]):
             dt = secs_of(b) - secs_of(a)
-            r = (int(b['work']['ops']) - int(a['work']['ops'])) / dt
-            out.append((1 - r / base_rate) * NS / ((stacks(b) - stacks(a)) / dt))
+            out.append(((int(b['work']['ops']) - int(a['work']['ops'])) / dt, (stacks(b) - stacks(a)) / dt))
         return out
+
+    def steady(cfg):
+        """the median of the pairs' work per second and, but alone, of their stacks per second"""
+        w = windows(cfg)
+        return (statistics.median(r for r, _ in w),
+                statistics.median(sr for _, sr in w) if cfg != 'none' else None)
+
+    def window_costs(cfg):
+        """each pair's own window: its loss per stack against the median alone"""
+        return [(1 - r / base_rate) * NS / sr for r, sr in windows(cfg)]
 
     base_rate, _ = steady('none')
     base_whole = statistics.median(float(r['work']['rate']) for r in runs[('none', secs, 0)])
